@@ -1,0 +1,10 @@
+import click
+
+
+@click.group()
+def cli() -> None:
+    """rgr"""
+
+
+def main() -> None:
+    cli()

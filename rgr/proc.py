@@ -1,0 +1,124 @@
+"""The one subprocess wrapper: argv only (never a shell), a wall-clock timeout that
+kills the whole process group, bounded output capture, and errors that show what ran.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from rgr.errors import CommandError
+
+#: How much of stdout/stderr is kept in memory per stream. A runaway test runner that
+#: prints gigabytes must not take rgr down with it; the head and the tail are what
+#: explain a failure.
+OUTPUT_LIMIT = 4 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class Completed:
+    argv: tuple[str, ...]
+    returncode: int
+    stdout: str
+    stderr: str
+    duration_s: float
+    timed_out: bool = False
+
+    def describe(self, limit: int = 2000) -> str:
+        """A human summary: the command, its exit code, and the tail of its output."""
+        status = "timed out" if self.timed_out else f"exit code {self.returncode}"
+        parts = [f"$ {' '.join(self.argv)}  ({status}, {self.duration_s:.1f}s)"]
+        for name, text in (("stdout", self.stdout), ("stderr", self.stderr)):
+            if text.strip():
+                parts.append(f"--- {name} ---\n{tail(text, limit)}")
+        return "\n".join(parts)
+
+
+def tail(text: str, limit: int) -> str:
+    """The last ``limit`` characters of ``text``, marked when something was cut."""
+    if len(text) <= limit:
+        return text
+    return f"[... {len(text) - limit} characters cut ...]\n{text[-limit:]}"
+
+
+def bound(text: str, limit: int = OUTPUT_LIMIT) -> str:
+    """Head and tail of ``text`` when it is longer than ``limit``."""
+    if len(text) <= limit:
+        return text
+    half = limit // 2
+    return f"{text[:half]}\n[... {len(text) - limit} characters cut ...]\n{text[-half:]}"
+
+
+def kill_group(proc: subprocess.Popen[bytes]) -> None:
+    """SIGTERM the process group, then SIGKILL whatever is left after a grace period."""
+    for sig, grace in ((signal.SIGTERM, 3.0), (signal.SIGKILL, 5.0)):
+        try:
+            os.killpg(proc.pid, sig)
+        except ProcessLookupError:
+            return
+        try:
+            proc.wait(timeout=grace)
+            return
+        except subprocess.TimeoutExpired:
+            continue
+
+
+def run(
+    argv: Sequence[str],
+    *,
+    cwd: Path | str,
+    timeout: float | None,
+    env: Mapping[str, str] | None = None,
+    stdin_data: str | None = None,
+) -> Completed:
+    """Run ``argv`` in its own process group and wait at most ``timeout`` seconds.
+
+    A timeout is not an exception: the group is killed and ``timed_out`` is set, so
+    callers decide whether that is a failure of the phase or of rgr. A program that
+    cannot be started at all raises CommandError naming it.
+    """
+    argv = tuple(str(a) for a in argv)
+    started = time.monotonic()
+    try:
+        proc = subprocess.Popen(
+            argv,
+            cwd=str(cwd),
+            env=dict(env) if env is not None else None,
+            stdin=subprocess.PIPE if stdin_data is not None else subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,  # its own process group, so a timeout kills children too
+        )
+    except FileNotFoundError as exc:
+        raise CommandError(
+            f"cannot run {argv[0]!r}: not found",
+            "install it, or set its path in tdd.toml",
+        ) from exc
+    except PermissionError as exc:
+        raise CommandError(f"cannot run {argv[0]!r}: permission denied") from exc
+    timed_out = False
+    try:
+        out, err = proc.communicate(
+            input=stdin_data.encode() if stdin_data is not None else None, timeout=timeout
+        )
+    except subprocess.TimeoutExpired:
+        timed_out = True
+        kill_group(proc)
+        out, err = proc.communicate()
+    except BaseException:
+        # Ctrl-C or a kill of rgr: never leave an agent or a test runner behind.
+        kill_group(proc)
+        raise
+    return Completed(
+        argv=argv,
+        returncode=proc.returncode,
+        stdout=bound(out.decode("utf-8", "replace")),
+        stderr=bound(err.decode("utf-8", "replace")),
+        duration_s=time.monotonic() - started,
+        timed_out=timed_out,
+    )
