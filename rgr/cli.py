@@ -1,10 +1,140 @@
+"""The command line: click parses options and calls one function per command.
+
+``main`` is the one top-level handler: an expected failure (RgrError) prints what went
+wrong and how to fix it and exits 1; Ctrl-C exits 130; anything else is a bug, which
+exits 3 and names the crash log it wrote.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
 import click
 
+from rgr import __version__
+from rgr.errors import ExitCode, RgrError
+from rgr.workspace import Workspace, open_workspace
 
-@click.group()
-def cli() -> None:
-    """rgr"""
+
+class Context:
+    """Global options, and the workspace opened from them on first use."""
+
+    def __init__(self, root: Path | None) -> None:
+        self.root = root
+        self._workspace: Workspace | None = None
+
+    def workspace(self, **flags: object) -> Workspace:
+        if self._workspace is None:
+            self._workspace = open_workspace(self.root, flags=flags)
+        return self._workspace
 
 
-def main() -> None:
-    cli()
+pass_context = click.make_pass_decorator(Context)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="rgr")
+@click.option(
+    "-C", "--root", type=click.Path(file_okay=False, path_type=Path),
+    help="Work in this repository instead of the current directory (or set TDD_PROJECT_ROOT).",
+)
+@click.pass_context
+def cli(ctx: click.Context, root: Path | None) -> None:
+    """rgr holds an AI coding agent to strict test-driven development.
+
+    `rgr run "<feature>"` loops PLAN → RED → GREEN → REFACTOR, one fresh agent session
+    per phase, and checks every phase against git and the real test runner before it
+    records the handoff as a git note under refs/notes/tdd-handoffs.
+    """
+    ctx.obj = Context(root)
+
+
+@cli.command()
+@click.option("--json", "as_json", is_flag=True, help="Print the state as JSON.")
+@pass_context
+def status(ctx: Context, as_json: bool) -> None:
+    """Show the handoff state at HEAD and whether `rgr resume` can continue."""
+    from rgr.commands import status as command
+
+    sys.exit(command.run(ctx.workspace(), as_json))
+
+
+@cli.command()
+@click.option("--all", "include_all", is_flag=True,
+              help="Also list notes on commits off this branch (failed attempts kept for audit).")
+@click.option("--limit", type=click.IntRange(min=0),
+              help="Show only the newest N handoffs (0: all). The table shows 50 by default.")
+@click.option("--json", "as_json", is_flag=True, help="Print the handoffs as JSON.")
+@pass_context
+def history(ctx: Context, include_all: bool, limit: int | None, as_json: bool) -> None:
+    """List the handoffs on the current branch, oldest to newest."""
+    from rgr.commands import history as command
+
+    sys.exit(command.run(ctx.workspace(), include_all, limit, as_json))
+
+
+@cli.command()
+@click.argument("commit")
+@click.option("--force", is_flag=True, help="Stash uncommitted changes instead of refusing.")
+@click.option("-y", "--yes", "assume_yes", is_flag=True, help="Do not ask for confirmation.")
+@pass_context
+def rollback(ctx: Context, commit: str, force: bool, assume_yes: bool) -> None:
+    """Move the branch back to COMMIT, a commit with a handoff note.
+
+    The commits rolled past are kept under refs/rgr/backups/..., so the rollback itself
+    can be undone with `git reset --hard <backup>`.
+    """
+    from rgr.commands import rollback as command
+
+    interactive = sys.stdin.isatty()
+    sys.exit(command.run(ctx.workspace(), commit, force, assume_yes, interactive))
+
+
+@cli.command("repair-notes")
+@click.option("--apply", is_flag=True, help="Fix what is found (without it, only report).")
+@click.option("--json", "as_json", is_flag=True, help="Print the findings as JSON.")
+@pass_context
+def repair_notes(ctx: Context, apply: bool, as_json: bool) -> None:
+    """Find (and with --apply fix) damage to the handoff notes and stale locks.
+
+    Exits 1 when problems were found and not fixed.
+    """
+    from rgr.commands import repair_notes as command
+
+    sys.exit(command.run(ctx.workspace(), apply, as_json))
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = sys.argv[1:] if argv is None else argv
+    try:
+        cli.main(args=args, prog_name="rgr", standalone_mode=False)
+    except click.exceptions.Exit as exc:
+        sys.exit(exc.exit_code)
+    except click.ClickException as exc:
+        exc.show()
+        sys.exit(exc.exit_code)
+    except click.exceptions.Abort:
+        click.echo("\nrgr: interrupted", err=True)
+        sys.exit(ExitCode.INTERRUPTED)
+    except KeyboardInterrupt:
+        click.echo("\nrgr: interrupted", err=True)
+        sys.exit(ExitCode.INTERRUPTED)
+    except RgrError as exc:
+        click.echo(f"rgr: error: {exc.message}", err=True)
+        if exc.hint:
+            click.echo(f"  fix: {exc.hint}", err=True)
+        sys.exit(exc.exit_code)
+    except SystemExit:
+        raise
+    except Exception as exc:
+        from rgr.crash import write_crash_log
+
+        try:
+            log = write_crash_log(exc, args)
+            where = f"a crash log is at {log}"
+        except OSError as log_error:
+            where = f"the crash log could not be written ({log_error})"
+        click.echo(f"rgr: internal error: {type(exc).__name__}: {exc}", err=True)
+        click.echo(f"  this is a bug in rgr; {where}: please attach it to a report", err=True)
+        sys.exit(ExitCode.CRASH)

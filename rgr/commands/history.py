@@ -1,0 +1,118 @@
+"""``rgr history``: the handoffs on the current branch, oldest to newest.
+
+Built for long histories: notes are loaded by walking the notes tree once, commits by
+one revision walk, and each note is validated straight from its JSON text.
+"""
+
+from __future__ import annotations
+
+import sys
+from datetime import UTC, datetime
+from typing import Any
+
+import pydantic_core
+import pygit2
+from pydantic import ValidationError
+
+from rgr import git
+from rgr.handoff import HISTORY_DEFAULTS, InvalidNote, history_fields, parse_note
+from rgr.ui import esc, make_console, short
+from rgr.workspace import Workspace
+
+#: Rows shown in the table when --limit is not given; --json shows everything.
+DEFAULT_TABLE_LIMIT = 50
+
+
+def _row(commit: str, when: int, text: str | bytes, reachable: bool) -> dict[str, Any]:
+    validate = history_fields().validate_json
+    """One history row: the note's own (camelCase) fields that a listing needs."""
+    row: dict[str, Any] = {"commit": commit, "reachable": reachable}
+    try:
+        fields = validate(text)
+    except ValidationError:
+        try:
+            parse_note(text)
+        except InvalidNote as exc:
+            row.update(time=_iso(when), problem=str(exc))
+            return row
+        raise
+    row.update(HISTORY_DEFAULTS)
+    row.update(fields)
+    row["time"] = row.pop("finishedAt") or _iso(when)
+    return row
+
+
+def _when(iso: str) -> str:
+    return iso[:16].replace("T", " ")
+
+
+def _iso(epoch: int) -> str:
+    return datetime.fromtimestamp(epoch, UTC).isoformat()
+
+
+def collect(ws: Workspace, include_all: bool, limit: int | None) -> list[dict[str, Any]]:
+    rows: list[dict[str, Any]] = []
+    if not ws.repo.head_is_unborn:
+        head = str(git.head_commit(ws.repo).id)
+        rows = [_row(c, when, text, True) for c, when, text in ws.notes.reachable_texts(head)]
+        rows.reverse()  # oldest first
+    if include_all:
+        # Notes on commits off this branch: failed attempts kept for audit, other
+        # runs' branches, or objects that no longer exist.
+        seen = {row["commit"] for row in rows}
+        extra = []
+        for hex_id, text in ws.notes.all_texts().items():
+            if hex_id in seen:
+                continue
+            obj = ws.repo.get(hex_id)
+            when = obj.commit_time if isinstance(obj, pygit2.Commit) else 0
+            row = _row(hex_id, when, text, reachable=False)
+            if obj is None:
+                row["problem"] = "the annotated commit no longer exists"
+            extra.append(row)
+        rows.extend(sorted(extra, key=lambda r: r["time"]))
+    if limit:
+        rows = rows[-limit:]
+    return rows
+
+
+def run(ws: Workspace, include_all: bool, limit: int | None, as_json: bool) -> int:
+    if as_json:
+        rows = collect(ws, include_all, limit)
+        # One row per line: readable, and 3x faster than indenting 100,000 rows.
+        lines = b",\n".join(pydantic_core.to_json(row) for row in rows)
+        sys.stdout.buffer.write(b"[\n" + lines + (b"\n]\n" if rows else b"]\n"))
+        return 0
+    rows = collect(ws, include_all, None)
+    shown = rows[-(limit or DEFAULT_TABLE_LIMIT):] if limit != 0 else rows
+    out = make_console()
+    if not rows:
+        out.print("no handoffs on this branch yet: start with `rgr run \"<feature>\"`")
+        return 0
+    from rich.table import Table  # only the table view pays for it
+
+    table = Table(box=None, pad_edge=False)
+    for name in ("commit", "time", "phase", "cycle", "test", "result", "retries", "error"):
+        wraps = name in ("test", "error")
+        table.add_column(name, overflow="fold" if wraps else "ellipsis", no_wrap=not wraps)
+    for row in shown:
+        marker = "" if row["reachable"] else " (off branch)"
+        if "problem" in row:
+            table.add_row(short(row["commit"]) + marker, _when(row["time"]), "-", "-",
+                          "-", "-", "-", f"[red]invalid note: {esc(row['problem'])}[/red]")
+            continue
+        test = row["currentTest"] or {}
+        table.add_row(
+            short(row["commit"]) + marker,
+            _when(row["time"]),
+            f"{row['phase']}→{row['nextPhase'] or '-'}",
+            str(row["cycleNumber"]),
+            esc(test.get("description") or "-"),
+            row["testResult"] or "-",
+            str(row["retryCount"]),
+            f"[red]{esc(row['error'])}[/red]" if row["error"] else "",
+        )
+    out.print(table)
+    if len(shown) < len(rows):
+        out.print(f"({len(shown)} of {len(rows)} handoffs shown; --limit 0 shows all)")
+    return 0

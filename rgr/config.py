@@ -1,0 +1,501 @@
+"""tdd.toml + environment + flags -> one validated ``Config``; test-command detection.
+
+Precedence, highest first: command-line flag > environment variable > ``<root>/tdd.toml``
+> default. Every value is validated by the same pydantic model, and every error names
+where the bad value came from (the file and key, the variable, or the flag) and what was
+expected, because a config error is the first thing a new user meets.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import re
+import shlex
+import tomllib
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
+
+from rgr.errors import ConfigError
+
+CONFIG_FILE = "tdd.toml"
+
+#: Which paths count as test files when no ``test_file_globs`` is configured: the union of
+#: the usual layouts of the ecosystems rgr detects (and a few it does not), so the guards
+#: work out of the box. ``**/`` also matches the top level, so ``**/tests/**`` covers
+#: ``tests/x.py`` as well as ``pkg/tests/x.py``.
+DEFAULT_TEST_FILE_GLOBS: tuple[str, ...] = (
+    "**/tests/**",
+    "**/test/**",  # includes Maven/Gradle's src/test/**
+    "**/__tests__/**",
+    "**/spec/**",
+    "**/test_*.py",
+    "**/*_test.py",
+    "**/conftest.py",
+    "**/*_test.go",
+    "**/*.test.[jt]s",
+    "**/*.spec.[jt]s",
+    "**/*.test.[jt]sx",
+    "**/*.spec.[jt]sx",
+    "**/*_spec.rb",
+)
+
+#: Environment variables rgr reads, and the field each one sets. An empty value counts
+#: as unset, so ``TDD_MODEL= rgr run`` falls back to the file or the default.
+ENV_VARS: Mapping[str, str] = {
+    "TDD_TEST_COMMAND": "test_command",
+    "TDD_MAX_RETRIES": "max_retries",
+    "TDD_MODEL": "model",
+    "TDD_AGENT_BINARY": "agent_binary",
+    "TDD_COMMAND_TIMEOUT": "command_timeout",
+}
+
+#: What each field must be, in the words the error messages use.
+EXPECTED: Mapping[str, str] = {
+    "test_command": "a non-empty command string or list of strings",
+    "test_shell": "true or false",
+    "test_file_globs": "a list of glob strings",
+    "junit_xml": "a list of glob strings",
+    "max_retries": "an integer >= 0",
+    "command_timeout": "a number of seconds > 0",
+    "agent_timeout": "a number of seconds > 0",
+    "max_turns": "an integer >= 1",
+    "model": "a non-empty string",
+    "notes_ref": "a ref name starting with 'refs/notes/'",
+    "agent_binary": "a non-empty string",
+    "branch_prefix": "a branch name prefix without spaces or any of ~^:?*[\\",
+}
+
+NPM_PLACEHOLDER_TEST = 'echo "Error: no test specified" && exit 1'
+PYTHON_MARKERS = ("pytest.ini", "pyproject.toml", "setup.py", "setup.cfg", "tox.ini")
+
+
+# --------------------------------------------------------------------------- globs
+
+
+def glob_to_regex(pattern: str) -> str:
+    """Translate a path glob to an anchored regex.
+
+    ``*``, ``?`` and ``[...]`` never cross a ``/``; a ``**`` that is a whole path segment
+    spans any number of directories (zero included); ``**`` inside a segment is a plain
+    ``*`` and a trailing ``/`` means everything below, as in gitignore. Patterns are
+    anchored at the project root: ``*.py`` matches ``a.py`` but not ``src/a.py`` (write
+    ``**/*.py`` for that).
+    """
+    if pattern.endswith("/"):
+        pattern += "**"  # "build/" means everything under build, as in gitignore
+    segments = pattern.strip("/").split("/")
+    out: list[str] = []
+    after_globstar = False
+    for i, segment in enumerate(segments):
+        sep = "" if i == 0 or after_globstar else "/"
+        last = i == len(segments) - 1
+        if segment == "**":
+            if last:
+                out.append(sep + (".+" if i > 0 else ".*"))
+            else:
+                out.append(sep + "(?:[^/]+/)*")
+            after_globstar = True
+        else:
+            out.append(sep + _segment_to_regex(segment))
+            after_globstar = False
+    return "".join(out)
+
+
+def _segment_to_regex(segment: str) -> str:
+    out: list[str] = []
+    i = 0
+    while i < len(segment):
+        char = segment[i]
+        if char == "*":
+            while i + 1 < len(segment) and segment[i + 1] == "*":
+                i += 1  # "a**b" is "a*b"
+            out.append("[^/]*")
+        elif char == "?":
+            out.append("[^/]")
+        elif char == "[":
+            cls, i = _char_class(segment, i)
+            out.append(cls)
+            continue
+        else:
+            out.append(re.escape(char))
+        i += 1
+    return "".join(out)
+
+
+def _char_class(segment: str, start: int) -> tuple[str, int]:
+    """``[abc]``, ``[a-z]``, ``[!x]`` at ``segment[start]``; an unclosed ``[`` is literal."""
+    i = start + 1
+    negate = i < len(segment) and segment[i] in "!^"
+    if negate:
+        i += 1
+    body_start = i
+    if i < len(segment) and segment[i] == "]":
+        i += 1  # a leading "]" is a member, not the end
+    while i < len(segment) and segment[i] != "]":
+        i += 1
+    if i >= len(segment):
+        return re.escape("["), start + 1
+    body = segment[body_start:i].replace("\\", "\\\\").replace("^", "\\^").replace("[", "\\[")
+    body = body.replace("]", "\\]")
+    return (f"[^/{body}]" if negate else f"[{body}]"), i + 1
+
+
+def normalize_path(path: str) -> str:
+    """Repository-relative, forward slashes, no leading ``./``."""
+    path = path.replace("\\", "/")
+    while path.startswith("./"):
+        path = path[2:]
+    return path
+
+
+class GlobSet:
+    """A compiled set of path globs; ``matches`` is true when any of them matches."""
+
+    def __init__(self, patterns: Iterable[str]) -> None:
+        self.patterns = tuple(patterns)
+        regexes = [f"(?:{glob_to_regex(p)})" for p in self.patterns]
+        self._regex = re.compile("|".join(regexes)) if regexes else None
+
+    def matches(self, path: str) -> bool:
+        return self._regex is not None and self._regex.fullmatch(normalize_path(path)) is not None
+
+
+# --------------------------------------------------------------------------- the model
+
+
+class Config(BaseModel):
+    """Everything rgr can be configured with. Build it with ``load_config``."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    test_command: str | list[str] | None = None
+    test_shell: bool = False
+    test_file_globs: list[str] = Field(default_factory=lambda: list(DEFAULT_TEST_FILE_GLOBS))
+    junit_xml: list[str] = Field(default_factory=list)
+    max_retries: int = Field(default=3, ge=0)
+    command_timeout: float = Field(default=120.0, gt=0)
+    agent_timeout: float = Field(default=1800.0, gt=0)
+    max_turns: int = Field(default=40, ge=1)
+    model: str | None = Field(default=None, min_length=1)
+    notes_ref: str = "refs/notes/tdd-handoffs"
+    agent_binary: str = Field(default="claude", min_length=1)
+    branch_prefix: str = "rgr/"
+
+    _sources: dict[str, str] = PrivateAttr(default_factory=dict)
+    _test_globs: GlobSet | None = PrivateAttr(default=None)
+
+    @field_validator("max_retries", "max_turns", "command_timeout", "agent_timeout", mode="before")
+    @classmethod
+    def _no_bools(cls, value: object) -> object:
+        # pydantic's lax mode reads `max_retries = true` as 1: a typo, never an intent.
+        if isinstance(value, bool):
+            raise ValueError("a boolean")
+        return value
+
+    @field_validator("test_command")
+    @classmethod
+    def _command_parses(cls, value: str | list[str] | None) -> str | list[str] | None:
+        if value is None:
+            return None
+        try:
+            argv = shlex.split(value) if isinstance(value, str) else value
+        except ValueError as exc:  # an unclosed quote
+            raise ValueError(str(exc).lower()) from exc
+        if not argv or not argv[0].strip():
+            raise ValueError("the command is empty")
+        return value
+
+    @field_validator("notes_ref")
+    @classmethod
+    def _notes_ref(cls, value: str) -> str:
+        if not value.startswith("refs/notes/") or value == "refs/notes/" or " " in value:
+            raise ValueError("")
+        return value
+
+    @field_validator("branch_prefix")
+    @classmethod
+    def _branch_prefix(cls, value: str) -> str:
+        if re.search(r"[\s~^:?*\[\\]|\.\.|@\{", value) or value.startswith(("/", "-")):
+            raise ValueError("")
+        return value
+
+    def source_of(self, field: str) -> str:
+        """Where ``field``'s value came from: a file, ``TDD_...``, ``--flag`` or "default"."""
+        return self._sources.get(field, "default")
+
+    def is_test_file(self, path: str) -> bool:
+        """Whether ``path`` (relative to the project root) is a test file."""
+        if self._test_globs is None:
+            self._test_globs = GlobSet(self.test_file_globs)
+        return self._test_globs.matches(path)
+
+
+# --------------------------------------------------------------------------- loading
+
+
+def find_project_root(cwd: Path, env: Mapping[str, str]) -> Path:
+    """``TDD_PROJECT_ROOT`` when set (it must be an existing directory), else ``cwd``."""
+    value = env.get("TDD_PROJECT_ROOT", "")
+    if not value:
+        return cwd
+    root = (cwd / value).resolve()
+    if not root.is_dir():
+        raise ConfigError(
+            f"TDD_PROJECT_ROOT: {value!r} is not an existing directory",
+            "point TDD_PROJECT_ROOT at the project's root, or unset it to use the current "
+            "directory",
+        )
+    return root
+
+
+def load_config(
+    root: Path, *, env: Mapping[str, str], flags: Mapping[str, object] | None = None
+) -> Config:
+    """Merge ``<root>/tdd.toml`` (optional), the ``TDD_*`` environment and ``flags``.
+
+    ``flags`` are already-parsed values keyed by field name; ``None`` means not given.
+    """
+    path = root / CONFIG_FILE
+    file_values = _read_toml(path)
+    label = str(path)
+    # Validate the file on its own first: a mistake in it is reported even when an
+    # environment variable or a flag happens to override that key today.
+    _validate(file_values, dict.fromkeys(file_values, label))
+
+    values: dict[str, object] = dict(file_values)
+    sources: dict[str, str] = dict.fromkeys(file_values, label)
+    for var, field in ENV_VARS.items():
+        if env.get(var, ""):
+            values[field] = env[var]
+            sources[field] = var
+    for field, value in (flags or {}).items():
+        if field not in Config.model_fields:
+            raise ValueError(f"load_config: unknown flag field {field!r}")  # a bug, not input
+        if value is not None:
+            values[field] = value
+            sources[field] = "--" + field.replace("_", "-")
+    config = _validate(values, sources)
+    config._sources = sources
+    return config
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot be read: {exc}") from exc
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(
+            f"{path}: not valid TOML: {_toml_reason(str(exc))}",
+            'see https://toml.io; strings need quotes, e.g. model = "sonnet"',
+        ) from exc
+
+
+def _toml_reason(message: str) -> str:
+    """tomllib says "Expected ... (at line 3, column 5)"; put the place first."""
+    match = re.fullmatch(r"(.*) \(at line (\d+), column (\d+)\)", message, re.DOTALL)
+    if match is None:
+        return message
+    reason, line, column = match.groups()
+    return f"line {line}, column {column}: {reason}"
+
+
+def _validate(values: Mapping[str, object], sources: Mapping[str, str]) -> Config:
+    try:
+        return Config.model_validate(values)
+    except ValidationError as exc:
+        lines = [_describe_error(err, values, sources) for err in exc.errors()]
+        # One line per problem; a key with several (e.g. wrong type in a union) once.
+        unique = list(dict.fromkeys(lines))
+        raise ConfigError("\n".join(unique), _hint(exc, sources)) from None
+
+
+def _describe_error(err: Any, values: Mapping[str, object], sources: Mapping[str, str]) -> str:
+    key = str(err["loc"][0]) if err["loc"] else "?"
+    source = sources.get(key, "config")
+    if err["type"] == "extra_forbidden":
+        close = difflib.get_close_matches(key.replace("-", "_"), list(Config.model_fields), n=1)
+        suggestion = f" (did you mean {close[0]!r}?)" if close else ""
+        return f"{source}: unknown key {key!r}{suggestion}"
+    got = _short_repr(values.get(key))
+    reason = str(err.get("ctx", {}).get("error", "")) if err["type"] == "value_error" else ""
+    if reason:
+        got += f" ({reason})"
+    expected = EXPECTED.get(key, "valid")
+    if source.startswith(("TDD_", "--")):
+        return f"{source}: must be {expected}, got {got}"
+    return f"{source}: {key!r} must be {expected}, got {got}"
+
+
+def _hint(exc: ValidationError, sources: Mapping[str, str]) -> str:
+    errors = exc.errors()
+    if any(e["type"] == "extra_forbidden" for e in errors):
+        return "known keys: " + ", ".join(Config.model_fields)
+    origins = sorted({sources.get(str(e["loc"][0]), "config") for e in errors if e["loc"]})
+    fixes = []
+    for origin in origins:
+        if origin.startswith("TDD_"):
+            fixes.append(f"set {origin} to a valid value, or unset it")
+        elif origin.startswith("--"):
+            fixes.append(f"pass a valid {origin}")
+        else:
+            fixes.append(f"edit {origin}")
+    return "; ".join(fixes)
+
+
+def _short_repr(value: object, limit: int = 80) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+# --------------------------------------------------------------------------- test command
+
+Runner = Literal["pytest", "maven", "gradle", "npm", "custom"]
+
+
+@dataclass(frozen=True)
+class TestCommand:
+    """The command that runs the project's tests, and how to read its results."""
+
+    __test__ = False  # not a pytest test class, despite the name
+
+    argv: tuple[str, ...]
+    runner: Runner
+    junit_globs: tuple[str, ...]
+    shell: bool
+    source: str
+
+
+def resolve_test_command(config: Config, root: Path) -> TestCommand:
+    """The configured test command, else the detected one, else a ConfigError."""
+    if config.test_command is not None:
+        return _configured_command(config)
+    detected = detect_test_command(root)
+    if detected is None:
+        raise ConfigError(
+            f"no test command configured and none detected in {root}",
+            hint='set test_command in tdd.toml, e.g. test_command = "pytest -q"',
+        )
+    if config.junit_xml:
+        return TestCommand(
+            detected.argv, detected.runner, tuple(config.junit_xml), False, detected.source
+        )
+    return detected
+
+
+def _configured_command(config: Config) -> TestCommand:
+    raw = config.test_command
+    assert raw is not None
+    words = shlex.split(raw) if isinstance(raw, str) else list(raw)
+    if config.test_shell:
+        script = raw if isinstance(raw, str) else shlex.join(raw)
+        argv: tuple[str, ...] = ("/bin/sh", "-c", script)
+    else:
+        argv = tuple(words)
+    return TestCommand(
+        argv=argv,
+        runner=guess_runner(words),
+        junit_globs=tuple(config.junit_xml),
+        shell=config.test_shell,
+        source=config.source_of("test_command"),
+    )
+
+
+def guess_runner(argv: Iterable[str]) -> Runner:
+    """Which runner a configured command uses, from its words (``uv run pytest`` is pytest)."""
+    names = [Path(word).name.removesuffix(".exe") for word in argv]
+    if any(re.fullmatch(r"(pytest|py\.test)(-?[\d.]+)?", n) for n in names):
+        return "pytest"
+    if any(n in ("mvn", "mvnw") for n in names):
+        return "maven"
+    if any(n in ("gradle", "gradlew") for n in names):
+        return "gradle"
+    if any(n in ("npm", "npx", "yarn", "pnpm") for n in names):
+        return "npm"
+    return "custom"
+
+
+def detect_test_command(root: Path) -> TestCommand | None:
+    """Seed 003's detection order; the first match wins."""
+    for detector in (_detect_maven, _detect_gradle, _detect_npm, _detect_pytest):
+        found = detector(root)
+        if found is not None:
+            return found
+    return None
+
+
+def _detect_maven(root: Path) -> TestCommand | None:
+    pom = root / "pom.xml"
+    if not pom.is_file() or "junit" not in pom.read_text(errors="replace").lower():
+        return None
+    return TestCommand(
+        argv=("mvn", "test"),
+        runner="maven",
+        # the second glob covers the modules of a multi-module build
+        junit_globs=(
+            "target/surefire-reports/TEST-*.xml",
+            "*/target/surefire-reports/TEST-*.xml",
+        ),
+        shell=False,
+        source="detected from pom.xml",
+    )
+
+
+def _detect_gradle(root: Path) -> TestCommand | None:
+    for name in ("build.gradle", "build.gradle.kts"):
+        if (root / name).is_file():
+            gradle = "./gradlew" if (root / "gradlew").is_file() else "gradle"
+            return TestCommand(
+                argv=(gradle, "test"),
+                runner="gradle",
+                junit_globs=("build/test-results/test/*.xml", "*/build/test-results/test/*.xml"),
+                shell=False,
+                source=f"detected from {name}",
+            )
+    return None
+
+
+def _detect_npm(root: Path) -> TestCommand | None:
+    path = root / "package.json"
+    if not path.is_file():
+        return None
+    try:
+        package = json.loads(path.read_text(encoding="utf-8"))
+    except (ValueError, OSError) as exc:
+        # Loud, not skipped: silently falling through to pytest would run the wrong thing.
+        raise ConfigError(
+            f"{path}: not valid JSON: {exc}", "fix package.json, or set test_command in tdd.toml"
+        ) from exc
+    scripts = package.get("scripts") if isinstance(package, dict) else None
+    test = scripts.get("test") if isinstance(scripts, dict) else None
+    if not isinstance(test, str) or not test.strip() or test.strip() == NPM_PLACEHOLDER_TEST:
+        return None
+    return TestCommand(
+        argv=("npm", "test"),
+        runner="npm",
+        junit_globs=(),
+        shell=False,
+        source="detected from package.json",
+    )
+
+
+def _detect_pytest(root: Path) -> TestCommand | None:
+    for name in PYTHON_MARKERS:
+        if (root / name).is_file():
+            return TestCommand(
+                argv=("pytest",),
+                runner="pytest",
+                junit_globs=(),
+                shell=False,
+                source=f"detected from {name}",
+            )
+    return None

@@ -1,0 +1,183 @@
+"""Every pygit2 call that is not about notes: opening the repository with clear errors,
+HEAD and branches, diffs between commits, resets and backup refs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pygit2
+from pygit2.enums import DeltaStatus, FileStatus, ResetMode, SortMode
+
+from rgr.errors import RepositoryError
+
+BACKUP_PREFIX = "refs/rgr/backups/"
+
+
+def open_repo(path: Path) -> pygit2.Repository:
+    """The repository containing ``path``; refuses bare ones (rgr needs a work tree)."""
+    if not path.exists():
+        raise RepositoryError(f"{path} does not exist", "run rgr inside a git repository")
+    found = pygit2.discover_repository(str(path))
+    if found is None:
+        raise RepositoryError(
+            f"not a git repository: {path}",
+            "run rgr inside a git repository (or `git init` one and make a first commit)",
+        )
+    repo = pygit2.Repository(found)
+    if repo.is_bare:
+        raise RepositoryError(
+            f"{found} is a bare repository: rgr needs a working tree",
+            "clone it (`git clone <bare> <dir>`) and run rgr in the clone",
+        )
+    return repo
+
+
+def workdir(repo: pygit2.Repository) -> Path:
+    assert repo.workdir is not None  # open_repo refused bare repositories
+    return Path(repo.workdir)
+
+
+def head_commit(repo: pygit2.Repository) -> pygit2.Commit:
+    if repo.head_is_unborn:
+        raise RepositoryError(
+            "the repository has no commits yet",
+            "make a first commit (`git commit --allow-empty -m init`), then run rgr again",
+        )
+    commit = repo.head.peel(pygit2.Commit)
+    return commit
+
+
+def current_branch(repo: pygit2.Repository) -> str | None:
+    """The checked-out branch's short name, or None on a detached HEAD."""
+    if repo.head_is_detached:
+        return None
+    if repo.head_is_unborn:
+        target = repo.references["HEAD"].target
+        return str(target).removeprefix("refs/heads/")
+    return repo.head.shorthand
+
+
+def require_branch(repo: pygit2.Repository) -> str:
+    branch = current_branch(repo)
+    if branch is None:
+        raise RepositoryError(
+            "HEAD is detached: rgr works on a named branch",
+            "check out a branch first (`git switch -c <name>`)",
+        )
+    return branch
+
+
+def uncommitted_paths(repo: pygit2.Repository) -> list[str]:
+    """Paths with staged, unstaged or untracked (not ignored) changes."""
+    changed = []
+    for path, flags in repo.status(untracked_files="all", ignored=False).items():
+        if flags != FileStatus.CURRENT and not flags & FileStatus.IGNORED:
+            changed.append(path)
+    return sorted(changed)
+
+
+def resolve_commit(repo: pygit2.Repository, rev: str) -> pygit2.Commit:
+    try:
+        obj = repo.revparse_single(rev)
+    except (KeyError, ValueError, pygit2.InvalidSpecError):
+        raise RepositoryError(
+            f"unknown revision {rev!r}", "name a commit: a hash, a branch or HEAD~N"
+        ) from None
+    try:
+        return obj.peel(pygit2.Commit)
+    except (pygit2.InvalidSpecError, ValueError):
+        raise RepositoryError(f"{rev!r} is not a commit") from None
+
+
+def is_ancestor(repo: pygit2.Repository, ancestor: pygit2.Oid, descendant: pygit2.Oid) -> bool:
+    return ancestor == descendant or repo.descendant_of(descendant, ancestor)
+
+
+def commits_between(
+    repo: pygit2.Repository, base: pygit2.Oid, head: pygit2.Oid
+) -> list[pygit2.Commit]:
+    """Commits reachable from ``head`` but not from ``base``, oldest first."""
+    walker = repo.walk(head, SortMode.TOPOLOGICAL | SortMode.REVERSE)
+    walker.hide(base)
+    return list(walker)
+
+
+@dataclass(frozen=True)
+class FileChange:
+    path: str
+    status: str  # added, modified, deleted, renamed, typechange...
+    old_path: str | None = None
+
+
+_STATUS_NAMES = {
+    DeltaStatus.ADDED: "added",
+    DeltaStatus.DELETED: "deleted",
+    DeltaStatus.MODIFIED: "modified",
+    DeltaStatus.RENAMED: "renamed",
+    DeltaStatus.COPIED: "copied",
+    DeltaStatus.TYPECHANGE: "typechange",
+}
+
+
+def changed_files(repo: pygit2.Repository, base: pygit2.Oid, head: pygit2.Oid) -> list[FileChange]:
+    """What ``head`` changed relative to ``base``, renames detected."""
+    old = repo[base].peel(pygit2.Tree)
+    new = repo[head].peel(pygit2.Tree)
+    diff = old.diff_to_tree(new)
+    diff.find_similar()
+    changes = []
+    for delta in diff.deltas:
+        status = _STATUS_NAMES.get(delta.status, str(delta.status).lower())
+        old_path = delta.old_file.path if delta.status == DeltaStatus.RENAMED else None
+        path = delta.new_file.path if delta.status != DeltaStatus.DELETED else delta.old_file.path
+        changes.append(FileChange(path, status, old_path))
+    return changes
+
+
+def file_text(repo: pygit2.Repository, commit: pygit2.Oid, path: str) -> str | None:
+    """The content of ``path`` at ``commit``, or None where it does not exist."""
+    tree = repo[commit].peel(pygit2.Tree)
+    try:
+        entry = tree[path]
+    except KeyError:
+        return None
+    blob = repo[entry.id]
+    if not isinstance(blob, pygit2.Blob):
+        return None
+    return blob.data.decode("utf-8", "replace")
+
+
+def backup_ref(repo: pygit2.Repository, target: pygit2.Oid, label: str) -> str:
+    """Keep ``target`` reachable under a new ``refs/rgr/backups/...`` ref; returns its name."""
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+    base = f"{BACKUP_PREFIX}{label}-{stamp}-{str(target)[:8]}"
+    name, n = base, 1
+    while repo.references.get(name) is not None:
+        n += 1
+        name = f"{base}-{n}"
+    repo.create_reference_direct(name, target, False, message=f"rgr: backup before {label}")
+    return name
+
+
+def reset_hard(repo: pygit2.Repository, target: pygit2.Oid) -> None:
+    """Move the checked-out branch and the working tree to ``target``."""
+    repo.reset(target, ResetMode.HARD)
+
+
+def stash_everything(repo: pygit2.Repository, message: str) -> pygit2.Oid | None:
+    """Stash tracked and untracked changes (``git stash -u``); None when there were none."""
+    if not uncommitted_paths(repo):
+        return None
+    signature = _signature(repo)
+    oid: pygit2.Oid = repo.stash(signature, message, include_untracked=True)
+    return oid
+
+
+def _signature(repo: pygit2.Repository) -> pygit2.Signature:
+    try:
+        return repo.default_signature
+    except (KeyError, pygit2.GitError):
+        return pygit2.Signature("rgr", "rgr@localhost")

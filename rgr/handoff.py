@@ -1,0 +1,220 @@
+"""The handoff note schema: what rgr writes as JSON under ``refs/notes/tdd-handoffs``.
+
+Field names are camelCase on the wire, as in the seed specification, so that notes
+written by other implementations of the same protocol read the same. Compatibility
+rules:
+
+* a note that holds only the seed's fields (``phase`` ... ``retryCount``) is valid:
+  every field rgr added has a default;
+* a reader keeps fields it does not know (``extra="allow"``): a newer rgr may add some,
+  and rewriting such a note must not drop them;
+* anything that is not a JSON object of this shape is an :class:`InvalidNote`, which
+  callers report where it appears instead of crashing.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from enum import StrEnum
+from functools import cache
+from typing import (
+    Any,
+    Literal,
+    Required,  # pydantic needs these on 3.11
+)
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+from pydantic.alias_generators import to_camel
+from typing_extensions import TypedDict
+
+#: Bumped when a field changes meaning. Notes without the field are from seed-era
+#: writers and read as version 0.
+SCHEMA_VERSION = 1
+
+
+class Phase(StrEnum):
+    PLAN = "PLAN"
+    RED = "RED"
+    GREEN = "GREEN"
+    REFACTOR = "REFACTOR"
+    COMPLETE = "COMPLETE"
+
+
+#: The fixed cycle. PLAN may also go to COMPLETE, which the orchestrator decides.
+FOLLOWS = {
+    Phase.PLAN: Phase.RED,
+    Phase.RED: Phase.GREEN,
+    Phase.GREEN: Phase.REFACTOR,
+    Phase.REFACTOR: Phase.PLAN,
+    Phase.COMPLETE: Phase.COMPLETE,
+}
+
+
+class TestResult(StrEnum):
+    __test__ = False  # not a pytest test class, despite the name
+    PASS = "PASS"
+    FAIL = "FAIL"
+
+
+class CamelModel(BaseModel):
+    model_config = ConfigDict(
+        alias_generator=to_camel, populate_by_name=True, extra="allow", frozen=True
+    )
+
+
+class TestCase(CamelModel):
+    """The one behaviour a cycle is about: chosen by the planner, tested in RED."""
+
+    __test__ = False
+    description: str
+    test_file: str | None = None
+    impl_file: str | None = None
+
+
+class ErrorDetails(CamelModel):
+    type: str
+    message: str
+
+
+class AgentSummary(CamelModel):
+    """What the agent session of this phase cost and did. Never holds a prompt or a secret."""
+
+    backend: str = "claude"
+    session_id: str | None = None
+    model: str | None = None
+    num_turns: int | None = None
+    cost_usd: float | None = None
+    duration_ms: int | None = None
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    permission_denials: int = 0
+    prompt_version: str | None = None
+
+
+class TestRunSummary(CamelModel):
+    """What the verification run of this phase saw."""
+
+    __test__ = False
+    command: list[str] = Field(default_factory=list)
+    exit_code: int | None = None
+    duration_s: float | None = None
+    passed: int = 0
+    failed: int = 0
+    errors: int = 0
+    skipped: int = 0
+    failing: list[str] = Field(default_factory=list)
+
+
+class HandoffState(CamelModel):
+    """The state after one phase, as noted on that phase's last commit."""
+
+    # --- the seed's fields -------------------------------------------------------
+    phase: Phase
+    next_phase: Phase | None = None
+    cycle_number: int = 0
+    current_test: TestCase | None = None
+    completed_tests: list[str] = Field(default_factory=list)
+    pending_tests: list[str] = Field(default_factory=list)
+    test_result: TestResult | None = None
+    error: str | None = None
+    error_details: ErrorDetails | None = None
+    retry_count: int = 0
+    # --- what an auditor needs besides -------------------------------------------
+    schema_version: int = 0
+    mode: Literal["tdd", "refactor"] = "tdd"
+    run_id: str | None = None
+    feature: str | None = None
+    branch: str | None = None
+    base_commit: str | None = None
+    started_at: datetime | None = None
+    finished_at: datetime | None = None
+    agent: AgentSummary | None = None
+    tests: TestRunSummary | None = None
+    rgr_version: str | None = None
+
+    def to_json(self) -> str:
+        """Pretty JSON with a trailing newline, so ``git notes show`` reads well."""
+        data = self.model_dump(mode="json", by_alias=True, exclude_none=False)
+        return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+
+    @property
+    def resume_phase(self) -> Phase:
+        """The phase to run next: ``nextPhase``, or for notes that omit it (older
+        writers), the phase that follows ``phase`` in the cycle."""
+        if self.next_phase is not None:
+            return self.next_phase
+        return FOLLOWS[self.phase]
+
+    @property
+    def is_error(self) -> bool:
+        return self.error is not None
+
+
+_PhaseName = Literal["PLAN", "RED", "GREEN", "REFACTOR", "COMPLETE"]
+
+
+class _TestCaseFields(TypedDict, total=False):
+    description: Required[str]
+    testFile: str | None
+    implFile: str | None
+
+
+class _AgentFields(TypedDict, total=False):
+    sessionId: str | None
+    costUsd: float | None
+    durationMs: int | None
+
+
+class HistoryFields(TypedDict, total=False):
+    """The fields of a note that a history listing shows, under their JSON names.
+
+    Validated straight into a dict (no model objects, no enum members), which at
+    100,000 notes is several times faster than a full HandoffState. The types are the
+    same as HandoffState's, so a valid handoff always validates here.
+    """
+
+    phase: Required[_PhaseName]
+    nextPhase: _PhaseName | None
+    cycleNumber: int
+    currentTest: _TestCaseFields | None
+    testResult: Literal["PASS", "FAIL"] | None
+    error: str | None
+    retryCount: int
+    runId: str | None
+    finishedAt: str | None
+    agent: _AgentFields | None
+
+
+@cache
+def history_fields() -> TypeAdapter[HistoryFields]:
+    return TypeAdapter(HistoryFields)
+
+HISTORY_DEFAULTS: dict[str, Any] = {
+    "nextPhase": None, "cycleNumber": 0, "currentTest": None, "testResult": None,
+    "error": None, "retryCount": 0, "runId": None, "finishedAt": None, "agent": None,
+}
+
+
+class InvalidNote(ValueError):
+    """A note under the handoff ref that is not a handoff: says why, in one line."""
+
+
+def parse_note(text: str | bytes) -> HandoffState:
+    """Parse one note's text. Raises :class:`InvalidNote` with a one-line reason."""
+    try:
+        data: Any = json.loads(text)
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise InvalidNote(f"not JSON ({exc})") from None
+    if not isinstance(data, dict):
+        raise InvalidNote(f"JSON {type(data).__name__}, expected an object")
+    try:
+        return HandoffState.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "(root)"
+        raise InvalidNote(f"{where}: {first['msg']} ({exc.error_count()} problem(s))") from None
+
+
+def now_utc() -> datetime:
+    return datetime.now(UTC).replace(microsecond=0)
