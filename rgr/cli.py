@@ -8,13 +8,18 @@ exits 3 and names the crash log it wrote.
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from rgr import __version__
 from rgr.errors import ExitCode, RgrError
 from rgr.workspace import Workspace, open_workspace
+
+if TYPE_CHECKING:
+    from rgr.commands.run import RunOptions
 
 
 class Context:
@@ -48,6 +53,70 @@ def cli(ctx: click.Context, root: Path | None) -> None:
     records the handoff as a git note under refs/notes/tdd-handoffs.
     """
     ctx.obj = Context(root)
+
+
+def _run_options(assume_yes: bool, skip_preflight: bool, max_phases: int | None) -> RunOptions:
+    from rgr.commands.run import RunOptions
+
+    return RunOptions(assume_yes=assume_yes, interactive=sys.stdin.isatty(),
+                      skip_preflight=skip_preflight, max_phases=max_phases)
+
+
+_common_run_options = [
+    click.option("-y", "--yes", "assume_yes", is_flag=True,
+                 help="Start without asking (required when stdin is not a terminal)."),
+    click.option("--skip-preflight", is_flag=True,
+                 help="Skip the trivial agent call that proves the login works."),
+    click.option("--max-phases", type=click.IntRange(min=1),
+                 help="Stop (resumably) after this many phases."),
+    click.option("--model", help="The model every agent uses (overrides tdd.toml, TDD_MODEL)."),
+    click.option("--max-retries", type=click.IntRange(min=0),
+                 help="Attempts per phase after the first (overrides tdd.toml)."),
+]
+
+
+def run_options(func: Callable[..., None]) -> Callable[..., None]:
+    for option in reversed(_common_run_options):
+        func = option(func)
+    return func
+
+
+@cli.command()
+@click.argument("feature")
+@click.option("--here", is_flag=True,
+              help="Work on the current branch instead of a new rgr/<slug>.")
+@click.option("--branch", help="Name of the branch to create (default: rgr/<feature slug>).")
+@run_options
+@pass_context
+def run(ctx: Context, feature: str, here: bool, branch: str | None, assume_yes: bool,
+        skip_preflight: bool, max_phases: int | None, model: str | None,
+        max_retries: int | None) -> None:
+    """Develop FEATURE by strict TDD: PLAN → RED → GREEN → REFACTOR until done.
+
+    Needs a clean working tree, a named branch and a green test suite. Each phase is a
+    fresh `claude -p` session; rgr verifies its commit and notes the handoff. Ctrl-C at
+    any time, then `rgr resume`.
+    """
+    from rgr.commands import run as command
+
+    ws = ctx.workspace(model=model, max_retries=max_retries)
+    sys.exit(command.run(ws, feature, here, branch,
+                         _run_options(assume_yes, skip_preflight, max_phases)))
+
+
+@cli.command()
+@click.option("--set-aside", is_flag=True,
+              help="Save uncommitted changes under refs/rgr/leftovers/ and continue.")
+@run_options
+@pass_context
+def resume(ctx: Context, set_aside: bool, assume_yes: bool, skip_preflight: bool,
+           max_phases: int | None, model: str | None, max_retries: int | None) -> None:
+    """Continue the run on this branch from its latest handoff note."""
+    from rgr.commands import run as command
+
+    ws = ctx.workspace(model=model, max_retries=max_retries)
+    sys.exit(command.resume(ws, _run_options(assume_yes, skip_preflight, max_phases),
+                            set_aside))
 
 
 @cli.command()

@@ -181,3 +181,50 @@ def _signature(repo: pygit2.Repository) -> pygit2.Signature:
         return repo.default_signature
     except (KeyError, pygit2.GitError):
         return pygit2.Signature("rgr", "rgr@localhost")
+
+
+def remove_untracked(repo: pygit2.Repository) -> list[str]:
+    """Delete untracked, not ignored files (``git clean -f``, ignored files kept)."""
+    root = workdir(repo)
+    removed = []
+    for path, flags in repo.status(untracked_files="all", ignored=False).items():
+        if flags & FileStatus.WT_NEW:
+            target = root / path
+            if target.is_file() or target.is_symlink():
+                target.unlink()
+                removed.append(path)
+                _prune_empty_dirs(root, target.parent)
+    return removed
+
+
+def _prune_empty_dirs(root: Path, directory: Path) -> None:
+    while directory != root and directory.is_dir() and not any(directory.iterdir()):
+        directory.rmdir()
+        directory = directory.parent
+
+
+def set_aside(repo: pygit2.Repository, ref: str, message: str) -> str | None:
+    """Save uncommitted work (tracked and untracked) as a stash-shaped commit under
+    ``ref`` and clean the tree. Returns the ref, or None when there was nothing."""
+    oid = stash_everything(repo, message)
+    if oid is None:
+        return None
+    repo.create_reference_direct(ref, oid, True, message=message)
+    repo.stash_drop(0)  # the ref keeps it; the user's stash list stays theirs
+    return ref
+
+
+def create_branch(repo: pygit2.Repository, name: str, at: pygit2.Commit) -> None:
+    """Create branch ``name`` at ``at`` and check it out (the tree is already there)."""
+    branch = repo.branches.local.create(name, at)
+    repo.checkout(branch.name)
+
+
+def commit_empty(repo: pygit2.Repository, message: str) -> pygit2.Oid:
+    """An empty commit on the checked-out branch (rgr's start marker)."""
+    head = head_commit(repo)
+    signature = _signature(repo)
+    oid: pygit2.Oid = repo.create_commit(
+        "HEAD", signature, signature, message, head.tree.id, [head.id]
+    )
+    return oid

@@ -132,6 +132,7 @@ class HandoffState(CamelModel):
     agent: AgentSummary | None = None
     tests: TestRunSummary | None = None
     rgr_version: str | None = None
+    summary: str | None = None  # the agent's one-line account of what it did
 
     def to_json(self) -> str:
         """Pretty JSON with a trailing newline, so ``git notes show`` reads well."""

@@ -259,7 +259,9 @@ class NotesStore:
                 raise _RefMoved() from None
             raise
         except OSError as exc:
-            if "failed to lock" in str(exc):
+            # libgit2 words it "failed to lock file ..." or, when the lock file already
+            # exists, "failed to create locked file ...: File exists".
+            if "failed to lock" in str(exc) or "locked file" in str(exc):
                 raise _RefLocked() from None
             raise
 
@@ -382,19 +384,23 @@ def _put(
         else:
             builder.insert(rest, blob_id, pygit2.enums.FileMode.BLOB)
     if depth == 0 and tree is not None:
-        _migrate_flat(repo, builder, tree, skip=rest)
+        _migrate_flat(repo, builder, tree, rest, blob_id)
     return builder.write()
 
 
 def _migrate_flat(
-    repo: pygit2.Repository, builder: pygit2.TreeBuilder, tree: pygit2.Tree, skip: str
+    repo: pygit2.Repository,
+    builder: pygit2.TreeBuilder,
+    tree: pygit2.Tree,
+    written: str,
+    blob_id: pygit2.Oid | None,
 ) -> None:
     """Move flat root notes into fan-out once there are many: a one-off O(n) write that
-    keeps every later write small."""
+    keeps every later write small. ``written`` is the note this write sets to ``blob_id``
+    (None: removes); when it was flat too it moves with the others, with its new blob."""
     flat = [
         e for e in tree
         if e.type == ObjectType.BLOB and len(e.name or "") == 40 and _is_hex(e.name or "")
-        and e.name != skip
     ]
     if len(flat) < FLAT_MIGRATION_THRESHOLD:
         return
@@ -409,10 +415,17 @@ def _migrate_flat(
         )
         for entry in entries:
             name = entry.name or ""
-            builder.remove(name)
-            if sub_builder.get(name[2:]) is None:  # a fan-out note already there wins
+            if builder.get(name) is not None:
+                builder.remove(name)
+            if name == written:
+                # this write's own note: its new value wins over anything in fan-out
+                if sub_builder.get(name[2:]) is not None:
+                    sub_builder.remove(name[2:])
+                if blob_id is not None:
+                    sub_builder.insert(name[2:], blob_id, pygit2.enums.FileMode.BLOB)
+            elif sub_builder.get(name[2:]) is None:  # a fan-out note already there wins
                 sub_builder.insert(name[2:], entry.id, pygit2.enums.FileMode.BLOB)
         if current is not None:
             builder.remove(prefix)
-        builder.insert(prefix, sub_builder.write(), pygit2.enums.FileMode.TREE)
-
+        if len(sub_builder) > 0:
+            builder.insert(prefix, sub_builder.write(), pygit2.enums.FileMode.TREE)

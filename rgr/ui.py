@@ -15,7 +15,7 @@ from rich.markup import escape
 
 
 def make_console(stderr: bool = False) -> Console:
-    return Console(stderr=stderr, highlight=False, soft_wrap=False)
+    return Console(stderr=stderr, highlight=False, soft_wrap=True)  # logs: no hard wraps
 
 
 def print_json(data: Any) -> None:

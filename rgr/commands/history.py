@@ -52,7 +52,9 @@ def _iso(epoch: int) -> str:
 
 def collect(ws: Workspace, include_all: bool, limit: int | None) -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = []
-    if not ws.repo.head_is_unborn:
+    if not ws.repo.head_is_unborn or not include_all:
+        # An empty repository is an error like in `rgr status` (head_commit says so and
+        # how to fix it); only --all still lists notes, which need no branch.
         head = str(git.head_commit(ws.repo).id)
         rows = [_row(c, when, text, True) for c, when, text in ws.notes.reachable_texts(head)]
         rows.reverse()  # oldest first

@@ -1,0 +1,88 @@
+"""What rgr asks of an agent backend, and what it gets back.
+
+A backend runs one headless agent session: a fresh session id, a system prompt file, a
+tool allowlist, and an output model whose JSON schema the agent must answer with. It
+returns a validated result or raises BackendError with a ``kind`` the orchestrator's
+retry policy understands.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+import pydantic
+
+from rgr.errors import BackendError
+
+
+@dataclass(frozen=True)
+class AgentRequest:
+    prompt: str
+    system_prompt_file: Path
+    output_model: type[pydantic.BaseModel]
+    tools: tuple[str, ...]  # the built-in tools the session may see at all
+    allowed_tools: tuple[str, ...]  # permission rules run without asking
+    disallowed_tools: tuple[str, ...]  # permission rules always refused
+    max_turns: int
+    model: str | None
+    cwd: Path
+    timeout_s: float
+    session_id: str  # a uuid4 chosen by the caller: a fresh session per phase
+    max_budget_usd: float | None = None
+    env: Mapping[str, str] | None = None  # None: rgr's own environment passes through
+
+
+@dataclass(frozen=True)
+class AgentResult:
+    session_id: str
+    output: pydantic.BaseModel  # validated with the request's output_model
+    num_turns: int
+    cost_usd: float
+    duration_ms: int
+    usage: dict[str, int]  # input_tokens, output_tokens, cache_read/creation_input_tokens
+    permission_denials: list[dict[str, Any]]
+    raw: dict[str, Any]  # the backend's parsed result, for the audit trail
+
+
+class AgentRunError(BackendError):
+    """A session that ran (and may have spent money) but did not give a usable result.
+
+    ``raw`` is the backend's parsed result when there was one, so the orchestrator can
+    still account for cost and turns of a failed attempt.
+    """
+
+    def __init__(
+        self,
+        kind: str,
+        message: str,
+        hint: str | None = None,
+        *,
+        retryable: bool = False,
+        raw: dict[str, Any] | None = None,
+    ) -> None:
+        super().__init__(kind, message, hint, retryable=retryable)
+        self.raw = raw
+
+    @property
+    def cost_usd(self) -> float:
+        value = (self.raw or {}).get("total_cost_usd")
+        return float(value) if isinstance(value, int | float) else 0.0
+
+
+class Backend(Protocol):
+    name: str
+
+    def version(self) -> str:
+        """The backend's version string; BackendError("missing_binary") if not installed."""
+        ...
+
+    def check_login(self, cwd: Path) -> None:
+        """One trivial call proving authentication works; BackendError("not_logged_in")."""
+        ...
+
+    def run(self, request: AgentRequest) -> AgentResult:
+        """One fresh session; an AgentResult or a classified BackendError."""
+        ...

@@ -1,0 +1,446 @@
+"""The Claude Code backend: one ``claude -p`` session per phase, its result classified.
+
+Facts measured with Claude Code 2.1.197 (npm) driven by ``rgr.fake_model``:
+
+Invocation
+- The prompt goes on stdin, not in argv: ``--tools``, ``--allowedTools`` and
+  ``--disallowedTools`` are variadic (``<tools...>``), so a positional prompt after
+  them would be read as one more tool, and a long prompt in argv can hit the kernel's
+  128 KiB per-argument limit. ``--system-prompt-file`` works although ``--help`` only
+  mentions it under ``--bare``. ``--max-budget-usd`` exists (print mode only).
+- With ``--system-prompt-file`` and ``--tools "Read,Edit,Write,Bash,Grep,Glob"`` the
+  first request body is 11.4 KB (about 80 KB with the defaults); each later turn adds
+  the tool call and its result. Besides POST /v1/messages?beta=true, claude sends one
+  ``HEAD /`` probe and nothing else when CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1.
+- ``--json-schema`` adds the ``StructuredOutput`` tool and claude validates the call
+  against the schema itself: an invalid call is returned to the model as a tool error;
+  after 5 invalid calls (MAX_STRUCTURED_OUTPUT_RETRIES) the run ends with subtype
+  ``error_max_structured_output_retries``. Constraints the schema cannot express
+  (pydantic validators) are only caught here, by re-validating.
+- A model that answers text twice without calling StructuredOutput ends the run with
+  ``subtype: "success"``, ``is_error: false`` and no ``structured_output``; empty
+  assistant messages are retried twice, then end the same way.
+- A reused ``--session-id`` prints "Error: Session ID ... is already in use." on stderr,
+  nothing on stdout, exit code 1. So do bad flags ("Error: --json-schema is not valid
+  JSON", "System prompt file not found").
+
+Failures: every API failure is a JSON result with ``subtype: "success"``,
+``is_error: true``, exit code 1, a ``result`` text, and ``api_error_status`` that is
+*sometimes* null:
+- 401: status 401, "Failed to authenticate. API Error: 401 ..."; no key at all:
+  status null, "Not logged in · Please run /login".
+- 429: status 429, "API Error: Request rejected (429) · <message>".
+- 500: status 500, "API Error: 500 <message>. This is a server-side issue ...".
+- 529: status 529 when retries are off; after 3 consecutive 529s claude gives up
+  whatever its retry budget, with status null and "API Error: Repeated 529 Overloaded
+  errors ...". One or two 529s followed by a good answer are invisible: success.
+- 400: status 400, "API Error: 400 <message>", not retried.
+- connection refused: status null, "API Error: Unable to connect to API
+  (ConnectionRefused)"; stream cut mid-answer: status null, "API Error: Connection to
+  the API was lost (ECONNRESET) ..." (the retry goes out non-streaming, and then the
+  top-level ``usage`` is all zeros while ``modelUsage`` holds the tokens: read
+  ``modelUsage``); API_TIMEOUT_MS exceeded: status null, "Request timed out".
+- max turns: ``subtype: "error_max_turns"``, ``errors: ["Reached maximum number of
+  turns (N)"]``; budget: ``subtype: "error_max_budget_usd"``, checked after each model
+  call, so a run overshoots its budget by at most one call.
+- ``error_during_execution`` exists (the run ended in a state claude cannot summarise);
+  it is classified but was not reproducible here.
+
+Processes: claude's Bash tool starts every command in a new session (setsid), so
+killing claude's process group on a timeout leaves the command running, reparented to
+init; SIGTERM makes claude exit at once without killing them. The backend therefore
+marks the session's environment with ``RGR_AGENT_SESSION=<session id>`` (inherited by
+every tool process) and, after every run, kills whatever still carries the mark.
+
+Claude's own retries: 408, 409, 429, 5xx, 401 (after clearing its key cache) and
+dropped connections are retried up to CLAUDE_CODE_MAX_RETRIES times (default 10,
+clamped to 15) with a backoff of 0.5 s doubling to 32 s plus up to 25 % jitter: about
+2.5 minutes before a persistent 5xx surfaces. ``retry-after`` headers can only lengthen
+the wait; ``retry-after-ms`` is ignored. Tests set CLAUDE_CODE_MAX_RETRIES=1 (one 0.5 s
+wait); rgr itself leaves claude's default and treats what surfaces as retryable.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import pydantic
+
+from rgr.backends.base import AgentRequest, AgentResult, AgentRunError
+from rgr.errors import BackendError, CommandError
+from rgr.proc import Completed, run
+
+INSTALL_HINT = (
+    "install Claude Code (`npm install -g @anthropic-ai/claude-code`), "
+    "or set the path of its binary in tdd.toml"
+)
+LOGIN_HINT = "run `claude` and `/login`, or set ANTHROPIC_API_KEY"
+
+#: How much of claude's output an error message quotes.
+EXCERPT_CHARS = 1500
+
+#: HTTP statuses worth another attempt: timeouts, conflicts, rate limits, server trouble.
+RETRYABLE_STATUSES = frozenset({408, 409, 429})
+
+#: Result texts that mean the key or login is missing or rejected.
+LOGIN_MARKERS = (
+    "not logged in",
+    "please run /login",
+    "invalid api key",
+    "failed to authenticate",
+    "oauth token has expired",
+    "authentication_error",
+)
+
+#: Result texts of transport failures that carry no HTTP status (api_error_status null).
+TRANSIENT_MARKERS = ("api error", "request timed out", "overloaded")
+
+#: Set in the agent's environment so its leftover processes can be found and killed.
+SESSION_MARK_VAR = "RGR_AGENT_SESSION"
+
+CHECK_LOGIN_TIMEOUT_S = 120.0
+VERSION_TIMEOUT_S = 30.0
+
+
+class ClaudeBackend:
+    """Runs the ``claude`` CLI headless. ``env`` is the environment for ``version`` and
+    ``check_login`` (and for requests that carry none); None passes rgr's own through.
+    """
+
+    name = "claude"
+
+    def __init__(self, binary: str = "claude", *, env: Mapping[str, str] | None = None) -> None:
+        self.binary = binary
+        self.env = env
+
+    # -- the protocol ------------------------------------------------------------------
+
+    def version(self) -> str:
+        done = self._run([self.binary, "--version"], cwd=Path.cwd(), timeout=VERSION_TIMEOUT_S)
+        if done.returncode != 0 or done.timed_out:
+            raise BackendError(
+                "missing_binary",
+                f"`{self.binary} --version` failed:\n{done.describe(EXCERPT_CHARS)}",
+                INSTALL_HINT,
+            )
+        return done.stdout.strip()
+
+    def check_login(self, cwd: Path) -> None:
+        argv = [
+            self.binary,
+            "-p",
+            "--output-format",
+            "json",
+            "--max-turns",
+            "1",
+            "--tools",
+            "",  # no tools: the cheapest possible call
+            "--no-session-persistence",
+        ]
+        done = self._run(
+            argv, cwd=cwd, timeout=CHECK_LOGIN_TIMEOUT_S, stdin_data="Reply with the word OK."
+        )
+        if done.timed_out:
+            raise BackendError(
+                "timeout",
+                f"claude did not answer a trivial request within {CHECK_LOGIN_TIMEOUT_S:.0f}s",
+                "check the network and ANTHROPIC_BASE_URL",
+                retryable=True,
+            )
+        data = parse_result(done)
+        if data.get("is_error"):
+            raise classify_error(data)
+
+    def run(self, request: AgentRequest) -> AgentResult:
+        base_env = request.env if request.env is not None else self.env
+        env = {**(base_env if base_env is not None else os.environ)}
+        env[SESSION_MARK_VAR] = request.session_id
+        try:
+            done = self._run(
+                self.argv(request),
+                cwd=request.cwd,
+                timeout=request.timeout_s,
+                env=env,
+                stdin_data=request.prompt,
+            )
+        finally:
+            # Tool processes live in their own sessions: the group kill misses them.
+            kill_marked_processes(SESSION_MARK_VAR, request.session_id)
+        if done.timed_out:
+            # Even if claude printed a result while being terminated, the phase ran out
+            # of time: whatever it did is not trusted.
+            raise BackendError(
+                "timeout",
+                f"claude session {request.session_id} did not finish within "
+                f"{request.timeout_s:g}s; it and its tool processes were killed",
+                "raise the phase timeout in tdd.toml if the agent needs longer",
+                retryable=True,
+            )
+        return to_result(parse_result(done), request)
+
+    # -- pieces ------------------------------------------------------------------------
+
+    def argv(self, request: AgentRequest) -> list[str]:
+        """The command line for ``request`` (the prompt goes on stdin)."""
+        schema = json.dumps(request.output_model.model_json_schema(), separators=(",", ":"))
+        argv = [
+            self.binary,
+            "-p",
+            "--output-format",
+            "json",
+            "--json-schema",
+            schema,
+            "--system-prompt-file",
+            str(request.system_prompt_file),
+            "--session-id",
+            request.session_id,
+            "--max-turns",
+            str(request.max_turns),
+            "--tools",
+            ",".join(request.tools),  # "" disables every built-in tool
+        ]
+        if request.allowed_tools:
+            argv += ["--allowedTools", ",".join(request.allowed_tools)]
+        if request.disallowed_tools:
+            argv += ["--disallowedTools", ",".join(request.disallowed_tools)]
+        if request.model:
+            argv += ["--model", request.model]
+        if request.max_budget_usd is not None:
+            argv += ["--max-budget-usd", f"{request.max_budget_usd:.4f}"]
+        return argv
+
+    def _run(
+        self,
+        argv: list[str],
+        *,
+        cwd: Path,
+        timeout: float,
+        env: Mapping[str, str] | None = None,
+        stdin_data: str | None = None,
+    ) -> Completed:
+        env = env if env is not None else self.env
+        try:
+            return run(
+                argv,
+                cwd=cwd,
+                timeout=timeout,
+                env=env if env is not None else os.environ,
+                stdin_data=stdin_data,
+            )
+        except CommandError as exc:
+            raise BackendError(
+                "missing_binary",
+                f"cannot run claude ({self.binary!r}): {exc.message}",
+                INSTALL_HINT,
+            ) from exc
+
+
+# -- parsing and classification (pure functions, so they are easy to test) ----------
+
+
+def parse_result(done: Completed) -> dict[str, Any]:
+    """The result object of ``--output-format json``, or an ``unparsable_output`` error."""
+    text = done.stdout.strip()
+    candidates = [text, *reversed(text.splitlines())] if text else []
+    for candidate in candidates:
+        try:
+            data = json.loads(candidate)
+        except ValueError:
+            continue
+        if isinstance(data, dict) and data.get("type") == "result":
+            return data
+    raise BackendError(
+        "unparsable_output",
+        f"claude printed no JSON result (exit code {done.returncode}):\n"
+        f"{done.describe(EXCERPT_CHARS)}",
+        "run the same command by hand to see what claude says",
+    )
+
+
+def classify_error(data: dict[str, Any]) -> AgentRunError:
+    """The BackendError for a result with ``is_error: true`` or an error subtype."""
+    subtype = str(data.get("subtype") or "")
+    errors = "; ".join(str(e) for e in data.get("errors") or [])
+    text = str(data.get("result") or errors or subtype)
+    if subtype == "error_max_turns":
+        return AgentRunError(
+            "max_turns",
+            f"claude stopped at its turn limit: {errors or text}",
+            "raise max_turns for this agent, or make the task smaller",
+            raw=data,
+        )
+    if subtype == "error_max_budget_usd":
+        return AgentRunError(
+            "max_budget",
+            f"claude stopped at its budget: {errors or text}",
+            "raise max_budget_usd in tdd.toml",
+            raw=data,
+        )
+    if subtype == "error_max_structured_output_retries":
+        return AgentRunError(
+            "invalid_output",
+            "claude gave up: every StructuredOutput call failed the JSON schema "
+            f"({errors or text})",
+            raw=data,
+        )
+    if subtype == "error_during_execution":
+        return AgentRunError(
+            "execution_error", f"claude failed during execution: {errors or text}", raw=data
+        )
+    status = data.get("api_error_status")
+    lowered = text.lower()
+    if status == 401 or any(marker in lowered for marker in LOGIN_MARKERS):
+        return AgentRunError(
+            "not_logged_in", f"claude is not logged in: {text}", LOGIN_HINT, raw=data
+        )
+    if isinstance(status, int):
+        retryable = status in RETRYABLE_STATUSES or status >= 500
+        return AgentRunError(
+            "api_error",
+            f"the model API failed with HTTP {status}: {text}",
+            "wait and run `rgr resume`" if retryable else None,
+            retryable=retryable,
+            raw=data,
+        )
+    if any(marker in lowered for marker in TRANSIENT_MARKERS):
+        return AgentRunError(
+            "api_error",
+            f"the model API could not be reached: {text}",
+            "check the network and ANTHROPIC_BASE_URL, then run `rgr resume`",
+            retryable=True,
+            raw=data,
+        )
+    return AgentRunError("execution_error", f"claude failed ({subtype}): {text}", raw=data)
+
+
+def to_result(data: dict[str, Any], request: AgentRequest) -> AgentResult:
+    """A validated AgentResult, or the BackendError that explains why there is none."""
+    if data.get("is_error") or data.get("subtype") != "success":
+        raise classify_error(data)
+    structured = data.get("structured_output")
+    if structured is None:
+        said = str(data.get("result") or "")[:EXCERPT_CHARS]
+        raise AgentRunError(
+            "no_structured_output",
+            f"claude finished without calling StructuredOutput; it said: {said!r}",
+            raw=data,
+        )
+    try:
+        output = request.output_model.model_validate(structured)
+    except pydantic.ValidationError as exc:
+        problems = "\n".join(
+            f"  {'.'.join(str(p) for p in err['loc']) or '<root>'}: {err['msg']}"
+            for err in exc.errors()
+        )
+        raise AgentRunError(
+            "invalid_output",
+            f"claude's structured output is not a valid {request.output_model.__name__}:\n"
+            f"{problems}",
+            raw=data,
+        ) from exc
+    return AgentResult(
+        session_id=str(data.get("session_id") or request.session_id),
+        output=output,
+        num_turns=_int(data.get("num_turns")),
+        cost_usd=float(data.get("total_cost_usd") or 0.0),
+        duration_ms=_int(data.get("duration_ms")),
+        usage=usage_of(data),
+        permission_denials=[d for d in data.get("permission_denials") or [] if isinstance(d, dict)],
+        raw=data,
+    )
+
+
+_MODEL_USAGE_KEYS = {
+    "inputTokens": "input_tokens",
+    "outputTokens": "output_tokens",
+    "cacheReadInputTokens": "cache_read_input_tokens",
+    "cacheCreationInputTokens": "cache_creation_input_tokens",
+}
+
+
+def usage_of(data: Mapping[str, Any]) -> dict[str, int]:
+    """Token totals of the run, summed over models.
+
+    ``modelUsage`` first: the top-level ``usage`` reads all zeros when a request fell
+    back to non-streaming after a dropped stream, or when the budget stopped the run.
+    """
+    totals = dict.fromkeys(_MODEL_USAGE_KEYS.values(), 0)
+    per_model = data.get("modelUsage")
+    if isinstance(per_model, dict) and per_model:
+        for usage in per_model.values():
+            if isinstance(usage, dict):
+                for camel, snake in _MODEL_USAGE_KEYS.items():
+                    totals[snake] += _int(usage.get(camel))
+        return totals
+    usage = data.get("usage")
+    if isinstance(usage, dict):
+        for snake in totals:
+            totals[snake] = _int(usage.get(snake))
+    return totals
+
+
+def kill_marked_processes(var: str, value: str, grace_s: float = 2.0) -> list[int]:
+    """Kill every process whose environment holds ``var=value``; the pids found.
+
+    Linux only (it reads /proc/<pid>/environ of our own processes); elsewhere it finds
+    nothing and the caller's process-group kill is all there is.
+    """
+    needle = f"{var}={value}".encode()
+    pids = [pid for pid in _own_pids() if pid != os.getpid() and _environ_has(pid, needle)]
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        alive = [pid for pid in pids if _signal_group(pid, sig)]
+        deadline = time.monotonic() + grace_s
+        while alive and time.monotonic() < deadline:
+            time.sleep(0.05)
+            alive = [pid for pid in alive if _exists(pid)]
+        if not alive:
+            break
+    return pids
+
+
+def _own_pids() -> list[int]:
+    proc = Path("/proc")
+    if not proc.is_dir():
+        return []
+    return [int(p.name) for p in proc.iterdir() if p.name.isdigit()]
+
+
+def _environ_has(pid: int, needle: bytes) -> bool:
+    try:
+        return needle in (Path("/proc") / str(pid) / "environ").read_bytes().split(b"\0")
+    except OSError:  # gone, or not ours
+        return False
+
+
+def _signal_group(pid: int, sig: signal.Signals) -> bool:
+    """Signal ``pid``'s process group (never our own); False if it is already gone."""
+    try:
+        group = os.getpgid(pid)
+        if group == os.getpgrp():
+            os.kill(pid, sig)
+        else:
+            os.killpg(group, sig)
+        return True
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return False
+
+
+def _exists(pid: int) -> bool:
+    try:
+        stat = (Path("/proc") / str(pid) / "stat").read_text()
+    except OSError:
+        return False
+    # A zombie is dead; it only waits for a parent (often init) to reap it.
+    return stat.rsplit(")", 1)[-1].split()[0] != "Z"
+
+
+def _int(value: Any) -> int:
+    return int(value) if isinstance(value, int | float) else 0

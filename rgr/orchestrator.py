@@ -1,0 +1,364 @@
+"""The phase state machine: PLAN → RED → GREEN → REFACTOR → PLAN … → COMPLETE.
+
+One phase, as data: the noted HEAD (its nextPhase says what runs) → a prompt → one
+fresh agent session → the agent's commits → checks on base..HEAD (commits, scope,
+markers) → one test run → on success a note on the phase's last commit; on failure the
+attempt is kept under ``refs/rgr/attempts/...`` with a note saying why, the branch goes
+back to the base and a fresh session retries with the failure brief.
+
+Uncommitted changes an agent leaves behind never count: they are saved under
+``refs/rgr/leftovers/...`` and removed from the tree before the checks, so what rgr
+verifies is exactly what is committed.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pygit2
+
+from rgr import __version__, git
+from rgr.agents import AgentSpec, agent_for, prompt_path, prompt_version
+from rgr.backends.base import AgentRequest, AgentResult, Backend
+from rgr.config import TestCommand
+from rgr.errors import BackendError, PhaseFailed
+from rgr.guards import Violation, check_commits, check_scope, check_tests, failure_brief
+from rgr.handoff import (
+    FOLLOWS,
+    AgentSummary,
+    ErrorDetails,
+    HandoffState,
+    Phase,
+    TestCase,
+    TestResult,
+    TestRunSummary,
+    now_utc,
+)
+from rgr.outputs import OUTPUT_MODELS, PhaseOutput, PlanOutput
+from rgr.prompting import build_prompt
+from rgr.retry import AttemptRejected, phase_retrying
+from rgr.testlist import FILENAME as TEST_LIST
+from rgr.testlist import parse_test_list
+from rgr.verify import TestReport, run_tests
+from rgr.workspace import Workspace
+
+ATTEMPTS_PREFIX = "refs/rgr/attempts/"
+LEFTOVERS_PREFIX = "refs/rgr/leftovers/"
+
+#: Backend failures no retry can fix: stop at once and say what to do.
+FATAL_BACKEND_KINDS = frozenset({"missing_binary", "not_logged_in"})
+
+Report = Callable[[str], None]
+
+
+@dataclass
+class Orchestrator:
+    ws: Workspace
+    backend: Backend
+    test_command: TestCommand
+    report: Report
+    backoff_base_s: float = 1.0
+    max_phases: int | None = None  # stop after this many phases (tests, --max-phases)
+    _reports: dict[str, TestReport] = field(default_factory=dict)
+
+    # ---------------------------------------------------------------- test runs --
+
+    def tests_at_head(self) -> TestReport:
+        """The suite's report for HEAD's tree: run once, reused while the tree is unchanged
+        (an empty refactor commit, a plan commit that only touched test-list.md)."""
+        tree = str(git.head_commit(self.ws.repo).tree.id)
+        cached = self._reports.get(tree)
+        if cached is not None:
+            return cached
+        self.report(f"running tests: {' '.join(self.test_command.argv)}")
+        result = run_tests(self.test_command, self.ws.root,
+                           timeout=self.ws.config.command_timeout, env=self.ws.env)
+        self.report(f"tests: {result.passed} passed, {result.failed} failed, "
+                    f"{result.errors} errors ({result.duration_s:.1f}s)")
+        self._reports[tree] = result
+        return result
+
+    def remember_report(self, commit: pygit2.Commit, report: TestReport) -> None:
+        self._reports[str(commit.tree.id)] = report
+
+    # ------------------------------------------------------------------ the loop --
+
+    def loop(self, state: HandoffState) -> HandoffState:
+        phases = 0
+        while state.resume_phase != Phase.COMPLETE:
+            if self.max_phases is not None and phases >= self.max_phases:
+                self.report(f"stopping after {phases} phase(s) as asked; `rgr resume` goes on")
+                return state
+            state = self.run_phase(state)
+            phases += 1
+        return state
+
+    def run_phase(self, prev: HandoffState) -> HandoffState:
+        phase = prev.resume_phase
+        spec = agent_for(self.ws.root, phase)
+        base = git.head_commit(self.ws.repo)
+        before = self.tests_at_head()
+        cycle = prev.cycle_number + 1 if phase == Phase.PLAN else prev.cycle_number
+        self.report(f"cycle {cycle} {phase}: {spec.name} starts")
+        brief: str | None = prev.error and _resume_brief(prev)
+        attempt_number = 0
+        try:
+            for attempt in phase_retrying(self.ws.config.max_retries, self.backoff_base_s):
+                with attempt:
+                    attempt_number = attempt.retry_state.attempt_number
+                    if attempt_number > 1:
+                        self.report(f"cycle {cycle} {phase}: retry {attempt_number - 1} of "
+                                    f"{self.ws.config.max_retries}")
+                    try:
+                        return self._attempt(prev, phase, spec, base, before, cycle,
+                                             attempt_number, brief)
+                    except AttemptRejected as rejected:
+                        brief = rejected.brief
+                        raise
+        except AttemptRejected as final:
+            self._record_exhausted(prev, base, phase, attempt_number, final)
+            raise PhaseFailed(
+                f"{phase} failed {attempt_number} time(s); the branch is back at "
+                f"{str(base.id)[:8]}, the last verified commit. Last failure: {final}",
+                "see `rgr history --all` for the rejected attempts, then `rgr resume` to try "
+                "again (raise max_retries in tdd.toml for more attempts)",
+            ) from None
+        raise AssertionError("unreachable: tenacity either returns or raises")
+
+    # -------------------------------------------------------------- one attempt --
+
+    def _attempt(self, prev: HandoffState, phase: Phase, spec: AgentSpec, base: pygit2.Commit,
+                 before: TestReport, cycle: int, attempt_number: int,
+                 brief: str | None) -> HandoffState:
+        started = now_utc()
+        session_id = str(uuid.uuid4())
+        request = self._request(prev, phase, spec, base, cycle, brief, session_id)
+        self.report(f"cycle {cycle} {phase}: agent session {session_id[:8]} running")
+        result: AgentResult | None = None
+        backend_error: BackendError | None = None
+        try:
+            result = self.backend.run(request)
+        except BackendError as exc:
+            if exc.kind in FATAL_BACKEND_KINDS:
+                self._restore(base, f"{phase}-c{cycle}-a{attempt_number}", prev.run_id)
+                raise
+            backend_error = exc
+        leftovers = self._restore_tree(f"{phase}-c{cycle}-a{attempt_number}", prev.run_id)
+        if leftovers:
+            self.report(f"the agent left uncommitted changes; saved under {leftovers}")
+        head = git.head_commit(self.ws.repo)
+        violations: list[Violation] = []
+        after: TestReport | None = None
+        if backend_error is not None:
+            violations.append(Violation(f"agent-{backend_error.kind}", backend_error.message))
+        else:
+            violations = check_commits(self.ws.repo, base.id, head.id, spec.commit_prefixes)
+            if not violations:
+                violations = check_scope(self.ws.repo, self.ws.config, phase, base.id, head.id)
+            if not violations and result is not None:
+                violations, after = self._verify(phase, result, head, before)
+        if violations:
+            self.report(f"cycle {cycle} {phase}: rejected: {violations[0]}"
+                        + (f" (+{len(violations) - 1} more)" if len(violations) > 1 else ""))
+            self._keep_attempt(prev, phase, cycle, base, head, attempt_number, violations,
+                               result, after, started)
+            raise AttemptRejected(violations, failure_brief(violations, after),
+                                  backend_side=backend_error is not None
+                                  and backend_error.retryable)
+        assert result is not None
+        state = self._next_state(prev, phase, cycle, result, head, base, after or before,
+                                 attempt_number, started, spec)
+        self.ws.notes.write(str(head.id), state)
+        self.report(f"cycle {cycle} {phase}: verified and noted on {str(head.id)[:8]}"
+                    + (f" (next: {state.resume_phase})" if state.phase != Phase.COMPLETE
+                       else " (feature complete)"))
+        return state
+
+    def _request(self, prev: HandoffState, phase: Phase, spec: AgentSpec, base: pygit2.Commit,
+                 cycle: int, brief: str | None, session_id: str) -> AgentRequest:
+        prompt = build_prompt(
+            self.ws.root, phase=phase, state=prev, cycle=cycle,
+            branch=git.current_branch(self.ws.repo) or "", head=str(base.id),
+            test_argv=self.test_command.argv,
+            test_list=git.file_text(self.ws.repo, base.id, TEST_LIST),
+            failure_brief=brief,
+        )
+        return AgentRequest(
+            prompt=prompt,
+            system_prompt_file=prompt_path(self.ws.root, spec.prompt),
+            output_model=OUTPUT_MODELS[spec.output],
+            tools=tuple(spec.tools),
+            allowed_tools=spec.permission_rules(self.test_command.argv),
+            disallowed_tools=tuple(spec.disallowed_tools),
+            max_turns=min(spec.max_turns, self.ws.config.max_turns),
+            model=spec.model or self.ws.config.model,
+            cwd=self.ws.root,
+            timeout_s=self.ws.config.agent_timeout,
+            session_id=session_id,
+            env=self.ws.env,
+        )
+
+    def _verify(self, phase: Phase, result: AgentResult, head: pygit2.Commit,
+                before: TestReport) -> tuple[list[Violation], TestReport | None]:
+        if phase == Phase.PLAN:
+            # The planner may only touch test-list.md (check_scope), so the suite's
+            # result cannot have changed: no test run.
+            self.remember_report(head, before)
+            return self._check_plan(result, head), None
+        after = self.tests_at_head()
+        return check_tests(phase, before, after), after
+
+    def _check_plan(self, result: AgentResult, head: pygit2.Commit) -> list[Violation]:
+        output = result.output
+        assert isinstance(output, PlanOutput)
+        tests = parse_test_list(git.file_text(self.ws.repo, head.id, TEST_LIST))
+        if output.current_test is None and not tests.complete:
+            reason = (f"{len(tests.pending)} item(s) are still unticked" if tests.total
+                      else "it has no items")
+            return [Violation("plan-not-complete", f"the planner says the feature is done but "
+                              f"{TEST_LIST} disagrees: {reason}", TEST_LIST)]
+        if output.current_test is not None and not tests.pending:
+            return [Violation("plan-no-pending-item", f"the planner chose "
+                              f"{output.current_test.description!r} but {TEST_LIST} has no "
+                              "unticked item for it", TEST_LIST)]
+        return []
+
+    # ------------------------------------------------------------------- states --
+
+    def _next_state(self, prev: HandoffState, phase: Phase, cycle: int, result: AgentResult,
+                    head: pygit2.Commit, base: pygit2.Commit, tests: TestReport,
+                    attempt_number: int, started: object, spec: AgentSpec) -> HandoffState:
+        listing = parse_test_list(git.file_text(self.ws.repo, head.id, TEST_LIST))
+        current = prev.current_test
+        done = False
+        summary = None
+        if isinstance(result.output, PlanOutput):
+            planned = result.output.current_test
+            done = planned is None
+            current = None if planned is None else TestCase(
+                description=planned.description, test_file=planned.test_file,
+                impl_file=planned.impl_file)
+            summary = "feature complete" if done else f"next test: {current.description}" \
+                if current else None
+        elif isinstance(result.output, PhaseOutput):
+            summary = result.output.summary
+        return prev.model_copy(update={
+            "phase": Phase.COMPLETE if done else phase,
+            "next_phase": None if done else FOLLOWS[phase],
+            "cycle_number": cycle,
+            "current_test": current,
+            "completed_tests": list(listing.done),
+            "pending_tests": list(listing.pending),
+            "test_result": test_result(phase, tests),
+            "error": None,
+            "error_details": None,
+            "retry_count": attempt_number - 1,
+            "schema_version": 1,
+            "base_commit": str(base.id),
+            "started_at": started,
+            "finished_at": now_utc(),
+            "agent": _agent_summary(result, spec, self.ws.root),
+            "tests": tests_summary(tests),
+            "rgr_version": __version__,
+            "summary": summary,
+        })
+
+    def _keep_attempt(self, prev: HandoffState, phase: Phase, cycle: int, base: pygit2.Commit,
+                      head: pygit2.Commit, attempt_number: int, violations: list[Violation],
+                      result: AgentResult | None, after: TestReport | None,
+                      started: object) -> None:
+        """Keep a rejected attempt reachable, with a note saying why, then reset."""
+        if head.id != base.id:
+            name = self._ref(ATTEMPTS_PREFIX, f"{phase}-c{cycle}-a{attempt_number}", prev.run_id)
+            self.ws.repo.create_reference_direct(name, head.id, True,
+                                                 message="rgr: rejected attempt")
+            first = violations[0]
+            state = prev.model_copy(update={
+                "phase": phase, "next_phase": phase, "cycle_number": cycle,
+                "error": str(first), "retry_count": attempt_number - 1,
+                "error_details": ErrorDetails(type=first.rule, message="\n".join(
+                    str(v) for v in violations)[:4000]),
+                "base_commit": str(base.id), "started_at": started, "finished_at": now_utc(),
+                "agent": _agent_summary(result, None, self.ws.root) if result else None,
+                "tests": tests_summary(after) if after else None,
+                "test_result": None, "schema_version": 1, "rgr_version": __version__,
+                "summary": f"rejected attempt kept at {name}",
+            })
+            self.ws.notes.write(str(head.id), state, f"rgr: rejected {phase} attempt")
+            self.report(f"rejected attempt kept at {name}")
+        git.reset_hard(self.ws.repo, base.id)
+        git.remove_untracked(self.ws.repo)
+
+    def _record_exhausted(self, prev: HandoffState, base: pygit2.Commit, phase: Phase,
+                          attempts: int, final: AttemptRejected) -> None:
+        """Retries exhausted: the error goes on the last verified commit's note, whose
+        nextPhase is unchanged, so `rgr resume` tries the same phase again."""
+        first = final.violations[0] if final.violations else Violation("unknown", str(final))
+        state = prev.model_copy(update={
+            "error": f"{phase} failed after {attempts} attempt(s): {first}",
+            "error_details": ErrorDetails(type=first.rule, message=final.brief[:4000]),
+            "retry_count": attempts - 1,
+        })
+        self.ws.notes.write(str(base.id), state, f"rgr: {phase} failed after {attempts} attempts")
+
+    # ---------------------------------------------------------- tree hygiene --
+
+    def _ref(self, prefix: str, label: str, run_id: str | None) -> str:
+        return f"{prefix}{run_id or 'run'}/{label}-{int(time.time())}"
+
+    def _restore_tree(self, label: str, run_id: str | None) -> str | None:
+        return git.set_aside(self.ws.repo, self._ref(LEFTOVERS_PREFIX, label, run_id),
+                             f"rgr: uncommitted changes left by the agent ({label})")
+
+    def _restore(self, base: pygit2.Commit, label: str, run_id: str | None) -> None:
+        """Back to ``base`` after a fatal backend error, keeping whatever was done."""
+        self._restore_tree(label, run_id)
+        head = git.head_commit(self.ws.repo)
+        if head.id != base.id:
+            name = self._ref(ATTEMPTS_PREFIX, label, run_id)
+            self.ws.repo.create_reference_direct(name, head.id, True, message="rgr: aborted")
+            git.reset_hard(self.ws.repo, base.id)
+
+
+def _resume_brief(prev: HandoffState) -> str:
+    details = prev.error_details.message if prev.error_details else prev.error or ""
+    return ("The last run of this phase failed and was rolled back. What went wrong:\n"
+            + details[:3000])
+
+
+def test_result(phase: Phase, tests: TestReport) -> TestResult | None:
+    if phase == Phase.RED:
+        return TestResult.FAIL
+    if phase in (Phase.GREEN, Phase.REFACTOR):
+        return TestResult.PASS if tests.all_passed else TestResult.FAIL
+    return None
+
+
+def tests_summary(report: TestReport) -> TestRunSummary:
+    return TestRunSummary(
+        command=list(report.argv), exit_code=report.exit_code,
+        duration_s=round(report.duration_s, 3), passed=report.passed, failed=report.failed,
+        errors=report.errors, skipped=report.skipped, failing=list(report.failing_ids[:50]),
+    )
+
+
+def _agent_summary(result: AgentResult | None, spec: AgentSpec | None,
+                   root: Path) -> AgentSummary | None:
+    if result is None:
+        return None
+    version = prompt_version(prompt_path(root, spec.prompt)) if spec else None
+    return AgentSummary(
+        session_id=result.session_id,
+        model=str(result.raw.get("model")) if result.raw.get("model") else None,
+        num_turns=result.num_turns,
+        cost_usd=result.cost_usd,
+        duration_ms=result.duration_ms,
+        input_tokens=result.usage.get("input_tokens"),
+        output_tokens=result.usage.get("output_tokens"),
+        permission_denials=len(result.permission_denials),
+        prompt_version=version,
+    )

@@ -1,0 +1,57 @@
+"""The user prompt of one phase, built from the handoff state (``prompts/phase.md``)."""
+
+from __future__ import annotations
+
+import shlex
+from pathlib import Path
+from string import Template
+
+from rgr.agents import prompt_path
+from rgr.handoff import HandoffState, Phase
+from rgr.testlist import FILENAME as TEST_LIST
+
+#: A test list longer than this is cut in the prompt (the agent can read the file).
+TEST_LIST_LIMIT = 6000
+
+
+def build_prompt(
+    root: Path,
+    *,
+    phase: Phase,
+    state: HandoffState,
+    cycle: int,
+    branch: str,
+    head: str,
+    test_argv: tuple[str, ...],
+    test_list: str | None,
+    failure_brief: str | None,
+) -> str:
+    template = Template(prompt_path(root, "phase.md").read_text())
+    test = state.current_test if phase != Phase.PLAN else None
+    if phase == Phase.PLAN:
+        finished = state.current_test.description if state.current_test else None
+        current = (f"The previous cycle finished: {finished!r}. Tick its box."
+                   if finished and state.phase == Phase.REFACTOR else "Choose the next one.")
+    elif test is None:
+        current = "(none recorded)"
+    else:
+        current = (f"- description: {test.description}\n- test file: {test.test_file}\n"
+                   f"- implementation file: {test.impl_file}")
+    listing = (test_list or f"({TEST_LIST} does not exist yet)").strip()
+    if len(listing) > TEST_LIST_LIMIT:
+        listing = listing[:TEST_LIST_LIMIT] + f"\n[... cut; read {TEST_LIST} for the rest]"
+    previous = f"{state.phase}: {state.summary}" if state.summary else f"{state.phase} phase"
+    text = template.safe_substitute(
+        phase=phase.value,
+        cycle=cycle,
+        feature=state.feature or "(not recorded)",
+        branch=branch,
+        head=head[:12],
+        test_command=shlex.join(test_argv),
+        current_test=current,
+        test_list=listing,
+        previous=previous,
+        failure_brief=failure_brief or "",
+    )
+    # The version tag is for the file's readers, not the model.
+    return "\n".join(line for line in text.splitlines() if not line.startswith("<!--")).strip()

@@ -1,0 +1,45 @@
+"""The one retry policy of a phase (tenacity), written once.
+
+A rejected attempt is retried up to ``max_retries`` times, each in a fresh session
+whose prompt carries the failure brief. Failures on the backend's side (rate limits,
+overload, timeouts) wait 1 s, 2 s, 4 s ... first; a rejected piece of work is retried
+at once. Anything that is not an AttemptRejected (a missing binary, a lost login, a
+bug) stops the loop immediately.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from tenacity import RetryCallState, Retrying, retry_if_exception_type, stop_after_attempt
+
+from rgr.guards import Violation
+
+
+class AttemptRejected(Exception):
+    """One attempt at a phase failed its checks; the branch is back at the base."""
+
+    def __init__(self, violations: list[Violation], brief: str, backend_side: bool) -> None:
+        super().__init__("; ".join(str(v) for v in violations))
+        self.violations = violations
+        self.brief = brief
+        self.backend_side = backend_side
+
+
+def backoff_wait(base_s: float) -> Callable[[RetryCallState], float]:
+    def wait(state: RetryCallState) -> float:
+        error = state.outcome.exception() if state.outcome else None
+        if isinstance(error, AttemptRejected) and error.backend_side:
+            return float(base_s * 2 ** (state.attempt_number - 1))
+        return 0.0
+
+    return wait
+
+
+def phase_retrying(max_retries: int, backoff_base_s: float = 1.0) -> Retrying:
+    return Retrying(
+        retry=retry_if_exception_type(AttemptRejected),
+        stop=stop_after_attempt(max_retries + 1),
+        wait=backoff_wait(backoff_base_s),
+        reraise=True,
+    )

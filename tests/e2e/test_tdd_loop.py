@@ -1,0 +1,227 @@
+"""`rgr run` / `rgr resume` end to end: the real rgr CLI, the real claude binary, real
+git and real pytest; only the model is scripted (rgr.fake_model on 127.0.0.1).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from kata import (
+    ASSERT_1,
+    IMPL_1,
+    TEST_FILE_1,
+    git,
+    green,
+    kill_tree,
+    make_project,
+    one_test_kata_tail,
+    plan,
+    red,
+    refactor,
+    rgr,
+    rgr_env,
+    text_only,
+    two_test_kata,
+    write,
+)
+
+from rgr.fake_model import FakeModelServer, HttpError, SessionScript, structured
+
+pytestmark = pytest.mark.e2e
+
+NOTES = "refs/notes/tdd-handoffs"
+
+
+def notes_on_branch(repo: Path) -> list[dict[str, object]]:
+    """Every handoff on HEAD's history, oldest first, read with git's own CLI."""
+    out = git(repo, "log", "--reverse", f"--notes={NOTES}", "--format=%x1e%H%n%N")
+    found = []
+    for record in out.split("\x1e")[1:]:
+        commit, _, note = record.partition("\n")
+        if note.strip():
+            found.append({"commit": commit, **json.loads(note)})
+    return found
+
+
+def assert_suite_green(repo: Path) -> None:
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"],
+                          cwd=repo, capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_two_test_kata_end_to_end(tmp_path: Path) -> None:
+    repo = make_project(tmp_path / "kata")
+    with FakeModelServer(two_test_kata()) as server:
+        done = rgr(["run", "--yes", "add a slugify function"], repo,
+                   rgr_env(tmp_path / "home", server.url))
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert server.errors == [], server.errors
+        assert server.remaining == 0
+        first_requests: dict[str, int] = {}
+        for record in server.requests:
+            if record.session_id and record.session_id not in first_requests and \
+                    "StructuredOutput" in record.tools:
+                first_requests[record.session_id] = record.body_bytes
+    # Request footprint: the first model request of every phase is small.
+    sizes = list(first_requests.values())
+    print("first request per phase (bytes):", sizes)
+    assert len(sizes) == 9 and max(sizes) <= 16 * 1024, sizes
+
+    assert git(repo, "rev-parse", "--abbrev-ref", "HEAD").strip() == "rgr/add-a-slugify-function"
+    notes = notes_on_branch(repo)
+    phases = [n["phase"] for n in notes]
+    # the start marker (cycle 0), then 2 full cycles, then the closing plan
+    assert phases == ["REFACTOR", "PLAN", "RED", "GREEN", "REFACTOR",
+                      "PLAN", "RED", "GREEN", "REFACTOR", "COMPLETE"], phases
+    assert [n["cycleNumber"] for n in notes] == [0, 1, 1, 1, 1, 2, 2, 2, 2, 3]
+    agent_commits = [c for c in git(repo, "log", "--format=%H", "main..HEAD").split()]
+    noted = {n["commit"] for n in notes}
+    # every commit on the branch carries a note (each phase made exactly one commit)
+    assert set(agent_commits) == noted
+    red_notes = [n for n in notes if n["phase"] == "RED"]
+    assert all(n["testResult"] == "FAIL" for n in red_notes)
+    assert all(n["agent"]["sessionId"] for n in notes[1:])  # type: ignore[index]
+    assert len({n["agent"]["sessionId"] for n in notes[1:]}) == 9  # type: ignore[index]
+    assert notes[-1]["completedTests"] == ["lowercases a single word", "joins words with dashes"]
+    # the CLI audit trail
+    shown = json.loads(git(repo, "notes", f"--ref={NOTES}", "show", "HEAD"))
+    assert shown["phase"] == "COMPLETE"
+    history = rgr(["history", "--json"], repo, rgr_env(tmp_path / "home", "http://127.0.0.1:9"))
+    rows = json.loads(history.stdout)
+    assert [r["phase"] for r in rows] == phases
+    status = rgr(["status", "--json"], repo, rgr_env(tmp_path / "home", "http://127.0.0.1:9"))
+    assert json.loads(status.stdout)["resumable"] is False
+    assert_suite_green(repo)
+    assert git(repo, "status", "--porcelain") == ""
+
+
+def test_green_that_edits_the_test_is_rejected_and_retried(tmp_path: Path) -> None:
+    repo = make_project(tmp_path / "kata")
+    weakened = TEST_FILE_1.replace(ASSERT_1, "assert True")
+    cheat = green(IMPL_1, first=True, extra=[write("tests/test_slug.py", weakened)])
+    cheat = SessionScript([cheat.steps[0], *(
+        [s for s in cheat.steps[1:]])], expect_system_contains="You are the IMPLEMENTER")
+    scripts = [plan(0, first=True, total=1), red(TEST_FILE_1, first=True),
+               _with_read_first(cheat), *one_test_kata_tail()]
+    with FakeModelServer(scripts) as server:
+        done = rgr(["run", "--yes", "--skip-preflight", "slugify"], repo,
+                   rgr_env(tmp_path / "home", server.url))
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert server.errors == []
+    assert "green-touches-tests" in done.stdout
+    # the original assertion survived
+    assert ASSERT_1 in (repo / "tests" / "test_slug.py").read_text()
+    assert_suite_green(repo)
+    # the rejected attempt is kept, with a note saying why, and listed by history --all
+    attempts = git(repo, "for-each-ref", "--format=%(refname)", "refs/rgr/attempts/").split()
+    assert len(attempts) == 1
+    note = json.loads(git(repo, "notes", f"--ref={NOTES}", "show", attempts[0]))
+    assert note["errorDetails"]["type"] == "green-touches-tests"
+    rows = json.loads(rgr(["history", "--all", "--json"], repo,
+                          rgr_env(tmp_path / "home", "http://127.0.0.1:9")).stdout)
+    assert [r["reachable"] for r in rows].count(False) == 1
+    green_note = [n for n in notes_on_branch(repo) if n["phase"] == "GREEN"][0]
+    assert green_note["retryCount"] == 1
+
+
+def _with_read_first(script: SessionScript) -> SessionScript:
+    # Writing over the test file needs a Read of it first (claude's own rule).
+    from rgr.fake_model import read
+
+    steps = list(script.steps)
+    steps.insert(1, read("tests/test_slug.py"))
+    return SessionScript(steps, expect_system_contains=script.expect_system_contains)
+
+
+def test_red_that_passes_or_does_not_load_is_rejected(tmp_path: Path) -> None:
+    repo = make_project(tmp_path / "kata")
+    passing = 'def test_lowercases_a_single_word():\n    assert "hello" == "hello"\n'
+    broken = TEST_FILE_1.replace("def test_", "def test_(")
+    scripts = [plan(0, first=True, total=1), red(passing, first=True),
+               red(broken, first=True), red(TEST_FILE_1, first=True)]
+    with FakeModelServer(scripts) as server:
+        done = rgr(["run", "--yes", "--skip-preflight", "--max-phases", "2", "slugify"], repo,
+                   rgr_env(tmp_path / "home", server.url))
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert server.errors == []
+    assert "red-passes" in done.stdout
+    assert "tests-do-not-load" in done.stdout
+    red_note = notes_on_branch(repo)[-1]
+    assert red_note["phase"] == "RED" and red_note["retryCount"] == 2
+    assert red_note["nextPhase"] == "GREEN"
+    assert len(git(repo, "for-each-ref", "refs/rgr/attempts/").splitlines()) == 2
+
+
+def test_no_commit_no_structured_output_and_529(tmp_path: Path) -> None:
+    repo = make_project(tmp_path / "kata")
+    no_commit = SessionScript([structured({"currentTest": None})], name="no-commit")
+    overloaded = plan(0, first=True, total=1)
+    overloaded = SessionScript([HttpError(529, "overloaded_error", "Overloaded"),
+                                *overloaded.steps], name="529-then-ok")
+    scripts = [no_commit, text_only(), overloaded]
+    with FakeModelServer(scripts) as server:
+        done = rgr(["run", "--yes", "--skip-preflight", "--max-phases", "1", "slugify"], repo,
+                   rgr_env(tmp_path / "home", server.url))
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert server.errors == []
+    assert "no-commit" in done.stdout
+    assert "agent-no_structured_output" in done.stdout
+    last = notes_on_branch(repo)[-1]
+    assert last["phase"] == "PLAN" and last["retryCount"] == 2
+
+
+def test_retries_exhausted_records_the_error_and_exits_non_zero(tmp_path: Path) -> None:
+    repo = make_project(tmp_path / "kata")
+    (repo / "tdd.toml").write_text((repo / "tdd.toml").read_text().replace(
+        "max_retries = 3", "max_retries = 1"))
+    git(repo, "commit", "-qam", "one retry")
+    scripts = [text_only(), text_only()]
+    with FakeModelServer(scripts) as server:
+        done = rgr(["run", "--yes", "--skip-preflight", "slugify"], repo,
+                   rgr_env(tmp_path / "home", server.url))
+    assert done.returncode == 1
+    assert "PLAN failed 2 time(s)" in done.stderr and "rgr resume" in done.stderr
+    status = json.loads(rgr(["status", "--json"], repo,
+                            rgr_env(tmp_path / "home", "http://127.0.0.1:9")).stdout)
+    assert status["resumable"] is True
+    assert status["state"]["error"].startswith("PLAN failed after 2 attempt(s)")
+    assert status["state"]["retryCount"] == 1
+
+
+def test_killed_mid_phase_then_resume_finishes(tmp_path: Path) -> None:
+    repo = make_project(tmp_path / "kata")
+    from rgr.fake_model import Hang
+
+    env = rgr_env(tmp_path / "home", "")
+    hang = SessionScript([Hang(120)], name="hang")
+    with FakeModelServer([plan(0, first=True, total=1), red(TEST_FILE_1, first=True), hang]) \
+            as server:
+        env["ANTHROPIC_BASE_URL"] = server.url
+        proc = subprocess.Popen([sys.executable, "-m", "rgr", "run", "--yes",
+                                 "--skip-preflight", "slugify"], cwd=repo, env=env,
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                stdin=subprocess.DEVNULL, text=True)
+        deadline = time.monotonic() + 120
+        while server.remaining > 0 or len(server.sessions) < 3:
+            assert proc.poll() is None, proc.communicate()[0]
+            assert time.monotonic() < deadline, "GREEN never started"
+            time.sleep(0.2)
+        time.sleep(1.0)  # the GREEN session is hanging inside claude now
+        kill_tree(proc.pid)
+        proc.wait()
+        assert proc.returncode == -9
+        noted = notes_on_branch(repo)
+        assert noted[-1]["phase"] == "RED"
+        for script in one_test_kata_tail():
+            server.add_script(script)
+        done = rgr(["resume", "--yes", "--skip-preflight"], repo, env)
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert server.errors == []
+    phases = [n["phase"] for n in notes_on_branch(repo)]
+    assert phases == ["REFACTOR", "PLAN", "RED", "GREEN", "REFACTOR", "COMPLETE"]
+    assert_suite_green(repo)
