@@ -24,10 +24,10 @@ from pathlib import Path
 import pygit2
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from make_repo import build  # noqa: E402
+from make_repo import build
 
-from rgr.handoff import HandoffState, Phase  # noqa: E402
-from rgr.notes import NotesStore  # noqa: E402
+from rgr.handoff import HandoffState, Phase
+from rgr.notes import NotesStore
 
 
 def wall(argv: list[str], cwd: Path, runs: int) -> float:

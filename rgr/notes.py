@@ -17,6 +17,7 @@ tried again, so no update is ever lost.
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import os
 import queue
@@ -172,7 +173,8 @@ class NotesStore:
             stderr = proc.stderr.read() if proc.stderr else b""
             proc.wait()
         if proc.returncode not in (0, -9):
-            raise NotesError(f"git log failed reading {self.ref}: {stderr.decode(errors='replace')}")
+            message = stderr.decode(errors="replace")
+            raise NotesError(f"git log failed reading {self.ref}: {message}")
 
     def latest_reachable(self, start: str) -> tuple[NoteRecord, int] | None:
         """The newest note on ``start`` or its ancestors, and how many commits lie
@@ -185,7 +187,8 @@ class NotesStore:
         if tip is None:
             return None
         tree = tip.tree
-        walker = self.repo.walk(pygit2.Oid(hex=start))  # lazy: TOPOLOGICAL would read all history first
+        # Unsorted is lazy; TOPOLOGICAL would read all of history before the first commit.
+        walker = self.repo.walk(pygit2.Oid(hex=start))
         for distance, commit in enumerate(walker):
             hex_id = str(commit.id)
             blob_id = _lookup(self.repo, tree, hex_id)
@@ -283,10 +286,9 @@ _PIPE_SIZE = 1 << 20
 
 
 def _grow_pipe(fd: int) -> None:
-    try:
+    # Not Linux, or over /proc/sys/fs/pipe-max-size: only slower.
+    with contextlib.suppress(OSError):
         fcntl.fcntl(fd, getattr(fcntl, "F_SETPIPE_SZ", 1031), _PIPE_SIZE)
-    except OSError:
-        pass  # not Linux, or over /proc/sys/fs/pipe-max-size: only slower
 
 
 _RECORD_SEP = b"\x00\x1e"

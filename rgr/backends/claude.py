@@ -204,6 +204,12 @@ class ClaudeBackend:
             str(request.max_turns),
             "--tools",
             ",".join(request.tools),  # "" disables every built-in tool
+            # The repository under work is not trusted: its .claude/settings*.json could
+            # add hooks or widen permissions, its .mcp.json could add tools. Only the
+            # user's own settings (auth, preferences) and rgr's flags apply.
+            "--setting-sources",
+            "user",
+            "--strict-mcp-config",
         ]
         if request.allowed_tools:
             argv += ["--allowedTools", ",".join(request.allowed_tools)]

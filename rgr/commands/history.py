@@ -43,7 +43,7 @@ def _row(commit: str, when: int, text: str | bytes, reachable: bool) -> dict[str
 
 
 def _when(iso: str) -> str:
-    return iso[:16].replace("T", " ")
+    return iso[5:16].replace("T", " ")  # MM-DD HH:MM; --json has the full timestamp
 
 
 def _iso(epoch: int) -> str:
@@ -94,27 +94,28 @@ def run(ws: Workspace, include_all: bool, limit: int | None, as_json: bool) -> i
     from rich.table import Table  # only the table view pays for it
 
     table = Table(box=None, pad_edge=False)
-    for name in ("commit", "time", "phase", "cycle", "test", "result", "retries", "error"):
-        wraps = name in ("test", "error")
-        table.add_column(name, overflow="fold" if wraps else "ellipsis", no_wrap=not wraps)
+    table.add_column("commit", no_wrap=True)
+    table.add_column("when", no_wrap=True)
+    table.add_column("phase", no_wrap=True)
+    table.add_column("cycle", no_wrap=True, justify="right")
+    table.add_column("result", no_wrap=True)
+    table.add_column("test / error", ratio=1, overflow="fold")
     for row in shown:
-        marker = "" if row["reachable"] else " (off branch)"
+        commit = short(row["commit"]) + ("" if row["reachable"] else "*")
         if "problem" in row:
-            table.add_row(short(row["commit"]) + marker, _when(row["time"]), "-", "-",
-                          "-", "-", "-", f"[red]invalid note: {esc(row['problem'])}[/red]")
+            table.add_row(commit, _when(row["time"]), "-", "-", "-",
+                          f"[red]invalid note: {esc(row['problem'])}[/red]")
             continue
-        test = row["currentTest"] or {}
-        table.add_row(
-            short(row["commit"]) + marker,
-            _when(row["time"]),
-            f"{row['phase']}→{row['nextPhase'] or '-'}",
-            str(row["cycleNumber"]),
-            esc(test.get("description") or "-"),
-            row["testResult"] or "-",
-            str(row["retryCount"]),
-            f"[red]{esc(row['error'])}[/red]" if row["error"] else "",
-        )
+        test = (row["currentTest"] or {}).get("description") or "-"
+        result = row["testResult"] or "-"
+        if row["retryCount"]:
+            result += f" ({row['retryCount']} retr{'y' if row['retryCount'] == 1 else 'ies'})"
+        detail = esc(test) + (f"\n[red]{esc(row['error'])}[/red]" if row["error"] else "")
+        table.add_row(commit, _when(row["time"]), row["phase"], str(row["cycleNumber"]),
+                      result, detail)
     out.print(table)
     if len(shown) < len(rows):
         out.print(f"({len(shown)} of {len(rows)} handoffs shown; --limit 0 shows all)")
+    if any(not row["reachable"] for row in shown):
+        out.print("* not on this branch: a rejected attempt kept for audit, or another branch")
     return 0

@@ -51,7 +51,8 @@ def run(ws: Workspace, rev: str, force: bool, assume_yes: bool, interactive: boo
         f"({state.phase}, cycle {state.cycle_number}); {len(undone)} commit(s) will be undone:"
     )
     for commit in reversed(undone):
-        out.print(f"  {short(str(commit.id))} {esc(commit.message.splitlines()[0] if commit.message else '')}")
+        subject = commit.message.splitlines()[0] if commit.message else ""
+        out.print(f"  {short(str(commit.id))} {esc(subject)}")
     if dirty:
         out.print(f"  and {len(dirty)} uncommitted change(s) will be stashed")
     if not assume_yes:
@@ -72,5 +73,6 @@ def run(ws: Workspace, rev: str, force: bool, assume_yes: bool, interactive: boo
     out.print(f"The undone commits are kept at {backup}; undo this rollback with:")
     out.print(f"  git reset --hard {backup}")
     if stash is not None:
-        out.print(f"Your uncommitted changes are in the stash ({short(str(stash))}): `git stash pop`")
+        out.print(f"Your uncommitted changes are in the stash ({short(str(stash))}): "
+                  "`git stash pop`")
     return 0

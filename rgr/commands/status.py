@@ -67,7 +67,9 @@ def run(ws: Workspace, as_json: bool) -> int:
     ]
     if data["handoffCommit"]:
         since = data["commitsSinceHandoff"]
-        where = short(data["handoffCommit"]) + (f" ({since} commit(s) before HEAD)" if since else "")
+        where = short(data["handoffCommit"])
+        if since:
+            where += f" ({since} commit(s) before HEAD)"
         rows.append(("last handoff", where))
     if state:
         test = state.get("currentTest") or {}

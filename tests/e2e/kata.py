@@ -6,6 +6,7 @@ claude executes the tool calls (Write, Read, Bash git commit) in the real reposi
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -169,7 +170,5 @@ def descendants(pid: int) -> list[int]:
 def kill_tree(pid: int) -> None:
     """SIGKILL ``pid`` and everything it started, as a power cut would."""
     for victim in [pid, *descendants(pid)]:
-        try:
+        with contextlib.suppress(ProcessLookupError):
             os.kill(victim, signal.SIGKILL)
-        except ProcessLookupError:
-            pass

@@ -22,7 +22,6 @@ from kata import (
     one_test_kata_tail,
     plan,
     red,
-    refactor,
     rgr,
     rgr_env,
     text_only,
@@ -104,8 +103,6 @@ def test_green_that_edits_the_test_is_rejected_and_retried(tmp_path: Path) -> No
     repo = make_project(tmp_path / "kata")
     weakened = TEST_FILE_1.replace(ASSERT_1, "assert True")
     cheat = green(IMPL_1, first=True, extra=[write("tests/test_slug.py", weakened)])
-    cheat = SessionScript([cheat.steps[0], *(
-        [s for s in cheat.steps[1:]])], expect_system_contains="You are the IMPLEMENTER")
     scripts = [plan(0, first=True, total=1), red(TEST_FILE_1, first=True),
                _with_read_first(cheat), *one_test_kata_tail()]
     with FakeModelServer(scripts) as server:
@@ -125,7 +122,7 @@ def test_green_that_edits_the_test_is_rejected_and_retried(tmp_path: Path) -> No
     rows = json.loads(rgr(["history", "--all", "--json"], repo,
                           rgr_env(tmp_path / "home", "http://127.0.0.1:9")).stdout)
     assert [r["reachable"] for r in rows].count(False) == 1
-    green_note = [n for n in notes_on_branch(repo) if n["phase"] == "GREEN"][0]
+    green_note = next(n for n in notes_on_branch(repo) if n["phase"] == "GREEN")
     assert green_note["retryCount"] == 1
 
 

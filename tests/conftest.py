@@ -1,0 +1,199 @@
+"""Shared fixtures: real git repositories in tmp_path and rgr run as a real subprocess.
+
+Nothing here mocks git. Repositories are made with the ``git`` CLI (and ``git
+fast-import`` when a test needs hundreds of commits), so every test also checks that rgr
+and git agree about what is in them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+NOTES_REF = "refs/notes/tdd-handoffs"
+
+#: A fixed identity and no global/system config: tests behave the same on every machine.
+_GIT_ENV_DROP = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_NOTES_REF",
+                 "GIT_OBJECT_DIRECTORY", "GIT_CEILING_DIRECTORIES")
+
+
+#: HOME for the git CLI calls that set up and check repositories (empty, no ~/.gitconfig).
+_GIT_HOME = Path(tempfile.mkdtemp(prefix="rgr-tests-git-home-"))
+
+
+def clean_env(home: Path, extra: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The environment for a git or rgr subprocess: a throwaway HOME and cache, no
+    TDD_* overrides and no GIT_* redirections leaking in from the caller."""
+    env = {
+        k: v for k, v in os.environ.items()
+        if not k.startswith("TDD_") and k not in _GIT_ENV_DROP
+    }
+    home.mkdir(parents=True, exist_ok=True)
+    env.update(
+        HOME=str(home),
+        XDG_CACHE_HOME=str(home / ".cache"),
+        XDG_CONFIG_HOME=str(home / ".config"),
+        GIT_CONFIG_NOSYSTEM="1",
+        LC_ALL="C.UTF-8",
+        COLUMNS="200",
+    )
+    if extra:
+        env.update(extra)
+    return env
+
+
+def git(cwd: Path, *args: str, input: bytes | None = None, check: bool = True) -> str:
+    """Run the git CLI in ``cwd`` and return stdout (stripped of the final newline)."""
+    proc = subprocess.run(
+        ["git", *args], cwd=cwd, input=input, capture_output=True,
+        env=clean_env(_GIT_HOME),
+    )
+    if check and proc.returncode != 0:
+        raise AssertionError(
+            f"git {' '.join(args)} failed ({proc.returncode}):\n"
+            f"{proc.stdout.decode(errors='replace')}{proc.stderr.decode(errors='replace')}"
+        )
+    return proc.stdout.decode(errors="replace").rstrip("\n")
+
+
+@dataclass
+class Repo:
+    """A real repository made for one test: ``path`` is the work tree."""
+
+    path: Path
+
+    def git(self, *args: str, input: bytes | None = None, check: bool = True) -> str:
+        return git(self.path, *args, input=input, check=check)
+
+    def commit(self, message: str, files: Mapping[str, str] | None = None) -> str:
+        """Write ``files``, commit them (or an empty commit) and return the full id."""
+        for name, text in (files or {}).items():
+            target = self.path / name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(text)
+            self.git("add", name)
+        self.git("commit", "-q", "--allow-empty", "-m", message)
+        return self.head()
+
+    def head(self) -> str:
+        return self.git("rev-parse", "HEAD")
+
+    def rev(self, spec: str) -> str:
+        return self.git("rev-parse", spec)
+
+    def note_cli(self, commit: str, text: str, ref: str = NOTES_REF) -> None:
+        """Add (or replace) a note with the git CLI, as another tool or a user would."""
+        self.git("notes", f"--ref={ref}", "add", "-f", "-F", "-", commit, input=text.encode())
+
+    def show_note(self, commit: str, ref: str = NOTES_REF) -> str:
+        return self.git("notes", f"--ref={ref}", "show", commit)
+
+    def notes_list(self, ref: str = NOTES_REF) -> list[tuple[str, str]]:
+        """(note blob, annotated object) pairs, as ``git notes list`` prints them."""
+        out = self.git("notes", f"--ref={ref}", "list")
+        return [tuple(line.split()) for line in out.splitlines() if line]  # type: ignore[misc]
+
+    def root_entries(self, ref: str = NOTES_REF) -> list[tuple[str, str]]:
+        """(type, name) of each entry at the root of the notes tree."""
+        out = self.git("ls-tree", ref)
+        rows = []
+        for line in out.splitlines():
+            meta, name = line.split("\t", 1)
+            rows.append((meta.split()[1], name))
+        return rows
+
+
+def make_repo(tmp_path: Path, commits: int = 1, name: str = "repo") -> Repo:
+    """``git init`` a repository under ``tmp_path`` with a local identity and ``commits``
+    commits on ``main`` (the first adds README.md)."""
+    path = tmp_path / name
+    git(tmp_path, "init", "-q", "-b", "main", str(path))
+    repo = Repo(path)
+    repo.git("config", "user.name", "Test User")
+    repo.git("config", "user.email", "test@example.com")
+    repo.git("config", "commit.gpgsign", "false")
+    for i in range(commits):
+        files = {"README.md": "hello\n"} if i == 0 else None
+        repo.commit(f"commit {i}", files)
+    return repo
+
+
+def fast_commits(repo: Repo, count: int, branch: str = "main") -> list[str]:
+    """Append ``count`` empty commits to ``branch`` with ``git fast-import``; returns
+    their ids oldest first. Hundreds of commits in a few milliseconds."""
+    parent = repo.git("rev-parse", "--verify", "-q", branch, check=False)
+    stream = []
+    for i in range(count):
+        stream.append(f"commit refs/heads/{branch}\nmark :{i + 1}\n")
+        stream.append(f"committer Bulk <bulk@example.com> {1_700_000_000 + i} +0000\n")
+        message = f"bulk {i}\n"
+        stream.append(f"data {len(message)}\n{message}")
+        if i == 0 and parent:
+            stream.append(f"from {parent}\n")
+        stream.append("\n")
+    repo.git("fast-import", "--quiet", input="".join(stream).encode())
+    ids = repo.git("rev-list", "--reverse", f"-n{count}", branch).splitlines()
+    if repo.git("symbolic-ref", "-q", "HEAD", check=False) == f"refs/heads/{branch}":
+        repo.git("reset", "-q", "--hard", branch)
+    return ids
+
+
+def note_json(phase: str = "PLAN", **fields: object) -> str:
+    """A valid handoff note as another writer might produce it (seed fields only by
+    default)."""
+    data: dict[str, object] = {
+        "phase": phase,
+        "nextPhase": {"PLAN": "RED", "RED": "GREEN", "GREEN": "REFACTOR",
+                      "REFACTOR": "PLAN", "COMPLETE": "COMPLETE"}[phase],
+        "cycleNumber": 1,
+        "currentTest": {"description": "adds two numbers", "testFile": "tests/test_add.py",
+                        "implFile": "add.py"},
+        "completedTests": [],
+        "pendingTests": ["subtracts"],
+        "testResult": "FAIL" if phase == "RED" else "PASS",
+        "error": None,
+        "errorDetails": None,
+        "retryCount": 0,
+    }
+    data.update(fields)
+    return json.dumps(data, indent=2) + "\n"
+
+
+RunRgr = Callable[..., tuple[int, str, str]]
+
+
+@pytest.fixture
+def run_rgr(tmp_path: Path) -> RunRgr:
+    """Run ``python -m rgr *args`` as a real subprocess; returns (code, stdout, stderr).
+
+    HOME and XDG_CACHE_HOME point into tmp_path, so crash logs and any user config land
+    there and nothing of the developer's environment changes the outcome. stdin is not a
+    terminal (it is /dev/null), like in CI.
+    """
+    home = tmp_path / "home"
+
+    def run(
+        args: list[str], cwd: Path, env: Mapping[str, str] | None = None,
+        timeout: float = 60,
+    ) -> tuple[int, str, str]:
+        proc = subprocess.run(
+            [sys.executable, "-m", "rgr", *args], cwd=cwd, env=clean_env(home, env),
+            stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=timeout,
+        )
+        return proc.returncode, proc.stdout, proc.stderr
+
+    return run
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Repo:
+    return make_repo(tmp_path, commits=3)

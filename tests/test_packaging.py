@@ -1,0 +1,82 @@
+"""The wheel carries the agents/ and prompts/ folders and the `rgr` console script, and
+works on its own."""
+
+from __future__ import annotations
+
+import configparser
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+from conftest import REPO_ROOT, clean_env
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("dist")
+    proc = subprocess.run(
+        [sys.executable, "-m", "build", "--wheel", "--no-isolation", "--outdir", str(out),
+         str(REPO_ROOT)],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    wheels = list(out.glob("rgr-*.whl"))
+    assert len(wheels) == 1, wheels
+    return wheels[0]
+
+
+def _names(wheel: Path) -> list[str]:
+    with zipfile.ZipFile(wheel) as archive:
+        return archive.namelist()
+
+
+@pytest.mark.parametrize("folder", ["agents", "prompts"])
+def test_the_wheel_ships_the_top_level_folder_inside_the_package(wheel: Path, folder: str) -> None:
+    source = sorted(
+        p.relative_to(REPO_ROOT / folder).as_posix()
+        for p in (REPO_ROOT / folder).rglob("*") if p.is_file()
+    )
+    assert source, f"{folder}/ is empty in the source tree"
+    shipped = sorted(
+        n.removeprefix(f"rgr/_data/{folder}/") for n in _names(wheel)
+        if n.startswith(f"rgr/_data/{folder}/") and not n.endswith("/")
+    )
+    assert shipped, f"no rgr/_data/{folder}/ files in {wheel.name}"
+    assert shipped == source
+
+
+def test_the_wheel_declares_the_console_script_and_runnable_module(wheel: Path) -> None:
+    names = _names(wheel)
+    assert "rgr/__main__.py" in names and "rgr/cli.py" in names
+    entry_points = next(n for n in names if n.endswith(".dist-info/entry_points.txt"))
+    with zipfile.ZipFile(wheel) as archive:
+        parser = configparser.ConfigParser()
+        parser.read_string(archive.read(entry_points).decode())
+    assert parser["console_scripts"]["rgr"].strip() == "rgr.cli:main"
+    assert not any(n.startswith(("tests/", "bench/")) for n in names)
+
+
+def test_the_unpacked_wheel_runs_on_its_own(wheel: Path, tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    with zipfile.ZipFile(wheel) as archive:
+        archive.extractall(site)
+    env = clean_env(tmp_path / "home", {"PYTHONPATH": str(site)})
+    code = (
+        "import rgr, pathlib; "
+        "pkg = pathlib.Path(rgr.__file__).parent; "
+        "print(pkg); "
+        "print(sorted(p.name for p in (pkg / '_data' / 'agents').iterdir()))"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env,
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    where, agents = proc.stdout.splitlines()
+    assert Path(where) == site / "rgr"  # the wheel's copy, not the editable source
+    assert agents != "[]"
+    proc = subprocess.run([sys.executable, "-m", "rgr", "--help"], cwd=tmp_path, env=env,
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    for command in ("status", "history", "rollback", "repair-notes"):
+        assert command in proc.stdout
