@@ -14,6 +14,7 @@ verifies is exactly what is committed.
 from __future__ import annotations
 
 import time
+from datetime import datetime
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -231,7 +232,7 @@ class Orchestrator:
 
     def _next_state(self, prev: HandoffState, phase: Phase, cycle: int, result: AgentResult,
                     head: pygit2.Commit, base: pygit2.Commit, tests: TestReport,
-                    attempt_number: int, started: object, spec: AgentSpec) -> HandoffState:
+                    attempt_number: int, started: datetime, spec: AgentSpec) -> HandoffState:
         listing = parse_test_list(git.file_text(self.ws.repo, head.id, TEST_LIST))
         current = prev.current_test
         done = False
@@ -270,7 +271,7 @@ class Orchestrator:
     def _keep_attempt(self, prev: HandoffState, phase: Phase, cycle: int, base: pygit2.Commit,
                       head: pygit2.Commit, attempt_number: int, violations: list[Violation],
                       result: AgentResult | None, after: TestReport | None,
-                      started: object) -> None:
+                      started: datetime) -> None:
         """Keep a rejected attempt reachable, with a note saying why, then reset."""
         if head.id != base.id:
             name = self._ref(ATTEMPTS_PREFIX, f"{phase}-c{cycle}-a{attempt_number}", prev.run_id)
