@@ -14,10 +14,10 @@ verifies is exactly what is committed.
 from __future__ import annotations
 
 import time
-from datetime import datetime
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 
 import pygit2
