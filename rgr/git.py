@@ -70,6 +70,11 @@ def require_branch(repo: pygit2.Repository) -> str:
     return branch
 
 
+def describe_paths(paths: list[str], limit: int = 5) -> str:
+    """``a, b, c ...``: the first ``limit`` paths, for one-line messages."""
+    return ", ".join(paths[:limit]) + (" ..." if len(paths) > limit else "")
+
+
 def uncommitted_paths(repo: pygit2.Repository) -> list[str]:
     """Paths with staged, unstaged or untracked (not ignored) changes."""
     changed = []
@@ -171,12 +176,13 @@ def stash_everything(repo: pygit2.Repository, message: str) -> pygit2.Oid | None
     """Stash tracked and untracked changes (``git stash -u``); None when there were none."""
     if not uncommitted_paths(repo):
         return None
-    signature = _signature(repo)
-    oid: pygit2.Oid = repo.stash(signature, message, include_untracked=True)
+    oid: pygit2.Oid = repo.stash(signature(repo), message, include_untracked=True)
     return oid
 
 
-def _signature(repo: pygit2.Repository) -> pygit2.Signature:
+def signature(repo: pygit2.Repository) -> pygit2.Signature:
+    """The user's identity, or rgr's own when no user.name/user.email is configured
+    (commits rgr makes for itself, like notes commits, must not fail on that)."""
     try:
         return repo.default_signature
     except (KeyError, pygit2.GitError):
@@ -223,8 +229,8 @@ def create_branch(repo: pygit2.Repository, name: str, at: pygit2.Commit) -> None
 def commit_empty(repo: pygit2.Repository, message: str) -> pygit2.Oid:
     """An empty commit on the checked-out branch (rgr's start marker)."""
     head = head_commit(repo)
-    signature = _signature(repo)
+    who = signature(repo)
     oid: pygit2.Oid = repo.create_commit(
-        "HEAD", signature, signature, message, head.tree.id, [head.id]
+        "HEAD", who, who, message, head.tree.id, [head.id]
     )
     return oid

@@ -30,6 +30,7 @@ import pygit2
 from pygit2.enums import ObjectType
 from tenacity import Retrying, retry_if_exception_type, stop_after_attempt, wait_random
 
+from rgr import git
 from rgr.errors import NotesError
 from rgr.handoff import HandoffState, InvalidNote, parse_note
 
@@ -245,10 +246,10 @@ class NotesStore:
         new_root = _put(self.repo, root, commit, blob_id, depth=0)
         if root is not None and new_root == root.id:
             return  # nothing to change: the same note was already there
-        signature = _signature(self.repo)
+        who = git.signature(self.repo)
         parents = [parent.id] if parent is not None else []
         new_commit = self.repo.create_commit(
-            None, signature, signature, message + "\n", new_root, parents
+            None, who, who, message + "\n", new_root, parents
         )
         try:
             if reference is None:
@@ -303,14 +304,6 @@ def _log_records(records: list[bytes]) -> Iterator[tuple[str, int, bytes]]:
             continue  # the empty piece before the first separator, or an un-noted commit
         commit, _, when = head.partition(b" ")
         yield commit.decode(), int(when), note
-
-
-def _signature(repo: pygit2.Repository) -> pygit2.Signature:
-    try:
-        return repo.default_signature
-    except (KeyError, pygit2.GitError):
-        # No user.name/user.email configured: the notes commit is rgr's, not the user's.
-        return pygit2.Signature("rgr", "rgr@localhost")
 
 
 def _blob_text(repo: pygit2.Repository, blob_id: pygit2.Oid) -> str:

@@ -39,7 +39,7 @@ def run(ws: Workspace, rev: str, force: bool, assume_yes: bool, interactive: boo
         return 0
     dirty = git.uncommitted_paths(ws.repo)
     if dirty and not force:
-        listing = ", ".join(dirty[:5]) + (" ..." if len(dirty) > 5 else "")
+        listing = git.describe_paths(dirty)
         raise RepositoryError(
             f"uncommitted changes would be lost: {listing}",
             "commit or stash them, or pass --force to have rgr stash them for you",

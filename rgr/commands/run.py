@@ -61,7 +61,7 @@ def slugify(text: str, limit: int = 40) -> str:
 def _require_clean(ws: Workspace, what: str) -> None:
     dirty = git.uncommitted_paths(ws.repo)
     if dirty:
-        listing = ", ".join(dirty[:5]) + (" ..." if len(dirty) > 5 else "")
+        listing = git.describe_paths(dirty)
         raise RepositoryError(
             f"the working tree has uncommitted changes ({listing}); {what} needs a clean tree "
             "so that every change it verifies is the agent's",
