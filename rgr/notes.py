@@ -30,7 +30,7 @@ import pygit2
 from pygit2.enums import ObjectType
 from tenacity import Retrying, retry_if_exception_type, stop_after_attempt, wait_random
 
-from rgr import git
+from rgr import failpoints, git
 from rgr.errors import NotesError
 from rgr.handoff import HandoffState, InvalidNote, parse_note
 
@@ -251,6 +251,7 @@ class NotesStore:
         new_commit = self.repo.create_commit(
             None, who, who, message + "\n", new_root, parents
         )
+        failpoints.hit("notes:objects-written")
         try:
             if reference is None:
                 self.repo.create_reference_direct(self.ref, new_commit, False, message=message)
@@ -268,6 +269,7 @@ class NotesStore:
             if "failed to lock" in str(exc) or "locked file" in str(exc):
                 raise _RefLocked() from None
             raise
+        failpoints.hit("notes:ref-moved")
 
     # ------------------------------------------------------------------ repair --
 
