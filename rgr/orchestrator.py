@@ -53,8 +53,17 @@ from rgr.workspace import Workspace
 ATTEMPTS_PREFIX = "refs/rgr/attempts/"
 LEFTOVERS_PREFIX = "refs/rgr/leftovers/"
 
-#: Backend failures no retry can fix: stop at once and say what to do.
-FATAL_BACKEND_KINDS = frozenset({"missing_binary", "not_logged_in"})
+#: Backend failures no retry can fix: stop at once (resumably) and say what to do.
+#: A spent budget is one of them: another attempt would only spend more.
+FATAL_BACKEND_KINDS = frozenset({"missing_binary", "not_logged_in", "max_budget"})
+
+
+def is_fatal(error: BackendError) -> bool:
+    """Stop the run rather than retry: the same request would fail the same way (a
+    rejected key, a missing binary, a spent budget, a request the API refuses as
+    malformed)."""
+    return error.kind in FATAL_BACKEND_KINDS or (error.kind == "api_error"
+                                                 and not error.retryable)
 
 Report = Callable[[str], None]
 
@@ -176,12 +185,17 @@ class Orchestrator:
         try:
             result = self.backend.run(request)
         except BackendError as exc:
-            if exc.kind in FATAL_BACKEND_KINDS:
+            if is_fatal(exc):
                 self._restore(base, attempt.label, prev.run_id)
+                self._record_stop(prev, base, phase, exc)
                 inflight.clear(self.ws.git_dir)
                 raise
             backend_error = exc
         failpoints.hit("agent:returned")
+        if result is not None and result.permission_denials:
+            self.report(f"cycle {cycle} {phase}: the agent was refused "
+                        f"{len(result.permission_denials)} tool call(s): "
+                        + describe_denials(result.permission_denials))
         if result is not None:
             inflight.write(self.ws.git_dir, record.model_copy(update={
                 "output": result.output.model_dump(mode="json", by_alias=True),
@@ -291,6 +305,11 @@ class Orchestrator:
                       else "it has no items")
             return [Violation("plan-not-complete", f"the planner says the feature is done but "
                               f"{TEST_LIST} disagrees: {reason}", TEST_LIST)]
+        if output.current_test is not None:
+            for path in (output.current_test.test_file, output.current_test.impl_file):
+                if not inside_repository(self.ws.root, path):
+                    return [Violation("plan-path-outside-repo", f"the planner named {path!r}, "
+                                      "which is not a relative path inside the repository")]
         if output.current_test is not None and not tests.pending:
             return [Violation("plan-no-pending-item", f"the planner chose "
                               f"{output.current_test.description!r} but {TEST_LIST} has no "
@@ -387,6 +406,17 @@ class Orchestrator:
         })
         self.ws.notes.write(str(base.id), state, f"rgr: {phase} failed after {attempts} attempts")
 
+    def _record_stop(self, prev: HandoffState, base: pygit2.Commit, phase: Phase,
+                     error: BackendError) -> None:
+        """A failure no retry can fix: said on the last verified commit's note (its
+        nextPhase unchanged), so `rgr status` shows why the run stopped."""
+        state = prev.model_copy(update={
+            "error": f"{phase} stopped: {error.message}",
+            "error_details": ErrorDetails(type=f"agent-{error.kind}",
+                                          message=(error.hint or error.message)[:4000]),
+        })
+        self.ws.notes.write(str(base.id), state, f"rgr: {phase} stopped ({error.kind})")
+
     # ---------------------------------------------------------- tree hygiene --
 
     def _ref(self, prefix: str, label: str, run_id: str | None) -> str:
@@ -426,6 +456,30 @@ def tests_summary(report: TestReport) -> TestRunSummary:
         duration_s=round(report.duration_s, 3), passed=report.passed, failed=report.failed,
         errors=report.errors, skipped=report.skipped, failing=list(report.failing_ids[:50]),
     )
+
+
+def inside_repository(root: Path, path: str) -> bool:
+    """Whether ``path`` (from an agent) names a file under ``root`` and nowhere else:
+    relative, no ``..`` that climbs out, no symlinked directory that leads out."""
+    if not path or "\0" in path or Path(path).is_absolute():
+        return False
+    resolved_root = root.resolve()
+    return (resolved_root / path).resolve().is_relative_to(resolved_root)
+
+
+def describe_denials(denials: list[dict[str, Any]], limit: int = 5) -> str:
+    """``Bash: git push origin main; Write: /etc/passwd`` for the run log (bounded)."""
+    shown = []
+    for denial in denials[:limit]:
+        tool = str(denial.get("tool_name", "?"))
+        arguments = denial.get("tool_input")
+        detail = ""
+        if isinstance(arguments, dict):
+            detail = str(arguments.get("command") or arguments.get("file_path")
+                         or arguments.get("url") or "")
+        shown.append(f"{tool}: {detail[:120]}" if detail else tool)
+    more = f" (+{len(denials) - limit} more)" if len(denials) > limit else ""
+    return "; ".join(shown) + more
 
 
 def _result_record(result: AgentResult) -> dict[str, Any]:

@@ -22,34 +22,16 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import subprocess
 import sys
-import threading
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
-from typing import ClassVar
 
 import pytest
-from kata import (
-    ASSERT_1,
-    IMPL_1,
-    IMPL_2,
-    TEST_FILE_1,
-    TEST_FILE_2,
-    git,
-    green,
-    kill_tree,
-    make_project,
-    plan,
-    red,
-    refactor,
-    rgr,
-    rgr_env,
-)
+from kata import KataModel, assert_no_canary, git, kill_tree, make_project, rgr, rgr_env
 
-from rgr.fake_model import FakeModelServer, HttpError, RequestRecord, SessionScript, read, write
+from rgr.fake_model import FakeModelServer, RequestRecord
 from rgr.processes import REPO_MARK_VAR
 
 pytestmark = pytest.mark.e2e
@@ -59,40 +41,6 @@ PHASES = ["REFACTOR", "PLAN", "RED", "GREEN", "REFACTOR",
           "PLAN", "RED", "GREEN", "REFACTOR", "COMPLETE"]
 CYCLES = [0, 1, 1, 1, 1, 2, 2, 2, 2, 3]
 FEATURE = "add a slugify function"
-
-
-class KataModel:
-    """Scripts each agent session from its phase and cycle (see the module docstring)."""
-
-    ROLES: ClassVar[dict[str, str]] = {"PLANNER": "PLAN", "TESTER": "RED", "IMPLEMENTER": "GREEN",
-                                       "REFACTORER": "REFACTOR"}
-
-    def __init__(self) -> None:
-        self.served: Counter[tuple[str, int]] = Counter()
-        self.lock = threading.Lock()
-
-    def __call__(self, system: str, prompt: str) -> SessionScript:
-        role = re.search(r"You are the (\w+)", system)
-        cycle = re.search(r"cycle (\d+)", prompt)
-        assert role and cycle, (system[:200], prompt[:200])
-        phase, number = self.ROLES[role.group(1)], int(cycle.group(1))
-        with self.lock:
-            seen = self.served[(phase, number)]
-            self.served[(phase, number)] += 1
-        if phase == "PLAN":
-            return plan(number - 1, first=number == 1)
-        if phase == "RED":
-            if number == 2 and seen == 0:
-                return SessionScript([HttpError(529, "overloaded_error", "Overloaded", 5)],
-                                     name="overloaded")
-            return red(TEST_FILE_1 if number == 1 else TEST_FILE_2, first=number == 1)
-        if phase == "GREEN":
-            if number == 1 and seen == 0:
-                weakened = TEST_FILE_1.replace(ASSERT_1, "assert True")
-                return green(IMPL_1, first=True, extra=[read("tests/test_slug.py"),
-                                                        write("tests/test_slug.py", weakened)])
-            return green(IMPL_1 if number == 1 else IMPL_2, first=number == 1)
-        return refactor()
 
 
 @dataclass(frozen=True)
@@ -173,6 +121,8 @@ def test_kill_then_resume_loses_nothing(tmp_path: Path, kill: Kill) -> None:
         victim.append(proc)
         output, _ = proc.communicate(timeout=300)
         assert proc.returncode == -9, f"{kill.id} was never reached:\n{output}"
+        # the dead run's lock is still there: resume must see that its holder is gone
+        assert (repo / ".git" / "rgr" / "run.lock").exists()
         verified = _verified_commits(repo)
 
         done = rgr(["resume", "--yes", "--skip-preflight"], repo, env)
@@ -197,6 +147,7 @@ def test_kill_then_resume_loses_nothing(tmp_path: Path, kill: Kill) -> None:
         assert subprocess.run(["git", "merge-base", "--is-ancestor", commit, "HEAD"],
                               cwd=repo).returncode == 0, f"{kill.id}: lost {commit}"
     _assert_nothing_left_behind(repo)
+    assert_no_canary(repo, tmp_path / "home", output, done.stdout, done.stderr)
 
 
 def _verified_commits(repo: Path) -> set[str]:
