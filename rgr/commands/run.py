@@ -202,7 +202,8 @@ def resume(ws: Workspace, options: RunOptions, set_aside: bool,
             f"the latest note ({short(record.commit)}) is not a valid handoff: {record.problem}",
             "run `rgr repair-notes`, or `rgr rollback` to an earlier handoff")
     state = record.state
-    if state.resume_phase == Phase.COMPLETE and not distance:
+    if state.resume_phase == Phase.COMPLETE and not distance and \
+            inflight.read(ws.git_dir) is None:
         make_console().print("the run is complete: nothing to resume")
         return 0
     test_command = resolve_test_command(ws.config, ws.root)
@@ -214,6 +215,9 @@ def resume(ws: Workspace, options: RunOptions, set_aside: bool,
                 and interrupted.run_id == state.run_id)
         if interrupted is not None and not ours:
             inflight.clear(ws.git_dir)  # from another run or a commit no longer noted
+        if state.resume_phase == Phase.COMPLETE and not distance and not ours:
+            make_console().print("the run is complete: nothing to resume")
+            return 0
         dirty = git.uncommitted_paths(ws.repo)
         if dirty and not ours:
             if not set_aside:
@@ -232,6 +236,7 @@ def resume(ws: Workspace, options: RunOptions, set_aside: bool,
         elif distance:
             state = _settle_unnoted(ws, orchestrator, record.commit, state, unnoted, log)
         if state.resume_phase == Phase.COMPLETE:
+            make_console().print("the run is complete: nothing to resume")
             return _finish(state, log)
         log(f"resuming with {state.resume_phase} (cycle {state.cycle_number})")
         final = orchestrator.loop(state)

@@ -73,7 +73,7 @@ ALL_KILLS: list[Kill] = [
     *_points("tests:finished", 1, 2, 4),
     *_points("notes:objects-written", 1, 2, 4, 5, 11),
     *_points("notes:ref-moved", 1, 3, 4, 10),
-    *_points("phase:noted", 1, 4, 9),
+    *_points("phase:noted", 1, 4, 9, 11),
     *_points("attempt:kept", 1),
     *_points("attempt:reset", 1, 2),
     *_points("attempt:noted", 1),
