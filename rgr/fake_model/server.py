@@ -68,6 +68,7 @@ class RequestRecord:
     status: int = 200
     input_tokens: int = 0
     output_tokens: int = 0
+    first_user_text: str = ""  # the session's prompt (the first user message's text)
 
 
 @dataclass
@@ -223,6 +224,18 @@ def _system_text(system: Any) -> str:
     return ""
 
 
+def _first_user_text(messages: Any) -> str:
+    if not isinstance(messages, list) or not messages or not isinstance(messages[0], dict):
+        return ""
+    content = messages[0].get("content")
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(str(b.get("text", "")) for b in content
+                         if isinstance(b, dict) and b.get("type") == "text")
+    return ""
+
+
 def count_turn(messages: Sequence[Any]) -> int:
     """How many scripted answers the conversation already holds.
 
@@ -372,6 +385,7 @@ class _Handler(BaseHTTPRequestHandler):
             system=_system_text(body.get("system")),
             model=body.get("model"),
             stream=bool(body.get("stream")),
+            first_user_text=_first_user_text(body.get("messages")),
         )
         if STRUCTURED_OUTPUT_TOOL not in tools:
             self._answer(record, body, Text(SIDE_CALL_TEXT), "side")
