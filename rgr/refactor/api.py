@@ -91,7 +91,8 @@ def compare(before: Snapshot, after: Snapshot) -> list[str]:
             changes.append(f"module {module} removed")
             continue
         if old is None:
-            changes.append(f"module {module} added")
+            if new:  # a new module with only private names adds no API
+                changes.append(f"module {module} added (public: {', '.join(sorted(new))})")
             continue
         for name in sorted(old.keys() | new.keys()):
             if name not in new:

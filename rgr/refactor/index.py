@@ -83,10 +83,10 @@ def build_index(repo: pygit2.Repository, commit: pygit2.Oid) -> RepoIndex:
     modules = {e.module for e in files.values() if e.module}
     fan_in: dict[str, int] = dict.fromkeys(modules, 0)
     for entry in files.values():
-        for imported in entry.imports:
-            target = _resolve(imported, modules)
-            if target is not None and target != entry.module:
-                fan_in[target] += 1
+        targets = {_resolve(imported, modules) for imported in entry.imports}
+        for target in targets - {None, entry.module}:
+            assert target is not None
+            fan_in[target] += 1
     return RepoIndex(str(commit), files, fan_in)
 
 
@@ -205,7 +205,7 @@ def context_packet(repo: pygit2.Repository, index: RepoIndex, paths: list[str], 
     used_chars = 0
     ranked = sorted(paths, key=lambda p: (-index.fan_in.get(index.files[p].module or "", 0), p)
                     if p in index.files else (0, p))
-    for path in ranked:
+    for position, path in enumerate(ranked):
         entry = index.files.get(path)
         if entry is None:
             continue
@@ -215,19 +215,24 @@ def context_packet(repo: pygit2.Repository, index: RepoIndex, paths: list[str], 
                  for s in entry.symbols]
         blob = repo[pygit2.Oid(hex=entry.blob)]
         assert isinstance(blob, pygit2.Blob)
-        text = "" if blob.is_binary else blob.data.decode("utf-8", "replace")
-        room = max_lines - used_lines
-        excerpt = text.splitlines()[: min(room, 120)]
+        lines = [] if blob.is_binary else blob.data.decode("utf-8", "replace").splitlines()
+        excerpt = lines[: min(max_lines - used_lines, 120)]
+        body: list[str] = []
         if excerpt:
-            used_lines += len(excerpt)
-            head += ["```", *excerpt, "```" if len(excerpt) == len(text.splitlines())
-                     else f"[... {len(text.splitlines()) - len(excerpt)} more lines: Read "
-                          "the file]\n```"]
-        block = "\n".join(head)
+            more = len(lines) - len(excerpt)
+            body = ["```", *excerpt, "```"] if not more else \
+                ["```", *excerpt, f"[... {more} more lines: Read the file]", "```"]
+        block = "\n".join(head + body)
         if used_chars + len(block) > max_chars:
-            out.append(f"[context budget reached: {len(ranked) - len(out)} file(s) left out; "
-                       "Read them if you need them]")
+            # over budget: signatures only, and the model Reads the file if it must
+            block = "\n".join([*head, "[excerpt left out: context budget]"])
+            body = []
+        if used_chars + len(block) > max_chars:
+            out.append(f"[context budget reached: {len(ranked) - position} file(s) left "
+                       "out; Read them if you need them]")
             break
+        if body:
+            used_lines += len(excerpt)
         out.append(block)
         used_chars += len(block) + 1
     return "\n".join(out)

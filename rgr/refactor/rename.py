@@ -6,6 +6,7 @@ same checks and gate as an agent's batch.
 from __future__ import annotations
 
 import ast
+import warnings
 from pathlib import Path
 
 from rgr.errors import RgrError
@@ -52,7 +53,10 @@ def rope_rename(root: Path, spec: RenameSpec) -> list[str]:
     except (OSError, SyntaxError) as exc:
         raise RenameFailed(f"cannot read {spec.path}: {exc}") from None
     # ropefolder=None: rope keeps no .ropeproject/ in the user's tree.
-    project = Project(str(root), ropefolder=None)
+    with warnings.catch_warnings():
+        # rope 1.15 warns about its own deprecated internals when a project opens
+        warnings.simplefilter("ignore", DeprecationWarning)
+        project = Project(str(root), ropefolder=None)
     try:
         resource = project.get_resource(spec.path)
         changes = Rename(project, resource, offset).get_changes(spec.new_name)
