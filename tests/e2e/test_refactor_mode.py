@@ -16,6 +16,7 @@ from messy import (
     DEDUPE,
     ORDERS,
     ORDERS_SIMPLE,
+    PRICING,
     PRICING_API,
     PRICING_BROKEN,
     PRICING_DRY,
@@ -206,3 +207,53 @@ def test_plan_only_changes_nothing_and_an_invalid_plan_is_sent_back(tmp_path: Pa
     assert git(repo, "for-each-ref") == refs_before
     assert git(repo, "rev-parse", "HEAD") == head_before
     assert git(repo, "status", "--porcelain", "--ignored") == ""
+
+
+def test_failed_batch_stops_then_resume_retries_it_with_the_brief(tmp_path: Path) -> None:
+    repo = make_messy_project(tmp_path / "shop", "[refactor]\nmax_attempts = 1\n")
+    env = rgr_env(tmp_path / "home", "")
+    goal = "extract the duplicated subtotal loop"
+    with FakeModelServer([planner(DEDUPE, SIMPLIFY),
+                          patcher("dedupe-pricing", goal, PRICING_BROKEN)]) as server:
+        env["ANTHROPIC_BASE_URL"] = server.url
+        stopped = rgr(["refactor", "--yes", "--skip-preflight", "tidy"], repo, env)
+        assert stopped.returncode == 1, stopped.stdout + stopped.stderr
+        assert "batch dedupe-pricing failed after 1 attempt(s): tests-fail" in stopped.stderr
+        assert "rgr resume" in stopped.stderr
+        status = json.loads(rgr(["status", "--json"], repo, env).stdout)
+        assert status["resumable"] is True and status["state"]["mode"] == "refactor"
+        assert (repo / "shop/pricing.py").read_text() == PRICING
+        server.add_script(patcher("dedupe-pricing", goal, PRICING_DRY))
+        server.add_script(patcher("simplify-orders", "use an f-string in order_summary",
+                                  ORDERS_SIMPLE, path="shop/orders.py"))
+        done = rgr(["resume", "--yes", "--skip-preflight"], repo, env)
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert server.errors == [], server.errors
+        retry_prompt = [r.first_user_text for r in server.requests
+                        if "Batch 1 of 2: dedupe-pricing" in r.first_user_text][-1]
+    assert "tests-fail" in retry_prompt  # the stored failure brief reached the new session
+    notes = notes_on_branch(repo)
+    assert [n["phase"] for n in notes] == ["PLAN", "REFACTOR", "REFACTOR", "COMPLETE"]
+    assert notes[-1]["error"] is None
+    suite_green(repo)
+
+
+def test_on_failure_skip_moves_on_and_the_summary_says_so(tmp_path: Path) -> None:
+    repo = make_messy_project(tmp_path / "shop",
+                              '[refactor]\nmax_attempts = 1\non_failure = "skip"\n')
+    scripts = [planner(DEDUPE, SIMPLIFY),
+               patcher("dedupe-pricing", "extract", PRICING_BROKEN),
+               patcher("simplify-orders", "use an f-string in order_summary", ORDERS_SIMPLE,
+                       path="shop/orders.py")]
+    with FakeModelServer(scripts) as server:
+        done = rgr(["refactor", "--yes", "--skip-preflight", "tidy"], repo,
+                   rgr_env(tmp_path / "home", server.url))
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert server.errors == [], server.errors
+    notes = notes_on_branch(repo)
+    assert [n["phase"] for n in notes] == ["PLAN", "REFACTOR", "COMPLETE"]
+    assert notes[-1]["refactor"]["failed"] == ["dedupe-pricing"]  # type: ignore[index]
+    assert notes[-1]["refactor"]["applied"] == ["simplify-orders"]  # type: ignore[index]
+    assert "- not applied: dedupe-pricing" in (repo / "CHANGELOG.md").read_text()
+    assert (repo / "shop/pricing.py").read_text() == PRICING
+    suite_green(repo)
