@@ -260,3 +260,16 @@ def test_refactor_refuses_dirty_tree_and_red_baseline(shop: Path, tmp_path: Path
     assert empty.returncode == 2 and "goal is empty" in empty.stderr
     both = rgr(["refactor", "--accept"], shop, env)
     assert both.returncode == 1 and "not a finished refactor" in both.stderr
+
+
+def test_the_root_tdd_toml_documents_every_gate_and_refactor_key() -> None:
+    import tomllib
+
+    from rgr.config import Config, GateConfig
+
+    root = Path(__file__).resolve().parent.parent
+    data = tomllib.loads((root / "tdd.toml").read_text())
+    assert set(data["gate"]) == set(GateConfig.model_fields)
+    assert set(data["refactor"]) == set(RefactorConfig.model_fields)
+    config = load_config(root, env={})
+    assert config.gate == Config().gate and config.refactor == Config().refactor

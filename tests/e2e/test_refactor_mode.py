@@ -62,6 +62,13 @@ def test_batches_applied_noted_renamed_by_rope_and_accepted(tmp_path: Path) -> N
         assert done.returncode == 0, done.stdout + done.stderr
         assert server.errors == [], server.errors
         assert server.remaining == 0
+        first: dict[str, int] = {}
+        for record in server.requests:
+            if record.session_id and "StructuredOutput" in record.tools:
+                first.setdefault(record.session_id, record.body_bytes)
+    # planner and patcher: a narrow tool list and a packet, not whole files
+    print("first request per session (bytes):", list(first.values()))
+    assert len(first) == 2 and max(first.values()) <= 16 * 1024, first
     out = done.stdout
     assert "rope renamed calc -> round_money in 2 file(s)" in out, out
     assert git(repo, "rev-parse", "--abbrev-ref", "HEAD").strip() == \
