@@ -273,3 +273,39 @@ def test_the_root_tdd_toml_documents_every_gate_and_refactor_key() -> None:
     assert set(data["refactor"]) == set(RefactorConfig.model_fields)
     config = load_config(root, env={})
     assert config.gate == Config().gate and config.refactor == Config().refactor
+
+
+def test_three_invalid_plans_end_with_the_codes_and_nothing_changed(shop: Path) -> None:
+    from rgr.backends.base import AgentRequest, AgentResult
+    from rgr.refactor.engine import PlanRejected, RefactorEngine
+    from rgr.workspace import open_workspace
+
+    prompts: list[str] = []
+
+    class ScriptedPlanner:  # the backend boundary: the agent's answer, nothing else
+        name = "scripted"
+
+        def version(self) -> str:
+            return "1"
+
+        def check_login(self, cwd: Path) -> None:
+            return None
+
+        def run(self, request: AgentRequest) -> AgentResult:
+            prompts.append(request.prompt)
+            assert request.tools == ("Read", "Grep", "Glob")
+            output = request.output_model.model_validate(
+                {"batches": [batch("b", "g", ["nowhere/*.py"], ["dedupe"])]})
+            return AgentResult("s", output, 1, 0.0, 1, {}, [], {})
+
+    ws = open_workspace(shop, env=clean_env(shop.parent / "home"))
+    from rgr.config import resolve_test_command
+
+    engine = RefactorEngine(ws, ScriptedPlanner(), resolve_test_command(ws.config, shop),
+                            lambda message: None)
+    with pytest.raises(PlanRejected) as caught:
+        engine.make_plan("tidy")
+    assert "no valid plan after 3 planner sessions" in caught.value.message
+    assert "[E005]" in caught.value.message and caught.value.hint
+    assert len(prompts) == 3 and "[E005]" not in prompts[0] and "[E005]" in prompts[2]
+    assert "shop/pricing.py: imported by 2 file(s)" in prompts[0]

@@ -10,10 +10,11 @@ part of a module's own API. Test files (``test_file_globs``) are not an API.
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 import pygit2
 
+from rgr import git
 from rgr.refactor.index import RepoIndex, function_signature, module_name
 from rgr.refactor.plan import RenameSpec
 
@@ -79,6 +80,22 @@ def snapshot(repo: pygit2.Repository, index: RepoIndex,
         assert isinstance(blob, pygit2.Blob)
         api = module_api(blob.data.decode("utf-8", "replace"))
         out[entry.module] = api if api is not None else {"<does not parse>": entry.blob}
+    return out
+
+
+def snapshot_paths(repo: pygit2.Repository, commit: pygit2.Oid, paths: Iterable[str],
+                   is_test_file: Callable[[str], bool]) -> Snapshot:
+    """The snapshot of just ``paths`` at ``commit`` (paths missing there are left out)."""
+    out: Snapshot = {}
+    for path in sorted(paths):
+        module = module_name(path)
+        if module is None or is_test_file(path):
+            continue
+        text = git.file_text(repo, commit, path)
+        if text is None:
+            continue
+        api = module_api(text)
+        out[module] = api if api is not None else {"<does not parse>": path}
     return out
 
 

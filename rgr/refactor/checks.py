@@ -23,9 +23,8 @@ from rgr import git
 from rgr.config import Config, GlobSet
 from rgr.guards import SKIP_MARKERS, Violation, check_commits, check_tests
 from rgr.handoff import Phase
-from rgr.refactor.api import compare, renamed, snapshot
+from rgr.refactor.api import compare, renamed, snapshot_paths
 from rgr.refactor.gate import GateResult
-from rgr.refactor.index import build_index
 from rgr.refactor.plan import Batch
 from rgr.verify import TestReport
 
@@ -80,8 +79,11 @@ def check_batch_commits(repo: pygit2.Repository, config: Config, batch: Batch,
         found.append(Violation("diff-budget", f"{lines} changed lines, the batch's budget is "
                                f"{batch.diff_budget_loc}: do less, or only what the goal says"))
     if not batch.allows_api:
-        before = snapshot(repo, build_index(repo, base), config.is_test_file)
-        after = snapshot(repo, build_index(repo, head), config.is_test_file)
+        # Only changed files can change the API: snapshot just those, at both ends.
+        touched = {p for c in git.changed_files(repo, base, head)
+                   for p in (c.path, c.old_path) if p}
+        before = snapshot_paths(repo, base, touched, config.is_test_file)
+        after = snapshot_paths(repo, head, touched, config.is_test_file)
         if batch.is_rename:
             assert batch.rename is not None
             before = renamed(before, batch.rename)

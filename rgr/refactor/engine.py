@@ -48,7 +48,6 @@ from rgr.refactor.index import build_index, context_packet, overview
 from rgr.refactor.plan import (
     OPERATIONS,
     Batch,
-    PlanError,
     RefactorPlanOutput,
     revision_brief,
     scope_files,
@@ -112,7 +111,7 @@ class RefactorEngine:
         base = git.head_commit(self.ws.repo)
         index = build_index(self.ws.repo, base.id)
         brief: str | None = None
-        errors: list[PlanError] = []
+        last_failure = ""
         for attempt in range(1, MAX_PLAN_ATTEMPTS + 1):
             session_id = str(uuid.uuid4())
             self.report(f"plan: planner session {session_id[:8]} (attempt {attempt} of "
@@ -128,6 +127,7 @@ class RefactorEngine:
                 brief = f"Your previous session failed ({exc.kind}): {exc.message[:500]}. " \
                         "Answer with the StructuredOutput tool."
                 self.report(f"plan: attempt {attempt} failed: {exc.kind}")
+                last_failure = f"the planner session failed: {exc.kind}: {exc.message[:300]}"
                 continue
             self._undo_agent(base, f"plan-a{attempt}", None)
             plan = result.output
@@ -139,11 +139,11 @@ class RefactorEngine:
             self.report("plan: rejected by the validator: "
                         + "; ".join(str(e) for e in errors[:4])
                         + (f" (+{len(errors) - 4} more)" if len(errors) > 4 else ""))
+            last_failure = "last errors: " + "; ".join(str(e) for e in errors[:6])
             brief = revision_brief(errors) + "\n\nYour previous answer:\n" + \
                 json.dumps(plan.model_dump(mode="json"))[:4000]
         raise PlanRejected(
-            f"the planner's plan failed validation {MAX_PLAN_ATTEMPTS} times; last errors: "
-            + "; ".join(str(e) for e in errors[:6]),
+            f"no valid plan after {MAX_PLAN_ATTEMPTS} planner sessions; {last_failure}",
             "make the goal narrower or more concrete (which files, which operations), or "
             "raise the caps in [refactor] of tdd.toml, then run again")
 

@@ -229,6 +229,8 @@ def test_failed_batch_stops_then_resume_retries_it_with_the_brief(tmp_path: Path
         assert "rgr resume" in stopped.stderr
         status = json.loads(rgr(["status", "--json"], repo, env).stdout)
         assert status["resumable"] is True and status["state"]["mode"] == "refactor"
+        shown = rgr(["status"], repo, env).stdout
+        assert "0/2 batch(es) applied (next: dedupe-pricing)" in shown, shown
         assert (repo / "shop/pricing.py").read_text() == PRICING
         server.add_script(patcher("dedupe-pricing", goal, PRICING_DRY))
         server.add_script(patcher("simplify-orders", "use an f-string in order_summary",
