@@ -266,3 +266,12 @@ def test_on_failure_skip_moves_on_and_the_summary_says_so(tmp_path: Path) -> Non
     assert "- not applied: dedupe-pricing" in (repo / "CHANGELOG.md").read_text()
     assert (repo / "shop/pricing.py").read_text() == PRICING
     suite_green(repo)
+    # reject: back on main, the refactor branch gone but kept under a backup ref
+    tip = git(repo, "rev-parse", "HEAD").strip()
+    rejected = rgr(["refactor", "--reject"], repo, rgr_env(tmp_path / "home", "http://127.0.0.1:9"))
+    assert rejected.returncode == 0, rejected.stdout + rejected.stderr
+    assert git(repo, "rev-parse", "--abbrev-ref", "HEAD").strip() == "main"
+    assert git(repo, "branch", "--list", "rgr/*") == ""
+    backups = git(repo, "for-each-ref", "--format=%(objectname)", "refs/rgr/backups/").split()
+    assert backups == [tip]
+    assert (repo / "shop/orders.py").read_text() == ORDERS
