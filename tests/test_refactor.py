@@ -184,9 +184,15 @@ def test_batch_checks_on_real_commits(shop: Path) -> None:
 
 
 def test_rope_renames_the_definition_and_every_reference(shop: Path) -> None:
+    # an untracked file (think: a virtualenv inside the project) is left alone
+    (shop / "scratch.py").write_text("from shop.pricing import calc\n")
+    tracked = ["shop/__init__.py", "shop/pricing.py", "shop/orders.py",
+               "tests/test_shop.py"]
     changed = rope_rename(shop, RenameSpec(path="shop/pricing.py", symbol="calc",
-                                           new_name="round_money"))
+                                           new_name="round_money"), tracked)
     assert changed == ["shop/orders.py", "shop/pricing.py"]
+    assert (shop / "scratch.py").read_text() == "from shop.pricing import calc\n"
+    (shop / "scratch.py").unlink()
     assert "def round_money(x)" in (shop / "shop/pricing.py").read_text()
     assert "from shop.pricing import round_money, total" in (shop / "shop/orders.py").read_text()
     assert not (shop / ".ropeproject").exists()

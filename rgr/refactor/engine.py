@@ -236,7 +236,8 @@ class RefactorEngine:
             assert batch.rename is not None
             spec_r = batch.rename
             try:
-                changed = rope_rename(self.ws.root, spec_r)
+                tracked = [e.path for e in build_index(self.ws.repo, base.id).python_files()]
+                changed = rope_rename(self.ws.root, spec_r, tracked)
                 self.report(f"{batch.id}: rope renamed {spec_r.symbol} -> {spec_r.new_name} "
                             f"in {len(changed)} file(s)")
                 if changed:

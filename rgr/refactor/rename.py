@@ -42,8 +42,13 @@ def symbol_offset(source: str, symbol: str) -> int:
     raise RenameFailed(f"{symbol!r} is not defined at the top level")
 
 
-def rope_rename(root: Path, spec: RenameSpec) -> list[str]:
-    """Rename in the working tree; returns the paths rope changed (relative to root)."""
+def rope_rename(root: Path, spec: RenameSpec, files: list[str] | None = None) -> list[str]:
+    """Rename in the working tree; returns the paths rope changed (relative to root).
+
+    ``files`` limits where rope looks for references (rgr passes the Python files git
+    tracks, so a virtualenv or build directory inside the project is never read or
+    touched); None lets rope search the whole directory.
+    """
     from rope.base.project import Project
     from rope.refactor.rename import Rename
 
@@ -59,7 +64,10 @@ def rope_rename(root: Path, spec: RenameSpec) -> list[str]:
         project = Project(str(root), ropefolder=None)
     try:
         resource = project.get_resource(spec.path)
-        changes = Rename(project, resource, offset).get_changes(spec.new_name)
+        resources = None if files is None else [
+            project.get_resource(f) for f in files if (root / f).is_file()]
+        changes = Rename(project, resource, offset).get_changes(spec.new_name,
+                                                                resources=resources)
         changed = sorted(r.path for r in changes.get_changed_resources())
         project.do(changes)
     except Exception as exc:  # rope raises its own error types, and a few builtins
