@@ -262,6 +262,10 @@ def test_refactor_refuses_dirty_tree_and_red_baseline(shop: Path, tmp_path: Path
                               capture_output=True, text=True).stdout.split()
     assert branches == ["main"]
     assert head != ""
+    missing = rgr(["refactor", "--yes", "--brief", "nope.md"], shop, env)
+    assert missing.returncode == 1 and "cannot read the brief nope.md" in missing.stderr
+    twice = rgr(["refactor", "--yes", "--brief", "nope.md", "tidy"], shop, env)
+    assert twice.returncode == 2 and "not both" in twice.stderr
     empty = rgr(["refactor", "--yes", "   "], shop, env)
     assert empty.returncode == 2 and "goal is empty" in empty.stderr
     both = rgr(["refactor", "--accept"], shop, env)
