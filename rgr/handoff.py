@@ -193,6 +193,11 @@ class _TestCaseFields(TypedDict, total=False):
     implFile: str | None
 
 
+class _BatchFields(TypedDict, total=False):
+    id: Required[str]
+    goal: Required[str]
+
+
 class _AgentFields(TypedDict, total=False):
     sessionId: str | None
     costUsd: float | None
@@ -217,6 +222,7 @@ class HistoryFields(TypedDict, total=False):
     runId: str | None
     finishedAt: str | None
     agent: _AgentFields | None
+    batch: _BatchFields | None  # refactor mode
 
 
 @cache
@@ -226,6 +232,7 @@ def history_fields() -> TypeAdapter[HistoryFields]:
 HISTORY_DEFAULTS: dict[str, Any] = {
     "nextPhase": None, "cycleNumber": 0, "currentTest": None, "testResult": None,
     "error": None, "retryCount": 0, "runId": None, "finishedAt": None, "agent": None,
+    "batch": None,
 }
 
 

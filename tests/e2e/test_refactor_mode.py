@@ -104,6 +104,10 @@ def test_batches_applied_noted_renamed_by_rope_and_accepted(tmp_path: Path) -> N
     env = rgr_env(home, "http://127.0.0.1:9")
     rows = json.loads(rgr(["history", "--json"], repo, env).stdout)
     assert [r["phase"] for r in rows] == ["PLAN", "REFACTOR", "REFACTOR", "COMPLETE"]
+    assert [(r["batch"] or {}).get("id") for r in rows] == [
+        None, "dedupe-pricing", "rename-calc", None]
+    table = rgr(["history"], repo, env).stdout
+    assert "batch rename-calc: rename calc" in table, table
     status = json.loads(rgr(["status", "--json"], repo, env).stdout)
     assert status["resumable"] is False
     # accept: main fast-forwards to the refactor
