@@ -108,6 +108,12 @@ def test_index_symbols_imports_fan_in_and_packets(shop: Path) -> None:
     packet = context_packet(repo, index, ["shop/pricing.py", "shop/orders.py"])
     assert packet.index("### shop/pricing.py") < packet.index("### shop/orders.py")
     assert "L15 def calc(x)" in packet
+    only_pricing = context_packet(repo, index, ["shop/pricing.py"])
+    assert "Related files outside the scope" in only_pricing
+    # orders.py and the tests import pricing: their signatures come along, not their code
+    assert "shop/orders.py:\n    L4 def order_summary(items)" in only_pricing
+    assert "tests/test_shop.py:" in only_pricing
+    assert '"total: " + str(' not in only_pricing
     small = context_packet(repo, index, ["shop/pricing.py", "shop/orders.py"], max_chars=300)
     assert "L15 def calc(x)" in small and "[excerpt left out: context budget]" in small
     assert "context budget reached: 1 file(s) left out" in small

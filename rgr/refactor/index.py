@@ -235,7 +235,43 @@ def context_packet(repo: pygit2.Repository, index: RepoIndex, paths: list[str], 
             used_lines += len(excerpt)
         out.append(block)
         used_chars += len(block) + 1
+    related = related_files(index, paths)
+    if related and (room := max_chars - used_chars) > 200:
+        lines = ["### Related files outside the scope (signatures only; do not edit)"]
+        for path in related:
+            entry = index.files[path]
+            lines.append(f"{path}:")
+            lines += [f"    L{s.line} {s.signature}" for s in entry.symbols
+                      if "." not in s.name]
+        out.append(_cut("\n".join(lines), room))
     return "\n".join(out)
+
+
+def related_files(index: RepoIndex, paths: list[str], limit: int = 10) -> list[str]:
+    """Python files outside ``paths`` that they import or that import them (seed 000
+    §13.2: import-referenced files), busiest first."""
+    inside = set(paths)
+    modules = {index.files[p].module for p in paths if p in index.files} - {None}
+    by_module = {e.module: e.path for e in index.python_files()}
+    found: set[str] = set()
+    for path in paths:
+        entry = index.files.get(path)
+        for imported in entry.imports if entry else ():
+            parts = imported.split(".")
+            while parts and ".".join(parts) not in by_module:
+                parts.pop()
+            if parts:
+                found.add(by_module[".".join(parts)])
+    for entry in index.python_files():
+        if any(_resolves_to(i, m) for i in entry.imports for m in modules):
+            found.add(entry.path)
+    ranked = sorted(found - inside,
+                    key=lambda p: (-index.fan_in.get(index.files[p].module or "", 0), p))
+    return ranked[:limit]
+
+
+def _resolves_to(imported: str, module: str | None) -> bool:
+    return module is not None and (imported == module or imported.startswith(module + "."))
 
 
 def _cut(text: str, limit: int) -> str:
