@@ -16,10 +16,12 @@ from rgr.backends.base import AgentRequest, AgentResult, Backend
 from rgr.commands.run import (
     PhaseLog,
     RunOptions,
+    _ask_unnoted,
     _confirm,
     _preflight,
     _require_clean,
     make_backend,
+    recover_after_crash,
     slugify,
 )
 from rgr.config import resolve_test_command
@@ -104,6 +106,7 @@ def refactor(ws: Workspace, goal: str, here: bool, branch: str | None,
             out.print(f"  branch        {esc(target)}" + ("" if here else
                       f" (new, from {esc(start_branch)} at {short(str(start.id))})"))
         _confirm(options.run, "Start?")
+        recover_after_crash(ws, log)
         _preflight(backend, ws, options.run, log)
         engine = _engine(ws, backend, options.run, log)
         baseline = engine.gate("full")
@@ -112,10 +115,11 @@ def refactor(ws: Workspace, goal: str, here: bool, branch: str | None,
         if options.plan_only:
             _print_plan(plan, options.as_json)
             return 0
-        if not here:
-            git.create_branch(ws.repo, target, start)
-        marker = git.commit_empty(ws.repo, f"rgr: refactor {goal.splitlines()[0][:72]}")
-        engine._gates[(str(git.head_commit(ws.repo).tree.id), "full")] = baseline
+        title = goal.splitlines()[0][:72]
+        # As in `rgr run`: the start commit is made and noted before any branch moves, so
+        # a crash before the branch exists leaves the repository as it was.
+        marker = git.commit_empty(ws.repo, f"rgr: refactor {title}", start)
+        engine._gates[(str(start.tree.id), "full")] = baseline
         state = HandoffState(
             phase=Phase.PLAN, next_phase=Phase.REFACTOR, cycle_number=0,
             test_result=TestResult.PASS, schema_version=1, mode="refactor",
@@ -128,6 +132,10 @@ def refactor(ws: Workspace, goal: str, here: bool, branch: str | None,
                 source_branch=start_branch, start_commit=str(start.id)),
         )
         ws.notes.write(str(marker), state, "rgr: refactor plan")
+        if here:
+            git.advance_branch(ws.repo, target, marker, f"rgr: refactor {title}")
+        else:
+            git.create_branch(ws.repo, target, git.resolve_commit(ws.repo, str(marker)))
         log(f"plan noted on {short(str(marker))} ({target}); {len(plan.batches)} batch(es)")
         final = engine.loop(state)
     return _finish(final, log)
@@ -164,11 +172,12 @@ def _print_plan(plan: RefactorPlanOutput, as_json: bool) -> None:
 
 
 def resume(ws: Workspace, state: HandoffState, noted: str, options: RunOptions,
-           set_aside: bool, backend: Backend | None = None) -> int:
+           set_aside: bool, backend: Backend | None = None, unnoted: str | None = None) -> int:
     """Called by ``rgr resume`` when the newest note is a refactor note."""
     log = PhaseLog()
     backend = backend or make_backend(ws)
     with run_lock(ws.git_dir, "rgr resume"):
+        recover_after_crash(ws, log)
         dirty = git.uncommitted_paths(ws.repo)
         if dirty and not set_aside:
             _require_clean(ws, "rgr resume")
@@ -178,9 +187,15 @@ def resume(ws: Workspace, state: HandoffState, noted: str, options: RunOptions,
                                 "rgr resume: uncommitted changes set aside")
             log(f"uncommitted changes saved under {ref} and removed from the tree")
         if str(head.id) != noted:
-            # Stopped between a batch's commit and its note: never build on unverified
-            # work. Keep it, go back to the noted commit, and re-run the batch.
-            name = f"{ATTEMPTS_PREFIX}{state.run_id or 'run'}/unverified-{str(head.id)[:8]}"
+            # Commits after the last note: a batch's commit rgr never got to note, or
+            # the user's. As in TDD mode they are never moved without a choice; refactor
+            # mode cannot adopt them (a batch is only what a batch session produced),
+            # so either way they are kept under a ref and the batch is re-run.
+            choice = unnoted or _ask_unnoted(ws, options, noted, state)
+            if choice == "adopt":
+                log("refactor mode does not adopt commits made outside a batch; they are "
+                    "set aside instead")
+            name = f"{ATTEMPTS_PREFIX}{state.run_id or 'run'}/unnoted-{str(head.id)[:8]}"
             ws.repo.create_reference_direct(name, head.id, True, message="rgr resume")
             git.reset_hard(ws.repo, git.resolve_commit(ws.repo, noted).id)
             log(f"commits after the last note kept at {name}; back at {short(noted)}")

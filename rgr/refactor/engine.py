@@ -380,6 +380,10 @@ class RefactorEngine:
                 "summary": f"rejected attempt kept at {name}",
                 "batch": self._batch_note(batch, index, total, "failed", 0, gate),
             })
+            # As in TDD mode: kept under its ref, branch reset, and only then the note
+            # (on the kept commit, off the branch), so a crash in between loses nothing.
+            git.reset_hard(self.ws.repo, base.id)
+            git.remove_untracked(self.ws.repo)
             self.ws.notes.write(str(head.id), state, f"rgr: rejected batch {batch.id}")
             self.report(f"rejected attempt kept at {name}")
         git.reset_hard(self.ws.repo, base.id)
