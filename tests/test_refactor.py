@@ -325,3 +325,44 @@ def test_three_invalid_plans_end_with_the_codes_and_nothing_changed(shop: Path) 
     assert "[E005]" in caught.value.message and caught.value.hint
     assert len(prompts) == 3 and "[E005]" not in prompts[0] and "[E005]" in prompts[2]
     assert "shop/pricing.py: imported by 2 file(s)" in prompts[0]
+
+
+def test_resume_asks_about_unnoted_commits_then_rope_finishes_without_an_agent(
+        shop: Path, tmp_path: Path) -> None:
+    """A refactor whose next batch is a rename needs no model: rgr resume sets the
+    user's commit aside only when told to, then rope does the batch and the gate runs."""
+    from rgr.handoff import HandoffState, Phase, RefactorProgress
+    from rgr.notes import NotesStore
+
+    env = clean_env(tmp_path / "home")
+    repo = pygit2.Repository(str(shop))
+    start = str(repo.head.target)
+    subprocess.run(["git", "switch", "-qc", "rgr/refactor-x"], cwd=shop, check=True)
+    subprocess.run(["git", "commit", "-q", "--allow-empty", "-m", "rgr: refactor x"],
+                   cwd=shop, check=True)
+    marker = str(repo.head.target)
+    NotesStore(repo).write(marker, HandoffState(
+        phase=Phase.PLAN, next_phase=Phase.REFACTOR, mode="refactor", run_id="r1",
+        refactor=RefactorProgress(goal="x", plan=[RENAME], source_branch="main",
+                                  start_commit=start)))
+    (shop / "mine.txt").write_text("my own work\n")
+    subprocess.run(["git", "add", "mine.txt"], cwd=shop, check=True)
+    subprocess.run(["git", "commit", "-qm", "my commit"], cwd=shop, check=True)
+    mine = str(repo.head.target)
+    asked = rgr(["resume", "--yes", "--skip-preflight"], shop, env)
+    assert asked.returncode == 1 and "--unnoted" in asked.stderr, asked.stderr
+    assert str(repo.head.target) == mine  # not moved without a choice
+    done = rgr(["resume", "--yes", "--skip-preflight", "--unnoted", "set-aside"], shop, env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "rope renamed calc -> round_money in 2 file(s)" in done.stdout
+    kept = subprocess.run(["git", "for-each-ref", "--format=%(objectname)",
+                           "refs/rgr/attempts/"], cwd=shop, capture_output=True,
+                          text=True).stdout.split()
+    assert kept == [mine]
+    assert not (shop / "mine.txt").exists()
+    assert "def round_money(x)" in (shop / "shop/pricing.py").read_text()
+    final = NotesStore(repo).read(str(repo.head.target))
+    assert final is not None and final.state is not None
+    assert final.state.phase == Phase.COMPLETE
+    assert final.state.refactor is not None
+    assert final.state.refactor.applied == ["rename-calc"]
