@@ -39,7 +39,7 @@ class AgentSpec(BaseModel):
     phase: Phase
     description: str = ""
     prompt: str
-    output: Literal["plan", "phase"]
+    output: Literal["plan", "phase", "refactor-plan"]
     tools: list[str]
     allowed_tools: list[str] = Field(default_factory=list)
     disallowed_tools: list[str] = Field(default_factory=list)

@@ -130,6 +130,61 @@ def resume(ctx: Context, set_aside: bool, unnoted: str | None, assume_yes: bool,
 
 
 @cli.command()
+@click.argument("goal", required=False)
+@click.option("--brief", type=click.Path(dir_okay=False, path_type=Path),
+              help="Read the goal from this markdown or text file.")
+@click.option("--plan-only", is_flag=True,
+              help="Run the planner, validate and print the plan; change nothing.")
+@click.option("--json", "as_json", is_flag=True, help="With --plan-only: print the plan as JSON.")
+@click.option("--accept", is_flag=True,
+              help="Fast-forward the source branch to this finished refactor.")
+@click.option("--reject", is_flag=True,
+              help="Drop this finished refactor (kept under refs/rgr/backups/).")
+@click.option("--here", is_flag=True,
+              help="Work on the current branch instead of a new rgr/refactor-<slug>.")
+@click.option("--branch", help="Name of the branch to create.")
+@run_options
+@pass_context
+def refactor(ctx: Context, goal: str | None, brief: Path | None, plan_only: bool,
+             as_json: bool, accept: bool, reject: bool, here: bool, branch: str | None,
+             assume_yes: bool, skip_preflight: bool, max_phases: int | None,
+             model: str | None, max_retries: int | None) -> None:
+    """Behaviour-preserving refactor toward GOAL in small verified batches.
+
+    The [gate] must pass first; a planner proposes batches (validated by rgr), then one
+    fresh patcher session per batch (renames: rope) commits it, and rgr checks scope,
+    diff budget, tests and public API and runs the gate before noting it. --max-phases
+    counts batches. `rgr resume` continues; `--accept` / `--reject` end it.
+    """
+    from rgr.commands import refactor as command
+
+    ws = ctx.workspace(model=model, max_retries=max_retries)
+    if accept and reject:
+        raise click.UsageError("--accept and --reject exclude each other")
+    if accept:
+        sys.exit(command.accept(ws))
+    if reject:
+        sys.exit(command.reject(ws))
+    options = command.RefactorOptions(
+        _run_options(assume_yes, skip_preflight, max_phases), plan_only, as_json)
+    sys.exit(command.refactor(ws, command.read_goal(goal, brief), here, branch, options))
+
+
+@cli.command()
+@click.option("--fast", "level", flag_value="fast",
+              help="Only the test command and the [gate] fast commands.")
+@click.option("--full", "level", flag_value="full", default=True,
+              help="The test command, fast and full commands (the default).")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@pass_context
+def verify(ctx: Context, level: str, as_json: bool) -> None:
+    """Run the baseline gate ([gate] in tdd.toml) on the working tree; exit 1 if it fails."""
+    from rgr.commands import refactor as command
+
+    sys.exit(command.verify(ctx.workspace(), "fast" if level == "fast" else "full", as_json))
+
+
+@cli.command()
 @click.option("--json", "as_json", is_flag=True, help="Print the state as JSON.")
 @pass_context
 def status(ctx: Context, as_json: bool) -> None:

@@ -68,6 +68,9 @@ EXPECTED: Mapping[str, str] = {
     "notes_ref": "a ref name starting with 'refs/notes/'",
     "agent_binary": "a non-empty string",
     "branch_prefix": "a branch name prefix without spaces or any of ~^:?*[\\",
+    "gate": "a table: fast, full (lists of commands), shell, full_every, timeout",
+    "refactor": "a table: max_batches, max_diff_lines, max_attempts, allow_overlap, "
+                "on_failure, changelog",
 }
 
 NPM_PLACEHOLDER_TEST = 'echo "Error: no test specified" && exit 1'
@@ -167,6 +170,48 @@ class GlobSet:
 
 # --------------------------------------------------------------------------- the model
 
+GateCommand = str | list[str]
+
+
+class GateConfig(BaseModel):
+    """``[gate]``: what must pass before and after every refactor batch (``rgr verify``).
+
+    The test command always runs (its per-test report is the contract); these commands
+    run after it. ``fast`` runs after every batch, ``full`` (on top of ``fast``) every
+    ``full_every`` batches, at the end, and for the baseline. A string is split like a
+    shell would split it but never run by a shell unless ``shell = true``.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    fast: list[GateCommand] = Field(default_factory=list)
+    full: list[GateCommand] = Field(default_factory=list)
+    shell: bool = False
+    full_every: int = Field(default=3, ge=1)
+    timeout: float = Field(default=300.0, gt=0)
+
+    @field_validator("fast", "full")
+    @classmethod
+    def _commands_parse(cls, value: list[GateCommand]) -> list[GateCommand]:
+        for command in value:
+            words = shlex.split(command) if isinstance(command, str) else command
+            if not words or not words[0].strip():
+                raise ValueError("a gate command is empty")
+        return value
+
+
+class RefactorConfig(BaseModel):
+    """``[refactor]``: the caps the plan validator and the batch loop enforce."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    max_batches: int = Field(default=12, ge=1)
+    max_diff_lines: int = Field(default=200, ge=1)
+    max_attempts: int = Field(default=3, ge=1)
+    allow_overlap: bool = True
+    on_failure: Literal["stop", "skip"] = "stop"
+    changelog: str = "CHANGELOG.md"
+
 
 class Config(BaseModel):
     """Everything rgr can be configured with. Build it with ``load_config``."""
@@ -185,6 +230,8 @@ class Config(BaseModel):
     notes_ref: str = "refs/notes/tdd-handoffs"
     agent_binary: str = Field(default="claude", min_length=1)
     branch_prefix: str = "rgr/"
+    gate: GateConfig = Field(default_factory=GateConfig)
+    refactor: RefactorConfig = Field(default_factory=RefactorConfig)
 
     _sources: dict[str, str] = PrivateAttr(default_factory=dict)
     _test_globs: GlobSet | None = PrivateAttr(default=None)
@@ -322,6 +369,12 @@ def _validate(values: Mapping[str, object], sources: Mapping[str, str]) -> Confi
 def _describe_error(err: Any, values: Mapping[str, object], sources: Mapping[str, str]) -> str:
     key = str(err["loc"][0]) if err["loc"] else "?"
     source = sources.get(key, "config")
+    if key in ("gate", "refactor") and len(err["loc"]) > 1:
+        # a key inside a [gate] / [refactor] table: name it as [table].key
+        where = f"[{key}].{err['loc'][1]}"
+        if err["type"] == "extra_forbidden":
+            return f"{source}: unknown key {where}"
+        return f"{source}: {where}: {err['msg']}"
     if err["type"] == "extra_forbidden":
         close = difflib.get_close_matches(key.replace("-", "_"), list(Config.model_fields), n=1)
         suggestion = f" (did you mean {close[0]!r}?)" if close else ""

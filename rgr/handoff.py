@@ -106,6 +106,35 @@ class TestRunSummary(CamelModel):
     failing: list[str] = Field(default_factory=list)
 
 
+class BatchNote(CamelModel):
+    """Refactor mode: the batch this note's commit applied (or failed)."""
+
+    id: str
+    goal: str
+    index: int  # 0-based position in the plan
+    total: int
+    operations: list[str] = Field(default_factory=list)
+    scope: list[str] = Field(default_factory=list)
+    status: Literal["applied", "failed", "skipped"] = "applied"
+    diff_lines: int = 0
+    gate: Literal["fast", "full"] | None = None
+    gate_commands: list[str] = Field(default_factory=list)
+    by: Literal["agent", "rope"] = "agent"
+
+
+class RefactorProgress(CamelModel):
+    """Refactor mode: the validated plan and how far it got; on every refactor note, so
+    the newest note alone is enough to resume."""
+
+    goal: str
+    plan: list[dict[str, Any]] = Field(default_factory=list)  # rgr.refactor.plan.Batch dumps
+    next_batch: int = 0
+    applied: list[str] = Field(default_factory=list)
+    failed: list[str] = Field(default_factory=list)
+    source_branch: str | None = None
+    start_commit: str | None = None
+
+
 class HandoffState(CamelModel):
     """The state after one phase, as noted on that phase's last commit."""
 
@@ -133,6 +162,9 @@ class HandoffState(CamelModel):
     tests: TestRunSummary | None = None
     rgr_version: str | None = None
     summary: str | None = None  # the agent's one-line account of what it did
+    # --- refactor mode (mode == "refactor") -----------------------------------------
+    batch: BatchNote | None = None
+    refactor: RefactorProgress | None = None
 
     def to_json(self) -> str:
         """Pretty JSON with a trailing newline, so ``git notes show`` reads well."""
@@ -161,6 +193,11 @@ class _TestCaseFields(TypedDict, total=False):
     implFile: str | None
 
 
+class _BatchFields(TypedDict, total=False):
+    id: Required[str]
+    goal: Required[str]
+
+
 class _AgentFields(TypedDict, total=False):
     sessionId: str | None
     costUsd: float | None
@@ -185,6 +222,7 @@ class HistoryFields(TypedDict, total=False):
     runId: str | None
     finishedAt: str | None
     agent: _AgentFields | None
+    batch: _BatchFields | None  # refactor mode
 
 
 @cache
@@ -194,6 +232,7 @@ def history_fields() -> TypeAdapter[HistoryFields]:
 HISTORY_DEFAULTS: dict[str, Any] = {
     "nextPhase": None, "cycleNumber": 0, "currentTest": None, "testResult": None,
     "error": None, "retryCount": 0, "runId": None, "finishedAt": None, "agent": None,
+    "batch": None,
 }
 
 

@@ -106,7 +106,9 @@ def run(ws: Workspace, include_all: bool, limit: int | None, as_json: bool) -> i
             table.add_row(commit, _when(row["time"]), "-", "-", "-",
                           f"[red]invalid note: {esc(row['problem'])}[/red]")
             continue
-        test = (row["currentTest"] or {}).get("description") or "-"
+        batch = row.get("batch") or {}
+        test = (row["currentTest"] or {}).get("description") or (
+            f"batch {batch['id']}: {batch['goal']}" if batch else "-")
         result = row["testResult"] or "-"
         if row["retryCount"]:
             result += f" ({row['retryCount']} retr{'y' if row['retryCount'] == 1 else 'ies'})"

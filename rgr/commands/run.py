@@ -206,6 +206,10 @@ def resume(ws: Workspace, options: RunOptions, set_aside: bool,
             inflight.read(ws.git_dir) is None:
         make_console().print("the run is complete: nothing to resume")
         return 0
+    if state.mode == "refactor":
+        from rgr.commands import refactor
+
+        return refactor.resume(ws, state, record.commit, options, set_aside, backend, unnoted)
     test_command = resolve_test_command(ws.config, ws.root)
     backend = backend or make_backend(ws)
     with run_lock(ws.git_dir, "rgr resume"):

@@ -80,6 +80,15 @@ def run(ws: Workspace, as_json: bool) -> int:
             ("cycle", str(state.get("cycleNumber"))),
             ("current test", test.get("description") or "-"),
         ]
+        progress = state.get("refactor") or {}
+        if state.get("mode") == "refactor" and progress:
+            plan = progress.get("plan") or []
+            at = progress.get("nextBatch", 0)
+            following = f" (next: {plan[at].get('id')})" if at < len(plan) else ""
+            failed = progress.get("failed") or []
+            rows.append(("refactor", f"{len(progress.get('applied') or [])}/{len(plan)} "
+                         f"batch(es) applied{following}"
+                         + (f", failed: {', '.join(failed)}" if failed else "")))
         if state.get("error"):
             rows.append(("last error", f"{state['error']} (retries: {state.get('retryCount', 0)})"))
     total = data["testList"]["total"]

@@ -68,6 +68,7 @@ class RequestRecord:
     status: int = 200
     input_tokens: int = 0
     output_tokens: int = 0
+    first_user_text: str = ""  # the session's prompt (the first user message's text)
 
 
 @dataclass
@@ -401,6 +402,7 @@ class _Handler(BaseHTTPRequestHandler):
             system=_system_text(body.get("system")),
             model=body.get("model"),
             stream=bool(body.get("stream")),
+            first_user_text=_first_user_text(body),
         )
         if STRUCTURED_OUTPUT_TOOL not in tools:
             self._answer(record, body, Text(SIDE_CALL_TEXT), "side")

@@ -1,0 +1,317 @@
+"""``rgr refactor``, its resume, ``--accept`` / ``--reject``, and ``rgr verify``."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+
+import click
+import pygit2
+from rich.table import Table
+
+from rgr import __version__, git
+from rgr.backends.base import AgentRequest, AgentResult, Backend
+from rgr.commands.run import (
+    PhaseLog,
+    RunOptions,
+    _ask_unnoted,
+    _confirm,
+    _preflight,
+    _require_clean,
+    make_backend,
+    recover_after_crash,
+    slugify,
+)
+from rgr.config import resolve_test_command
+from rgr.errors import RepositoryError
+from rgr.handoff import HandoffState, Phase, RefactorProgress, TestResult, now_utc
+from rgr.locks import run_lock
+from rgr.orchestrator import ATTEMPTS_PREFIX, tests_summary
+from rgr.refactor.engine import RefactorEngine
+from rgr.refactor.gate import GateResult, Level
+from rgr.refactor.plan import RefactorPlanOutput
+from rgr.ui import esc, make_console, short
+from rgr.workspace import Workspace
+
+
+@dataclass(frozen=True)
+class RefactorOptions:
+    run: RunOptions
+    plan_only: bool = False
+    as_json: bool = False
+
+
+def read_goal(goal: str | None, brief: Path | None) -> str:
+    if goal and brief:
+        raise click.UsageError("give the goal as an argument or with --brief, not both")
+    if brief is not None:
+        try:
+            text = brief.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise RepositoryError(f"cannot read the brief {brief}: {exc}",
+                                  "pass a readable markdown or text file") from None
+    else:
+        text = goal or ""
+    if not text.strip():
+        raise click.UsageError('the refactoring goal is empty: rgr refactor "<goal>" or '
+                               "--brief FILE")
+    return text.strip()
+
+
+def _engine(ws: Workspace, backend: Backend, options: RunOptions, log: PhaseLog,
+            ) -> RefactorEngine:
+    return RefactorEngine(ws, backend, resolve_test_command(ws.config, ws.root), log,
+                          backoff_base_s=options.backoff_base_s, max_batches=options.max_phases)
+
+
+def _require_green(gate: GateResult) -> None:
+    if gate.ok:
+        return
+    failed = gate.failed_command
+    if not gate.tests.all_passed:
+        what = ", ".join(gate.tests.failing_ids[:10]) or gate.tests.report_error or (
+            f"exit code {gate.tests.exit_code}")
+        detail = f"the tests fail: {what}"
+    else:
+        assert failed is not None
+        detail = f"`{failed.command}` exits {failed.exit_code}"
+    raise RepositoryError(
+        f"the baseline gate fails before any change: {detail}",
+        "a refactor needs a green baseline (the tests are its contract): fix it first; "
+        "`rgr verify` runs the gate alone")
+
+
+def refactor(ws: Workspace, goal: str, here: bool, branch: str | None,
+             options: RefactorOptions, backend: Backend | None = None) -> int:
+    log = PhaseLog()
+    start_branch = git.require_branch(ws.repo)
+    start = git.head_commit(ws.repo)
+    _require_clean(ws, "rgr refactor")
+    target = start_branch if here else (
+        branch or f"{ws.config.branch_prefix}refactor-{slugify(goal)}")
+    if not here and not options.plan_only and ws.repo.branches.local.get(target) is not None:
+        raise RepositoryError(
+            f"branch {target} already exists",
+            f"continue it with `git switch {target} && rgr resume`, or pick another name "
+            "with --branch")
+    backend = backend or make_backend(ws)
+    with run_lock(ws.git_dir, "rgr refactor"):
+        out = make_console()
+        out.print(f"[bold]rgr refactor[/bold]{' --plan-only' if options.plan_only else ''}: "
+                  f"{esc(goal.splitlines()[0][:100])}")
+        out.print(f"  repository    {esc(ws.root)}")
+        if not options.plan_only:
+            out.print(f"  branch        {esc(target)}" + ("" if here else
+                      f" (new, from {esc(start_branch)} at {short(str(start.id))})"))
+        _confirm(options.run, "Start?")
+        recover_after_crash(ws, log)
+        _preflight(backend, ws, options.run, log)
+        engine = _engine(ws, backend, options.run, log)
+        baseline = engine.gate("full")
+        _require_green(baseline)
+        plan = engine.make_plan(goal)
+        if options.plan_only:
+            _print_plan(plan, options.as_json)
+            return 0
+        title = goal.splitlines()[0][:72]
+        # As in `rgr run`: the start commit is made and noted before any branch moves, so
+        # a crash before the branch exists leaves the repository as it was.
+        marker = git.commit_empty(ws.repo, f"rgr: refactor {title}", start)
+        engine._gates[(str(start.tree.id), "full")] = baseline
+        state = HandoffState(
+            phase=Phase.PLAN, next_phase=Phase.REFACTOR, cycle_number=0,
+            test_result=TestResult.PASS, schema_version=1, mode="refactor",
+            run_id=str(uuid.uuid4()), feature=goal[:500], branch=target,
+            base_commit=str(start.id), started_at=now_utc(), finished_at=now_utc(),
+            rgr_version=__version__, tests=tests_summary(baseline.tests),
+            summary=plan.summary or f"plan: {len(plan.batches)} batch(es)",
+            refactor=RefactorProgress(
+                goal=goal, plan=[b.model_dump(mode="json") for b in plan.batches],
+                source_branch=start_branch, start_commit=str(start.id)),
+        )
+        ws.notes.write(str(marker), state, "rgr: refactor plan")
+        if here:
+            git.advance_branch(ws.repo, target, marker, f"rgr: refactor {title}")
+        else:
+            git.create_branch(ws.repo, target, git.resolve_commit(ws.repo, str(marker)))
+        log(f"plan noted on {short(str(marker))} ({target}); {len(plan.batches)} batch(es)")
+        final = engine.loop(state)
+    return _finish(final, log)
+
+
+def _finish(state: HandoffState, log: PhaseLog) -> int:
+    progress = state.refactor
+    assert progress is not None
+    if state.phase == Phase.COMPLETE:
+        log(f"refactor complete: {len(progress.applied)} batch(es) applied"
+            + (f", {len(progress.failed)} failed" if progress.failed else "")
+            + "; `rgr refactor --accept` merges it, `--reject` drops it")
+    else:
+        log(f"paused before batch {progress.next_batch + 1} of {len(progress.plan)}; "
+            "`rgr resume` continues")
+    return 0
+
+
+def _print_plan(plan: RefactorPlanOutput, as_json: bool) -> None:
+    out = make_console()
+    if as_json:
+        click.echo(json.dumps(plan.model_dump(mode="json"), indent=2))
+        return
+    table = Table(title=f"refactor plan: {esc(plan.summary)}" if plan.summary else
+                  "refactor plan")
+    for column in ("#", "id", "goal", "scope", "operations", "budget", "risk", "gate"):
+        table.add_column(column)
+    for i, b in enumerate(plan.batches, 1):
+        table.add_row(str(i), esc(b.id), esc(b.goal), esc(", ".join(b.scope_globs)),
+                      esc(", ".join(b.allowed_operations)), str(b.diff_budget_loc),
+                      str(b.risk_score), b.verifier_level)
+    out.print(table)
+    out.print("--plan-only: nothing was changed")
+
+
+def resume(ws: Workspace, state: HandoffState, noted: str, options: RunOptions,
+           set_aside: bool, backend: Backend | None = None, unnoted: str | None = None) -> int:
+    """Called by ``rgr resume`` when the newest note is a refactor note."""
+    log = PhaseLog()
+    backend = backend or make_backend(ws)
+    with run_lock(ws.git_dir, "rgr resume"):
+        recover_after_crash(ws, log)
+        dirty = git.uncommitted_paths(ws.repo)
+        if dirty and not set_aside:
+            _require_clean(ws, "rgr resume")
+        head = git.head_commit(ws.repo)
+        if dirty:
+            ref = git.set_aside(ws.repo, f"refs/rgr/leftovers/resume/{head.id}",
+                                "rgr resume: uncommitted changes set aside")
+            log(f"uncommitted changes saved under {ref} and removed from the tree")
+        if str(head.id) != noted:
+            # Commits after the last note: a batch's commit rgr never got to note, or
+            # the user's. As in TDD mode they are never moved without a choice; refactor
+            # mode cannot adopt them (a batch is only what a batch session produced),
+            # so either way they are kept under a ref and the batch is re-run.
+            choice = unnoted or _ask_unnoted(ws, options, noted, state)
+            if choice == "adopt":
+                log("refactor mode does not adopt commits made outside a batch; they are "
+                    "set aside instead")
+            name = f"{ATTEMPTS_PREFIX}{state.run_id or 'run'}/unnoted-{str(head.id)[:8]}"
+            ws.repo.create_reference_direct(name, head.id, True, message="rgr resume")
+            git.reset_hard(ws.repo, git.resolve_commit(ws.repo, noted).id)
+            log(f"commits after the last note kept at {name}; back at {short(noted)}")
+        progress = state.refactor
+        assert progress is not None
+        _confirm(options, f"Resume the refactor at batch {progress.next_batch + 1} of "
+                          f"{len(progress.plan)}?")
+        _preflight(backend, ws, options, log)
+        engine = _engine(ws, backend, options, log)
+        log(f"resuming the refactor at batch {progress.next_batch + 1} of "
+            f"{len(progress.plan)}")
+        final = engine.loop(state)
+    return _finish(final, log)
+
+
+# ------------------------------------------------------------------- accept / reject --
+
+
+def _complete_state(ws: Workspace) -> HandoffState:
+    head = git.head_commit(ws.repo)
+    record = ws.notes.read(str(head.id))
+    state = record.state if record else None
+    if state is None or state.mode != "refactor" or state.phase != Phase.COMPLETE \
+            or state.refactor is None or not state.refactor.source_branch:
+        raise RepositoryError(
+            "HEAD is not a finished refactor (no refactor note with phase COMPLETE on it)",
+            "switch to the refactor branch and finish it with `rgr resume` first")
+    return state
+
+
+def accept(ws: Workspace) -> int:
+    """Fast-forward the branch the refactor started from to the refactor's tip."""
+    state = _complete_state(ws)
+    assert state.refactor is not None and state.refactor.source_branch
+    source = state.refactor.source_branch
+    _require_clean(ws, "rgr refactor --accept")
+    head = git.head_commit(ws.repo)
+    branch = ws.repo.branches.local.get(source)
+    if branch is None:
+        raise RepositoryError(f"branch {source} no longer exists",
+                              f"create it again (`git branch {source} <commit>`)")
+    current = git.current_branch(ws.repo)
+    if current == source:
+        make_console().print(f"the refactor is already on {source}")
+        return 0
+    tip = branch.peel(pygit2.Commit)
+    if not git.is_ancestor(ws.repo, tip.id, head.id):
+        raise RepositoryError(
+            f"{source} moved since the refactor started: it cannot be fast-forwarded",
+            f"merge it yourself (`git switch {source} && git merge {current}`)")
+    branch.set_target(head.id)
+    ws.repo.checkout(branch.name)
+    make_console().print(f"accepted: {source} fast-forwarded to {short(str(head.id))}")
+    return 0
+
+
+def reject(ws: Workspace) -> int:
+    """Back to the branch the refactor started from; the refactor branch is kept under a
+    backup ref and deleted."""
+    state = _complete_state(ws)
+    assert state.refactor is not None and state.refactor.source_branch
+    source = state.refactor.source_branch
+    current = git.current_branch(ws.repo)
+    if current == source or current is None:
+        raise RepositoryError("the refactor was made on its source branch (--here)",
+                              f"use `rgr rollback {short(state.refactor.start_commit or '')}`")
+    _require_clean(ws, "rgr refactor --reject")
+    head = git.head_commit(ws.repo)
+    backup = git.backup_ref(ws.repo, head.id, "refactor-reject")
+    ws.repo.checkout(f"refs/heads/{source}")
+    branch = ws.repo.branches.local.get(current)
+    if branch is not None:
+        branch.delete()
+    make_console().print(f"rejected: back on {source}; the refactor is kept at {backup}")
+    return 0
+
+
+# ------------------------------------------------------------------------ verify --
+
+
+def verify(ws: Workspace, level: Level, as_json: bool) -> int:
+    """``rgr verify``: the baseline gate alone, on the working tree as it is."""
+    test_command = resolve_test_command(ws.config, ws.root)
+    log = PhaseLog()
+    engine = RefactorEngine(ws, _NoBackend(), test_command, log if not as_json else _quiet)
+    result = engine.gate(level)
+    if as_json:
+        click.echo(json.dumps({
+            "level": level, "ok": result.ok, "tests": tests_summary(result.tests).model_dump(
+                mode="json", by_alias=True),
+            "commands": [{"command": c.command, "exitCode": c.exit_code,
+                          "durationS": c.duration_s, "timedOut": c.timed_out}
+                         for c in result.commands]}, indent=2))
+    elif not result.ok:
+        failed = result.failed_command
+        if failed is not None:
+            make_console().print(esc(failed.output_tail[-2000:]))
+        else:
+            make_console().print(esc(result.tests.output_excerpt[-2000:]))
+    return 0 if result.ok else 1
+
+
+def _quiet(message: str) -> None:
+    return None
+
+
+class _NoBackend:
+    """``rgr verify`` runs no agent."""
+
+    name = "none"
+
+    def version(self) -> str:
+        return "none"
+
+    def check_login(self, cwd: Path) -> None:
+        return None
+
+    def run(self, request: AgentRequest) -> AgentResult:
+        raise AssertionError("rgr verify runs no agent")

@@ -1,0 +1,105 @@
+"""The rules a refactor batch's commits are held to, on base..HEAD, before any gate run:
+
+    commit-prefix / no-commit / history-rewritten   (rgr.guards.check_commits)
+    protected-file     tdd.toml or .rgr/ changed
+    out-of-scope       a file outside the batch's scope_globs changed
+    test-file-changed  a test file changed in a batch that does not allow 'tests'
+    binary-file        a binary file added or changed
+    diff-budget        more changed lines (added + deleted) than diff_budget_loc
+    skip-marker        a skip/xfail marker added (rgr.guards.SKIP_MARKERS)
+    api-changed        the public API snapshot differs, in a batch that does not allow 'api'
+
+Then the gate: ``test-removed`` and ``tests-fail`` (rgr.guards.check_tests: the suite
+before the batch is the contract) and ``gate-command-failed``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pygit2
+
+from rgr import git
+from rgr.config import Config, GlobSet
+from rgr.guards import SKIP_MARKERS, Violation, check_commits, check_tests
+from rgr.handoff import Phase
+from rgr.refactor.api import compare, renamed, snapshot_paths
+from rgr.refactor.gate import GateResult
+from rgr.refactor.plan import Batch
+from rgr.verify import TestReport
+
+
+def commit_prefix(batch: Batch) -> str:
+    return f"refactor({batch.id}):"
+
+
+@dataclass(frozen=True)
+class DiffFacts:
+    lines: int
+    violations: list[Violation]
+
+
+def check_batch_commits(repo: pygit2.Repository, config: Config, batch: Batch,
+                        base: pygit2.Oid, head: pygit2.Oid) -> DiffFacts:
+    found = check_commits(repo, base, head, [commit_prefix(batch)])
+    if found:
+        return DiffFacts(0, found)
+    scope = GlobSet(batch.scope_globs)
+    for change in git.changed_files(repo, base, head):
+        for path in [change.path] + ([change.old_path] if change.old_path else []):
+            if path == "tdd.toml" or path.startswith(".rgr/"):
+                found.append(Violation("protected-file", f"{change.status} {path}: rgr's "
+                                       "configuration is off limits to agents", path))
+            elif not scope.matches(path):
+                found.append(Violation("out-of-scope", f"{change.status} {path}: outside "
+                                       f"this batch's scope {batch.scope_globs}", path))
+            elif config.is_test_file(path) and not batch.allows_tests:
+                found.append(Violation("test-file-changed", f"{change.status} {path}: the "
+                                       "tests are the contract; this batch may not change "
+                                       "them (operation 'tests' not allowed)", path))
+    lines = 0
+    old = repo[base].peel(pygit2.Tree)
+    new = repo[head].peel(pygit2.Tree)
+    for patch in old.diff_to_tree(new):
+        if patch is None:
+            continue
+        path = patch.delta.new_file.path
+        if patch.delta.is_binary:
+            found.append(Violation("binary-file", f"{path} is binary: a refactor changes "
+                                   "source text only", path))
+            continue
+        _, added, deleted = patch.line_stats
+        lines += added + deleted
+        for hunk in patch.hunks:
+            for line in hunk.lines:
+                if line.origin == "+" and SKIP_MARKERS.search(line.content):
+                    found.append(Violation("skip-marker", f"added {line.content.strip()!r}: "
+                                           "tests must not be skipped", path, line.new_lineno))
+    if lines > batch.diff_budget_loc:
+        found.append(Violation("diff-budget", f"{lines} changed lines, the batch's budget is "
+                               f"{batch.diff_budget_loc}: do less, or only what the goal says"))
+    if not batch.allows_api:
+        # Only changed files can change the API: snapshot just those, at both ends.
+        touched = {p for c in git.changed_files(repo, base, head)
+                   for p in (c.path, c.old_path) if p}
+        before = snapshot_paths(repo, base, touched, config.is_test_file)
+        after = snapshot_paths(repo, head, touched, config.is_test_file)
+        if batch.is_rename:
+            assert batch.rename is not None
+            before = renamed(before, batch.rename)
+        changes = compare(before, after)
+        if changes:
+            found.append(Violation("api-changed", "the public API changed: "
+                                   + "; ".join(changes[:8]) + ". Keep public names and "
+                                   "signatures; name new helpers with a leading '_'"))
+    return DiffFacts(lines, found)
+
+
+def check_gate(before: TestReport, gate: GateResult) -> list[Violation]:
+    found = check_tests(Phase.REFACTOR, before, gate.tests)
+    failed = gate.failed_command
+    if not found and failed is not None:
+        status = "timed out" if failed.timed_out else f"exit code {failed.exit_code}"
+        found.append(Violation("gate-command-failed", f"`{failed.command}` ({status}): "
+                               f"{failed.output_tail[-1500:]}"))
+    return found

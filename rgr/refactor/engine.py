@@ -1,0 +1,494 @@
+"""The refactor loop: baseline gate → planner (validated, re-asked with error codes) →
+one batch at a time → checks → gate → note; a rejected attempt is kept under
+``refs/rgr/attempts/...``, the branch goes back to the batch's base and a fresh patcher
+session retries with the failure brief; then a summary commit and CHANGELOG entry.
+
+State lives where TDD mode keeps it: a JSON note per verified commit under the handoff
+ref, with ``mode: "refactor"``, the batch it applied and the whole validated plan with
+its progress (``refactor.nextBatch``), so the newest note alone is enough to resume.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+
+import pygit2
+
+from rgr import __version__, git
+from rgr.agents import AgentSpec, load_agent, prompt_path
+from rgr.backends.base import AgentRequest, AgentResult, Backend
+from rgr.config import TestCommand
+from rgr.errors import BackendError, PhaseFailed, RgrError
+from rgr.guards import Violation, failure_brief
+from rgr.handoff import (
+    BatchNote,
+    ErrorDetails,
+    HandoffState,
+    Phase,
+    TestResult,
+    now_utc,
+)
+from rgr.orchestrator import (
+    ATTEMPTS_PREFIX,
+    FATAL_BACKEND_KINDS,
+    LEFTOVERS_PREFIX,
+    _agent_summary,
+    tests_summary,
+)
+from rgr.outputs import PhaseOutput
+from rgr.refactor.checks import check_batch_commits, check_gate, commit_prefix
+from rgr.refactor.gate import GateResult, Level, gate_argvs, run_gate
+from rgr.refactor.index import build_index, context_packet, overview
+from rgr.refactor.plan import (
+    OPERATIONS,
+    Batch,
+    RefactorPlanOutput,
+    revision_brief,
+    scope_files,
+    validate_plan,
+)
+from rgr.refactor.rename import RenameFailed, rope_rename
+from rgr.retry import AttemptRejected, phase_retrying
+from rgr.verify import TestReport
+from rgr.workspace import Workspace
+
+PLANNER = "refactor-planner"
+PATCHER = "patcher"
+#: Seed 004: the planner gets the validator's error codes back at most this many times.
+MAX_PLAN_ATTEMPTS = 3
+GATE_PLACEHOLDER = "{gate_commands}"
+
+Report = Callable[[str], None]
+
+
+class PlanRejected(RgrError):
+    """The planner's plans kept failing validation."""
+
+
+@dataclass
+class RefactorEngine:
+    ws: Workspace
+    backend: Backend
+    test_command: TestCommand
+    report: Report
+    backoff_base_s: float = 1.0
+    max_batches: int | None = None  # stop (resumably) after this many batches
+    _gates: dict[tuple[str, str], GateResult] = field(default_factory=dict)
+
+    # ------------------------------------------------------------------ the gate --
+
+    def gate(self, level: Level) -> GateResult:
+        """The gate on HEAD's tree, run once per tree and level."""
+        tree = str(git.head_commit(self.ws.repo).tree.id)
+        key = (tree, level)
+        cached = self._gates.get(key) or (self._gates.get((tree, "full")) if level == "fast"
+                                          else None)
+        if cached is not None:
+            return cached
+        labels = [shlex.join(self.test_command.argv),
+                  *(shlex.join(a) for a in gate_argvs(self.ws.config, level))]
+        self.report(f"{level} gate: {' && '.join(labels)}")
+        result = run_gate(self.ws.config, self.test_command, self.ws.root, level, self.ws.env)
+        tests = result.tests
+        failed = result.failed_command
+        self.report(f"{level} gate: {tests.passed} passed, {tests.failed} failed, "
+                    f"{tests.errors} errors ({tests.duration_s:.1f}s)"
+                    + (f"; `{failed.command}` failed" if failed else "")
+                    + ("" if result.ok else " — FAIL"))
+        self._gates[key] = result
+        return result
+
+    # ------------------------------------------------------------------ planning --
+
+    def make_plan(self, goal: str) -> RefactorPlanOutput:
+        spec = load_agent(self.ws.root, PLANNER)
+        base = git.head_commit(self.ws.repo)
+        index = build_index(self.ws.repo, base.id)
+        brief: str | None = None
+        last_failure = ""
+        for attempt in range(1, MAX_PLAN_ATTEMPTS + 1):
+            session_id = str(uuid.uuid4())
+            self.report(f"plan: planner session {session_id[:8]} (attempt {attempt} of "
+                        f"{MAX_PLAN_ATTEMPTS})")
+            prompt = self._planner_prompt(goal, index_text=overview(index), brief=brief)
+            try:
+                result = self.backend.run(self._request(spec, RefactorPlanOutput, prompt,
+                                                        session_id, gate_rules=False))
+            except BackendError as exc:
+                self._undo_agent(base, f"plan-a{attempt}", None)
+                if exc.kind in FATAL_BACKEND_KINDS:
+                    raise
+                brief = f"Your previous session failed ({exc.kind}): {exc.message[:500]}. " \
+                        "Answer with the StructuredOutput tool."
+                self.report(f"plan: attempt {attempt} failed: {exc.kind}")
+                last_failure = f"the planner session failed: {exc.kind}: {exc.message[:300]}"
+                continue
+            self._undo_agent(base, f"plan-a{attempt}", None)
+            plan = result.output
+            assert isinstance(plan, RefactorPlanOutput)
+            errors = validate_plan(plan, index, self.ws.config.refactor)
+            if not errors:
+                self.report(f"plan: {len(plan.batches)} batch(es) validated")
+                return plan
+            self.report("plan: rejected by the validator: "
+                        + "; ".join(str(e) for e in errors[:4])
+                        + (f" (+{len(errors) - 4} more)" if len(errors) > 4 else ""))
+            last_failure = "last errors: " + "; ".join(str(e) for e in errors[:6])
+            brief = revision_brief(errors) + "\n\nYour previous answer:\n" + \
+                json.dumps(plan.model_dump(mode="json"))[:4000]
+        raise PlanRejected(
+            f"no valid plan after {MAX_PLAN_ATTEMPTS} planner sessions; {last_failure}",
+            "make the goal narrower or more concrete (which files, which operations), or "
+            "raise the caps in [refactor] of tdd.toml, then run again")
+
+    def _planner_prompt(self, goal: str, index_text: str, brief: str | None) -> str:
+        caps = self.ws.config.refactor
+        parts = [
+            f"Refactoring goal:\n{goal}",
+            "Constraints rgr enforces on your plan:\n"
+            f"- at most {caps.max_batches} batches; diff_budget_loc between 1 and "
+            f"{caps.max_diff_lines}\n"
+            f"- allowed_operations from: {', '.join(OPERATIONS)}\n"
+            "- batches ordered by risk: format, imports/dead-code, rename/extract/inline/"
+            "move/dedupe/simplify, tests, restructure, api\n"
+            "- every scope glob must match at least one file (globs are anchored at the "
+            "repository root; '**/' matches any directory)\n"
+            + ("- scopes of different batches must not overlap\n" if not caps.allow_overlap
+               else ""),
+            "Repository index (at HEAD):\n" + index_text,
+        ]
+        if brief:
+            parts.append(brief)
+        return "\n\n".join(parts)
+
+    # -------------------------------------------------------------- the batches --
+
+    def loop(self, state: HandoffState) -> HandoffState:
+        ran = 0
+        progress = state.refactor
+        assert progress is not None
+        while progress.next_batch < len(progress.plan):
+            if self.max_batches is not None and ran >= self.max_batches:
+                self.report(f"stopping after {ran} batch(es) as asked; `rgr resume` goes on")
+                return state
+            state = self.run_batch(state)
+            progress = state.refactor
+            assert progress is not None
+            ran += 1
+        if state.phase != Phase.COMPLETE:
+            state = self.finish(state)
+        return state
+
+    def _level(self, batch: Batch, index: int, total: int) -> Level:
+        every = self.ws.config.gate.full_every
+        if batch.verifier_level == "full" or (index + 1) % every == 0 or index == total - 1:
+            return "full"
+        return "fast"
+
+    def run_batch(self, prev: HandoffState) -> HandoffState:
+        progress = prev.refactor
+        assert progress is not None
+        index = progress.next_batch
+        total = len(progress.plan)
+        batch = Batch.model_validate(progress.plan[index])
+        base = git.head_commit(self.ws.repo)
+        before = self.gate("fast").tests
+        level = self._level(batch, index, total)
+        label = f"batch {index + 1}/{total} {batch.id}"
+        self.report(f"{label}: {batch.goal} ({', '.join(batch.allowed_operations)}; "
+                    f"{level} gate)")
+        # resumed after this batch failed: the last failure is the first brief
+        brief = prev.error_details.message if prev.error and prev.error_details else None
+        attempts = 0
+        try:
+            for attempt in phase_retrying(self.ws.config.refactor.max_attempts - 1,
+                                          self.backoff_base_s):
+                with attempt:
+                    attempts = attempt.retry_state.attempt_number
+                    if attempts > 1:
+                        self.report(f"{label}: attempt {attempts} of "
+                                    f"{self.ws.config.refactor.max_attempts}")
+                    try:
+                        return self._attempt(prev, batch, index, total, level, base, before,
+                                             attempts, brief)
+                    except AttemptRejected as rejected:
+                        brief = rejected.brief
+                        raise
+        except AttemptRejected as final:
+            return self._batch_failed(prev, batch, index, total, base, attempts, final)
+        raise AssertionError("unreachable: tenacity either returns or raises")
+
+    def _attempt(self, prev: HandoffState, batch: Batch, index: int, total: int, level: Level,
+                 base: pygit2.Commit, before: TestReport, attempt_number: int,
+                 brief: str | None) -> HandoffState:
+        started = now_utc()
+        result: AgentResult | None = None
+        spec: AgentSpec | None = None
+        violations: list[Violation] = []
+        label = f"{batch.id}-a{attempt_number}"
+        if batch.is_rename:
+            assert batch.rename is not None
+            spec_r = batch.rename
+            try:
+                tracked = [e.path for e in build_index(self.ws.repo, base.id).python_files()]
+                changed = rope_rename(self.ws.root, spec_r, tracked)
+                self.report(f"{batch.id}: rope renamed {spec_r.symbol} -> {spec_r.new_name} "
+                            f"in {len(changed)} file(s)")
+                if changed:
+                    _commit_paths(self.ws.repo, changed,
+                                  f"{commit_prefix(batch)} {batch.goal}\n\nrope: rename "
+                                  f"{spec_r.path}::{spec_r.symbol} -> {spec_r.new_name}\n")
+            except RenameFailed as exc:
+                violations.append(Violation("rename-failed", exc.message))
+            self._undo_agent(base, label, prev.run_id, keep_commits=True)
+        else:
+            spec = load_agent(self.ws.root, PATCHER)
+            session_id = str(uuid.uuid4())
+            self.report(f"{batch.id}: patcher session {session_id[:8]} running")
+            try:
+                result = self.backend.run(self._request(
+                    spec, PhaseOutput, self._patcher_prompt(batch, index, total, base, brief),
+                    session_id, gate_rules=True))
+            except BackendError as exc:
+                if exc.kind in FATAL_BACKEND_KINDS:
+                    self._undo_agent(base, label, prev.run_id)
+                    raise
+                violations.append(Violation(f"agent-{exc.kind}", exc.message))
+            self._undo_agent(base, label, prev.run_id, keep_commits=True)
+        head = git.head_commit(self.ws.repo)
+        diff_lines = 0
+        gate: GateResult | None = None
+        if not violations:
+            facts = check_batch_commits(self.ws.repo, self.ws.config, batch, base.id, head.id)
+            violations, diff_lines = facts.violations, facts.lines
+        if not violations:
+            gate = self.gate(level)
+            violations = check_gate(before, gate)
+        if violations:
+            self.report(f"{batch.id}: rejected: {violations[0]}"
+                        + (f" (+{len(violations) - 1} more)" if len(violations) > 1 else ""))
+            self._keep_attempt(prev, batch, index, total, base, head, attempt_number,
+                               violations, result, gate, started)
+            raise AttemptRejected(violations, failure_brief(violations, gate.tests if gate
+                                                            else None),
+                                  backend_side=False)
+        assert gate is not None
+        progress = prev.refactor
+        assert progress is not None
+        state = prev.model_copy(update={
+            "phase": Phase.REFACTOR, "next_phase": Phase.REFACTOR, "cycle_number": index + 1,
+            "test_result": TestResult.PASS, "error": None, "error_details": None,
+            "retry_count": attempt_number - 1, "schema_version": 1,
+            "base_commit": str(base.id), "started_at": started, "finished_at": now_utc(),
+            "agent": _agent_summary(result, spec, self.ws.root) if result else None,
+            "tests": tests_summary(gate.tests), "rgr_version": __version__,
+            "summary": (result.output.summary if result and isinstance(result.output,
+                                                                        PhaseOutput)
+                        else f"rope rename: {batch.goal}"),
+            "batch": self._batch_note(batch, index, total, "applied", diff_lines, gate),
+            "refactor": progress.model_copy(update={
+                "next_batch": index + 1, "applied": [*progress.applied, batch.id]}),
+        })
+        self.ws.notes.write(str(head.id), state, f"rgr: refactor batch {batch.id}")
+        self.report(f"{batch.id}: verified and noted on {str(head.id)[:8]} "
+                    f"({diff_lines} changed lines)")
+        return state
+
+    def _batch_note(self, batch: Batch, index: int, total: int, status: str, lines: int,
+                    gate: GateResult | None) -> BatchNote:
+        return BatchNote.model_validate({
+            "id": batch.id, "goal": batch.goal, "index": index, "total": total,
+            "operations": batch.allowed_operations, "scope": batch.scope_globs,
+            "status": status, "diff_lines": lines,
+            "gate": gate.level if gate else None,
+            "gate_commands": gate.command_labels() if gate else [],
+            "by": "rope" if batch.is_rename else "agent"})
+
+    def _patcher_prompt(self, batch: Batch, index: int, total: int, base: pygit2.Commit,
+                        brief: str | None) -> str:
+        repo_index = build_index(self.ws.repo, base.id)
+        files = scope_files(batch, sorted(repo_index.files))
+        commands = [shlex.join(self.test_command.argv),
+                    *(shlex.join(a) for a in gate_argvs(self.ws.config, "full"))]
+        parts = [
+            f"Batch {index + 1} of {total}: {batch.id}",
+            f"Goal: {batch.goal}",
+            f"Allowed operations: {', '.join(batch.allowed_operations)}",
+            "Scope (you may change only files matching these globs): "
+            + ", ".join(batch.scope_globs),
+            f"Files in scope: {', '.join(files)}",
+            f"Diff budget: at most {batch.diff_budget_loc} changed lines (added + deleted).",
+            "Public API: " + ("may change (operation 'api')." if batch.allows_api else
+                              "must stay the same: same public names and signatures."),
+            "Test files: " + ("may change (operation 'tests'); no test may be removed."
+                              if batch.allows_tests else "must not change."),
+            f"Commit with: git add <files> && git commit -m \"{commit_prefix(batch)} "
+            f"{batch.goal}\"",
+            "Gate commands you may run: " + "; ".join(commands),
+        ]
+        if batch.notes:
+            parts.append(f"Planner's notes: {batch.notes}")
+        parts.append("Context (signatures and excerpts at the batch's base):\n"
+                     + context_packet(self.ws.repo, repo_index, files))
+        if brief:
+            parts.append(brief)
+        return "\n\n".join(parts)
+
+    def _request(self, spec: AgentSpec, output: type[RefactorPlanOutput] | type[PhaseOutput],
+                 prompt: str, session_id: str, gate_rules: bool) -> AgentRequest:
+        rules = list(spec.permission_rules(self.test_command.argv))
+        if GATE_PLACEHOLDER in rules:
+            at = rules.index(GATE_PLACEHOLDER)
+            gate = [f"Bash({shlex.join(a)}:*)" for a in gate_argvs(self.ws.config, "full")] \
+                if gate_rules else []
+            rules[at:at + 1] = gate
+        return AgentRequest(
+            prompt=prompt, system_prompt_file=prompt_path(self.ws.root, spec.prompt),
+            output_model=output, tools=tuple(spec.tools), allowed_tools=tuple(rules),
+            disallowed_tools=tuple(spec.disallowed_tools),
+            max_turns=min(spec.max_turns, self.ws.config.max_turns),
+            model=spec.model or self.ws.config.model, cwd=self.ws.root,
+            timeout_s=self.ws.config.agent_timeout, session_id=session_id, env=self.ws.env)
+
+    # ------------------------------------------------------------ failures --
+
+    def _keep_attempt(self, prev: HandoffState, batch: Batch, index: int, total: int,
+                      base: pygit2.Commit, head: pygit2.Commit, attempt_number: int,
+                      violations: list[Violation], result: AgentResult | None,
+                      gate: GateResult | None, started: datetime) -> None:
+        if head.id != base.id:
+            name = _ref(ATTEMPTS_PREFIX, f"{batch.id}-a{attempt_number}", prev.run_id)
+            self.ws.repo.create_reference_direct(name, head.id, True,
+                                                 message="rgr: rejected refactor attempt")
+            first = violations[0]
+            state = prev.model_copy(update={
+                "phase": Phase.REFACTOR, "next_phase": Phase.REFACTOR,
+                "cycle_number": index + 1, "error": str(first),
+                "retry_count": attempt_number - 1,
+                "error_details": ErrorDetails(type=first.rule, message="\n".join(
+                    str(v) for v in violations)[:4000]),
+                "base_commit": str(base.id), "started_at": started, "finished_at": now_utc(),
+                "agent": _agent_summary(result, None, self.ws.root) if result else None,
+                "tests": tests_summary(gate.tests) if gate else None, "test_result": None,
+                "schema_version": 1, "rgr_version": __version__,
+                "summary": f"rejected attempt kept at {name}",
+                "batch": self._batch_note(batch, index, total, "failed", 0, gate),
+            })
+            # As in TDD mode: kept under its ref, branch reset, and only then the note
+            # (on the kept commit, off the branch), so a crash in between loses nothing.
+            git.reset_hard(self.ws.repo, base.id)
+            git.remove_untracked(self.ws.repo)
+            self.ws.notes.write(str(head.id), state, f"rgr: rejected batch {batch.id}")
+            self.report(f"rejected attempt kept at {name}")
+        git.reset_hard(self.ws.repo, base.id)
+        git.remove_untracked(self.ws.repo)
+
+    def _batch_failed(self, prev: HandoffState, batch: Batch, index: int, total: int,
+                      base: pygit2.Commit, attempts: int,
+                      final: AttemptRejected) -> HandoffState:
+        progress = prev.refactor
+        assert progress is not None
+        first = final.violations[0] if final.violations else Violation("unknown", str(final))
+        error = f"batch {batch.id} failed after {attempts} attempt(s): {first}"
+        if self.ws.config.refactor.on_failure == "stop":
+            state = prev.model_copy(update={
+                "error": error, "retry_count": attempts - 1,
+                "error_details": ErrorDetails(type=first.rule, message=final.brief[:4000])})
+            self.ws.notes.write(str(base.id), state, f"rgr: batch {batch.id} failed")
+            raise PhaseFailed(
+                f"{error}. The branch is back at {str(base.id)[:8]}, the last verified commit",
+                "see `rgr history --all` for the rejected attempts; `rgr resume` tries the "
+                "batch again (or set on_failure = \"skip\" in [refactor] to move on)")
+        self.report(f"{batch.id}: failed after {attempts} attempt(s); moving on "
+                    "(on_failure = skip)")
+        state = prev.model_copy(update={
+            "refactor": progress.model_copy(update={
+                "next_batch": index + 1, "failed": [*progress.failed, batch.id]}),
+            "summary": f"{error}; skipped"})
+        self.ws.notes.write(str(base.id), state, f"rgr: batch {batch.id} skipped")
+        return state
+
+    def _undo_agent(self, base: pygit2.Commit, label: str, run_id: str | None,
+                    keep_commits: bool = False) -> None:
+        """Uncommitted leftovers never count: set aside. Without ``keep_commits`` (the
+        planner, a fatal error) commits are set aside too and the branch reset."""
+        ref = git.set_aside(self.ws.repo, _ref(LEFTOVERS_PREFIX, label, run_id),
+                            f"rgr: uncommitted changes left by the agent ({label})")
+        if ref:
+            self.report(f"the agent left uncommitted changes; saved under {ref}")
+        head = git.head_commit(self.ws.repo)
+        if not keep_commits and head.id != base.id:
+            name = _ref(ATTEMPTS_PREFIX, label, run_id)
+            self.ws.repo.create_reference_direct(name, head.id, True, message="rgr: set aside")
+            git.reset_hard(self.ws.repo, base.id)
+            self.report(f"commits that should not exist were set aside under {name}")
+
+    # ------------------------------------------------------------ the end --
+
+    def finish(self, state: HandoffState) -> HandoffState:
+        """The summary writer (seed 002): a CHANGELOG entry and one summary commit."""
+        progress = state.refactor
+        assert progress is not None
+        applied = [Batch.model_validate(b) for b in progress.plan if b["id"] in progress.applied]
+        lines = [f"- {b.id}: {b.goal}" + (" (rope)" if b.is_rename else "") for b in applied]
+        if progress.failed:
+            lines.append(f"- not applied: {', '.join(progress.failed)}")
+        body = "\n".join(lines) or "- no batch applied"
+        message = (f"refactor: {_first_line(progress.goal)}\n\n{len(applied)} verified "
+                   f"batch(es), every one gated and noted by rgr:\n{body}\n")
+        changelog = self.ws.config.refactor.changelog
+        paths: list[str] = []
+        if changelog and applied:
+            path = self.ws.root / changelog
+            old = path.read_text(encoding="utf-8") if path.exists() else "# Changelog\n"
+            head, sep, rest = old.partition("\n")
+            entry = (f"\n## {now_utc().date()} refactor: {_first_line(progress.goal)}\n\n"
+                     f"{body}\n")
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(f"{head}{sep}{entry}{rest}" if head.startswith("# ")
+                            else f"# Changelog\n{entry}\n{old}", encoding="utf-8")
+            paths.append(changelog)
+        commit = _commit_paths(self.ws.repo, paths, message)
+        final = state.model_copy(update={
+            "phase": Phase.COMPLETE, "next_phase": None, "error": None,
+            "error_details": None, "finished_at": now_utc(), "agent": None, "batch": None,
+            "summary": f"refactor complete: {len(applied)} batch(es) applied"
+                       + (f", {len(progress.failed)} failed" if progress.failed else ""),
+        })
+        self.ws.notes.write(str(commit), final, "rgr: refactor complete")
+        self.report(f"summary commit {str(commit)[:8]}: {len(applied)} batch(es) applied")
+        return final
+
+
+def _first_line(text: str) -> str:
+    line = text.strip().splitlines()[0] if text.strip() else "refactor"
+    return line[:72]
+
+
+def _ref(prefix: str, label: str, run_id: str | None) -> str:
+    return f"{prefix}{run_id or 'run'}/{label}-{int(time.time() * 1000)}"
+
+
+def _commit_paths(repo: pygit2.Repository, paths: list[str], message: str) -> pygit2.Oid:
+    """Commit ``paths`` (working-tree content) on the checked-out branch; rgr's own
+    commits (rope renames, the summary). No paths: an empty commit."""
+    index = repo.index
+    index.read()
+    root = git.workdir(repo)
+    for path in paths:
+        if (root / path).exists():
+            index.add(path)
+        else:
+            index.remove(path)
+    index.write()
+    tree = index.write_tree()
+    head = git.head_commit(repo)
+    who = git.signature(repo)
+    oid: pygit2.Oid = repo.create_commit("HEAD", who, who, message, tree, [head.id])
+    return oid

@@ -1,0 +1,279 @@
+"""`rgr refactor` end to end: the real rgr CLI, the real claude binary, real git, real
+pytest and real rope; only the model is scripted (rgr.fake_model on 127.0.0.1).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from kata import git, kill_tree, rgr, rgr_env
+from messy import (
+    DEDUPE,
+    ORDERS,
+    ORDERS_SIMPLE,
+    PRICING,
+    PRICING_API,
+    PRICING_BROKEN,
+    PRICING_DRY,
+    RENAME,
+    SIMPLIFY,
+    batch,
+    make_messy_project,
+    patcher,
+    planner,
+)
+
+from rgr.fake_model import FakeModelServer, Hang, SessionScript, read, write
+
+pytestmark = pytest.mark.e2e
+
+NOTES = "refs/notes/tdd-handoffs"
+
+
+def notes_on_branch(repo: Path) -> list[dict[str, object]]:
+    out = git(repo, "log", "--reverse", f"--notes={NOTES}", "--format=%x1e%H%n%N")
+    found = []
+    for record in out.split("\x1e")[1:]:
+        commit, _, note = record.partition("\n")
+        if note.strip():
+            found.append({"commit": commit, **json.loads(note)})
+    return found
+
+
+def suite_green(repo: Path) -> None:
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"],
+                          cwd=repo, capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_batches_applied_noted_renamed_by_rope_and_accepted(tmp_path: Path) -> None:
+    repo = make_messy_project(tmp_path / "shop")
+    home = tmp_path / "home"
+    scripts = [planner(DEDUPE, RENAME),
+               patcher("dedupe-pricing", "extract the duplicated subtotal loop", PRICING_DRY)]
+    with FakeModelServer(scripts) as server:
+        done = rgr(["refactor", "--yes", "--skip-preflight", "tidy the pricing module"], repo,
+                   rgr_env(home, server.url))
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert server.errors == [], server.errors
+        assert server.remaining == 0
+        first: dict[str, int] = {}
+        for record in server.requests:
+            if record.session_id and "StructuredOutput" in record.tools:
+                first.setdefault(record.session_id, record.body_bytes)
+    # planner and patcher: a narrow tool list and a packet, not whole files
+    print("first request per session (bytes):", list(first.values()))
+    assert len(first) == 2 and max(first.values()) <= 16 * 1024, first
+    out = done.stdout
+    assert "rope renamed calc -> round_money in 2 file(s)" in out, out
+    assert git(repo, "rev-parse", "--abbrev-ref", "HEAD").strip() == \
+        "rgr/refactor-tidy-the-pricing-module"
+    notes = notes_on_branch(repo)
+    assert all(n["mode"] == "refactor" for n in notes)
+    assert [n["phase"] for n in notes] == ["PLAN", "REFACTOR", "REFACTOR", "COMPLETE"]
+    first, dedupe, rename, final = notes
+    plan = first["refactor"]["plan"]  # type: ignore[index]
+    assert [b["id"] for b in plan] == ["dedupe-pricing", "rename-calc"]
+    assert dedupe["batch"]["id"] == "dedupe-pricing"  # type: ignore[index]
+    assert dedupe["batch"]["by"] == "agent" and dedupe["batch"]["gate"] == "fast"  # type: ignore[index]
+    assert dedupe["batch"]["diffLines"] > 0  # type: ignore[index]
+    assert dedupe["refactor"]["nextBatch"] == 1  # type: ignore[index]
+    assert dedupe["agent"]["sessionId"]  # type: ignore[index]
+    assert rename["batch"]["by"] == "rope" and rename["batch"]["gate"] == "full"  # type: ignore[index]
+    assert len(rename["batch"]["gateCommands"]) == 3  # type: ignore[index]
+    assert rename["refactor"]["applied"] == ["dedupe-pricing", "rename-calc"]  # type: ignore[index]
+    assert final["summary"] == "refactor complete: 2 batch(es) applied"
+    subjects = git(repo, "log", "--format=%s", "main..HEAD").splitlines()
+    assert subjects == ["refactor: tidy the pricing module",
+                        "refactor(rename-calc): rename calc to round_money",
+                        "refactor(dedupe-pricing): extract the duplicated subtotal loop",
+                        "rgr: refactor tidy the pricing module"]
+    # rope renamed the definition and its caller
+    assert "def round_money(x)" in (repo / "shop/pricing.py").read_text()
+    assert "round_money(total(items))" in (repo / "shop/orders.py").read_text()
+    assert "_subtotal" in (repo / "shop/pricing.py").read_text()
+    changelog = (repo / "CHANGELOG.md").read_text()
+    assert "refactor: tidy the pricing module" in changelog and "- rename-calc:" in changelog
+    suite_green(repo)
+    assert git(repo, "status", "--porcelain") == ""
+    env = rgr_env(home, "http://127.0.0.1:9")
+    rows = json.loads(rgr(["history", "--json"], repo, env).stdout)
+    assert [r["phase"] for r in rows] == ["PLAN", "REFACTOR", "REFACTOR", "COMPLETE"]
+    assert [(r["batch"] or {}).get("id") for r in rows] == [
+        None, "dedupe-pricing", "rename-calc", None]
+    table = rgr(["history"], repo, env).stdout
+    assert "batch rename-calc: rename calc" in table, table
+    status = json.loads(rgr(["status", "--json"], repo, env).stdout)
+    assert status["resumable"] is False
+    # accept: main fast-forwards to the refactor
+    accepted = rgr(["refactor", "--accept"], repo, env)
+    assert accepted.returncode == 0, accepted.stdout + accepted.stderr
+    assert git(repo, "rev-parse", "main") == git(repo, "rev-parse", "HEAD")
+    assert git(repo, "rev-parse", "--abbrev-ref", "HEAD").strip() == "main"
+
+
+def test_broken_out_of_scope_and_api_changing_batches_are_rolled_back_and_retried(
+        tmp_path: Path) -> None:
+    repo = make_messy_project(tmp_path / "shop", "[refactor]\nmax_attempts = 4\n")
+    goal = "extract the duplicated subtotal loop"
+    scripts = [
+        planner(DEDUPE),
+        patcher("dedupe-pricing", goal, PRICING_BROKEN),  # a test fails
+        patcher("dedupe-pricing", goal, PRICING_DRY,  # edits a file outside the scope
+                extra=[read("shop/orders.py"), write("shop/orders.py", ORDERS + "\n")]),
+        patcher("dedupe-pricing", goal, PRICING_API),  # changes a public signature
+        patcher("dedupe-pricing", goal, PRICING_DRY),
+    ]
+    with FakeModelServer(scripts) as server:
+        done = rgr(["refactor", "--yes", "--skip-preflight", "dry up pricing"], repo,
+                   rgr_env(tmp_path / "home", server.url))
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert server.errors == [], server.errors
+        assert server.remaining == 0
+        # every retry's prompt carried the previous failure
+        prompts = [r.first_user_text for r in server.requests if r.first_user_text]
+    out = done.stdout
+    assert "rejected: tests-fail: tests/test_shop.py::test_" in out, out
+    assert "rejected: out-of-scope: modified shop/orders.py" in out, out
+    assert "rejected: api-changed: the public API changed: shop.pricing.total changed" in out
+    notes = notes_on_branch(repo)
+    assert [n["phase"] for n in notes] == ["PLAN", "REFACTOR", "COMPLETE"]
+    assert notes[1]["retryCount"] == 3
+    attempts = git(repo, "for-each-ref", "--format=%(refname)", "refs/rgr/attempts/").split()
+    assert len(attempts) == 3
+    kinds = sorted(json.loads(git(repo, "notes", f"--ref={NOTES}", "show", a))
+                   ["errorDetails"]["type"] for a in attempts)
+    assert kinds == ["api-changed", "out-of-scope", "tests-fail"]
+    assert (repo / "shop/orders.py").read_text() == ORDERS
+    assert (repo / "shop/pricing.py").read_text() == PRICING_DRY
+    assert any("out-of-scope" in p for p in prompts), "the failure brief reached the patcher"
+    suite_green(repo)
+    assert git(repo, "status", "--porcelain") == ""
+
+
+def test_killed_between_batches_then_resume_finishes(tmp_path: Path) -> None:
+    repo = make_messy_project(tmp_path / "shop")
+    env = rgr_env(tmp_path / "home", "")
+    scripts = [planner(DEDUPE, SIMPLIFY),
+               patcher("dedupe-pricing", "extract the duplicated subtotal loop", PRICING_DRY),
+               SessionScript([Hang(120)], name="hang")]
+    with FakeModelServer(scripts) as server:
+        env["ANTHROPIC_BASE_URL"] = server.url
+        proc = subprocess.Popen([sys.executable, "-m", "rgr", "refactor", "--yes",
+                                 "--skip-preflight", "tidy"], cwd=repo, env=env,
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                stdin=subprocess.DEVNULL, text=True)
+        deadline = time.monotonic() + 90
+        while server.remaining > 0 or len(server.sessions) < 3:
+            assert proc.poll() is None, proc.communicate()[0]
+            assert time.monotonic() < deadline, "the second batch never started"
+            time.sleep(0.2)
+        time.sleep(0.5)  # the second patcher session hangs inside claude now
+        kill_tree(proc.pid)
+        proc.wait()
+        assert proc.returncode == -9
+        noted = notes_on_branch(repo)
+        assert noted[-1]["batch"]["id"] == "dedupe-pricing"  # type: ignore[index]
+        assert noted[-1]["refactor"]["nextBatch"] == 1  # type: ignore[index]
+        status = json.loads(rgr(["status", "--json"], repo, env).stdout)
+        assert status["resumable"] is True
+        server.add_script(patcher("simplify-orders", "use an f-string in order_summary",
+                                  ORDERS_SIMPLE, path="shop/orders.py"))
+        done = rgr(["resume", "--yes", "--skip-preflight"], repo, env)
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert server.errors == [], server.errors
+    assert "resuming the refactor at batch 2 of 2" in done.stdout
+    notes = notes_on_branch(repo)
+    assert [n["phase"] for n in notes] == ["PLAN", "REFACTOR", "REFACTOR", "COMPLETE"]
+    assert notes[-1]["refactor"]["applied"] == ["dedupe-pricing", "simplify-orders"]  # type: ignore[index]
+    assert (repo / "shop/orders.py").read_text() == ORDERS_SIMPLE
+    suite_green(repo)
+    assert git(repo, "status", "--porcelain") == ""
+
+
+def test_plan_only_changes_nothing_and_an_invalid_plan_is_sent_back(tmp_path: Path) -> None:
+    repo = make_messy_project(tmp_path / "shop", "[refactor]\nallow_overlap = false\n")
+    bad = [batch("Bad Id", "x", ["lib/**"], ["dedupe"], budget=900),
+           batch("b", "y", ["shop/pricing.py"], ["teleport"]),
+           batch("c", "z", ["shop/*.py"], ["simplify"])]
+    refs_before = git(repo, "for-each-ref")
+    head_before = git(repo, "rev-parse", "HEAD")
+    with FakeModelServer([planner(*bad), planner(DEDUPE, SIMPLIFY)]) as server:
+        done = rgr(["refactor", "--yes", "--skip-preflight", "--plan-only", "--json", "tidy"],
+                   repo,
+                   rgr_env(tmp_path / "home", server.url))
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert server.errors == [], server.errors
+        revision = [r.first_user_text for r in server.requests if r.first_user_text][-1]
+    assert "plan: rejected by the validator: [E001]" in done.stdout, done.stdout
+    for code in ("E001", "E004", "E005", "E007", "E008"):
+        assert f"[{code}]" in revision, (code, revision)
+    printed = json.loads(done.stdout[done.stdout.index("\n{") + 1:])
+    assert [b["id"] for b in printed["batches"]] == ["dedupe-pricing", "simplify-orders"]
+    assert git(repo, "for-each-ref") == refs_before
+    assert git(repo, "rev-parse", "HEAD") == head_before
+    assert git(repo, "status", "--porcelain", "--ignored") == ""
+
+
+def test_failed_batch_stops_then_resume_retries_it_with_the_brief(tmp_path: Path) -> None:
+    repo = make_messy_project(tmp_path / "shop", "[refactor]\nmax_attempts = 1\n")
+    env = rgr_env(tmp_path / "home", "")
+    goal = "extract the duplicated subtotal loop"
+    with FakeModelServer([planner(DEDUPE),
+                          patcher("dedupe-pricing", goal, PRICING_BROKEN)]) as server:
+        env["ANTHROPIC_BASE_URL"] = server.url
+        stopped = rgr(["refactor", "--yes", "--skip-preflight", "tidy"], repo, env)
+        assert stopped.returncode == 1, stopped.stdout + stopped.stderr
+        assert "batch dedupe-pricing failed after 1 attempt(s): tests-fail" in stopped.stderr
+        assert "rgr resume" in stopped.stderr
+        status = json.loads(rgr(["status", "--json"], repo, env).stdout)
+        assert status["resumable"] is True and status["state"]["mode"] == "refactor"
+        shown = rgr(["status"], repo, env).stdout
+        assert "0/1 batch(es) applied (next: dedupe-pricing)" in shown, shown
+        assert (repo / "shop/pricing.py").read_text() == PRICING
+        server.add_script(patcher("dedupe-pricing", goal, PRICING_DRY))
+        done = rgr(["resume", "--yes", "--skip-preflight"], repo, env)
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert server.errors == [], server.errors
+        retry_prompt = [r.first_user_text for r in server.requests
+                        if "Batch 1 of 1: dedupe-pricing" in r.first_user_text][-1]
+    assert "tests-fail" in retry_prompt  # the stored failure brief reached the new session
+    notes = notes_on_branch(repo)
+    assert [n["phase"] for n in notes] == ["PLAN", "REFACTOR", "COMPLETE"]
+    assert notes[-1]["error"] is None
+    suite_green(repo)
+
+
+def test_on_failure_skip_moves_on_and_the_summary_says_so(tmp_path: Path) -> None:
+    repo = make_messy_project(tmp_path / "shop",
+                              '[refactor]\nmax_attempts = 1\non_failure = "skip"\n')
+    scripts = [planner(DEDUPE, SIMPLIFY),
+               patcher("dedupe-pricing", "extract", PRICING_BROKEN),
+               patcher("simplify-orders", "use an f-string in order_summary", ORDERS_SIMPLE,
+                       path="shop/orders.py")]
+    with FakeModelServer(scripts) as server:
+        done = rgr(["refactor", "--yes", "--skip-preflight", "tidy"], repo,
+                   rgr_env(tmp_path / "home", server.url))
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert server.errors == [], server.errors
+    notes = notes_on_branch(repo)
+    assert [n["phase"] for n in notes] == ["PLAN", "REFACTOR", "COMPLETE"]
+    assert notes[-1]["refactor"]["failed"] == ["dedupe-pricing"]  # type: ignore[index]
+    assert notes[-1]["refactor"]["applied"] == ["simplify-orders"]  # type: ignore[index]
+    assert "- not applied: dedupe-pricing" in (repo / "CHANGELOG.md").read_text()
+    assert (repo / "shop/pricing.py").read_text() == PRICING
+    suite_green(repo)
+    # reject: back on main, the refactor branch gone but kept under a backup ref
+    tip = git(repo, "rev-parse", "HEAD").strip()
+    rejected = rgr(["refactor", "--reject"], repo, rgr_env(tmp_path / "home", "http://127.0.0.1:9"))
+    assert rejected.returncode == 0, rejected.stdout + rejected.stderr
+    assert git(repo, "rev-parse", "--abbrev-ref", "HEAD").strip() == "main"
+    assert git(repo, "branch", "--list", "rgr/*") == ""
+    backups = git(repo, "for-each-ref", "--format=%(objectname)", "refs/rgr/backups/").split()
+    assert backups == [tip]
+    assert (repo / "shop/orders.py").read_text() == ORDERS
