@@ -37,6 +37,7 @@ class RunOptions:
     skip_preflight: bool = False
     max_phases: int | None = None
     backoff_base_s: float = 1.0
+    integrate: str = "none"  # at the end of a completed run: none, merge or pr
 
 
 def _reporter() -> tuple[click.Context | None, object]:
@@ -153,6 +154,7 @@ def run(ws: Workspace, feature: str, here: bool, branch: str | None, options: Ru
             run_id=str(uuid.uuid4()),
             feature=feature,
             branch=target,
+            start_branch=start_branch,
             base_commit=str(start.id),
             started_at=now_utc(),
             finished_at=now_utc(),
@@ -163,13 +165,16 @@ def run(ws: Workspace, feature: str, here: bool, branch: str | None, options: Ru
         ws.notes.write(str(marker), state, "rgr: start")
         log(f"started on {target} at {short(str(marker))}")
         final = orchestrator.loop(state)
-    return _finish(final, log)
+    return _finish(final, log, ws, options)
 
 
-def _finish(state: HandoffState, log: PhaseLog) -> int:
+def _finish(state: HandoffState, log: PhaseLog, ws: Workspace, options: RunOptions) -> int:
     if state.resume_phase == Phase.COMPLETE:
         log(f"feature complete after {state.cycle_number} cycle(s): "
             f"{len(state.completed_tests)} test(s) done")
+        from rgr.commands import report
+
+        return report.at_end_of_run(ws, options.integrate)
     else:
         log(f"paused before {state.resume_phase} (cycle {state.cycle_number}); `rgr resume` "
             "continues")
@@ -211,7 +216,7 @@ def resume(ws: Workspace, options: RunOptions, set_aside: bool,
             state = _settle_unnoted(ws, orchestrator, record.commit, state, log)
         log(f"resuming with {state.resume_phase} (cycle {state.cycle_number})")
         final = orchestrator.loop(state)
-    return _finish(final, log)
+    return _finish(final, log, ws, options)
 
 
 def _settle_unnoted(ws: Workspace, orchestrator: Orchestrator, noted: str,
