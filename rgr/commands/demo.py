@@ -9,6 +9,7 @@ no account, no network, and the user's ``~/.claude`` and real key are never read
 from __future__ import annotations
 
 import importlib.util
+import os
 import shutil
 import subprocess
 import sys
@@ -30,9 +31,9 @@ TESTED_CLAUDE = "2.1.197"
 
 INSTALL_CLAUDE = (
     f"install Claude Code (needs Node.js 18+): `npm install -g @anthropic-ai/claude-code@"
-    f"{TESTED_CLAUDE}` (without root: add `--prefix ~/.local`, then "
-    "`rgr demo --claude ~/.local/bin/claude`); or pass the binary with --claude PATH. "
-    "No account or login is needed for the demo"
+    f"{TESTED_CLAUDE}` (without root: `npm install -g --prefix ~/.local "
+    f"@anthropic-ai/claude-code@{TESTED_CLAUDE}`, which rgr demo finds in ~/.local/bin); "
+    "or pass the binary with --claude PATH. No account or login is needed for the demo"
 )
 
 
@@ -48,6 +49,12 @@ def find_claude(claude: str | None, path: str | None) -> str:
             raise DemoError(f"no Claude Code binary at {claude!r}", INSTALL_CLAUDE)
         return str(Path(found).resolve()) if "/" in claude else found
     found = shutil.which("claude", path=path)
+    if found is None:
+        # `npm install -g --prefix ~/.local` (no root needed) puts claude beside a
+        # pipx-installed rgr, in a directory that may not be on PATH yet.
+        beside = [Path(sys.argv[0]).resolve().parent / "claude",
+                  Path.home() / ".local" / "bin" / "claude"]
+        found = next((str(p) for p in beside if p.is_file() and os.access(p, os.X_OK)), None)
     if found is None:
         raise DemoError(
             "rgr demo drives the real `claude` CLI (Claude Code), and it is not on PATH",
@@ -120,9 +127,10 @@ def run(directory: Path | None, claude: str | None) -> int:
     out.print(esc(_git(kata, "notes", "--ref=tdd-handoffs", "show", green).rstrip()))
     out.print("\n$ rgr history")
     history.run(open_workspace(kata, env=env), False, None, False)
+    me = sys.argv[0] if Path(sys.argv[0]).name == "rgr" else "rgr"
     out.print(f"\n[bold]That was a replay.[/bold] The kata stays in {esc(kata)}: "
-              f"`cd {esc(kata)}` and try `rgr show HEAD~2`, `rgr report`, `rgr status`, "
-              "`git log --notes=tdd-handoffs`.")
+              f"`cd {esc(kata)}` and try `{esc(me)} show HEAD~2`, `{esc(me)} report`, "
+              f"`{esc(me)} status`, `git log --notes=tdd-handoffs`.")
     out.print(f"Remove it with `rm -rf {esc(where)}`. For real work: "
               "`cd /path/to/your/repo && rgr run \"<feature>\"` (needs claude logged in).")
     return code
