@@ -127,7 +127,7 @@ def run(directory: Path | None, claude: str | None) -> int:
     out.print(esc(_git(kata, "notes", "--ref=tdd-handoffs", "show", green).rstrip()))
     out.print("\n$ rgr history")
     history.run(open_workspace(kata, env=env), False, None, False)
-    me = sys.argv[0] if Path(sys.argv[0]).name == "rgr" else "rgr"
+    me = os.path.abspath(sys.argv[0]) if Path(sys.argv[0]).name == "rgr" else "rgr"
     out.print(f"\n[bold]That was a replay.[/bold] The kata stays in {esc(kata)}: "
               f"`cd {esc(kata)}` and try `{esc(me)} show HEAD~2`, `{esc(me)} report`, "
               f"`{esc(me)} status`, `git log --notes=tdd-handoffs`.")
