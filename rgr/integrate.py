@@ -33,6 +33,25 @@ class IntegrateError(RgrError):
     """The run cannot be integrated as asked; nothing was changed."""
 
 
+def preflight(ws: Workspace, mode: str) -> None:
+    """Before a long run with ``--integrate pr``: fail now, not after the last phase,
+    when ``gh`` is missing or logged out."""
+    if mode == "pr":
+        _gh(ws, git.current_branch(ws.repo) or "<branch>")
+
+
+def _gh(ws: Workspace, branch: str) -> str:
+    gh = shutil.which("gh", path=ws.env.get("PATH"))
+    if gh is None:
+        raise IntegrateError("`gh` (the GitHub CLI) is not installed",
+                             GH_INSTALL_HINT.format(branch=branch))
+    auth = run([gh, "auth", "status"], cwd=ws.root, timeout=60, env=ws.env)
+    if auth.returncode != 0:
+        raise IntegrateError(f"`gh` is not logged in:\n{auth.describe(600)}",
+                             "run `gh auth login`, then this again")
+    return gh
+
+
 def _require_complete(report: RunReport, what: str) -> None:
     if report.status != "complete":
         raise IntegrateError(
@@ -100,15 +119,7 @@ def pull_request(ws: Workspace, report: RunReport, into: str | None, body: str,
     Returns the pull request's URL as ``gh`` printed it."""
     _require_complete(report, "proposed")
     branch = git.require_branch(ws.repo)
-    path = ws.env.get("PATH")
-    gh = shutil.which("gh", path=path)
-    if gh is None:
-        raise IntegrateError("`gh` (the GitHub CLI) is not installed",
-                             GH_INSTALL_HINT.format(branch=branch))
-    auth = run([gh, "auth", "status"], cwd=ws.root, timeout=60, env=ws.env)
-    if auth.returncode != 0:
-        raise IntegrateError(f"`gh` is not logged in:\n{auth.describe(600)}",
-                             "run `gh auth login`, then this again")
+    gh = _gh(ws, branch)
     remote = _remote(ws, branch)
     push = run(["git", "push", "-u", remote, f"{branch}:{branch}"], cwd=ws.root,
                timeout=300, env=ws.env)

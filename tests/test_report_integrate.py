@@ -284,3 +284,17 @@ def test_pr_says_how_to_log_in_or_install_gh(run_rgr: RunRgr, tmp_path: Path) ->
     (no_gh / "git").symlink_to(shutil.which("git") or "/usr/bin/git")
     code, _, err = run_rgr(["report", "--integrate", "pr"], repo.path, {"PATH": str(no_gh)})
     assert code == 1 and "not installed" in err and "https://cli.github.com" in err
+
+
+def test_run_with_integrate_pr_fails_before_any_phase_without_gh(
+        run_rgr: RunRgr, tmp_path: Path) -> None:
+    repo = make_repo(tmp_path)
+    repo.commit("config", {"tdd.toml": 'test_command = "true"\n'})
+    no_gh = tmp_path / "no-gh-bin"
+    no_gh.mkdir()
+    (no_gh / "git").symlink_to(shutil.which("git") or "/usr/bin/git")
+    code, out, err = run_rgr(["run", "--yes", "--integrate", "pr", "slugify"], repo.path,
+                             {"PATH": str(no_gh)})
+    assert code == 1 and "`gh` (the GitHub CLI) is not installed" in err, out + err
+    assert "agent backend" not in out  # stopped before the preflight and any phase
+    assert repo.git("branch", "--list", "rgr/*") == ""

@@ -10,7 +10,7 @@ from datetime import datetime
 
 import click
 
-from rgr import __version__, git
+from rgr import __version__, git, integrate
 from rgr.agents import agent_for
 from rgr.backends.base import Backend
 from rgr.backends.claude import ClaudeBackend
@@ -129,6 +129,7 @@ def run(ws: Workspace, feature: str, here: bool, branch: str | None, options: Ru
         out.print(f"  retries       {ws.config.max_retries} per phase")
         out.print("  loop          PLAN → RED → GREEN → REFACTOR, one agent session per phase")
         _confirm(options, "Start?")
+        integrate.preflight(ws, options.integrate)
         _preflight(backend, ws, options, log)
         orchestrator = _orchestrator(ws, backend, test_command, options, log)
         baseline = orchestrator.tests_at_head()
@@ -210,6 +211,7 @@ def resume(ws: Workspace, options: RunOptions, set_aside: bool,
                                 "rgr resume: uncommitted changes set aside")
             log(f"uncommitted changes saved under {ref} and removed from the tree")
         _confirm(options, f"Resume with {state.resume_phase} (cycle {state.cycle_number})?")
+        integrate.preflight(ws, options.integrate)
         _preflight(backend, ws, options, log)
         orchestrator = _orchestrator(ws, backend, test_command, options, log)
         if distance:
