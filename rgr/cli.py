@@ -117,18 +117,27 @@ def run(ctx: Context, feature: str, here: bool, branch: str | None, assume_yes: 
 @cli.command()
 @click.option("--set-aside", is_flag=True,
               help="Save uncommitted changes under refs/rgr/leftovers/ and continue.")
+@click.option("--unnoted", type=click.Choice(["adopt", "set-aside"]),
+              help="Commits made after the last handoff by someone other than rgr: check "
+                   "them as the phase's work (adopt) or keep them under refs/rgr/attempts/ "
+                   "and continue from the handoff (set-aside). Asked on a terminal.")
 @run_options
 @_integrate_option
 @pass_context
-def resume(ctx: Context, set_aside: bool, assume_yes: bool, skip_preflight: bool,
-           max_phases: int | None, model: str | None, max_retries: int | None,
-           integrate: str) -> None:
-    """Continue the run on this branch from its latest handoff note."""
+def resume(ctx: Context, set_aside: bool, unnoted: str | None, assume_yes: bool,
+           skip_preflight: bool, max_phases: int | None, model: str | None,
+           max_retries: int | None, integrate: str) -> None:
+    """Continue the run on this branch from its latest handoff note.
+
+    Settles what an interruption left first: agent processes still running, stale git
+    locks, the attempt that was in flight (judged as it would have been), and commits or
+    edits you made since (never moved without your say: see --unnoted, --set-aside).
+    """
     from rgr.commands import run as command
 
     ws = ctx.workspace(model=model, max_retries=max_retries)
     sys.exit(command.resume(ws, _run_options(assume_yes, skip_preflight, max_phases,
-                                             integrate), set_aside))
+                                             integrate), set_aside, unnoted=unnoted))
 
 
 @cli.command()

@@ -226,11 +226,14 @@ def create_branch(repo: pygit2.Repository, name: str, at: pygit2.Commit) -> None
     repo.checkout(branch.name)
 
 
-def commit_empty(repo: pygit2.Repository, message: str) -> pygit2.Oid:
-    """An empty commit on the checked-out branch (rgr's start marker)."""
-    head = head_commit(repo)
+def commit_empty(repo: pygit2.Repository, message: str, parent: pygit2.Commit) -> pygit2.Oid:
+    """An empty commit on top of ``parent`` that no branch points at yet (rgr's start
+    marker: it is noted before any branch moves, so a crash leaves no half-started run)."""
     who = signature(repo)
-    oid: pygit2.Oid = repo.create_commit(
-        "HEAD", who, who, message, head.tree.id, [head.id]
-    )
+    oid: pygit2.Oid = repo.create_commit(None, who, who, message, parent.tree.id, [parent.id])
     return oid
+
+
+def advance_branch(repo: pygit2.Repository, name: str, to: pygit2.Oid, message: str) -> None:
+    """Move the checked-out branch ``name`` forward to ``to``, a commit with HEAD's tree."""
+    repo.branches.local[name].set_target(to, message)

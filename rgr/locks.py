@@ -147,3 +147,33 @@ def git_lock_is_stale(path: Path) -> bool:
     except FileNotFoundError:
         return False
     return age >= MIN_STALE_AGE_S and not open_by_any_process(path)
+
+
+def clear_stale_git_locks(git_dir: Path, wait_s: float = MIN_STALE_AGE_S) -> list[Path]:
+    """Remove git's lock files that no live process holds; the ones removed.
+
+    A git killed mid-write (an agent's ``git commit`` when rgr died) leaves
+    ``index.lock`` behind and every later git command fails. A lock some live process
+    has open is left alone and refused with its name: that git is still working. A
+    young unheld lock may be a git between closing and renaming it: wait and look again.
+    """
+    removed: list[Path] = []
+    deadline = time.monotonic() + wait_s + 1.0
+    for lock in find_git_locks(git_dir):
+        while True:
+            if open_by_any_process(lock):
+                raise LockedError(
+                    f"{lock} is held by a running process: a git command is working in "
+                    "this repository",
+                    "wait for it to finish, then run the command again")
+            if git_lock_is_stale(lock):
+                lock.unlink(missing_ok=True)
+                removed.append(lock)
+                break
+            if not lock.exists():
+                break
+            if time.monotonic() >= deadline:
+                raise LockedError(f"{lock} appeared moments ago and is not held by any "
+                                  "process", "run the command again in a few seconds")
+            time.sleep(0.1)
+    return removed

@@ -18,9 +18,11 @@ tried again, so no update is ever lost.
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import os
 import queue
+import shutil
 import subprocess
 import threading
 from collections.abc import Iterator
@@ -30,7 +32,7 @@ import pygit2
 from pygit2.enums import ObjectType
 from tenacity import Retrying, retry_if_exception_type, stop_after_attempt, wait_random
 
-from rgr import git
+from rgr import failpoints, git
 from rgr.errors import NotesError
 from rgr.handoff import HandoffState, InvalidNote, parse_note
 
@@ -204,8 +206,24 @@ class NotesStore:
         self.write_text(commit, state.to_json(), message or f"rgr: {state.phase} on {commit[:12]}")
 
     def write_text(self, commit: str, text: str, message: str) -> None:
-        blob_id = self.repo.create_blob(text.encode("utf-8"))
-        self._update(commit, blob_id, message)
+        try:
+            blob_id = self.repo.create_blob(text.encode("utf-8"))
+            self._update(commit, blob_id, message)
+        except (pygit2.GitError, OSError) as exc:
+            raise self._write_failed(commit, exc) from exc
+
+    def _write_failed(self, commit: str, exc: Exception) -> NotesError:
+        """A clear error for a note that could not be written. Nothing was changed: the
+        ref only ever moves after every object it needs exists."""
+        # libgit2 reports a full disk as "no error"; the free space says what happened.
+        free = shutil.disk_usage(self.repo.path).free
+        if free < 1024 * 1024 or getattr(exc, "errno", None) == errno.ENOSPC:
+            return NotesError(
+                f"could not write the note on {commit[:12]}: the disk holding "
+                f"{self.repo.path} is full ({free} bytes free); {self.ref} is unchanged",
+                "free some space, then `rgr resume` continues from the last handoff")
+        return NotesError(f"could not write the note on {commit[:12]}: {exc}; "
+                          f"{self.ref} is unchanged")
 
     def remove(self, commit: str, message: str) -> bool:
         """Drop the note on ``commit``. Returns False when there was none. The note stays
@@ -251,6 +269,7 @@ class NotesStore:
         new_commit = self.repo.create_commit(
             None, who, who, message + "\n", new_root, parents
         )
+        failpoints.hit("notes:objects-written")
         try:
             if reference is None:
                 self.repo.create_reference_direct(self.ref, new_commit, False, message=message)
@@ -268,6 +287,7 @@ class NotesStore:
             if "failed to lock" in str(exc) or "locked file" in str(exc):
                 raise _RefLocked() from None
             raise
+        failpoints.hit("notes:ref-moved")
 
     # ------------------------------------------------------------------ repair --
 

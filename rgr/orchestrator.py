@@ -19,10 +19,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
+import pydantic
 import pygit2
 
-from rgr import __version__, git
+from rgr import __version__, failpoints, git, inflight, report_store
 from rgr.agents import AgentSpec, agent_for, prompt_path, prompt_version
 from rgr.backends.base import AgentRequest, AgentResult, Backend
 from rgr.config import TestCommand
@@ -39,6 +41,7 @@ from rgr.handoff import (
     TestRunSummary,
     now_utc,
 )
+from rgr.inflight import Inflight
 from rgr.outputs import OUTPUT_MODELS, PhaseOutput, PlanOutput
 from rgr.prompting import build_prompt
 from rgr.retry import AttemptRejected, phase_retrying
@@ -50,10 +53,37 @@ from rgr.workspace import Workspace
 ATTEMPTS_PREFIX = "refs/rgr/attempts/"
 LEFTOVERS_PREFIX = "refs/rgr/leftovers/"
 
-#: Backend failures no retry can fix: stop at once and say what to do.
-FATAL_BACKEND_KINDS = frozenset({"missing_binary", "not_logged_in"})
+#: Backend failures no retry can fix: stop at once (resumably) and say what to do.
+#: A spent budget is one of them: another attempt would only spend more.
+FATAL_BACKEND_KINDS = frozenset({"missing_binary", "not_logged_in", "max_budget"})
+
+
+def is_fatal(error: BackendError) -> bool:
+    """Stop the run rather than retry: the same request would fail the same way (a
+    rejected key, a missing binary, a spent budget, a request the API refuses as
+    malformed)."""
+    return error.kind in FATAL_BACKEND_KINDS or (error.kind == "api_error"
+                                                 and not error.retryable)
 
 Report = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """One try at a phase: what it started from and when."""
+
+    prev: HandoffState
+    phase: Phase
+    spec: AgentSpec
+    base: pygit2.Commit
+    before: TestReport
+    cycle: int
+    number: int
+    started: datetime
+
+    @property
+    def label(self) -> str:
+        return f"{self.phase}-c{self.cycle}-a{self.number}"
 
 
 @dataclass
@@ -80,11 +110,17 @@ class Orchestrator:
                            timeout=self.ws.config.command_timeout, env=self.ws.env)
         self.report(f"tests: {result.passed} passed, {result.failed} failed, "
                     f"{result.errors} errors ({result.duration_s:.1f}s)")
-        self._reports[tree] = result
+        self.remember_report(git.head_commit(self.ws.repo), result)
         return result
 
     def remember_report(self, commit: pygit2.Commit, report: TestReport) -> None:
         self._reports[str(commit.tree.id)] = report
+        report_store.save(self.ws.git_dir, str(commit.tree.id), report)
+
+    def recorded_report(self, commit: pygit2.Commit) -> TestReport | None:
+        """The report of ``commit``'s tree from this run or an earlier one, if any."""
+        tree = str(commit.tree.id)
+        return self._reports.get(tree) or report_store.load(self.ws.git_dir, tree)
 
     # ------------------------------------------------------------------ the loop --
 
@@ -135,45 +171,92 @@ class Orchestrator:
     def _attempt(self, prev: HandoffState, phase: Phase, spec: AgentSpec, base: pygit2.Commit,
                  before: TestReport, cycle: int, attempt_number: int,
                  brief: str | None) -> HandoffState:
-        started = now_utc()
+        attempt = Attempt(prev, phase, spec, base, before, cycle, attempt_number, now_utc())
         session_id = str(uuid.uuid4())
         request = self._request(prev, phase, spec, base, cycle, brief, session_id)
+        record = Inflight(run_id=prev.run_id, phase=phase, cycle=cycle, attempt=attempt_number,
+                          base=str(base.id), session_id=session_id,
+                          started_at=attempt.started.isoformat())
+        inflight.write(self.ws.git_dir, record)
+        failpoints.hit("phase:inflight-recorded")
         self.report(f"cycle {cycle} {phase}: agent session {session_id[:8]} running")
         result: AgentResult | None = None
         backend_error: BackendError | None = None
         try:
             result = self.backend.run(request)
         except BackendError as exc:
-            if exc.kind in FATAL_BACKEND_KINDS:
-                self._restore(base, f"{phase}-c{cycle}-a{attempt_number}", prev.run_id)
+            if is_fatal(exc):
+                self._restore(base, attempt.label, prev.run_id)
+                self._record_stop(prev, base, phase, exc)
+                inflight.clear(self.ws.git_dir)
                 raise
             backend_error = exc
-        leftovers = self._restore_tree(f"{phase}-c{cycle}-a{attempt_number}", prev.run_id)
+        failpoints.hit("agent:returned")
+        if result is not None and result.permission_denials:
+            self.report(f"cycle {cycle} {phase}: the agent was refused "
+                        f"{len(result.permission_denials)} tool call(s): "
+                        + describe_denials(result.permission_denials))
+        if result is not None:
+            inflight.write(self.ws.git_dir, record.model_copy(update={
+                "output": result.output.model_dump(mode="json", by_alias=True),
+                "result": _result_record(result)}))
+        return self.judge(attempt, result, backend_error)
+
+    def judge_interrupted(self, prev: HandoffState, record: Inflight) -> HandoffState:
+        """Judge the commits of an attempt whose rgr died before it could: by the same
+        checks as :meth:`judge`. Raises AttemptRejected (the attempt is then kept and the
+        branch back at its base) or returns the new, noted state."""
+        spec = agent_for(self.ws.root, record.phase)
+        base = git.resolve_commit(self.ws.repo, record.base)
+        before = self.recorded_report(base)
+        if before is None:
+            # rgr records every report it makes; without one, the base's own tests say.
+            raise AttemptRejected([Violation("interrupted", "no test report of the base "
+                                             "was recorded; the attempt is redone")],
+                                  "The previous attempt was interrupted.", backend_side=False)
+        attempt = Attempt(prev, record.phase, spec, base, before, record.cycle, record.attempt,
+                          datetime.fromisoformat(record.started_at))
+        if record.output is None or record.result is None:
+            return self.judge(attempt, None, BackendError(
+                "interrupted", "rgr stopped while the agent was still working; its session "
+                "never finished", retryable=False))
+        output = OUTPUT_MODELS[spec.output].model_validate(record.output)
+        return self.judge(attempt, _result_from_record(record.result, output), None)
+
+    def judge(self, attempt: Attempt, result: AgentResult | None,
+              backend_error: BackendError | None) -> HandoffState:
+        """Checks on base..HEAD, then a note, or the attempt kept and the branch reset."""
+        prev, phase, cycle, base = attempt.prev, attempt.phase, attempt.cycle, attempt.base
+        leftovers = self._restore_tree(attempt.label, prev.run_id)
         if leftovers:
             self.report(f"the agent left uncommitted changes; saved under {leftovers}")
+        failpoints.hit("phase:leftovers-saved")
         head = git.head_commit(self.ws.repo)
         violations: list[Violation] = []
         after: TestReport | None = None
         if backend_error is not None:
             violations.append(Violation(f"agent-{backend_error.kind}", backend_error.message))
         else:
-            violations = check_commits(self.ws.repo, base.id, head.id, spec.commit_prefixes)
+            violations = check_commits(self.ws.repo, base.id, head.id,
+                                       attempt.spec.commit_prefixes)
             if not violations:
                 violations = check_scope(self.ws.repo, self.ws.config, phase, base.id, head.id)
             if not violations and result is not None:
-                violations, after = self._verify(phase, result, head, before)
+                violations, after = self._verify(phase, result, head, attempt.before)
         if violations:
             self.report(f"cycle {cycle} {phase}: rejected: {violations[0]}"
                         + (f" (+{len(violations) - 1} more)" if len(violations) > 1 else ""))
-            self._keep_attempt(prev, phase, cycle, base, head, attempt_number, violations,
-                               result, after, started)
+            self._keep_attempt(attempt, head, violations, result, after)
             raise AttemptRejected(violations, failure_brief(violations, after),
                                   backend_side=backend_error is not None
                                   and backend_error.retryable)
         assert result is not None
-        state = self._next_state(prev, phase, cycle, result, head, base, after or before,
-                                 attempt_number, started, spec)
+        state = self._next_state(prev, phase, cycle, result, head, base,
+                                 after or attempt.before, attempt.number, attempt.started,
+                                 attempt.spec)
         self.ws.notes.write(str(head.id), state)
+        failpoints.hit("phase:noted")
+        inflight.clear(self.ws.git_dir)
         self.report(f"cycle {cycle} {phase}: verified and noted on {str(head.id)[:8]}"
                     + (f" (next: {state.resume_phase})" if state.phase != Phase.COMPLETE
                        else " (feature complete)"))
@@ -222,6 +305,11 @@ class Orchestrator:
                       else "it has no items")
             return [Violation("plan-not-complete", f"the planner says the feature is done but "
                               f"{TEST_LIST} disagrees: {reason}", TEST_LIST)]
+        if output.current_test is not None:
+            for path in (output.current_test.test_file, output.current_test.impl_file):
+                if not inside_repository(self.ws.root, path):
+                    return [Violation("plan-path-outside-repo", f"the planner named {path!r}, "
+                                      "which is not a relative path inside the repository")]
         if output.current_test is not None and not tests.pending:
             return [Violation("plan-no-pending-item", f"the planner chose "
                               f"{output.current_test.description!r} but {TEST_LIST} has no "
@@ -268,31 +356,43 @@ class Orchestrator:
             "summary": summary,
         })
 
-    def _keep_attempt(self, prev: HandoffState, phase: Phase, cycle: int, base: pygit2.Commit,
-                      head: pygit2.Commit, attempt_number: int, violations: list[Violation],
-                      result: AgentResult | None, after: TestReport | None,
-                      started: datetime) -> None:
-        """Keep a rejected attempt reachable, with a note saying why, then reset."""
+    def _keep_attempt(self, attempt: Attempt, head: pygit2.Commit,
+                      violations: list[Violation], result: AgentResult | None,
+                      after: TestReport | None) -> None:
+        """Keep a rejected attempt reachable, reset the branch, then note why.
+
+        The order matters after a crash: the ref comes first, so the work is never only
+        in the branch being reset; the note comes last and goes on the kept commit, off
+        the branch, so it can never be mistaken for the branch's latest handoff.
+        """
+        prev, phase, base = attempt.prev, attempt.phase, attempt.base
+        name = None
         if head.id != base.id:
-            name = self._ref(ATTEMPTS_PREFIX, f"{phase}-c{cycle}-a{attempt_number}", prev.run_id)
+            name = self._ref(ATTEMPTS_PREFIX, attempt.label, prev.run_id)
             self.ws.repo.create_reference_direct(name, head.id, True,
                                                  message="rgr: rejected attempt")
+            failpoints.hit("attempt:kept")
+        git.reset_hard(self.ws.repo, base.id)
+        failpoints.hit("attempt:reset")
+        git.remove_untracked(self.ws.repo)
+        if name is not None:
             first = violations[0]
             state = prev.model_copy(update={
-                "phase": phase, "next_phase": phase, "cycle_number": cycle,
-                "error": str(first), "retry_count": attempt_number - 1,
+                "phase": phase, "next_phase": phase, "cycle_number": attempt.cycle,
+                "error": str(first), "retry_count": attempt.number - 1,
                 "error_details": ErrorDetails(type=first.rule, message="\n".join(
                     str(v) for v in violations)[:4000]),
-                "base_commit": str(base.id), "started_at": started, "finished_at": now_utc(),
+                "base_commit": str(base.id), "started_at": attempt.started,
+                "finished_at": now_utc(),
                 "agent": _agent_summary(result, None, self.ws.root) if result else None,
                 "tests": tests_summary(after) if after else None,
                 "test_result": None, "schema_version": 1, "rgr_version": __version__,
                 "summary": f"rejected attempt kept at {name}",
             })
             self.ws.notes.write(str(head.id), state, f"rgr: rejected {phase} attempt")
+            failpoints.hit("attempt:noted")
             self.report(f"rejected attempt kept at {name}")
-        git.reset_hard(self.ws.repo, base.id)
-        git.remove_untracked(self.ws.repo)
+        inflight.clear(self.ws.git_dir)
 
     def _record_exhausted(self, prev: HandoffState, base: pygit2.Commit, phase: Phase,
                           attempts: int, final: AttemptRejected) -> None:
@@ -305,6 +405,17 @@ class Orchestrator:
             "retry_count": attempts - 1,
         })
         self.ws.notes.write(str(base.id), state, f"rgr: {phase} failed after {attempts} attempts")
+
+    def _record_stop(self, prev: HandoffState, base: pygit2.Commit, phase: Phase,
+                     error: BackendError) -> None:
+        """A failure no retry can fix: said on the last verified commit's note (its
+        nextPhase unchanged), so `rgr status` shows why the run stopped."""
+        state = prev.model_copy(update={
+            "error": f"{phase} stopped: {error.message}",
+            "error_details": ErrorDetails(type=f"agent-{error.kind}",
+                                          message=(error.hint or error.message)[:4000]),
+        })
+        self.ws.notes.write(str(base.id), state, f"rgr: {phase} stopped ({error.kind})")
 
     # ---------------------------------------------------------- tree hygiene --
 
@@ -345,6 +456,46 @@ def tests_summary(report: TestReport) -> TestRunSummary:
         duration_s=round(report.duration_s, 3), passed=report.passed, failed=report.failed,
         errors=report.errors, skipped=report.skipped, failing=list(report.failing_ids[:50]),
     )
+
+
+def inside_repository(root: Path, path: str) -> bool:
+    """Whether ``path`` (from an agent) names a file under ``root`` and nowhere else:
+    relative, no ``..`` that climbs out, no symlinked directory that leads out."""
+    if not path or "\0" in path or Path(path).is_absolute():
+        return False
+    resolved_root = root.resolve()
+    return (resolved_root / path).resolve().is_relative_to(resolved_root)
+
+
+def describe_denials(denials: list[dict[str, Any]], limit: int = 5) -> str:
+    """``Bash: git push origin main; Write: /etc/passwd`` for the run log (bounded)."""
+    shown = []
+    for denial in denials[:limit]:
+        tool = str(denial.get("tool_name", "?"))
+        arguments = denial.get("tool_input")
+        detail = ""
+        if isinstance(arguments, dict):
+            detail = str(arguments.get("command") or arguments.get("file_path")
+                         or arguments.get("url") or "")
+        shown.append(f"{tool}: {detail[:120]}" if detail else tool)
+    more = f" (+{len(denials) - limit} more)" if len(denials) > limit else ""
+    return "; ".join(shown) + more
+
+
+def _result_record(result: AgentResult) -> dict[str, Any]:
+    """What the in-flight record keeps of a finished session (not its raw transcript)."""
+    return {"session_id": result.session_id, "num_turns": result.num_turns,
+            "cost_usd": result.cost_usd, "duration_ms": result.duration_ms,
+            "usage": dict(result.usage), "permission_denials": len(result.permission_denials)}
+
+
+def _result_from_record(record: dict[str, Any], output: pydantic.BaseModel) -> AgentResult:
+    return AgentResult(
+        session_id=str(record.get("session_id", "")), output=output,
+        num_turns=int(record.get("num_turns", 0)), cost_usd=float(record.get("cost_usd", 0.0)),
+        duration_ms=int(record.get("duration_ms", 0)), usage=dict(record.get("usage", {})),
+        permission_denials=[{}] * int(record.get("permission_denials", 0)),
+        raw={"recovered": True})
 
 
 def _agent_summary(result: AgentResult | None, spec: AgentSpec | None,

@@ -4,11 +4,13 @@ kills the whole process group, bounded output capture, and errors that show what
 
 from __future__ import annotations
 
+import ctypes
 import os
 import signal
 import subprocess
+import sys
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -54,6 +56,35 @@ def bound(text: str, limit: int = OUTPUT_LIMIT) -> str:
     return f"{text[:half]}\n[... {len(text) - limit} characters cut ...]\n{text[-half:]}"
 
 
+_PR_SET_PDEATHSIG = 1
+
+
+def _load_prctl() -> Callable[..., int] | None:
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        prctl: Callable[..., int] = ctypes.CDLL(None, use_errno=True).prctl
+        return prctl
+    except (OSError, AttributeError):
+        return None
+
+
+#: Resolved once in the parent: the child between fork and exec must not load libraries.
+_PRCTL = _load_prctl()
+
+
+def die_with_parent() -> None:
+    """In the child, before exec: SIGKILL me when rgr dies.
+
+    Every process rgr starts is in its own process group (so a timeout can kill the
+    group), which also means a ``kill -9`` of rgr would leave an agent editing the
+    repository with nobody watching. The kernel's parent-death signal closes that gap
+    on Linux; ``rgr resume`` sweeps up anything the agent itself had started.
+    """
+    if _PRCTL is not None:
+        _PRCTL(_PR_SET_PDEATHSIG, signal.SIGKILL)
+
+
 def kill_group(proc: subprocess.Popen[bytes]) -> None:
     """SIGTERM the process group, then SIGKILL whatever is left after a grace period."""
     for sig, grace in ((signal.SIGTERM, 3.0), (signal.SIGKILL, 5.0)):
@@ -75,12 +106,14 @@ def run(
     timeout: float | None,
     env: Mapping[str, str] | None = None,
     stdin_data: str | None = None,
+    on_start: Callable[[], None] | None = None,
 ) -> Completed:
     """Run ``argv`` in its own process group and wait at most ``timeout`` seconds.
 
     A timeout is not an exception: the group is killed and ``timed_out`` is set, so
     callers decide whether that is a failure of the phase or of rgr. A program that
-    cannot be started at all raises CommandError naming it.
+    cannot be started at all raises CommandError naming it. ``on_start`` is called
+    once the process runs (the fault-injection suite crashes rgr there).
     """
     argv = tuple(str(a) for a in argv)
     started = time.monotonic()
@@ -93,6 +126,7 @@ def run(
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             start_new_session=True,  # its own process group, so a timeout kills children too
+            preexec_fn=die_with_parent if _PRCTL is not None else None,
         )
     except FileNotFoundError as exc:
         raise CommandError(
@@ -103,6 +137,8 @@ def run(
         raise CommandError(f"cannot run {argv[0]!r}: permission denied") from exc
     timed_out = False
     try:
+        if on_start is not None:
+            on_start()
         out, err = proc.communicate(
             input=stdin_data.encode() if stdin_data is not None else None, timeout=timeout
         )

@@ -9,10 +9,12 @@ bug) stops the loop immediately.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 
 from tenacity import RetryCallState, Retrying, retry_if_exception_type, stop_after_attempt
 
+from rgr import failpoints
 from rgr.guards import Violation
 
 
@@ -36,10 +38,17 @@ def backoff_wait(base_s: float) -> Callable[[RetryCallState], float]:
     return wait
 
 
+def _sleep(seconds: float) -> None:
+    if seconds > 0:
+        failpoints.hit("retry:backoff")
+    time.sleep(seconds)
+
+
 def phase_retrying(max_retries: int, backoff_base_s: float = 1.0) -> Retrying:
     return Retrying(
         retry=retry_if_exception_type(AttemptRejected),
         stop=stop_after_attempt(max_retries + 1),
         wait=backoff_wait(backoff_base_s),
+        sleep=_sleep,
         reraise=True,
     )

@@ -15,6 +15,8 @@ Jest installs; without report globs only the exit code is known.
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import os
 import re
 import shlex
@@ -26,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from rgr import failpoints
 from rgr.config import TestCommand
 from rgr.proc import Completed, bound, run
 
@@ -112,6 +115,21 @@ class TestReport:
         return self.exit_code == 0 or self.no_tests_collected
 
 
+def report_to_json(report: TestReport) -> str:
+    return json.dumps(dataclasses.asdict(report))
+
+
+def report_from_json(text: str) -> TestReport:
+    """The inverse of :func:`report_to_json`; ValueError when ``text`` is not one."""
+    data = json.loads(text)
+    try:
+        outcomes = {key: TestOutcome(**value) for key, value in data.pop("outcomes").items()}
+        return TestReport(**{**data, "argv": tuple(data["argv"]), "outcomes": outcomes,
+                             "collection_errors": tuple(data["collection_errors"])})
+    except (KeyError, TypeError, AttributeError) as exc:
+        raise ValueError(f"not a test report: {exc}") from exc
+
+
 def run_tests(
     cmd: TestCommand, root: Path, *, timeout: float, env: Mapping[str, str] | None = None
 ) -> TestReport:
@@ -133,6 +151,15 @@ def run_tests(
 # --------------------------------------------------------------------------- pytest
 
 
+def _run_crashable(argv: tuple[str, ...], root: Path, timeout: float,
+                   env: dict[str, str]) -> Completed:
+    """The test command, with the fault-injection suite's two crash points around it."""
+    done = run(argv, cwd=root, timeout=timeout, env=env,
+               on_start=lambda: failpoints.hit("tests:spawned"))
+    failpoints.hit("tests:finished")
+    return done
+
+
 def _run_pytest(cmd: TestCommand, root: Path, timeout: float, env: dict[str, str]) -> TestReport:
     with tempfile.TemporaryDirectory(prefix="rgr-junit-") as tmp:
         xml_path = Path(tmp) / "junit.xml"
@@ -145,7 +172,7 @@ def _run_pytest(cmd: TestCommand, root: Path, timeout: float, env: dict[str, str
             )
         else:
             argv = argv + extra
-        done = run(argv, cwd=root, timeout=timeout, env=env)
+        done = _run_crashable(argv, root, timeout, env)
         outcomes: dict[str, TestOutcome] = {}
         collection_errors: list[str] = []
         report_error = None
@@ -320,7 +347,7 @@ def _excerpt(stdout: str, stderr: str) -> str:
 
 def _run_other(cmd: TestCommand, root: Path, timeout: float, env: dict[str, str]) -> TestReport:
     started = time.time()
-    done = run(cmd.argv, cwd=root, timeout=timeout, env=env)
+    done = _run_crashable(cmd.argv, root, timeout, env)
     outcomes: dict[str, TestOutcome] = {}
     report_error = None
     reports = _fresh_reports(root, cmd.junit_globs, since=started - MTIME_SLACK_S)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pygit2
 
-from rgr import git
+from rgr import failpoints, git
 from rgr.config import Config, find_project_root, load_config
 from rgr.notes import NotesStore
 
@@ -35,7 +35,8 @@ def open_workspace(
     env: Mapping[str, str] | None = None,
     flags: Mapping[str, object] | None = None,
 ) -> Workspace:
-    environment = dict(os.environ) if env is None else dict(env)
+    # The crash-point variable is for rgr alone, never for an agent or a test runner.
+    environment = failpoints.scrub(os.environ if env is None else env)
     start = find_project_root(cwd or Path.cwd(), environment)
     repo = git.open_repo(start)
     root = git.workdir(repo)

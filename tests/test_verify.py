@@ -13,7 +13,8 @@ import pytest
 
 from rgr.config import TestCommand
 from rgr.errors import CommandError
-from rgr.verify import OUTPUT_EXCERPT_LIMIT, TestReport, run_tests
+from rgr.guards import Violation, failure_brief
+from rgr.verify import OUTPUT_EXCERPT_LIMIT, TestReport, report_to_json, run_tests
 
 PYTEST = TestCommand((sys.executable, "-m", "pytest"), "pytest", (), False, "test")
 
@@ -208,6 +209,10 @@ def test_huge_output_is_bounded(tmp_path: Path) -> None:
     assert len(report.output_excerpt) <= OUTPUT_EXCERPT_LIMIT + 200
     assert "characters cut" in report.output_excerpt
     assert "1 failed" in report.output_excerpt  # the tail, with the summary, is kept
+    # what a retry's prompt and rgr's own files carry of it is bounded too
+    brief = failure_brief([Violation("green-tests-fail", "tests fail")], report)
+    assert len(brief) < 4 * 1024 and "1 failed" in brief
+    assert len(report_to_json(report)) < 64 * 1024
 
 
 def git(root: Path, *args: str) -> str:

@@ -64,17 +64,17 @@ from __future__ import annotations
 
 import json
 import os
-import signal
-import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 import pydantic
 
+from rgr import failpoints
 from rgr.backends.base import AgentRequest, AgentResult, AgentRunError
 from rgr.errors import BackendError, CommandError
 from rgr.proc import Completed, run
+from rgr.processes import REPO_MARK_VAR, SESSION_MARK_VAR, kill_marked_processes
 
 INSTALL_HINT = (
     "install Claude Code (`npm install -g @anthropic-ai/claude-code`), "
@@ -100,9 +100,6 @@ LOGIN_MARKERS = (
 
 #: Result texts of transport failures that carry no HTTP status (api_error_status null).
 TRANSIENT_MARKERS = ("api error", "request timed out", "overloaded")
-
-#: Set in the agent's environment so its leftover processes can be found and killed.
-SESSION_MARK_VAR = "RGR_AGENT_SESSION"
 
 CHECK_LOGIN_TIMEOUT_S = 120.0
 VERSION_TIMEOUT_S = 30.0
@@ -161,6 +158,7 @@ class ClaudeBackend:
         base_env = request.env if request.env is not None else self.env
         env = {**(base_env if base_env is not None else os.environ)}
         env[SESSION_MARK_VAR] = request.session_id
+        env[REPO_MARK_VAR] = str(request.cwd)
         try:
             done = self._run(
                 self.argv(request),
@@ -168,6 +166,7 @@ class ClaudeBackend:
                 timeout=request.timeout_s,
                 env=env,
                 stdin_data=request.prompt,
+                on_start=lambda: failpoints.hit("agent:spawned"),
             )
         finally:
             # Tool processes live in their own sessions: the group kill misses them.
@@ -229,6 +228,7 @@ class ClaudeBackend:
         timeout: float,
         env: Mapping[str, str] | None = None,
         stdin_data: str | None = None,
+        on_start: Callable[[], None] | None = None,
     ) -> Completed:
         env = env if env is not None else self.env
         try:
@@ -238,6 +238,7 @@ class ClaudeBackend:
                 timeout=timeout,
                 env=env if env is not None else os.environ,
                 stdin_data=stdin_data,
+                on_start=on_start,
             )
         except CommandError as exc:
             raise BackendError(
@@ -389,63 +390,6 @@ def usage_of(data: Mapping[str, Any]) -> dict[str, int]:
         for snake in totals:
             totals[snake] = _int(usage.get(snake))
     return totals
-
-
-def kill_marked_processes(var: str, value: str, grace_s: float = 2.0) -> list[int]:
-    """Kill every process whose environment holds ``var=value``; the pids found.
-
-    Linux only (it reads /proc/<pid>/environ of our own processes); elsewhere it finds
-    nothing and the caller's process-group kill is all there is.
-    """
-    needle = f"{var}={value}".encode()
-    pids = [pid for pid in _own_pids() if pid != os.getpid() and _environ_has(pid, needle)]
-    for sig in (signal.SIGTERM, signal.SIGKILL):
-        alive = [pid for pid in pids if _signal_group(pid, sig)]
-        deadline = time.monotonic() + grace_s
-        while alive and time.monotonic() < deadline:
-            time.sleep(0.05)
-            alive = [pid for pid in alive if _exists(pid)]
-        if not alive:
-            break
-    return pids
-
-
-def _own_pids() -> list[int]:
-    proc = Path("/proc")
-    if not proc.is_dir():
-        return []
-    return [int(p.name) for p in proc.iterdir() if p.name.isdigit()]
-
-
-def _environ_has(pid: int, needle: bytes) -> bool:
-    try:
-        return needle in (Path("/proc") / str(pid) / "environ").read_bytes().split(b"\0")
-    except OSError:  # gone, or not ours
-        return False
-
-
-def _signal_group(pid: int, sig: signal.Signals) -> bool:
-    """Signal ``pid``'s process group (never our own); False if it is already gone."""
-    try:
-        group = os.getpgid(pid)
-        if group == os.getpgrp():
-            os.kill(pid, sig)
-        else:
-            os.killpg(group, sig)
-        return True
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return False
-
-
-def _exists(pid: int) -> bool:
-    try:
-        stat = (Path("/proc") / str(pid) / "stat").read_text()
-    except OSError:
-        return False
-    # A zombie is dead; it only waits for a parent (often init) to reap it.
-    return stat.rsplit(")", 1)[-1].split()[0] != "Z"
 
 
 def _int(value: Any) -> int:

@@ -10,22 +10,22 @@ from datetime import datetime
 
 import click
 
-from rgr import __version__, git, integrate
-from rgr.agents import agent_for
+from rgr import __version__, failpoints, git, inflight, integrate
 from rgr.backends.base import Backend
 from rgr.backends.claude import ClaudeBackend
 from rgr.config import TestCommand, resolve_test_command
 from rgr.errors import RepositoryError
-from rgr.guards import check_commits, check_scope, check_tests
-from rgr.handoff import FOLLOWS, HandoffState, Phase, TestResult, now_utc
-from rgr.locks import run_lock
+from rgr.handoff import ErrorDetails, HandoffState, Phase, TestResult, now_utc
+from rgr.inflight import Inflight
+from rgr.locks import clear_stale_git_locks, run_lock
 from rgr.orchestrator import (
     ATTEMPTS_PREFIX,
     LEFTOVERS_PREFIX,
     Orchestrator,
-    test_result,
     tests_summary,
 )
+from rgr.processes import kill_orphans
+from rgr.retry import AttemptRejected
 from rgr.ui import esc, make_console, short
 from rgr.workspace import Workspace
 
@@ -119,6 +119,7 @@ def run(ws: Workspace, feature: str, here: bool, branch: str | None, options: Ru
         )
     backend = backend or make_backend(ws)
     with run_lock(ws.git_dir, "rgr run"):
+        recover_after_crash(ws, log)
         out = make_console()
         out.print(f"[bold]rgr run[/bold]: {esc(feature)}")
         out.print(f"  repository    {esc(ws.root)}")
@@ -142,10 +143,9 @@ def run(ws: Workspace, feature: str, here: bool, branch: str | None, options: Ru
             )
         if baseline.no_tests_collected:
             log("baseline: no tests yet (a valid green start)")
-        if not here:
-            git.create_branch(ws.repo, target, start)
-        marker = git.commit_empty(ws.repo, f"rgr: start {feature}")
-        orchestrator.remember_report(git.head_commit(ws.repo), baseline)
+        marker = git.resolve_commit(
+            ws.repo, str(git.commit_empty(ws.repo, f"rgr: start {feature}", start)))
+        orchestrator.remember_report(marker, baseline)
         state = HandoffState(
             phase=Phase.REFACTOR,  # cycle 0: the green baseline, as if a cycle just ended
             next_phase=Phase.PLAN,
@@ -163,8 +163,16 @@ def run(ws: Workspace, feature: str, here: bool, branch: str | None, options: Ru
             summary="baseline: the suite is green before any change",
             tests=tests_summary(baseline),
         )
-        ws.notes.write(str(marker), state, "rgr: start")
-        log(f"started on {target} at {short(str(marker))}")
+        ws.notes.write(str(marker.id), state, "rgr: start")
+        failpoints.hit("run:start-noted")
+        # Only now does a branch move: a crash before this line leaves the repository
+        # as it was (an unreachable commit and its note), one after it a resumable run.
+        if here:
+            git.advance_branch(ws.repo, target, marker.id, f"rgr: start {feature}")
+        else:
+            git.create_branch(ws.repo, target, marker)
+        failpoints.hit("run:started")
+        log(f"started on {target} at {short(str(marker.id))}")
         final = orchestrator.loop(state)
     return _finish(final, log, ws, options)
 
@@ -183,7 +191,10 @@ def _finish(state: HandoffState, log: PhaseLog, ws: Workspace, options: RunOptio
 
 
 def resume(ws: Workspace, options: RunOptions, set_aside: bool,
-           backend: Backend | None = None) -> int:
+           backend: Backend | None = None, unnoted: str | None = None) -> int:
+    """Continue from the latest handoff on this branch, first settling whatever an
+    interruption left: orphaned agent processes, stale git locks, an attempt in flight,
+    commits or edits made after the last note."""
     log = PhaseLog()
     git.require_branch(ws.repo)
     head = git.head_commit(ws.repo)
@@ -197,70 +208,135 @@ def resume(ws: Workspace, options: RunOptions, set_aside: bool,
             f"the latest note ({short(record.commit)}) is not a valid handoff: {record.problem}",
             "run `rgr repair-notes`, or `rgr rollback` to an earlier handoff")
     state = record.state
-    if state.resume_phase == Phase.COMPLETE:
+    if state.resume_phase == Phase.COMPLETE and not distance and \
+            inflight.read(ws.git_dir) is None:
         make_console().print("the run is complete: nothing to resume")
         return 0
     test_command = resolve_test_command(ws.config, ws.root)
     backend = backend or make_backend(ws)
     with run_lock(ws.git_dir, "rgr resume"):
+        recover_after_crash(ws, log)
+        interrupted = inflight.read(ws.git_dir)
+        ours = (interrupted is not None and interrupted.base == record.commit
+                and interrupted.run_id == state.run_id)
+        if interrupted is not None and not ours:
+            inflight.clear(ws.git_dir)  # from another run or a commit no longer noted
+        if state.resume_phase == Phase.COMPLETE and not distance and not ours:
+            make_console().print("the run is complete: nothing to resume")
+            return 0
         dirty = git.uncommitted_paths(ws.repo)
-        if dirty and not set_aside:
-            _require_clean(ws, "rgr resume")
-        if dirty:
+        if dirty and not ours:
+            if not set_aside:
+                _require_clean(ws, "rgr resume")
             ref = git.set_aside(ws.repo, f"{LEFTOVERS_PREFIX}resume/{head.id}",
                                 "rgr resume: uncommitted changes set aside")
             log(f"uncommitted changes saved under {ref} and removed from the tree")
+        if distance and not ours:
+            unnoted = unnoted or _ask_unnoted(ws, options, record.commit, state)
         _confirm(options, f"Resume with {state.resume_phase} (cycle {state.cycle_number})?")
         integrate.preflight(ws, options.integrate)
         _preflight(backend, ws, options, log)
         orchestrator = _orchestrator(ws, backend, test_command, options, log)
-        if distance:
-            state = _settle_unnoted(ws, orchestrator, record.commit, state, log)
+        if ours:
+            assert interrupted is not None
+            state = _settle_interrupted(ws, orchestrator, state, interrupted, log)
+        elif distance:
+            state = _settle_unnoted(ws, orchestrator, record.commit, state, unnoted, log)
+        if state.resume_phase == Phase.COMPLETE:
+            make_console().print("the run is complete: nothing to resume")
+            return _finish(state, log, ws, options)
         log(f"resuming with {state.resume_phase} (cycle {state.cycle_number})")
         final = orchestrator.loop(state)
     return _finish(final, log, ws, options)
 
 
+#: What `rgr resume --unnoted` can do with commits made after the last handoff.
+UNNOTED_CHOICES = ("adopt", "set-aside")
+
+
+def recover_after_crash(ws: Workspace, log: PhaseLog) -> None:
+    """Under the run lock: stop agents a dead rgr left working here, and remove git
+    locks that no live process holds (a git killed mid-write leaves its lock behind)."""
+    killed = kill_orphans(ws.root)
+    if killed:
+        log(f"stopped {len(killed)} agent process(es) left running by an interrupted rgr")
+    for lock in clear_stale_git_locks(ws.git_dir):
+        log(f"removed a stale git lock no process holds: {lock.relative_to(ws.git_dir)}")
+
+
+def _ask_unnoted(ws: Workspace, options: RunOptions, noted: str, state: HandoffState) -> str:
+    """Commits after the last handoff that rgr did not make: the user decides."""
+    head = git.head_commit(ws.repo)
+    commits = git.commits_between(ws.repo, git.resolve_commit(ws.repo, noted).id, head.id)
+    listing = ", ".join(short(str(c)) for c in commits[:5]) + (" ..." if len(commits) > 5 else "")
+    what = (f"{len(commits)} commit(s) after the last handoff ({listing}) were not made by "
+            f"an rgr agent")
+    if not options.interactive:
+        raise RepositoryError(
+            f"{what}; rgr will not judge or move them without your say",
+            f"`rgr resume --unnoted adopt` checks them as {state.resume_phase} work (noted "
+            "if they pass, set aside under refs/rgr/attempts/ if not); `--unnoted set-aside` "
+            "keeps them under refs/rgr/attempts/ and continues from the last handoff")
+    make_console().print(f"{what}.\n  adopt      check them as {state.resume_phase} work "
+                         "(noted if they pass, set aside if not)\n  set-aside  keep them "
+                         "under refs/rgr/attempts/ and continue from the last handoff")
+    choice: str = click.prompt("What should rgr do with them?",
+                               type=click.Choice([*UNNOTED_CHOICES, "quit"]),
+                               default="quit")
+    if choice == "quit":
+        raise click.exceptions.Exit(1)
+    return choice
+
+
+def _settle_interrupted(ws: Workspace, orchestrator: Orchestrator, state: HandoffState,
+                        interrupted: Inflight, log: PhaseLog) -> HandoffState:
+    """rgr died in the middle of an attempt: judge it now, exactly as it would have been."""
+    head = git.head_commit(ws.repo)
+    if str(head.id) != interrupted.base and _kept_attempt(ws, str(head.id)):
+        # rgr had already rejected and kept this attempt when it died, before the reset.
+        git.reset_hard(ws.repo, git.resolve_commit(ws.repo, interrupted.base).id)
+        git.remove_untracked(ws.repo)
+        inflight.clear(ws.git_dir)
+        log(f"the interrupted {interrupted.phase} attempt was already rejected and kept; "
+            f"branch back at {short(interrupted.base)}")
+        return state
+    log(f"judging the {interrupted.phase} attempt that was running when rgr stopped")
+    try:
+        return orchestrator.judge_interrupted(state, interrupted)
+    except AttemptRejected as rejected:
+        # The loop re-runs the phase; the brief tells the next session what went wrong.
+        return state.model_copy(update={
+            "error": str(rejected), "error_details": ErrorDetails(
+                type=rejected.violations[0].rule if rejected.violations else "rejected",
+                message=rejected.brief[:4000])})
+
+
+def _kept_attempt(ws: Workspace, commit: str) -> bool:
+    return any(ref.startswith(ATTEMPTS_PREFIX) and str(ws.repo.references[ref].target) == commit
+               for ref in ws.repo.references)
+
+
 def _settle_unnoted(ws: Workspace, orchestrator: Orchestrator, noted: str,
-                    state: HandoffState, log: PhaseLog) -> HandoffState:
-    """HEAD has commits after the last note: rgr stopped between an agent's commit and
-    its note. Verify them as that phase's work and note them, or set them aside and go
-    back to the noted commit. Never runs a phase on top of unverified work."""
+                    state: HandoffState, choice: str | None, log: PhaseLog) -> HandoffState:
+    """The user's commits after the last note, handled as the user chose."""
     repo = ws.repo
     head = git.head_commit(repo)
     base = git.resolve_commit(repo, noted)
     phase = state.resume_phase
-    log(f"{len(git.commits_between(repo, base.id, head.id))} commit(s) after the last "
-        f"handoff: checking them as {phase} work")
-    violations: list[str] = []
-    if phase == Phase.PLAN:
-        violations = ["a plan's chosen test is not in its commits; the phase is re-run"]
-    else:
-        spec = agent_for(ws.root, phase)
-        found = check_commits(repo, base.id, head.id, spec.commit_prefixes) or check_scope(
-            repo, ws.config, phase, base.id, head.id)
-        if not found:
-            after = orchestrator.tests_at_head()
-            git.reset_hard(repo, base.id)
-            before = orchestrator.tests_at_head()
-            git.reset_hard(repo, head.id)
-            found = check_tests(phase, before, after)
-            if not found:
-                new_state = state.model_copy(update={
-                    "phase": phase, "next_phase": FOLLOWS[phase],
-                    "test_result": test_result(phase, after), "error": None,
-                    "error_details": None, "base_commit": str(base.id),
-                    "finished_at": now_utc(), "agent": None, "tests": tests_summary(after),
-                    "summary": "recovered after an interruption: commits verified by resume",
-                })
-                ws.notes.write(str(head.id), new_state, f"rgr resume: {phase} verified")
-                log(f"{phase} commits verified and noted on {short(str(head.id))}")
-                return new_state
-        violations = [str(v) for v in found]
-    name = f"{ATTEMPTS_PREFIX}{state.run_id or 'run'}/unverified-{str(head.id)[:8]}"
+    if choice == "adopt" and phase != Phase.PLAN:
+        log(f"checking the commits after the last handoff as {phase} work")
+        adopted = Inflight(run_id=state.run_id, phase=phase,
+                           cycle=state.cycle_number, attempt=1, base=noted,
+                           session_id="adopted-by-resume", started_at=now_utc().isoformat(),
+                           output={"summary": "commits made outside rgr, adopted by resume"},
+                           result={"session_id": "adopted-by-resume"})
+        inflight.write(ws.git_dir, adopted)
+        return _settle_interrupted(ws, orchestrator, state, adopted, log)
+    if choice == "adopt":
+        log("a PLAN's choice of test exists only in the planner's answer: commits made "
+            "outside rgr cannot be adopted as a plan; they are set aside instead")
+    name = f"{ATTEMPTS_PREFIX}{state.run_id or 'run'}/unnoted-{str(head.id)[:8]}"
     repo.create_reference_direct(name, head.id, True, message="rgr resume: set aside")
     git.reset_hard(repo, base.id)
-    log(f"commits after the last handoff not accepted ({violations[0]}); kept at {name}, "
-        f"branch back at {short(str(base.id))}")
+    log(f"commits after the last handoff kept at {name}; branch back at {short(noted)}")
     return state
-

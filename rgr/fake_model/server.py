@@ -25,7 +25,7 @@ import json
 import socket
 import threading
 from collections import deque
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
@@ -93,6 +93,8 @@ class _State:
     usage: dict[str, Usage] = field(default_factory=dict)
     attempts: dict[tuple[str, int], int] = field(default_factory=dict)
     counter: int = 0
+    choose: Chooser | None = None
+    on_request: Callable[[RequestRecord], None] | None = None
 
     def next_id(self, prefix: str) -> str:
         # One counter for the server's lifetime: a repeated tool_use id makes claude
@@ -116,12 +118,25 @@ class _HTTPServer(ThreadingHTTPServer):
         pass
 
 
-class FakeModelServer:
-    """Serve ``scripts`` on 127.0.0.1 (a free port) while the context is open."""
+#: Picks the script of a new session from its system prompt and first user message,
+#: once the queued scripts are used up: for runs whose order of sessions is not known
+#: in advance (a crash, then a resume that redoes a phase).
+Chooser = Callable[[str, str], SessionScript]
 
-    def __init__(self, scripts: Iterable[SessionScript] = ()) -> None:
+
+class FakeModelServer:
+    """Serve ``scripts`` on 127.0.0.1 (a free port) while the context is open.
+
+    ``choose`` scripts the sessions that come after the queued ``scripts``;
+    ``on_request`` sees every agent request before it is answered (the fault-injection
+    suite kills rgr from there, while an agent waits for its model).
+    """
+
+    def __init__(self, scripts: Iterable[SessionScript] = (), *, choose: Chooser | None = None,
+                 on_request: Callable[[RequestRecord], None] | None = None) -> None:
         scripts = tuple(scripts)
-        self._state = _State(queue=deque(enumerate(scripts)), scripts=scripts)
+        self._state = _State(queue=deque(enumerate(scripts)), scripts=scripts, choose=choose,
+                             on_request=on_request)
         self._httpd: _HTTPServer | None = None
         self._thread: threading.Thread | None = None
 
@@ -220,6 +235,20 @@ def _system_text(system: Any) -> str:
         return system
     if isinstance(system, list):
         return "\n".join(str(b.get("text", "")) for b in system if isinstance(b, dict))
+    return ""
+
+
+def _first_user_text(body: Mapping[str, Any]) -> str:
+    """The text of the first user message (the phase prompt rgr sends on stdin)."""
+    for message in body.get("messages") or []:
+        if not isinstance(message, dict) or message.get("role") != "user":
+            continue
+        content = message.get("content")
+        if isinstance(content, str):
+            return content
+        if isinstance(content, list):
+            return "\n".join(str(block.get("text", "")) for block in content
+                             if isinstance(block, dict) and block.get("type") == "text")
     return ""
 
 
@@ -382,6 +411,11 @@ class _Handler(BaseHTTPRequestHandler):
             if index is None and self.state.queue:
                 index, _ = self.state.queue.popleft()
                 self.state.sessions[key] = index
+            elif index is None and self.state.choose is not None:
+                chosen = self.state.choose(record.system, _first_user_text(body))
+                self.state.scripts = (*self.state.scripts, chosen)
+                index = len(self.state.scripts) - 1
+                self.state.sessions[key] = index
             script = self.state.scripts[index] if index is not None else None
         if script is None or index is None:
             self._fail(
@@ -416,6 +450,8 @@ class _Handler(BaseHTTPRequestHandler):
             attempt = self.state.attempts.get((key, turn), 0)
             self.state.attempts[(key, turn)] = attempt + 1
         record = _replace(record, turn=turn, attempt=attempt)
+        if self.state.on_request is not None:
+            self.state.on_request(record)
         self._play(record, body, script.turns[turn].play(attempt))
 
     def _fail(self, record: RequestRecord, status: int, error_type: str, message: str) -> None:

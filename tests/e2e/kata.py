@@ -1,13 +1,18 @@
-"""The slugify kata (scripts shipped in rgr.demo.kata) and a runner for rgr against it."""
+"""The slugify kata (scripts shipped in rgr.demo.kata, which ``rgr demo`` replays), a
+model that picks them by phase and cycle, and a runner for rgr against it."""
 
 from __future__ import annotations
 
 import contextlib
 import os
+import re
 import signal
 import subprocess
 import sys
+import threading
+from collections import Counter
 from pathlib import Path
+from typing import ClassVar
 
 from harness import claude_env, ensure_claude
 
@@ -30,14 +35,53 @@ from rgr.demo.kata import (
     text_only,
     two_test_kata,
 )
-from rgr.fake_model import write
+from rgr.fake_model import HttpError, SessionScript, read, write
 
 __all__ = [
-    "ASSERT_1", "ASSERT_2", "IMPL_1", "IMPL_2", "TEST_1", "TEST_2", "TEST_FILE_1",
-    "TEST_FILE_2", "commit", "descendants", "git", "green", "kill_tree", "make_project",
-    "one_test_kata_tail", "plan", "red", "refactor", "rgr", "rgr_env", "text_only",
-    "two_test_kata", "write",
+    "ASSERT_1", "ASSERT_2", "CANARY_ENV", "IMPL_1", "IMPL_2", "TEST_1", "TEST_2",
+    "TEST_FILE_1", "TEST_FILE_2", "KataModel", "assert_no_canary", "commit", "descendants",
+    "git", "green", "kill_tree", "make_project", "one_test_kata_tail", "plan", "red",
+    "refactor", "rgr", "rgr_env", "text_only", "two_test_kata", "write",
 ]
+
+
+class KataModel:
+    """Scripts each agent session from the phase and cycle in its prompts, so a phase
+    redone after a crash gets the same script. With ``stumble`` it also fails twice on
+    purpose: the first GREEN of cycle 1 edits the test (rejected, kept, retried) and the
+    first RED of cycle 2 meets an overloaded API (retried after a backoff)."""
+
+    ROLES: ClassVar[dict[str, str]] = {"PLANNER": "PLAN", "TESTER": "RED", "IMPLEMENTER": "GREEN",
+                                       "REFACTORER": "REFACTOR"}
+
+    def __init__(self, tests: int = 2, stumble: bool = True) -> None:
+        self.tests = tests
+        self.stumble = stumble
+        self.served: Counter[tuple[str, int]] = Counter()
+        self.lock = threading.Lock()
+
+    def __call__(self, system: str, prompt: str) -> SessionScript:
+        role = re.search(r"You are the (\w+)", system)
+        cycle = re.search(r"cycle (\d+)", prompt)
+        assert role and cycle, (system[:200], prompt[:200])
+        phase, number = self.ROLES[role.group(1)], int(cycle.group(1))
+        with self.lock:
+            seen = self.served[(phase, number)]
+            self.served[(phase, number)] += 1
+        if phase == "PLAN":
+            return plan(number - 1, first=number == 1, total=self.tests)
+        if phase == "RED":
+            if self.stumble and number == 2 and seen == 0:
+                return SessionScript([HttpError(529, "overloaded_error", "Overloaded", 5)],
+                                     name="overloaded")
+            return red(TEST_FILE_1 if number == 1 else TEST_FILE_2, first=number == 1)
+        if phase == "GREEN":
+            if self.stumble and number == 1 and seen == 0:
+                weakened = TEST_FILE_1.replace(ASSERT_1, "assert True")
+                return green(IMPL_1, first=True, extra=[read("tests/test_slug.py"),
+                                                        write("tests/test_slug.py", weakened)])
+            return green(IMPL_1 if number == 1 else IMPL_2, first=number == 1)
+        return refactor()
 
 
 def make_project(root: Path) -> Path:
@@ -46,10 +90,32 @@ def make_project(root: Path) -> Path:
                               str(ensure_claude()))
 
 
+#: Secrets that must never appear in anything rgr writes (notes, logs, its files).
+CANARY_ENV = {"ANTHROPIC_API_KEY": "sk-ant-api03-CANARY-7f3a9c-never-write-me",
+              "RGR_TEST_CANARY_TOKEN": "canary-token-5d81e0-never-write-me"}
+
+
 def rgr_env(home: Path, url: str) -> dict[str, str]:
     env = claude_env(home, url)
     env["PYTHONDONTWRITEBYTECODE"] = "1"
+    env["XDG_CACHE_HOME"] = str(home / "cache")  # crash logs, to be searched for canaries
+    env.update(CANARY_ENV)
     return env
+
+
+def assert_no_canary(repo: Path, home: Path, *outputs: str) -> None:
+    """No canary secret in the notes, any ref's commits, rgr's files in the git dir,
+    its crash logs, or what it printed."""
+    values = [v.encode() for v in CANARY_ENV.values()]
+    texts = [git(repo, "log", "--all", "--format=%H %B%n%N", "--notes=*").encode(),
+             *(o.encode() for o in outputs)]
+    places = [*(repo / ".git" / "rgr").rglob("*"), *(home / "cache").rglob("*")]
+    for path in places:
+        if path.is_file():
+            texts.append(path.read_bytes())
+    for text in texts:
+        for value in values:
+            assert value not in text, f"a canary secret was written: {text[:300]!r}"
 
 
 def rgr(args: list[str], cwd: Path, env: dict[str, str],

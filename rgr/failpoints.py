@@ -1,0 +1,69 @@
+"""Named crash points, for the fault-injection suite (tests/e2e/test_kill_anywhere.py).
+
+rgr calls :func:`hit` at the moments where a crash would hurt most: between an agent's
+commit and its verification, between writing a note and resetting a branch, in the
+middle of a backoff wait. Normally that is one dictionary look-up and nothing happens.
+With ``RGR_FAILPOINT=<name>`` (or ``<name>@<n>`` for the n-th time that point is
+reached) in rgr's environment, rgr SIGKILLs itself there: no cleanup handler, no
+``finally`` block and no flush runs, exactly as with ``kill -9`` or a power cut. The
+same idea as FoundationDB's buggify or etcd's gofail, kept this small on purpose.
+
+The variable is read from rgr's own process environment only; it is removed from the
+environment rgr gives to agents and test runners (see :func:`scrub`).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+from collections.abc import Mapping
+
+VARIABLE = "RGR_FAILPOINT"
+
+#: Every crash point rgr has, in the order a phase reaches them. The harness sweeps
+#: these; a name not listed here is a typo and is refused when the variable is read.
+POINTS = (
+    "run:start-noted",          # rgr run: start commit and note exist, no branch moved
+    "run:started",              # the run's branch points at the noted start commit
+    "phase:inflight-recorded",  # the in-flight record is written, no agent yet
+    "agent:spawned",            # claude has been started (it is running)
+    "agent:returned",           # claude exited; nothing checked yet
+    "phase:leftovers-saved",    # uncommitted leftovers are set aside
+    "tests:spawned",            # the test runner has been started (it is running)
+    "tests:finished",           # the test runner exited; no verdict yet
+    "notes:objects-written",    # the new notes commit exists, the ref is not moved yet
+    "notes:ref-moved",          # the notes ref points at the new note
+    "phase:noted",              # the phase's note is written, in-flight record not cleared
+    "attempt:kept",             # a rejected attempt has its ref, no note yet
+    "attempt:noted",            # the rejected attempt is noted, the branch not reset yet
+    "attempt:reset",            # the branch is reset, untracked files not removed yet
+    "retry:backoff",            # waiting before a retry after a backend-side failure
+)
+
+
+def _armed(environ: Mapping[str, str]) -> tuple[str, int] | None:
+    value = environ.get(VARIABLE, "").strip()
+    if not value:
+        return None
+    name, _, nth = value.partition("@")
+    if name not in POINTS:
+        raise ValueError(f"{VARIABLE}={value!r}: unknown crash point; known: {', '.join(POINTS)}")
+    return name, int(nth) if nth else 1
+
+
+_ARMED = _armed(os.environ)
+_hits: dict[str, int] = {}
+
+
+def hit(name: str) -> None:
+    """Crash here (SIGKILL, no cleanup) if this point is armed and its turn has come."""
+    if _ARMED is None or _ARMED[0] != name:
+        return
+    _hits[name] = _hits.get(name, 0) + 1
+    if _hits[name] == _ARMED[1]:
+        os.kill(os.getpid(), signal.SIGKILL)
+
+
+def scrub(environ: Mapping[str, str]) -> dict[str, str]:
+    """``environ`` without the crash-point variable, for the processes rgr starts."""
+    return {key: value for key, value in environ.items() if key != VARIABLE}

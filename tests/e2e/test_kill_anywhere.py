@@ -1,0 +1,197 @@
+"""Kill -9 anywhere: SIGKILL rgr at many distinct points of a two-cycle kata, then
+`rgr resume`, and check that nothing was lost, repeated or left locked.
+
+Two ways to kill, both real SIGKILLs:
+- crash points (rgr/failpoints.py): ``RGR_FAILPOINT=<name>@<n>`` makes rgr kill
+  itself at the n-th time it reaches that point; only rgr dies, as when the OOM killer
+  picks it, and its agent must die with it (parent-death signal) or be swept up by resume;
+- model requests: the scripted model server kills rgr and every process under it when
+  the k-th agent request arrives, while an agent is mid-session.
+
+The kata's model is scripted per session from the phase and cycle in its prompt, so a
+phase redone after a kill gets the same script. It also fails twice on purpose: the
+first GREEN of cycle 1 edits the test (rejected, kept, retried) and the first RED of
+cycle 2 meets an overloaded API (retried after a backoff), so the rejection and backoff
+paths have kill points too.
+
+CI runs a sample; the full sweep is ``RGR_FAULT_SWEEP=full python -m pytest
+tests/e2e/test_kill_anywhere.py`` (about half an hour on two cores).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from kata import KataModel, assert_no_canary, git, kill_tree, make_project, rgr, rgr_env
+
+from rgr.fake_model import FakeModelServer, RequestRecord
+from rgr.processes import REPO_MARK_VAR
+
+pytestmark = pytest.mark.e2e
+
+NOTES = "refs/notes/tdd-handoffs"
+PHASES = ["REFACTOR", "PLAN", "RED", "GREEN", "REFACTOR",
+          "PLAN", "RED", "GREEN", "REFACTOR", "COMPLETE"]
+CYCLES = [0, 1, 1, 1, 1, 2, 2, 2, 2, 3]
+FEATURE = "add a slugify function"
+
+
+@dataclass(frozen=True)
+class Kill:
+    point: str | None = None  # a crash point, "<name>@<n>"
+    request: int | None = None  # or the k-th agent request to the model
+
+    @property
+    def id(self) -> str:
+        return self.point or f"model-request-{self.request}"
+
+
+def _points(name: str, *hits: int) -> list[Kill]:
+    return [Kill(point=f"{name}@{n}") for n in hits]
+
+
+# Attempts in order (the in-flight record counts them): 1 PLAN c1, 2 RED c1, 3 GREEN c1
+# (edits the test: rejected), 4 GREEN c1, 5 REFACTOR c1, 6 PLAN c2, 7 RED c2 (overloaded),
+# 8 RED c2, 9 GREEN c2, 10 REFACTOR c2, 11 PLAN c3. Test runs: 1 baseline, 2 RED c1,
+# 3 GREEN c1, 4 RED c2, 5 GREEN c2. Notes written: 1 start, 2 PLAN c1, 3 RED c1,
+# 4 the rejected GREEN, 5 GREEN c1, 6 REFACTOR c1, 7 PLAN c2, 8 RED c2 ... 11 PLAN c3.
+ALL_KILLS: list[Kill] = [
+    *_points("run:start-noted", 1),
+    *_points("run:started", 1),
+    *_points("phase:inflight-recorded", 1, 2, 3, 4, 7, 11),
+    *_points("agent:spawned", 1, 3, 6, 9),
+    *_points("agent:returned", 1, 2, 4, 5, 8, 11),
+    *_points("phase:leftovers-saved", 2, 3, 9),
+    *_points("tests:spawned", 1, 2, 3, 5),
+    *_points("tests:finished", 1, 2, 4),
+    *_points("notes:objects-written", 1, 2, 4, 5, 11),
+    *_points("notes:ref-moved", 1, 3, 4, 10),
+    *_points("phase:noted", 1, 4, 9, 11),
+    *_points("attempt:kept", 1),
+    *_points("attempt:reset", 1, 2),
+    *_points("attempt:noted", 1),
+    *_points("retry:backoff", 1),
+    *[Kill(request=k) for k in (1, 4, 8, 12, 16, 20, 25, 30)],
+]
+
+SAMPLE = {"run:started@1", "agent:spawned@3", "agent:returned@4", "tests:spawned@2",
+          "notes:objects-written@5", "attempt:kept@1", "retry:backoff@1",
+          "model-request-12"}
+
+KILLS = ALL_KILLS if os.environ.get("RGR_FAULT_SWEEP") == "full" else [
+    k for k in ALL_KILLS if k.id in SAMPLE]
+
+
+def test_the_sweep_has_forty_distinct_kill_points() -> None:
+    ids = [k.id for k in ALL_KILLS]
+    assert len(set(ids)) == len(ids) >= 40
+    assert set(ids) >= SAMPLE
+    from rgr.failpoints import POINTS
+
+    # every crash point rgr has is in the sweep
+    assert {k.point.split("@")[0] for k in ALL_KILLS if k.point} == set(POINTS)
+
+
+@pytest.mark.parametrize("kill", KILLS, ids=[k.id for k in KILLS])
+def test_kill_then_resume_loses_nothing(tmp_path: Path, kill: Kill) -> None:
+    repo = make_project(tmp_path / "kata")
+    model = KataModel()
+    victim: list[subprocess.Popen[str]] = []
+    agent_requests = Counter[str]()
+
+    def on_request(record: RequestRecord) -> None:
+        agent_requests["n"] += 1
+        if kill.request is not None and agent_requests["n"] == kill.request and victim:
+            kill_tree(victim[0].pid)
+
+    with FakeModelServer(choose=model, on_request=on_request) as server:
+        env = rgr_env(tmp_path / "home", server.url)
+        first_env = {**env, **({"RGR_FAILPOINT": kill.point} if kill.point else {})}
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "rgr", "run", "--yes", "--skip-preflight", FEATURE],
+            cwd=repo, env=first_env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT, text=True)
+        victim.append(proc)
+        output, _ = proc.communicate(timeout=300)
+        assert proc.returncode == -9, f"{kill.id} was never reached:\n{output}"
+        # the dead run's lock is still there: resume must see that its holder is gone
+        assert (repo / ".git" / "rgr" / "run.lock").exists()
+        verified = _verified_commits(repo)
+
+        done = rgr(["resume", "--yes", "--skip-preflight"], repo, env)
+        if "nothing to resume" in done.stderr:
+            # Killed before the run's branch existed: the repository must be as it was.
+            assert git(repo, "rev-parse", "--abbrev-ref", "HEAD").strip() == "main"
+            assert git(repo, "branch", "--list", "rgr/*").strip() == ""
+            assert not verified
+            done = rgr(["run", "--yes", "--skip-preflight", FEATURE], repo, env)
+        assert done.returncode == 0, (
+            f"{kill.id}: {done.stdout}{done.stderr}\n--- first run:\n{output}")
+        assert server.errors == [], server.errors
+
+    notes = _notes_on_branch(repo)
+    assert [n["phase"] for n in notes] == PHASES, (kill.id, done.stdout)
+    assert [n["cycleNumber"] for n in notes] == CYCLES  # no cycle done twice or skipped
+    # every commit of the run carries a valid note: nothing unverified slipped in
+    branch_commits = set(git(repo, "rev-list", "main..HEAD").split())
+    assert branch_commits == {n["commit"] for n in notes}
+    # every commit that was verified before the kill is still on the branch
+    for commit in verified:
+        assert subprocess.run(["git", "merge-base", "--is-ancestor", commit, "HEAD"],
+                              cwd=repo).returncode == 0, f"{kill.id}: lost {commit}"
+    _assert_nothing_left_behind(repo)
+    assert_no_canary(repo, tmp_path / "home", output, done.stdout, done.stderr)
+
+
+def _verified_commits(repo: Path) -> set[str]:
+    """Commits on any rgr branch that carry a handoff note without an error."""
+    branches = git(repo, "for-each-ref", "--format=%(refname)", "refs/heads/rgr/").split()
+    if not branches:
+        return set()
+    found = set()
+    out = git(repo, "log", f"--notes={NOTES}", "--format=%x1e%H%n%N", *branches)
+    for record in out.split("\x1e")[1:]:
+        commit, _, note = record.partition("\n")
+        if note.strip() and not json.loads(note).get("error"):
+            found.add(commit)
+    return found
+
+
+def _notes_on_branch(repo: Path) -> list[dict[str, object]]:
+    out = git(repo, "log", "--reverse", f"--notes={NOTES}", "--format=%x1e%H%n%N", "HEAD")
+    found = []
+    for record in out.split("\x1e")[1:]:
+        commit, _, note = record.partition("\n")
+        if note.strip():
+            found.append({"commit": commit, **json.loads(note)})
+    return found
+
+
+def _assert_nothing_left_behind(repo: Path) -> None:
+    git_dir = repo / ".git"
+    assert not (git_dir / "rgr" / "run.lock").exists()
+    assert not (git_dir / "rgr" / "inflight.json").exists()
+    assert list(git_dir.rglob("*.lock")) == []
+    assert git(repo, "status", "--porcelain") == ""
+    subprocess.run(["git", "fsck", "--no-progress", "--no-dangling"], cwd=repo, check=True,
+                   capture_output=True)
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"],
+                          cwd=repo, capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    needle = f"{REPO_MARK_VAR}={repo}".encode()
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                environ = (entry / "environ").read_bytes()
+            except OSError:
+                continue
+            assert needle not in environ.split(b"\0"), f"agent process {entry.name} survived"
+    status = rgr(["status", "--json"], repo, rgr_env(repo.parent / "home", "http://127.0.0.1:9"))
+    assert status.returncode == 0 and json.loads(status.stdout)["resumable"] is False
