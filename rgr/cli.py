@@ -55,11 +55,20 @@ def cli(ctx: click.Context, root: Path | None) -> None:
     ctx.obj = Context(root)
 
 
-def _run_options(assume_yes: bool, skip_preflight: bool, max_phases: int | None) -> RunOptions:
+def _run_options(assume_yes: bool, skip_preflight: bool, max_phases: int | None,
+                 integrate: str = "none") -> RunOptions:
     from rgr.commands.run import RunOptions
 
     return RunOptions(assume_yes=assume_yes, interactive=sys.stdin.isatty(),
-                      skip_preflight=skip_preflight, max_phases=max_phases)
+                      skip_preflight=skip_preflight, max_phases=max_phases,
+                      integrate=integrate)
+
+
+_INTEGRATE = click.Choice(["none", "merge", "pr"])
+_integrate_option = click.option(
+    "--integrate", type=_INTEGRATE, default="none", show_default=True,
+    help="When the run is complete: fast-forward the branch it started from (merge), "
+         "open a pull request with gh (pr), or leave it (none).")
 
 
 _common_run_options = [
@@ -87,10 +96,11 @@ def run_options(func: Callable[..., None]) -> Callable[..., None]:
               help="Work on the current branch instead of a new rgr/<slug>.")
 @click.option("--branch", help="Name of the branch to create (default: rgr/<feature slug>).")
 @run_options
+@_integrate_option
 @pass_context
 def run(ctx: Context, feature: str, here: bool, branch: str | None, assume_yes: bool,
         skip_preflight: bool, max_phases: int | None, model: str | None,
-        max_retries: int | None) -> None:
+        max_retries: int | None, integrate: str) -> None:
     """Develop FEATURE by strict TDD: PLAN → RED → GREEN → REFACTOR until done.
 
     Needs a clean working tree, a named branch and a green test suite. Each phase is a
@@ -101,7 +111,7 @@ def run(ctx: Context, feature: str, here: bool, branch: str | None, assume_yes: 
 
     ws = ctx.workspace(model=model, max_retries=max_retries)
     sys.exit(command.run(ws, feature, here, branch,
-                         _run_options(assume_yes, skip_preflight, max_phases)))
+                         _run_options(assume_yes, skip_preflight, max_phases, integrate)))
 
 
 @cli.command()
@@ -112,10 +122,11 @@ def run(ctx: Context, feature: str, here: bool, branch: str | None, assume_yes: 
                    "them as the phase's work (adopt) or keep them under refs/rgr/attempts/ "
                    "and continue from the handoff (set-aside). Asked on a terminal.")
 @run_options
+@_integrate_option
 @pass_context
 def resume(ctx: Context, set_aside: bool, unnoted: str | None, assume_yes: bool,
            skip_preflight: bool, max_phases: int | None, model: str | None,
-           max_retries: int | None) -> None:
+           max_retries: int | None, integrate: str) -> None:
     """Continue the run on this branch from its latest handoff note.
 
     Settles what an interruption left first: agent processes still running, stale git
@@ -125,8 +136,8 @@ def resume(ctx: Context, set_aside: bool, unnoted: str | None, assume_yes: bool,
     from rgr.commands import run as command
 
     ws = ctx.workspace(model=model, max_retries=max_retries)
-    sys.exit(command.resume(ws, _run_options(assume_yes, skip_preflight, max_phases),
-                            set_aside, unnoted=unnoted))
+    sys.exit(command.resume(ws, _run_options(assume_yes, skip_preflight, max_phases,
+                                             integrate), set_aside, unnoted=unnoted))
 
 
 @cli.command()
@@ -237,6 +248,47 @@ def repair_notes(ctx: Context, apply: bool, as_json: bool) -> None:
     from rgr.commands import repair_notes as command
 
     sys.exit(command.run(ctx.workspace(), apply, as_json))
+
+
+@cli.command()
+@click.argument("commit", required=False)
+@click.option("--json", "as_json", is_flag=True, help="Print the handoff as JSON.")
+@pass_context
+def show(ctx: Context, commit: str | None, as_json: bool) -> None:
+    """Print one handoff: phase, test, verification, agent session (turns, cost, tokens,
+    denials, prompt version) and error. COMMIT defaults to the latest handoff at HEAD."""
+    from rgr.commands import show as command
+
+    sys.exit(command.run(ctx.workspace(), commit, as_json))
+
+
+@cli.command()
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@_integrate_option
+@click.option("--into", metavar="BRANCH",
+              help="The branch to merge into or open the pull request against "
+                   "(default: the branch the run started from).")
+@pass_context
+def report(ctx: Context, as_json: bool, integrate: str, into: str | None) -> None:
+    """The run at HEAD: tests done, commits, time, cost, retries and rejections; then
+    --integrate merge (fast-forward) or pr (gh). Rejecting is `rgr rollback`."""
+    from rgr.commands import report as command
+
+    sys.exit(command.run(ctx.workspace(), as_json, integrate, into))
+
+
+@cli.command()
+@click.option("--dir", "directory", type=click.Path(file_okay=False, path_type=Path),
+              help="Create the kata here (new or empty) instead of a temporary directory.")
+@click.option("--claude", "claude", metavar="PATH",
+              help="The Claude Code binary (default: `claude` on PATH).")
+def demo(directory: Path | None, claude: str | None) -> None:
+    """A complete TDD run on a throwaway kata in about a minute, with the model
+    REPLAYED by a local scripted server: the real claude CLI, git and pytest, no
+    account and no API key."""
+    from rgr.commands import demo as command
+
+    sys.exit(command.run(directory, claude))
 
 
 def main(argv: list[str] | None = None) -> None:

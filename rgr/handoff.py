@@ -155,6 +155,7 @@ class HandoffState(CamelModel):
     run_id: str | None = None
     feature: str | None = None
     branch: str | None = None
+    start_branch: str | None = None  # the branch the run started from (integrate's target)
     base_commit: str | None = None
     started_at: datetime | None = None
     finished_at: datetime | None = None
@@ -220,6 +221,7 @@ class HistoryFields(TypedDict, total=False):
     error: str | None
     retryCount: int
     runId: str | None
+    startedAt: str | None
     finishedAt: str | None
     agent: _AgentFields | None
     batch: _BatchFields | None  # refactor mode
@@ -231,8 +233,8 @@ def history_fields() -> TypeAdapter[HistoryFields]:
 
 HISTORY_DEFAULTS: dict[str, Any] = {
     "nextPhase": None, "cycleNumber": 0, "currentTest": None, "testResult": None,
-    "error": None, "retryCount": 0, "runId": None, "finishedAt": None, "agent": None,
-    "batch": None,
+    "error": None, "retryCount": 0, "runId": None, "startedAt": None, "finishedAt": None,
+    "agent": None, "batch": None,
 }
 
 

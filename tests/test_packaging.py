@@ -78,5 +78,24 @@ def test_the_unpacked_wheel_runs_on_its_own(wheel: Path, tmp_path: Path) -> None
     proc = subprocess.run([sys.executable, "-m", "rgr", "--help"], cwd=tmp_path, env=env,
                           capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
-    for command in ("status", "history", "rollback", "repair-notes"):
+    for command in ("status", "history", "rollback", "repair-notes", "show", "report", "demo"):
         assert command in proc.stdout
+
+
+def test_the_wheel_ships_what_the_demo_needs(wheel: Path, tmp_path: Path) -> None:
+    names = _names(wheel)
+    for module in ("rgr/demo/__init__.py", "rgr/demo/kata.py", "rgr/demo/env.py",
+                   "rgr/commands/demo.py", "rgr/fake_model/server.py",
+                   "rgr/fake_model/script.py"):
+        assert module in names, module
+    site = tmp_path / "site"
+    with zipfile.ZipFile(wheel) as archive:
+        archive.extractall(site)
+    env = clean_env(tmp_path / "home", {"PYTHONPATH": str(site)})
+    code = ("import rgr.demo.kata as k, rgr.fake_model as f; print(k.__file__); "
+            "print(len(k.two_test_kata())); f.FakeModelServer(k.two_test_kata()).start().stop()")
+    proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env,
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    where, scripts = proc.stdout.split()
+    assert Path(where).is_relative_to(site) and scripts == "9"

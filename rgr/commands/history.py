@@ -46,6 +46,24 @@ def _when(iso: str) -> str:
     return iso[5:16].replace("T", " ")  # MM-DD HH:MM; --json has the full timestamp
 
 
+def _took(row: dict[str, Any]) -> str:
+    """The phase's wall time (startedAt to finishedAt), for the shown rows only."""
+    started = row.get("startedAt")
+    if not started or "problem" in row:
+        return "-"
+    try:
+        seconds = (datetime.fromisoformat(row["time"])
+                   - datetime.fromisoformat(started)).total_seconds()
+    except (TypeError, ValueError):
+        return "-"
+    return f"{seconds:.0f}s" if seconds < 60 else f"{seconds / 60:.1f}m"
+
+
+def _cost(row: dict[str, Any]) -> str:
+    cost = (row.get("agent") or {}).get("costUsd")
+    return "-" if cost is None else f"${cost:.4f}"
+
+
 def _iso(epoch: int) -> str:
     return datetime.fromtimestamp(epoch, UTC).isoformat()
 
@@ -88,6 +106,8 @@ def run(ws: Workspace, include_all: bool, limit: int | None, as_json: bool) -> i
     rows = collect(ws, include_all, None)
     shown = rows[-(limit or DEFAULT_TABLE_LIMIT):] if limit != 0 else rows
     out = make_console()
+    if not out.is_terminal:
+        out.width = 200  # a pipe or a log: one line per handoff, not wrapped at 80
     if not rows:
         out.print("no handoffs on this branch yet: start with `rgr run \"<feature>\"`")
         return 0
@@ -99,11 +119,13 @@ def run(ws: Workspace, include_all: bool, limit: int | None, as_json: bool) -> i
     table.add_column("phase", no_wrap=True)
     table.add_column("cycle", no_wrap=True, justify="right")
     table.add_column("result", no_wrap=True)
+    table.add_column("took", no_wrap=True, justify="right")
+    table.add_column("cost", no_wrap=True, justify="right")
     table.add_column("test / error", ratio=1, overflow="fold")
     for row in shown:
         commit = short(row["commit"]) + ("" if row["reachable"] else "*")
         if "problem" in row:
-            table.add_row(commit, _when(row["time"]), "-", "-", "-",
+            table.add_row(commit, _when(row["time"]), "-", "-", "-", "-", "-",
                           f"[red]invalid note: {esc(row['problem'])}[/red]")
             continue
         batch = row.get("batch") or {}
@@ -114,8 +136,11 @@ def run(ws: Workspace, include_all: bool, limit: int | None, as_json: bool) -> i
             result += f" ({row['retryCount']} retr{'y' if row['retryCount'] == 1 else 'ies'})"
         detail = esc(test) + (f"\n[red]{esc(row['error'])}[/red]" if row["error"] else "")
         table.add_row(commit, _when(row["time"]), row["phase"], str(row["cycleNumber"]),
-                      result, detail)
+                      result, _took(row), _cost(row), detail)
     out.print(table)
+    costs = [c for row in shown if (c := (row.get("agent") or {}).get("costUsd")) is not None]
+    if costs:
+        out.print(f"agent cost of the {len(costs)} phase(s) shown: ${sum(costs):.4f}")
     if len(shown) < len(rows):
         out.print(f"({len(shown)} of {len(rows)} handoffs shown; --limit 0 shows all)")
     if any(not row["reachable"] for row in shown):

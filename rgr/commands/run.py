@@ -10,7 +10,7 @@ from datetime import datetime
 
 import click
 
-from rgr import __version__, failpoints, git, inflight
+from rgr import __version__, failpoints, git, inflight, integrate
 from rgr.backends.base import Backend
 from rgr.backends.claude import ClaudeBackend
 from rgr.config import TestCommand, resolve_test_command
@@ -37,6 +37,7 @@ class RunOptions:
     skip_preflight: bool = False
     max_phases: int | None = None
     backoff_base_s: float = 1.0
+    integrate: str = "none"  # at the end of a completed run: none, merge or pr
 
 
 def _reporter() -> tuple[click.Context | None, object]:
@@ -129,6 +130,7 @@ def run(ws: Workspace, feature: str, here: bool, branch: str | None, options: Ru
         out.print(f"  retries       {ws.config.max_retries} per phase")
         out.print("  loop          PLAN → RED → GREEN → REFACTOR, one agent session per phase")
         _confirm(options, "Start?")
+        integrate.preflight(ws, options.integrate)
         _preflight(backend, ws, options, log)
         orchestrator = _orchestrator(ws, backend, test_command, options, log)
         baseline = orchestrator.tests_at_head()
@@ -153,6 +155,7 @@ def run(ws: Workspace, feature: str, here: bool, branch: str | None, options: Ru
             run_id=str(uuid.uuid4()),
             feature=feature,
             branch=target,
+            start_branch=start_branch,
             base_commit=str(start.id),
             started_at=now_utc(),
             finished_at=now_utc(),
@@ -171,13 +174,16 @@ def run(ws: Workspace, feature: str, here: bool, branch: str | None, options: Ru
         failpoints.hit("run:started")
         log(f"started on {target} at {short(str(marker.id))}")
         final = orchestrator.loop(state)
-    return _finish(final, log)
+    return _finish(final, log, ws, options)
 
 
-def _finish(state: HandoffState, log: PhaseLog) -> int:
+def _finish(state: HandoffState, log: PhaseLog, ws: Workspace, options: RunOptions) -> int:
     if state.resume_phase == Phase.COMPLETE:
         log(f"feature complete after {state.cycle_number} cycle(s): "
             f"{len(state.completed_tests)} test(s) done")
+        from rgr.commands import report
+
+        return report.at_end_of_run(ws, options.integrate)
     else:
         log(f"paused before {state.resume_phase} (cycle {state.cycle_number}); `rgr resume` "
             "continues")
@@ -232,6 +238,7 @@ def resume(ws: Workspace, options: RunOptions, set_aside: bool,
         if distance and not ours:
             unnoted = unnoted or _ask_unnoted(ws, options, record.commit, state)
         _confirm(options, f"Resume with {state.resume_phase} (cycle {state.cycle_number})?")
+        integrate.preflight(ws, options.integrate)
         _preflight(backend, ws, options, log)
         orchestrator = _orchestrator(ws, backend, test_command, options, log)
         if ours:
@@ -241,10 +248,10 @@ def resume(ws: Workspace, options: RunOptions, set_aside: bool,
             state = _settle_unnoted(ws, orchestrator, record.commit, state, unnoted, log)
         if state.resume_phase == Phase.COMPLETE:
             make_console().print("the run is complete: nothing to resume")
-            return _finish(state, log)
+            return _finish(state, log, ws, options)
         log(f"resuming with {state.resume_phase} (cycle {state.cycle_number})")
         final = orchestrator.loop(state)
-    return _finish(final, log)
+    return _finish(final, log, ws, options)
 
 
 #: What `rgr resume --unnoted` can do with commits made after the last handoff.

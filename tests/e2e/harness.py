@@ -6,21 +6,19 @@ from __future__ import annotations
 
 import fcntl
 import hashlib
-import os
 import shutil
 import tempfile
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from rgr.demo.env import DUMMY_API_KEY, claude_env
 from rgr.proc import run
+
+__all__ = ["DUMMY_API_KEY", "NODE_DIR", "claude_env", "claude_path", "ensure_claude"]
 
 #: package.json + package-lock.json pin @anthropic-ai/claude-code; node_modules is ignored.
 NODE_DIR = Path(__file__).resolve().parent / "node"
-
-#: Any value works against the fake server; a real-looking prefix keeps claude's key
-#: format checks quiet.
-DUMMY_API_KEY = "sk-ant-api03-fake-key-for-rgr-tests"
 
 #: npm ci downloads ~245 MB on a cold cache.
 NPM_TIMEOUT_S = 900.0
@@ -72,39 +70,3 @@ def _install_lock(node_dir: Path) -> Iterator[None]:
             yield
         finally:
             fcntl.flock(handle, fcntl.LOCK_UN)
-
-
-def claude_env(home: Path, base_url: str, extra: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The whole environment for an offline claude talking to ``base_url``.
-
-    Built from scratch, not from os.environ, so nothing of the developer's setup leaks
-    in: no real key, no CLAUDECODE marker from an enclosing session, no proxy.
-    """
-    home.mkdir(parents=True, exist_ok=True)
-    env = {
-        "PATH": os.environ.get("PATH", "/usr/local/bin:/usr/bin:/bin"),
-        # claude writes ~/.claude.json and ~/.claude/projects/<cwd>/<session>.jsonl.
-        "HOME": str(home),
-        "XDG_CONFIG_HOME": str(home / ".config"),
-        "XDG_CACHE_HOME": str(home / ".cache"),
-        "XDG_DATA_HOME": str(home / ".local" / "share"),
-        "XDG_STATE_HOME": str(home / ".local" / "state"),
-        "LANG": "C.UTF-8",
-        "ANTHROPIC_BASE_URL": base_url,
-        "ANTHROPIC_API_KEY": DUMMY_API_KEY,
-        # No bootstrap, update check, telemetry or error reports: only the API is called
-        # (a HEAD / probe, then POST /v1/messages).
-        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
-        "DISABLE_AUTOUPDATER": "1",
-        "DISABLE_TELEMETRY": "1",
-        "DISABLE_ERROR_REPORTING": "1",
-        "CLAUDE_CODE_DISABLE_FEEDBACK_SURVEY": "1",
-        # claude retries 408/409/429/5xx/401 and dropped connections itself, waiting
-        # 0.5 s, 1 s, 2 s ... up to 32 s, 10 times by default (minutes). One retry keeps
-        # the retry path exercised and the tests fast.
-        "CLAUDE_CODE_MAX_RETRIES": "1",
-    }
-    if "TMPDIR" in os.environ:
-        env["TMPDIR"] = os.environ["TMPDIR"]
-    env.update(extra or {})
-    return env

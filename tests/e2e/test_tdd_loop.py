@@ -111,6 +111,7 @@ def test_green_that_edits_the_test_is_rejected_and_retried(tmp_path: Path) -> No
         assert done.returncode == 0, done.stdout + done.stderr
         assert server.errors == []
     assert "green-touches-tests" in done.stdout
+    assert "1 rejected attempt(s): green-touches-tests ×1" in done.stdout  # the final report
     # the original assertion survived
     assert ASSERT_1 in (repo / "tests" / "test_slug.py").read_text()
     assert_suite_green(repo)
@@ -124,6 +125,14 @@ def test_green_that_edits_the_test_is_rejected_and_retried(tmp_path: Path) -> No
     assert [r["reachable"] for r in rows].count(False) == 1
     green_note = next(n for n in notes_on_branch(repo) if n["phase"] == "GREEN")
     assert green_note["retryCount"] == 1
+    report = json.loads(rgr(["report", "--json"], repo,
+                            rgr_env(tmp_path / "home", "http://127.0.0.1:9")).stdout)
+    assert report["retries"] == 1 and report["rejectionsByRule"] == {"green-touches-tests": 1}
+    assert report["rejections"][0]["commit"] == git(repo, "rev-parse", attempts[0]).strip()
+    costs = [n["agent"]["costUsd"] for n in notes_on_branch(repo)[1:]]  # type: ignore[index]
+    assert note["agent"]["costUsd"] > 0
+    assert report["rejectedCostUsd"] == pytest.approx(note["agent"]["costUsd"])
+    assert report["costUsd"] == pytest.approx(sum(costs) + note["agent"]["costUsd"])
 
 
 def _with_read_first(script: SessionScript) -> SessionScript:
@@ -188,6 +197,10 @@ def test_retries_exhausted_records_the_error_and_exits_non_zero(tmp_path: Path) 
     assert status["resumable"] is True
     assert status["state"]["error"].startswith("PLAN failed after 2 attempt(s)")
     assert status["state"]["retryCount"] == 1
+    report = json.loads(rgr(["report", "--json"], repo,
+                            rgr_env(tmp_path / "home", "http://127.0.0.1:9")).stdout)
+    assert report["status"] == "failed" and report["nextPhase"] == "PLAN"
+    assert report["retries"] == 2 and report["rejections"] == []  # no commits, no refs
 
 
 def test_killed_mid_phase_then_resume_finishes(tmp_path: Path) -> None:
@@ -216,9 +229,13 @@ def test_killed_mid_phase_then_resume_finishes(tmp_path: Path) -> None:
         assert noted[-1]["phase"] == "RED"
         for script in one_test_kata_tail():
             server.add_script(script)
-        done = rgr(["resume", "--yes", "--skip-preflight"], repo, env)
+        done = rgr(["resume", "--yes", "--skip-preflight", "--integrate", "merge"], repo, env)
         assert done.returncode == 0, done.stdout + done.stderr
         assert server.errors == []
+    # the completed run was reported and fast-forwarded into main, where it started
+    assert "rgr report:" in done.stdout and "main fast-forwarded by 6 commit(s)" in done.stdout
+    assert git(repo, "rev-parse", "main") == git(repo, "rev-parse", "rgr/slugify")
+    assert git(repo, "symbolic-ref", "--short", "HEAD").strip() == "main"
     phases = [n["phase"] for n in notes_on_branch(repo)]
     assert phases == ["REFACTOR", "PLAN", "RED", "GREEN", "REFACTOR", "COMPLETE"]
     assert_suite_green(repo)

@@ -1,0 +1,141 @@
+"""``rgr demo``: a complete TDD run on a throwaway kata, with the model replayed.
+
+What is real: rgr, the ``claude`` CLI and its tools, git, pytest. What is not: the
+model. A scripted server (:mod:`rgr.fake_model`) on 127.0.0.1 plays the slugify kata's
+answers, and claude runs with a throwaway HOME, a dummy key and that server as its API:
+no account, no network, and the user's ``~/.claude`` and real key are never read.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from rgr.backends.claude import ClaudeBackend
+from rgr.commands import history
+from rgr.commands import run as run_command
+from rgr.demo.env import claude_env
+from rgr.demo.kata import FEATURE, make_project, two_test_kata
+from rgr.errors import RgrError
+from rgr.fake_model import FakeModelServer
+from rgr.ui import esc, make_console
+from rgr.workspace import open_workspace
+
+#: The Claude Code version the replay was recorded against (tests/e2e/node/package.json).
+TESTED_CLAUDE = "2.1.197"
+
+INSTALL_CLAUDE = (
+    f"install Claude Code (needs Node.js 18+): `npm install -g @anthropic-ai/claude-code@"
+    f"{TESTED_CLAUDE}` (without root: `npm install -g --prefix ~/.local "
+    f"@anthropic-ai/claude-code@{TESTED_CLAUDE}`, which rgr demo finds in ~/.local/bin); "
+    "or pass the binary with --claude PATH. No account or login is needed for the demo"
+)
+
+
+class DemoError(RgrError):
+    """The demo cannot start or went off its script."""
+
+
+def find_claude(claude: str | None, path: str | None) -> str:
+    if claude is not None:
+        found = shutil.which(claude) if "/" not in claude else (
+            claude if Path(claude).is_file() else None)
+        if found is None:
+            raise DemoError(f"no Claude Code binary at {claude!r}", INSTALL_CLAUDE)
+        return str(Path(found).resolve()) if "/" in claude else found
+    found = shutil.which("claude", path=path)
+    if found is None:
+        # `npm install -g --prefix ~/.local` (no root needed) puts claude beside a
+        # pipx-installed rgr, in a directory that may not be on PATH yet.
+        beside = [Path(sys.argv[0]).resolve().parent / "claude",
+                  Path.home() / ".local" / "bin" / "claude"]
+        found = next((str(p) for p in beside if p.is_file() and os.access(p, os.X_OK)), None)
+    if found is None:
+        raise DemoError(
+            "rgr demo drives the real `claude` CLI (Claude Code), and it is not on PATH",
+            INSTALL_CLAUDE)
+    return found
+
+
+def find_pytest() -> list[str]:
+    """The kata's test command: pytest next to rgr, else a pytest on PATH."""
+    if importlib.util.find_spec("pytest") is not None:
+        return [sys.executable, "-m", "pytest", "-q"]
+    found = shutil.which("pytest")
+    if found is not None:
+        return [found, "-q"]
+    raise DemoError(
+        "the demo's kata is tested with pytest, which is not installed",
+        "`pipx inject rgr pytest` (or install rgr with `pipx install 'rgr[demo]'`), "
+        "or put a pytest on PATH",
+    )
+
+
+def _directory(given: Path | None) -> Path:
+    if given is None:
+        return Path(tempfile.mkdtemp(prefix="rgr-demo-"))
+    if given.exists() and any(given.iterdir()):
+        raise DemoError(f"{given} is not empty", "pass a new or empty directory to --dir")
+    given.mkdir(parents=True, exist_ok=True)
+    return given.resolve()
+
+
+def run(directory: Path | None, claude: str | None) -> int:
+    out = make_console()
+    binary = find_claude(claude, None)
+    test_command = find_pytest()
+    where = _directory(directory)
+    kata = where / "kata"
+    home = where / "claude-home"
+    out.print("[bold]rgr demo[/bold]: a complete TDD run on a small kata, in about a minute.")
+    out.print(
+        "[bold]The model is a REPLAY[/bold]: a scripted local server (rgr.fake_model on "
+        "127.0.0.1) plays recorded answers of the slugify kata. Everything else is real: "
+        f"the claude CLI ({esc(binary)}) and its tools, git, pytest, and every check rgr "
+        "makes. No account, no API key, no network; nothing is charged (the costs shown "
+        "are what claude computes for the replayed tokens). claude runs with a throwaway "
+        f"HOME ({esc(home)}), so your ~/.claude and your key are never read.")
+    out.print(f"  directory     {esc(where)}")
+    with FakeModelServer(two_test_kata()) as server:
+        env = claude_env(home, server.url, {"PYTHONDONTWRITEBYTECODE": "1"})
+        version = ClaudeBackend(binary, env=env).version()
+        out.print(f"  claude        {esc(version)}"
+                  + ("" if version.startswith(TESTED_CLAUDE) else
+                     f" (the replay was recorded with {TESTED_CLAUDE}; another version may "
+                     "go off script)"))
+        make_project(kata, test_command, binary)
+        out.print(f"  kata          {esc(kata)} (a Python project with no tests yet, on main)")
+        out.print(f"\n$ rgr run --yes {esc(repr(FEATURE))}")
+        ws = open_workspace(kata, env=env)
+        code = run_command.run(ws, FEATURE, False, None,
+                               run_command.RunOptions(assume_yes=True))
+        errors, remaining = server.errors, server.remaining
+    if errors or remaining:
+        raise DemoError(
+            "the replay went off its script: "
+            + ("; ".join(errors[:3]) if errors else f"{remaining} session(s) never ran"),
+            f"the replay was recorded with claude {TESTED_CLAUDE}: "
+            f"`npm install -g @anthropic-ai/claude-code@{TESTED_CLAUDE}`")
+    green = _git(kata, "log", "--format=%H", "--grep=^feat:", "-n1").strip()
+    out.print(f"\nEvery phase left a JSON git note. The last GREEN phase's:\n"
+              f"$ git notes --ref=tdd-handoffs show {green[:8]}")
+    out.print(esc(_git(kata, "notes", "--ref=tdd-handoffs", "show", green).rstrip()))
+    out.print("\n$ rgr history")
+    history.run(open_workspace(kata, env=env), False, None, False)
+    me = os.path.abspath(sys.argv[0]) if Path(sys.argv[0]).name == "rgr" else "rgr"
+    out.print(f"\n[bold]That was a replay.[/bold] The kata stays in {esc(kata)}: "
+              f"`cd {esc(kata)}` and try `{esc(me)} show HEAD~2`, `{esc(me)} report`, "
+              f"`{esc(me)} status`, `git log --notes=tdd-handoffs`.")
+    out.print(f"Remove it with `rm -rf {esc(where)}`. For real work: "
+              "`cd /path/to/your/repo && rgr run \"<feature>\"` (needs claude logged in).")
+    return code
+
+
+def _git(cwd: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True,
+                          text=True).stdout

@@ -1,0 +1,147 @@
+"""``rgr report``: the final account of the run at HEAD, and what to do with it.
+
+Printed at the end of a completed ``rgr run``/``rgr resume`` too. ``--integrate merge``
+fast-forwards the branch the run started from, ``--integrate pr`` opens a pull request
+through ``gh``, ``--integrate none`` (the default) leaves it; rejecting is
+``rgr rollback``.
+"""
+
+from __future__ import annotations
+
+from rich.console import Console
+
+from rgr import integrate
+from rgr.report import RunReport, collect
+from rgr.ui import esc, make_console, print_json, short
+from rgr.workspace import Workspace
+
+
+def duration(seconds: float | None) -> str:
+    if seconds is None:
+        return "-"
+    if seconds < 60:
+        return f"{seconds:.1f}s" if seconds < 10 else f"{seconds:.0f}s"
+    minutes, secs = divmod(round(seconds), 60)
+    if minutes < 60:
+        return f"{minutes}m {secs:02d}s"
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}h {minutes:02d}m"
+
+
+def money(usd: float | None) -> str:
+    return "-" if usd is None else f"${usd:.4f}" if usd < 1 else f"${usd:.2f}"
+
+
+def lines(report: RunReport) -> list[tuple[str, str]]:
+    total = len(report.tests_done) + len(report.tests_pending)
+    if report.status == "complete":
+        status = f"complete after {report.cycles} cycle(s)"
+    elif report.status == "failed":
+        status = f"failed before {report.next_phase}: {report.error}"
+    else:
+        status = f"paused before {report.next_phase} (cycle {report.cycles}): `rgr resume` goes on"
+    start = f" (from {report.start_branch}" if report.start_branch else " ("
+    start += f" at {short(report.base_commit)})" if report.base_commit else ")"
+    rows = [
+        ("run", f"{short(report.run_id) or '-'} on {report.branch or '-'}"
+                + (start if start != " ()" else "")),
+        ("status", status),
+        ("tests done", f"{len(report.tests_done)} of {total}"
+                       + (": " + "; ".join(report.tests_done) if report.tests_done else "")),
+    ]
+    if report.tests_pending:
+        rows.append(("tests to do", "; ".join(report.tests_pending)))
+    rows += [
+        ("commits", f"{report.commits} ({'1 start marker, ' if report.marker else ''}"
+                    f"{report.phases} verified phase(s))"),
+        ("time", f"{duration(report.elapsed_s)} from start to last handoff "
+                 f"({duration(report.phase_time_s)} in the phases)"),
+        ("cost", f"{money(report.cost_usd)} over {report.agent_sessions} agent session(s)"
+                 + (f", of which {money(report.rejected_cost_usd)} on rejected attempts"
+                    if report.rejected_cost_usd else "")
+                 + f"; {report.input_tokens:,} tokens in, {report.output_tokens:,} out"),
+    ]
+    by_rule = report.rejections_by_rule
+    kept = len(report.rejections)
+    retries = f"{report.retries} rejected attempt(s)"
+    if by_rule:
+        retries += ": " + ", ".join(f"{rule} ×{n}" for rule, n in sorted(by_rule.items()))
+    if report.retries > kept:
+        retries += f"; {report.retries - kept} without a commit (no-commit or agent error)"
+    rows.append(("retries", retries))
+    if kept and report.run_id:
+        rows.append(("kept at", f"refs/rgr/attempts/{report.run_id}/ ({kept}; "
+                                "`rgr history --all` lists them)"))
+    if report.permission_denials:
+        rows.append(("denials", f"{report.permission_denials} tool call(s) refused by the "
+                                "agents' permission rules"))
+    return rows
+
+
+def render(report: RunReport, out: Console, decision: bool = True) -> None:
+    out.print(f"[bold]rgr report[/bold]: {esc(report.feature or '-')}")
+    rows = lines(report)
+    width = max(len(k) for k, _ in rows)
+    for key, value in rows:
+        out.print(f"  {key:<{width}}  {esc(value)}")
+    if report.status != "complete" or not decision:
+        return
+    target = report.start_branch or "<branch>"
+    out.print("\nThe decision is yours:")
+    out.print(f"  accept   rgr report --integrate merge   fast-forward {esc(target)} to "
+              f"{esc(report.branch or '-')}")
+    out.print("           rgr report --integrate pr      push the branch and open a pull "
+              "request (gh)")
+    if report.marker:
+        out.print(f"  reject   rgr rollback {short(report.marker)}          undo the run's "
+                  "commits (kept under refs/rgr/backups/)"
+                  + (f", then `git switch {esc(target)}`" if report.start_branch else ""))
+
+
+def markdown(report: RunReport) -> str:
+    """The pull request's body."""
+    body = ["Developed by rgr in strict TDD (PLAN → RED → GREEN → REFACTOR), every phase "
+            "verified and noted under `refs/notes/tdd-handoffs`.\n"]
+    body += [f"- **{key}**: {value}" for key, value in lines(report)]
+    body.append("\nAudit: `git fetch origin refs/notes/tdd-handoffs:refs/notes/tdd-handoffs "
+                "&& git log --notes=tdd-handoffs`")
+    return "\n".join(body) + "\n"
+
+
+def apply(ws: Workspace, report: RunReport, mode: str, into: str | None,
+          out: Console) -> int:
+    def say(message: str) -> None:
+        out.print(esc(message))
+
+    if mode == "merge":
+        integrate.merge(ws, report, into, say)
+    elif mode == "pr":
+        integrate.pull_request(ws, report, into, markdown(report), say)
+    return 0
+
+
+def run(ws: Workspace, as_json: bool, mode: str = "none", into: str | None = None) -> int:
+    report = collect(ws)
+    if as_json:
+        if mode != "none":
+            apply(ws, report, mode, into, make_console(stderr=True))
+        print_json(report.to_json())
+        return 0
+    out = make_console()
+    render(report, out, decision=mode == "none")
+    if mode != "none":
+        out.print()
+        apply(ws, report, mode, into, out)
+    return 0
+
+
+def at_end_of_run(ws: Workspace, mode: str, into: str | None = None) -> int:
+    """After a completed run or resume: the report, then the integration asked for."""
+    out = make_console()
+    out.print()
+    report = collect(ws)
+    render(report, out, decision=mode == "none")
+    if mode != "none":
+        out.print()
+        apply(ws, report, mode, into, out)
+    return 0

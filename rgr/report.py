@@ -1,0 +1,211 @@
+"""The final account of a run, computed from the repository and its notes alone.
+
+Which run: the one whose note is the latest reachable from HEAD. Its notes are found by
+``runId`` walking back from HEAD to the start marker (cycle 0); its rejected attempts
+are the refs under ``refs/rgr/attempts/<runId>/``, each with a note saying why.
+
+What notes cannot tell: an attempt that made no commit (no-commit, a backend error)
+leaves no ref and no note, so it is counted in ``retries`` (from ``retryCount``) but its
+cost is not in ``costUsd``. When a phase exhausted its retries, rgr writes the error
+onto the last verified commit's note and overwrites that note's ``retryCount`` with the
+failed phase's: such a note counts as ``retryCount + 1`` rejected attempts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from datetime import datetime
+from typing import Any
+
+import pygit2
+
+from rgr import git
+from rgr.errors import RepositoryError
+from rgr.handoff import HandoffState, InvalidNote, Phase, parse_note
+from rgr.orchestrator import ATTEMPTS_PREFIX
+from rgr.ui import short
+from rgr.workspace import Workspace
+
+
+@dataclass
+class Rejection:
+    ref: str
+    commit: str
+    phase: str | None
+    cycle: int | None
+    rule: str | None
+    error: str | None
+    cost_usd: float | None
+
+
+@dataclass
+class RunReport:
+    run_id: str | None
+    feature: str | None
+    branch: str | None  # the run's branch (checked out now)
+    start_branch: str | None  # where it started: the target of --integrate
+    base_commit: str | None  # the commit the run started from
+    marker: str | None  # the start marker commit (cycle 0)
+    head: str
+    status: str  # complete | paused | failed
+    next_phase: str | None
+    cycles: int
+    tests_done: list[str]
+    tests_pending: list[str]
+    commits: int  # base..HEAD, the start marker included
+    phases: int  # verified phases noted on the branch (the marker excluded)
+    started_at: str | None
+    finished_at: str | None
+    elapsed_s: float | None  # first to last handoff
+    phase_time_s: float  # sum of the noted phases' startedAt..finishedAt
+    cost_usd: float  # verified phases and kept rejected attempts
+    rejected_cost_usd: float  # of which kept rejected attempts
+    input_tokens: int
+    output_tokens: int
+    agent_sessions: int
+    permission_denials: int
+    retries: int  # rejected attempts, from the notes' retryCount
+    rejections: list[Rejection] = field(default_factory=list)  # those kept with a note
+    error: str | None = None
+
+    @property
+    def rejections_by_rule(self) -> dict[str, int]:
+        counts: dict[str, int] = {}
+        for rejection in self.rejections:
+            key = rejection.rule or "unknown"
+            counts[key] = counts.get(key, 0) + 1
+        return counts
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["rejectionsByRule"] = self.rejections_by_rule
+        return {_camel(k): v for k, v in data.items()} | {
+            "rejections": [{_camel(k): v for k, v in asdict(r).items()}
+                           for r in self.rejections]}
+
+
+def _camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(part.title() for part in rest)
+
+
+def _seconds(start: datetime | None, end: datetime | None) -> float | None:
+    if start is None or end is None:
+        return None
+    return max(0.0, (end - start).total_seconds())
+
+
+def _iso(moment: datetime | None) -> str | None:
+    return moment.isoformat().replace("+00:00", "Z") if moment else None
+
+
+def run_notes(ws: Workspace, head: str) -> list[tuple[str, HandoffState]]:
+    """The notes of the run at ``head``, oldest first (the start marker first when found)."""
+    found = ws.notes.latest_reachable(head)
+    if found is None:
+        raise RepositoryError("no rgr handoff on this branch: nothing to report",
+                              "start a run with `rgr run \"<feature>\"`")
+    record, _ = found
+    if record.state is None:
+        raise RepositoryError(
+            f"the latest note ({short(record.commit)}) is not a valid handoff: {record.problem}",
+            "run `rgr repair-notes`")
+    run_id = record.state.run_id
+    notes: list[tuple[str, HandoffState]] = []
+    for commit, _, text in ws.notes.reachable_texts(head):
+        try:
+            state = parse_note(text)
+        except InvalidNote:
+            continue
+        if state.run_id != run_id:
+            if notes:
+                break  # an older run's notes: this run's start lies behind us
+            continue
+        notes.append((commit, state))
+        if state.cycle_number == 0 and state.phase != Phase.COMPLETE:
+            break  # the start marker
+    notes.reverse()
+    return notes
+
+
+def _rejections(ws: Workspace, run_id: str | None) -> list[Rejection]:
+    if run_id is None:
+        return []
+    prefix = f"{ATTEMPTS_PREFIX}{run_id}/"
+    found = []
+    for name in sorted(ws.repo.references):
+        if not name.startswith(prefix):
+            continue
+        target = ws.repo.references[name].peel(pygit2.Commit)
+        record = ws.notes.read(str(target.id))
+        state = record.state if record is not None else None
+        found.append(Rejection(
+            ref=name, commit=str(target.id),
+            phase=str(state.phase) if state else None,
+            cycle=state.cycle_number if state else None,
+            rule=(state.error_details.type if state and state.error_details else
+                  "unverified" if state is None else None),
+            error=state.error if state else "commits set aside by `rgr resume` (no note)",
+            cost_usd=state.agent.cost_usd if state and state.agent else None,
+        ))
+    return found
+
+
+def _start_branch(ws: Workspace, marker: HandoffState | None, branch: str | None) -> str | None:
+    if marker is None:
+        return None
+    if marker.start_branch:
+        return marker.start_branch
+    # Notes written before startBranch existed: the one other branch at the start commit.
+    candidates = [
+        name for name in ws.repo.branches.local
+        if name != branch and marker.base_commit
+        and str(ws.repo.branches.local[name].target) == marker.base_commit
+    ]
+    return candidates[0] if len(candidates) == 1 else None
+
+
+def collect(ws: Workspace) -> RunReport:
+    head = str(git.head_commit(ws.repo).id)
+    notes = run_notes(ws, head)
+    last = notes[-1][1]
+    marker_commit, marker = notes[0] if notes[0][1].cycle_number == 0 else (None, None)
+    branch = git.current_branch(ws.repo) or last.branch
+    verified = [(c, s) for c, s in notes if c != marker_commit]
+    rejections = _rejections(ws, last.run_id)
+    cost = sum(s.agent.cost_usd or 0.0 for _, s in verified if s.agent)
+    rejected_cost = sum(r.cost_usd or 0.0 for r in rejections)
+    retries = sum(s.retry_count + 1 if s.error else s.retry_count for _, s in notes)
+    base = marker.base_commit if marker else None
+    commits = 0
+    if base is not None and ws.repo.get(base) is not None:
+        commits = len(git.commits_between(ws.repo, pygit2.Oid(hex=base), pygit2.Oid(hex=head)))
+    first_start = (marker or notes[0][1]).started_at
+    last_end = last.finished_at or last.started_at
+    if last.resume_phase == Phase.COMPLETE:
+        status = "complete"
+    elif last.error:
+        status = "failed"
+    else:
+        status = "paused"
+    agents = [s.agent for _, s in verified if s.agent]
+    attempt_states = [ws.notes.read(r.commit) for r in rejections]
+    attempt_agents = [a.state.agent for a in attempt_states
+                      if a is not None and a.state is not None and a.state.agent]
+    return RunReport(
+        run_id=last.run_id, feature=last.feature, branch=branch,
+        start_branch=_start_branch(ws, marker, branch), base_commit=base,
+        marker=marker_commit, head=head, status=status,
+        next_phase=None if status == "complete" else str(last.resume_phase),
+        cycles=last.cycle_number, tests_done=list(last.completed_tests),
+        tests_pending=list(last.pending_tests), commits=commits, phases=len(verified),
+        started_at=_iso(first_start), finished_at=_iso(last_end),
+        elapsed_s=_seconds(first_start, last_end),
+        phase_time_s=sum(_seconds(s.started_at, s.finished_at) or 0.0 for _, s in verified),
+        cost_usd=round(cost + rejected_cost, 6), rejected_cost_usd=round(rejected_cost, 6),
+        input_tokens=sum(a.input_tokens or 0 for a in [*agents, *attempt_agents]),
+        output_tokens=sum(a.output_tokens or 0 for a in [*agents, *attempt_agents]),
+        agent_sessions=len(agents) + len(attempt_agents),
+        permission_denials=sum(a.permission_denials for a in [*agents, *attempt_agents]),
+        retries=retries, rejections=rejections, error=last.error,
+    )
