@@ -246,8 +246,7 @@ def resume(ws: Workspace, options: RunOptions, set_aside: bool,
             state = _settle_interrupted(ws, orchestrator, state, interrupted, log)
         elif distance:
             state = _settle_unnoted(ws, orchestrator, record.commit, state, unnoted, log)
-        if state.resume_phase == Phase.COMPLETE:
-            make_console().print("the run is complete: nothing to resume")
+        if state.resume_phase == Phase.COMPLETE:  # the interrupted attempt finished it
             return _finish(state, log, ws, options)
         log(f"resuming with {state.resume_phase} (cycle {state.cycle_number})")
         final = orchestrator.loop(state)
