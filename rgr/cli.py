@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import click
 
@@ -55,11 +55,28 @@ def cli(ctx: click.Context, root: Path | None) -> None:
     ctx.obj = Context(root)
 
 
-def _run_options(assume_yes: bool, skip_preflight: bool, max_phases: int | None) -> RunOptions:
-    from rgr.commands.run import RunOptions
+class Limits(NamedTuple):
+    """The limit and verbosity flags shared by `rgr run` and `rgr resume`."""
 
+    max_budget_usd: float | None
+    max_cycles: int | None
+    max_minutes: float | None
+    verbose: bool
+    quiet: bool
+
+
+def _run_options(assume_yes: bool, skip_preflight: bool, max_phases: int | None,
+                 flags: Limits) -> RunOptions:
+    from rgr.commands.run import RunOptions
+    from rgr.view import NORMAL, QUIET, VERBOSE
+
+    if flags.verbose and flags.quiet:
+        raise click.UsageError("-v and -q exclude each other")
     return RunOptions(assume_yes=assume_yes, interactive=sys.stdin.isatty(),
-                      skip_preflight=skip_preflight, max_phases=max_phases)
+                      skip_preflight=skip_preflight, max_phases=max_phases,
+                      verbosity=VERBOSE if flags.verbose else QUIET if flags.quiet else NORMAL,
+                      max_budget_usd=flags.max_budget_usd, max_cycles=flags.max_cycles,
+                      max_minutes=flags.max_minutes)
 
 
 _common_run_options = [
@@ -72,6 +89,18 @@ _common_run_options = [
     click.option("--model", help="The model every agent uses (overrides tdd.toml, TDD_MODEL)."),
     click.option("--max-retries", type=click.IntRange(min=0),
                  help="Attempts per phase after the first (overrides tdd.toml)."),
+    click.option("--max-budget-usd", type=click.FloatRange(min=0, min_open=True),
+                 help="Stop (resumably) once the agents have cost this much in USD; each "
+                      "phase gets what is left through claude's own --max-budget-usd."),
+    click.option("--max-cycles", type=click.IntRange(min=1),
+                 help="Stop (resumably) before starting cycle N+1 of this invocation."),
+    click.option("--max-minutes", type=click.FloatRange(min=0, min_open=True),
+                 help="Stop (resumably) before any attempt that would start after this "
+                      "many minutes."),
+    click.option("-v", "--verbose", is_flag=True,
+                 help="Also show the agent's text, tool errors and per-session tokens."),
+    click.option("-q", "--quiet", is_flag=True,
+                 help="Only phase results, rejections, limits and the end."),
 ]
 
 
@@ -90,7 +119,8 @@ def run_options(func: Callable[..., None]) -> Callable[..., None]:
 @pass_context
 def run(ctx: Context, feature: str, here: bool, branch: str | None, assume_yes: bool,
         skip_preflight: bool, max_phases: int | None, model: str | None,
-        max_retries: int | None) -> None:
+        max_retries: int | None, max_budget_usd: float | None, max_cycles: int | None,
+        max_minutes: float | None, verbose: bool, quiet: bool) -> None:
     """Develop FEATURE by strict TDD: PLAN → RED → GREEN → REFACTOR until done.
 
     Needs a clean working tree, a named branch and a green test suite. Each phase is a
@@ -101,7 +131,9 @@ def run(ctx: Context, feature: str, here: bool, branch: str | None, assume_yes: 
 
     ws = ctx.workspace(model=model, max_retries=max_retries)
     sys.exit(command.run(ws, feature, here, branch,
-                         _run_options(assume_yes, skip_preflight, max_phases)))
+                         _run_options(assume_yes, skip_preflight, max_phases,
+                                      Limits(max_budget_usd, max_cycles, max_minutes,
+                                             verbose, quiet))))
 
 
 @cli.command()
@@ -110,12 +142,16 @@ def run(ctx: Context, feature: str, here: bool, branch: str | None, assume_yes: 
 @run_options
 @pass_context
 def resume(ctx: Context, set_aside: bool, assume_yes: bool, skip_preflight: bool,
-           max_phases: int | None, model: str | None, max_retries: int | None) -> None:
+           max_phases: int | None, model: str | None, max_retries: int | None,
+           max_budget_usd: float | None, max_cycles: int | None, max_minutes: float | None,
+           verbose: bool, quiet: bool) -> None:
     """Continue the run on this branch from its latest handoff note."""
     from rgr.commands import run as command
 
     ws = ctx.workspace(model=model, max_retries=max_retries)
-    sys.exit(command.resume(ws, _run_options(assume_yes, skip_preflight, max_phases),
+    sys.exit(command.resume(ws, _run_options(assume_yes, skip_preflight, max_phases,
+                                      Limits(max_budget_usd, max_cycles, max_minutes,
+                                             verbose, quiet)),
                             set_aside))
 
 

@@ -19,14 +19,17 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 import pygit2
 
 from rgr import __version__, git
 from rgr.agents import AgentSpec, agent_for, prompt_path, prompt_version
-from rgr.backends.base import AgentRequest, AgentResult, Backend
+from rgr.backends.base import AgentRequest, AgentResult, AgentRunError, Backend
+from rgr.backends.claude import usage_of
 from rgr.config import TestCommand
 from rgr.errors import BackendError, PhaseFailed
+from rgr.events import NULL_OBSERVER, Event, Observer, event
 from rgr.guards import Violation, check_commits, check_scope, check_tests, failure_brief
 from rgr.handoff import (
     FOLLOWS,
@@ -39,6 +42,7 @@ from rgr.handoff import (
     TestRunSummary,
     now_utc,
 )
+from rgr.limits import LIMIT_ERROR_PREFIX, LimitReached, Limits
 from rgr.outputs import OUTPUT_MODELS, PhaseOutput, PlanOutput
 from rgr.prompting import build_prompt
 from rgr.retry import AttemptRejected, phase_retrying
@@ -64,6 +68,10 @@ class Orchestrator:
     report: Report
     backoff_base_s: float = 1.0
     max_phases: int | None = None  # stop after this many phases (tests, --max-phases)
+    #: Who watches the run (artifacts, console): see rgr.events for what it is told.
+    observer: Observer = NULL_OBSERVER
+    #: Budget, cycle and time limits, asked before every attempt.
+    limits: Limits | None = None
     _reports: dict[str, TestReport] = field(default_factory=dict)
 
     # ---------------------------------------------------------------- test runs --
@@ -80,6 +88,11 @@ class Orchestrator:
                            timeout=self.ws.config.command_timeout, env=self.ws.env)
         self.report(f"tests: {result.passed} passed, {result.failed} failed, "
                     f"{result.errors} errors ({result.duration_s:.1f}s)")
+        self.observer.emit(event(
+            "test_run", command=list(result.argv), exitCode=result.exit_code,
+            durationS=round(result.duration_s, 3), passed=result.passed, failed=result.failed,
+            errors=result.errors, skipped=result.skipped, timedOut=result.timed_out,
+            output=result.output or result.output_excerpt))
         self._reports[tree] = result
         return result
 
@@ -104,23 +117,45 @@ class Orchestrator:
         base = git.head_commit(self.ws.repo)
         before = self.tests_at_head()
         cycle = prev.cycle_number + 1 if phase == Phase.PLAN else prev.cycle_number
-        self.report(f"cycle {cycle} {phase}: {spec.name} starts")
-        brief: str | None = prev.error and _resume_brief(prev)
+        brief: str | None = _resume_brief(prev)
         attempt_number = 0
+        started = time.monotonic()
+        last_reason = ""
         try:
             for attempt in phase_retrying(self.ws.config.max_retries, self.backoff_base_s):
                 with attempt:
                     attempt_number = attempt.retry_state.attempt_number
-                    if attempt_number > 1:
+                    self._check_limits(prev, base, phase, cycle, attempt_number)
+                    if attempt_number == 1:
+                        self.report(f"cycle {cycle} {phase}: {spec.name} starts")
+                        self.observer.emit(event(
+                            "phase_started", phase=str(phase), cycle=cycle, agent=spec.name,
+                            currentTest=(prev.current_test.description
+                                         if prev.current_test and phase != Phase.PLAN
+                                         else None)))
+                    else:
                         self.report(f"cycle {cycle} {phase}: retry {attempt_number - 1} of "
                                     f"{self.ws.config.max_retries}")
+                        self.observer.emit(event(
+                            "retry", phase=str(phase), cycle=cycle, attempt=attempt_number,
+                            reason=last_reason))
                     try:
-                        return self._attempt(prev, phase, spec, base, before, cycle,
-                                             attempt_number, brief)
+                        state = self._attempt(prev, phase, spec, base, before, cycle,
+                                              attempt_number, brief)
                     except AttemptRejected as rejected:
                         brief = rejected.brief
+                        last_reason = str(rejected)[:500]
                         raise
+                    self.observer.emit(event(
+                        "phase_done", phase=str(phase), cycle=cycle, attempts=attempt_number,
+                        commit=str(git.head_commit(self.ws.repo).id),
+                        nextPhase=str(state.next_phase) if state.next_phase else None,
+                        complete=state.phase == Phase.COMPLETE,
+                        durationS=round(time.monotonic() - started, 3)))
+                    return state
         except AttemptRejected as final:
+            # Out of attempts, or out of budget/time: a limit is the clearer reason.
+            self._check_limits(prev, base, phase, cycle, attempt_number + 1)
             self._record_exhausted(prev, base, phase, attempt_number, final)
             raise PhaseFailed(
                 f"{phase} failed {attempt_number} time(s); the branch is back at "
@@ -137,17 +172,29 @@ class Orchestrator:
                  brief: str | None) -> HandoffState:
         started = now_utc()
         session_id = str(uuid.uuid4())
-        request = self._request(prev, phase, spec, base, cycle, brief, session_id)
+        where = {"phase": str(phase), "cycle": cycle, "attempt": attempt_number,
+                 "sessionId": session_id}
+        request = self._request(prev, phase, spec, base, cycle, brief, session_id,
+                                on_event=lambda e: self.observer.emit(
+                                    event("agent_event", **where, event=e)))
+        self.observer.emit(event(
+            "attempt_started", **where, agent=spec.name,
+            promptVersion=prompt_version(request.system_prompt_file), prompt=request.prompt,
+            systemPromptFile=str(request.system_prompt_file), maxTurns=request.max_turns,
+            maxBudgetUsd=request.max_budget_usd, model=request.model))
         self.report(f"cycle {cycle} {phase}: agent session {session_id[:8]} running")
         result: AgentResult | None = None
         backend_error: BackendError | None = None
         try:
             result = self.backend.run(request)
         except BackendError as exc:
+            self.observer.emit(agent_call_event(where, None, exc))
             if exc.kind in FATAL_BACKEND_KINDS:
                 self._restore(base, f"{phase}-c{cycle}-a{attempt_number}", prev.run_id)
                 raise
             backend_error = exc
+        else:
+            self.observer.emit(agent_call_event(where, result, None))
         leftovers = self._restore_tree(f"{phase}-c{cycle}-a{attempt_number}", prev.run_id)
         if leftovers:
             self.report(f"the agent left uncommitted changes; saved under {leftovers}")
@@ -162,6 +209,10 @@ class Orchestrator:
                 violations = check_scope(self.ws.repo, self.ws.config, phase, base.id, head.id)
             if not violations and result is not None:
                 violations, after = self._verify(phase, result, head, before)
+            self.observer.emit(event(
+                "guard_verdict", **where, ok=not violations, commit=str(head.id),
+                violations=[{"rule": v.rule, "message": v.message, "path": v.path}
+                            for v in violations]))
         if violations:
             self.report(f"cycle {cycle} {phase}: rejected: {violations[0]}"
                         + (f" (+{len(violations) - 1} more)" if len(violations) > 1 else ""))
@@ -180,7 +231,8 @@ class Orchestrator:
         return state
 
     def _request(self, prev: HandoffState, phase: Phase, spec: AgentSpec, base: pygit2.Commit,
-                 cycle: int, brief: str | None, session_id: str) -> AgentRequest:
+                 cycle: int, brief: str | None, session_id: str,
+                 on_event: Callable[[dict[str, Any]], None] | None = None) -> AgentRequest:
         prompt = build_prompt(
             self.ws.root, phase=phase, state=prev, cycle=cycle,
             branch=git.current_branch(self.ws.repo) or "", head=str(base.id),
@@ -201,6 +253,8 @@ class Orchestrator:
             timeout_s=self.ws.config.agent_timeout,
             session_id=session_id,
             env=self.ws.env,
+            max_budget_usd=self.limits.remaining_budget_usd() if self.limits else None,
+            on_event=on_event,
         )
 
     def _verify(self, phase: Phase, result: AgentResult, head: pygit2.Commit,
@@ -306,6 +360,29 @@ class Orchestrator:
         })
         self.ws.notes.write(str(base.id), state, f"rgr: {phase} failed after {attempts} attempts")
 
+    def _check_limits(self, prev: HandoffState, base: pygit2.Commit, phase: Phase,
+                      cycle: int, attempt_number: int) -> None:
+        """Stop cleanly before an attempt a limit forbids: the reason goes on the last
+        verified commit's note (nextPhase unchanged, so `rgr resume` runs this phase)."""
+        if self.limits is None:
+            return
+        hit = self.limits.before_attempt(phase == Phase.PLAN and attempt_number == 1)
+        if hit is None:
+            return
+        message = f"stopped before {phase} (cycle {cycle}): {hit.message}"
+        self.ws.notes.write(str(base.id), prev.model_copy(update={
+            "error": message,
+            "error_details": ErrorDetails(type=f"{LIMIT_ERROR_PREFIX}{hit.limit}",
+                                          message=message),
+        }), f"rgr: stopped by --{hit.limit}")
+        self.observer.emit(event("limit_reached", limit=hit.limit, message=message,
+                                 phase=str(phase), cycle=cycle, commit=str(base.id)))
+        raise LimitReached(
+            hit.limit,
+            f"{message}; the branch is at {str(base.id)[:8]}, the last verified commit",
+            f"`rgr resume` continues with {phase} (pass a higher --{hit.limit}, or none)",
+        )
+
     # ---------------------------------------------------------- tree hygiene --
 
     def _ref(self, prefix: str, label: str, run_id: str | None) -> str:
@@ -325,7 +402,12 @@ class Orchestrator:
             git.reset_hard(self.ws.repo, base.id)
 
 
-def _resume_brief(prev: HandoffState) -> str:
+def _resume_brief(prev: HandoffState) -> str | None:
+    """What the last (failed) run of this phase said, for the next prompt; None when the
+    phase has no failure to learn from (none, or a limit stopped the run before it)."""
+    if not prev.error or (prev.error_details is not None
+                          and prev.error_details.type.startswith(LIMIT_ERROR_PREFIX)):
+        return None
     details = prev.error_details.message if prev.error_details else prev.error or ""
     return ("The last run of this phase failed and was rolled back. What went wrong:\n"
             + details[:3000])
@@ -363,3 +445,23 @@ def _agent_summary(result: AgentResult | None, spec: AgentSpec | None,
         permission_denials=len(result.permission_denials),
         prompt_version=version,
     )
+
+
+def agent_call_event(where: dict[str, Any], result: AgentResult | None,
+                     error: BackendError | None) -> Event:
+    """The ``agent_call`` event of one session: its accounting, whether it succeeded."""
+    raw: dict[str, Any] | None = result.raw if result is not None else (
+        error.raw if isinstance(error, AgentRunError) else None)
+    usage = usage_of(raw or {})
+    denials = raw.get("permission_denials") if raw else None
+    return event(
+        "agent_call", **where, ok=error is None,
+        errorKind=error.kind if error else None, error=error.message[:2000] if error else None,
+        numTurns=int(raw.get("num_turns") or 0) if raw else 0,
+        costUsd=float(raw.get("total_cost_usd") or 0.0) if raw else 0.0,
+        durationMs=int(raw.get("duration_ms") or 0) if raw else 0,
+        inputTokens=usage["input_tokens"], outputTokens=usage["output_tokens"],
+        cacheReadInputTokens=usage["cache_read_input_tokens"],
+        cacheCreationInputTokens=usage["cache_creation_input_tokens"],
+        permissionDenials=len(denials) if isinstance(denials, list) else 0,
+        result=raw)

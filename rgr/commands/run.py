@@ -5,19 +5,24 @@ from __future__ import annotations
 import re
 import shlex
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import datetime
 
 import click
+import pygit2
 
 from rgr import __version__, git
 from rgr.agents import agent_for
+from rgr.artifacts import RunArtifacts
 from rgr.backends.base import Backend
 from rgr.backends.claude import ClaudeBackend
 from rgr.config import TestCommand, resolve_test_command
-from rgr.errors import RepositoryError
+from rgr.errors import PhaseFailed, RepositoryError, RgrError
+from rgr.events import Observers, event
 from rgr.guards import check_commits, check_scope, check_tests
 from rgr.handoff import FOLLOWS, HandoffState, Phase, TestResult, now_utc
+from rgr.limits import LimitReached, Limits
 from rgr.locks import run_lock
 from rgr.orchestrator import (
     ATTEMPTS_PREFIX,
@@ -27,6 +32,7 @@ from rgr.orchestrator import (
     tests_summary,
 )
 from rgr.ui import esc, make_console, short
+from rgr.view import NORMAL, PlainView, make_view
 from rgr.workspace import Workspace
 
 
@@ -37,20 +43,71 @@ class RunOptions:
     skip_preflight: bool = False
     max_phases: int | None = None
     backoff_base_s: float = 1.0
+    verbosity: int = NORMAL  # rgr.view.QUIET / NORMAL / VERBOSE (-q / default / -v)
+    max_budget_usd: float | None = None
+    max_cycles: int | None = None
+    max_minutes: float | None = None
+
+    def limits(self) -> Limits:
+        return Limits(max_budget_usd=self.max_budget_usd, max_cycles=self.max_cycles,
+                      max_minutes=self.max_minutes)
 
 
-def _reporter() -> tuple[click.Context | None, object]:
-    return None, None
+#: The progress log a command writes to (a PlainView or a LiveView).
+PhaseLog = PlainView
 
 
-class PhaseLog:
-    """Progress lines, timestamped: readable live and in a CI log alike."""
+class Invocation:
+    """One `rgr run`/`rgr resume` as the observers see it: its outcome is recorded when
+    it ends, however it ends."""
 
-    def __init__(self) -> None:
-        self.console = make_console()
+    def __init__(self, observer: Observers, view: PlainView, artifacts: RunArtifacts,
+                 limits: Limits) -> None:
+        self.observer = observer
+        self.view = view
+        self.artifacts = artifacts
+        self.limits = limits
+        self.outcome = "error"
+        self.message: str | None = None
 
-    def __call__(self, message: str) -> None:
-        self.console.print(f"[dim]{datetime.now().strftime('%H:%M:%S')}[/dim] {esc(message)}")
+
+@contextmanager
+def _observed(ws: Workspace, command: str, run_id: str, feature: str | None,
+              branch: str | None, options: RunOptions) -> Iterator[Invocation]:
+    """Artifacts, console view and limits for one invocation, wired as one observer."""
+    limits = options.limits()
+    view = make_view(options.verbosity, title=f"rgr {command}: {feature or ''}",
+                     limits=limits.as_dict())
+    artifacts = RunArtifacts(ws.git_dir, run_id, ws.env)
+    observer = Observers([artifacts, view, limits])
+    inv = Invocation(observer, view, artifacts, limits)
+    observer.emit(event("invocation_started", command=command, runId=run_id, feature=feature,
+                        branch=branch, limits=limits.as_dict(), rgrVersion=__version__))
+    try:
+        with view:
+            yield inv
+    except LimitReached as exc:
+        inv.outcome, inv.message = "stopped", exc.message
+        raise
+    except PhaseFailed as exc:
+        inv.outcome, inv.message = "failed", exc.message
+        raise
+    except RgrError as exc:
+        inv.outcome, inv.message = "error", exc.message
+        raise
+    except KeyboardInterrupt:
+        inv.outcome, inv.message = "interrupted", "Ctrl-C"
+        raise
+    except Exception as exc:
+        inv.outcome, inv.message = "crashed", f"{type(exc).__name__}: {exc}"
+        raise
+    finally:
+        observer.emit(event("invocation_finished", outcome=inv.outcome, message=inv.message,
+                            spentUsd=round(limits.spent_usd, 6)))
+        artifacts.close()
+        if view.tally.sessions or inv.outcome != "error":
+            view.always(f"spent {view.tally.line()}")
+        view.always(f"run artifacts: {artifacts.root}")
 
 
 def slugify(text: str, limit: int = 40) -> str:
@@ -69,7 +126,7 @@ def _require_clean(ws: Workspace, what: str) -> None:
         )
 
 
-def _preflight(backend: Backend, ws: Workspace, options: RunOptions, log: PhaseLog) -> None:
+def _preflight(backend: Backend, ws: Workspace, options: RunOptions, log: PlainView) -> None:
     version = backend.version()
     log(f"agent backend: {backend.name} {version}")
     if not options.skip_preflight:
@@ -90,9 +147,10 @@ def _confirm(options: RunOptions, question: str) -> None:
 
 
 def _orchestrator(ws: Workspace, backend: Backend, test_command: TestCommand,
-                  options: RunOptions, log: PhaseLog) -> Orchestrator:
-    return Orchestrator(ws, backend, test_command, log, backoff_base_s=options.backoff_base_s,
-                        max_phases=options.max_phases)
+                  options: RunOptions, inv: Invocation) -> Orchestrator:
+    return Orchestrator(ws, backend, test_command, inv.view,
+                        backoff_base_s=options.backoff_base_s, max_phases=options.max_phases,
+                        observer=inv.observer, limits=inv.limits)
 
 
 def make_backend(ws: Workspace) -> Backend:
@@ -104,7 +162,6 @@ def run(ws: Workspace, feature: str, here: bool, branch: str | None, options: Ru
     feature = feature.strip()
     if not feature:
         raise click.UsageError("the feature description is empty")
-    log = PhaseLog()
     start_branch = git.require_branch(ws.repo)
     start = git.head_commit(ws.repo)
     _require_clean(ws, "rgr run")
@@ -126,59 +183,85 @@ def run(ws: Workspace, feature: str, here: bool, branch: str | None, options: Ru
         out.print(f"  test command  {esc(shlex.join(test_command.argv))} "
                   f"({esc(test_command.source)})")
         out.print(f"  retries       {ws.config.max_retries} per phase")
+        limits = _describe_limits(options)
+        if limits:
+            out.print(f"  limits        {limits}")
         out.print("  loop          PLAN → RED → GREEN → REFACTOR, one agent session per phase")
         _confirm(options, "Start?")
-        _preflight(backend, ws, options, log)
-        orchestrator = _orchestrator(ws, backend, test_command, options, log)
-        baseline = orchestrator.tests_at_head()
-        if not baseline.all_passed:
-            failing = ", ".join(baseline.failing_ids[:10]) or baseline.report_error or (
-                f"exit code {baseline.exit_code}")
-            raise RepositoryError(
-                f"the test suite is not green before rgr starts: {failing}",
-                "TDD starts from green: fix or remove the failing tests, then run again",
-            )
-        if baseline.no_tests_collected:
-            log("baseline: no tests yet (a valid green start)")
-        if not here:
-            git.create_branch(ws.repo, target, start)
-        marker = git.commit_empty(ws.repo, f"rgr: start {feature}")
-        orchestrator.remember_report(git.head_commit(ws.repo), baseline)
-        state = HandoffState(
-            phase=Phase.REFACTOR,  # cycle 0: the green baseline, as if a cycle just ended
-            next_phase=Phase.PLAN,
-            cycle_number=0,
-            test_result=TestResult.PASS,
-            schema_version=1,
-            run_id=str(uuid.uuid4()),
-            feature=feature,
-            branch=target,
-            base_commit=str(start.id),
-            started_at=now_utc(),
-            finished_at=now_utc(),
-            rgr_version=__version__,
-            summary="baseline: the suite is green before any change",
-            tests=tests_summary(baseline),
+        run_id = str(uuid.uuid4())
+        with _observed(ws, "run", run_id, feature, target, options) as inv:
+            final = _start_and_loop(ws, backend, test_command, options, inv, here, target,
+                                    start, feature, run_id)
+            return _finish(final, inv)
+
+
+def _describe_limits(options: RunOptions) -> str:
+    parts = []
+    if options.max_budget_usd is not None:
+        parts.append(f"${options.max_budget_usd:g} budget")
+    if options.max_cycles is not None:
+        parts.append(f"{options.max_cycles} cycle(s)")
+    if options.max_minutes is not None:
+        parts.append(f"{options.max_minutes:g} minute(s)")
+    return ", ".join(parts)
+
+
+def _start_and_loop(ws: Workspace, backend: Backend, test_command: TestCommand,
+                    options: RunOptions, inv: Invocation, here: bool, target: str,
+                    start: pygit2.Commit, feature: str, run_id: str) -> HandoffState:
+    log = inv.view
+    _preflight(backend, ws, options, log)
+    orchestrator = _orchestrator(ws, backend, test_command, options, inv)
+    baseline = orchestrator.tests_at_head()
+    if not baseline.all_passed:
+        failing = ", ".join(baseline.failing_ids[:10]) or baseline.report_error or (
+            f"exit code {baseline.exit_code}")
+        raise RepositoryError(
+            f"the test suite is not green before rgr starts: {failing}",
+            "TDD starts from green: fix or remove the failing tests, then run again",
         )
-        ws.notes.write(str(marker), state, "rgr: start")
-        log(f"started on {target} at {short(str(marker))}")
-        final = orchestrator.loop(state)
-    return _finish(final, log)
+    if baseline.no_tests_collected:
+        log("baseline: no tests yet (a valid green start)")
+    if not here:
+        git.create_branch(ws.repo, target, start)
+    marker = git.commit_empty(ws.repo, f"rgr: start {feature}")
+    orchestrator.remember_report(git.head_commit(ws.repo), baseline)
+    state = HandoffState(
+        phase=Phase.REFACTOR,  # cycle 0: the green baseline, as if a cycle just ended
+        next_phase=Phase.PLAN,
+        cycle_number=0,
+        test_result=TestResult.PASS,
+        schema_version=1,
+        run_id=run_id,
+        feature=feature,
+        branch=target,
+        base_commit=str(start.id),
+        started_at=now_utc(),
+        finished_at=now_utc(),
+        rgr_version=__version__,
+        summary="baseline: the suite is green before any change",
+        tests=tests_summary(baseline),
+    )
+    ws.notes.write(str(marker), state, "rgr: start")
+    log(f"started on {target} at {short(str(marker))}")
+    return orchestrator.loop(state)
 
 
-def _finish(state: HandoffState, log: PhaseLog) -> int:
+def _finish(state: HandoffState, inv: Invocation) -> int:
     if state.resume_phase == Phase.COMPLETE:
-        log(f"feature complete after {state.cycle_number} cycle(s): "
-            f"{len(state.completed_tests)} test(s) done")
+        inv.outcome = "complete"
+        inv.message = (f"feature complete after {state.cycle_number} cycle(s): "
+                       f"{len(state.completed_tests)} test(s) done")
     else:
-        log(f"paused before {state.resume_phase} (cycle {state.cycle_number}); `rgr resume` "
-            "continues")
+        inv.outcome = "paused"
+        inv.message = (f"paused before {state.resume_phase} (cycle {state.cycle_number}); "
+                       "`rgr resume` continues")
+    inv.view.always(inv.message)
     return 0
 
 
 def resume(ws: Workspace, options: RunOptions, set_aside: bool,
            backend: Backend | None = None) -> int:
-    log = PhaseLog()
     git.require_branch(ws.repo)
     head = git.head_commit(ws.repo)
     found = ws.notes.latest_reachable(str(head.id))
@@ -203,19 +286,24 @@ def resume(ws: Workspace, options: RunOptions, set_aside: bool,
         if dirty:
             ref = git.set_aside(ws.repo, f"{LEFTOVERS_PREFIX}resume/{head.id}",
                                 "rgr resume: uncommitted changes set aside")
-            log(f"uncommitted changes saved under {ref} and removed from the tree")
+            make_console().print(f"uncommitted changes saved under {esc(ref)} and removed "
+                                 "from the tree")
         _confirm(options, f"Resume with {state.resume_phase} (cycle {state.cycle_number})?")
-        _preflight(backend, ws, options, log)
-        orchestrator = _orchestrator(ws, backend, test_command, options, log)
-        if distance:
-            state = _settle_unnoted(ws, orchestrator, record.commit, state, log)
-        log(f"resuming with {state.resume_phase} (cycle {state.cycle_number})")
-        final = orchestrator.loop(state)
-    return _finish(final, log)
+        run_id = state.run_id or f"run-{record.commit[:12]}"
+        with _observed(ws, "resume", run_id, state.feature, git.current_branch(ws.repo),
+                       options) as inv:
+            log = inv.view
+            _preflight(backend, ws, options, log)
+            orchestrator = _orchestrator(ws, backend, test_command, options, inv)
+            if distance:
+                state = _settle_unnoted(ws, orchestrator, record.commit, state, log)
+            log(f"resuming with {state.resume_phase} (cycle {state.cycle_number})")
+            final = orchestrator.loop(state)
+            return _finish(final, inv)
 
 
 def _settle_unnoted(ws: Workspace, orchestrator: Orchestrator, noted: str,
-                    state: HandoffState, log: PhaseLog) -> HandoffState:
+                    state: HandoffState, log: PlainView) -> HandoffState:
     """HEAD has commits after the last note: rgr stopped between an agent's commit and
     its note. Verify them as that phase's work and note them, or set them aside and go
     back to the noted commit. Never runs a phase on top of unverified work."""
