@@ -32,6 +32,11 @@ class LimitReached(RgrError):
         self.limit = limit
 
 
+def usd(amount: float) -> str:
+    """$5, $2.5, $0.005: as precise as the amount was given (up to 1/100 cent)."""
+    return "$" + f"{amount:,.4f}".rstrip("0").rstrip(".")
+
+
 @dataclass(frozen=True)
 class LimitHit:
     limit: str  # max-budget-usd | max-cycles | max-minutes
@@ -84,7 +89,7 @@ class Limits:
         counted when ``starts_cycle``: the first attempt of a PLAN phase)."""
         if self.max_budget_usd is not None and self.spent_usd >= self.max_budget_usd:
             return LimitHit("max-budget-usd",
-                            f"the budget of ${self.max_budget_usd:.2f} is spent "
+                            f"the budget of {usd(self.max_budget_usd)} is spent "
                             f"(${self.spent_usd:.4f} so far)")
         if self.max_minutes is not None and self.elapsed_s() >= self.max_minutes * 60:
             return LimitHit("max-minutes",

@@ -16,6 +16,7 @@ agent's text, tool errors and per-session token counts.
 
 from __future__ import annotations
 
+import re
 import time
 from datetime import datetime
 from types import TracebackType
@@ -31,6 +32,13 @@ from rgr.events import Event
 from rgr.ui import make_console
 
 QUIET, NORMAL, VERBOSE = 0, 1, 2
+#: A line only -q shows (at higher levels a progress message already says it).
+QUIET_ONLY = -1
+
+#: Progress messages the live panel shows in place, instead of scrolling them.
+PANEL_MESSAGES = re.compile(
+    r"^(cycle \d+ \w+: (agent session \w+ running|\w+ starts|verified and noted .*)"
+    r"|running tests: .*|tests: .*)$")
 
 #: Tool calls kept in the live panel.
 LIVE_TOOL_LINES = 8
@@ -160,7 +168,7 @@ def event_lines(event: Event, tally: _Tally) -> list[tuple[int, str]]:
     if kind == "guard_verdict" and not event.get("ok"):
         violations = event.get("violations") or [{}]
         first = violations[0]
-        return [(QUIET, f"{where}: rejected: {first.get('rule')}: "
+        return [(QUIET_ONLY, f"{where}: rejected: {first.get('rule')}: "
                         f"{_clip(str(first.get('message')), 200)}")]
     if kind == "phase_done":
         attempts = int(event.get("attempts") or 1)
@@ -208,8 +216,11 @@ class PlainView:
     def emit(self, event: Event) -> None:
         self.tally.add(event)
         for level, text in self._lines(event):
-            if self.verbosity >= level:
+            if self.shows(level):
                 self.line(text)
+
+    def shows(self, level: int) -> bool:
+        return self.verbosity == QUIET if level == QUIET_ONLY else self.verbosity >= level
 
     def _lines(self, event: Event) -> list[tuple[int, str]]:
         if event["type"] == "agent_event":
@@ -288,7 +299,8 @@ class LiveView(PlainView):
             self.activity = "checking the commit"
         elif kind == "test_run":
             self.last_tests = (f"{event.get('passed')} passed, {event.get('failed')} failed, "
-                               f"{event.get('errors')} errors ({event.get('durationS')}s)")
+                               f"{event.get('errors')} errors "
+                               f"({float(event.get('durationS') or 0):.1f}s)")
         elif kind == "phase_done":
             self.done_phases += 1
             self.activity = "verified"
@@ -299,11 +311,14 @@ class LiveView(PlainView):
         for level, text in self._lines(event):
             if TOOL_LINE in text and self.verbosity < VERBOSE:
                 continue
-            if self.verbosity >= level:
+            if self.shows(level):
                 self.line(text)
 
     def __call__(self, message: str) -> None:
-        if self.verbosity >= NORMAL:
+        # What the panel shows itself (the phase starting, the session, the test run)
+        # scrolls only with -v.
+        if self.verbosity >= VERBOSE or (self.verbosity >= NORMAL
+                                         and not PANEL_MESSAGES.match(message)):
             self.line(message)
 
     def _render(self) -> RenderableType:

@@ -22,7 +22,7 @@ from rgr.errors import PhaseFailed, RepositoryError, RgrError
 from rgr.events import Observers, event
 from rgr.guards import check_commits, check_scope, check_tests
 from rgr.handoff import FOLLOWS, HandoffState, Phase, TestResult, now_utc
-from rgr.limits import LimitReached, Limits
+from rgr.limits import LimitReached, Limits, usd
 from rgr.locks import run_lock
 from rgr.orchestrator import (
     ATTEMPTS_PREFIX,
@@ -198,7 +198,7 @@ def run(ws: Workspace, feature: str, here: bool, branch: str | None, options: Ru
 def _describe_limits(options: RunOptions) -> str:
     parts = []
     if options.max_budget_usd is not None:
-        parts.append(f"${options.max_budget_usd:g} budget")
+        parts.append(f"{usd(options.max_budget_usd)} budget")
     if options.max_cycles is not None:
         parts.append(f"{options.max_cycles} cycle(s)")
     if options.max_minutes is not None:

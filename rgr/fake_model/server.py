@@ -93,6 +93,7 @@ class _State:
     usage: dict[str, Usage] = field(default_factory=dict)
     attempts: dict[tuple[str, int], int] = field(default_factory=dict)
     counter: int = 0
+    latency_s: float = 0.0  # think time before each scripted answer
 
     def next_id(self, prefix: str) -> str:
         # One counter for the server's lifetime: a repeated tool_use id makes claude
@@ -119,9 +120,12 @@ class _HTTPServer(ThreadingHTTPServer):
 class FakeModelServer:
     """Serve ``scripts`` on 127.0.0.1 (a free port) while the context is open."""
 
-    def __init__(self, scripts: Iterable[SessionScript] = ()) -> None:
+    def __init__(self, scripts: Iterable[SessionScript] = (), latency_s: float = 0.0) -> None:
+        """``latency_s``: how long the model "thinks" before each scripted answer (0 in
+        tests; a little makes a demo or a terminal recording watchable)."""
         scripts = tuple(scripts)
-        self._state = _State(queue=deque(enumerate(scripts)), scripts=scripts)
+        self._state = _State(queue=deque(enumerate(scripts)), scripts=scripts,
+                             latency_s=latency_s)
         self._httpd: _HTTPServer | None = None
         self._thread: threading.Thread | None = None
 
@@ -436,6 +440,8 @@ class _Handler(BaseHTTPRequestHandler):
             self._record(_replace(record, step="cut_stream", status=200))
             self._cut(body)
         else:
+            if self.state.latency_s > 0:
+                self.state.stopping.wait(self.state.latency_s)
             self._answer(record, body, step, "tool_call" if isinstance(step, ToolCall) else "text")
 
     def _answer(
