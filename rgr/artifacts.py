@@ -10,7 +10,8 @@ Layout (``rgr resume`` of the same run appends to the same folder)::
 
     events.jsonl             one JSON event per line (see rgr.events), without the bulky
                              parts, which are files:
-    summary.json             totals and per-phase figures, rewritten after every event
+    summary.json             totals and per-phase figures, rewritten after every phase,
+                             at a limit and at the end
     tests/NNN.txt            the output of each test run (NNN: event sequence number)
     attempts/NNN-c<cycle>-<PHASE>-a<attempt>/
         prompt.md            the user prompt the agent got
@@ -55,6 +56,11 @@ SECRET_PATTERNS = (
 MIN_SECRET_LENGTH = 8
 
 REDACTED = "[redacted]"
+
+#: summary.json is rewritten after these events (and when the writer closes); events.jsonl
+#: gets every event at once, so a summary left stale by a kill can be rebuilt from it.
+SUMMARY_EVENTS = frozenset({"invocation_started", "invocation_finished",
+                            "phase_done", "limit_reached"})
 
 
 def runs_dir(git_dir: Path) -> Path:
@@ -101,6 +107,7 @@ class RunArtifacts:
         self._attempt_dir: Path | None = None
         self._stream: Any = None  # the open stream.jsonl of the running attempt
         self._tool_calls = 0  # tool_use blocks seen in the running attempt's stream
+        self._events_file: Any = None
 
     # -- the observer ------------------------------------------------------------------
 
@@ -132,6 +139,15 @@ class RunArtifacts:
         self._record(record)
 
     def close(self) -> None:
+        """Close what is open; the folder stays usable (a later event reopens)."""
+        self._close_stream()
+        if self._events_file is not None:
+            self._events_file.close()
+            self._events_file = None
+        if self.events:
+            self._write_summary()
+
+    def _close_stream(self) -> None:
         if self._stream is not None:
             self._stream.close()
             self._stream = None
@@ -142,9 +158,12 @@ class RunArtifacts:
         record = self.redact.data(record)
         record["seq"] = len(self.events) + 1
         self.events.append(record)
-        with self.events_path.open("a", encoding="utf-8") as handle:
-            handle.write(json.dumps(record, ensure_ascii=False, default=str) + "\n")
-        self._write_summary()
+        if self._events_file is None:
+            self._events_file = self.events_path.open("a", encoding="utf-8")
+        self._events_file.write(json.dumps(record, ensure_ascii=False, default=str) + "\n")
+        self._events_file.flush()
+        if record["type"] in SUMMARY_EVENTS:
+            self._write_summary()
 
     def _write_summary(self) -> None:
         from rgr.summary import summarize
@@ -161,7 +180,7 @@ class RunArtifacts:
         return path
 
     def _start_attempt(self, record: Event) -> Event:
-        self.close()
+        self._close_stream()
         label = (f"attempts/{len(self.events) + 1:03d}-c{record['cycle']}-{record['phase']}"
                  f"-a{record['attempt']}")
         self._attempt_dir = self.root / label
@@ -193,7 +212,7 @@ class RunArtifacts:
                 self._write(str((self._attempt_dir / "result.json").relative_to(self.root)),
                             json.dumps(result, indent=2, ensure_ascii=False) + "\n")
             record["dir"] = str(self._attempt_dir.relative_to(self.root))
-        self.close()
+        self._close_stream()
         return record
 
 

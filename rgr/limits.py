@@ -98,7 +98,6 @@ class Limits:
         if starts_cycle:
             if self.max_cycles is not None and self.cycles_started >= self.max_cycles:
                 return LimitHit("max-cycles",
-                                f"{self.cycles_started} cycle(s) done, the limit set with "
-                                "--max-cycles")
+                                f"the limit of {self.max_cycles} cycle(s) is reached")
             self.cycles_started += 1
         return None

@@ -35,6 +35,9 @@ QUIET, NORMAL, VERBOSE = 0, 1, 2
 #: A line only -q shows (at higher levels a progress message already says it).
 QUIET_ONLY = -1
 
+#: The orchestrator's "noted" message, which the phase_done line repeats with figures.
+NOTED_MESSAGE = re.compile(r"^cycle \d+ \w+: verified and noted on ")
+
 #: Progress messages the live panel shows in place, instead of scrolling them.
 PANEL_MESSAGES = re.compile(
     r"^(cycle \d+ \w+: (agent session \w+ running|\w+ starts|verified and noted .*)"
@@ -172,11 +175,12 @@ def event_lines(event: Event, tally: _Tally) -> list[tuple[int, str]]:
                         f"{_clip(str(first.get('message')), 200)}")]
     if kind == "phase_done":
         attempts = int(event.get("attempts") or 1)
-        return [(QUIET, f"{where}: ✓ {str(event.get('commit'))[:8]} in "
+        after = "feature complete" if event.get("complete") else f"next: {event.get('nextPhase')}"
+        return [(QUIET, f"{where}: ✓ verified {str(event.get('commit'))[:8]} in "
                         f"{float(event.get('durationS') or 0):.1f}s, ${tally.phase_cost:.4f}, "
                         f"{tally.phase_turns} turns"
                         + (f", {attempts} attempts" if attempts > 1 else "")
-                        + f"; run so far ${tally.cost:.4f}")]
+                        + f" ({after}); so far ${tally.cost:.4f}")]
     if kind == "limit_reached":
         return [(QUIET, f"limit reached: {event.get('message')}")]
     return []
@@ -206,8 +210,10 @@ class PlainView:
         self.console.print(f"{stamp} {text}", markup=False, highlight=False)
 
     def __call__(self, message: str) -> None:
-        """rgr's progress messages (the orchestrator's ``report``)."""
-        if self.verbosity >= NORMAL:
+        """rgr's progress messages (the orchestrator's ``report``). The note line is
+        said again, with figures, by the ``phase_done`` event: shown only with -v."""
+        if self.verbosity >= VERBOSE or (self.verbosity >= NORMAL
+                                         and not NOTED_MESSAGE.match(message)):
             self.line(message)
 
     def always(self, message: str) -> None:

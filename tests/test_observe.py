@@ -213,12 +213,13 @@ STREAM = [
     event("guard_verdict", phase="RED", cycle=1, ok=False,
           violations=[{"rule": "red-passes", "message": "the new test passes"}]),
     event("phase_done", phase="RED", cycle=1, attempts=1, commit="0123456789ab",
-          durationS=2.5),
+          durationS=2.5, nextPhase="GREEN", complete=False),
 ]
 
 
 @pytest.mark.parametrize(("verbosity", "expected", "absent"), [
-    (QUIET, ["rejected: red-passes", "cycle 1 RED: ✓ 01234567 in 2.5s, $0.0500, 2 turns"],
+    (QUIET, ["rejected: red-passes",
+             "cycle 1 RED: ✓ verified 01234567 in 2.5s, $0.0500, 2 turns (next: GREEN); so far"],
      ["▸", "API 529", "progress", "says:"]),
     (NORMAL, ["progress", "cycle 1 RED: ▸ turn 1 Write tests/test_a.py",
               "cycle 1 RED: API 529, claude retries (1/10) in 0.5s", "RED: ✓"],

@@ -31,6 +31,7 @@ from rgr.orchestrator import (
     test_result,
     tests_summary,
 )
+from rgr.summary import summarize
 from rgr.ui import esc, make_console, short
 from rgr.view import NORMAL, PlainView, make_view
 from rgr.workspace import Workspace
@@ -107,6 +108,10 @@ def _observed(ws: Workspace, command: str, run_id: str, feature: str | None,
         artifacts.close()
         if view.tally.sessions or inv.outcome != "error":
             view.always(f"spent {view.tally.line()}")
+        totals = summarize(artifacts.events)
+        if len(totals["invocations"]) > 1:
+            view.always(f"the whole run: ${totals['totals']['costUsd']:.4f} over "
+                        f"{len(totals['invocations'])} invocations")
         view.always(f"run artifacts: {artifacts.root}")
 
 
