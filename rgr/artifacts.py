@@ -191,8 +191,10 @@ class RunArtifacts:
         except OSError as exc:
             system_text = f"(could not read {system_file}: {exc})"
         self._write(f"{label}/system-prompt.md", system_text)
-        self._write(f"{label}/request.json", json.dumps(
-            {k: v for k, v in record.items() if k not in ("type", "ts")}, indent=2) + "\n")
+        # Structures are redacted before they are serialised: a secret with quotes or
+        # backslashes looks different once JSON-escaped.
+        self._write(f"{label}/request.json", json.dumps(self.redact.data(
+            {k: v for k, v in record.items() if k not in ("type", "ts")}), indent=2) + "\n")
         record["dir"] = label
         self._tool_calls = 0
         self._stream = (self._attempt_dir / "stream.jsonl").open("a", encoding="utf-8")
@@ -210,7 +212,8 @@ class RunArtifacts:
         if self._attempt_dir is not None:
             if result is not None:
                 self._write(str((self._attempt_dir / "result.json").relative_to(self.root)),
-                            json.dumps(result, indent=2, ensure_ascii=False) + "\n")
+                            json.dumps(self.redact.data(result), indent=2,
+                                       ensure_ascii=False) + "\n")
             record["dir"] = str(self._attempt_dir.relative_to(self.root))
         self._close_stream()
         return record

@@ -115,7 +115,7 @@ def test_redactor_hides_secret_variables_and_key_shaped_strings() -> None:
 
 
 def test_artifacts_write_files_and_redact(tmp_path: Path) -> None:
-    secret = "s3cr3t-value-42"
+    secret = 's3cr3t"value\\42'  # JSON escapes it: redaction must come first
     system = tmp_path / "tester.md"
     system.write_text("<!-- prompt-version: tester/1 -->\nYou are the TESTER")
     arts = RunArtifacts(tmp_path / "git", "run-1", {"DEPLOY_TOKEN": secret})
@@ -141,7 +141,8 @@ def test_artifacts_write_files_and_redact(tmp_path: Path) -> None:
                           "attempts/002-c1-RED-a1/request.json",
                           "attempts/002-c1-RED-a1/stream.jsonl",
                           "attempts/002-c1-RED-a1/result.json"}
-    assert all(secret not in text for text in files.values())
+    escaped = json.dumps(secret)[1:-1]
+    assert all(secret not in text and escaped not in text for text in files.values())
     assert files["attempts/002-c1-RED-a1/prompt.md"] == f"use {REDACTED}"
     assert "prompt-version: tester/1" in files["attempts/002-c1-RED-a1/system-prompt.md"]
     kinds = [json.loads(x)["type"] for x in files["events.jsonl"].splitlines()]
