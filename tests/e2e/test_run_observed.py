@@ -23,7 +23,6 @@ from kata import (
     plan,
     rgr,
     rgr_env,
-    two_test_kata,
 )
 from test_tdd_loop import assert_suite_green, notes_on_branch
 
@@ -175,7 +174,9 @@ def test_artifacts_summary_and_plain_lines(tmp_path: Path) -> None:
 def test_max_cycles_stops_resumably_and_budget_reaches_each_phase(tmp_path: Path) -> None:
     repo = make_project(tmp_path / "kata")
     home = tmp_path / "home"
-    with FakeModelServer(two_test_kata()) as server:
+    # a one-test list: cycle 1, then cycle 2's PLAN finds the list done
+    scripts = [plan(0, first=True, total=1), red_one(), *one_test_kata_tail()]
+    with FakeModelServer(scripts) as server:
         env = rgr_env(home, server.url)
         done = rgr(["run", "--yes", "--skip-preflight", "--max-cycles", "1",
                     "--max-budget-usd", "5", "slugify"], repo, env)
@@ -209,7 +210,7 @@ def test_max_cycles_stops_resumably_and_budget_reaches_each_phase(tmp_path: Path
     data = summary(run_dir(repo))  # the same run: the same folder
     assert data["status"] == "complete" and data["stopReason"] is None
     assert [i["outcome"] for i in data["invocations"]] == ["stopped", "complete"]
-    assert data["totals"]["agentCalls"] == 9
+    assert data["totals"]["agentCalls"] == 5
     assert data["totals"]["inputTokens"] == sum(u.input_tokens for u in usage.values())
     assert_suite_green(repo)
 
