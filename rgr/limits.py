@@ -1,10 +1,11 @@
 """The limits of one ``rgr run`` or ``rgr resume``: money, cycles, wall-clock minutes.
 
-Checked before every attempt of every phase, never in the middle of one (an agent's
-half-done work is never what a stop leaves behind). The budget is also enforced inside
-the session: each agent gets what is left of it through claude's own
-``--max-budget-usd``, which claude checks after each model call (so a session can
-overshoot by one call; the next check here then stops the run).
+Checked before every attempt of every phase (an agent's half-done work is never what a
+stop leaves behind). Both budget and time are also enforced inside a session: each
+agent gets what is left of the budget through claude's own ``--max-budget-usd``, which
+claude checks after each model call (so a session can overshoot by one call), and what
+is left of the time as its timeout. A session cut off either way is a rejected attempt
+like any other; the check before the next attempt then stops the run.
 
 Hitting a limit raises LimitReached after the orchestrator has recorded the reason on
 the last verified commit's note; the branch stays there and ``rgr resume`` continues.
@@ -78,6 +79,18 @@ class Limits:
 
     def elapsed_s(self) -> float:
         return self.clock() - self.started
+
+    def remaining_s(self) -> float | None:
+        """Seconds left before --max-minutes, or None without that limit."""
+        if self.max_minutes is None:
+            return None
+        return max(0.0, self.max_minutes * 60 - self.elapsed_s())
+
+    def agent_timeout_s(self, configured: float) -> float:
+        """The timeout of the next agent session: the configured one, cut to the time
+        left (at least 1 s: a session that gets no time is pointless)."""
+        left = self.remaining_s()
+        return configured if left is None else max(1.0, min(configured, left))
 
     def remaining_budget_usd(self) -> float | None:
         if self.max_budget_usd is None:

@@ -250,7 +250,8 @@ class Orchestrator:
             max_turns=min(spec.max_turns, self.ws.config.max_turns),
             model=spec.model or self.ws.config.model,
             cwd=self.ws.root,
-            timeout_s=self.ws.config.agent_timeout,
+            timeout_s=(self.limits.agent_timeout_s(self.ws.config.agent_timeout)
+                       if self.limits else self.ws.config.agent_timeout),
             session_id=session_id,
             env=self.ws.env,
             max_budget_usd=self.limits.remaining_budget_usd() if self.limits else None,

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import re
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -275,6 +276,27 @@ def test_time_limit_stops_before_the_next_phase_and_resume_finishes(tmp_path: Pa
     assert "cycle 1 PLAN: ✓" in resumed.stdout and "cycle 1 RED: ✓" in resumed.stdout
     assert "paused before GREEN" in resumed.stdout
     assert [n["phase"] for n in notes_on_branch(repo)] == ["REFACTOR", "PLAN", "RED"]
+
+
+def test_time_limit_cuts_a_running_session_short(tmp_path: Path) -> None:
+    from rgr.fake_model import Hang
+
+    repo = make_project(tmp_path / "kata")
+    with FakeModelServer([SessionScript([Hang(120)], name="hang")]) as server:
+        started = time.monotonic()
+        done = rgr(["run", "--yes", "--skip-preflight", "--max-minutes", "0.1", "slugify"],
+                   repo, rgr_env(tmp_path / "home", server.url))
+        took = time.monotonic() - started
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "time limit of 0.1 minute(s)" in done.stderr
+    # the agent's timeout was what was left of the 6 s, not agent_timeout (120 s)
+    assert took < 30, took
+    folder = run_dir(repo)
+    calls = [e for e in events(folder) if e["type"] == "agent_call"]
+    assert [c["errorKind"] for c in calls] == ["timeout"]
+    assert summary(folder)["stopReason"]["limit"] == "max-minutes"
+    assert notes_on_branch(repo)[-1]["errorDetails"]["type"] == "limit-max-minutes"
+    assert git(repo, "status", "--porcelain") == ""
 
 
 def red_one() -> SessionScript:
