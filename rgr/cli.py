@@ -95,8 +95,8 @@ _common_run_options = [
     click.option("--max-cycles", type=click.IntRange(min=1),
                  help="Stop (resumably) before starting cycle N+1 of this invocation."),
     click.option("--max-minutes", type=click.FloatRange(min=0, min_open=True),
-                 help="Stop (resumably) before any attempt that would start after this "
-                      "many minutes."),
+                 help="Stop (resumably) after this many minutes: no attempt starts later "
+                      "and a running agent session gets the time left as its timeout."),
     click.option("-v", "--verbose", is_flag=True,
                  help="Also show the agent's text, tool errors and per-session tokens."),
     click.option("-q", "--quiet", is_flag=True,
