@@ -5,8 +5,6 @@ from __future__ import annotations
 import re
 import shlex
 import uuid
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 
 import click
@@ -14,15 +12,14 @@ import pygit2
 
 from rgr import __version__, git
 from rgr.agents import agent_for
-from rgr.artifacts import RunArtifacts
 from rgr.backends.base import Backend
 from rgr.backends.claude import ClaudeBackend
 from rgr.config import TestCommand, resolve_test_command
-from rgr.errors import PhaseFailed, RepositoryError, RgrError
-from rgr.events import Observers, event
+from rgr.errors import RepositoryError
 from rgr.guards import check_commits, check_scope, check_tests
 from rgr.handoff import FOLLOWS, HandoffState, Phase, TestResult, now_utc
-from rgr.limits import LimitReached, Limits, usd
+from rgr.invocation import Invocation, describe_limits, observed
+from rgr.limits import Limits
 from rgr.locks import run_lock
 from rgr.orchestrator import (
     ATTEMPTS_PREFIX,
@@ -31,9 +28,8 @@ from rgr.orchestrator import (
     test_result,
     tests_summary,
 )
-from rgr.summary import summarize
 from rgr.ui import esc, make_console, short
-from rgr.view import NORMAL, PlainView, make_view
+from rgr.view import NORMAL, PlainView
 from rgr.workspace import Workspace
 
 
@@ -56,63 +52,6 @@ class RunOptions:
 
 #: The progress log a command writes to (a PlainView or a LiveView).
 PhaseLog = PlainView
-
-
-class Invocation:
-    """One `rgr run`/`rgr resume` as the observers see it: its outcome is recorded when
-    it ends, however it ends."""
-
-    def __init__(self, observer: Observers, view: PlainView, artifacts: RunArtifacts,
-                 limits: Limits) -> None:
-        self.observer = observer
-        self.view = view
-        self.artifacts = artifacts
-        self.limits = limits
-        self.outcome = "error"
-        self.message: str | None = None
-
-
-@contextmanager
-def _observed(ws: Workspace, command: str, run_id: str, feature: str | None,
-              branch: str | None, options: RunOptions) -> Iterator[Invocation]:
-    """Artifacts, console view and limits for one invocation, wired as one observer."""
-    limits = options.limits()
-    view = make_view(options.verbosity, title=f"rgr {command}: {feature or ''}",
-                     limits=limits.as_dict())
-    artifacts = RunArtifacts(ws.git_dir, run_id, ws.env)
-    observer = Observers([artifacts, view, limits])
-    inv = Invocation(observer, view, artifacts, limits)
-    observer.emit(event("invocation_started", command=command, runId=run_id, feature=feature,
-                        branch=branch, limits=limits.as_dict(), rgrVersion=__version__))
-    try:
-        with view:
-            yield inv
-    except LimitReached as exc:
-        inv.outcome, inv.message = "stopped", exc.message
-        raise
-    except PhaseFailed as exc:
-        inv.outcome, inv.message = "failed", exc.message
-        raise
-    except RgrError as exc:
-        inv.outcome, inv.message = "error", exc.message
-        raise
-    except KeyboardInterrupt:
-        inv.outcome, inv.message = "interrupted", "Ctrl-C"
-        raise
-    except Exception as exc:
-        inv.outcome, inv.message = "crashed", f"{type(exc).__name__}: {exc}"
-        raise
-    finally:
-        observer.emit(event("invocation_finished", outcome=inv.outcome, message=inv.message,
-                            spentUsd=round(limits.spent_usd, 6)))
-        artifacts.close()
-        if view.tally.sessions or inv.outcome != "error":
-            view.always(f"spent {view.tally.line()}")
-        totals = summarize(artifacts.events)
-        if len(totals["invocations"]) > 1:
-            view.always(f"the whole run: ${totals['totals']['costUsd']:.4f} over "
-                        f"{len(totals['invocations'])} invocations")
-        view.always(f"run artifacts: {artifacts.root}")
 
 
 def slugify(text: str, limit: int = 40) -> str:
@@ -188,27 +127,17 @@ def run(ws: Workspace, feature: str, here: bool, branch: str | None, options: Ru
         out.print(f"  test command  {esc(shlex.join(test_command.argv))} "
                   f"({esc(test_command.source)})")
         out.print(f"  retries       {ws.config.max_retries} per phase")
-        limits = _describe_limits(options)
+        limits = describe_limits(options.limits())
         if limits:
             out.print(f"  limits        {limits}")
         out.print("  loop          PLAN → RED → GREEN → REFACTOR, one agent session per phase")
         _confirm(options, "Start?")
         run_id = str(uuid.uuid4())
-        with _observed(ws, "run", run_id, feature, target, options) as inv:
+        with observed(ws, "run", run_id, feature, target, options.limits(),
+                      options.verbosity) as inv:
             final = _start_and_loop(ws, backend, test_command, options, inv, here, target,
                                     start, feature, run_id)
             return _finish(final, inv)
-
-
-def _describe_limits(options: RunOptions) -> str:
-    parts = []
-    if options.max_budget_usd is not None:
-        parts.append(f"{usd(options.max_budget_usd)} budget")
-    if options.max_cycles is not None:
-        parts.append(f"{options.max_cycles} cycle(s)")
-    if options.max_minutes is not None:
-        parts.append(f"{options.max_minutes:g} minute(s)")
-    return ", ".join(parts)
 
 
 def _start_and_loop(ws: Workspace, backend: Backend, test_command: TestCommand,
@@ -295,8 +224,8 @@ def resume(ws: Workspace, options: RunOptions, set_aside: bool,
                                  "from the tree")
         _confirm(options, f"Resume with {state.resume_phase} (cycle {state.cycle_number})?")
         run_id = state.run_id or f"run-{record.commit[:12]}"
-        with _observed(ws, "resume", run_id, state.feature, git.current_branch(ws.repo),
-                       options) as inv:
+        with observed(ws, "resume", run_id, state.feature, git.current_branch(ws.repo),
+                      options.limits(), options.verbosity) as inv:
             log = inv.view
             _preflight(backend, ws, options, log)
             orchestrator = _orchestrator(ws, backend, test_command, options, inv)
