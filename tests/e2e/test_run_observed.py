@@ -299,6 +299,40 @@ def test_time_limit_cuts_a_running_session_short(tmp_path: Path) -> None:
     assert git(repo, "status", "--porcelain") == ""
 
 
+def test_live_view_on_a_terminal(tmp_path: Path) -> None:
+    """On a real terminal (a pty) the live panel is drawn and the run still works."""
+    import os
+    import pty
+    import subprocess
+
+    repo = make_project(tmp_path / "kata")
+    with FakeModelServer([plan(0, first=True, total=1)], latency_s=0.3) as server:
+        env = rgr_env(tmp_path / "home", server.url)
+        env.update(TERM="xterm-256color", COLUMNS="120", LINES="40")
+        leader, follower = pty.openpty()
+        proc = subprocess.Popen([sys.executable, "-m", "rgr", "run", "--yes", "--skip-preflight",
+                                 "--max-phases", "1", "slugify"], cwd=repo, env=env,
+                                stdin=subprocess.DEVNULL, stdout=follower, stderr=follower)
+        os.close(follower)
+        chunks = []
+        while True:
+            try:
+                data = os.read(leader, 65536)
+            except OSError:  # the pty closes when rgr exits
+                break
+            if not data:
+                break
+            chunks.append(data)
+        os.close(leader)
+        assert proc.wait(timeout=120) == 0
+    screen = b"".join(chunks).decode("utf-8", "replace")
+    assert "\x1b[" in screen  # cursor movement and colour: the live panel
+    assert "cycle 1 · PLAN" in screen and "planner  attempt 1" in screen
+    assert "turn 1  Write test-list.md" in screen  # a tool call, in the panel
+    assert "cycle 1 PLAN: ✓ verified" in screen
+    assert "paused before RED" in screen
+
+
 def red_one() -> SessionScript:
     from kata import red
 
