@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import click
 
@@ -55,13 +55,30 @@ def cli(ctx: click.Context, root: Path | None) -> None:
     ctx.obj = Context(root)
 
 
-def _run_options(assume_yes: bool, skip_preflight: bool, max_phases: int | None,
-                 integrate: str = "none") -> RunOptions:
-    from rgr.commands.run import RunOptions
+class Limits(NamedTuple):
+    """The limit and verbosity flags shared by `rgr run` and `rgr resume`."""
 
+    max_budget_usd: float | None = None
+    max_cycles: int | None = None
+    max_minutes: float | None = None
+    verbose: bool = False
+    quiet: bool = False
+
+
+def _run_options(assume_yes: bool, skip_preflight: bool, max_phases: int | None,
+                 flags: Limits | None = None, integrate: str = "none") -> RunOptions:
+    from rgr.commands.run import RunOptions
+    from rgr.view import NORMAL, QUIET, VERBOSE
+
+    flags = flags or Limits()
+    if flags.verbose and flags.quiet:
+        raise click.UsageError("-v and -q exclude each other")
     return RunOptions(assume_yes=assume_yes, interactive=sys.stdin.isatty(),
                       skip_preflight=skip_preflight, max_phases=max_phases,
-                      integrate=integrate)
+                      integrate=integrate,
+                      verbosity=VERBOSE if flags.verbose else QUIET if flags.quiet else NORMAL,
+                      max_budget_usd=flags.max_budget_usd, max_cycles=flags.max_cycles,
+                      max_minutes=flags.max_minutes)
 
 
 _INTEGRATE = click.Choice(["none", "merge", "pr"])
@@ -83,9 +100,31 @@ _common_run_options = [
                  help="Attempts per phase after the first (overrides tdd.toml)."),
 ]
 
+#: Limits and verbosity: TDD runs only (refactor mode has its own batch limits).
+_limit_options = [
+    click.option("--max-budget-usd", type=click.FloatRange(min=0, min_open=True),
+                 help="Stop (resumably) once the agents have cost this much in USD; each "
+                      "phase gets what is left through claude's own --max-budget-usd."),
+    click.option("--max-cycles", type=click.IntRange(min=1),
+                 help="Stop (resumably) before starting cycle N+1 of this invocation."),
+    click.option("--max-minutes", type=click.FloatRange(min=0, min_open=True),
+                 help="Stop (resumably) after this many minutes: no attempt starts later "
+                      "and a running agent session gets the time left as its timeout."),
+    click.option("-v", "--verbose", is_flag=True,
+                 help="Also show the agent's text, tool errors and per-session tokens."),
+    click.option("-q", "--quiet", is_flag=True,
+                 help="Only phase results, rejections, limits and the end."),
+]
+
 
 def run_options(func: Callable[..., None]) -> Callable[..., None]:
     for option in reversed(_common_run_options):
+        func = option(func)
+    return func
+
+
+def limit_options(func: Callable[..., None]) -> Callable[..., None]:
+    for option in reversed(_limit_options):
         func = option(func)
     return func
 
@@ -96,11 +135,13 @@ def run_options(func: Callable[..., None]) -> Callable[..., None]:
               help="Work on the current branch instead of a new rgr/<slug>.")
 @click.option("--branch", help="Name of the branch to create (default: rgr/<feature slug>).")
 @run_options
+@limit_options
 @_integrate_option
 @pass_context
 def run(ctx: Context, feature: str, here: bool, branch: str | None, assume_yes: bool,
         skip_preflight: bool, max_phases: int | None, model: str | None,
-        max_retries: int | None, integrate: str) -> None:
+        max_retries: int | None, max_budget_usd: float | None, max_cycles: int | None,
+        max_minutes: float | None, verbose: bool, quiet: bool, integrate: str) -> None:
     """Develop FEATURE by strict TDD: PLAN → RED → GREEN → REFACTOR until done.
 
     Needs a clean working tree, a named branch and a green test suite. Each phase is a
@@ -110,8 +151,10 @@ def run(ctx: Context, feature: str, here: bool, branch: str | None, assume_yes: 
     from rgr.commands import run as command
 
     ws = ctx.workspace(model=model, max_retries=max_retries)
+    flags = Limits(max_budget_usd, max_cycles, max_minutes, verbose, quiet)
     sys.exit(command.run(ws, feature, here, branch,
-                         _run_options(assume_yes, skip_preflight, max_phases, integrate)))
+                         _run_options(assume_yes, skip_preflight, max_phases, flags,
+                                      integrate)))
 
 
 @cli.command()
@@ -122,11 +165,13 @@ def run(ctx: Context, feature: str, here: bool, branch: str | None, assume_yes: 
                    "them as the phase's work (adopt) or keep them under refs/rgr/attempts/ "
                    "and continue from the handoff (set-aside). Asked on a terminal.")
 @run_options
+@limit_options
 @_integrate_option
 @pass_context
 def resume(ctx: Context, set_aside: bool, unnoted: str | None, assume_yes: bool,
            skip_preflight: bool, max_phases: int | None, model: str | None,
-           max_retries: int | None, integrate: str) -> None:
+           max_retries: int | None, max_budget_usd: float | None, max_cycles: int | None,
+           max_minutes: float | None, verbose: bool, quiet: bool, integrate: str) -> None:
     """Continue the run on this branch from its latest handoff note.
 
     Settles what an interruption left first: agent processes still running, stale git
@@ -136,7 +181,8 @@ def resume(ctx: Context, set_aside: bool, unnoted: str | None, assume_yes: bool,
     from rgr.commands import run as command
 
     ws = ctx.workspace(model=model, max_retries=max_retries)
-    sys.exit(command.resume(ws, _run_options(assume_yes, skip_preflight, max_phases,
+    flags = Limits(max_budget_usd, max_cycles, max_minutes, verbose, quiet)
+    sys.exit(command.resume(ws, _run_options(assume_yes, skip_preflight, max_phases, flags,
                                              integrate), set_aside, unnoted=unnoted))
 
 

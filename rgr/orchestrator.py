@@ -26,9 +26,11 @@ import pygit2
 
 from rgr import __version__, failpoints, git, inflight, report_store
 from rgr.agents import AgentSpec, agent_for, prompt_path, prompt_version
-from rgr.backends.base import AgentRequest, AgentResult, Backend
+from rgr.backends.base import AgentRequest, AgentResult, AgentRunError, Backend
+from rgr.backends.claude import usage_of
 from rgr.config import TestCommand
 from rgr.errors import BackendError, PhaseFailed
+from rgr.events import NULL_OBSERVER, Event, Observer, event
 from rgr.guards import Violation, check_commits, check_scope, check_tests, failure_brief
 from rgr.handoff import (
     FOLLOWS,
@@ -42,6 +44,7 @@ from rgr.handoff import (
     now_utc,
 )
 from rgr.inflight import Inflight
+from rgr.limits import LIMIT_ERROR_PREFIX, LimitReached, Limits
 from rgr.outputs import OUTPUT_MODELS, PhaseOutput, PlanOutput
 from rgr.prompting import build_prompt
 from rgr.retry import AttemptRejected, phase_retrying
@@ -54,14 +57,14 @@ ATTEMPTS_PREFIX = "refs/rgr/attempts/"
 LEFTOVERS_PREFIX = "refs/rgr/leftovers/"
 
 #: Backend failures no retry can fix: stop at once (resumably) and say what to do.
-#: A spent budget is one of them: another attempt would only spend more.
-FATAL_BACKEND_KINDS = frozenset({"missing_binary", "not_logged_in", "max_budget"})
+#: (A session stopped by its budget is an ordinary rejection: the run's budget limit,
+#: checked before the next attempt, is what stops the run, with that reason.)
+FATAL_BACKEND_KINDS = frozenset({"missing_binary", "not_logged_in"})
 
 
 def is_fatal(error: BackendError) -> bool:
     """Stop the run rather than retry: the same request would fail the same way (a
-    rejected key, a missing binary, a spent budget, a request the API refuses as
-    malformed)."""
+    rejected key, a missing binary, a request the API refuses as malformed)."""
     return error.kind in FATAL_BACKEND_KINDS or (error.kind == "api_error"
                                                  and not error.retryable)
 
@@ -80,10 +83,17 @@ class Attempt:
     cycle: int
     number: int
     started: datetime
+    session_id: str
 
     @property
     def label(self) -> str:
         return f"{self.phase}-c{self.cycle}-a{self.number}"
+
+    @property
+    def where(self) -> dict[str, object]:
+        """What every event about this attempt carries."""
+        return {"phase": str(self.phase), "cycle": self.cycle, "attempt": self.number,
+                "sessionId": self.session_id}
 
 
 @dataclass
@@ -94,6 +104,10 @@ class Orchestrator:
     report: Report
     backoff_base_s: float = 1.0
     max_phases: int | None = None  # stop after this many phases (tests, --max-phases)
+    #: Who watches the run (artifacts, console): see rgr.events for what it is told.
+    observer: Observer = NULL_OBSERVER
+    #: Budget, cycle and time limits, asked before every attempt.
+    limits: Limits | None = None
     _reports: dict[str, TestReport] = field(default_factory=dict)
 
     # ---------------------------------------------------------------- test runs --
@@ -110,6 +124,11 @@ class Orchestrator:
                            timeout=self.ws.config.command_timeout, env=self.ws.env)
         self.report(f"tests: {result.passed} passed, {result.failed} failed, "
                     f"{result.errors} errors ({result.duration_s:.1f}s)")
+        self.observer.emit(event(
+            "test_run", command=list(result.argv), exitCode=result.exit_code,
+            durationS=round(result.duration_s, 3), passed=result.passed, failed=result.failed,
+            errors=result.errors, skipped=result.skipped, timedOut=result.timed_out,
+            output=result.output or result.output_excerpt))
         self.remember_report(git.head_commit(self.ws.repo), result)
         return result
 
@@ -140,23 +159,45 @@ class Orchestrator:
         base = git.head_commit(self.ws.repo)
         before = self.tests_at_head()
         cycle = prev.cycle_number + 1 if phase == Phase.PLAN else prev.cycle_number
-        self.report(f"cycle {cycle} {phase}: {spec.name} starts")
-        brief: str | None = prev.error and _resume_brief(prev)
+        brief: str | None = _resume_brief(prev)
         attempt_number = 0
+        started = time.monotonic()
+        last_reason = ""
         try:
             for attempt in phase_retrying(self.ws.config.max_retries, self.backoff_base_s):
                 with attempt:
                     attempt_number = attempt.retry_state.attempt_number
-                    if attempt_number > 1:
+                    self._check_limits(prev, base, phase, cycle, attempt_number)
+                    if attempt_number == 1:
+                        self.report(f"cycle {cycle} {phase}: {spec.name} starts")
+                        self.observer.emit(event(
+                            "phase_started", phase=str(phase), cycle=cycle, agent=spec.name,
+                            currentTest=(prev.current_test.description
+                                         if prev.current_test and phase != Phase.PLAN
+                                         else None)))
+                    else:
                         self.report(f"cycle {cycle} {phase}: retry {attempt_number - 1} of "
                                     f"{self.ws.config.max_retries}")
+                        self.observer.emit(event(
+                            "retry", phase=str(phase), cycle=cycle, attempt=attempt_number,
+                            reason=last_reason))
                     try:
-                        return self._attempt(prev, phase, spec, base, before, cycle,
-                                             attempt_number, brief)
+                        state = self._attempt(prev, phase, spec, base, before, cycle,
+                                              attempt_number, brief)
                     except AttemptRejected as rejected:
                         brief = rejected.brief
+                        last_reason = str(rejected)[:500]
                         raise
+                    self.observer.emit(event(
+                        "phase_done", phase=str(phase), cycle=cycle, attempts=attempt_number,
+                        commit=str(git.head_commit(self.ws.repo).id),
+                        nextPhase=str(state.next_phase) if state.next_phase else None,
+                        complete=state.phase == Phase.COMPLETE,
+                        durationS=round(time.monotonic() - started, 3)))
+                    return state
         except AttemptRejected as final:
+            # Out of attempts, or out of budget/time: a limit is the clearer reason.
+            self._check_limits(prev, base, phase, cycle, attempt_number + 1)
             self._record_exhausted(prev, base, phase, attempt_number, final)
             raise PhaseFailed(
                 f"{phase} failed {attempt_number} time(s); the branch is back at "
@@ -171,26 +212,38 @@ class Orchestrator:
     def _attempt(self, prev: HandoffState, phase: Phase, spec: AgentSpec, base: pygit2.Commit,
                  before: TestReport, cycle: int, attempt_number: int,
                  brief: str | None) -> HandoffState:
-        attempt = Attempt(prev, phase, spec, base, before, cycle, attempt_number, now_utc())
         session_id = str(uuid.uuid4())
-        request = self._request(prev, phase, spec, base, cycle, brief, session_id)
+        attempt = Attempt(prev, phase, spec, base, before, cycle, attempt_number, now_utc(),
+                          session_id)
+        where = attempt.where
+        request = self._request(prev, phase, spec, base, cycle, brief, session_id,
+                                on_event=lambda e: self.observer.emit(
+                                    event("agent_event", **where, event=e)))
         record = Inflight(run_id=prev.run_id, phase=phase, cycle=cycle, attempt=attempt_number,
                           base=str(base.id), session_id=session_id,
                           started_at=attempt.started.isoformat())
         inflight.write(self.ws.git_dir, record)
         failpoints.hit("phase:inflight-recorded")
+        self.observer.emit(event(
+            "attempt_started", **where, agent=spec.name,
+            promptVersion=prompt_version(request.system_prompt_file), prompt=request.prompt,
+            systemPromptFile=str(request.system_prompt_file), maxTurns=request.max_turns,
+            maxBudgetUsd=request.max_budget_usd, model=request.model))
         self.report(f"cycle {cycle} {phase}: agent session {session_id[:8]} running")
         result: AgentResult | None = None
         backend_error: BackendError | None = None
         try:
             result = self.backend.run(request)
         except BackendError as exc:
+            self.observer.emit(agent_call_event(attempt.where, None, exc))
             if is_fatal(exc):
                 self._restore(base, attempt.label, prev.run_id)
                 self._record_stop(prev, base, phase, exc)
                 inflight.clear(self.ws.git_dir)
                 raise
             backend_error = exc
+        else:
+            self.observer.emit(agent_call_event(attempt.where, result, None))
         failpoints.hit("agent:returned")
         if result is not None and result.permission_denials:
             self.report(f"cycle {cycle} {phase}: the agent was refused "
@@ -215,7 +268,7 @@ class Orchestrator:
                                              "was recorded; the attempt is redone")],
                                   "The previous attempt was interrupted.", backend_side=False)
         attempt = Attempt(prev, record.phase, spec, base, before, record.cycle, record.attempt,
-                          datetime.fromisoformat(record.started_at))
+                          datetime.fromisoformat(record.started_at), record.session_id)
         if record.output is None or record.result is None:
             return self.judge(attempt, None, BackendError(
                 "interrupted", "rgr stopped while the agent was still working; its session "
@@ -243,6 +296,10 @@ class Orchestrator:
                 violations = check_scope(self.ws.repo, self.ws.config, phase, base.id, head.id)
             if not violations and result is not None:
                 violations, after = self._verify(phase, result, head, attempt.before)
+            self.observer.emit(event(
+                "guard_verdict", **attempt.where, ok=not violations, commit=str(head.id),
+                violations=[{"rule": v.rule, "message": v.message, "path": v.path}
+                            for v in violations]))
         if violations:
             self.report(f"cycle {cycle} {phase}: rejected: {violations[0]}"
                         + (f" (+{len(violations) - 1} more)" if len(violations) > 1 else ""))
@@ -263,7 +320,8 @@ class Orchestrator:
         return state
 
     def _request(self, prev: HandoffState, phase: Phase, spec: AgentSpec, base: pygit2.Commit,
-                 cycle: int, brief: str | None, session_id: str) -> AgentRequest:
+                 cycle: int, brief: str | None, session_id: str,
+                 on_event: Callable[[dict[str, Any]], None] | None = None) -> AgentRequest:
         prompt = build_prompt(
             self.ws.root, phase=phase, state=prev, cycle=cycle,
             branch=git.current_branch(self.ws.repo) or "", head=str(base.id),
@@ -281,9 +339,12 @@ class Orchestrator:
             max_turns=min(spec.max_turns, self.ws.config.max_turns),
             model=spec.model or self.ws.config.model,
             cwd=self.ws.root,
-            timeout_s=self.ws.config.agent_timeout,
+            timeout_s=(self.limits.agent_timeout_s(self.ws.config.agent_timeout)
+                       if self.limits else self.ws.config.agent_timeout),
             session_id=session_id,
             env=self.ws.env,
+            max_budget_usd=self.limits.remaining_budget_usd() if self.limits else None,
+            on_event=on_event,
         )
 
     def _verify(self, phase: Phase, result: AgentResult, head: pygit2.Commit,
@@ -417,6 +478,29 @@ class Orchestrator:
         })
         self.ws.notes.write(str(base.id), state, f"rgr: {phase} stopped ({error.kind})")
 
+    def _check_limits(self, prev: HandoffState, base: pygit2.Commit, phase: Phase,
+                      cycle: int, attempt_number: int) -> None:
+        """Stop cleanly before an attempt a limit forbids: the reason goes on the last
+        verified commit's note (nextPhase unchanged, so `rgr resume` runs this phase)."""
+        if self.limits is None:
+            return
+        hit = self.limits.before_attempt(phase == Phase.PLAN and attempt_number == 1)
+        if hit is None:
+            return
+        message = f"stopped before {phase} (cycle {cycle}): {hit.message}"
+        self.ws.notes.write(str(base.id), prev.model_copy(update={
+            "error": message,
+            "error_details": ErrorDetails(type=f"{LIMIT_ERROR_PREFIX}{hit.limit}",
+                                          message=message),
+        }), f"rgr: stopped by --{hit.limit}")
+        self.observer.emit(event("limit_reached", limit=hit.limit, message=message,
+                                 phase=str(phase), cycle=cycle, commit=str(base.id)))
+        raise LimitReached(
+            hit.limit,
+            f"{message}; the branch is at {str(base.id)[:8]}, the last verified commit",
+            f"`rgr resume` continues with {phase} (pass a higher --{hit.limit}, or none)",
+        )
+
     # ---------------------------------------------------------- tree hygiene --
 
     def _ref(self, prefix: str, label: str, run_id: str | None) -> str:
@@ -436,7 +520,12 @@ class Orchestrator:
             git.reset_hard(self.ws.repo, base.id)
 
 
-def _resume_brief(prev: HandoffState) -> str:
+def _resume_brief(prev: HandoffState) -> str | None:
+    """What the last (failed) run of this phase said, for the next prompt; None when the
+    phase has no failure to learn from (none, or a limit stopped the run before it)."""
+    if not prev.error or (prev.error_details is not None
+                          and prev.error_details.type.startswith(LIMIT_ERROR_PREFIX)):
+        return None
     details = prev.error_details.message if prev.error_details else prev.error or ""
     return ("The last run of this phase failed and was rolled back. What went wrong:\n"
             + details[:3000])
@@ -514,3 +603,23 @@ def _agent_summary(result: AgentResult | None, spec: AgentSpec | None,
         permission_denials=len(result.permission_denials),
         prompt_version=version,
     )
+
+
+def agent_call_event(where: dict[str, Any], result: AgentResult | None,
+                     error: BackendError | None) -> Event:
+    """The ``agent_call`` event of one session: its accounting, whether it succeeded."""
+    raw: dict[str, Any] | None = result.raw if result is not None else (
+        error.raw if isinstance(error, AgentRunError) else None)
+    usage = usage_of(raw or {})
+    denials = raw.get("permission_denials") if raw else None
+    return event(
+        "agent_call", **where, ok=error is None,
+        errorKind=error.kind if error else None, error=error.message[:2000] if error else None,
+        numTurns=int(raw.get("num_turns") or 0) if raw else 0,
+        costUsd=float(raw.get("total_cost_usd") or 0.0) if raw else 0.0,
+        durationMs=int(raw.get("duration_ms") or 0) if raw else 0,
+        inputTokens=usage["input_tokens"], outputTokens=usage["output_tokens"],
+        cacheReadInputTokens=usage["cache_read_input_tokens"],
+        cacheCreationInputTokens=usage["cache_creation_input_tokens"],
+        permissionDenials=len(denials) if isinstance(denials, list) else 0,
+        result=raw)

@@ -9,6 +9,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -99,6 +100,30 @@ def kill_group(proc: subprocess.Popen[bytes]) -> None:
             continue
 
 
+def _spawn(argv: tuple[str, ...], cwd: Path | str, env: Mapping[str, str] | None,
+           stdin_data: str | None) -> subprocess.Popen[bytes]:
+    """Start ``argv`` in a process group of its own (so a timeout kills its children
+    too) that dies with rgr; CommandError when it cannot be started at all."""
+    try:
+        return subprocess.Popen(
+            argv,
+            cwd=str(cwd),
+            env=dict(env) if env is not None else None,
+            stdin=subprocess.PIPE if stdin_data is not None else subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+            preexec_fn=die_with_parent if _PRCTL is not None else None,
+        )
+    except FileNotFoundError as exc:
+        raise CommandError(
+            f"cannot run {argv[0]!r}: not found",
+            "install it, or set its path in tdd.toml",
+        ) from exc
+    except PermissionError as exc:
+        raise CommandError(f"cannot run {argv[0]!r}: permission denied") from exc
+
+
 def run(
     argv: Sequence[str],
     *,
@@ -117,24 +142,7 @@ def run(
     """
     argv = tuple(str(a) for a in argv)
     started = time.monotonic()
-    try:
-        proc = subprocess.Popen(
-            argv,
-            cwd=str(cwd),
-            env=dict(env) if env is not None else None,
-            stdin=subprocess.PIPE if stdin_data is not None else subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            start_new_session=True,  # its own process group, so a timeout kills children too
-            preexec_fn=die_with_parent if _PRCTL is not None else None,
-        )
-    except FileNotFoundError as exc:
-        raise CommandError(
-            f"cannot run {argv[0]!r}: not found",
-            "install it, or set its path in tdd.toml",
-        ) from exc
-    except PermissionError as exc:
-        raise CommandError(f"cannot run {argv[0]!r}: permission denied") from exc
+    proc = _spawn(argv, cwd, env, stdin_data)
     timed_out = False
     try:
         if on_start is not None:
@@ -155,6 +163,86 @@ def run(
         returncode=proc.returncode,
         stdout=bound(out.decode("utf-8", "replace")),
         stderr=bound(err.decode("utf-8", "replace")),
+        duration_s=time.monotonic() - started,
+        timed_out=timed_out,
+    )
+
+
+def run_lines(
+    argv: Sequence[str],
+    *,
+    cwd: Path | str,
+    timeout: float | None,
+    on_line: Callable[[str], None],
+    env: Mapping[str, str] | None = None,
+    stdin_data: str | None = None,
+    on_start: Callable[[], None] | None = None,
+) -> Completed:
+    """``run``, but ``on_line`` sees each stdout line as soon as the program prints it.
+
+    For programs that report progress as JSON lines (``claude --output-format
+    stream-json``). The whole output is still returned (bounded like ``run``'s). If
+    ``on_line`` raises, the program is left to finish, later lines are not passed on,
+    and the first exception is raised once the program has ended: a broken progress
+    display must not leave an agent running unsupervised.
+    """
+    argv = tuple(str(a) for a in argv)
+    started = time.monotonic()
+    proc = _spawn(argv, cwd, env, stdin_data)
+    out_lines: list[str] = []
+    err_chunks: list[bytes] = []
+    failure: list[BaseException] = []
+
+    def read_stdout() -> None:
+        assert proc.stdout is not None
+        for raw in iter(proc.stdout.readline, b""):
+            line = raw.decode("utf-8", "replace")
+            out_lines.append(line)
+            if not failure:
+                try:
+                    on_line(line.rstrip("\r\n"))
+                except BaseException as exc:  # re-raised in the caller's thread
+                    failure.append(exc)
+
+    def read_stderr() -> None:
+        assert proc.stderr is not None
+        for chunk in iter(lambda: proc.stderr.read(65536), b""):  # type: ignore[union-attr]
+            err_chunks.append(chunk)
+
+    readers = [threading.Thread(target=read_stdout, daemon=True),
+               threading.Thread(target=read_stderr, daemon=True)]
+    for reader in readers:
+        reader.start()
+    timed_out = False
+    try:
+        if on_start is not None:
+            on_start()
+        if proc.stdin is not None:
+            try:
+                proc.stdin.write((stdin_data or "").encode())
+                proc.stdin.close()
+            except BrokenPipeError:
+                pass
+        try:
+            proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            timed_out = True
+            kill_group(proc)
+            proc.wait()
+    except BaseException:
+        kill_group(proc)
+        raise
+    for reader in readers:
+        # The pipes close when the last process holding them exits; a grandchild that
+        # kept them open must not hang rgr.
+        reader.join(timeout=5.0)
+    if failure:
+        raise failure[0]
+    return Completed(
+        argv=argv,
+        returncode=proc.returncode,
+        stdout=bound("".join(out_lines)),
+        stderr=bound(b"".join(err_chunks).decode("utf-8", "replace")),
         duration_s=time.monotonic() - started,
         timed_out=timed_out,
     )

@@ -76,6 +76,9 @@ class TestReport:
     output_excerpt: str
     #: Why per-test results could not be read (no report written, garbled XML), or None.
     report_error: str | None = None
+    #: The runner's whole output (stdout, then stderr; bounded like every capture), for
+    #: the run artifacts. Briefs and notes use ``output_excerpt``.
+    output: str = ""
 
     def _count(self, status: Status) -> int:
         return sum(1 for o in self.outcomes.values() if o.status == status)
@@ -194,6 +197,7 @@ def _run_pytest(cmd: TestCommand, root: Path, timeout: float, env: dict[str, str
         collection_errors=tuple(collection_errors),
         no_tests_collected=no_tests,
         output_excerpt=_excerpt(done.stdout, done.stderr),
+        output=_whole(done.stdout, done.stderr),
         report_error=report_error,
     )
 
@@ -337,6 +341,10 @@ def _message(element: ET.Element) -> str:
     return bound(text, MESSAGE_LIMIT)
 
 
+def _whole(stdout: str, stderr: str) -> str:
+    return stdout if not stderr.strip() else f"{stdout}\n--- stderr ---\n{stderr}"
+
+
 def _excerpt(stdout: str, stderr: str) -> str:
     text = stdout if not stderr.strip() else f"{stdout}\n--- stderr ---\n{stderr}"
     return bound(text, OUTPUT_EXCERPT_LIMIT)
@@ -374,6 +382,7 @@ def _run_other(cmd: TestCommand, root: Path, timeout: float, env: dict[str, str]
         collection_errors=(),
         no_tests_collected=no_tests,
         output_excerpt=_excerpt(done.stdout, done.stderr),
+        output=_whole(done.stdout, done.stderr),
         report_error=report_error,
     )
 

@@ -8,8 +8,8 @@ retry policy understands.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -33,6 +33,9 @@ class AgentRequest:
     session_id: str  # a uuid4 chosen by the caller: a fresh session per phase
     max_budget_usd: float | None = None
     env: Mapping[str, str] | None = None  # None: rgr's own environment passes through
+    #: Called with each event the session reports while it runs (claude's stream-json
+    #: lines: system/init, assistant turns, tool results, API retries, the result).
+    on_event: Callable[[dict[str, Any]], None] | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,16 @@ Invocation
 - A model that answers text twice without calling StructuredOutput ends the run with
   ``subtype: "success"``, ``is_error: false`` and no ``structured_output``; empty
   assistant messages are retried twice, then end the same way.
+- ``--output-format stream-json --verbose`` prints one JSON object per line as it
+  happens: ``system``/``init`` (tools, model, cwd), one ``assistant`` event per model
+  response (its ``usage`` is message_start's, so ``output_tokens`` reads 1: only the
+  result's totals count), one ``user`` event per tool result (``is_error`` on a failed or
+  denied call), ``system``/``api_retry`` before each of claude's own retries
+  (``attempt``, ``max_retries``, ``retry_delay_ms``, ``error_status``, ``error``), and
+  last the ``result`` event, which carries exactly what ``--output-format json`` prints
+  (subtype, is_error, api_error_status, usage, modelUsage, total_cost_usd,
+  structured_output, permission_denials, errors). Errors that happen before the session
+  starts (below) still print nothing on stdout.
 - A reused ``--session-id`` prints "Error: Session ID ... is already in use." on stderr,
   nothing on stdout, exit code 1. So do bad flags ("Error: --json-schema is not valid
   JSON", "System prompt file not found").
@@ -33,7 +43,8 @@ Failures: every API failure is a JSON result with ``subtype: "success"``,
 - 500: status 500, "API Error: 500 <message>. This is a server-side issue ...".
 - 529: status 529 when retries are off; after 3 consecutive 529s claude gives up
   whatever its retry budget, with status null and "API Error: Repeated 529 Overloaded
-  errors ...". One or two 529s followed by a good answer are invisible: success.
+  errors ...". One or two 529s followed by a good answer end in success; only the
+  stream's ``api_retry`` events show them.
 - 400: status 400, "API Error: 400 <message>", not retried.
 - connection refused: status null, "API Error: Unable to connect to API
   (ConnectionRefused)"; stream cut mid-answer: status null, "API Error: Connection to
@@ -73,7 +84,7 @@ import pydantic
 from rgr import failpoints
 from rgr.backends.base import AgentRequest, AgentResult, AgentRunError
 from rgr.errors import BackendError, CommandError
-from rgr.proc import Completed, run
+from rgr.proc import Completed, run, run_lines
 from rgr.processes import REPO_MARK_VAR, SESSION_MARK_VAR, kill_marked_processes
 
 INSTALL_HINT = (
@@ -166,6 +177,7 @@ class ClaudeBackend:
                 timeout=request.timeout_s,
                 env=env,
                 stdin_data=request.prompt,
+                on_line=stream_reader(request.on_event),
                 on_start=lambda: failpoints.hit("agent:spawned"),
             )
         finally:
@@ -191,8 +203,12 @@ class ClaudeBackend:
         argv = [
             self.binary,
             "-p",
+            # One JSON event per line as it happens (init, each assistant turn, each tool
+            # result, API retries), the result object last: rgr shows progress live and
+            # keeps the stream; --verbose is required with stream-json in print mode.
             "--output-format",
-            "json",
+            "stream-json",
+            "--verbose",
             "--json-schema",
             schema,
             "--system-prompt-file",
@@ -228,10 +244,21 @@ class ClaudeBackend:
         timeout: float,
         env: Mapping[str, str] | None = None,
         stdin_data: str | None = None,
+        on_line: Callable[[str], None] | None = None,
         on_start: Callable[[], None] | None = None,
     ) -> Completed:
         env = env if env is not None else self.env
         try:
+            if on_line is not None:
+                return run_lines(
+                    argv,
+                    cwd=cwd,
+                    timeout=timeout,
+                    env=env if env is not None else os.environ,
+                    stdin_data=stdin_data,
+                    on_line=on_line,
+                    on_start=on_start,
+                )
             return run(
                 argv,
                 cwd=cwd,
@@ -251,8 +278,27 @@ class ClaudeBackend:
 # -- parsing and classification (pure functions, so they are easy to test) ----------
 
 
+def stream_reader(on_event: Callable[[dict[str, Any]], None] | None) -> Callable[[str], None]:
+    """A line handler for ``--output-format stream-json``: each JSON object line goes to
+    ``on_event`` as it arrives. A line that is not a JSON object (claude printing a plain
+    error) is passed on as ``{"type": "rgr_unparsed", "line": ...}``."""
+
+    def handle(line: str) -> None:
+        if on_event is None or not line.strip():
+            return
+        try:
+            event = json.loads(line)
+        except ValueError:
+            event = None
+        on_event(event if isinstance(event, dict) else {"type": "rgr_unparsed", "line": line})
+
+    return handle
+
+
 def parse_result(done: Completed) -> dict[str, Any]:
-    """The result object of ``--output-format json``, or an ``unparsable_output`` error."""
+    """The result object: the ``result`` event of ``--output-format stream-json`` (its
+    last line) or the single object of ``--output-format json``; otherwise an
+    ``unparsable_output`` error."""
     text = done.stdout.strip()
     candidates = [text, *reversed(text.splitlines())] if text else []
     for candidate in candidates:

@@ -5,10 +5,11 @@ from __future__ import annotations
 import re
 import shlex
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime
 
 import click
+import pygit2
 
 from rgr import __version__, failpoints, git, inflight, integrate
 from rgr.backends.base import Backend
@@ -17,6 +18,8 @@ from rgr.config import TestCommand, resolve_test_command
 from rgr.errors import RepositoryError
 from rgr.handoff import ErrorDetails, HandoffState, Phase, TestResult, now_utc
 from rgr.inflight import Inflight
+from rgr.invocation import Invocation, describe_limits, observed
+from rgr.limits import Limits
 from rgr.locks import clear_stale_git_locks, run_lock
 from rgr.orchestrator import (
     ATTEMPTS_PREFIX,
@@ -27,6 +30,7 @@ from rgr.orchestrator import (
 from rgr.processes import kill_orphans
 from rgr.retry import AttemptRejected
 from rgr.ui import esc, make_console, short
+from rgr.view import NORMAL, PlainView
 from rgr.workspace import Workspace
 
 
@@ -38,20 +42,19 @@ class RunOptions:
     max_phases: int | None = None
     backoff_base_s: float = 1.0
     integrate: str = "none"  # at the end of a completed run: none, merge or pr
+    verbosity: int = NORMAL  # rgr.view.QUIET / NORMAL / VERBOSE (-q / default / -v)
+    max_budget_usd: float | None = None
+    max_cycles: int | None = None
+    max_minutes: float | None = None
+
+    def limits(self) -> Limits:
+        return Limits(max_budget_usd=self.max_budget_usd, max_cycles=self.max_cycles,
+                      max_minutes=self.max_minutes)
 
 
-def _reporter() -> tuple[click.Context | None, object]:
-    return None, None
-
-
-class PhaseLog:
-    """Progress lines, timestamped: readable live and in a CI log alike."""
-
-    def __init__(self) -> None:
-        self.console = make_console()
-
-    def __call__(self, message: str) -> None:
-        self.console.print(f"[dim]{datetime.now().strftime('%H:%M:%S')}[/dim] {esc(message)}")
+#: The progress log a command writes to (a PlainView or a LiveView).
+PhaseLog = PlainView
+Log = Callable[[str], None]
 
 
 def slugify(text: str, limit: int = 40) -> str:
@@ -70,7 +73,7 @@ def _require_clean(ws: Workspace, what: str) -> None:
         )
 
 
-def _preflight(backend: Backend, ws: Workspace, options: RunOptions, log: PhaseLog) -> None:
+def _preflight(backend: Backend, ws: Workspace, options: RunOptions, log: PlainView) -> None:
     version = backend.version()
     log(f"agent backend: {backend.name} {version}")
     if not options.skip_preflight:
@@ -91,9 +94,10 @@ def _confirm(options: RunOptions, question: str) -> None:
 
 
 def _orchestrator(ws: Workspace, backend: Backend, test_command: TestCommand,
-                  options: RunOptions, log: PhaseLog) -> Orchestrator:
-    return Orchestrator(ws, backend, test_command, log, backoff_base_s=options.backoff_base_s,
-                        max_phases=options.max_phases)
+                  options: RunOptions, inv: Invocation) -> Orchestrator:
+    return Orchestrator(ws, backend, test_command, inv.view,
+                        backoff_base_s=options.backoff_base_s, max_phases=options.max_phases,
+                        observer=inv.observer, limits=inv.limits)
 
 
 def make_backend(ws: Workspace) -> Backend:
@@ -105,7 +109,6 @@ def run(ws: Workspace, feature: str, here: bool, branch: str | None, options: Ru
     feature = feature.strip()
     if not feature:
         raise click.UsageError("the feature description is empty")
-    log = PhaseLog()
     start_branch = git.require_branch(ws.repo)
     start = git.head_commit(ws.repo)
     _require_clean(ws, "rgr run")
@@ -119,7 +122,7 @@ def run(ws: Workspace, feature: str, here: bool, branch: str | None, options: Ru
         )
     backend = backend or make_backend(ws)
     with run_lock(ws.git_dir, "rgr run"):
-        recover_after_crash(ws, log)
+        recover_after_crash(ws, PlainView(options.verbosity))
         out = make_console()
         out.print(f"[bold]rgr run[/bold]: {esc(feature)}")
         out.print(f"  repository    {esc(ws.root)}")
@@ -128,65 +131,83 @@ def run(ws: Workspace, feature: str, here: bool, branch: str | None, options: Ru
         out.print(f"  test command  {esc(shlex.join(test_command.argv))} "
                   f"({esc(test_command.source)})")
         out.print(f"  retries       {ws.config.max_retries} per phase")
+        limits = describe_limits(options.limits())
+        if limits:
+            out.print(f"  limits        {limits}")
         out.print("  loop          PLAN → RED → GREEN → REFACTOR, one agent session per phase")
         _confirm(options, "Start?")
         integrate.preflight(ws, options.integrate)
-        _preflight(backend, ws, options, log)
-        orchestrator = _orchestrator(ws, backend, test_command, options, log)
-        baseline = orchestrator.tests_at_head()
-        if not baseline.all_passed:
-            failing = ", ".join(baseline.failing_ids[:10]) or baseline.report_error or (
-                f"exit code {baseline.exit_code}")
-            raise RepositoryError(
-                f"the test suite is not green before rgr starts: {failing}",
-                "TDD starts from green: fix or remove the failing tests, then run again",
-            )
-        if baseline.no_tests_collected:
-            log("baseline: no tests yet (a valid green start)")
-        marker = git.resolve_commit(
-            ws.repo, str(git.commit_empty(ws.repo, f"rgr: start {feature}", start)))
-        orchestrator.remember_report(marker, baseline)
-        state = HandoffState(
-            phase=Phase.REFACTOR,  # cycle 0: the green baseline, as if a cycle just ended
-            next_phase=Phase.PLAN,
-            cycle_number=0,
-            test_result=TestResult.PASS,
-            schema_version=1,
-            run_id=str(uuid.uuid4()),
-            feature=feature,
-            branch=target,
-            start_branch=start_branch,
-            base_commit=str(start.id),
-            started_at=now_utc(),
-            finished_at=now_utc(),
-            rgr_version=__version__,
-            summary="baseline: the suite is green before any change",
-            tests=tests_summary(baseline),
+        run_id = str(uuid.uuid4())
+        with observed(ws, "run", run_id, feature, target, options.limits(),
+                      options.verbosity) as inv:
+            final = _start_and_loop(ws, backend, test_command, options, inv, here, target,
+                                    start_branch, start, feature, run_id)
+            return _finish(final, inv, ws, options)
+
+
+def _start_and_loop(ws: Workspace, backend: Backend, test_command: TestCommand,
+                    options: RunOptions, inv: Invocation, here: bool, target: str,
+                    start_branch: str, start: pygit2.Commit, feature: str,
+                    run_id: str) -> HandoffState:
+    log = inv.view
+    _preflight(backend, ws, options, log)
+    orchestrator = _orchestrator(ws, backend, test_command, options, inv)
+    baseline = orchestrator.tests_at_head()
+    if not baseline.all_passed:
+        failing = ", ".join(baseline.failing_ids[:10]) or baseline.report_error or (
+            f"exit code {baseline.exit_code}")
+        raise RepositoryError(
+            f"the test suite is not green before rgr starts: {failing}",
+            "TDD starts from green: fix or remove the failing tests, then run again",
         )
-        ws.notes.write(str(marker.id), state, "rgr: start")
-        failpoints.hit("run:start-noted")
-        # Only now does a branch move: a crash before this line leaves the repository
-        # as it was (an unreachable commit and its note), one after it a resumable run.
-        if here:
-            git.advance_branch(ws.repo, target, marker.id, f"rgr: start {feature}")
-        else:
-            git.create_branch(ws.repo, target, marker)
-        failpoints.hit("run:started")
-        log(f"started on {target} at {short(str(marker.id))}")
-        final = orchestrator.loop(state)
-    return _finish(final, log, ws, options)
+    if baseline.no_tests_collected:
+        log("baseline: no tests yet (a valid green start)")
+    marker = git.resolve_commit(
+        ws.repo, str(git.commit_empty(ws.repo, f"rgr: start {feature}", start)))
+    orchestrator.remember_report(marker, baseline)
+    state = HandoffState(
+        phase=Phase.REFACTOR,  # cycle 0: the green baseline, as if a cycle just ended
+        next_phase=Phase.PLAN,
+        cycle_number=0,
+        test_result=TestResult.PASS,
+        schema_version=1,
+        run_id=run_id,
+        feature=feature,
+        branch=target,
+        start_branch=start_branch,
+        base_commit=str(start.id),
+        started_at=now_utc(),
+        finished_at=now_utc(),
+        rgr_version=__version__,
+        summary="baseline: the suite is green before any change",
+        tests=tests_summary(baseline),
+    )
+    ws.notes.write(str(marker.id), state, "rgr: start")
+    failpoints.hit("run:start-noted")
+    # Only now does a branch move: a crash before this line leaves the repository as it
+    # was (an unreachable commit and its note), one after it a resumable run.
+    if here:
+        git.advance_branch(ws.repo, target, marker.id, f"rgr: start {feature}")
+    else:
+        git.create_branch(ws.repo, target, marker)
+    failpoints.hit("run:started")
+    log(f"started on {target} at {short(str(marker.id))}")
+    return orchestrator.loop(state)
 
 
-def _finish(state: HandoffState, log: PhaseLog, ws: Workspace, options: RunOptions) -> int:
+def _finish(state: HandoffState, inv: Invocation, ws: Workspace, options: RunOptions) -> int:
     if state.resume_phase == Phase.COMPLETE:
-        log(f"feature complete after {state.cycle_number} cycle(s): "
-            f"{len(state.completed_tests)} test(s) done")
+        inv.outcome = "complete"
+        inv.message = (f"feature complete after {state.cycle_number} cycle(s): "
+                       f"{len(state.completed_tests)} test(s) done")
+        inv.view.always(inv.message)
         from rgr.commands import report
 
         return report.at_end_of_run(ws, options.integrate)
-    else:
-        log(f"paused before {state.resume_phase} (cycle {state.cycle_number}); `rgr resume` "
-            "continues")
+    inv.outcome = "paused"
+    inv.message = (f"paused before {state.resume_phase} (cycle {state.cycle_number}); "
+                   "`rgr resume` continues")
+    inv.view.always(inv.message)
     return 0
 
 
@@ -195,7 +216,6 @@ def resume(ws: Workspace, options: RunOptions, set_aside: bool,
     """Continue from the latest handoff on this branch, first settling whatever an
     interruption left: orphaned agent processes, stale git locks, an attempt in flight,
     commits or edits made after the last note."""
-    log = PhaseLog()
     git.require_branch(ws.repo)
     head = git.head_commit(ws.repo)
     found = ws.notes.latest_reachable(str(head.id))
@@ -219,7 +239,7 @@ def resume(ws: Workspace, options: RunOptions, set_aside: bool,
     test_command = resolve_test_command(ws.config, ws.root)
     backend = backend or make_backend(ws)
     with run_lock(ws.git_dir, "rgr resume"):
-        recover_after_crash(ws, log)
+        recover_after_crash(ws, PlainView(options.verbosity))
         interrupted = inflight.read(ws.git_dir)
         ours = (interrupted is not None and interrupted.base == record.commit
                 and interrupted.run_id == state.run_id)
@@ -234,30 +254,35 @@ def resume(ws: Workspace, options: RunOptions, set_aside: bool,
                 _require_clean(ws, "rgr resume")
             ref = git.set_aside(ws.repo, f"{LEFTOVERS_PREFIX}resume/{head.id}",
                                 "rgr resume: uncommitted changes set aside")
-            log(f"uncommitted changes saved under {ref} and removed from the tree")
+            make_console().print(f"uncommitted changes saved under {esc(ref)} and removed "
+                                 "from the tree")
         if distance and not ours:
             unnoted = unnoted or _ask_unnoted(ws, options, record.commit, state)
         _confirm(options, f"Resume with {state.resume_phase} (cycle {state.cycle_number})?")
         integrate.preflight(ws, options.integrate)
-        _preflight(backend, ws, options, log)
-        orchestrator = _orchestrator(ws, backend, test_command, options, log)
-        if ours:
-            assert interrupted is not None
-            state = _settle_interrupted(ws, orchestrator, state, interrupted, log)
-        elif distance:
-            state = _settle_unnoted(ws, orchestrator, record.commit, state, unnoted, log)
-        if state.resume_phase == Phase.COMPLETE:  # the interrupted attempt finished it
-            return _finish(state, log, ws, options)
-        log(f"resuming with {state.resume_phase} (cycle {state.cycle_number})")
-        final = orchestrator.loop(state)
-    return _finish(final, log, ws, options)
+        run_id = state.run_id or f"run-{record.commit[:12]}"
+        with observed(ws, "resume", run_id, state.feature, git.current_branch(ws.repo),
+                      options.limits(), options.verbosity) as inv:
+            log = inv.view
+            _preflight(backend, ws, options, log)
+            orchestrator = _orchestrator(ws, backend, test_command, options, inv)
+            if ours:
+                assert interrupted is not None
+                state = _settle_interrupted(ws, orchestrator, state, interrupted, log)
+            elif distance:
+                state = _settle_unnoted(ws, orchestrator, record.commit, state, unnoted, log)
+            if state.resume_phase == Phase.COMPLETE:  # the interrupted attempt finished it
+                return _finish(state, inv, ws, options)
+            log(f"resuming with {state.resume_phase} (cycle {state.cycle_number})")
+            final = orchestrator.loop(state)
+            return _finish(final, inv, ws, options)
 
 
 #: What `rgr resume --unnoted` can do with commits made after the last handoff.
 UNNOTED_CHOICES = ("adopt", "set-aside")
 
 
-def recover_after_crash(ws: Workspace, log: PhaseLog) -> None:
+def recover_after_crash(ws: Workspace, log: Log) -> None:
     """Under the run lock: stop agents a dead rgr left working here, and remove git
     locks that no live process holds (a git killed mid-write leaves its lock behind)."""
     killed = kill_orphans(ws.root)
@@ -292,7 +317,7 @@ def _ask_unnoted(ws: Workspace, options: RunOptions, noted: str, state: HandoffS
 
 
 def _settle_interrupted(ws: Workspace, orchestrator: Orchestrator, state: HandoffState,
-                        interrupted: Inflight, log: PhaseLog) -> HandoffState:
+                        interrupted: Inflight, log: Log) -> HandoffState:
     """rgr died in the middle of an attempt: judge it now, exactly as it would have been."""
     head = git.head_commit(ws.repo)
     if str(head.id) != interrupted.base and _kept_attempt(ws, str(head.id)):
@@ -320,7 +345,7 @@ def _kept_attempt(ws: Workspace, commit: str) -> bool:
 
 
 def _settle_unnoted(ws: Workspace, orchestrator: Orchestrator, noted: str,
-                    state: HandoffState, choice: str | None, log: PhaseLog) -> HandoffState:
+                    state: HandoffState, choice: str | None, log: Log) -> HandoffState:
     """The user's commits after the last note, handled as the user chose."""
     repo = ws.repo
     head = git.head_commit(repo)

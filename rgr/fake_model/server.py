@@ -96,6 +96,7 @@ class _State:
     counter: int = 0
     choose: Chooser | None = None
     on_request: Callable[[RequestRecord], None] | None = None
+    latency_s: float = 0.0  # think time before each scripted answer
 
     def next_id(self, prefix: str) -> str:
         # One counter for the server's lifetime: a repeated tool_use id makes claude
@@ -130,14 +131,17 @@ class FakeModelServer:
 
     ``choose`` scripts the sessions that come after the queued ``scripts``;
     ``on_request`` sees every agent request before it is answered (the fault-injection
-    suite kills rgr from there, while an agent waits for its model).
+    suite kills rgr from there, while an agent waits for its model); ``latency_s`` is
+    how long the model "thinks" before each scripted answer (0 in tests; a little makes
+    a demo or a terminal recording watchable).
     """
 
-    def __init__(self, scripts: Iterable[SessionScript] = (), *, choose: Chooser | None = None,
+    def __init__(self, scripts: Iterable[SessionScript] = (), latency_s: float = 0.0, *,
+                 choose: Chooser | None = None,
                  on_request: Callable[[RequestRecord], None] | None = None) -> None:
         scripts = tuple(scripts)
         self._state = _State(queue=deque(enumerate(scripts)), scripts=scripts, choose=choose,
-                             on_request=on_request)
+                             on_request=on_request, latency_s=latency_s)
         self._httpd: _HTTPServer | None = None
         self._thread: threading.Thread | None = None
 
@@ -474,6 +478,8 @@ class _Handler(BaseHTTPRequestHandler):
             self._record(_replace(record, step="cut_stream", status=200))
             self._cut(body)
         else:
+            if self.state.latency_s > 0:
+                self.state.stopping.wait(self.state.latency_s)
             self._answer(record, body, step, "tool_call" if isinstance(step, ToolCall) else "text")
 
     def _answer(

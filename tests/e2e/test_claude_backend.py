@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import time
 import uuid
 from collections.abc import Iterator, Mapping
 from dataclasses import replace
@@ -199,6 +200,34 @@ def test_one_overloaded_answer_is_absorbed_by_claudes_own_retry(h: Harness) -> N
         result = h.backend.run(h.request(server.url))
     assert result.output == Report.model_validate(GOOD)
     assert [r.status for r in server.requests if r.script_index == 0] == [529, 200]
+
+
+def test_stream_events_arrive_as_they_happen_including_api_retries(h: Harness) -> None:
+    seen: list[tuple[float, dict[str, Any]]] = []
+    script = SessionScript([
+        HttpError(529, "overloaded_error", "Overloaded"),
+        write("test_a.py", "def test_greet():\n    assert greet() == 'hi'\n"),
+        bash("git add test_a.py && git commit -q -m 'red: greeting'"),
+        structured(GOOD),
+    ])
+    with FakeModelServer([script], latency_s=0.3) as server:
+        request = h.request(server.url, on_event=lambda e: seen.append((time.monotonic(), e)))
+        result = h.backend.run(request)
+        finished = time.monotonic()
+    kinds = [(e["type"], e.get("subtype")) for _, e in seen]
+    assert kinds[0] == ("system", "init")
+    assert ("system", "api_retry") in kinds
+    retry = next(e for _, e in seen if e.get("subtype") == "api_retry")
+    assert (retry["error_status"], retry["attempt"]) == (529, 1)
+    tools = [b["name"] for _, e in seen if e["type"] == "assistant"
+             for b in e["message"]["content"] if b["type"] == "tool_use"]
+    assert tools == ["Write", "Bash", "StructuredOutput"]
+    assert [e["type"] for _, e in seen].count("user") == 3  # one tool result each
+    assert seen[-1][1] == result.raw and result.raw["type"] == "result"
+    # read line by line while claude ran, not after it ended: the first tool call was
+    # seen at least two model answers (0.3 s each) before the session finished
+    first_tool = next(t for t, e in seen if e["type"] == "assistant")
+    assert finished - first_tool > 0.5
 
 
 def test_bash_outside_allowed_tools_is_denied_and_reported(h: Harness) -> None:

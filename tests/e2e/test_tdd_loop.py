@@ -179,6 +179,12 @@ def test_no_commit_no_structured_output_and_529(tmp_path: Path) -> None:
     assert "agent-no_structured_output" in done.stdout
     last = notes_on_branch(repo)[-1]
     assert last["phase"] == "PLAN" and last["retryCount"] == 2
+    # claude's own retry of the 529 is seen live (stream-json api_retry) and counted
+    assert "cycle 1 PLAN: API 529, claude retries (1/1)" in done.stdout
+    (run,) = (repo / ".git" / "rgr" / "runs").iterdir()
+    totals = json.loads((run / "summary.json").read_text())["totals"]
+    assert (totals["apiRetries"], totals["retries"], totals["guardRejections"],
+            totals["failedAgentCalls"]) == (1, 2, 1, 1)
 
 
 def test_retries_exhausted_records_the_error_and_exits_non_zero(tmp_path: Path) -> None:

@@ -1,0 +1,137 @@
+"""``summary.json``: a run's figures, computed from its events (rgr.events).
+
+A pure function of the event list, so the summary can always be rebuilt from
+``events.jsonl`` and never disagrees with it. Costs and tokens are the agent's own
+accounting (claude's ``total_cost_usd`` and ``modelUsage``), summed over every session,
+failed and rejected ones included: money spent on a rejected attempt is still spent.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from rgr.events import Event
+
+SUMMARY_VERSION = 1
+
+_TOKEN_FIELDS = ("inputTokens", "outputTokens", "cacheReadInputTokens",
+                 "cacheCreationInputTokens")
+
+
+def _zero() -> dict[str, Any]:
+    return {
+        "agentCalls": 0, "failedAgentCalls": 0, "turns": 0, "toolCalls": 0,
+        **dict.fromkeys(_TOKEN_FIELDS, 0),
+        "costUsd": 0.0, "agentDurationS": 0.0, "testRuns": 0, "testDurationS": 0.0,
+        "retries": 0, "apiRetries": 0, "guardRejections": 0, "permissionDenials": 0,
+    }
+
+
+def summarize(events: list[Event]) -> dict[str, Any]:
+    totals = _zero()
+    phases: dict[tuple[int, str], dict[str, Any]] = {}
+    invocations: list[dict[str, Any]] = []
+    run: dict[str, Any] = {}
+    stop: dict[str, Any] | None = None
+    current: tuple[int, str] | None = None
+
+    def phase_of(event: Event) -> dict[str, Any] | None:
+        if "phase" not in event or "cycle" not in event:
+            return None
+        key = (int(event["cycle"]), str(event["phase"]))
+        if key not in phases:
+            phases[key] = {"cycle": key[0], "phase": key[1], "agent": None,
+                           "outcome": "running", "attempts": 0, "commit": None,
+                           "durationS": 0.0, **_zero()}
+        return phases[key]
+
+    for event in events:
+        kind = event.get("type")
+        target = phase_of(event)
+        buckets = [totals] + ([target] if target is not None else [])
+        if kind == "invocation_started":
+            run.update({k: event.get(k) for k in ("runId", "feature", "branch", "rgrVersion")
+                        if event.get(k) is not None})
+            invocations.append({"command": event.get("command"), "startedAt": event.get("ts"),
+                                "finishedAt": None, "outcome": "running",
+                                "limits": event.get("limits")})
+            stop = None
+        elif kind == "invocation_finished":
+            if invocations:
+                invocations[-1].update(finishedAt=event.get("ts"),
+                                       outcome=event.get("outcome"),
+                                       message=event.get("message"))
+        elif kind == "phase_started" and target is not None:
+            target["agent"] = event.get("agent")
+            target["outcome"] = "running"
+            current = (target["cycle"], target["phase"])
+        elif kind == "attempt_started" and target is not None:
+            target["attempts"] = max(target["attempts"], int(event.get("attempt") or 0))
+        elif kind == "agent_call":
+            for bucket in buckets:
+                bucket["agentCalls"] += 1
+                bucket["failedAgentCalls"] += 0 if event.get("ok") else 1
+                bucket["turns"] += int(event.get("numTurns") or 0)
+                bucket["costUsd"] += float(event.get("costUsd") or 0.0)
+                bucket["agentDurationS"] += (event.get("durationMs") or 0) / 1000
+                bucket["permissionDenials"] += int(event.get("permissionDenials") or 0)
+                for name in _TOKEN_FIELDS:
+                    bucket[name] += int(event.get(name) or 0)
+                bucket["toolCalls"] += int(event.get("toolCalls") or 0)
+        elif kind == "test_run":
+            # Test runs belong to the phase that is running, if any (the baseline does not).
+            if current is not None and current in phases:
+                buckets = [totals, phases[current]]
+            for bucket in buckets:
+                bucket["testRuns"] += 1
+                bucket["testDurationS"] += float(event.get("durationS") or 0.0)
+        elif kind == "guard_verdict" and not event.get("ok"):
+            for bucket in buckets:
+                bucket["guardRejections"] += 1
+        elif kind == "retry":
+            field = "apiRetries" if event.get("source") == "api" else "retries"
+            for bucket in buckets:
+                bucket[field] += 1
+        elif kind == "phase_done" and target is not None:
+            target.update(outcome="complete" if event.get("complete") else "verified",
+                          commit=event.get("commit"), durationS=event.get("durationS"),
+                          attempts=event.get("attempts"))
+            current = None
+        elif kind == "limit_reached":
+            stop = {"limit": event.get("limit"), "message": event.get("message"),
+                    "at": event.get("ts")}
+        if kind == "invocation_finished" and current is not None and current in phases:
+            if phases[current]["outcome"] == "running":
+                phases[current]["outcome"] = str(event.get("outcome") or "stopped")
+            current = None
+
+    for bucket in [totals, *phases.values()]:
+        bucket["costUsd"] = round(bucket["costUsd"], 6)
+        bucket["agentDurationS"] = round(bucket["agentDurationS"], 3)
+        bucket["testDurationS"] = round(bucket["testDurationS"], 3)
+    totals["phasesVerified"] = sum(1 for p in phases.values()
+                                   if p["outcome"] in ("verified", "complete"))
+    totals["wallS"] = round(sum(_seconds(i["startedAt"], i["finishedAt"])
+                                for i in invocations if i["finishedAt"]), 3)
+    last = invocations[-1] if invocations else None
+    return {
+        "summaryVersion": SUMMARY_VERSION,
+        **run,
+        "status": last["outcome"] if last else "running",
+        "stopReason": stop,
+        "startedAt": invocations[0]["startedAt"] if invocations else None,
+        "updatedAt": events[-1].get("ts") if events else None,
+        "totals": totals,
+        "phases": list(phases.values()),
+        "invocations": invocations,
+    }
+
+
+def _seconds(start: str | None, end: str | None) -> float:
+    if not start or not end:
+        return 0.0
+    try:
+        return (datetime.fromisoformat(end) - datetime.fromisoformat(start)).total_seconds()
+    except ValueError:
+        return 0.0

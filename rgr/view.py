@@ -1,0 +1,364 @@
+"""What a person watching ``rgr run``/``rgr resume`` sees.
+
+Two views of the same events (rgr.events) and progress messages:
+
+- ``LiveView`` when stdout is a terminal: a rich Live panel at the bottom (phase,
+  cycle, test, attempt, elapsed time of the phase and of the run, cost and tokens so
+  far, the agent's turns and tool calls as they happen, the last test result), with
+  finished phases and messages scrolling above it;
+- ``PlainView`` otherwise (CI, a pipe, a file): plain timestamped lines, no spinner,
+  no cursor movement, no colour.
+
+Verbosity: ``QUIET`` shows phase results, rejections, limits and the end; ``NORMAL``
+adds rgr's progress messages, every tool call and API retry; ``VERBOSE`` adds the
+agent's text, tool errors and per-session token counts.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from datetime import datetime
+from types import TracebackType
+from typing import Any
+
+from rich.console import Console, Group, RenderableType
+from rich.live import Live
+from rich.spinner import Spinner
+from rich.table import Table
+from rich.text import Text
+
+from rgr.events import Event
+from rgr.ui import make_console
+
+QUIET, NORMAL, VERBOSE = 0, 1, 2
+#: A line only -q shows (at higher levels a progress message already says it).
+QUIET_ONLY = -1
+
+#: The orchestrator's "noted" message, which the phase_done line repeats with figures.
+NOTED_MESSAGE = re.compile(r"^cycle \d+ \w+: verified and noted on ")
+
+#: Progress messages the live panel shows in place, instead of scrolling them.
+PANEL_MESSAGES = re.compile(
+    r"^(cycle \d+ \w+: (agent session \w+ running|\w+ starts|verified and noted .*)"
+    r"|running tests: .*|tests: .*)$")
+
+#: Tool calls kept in the live panel.
+LIVE_TOOL_LINES = 8
+
+
+def describe_tool(name: str, args: Any) -> str:
+    """One short line for a tool call: the file, command or pattern it works on."""
+    if not isinstance(args, dict):
+        return name
+    for key in ("file_path", "command", "pattern", "path", "url"):
+        value = args.get(key)
+        if isinstance(value, str) and value:
+            first = value.strip().splitlines()[0] if value.strip() else value
+            return f"{name} {_clip(first, 90)}"
+    if name == "StructuredOutput":
+        return f"{name} {_clip(_compact(args), 90)}"
+    return name
+
+
+def _compact(data: Any) -> str:
+    import json
+
+    return json.dumps(data, separators=(",", ":"), ensure_ascii=False)
+
+
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _tokens(n: int) -> str:
+    return f"{n / 1000:.1f}k" if n >= 1000 else str(n)
+
+
+def _clock(seconds: float) -> str:
+    seconds = int(seconds)
+    return f"{seconds // 60}:{seconds % 60:02d}" if seconds < 3600 else \
+        f"{seconds // 3600}:{seconds % 3600 // 60:02d}:{seconds % 60:02d}"
+
+
+class _Tally:
+    """Running totals shared by both views."""
+
+    def __init__(self) -> None:
+        self.cost = 0.0
+        self.input_tokens = 0
+        self.output_tokens = 0
+        self.sessions = 0
+        self.retries = 0
+        self.rejections = 0
+        self.phase_cost = 0.0
+        self.phase_turns = 0
+
+    def add(self, event: Event) -> None:
+        kind = event["type"]
+        if kind == "phase_started":
+            self.phase_cost, self.phase_turns = 0.0, 0
+        elif kind == "agent_call":
+            self.sessions += 1
+            self.cost += float(event.get("costUsd") or 0.0)
+            self.phase_cost += float(event.get("costUsd") or 0.0)
+            self.phase_turns += int(event.get("numTurns") or 0)
+            self.input_tokens += int(event.get("inputTokens") or 0)
+            self.output_tokens += int(event.get("outputTokens") or 0)
+        elif kind == "retry":
+            self.retries += 1
+        elif kind == "guard_verdict" and not event.get("ok"):
+            self.rejections += 1
+
+    def line(self) -> str:
+        return (f"${self.cost:.4f}, {self.sessions} agent session(s), "
+                f"{_tokens(self.input_tokens)} tokens in / {_tokens(self.output_tokens)} out, "
+                f"{self.retries} retr{'y' if self.retries == 1 else 'ies'}, "
+                f"{self.rejections} rejection(s)")
+
+
+#: Tool-call lines, which the live panel shows itself (and logs only with -v).
+TOOL_LINE = " ▸ "
+
+
+def agent_lines(where: str, raw: dict[str, Any], turn: int) -> list[tuple[int, str]]:
+    """(minimum verbosity, text) lines for one event of the agent's stream."""
+    kind = raw.get("type")
+    out: list[tuple[int, str]] = []
+    if kind == "assistant":
+        message = raw.get("message") if isinstance(raw.get("message"), dict) else {}
+        for block in (message or {}).get("content") or []:
+            if not isinstance(block, dict):
+                continue
+            if block.get("type") == "tool_use":
+                out.append((NORMAL, f"{where}:{TOOL_LINE}turn {turn} "
+                                    f"{describe_tool(str(block.get('name')), block.get('input'))}"))
+            elif block.get("type") == "text" and str(block.get("text") or "").strip():
+                text = " ".join(str(block["text"]).split())
+                out.append((VERBOSE, f"{where}: turn {turn} says: {_clip(text, 160)}"))
+    elif kind == "user":
+        message = raw.get("message") if isinstance(raw.get("message"), dict) else {}
+        for block in (message or {}).get("content") or []:
+            if isinstance(block, dict) and block.get("type") == "tool_result" \
+                    and block.get("is_error"):
+                content = block.get("content")
+                text = content if isinstance(content, str) else _compact(content)
+                out.append((VERBOSE, f"{where}: tool error: {_clip(' '.join(text.split()), 160)}"))
+    elif kind == "system" and raw.get("subtype") == "api_retry":
+        delay = float(raw.get("retry_delay_ms") or 0) / 1000
+        status = raw.get("error_status") or raw.get("error") or "error"
+        out.append((NORMAL, f"{where}: API {status}, claude retries "
+                            f"({raw.get('attempt')}/{raw.get('max_retries')}) in {delay:.1f}s"))
+    elif kind == "system" and raw.get("subtype") == "init":
+        out.append((VERBOSE, f"{where}: claude session started (model {raw.get('model')})"))
+    elif kind == "rgr_unparsed":
+        out.append((VERBOSE, f"{where}: {_clip(str(raw.get('line')), 160)}"))
+    return out
+
+
+def event_lines(event: Event, tally: _Tally) -> list[tuple[int, str]]:
+    """Lines for rgr's own events (not the agent's stream)."""
+    kind = event["type"]
+    where = f"cycle {event.get('cycle')} {event.get('phase')}"
+    if kind == "agent_call":
+        text = (f"{where}: session {str(event.get('sessionId'))[:8]} "
+                f"{'done' if event.get('ok') else 'failed (' + str(event.get('errorKind')) + ')'}"
+                f" in {int(event.get('durationMs') or 0) / 1000:.1f}s, "
+                f"{event.get('numTurns')} turns, ${float(event.get('costUsd') or 0):.4f}, "
+                f"{_tokens(int(event.get('inputTokens') or 0))} in / "
+                f"{_tokens(int(event.get('outputTokens') or 0))} out")
+        return [(VERBOSE, text)]
+    if kind == "guard_verdict" and not event.get("ok"):
+        violations = event.get("violations") or [{}]
+        first = violations[0]
+        return [(QUIET_ONLY, f"{where}: rejected: {first.get('rule')}: "
+                        f"{_clip(str(first.get('message')), 200)}")]
+    if kind == "phase_done":
+        attempts = int(event.get("attempts") or 1)
+        after = "feature complete" if event.get("complete") else f"next: {event.get('nextPhase')}"
+        return [(QUIET, f"{where}: ✓ verified {str(event.get('commit'))[:8]} in "
+                        f"{float(event.get('durationS') or 0):.1f}s, ${tally.phase_cost:.4f}, "
+                        f"{tally.phase_turns} turns"
+                        + (f", {attempts} attempts" if attempts > 1 else "")
+                        + f" ({after}); so far ${tally.cost:.4f}")]
+    if kind == "limit_reached":
+        return [(QUIET, f"limit reached: {event.get('message')}")]
+    return []
+
+
+class PlainView:
+    """Timestamped lines, one per thing that happened; for logs and pipes."""
+
+    def __init__(self, verbosity: int = NORMAL, console: Console | None = None) -> None:
+        self.verbosity = verbosity
+        self.console = console or make_console()
+        self.tally = _Tally()
+        self._turns: dict[str, int] = {}
+
+    def __enter__(self) -> PlainView:
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.close()
+
+    def close(self) -> None:
+        pass
+
+    def line(self, text: str) -> None:
+        stamp = datetime.now().strftime("%H:%M:%S")
+        self.console.print(f"{stamp} {text}", markup=False, highlight=False)
+
+    def __call__(self, message: str) -> None:
+        """rgr's progress messages (the orchestrator's ``report``). The note line is
+        said again, with figures, by the ``phase_done`` event: shown only with -v."""
+        if self.verbosity >= VERBOSE or (self.verbosity >= NORMAL
+                                         and not NOTED_MESSAGE.match(message)):
+            self.line(message)
+
+    def always(self, message: str) -> None:
+        self.line(message)
+
+    def emit(self, event: Event) -> None:
+        self.tally.add(event)
+        for level, text in self._lines(event):
+            if self.shows(level):
+                self.line(text)
+
+    def shows(self, level: int) -> bool:
+        return self.verbosity == QUIET if level == QUIET_ONLY else self.verbosity >= level
+
+    def _lines(self, event: Event) -> list[tuple[int, str]]:
+        if event["type"] == "agent_event":
+            raw = event["event"]
+            session = str(event.get("sessionId"))
+            if raw.get("type") == "assistant":
+                self._turns[session] = self._turns.get(session, 0) + 1
+            where = f"cycle {event.get('cycle')} {event.get('phase')}"
+            return agent_lines(where, raw, self._turns.get(session, 0))
+        return event_lines(event, self.tally)
+
+
+class LiveView(PlainView):
+    """A rich Live panel under the scrolling log, for a terminal."""
+
+    def __init__(self, verbosity: int = NORMAL, console: Console | None = None,
+                 title: str = "rgr", limits: dict[str, Any] | None = None) -> None:
+        super().__init__(verbosity, console)
+        self.title = title
+        self.limits = limits or {}
+        self.started = time.monotonic()
+        self.phase: dict[str, Any] | None = None
+        self.phase_started = 0.0
+        self.attempt = 1
+        self.tools: list[str] = []
+        self.activity = "starting"
+        self.last_tests = "-"
+        self.done_phases = 0
+        self._live: Live | None = None
+
+    def __enter__(self) -> LiveView:
+        self._live = Live(get_renderable=self._render, console=self.console,
+                          refresh_per_second=8, transient=True, redirect_stdout=False,
+                          redirect_stderr=False)
+        self._live.start()
+        return self
+
+    def close(self) -> None:
+        if self._live is not None:
+            self._live.stop()
+            self._live = None
+
+    def line(self, text: str) -> None:
+        stamp = datetime.now().strftime("%H:%M:%S")
+        self.console.print(Text.assemble((stamp, "dim"), " ", text))
+
+    def emit(self, event: Event) -> None:
+        kind = event["type"]
+        if kind == "phase_started":
+            self.phase = event
+            self.phase_started = time.monotonic()
+            self.attempt = 1
+            self.tools = []
+            self.activity = f"{event.get('agent')} starting"
+        elif kind == "attempt_started":
+            self.attempt = int(event.get("attempt") or 1)
+            self.tools = []
+            self.activity = f"agent session {str(event.get('sessionId'))[:8]} thinking"
+        elif kind == "agent_event":
+            raw = event["event"]
+            if raw.get("type") == "assistant":
+                turn = self._turns.get(str(event.get("sessionId")), 0) + 1
+                for block in (raw.get("message") or {}).get("content") or []:
+                    if isinstance(block, dict) and block.get("type") == "tool_use":
+                        self.tools.append(f"turn {turn}  "
+                                          + describe_tool(str(block.get("name")),
+                                                          block.get("input")))
+                self.activity = "running a tool"
+            elif raw.get("type") == "user":
+                self.activity = "thinking"
+            elif raw.get("type") == "system" and raw.get("subtype") == "api_retry":
+                self.activity = (f"API {raw.get('error_status') or raw.get('error')}: "
+                                 f"claude retries ({raw.get('attempt')}/"
+                                 f"{raw.get('max_retries')})")
+        elif kind == "agent_call":
+            self.activity = "checking the commit"
+        elif kind == "test_run":
+            self.last_tests = (f"{event.get('passed')} passed, {event.get('failed')} failed, "
+                               f"{event.get('errors')} errors "
+                               f"({float(event.get('durationS') or 0):.1f}s)")
+        elif kind == "phase_done":
+            self.done_phases += 1
+            self.activity = "verified"
+        elif kind == "retry" and event.get("source") != "api":
+            self.activity = "retrying"
+        # Lines for the scrolling log; tool calls only show in the panel unless -v.
+        self.tally.add(event)
+        for level, text in self._lines(event):
+            if TOOL_LINE in text and self.verbosity < VERBOSE:
+                continue
+            if self.shows(level):
+                self.line(text)
+
+    def __call__(self, message: str) -> None:
+        # What the panel shows itself (the phase starting, the session, the test run)
+        # scrolls only with -v.
+        if self.verbosity >= VERBOSE or (self.verbosity >= NORMAL
+                                         and not PANEL_MESSAGES.match(message)):
+            self.line(message)
+
+    def _render(self) -> RenderableType:
+        now = time.monotonic()
+        head = Table.grid(padding=(0, 2))
+        head.add_column(style="bold")
+        head.add_column()
+        if self.phase is not None:
+            test = self.phase.get("currentTest")
+            head.add_row(
+                f"cycle {self.phase.get('cycle')} · {self.phase.get('phase')}",
+                f"{self.phase.get('agent')}  attempt {self.attempt}  "
+                f"phase {_clock(now - self.phase_started)}"
+                + (f"  test: {test}" if test else ""))
+        else:
+            head.add_row("rgr", "preparing")
+        budget = self.limits.get("maxBudgetUsd")
+        cost = f"${self.tally.cost:.4f}" + (f" of ${budget:.2f}" if budget else "")
+        head.add_row("run", f"{_clock(now - self.started)}  {self.done_phases} phase(s) done  "
+                            f"cost {cost}  tokens {_tokens(self.tally.input_tokens)} in / "
+                            f"{_tokens(self.tally.output_tokens)} out")
+        head.add_row("tests", self.last_tests)
+        tools = Table.grid(padding=(0, 1))
+        tools.add_column()
+        for entry in self.tools[-LIVE_TOOL_LINES:]:
+            tools.add_row(Text(f"  {_clip(entry, 110)}", style="cyan"))
+        spinner = Spinner("dots", text=Text(self.activity, style="yellow"))
+        return Group(Text(_clip(self.title, 118), style="bold"), head, tools, spinner)
+
+
+def make_view(verbosity: int, title: str = "rgr", limits: dict[str, Any] | None = None,
+              console: Console | None = None) -> PlainView:
+    """A LiveView on a terminal, a PlainView anywhere else."""
+    console = console or make_console()
+    if console.is_terminal and not console.is_dumb_terminal:
+        return LiveView(verbosity, console, title=title, limits=limits)
+    return PlainView(verbosity, console)

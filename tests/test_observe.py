@@ -1,0 +1,266 @@
+"""The parts of watching a run that need no agent: line streaming, limits, redaction,
+the summary reducer and the two console views."""
+
+from __future__ import annotations
+
+import io
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from rich.console import Console
+
+from rgr.artifacts import REDACTED, Redactor, RunArtifacts
+from rgr.events import event
+from rgr.limits import Limits, usd
+from rgr.proc import run_lines
+from rgr.summary import summarize
+from rgr.view import NORMAL, QUIET, VERBOSE, LiveView, PlainView, make_view
+
+# -- proc.run_lines ------------------------------------------------------------------------
+
+
+def test_run_lines_delivers_each_line_while_the_program_runs(tmp_path: Path) -> None:
+    program = ("import sys, time\nprint('one', flush=True)\ntime.sleep(1.0)\n"
+               "print('two', flush=True)\nsys.stderr.write('err')\n")
+    seen: list[tuple[float, str]] = []
+    done = run_lines([sys.executable, "-c", program], cwd=tmp_path, timeout=30,
+                     on_line=lambda line: seen.append((time.monotonic(), line)))
+    ended = time.monotonic()
+    assert [line for _, line in seen] == ["one", "two"]
+    assert ended - seen[0][0] >= 0.9  # "one" arrived a second before the end
+    assert done.stdout == "one\ntwo\n" and done.stderr == "err" and done.returncode == 0
+
+
+def test_run_lines_reraises_a_failing_handler_after_the_program_ends(tmp_path: Path) -> None:
+    marker = tmp_path / "finished"
+    program = f"print('a', flush=True)\nprint('b', flush=True)\nopen({str(marker)!r}, 'w')\n"
+    calls: list[str] = []
+
+    def handler(line: str) -> None:
+        calls.append(line)
+        raise ValueError("display broke")
+
+    with pytest.raises(ValueError, match="display broke"):
+        run_lines([sys.executable, "-c", program], cwd=tmp_path, timeout=30, on_line=handler)
+    assert calls == ["a"] and marker.exists()
+
+
+def test_run_lines_timeout_kills_the_program(tmp_path: Path) -> None:
+    program = "import time\nprint('started', flush=True)\ntime.sleep(60)\n"
+    seen: list[str] = []
+    done = run_lines([sys.executable, "-c", program], cwd=tmp_path, timeout=1,
+                     on_line=seen.append)
+    assert done.timed_out and seen == ["started"]
+
+
+# -- limits ---------------------------------------------------------------------------------
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_budget_limit_counts_every_agent_call() -> None:
+    limits = Limits(max_budget_usd=0.1)
+    assert limits.remaining_budget_usd() == 0.1
+    limits.emit(event("agent_call", costUsd=0.06, ok=False))
+    assert limits.before_attempt(False) is None
+    assert limits.remaining_budget_usd() == pytest.approx(0.04)
+    limits.emit(event("agent_call", costUsd=0.05, ok=True))
+    hit = limits.before_attempt(False)
+    assert hit is not None and hit.limit == "max-budget-usd"
+    assert "$0.1 is spent ($0.1100 so far)" in hit.message
+    assert limits.remaining_budget_usd() == 0.0
+
+
+def test_cycle_and_time_limits() -> None:
+    clock = Clock()
+    limits = Limits(max_cycles=2, max_minutes=1.5, clock=clock)
+    assert limits.before_attempt(True) is None  # cycle 1
+    assert limits.before_attempt(False) is None  # RED, GREEN ... of cycle 1
+    assert limits.before_attempt(True) is None  # cycle 2
+    hit = limits.before_attempt(True)
+    assert hit is not None and hit.limit == "max-cycles"
+    clock.now += 89
+    assert limits.before_attempt(False) is None
+    clock.now += 1
+    hit = limits.before_attempt(False)
+    assert hit is not None and hit.limit == "max-minutes"
+    assert Limits().before_attempt(True) is None and not Limits().active
+
+
+def test_usd_keeps_the_precision_given() -> None:
+    assert [usd(5), usd(2.5), usd(0.005), usd(0.12345)] == ["$5", "$2.5", "$0.005", "$0.1235"]
+
+
+# -- redaction and the run folder -----------------------------------------------------------
+
+
+def test_redactor_hides_secret_variables_and_key_shaped_strings() -> None:
+    redact = Redactor({"MY_API_KEY": "abcdefgh12345", "GITHUB_TOKEN": "tok-0123456789",
+                       "HOME": "/home/someone", "SHORT_SECRET": "x"})
+    text = ("key abcdefgh12345 token tok-0123456789 home /home/someone x "
+            "sk-ant-api03-AAAABBBBCCCC ghp_" + "a" * 36)
+    assert redact.text(text) == (f"key {REDACTED} token {REDACTED} home /home/someone x "
+                                 f"{REDACTED} {REDACTED}")
+    assert redact.data({"a": ["tok-0123456789", 3]}) == {"a": [REDACTED, 3]}
+
+
+def test_artifacts_write_files_and_redact(tmp_path: Path) -> None:
+    secret = 's3cr3t"value\\42'  # JSON escapes it: redaction must come first
+    system = tmp_path / "tester.md"
+    system.write_text("<!-- prompt-version: tester/1 -->\nYou are the TESTER")
+    arts = RunArtifacts(tmp_path / "git", "run-1", {"DEPLOY_TOKEN": secret})
+    where = {"phase": "RED", "cycle": 1, "attempt": 1, "sessionId": "s1"}
+    arts.emit(event("invocation_started", command="run", runId="run-1"))
+    arts.emit(event("attempt_started", **where, prompt=f"use {secret}",
+                    systemPromptFile=str(system), promptVersion="tester/1"))
+    arts.emit(event("agent_event", **where, event={"type": "system", "subtype": "api_retry",
+                                                   "attempt": 1, "error_status": 529}))
+    arts.emit(event("agent_event", **where, event={
+        "type": "assistant", "message": {"content": [
+            {"type": "tool_use", "name": "Bash", "input": {"command": f"echo {secret}"}}]}}))
+    arts.emit(event("agent_call", **where, ok=True, costUsd=0.5, inputTokens=10,
+                    outputTokens=2, result={"type": "result", "echo": secret}))
+    arts.emit(event("test_run", passed=1, failed=0, output=f"printed {secret}"))
+    arts.close()
+    folder = tmp_path / "git" / "rgr" / "runs" / "run-1"
+    files = {p.relative_to(folder).as_posix(): p.read_text()
+             for p in folder.rglob("*") if p.is_file()}
+    assert set(files) == {"events.jsonl", "summary.json", "tests/005.txt",
+                          "attempts/002-c1-RED-a1/prompt.md",
+                          "attempts/002-c1-RED-a1/system-prompt.md",
+                          "attempts/002-c1-RED-a1/request.json",
+                          "attempts/002-c1-RED-a1/stream.jsonl",
+                          "attempts/002-c1-RED-a1/result.json"}
+    escaped = json.dumps(secret)[1:-1]
+    assert all(secret not in text and escaped not in text for text in files.values())
+    assert files["attempts/002-c1-RED-a1/prompt.md"] == f"use {REDACTED}"
+    assert "prompt-version: tester/1" in files["attempts/002-c1-RED-a1/system-prompt.md"]
+    kinds = [json.loads(x)["type"] for x in files["events.jsonl"].splitlines()]
+    assert kinds == ["invocation_started", "attempt_started", "retry", "agent_call",
+                     "test_run"]
+    totals = json.loads(files["summary.json"])["totals"]
+    assert (totals["apiRetries"], totals["toolCalls"], totals["costUsd"]) == (1, 1, 0.5)
+    # a second invocation of the same run appends to the same folder
+    again = RunArtifacts(tmp_path / "git", "run-1", {})
+    again.emit(event("invocation_started", command="resume", runId="run-1"))
+    assert len(again.events) == 6
+
+
+# -- the summary reducer --------------------------------------------------------------------
+
+
+def test_summary_per_phase_and_stop_reason() -> None:
+    red = {"phase": "RED", "cycle": 1}
+    evs: list[dict[str, Any]] = [
+        event("invocation_started", command="run", runId="r", feature="f", branch="b"),
+        event("test_run", durationS=0.5),  # the baseline: no phase
+        event("phase_started", **red, agent="tester"),
+        event("attempt_started", **red, attempt=1),
+        event("agent_call", **red, attempt=1, ok=True, costUsd=0.25, inputTokens=100,
+              outputTokens=10, numTurns=3),
+        event("guard_verdict", **red, attempt=1, ok=False, violations=[{"rule": "red-passes"}]),
+        event("test_run", durationS=0.5),
+        event("retry", **red, attempt=2),
+        event("attempt_started", **red, attempt=2),
+        event("agent_call", **red, attempt=2, ok=False, errorKind="max_budget", costUsd=0.5,
+              inputTokens=50, outputTokens=5),
+        event("limit_reached", limit="max-budget-usd", message="spent", **red),
+        event("invocation_finished", outcome="stopped", message="spent"),
+    ]
+    data = summarize(evs)
+    assert data["status"] == "stopped" and data["stopReason"]["limit"] == "max-budget-usd"
+    totals = data["totals"]
+    assert (totals["agentCalls"], totals["failedAgentCalls"], totals["costUsd"],
+            totals["inputTokens"], totals["retries"], totals["guardRejections"],
+            totals["testRuns"], totals["phasesVerified"]) == (2, 1, 0.75, 150, 1, 1, 2, 0)
+    (phase,) = data["phases"]
+    assert (phase["phase"], phase["attempts"], phase["outcome"], phase["testRuns"],
+            phase["costUsd"]) == ("RED", 2, "stopped", 1, 0.75)
+    resumed = summarize([*evs, event("invocation_started", command="resume")])
+    assert resumed["stopReason"] is None and resumed["status"] == "running"
+
+
+# -- the console views ----------------------------------------------------------------------
+
+
+def _console(terminal: bool) -> tuple[Console, io.StringIO]:
+    buffer = io.StringIO()
+    return Console(file=buffer, force_terminal=terminal, width=120, highlight=False,
+                   soft_wrap=True), buffer
+
+
+STREAM = [
+    event("phase_started", phase="RED", cycle=1, agent="tester", currentTest="lowercases"),
+    event("attempt_started", phase="RED", cycle=1, attempt=1, sessionId="abc12345"),
+    event("agent_event", phase="RED", cycle=1, sessionId="abc12345", event={
+        "type": "assistant", "message": {"content": [
+            {"type": "text", "text": "I will write the test."},
+            {"type": "tool_use", "name": "Write", "input": {"file_path": "tests/test_a.py"}}]}}),
+    event("agent_event", phase="RED", cycle=1, sessionId="abc12345", event={
+        "type": "system", "subtype": "api_retry", "attempt": 1, "max_retries": 10,
+        "retry_delay_ms": 500, "error_status": 529}),
+    event("agent_call", phase="RED", cycle=1, sessionId="abc12345", ok=True, costUsd=0.05,
+          numTurns=2, inputTokens=1200, outputTokens=30, durationMs=900),
+    event("guard_verdict", phase="RED", cycle=1, ok=False,
+          violations=[{"rule": "red-passes", "message": "the new test passes"}]),
+    event("phase_done", phase="RED", cycle=1, attempts=1, commit="0123456789ab",
+          durationS=2.5, nextPhase="GREEN", complete=False),
+]
+
+
+@pytest.mark.parametrize(("verbosity", "expected", "absent"), [
+    (QUIET, ["rejected: red-passes",
+             "cycle 1 RED: ✓ verified 01234567 in 2.5s, $0.0500, 2 turns (next: GREEN); so far"],
+     ["▸", "API 529", "progress", "says:"]),
+    (NORMAL, ["progress", "cycle 1 RED: ▸ turn 1 Write tests/test_a.py",
+              "cycle 1 RED: API 529, claude retries (1/10) in 0.5s", "RED: ✓"],
+     ["says:", "rejected:"]),
+    (VERBOSE, ["says: I will write the test.", "session abc12345 done in 0.9s", "▸ turn 1"],
+     []),
+])
+def test_plain_view_levels(verbosity: int, expected: list[str], absent: list[str]) -> None:
+    console, buffer = _console(terminal=False)
+    view = PlainView(verbosity, console)
+    view("progress")
+    for e in STREAM:
+        view.emit(e)
+    out = buffer.getvalue()
+    for text in expected:
+        assert text in out, out
+    for text in absent:
+        assert text not in out, out
+    assert all(line[:9].count(":") == 2 for line in out.splitlines())  # HH:MM:SS first
+
+
+def test_make_view_picks_live_only_on_a_terminal() -> None:
+    assert type(make_view(NORMAL, console=_console(terminal=False)[0])) is PlainView
+    assert type(make_view(NORMAL, console=_console(terminal=True)[0])) is LiveView
+
+
+def test_live_view_panel_shows_phase_tools_cost_and_tests() -> None:
+    console, buffer = _console(terminal=True)
+    view = LiveView(NORMAL, console, title="rgr run: slugify", limits={"maxBudgetUsd": 2.0})
+    for e in STREAM[:3]:
+        view.emit(e)
+    view.emit(event("test_run", passed=1, failed=1, errors=0, durationS=0.44))
+    view.emit(STREAM[4])
+    render, plain = _console(terminal=False)
+    render.print(view._render())
+    panel = plain.getvalue()
+    assert "cycle 1 · RED" in panel and "tester  attempt 1" in panel
+    assert "test: lowercases" in panel
+    assert "cost $0.0500 of $2.00" in panel and "tokens 1.2k in / 30 out" in panel
+    assert "turn 1  Write tests/test_a.py" in panel
+    assert "1 passed, 1 failed, 0 errors (0.4s)" in panel
+    # tool calls are in the panel, not in the scrolling log (unless -v)
+    assert "▸" not in buffer.getvalue()
