@@ -16,7 +16,6 @@ from typing import Any
 import pytest
 from kata import (
     TEST_FILE_1,
-    bash,
     commit,
     git,
     make_project,
@@ -27,7 +26,7 @@ from kata import (
 )
 from test_tdd_loop import assert_suite_green, notes_on_branch
 
-from rgr.fake_model import FakeModelServer, SessionScript, Usage, structured, write
+from rgr.fake_model import FakeModelServer, SessionScript, Usage, bash, structured, write
 
 pytestmark = pytest.mark.e2e
 
