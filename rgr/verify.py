@@ -119,7 +119,9 @@ class TestReport:
 
 
 def report_to_json(report: TestReport) -> str:
-    return json.dumps(dataclasses.asdict(report))
+    """The report for rgr's own files: the bounded excerpt, never the full output (which
+    can be megabytes; the run folder keeps that)."""
+    return json.dumps(dataclasses.asdict(dataclasses.replace(report, output="")))
 
 
 def report_from_json(text: str) -> TestReport:

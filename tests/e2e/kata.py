@@ -4,6 +4,7 @@ model that picks them by phase and cycle, and a runner for rgr against it."""
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import re
 import signal
@@ -38,10 +39,35 @@ from rgr.demo.kata import (
 from rgr.fake_model import HttpError, SessionScript, read, write
 
 __all__ = [
-    "ASSERT_1", "ASSERT_2", "CANARY_ENV", "IMPL_1", "IMPL_2", "TEST_1", "TEST_2",
-    "TEST_FILE_1", "TEST_FILE_2", "KataModel", "assert_no_canary", "commit", "descendants",
-    "git", "green", "kill_tree", "make_project", "one_test_kata_tail", "plan", "red",
-    "refactor", "rgr", "rgr_env", "text_only", "two_test_kata", "write",
+    "ASSERT_1",
+    "ASSERT_2",
+    "CANARY_ENV",
+    "IMPL_1",
+    "IMPL_2",
+    "NOTES",
+    "TEST_1",
+    "TEST_2",
+    "TEST_FILE_1",
+    "TEST_FILE_2",
+    "KataModel",
+    "assert_no_canary",
+    "assert_suite_green",
+    "commit",
+    "descendants",
+    "git",
+    "green",
+    "kill_tree",
+    "make_project",
+    "notes_on_branch",
+    "one_test_kata_tail",
+    "plan",
+    "red",
+    "refactor",
+    "rgr",
+    "rgr_env",
+    "text_only",
+    "two_test_kata",
+    "write",
 ]
 
 
@@ -128,6 +154,27 @@ def rgr(args: list[str], cwd: Path, env: dict[str, str],
 def git(cwd: Path, *args: str) -> str:
     return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True,
                           text=True).stdout
+
+
+NOTES = "refs/notes/tdd-handoffs"
+
+
+def notes_on_branch(repo: Path, rev: str = "HEAD") -> list[dict[str, object]]:
+    """Every handoff on ``rev``'s history, oldest first, read with git's own CLI."""
+    out = git(repo, "log", "--reverse", f"--notes={NOTES}", "--format=%x1e%H%n%N", rev)
+    found = []
+    for record in out.split("\x1e")[1:]:
+        commit, _, note = record.partition("\n")
+        if note.strip():
+            found.append({"commit": commit, **json.loads(note)})
+    return found
+
+
+def assert_suite_green(repo: Path) -> None:
+    """The project's own suite passes (its real pytest, nothing of rgr's)."""
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"],
+                          cwd=repo, capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
 
 
 def descendants(pid: int) -> list[int]:

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from kata import (
     IMPL_1,
+    NOTES,
     TEST_FILE_1,
     KataModel,
     assert_no_canary,
@@ -31,8 +32,6 @@ from rgr.fake_model import CutStream, FakeModelServer, Hang, HttpError, SessionS
 from rgr.processes import REPO_MARK_VAR
 
 pytestmark = pytest.mark.e2e
-
-NOTES = "refs/notes/tdd-handoffs"
 
 
 def _configure(repo: Path, **values: int) -> None:

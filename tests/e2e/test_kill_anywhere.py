@@ -29,14 +29,24 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from kata import KataModel, assert_no_canary, git, kill_tree, make_project, rgr, rgr_env
+from kata import (
+    NOTES,
+    KataModel,
+    assert_no_canary,
+    assert_suite_green,
+    git,
+    kill_tree,
+    make_project,
+    notes_on_branch,
+    rgr,
+    rgr_env,
+)
 
 from rgr.fake_model import FakeModelServer, RequestRecord
 from rgr.processes import REPO_MARK_VAR
 
 pytestmark = pytest.mark.e2e
 
-NOTES = "refs/notes/tdd-handoffs"
 PHASES = ["REFACTOR", "PLAN", "RED", "GREEN", "REFACTOR",
           "PLAN", "RED", "GREEN", "REFACTOR", "COMPLETE"]
 CYCLES = [0, 1, 1, 1, 1, 2, 2, 2, 2, 3]
@@ -136,7 +146,7 @@ def test_kill_then_resume_loses_nothing(tmp_path: Path, kill: Kill) -> None:
             f"{kill.id}: {done.stdout}{done.stderr}\n--- first run:\n{output}")
         assert server.errors == [], server.errors
 
-    notes = _notes_on_branch(repo)
+    notes = notes_on_branch(repo)
     assert [n["phase"] for n in notes] == PHASES, (kill.id, done.stdout)
     assert [n["cycleNumber"] for n in notes] == CYCLES  # no cycle done twice or skipped
     # every commit of the run carries a valid note: nothing unverified slipped in
@@ -164,16 +174,6 @@ def _verified_commits(repo: Path) -> set[str]:
     return found
 
 
-def _notes_on_branch(repo: Path) -> list[dict[str, object]]:
-    out = git(repo, "log", "--reverse", f"--notes={NOTES}", "--format=%x1e%H%n%N", "HEAD")
-    found = []
-    for record in out.split("\x1e")[1:]:
-        commit, _, note = record.partition("\n")
-        if note.strip():
-            found.append({"commit": commit, **json.loads(note)})
-    return found
-
-
 def _assert_nothing_left_behind(repo: Path) -> None:
     git_dir = repo / ".git"
     assert not (git_dir / "rgr" / "run.lock").exists()
@@ -182,9 +182,7 @@ def _assert_nothing_left_behind(repo: Path) -> None:
     assert git(repo, "status", "--porcelain") == ""
     subprocess.run(["git", "fsck", "--no-progress", "--no-dangling"], cwd=repo, check=True,
                    capture_output=True)
-    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"],
-                          cwd=repo, capture_output=True, text=True)
-    assert done.returncode == 0, done.stdout + done.stderr
+    assert_suite_green(repo)
     needle = f"{REPO_MARK_VAR}={repo}".encode()
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():

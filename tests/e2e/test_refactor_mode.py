@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
-from kata import git, kill_tree, rgr, rgr_env
+from kata import NOTES, assert_suite_green, git, kill_tree, notes_on_branch, rgr, rgr_env
 from messy import (
     DEDUPE,
     ORDERS,
@@ -31,25 +31,6 @@ from messy import (
 from rgr.fake_model import FakeModelServer, Hang, SessionScript, read, write
 
 pytestmark = pytest.mark.e2e
-
-NOTES = "refs/notes/tdd-handoffs"
-
-
-def notes_on_branch(repo: Path) -> list[dict[str, object]]:
-    out = git(repo, "log", "--reverse", f"--notes={NOTES}", "--format=%x1e%H%n%N")
-    found = []
-    for record in out.split("\x1e")[1:]:
-        commit, _, note = record.partition("\n")
-        if note.strip():
-            found.append({"commit": commit, **json.loads(note)})
-    return found
-
-
-def suite_green(repo: Path) -> None:
-    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"],
-                          cwd=repo, capture_output=True, text=True)
-    assert done.returncode == 0, done.stdout + done.stderr
-
 
 def test_batches_applied_noted_renamed_by_rope_and_accepted(tmp_path: Path) -> None:
     repo = make_messy_project(tmp_path / "shop")
@@ -99,7 +80,7 @@ def test_batches_applied_noted_renamed_by_rope_and_accepted(tmp_path: Path) -> N
     assert "_subtotal" in (repo / "shop/pricing.py").read_text()
     changelog = (repo / "CHANGELOG.md").read_text()
     assert "refactor: tidy the pricing module" in changelog and "- rename-calc:" in changelog
-    suite_green(repo)
+    assert_suite_green(repo)
     assert git(repo, "status", "--porcelain") == ""
     env = rgr_env(home, "http://127.0.0.1:9")
     rows = json.loads(rgr(["history", "--json"], repo, env).stdout)
@@ -152,7 +133,7 @@ def test_broken_out_of_scope_and_api_changing_batches_are_rolled_back_and_retrie
     assert (repo / "shop/orders.py").read_text() == ORDERS
     assert (repo / "shop/pricing.py").read_text() == PRICING_DRY
     assert any("out-of-scope" in p for p in prompts), "the failure brief reached the patcher"
-    suite_green(repo)
+    assert_suite_green(repo)
     assert git(repo, "status", "--porcelain") == ""
 
 
@@ -192,7 +173,7 @@ def test_killed_between_batches_then_resume_finishes(tmp_path: Path) -> None:
     assert [n["phase"] for n in notes] == ["PLAN", "REFACTOR", "REFACTOR", "COMPLETE"]
     assert notes[-1]["refactor"]["applied"] == ["dedupe-pricing", "simplify-orders"]  # type: ignore[index]
     assert (repo / "shop/orders.py").read_text() == ORDERS_SIMPLE
-    suite_green(repo)
+    assert_suite_green(repo)
     assert git(repo, "status", "--porcelain") == ""
 
 
@@ -246,7 +227,7 @@ def test_failed_batch_stops_then_resume_retries_it_with_the_brief(tmp_path: Path
     notes = notes_on_branch(repo)
     assert [n["phase"] for n in notes] == ["PLAN", "REFACTOR", "COMPLETE"]
     assert notes[-1]["error"] is None
-    suite_green(repo)
+    assert_suite_green(repo)
 
 
 def test_on_failure_skip_moves_on_and_the_summary_says_so(tmp_path: Path) -> None:
@@ -267,7 +248,7 @@ def test_on_failure_skip_moves_on_and_the_summary_says_so(tmp_path: Path) -> Non
     assert notes[-1]["refactor"]["applied"] == ["simplify-orders"]  # type: ignore[index]
     assert "- not applied: dedupe-pricing" in (repo / "CHANGELOG.md").read_text()
     assert (repo / "shop/pricing.py").read_text() == PRICING
-    suite_green(repo)
+    assert_suite_green(repo)
     # reject: back on main, the refactor branch gone but kept under a backup ref
     tip = git(repo, "rev-parse", "HEAD").strip()
     rejected = rgr(["refactor", "--reject"], repo, rgr_env(tmp_path / "home", "http://127.0.0.1:9"))

@@ -16,15 +16,16 @@ from typing import Any
 import pytest
 from kata import (
     TEST_FILE_1,
+    assert_suite_green,
     commit,
     git,
     make_project,
+    notes_on_branch,
     one_test_kata_tail,
     plan,
     rgr,
     rgr_env,
 )
-from test_tdd_loop import assert_suite_green, notes_on_branch
 
 from rgr.fake_model import FakeModelServer, SessionScript, Usage, bash, structured, write
 
@@ -88,7 +89,9 @@ def test_artifacts_summary_and_plain_lines(tmp_path: Path) -> None:
     # -- not a terminal: plain timestamped lines, no colour, no spinner ----------------
     out = done.stdout
     assert "\x1b[" not in out and "⠋" not in out
-    log = out.split("one agent session per phase\n", 1)[1].splitlines()
+    # the run's log: every line timestamped (the final report after it is a table)
+    log = out.split("one agent session per phase\n", 1)[1].split("\n\nrgr report:")[0]
+    log = log.splitlines()
     assert log and all(TIMESTAMPED.match(line) for line in log), log
     assert any("cycle 1 RED: ▸ turn 1 Write tests/test_slug.py" in line for line in log)
     assert any(line.endswith("cycle 1 PLAN: ▸ turn 2 Bash git add test-list.md && git commit "

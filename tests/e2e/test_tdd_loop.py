@@ -14,11 +14,14 @@ import pytest
 from kata import (
     ASSERT_1,
     IMPL_1,
+    NOTES,
     TEST_FILE_1,
+    assert_suite_green,
     git,
     green,
     kill_tree,
     make_project,
+    notes_on_branch,
     one_test_kata_tail,
     plan,
     red,
@@ -32,26 +35,6 @@ from kata import (
 from rgr.fake_model import FakeModelServer, HttpError, SessionScript, structured
 
 pytestmark = pytest.mark.e2e
-
-NOTES = "refs/notes/tdd-handoffs"
-
-
-def notes_on_branch(repo: Path) -> list[dict[str, object]]:
-    """Every handoff on HEAD's history, oldest first, read with git's own CLI."""
-    out = git(repo, "log", "--reverse", f"--notes={NOTES}", "--format=%x1e%H%n%N")
-    found = []
-    for record in out.split("\x1e")[1:]:
-        commit, _, note = record.partition("\n")
-        if note.strip():
-            found.append({"commit": commit, **json.loads(note)})
-    return found
-
-
-def assert_suite_green(repo: Path) -> None:
-    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"],
-                          cwd=repo, capture_output=True, text=True)
-    assert done.returncode == 0, done.stdout + done.stderr
-
 
 def test_two_test_kata_end_to_end(tmp_path: Path) -> None:
     repo = make_project(tmp_path / "kata")
