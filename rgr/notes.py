@@ -33,7 +33,7 @@ from pygit2.enums import ObjectType
 from tenacity import Retrying, retry_if_exception_type, stop_after_attempt, wait_random
 
 from rgr import failpoints, git
-from rgr.errors import NotesError
+from rgr.errors import NotesError, RepositoryError
 from rgr.handoff import HandoffState, InvalidNote, parse_note
 
 DEFAULT_REF = "refs/notes/tdd-handoffs"
@@ -178,6 +178,22 @@ class NotesStore:
         if proc.returncode not in (0, -9):
             message = stderr.decode(errors="replace")
             raise NotesError(f"git log failed reading {self.ref}: {message}")
+
+    def latest_handoff(self, start: str, doing: str,
+                       repair_hint: str) -> tuple[NoteRecord, HandoffState, int]:
+        """The newest note on ``start`` or its ancestors as a valid handoff: the record,
+        its state and its distance from ``start``. RepositoryError, saying there is
+        nothing to ``doing``, when there is no note; ``repair_hint`` when the note found
+        is not a handoff."""
+        found = self.latest_reachable(start)
+        if found is None:
+            raise RepositoryError(f"no rgr handoff on this branch: nothing to {doing}",
+                                  "start a run with `rgr run \"<feature>\"`")
+        record, distance = found
+        if record.state is None:
+            raise RepositoryError(f"the latest note ({record.commit[:8]}) is not a valid "
+                                  f"handoff: {record.problem}", repair_hint)
+        return record, record.state, distance
 
     def latest_reachable(self, start: str) -> tuple[NoteRecord, int] | None:
         """The newest note on ``start`` or its ancestors, and how many commits lie

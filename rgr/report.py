@@ -20,10 +20,8 @@ from typing import Any
 import pygit2
 
 from rgr import git
-from rgr.errors import RepositoryError
 from rgr.handoff import HandoffState, InvalidNote, Phase, parse_note
 from rgr.orchestrator import ATTEMPTS_PREFIX
-from rgr.ui import short
 from rgr.workspace import Workspace
 
 
@@ -101,16 +99,8 @@ def _iso(moment: datetime | None) -> str | None:
 
 def run_notes(ws: Workspace, head: str) -> list[tuple[str, HandoffState]]:
     """The notes of the run at ``head``, oldest first (the start marker first when found)."""
-    found = ws.notes.latest_reachable(head)
-    if found is None:
-        raise RepositoryError("no rgr handoff on this branch: nothing to report",
-                              "start a run with `rgr run \"<feature>\"`")
-    record, _ = found
-    if record.state is None:
-        raise RepositoryError(
-            f"the latest note ({short(record.commit)}) is not a valid handoff: {record.problem}",
-            "run `rgr repair-notes`")
-    run_id = record.state.run_id
+    _, latest, _ = ws.notes.latest_handoff(head, "report", "run `rgr repair-notes`")
+    run_id = latest.run_id
     notes: list[tuple[str, HandoffState]] = []
     for commit, _, text in ws.notes.reachable_texts(head):
         try:

@@ -218,16 +218,8 @@ def resume(ws: Workspace, options: RunOptions, set_aside: bool,
     commits or edits made after the last note."""
     git.require_branch(ws.repo)
     head = git.head_commit(ws.repo)
-    found = ws.notes.latest_reachable(str(head.id))
-    if found is None:
-        raise RepositoryError("no rgr handoff on this branch: nothing to resume",
-                              "start with `rgr run \"<feature>\"`")
-    record, distance = found
-    if record.state is None:
-        raise RepositoryError(
-            f"the latest note ({short(record.commit)}) is not a valid handoff: {record.problem}",
-            "run `rgr repair-notes`, or `rgr rollback` to an earlier handoff")
-    state = record.state
+    record, state, distance = ws.notes.latest_handoff(
+        str(head.id), "resume", "run `rgr repair-notes`, or `rgr rollback` to an earlier handoff")
     if state.resume_phase == Phase.COMPLETE and not distance and \
             inflight.read(ws.git_dir) is None:
         make_console().print("the run is complete: nothing to resume")
