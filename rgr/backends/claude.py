@@ -73,6 +73,7 @@ wait); rgr itself leaves claude's default and treats what surfaces as retryable.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 from collections.abc import Callable, Mapping
@@ -248,18 +249,11 @@ class ClaudeBackend:
         on_start: Callable[[], None] | None = None,
     ) -> Completed:
         env = env if env is not None else self.env
+        # A session's stream is read line by line; version and login checks just wait.
+        runner: Callable[..., Completed] = (
+            run if on_line is None else functools.partial(run_lines, on_line=on_line))
         try:
-            if on_line is not None:
-                return run_lines(
-                    argv,
-                    cwd=cwd,
-                    timeout=timeout,
-                    env=env if env is not None else os.environ,
-                    stdin_data=stdin_data,
-                    on_line=on_line,
-                    on_start=on_start,
-                )
-            return run(
+            return runner(
                 argv,
                 cwd=cwd,
                 timeout=timeout,
