@@ -11,6 +11,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 from collections import Counter
 from pathlib import Path
 from typing import ClassVar
@@ -36,7 +37,7 @@ from rgr.demo.kata import (
     text_only,
     two_test_kata,
 )
-from rgr.fake_model import HttpError, SessionScript, read, write
+from rgr.fake_model import FakeModelServer, HttpError, SessionScript, read, write
 
 __all__ = [
     "ASSERT_1",
@@ -149,6 +150,29 @@ def rgr(args: list[str], cwd: Path, env: dict[str, str],
     return subprocess.run([sys.executable, "-m", "rgr", *args], cwd=cwd, env=env,
                           capture_output=True, text=True, timeout=timeout,
                           stdin=subprocess.DEVNULL)
+
+
+def start_rgr(args: list[str], cwd: Path, env: dict[str, str]) -> subprocess.Popen[str]:
+    """rgr in the background: stdout and stderr together, no stdin (as in CI)."""
+    return subprocess.Popen([sys.executable, "-m", "rgr", *args], cwd=cwd, env=env,
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True)
+
+
+def kill_when_hanging(proc: subprocess.Popen[str], server: FakeModelServer, sessions: int,
+                      what: str, timeout: float = 120, settle: float = 1.0) -> None:
+    """Wait until the server's queued scripts are used and ``sessions`` sessions have
+    started (the last one scripted to hang), give it ``settle`` seconds to be inside
+    claude, then SIGKILL rgr and everything under it."""
+    deadline = time.monotonic() + timeout
+    while server.remaining > 0 or len(server.sessions) < sessions:
+        assert proc.poll() is None, proc.communicate()[0]
+        assert time.monotonic() < deadline, f"{what} never started"
+        time.sleep(0.2)
+    time.sleep(settle)
+    kill_tree(proc.pid)
+    proc.wait()
+    assert proc.returncode == -9
 
 
 def git(cwd: Path, *args: str) -> str:

@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -26,6 +25,7 @@ from kata import (
     red,
     rgr,
     rgr_env,
+    start_rgr,
 )
 
 from rgr.fake_model import CutStream, FakeModelServer, Hang, HttpError, SessionScript, bash
@@ -82,10 +82,8 @@ def test_hung_agents_are_killed_at_the_timeout_and_retried_while_a_second_rgr_is
     scripts = [never_answers, stuck_tool, plan(0, first=True, total=1)]
     with FakeModelServer(scripts) as server:
         env = rgr_env(tmp_path / "home", server.url)
-        first = subprocess.Popen(
-            [sys.executable, "-m", "rgr", "run", "--yes", "--skip-preflight", "--max-phases",
-             "1", "slugify"], cwd=repo, env=env, stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        first = start_rgr(["run", "--yes", "--skip-preflight", "--max-phases", "1",
+                           "slugify"], repo, env)
         deadline = time.monotonic() + 60
         while not server.sessions:
             assert time.monotonic() < deadline and first.poll() is None

@@ -23,7 +23,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -40,6 +39,7 @@ from kata import (
     notes_on_branch,
     rgr,
     rgr_env,
+    start_rgr,
 )
 
 from rgr.fake_model import FakeModelServer, RequestRecord
@@ -124,10 +124,7 @@ def test_kill_then_resume_loses_nothing(tmp_path: Path, kill: Kill) -> None:
     with FakeModelServer(choose=model, on_request=on_request) as server:
         env = rgr_env(tmp_path / "home", server.url)
         first_env = {**env, **({"RGR_FAILPOINT": kill.point} if kill.point else {})}
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "rgr", "run", "--yes", "--skip-preflight", FEATURE],
-            cwd=repo, env=first_env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT, text=True)
+        proc = start_rgr(["run", "--yes", "--skip-preflight", FEATURE], repo, first_env)
         victim.append(proc)
         output, _ = proc.communicate(timeout=300)
         assert proc.returncode == -9, f"{kill.id} was never reached:\n{output}"

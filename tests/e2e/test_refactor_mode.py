@@ -5,13 +5,19 @@ pytest and real rope; only the model is scripted (rgr.fake_model on 127.0.0.1).
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
-from kata import NOTES, assert_suite_green, git, kill_tree, notes_on_branch, rgr, rgr_env
+from kata import (
+    NOTES,
+    assert_suite_green,
+    git,
+    kill_when_hanging,
+    notes_on_branch,
+    rgr,
+    rgr_env,
+    start_rgr,
+)
 from messy import (
     DEDUPE,
     ORDERS,
@@ -145,19 +151,10 @@ def test_killed_between_batches_then_resume_finishes(tmp_path: Path) -> None:
                SessionScript([Hang(120)], name="hang")]
     with FakeModelServer(scripts) as server:
         env["ANTHROPIC_BASE_URL"] = server.url
-        proc = subprocess.Popen([sys.executable, "-m", "rgr", "refactor", "--yes",
-                                 "--skip-preflight", "tidy"], cwd=repo, env=env,
-                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                stdin=subprocess.DEVNULL, text=True)
-        deadline = time.monotonic() + 90
-        while server.remaining > 0 or len(server.sessions) < 3:
-            assert proc.poll() is None, proc.communicate()[0]
-            assert time.monotonic() < deadline, "the second batch never started"
-            time.sleep(0.2)
-        time.sleep(0.5)  # the second patcher session hangs inside claude now
-        kill_tree(proc.pid)
-        proc.wait()
-        assert proc.returncode == -9
+        proc = start_rgr(["refactor", "--yes", "--skip-preflight", "tidy"], repo, env)
+        # the second patcher session is hanging inside claude when it is killed
+        kill_when_hanging(proc, server, sessions=3, what="the second batch", timeout=90,
+                          settle=0.5)
         noted = notes_on_branch(repo)
         assert noted[-1]["batch"]["id"] == "dedupe-pricing"  # type: ignore[index]
         assert noted[-1]["refactor"]["nextBatch"] == 1  # type: ignore[index]

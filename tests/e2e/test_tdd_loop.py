@@ -5,9 +5,6 @@ git and real pytest; only the model is scripted (rgr.fake_model on 127.0.0.1).
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -19,7 +16,7 @@ from kata import (
     assert_suite_green,
     git,
     green,
-    kill_tree,
+    kill_when_hanging,
     make_project,
     notes_on_branch,
     one_test_kata_tail,
@@ -27,6 +24,7 @@ from kata import (
     red,
     rgr,
     rgr_env,
+    start_rgr,
     text_only,
     two_test_kata,
     write,
@@ -201,19 +199,9 @@ def test_killed_mid_phase_then_resume_finishes(tmp_path: Path) -> None:
     with FakeModelServer([plan(0, first=True, total=1), red(TEST_FILE_1, first=True), hang]) \
             as server:
         env["ANTHROPIC_BASE_URL"] = server.url
-        proc = subprocess.Popen([sys.executable, "-m", "rgr", "run", "--yes",
-                                 "--skip-preflight", "slugify"], cwd=repo, env=env,
-                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                stdin=subprocess.DEVNULL, text=True)
-        deadline = time.monotonic() + 120
-        while server.remaining > 0 or len(server.sessions) < 3:
-            assert proc.poll() is None, proc.communicate()[0]
-            assert time.monotonic() < deadline, "GREEN never started"
-            time.sleep(0.2)
-        time.sleep(1.0)  # the GREEN session is hanging inside claude now
-        kill_tree(proc.pid)
-        proc.wait()
-        assert proc.returncode == -9
+        proc = start_rgr(["run", "--yes", "--skip-preflight", "slugify"], repo, env)
+        # the GREEN session is hanging inside claude when it is killed
+        kill_when_hanging(proc, server, sessions=3, what="GREEN", settle=1.0)
         noted = notes_on_branch(repo)
         assert noted[-1]["phase"] == "RED"
         for script in one_test_kata_tail():
