@@ -1,16 +1,13 @@
-"""Run the project's real test command and read per-test results from JUnit XML.
+"""Run the project's real test command and read its per-test results.
 
 rgr never takes an agent's word for what the tests do: every phase ends with this run.
 
-pytest is the runner verified end to end (tests/test_verify.py drives real pytest runs):
-rgr appends ``--junitxml=<a temporary file outside the repository>`` and
-``-p no:cacheprovider``, sets ``PYTHONDONTWRITEBYTECODE=1``, so a run leaves nothing in
-the working tree, and derives test ids of the form ``tests/test_x.py::TestY::test_z[p]``.
-
-Other runners (Maven, Gradle, npm, custom commands) are run as configured; their results
-are read from the JUnit XML files matching ``TestCommand.junit_globs`` that were written
-during the run. That path is implemented but not exercised against real Maven, Gradle or
-Jest installs; without report globs only the exit code is known.
+How a runner is told to write a machine-readable report, and how that report is read,
+lives in ``rgr.runners`` (one module per runner family, a registry by name): pytest,
+Jest, Vitest, Mocha, node's runner, cargo test / nextest, go test, Maven, Gradle, RSpec,
+PHPUnit, and any command that writes JUnit XML where the ``junit_xml`` globs say. Report
+files go to a temporary directory of rgr's, never into the repository (Maven, Gradle and
+nextest write theirs into their own build directory, which rgr only reads).
 """
 
 from __future__ import annotations
@@ -18,48 +15,25 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-import re
-import shlex
 import tempfile
 import time
-import xml.etree.ElementTree as ET
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
 
 from rgr import failpoints
 from rgr.config import TestCommand
+from rgr.errors import ConfigError
 from rgr.proc import Completed, bound, run
+from rgr.runners import Finished, Results, Status, TestOutcome, runner_for
+from rgr.runners.base import MESSAGE_LIMIT
 
 #: How much of the runner's combined output a report keeps (head and tail). The excerpt
 #: goes into failure briefs and notes, so it must stay small whatever the tests print.
 OUTPUT_EXCERPT_LIMIT = 8 * 1024
 
-#: How much of one test's failure text is kept.
-MESSAGE_LIMIT = 4 * 1024
-
-#: Filesystem timestamps lag the wall clock (coarse kernel clocks, 1-2 s on some
-#: filesystems), so a report written just after the run started can look older than it.
-MTIME_SLACK_S = 1.0
-
-PYTEST_NO_TESTS_COLLECTED = 5
-
-Status = Literal["passed", "failed", "error", "skipped"]
-
-# When one test id shows up twice (pytest reports a failing test and its teardown error
-# as two testcases), the worse outcome wins.
-_SEVERITY: Mapping[str, int] = {"passed": 0, "skipped": 1, "failed": 2, "error": 3}
-
-
-@dataclass(frozen=True)
-class TestOutcome:
-    __test__ = False  # not a pytest test class
-
-    test_id: str
-    file: str | None
-    status: Status
-    message: str
+__all__ = ["MESSAGE_LIMIT", "OUTPUT_EXCERPT_LIMIT", "Status", "TestOutcome", "TestReport",
+           "blind_run", "report_from_json", "report_to_json", "require_results", "run_tests"]
 
 
 @dataclass(frozen=True)
@@ -79,6 +53,8 @@ class TestReport:
     #: The runner's whole output (stdout, then stderr; bounded like every capture), for
     #: the run artifacts. Briefs and notes use ``output_excerpt``.
     output: str = ""
+    #: The runner adapter that read it (``TestCommand.runner``), for messages.
+    runner: str = ""
 
     def _count(self, status: Status) -> int:
         return sum(1 for o in self.outcomes.values() if o.status == status)
@@ -93,7 +69,8 @@ class TestReport:
 
     @property
     def errors(self) -> int:
-        return self._count("error")
+        """Tests that broke, plus the files that did not even load or compile."""
+        return self._count("error") + len(self.collection_errors)
 
     @property
     def skipped(self) -> int:
@@ -103,6 +80,16 @@ class TestReport:
     def failing_ids(self) -> tuple[str, ...]:
         """Ids of the tests that failed or errored, sorted."""
         return tuple(sorted(i for i, o in self.outcomes.items() if o.status in ("failed", "error")))
+
+    def problem(self) -> str:
+        """What is wrong with a run that is not green, in one line."""
+        if self.timed_out:
+            return "the test command timed out"
+        if self.failing_ids:
+            return ", ".join(self.failing_ids[:10])
+        if self.collection_errors:
+            return "could not load " + ", ".join(self.collection_errors[:10])
+        return self.report_error or f"exit code {self.exit_code}"
 
     @property
     def all_passed(self) -> bool:
@@ -148,12 +135,27 @@ def run_tests(
     # No __pycache__ directories in the user's tree (pytest's assertion rewriting
     # honours this too).
     child_env["PYTHONDONTWRITEBYTECODE"] = "1"
-    if cmd.runner == "pytest":
-        return _run_pytest(cmd, root, timeout, child_env)
-    return _run_other(cmd, root, timeout, child_env)
-
-
-# --------------------------------------------------------------------------- pytest
+    runner = runner_for(cmd.runner)
+    with tempfile.TemporaryDirectory(prefix="rgr-tests-") as tmp:
+        argv = runner.prepare(cmd, Path(tmp), child_env)
+        started = time.time()
+        done = _run_crashable(argv, root, timeout, child_env)
+        # A killed runner writes no report, or half of one: that is no extra error.
+        results = Results() if done.timed_out else runner.read(
+            Finished(cmd, done, Path(tmp), root, started))
+    return TestReport(
+        argv=done.argv,
+        exit_code=done.returncode,
+        duration_s=done.duration_s,
+        timed_out=done.timed_out,
+        outcomes=results.outcomes,
+        collection_errors=tuple(results.collection_errors),
+        no_tests_collected=results.no_tests and not done.timed_out,
+        output_excerpt=_excerpt(done.stdout, done.stderr),
+        output=_whole(done.stdout, done.stderr),
+        report_error=results.report_error,
+        runner=cmd.runner,
+    )
 
 
 def _run_crashable(argv: tuple[str, ...], root: Path, timeout: float,
@@ -165,245 +167,34 @@ def _run_crashable(argv: tuple[str, ...], root: Path, timeout: float,
     return done
 
 
-def _run_pytest(cmd: TestCommand, root: Path, timeout: float, env: dict[str, str]) -> TestReport:
-    with tempfile.TemporaryDirectory(prefix="rgr-junit-") as tmp:
-        xml_path = Path(tmp) / "junit.xml"
-        extra = (f"--junitxml={xml_path}", "-p", "no:cacheprovider")
-        argv = cmd.argv
-        if cmd.shell:
-            # The script's last word is not necessarily pytest's; the environment is.
-            env["PYTEST_ADDOPTS"] = " ".join(
-                filter(None, (env.get("PYTEST_ADDOPTS", ""), shlex.join(extra)))
-            )
-        else:
-            argv = argv + extra
-        done = _run_crashable(argv, root, timeout, env)
-        outcomes: dict[str, TestOutcome] = {}
-        collection_errors: list[str] = []
-        report_error = None
-        if not done.timed_out:  # a killed pytest writes no report; that is no extra error
-            report_error = _read_pytest_results(done, xml_path, root, outcomes, collection_errors)
-    no_tests = (
-        not done.timed_out
-        and report_error is None
-        and not outcomes
-        and not collection_errors
-        and done.returncode in (0, PYTEST_NO_TESTS_COLLECTED)
-    )
-    return TestReport(
-        argv=done.argv,
-        exit_code=done.returncode,
-        duration_s=done.duration_s,
-        timed_out=done.timed_out,
-        outcomes=outcomes,
-        collection_errors=tuple(collection_errors),
-        no_tests_collected=no_tests,
-        output_excerpt=_excerpt(done.stdout, done.stderr),
-        output=_whole(done.stdout, done.stderr),
-        report_error=report_error,
-    )
-
-
-def _read_pytest_results(
-    done: Completed,
-    xml_path: Path,
-    root: Path,
-    outcomes: dict[str, TestOutcome],
-    collection_errors: list[str],
-) -> str | None:
-    """Fill ``outcomes`` and ``collection_errors``; return why the report is unusable."""
-    try:
-        _read_pytest_xml(xml_path, root, outcomes, collection_errors)
-        return None
-    except ReportUnreadable as exc:
-        # A broken conftest.py stops pytest before it writes a report (exit code 4); it
-        # is a file that failed to import, like any other collection error.
-        collection_errors.extend(_conftest_failures(done.stdout + done.stderr, root))
-        if collection_errors:
-            return None
-        # A usage error writes no report either: say so, never "0 tests".
-        return f"{exc} (pytest exit code {done.returncode})"
-
-
-class ReportUnreadable(Exception):
-    """A JUnit XML report is missing or not XML."""
-
-
-def _parse_xml(path: Path) -> ET.Element:
-    try:
-        return ET.parse(path).getroot()
-    except FileNotFoundError:
-        raise ReportUnreadable(f"no JUnit XML report was written to {path}") from None
-    except (ET.ParseError, OSError) as exc:
-        raise ReportUnreadable(f"the JUnit XML report {path} is unreadable: {exc}") from None
-
-
-def _read_pytest_xml(
-    path: Path, root: Path, outcomes: dict[str, TestOutcome], collection_errors: list[str]
-) -> None:
-    for case in _testcases(_parse_xml(path)):
-        classname, name = case.get("classname", ""), case.get("name", "")
-        status, message = _status(case)
-        if classname == "pytest" and name == "internal":
-            raise ReportUnreadable(f"pytest crashed with an internal error: {message}")
-        if not classname:
-            # A module-level problem: pytest names the module, e.g. "tests.test_x".
-            file = _module_file(root, name.split("."))
-            if status == "error":
-                collection_errors.append(file)
-                continue
-            _merge(outcomes, TestOutcome(file, file, status, message))  # skipped module
-            continue
-        file, classes = _split_classname(root, classname.split("."))
-        test_id = "::".join([file, *classes, name])
-        known_file = file if _exists(root, file) else None
-        _merge(outcomes, TestOutcome(test_id, known_file, status, message))
-
-
-_CONFTEST_FAILURE = re.compile(r"ImportError while loading conftest '([^']+)'")
-
-
-def _conftest_failures(output: str, root: Path) -> list[str]:
-    found = []
-    for raw in dict.fromkeys(_CONFTEST_FAILURE.findall(output)):
-        path = Path(raw)
-        try:
-            found.append(path.resolve().relative_to(root.resolve()).as_posix())
-        except ValueError:
-            found.append(raw)  # a conftest above the project root
-    return found
-
-
-def _split_classname(root: Path, parts: list[str]) -> tuple[str, list[str]]:
-    """``tests.test_x.TestY`` -> (``tests/test_x.py``, [``TestY``]).
-
-    The split is ambiguous from the string alone (directories may contain dots, classes
-    nest), so the longest prefix that is a file in ``root`` is the module. Without one,
-    trailing capitalised names are taken as classes.
-    """
-    for cut in range(len(parts), 0, -1):
-        candidate = "/".join(parts[:cut]) + ".py"
-        if _exists(root, candidate):
-            return candidate, parts[cut:]
-    cut = len(parts)
-    while cut > 1 and parts[cut - 1][:1].isupper():
-        cut -= 1
-    return "/".join(parts[:cut]) + ".py", parts[cut:]
-
-
-def _module_file(root: Path, parts: list[str]) -> str:
-    file, _ = _split_classname(root, parts)
-    package_init = "/".join([*parts, "__init__.py"])
-    if not _exists(root, file) and _exists(root, package_init):
-        return package_init
-    return file
-
-
-def _exists(root: Path, relative: str) -> bool:
-    return (root / relative).is_file()
-
-
-def _merge(outcomes: dict[str, TestOutcome], outcome: TestOutcome) -> None:
-    previous = outcomes.get(outcome.test_id)
-    if previous is None:
-        outcomes[outcome.test_id] = outcome
-        return
-    worse, other = sorted((previous, outcome), key=lambda o: -_SEVERITY[o.status])
-    message = "\n".join(m for m in (worse.message, other.message) if m)
-    outcomes[outcome.test_id] = TestOutcome(worse.test_id, worse.file, worse.status, message)
-
-
-# --------------------------------------------------------------------------- XML helpers
-
-
-def _testcases(root_element: ET.Element) -> Iterator[ET.Element]:
-    # <testsuites><testsuite>... or a bare <testsuite>: iter() handles both.
-    return root_element.iter("testcase")
-
-
-_STATUS_TAGS: tuple[tuple[str, Status], ...] = (
-    ("error", "error"),
-    ("failure", "failed"),
-    ("skipped", "skipped"),
-)
-
-
-def _status(case: ET.Element) -> tuple[Status, str]:
-    for tag, status in _STATUS_TAGS:
-        child = case.find(tag)
-        if child is not None:
-            return status, _message(child)
-    return "passed", ""
-
-
-def _message(element: ET.Element) -> str:
-    summary = element.get("message", "").strip()
-    details = (element.text or "").strip()
-    text = summary if not details or details == summary else f"{summary}\n{details}".strip()
-    return bound(text, MESSAGE_LIMIT)
-
-
 def _whole(stdout: str, stderr: str) -> str:
     return stdout if not stderr.strip() else f"{stdout}\n--- stderr ---\n{stderr}"
 
 
 def _excerpt(stdout: str, stderr: str) -> str:
-    text = stdout if not stderr.strip() else f"{stdout}\n--- stderr ---\n{stderr}"
-    return bound(text, OUTPUT_EXCERPT_LIMIT)
+    return bound(_whole(stdout, stderr), OUTPUT_EXCERPT_LIMIT)
 
 
-# --------------------------------------------------------------------------- other runners
+# --------------------------------------------------------------------------- blind runs
 
 
-def _run_other(cmd: TestCommand, root: Path, timeout: float, env: dict[str, str]) -> TestReport:
-    started = time.time()
-    done = _run_crashable(cmd.argv, root, timeout, env)
-    outcomes: dict[str, TestOutcome] = {}
-    report_error = None
-    reports = _fresh_reports(root, cmd.junit_globs, since=started - MTIME_SLACK_S)
-    for report in reports:
-        try:
-            for case in _testcases(_parse_xml(report)):
-                _merge(outcomes, _generic_outcome(case))
-        except ReportUnreadable as exc:
-            if not done.timed_out:  # a killed runner may leave half a file behind
-                report_error = str(exc)
-    no_tests = (
-        bool(cmd.junit_globs)
-        and not done.timed_out
-        and done.returncode == 0
-        and report_error is None
-        and not outcomes
-    )
-    return TestReport(
-        argv=done.argv,
-        exit_code=done.returncode,
-        duration_s=done.duration_s,
-        timed_out=done.timed_out,
-        outcomes=outcomes,
-        collection_errors=(),
-        no_tests_collected=no_tests,
-        output_excerpt=_excerpt(done.stdout, done.stderr),
-        output=_whole(done.stdout, done.stderr),
-        report_error=report_error,
-    )
+def blind_run(report: TestReport) -> bool:
+    """The runner ran but rgr could read no per-test result from it: no outcome, no file
+    that failed to load, and the runner did not say there are no tests."""
+    return (not report.timed_out and not report.outcomes and not report.collection_errors
+            and not report.no_tests_collected)
 
 
-def _fresh_reports(root: Path, globs: tuple[str, ...], *, since: float) -> list[Path]:
-    """Report files matching ``globs`` written during this run (older ones are stale)."""
-    found: set[Path] = set()
-    for pattern in globs:
-        for path in root.glob(pattern):
-            try:
-                if path.is_file() and path.stat().st_mtime >= since:
-                    found.add(path)
-            except OSError:
-                continue  # deleted between glob and stat
-    return sorted(found)
-
-
-def _generic_outcome(case: ET.Element) -> TestOutcome:
-    classname, name = case.get("classname", ""), case.get("name", "")
-    status, message = _status(case)
-    test_id = f"{classname}::{name}" if classname else name
-    return TestOutcome(test_id, case.get("file"), status, message)
+def require_results(report: TestReport, cmd: TestCommand) -> None:
+    """Refuse to referee blind: a ConfigError naming the runner and the fix when
+    ``report`` (the baseline) has no per-test results although the runner ran."""
+    if not blind_run(report):
+        return
+    runner = runner_for(cmd.runner)
+    why = report.report_error or "it wrote no per-test results rgr could read"
+    command = " ".join(cmd.argv)
+    raise ConfigError(
+        f"rgr cannot see individual test results from `{command}` (runner: {runner.label}, "
+        f"{cmd.source}, exit code {report.exit_code}): {why}. Without them it cannot tell "
+        "a new failing test from a broken run, so it will not start",
+        runner.fix())

@@ -301,7 +301,7 @@ def test_npm_with_a_test_script_beats_python(tmp_path: Path) -> None:
     touch(tmp_path, "pyproject.toml")
     cmd = detect_test_command(tmp_path)
     assert cmd is not None
-    assert (cmd.argv, cmd.runner, cmd.junit_globs) == (("npm", "test"), "npm", ())
+    assert (cmd.argv, cmd.runner, cmd.junit_globs) == (("npm", "test"), "jest", ())
 
 
 @pytest.mark.parametrize("package", [PACKAGE_PLACEHOLDER, "{}", '{"scripts": {"build": "tsc"}}'])

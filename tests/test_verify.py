@@ -143,7 +143,9 @@ def test_syntax_error_is_a_collection_error_not_a_red(tmp_path: Path) -> None:
     )
     report = run(tmp_path)
     assert report.collection_errors == ("tests/test_broken.py",)
-    assert report.failed == 0 and report.errors == 0
+    # the file that did not load counts as an error, and is named (not "exit code 2")
+    assert report.failed == 0 and report.errors == 1
+    assert report.problem() == "could not load tests/test_broken.py"
     assert not report.all_passed
     assert not report.no_tests_collected
     assert "SyntaxError" in report.output_excerpt

@@ -71,9 +71,7 @@ def _require_green(gate: GateResult) -> None:
         return
     failed = gate.failed_command
     if not gate.tests.all_passed:
-        what = ", ".join(gate.tests.failing_ids[:10]) or gate.tests.report_error or (
-            f"exit code {gate.tests.exit_code}")
-        detail = f"the tests fail: {what}"
+        detail = f"the tests fail: {gate.tests.problem()}"
     else:
         assert failed is not None
         detail = f"`{failed.command}` exits {failed.exit_code}"

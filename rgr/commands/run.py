@@ -30,6 +30,7 @@ from rgr.orchestrator import (
 from rgr.processes import kill_orphans
 from rgr.retry import AttemptRejected
 from rgr.ui import esc, make_console, short
+from rgr.verify import require_results
 from rgr.view import NORMAL, PlainView
 from rgr.workspace import Workspace
 
@@ -153,11 +154,12 @@ def _start_and_loop(ws: Workspace, backend: Backend, test_command: TestCommand,
     _preflight(backend, ws, options, log)
     orchestrator = _orchestrator(ws, backend, test_command, options, inv)
     baseline = orchestrator.tests_at_head()
+    # Refuse to referee blind: a runner whose results rgr cannot read would make every
+    # RED look like "no new test" and every GREEN like a pass of nothing.
+    require_results(baseline, test_command)
     if not baseline.all_passed:
-        failing = ", ".join(baseline.failing_ids[:10]) or baseline.report_error or (
-            f"exit code {baseline.exit_code}")
         raise RepositoryError(
-            f"the test suite is not green before rgr starts: {failing}",
+            f"the test suite is not green before rgr starts: {baseline.problem()}",
             "TDD starts from green: fix or remove the failing tests, then run again",
         )
     if baseline.no_tests_collected:

@@ -1,0 +1,36 @@
+"""Test runner adapters, one module per family, and the registry ``TestCommand.runner``
+names them by.
+
+Each adapter adds what rgr needs to the command for its own run (a reporter flag, an
+output file in rgr's temporary directory) and reads the result into per-test outcomes;
+``rgr.verify.run_tests`` turns them into a TestReport.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from rgr.runners.base import Finished, Results, Runner, Status, TestOutcome
+from rgr.runners.cargo import Cargo, Nextest
+from rgr.runners.go import Go
+from rgr.runners.javascript import Jest, Mocha, NodeTest, Vitest
+from rgr.runners.junit import Gradle, JUnitGlobs, Maven, PHPUnit
+from rgr.runners.pytest_runner import Pytest
+from rgr.runners.rspec import RSpec
+
+__all__ = ["RUNNERS", "Finished", "Results", "Runner", "Status", "TestOutcome", "runner_for"]
+
+_JUNIT = JUnitGlobs()
+
+#: Every runner by name. ``npm`` (a test script rgr cannot see into) and ``custom`` (any
+#: other command) are read from the ``junit_xml`` globs when there are some.
+RUNNERS: Mapping[str, Runner] = {
+    runner.name: runner
+    for runner in (Pytest(), Jest(), Vitest(), Mocha(), NodeTest(), Cargo(), Nextest(), Go(),
+                   Maven(), Gradle(), RSpec(), PHPUnit(), _JUNIT)
+} | {"npm": _JUNIT, "custom": _JUNIT}
+
+
+def runner_for(name: str) -> Runner:
+    """The adapter for ``name``; an unknown name (a newer note, say) reads JUnit globs."""
+    return RUNNERS.get(name, _JUNIT)

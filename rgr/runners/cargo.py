@@ -1,0 +1,155 @@
+"""``cargo test`` on a stable toolchain: libtest's human output, which is stable.
+
+libtest's JSON (``-Z unstable-options --format json``) needs a nightly toolchain, so rgr
+reads the lines every toolchain prints, ``test <path> ... ok|FAILED|ignored``, and the
+``---- <path> stdout ----`` sections of the failures. cargo prints which test target runs
+(``Running tests/slug.rs (...)``) on stderr and each target's ``running N tests`` block on
+stdout, one target after the other, so the n-th block belongs to the n-th target: that
+gives ids like ``tests/slug.rs::lowercases`` and ``src/lib.rs::tests::works``.
+
+rgr adds ``--no-fail-fast`` (otherwise cargo stops after the first failing target and the
+tests of the others look removed). A compile error names its file on a ``--> path:l:c``
+line under an ``error`` heading. ``cargo nextest run`` gets a JUnit report instead.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from rgr.runners.base import Finished, Results, Status, TestOutcome, existing, message, relative
+from rgr.runners.junit import ReportUnreadable, parse_xml, status_of, testcases
+
+if TYPE_CHECKING:
+    from rgr.config import TestCommand
+
+_TARGET = re.compile(r"^\s+(?:Running (?:unittests )?(\S+)(?: \(.*\))?|Doc-tests (\S+))\s*$",
+                     re.MULTILINE)
+_BLOCK = re.compile(r"^running \d+ tests?$", re.MULTILINE)
+_RESULT = re.compile(r"^test (.+?) \.\.\. (ok|FAILED|ignored(?:, .*)?)$")
+_FAILURE_HEAD = re.compile(r"^---- (.+?) stdout ----$")
+_ERROR_HEAD = re.compile(r"^error(?:\[E\d+\])?: ")
+_LOCATION = re.compile(r"^\s*--> (.+?):\d+:\d+\s*$")
+_NOT_COMPILED = re.compile(r"^error: could not compile `([^`]+)` \((.+?)\)", re.MULTILINE)
+
+_STATUS: dict[str, Status] = {"ok": "passed", "FAILED": "failed"}
+
+
+class Cargo:
+    name = "cargo"
+    label = "cargo test"
+
+    def prepare(self, cmd: TestCommand, tmp: Path, env: dict[str, str]) -> tuple[str, ...]:
+        env.setdefault("CARGO_TERM_COLOR", "never")
+        if cmd.shell or "--no-fail-fast" in cmd.argv:
+            return cmd.argv
+        if "--" in cmd.argv:  # options after "--" belong to the test binaries
+            cut = cmd.argv.index("--")
+            return (*cmd.argv[:cut], "--no-fail-fast", *cmd.argv[cut:])
+        return (*cmd.argv, "--no-fail-fast")
+
+    def read(self, run: Finished) -> Results:
+        results = Results()
+        targets = [m.group(1) or f"doc-tests {m.group(2)}"
+                   for m in _TARGET.finditer(run.done.stderr)]
+        blocks = _BLOCK.split(run.done.stdout)[1:]
+        for index, block in enumerate(blocks):
+            target = targets[index] if len(targets) == len(blocks) else ""
+            _read_block(block, target, run.root, results)
+        _compile_errors(run.done.stderr, run.root, results)
+        results.no_tests = (run.done.returncode == 0 and bool(blocks)
+                            and not results.outcomes)
+        if not blocks and not results.collection_errors and run.done.returncode != 0:
+            results.report_error = (f"cargo printed no test results (exit code "
+                                    f"{run.done.returncode})")
+        return results
+
+    def fix(self) -> str:
+        return "set test_command to `cargo test` (rgr reads libtest's own output lines)"
+
+
+def _read_block(block: str, target: str, root: Path, results: Results) -> None:
+    messages: dict[str, list[str]] = {}
+    current: str | None = None
+    found: list[tuple[str, Status]] = []
+    for line in block.splitlines():
+        result = _RESULT.match(line)
+        if result is not None:
+            name, word = result.groups()
+            found.append((name, _STATUS.get(word, "skipped")))
+            continue
+        head = _FAILURE_HEAD.match(line)
+        if head is not None:
+            current = head.group(1)
+            messages[current] = []
+        elif line in ("failures:", "successes:") or line.startswith("test result:"):
+            current = None
+        elif current is not None:
+            messages[current].append(line)
+    file = existing(root, target) if target and not target.startswith("doc-tests") else None
+    for name, status in found:
+        test_id = f"{target}::{name}" if target else name
+        results.add(TestOutcome(test_id, file, status,
+                                message("\n".join(messages.get(name, [])))))
+
+
+def _compile_errors(stderr: str, root: Path, results: Results) -> None:
+    in_error = False
+    for line in stderr.splitlines():
+        if _ERROR_HEAD.match(line):
+            in_error = True
+        elif line.startswith("warning"):
+            in_error = False
+        elif in_error:
+            location = _LOCATION.match(line)
+            if location is not None:
+                results.load_error(relative(location.group(1), root))
+                in_error = False
+    if not results.collection_errors:
+        # an error without a location (a missing crate, say): name what did not compile
+        for crate, what in _NOT_COMPILED.findall(stderr):
+            results.load_error(f"{crate} ({what})")
+
+
+class Nextest:
+    """``cargo nextest run`` with a JUnit report from a profile rgr supplies."""
+
+    name = "nextest"
+    label = "cargo-nextest"
+    PROFILE = "rgr"
+
+    def prepare(self, cmd: TestCommand, tmp: Path, env: dict[str, str]) -> tuple[str, ...]:
+        config = tmp / "nextest.toml"
+        config.write_text(f'[profile.{self.PROFILE}.junit]\npath = "junit.xml"\n')
+        env.setdefault("CARGO_TERM_COLOR", "never")
+        return (*cmd.argv, "--no-fail-fast", "--profile", self.PROFILE,
+                "--tool-config-file", f"rgr:{config}")
+
+    def read(self, run: Finished) -> Results:
+        results = Results()
+        # nextest writes under the target directory, cargo's own output (like Surefire)
+        target = _target_dir(run)
+        path = target / "nextest" / self.PROFILE / "junit.xml"
+        try:
+            for case in testcases(parse_xml(path)):
+                status, text = status_of(case)
+                binary, name = case.get("classname", ""), case.get("name", "")
+                results.add(TestOutcome(f"{binary}::{name}", None, status, text))
+        except ReportUnreadable as exc:
+            results.report_error = str(exc)
+        _compile_errors(run.done.stderr, run.root, results)
+        if results.collection_errors:
+            results.report_error = None
+        results.no_tests = run.done.returncode == 0 and not results.outcomes
+        return results
+
+    def fix(self) -> str:
+        return "use `cargo nextest run` 0.9.60 or later, or set test_command to `cargo test`"
+
+
+def _target_dir(run: Finished) -> Path:
+    argv = run.done.argv
+    if "--target-dir" in argv[:-1]:
+        return run.root / argv[argv.index("--target-dir") + 1]
+    return run.root / "target"

@@ -1,0 +1,76 @@
+"""``go test -json``: one JSON event per line (``run``, ``pass``, ``fail``, ``skip``,
+``output``) with the package and test name. Ids are ``<import path>::<TestName>``
+(subtests ``TestName/case``).
+
+A package that does not build has no test events: go 1.24 and later report it as
+``build-output`` events, older releases print the compiler's ``file.go:line:col:`` lines
+on stderr; either way the files are named as load errors.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from rgr.runners.base import Finished, Results, Status, TestOutcome, message, relative
+
+if TYPE_CHECKING:
+    from rgr.config import TestCommand
+
+_STATUS: dict[str, Status] = {"pass": "passed", "fail": "failed", "skip": "skipped"}
+_GO_ERROR = re.compile(r"^(?:#.*\n)?\s*((?:\./)?[^\s:#]+\.go):\d+(?::\d+)?: ", re.MULTILINE)
+
+
+class Go:
+    name = "go"
+    label = "go test"
+
+    def prepare(self, cmd: TestCommand, tmp: Path, env: dict[str, str]) -> tuple[str, ...]:
+        if cmd.shell or "-json" in cmd.argv:
+            return cmd.argv
+        names = [Path(word).name for word in cmd.argv]
+        if "test" in names:
+            at = names.index("test") + 1
+            return (*cmd.argv[:at], "-json", *cmd.argv[at:])
+        return cmd.argv
+
+    def read(self, run: Finished) -> Results:
+        results = Results()
+        output: dict[tuple[str, str], list[str]] = {}
+        build_output: list[str] = []
+        packages = 0
+        for line in run.done.stdout.splitlines():
+            if not line.startswith("{"):
+                continue
+            try:
+                event = json.loads(line)
+            except ValueError:
+                continue
+            action = event.get("Action")
+            if action == "build-output":
+                build_output.append(str(event.get("Output", "")))
+                continue
+            package, test = str(event.get("Package", "")), str(event.get("Test") or "")
+            if not test:
+                packages += action in _STATUS
+                continue
+            if action == "output":
+                output.setdefault((package, test), []).append(str(event.get("Output", "")))
+            elif action in _STATUS:
+                text = "".join(output.get((package, test), [])) if action == "fail" else ""
+                results.add(TestOutcome(f"{package}::{test}", None, _STATUS[action],
+                                        message(text)))
+        for raw in _GO_ERROR.findall("".join(build_output) + "\n" + run.done.stderr):
+            results.load_error(relative(raw, run.root))
+        if packages == 0 and not results.outcomes and not results.collection_errors \
+                and run.done.returncode != 0:
+            results.report_error = (f"go test printed no JSON test events (exit code "
+                                    f"{run.done.returncode})")
+        results.no_tests = (run.done.returncode == 0 and packages > 0
+                            and not results.outcomes)
+        return results
+
+    def fix(self) -> str:
+        return "set test_command to `go test ./...` (rgr adds -json)"

@@ -1,0 +1,211 @@
+"""Jest, Vitest, Mocha and node's built-in runner.
+
+Jest (``--json --outputFile``) and Vitest (its ``json`` reporter) write the same
+document: one entry per test file (a file that failed to load has a ``message`` and no
+assertions) with its assertions' ``ancestorTitles``, ``title`` and ``status``. Mocha's
+``json`` reporter writes into a file given by ``--reporter-option output=``; a spec file
+that throws while loading stops Mocha before any report, so that file is found in the
+stack trace. node's runner takes reporters from ``NODE_OPTIONS``; rgr's own reporter
+(``node_reporter.mjs`` beside this file) writes one JSON line per test with its file.
+
+Test ids: ``<file>::<describe>::...::<title>``, the file relative to the project root.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from rgr.runners.base import (
+    Finished,
+    Results,
+    Status,
+    TestOutcome,
+    existing,
+    message,
+    project_files_named,
+    relative,
+    with_args,
+)
+
+if TYPE_CHECKING:
+    from rgr.config import TestCommand
+
+REPORT = "report.json"
+
+_JEST_STATUS: dict[str, Status] = {
+    "passed": "passed", "failed": "failed", "pending": "skipped", "skipped": "skipped",
+    "todo": "skipped", "disabled": "skipped", "focused": "passed",
+}
+
+
+def _load_json(path: Path, what: str, results: Results, code: int) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        results.report_error = f"{what} wrote no report to {path} (exit code {code})"
+    except (OSError, ValueError) as exc:
+        results.report_error = f"{what}'s report {path} is unreadable: {exc}"
+    return None
+
+
+def _test_id(file: str, *names: str) -> str:
+    return "::".join([file, *names])
+
+
+class _JestLike:
+    name: str
+    label: str
+
+    def read(self, run: Finished) -> Results:
+        results = Results()
+        data = _load_json(run.tmp / REPORT, self.label, results, run.done.returncode)
+        if not isinstance(data, dict):
+            _load_failures_from_output(run, results)
+            return results
+        for suite in data.get("testResults") or []:
+            file = relative(str(suite.get("name", "")), run.root)
+            assertions = suite.get("assertionResults") or []
+            if not assertions and suite.get("status") == "failed":
+                results.load_error(file)  # the file did not load, compile or run
+                continue
+            for case in assertions:
+                status = _JEST_STATUS.get(str(case.get("status")), "failed")
+                names = [*case.get("ancestorTitles", []), str(case.get("title", ""))]
+                text = "\n".join(case.get("failureMessages") or [])
+                results.add(TestOutcome(_test_id(file, *names), existing(run.root, file),
+                                        status, message(text)))
+        results.no_tests = (run.done.returncode == 0 and not results.outcomes
+                            and not results.collection_errors
+                            and not data.get("numTotalTests"))
+        return results
+
+    def fix(self) -> str:
+        return (f"make the test script run {self.label} as its last command (rgr appends its "
+                f"reporter options to it), or set test_command to e.g. `npx {self.name} ...`")
+
+
+class Jest(_JestLike):
+    name = "jest"
+    label = "Jest"
+
+    def prepare(self, cmd: TestCommand, tmp: Path, env: dict[str, str]) -> tuple[str, ...]:
+        return with_args(cmd.argv, ("--json", f"--outputFile={tmp / REPORT}",
+                                    "--passWithNoTests"))
+
+
+class Vitest(_JestLike):
+    name = "vitest"
+    label = "Vitest"
+
+    def prepare(self, cmd: TestCommand, tmp: Path, env: dict[str, str]) -> tuple[str, ...]:
+        return with_args(cmd.argv, ("--reporter=default", "--reporter=json",
+                                    f"--outputFile.json={tmp / REPORT}", "--passWithNoTests"))
+
+
+def _load_failures_from_output(run: Finished, results: Results) -> None:
+    """No report: a runner that died on a file names it in its stack trace."""
+    if run.done.returncode == 0:
+        return
+    files = project_files_named(run.output, run.root)
+    if files:
+        results.load_error(files[0])
+        results.report_error = None
+
+
+class Mocha:
+    name = "mocha"
+    label = "Mocha"
+
+    def prepare(self, cmd: TestCommand, tmp: Path, env: dict[str, str]) -> tuple[str, ...]:
+        return with_args(cmd.argv, ("--reporter=json", f"--reporter-option=output={tmp / REPORT}"))
+
+    def read(self, run: Finished) -> Results:
+        results = Results()
+        data = _load_json(run.tmp / REPORT, self.label, results, run.done.returncode)
+        if not isinstance(data, dict):
+            if "No test files found" in run.output:
+                results.report_error = None
+                results.no_tests = True
+                return results
+            _load_failures_from_output(run, results)
+            return results
+        skipped = {(t.get("file"), t.get("fullTitle")) for t in data.get("pending") or []}
+        for case in data.get("tests") or []:
+            file = relative(str(case.get("file", "")), run.root)
+            title = str(case.get("fullTitle", case.get("title", "")))
+            err = case.get("err") or {}
+            if (case.get("file"), case.get("fullTitle")) in skipped:
+                status: Status = "skipped"
+            elif err:
+                status = "failed"
+            else:
+                status = "passed"
+            text = "\n".join(str(err.get(k, "")) for k in ("message", "stack") if err.get(k))
+            results.add(TestOutcome(_test_id(file, title), existing(run.root, file), status,
+                                    message(text)))
+        # A hook that failed ("before all" hook) is listed under failures only.
+        for case in data.get("failures") or []:
+            file = relative(str(case.get("file", "")), run.root)
+            test_id = _test_id(file, str(case.get("fullTitle", "")))
+            if test_id not in results.outcomes:
+                err = case.get("err") or {}
+                results.add(TestOutcome(test_id, existing(run.root, file), "error",
+                                        message(str(err.get("message", "")))))
+        results.no_tests = run.done.returncode == 0 and not results.outcomes
+        return results
+
+    def fix(self) -> str:
+        return ("make the test script run mocha as its last command (rgr appends --reporter "
+                "options to it), or set test_command to e.g. `npx mocha`")
+
+
+#: rgr's reporter for node's runner, shipped inside the package.
+NODE_REPORTER = Path(__file__).with_name("node_reporter.mjs")
+NODE_REPORT = "node-tests.jsonl"
+
+
+class NodeTest:
+    name = "node"
+    label = "node --test"
+
+    def prepare(self, cmd: TestCommand, tmp: Path, env: dict[str, str]) -> tuple[str, ...]:
+        # NODE_OPTIONS reaches `node --test` through npm scripts and shells alike; the
+        # spec reporter keeps the human output on stdout.
+        options = ("--test-reporter=spec", "--test-reporter-destination=stdout",
+                   f"--test-reporter={NODE_REPORTER}",
+                   f"--test-reporter-destination={tmp / NODE_REPORT}")
+        env["NODE_OPTIONS"] = " ".join(filter(None, (env.get("NODE_OPTIONS", ""), *options)))
+        return cmd.argv
+
+    def read(self, run: Finished) -> Results:
+        results = Results()
+        path = run.tmp / NODE_REPORT
+        try:
+            lines = path.read_text(encoding="utf-8").splitlines()
+        except OSError:
+            results.report_error = (f"node's test runner wrote no report to {path} "
+                                    f"(exit code {run.done.returncode})")
+            return results
+        for line in lines:
+            try:
+                event = json.loads(line)
+            except ValueError:
+                continue
+            raw_file = str(event.get("file") or "")
+            file = relative(raw_file, run.root)
+            names = [str(n) for n in event.get("path", [])]
+            if raw_file and names == [raw_file] and event.get("status") == "failed":
+                results.load_error(file)  # node names a file that failed to load after it
+                continue
+            status: Status = "skipped" if event.get("skip") or event.get("todo") else (
+                "failed" if event.get("status") == "failed" else "passed")
+            results.add(TestOutcome(_test_id(file, *names), existing(run.root, file), status,
+                                    message(str(event.get("error") or ""))))
+        results.no_tests = run.done.returncode == 0 and not results.outcomes
+        return results
+
+    def fix(self) -> str:
+        return ("run `node --test` (Node.js 20 or later) so that rgr can add its reporter "
+                "through NODE_OPTIONS")

@@ -1,0 +1,236 @@
+"""JUnit XML: the reader every XML-writing runner shares, and the runners that write it
+where their build puts it (Maven Surefire, Gradle) or where the user's ``junit_xml``
+globs say (any other command).
+
+Surefire and Gradle have no switch to move their reports out of the build directory
+(``target/``, ``build/``), which is their own output and normally ignored by git; rgr
+reads only the reports written during this run (by modification time) there.
+"""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from rgr.runners.base import Finished, Results, Status, TestOutcome, existing, message, relative
+
+if TYPE_CHECKING:
+    from rgr.config import TestCommand
+
+#: Filesystem timestamps lag the wall clock (coarse kernel clocks, 1-2 s on some
+#: filesystems), so a report written just after the run started can look older than it.
+MTIME_SLACK_S = 1.0
+
+
+class ReportUnreadable(Exception):
+    """A report file is missing or garbled."""
+
+
+def parse_xml(path: Path) -> ET.Element:
+    try:
+        return ET.parse(path).getroot()
+    except FileNotFoundError:
+        raise ReportUnreadable(f"no JUnit XML report was written to {path}") from None
+    except (ET.ParseError, OSError) as exc:
+        raise ReportUnreadable(f"the JUnit XML report {path} is unreadable: {exc}") from None
+
+
+def testcases(root_element: ET.Element) -> Iterator[ET.Element]:
+    # <testsuites><testsuite>... or a bare <testsuite>: iter() handles both.
+    return root_element.iter("testcase")
+
+
+_STATUS_TAGS: tuple[tuple[str, Status], ...] = (
+    ("error", "error"),
+    ("failure", "failed"),
+    ("skipped", "skipped"),
+)
+
+
+def status_of(case: ET.Element) -> tuple[Status, str]:
+    for tag, status in _STATUS_TAGS:
+        child = case.find(tag)
+        if child is not None:
+            return status, _message(child)
+    return "passed", ""
+
+
+def _message(element: ET.Element) -> str:
+    summary = element.get("message", "").strip()
+    details = (element.text or "").strip()
+    return message(summary if not details or details == summary else f"{summary}\n{details}")
+
+
+def fresh_reports(root: Path, globs: tuple[str, ...], *, since: float) -> list[Path]:
+    """Report files matching ``globs`` written during this run (older ones are stale)."""
+    found: set[Path] = set()
+    for pattern in globs:
+        for path in root.glob(pattern):
+            try:
+                if path.is_file() and path.stat().st_mtime >= since:
+                    found.add(path)
+            except OSError:
+                continue  # deleted between glob and stat
+    return sorted(found)
+
+
+#: Where JVM test sources live, to name a test class's file.
+_JVM_SOURCES = ("src/test/java", "src/test/kotlin", "src/test/groovy", "src/test/scala",
+                "src/it/java")
+_JVM_SUFFIXES = (".java", ".kt", ".groovy", ".scala")
+
+
+def _jvm_file(root: Path, report: Path, classname: str) -> str | None:
+    """``com.x.FooTest`` -> ``src/test/java/com/x/FooTest.java`` (of the report's module)."""
+    outer = classname.split("$")[0].replace(".", "/")
+    module = report.parent
+    while module != root and module.name not in ("target", "build"):
+        module = module.parent
+    base = module.parent if module != root else root
+    prefix = relative(str(base), root) if base != root else ""
+    for sources in _JVM_SOURCES:
+        for suffix in _JVM_SUFFIXES:
+            rel = "/".join(p for p in (prefix, sources, outer + suffix) if p)
+            if existing(root, rel):
+                return rel
+    return None
+
+
+def read_reports(run: Finished, reports: list[Path], results: Results, *, jvm: bool) -> None:
+    for report in reports:
+        try:
+            cases = list(testcases(parse_xml(report)))
+        except ReportUnreadable as exc:
+            results.report_error = str(exc)
+            continue
+        for case in cases:
+            results.add(_outcome(run.root, report, case, jvm=jvm))
+
+
+def _outcome(root: Path, report: Path, case: ET.Element, *, jvm: bool) -> TestOutcome:
+    classname, name = case.get("classname", ""), case.get("name", "")
+    status, text = status_of(case)
+    file = case.get("file")
+    if file:
+        file = relative(file, root)
+    elif jvm and classname:
+        file = _jvm_file(root, report, classname)
+    if file and not jvm and not classname:
+        test_id = f"{file}::{name}"
+    else:
+        test_id = f"{classname}::{name}" if classname else name
+    return TestOutcome(test_id, file, status, text)
+
+
+class JUnitGlobs:
+    """Any command, its results read from the JUnit XML files ``junit_xml`` names."""
+
+    name = "junit"
+    label = "JUnit XML (junit_xml globs)"
+
+    def prepare(self, cmd: TestCommand, tmp: Path, env: dict[str, str]) -> tuple[str, ...]:
+        return cmd.argv
+
+    def read(self, run: Finished) -> Results:
+        results = Results()
+        if not run.cmd.junit_globs:
+            # Only the exit code is known: enough for a refactor gate, not for a TDD run,
+            # whose baseline refuses it (rgr.verify.require_results).
+            return results
+        reports = fresh_reports(run.root, run.cmd.junit_globs, since=run.started - MTIME_SLACK_S)
+        read_reports(run, reports, results, jvm=False)
+        results.no_tests = (run.done.returncode == 0 and results.report_error is None
+                            and not results.outcomes)
+        return results
+
+    def fix(self) -> str:
+        return ("set junit_xml in tdd.toml to the JUnit XML files your test command writes, "
+                "or set test_command to a runner rgr knows (see the README's runner table)")
+
+
+# Maven: "[ERROR] /abs/src/test/java/x/FooTest.java:[12,5] cannot find symbol"
+_JAVAC_ERROR = re.compile(r"^\[ERROR\] (\S+?\.(?:java|kt|groovy|scala)):\[\d+", re.MULTILINE)
+# Gradle: "/abs/FooTest.java:12: error: ..." (javac) or "e: file:///abs/Foo.kt:12:5 ..."
+_GRADLE_ERROR = re.compile(
+    r"^(?:e: )?(?:file://)?(/\S+?\.(?:java|kt|groovy|scala)):(?:\d+:)?(?:\d+ )?(?: ?error:)?",
+    re.MULTILINE)
+
+
+class _BuildTool:
+    """Maven and Gradle: reports in the build directory, compile errors in the output."""
+
+    name: str
+    label: str
+    globs: tuple[str, ...]
+    compile_error: re.Pattern[str]
+    no_tests_words: tuple[str, ...]
+
+    def prepare(self, cmd: TestCommand, tmp: Path, env: dict[str, str]) -> tuple[str, ...]:
+        return cmd.argv
+
+    def read(self, run: Finished) -> Results:
+        results = Results()
+        globs = run.cmd.junit_globs or self.globs
+        reports = fresh_reports(run.root, globs, since=run.started - MTIME_SLACK_S)
+        read_reports(run, reports, results, jvm=True)
+        if run.done.returncode != 0:
+            for raw in self.compile_error.findall(run.output):
+                results.load_error(relative(raw, run.root))
+        results.no_tests = (run.done.returncode == 0 and not results.outcomes
+                            and any(w in run.output for w in self.no_tests_words))
+        return results
+
+    def fix(self) -> str:
+        return (f"make sure `{self.name}` runs the tests and writes JUnit XML reports "
+                f"({', '.join(self.globs)}), or set junit_xml in tdd.toml to where they go")
+
+
+class Maven(_BuildTool):
+    name = "maven"
+    label = "Maven Surefire"
+    # the second glob covers the modules of a multi-module build
+    globs = ("target/surefire-reports/TEST-*.xml", "*/target/surefire-reports/TEST-*.xml")
+    compile_error = _JAVAC_ERROR
+    no_tests_words = ("No tests to run.", "Tests run: 0,")
+
+
+class Gradle(_BuildTool):
+    name = "gradle"
+    label = "Gradle"
+    globs = ("build/test-results/test/*.xml", "*/build/test-results/test/*.xml")
+    compile_error = _GRADLE_ERROR
+    no_tests_words = ("NO-SOURCE",)
+
+
+_PHP_FATAL = re.compile(r" in (/\S+?\.php)(?::\d+| on line \d+)")
+
+
+class PHPUnit:
+    """PHPUnit's ``--log-junit``, into rgr's own directory."""
+
+    name = "phpunit"
+    label = "PHPUnit"
+
+    def prepare(self, cmd: TestCommand, tmp: Path, env: dict[str, str]) -> tuple[str, ...]:
+        return (*cmd.argv, "--log-junit", str(tmp / "phpunit.xml"))
+
+    def read(self, run: Finished) -> Results:
+        results = Results()
+        path = run.tmp / "phpunit.xml"
+        if path.is_file():
+            read_reports(run, [path], results, jvm=False)
+        if run.done.returncode != 0:
+            for raw in _PHP_FATAL.findall(run.output):
+                results.load_error(relative(raw, run.root))
+        if not path.is_file() and not results.collection_errors:
+            results.report_error = f"PHPUnit wrote no JUnit report (exit code " \
+                                   f"{run.done.returncode})"
+        results.no_tests = (run.done.returncode == 0 and not results.outcomes
+                            and "No tests executed" in run.output)
+        return results
+
+    def fix(self) -> str:
+        return "run PHPUnit directly (vendor/bin/phpunit) so that rgr can add --log-junit"

@@ -1,0 +1,118 @@
+"""pytest: ``--junitxml`` into rgr's directory, test ids ``tests/test_x.py::TestY::test_z[p]``.
+
+rgr also passes ``-p no:cacheprovider`` (and the caller sets ``PYTHONDONTWRITEBYTECODE``)
+so a run leaves nothing in the working tree. A shell command gets the options through
+``PYTEST_ADDOPTS``: the script's last word is not necessarily pytest's.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from rgr.runners.base import Finished, Results, TestOutcome
+from rgr.runners.junit import ReportUnreadable, parse_xml, status_of, testcases
+
+if TYPE_CHECKING:
+    from rgr.config import TestCommand
+
+PYTEST_NO_TESTS_COLLECTED = 5
+
+
+class Pytest:
+    name = "pytest"
+    label = "pytest"
+
+    def prepare(self, cmd: TestCommand, tmp: Path, env: dict[str, str]) -> tuple[str, ...]:
+        extra = (f"--junitxml={tmp / 'junit.xml'}", "-p", "no:cacheprovider")
+        if cmd.shell:
+            env["PYTEST_ADDOPTS"] = " ".join(
+                filter(None, (env.get("PYTEST_ADDOPTS", ""), shlex.join(extra))))
+            return cmd.argv
+        return cmd.argv + extra
+
+    def read(self, run: Finished) -> Results:
+        results = Results()
+        try:
+            _read_xml(run.tmp / "junit.xml", run.root, results)
+        except ReportUnreadable as exc:
+            # A broken conftest.py stops pytest before it writes a report (exit code 4);
+            # it is a file that failed to import, like any other collection error.
+            for file in _conftest_failures(run.output, run.root):
+                results.load_error(file)
+            if not results.collection_errors:
+                # A usage error writes no report either: say so, never "0 tests".
+                results.report_error = f"{exc} (pytest exit code {run.done.returncode})"
+        results.no_tests = (
+            results.report_error is None and not results.outcomes
+            and not results.collection_errors
+            and run.done.returncode in (0, PYTEST_NO_TESTS_COLLECTED))
+        return results
+
+    def fix(self) -> str:
+        return "make sure the test command runs pytest and that pytest can write --junitxml"
+
+
+def _read_xml(path: Path, root: Path, results: Results) -> None:
+    for case in testcases(parse_xml(path)):
+        classname, name = case.get("classname", ""), case.get("name", "")
+        status, message = status_of(case)
+        if classname == "pytest" and name == "internal":
+            raise ReportUnreadable(f"pytest crashed with an internal error: {message}")
+        if not classname:
+            # A module-level problem: pytest names the module, e.g. "tests.test_x".
+            file = _module_file(root, name.split("."))
+            if status == "error":
+                results.load_error(file)
+                continue
+            results.add(TestOutcome(file, file, status, message))  # skipped module
+            continue
+        file, classes = _split_classname(root, classname.split("."))
+        test_id = "::".join([file, *classes, name])
+        known_file = file if _exists(root, file) else None
+        results.add(TestOutcome(test_id, known_file, status, message))
+
+
+_CONFTEST_FAILURE = re.compile(r"ImportError while loading conftest '([^']+)'")
+
+
+def _conftest_failures(output: str, root: Path) -> list[str]:
+    found = []
+    for raw in dict.fromkeys(_CONFTEST_FAILURE.findall(output)):
+        path = Path(raw)
+        try:
+            found.append(path.resolve().relative_to(root.resolve()).as_posix())
+        except ValueError:
+            found.append(raw)  # a conftest above the project root
+    return found
+
+
+def _split_classname(root: Path, parts: list[str]) -> tuple[str, list[str]]:
+    """``tests.test_x.TestY`` -> (``tests/test_x.py``, [``TestY``]).
+
+    The split is ambiguous from the string alone (directories may contain dots, classes
+    nest), so the longest prefix that is a file in ``root`` is the module. Without one,
+    trailing capitalised names are taken as classes.
+    """
+    for cut in range(len(parts), 0, -1):
+        candidate = "/".join(parts[:cut]) + ".py"
+        if _exists(root, candidate):
+            return candidate, parts[cut:]
+    cut = len(parts)
+    while cut > 1 and parts[cut - 1][:1].isupper():
+        cut -= 1
+    return "/".join(parts[:cut]) + ".py", parts[cut:]
+
+
+def _module_file(root: Path, parts: list[str]) -> str:
+    file, _ = _split_classname(root, parts)
+    package_init = "/".join([*parts, "__init__.py"])
+    if not _exists(root, file) and _exists(root, package_init):
+        return package_init
+    return file
+
+
+def _exists(root: Path, relative: str) -> bool:
+    return (root / relative).is_file()

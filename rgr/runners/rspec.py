@@ -1,0 +1,58 @@
+"""RSpec: its ``json`` formatter into rgr's directory, the progress formatter on stdout.
+
+Ids are ``<spec file>::<full description>``. A spec file that fails to load is listed in
+the report's ``messages`` (``An error occurred while loading ./spec/x_spec.rb``).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from rgr.runners.base import Finished, Results, Status, TestOutcome, existing, message, relative
+
+if TYPE_CHECKING:
+    from rgr.config import TestCommand
+
+REPORT = "rspec.json"
+_STATUS: dict[str, Status] = {"passed": "passed", "failed": "failed", "pending": "skipped"}
+_LOAD_ERROR = re.compile(r"An error occurred while loading (\S+)")
+
+
+class RSpec:
+    name = "rspec"
+    label = "RSpec"
+
+    def prepare(self, cmd: TestCommand, tmp: Path, env: dict[str, str]) -> tuple[str, ...]:
+        return (*cmd.argv, "--format", "progress", "--format", "json", "--out",
+                str(tmp / REPORT))
+
+    def read(self, run: Finished) -> Results:
+        results = Results()
+        try:
+            data = json.loads((run.tmp / REPORT).read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            data = None
+            results.report_error = f"RSpec wrote no readable report: {exc}"
+        texts = [run.output]
+        if isinstance(data, dict):
+            texts += [str(m) for m in data.get("messages") or []]
+            for example in data.get("examples") or []:
+                file = relative(str(example.get("file_path", "")), run.root)
+                status = _STATUS.get(str(example.get("status")), "failed")
+                error = example.get("exception") or {}
+                text = f"{error.get('class', '')}: {error.get('message', '')}" if error else ""
+                results.add(TestOutcome(f"{file}::{example.get('full_description', '')}",
+                                        existing(run.root, file), status, message(text)))
+        for raw in _LOAD_ERROR.findall("\n".join(texts)):
+            results.load_error(relative(raw, run.root))
+        if results.collection_errors:
+            results.report_error = None
+        results.no_tests = (run.done.returncode == 0 and isinstance(data, dict)
+                            and not results.outcomes)
+        return results
+
+    def fix(self) -> str:
+        return "run rspec directly (`bundle exec rspec`) so that rgr can add its formatters"
