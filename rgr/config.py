@@ -581,7 +581,7 @@ def _script_runner(script: str, package: Mapping[str, Any]) -> Runner:
     if runner in ("npm", "custom"):
         found = _dev_runners(package)
         # `npm test` -> `npm run test:unit`: the one runner the package depends on
-        return found[0] if len(found) == 1 and runner == "npm" else runner
+        return found[0] if len(found) == 1 else "npm"
     return runner
 
 

@@ -71,8 +71,16 @@ class Finished:
     started: float
 
     @property
+    def stdout(self) -> str:
+        return strip_ansi(self.done.stdout)
+
+    @property
+    def stderr(self) -> str:
+        return strip_ansi(self.done.stderr)
+
+    @property
     def output(self) -> str:
-        return f"{self.done.stdout}\n{self.done.stderr}"
+        return f"{self.stdout}\n{self.stderr}"
 
 
 class Runner(Protocol):
@@ -93,6 +101,14 @@ class Runner(Protocol):
     def fix(self) -> str:
         """What a user can do when rgr reads no per-test results from this runner."""
         ...
+
+
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+
+
+def strip_ansi(text: str) -> str:
+    """Runners colour their output even into a pipe sometimes (Maven 3.8 does)."""
+    return _ANSI.sub("", text)
 
 
 def merge(outcomes: dict[str, TestOutcome], outcome: TestOutcome) -> None:

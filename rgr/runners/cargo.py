@@ -52,12 +52,12 @@ class Cargo:
     def read(self, run: Finished) -> Results:
         results = Results()
         targets = [m.group(1) or f"doc-tests {m.group(2)}"
-                   for m in _TARGET.finditer(run.done.stderr)]
-        blocks = _BLOCK.split(run.done.stdout)[1:]
+                   for m in _TARGET.finditer(run.stderr)]
+        blocks = _BLOCK.split(run.stdout)[1:]
         for index, block in enumerate(blocks):
             target = targets[index] if len(targets) == len(blocks) else ""
             _read_block(block, target, run.root, results)
-        _compile_errors(run.done.stderr, run.root, results)
+        _compile_errors(run.stderr, run.root, results)
         results.no_tests = (run.done.returncode == 0 and bool(blocks)
                             and not results.outcomes)
         if not blocks and not results.collection_errors and run.done.returncode != 0:
@@ -138,7 +138,7 @@ class Nextest:
                 results.add(TestOutcome(f"{binary}::{name}", None, status, text))
         except ReportUnreadable as exc:
             results.report_error = str(exc)
-        _compile_errors(run.done.stderr, run.root, results)
+        _compile_errors(run.stderr, run.root, results)
         if results.collection_errors:
             results.report_error = None
         results.no_tests = run.done.returncode == 0 and not results.outcomes

@@ -41,7 +41,7 @@ class Go:
         output: dict[tuple[str, str], list[str]] = {}
         build_output: list[str] = []
         packages = 0
-        for line in run.done.stdout.splitlines():
+        for line in run.stdout.splitlines():
             if not line.startswith("{"):
                 continue
             try:
@@ -62,7 +62,7 @@ class Go:
                 text = "".join(output.get((package, test), [])) if action == "fail" else ""
                 results.add(TestOutcome(f"{package}::{test}", None, _STATUS[action],
                                         message(text)))
-        for raw in _GO_ERROR.findall("".join(build_output) + "\n" + run.done.stderr):
+        for raw in _GO_ERROR.findall("".join(build_output) + "\n" + run.stderr):
             results.load_error(relative(raw, run.root))
         if packages == 0 and not results.outcomes and not results.collection_errors \
                 and run.done.returncode != 0:

@@ -99,7 +99,8 @@ def _jvm_file(root: Path, report: Path, classname: str) -> str | None:
     return None
 
 
-def read_reports(run: Finished, reports: list[Path], results: Results, *, jvm: bool) -> None:
+def read_reports(run: Finished, reports: list[Path], results: Results, *, jvm: bool,
+                 by_file: bool = False) -> None:
     for report in reports:
         try:
             cases = list(testcases(parse_xml(report)))
@@ -107,10 +108,11 @@ def read_reports(run: Finished, reports: list[Path], results: Results, *, jvm: b
             results.report_error = str(exc)
             continue
         for case in cases:
-            results.add(_outcome(run.root, report, case, jvm=jvm))
+            results.add(_outcome(run.root, report, case, jvm=jvm, by_file=by_file))
 
 
-def _outcome(root: Path, report: Path, case: ET.Element, *, jvm: bool) -> TestOutcome:
+def _outcome(root: Path, report: Path, case: ET.Element, *, jvm: bool,
+             by_file: bool) -> TestOutcome:
     classname, name = case.get("classname", ""), case.get("name", "")
     status, text = status_of(case)
     file = case.get("file")
@@ -118,7 +120,7 @@ def _outcome(root: Path, report: Path, case: ET.Element, *, jvm: bool) -> TestOu
         file = relative(file, root)
     elif jvm and classname:
         file = _jvm_file(root, report, classname)
-    if file and not jvm and not classname:
+    if file and (by_file or not classname):
         test_id = f"{file}::{name}"
     else:
         test_id = f"{classname}::{name}" if classname else name
@@ -180,8 +182,11 @@ class _BuildTool:
             for raw in self.compile_error.findall(run.output):
                 results.load_error(relative(raw, run.root))
         results.no_tests = (run.done.returncode == 0 and not results.outcomes
-                            and any(w in run.output for w in self.no_tests_words))
+                            and not reports and self.ran_no_tests(run.output))
         return results
+
+    def ran_no_tests(self, output: str) -> bool:
+        return any(w in output for w in self.no_tests_words)
 
     def fix(self) -> str:
         return (f"make sure `{self.name}` runs the tests and writes JUnit XML reports "
@@ -190,11 +195,24 @@ class _BuildTool:
 
 class Maven(_BuildTool):
     name = "maven"
+
+    def prepare(self, cmd: TestCommand, tmp: Path, env: dict[str, str]) -> tuple[str, ...]:
+        # batch mode: no colours, no download progress in the output rgr reads
+        if cmd.shell or {"-B", "--batch-mode"} & set(cmd.argv):
+            return cmd.argv
+        return (*cmd.argv, "--batch-mode")
+
     label = "Maven Surefire"
     # the second glob covers the modules of a multi-module build
     globs = ("target/surefire-reports/TEST-*.xml", "*/target/surefire-reports/TEST-*.xml")
     compile_error = _JAVAC_ERROR
     no_tests_words = ("No tests to run.", "Tests run: 0,")
+
+    def ran_no_tests(self, output: str) -> bool:
+        # Surefire writes a report per test class it runs; when it ran (and was not
+        # told to skip) and wrote none, there are none. It does not always say so.
+        return super().ran_no_tests(output) or (
+            "maven-surefire-plugin" in output and "Tests are skipped" not in output)
 
 
 class Gradle(_BuildTool):
@@ -221,10 +239,12 @@ class PHPUnit:
         results = Results()
         path = run.tmp / "phpunit.xml"
         if path.is_file():
-            read_reports(run, [path], results, jvm=False)
+            read_reports(run, [path], results, jvm=False, by_file=True)
         if run.done.returncode != 0:
             for raw in _PHP_FATAL.findall(run.output):
-                results.load_error(relative(raw, run.root))
+                file = relative(raw, run.root)
+                if not file.startswith(("/", "vendor/")):  # PHPUnit's own files are not it
+                    results.load_error(file)
         if not path.is_file() and not results.collection_errors:
             results.report_error = f"PHPUnit wrote no JUnit report (exit code " \
                                    f"{run.done.returncode})"

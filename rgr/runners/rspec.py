@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
 REPORT = "rspec.json"
 _STATUS: dict[str, Status] = {"passed": "passed", "failed": "failed", "pending": "skipped"}
-_LOAD_ERROR = re.compile(r"An error occurred while loading (\S+)")
+_LOAD_ERROR = re.compile(r"An error occurred while loading (\S+?)\.?(?:\s|$)", re.MULTILINE)
 
 
 class RSpec:

@@ -1,0 +1,143 @@
+"""The toolchains the runner tests and the ecosystem katas need, installed by the tests
+themselves: OS packages with ``apt-get install -y`` (after ``apt-get update``) when a
+program is missing, the JavaScript runners with ``npm ci`` from the lockfile in
+``runners/`` beside this file.
+
+Nothing here skips: a toolchain that cannot be installed raises ToolchainMissing, which
+fails the test with the toolchain's name and what was tried.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from rgr.proc import run
+
+#: package.json + package-lock.json pin Vitest, Jest, Mocha and TypeScript.
+RUNNERS_DIR = Path(__file__).resolve().parent / "runners"
+
+APT_TIMEOUT_S = 900.0
+
+#: Debian ships the Maven plugins a plain `mvn test` needs (Maven Central is not reachable
+#: from every machine that runs these tests): their versions, pinned in the kata's pom.
+MAVEN_DEBIAN_PACKAGES = ("libsurefire-java", "libmaven-compiler-plugin-java",
+                         "libmaven-resources-plugin-java", "libmaven-jar-plugin-java", "junit4")
+MAVEN_DEBIAN_REPO = Path("/usr/share/maven-repo")
+MAVEN_PLUGINS = {"maven-surefire-plugin": "2.22.3", "maven-compiler-plugin": "3.10.1",
+                 "maven-resources-plugin": "3.3.0", "maven-jar-plugin": "3.3.0"}
+
+
+class ToolchainMissing(RuntimeError):
+    """A toolchain a test needs could not be installed: the test fails, naming it."""
+
+
+@contextmanager
+def _lock(name: str) -> Iterator[None]:
+    digest = hashlib.sha256(name.encode()).hexdigest()[:16]
+    path = Path(tempfile.gettempdir()) / f"rgr-toolchain-{digest}.lock"
+    with path.open("w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def apt_install(*packages: str) -> None:
+    """``apt-get install -y`` (after one ``apt-get update``); ToolchainMissing on failure."""
+    apt = shutil.which("apt-get")
+    if apt is None:
+        raise ToolchainMissing(f"apt-get is not available to install {', '.join(packages)}")
+    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+    with _lock("apt"):
+        for argv in ([apt, "update", "-q"], [apt, "install", "-y", "-q", *packages]):
+            done = run(argv, cwd="/", timeout=APT_TIMEOUT_S, env=env)
+            if done.returncode != 0 or done.timed_out:
+                raise ToolchainMissing(f"cannot install {', '.join(packages)}:\n"
+                                       f"{done.describe()}")
+
+
+def ensure_program(program: str, *packages: str) -> str:
+    """The path of ``program``, installing ``packages`` from the OS registry if needed."""
+    found = shutil.which(program)
+    if found is None:
+        apt_install(*packages)
+        found = shutil.which(program)
+    if found is None:
+        raise ToolchainMissing(f"{program} is still missing after installing {packages}")
+    return found
+
+
+def ensure_go() -> str:
+    return ensure_program("go", "golang")
+
+
+def ensure_cargo() -> str:
+    return ensure_program("cargo", "cargo")
+
+
+def ensure_ruby_rspec() -> str:
+    return ensure_program("rspec", "ruby-rspec")
+
+
+def ensure_phpunit() -> str:
+    return ensure_program("phpunit", "phpunit")
+
+
+def ensure_maven() -> str:
+    """``mvn`` and the Debian-packaged plugins the katas' poms pin."""
+    mvn = ensure_program("mvn", "maven")
+    plugins = MAVEN_DEBIAN_REPO / "org" / "apache" / "maven" / "plugins"
+    if not all((plugins / name / version).is_dir() for name, version in MAVEN_PLUGINS.items()):
+        apt_install(*MAVEN_DEBIAN_PACKAGES)
+    return mvn
+
+
+def maven_home(home: Path) -> dict[str, str]:
+    """Environment for `mvn` with a private user home whose settings send every download
+    to the Debian repository on disk (a local mirror) and keep the local repository out
+    of the user's ~/.m2."""
+    m2 = home / ".m2"
+    m2.mkdir(parents=True, exist_ok=True)
+    (m2 / "settings.xml").write_text(
+        "<settings>"
+        f"<localRepository>{m2 / 'repository'}</localRepository>"
+        "<offline>false</offline>"
+        "<mirrors><mirror><id>debian</id><mirrorOf>*</mirrorOf>"
+        f"<url>file://{MAVEN_DEBIAN_REPO}</url></mirror></mirrors>"
+        "</settings>\n")
+    # Java's user.home comes from the password database, not $HOME: say it explicitly.
+    return {"MAVEN_OPTS": f"-Duser.home={home}"}
+
+
+def maven_plugins_xml() -> str:
+    return "".join(
+        "<plugin><groupId>org.apache.maven.plugins</groupId>"
+        f"<artifactId>{name}</artifactId><version>{version}</version></plugin>"
+        for name, version in MAVEN_PLUGINS.items())
+
+
+def ensure_js_runners(runners_dir: Path = RUNNERS_DIR) -> Path:
+    """``node_modules`` with the pinned Vitest, Jest, Mocha and TypeScript."""
+    modules = runners_dir / "node_modules"
+    marker = modules / ".bin" / "vitest"
+    if marker.exists():
+        return modules
+    npm = shutil.which("npm")
+    if npm is None:
+        raise ToolchainMissing("npm is not on PATH: install Node.js 20 or later")
+    with _lock(str(runners_dir)):
+        if marker.exists():
+            return modules
+        done = run([npm, "ci", "--no-audit", "--no-fund"], cwd=runners_dir, timeout=900.0)
+        if done.returncode != 0 or done.timed_out or not marker.exists():
+            raise ToolchainMissing(f"installing the JavaScript test runners failed:\n"
+                                   f"{done.describe()}")
+    return modules

@@ -1,0 +1,436 @@
+"""Every runner adapter in rgr.runners against the real runner (no mocks): per-test
+outcomes, a test file that fails to load or compile named as an error, and an empty
+project read as "no tests yet". The toolchains are installed by tests/e2e/toolchains.py
+when missing; a toolchain that cannot be installed fails its tests, naming it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import textwrap
+from pathlib import Path
+
+import pytest
+from toolchains import (
+    ensure_cargo,
+    ensure_go,
+    ensure_js_runners,
+    ensure_maven,
+    ensure_phpunit,
+    ensure_ruby_rspec,
+    maven_home,
+    maven_plugins_xml,
+)
+
+from rgr.config import TestCommand, detect_test_command
+from rgr.errors import ConfigError
+from rgr.verify import TestReport, require_results, run_tests
+
+TIMEOUT = 300.0
+
+
+def files(root: Path, contents: dict[str, str]) -> Path:
+    for name, text in contents.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text).lstrip("\n"))
+    return root
+
+
+def detected(root: Path) -> TestCommand:
+    cmd = detect_test_command(root)
+    assert cmd is not None
+    return cmd
+
+
+def run(root: Path, cmd: TestCommand | None = None, env: dict[str, str] | None = None
+        ) -> TestReport:
+    return run_tests(cmd or detected(root), root, timeout=TIMEOUT,
+                     env={**os.environ, **(env or {})})
+
+
+def statuses(report: TestReport) -> dict[str, str]:
+    return {test_id: o.status for test_id, o in report.outcomes.items()}
+
+
+def untouched(root: Path, before: set[Path]) -> None:
+    """rgr's reports went to its own directory: nothing new in the project but the
+    runner's own build or cache output."""
+    new = {p for p in root.rglob("*") if p.is_file()} - before
+    allowed = ("target/", "node_modules/")
+    leftovers = [p for p in new if not str(p.relative_to(root)).startswith(allowed)]
+    assert leftovers == []
+
+
+# ---------------------------------------------------------------------- JavaScript
+
+
+@pytest.fixture(scope="session")
+def node_modules() -> Path:
+    return ensure_js_runners()
+
+
+def js_project(root: Path, node_modules: Path, package: dict[str, object],
+               contents: dict[str, str]) -> Path:
+    files(root, {"package.json": json.dumps(package), **contents})
+    (root / "node_modules").symlink_to(node_modules)
+    return root
+
+
+VITEST_TESTS = {
+    "src/slug.test.js": """
+        import { describe, it, expect } from 'vitest';
+        describe('slug', () => {
+          it('passes', () => expect(1).toBe(1));
+          it('fails', () => expect('a').toBe('b'));
+        });
+        it.skip('later', () => {});
+    """,
+    "src/broken.test.js": "import { nope } from './missing.js';\nit('x', () => {});\n",
+}
+
+
+def test_vitest_through_npm_test(tmp_path: Path, node_modules: Path) -> None:
+    root = js_project(tmp_path, node_modules,
+                      {"type": "module", "scripts": {"test": "vitest run"},
+                       "devDependencies": {"vitest": "3.2.7"}}, VITEST_TESTS)
+    cmd = detected(root)
+    assert (cmd.argv, cmd.runner) == (("npm", "test"), "vitest")
+    before = {p for p in root.rglob("*") if p.is_file()}
+    report = run(root, cmd)
+    assert statuses(report) == {
+        "src/slug.test.js::slug::passes": "passed",
+        "src/slug.test.js::slug::fails": "failed",
+        "src/slug.test.js::later": "skipped",
+    }
+    assert "expected 'a' to be 'b'" in report.outcomes["src/slug.test.js::slug::fails"].message
+    assert report.outcomes["src/slug.test.js::slug::passes"].file == "src/slug.test.js"
+    assert report.collection_errors == ("src/broken.test.js",)
+    assert report.errors == 1 and not report.all_passed
+    assert "slug" in report.output_excerpt  # the default reporter still prints
+    untouched(root, before)
+
+
+def test_vitest_typescript_and_no_tests(tmp_path: Path, node_modules: Path) -> None:
+    package = {"type": "module", "scripts": {"test": "vitest run"}}
+    empty = run(js_project(tmp_path / "empty", node_modules, package, {"src/a.ts": ""}))
+    assert empty.no_tests_collected and empty.all_passed
+    root = js_project(tmp_path / "ts", node_modules, package, {
+        "src/add.ts": "export const add = (a: number, b: number): number => a + b;\n",
+        "src/add.test.ts": """
+            import { it, expect } from 'vitest';
+            import { add } from './add';
+            it('adds', () => expect(add(1, 2)).toBe(3));
+        """})
+    report = run(root)
+    assert statuses(report) == {"src/add.test.ts::adds": "passed"} and report.all_passed
+
+
+def test_jest(tmp_path: Path, node_modules: Path) -> None:
+    root = js_project(tmp_path, node_modules,
+                      {"scripts": {"test": "jest"}, "devDependencies": {"jest": "30.5.2"}}, {
+        "test/slug.test.js": """
+            describe('slug', () => {
+              it('passes', () => expect(1).toBe(1));
+              it('fails', () => expect('a').toBe('b'));
+            });
+            it.todo('someday');
+        """,
+        "test/broken.test.js": "it('x', () => { (;\n",
+    })
+    cmd = detected(root)
+    assert cmd.runner == "jest"
+    report = run(root, cmd)
+    assert statuses(report) == {
+        "test/slug.test.js::slug::passes": "passed",
+        "test/slug.test.js::slug::fails": "failed",
+        "test/slug.test.js::someday": "skipped",
+    }
+    assert 'Expected: "b"' in report.outcomes["test/slug.test.js::slug::fails"].message
+    assert report.collection_errors == ("test/broken.test.js",)
+    empty = run(js_project(tmp_path / "empty", node_modules, {"scripts": {"test": "jest"}}, {}))
+    assert empty.no_tests_collected and empty.all_passed
+
+
+def test_mocha(tmp_path: Path, node_modules: Path) -> None:
+    package = {"scripts": {"test": "mocha 'test/*.spec.js'"}}
+    root = js_project(tmp_path, node_modules, package, {
+        "test/slug.spec.js": """
+            const assert = require('assert');
+            describe('slug', () => {
+              it('passes', () => assert.equal(1, 1));
+              it('fails', () => assert.equal('a', 'b'));
+            });
+            it.skip('later', () => {});
+        """})
+    cmd = detected(root)
+    assert cmd.runner == "mocha"
+    report = run(root, cmd)
+    assert statuses(report) == {
+        "test/slug.spec.js::slug passes": "passed",
+        "test/slug.spec.js::slug fails": "failed",
+        "test/slug.spec.js::later": "skipped",
+    }
+    files(root, {"test/broken.spec.js": "require('./missing.js');\n"})
+    broken = run(root, cmd)
+    assert broken.collection_errors == ("test/broken.spec.js",) and not broken.all_passed
+
+
+def test_node_test_runner(tmp_path: Path, node_modules: Path) -> None:
+    root = js_project(tmp_path, node_modules, {"scripts": {"test": "node --test"}}, {
+        "test/slug.test.mjs": """
+            import { describe, it } from 'node:test';
+            import assert from 'node:assert';
+            describe('slug', () => {
+              it('passes', () => assert.equal(1, 1));
+              it('fails', () => assert.equal('a', 'b'));
+            });
+            it('later', { skip: true }, () => {});
+        """,
+        "test/broken.test.mjs": "import { x } from './missing.mjs';\n",
+    })
+    cmd = detected(root)
+    assert cmd.runner == "node"
+    report = run(root, cmd)
+    assert statuses(report) == {
+        "test/slug.test.mjs::slug::passes": "passed",
+        "test/slug.test.mjs::slug::fails": "failed",
+        "test/slug.test.mjs::later": "skipped",
+    }
+    assert report.collection_errors == ("test/broken.test.mjs",)
+    assert "passes" in report.output_excerpt  # the spec reporter still prints
+
+
+def test_npm_script_rgr_cannot_see_into_is_refused(tmp_path: Path, node_modules: Path) -> None:
+    root = js_project(tmp_path, node_modules, {"scripts": {"test": "node check.js"}},
+                      {"check.js": "console.log('all good');\n"})
+    cmd = detected(root)
+    assert cmd.runner == "npm"
+    report = run(root, cmd)
+    assert report.exit_code == 0 and report.outcomes == {}
+    with pytest.raises(ConfigError) as raised:
+        require_results(report, cmd)
+    assert "npm test" in raised.value.message and "junit_xml" in (raised.value.hint or "")
+
+
+# ---------------------------------------------------------------------- Rust, Go
+
+
+CARGO_TOML = '[package]\nname = "kata"\nversion = "0.1.0"\nedition = "2021"\n'
+
+
+def test_cargo_test(tmp_path: Path) -> None:
+    ensure_cargo()
+    root = files(tmp_path, {
+        "Cargo.toml": CARGO_TOML,
+        "src/lib.rs": """
+            pub fn add(a: i32, b: i32) -> i32 { a + b }
+            #[cfg(test)]
+            mod tests {
+                #[test]
+                fn unit_passes() { assert_eq!(super::add(1, 1), 2); }
+            }
+        """,
+        "tests/add.rs": """
+            #[test]
+            fn passes() { assert_eq!(kata::add(1, 2), 3); }
+            #[test]
+            fn fails() { assert_eq!(kata::add(1, 2), 4, "one and two"); }
+            #[test]
+            #[ignore]
+            fn later() {}
+        """,
+        "tests/more.rs": "#[test]\nfn passes() {}\n",
+    })
+    cmd = detected(root)
+    assert (cmd.argv, cmd.runner) == (("cargo", "test"), "cargo")
+    report = run(root, cmd)
+    assert statuses(report) == {
+        "src/lib.rs::tests::unit_passes": "passed",
+        "tests/add.rs::passes": "passed",
+        "tests/add.rs::fails": "failed",
+        "tests/add.rs::later": "skipped",
+        "tests/more.rs::passes": "passed",  # ran although tests/add.rs failed first
+    }
+    assert "one and two" in report.outcomes["tests/add.rs::fails"].message
+    assert report.outcomes["tests/add.rs::fails"].file == "tests/add.rs"
+    files(root, {"tests/more.rs": "#[test]\nfn passes() { kata::nope(); }\n"})
+    broken = run(root, cmd)
+    assert broken.collection_errors == ("tests/more.rs",) and broken.errors == 1
+
+
+def test_cargo_without_tests(tmp_path: Path) -> None:
+    ensure_cargo()
+    root = files(tmp_path, {"Cargo.toml": CARGO_TOML, "src/lib.rs": "pub fn f() {}\n"})
+    report = run(root)
+    assert report.no_tests_collected and report.all_passed
+
+
+def test_go_test(tmp_path: Path) -> None:
+    ensure_go()
+    root = files(tmp_path, {
+        "go.mod": "module example.com/kata\n\ngo 1.19\n",
+        "add.go": "package kata\n\nfunc Add(a, b int) int { return a + b }\n",
+        "add_test.go": """
+            package kata
+
+            import "testing"
+
+            func TestPasses(t *testing.T) { if Add(1, 2) != 3 { t.Fatal("no") } }
+            func TestFails(t *testing.T) { t.Fatalf("one and two make %d", Add(1, 2)) }
+            func TestLater(t *testing.T) { t.Skip("later") }
+            func TestTable(t *testing.T) {
+                t.Run("zero", func(t *testing.T) {})
+            }
+        """,
+    })
+    cmd = detected(root)
+    assert (cmd.argv, cmd.runner) == (("go", "test", "./..."), "go")
+    env = {"GOCACHE": str(tmp_path / "gocache"), "GOFLAGS": "-mod=mod"}
+    report = run(root, cmd, env)
+    assert statuses(report) == {
+        "example.com/kata::TestPasses": "passed",
+        "example.com/kata::TestFails": "failed",
+        "example.com/kata::TestLater": "skipped",
+        "example.com/kata::TestTable": "passed",
+        "example.com/kata::TestTable/zero": "passed",
+    }
+    assert "one and two make 3" in report.outcomes["example.com/kata::TestFails"].message
+    files(root, {"add_test.go": "package kata\n\nimport \"testing\"\n\n"
+                                "func TestX(t *testing.T) { Nope() }\n"})
+    broken = run(root, cmd, env)
+    assert broken.collection_errors == ("add_test.go",) and not broken.all_passed
+    (root / "add_test.go").unlink()
+    empty = run(root, cmd, env)
+    assert empty.no_tests_collected and empty.all_passed
+
+
+# ---------------------------------------------------------------------- JVM
+
+
+def pom(artifact: str = "kata") -> str:
+    return f"""<project xmlns="http://maven.apache.org/POM/4.0.0">
+  <modelVersion>4.0.0</modelVersion>
+  <groupId>kata</groupId><artifactId>{artifact}</artifactId><version>1.0</version>
+  <properties>
+    <maven.compiler.source>17</maven.compiler.source>
+    <maven.compiler.target>17</maven.compiler.target>
+    <project.build.sourceEncoding>UTF-8</project.build.sourceEncoding>
+  </properties>
+  <dependencies><dependency><groupId>junit</groupId><artifactId>junit</artifactId>
+    <version>4.13.2</version><scope>test</scope></dependency></dependencies>
+  <build><plugins>{maven_plugins_xml()}</plugins></build>
+</project>
+"""
+
+
+def test_maven_surefire(tmp_path: Path) -> None:
+    ensure_maven()
+    root = files(tmp_path / "kata", {
+        "pom.xml": pom(),
+        "src/main/java/kata/Add.java":
+            "package kata;\npublic class Add { public static int add(int a, int b) "
+            "{ return a + b; } }\n",
+        "src/test/java/kata/AddTest.java": """
+            package kata;
+            import static org.junit.Assert.assertEquals;
+            import org.junit.Ignore;
+            import org.junit.Test;
+            public class AddTest {
+              @Test public void passes() { assertEquals(3, Add.add(1, 2)); }
+              @Test public void fails() { assertEquals("one and two", 4, Add.add(1, 2)); }
+              @Ignore @Test public void later() {}
+            }
+        """,
+    })
+    cmd = detected(root)
+    assert (cmd.argv, cmd.runner) == (("mvn", "test"), "maven")
+    env = maven_home(tmp_path / "home")
+    report = run(root, cmd, env)
+    assert statuses(report) == {
+        "kata.AddTest::passes": "passed",
+        "kata.AddTest::fails": "failed",
+        "kata.AddTest::later": "skipped",
+    }
+    assert "one and two" in report.outcomes["kata.AddTest::fails"].message
+    assert report.outcomes["kata.AddTest::fails"].file == "src/test/java/kata/AddTest.java"
+    files(root, {"src/test/java/kata/AddTest.java":
+                 "package kata;\npublic class AddTest { void x() { Add.nope(); } }\n"})
+    broken = run(root, cmd, env)
+    assert broken.collection_errors == ("src/test/java/kata/AddTest.java",)
+    assert broken.outcomes == {} and not broken.all_passed  # the stale reports are not read
+    (root / "src/test/java/kata/AddTest.java").unlink()
+    empty = run(root, cmd, env)
+    assert empty.no_tests_collected and empty.all_passed, empty.output_excerpt
+
+
+# ---------------------------------------------------------------------- Ruby, PHP
+
+
+def test_rspec(tmp_path: Path) -> None:
+    ensure_ruby_rspec()
+    root = files(tmp_path, {
+        ".rspec": "--require spec_helper\n",
+        "spec/spec_helper.rb": "",
+        "spec/add_spec.rb": """
+            RSpec.describe "add" do
+              it("passes") { expect(1 + 2).to eq(3) }
+              it("fails") { expect(1 + 2).to eq(4) }
+              it("later") { skip "not today" }
+            end
+        """,
+        "spec/broken_spec.rb": "require_relative 'missing'\n",
+    })
+    cmd = detected(root)
+    assert (cmd.argv, cmd.runner) == (("rspec",), "rspec")
+    report = run(root, cmd)
+    # RSpec runs no example at all when a spec file does not load
+    assert report.collection_errors == ("spec/broken_spec.rb",) and not report.all_passed
+    (root / "spec/broken_spec.rb").unlink()
+    report = run(root, cmd)
+    assert statuses(report) == {
+        "spec/add_spec.rb::add passes": "passed",
+        "spec/add_spec.rb::add fails": "failed",
+        "spec/add_spec.rb::add later": "skipped",
+    }
+    assert "expected: 4" in report.outcomes["spec/add_spec.rb::add fails"].message
+
+
+def test_phpunit(tmp_path: Path) -> None:
+    phpunit = ensure_phpunit()
+    root = files(tmp_path, {
+        "tests/AddTest.php": """
+            <?php
+            use PHPUnit\\Framework\\TestCase;
+            final class AddTest extends TestCase {
+                public function testPasses(): void { $this->assertSame(3, 1 + 2); }
+                public function testFails(): void { $this->assertSame(4, 1 + 2, 'one and two'); }
+            }
+        """,
+    })
+    cmd = TestCommand((phpunit, "tests"), "phpunit", (), False, "test")
+    report = run(root, cmd)
+    assert statuses(report) == {
+        "tests/AddTest.php::testPasses": "passed",
+        "tests/AddTest.php::testFails": "failed",
+    }
+    assert "one and two" in report.outcomes["tests/AddTest.php::testFails"].message
+    files(root, {"tests/BrokenTest.php": "<?php\nclass BrokenTest {\n"})
+    broken = run(root, cmd)
+    assert broken.collection_errors == ("tests/BrokenTest.php",), broken.output_excerpt
+
+
+def test_git_status_clean_after_runs(tmp_path: Path, node_modules: Path) -> None:
+    """A run with rgr's reporter leaves a committed JS project's tree clean."""
+    root = js_project(tmp_path, node_modules, {"type": "module", "scripts": {"test": "vitest"}},
+                      {".gitignore": "node_modules\n", **VITEST_TESTS})
+    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
+    subprocess.run(["git", "add", "-A"], cwd=root, check=True)
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit",
+                    "-qm", "x"], cwd=root, check=True)
+    run(root)
+    status = subprocess.run(["git", "status", "--porcelain", "--ignored"], cwd=root,
+                            capture_output=True, text=True, check=True).stdout
+    assert status.splitlines() == ["!! node_modules"]
