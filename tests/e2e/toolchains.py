@@ -100,6 +100,11 @@ def ensure_maven() -> str:
     return mvn
 
 
+#: The tests' own Maven local repository (copies of Debian's jars), shared by the tests
+#: of one machine so that only the first copies them; never the user's ~/.m2.
+MAVEN_LOCAL_REPO = Path(tempfile.gettempdir()) / "rgr-e2e-maven-repository"
+
+
 def maven_home(home: Path) -> dict[str, str]:
     """Environment for `mvn` with a private user home whose settings send every download
     to the Debian repository on disk (a local mirror) and keep the local repository out
@@ -108,7 +113,7 @@ def maven_home(home: Path) -> dict[str, str]:
     m2.mkdir(parents=True, exist_ok=True)
     (m2 / "settings.xml").write_text(
         "<settings>"
-        f"<localRepository>{m2 / 'repository'}</localRepository>"
+        f"<localRepository>{MAVEN_LOCAL_REPO}</localRepository>"
         "<offline>false</offline>"
         "<mirrors><mirror><id>debian</id><mirrorOf>*</mirrorOf>"
         f"<url>file://{MAVEN_DEBIAN_REPO}</url></mirror></mirrors>"

@@ -1,0 +1,361 @@
+"""The slugify kata in JavaScript (Vitest, Jest), TypeScript, Rust, Go and Java (Maven):
+each project, its toolchain, and the scripted agent sessions that play it.
+
+Every project starts with the function's signature and a stub (``slugify`` returns an
+empty string) and no tests: in a compiled language a test that calls a function that
+does not exist does not compile, which rgr rightly rejects as a test that does not load,
+so RED adds a test that compiles and fails. The test command is never configured: rgr
+detects it from the project's files (package.json, Cargo.toml, go.mod, pom.xml).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from toolchains import (
+    ensure_cargo,
+    ensure_go,
+    ensure_js_runners,
+    ensure_maven,
+    maven_home,
+    maven_plugins_xml,
+)
+
+from rgr.demo.kata import TEST_1, TEST_2, commit
+from rgr.fake_model import SessionScript, Step, bash, read, structured, write
+
+
+@dataclass(frozen=True)
+class Ecosystem:
+    name: str
+    runner: str  # the TestCommand.runner rgr must detect
+    test_file: str
+    impl_file: str
+    #: The project before any test: the stub, the build files, .gitignore.
+    files: Mapping[str, str]
+    #: The test file after RED of cycle 1 and of cycle 2.
+    test_1: str
+    test_2: str
+    #: A first test that passes against the stub at once (RED must reject it).
+    passing_test: str
+    #: The implementation after GREEN of cycle 1 and cycle 2.
+    impl_1: str
+    impl_2: str
+    #: The test file as a cheating GREEN rewrites it.
+    weakened_test: str
+    #: The project's own test command, to check the finished kata without rgr.
+    check: tuple[str, ...]
+    #: Installs the toolchain (or raises ToolchainMissing); returns extra environment.
+    setup: Callable[[Path, Path], dict[str, str]] = field(default=lambda root, home: {})
+
+
+# ---------------------------------------------------------------------- JavaScript
+
+
+def _js_setup(root: Path, home: Path) -> dict[str, str]:
+    modules = ensure_js_runners()
+    link = root / "node_modules"
+    if not link.exists():
+        link.symlink_to(modules)
+    return {}
+
+
+def _js_tests(imports: str, call: str = "slugify") -> tuple[str, str, str, str]:
+    one = f"""{imports}
+it('{TEST_1}', () => {{
+  expect({call}('Hello')).toBe('hello');
+}});
+"""
+    two = one + f"""
+it('{TEST_2}', () => {{
+  expect({call}('Hello World')).toBe('hello-world');
+}});
+"""
+    passing = f"""{imports}
+it('{TEST_1}', () => {{
+  expect({call}('')).toBe('');
+}});
+"""
+    weakened = one.replace("expect(slugify('Hello')).toBe('hello')", "expect(true).toBe(true)")
+    return one, two, passing, weakened
+
+
+_VITEST_IMPORTS = "import { it, expect } from 'vitest';\nimport { slugify } from './slug.js';\n"
+_V1, _V2, _VP, _VW = _js_tests(_VITEST_IMPORTS)
+VITEST = Ecosystem(
+    name="vitest", runner="vitest", test_file="src/slug.test.js", impl_file="src/slug.js",
+    files={
+        "package.json": json.dumps({"name": "kata", "private": True, "type": "module",
+                                    "scripts": {"test": "vitest run"},
+                                    "devDependencies": {"vitest": "3.2.7"}}, indent=2) + "\n",
+        ".gitignore": "node_modules\n",
+        "src/slug.js": "export function slugify(text) {\n  return '';\n}\n",
+    },
+    test_1=_V1, test_2=_V2, passing_test=_VP, weakened_test=_VW,
+    impl_1="export function slugify(text) {\n  return text.toLowerCase();\n}\n",
+    impl_2="export function slugify(text) {\n  return text.toLowerCase().split(/\\s+/)"
+           ".join('-');\n}\n",
+    check=("npm", "test"), setup=_js_setup,
+)
+
+_J1, _J2, _JP, _JW = _js_tests("const { slugify } = require('./slug');\n")
+JEST = Ecosystem(
+    name="jest", runner="jest", test_file="src/slug.test.js", impl_file="src/slug.js",
+    files={
+        "package.json": json.dumps({"name": "kata", "private": True,
+                                    "scripts": {"test": "jest"},
+                                    "devDependencies": {"jest": "30.5.2"}}, indent=2) + "\n",
+        ".gitignore": "node_modules\n",
+        "src/slug.js": "function slugify(text) {\n  return '';\n}\n\nmodule.exports = "
+                       "{ slugify };\n",
+    },
+    test_1=_J1, test_2=_J2, passing_test=_JP, weakened_test=_JW,
+    impl_1="function slugify(text) {\n  return text.toLowerCase();\n}\n\n"
+           "module.exports = { slugify };\n",
+    impl_2="function slugify(text) {\n  return text.toLowerCase().split(/\\s+/).join('-');\n"
+           "}\n\nmodule.exports = { slugify };\n",
+    check=("npm", "test"), setup=_js_setup,
+)
+
+_T1, _T2, _TP, _TW = _js_tests(
+    "import { it, expect } from 'vitest';\nimport { slugify } from './slug';\n")
+TYPESCRIPT = Ecosystem(
+    name="typescript", runner="vitest", test_file="src/slug.test.ts", impl_file="src/slug.ts",
+    files={
+        "package.json": json.dumps({"name": "kata", "private": True, "type": "module",
+                                    "scripts": {"test": "vitest run"},
+                                    "devDependencies": {"typescript": "5.9.3",
+                                                        "vitest": "3.2.7"}}, indent=2) + "\n",
+        "tsconfig.json": json.dumps({"compilerOptions": {"strict": True, "target": "ES2022",
+                                                         "module": "ESNext",
+                                                         "moduleResolution": "Bundler"}}) + "\n",
+        ".gitignore": "node_modules\n",
+        "src/slug.ts": "export function slugify(text: string): string {\n  return '';\n}\n",
+    },
+    test_1=_T1, test_2=_T2, passing_test=_TP, weakened_test=_TW,
+    impl_1="export function slugify(text: string): string {\n  return text.toLowerCase();\n}\n",
+    impl_2="export function slugify(text: string): string {\n  return text.toLowerCase()"
+           ".split(/\\s+/).join('-');\n}\n",
+    check=("npm", "test"), setup=_js_setup,
+)
+
+
+# ---------------------------------------------------------------------- Rust
+
+
+def _rust_setup(root: Path, home: Path) -> dict[str, str]:
+    ensure_cargo()
+    # rustup's proxies find their toolchain through CARGO_HOME and RUSTUP_HOME, which
+    # default to the real user's home, not the throwaway HOME the tests give claude.
+    real_home = Path(os.path.expanduser("~"))
+    return {"CARGO_HOME": os.environ.get("CARGO_HOME", str(real_home / ".cargo")),
+            "RUSTUP_HOME": os.environ.get("RUSTUP_HOME", str(real_home / ".rustup"))}
+
+
+_RUST_1 = f"""use kata::slugify;
+
+#[test]
+fn {TEST_1.replace(' ', '_')}() {{
+    assert_eq!(slugify("Hello"), "hello");
+}}
+"""
+RUST = Ecosystem(
+    name="rust", runner="cargo", test_file="tests/slug.rs", impl_file="src/lib.rs",
+    files={
+        "Cargo.toml": '[package]\nname = "kata"\nversion = "0.1.0"\nedition = "2021"\n',
+        ".gitignore": "/target\nCargo.lock\n",
+        "src/lib.rs": "pub fn slugify(text: &str) -> String {\n    let _ = text;\n"
+                      "    String::new()\n}\n",
+    },
+    test_1=_RUST_1,
+    test_2=_RUST_1 + f"""
+#[test]
+fn {TEST_2.replace(' ', '_')}() {{
+    assert_eq!(slugify("Hello World"), "hello-world");
+}}
+""",
+    passing_test=_RUST_1.replace('slugify("Hello"), "hello"', 'slugify(""), ""'),
+    weakened_test=_RUST_1.replace('assert_eq!(slugify("Hello"), "hello");', "assert!(true);"),
+    impl_1="pub fn slugify(text: &str) -> String {\n    text.to_lowercase()\n}\n",
+    impl_2="pub fn slugify(text: &str) -> String {\n    text.to_lowercase()"
+           ".split_whitespace().collect::<Vec<_>>().join(\"-\")\n}\n",
+    check=("cargo", "test"), setup=_rust_setup,
+)
+
+
+# ---------------------------------------------------------------------- Go
+
+
+def _go_setup(root: Path, home: Path) -> dict[str, str]:
+    ensure_go()
+    return {}
+
+
+def _go_test(name: str, given: str, want: str) -> str:
+    return f"""
+func Test{name}(t *testing.T) {{
+	if got := Slugify("{given}"); got != "{want}" {{
+		t.Fatalf("Slugify(%q) = %q, want %q", "{given}", got, "{want}")
+	}}
+}}
+"""
+
+
+_GO_HEAD = 'package kata\n\nimport "testing"\n'
+_GO_1 = _GO_HEAD + _go_test("LowercasesASingleWord", "Hello", "hello")
+GO = Ecosystem(
+    name="go", runner="go", test_file="slug_test.go", impl_file="slug.go",
+    files={
+        "go.mod": "module example.com/kata\n\ngo 1.19\n",
+        "slug.go": "package kata\n\n// Slugify makes a URL slug of text.\n"
+                   "func Slugify(text string) string {\n\treturn \"\"\n}\n",
+    },
+    test_1=_GO_1,
+    test_2=_GO_1 + _go_test("JoinsWordsWithDashes", "Hello World", "hello-world"),
+    passing_test=_GO_HEAD + _go_test("LowercasesASingleWord", "", ""),
+    weakened_test=_GO_1.replace('got != "hello"', "false"),
+    impl_1='package kata\n\nimport "strings"\n\n// Slugify makes a URL slug of text.\n'
+           "func Slugify(text string) string {\n\treturn strings.ToLower(text)\n}\n",
+    impl_2='package kata\n\nimport "strings"\n\n// Slugify makes a URL slug of text.\n'
+           "func Slugify(text string) string {\n"
+           '\treturn strings.Join(strings.Fields(strings.ToLower(text)), "-")\n}\n',
+    check=("go", "test", "./..."), setup=_go_setup,
+)
+
+
+# ---------------------------------------------------------------------- Java (Maven)
+
+
+def _maven_setup(root: Path, home: Path) -> dict[str, str]:
+    ensure_maven()
+    return maven_home(home)
+
+
+def _java_test(*methods: str) -> str:
+    return ("package kata;\n\nimport static org.junit.Assert.assertEquals;\n\n"
+            "import org.junit.Test;\n\npublic class SlugTest {\n" + "".join(methods) + "}\n")
+
+
+def _java_method(name: str, given: str, want: str) -> str:
+    return (f"    @Test\n    public void {name}() {{\n"
+            f'        assertEquals("{want}", Slug.slugify("{given}"));\n    }}\n')
+
+
+_JAVA_M1 = _java_method("lowercasesASingleWord", "Hello", "hello")
+_POM = f"""<project xmlns="http://maven.apache.org/POM/4.0.0">
+  <modelVersion>4.0.0</modelVersion>
+  <groupId>kata</groupId><artifactId>kata</artifactId><version>1.0</version>
+  <properties>
+    <maven.compiler.source>17</maven.compiler.source>
+    <maven.compiler.target>17</maven.compiler.target>
+    <project.build.sourceEncoding>UTF-8</project.build.sourceEncoding>
+  </properties>
+  <dependencies><dependency><groupId>junit</groupId><artifactId>junit</artifactId>
+    <version>4.13.2</version><scope>test</scope></dependency></dependencies>
+  <build><plugins>{maven_plugins_xml()}</plugins></build>
+</project>
+"""
+_JAVA_IMPL = ("package kata;\n\npublic final class Slug {\n    private Slug() {}\n\n"
+              "    public static String slugify(String text) {\n        return {body};\n"
+              "    }\n}\n")
+MAVEN = Ecosystem(
+    name="maven", runner="maven", test_file="src/test/java/kata/SlugTest.java",
+    impl_file="src/main/java/kata/Slug.java",
+    files={"pom.xml": _POM, ".gitignore": "target/\n",
+           "src/main/java/kata/Slug.java": _JAVA_IMPL.replace("{body}", '""')},
+    test_1=_java_test(_JAVA_M1),
+    test_2=_java_test(_JAVA_M1, "\n", _java_method("joinsWordsWithDashes", "Hello World",
+                                                   "hello-world")),
+    passing_test=_java_test(_java_method("lowercasesASingleWord", "", "")),
+    weakened_test=_java_test(_JAVA_M1.replace('assertEquals("hello", Slug.slugify("Hello"))',
+                                              'assertEquals("x", "x")')),
+    impl_1=_JAVA_IMPL.replace("{body}", "text.toLowerCase()"),
+    impl_2=_JAVA_IMPL.replace("{body}", 'String.join("-", text.toLowerCase().trim()'
+                                        '.split("\\\\s+"))'),
+    check=("mvn", "-B", "-q", "test"), setup=_maven_setup,
+)
+
+ECOSYSTEMS: Mapping[str, Ecosystem] = {
+    e.name: e for e in (VITEST, JEST, TYPESCRIPT, RUST, GO, MAVEN)}
+
+
+# ---------------------------------------------------------------------- scripts
+
+
+def plan(eco: Ecosystem, done: int, first: bool = False) -> SessionScript:
+    items = [TEST_1, TEST_2]
+    text = "# Test list\n\n" + "".join(
+        f"- [{'x' if i < done else ' '}] {item}\n" for i, item in enumerate(items))
+    steps: list[Step] = [] if first else [read("test-list.md")]
+    steps += [write("test-list.md", text), commit(f"plan: {done} of 2 done", "test-list.md")]
+    if done >= len(items):
+        steps.append(structured({"currentTest": None}))
+    else:
+        steps.append(structured({"currentTest": {
+            "description": items[done], "testFile": eco.test_file, "implFile": eco.impl_file}}))
+    return SessionScript(steps, expect_system_contains="You are the PLANNER", name=f"plan{done}")
+
+
+def red(eco: Ecosystem, content: str, first: bool) -> SessionScript:
+    steps: list[Step] = [] if first else [read(eco.test_file)]
+    steps += [write(eco.test_file, content), commit("test: add a failing test", eco.test_file),
+              structured({"summary": "added one failing test"})]
+    return SessionScript(steps, expect_system_contains="You are the TESTER", name="red")
+
+
+def green(eco: Ecosystem, content: str, cheat: bool = False) -> SessionScript:
+    steps: list[Step] = [read(eco.impl_file), write(eco.impl_file, content)]
+    if cheat:
+        steps += [read(eco.test_file), write(eco.test_file, eco.weakened_test)]
+    steps += [commit("feat: make it pass", "-A"), structured({"summary": "implemented slugify"})]
+    return SessionScript(steps, expect_system_contains="You are the IMPLEMENTER",
+                         name="green-cheat" if cheat else "green")
+
+
+def refactor() -> SessionScript:
+    return SessionScript(
+        [bash('git commit -q --allow-empty -m "refactor: no changes needed"'),
+         structured({"summary": "nothing to improve"})],
+        expect_system_contains="You are the REFACTORER", name="refactor")
+
+
+def kata_scripts(eco: Ecosystem, rejections: bool) -> list[SessionScript]:
+    """The two-test kata; with ``rejections`` cycle 1's first RED passes at once and its
+    first GREEN edits the test, each rejected by rgr and retried honestly."""
+    first_red = [red(eco, eco.passing_test, first=True)] if rejections else []
+    cheat = [green(eco, eco.impl_1, cheat=True)] if rejections else []
+    return [
+        plan(eco, 0, first=True), *first_red, red(eco, eco.test_1, first=True),
+        *cheat, green(eco, eco.impl_1), refactor(),
+        plan(eco, 1), red(eco, eco.test_2, first=False), green(eco, eco.impl_2), refactor(),
+        plan(eco, 2),
+    ]
+
+
+def make_project(eco: Ecosystem, root: Path, agent_binary: str) -> Path:
+    """The kata project committed on main; no test_command: rgr must detect it."""
+    root.mkdir(parents=True, exist_ok=True)
+    _git(root.parent, "init", "-q", "-b", "main", str(root))
+    for key, value in (("user.name", "Kata Dev"), ("user.email", "dev@example.com"),
+                       ("commit.gpgsign", "false")):
+        _git(root, "config", key, value)
+    for name, text in eco.files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    (root / "tdd.toml").write_text(
+        f"agent_binary = {json.dumps(agent_binary)}\n"
+        "max_retries = 3\nagent_timeout = 120\ncommand_timeout = 240\n")
+    _git(root, "add", "-A")
+    _git(root, "commit", "-q", "-m", "initial")
+    return root
+
+
+def _git(cwd: Path, *args: str) -> None:
+    subprocess.run(["git", "-c", "core.hooksPath=/dev/null", *args], cwd=cwd, check=True,
+                   capture_output=True)

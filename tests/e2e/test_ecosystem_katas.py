@@ -1,0 +1,110 @@
+"""`rgr run` end to end in each ecosystem: the real rgr CLI, the real claude binary, real
+git and the real toolchain (Vitest, Jest, TypeScript through Vitest, cargo, go, Maven);
+only the model is scripted (rgr.fake_model on 127.0.0.1).
+
+Each ecosystem has two runs: the honest two-test kata, and the same kata in which
+cycle 1's first RED writes a test that passes at once (``red-passes``) and its first
+GREEN edits the test (``green-touches-tests``), both rejected and retried before the
+run completes. CI runs a deterministic sample (every ecosystem's run with the
+rejections, which also completes the kata honestly, plus the honest run of one
+ecosystem); ``RGR_FULL_SWEEP=1`` runs all twelve. A toolchain that cannot be installed
+fails its test, naming the toolchain (tests/e2e/toolchains.py): nothing is skipped.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+from ecosystems import ECOSYSTEMS, Ecosystem, kata_scripts, make_project
+from harness import ensure_claude
+from kata import git, notes_on_branch, rgr, rgr_env
+
+from rgr.fake_model import FakeModelServer
+
+pytestmark = pytest.mark.e2e
+
+FULL_SWEEP = os.environ.get("RGR_FULL_SWEEP", "") not in ("", "0")
+
+#: What CI runs without RGR_FULL_SWEEP: the rejections in every ecosystem (a run that
+#: also ends in the completed kata) and one honest run.
+CI_SAMPLE = {(name, True) for name in ECOSYSTEMS} | {("vitest", False)}
+
+CASES = [
+    pytest.param(name, rejections, id=f"{name}-{'rejections' if rejections else 'honest'}")
+    for name in ECOSYSTEMS for rejections in (False, True)
+    if FULL_SWEEP or (name, rejections) in CI_SAMPLE
+]
+
+PHASES = ["REFACTOR", "PLAN", "RED", "GREEN", "REFACTOR", "PLAN", "RED", "GREEN", "REFACTOR",
+          "COMPLETE"]
+
+
+def _run_kata(eco: Ecosystem, rejections: bool, tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    repo = make_project(eco, tmp_path / "kata", str(ensure_claude()))
+    extra = eco.setup(repo, home)
+    scripts = kata_scripts(eco, rejections)
+    with FakeModelServer(scripts) as server:
+        env = {**rgr_env(home, server.url), **extra}
+        done = rgr(["run", "--yes", "--skip-preflight", "slugify"], repo, env, timeout=1200)
+        output = done.stdout + done.stderr
+        assert done.returncode == 0, output
+        assert server.errors == [], server.errors
+        assert server.remaining == 0
+    # rgr detected the runner itself and read per-test results from it
+    assert f"({eco.runner}" in done.stdout or "detected from" in done.stdout, done.stdout
+    notes = notes_on_branch(repo)
+    assert [n["phase"] for n in notes] == PHASES, output
+    red_notes = [n for n in notes if n["phase"] == "RED"]
+    assert all(n["testResult"] == "FAIL" for n in red_notes)
+    final = notes[-1]
+    assert final["completedTests"] == ["lowercases a single word", "joins words with dashes"]
+    assert final["tests"]["passed"] == 2 and final["tests"]["failed"] == 0, final["tests"]  # type: ignore[index]
+    attempts = git(repo, "for-each-ref", "--format=%(refname)", "refs/rgr/attempts/").split()
+    if rejections:
+        assert "red-passes" in output and "green-touches-tests" in output, output
+        rules = sorted(json.loads(git(repo, "notes", "--ref=refs/notes/tdd-handoffs", "show",
+                                      ref))["errorDetails"]["type"] for ref in attempts)
+        assert rules == ["green-touches-tests", "red-passes"]
+        first_red = next(n for n in notes if n["phase"] == "RED")
+        first_green = next(n for n in notes if n["phase"] == "GREEN")
+        assert first_red["retryCount"] == 1 and first_green["retryCount"] == 1
+    else:
+        assert attempts == []
+    # the honest assertion survived, and the project's own test command passes on it
+    assert (repo / eco.test_file).read_text() == eco.test_2
+    check = subprocess.run(eco.check, cwd=repo, env=env, capture_output=True, text=True,
+                           timeout=600)
+    assert check.returncode == 0, check.stdout + check.stderr
+    assert git(repo, "status", "--porcelain") == ""
+
+
+@pytest.mark.parametrize(("name", "rejections"), CASES)
+def test_kata_in_each_ecosystem(name: str, rejections: bool, tmp_path: Path) -> None:
+    _run_kata(ECOSYSTEMS[name], rejections, tmp_path)
+
+
+def test_a_runner_rgr_cannot_read_stops_the_run_before_the_first_phase(tmp_path: Path) -> None:
+    """Refuse to referee blind: an npm script rgr cannot see into ran (exit code 0) but
+    gave no per-test results, so rgr stops before any agent session, naming the fix."""
+    eco = ECOSYSTEMS["vitest"]
+    repo = make_project(eco, tmp_path / "kata", str(ensure_claude()))
+    (repo / "package.json").write_text(json.dumps({"scripts": {"test": "node check.js"}}))
+    (repo / "check.js").write_text("console.log('2 tests passed');\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "a test script rgr cannot see into")
+    head = git(repo, "rev-parse", "HEAD")
+    with FakeModelServer([]) as server:
+        done = rgr(["run", "--yes", "--skip-preflight", "slugify"], repo,
+                   rgr_env(tmp_path / "home", server.url))
+        assert not server.sessions  # no agent session started
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "cannot see individual test results from `npm test`" in done.stderr, done.stderr
+    assert "junit_xml" in done.stderr
+    assert git(repo, "rev-parse", "HEAD") == head
+    assert git(repo, "branch", "--list", "rgr/*") == ""
+    assert git(repo, "notes", "--ref=refs/notes/tdd-handoffs", "list") == ""
