@@ -443,10 +443,15 @@ def resolve_test_command(config: Config, root: Path) -> TestCommand:
             hint='set test_command in tdd.toml, e.g. test_command = "pytest -q"',
         )
     if config.junit_xml:
-        return TestCommand(
-            detected.argv, detected.runner, tuple(config.junit_xml), False, detected.source
-        )
+        return TestCommand(detected.argv, _junit_override(detected.runner),
+                           tuple(config.junit_xml), False, detected.source)
     return detected
+
+
+def _junit_override(runner: Runner) -> Runner:
+    """With ``junit_xml`` set, rgr reads those files instead of adding its own reporter
+    (pytest's --junitxml is always rgr's; Maven and Gradle read their globs anyway)."""
+    return runner if runner in ("pytest", "maven", "gradle") else "custom"
 
 
 def _configured_command(config: Config, root: Path | None = None) -> TestCommand:
@@ -462,8 +467,8 @@ def _configured_command(config: Config, root: Path | None = None) -> TestCommand
     if runner == "npm" and root is not None:
         # `npm test` configured by hand: the script says which runner it is
         runner = _npm_runner(root) or "npm"
-    if config.junit_xml and runner in ("npm", "custom"):
-        runner = "custom"
+    if config.junit_xml:
+        runner = _junit_override(runner)
     return TestCommand(
         argv=argv,
         runner=runner,

@@ -252,6 +252,7 @@ def touch(root: Path, name: str, text: str = "") -> None:
 
 POM_WITH_JUNIT = "<project><dependency><groupId>org.junit.jupiter</groupId></dependency></project>"
 PACKAGE_WITH_TESTS = json.dumps({"scripts": {"test": "jest"}})
+NPM_PLACEHOLDER = 'echo "Error: no test specified" && exit 1'
 PACKAGE_PLACEHOLDER = json.dumps({"scripts": {"test": 'echo "Error: no test specified" && exit 1'}})
 
 
@@ -365,6 +366,73 @@ def test_configured_junit_globs_replace_detected_ones(tmp_path: Path) -> None:
     assert cmd.junit_globs == ("app/build/test-results/test/*.xml",)
 
 
+@pytest.mark.parametrize(
+    ("package", "argv", "runner"),
+    [
+        ({"scripts": {"test": "vitest run"}}, ("npm", "test"), "vitest"),
+        ({"scripts": {"test": "tsc --noEmit && vitest run --coverage"}}, ("npm", "test"),
+         "vitest"),
+        ({"scripts": {"test": "NODE_ENV=test jest"}}, ("npm", "test"), "jest"),
+        ({"scripts": {"test": "mocha"}}, ("npm", "test"), "mocha"),
+        ({"scripts": {"test": "node --test test/"}}, ("npm", "test"), "node"),
+        # a script that calls another script: the one runner among the devDependencies
+        ({"scripts": {"test": "npm run unit"}, "devDependencies": {"jest": "30"}},
+         ("npm", "test"), "jest"),
+        ({"scripts": {"test": "node check.js"}}, ("npm", "test"), "npm"),
+        # no test script: the runner among the devDependencies, run through npx
+        ({"devDependencies": {"vitest": "3"}}, ("npx", "vitest", "run"), "vitest"),
+        ({"scripts": {"test": NPM_PLACEHOLDER}, "devDependencies": {"jest": "30"}},
+         ("npx", "jest"), "jest"),
+    ],
+)
+def test_javascript_runner_is_read_from_package_json(
+    tmp_path: Path, package: dict[str, object], argv: tuple[str, ...], runner: str
+) -> None:
+    touch(tmp_path, "package.json", json.dumps(package))
+    cmd = detect_test_command(tmp_path)
+    assert cmd is not None and (cmd.argv, cmd.runner) == (argv, runner)
+
+
+@pytest.mark.parametrize(
+    ("files", "argv", "runner", "source"),
+    [
+        ({"Cargo.toml": ""}, ("cargo", "test"), "cargo", "Cargo.toml"),
+        ({"Cargo.toml": "", ".config/nextest.toml": ""}, ("cargo", "nextest", "run"),
+         "nextest", ".config/nextest.toml"),
+        ({"go.mod": "module x\n"}, ("go", "test", "./..."), "go", "go.mod"),
+        ({"Gemfile": "gem 'rspec'\n"}, ("bundle", "exec", "rspec"), "rspec", "Gemfile"),
+        ({".rspec": ""}, ("rspec",), "rspec", ".rspec"),
+        ({"composer.json": '{"require-dev": {"phpunit/phpunit": "^11"}}'},
+         ("vendor/bin/phpunit",), "phpunit", "composer.json"),
+        ({"phpunit.xml.dist": ""}, ("vendor/bin/phpunit",), "phpunit", "phpunit.xml.dist"),
+    ],
+)
+def test_other_ecosystems_are_detected_before_python(
+    tmp_path: Path, files: dict[str, str], argv: tuple[str, ...], runner: str, source: str
+) -> None:
+    touch(tmp_path, "pyproject.toml")
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        touch(tmp_path, name, text)
+    cmd = detect_test_command(tmp_path)
+    assert cmd is not None
+    assert (cmd.argv, cmd.runner, cmd.source) == (argv, runner, f"detected from {source}")
+
+
+def test_a_configured_npm_test_reads_the_script(tmp_path: Path) -> None:
+    touch(tmp_path, "package.json", json.dumps({"scripts": {"test": "vitest run"}}))
+    write_toml(tmp_path, 'test_command = "npm test"\n')
+    assert resolve_test_command(load_config(tmp_path, env={}), tmp_path).runner == "vitest"
+
+
+def test_junit_xml_replaces_rgrs_own_reporter(tmp_path: Path) -> None:
+    touch(tmp_path, "package.json", json.dumps({"scripts": {"test": "jest"}}))
+    write_toml(tmp_path, 'junit_xml = ["reports/*.xml"]\n')
+    cmd = resolve_test_command(load_config(tmp_path, env={}), tmp_path)
+    assert (cmd.argv, cmd.runner, cmd.junit_globs) == (("npm", "test"), "custom",
+                                                       ("reports/*.xml",))
+
+
 def test_test_command_flag_beats_the_file(tmp_path: Path) -> None:
     write_toml(tmp_path, 'test_command = "pytest"\n')
     config = load_config(tmp_path, env={}, flags={"test_command": "npm test"})
@@ -385,6 +453,17 @@ def test_test_command_flag_beats_the_file(tmp_path: Path) -> None:
         (["yarn", "test"], "npm"),
         (["make", "test"], "custom"),
         (["tox", "-e", "py311-pytest"], "custom"),
+        (["npx", "vitest", "run"], "vitest"),
+        (["node_modules/.bin/jest", "--ci"], "jest"),
+        (["npx", "mocha", "test/*.spec.js"], "mocha"),
+        (["node", "--test"], "node"),
+        (["node", "script.js"], "custom"),
+        (["cargo", "test", "--workspace"], "cargo"),
+        (["cargo", "nextest", "run"], "nextest"),
+        (["go", "test", "./..."], "go"),
+        (["go", "vet"], "custom"),
+        (["bundle", "exec", "rspec"], "rspec"),
+        (["vendor/bin/phpunit"], "phpunit"),
     ],
 )
 def test_runner_is_guessed_from_the_command(argv: list[str], runner: str) -> None:

@@ -338,3 +338,25 @@ def test_custom_runner_with_globs_but_no_report_collected_nothing(tmp_path: Path
     cmd = TestCommand((sys.executable, "-c", "pass"), "custom", ("reports/*.xml",), False, "t")
     report = run(tmp_path, cmd)
     assert report.no_tests_collected and report.all_passed
+
+
+def test_a_blind_run_is_refused_naming_the_runner_and_the_fix(tmp_path: Path) -> None:
+    from rgr.errors import ConfigError
+    from rgr.verify import blind_run, require_results
+
+    ok = TestCommand((sys.executable, "-c", "print('3 passed')"), "custom", (), False,
+                     "tdd.toml")
+    report = run(tmp_path, ok)
+    assert report.exit_code == 0 and blind_run(report)
+    with pytest.raises(ConfigError) as raised:
+        require_results(report, ok)
+    assert "cannot see individual test results" in raised.value.message
+    assert "JUnit XML" in raised.value.message and "tdd.toml" in raised.value.message
+    assert "junit_xml" in (raised.value.hint or "")
+    # results, a file that did not load, or "no tests yet" are not blind
+    make_project(tmp_path / "py", {"tests/test_a.py": "def test_a():\n    pass\n"})
+    require_results(run(tmp_path / "py"), PYTEST)
+    make_project(tmp_path / "empty", {})
+    require_results(run(tmp_path / "empty"), PYTEST)
+    make_project(tmp_path / "broken", {"tests/test_b.py": "def test_b(:\n"})
+    require_results(run(tmp_path / "broken"), PYTEST)
