@@ -354,6 +354,8 @@ def test_a_blind_run_is_refused_naming_the_runner_and_the_fix(tmp_path: Path) ->
     assert "JUnit XML" in raised.value.message and "tdd.toml" in raised.value.message
     assert "junit_xml" in (raised.value.hint or "")
     # results, a file that did not load, or "no tests yet" are not blind
+    for name in ("py", "empty", "broken"):
+        (tmp_path / name).mkdir()
     make_project(tmp_path / "py", {"tests/test_a.py": "def test_a():\n    pass\n"})
     require_results(run(tmp_path / "py"), PYTEST)
     make_project(tmp_path / "empty", {})
