@@ -194,7 +194,7 @@ def require_results(report: TestReport, cmd: TestCommand) -> None:
     why = report.report_error or "it wrote no per-test results rgr could read"
     command = " ".join(cmd.argv)
     raise ConfigError(
-        f"rgr cannot see individual test results from `{command}` (runner: {runner.label}, "
-        f"{cmd.source}, exit code {report.exit_code}): {why}. Without them it cannot tell "
-        "a new failing test from a broken run, so it will not start",
+        f"rgr cannot see individual test results from `{command}` ({runner.label}; "
+        f"{cmd.source}; exit code {report.exit_code}): {why}. Without them it cannot tell "
+        "a new failing test from a broken run, so it does not start",
         runner.fix())

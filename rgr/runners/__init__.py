@@ -14,7 +14,7 @@ from rgr.runners.base import Finished, Results, Runner, Status, TestOutcome
 from rgr.runners.cargo import Cargo, Nextest
 from rgr.runners.go import Go
 from rgr.runners.javascript import Jest, Mocha, NodeTest, Vitest
-from rgr.runners.junit import Gradle, JUnitGlobs, Maven, PHPUnit
+from rgr.runners.junit import CustomCommand, Gradle, JUnitGlobs, Maven, NpmScript, PHPUnit
 from rgr.runners.pytest_runner import Pytest
 from rgr.runners.rspec import RSpec
 
@@ -27,8 +27,8 @@ _JUNIT = JUnitGlobs()
 RUNNERS: Mapping[str, Runner] = {
     runner.name: runner
     for runner in (Pytest(), Jest(), Vitest(), Mocha(), NodeTest(), Cargo(), Nextest(), Go(),
-                   Maven(), Gradle(), RSpec(), PHPUnit(), _JUNIT)
-} | {"npm": _JUNIT, "custom": _JUNIT}
+                   Maven(), Gradle(), RSpec(), PHPUnit(), _JUNIT, NpmScript(), CustomCommand())
+}
 
 
 def runner_for(name: str) -> Runner:

@@ -153,6 +153,23 @@ class JUnitGlobs:
                 "or set test_command to a runner rgr knows (see the README's runner table)")
 
 
+class NpmScript(JUnitGlobs):
+    """``npm test`` whose script runs nothing rgr recognises: JUnit globs or nothing."""
+
+    name = "npm"
+    label = "an npm test script rgr does not recognise"
+
+    def fix(self) -> str:
+        return ("make the test script end with the runner (vitest, jest, mocha or "
+                "node --test), set test_command to the runner itself, or set junit_xml in "
+                "tdd.toml to the JUnit XML files the script writes")
+
+
+class CustomCommand(JUnitGlobs):
+    name = "custom"
+    label = "a command rgr does not recognise"
+
+
 # Maven: "[ERROR] /abs/src/test/java/x/FooTest.java:[12,5] cannot find symbol"
 _JAVAC_ERROR = re.compile(r"^\[ERROR\] (\S+?\.(?:java|kt|groovy|scala)):\[\d+", re.MULTILINE)
 # Gradle: "/abs/FooTest.java:12: error: ..." (javac) or "e: file:///abs/Foo.kt:12:5 ..."
