@@ -26,6 +26,11 @@ SKIP_MARKERS = re.compile(
     r"|@unittest\.(skip|skipIf|skipUnless|expectedFailure)\b|\bself\.skipTest\s*\("
     r"|\b(it|test|describe)\.(skip|todo)\s*\(|\bx(it|describe|test)\s*\("
     r"|@Disabled\b|@Ignore\b|\bt\.Skip(Now|f)?\s*\("
+    # the other runners rgr reads (rgr/runners): Vitest/Jest conditional skips and
+    # expected failures, Mocha's this.skip(), node's { skip: true }, Rust's #[ignore],
+    # PHPUnit's markTestSkipped/markTestIncomplete
+    r"|\b(it|test|describe)\.(skipIf|runIf|fails|failing)\s*\(|\bthis\.skip\s*\("
+    r"|\{\s*(skip|todo)\s*:\s*true\b|#\[ignore\b|\bmarkTest(Skipped|Incomplete)\s*\("
 )
 
 

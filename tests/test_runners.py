@@ -434,3 +434,22 @@ def test_git_status_clean_after_runs(tmp_path: Path, node_modules: Path) -> None
     status = subprocess.run(["git", "status", "--porcelain", "--ignored"], cwd=root,
                             capture_output=True, text=True, check=True).stdout
     assert status.splitlines() == ["!! node_modules"]
+
+
+@pytest.mark.parametrize("line", [
+    "    #[ignore]", "  it.skipIf(process.env.CI)('x', () => {});", "  this.skip();",
+    "it('x', { skip: true }, () => {});", "        $this->markTestSkipped('later');",
+    "  test.fails('x', () => {});", "  it.skip('x', () => {});", "  @Ignore",
+])
+def test_skip_markers_of_every_runner_are_caught(line: str) -> None:
+    from rgr.guards import SKIP_MARKERS
+
+    assert SKIP_MARKERS.search(line)
+
+
+@pytest.mark.parametrize("line", ["  // we skip nothing here", "let skip = true;",
+                                  "  assert!(ignored.is_empty());"])
+def test_ordinary_lines_are_not_skip_markers(line: str) -> None:
+    from rgr.guards import SKIP_MARKERS
+
+    assert not SKIP_MARKERS.search(line)
