@@ -21,7 +21,7 @@ from toolchains import (
     ensure_phpunit,
     ensure_ruby_rspec,
     maven_home,
-    maven_plugins_xml,
+    maven_pom,
 )
 
 from rgr.config import TestCommand, detect_test_command
@@ -310,26 +310,10 @@ def test_go_test(tmp_path: Path) -> None:
 # ---------------------------------------------------------------------- JVM
 
 
-def pom(artifact: str = "kata") -> str:
-    return f"""<project xmlns="http://maven.apache.org/POM/4.0.0">
-  <modelVersion>4.0.0</modelVersion>
-  <groupId>kata</groupId><artifactId>{artifact}</artifactId><version>1.0</version>
-  <properties>
-    <maven.compiler.source>17</maven.compiler.source>
-    <maven.compiler.target>17</maven.compiler.target>
-    <project.build.sourceEncoding>UTF-8</project.build.sourceEncoding>
-  </properties>
-  <dependencies><dependency><groupId>junit</groupId><artifactId>junit</artifactId>
-    <version>4.13.2</version><scope>test</scope></dependency></dependencies>
-  <build><plugins>{maven_plugins_xml()}</plugins></build>
-</project>
-"""
-
-
 def test_maven_surefire(tmp_path: Path) -> None:
     ensure_maven()
     root = files(tmp_path / "kata", {
-        "pom.xml": pom(),
+        "pom.xml": maven_pom(),
         "src/main/java/kata/Add.java":
             "package kata;\npublic class Add { public static int add(int a, int b) "
             "{ return a + b; } }\n",

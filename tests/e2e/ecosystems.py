@@ -23,7 +23,7 @@ from toolchains import (
     ensure_js_runners,
     ensure_maven,
     maven_home,
-    maven_plugins_xml,
+    maven_pom,
 )
 
 from rgr.demo.kata import TEST_1, TEST_2, commit
@@ -247,26 +247,13 @@ def _java_method(name: str, given: str, want: str) -> str:
 
 
 _JAVA_M1 = _java_method("lowercasesASingleWord", "Hello", "hello")
-_POM = f"""<project xmlns="http://maven.apache.org/POM/4.0.0">
-  <modelVersion>4.0.0</modelVersion>
-  <groupId>kata</groupId><artifactId>kata</artifactId><version>1.0</version>
-  <properties>
-    <maven.compiler.source>17</maven.compiler.source>
-    <maven.compiler.target>17</maven.compiler.target>
-    <project.build.sourceEncoding>UTF-8</project.build.sourceEncoding>
-  </properties>
-  <dependencies><dependency><groupId>junit</groupId><artifactId>junit</artifactId>
-    <version>4.13.2</version><scope>test</scope></dependency></dependencies>
-  <build><plugins>{maven_plugins_xml()}</plugins></build>
-</project>
-"""
 _JAVA_IMPL = ("package kata;\n\npublic final class Slug {\n    private Slug() {}\n\n"
               "    public static String slugify(String text) {\n        return {body};\n"
               "    }\n}\n")
 MAVEN = Ecosystem(
     name="maven", runner="maven", test_file="src/test/java/kata/SlugTest.java",
     impl_file="src/main/java/kata/Slug.java",
-    files={"pom.xml": _POM, ".gitignore": "target/\n",
+    files={"pom.xml": maven_pom(), ".gitignore": "target/\n",
            "src/main/java/kata/Slug.java": _JAVA_IMPL.replace("{body}", '""')},
     test_1=_java_test(_JAVA_M1),
     test_2=_java_test(_JAVA_M1, "\n", _java_method("joinsWordsWithDashes", "Hello World",

@@ -9,14 +9,12 @@ fails the test with the toolchain's name and what was tried.
 
 from __future__ import annotations
 
-import fcntl
-import hashlib
 import os
 import shutil
 import tempfile
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
+
+from harness import _install_lock
 
 from rgr.proc import run
 
@@ -38,25 +36,13 @@ class ToolchainMissing(RuntimeError):
     """A toolchain a test needs could not be installed: the test fails, naming it."""
 
 
-@contextmanager
-def _lock(name: str) -> Iterator[None]:
-    digest = hashlib.sha256(name.encode()).hexdigest()[:16]
-    path = Path(tempfile.gettempdir()) / f"rgr-toolchain-{digest}.lock"
-    with path.open("w") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
-
-
 def apt_install(*packages: str) -> None:
     """``apt-get install -y`` (after one ``apt-get update``); ToolchainMissing on failure."""
     apt = shutil.which("apt-get")
     if apt is None:
         raise ToolchainMissing(f"apt-get is not available to install {', '.join(packages)}")
     env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-    with _lock("apt"):
+    with _install_lock(Path("apt-get")):
         for argv in ([apt, "update", "-q"], [apt, "install", "-y", "-q", *packages]):
             done = run(argv, cwd="/", timeout=APT_TIMEOUT_S, env=env)
             if done.returncode != 0 or done.timed_out:
@@ -122,11 +108,25 @@ def maven_home(home: Path) -> dict[str, str]:
     return {"MAVEN_OPTS": f"-Duser.home={home}"}
 
 
-def maven_plugins_xml() -> str:
-    return "".join(
+def maven_pom(artifact: str = "kata") -> str:
+    """A JUnit 4 project whose plugins are the versions Debian ships."""
+    plugins = "".join(
         "<plugin><groupId>org.apache.maven.plugins</groupId>"
         f"<artifactId>{name}</artifactId><version>{version}</version></plugin>"
         for name, version in MAVEN_PLUGINS.items())
+    return f"""<project xmlns="http://maven.apache.org/POM/4.0.0">
+  <modelVersion>4.0.0</modelVersion>
+  <groupId>kata</groupId><artifactId>{artifact}</artifactId><version>1.0</version>
+  <properties>
+    <maven.compiler.source>17</maven.compiler.source>
+    <maven.compiler.target>17</maven.compiler.target>
+    <project.build.sourceEncoding>UTF-8</project.build.sourceEncoding>
+  </properties>
+  <dependencies><dependency><groupId>junit</groupId><artifactId>junit</artifactId>
+    <version>4.13.2</version><scope>test</scope></dependency></dependencies>
+  <build><plugins>{plugins}</plugins></build>
+</project>
+"""
 
 
 def ensure_js_runners(runners_dir: Path = RUNNERS_DIR) -> Path:
@@ -138,7 +138,7 @@ def ensure_js_runners(runners_dir: Path = RUNNERS_DIR) -> Path:
     npm = shutil.which("npm")
     if npm is None:
         raise ToolchainMissing("npm is not on PATH: install Node.js 20 or later")
-    with _lock(str(runners_dir)):
+    with _install_lock(runners_dir):
         if marker.exists():
             return modules
         done = run([npm, "ci", "--no-audit", "--no-fund"], cwd=runners_dir, timeout=900.0)
