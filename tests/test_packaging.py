@@ -50,6 +50,7 @@ def test_the_wheel_ships_the_top_level_folder_inside_the_package(wheel: Path, fo
 def test_the_wheel_declares_the_console_script_and_runnable_module(wheel: Path) -> None:
     names = _names(wheel)
     assert "rgr/__main__.py" in names and "rgr/cli.py" in names
+    assert "rgr/runners/node_reporter.mjs" in names  # node --test's reporter is not Python
     entry_points = next(n for n in names if n.endswith(".dist-info/entry_points.txt"))
     with zipfile.ZipFile(wheel) as archive:
         parser = configparser.ConfigParser()
