@@ -25,7 +25,7 @@ import shutil
 import tempfile
 import time
 from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -297,8 +297,6 @@ def _remove(folder: Path) -> None:
     if not folder.exists():
         return
     for directory, _subdirs, _files in os.walk(folder):
-        try:
+        with suppress(OSError):
             os.chmod(directory, 0o700)
-        except OSError:
-            pass
     shutil.rmtree(folder, ignore_errors=True)

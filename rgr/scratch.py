@@ -167,6 +167,25 @@ def _copy_tree(source: pygit2.Repository, target: pygit2.Repository, tree_id: py
         _copy(source, target, oid, budget)
 
 
+def commit_files(made: Scratch, paths: list[str], message: str,
+                 identity: pygit2.Signature) -> pygit2.Oid:
+    """Commit ``paths`` of a scratch copy on its branch: rgr's own work there (a rope
+    rename), before any agent has touched the copy."""
+    repo = pygit2.Repository(str(made.work))
+    index = repo.index
+    index.read()
+    for path in paths:
+        if (made.work / path).exists():
+            index.add(path)
+        else:
+            index.remove(path)
+    index.write()
+    parent = repo.head.peel(pygit2.Commit)
+    oid: pygit2.Oid = repo.create_commit("HEAD", identity, identity, message,
+                                         index.write_tree(), [parent.id])
+    return oid
+
+
 def checkout_pristine(repo: pygit2.Repository, commit: pygit2.Oid, directory: Path) -> None:
     """Exactly ``commit``'s tree in ``directory`` (which must be new or empty): no
     ``.git``, no ignored or untracked file, nothing from any earlier run."""

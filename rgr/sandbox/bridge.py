@@ -13,6 +13,7 @@ cannot change it:
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import threading
 from collections.abc import Callable
@@ -35,10 +36,8 @@ def _pipe(source: socket.socket, sink: socket.socket) -> None:
         pass
     finally:
         for sock in (sink, source):
-            try:
+            with contextlib.suppress(OSError):
                 sock.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
 
 
 def _splice(a: socket.socket, b: socket.socket) -> None:
@@ -65,10 +64,8 @@ class Bridge:
 
     def close(self) -> None:
         for listener in self._listeners:
-            try:
+            with contextlib.suppress(OSError):
                 listener.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
             listener.close()
         self._listeners.clear()
 
@@ -120,20 +117,16 @@ class Bridge:
         target = _parse_target(parts[1]) if len(parts) == 3 and parts[0] == "CONNECT" else None
         if target is None or target not in allowed:
             self.refused.append(first[:200])
-            try:
+            with contextlib.suppress(OSError):
                 client.sendall(b"HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\n"
                                b"Connection: close\r\n\r\n")
-            except OSError:
-                pass
             client.close()
             return
         try:
             upstream = socket.create_connection(target, timeout=CONNECT_TIMEOUT_S)
         except OSError:
-            try:
+            with contextlib.suppress(OSError):
                 client.sendall(b"HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\n\r\n")
-            except OSError:
-                pass
             client.close()
             return
         upstream.settimeout(None)

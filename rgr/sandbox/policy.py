@@ -10,6 +10,7 @@ Two kinds, one policy:
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pwd
 import shutil
@@ -98,10 +99,8 @@ class SandboxPolicy:
 
     def _masked(self, repo_root: Path) -> tuple[Path, ...]:
         homes = {Path(os.path.expanduser("~")), Path("/home"), Path("/root")}
-        try:
+        with contextlib.suppress(KeyError):
             homes.add(Path(pwd.getpwuid(os.getuid()).pw_dir))
-        except KeyError:
-            pass
         parent = repo_root.parent
         return (*homes, Path("/tmp"), Path("/var/tmp"), Path("/run/user"), Path("/mnt"),
                 Path("/media"), Path("/srv"), repo_root,

@@ -15,6 +15,7 @@ status becomes this process's.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import socket
@@ -34,10 +35,8 @@ def _pipe(source: socket.socket, sink: socket.socket) -> None:
         pass
     finally:
         for sock in (sink, source):
-            try:
+            with contextlib.suppress(OSError):
                 sock.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
 
 
 def _serve(listener: socket.socket, unix_path: str) -> None:
