@@ -24,7 +24,7 @@ from pathlib import Path
 from rgr import failpoints
 from rgr.config import TestCommand
 from rgr.errors import ConfigError
-from rgr.proc import Completed, bound, run
+from rgr.proc import Completed, Launcher, bound, run
 from rgr.runners import Finished, Results, Status, TestOutcome, runner_for
 from rgr.runners.base import MESSAGE_LIMIT
 
@@ -32,8 +32,9 @@ from rgr.runners.base import MESSAGE_LIMIT
 #: goes into failure briefs and notes, so it must stay small whatever the tests print.
 OUTPUT_EXCERPT_LIMIT = 8 * 1024
 
-__all__ = ["MESSAGE_LIMIT", "OUTPUT_EXCERPT_LIMIT", "Status", "TestOutcome", "TestReport",
-           "blind_run", "report_from_json", "report_to_json", "require_results", "run_tests"]
+__all__ = ["MESSAGE_LIMIT", "OUTPUT_EXCERPT_LIMIT", "Confinement", "Status", "TestOutcome",
+           "TestReport", "blind_run", "report_from_json", "report_to_json", "require_results",
+           "run_tests"]
 
 
 @dataclass(frozen=True)
@@ -122,24 +123,36 @@ def report_from_json(text: str) -> TestReport:
         raise ValueError(f"not a test report: {exc}") from exc
 
 
+@dataclass(frozen=True)
+class Confinement:
+    """Where a test run happens when rgr seals it: inside ``launcher`` (the sandbox),
+    with its report files under ``tmp`` (a folder the sandbox can write)."""
+
+    launcher: Launcher
+    tmp: Path
+
+
 def run_tests(
-    cmd: TestCommand, root: Path, *, timeout: float, env: Mapping[str, str] | None = None
+    cmd: TestCommand, root: Path, *, timeout: float, env: Mapping[str, str] | None = None,
+    confinement: Confinement | None = None,
 ) -> TestReport:
     """Run ``cmd`` in ``root`` for at most ``timeout`` seconds and report per test.
 
     ``env`` defaults to rgr's own environment. A runner that cannot be started raises
     CommandError (a setup problem, not a phase result); a timeout is a report with
-    ``timed_out`` set.
+    ``timed_out`` set. With ``confinement`` the runner's report files go under its
+    ``tmp`` (the sandbox can write there) and the command runs inside its launcher.
     """
     child_env = dict(os.environ if env is None else env)
     # No __pycache__ directories in the user's tree (pytest's assertion rewriting
     # honours this too).
     child_env["PYTHONDONTWRITEBYTECODE"] = "1"
     runner = runner_for(cmd.runner)
-    with tempfile.TemporaryDirectory(prefix="rgr-tests-") as tmp:
+    tmp_root = confinement.tmp if confinement else None
+    with tempfile.TemporaryDirectory(prefix="rgr-tests-", dir=tmp_root) as tmp:
         argv = runner.prepare(cmd, Path(tmp), child_env)
         started = time.time()
-        done = _run_crashable(argv, root, timeout, child_env)
+        done = _run_crashable(argv, root, timeout, child_env, confinement)
         # A killed runner writes no report, or half of one: that is no extra error.
         results = Results() if done.timed_out else runner.read(
             Finished(cmd, done, Path(tmp), root, started))
@@ -159,10 +172,11 @@ def run_tests(
 
 
 def _run_crashable(argv: tuple[str, ...], root: Path, timeout: float,
-                   env: dict[str, str]) -> Completed:
+                   env: dict[str, str], confinement: Confinement | None) -> Completed:
     """The test command, with the fault-injection suite's two crash points around it."""
     done = run(argv, cwd=root, timeout=timeout, env=env,
-               on_start=lambda: failpoints.hit("tests:spawned"))
+               on_start=lambda: failpoints.hit("tests:spawned"),
+               launcher=confinement.launcher if confinement else None)
     failpoints.hit("tests:finished")
     return done
 

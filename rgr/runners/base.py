@@ -121,6 +121,14 @@ def merge(outcomes: dict[str, TestOutcome], outcome: TestOutcome) -> None:
     outcomes[outcome.test_id] = TestOutcome(worse.test_id, worse.file, worse.status, message)
 
 
+def read_report(path: Path) -> str:
+    """A report file's text. Code under test can write where the runner writes, so a
+    symbolic link (which may point at any file rgr can read) is refused."""
+    if path.is_symlink():
+        raise OSError(f"{path} is a symbolic link")
+    return path.read_text(encoding="utf-8")
+
+
 def message(text: str) -> str:
     return bound(text.strip(), MESSAGE_LIMIT)
 

@@ -14,6 +14,7 @@ Test ids: ``<file>::<describe>::...::<title>``, the file relative to the project
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -25,6 +26,7 @@ from rgr.runners.base import (
     existing,
     message,
     project_files_named,
+    read_report,
     relative,
     with_args,
 )
@@ -42,7 +44,7 @@ _JEST_STATUS: dict[str, Status] = {
 
 def _load_json(path: Path, what: str, results: Results, code: int) -> Any:
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        return json.loads(read_report(path))
     except FileNotFoundError:
         results.report_error = f"{what} wrote no report to {path} (exit code {code})"
     except (OSError, ValueError) as exc:
@@ -173,8 +175,12 @@ class NodeTest:
     def prepare(self, cmd: TestCommand, tmp: Path, env: dict[str, str]) -> tuple[str, ...]:
         # NODE_OPTIONS reaches `node --test` through npm scripts and shells alike; the
         # spec reporter keeps the human output on stdout.
+        # A copy in rgr's own folder: a sandboxed run sees that folder, not necessarily
+        # where rgr is installed.
+        reporter = tmp / NODE_REPORTER.name
+        shutil.copyfile(NODE_REPORTER, reporter)
         options = ("--test-reporter=spec", "--test-reporter-destination=stdout",
-                   f"--test-reporter={NODE_REPORTER}",
+                   f"--test-reporter={reporter}",
                    f"--test-reporter-destination={tmp / NODE_REPORT}")
         env["NODE_OPTIONS"] = " ".join(filter(None, (env.get("NODE_OPTIONS", ""), *options)))
         return cmd.argv
@@ -183,7 +189,7 @@ class NodeTest:
         results = Results()
         path = run.tmp / NODE_REPORT
         try:
-            lines = path.read_text(encoding="utf-8").splitlines()
+            lines = read_report(path).splitlines()
         except OSError:
             results.report_error = (f"node's test runner wrote no report to {path} "
                                     f"(exit code {run.done.returncode})")

@@ -30,6 +30,9 @@ class ReportUnreadable(Exception):
 
 
 def parse_xml(path: Path) -> ET.Element:
+    if path.is_symlink():
+        # Written by code under test: it may point at any file rgr can read.
+        raise ReportUnreadable(f"the JUnit XML report {path} is a symbolic link")
     try:
         return ET.parse(path).getroot()
     except FileNotFoundError:
@@ -70,7 +73,8 @@ def fresh_reports(root: Path, globs: tuple[str, ...], *, since: float) -> list[P
     for pattern in globs:
         for path in root.glob(pattern):
             try:
-                if path.is_file() and path.stat().st_mtime >= since:
+                if (path.is_file() and not path.is_symlink()
+                        and path.stat().st_mtime >= since):
                     found.add(path)
             except OSError:
                 continue  # deleted between glob and stat

@@ -11,7 +11,16 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from rgr.runners.base import Finished, Results, Status, TestOutcome, existing, message, relative
+from rgr.runners.base import (
+    Finished,
+    Results,
+    Status,
+    TestOutcome,
+    existing,
+    message,
+    read_report,
+    relative,
+)
 
 if TYPE_CHECKING:
     from rgr.config import TestCommand
@@ -32,7 +41,7 @@ class RSpec:
     def read(self, run: Finished) -> Results:
         results = Results()
         try:
-            data = json.loads((run.tmp / REPORT).read_text(encoding="utf-8"))
+            data = json.loads(read_report(run.tmp / REPORT))
         except (OSError, ValueError) as exc:
             data = None
             results.report_error = f"RSpec wrote no readable report: {exc}"
