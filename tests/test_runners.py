@@ -331,7 +331,7 @@ def test_maven_surefire(tmp_path: Path) -> None:
     })
     cmd = detected(root)
     assert (cmd.argv, cmd.runner) == (("mvn", "test"), "maven")
-    env = maven_home(tmp_path / "home")
+    env, _ = maven_home()
     report = run(root, cmd, env)
     assert statuses(report) == {
         "kata.AddTest::passes": "passed",

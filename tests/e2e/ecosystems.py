@@ -50,19 +50,40 @@ class Ecosystem:
     weakened_test: str
     #: The project's own test command, to check the finished kata without rgr.
     check: tuple[str, ...]
-    #: Installs the toolchain (or raises ToolchainMissing); returns extra environment.
-    setup: Callable[[Path, Path], dict[str, str]] = field(default=lambda root, home: {})
+    #: Installs the toolchain (or raises ToolchainMissing) before the project exists;
+    #: gets the test's HOME, returns what the run needs.
+    setup: Callable[[Path], Toolchain] = field(default=lambda home: Toolchain())
+    #: Puts the installed dependencies into the project (node_modules), after its commit.
+    link: Callable[[Path], None] = field(default=lambda root: None)
+
+
+@dataclass(frozen=True)
+class Toolchain:
+    """What rgr's sealed test runs need to see of a toolchain that lives outside the
+    system directories: environment variables to keep and folders to show read-only
+    (``[sandbox] pass_env`` and ``read_paths`` in the kata's tdd.toml)."""
+
+    env: Mapping[str, str] = field(default_factory=dict)
+    read_paths: tuple[str, ...] = ()
 
 
 # ---------------------------------------------------------------------- JavaScript
 
 
-def _js_setup(root: Path, home: Path) -> dict[str, str]:
+def _js_setup(home: Path) -> Toolchain:
+    ensure_js_runners()
+    return Toolchain()
+
+
+def _js_link(root: Path) -> None:
+    """node_modules as a real folder of links to the pinned packages: rgr shows a
+    project's node_modules folder (not a link) read-only inside its sandboxed checkouts."""
     modules = ensure_js_runners()
-    link = root / "node_modules"
-    if not link.exists():
-        link.symlink_to(modules)
-    return {}
+    folder = root / "node_modules"
+    folder.mkdir(exist_ok=True)
+    for entry in modules.iterdir():
+        if not (folder / entry.name).exists():
+            (folder / entry.name).symlink_to(entry)
 
 
 def _js_tests(imports: str, call: str = "slugify") -> tuple[str, str, str, str]:
@@ -100,7 +121,7 @@ VITEST = Ecosystem(
     impl_1="export function slugify(text) {\n  return text.toLowerCase();\n}\n",
     impl_2="export function slugify(text) {\n  return text.toLowerCase().split(/\\s+/)"
            ".join('-');\n}\n",
-    check=("npm", "test"), setup=_js_setup,
+    check=("npm", "test"), setup=_js_setup, link=_js_link,
 )
 
 _J1, _J2, _JP, _JW = _js_tests("const { slugify } = require('./slug');\n")
@@ -119,7 +140,7 @@ JEST = Ecosystem(
            "module.exports = { slugify };\n",
     impl_2="function slugify(text) {\n  return text.toLowerCase().split(/\\s+/).join('-');\n"
            "}\n\nmodule.exports = { slugify };\n",
-    check=("npm", "test"), setup=_js_setup,
+    check=("npm", "test"), setup=_js_setup, link=_js_link,
 )
 
 _T1, _T2, _TP, _TW = _js_tests(
@@ -141,20 +162,21 @@ TYPESCRIPT = Ecosystem(
     impl_1="export function slugify(text: string): string {\n  return text.toLowerCase();\n}\n",
     impl_2="export function slugify(text: string): string {\n  return text.toLowerCase()"
            ".split(/\\s+/).join('-');\n}\n",
-    check=("npm", "test"), setup=_js_setup,
+    check=("npm", "test"), setup=_js_setup, link=_js_link,
 )
 
 
 # ---------------------------------------------------------------------- Rust
 
 
-def _rust_setup(root: Path, home: Path) -> dict[str, str]:
+def _rust_setup(home: Path) -> Toolchain:
     ensure_cargo()
     # rustup's proxies find their toolchain through CARGO_HOME and RUSTUP_HOME, which
     # default to the real user's home, not the throwaway HOME the tests give claude.
     real_home = Path(os.path.expanduser("~"))
-    return {"CARGO_HOME": os.environ.get("CARGO_HOME", str(real_home / ".cargo")),
-            "RUSTUP_HOME": os.environ.get("RUSTUP_HOME", str(real_home / ".rustup"))}
+    env = {"CARGO_HOME": os.environ.get("CARGO_HOME", str(real_home / ".cargo")),
+           "RUSTUP_HOME": os.environ.get("RUSTUP_HOME", str(real_home / ".rustup"))}
+    return Toolchain(env, tuple(p for p in env.values() if Path(p).is_dir()))
 
 
 _RUST_1 = f"""use kata::slugify;
@@ -191,9 +213,9 @@ fn {TEST_2.replace(' ', '_')}() {{
 # ---------------------------------------------------------------------- Go
 
 
-def _go_setup(root: Path, home: Path) -> dict[str, str]:
+def _go_setup(home: Path) -> Toolchain:
     ensure_go()
-    return {}
+    return Toolchain()
 
 
 def _go_test(name: str, given: str, want: str) -> str:
@@ -231,9 +253,10 @@ GO = Ecosystem(
 # ---------------------------------------------------------------------- Java (Maven)
 
 
-def _maven_setup(root: Path, home: Path) -> dict[str, str]:
+def _maven_setup(home: Path) -> Toolchain:
     ensure_maven()
-    return maven_home(home)
+    env, user_home = maven_home()
+    return Toolchain(env, (str(user_home),))
 
 
 def _java_test(*methods: str) -> str:
@@ -324,7 +347,8 @@ def kata_scripts(eco: Ecosystem, rejections: bool) -> list[SessionScript]:
     ]
 
 
-def make_project(eco: Ecosystem, root: Path, agent_binary: str) -> Path:
+def make_project(eco: Ecosystem, root: Path, agent_binary: str,
+                 toolchain: Toolchain = Toolchain()) -> Path:
     """The kata project committed on main; no test_command: rgr must detect it."""
     root.mkdir(parents=True, exist_ok=True)
     _git(root.parent, "init", "-q", "-b", "main", str(root))
@@ -337,7 +361,10 @@ def make_project(eco: Ecosystem, root: Path, agent_binary: str) -> Path:
         path.write_text(text)
     (root / "tdd.toml").write_text(
         f"agent_binary = {json.dumps(agent_binary)}\n"
-        "max_retries = 3\nagent_timeout = 120\ncommand_timeout = 240\n")
+        "max_retries = 3\nagent_timeout = 120\ncommand_timeout = 240\n"
+        "[sandbox]\n"
+        f"pass_env = {json.dumps(sorted(toolchain.env))}\n"
+        f"read_paths = {json.dumps(list(toolchain.read_paths))}\n")
     _git(root, "add", "-A")
     _git(root, "commit", "-q", "-m", "initial")
     return root

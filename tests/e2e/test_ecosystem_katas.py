@@ -50,16 +50,18 @@ PHASES = ["REFACTOR", "PLAN", "RED", "GREEN", "REFACTOR", "PLAN", "RED", "GREEN"
 
 def _run_kata(eco: Ecosystem, rejections: bool, tmp_path: Path) -> None:
     home = tmp_path / "home"
-    repo = make_project(eco, tmp_path / "kata", str(ensure_claude()))
-    extra = eco.setup(repo, home)
+    toolchain = eco.setup(home)
+    repo = make_project(eco, tmp_path / "kata", str(ensure_claude()), toolchain)
+    eco.link(repo)
     scripts = kata_scripts(eco, rejections)
     with FakeModelServer(scripts) as server:
-        env = {**rgr_env(home, server.url), **extra}
+        env = {**rgr_env(home, server.url), **toolchain.env}
         done = rgr(["run", "--yes", "--skip-preflight", "slugify"], repo, env, timeout=1200)
         output = done.stdout + done.stderr
         assert done.returncode == 0, output
         assert server.errors == [], server.errors
         assert server.remaining == 0
+    assert "sandbox: " in done.stdout  # sealed: agents and test runs inside bubblewrap
     # rgr detected the runner itself and read per-test results from it
     assert f"({eco.runner}" in done.stdout or "detected from" in done.stdout, done.stdout
     notes = notes_on_branch(repo)

@@ -86,26 +86,26 @@ def ensure_maven() -> str:
     return mvn
 
 
-#: The tests' own Maven local repository (copies of Debian's jars), shared by the tests
-#: of one machine so that only the first copies them; never the user's ~/.m2.
-MAVEN_LOCAL_REPO = Path(tempfile.gettempdir()) / "rgr-e2e-maven-repository"
+#: A user home for the tests' Maven: its settings send every download to the Debian
+#: repository on disk (a local mirror) and keep its local repository (copies of Debian's
+#: jars) there, shared by the tests of one machine and never the user's ~/.m2. Outside
+#: the tests' temporary folders, so a sandboxed test run can be shown it read-only.
+MAVEN_USER_HOME = Path(tempfile.gettempdir()) / "rgr-e2e-maven"
 
 
-def maven_home(home: Path) -> dict[str, str]:
-    """Environment for `mvn` with a private user home whose settings send every download
-    to the Debian repository on disk (a local mirror) and keep the local repository out
-    of the user's ~/.m2."""
-    m2 = home / ".m2"
+def maven_home() -> tuple[dict[str, str], Path]:
+    """The environment for `mvn` with that home, and the home."""
+    m2 = MAVEN_USER_HOME / ".m2"
     m2.mkdir(parents=True, exist_ok=True)
     (m2 / "settings.xml").write_text(
         "<settings>"
-        f"<localRepository>{MAVEN_LOCAL_REPO}</localRepository>"
+        f"<localRepository>{m2 / 'repository'}</localRepository>"
         "<offline>false</offline>"
         "<mirrors><mirror><id>debian</id><mirrorOf>*</mirrorOf>"
         f"<url>file://{MAVEN_DEBIAN_REPO}</url></mirror></mirrors>"
         "</settings>\n")
     # Java's user.home comes from the password database, not $HOME: say it explicitly.
-    return {"MAVEN_OPTS": f"-Duser.home={home}"}
+    return {"MAVEN_OPTS": f"-Duser.home={MAVEN_USER_HOME}"}, MAVEN_USER_HOME
 
 
 def maven_pom(artifact: str = "kata") -> str:
