@@ -437,3 +437,46 @@ def test_ordinary_lines_are_not_skip_markers(line: str) -> None:
     from rgr.guards import SKIP_MARKERS
 
     assert not SKIP_MARKERS.search(line)
+
+
+def test_node_and_vitest_inside_the_sandbox(tmp_path: Path, node_modules: Path) -> None:
+    """In a sealed run (bubblewrap, /tmp and the repository's parent hidden), the
+    reporters rgr adds still write where rgr reads: its folder under the jail's tmp, with
+    node's reporter copied there (rgr's own install may be hidden)."""
+    import shutil
+
+    from rgr.sandbox.policy import SandboxPolicy
+    from rgr.verify import Confinement
+
+    repo = tmp_path / "work" / "repo"
+    checkout, home, tmp = tmp_path / "checkout", tmp_path / "home", tmp_path / "tmp"
+    for folder in (repo, home, tmp):
+        folder.mkdir(parents=True)
+    modules = checkout / "node_modules"
+    files(checkout, {
+        "test/a.test.mjs": "import { it } from 'node:test';\nit('runs', () => {});\n",
+        "src/b.test.js": "import { it, expect } from 'vitest';\n"
+                         "it('runs', () => expect(1).toBe(1));\n",
+    })
+    modules.mkdir()
+    for entry in node_modules.iterdir():
+        (modules / entry.name).symlink_to(entry)
+    node = Path(shutil.which("node") or "node")
+    import rgr.runners
+
+    # rgr's own install hidden, as it is when it lives beside the user's projects
+    policy = SandboxPolicy(hide_paths=(Path(rgr.runners.__file__).parent,))
+    jail = policy.test_jail(repo_root=repo, checkout=checkout, home=home, tmp=tmp,
+                            executables=[node])
+    env = {**os.environ, "HOME": str(home), "TMPDIR": str(tmp)}
+    for package, runner, test_id in (
+        ({"scripts": {"test": "node --test test/"}}, "node", "test/a.test.mjs::runs"),
+        ({"type": "module", "scripts": {"test": "vitest run src"}}, "vitest",
+         "src/b.test.js::runs"),
+    ):
+        (checkout / "package.json").write_text(json.dumps(package))
+        cmd = detected(checkout)
+        assert cmd.runner == runner
+        report = run_tests(cmd, checkout, timeout=TIMEOUT, env=env,
+                           confinement=Confinement(jail, tmp))
+        assert statuses(report) == {test_id: "passed"}, report.output_excerpt
