@@ -26,7 +26,7 @@ from rgr.config import TestCommand
 from rgr.errors import ConfigError
 from rgr.proc import Completed, Launcher, bound, run
 from rgr.runners import Finished, Results, Status, TestOutcome, runner_for
-from rgr.runners.base import MESSAGE_LIMIT
+from rgr.runners.base import MESSAGE_LIMIT, strip_ansi
 
 #: How much of the runner's combined output a report keeps (head and tail). The excerpt
 #: goes into failure briefs and notes, so it must stay small whatever the tests print.
@@ -206,6 +206,11 @@ def require_results(report: TestReport, cmd: TestCommand) -> None:
         return
     runner = runner_for(cmd.runner)
     why = report.report_error or "it wrote no per-test results rgr could read"
+    if report.exit_code != 0:
+        last = [line.strip() for line in strip_ansi(report.output_excerpt).splitlines()
+                if line.strip()][-2:]
+        if last:
+            why += f"; it ended with: {' / '.join(last)[:300]}"
     command = " ".join(cmd.argv)
     raise ConfigError(
         f"rgr cannot see individual test results from `{command}` ({runner.label}; "

@@ -209,6 +209,9 @@ class NodeTest:
                 "failed" if event.get("status") == "failed" else "passed")
             results.add(TestOutcome(_test_id(file, *names), existing(run.root, file), status,
                                     message(str(event.get("error") or ""))))
+        if not lines and run.done.returncode != 0:
+            results.report_error = (f"node's test runner reported no test (exit code "
+                                    f"{run.done.returncode})")
         results.no_tests = run.done.returncode == 0 and not results.outcomes
         return results
 

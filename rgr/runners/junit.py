@@ -187,6 +187,7 @@ class _BuildTool:
 
     name: str
     label: str
+    tool: str
     globs: tuple[str, ...]
     compile_error: re.Pattern[str]
     no_tests_words: tuple[str, ...]
@@ -210,8 +211,9 @@ class _BuildTool:
         return any(w in output for w in self.no_tests_words)
 
     def fix(self) -> str:
-        return (f"make sure `{self.name}` runs the tests and writes JUnit XML reports "
-                f"({', '.join(self.globs)}), or set junit_xml in tdd.toml to where they go")
+        return (f"make sure `{self.tool}` builds and runs the tests (its output is in the run "
+                f"folder) and writes JUnit XML reports ({', '.join(self.globs)}), or set "
+                "junit_xml in tdd.toml to where they go")
 
 
 class Maven(_BuildTool):
@@ -239,6 +241,7 @@ class Maven(_BuildTool):
 class Gradle(_BuildTool):
     name = "gradle"
     label = "Gradle"
+    tool = "gradle test"
     globs = ("build/test-results/test/*.xml", "*/build/test-results/test/*.xml")
     compile_error = _GRADLE_ERROR
     no_tests_words = ("NO-SOURCE",)

@@ -105,7 +105,37 @@ def maven_home() -> tuple[dict[str, str], Path]:
         f"<url>file://{MAVEN_DEBIAN_REPO}</url></mirror></mirrors>"
         "</settings>\n")
     # Java's user.home comes from the password database, not $HOME: say it explicitly.
-    return {"MAVEN_OPTS": f"-Duser.home={MAVEN_USER_HOME}"}, MAVEN_USER_HOME
+    env = {"MAVEN_OPTS": f"-Duser.home={MAVEN_USER_HOME}"}
+    _warm_maven_repository(m2 / "repository", env)
+    return env, MAVEN_USER_HOME
+
+
+def _warm_maven_repository(repository: Path, env: dict[str, str]) -> None:
+    """Fill the local repository once, outside any sandbox: Maven refuses to start
+    without a writable local repository unless it already holds everything the build
+    needs, and a sealed test run can only be shown it read-only."""
+    provider = repository / "org" / "apache" / "maven" / "surefire" / "surefire-junit4"
+    if provider.is_dir():
+        return
+    with _install_lock(MAVEN_USER_HOME):
+        if provider.is_dir():
+            return
+        with tempfile.TemporaryDirectory(prefix="rgr-maven-warm-") as tmp:
+            root = Path(tmp)
+            for name, text in {
+                "pom.xml": maven_pom("warm-up"),
+                "src/main/java/warm/Up.java": "package warm;\npublic class Up {}\n",
+                "src/test/java/warm/UpTest.java":
+                    "package warm;\nimport org.junit.Test;\n"
+                    "public class UpTest { @Test public void t() {} }\n",
+            }.items():
+                (root / name).parent.mkdir(parents=True, exist_ok=True)
+                (root / name).write_text(text)
+            done = run(["mvn", "-B", "-q", "test"], cwd=root, timeout=APT_TIMEOUT_S,
+                       env={**os.environ, **env})
+        if done.returncode != 0 or not provider.is_dir():
+            raise ToolchainMissing(f"Maven cannot build a JUnit 4 project from Debian's "
+                                   f"repository ({MAVEN_DEBIAN_REPO}):\n{done.describe()}")
 
 
 def maven_pom(artifact: str = "kata") -> str:
