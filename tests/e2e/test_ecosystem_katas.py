@@ -5,9 +5,9 @@ only the model is scripted (rgr.fake_model on 127.0.0.1).
 Each ecosystem has two runs: the honest two-test kata, and the same kata in which
 cycle 1's first RED writes a test that passes at once (``red-passes``) and its first
 GREEN edits the test (``green-touches-tests``), both rejected and retried before the run
-completes honestly. CI runs a deterministic sample of four (the rejections in Vitest,
-Rust and Go, the honest TypeScript run; Jest and Maven are covered in CI by
-tests/test_runners.py against the real runners); ``RGR_FULL_SWEEP=1`` runs all twelve:
+completes honestly. CI runs a deterministic sample of two (the runs with rejections
+in Vitest and Rust, about 3 minutes on 2 cores; every runner's parser is covered in CI by
+tests/test_runners.py against the real runner); ``RGR_FULL_SWEEP=1`` runs all twelve:
 
     RGR_FULL_SWEEP=1 .venv/bin/python -m pytest tests/e2e/test_ecosystem_katas.py
 
@@ -33,10 +33,10 @@ pytestmark = pytest.mark.e2e
 
 FULL_SWEEP = os.environ.get("RGR_FULL_SWEEP", "") not in ("", "0")
 
-#: What CI runs without RGR_FULL_SWEEP (about 3 minutes on 2 cores): one runner family
-#: per parser (Jest's JSON format through Vitest, libtest's lines, go's JSON events),
-#: each with both rejections, and TypeScript's honest run.
-CI_SAMPLE = {("vitest", True), ("rust", True), ("go", True), ("typescript", False)}
+#: What CI runs without RGR_FULL_SWEEP: a report file (Vitest's JSON) and a parsed
+#: stdout (libtest's lines), each with both rejections and an honest finish. Each run
+#: took 87-90 s on a shared 2-core machine at a load of 10.
+CI_SAMPLE = {("vitest", True), ("rust", True)}
 
 CASES = [
     pytest.param(name, rejections, id=f"{name}-{'rejections' if rejections else 'honest'}")
