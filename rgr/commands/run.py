@@ -114,6 +114,7 @@ def run(ws: Workspace, feature: str, here: bool, branch: str | None, options: Ru
     start_branch = git.require_branch(ws.repo)
     start = git.head_commit(ws.repo)
     _require_clean(ws, "rgr run")
+    ws = ws.pinned()
     test_command = resolve_test_command(ws.config, ws.root)
     target = start_branch if here else (branch or f"{ws.config.branch_prefix}{slugify(feature)}")
     if not here and ws.repo.branches.local.get(target) is not None:
@@ -183,6 +184,7 @@ def _start_and_loop(ws: Workspace, backend: Backend, test_command: TestCommand,
         rgr_version=__version__,
         summary="baseline: the suite is green before any change",
         tests=tests_summary(baseline),
+        config_source=ws.config_source,
     )
     ws.notes.write(str(marker.id), state, "rgr: start")
     failpoints.hit("run:start-noted")
@@ -226,6 +228,7 @@ def resume(ws: Workspace, options: RunOptions, set_aside: bool,
             inflight.read(ws.git_dir) is None:
         make_console().print("the run is complete: nothing to resume")
         return 0
+    ws = ws.pinned()
     if state.mode == "refactor":
         from rgr.commands import refactor
 
