@@ -64,6 +64,21 @@ def work_root(git_dir: Path) -> Path:
     return Path(tempfile.gettempdir()) / f"rgr-{os.getuid()}" / key
 
 
+def remove_stale_folders(git_dir: Path, keep: str | None) -> int:
+    """Under the run lock: delete the scratch folders of this repository that a killed
+    rgr left (all but ``keep``, the in-flight attempt's, which resume may still judge)."""
+    root = work_root(git_dir)
+    if not root.is_dir():
+        return 0
+    removed = 0
+    for folder in root.iterdir():
+        if keep is not None and str(folder) == keep:
+            continue
+        _remove(folder)
+        removed += 1
+    return removed
+
+
 def attempt_ref(label: str, run_id: str | None) -> str:
     """``refs/rgr/attempts/<run>/<label>-<ms>``: one name scheme for every kept attempt."""
     return f"{ATTEMPTS_PREFIX}{run_id or 'run'}/{label}-{int(time.time() * 1000)}"

@@ -12,7 +12,7 @@ import click
 import pygit2
 
 from rgr import __version__, failpoints, git, inflight, integrate
-from rgr.attempt import open_sealer
+from rgr.attempt import open_sealer, remove_stale_folders
 from rgr.backends.base import Backend
 from rgr.backends.claude import ClaudeBackend
 from rgr.config import TestCommand, resolve_test_command
@@ -287,6 +287,10 @@ def recover_after_crash(ws: Workspace, log: Log) -> None:
         log(f"stopped {len(killed)} agent process(es) left running by an interrupted rgr")
     for lock in clear_stale_git_locks(ws.git_dir):
         log(f"removed a stale git lock no process holds: {lock.relative_to(ws.git_dir)}")
+    record = inflight.read(ws.git_dir)
+    removed = remove_stale_folders(ws.git_dir, keep=record.scratch if record else None)
+    if removed:
+        log(f"removed {removed} scratch folder(s) an interrupted rgr left behind")
 
 
 def _ask_unnoted(ws: Workspace, options: RunOptions, noted: str, state: HandoffState) -> str:
