@@ -24,6 +24,8 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pygit2
@@ -50,10 +52,11 @@ def make_big_repo(path: Path, files: int) -> None:
     subprocess.run(["git", "checkout", "-q", "main"], cwd=path, check=True)
 
 
-def timed(action: object) -> float:
+@contextmanager
+def timer(into: list[float]) -> Iterator[None]:
     started = time.perf_counter()
-    action()  # type: ignore[operator]
-    return time.perf_counter() - started
+    yield
+    into.append(time.perf_counter() - started)
 
 
 def per_attempt(files: int, rounds: int, scratch_dir: str) -> None:
@@ -62,8 +65,10 @@ def per_attempt(files: int, rounds: int, scratch_dir: str) -> None:
         base_dir = Path(fast)  # where rgr makes scratch copies (rgr.attempt.work_root)
         repo_path = Path(tmp) / "repo"
         print(f"scratch copies and checkouts in {scratch_dir}")
-        made = timed(lambda: make_big_repo(repo_path, files))
-        print(f"repository: {files} files, made in {made:.1f}s")
+        made: list[float] = []
+        with timer(made):
+            make_big_repo(repo_path, files)
+        print(f"repository: {files} files, made in {made[0]:.1f}s")
         repo = pygit2.Repository(str(repo_path))
         who = pygit2.Signature("Bench", "b@example.com")
         bwrap = shutil.which("bwrap")
@@ -73,26 +78,25 @@ def per_attempt(files: int, rounds: int, scratch_dir: str) -> None:
         for n in range(rounds):
             base = repo.head.peel(pygit2.Commit)
             work = base_dir / f"attempt-{n}" / "work"
-            rows["scratch copy"].append(timed(
-                lambda: scratch.make_scratch(repo, base, "main", work, who)))
+            with timer(rows["scratch copy"]):
+                scratch.make_scratch(repo, base, "main", work, who)
             (work / "src/d0/m0.py").write_text("def f0():\n    return -1\n")
             subprocess.run(["git", "commit", "-qam", "feat: change"], cwd=work, check=True)
-            made_scratch = scratch.Scratch(work, "main")
-            tip: list[pygit2.Oid] = []
-            rows["import"].append(timed(
-                lambda: tip.append(scratch.import_branch(repo, made_scratch, base.id))))
-            rows["pristine checkout"].append(timed(
-                lambda: scratch.checkout_pristine(repo, tip[0], base_dir / f"pristine-{n}")))
+            with timer(rows["import"]):
+                tip = scratch.import_branch(repo, scratch.Scratch(work, "main"), base.id)
+            with timer(rows["pristine checkout"]):
+                scratch.checkout_pristine(repo, tip, base_dir / f"pristine-{n}")
             if bwrap:
                 jail = Jail(bwrap, masked=(Path("/tmp"),), readable=(), writable=(work,))
-                rows["sandbox start"].append(timed(
-                    lambda: run(jail.wrap(["true"], work), cwd=work, timeout=30)))
+                with timer(rows["sandbox start"]):
+                    run(jail.wrap(["true"], work), cwd=work, timeout=30)
             rows["sealed total"].append(sum(rows[k][-1] for k in
                                             ("scratch copy", "import", "pristine checkout",
                                              "sandbox start") if rows[k]))
-            rows["git worktree add"].append(timed(lambda: subprocess.run(
-                ["git", "worktree", "add", "-q", "--detach", str(Path(tmp) / f"wt-{n}"),
-                 str(tip[0])], cwd=repo_path, check=True)))
+            with timer(rows["git worktree add"]):
+                subprocess.run(["git", "worktree", "add", "-q", "--detach",
+                                str(Path(tmp) / f"wt-{n}"), str(tip)], cwd=repo_path,
+                               check=True)
         print(f"\nper attempt, median of {rounds} (wall seconds):")
         for name, values in rows.items():
             if values:
