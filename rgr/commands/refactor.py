@@ -13,7 +13,7 @@ import pygit2
 from rich.table import Table
 
 from rgr import __version__, git
-from rgr.attempt import open_sealer
+from rgr.attempt import ATTEMPTS_PREFIX, open_sealer, tests_summary
 from rgr.backends.base import AgentRequest, AgentResult, Backend
 from rgr.commands.run import (
     PhaseLog,
@@ -30,7 +30,6 @@ from rgr.config import resolve_test_command
 from rgr.errors import RepositoryError
 from rgr.handoff import HandoffState, Phase, RefactorProgress, TestResult, now_utc
 from rgr.locks import run_lock
-from rgr.orchestrator import ATTEMPTS_PREFIX, tests_summary
 from rgr.refactor.engine import RefactorEngine
 from rgr.refactor.gate import GateResult, Level
 from rgr.refactor.plan import RefactorPlanOutput
@@ -91,6 +90,7 @@ def refactor(ws: Workspace, goal: str, here: bool, branch: str | None,
     start_branch = git.require_branch(ws.repo)
     start = git.head_commit(ws.repo)
     _require_clean(ws, "rgr refactor")
+    ws = ws.pinned()
     target = start_branch if here else (
         branch or f"{ws.config.branch_prefix}refactor-{slugify(goal)}")
     if not here and not options.plan_only and ws.repo.branches.local.get(target) is not None:
@@ -129,6 +129,7 @@ def refactor(ws: Workspace, goal: str, here: bool, branch: str | None,
             base_commit=str(start.id), started_at=now_utc(), finished_at=now_utc(),
             rgr_version=__version__, tests=tests_summary(baseline.tests),
             summary=plan.summary or f"plan: {len(plan.batches)} batch(es)",
+            config_source=ws.config_source,
             refactor=RefactorProgress(
                 goal=goal, plan=[b.model_dump(mode="json") for b in plan.batches],
                 source_branch=start_branch, start_commit=str(start.id)),
