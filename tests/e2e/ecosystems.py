@@ -335,13 +335,13 @@ def refactor() -> SessionScript:
 
 
 def kata_scripts(eco: Ecosystem, rejections: bool) -> list[SessionScript]:
-    """The two-test kata; with ``rejections`` cycle 1's first RED passes at once and its
-    first GREEN edits the test, each rejected by rgr and retried honestly."""
+    """The two-test kata; with ``rejections`` cycle 1's first RED passes at once
+    (rejected by rgr, retried honestly) and its GREEN also tries to rewrite the test
+    (the write is refused by rgr's hook; the implementation alone is committed)."""
     first_red = [red(eco, eco.passing_test, first=True)] if rejections else []
-    cheat = [green(eco, eco.impl_1, cheat=True)] if rejections else []
     return [
         plan(eco, 0, first=True), *first_red, red(eco, eco.test_1, first=True),
-        *cheat, green(eco, eco.impl_1), refactor(),
+        green(eco, eco.impl_1, cheat=rejections), refactor(),
         plan(eco, 1), red(eco, eco.test_2, first=False), green(eco, eco.impl_2), refactor(),
         plan(eco, 2),
     ]

@@ -3,9 +3,11 @@ git and the real toolchain (Vitest, Jest, TypeScript through Vitest, cargo, go, 
 only the model is scripted (rgr.fake_model on 127.0.0.1).
 
 Each ecosystem has two runs: the honest two-test kata, and the same kata in which
-cycle 1's first RED writes a test that passes at once (``red-passes``) and its first
-GREEN edits the test (``green-touches-tests``), both rejected and retried before the run
-completes honestly. CI runs a deterministic sample of two (the runs with rejections
+cycle 1's first RED writes a test that passes at once (``red-passes``: rejected, kept,
+retried) and its GREEN also rewrites the test (refused by rgr's PreToolUse hook, so only
+the implementation is committed; the commit-level ``green-touches-tests`` check behind
+the hook is runner-independent and exercised in tests/e2e/test_tdd_loop.py), before the
+run completes honestly. CI runs a deterministic sample of two (the runs with rejections
 in Vitest and Rust, about 3 minutes on 2 cores; every runner's parser is covered in CI by
 tests/test_runners.py against the real runner); ``RGR_FULL_SWEEP=1`` runs all twelve:
 
@@ -73,13 +75,14 @@ def _run_kata(eco: Ecosystem, rejections: bool, tmp_path: Path) -> None:
     assert final["tests"]["passed"] == 2 and final["tests"]["failed"] == 0, final["tests"]  # type: ignore[index]
     attempts = git(repo, "for-each-ref", "--format=%(refname)", "refs/rgr/attempts/").split()
     if rejections:
-        assert "red-passes" in output and "green-touches-tests" in output, output
-        rules = sorted(json.loads(git(repo, "notes", "--ref=refs/notes/tdd-handoffs", "show",
-                                      ref))["errorDetails"]["type"] for ref in attempts)
-        assert rules == ["green-touches-tests", "red-passes"]
+        assert "red-passes" in output, output
+        rules = [json.loads(git(repo, "notes", "--ref=refs/notes/tdd-handoffs", "show",
+                                ref))["errorDetails"]["type"] for ref in attempts]
+        assert rules == ["red-passes"]
         first_red = next(n for n in notes if n["phase"] == "RED")
-        first_green = next(n for n in notes if n["phase"] == "GREEN")
-        assert first_red["retryCount"] == 1 and first_green["retryCount"] == 1
+        assert first_red["retryCount"] == 1
+        # GREEN's rewrite of the test never reached the file: rgr's hook refused it
+        assert "refused 1 tool call(s): Write: " in output and eco.test_file in output
     else:
         assert attempts == []
     # the honest assertion survived, and the project's own test command passes on it
