@@ -337,6 +337,112 @@ def demo(directory: Path | None, claude: str | None) -> None:
     sys.exit(command.run(directory, claude))
 
 
+_remote_option = click.option(
+    "--remote", metavar="REMOTE",
+    help="Work on the queue of this shared remote (fetched first; changes pushed with a "
+         "lease) instead of this repository's.")
+
+
+@cli.group(invoke_without_command=True)
+@click.option("--json", "as_json", is_flag=True, help="Print the jobs as JSON.")
+@_remote_option
+@click.pass_context
+def queue(click_ctx: click.Context, as_json: bool, remote: str | None) -> None:
+    """The daemon's jobs: id, kind, feature, state, worker, phase/cycle, cost, branch.
+
+    The queue lives in git (refs/rgr/queue, refs/rgr/state, refs/rgr/claims), so any
+    clone that fetches those refs sees it. `rgr queue add` and `rgr queue cancel`
+    change it; `rgr daemon` works through it.
+    """
+    if click_ctx.invoked_subcommand is None:
+        from rgr.commands import queue as command
+
+        sys.exit(command.listing(click_ctx.ensure_object(Context).workspace(), as_json, remote))
+
+
+@queue.command("add")
+@click.argument("feature")
+@click.option("--after", "after", type=int, multiple=True, metavar="ID",
+              help="Start only once job ID is complete (repeatable).")
+@click.option("--refactor", is_flag=True, help="A behaviour-preserving refactor toward "
+              "FEATURE (`rgr refactor`) instead of a TDD run.")
+@click.option("--every", metavar="CRON",
+              help='Run it on a schedule, e.g. "0 2 * * *" (02:00 daily, local time): each '
+                   "firing queues a new job on its own branch.")
+@click.option("--base", metavar="BRANCH",
+              help="Branch the job starts from and integrates into (default: the current one).")
+@_remote_option
+@pass_context
+def queue_add(ctx: Context, feature: str, after: tuple[int, ...], refactor: bool,
+              every: str | None, base: str | None, remote: str | None) -> None:
+    """Queue FEATURE as a job: a full `rgr run` (or `rgr refactor`) on its own branch."""
+    from rgr.commands import queue as command
+
+    sys.exit(command.add(ctx.workspace(), feature, after, refactor, every, base, remote))
+
+
+@queue.command("cancel")
+@click.argument("job_id", type=int)
+@_remote_option
+@pass_context
+def queue_cancel(ctx: Context, job_id: int, remote: str | None) -> None:
+    """Cancel job JOB_ID; a running job stops at its next phase boundary."""
+    from rgr.commands import queue as command
+
+    sys.exit(command.cancel(ctx.workspace(), job_id, remote))
+
+
+@cli.group(invoke_without_command=True)
+@click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Jobs worked on at once, each in its own clone under .git/rgr/jobs/.")
+@click.option("--watch", is_flag=True,
+              help="Keep waiting for new jobs (and schedules) instead of exiting when the "
+                   "queue is done.")
+@_remote_option
+@click.option("--integrate", type=_INTEGRATE, default="none", show_default=True,
+              help="A complete job: rebase onto the base branch, re-run the full suite and "
+                   "fast-forward the base (merge), open a pull request (pr), or leave it.")
+@click.option("--max-budget-usd", type=click.FloatRange(min=0, min_open=True),
+              help="Stop (resumably) once all workers together have spent this much.")
+@click.option("--test-slots", type=click.IntRange(min=1),
+              help="Test runs at once across all workers (default: the number of cores); "
+                   "agent sessions are not limited by it.")
+@click.option("--lease", "lease_s", type=click.FloatRange(min=1), default=60.0,
+              show_default=True,
+              help="Seconds a claim lives without a heartbeat: after that another worker "
+                   "takes a dead worker's job over.")
+@click.option("--poll", "poll_s", type=click.FloatRange(min=0.1), default=2.0,
+              show_default=True, help="Seconds between looks at the queue when idle.")
+@click.pass_context
+def daemon(click_ctx: click.Context, workers: int, watch: bool, remote: str | None,
+           integrate: str, max_budget_usd: float | None, test_slots: int | None,
+           lease_s: float, poll_s: float) -> None:
+    """Work through the queue with N parallel workers until it is done.
+
+    Each job is a full `rgr run` / `rgr refactor` on its own branch, in its own clone,
+    coordinated with other workers and daemons only through git refs and notes.
+    `rgr daemon stop` stops it at the next phase boundary (resumable).
+    """
+    if click_ctx.invoked_subcommand is not None:
+        return
+    from rgr.commands import daemon as command
+    from rgr.daemon.worker import DaemonOptions
+
+    options = DaemonOptions(workers=workers, watch=watch, remote=remote, integrate=integrate,
+                            max_budget_usd=max_budget_usd, test_slots=test_slots,
+                            lease_s=lease_s, poll_s=poll_s)
+    sys.exit(command.start(click_ctx.ensure_object(Context).workspace(), options))
+
+
+@daemon.command("stop")
+@pass_context
+def daemon_stop(ctx: Context) -> None:
+    """Ask the running daemon to stop at the next phase boundary (jobs stay resumable)."""
+    from rgr.commands import daemon as command
+
+    sys.exit(command.stop(ctx.workspace()))
+
+
 def main(argv: list[str] | None = None) -> None:
     args = sys.argv[1:] if argv is None else argv
     try:

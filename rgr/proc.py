@@ -132,19 +132,24 @@ def run(
     env: Mapping[str, str] | None = None,
     stdin_data: str | None = None,
     on_start: Callable[[], None] | None = None,
+    on_spawn: Callable[[int], None] | None = None,
 ) -> Completed:
     """Run ``argv`` in its own process group and wait at most ``timeout`` seconds.
 
     A timeout is not an exception: the group is killed and ``timed_out`` is set, so
     callers decide whether that is a failure of the phase or of rgr. A program that
     cannot be started at all raises CommandError naming it. ``on_start`` is called
-    once the process runs (the fault-injection suite crashes rgr there).
+    once the process runs (the fault-injection suite crashes rgr there); ``on_spawn``
+    gets its pid, which is also its process group (the daemon kills a job's rgr when
+    another worker has taken the job over).
     """
     argv = tuple(str(a) for a in argv)
     started = time.monotonic()
     proc = _spawn(argv, cwd, env, stdin_data)
     timed_out = False
     try:
+        if on_spawn is not None:
+            on_spawn(proc.pid)
         if on_start is not None:
             on_start()
         out, err = proc.communicate(

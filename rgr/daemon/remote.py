@@ -1,0 +1,106 @@
+"""Handoff notes and job branches between a working copy and its hub.
+
+Notes are never force-pushed (a forced notes push silently deletes every note the
+other side wrote since the last fetch). The sync is the git-appraise pattern: fetch the
+hub's notes into a scratch ref, ``git notes merge -s cat_sort_uniq`` (a note only one
+side has is kept; the same note on both sides is kept once; two different notes on one
+commit, which rgr never writes, are both kept rather than one lost), then push without
+force. If another writer pushed in between, git refuses (in one of its many wordings,
+see rgr.daemon.hub.LOST_RACE) and the sync starts again.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+
+from rgr.daemon.gitcli import Git
+from rgr.daemon.hub import RemoteRejected, RemoteUnreachable, lost_race, unreachable
+from rgr.errors import RgrError
+from rgr.notes import DEFAULT_REF
+
+NOTES_RETRIES = 30
+
+
+def scratch_ref(ref: str, remote: str) -> str:
+    """Where the hub's notes are fetched to: refs/notes/remotes/<remote>/<name>."""
+    name = ref.removeprefix("refs/notes/")
+    safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in remote)[:60] or "hub"
+    return f"refs/notes/remotes/{safe}/{name}"
+
+
+def _raise(git: Git, remote: str, text: str, described: str) -> None:
+    if unreachable(text):
+        raise RemoteUnreachable(f"cannot reach {remote}:\n{described}",
+                                "local work is kept; it is synced once the remote answers")
+    if not lost_race(text):
+        raise RemoteRejected(f"{remote} refused the notes:\n{described}")
+
+
+def fetch_notes(git: Git, remote: str, ref: str = DEFAULT_REF) -> str | None:
+    """Fetch the hub's notes into the scratch ref; its tip, or None if the hub has none."""
+    scratch = scratch_ref(ref, remote)
+    done = git.run("fetch", "--no-tags", "--quiet", remote, f"+{ref}:{scratch}")
+    if done.returncode != 0:
+        text = done.stdout + done.stderr
+        if "couldn't find remote ref" in text.lower():
+            return None
+        _raise(git, remote, text, done.describe(1500))
+        raise RgrError(f"fetching the notes from {remote} failed:\n{done.describe(1500)}")
+    return git.rev(scratch)
+
+
+def merge_notes(git: Git, remote: str, ref: str = DEFAULT_REF) -> None:
+    """Merge the fetched scratch ref into ``ref`` with a strategy that loses no note."""
+    theirs = git.rev(scratch_ref(ref, remote))
+    if theirs is None:
+        return
+    ours = git.rev(ref)
+    if ours is None:
+        git.out("update-ref", ref, theirs, "0" * 40)
+        return
+    if ours == theirs or git.ok("merge-base", "--is-ancestor", theirs, ours):
+        return
+    git.out("notes", f"--ref={ref}", "merge", "-q", "-s", "cat_sort_uniq",
+            scratch_ref(ref, remote))
+
+
+def sync_notes(git: Git, remote: str, ref: str = DEFAULT_REF,
+               retries: int = NOTES_RETRIES) -> int:
+    """Fetch, merge and push (never forced) until the hub has every local note and
+    this side every note of the hub's. Returns how many pushes lost a race."""
+    for lost in range(retries):
+        fetch_notes(git, remote, ref)
+        merge_notes(git, remote, ref)
+        if git.rev(ref) is None or git.rev(ref) == git.rev(scratch_ref(ref, remote)):
+            return lost
+        done = git.run("push", "--porcelain", "--no-verify", remote, f"{ref}:{ref}")
+        if done.returncode == 0:
+            return lost
+        _raise(git, remote, done.stdout + done.stderr, done.describe(1500))
+        time.sleep(random.uniform(0.01, 0.1) * min(lost + 1, 5))
+    raise RgrError(f"the notes could not be pushed to {remote}: {retries} races lost in a "
+                   "row", "run the daemon again; nothing was lost (every note is local)")
+
+
+def push_branch(git: Git, remote: str, branch: str, expected: str | None) -> bool:
+    """Move the hub's ``branch`` to ours if it is still at ``expected`` (None: absent)."""
+    ref = f"refs/heads/{branch}"
+    done = git.run("push", "--porcelain", "--no-verify",
+                   f"--force-with-lease={ref}:{expected or ''}", remote, f"{ref}:{ref}")
+    if done.returncode == 0:
+        return True
+    _raise(git, remote, done.stdout + done.stderr, done.describe(1500))
+    return False
+
+
+def remote_tip(git: Git, remote: str, ref: str) -> str | None:
+    done = git.run("ls-remote", remote, ref)
+    if done.returncode != 0:
+        _raise(git, remote, done.stdout + done.stderr, done.describe(1500))
+        raise RgrError(f"git ls-remote {remote} failed:\n{done.describe(1500)}")
+    for line in done.stdout.splitlines():
+        oid, _, name = line.partition("\t")
+        if name == ref:
+            return oid
+    return None
