@@ -1,5 +1,8 @@
-"""A job's own working copy: a clone under ``<git dir>/rgr/jobs/<id>/`` whose
-``origin`` is the hub (this repository, or the shared remote).
+"""A job's own working copy: a clone whose ``origin`` is the hub (this repository, or
+the shared remote), under ``$XDG_CACHE_HOME/rgr/jobs/<repo>-<hash>/<id>/`` (or
+``$RGR_JOBS_DIR``). Not inside ``.git``: Claude Code refuses to edit any file whose path
+goes through a ``.git`` directory. Nothing in it matters once pushed: after every phase
+the job branch and its notes are on the hub, and a lost clone is re-made from there.
 
 A clone, not a worktree: it has its own ``.git``, so its run lock, in-flight record,
 run folder and handoff notes are the job's alone, and parallel jobs never write one
@@ -10,7 +13,10 @@ every phase; a worker that takes the job over, here or on another machine, fetch
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -20,7 +26,21 @@ from rgr.daemon.queue import JobSpec
 from rgr.errors import RgrError
 from rgr.notes import DEFAULT_REF
 
-JOBS_DIR = Path("rgr") / "jobs"
+JOBS_DIR = Path("rgr") / "jobs"  # in the git dir: the per-job child logs
+
+
+def jobs_root(git_dir: Path, env: Mapping[str, str]) -> Path:
+    """Where this repository's job clones live (one folder per repository)."""
+    explicit = env.get("RGR_JOBS_DIR")
+    if explicit:
+        base = Path(explicit)
+    else:
+        cache = env.get("XDG_CACHE_HOME") or os.path.join(env.get("HOME", "/tmp"), ".cache")
+        base = Path(cache) / "rgr" / "jobs"
+    repo = git_dir.resolve()
+    name = repo.parent.name if repo.name == ".git" else repo.name
+    return base / f"{name}-{hashlib.sha256(str(repo).encode()).hexdigest()[:10]}"
+
 ORIGIN = "origin"
 #: Copied from the hub repository's view of the config: the agents' commits need an
 #: identity, and a signing setup the clone cannot use would fail every commit.
@@ -44,7 +64,7 @@ class WorkCopy:
                  notes_ref: str = DEFAULT_REF) -> None:
         self.main = main
         self.spec = spec
-        self.root = git_dir / JOBS_DIR / str(spec.id)
+        self.root = jobs_root(git_dir, main.env) / str(spec.id)
         self.hub_url = hub_url
         self.notes_ref = notes_ref
         self.git = Git(self.root, main.env)

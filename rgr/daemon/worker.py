@@ -24,7 +24,7 @@ from rgr.daemon import claims, land
 from rgr.daemon.gitcli import Git
 from rgr.daemon.hub import Hub, RemoteUnreachable
 from rgr.daemon.queue import Claim, Job, Queue, runnable, who
-from rgr.daemon.workcopy import LostJob, WorkCopy
+from rgr.daemon.workcopy import LostJob, WorkCopy, jobs_root
 from rgr.errors import RgrError
 from rgr.proc import Completed, run, tail
 
@@ -206,7 +206,7 @@ class Worker(threading.Thread):
             beat.lost.set()
         except RemoteUnreachable as exc:
             self.say(f"job {job.id}: the remote is unreachable; its work is kept in "
-                     f"{ctx.git_dir / 'rgr' / 'jobs' / str(job.id)}: "
+                     f"{jobs_root(ctx.git_dir, ctx.env) / str(job.id)}: "
                      f"{exc.message.splitlines()[0]}")
         finally:
             beat.release()
@@ -249,7 +249,7 @@ class Worker(threading.Thread):
             wc.publish()
             self.update(job, phase=after.phase, cycle=after.cycle, cost_usd=after.cost_usd,
                         tip=after.tip)
-            self.say(f"job {job.id}: {after.phase} next (cycle {after.cycle})", job=job.id,
+            self.say(f"job {job.id}: next {after.phase} (cycle {after.cycle})", job=job.id,
                      phase=after.phase, cycle=after.cycle, cost=after.cost_usd)
             if done.returncode != 0 and not after.complete:
                 failure = tail((done.stderr or done.stdout).strip(), 600)
@@ -259,7 +259,7 @@ class Worker(threading.Thread):
 
     def child(self, job: Job, started: bool, budget: float | None) -> Completed:
         ctx = self.ctx
-        wc_root = ctx.git_dir / "rgr" / "jobs" / str(job.id)
+        wc_root = jobs_root(ctx.git_dir, ctx.env) / str(job.id)
         common = ["--yes", "--skip-preflight", "--max-phases", str(PHASES_PER_CHILD)]
         if budget is not None and job.spec.kind == "run":
             common += ["--max-budget-usd", f"{max(budget, 0.0001):.4f}"]
