@@ -68,8 +68,8 @@ def _state_text(job: Job) -> str:
         return f"scheduled ({job.spec.every}), next {_when(job.state.next_at)}"
     if job.blocked_by and state in ("queued", "stopped"):
         return f"{state}, waits for {', '.join(map(str, job.blocked_by))}"
-    if job.claim is not None and job.claim.expired() and state == "running":
-        return "running (lease expired: a worker will take it over)"
+    if state == "running" and (job.claim is None or job.claim.gone()):
+        return "running (its worker is gone: the next free worker takes it over)"
     return state
 
 

@@ -12,36 +12,25 @@ clocks within a small fraction of the lease (NTP gives milliseconds).
 from __future__ import annotations
 
 import os
-import socket
 import time
 from dataclasses import replace
 
 from rgr.daemon.hub import Hub, RefUpdate
-from rgr.daemon.queue import CLAIMS, Claim, Job
-from rgr.locks import pid_alive
+from rgr.daemon.queue import CLAIMS, Claim, Job, host
 
 DEFAULT_LEASE_S = 60.0
 
 
 def new_claim(worker: str, lease_s: float) -> Claim:
     now = time.time()
-    return Claim(worker=worker, host=socket.gethostname(), pid=os.getpid(),
+    return Claim(worker=worker, host=host(), pid=os.getpid(),
                  claimed_at=now, heartbeat_at=now, lease_s=lease_s)
-
-
-def holder_gone(claim: Claim) -> bool:
-    """The claim's lease ran out, or its holder was a process on this host that died
-    (a kill -9 of the daemon here need not wait for the lease)."""
-    if claim.expired():
-        return True
-    return claim.host == socket.gethostname() and claim.pid != os.getpid() and \
-        not pid_alive(claim.pid)
 
 
 def try_claim(hub: Hub, job: Job, worker: str, lease_s: float) -> tuple[Claim, str] | None:
     """Claim ``job`` as read: free, or held by a worker that is gone. The claim and its
     blob id, or None when another worker was faster."""
-    if job.claim is not None and not holder_gone(job.claim):
+    if job.claim is not None and not job.claim.gone():
         return None
     claim = new_claim(worker, lease_s)
     oid = hub.git.write_blob(claim.to_json())

@@ -18,6 +18,7 @@ from datetime import datetime
 from pathlib import Path
 from types import FrameType
 
+from rgr import failpoints
 from rgr.daemon import cron
 from rgr.daemon.gitcli import Git, git_env
 from rgr.daemon.hub import RemoteUnreachable, open_hub
@@ -89,7 +90,8 @@ def all_done(jobs: list[Job]) -> bool:
 
 
 def run_daemon(root: Path, options: DaemonOptions, view: DaemonView | None = None) -> int:
-    env = git_env()
+    # Children (rgr run/resume, git) never inherit the daemon's own crash point.
+    env = failpoints.scrub(git_env())
     main = Git(root, env)
     git_dir = common_git_dir(main)
     hub = open_hub(main, options.remote)

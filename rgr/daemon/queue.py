@@ -31,6 +31,7 @@ from typing import Any
 from rgr.daemon.gitcli import Git
 from rgr.daemon.hub import Hub, RefUpdate
 from rgr.errors import RgrError
+from rgr.locks import pid_alive
 
 QUEUE = "refs/rgr/queue/"
 STATE = "refs/rgr/state/"
@@ -109,6 +110,13 @@ class Claim:
     def expired(self, now: float | None = None) -> bool:
         return (now if now is not None else time.time()) > self.expires_at
 
+    def gone(self) -> bool:
+        """The lease ran out, or the holder was a process on this host that died (a
+        kill -9 of the daemon here need not wait for the lease)."""
+        if self.expired():
+            return True
+        return self.host == host() and self.pid != os.getpid() and not pid_alive(self.pid)
+
     def to_json(self) -> str:
         return json.dumps(asdict(self), sort_keys=True)
 
@@ -132,8 +140,14 @@ class Job:
         return self.spec.id
 
 
+def host() -> str:
+    """This machine's name in claims: ``RGR_DAEMON_HOST`` (a container's stable name,
+    or a test's second "machine"), else the host name."""
+    return os.environ.get("RGR_DAEMON_HOST") or socket.gethostname()
+
+
 def who() -> str:
-    return f"{socket.gethostname()}:{os.getpid()}"
+    return f"{host()}:{os.getpid()}"
 
 
 def _ident(ref: str, prefix: str) -> int | None:
@@ -260,11 +274,12 @@ def check_after(after: Sequence[int], existing: dict[int, Job]) -> None:
 
 
 def runnable(jobs: Iterable[Job]) -> list[Job]:
-    """Jobs a worker may try to claim now, oldest first."""
-    now = time.time()
+    """Jobs a worker may try to claim now, oldest first: waiting ones, and running ones
+    whose worker is gone (taken over from their last handoff)."""
     return [j for j in jobs
-            if j.state.state in RUNNABLE and not j.blocked_by and j.spec.every is None
-            and (j.claim is None or j.claim.expired(now))]
+            if (j.state.state in RUNNABLE or (j.state.state == "running"))
+            and not j.blocked_by and j.spec.every is None
+            and (j.claim is None or j.claim.gone())]
 
 
 def dead_end(job: Job, by_id: dict[int, Job]) -> bool:

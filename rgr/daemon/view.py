@@ -55,6 +55,7 @@ class DaemonView:
     def say(self, message: str) -> None:
         """A daemon-level line (not tied to a worker)."""
         self.console.print(f"{stamp()} {esc(message)}")
+        self.console.file.flush()  # a pipe or a log file sees each line when it happens
 
     def report(self, worker: int, message: str, **fields: Any) -> None:
         with self.lock:
@@ -72,6 +73,7 @@ class DaemonView:
             row.last = message
         if self._live is None:
             self.console.print(f"{stamp()} worker {worker}: {esc(message)}")
+            self.console.file.flush()
 
     def _render(self) -> Table:
         table = Table(title="rgr daemon", expand=False)

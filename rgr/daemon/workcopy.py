@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from rgr import failpoints
 from rgr.daemon import remote
 from rgr.daemon.gitcli import Git
 from rgr.daemon.queue import JobSpec
@@ -155,6 +156,7 @@ class WorkCopy:
         if not remote.push_branch(self.git, ORIGIN, self.spec.branch, self.published):
             raise LostJob(f"{self.spec.branch} on the hub moved under this worker")
         self.published = tip
+        failpoints.hit("daemon:branch-pushed")
         remote.sync_notes(self.git, ORIGIN, self.notes_ref)
 
 

@@ -20,6 +20,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from rgr import failpoints
 from rgr.daemon import claims, land
 from rgr.daemon.gitcli import Git
 from rgr.daemon.hub import Hub, RemoteUnreachable
@@ -31,6 +32,8 @@ from rgr.proc import Completed, run, tail
 #: How many phases one child runs before the worker looks at stop, cancel and budget.
 PHASES_PER_CHILD = 1
 CHILD_TIMEOUT_S = 6 * 3600.0
+#: Children killed by a signal in a row before the job counts as failed.
+CHILD_CRASHES = 3
 
 
 @dataclass
@@ -175,6 +178,7 @@ class Worker(threading.Thread):
             won = claims.try_claim(self.ctx.hub, job, self.worker_id, self.ctx.options.lease_s)
             if won is None:
                 continue
+            failpoints.hit("daemon:claimed")
             with self.ctx.lock:
                 self.ctx.busy.add(self.number)
             try:
@@ -213,6 +217,7 @@ class Worker(threading.Thread):
 
     def loop(self, job: Job, wc: WorkCopy, beat: Heartbeat) -> None:
         ctx = self.ctx
+        crashes = 0
         while True:
             if beat.lost.is_set():
                 self.say(f"job {job.id}: the claim was lost; another worker owns it")
@@ -244,6 +249,7 @@ class Worker(threading.Thread):
             done = self.child(job, progress.started, remaining)
             if beat.lost.is_set():
                 continue
+            failpoints.hit("daemon:child-done")
             after = wc.progress()
             ctx.budget.add(after.cost_usd - progress.cost_usd)
             wc.publish()
@@ -251,6 +257,13 @@ class Worker(threading.Thread):
                         tip=after.tip)
             self.say(f"job {job.id}: next {after.phase} (cycle {after.cycle})", job=job.id,
                      phase=after.phase, cycle=after.cycle, cost=after.cost_usd)
+            if done.returncode < 0 and crashes < CHILD_CRASHES:
+                # rgr itself was killed (a signal, the OOM killer): `rgr resume` settles
+                # whatever it left, exactly as after a kill -9 of a plain `rgr run`.
+                crashes += 1
+                self.say(f"job {job.id}: rgr was killed by signal {-done.returncode}; "
+                         "resuming")
+                continue
             if done.returncode != 0 and not after.complete:
                 failure = tail((done.stderr or done.stdout).strip(), 600)
                 self.update(job, state="failed", message=failure)
@@ -308,6 +321,7 @@ class Worker(threading.Thread):
                 self.say(f"job {job.id} needs attention: {landed.message.splitlines()[0]}")
                 return
             message = landed.message
+        failpoints.hit("daemon:landed")
         self.update(job, state="complete", message=message, cost_usd=cost,
                     tip=wc.git.rev("HEAD"), phase="COMPLETE")
         self.say(f"job {job.id} complete: {message}", job=None)
