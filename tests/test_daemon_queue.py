@@ -210,7 +210,7 @@ def test_second_daemon_refused_naming_holder(repo: Repo, run_rgr: RunRgr) -> Non
 
 def test_unreachable_remote_is_named(repo: Repo, run_rgr: RunRgr, tmp_path: Path) -> None:
     repo.git("remote", "add", "gone", str(tmp_path / "no-such-remote.git"))
-    code, out, err = run_rgr(["queue", "add", "x", "--remote", "gone"], repo.path)
+    code, _out, err = run_rgr(["queue", "add", "x", "--remote", "gone"], repo.path)
     assert code == 1
     assert "cannot fetch from the remote gone" in err
     assert "local work is kept" in err
