@@ -31,6 +31,7 @@ from rgr.locks import pid_alive, read_lock_info, run_lock
 
 DAEMON_LOCK = Path("rgr") / "daemon.lock"
 STOP_FILE = Path("rgr") / "daemon.stop"
+PACK_INTERVAL_S = 60.0
 
 
 def common_git_dir(git: Git) -> Path:
@@ -128,8 +129,13 @@ def _serve(ctx: DaemonContext, view: DaemonView) -> int:
     for worker in workers:
         worker.start()
     warned = False
+    packed = time.monotonic()
     try:
         while True:
+            if time.monotonic() - packed > PACK_INTERVAL_S:
+                # Claims and states churn: loose refs would make every read slower.
+                ctx.main.run("pack-refs", "--all")
+                packed = time.monotonic()
             if (ctx.git_dir / STOP_FILE).exists() and not ctx.stop.is_set():
                 view.say("stop requested: each worker stops at its next phase boundary")
                 ctx.stop.set()

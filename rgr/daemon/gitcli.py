@@ -92,8 +92,45 @@ class Git:
             pos += size + 1
         return found
 
+    def ref_blobs(self, prefix: str) -> dict[str, tuple[str, str]]:
+        """refname -> (object id, content) under ``prefix``: one ``for-each-ref`` with
+        ``%(raw)`` reads every ref and its blob (git >= 2.36), no second process."""
+        found: dict[str, tuple[str, str]] = {}
+        for pattern in (prefix,):
+            done = self.run("for-each-ref", "--format=%(refname)%00%(objectname)%00%(raw)%00",
+                            pattern)
+            if done.returncode != 0 or "characters cut ..." in done.stdout:
+                # An old git, or more than rgr.proc keeps of one output: per first digit.
+                if pattern == prefix and done.returncode == 0 and prefix.endswith("/"):
+                    for digit in "123456789":
+                        found.update(self._ref_blobs_exact(f"{prefix}{digit}*"))
+                    return found
+                return self._ref_blobs_slow(prefix)
+            found.update(_split_raw(done.stdout))
+        return found
+
+    def _ref_blobs_exact(self, pattern: str) -> dict[str, tuple[str, str]]:
+        done = self.run("for-each-ref", "--format=%(refname)%00%(objectname)%00%(raw)%00",
+                        pattern)
+        if done.returncode != 0 or "characters cut ..." in done.stdout:
+            return self._ref_blobs_slow(pattern)
+        return _split_raw(done.stdout)
+
+    def _ref_blobs_slow(self, pattern: str) -> dict[str, tuple[str, str]]:
+        refs = self.refs(pattern)
+        blobs = self.read_blobs(sorted(set(refs.values())))
+        return {ref: (oid, blobs[oid]) for ref, oid in refs.items() if oid in blobs}
+
     def refs(self, *prefixes: str) -> dict[str, str]:
         """refname -> object id for every ref under ``prefixes``."""
         text = self.out("for-each-ref", "--format=%(objectname) %(refname)", *prefixes)
         pairs = (line.split(" ", 1) for line in text.splitlines() if line)
         return {name: oid for oid, name in pairs}
+
+
+def _split_raw(text: str) -> dict[str, tuple[str, str]]:
+    parts = text.split("\0")
+    found: dict[str, tuple[str, str]] = {}
+    for i in range(0, len(parts) - 2, 3):
+        found[parts[i].lstrip("\n")] = (parts[i + 1], parts[i + 2])
+    return found

@@ -26,7 +26,7 @@ import socket
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field, replace
-from typing import Any
+from typing import Any, TypeVar
 
 from rgr.daemon.gitcli import Git
 from rgr.daemon.hub import Hub, RefUpdate
@@ -44,8 +44,23 @@ TERMINAL = ("complete", "failed", "needs-attention", "cancelled")
 RUNNABLE = ("queued", "stopped")
 
 
+_T = TypeVar("_T")
+
+#: `rgr queue add` packs the refs every this many jobs (the daemon packs them too).
+PACK_EVERY = 100
+
+
 class QueueError(RgrError):
     """Bad input to a queue command, or a job that cannot change as asked."""
+
+
+def _build(cls: type[_T], data: dict[str, Any]) -> _T:
+    """``cls(**data)``; fields a newer rgr added are dropped (the slow path)."""
+    try:
+        return cls(**data)
+    except TypeError:
+        fields = cls.__dataclass_fields__  # type: ignore[attr-defined]
+        return cls(**{k: v for k, v in data.items() if k in fields})
 
 
 @dataclass(frozen=True)
@@ -68,7 +83,7 @@ class JobSpec:
     def parse(cls, text: str) -> JobSpec:
         data = json.loads(text)
         data["after"] = tuple(data.get("after") or ())
-        return cls(**{k: v for k, v in data.items() if k in cls.__dataclass_fields__})
+        return _build(cls, data)
 
 
 @dataclass(frozen=True)
@@ -90,8 +105,7 @@ class JobState:
 
     @classmethod
     def parse(cls, text: str) -> JobState:
-        data = json.loads(text)
-        return cls(**{k: v for k, v in data.items() if k in cls.__dataclass_fields__})
+        return _build(cls, json.loads(text))
 
 
 @dataclass(frozen=True)
@@ -122,8 +136,7 @@ class Claim:
 
     @classmethod
     def parse(cls, text: str) -> Claim:
-        data = json.loads(text)
-        return cls(**{k: v for k, v in data.items() if k in cls.__dataclass_fields__})
+        return _build(cls, json.loads(text))
 
 
 @dataclass
@@ -150,11 +163,6 @@ def who() -> str:
     return f"{host()}:{os.getpid()}"
 
 
-def _ident(ref: str, prefix: str) -> int | None:
-    tail = ref[len(prefix):]
-    return int(tail) if tail.isdigit() else None
-
-
 class Queue:
     """Reads and changes the queue through ``hub`` (this repository or a remote)."""
 
@@ -165,25 +173,26 @@ class Queue:
     # -- reading ---------------------------------------------------------------------
 
     def jobs(self) -> list[Job]:
-        """Every job, oldest first: one for-each-ref and one cat-file for all of them."""
-        refs = self.git.refs(QUEUE, STATE, CLAIMS)
-        blobs = self.git.read_blobs(sorted(set(refs.values())))
+        """Every job, oldest first: one ``for-each-ref`` per namespace reads the refs
+        and their records together."""
         specs: dict[int, JobSpec] = {}
         states: dict[int, tuple[JobState, str]] = {}
         claims: dict[int, tuple[Claim, str]] = {}
-        for ref, oid in refs.items():
-            text = blobs.get(oid)
-            if text is None:
-                continue
-            try:
-                if (n := _ident(ref, QUEUE)) is not None and ref.startswith(QUEUE):
-                    specs[n] = JobSpec.parse(text)
-                elif (n := _ident(ref, STATE)) is not None and ref.startswith(STATE):
-                    states[n] = (JobState.parse(text), oid)
-                elif (n := _ident(ref, CLAIMS)) is not None and ref.startswith(CLAIMS):
-                    claims[n] = (Claim.parse(text), oid)
-            except (ValueError, TypeError):
-                continue  # a damaged record is shown as missing, never crashes a reader
+        for prefix in (QUEUE, STATE, CLAIMS):
+            for ref, (oid, text) in self.git.ref_blobs(prefix).items():
+                tail = ref[len(prefix):]
+                if not tail.isdigit():
+                    continue
+                n = int(tail)
+                try:
+                    if prefix == QUEUE:
+                        specs[n] = JobSpec.parse(text)
+                    elif prefix == STATE:
+                        states[n] = (JobState.parse(text), oid)
+                    else:
+                        claims[n] = (Claim.parse(text), oid)
+                except (ValueError, TypeError):
+                    continue  # a damaged record is shown as missing, never crashes a reader
         jobs = []
         for n in sorted(specs):
             state, state_oid = states.get(n, (JobState("queued"), None))
@@ -219,6 +228,9 @@ class Queue:
             updates = [RefUpdate(f"{QUEUE}{ident}", self.git.write_blob(final.to_json()), None),
                        RefUpdate(f"{STATE}{ident}", self.git.write_blob(state.to_json()), None)]
             if self.hub.cas(updates):
+                if ident % PACK_EVERY == 0:
+                    # Thousands of loose refs make every reader slow: pack them.
+                    self.git.run("pack-refs", "--all")
                 return ident
             ident += 1
         raise QueueError("could not find a free job id after 1000 tries")
