@@ -30,6 +30,7 @@ from typing import Literal
 
 from rgr import failpoints
 from rgr.config import TestCommand
+from rgr.daemon.slots import test_slot
 from rgr.proc import Completed, bound, run
 
 #: How much of the runner's combined output a report keeps (head and tail). The excerpt
@@ -148,9 +149,10 @@ def run_tests(
     # No __pycache__ directories in the user's tree (pytest's assertion rewriting
     # honours this too).
     child_env["PYTHONDONTWRITEBYTECODE"] = "1"
-    if cmd.runner == "pytest":
-        return _run_pytest(cmd, root, timeout, child_env)
-    return _run_other(cmd, root, timeout, child_env)
+    with test_slot(child_env):  # under `rgr daemon --test-slots N`: N runs at once
+        if cmd.runner == "pytest":
+            return _run_pytest(cmd, root, timeout, child_env)
+        return _run_other(cmd, root, timeout, child_env)
 
 
 # --------------------------------------------------------------------------- pytest

@@ -214,3 +214,60 @@ def test_unreachable_remote_is_named(repo: Repo, run_rgr: RunRgr, tmp_path: Path
     assert code == 1
     assert "cannot fetch from the remote gone" in err
     assert "local work is kept" in err
+
+
+def test_a_schedule_fires_once_per_firing(repo: Repo) -> None:
+    from rgr.daemon.daemon import fire_schedules
+
+    g = Git(repo.path, git_env())
+    queue = Queue(g, LocalHub(g))
+    spec = JobSpec(0, "refactor", "tidy", "main", "rgr/refactor-tidy", every="0 2 * * *")
+    ident = queue.add(spec, JobState("scheduled", next_at=1.0))  # long overdue
+    fired = fire_schedules(queue, queue.jobs(), print)
+    assert len(fired) == 1
+    assert fire_schedules(queue, queue.jobs(), print) == []  # next firing is tomorrow
+    jobs = {j.id: j for j in queue.jobs()}
+    child = jobs[fired[0]]
+    assert child.spec.schedule_of == ident and child.spec.every is None
+    assert child.spec.branch.startswith("rgr/refactor-tidy-19700101-")
+    assert child.state.state == "queued" and child.spec.kind == "refactor"
+    schedule = jobs[ident].state
+    assert schedule.fired == 1 and schedule.next_at is not None and schedule.next_at > 1e9
+
+
+def test_test_slots_bound_concurrent_runs(tmp_path: Path) -> None:
+    from rgr.daemon.slots import slot_env, test_slot
+
+    env = slot_env(tmp_path / "slots", 2)
+    inside = []
+    peak = []
+    lock = threading.Lock()
+
+    def runner() -> None:
+        with test_slot(env):
+            with lock:
+                inside.append(1)
+                peak.append(len(inside))
+            threading.Event().wait(0.3)
+            with lock:
+                inside.pop()
+
+    threads = [threading.Thread(target=runner) for _ in range(5)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert max(peak) == 2 and len(peak) == 5
+
+
+def test_a_remote_that_rejects_pushes_is_named(tmp_path: Path, run_rgr: RunRgr) -> None:
+    repo = make_repo(tmp_path)
+    bare = tmp_path / "strict.git"
+    git(tmp_path, "clone", "-q", "--bare", str(repo.path), str(bare))
+    hook = bare / "hooks" / "pre-receive"
+    hook.write_text("#!/bin/sh\necho 'pushes are closed today' >&2\nexit 1\n")
+    hook.chmod(0o755)
+    repo.git("remote", "add", "strict", str(bare))
+    code, _out, err = run_rgr(["queue", "add", "x", "--remote", "strict"], repo.path)
+    assert code == 1
+    assert "the remote strict refused the update" in err and "pushes are closed today" in err

@@ -23,6 +23,7 @@ from rgr.daemon import cron
 from rgr.daemon.gitcli import Git, git_env
 from rgr.daemon.hub import RemoteUnreachable, open_hub
 from rgr.daemon.queue import TERMINAL, Job, JobState, Queue, dead_end, who
+from rgr.daemon.slots import slot_env
 from rgr.daemon.view import DaemonView
 from rgr.daemon.workcopy import JOBS_DIR
 from rgr.daemon.worker import Budget, DaemonContext, DaemonOptions, Worker
@@ -95,6 +96,7 @@ def run_daemon(root: Path, options: DaemonOptions, view: DaemonView | None = Non
     env = failpoints.scrub(git_env())
     main = Git(root, env)
     git_dir = common_git_dir(main)
+    env.update(slot_env(git_dir / "rgr" / "test-slots", options.test_slots))
     hub = open_hub(main, options.remote)
     queue = Queue(main, hub)
     url = hub_url(main, root, options.remote)

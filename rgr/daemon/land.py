@@ -13,6 +13,7 @@ from pathlib import Path
 
 from rgr.daemon import remote
 from rgr.daemon.gitcli import Git
+from rgr.daemon.slots import COUNT_VAR, test_slot
 from rgr.daemon.workcopy import ORIGIN, WorkCopy
 from rgr.proc import run, tail
 
@@ -53,8 +54,9 @@ def land(wc: WorkCopy, main: Git, main_root: Path, local_hub: bool,
             head = wc.git.rev("HEAD")
             assert head is not None
         say(f"verifying {branch} at {head[:8]} (the full suite, as {base} would be)")
-        verified = run([sys.executable, "-m", "rgr", "verify", "--full"], cwd=wc.root,
-                       timeout=VERIFY_TIMEOUT_S, env=env)
+        with test_slot(env):
+            verified = run([sys.executable, "-m", "rgr", "verify", "--full"], cwd=wc.root,
+                           timeout=VERIFY_TIMEOUT_S, env=_without_slots(env))
         if verified.returncode != 0:
             return Landed(False, f"the full suite fails on {branch} rebased onto {base} at "
                                  f"{base_tip[:8]}; {base} is unchanged:\n"
@@ -87,3 +89,9 @@ def _move_base(wc: WorkCopy, main: Git, main_root: Path, local_hub: bool, base: 
 
 def tail_of(text: str) -> str:
     return tail(text.strip(), 600)
+
+
+def _without_slots(env: Mapping[str, str]) -> dict[str, str]:
+    """The verify child runs inside the slot this process holds: it must not wait for
+    a second one."""
+    return {k: v for k, v in env.items() if k != COUNT_VAR}
