@@ -52,6 +52,18 @@ def make_repo(path: Path) -> Path:
     return path
 
 
+def clones_of(bare: Path, tmp: Path, prefix: str, count: int) -> list[Path]:
+    """``count`` clones of ``bare`` (remote name: hub), each with its own identity."""
+    clones = []
+    for i in range(count):
+        clone = tmp / f"{prefix}{i}"
+        sh(tmp, "clone", "-q", "-o", "hub", str(bare), str(clone))
+        sh(clone, "config", "user.name", f"w{i}")
+        sh(clone, "config", "user.email", f"w{i}@example.com")
+        clones.append(clone)
+    return clones
+
+
 def median_ms(fn: object, runs: int) -> float:
     times = []
     for _ in range(runs):
@@ -106,11 +118,7 @@ def bench_race(tmp: Path, rounds: int) -> None:
     local = rounds / (time.perf_counter() - started)
     bare = tmp / "race.git"
     sh(tmp, "clone", "-q", "--mirror", str(repo), str(bare))  # --mirror: refs/rgr/* too
-    clones = []
-    for i in range(8):
-        clone = tmp / f"race{i}"
-        sh(tmp, "clone", "-q", "-o", "hub", str(bare), str(clone))
-        clones.append(clone)
+    clones = clones_of(bare, tmp, "race", 8)
     started = time.perf_counter()
     remote_winners = race(clones, "hub", rounds)
     remote_rate = rounds / (time.perf_counter() - started)
@@ -169,13 +177,7 @@ def bench_notes(tmp: Path, writers: int, per_writer: int) -> None:
     repo = make_repo(tmp / f"notes-{writers}")
     bare = tmp / f"notes-{writers}.git"
     sh(tmp, "clone", "-q", "--bare", str(repo), str(bare))
-    clones = []
-    for i in range(writers):
-        clone = tmp / f"notes-{writers}-{i}"
-        sh(tmp, "clone", "-q", "-o", "hub", str(bare), str(clone))
-        sh(clone, "config", "user.name", f"w{i}")
-        sh(clone, "config", "user.email", f"w{i}@example.com")
-        clones.append(clone)
+    clones = clones_of(bare, tmp, f"notes-{writers}-", writers)
     lost = [0] * writers
 
     def writer(i: int) -> None:
