@@ -26,6 +26,7 @@ from rgr.daemon.gitcli import Git
 from rgr.daemon.queue import JobSpec
 from rgr.errors import RgrError
 from rgr.notes import DEFAULT_REF
+from rgr.testlist import FILENAME as TEST_LIST
 
 JOBS_DIR = Path("rgr") / "jobs"  # in the git dir: the per-job child logs
 
@@ -91,6 +92,12 @@ class WorkCopy:
             # Rebases (integration) carry the handoff notes to the rewritten commits.
             self.git.out("config", "notes.rewriteRef", self.notes_ref)
             self.git.out("config", "notes.rewrite.rebase", "true")
+            # Every run writes its own test-list.md: parallel jobs would always conflict
+            # on it when they land. git's union driver keeps both lists' lines (rgr's
+            # bookkeeping, not code: the full suite still judges the result).
+            info = self.root / ".git" / "info"
+            info.mkdir(parents=True, exist_ok=True)
+            (info / "attributes").write_text(f"/{TEST_LIST} merge=union\n")
         base_ref = f"refs/remotes/{ORIGIN}/{self.spec.base}"
         self.git.out("fetch", "--quiet", "--no-tags", ORIGIN,
                      f"+refs/heads/{self.spec.base}:{base_ref}")

@@ -18,8 +18,10 @@ def test_file(name: str) -> str:
     return f"def test_{name}_is_one():\n    from {name} import value\n\n    assert value() == 1\n"
 
 
-def impl_file(name: str) -> str:
-    return "def value():\n    return 1\n"
+def impl_file(name: str, branch: str) -> str:
+    # The branch in a comment: two jobs "make alpha" write different alpha.py files,
+    # a real conflict when the second one lands.
+    return f"# written on {branch}\ndef value():\n    return 1\n"
 
 
 def item(name: str) -> str:
@@ -30,7 +32,8 @@ def choose(system: str, prompt: str) -> SessionScript:
     role = re.search(r"You are the (\w+)", system)
     cycle = re.search(r"cycle (\d+)", prompt)
     feature = re.search(r"Feature: make (\w+)", prompt)
-    assert role and cycle and feature, (system[:200], prompt[:300])
+    branch = re.search(r"branch `([^`]+)`", prompt)
+    assert role and cycle and feature and branch, (system[:200], prompt[:300])
     name, number = feature.group(1), int(cycle.group(1))
     who = role.group(1)
     if who == "PLANNER":
@@ -50,7 +53,7 @@ def choose(system: str, prompt: str) -> SessionScript:
                               structured({"summary": "added one failing test"})],
                              expect_system_contains="You are the TESTER", name=f"red-{name}")
     if who == "IMPLEMENTER":
-        return SessionScript([write(f"{name}.py", impl_file(name)),
+        return SessionScript([write(f"{name}.py", impl_file(name, branch.group(1))),
                               _commit(f"feat: {name}", "-A"),
                               structured({"summary": "implemented"})],
                              expect_system_contains="You are the IMPLEMENTER",

@@ -258,12 +258,12 @@ def test_lease_expiry_hands_a_dead_machines_job_to_the_other(tmp_path: Path) -> 
     assert sessions_by_job(server)["alpha"] in (SESSIONS_PER_JOB, SESSIONS_PER_JOB + 1)
 
 
-def test_integrate_merge_rebases_verifies_and_names_a_conflict(tmp_path: Path) -> None:
+def test_integrate_merge_lands_parallel_jobs_and_names_a_conflict(tmp_path: Path) -> None:
     repo = make_project(tmp_path / "kata")
     moved = threading.Event()
 
     def move_base(record: RequestRecord) -> None:
-        # While the first session runs, someone else lands a commit on main.
+        # While the first sessions run, someone else lands a commit on main.
         if not moved.is_set():
             moved.set()
             (repo / "CHANGELOG.md").write_text("unrelated work\n")
@@ -272,26 +272,34 @@ def test_integrate_merge_rebases_verifies_and_names_a_conflict(tmp_path: Path) -
 
     with FakeModelServer(choose=choose, on_request=move_base) as server:
         env = rgr_env(tmp_path / "home", server.url)
-        add(repo, env, "alpha", "beta")
-        done = rgr(["daemon", "--workers", "2", "--integrate", "merge", *FAST], repo, env,
-                   timeout=400)
+        # The second "make alpha" writes its own alpha.py: a real conflict.
+        add(repo, env, "alpha", "beta", "alpha")
+        done = rgr(["daemon", "--workers", "3", "--integrate", "merge", *FAST], repo, env,
+                   timeout=500)
         assert server.errors == [], server.errors
     jobs = queue_json(repo, env)
-    assert sorted(states(jobs)) == ["complete", "needs-attention"], done.stdout
-    assert done.returncode == 1, done.stdout  # a job needs attention
-    landed = next(j for j in jobs if j["state"]["state"] == "complete")  # type: ignore[index]
-    stuck = next(j for j in jobs if j["state"]["state"] != "complete")  # type: ignore[index]
-    branch = str(landed["branch"])
-    # Both started from the old main; the first to finish was rebased onto the moved
-    # main, verified, and main fast-forwarded to it, notes and all (notes.rewriteRef).
-    assert f"rebasing {branch} onto main" in done.stdout, done.stdout
-    assert git(repo, "rev-parse", "main").strip() == git(repo, "rev-parse", branch).strip()
-    assert (repo / "CHANGELOG.md").exists()
-    phases = [n["phase"] for n in notes_on_branch(repo, "main") if n.get("branch") == branch]
-    assert phases == PHASES
+    by_state: dict[str, list[dict[str, object]]] = {}
+    for job in jobs:
+        by_state.setdefault(str(job["state"]["state"]), []).append(job)  # type: ignore[index]
+    assert sorted(by_state) == ["complete", "needs-attention"], done.stdout
+    assert len(by_state["complete"]) == 2 and done.returncode == 1, done.stdout
+    landed = [str(j["branch"]) for j in by_state["complete"]]
+    assert "rgr/make-beta" in landed
+    # All started from the old main: each landed job was rebased onto the moving main,
+    # verified, and main fast-forwarded to it, notes and all (notes.rewriteRef).
+    for branch in landed:
+        assert f"rebasing {branch} onto main" in done.stdout, done.stdout
+        phases = [n["phase"] for n in notes_on_branch(repo, "main")
+                  if n.get("branch") == branch]
+        assert phases == PHASES, (branch, phases)
+    assert git(repo, "rev-parse", "main").strip() in {
+        git(repo, "rev-parse", b).strip() for b in landed}
+    assert (repo / "CHANGELOG.md").exists() and (repo / "beta.py").exists()
+    # Both test lists survive the union merge of rgr's bookkeeping file.
+    listing = (repo / "test-list.md").read_text()
+    assert "alpha value is one" in listing and "beta value is one" in listing
     assert_suite_green(repo)
-    # The other wrote its own test-list.md too: the conflict is named, main untouched.
-    message = str(stuck["state"]["message"])  # type: ignore[index]
-    assert "conflicts in test-list.md" in message, message
-    assert "main is unchanged" in message
+    # The other alpha conflicts in real code: named, main untouched.
+    message = str(by_state["needs-attention"][0]["state"]["message"])  # type: ignore[index]
+    assert "conflicts in alpha.py" in message and "main is unchanged" in message, message
     assert git(repo, "status", "--porcelain") == ""
