@@ -182,6 +182,7 @@ def run_lines(
     env: Mapping[str, str] | None = None,
     stdin_data: str | None = None,
     on_start: Callable[[], None] | None = None,
+    on_spawn: Callable[[int], None] | None = None,
 ) -> Completed:
     """``run``, but ``on_line`` sees each stdout line as soon as the program prints it.
 
@@ -220,6 +221,8 @@ def run_lines(
         reader.start()
     timed_out = False
     try:
+        if on_spawn is not None:
+            on_spawn(proc.pid)
         if on_start is not None:
             on_start()
         if proc.stdin is not None:

@@ -271,3 +271,31 @@ def test_a_remote_that_rejects_pushes_is_named(tmp_path: Path, run_rgr: RunRgr) 
     code, _out, err = run_rgr(["queue", "add", "x", "--remote", "strict"], repo.path)
     assert code == 1
     assert "the remote strict refused the update" in err and "pushes are closed today" in err
+
+
+def test_daemon_view_live_rows_and_plain_lines() -> None:
+    import io
+
+    from rich.console import Console
+
+    from rgr.daemon.view import DaemonView
+
+    live = DaemonView(2, Console(file=io.StringIO(), width=160, force_terminal=True),
+                      live=True)
+    live.report(1, "claimed job 3", job=3, feature="make alpha")
+    live.report(1, "job 3: GREEN", job=3, phase="GREEN", cycle=1, cost=0.05)
+    live.report(1, "turn 1 Write alpha.py", live_only=True)
+    text = Console(file=io.StringIO(), width=160, record=True)
+    text.print(live._render())
+    rendered = text.export_text()
+    row = next(line for line in rendered.splitlines() if "make alpha" in line)
+    assert "GREEN" in row and "$0.0500" in row and "turn 1 Write alpha.py" in row
+    assert "│ 2 " in rendered or " 2 " in rendered  # the idle worker has its row too
+
+    out = io.StringIO()
+    plain = DaemonView(1, Console(file=out, width=160), live=False)
+    plain.report(1, "claimed job 1", job=1)
+    plain.report(1, "turn 1 Write a.py", live_only=True)  # tool calls: live rows only
+    lines = out.getvalue().splitlines()
+    assert len(lines) == 1 and lines[0].endswith("worker 1: claimed job 1")
+    assert datetime.strptime(lines[0].split()[0], "%Y-%m-%dT%H:%M:%S")

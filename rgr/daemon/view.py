@@ -57,7 +57,10 @@ class DaemonView:
         self.console.print(f"{stamp()} {esc(message)}")
         self.console.file.flush()  # a pipe or a log file sees each line when it happens
 
-    def report(self, worker: int, message: str, **fields: Any) -> None:
+    def report(self, worker: int, message: str, live_only: bool = False,
+               **fields: Any) -> None:
+        """A worker's event; ``live_only`` ones (each tool call) update the live row
+        and are not printed as plain lines."""
         with self.lock:
             row = self.rows.setdefault(worker, Row())
             if "job" in fields:
@@ -71,13 +74,14 @@ class DaemonView:
             row.cycle = fields.get("cycle", row.cycle)
             row.cost = float(fields.get("cost", row.cost) or 0.0)
             row.last = message
-        if self._live is None:
+        if self._live is None and not live_only:
             self.console.print(f"{stamp()} worker {worker}: {esc(message)}")
             self.console.file.flush()
 
     def _render(self) -> Table:
         table = Table(title="rgr daemon", expand=False)
-        for column in ("worker", "job", "feature", "phase", "cycle", "cost", "last event"):
+        for column in ("worker", "job", "feature", "phase", "cycle", "cost",
+                       "last tool call / event"):
             table.add_column(column)
         with self.lock:
             for n, row in sorted(self.rows.items()):

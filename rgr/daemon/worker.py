@@ -27,7 +27,7 @@ from rgr.daemon.hub import Hub, RemoteUnreachable
 from rgr.daemon.queue import Claim, Job, Queue, runnable, who
 from rgr.daemon.workcopy import LostJob, WorkCopy, jobs_root
 from rgr.errors import RgrError
-from rgr.proc import Completed, run, tail
+from rgr.proc import Completed, run_lines, tail
 
 #: How many phases one child runs before the worker looks at stop, cancel and budget.
 PHASES_PER_CHILD = 1
@@ -287,9 +287,16 @@ class Worker(threading.Thread):
             with ctx.lock:
                 ctx.children[self.number] = pid
 
+        def follow(line: str) -> None:
+            # rgr's plain log shows each tool call as "▸ turn N <tool> <input>".
+            _, mark, call = line.partition("▸ ")
+            if mark:
+                ctx.report(self.number, call.strip(), live_only=True)
+
         try:
-            done = run([sys.executable, "-m", "rgr", *argv], cwd=wc_root,
-                       timeout=CHILD_TIMEOUT_S, env=ctx.env, on_spawn=track)
+            done = run_lines([sys.executable, "-m", "rgr", *argv], cwd=wc_root,
+                             timeout=CHILD_TIMEOUT_S, env=ctx.env, on_line=follow,
+                             on_spawn=track)
         finally:
             with ctx.lock:
                 ctx.children.pop(self.number, None)
