@@ -44,6 +44,8 @@ def jobs_root(git_dir: Path, env: Mapping[str, str]) -> Path:
     return base / f"{name}-{hashlib.sha256(str(repo).encode()).hexdigest()[:10]}"
 
 ORIGIN = "origin"
+#: A job's own notes ref on the hub: ``refs/notes/rgr-jobs/<id>``.
+JOB_NOTES = "refs/notes/rgr-jobs/"
 #: Copied from the hub repository's view of the config: the agents' commits need an
 #: identity, and a signing setup the clone cannot use would fail every commit.
 COPIED_CONFIG = ("user.name", "user.email", "commit.gpgsign")
@@ -71,10 +73,16 @@ class WorkCopy:
         self.notes_ref = notes_ref
         self.git = Git(self.root, main.env)
         self.published: str | None = None
+        self.notes_published: str | None = None
 
     @property
     def branch_ref(self) -> str:
         return f"refs/heads/{self.spec.branch}"
+
+    @property
+    def job_notes_ref(self) -> str:
+        """The job's own notes ref on the hub (see rgr.daemon.remote)."""
+        return f"{JOB_NOTES}{self.spec.id}"
 
     def prepare(self) -> None:
         """Create the clone (or reuse the one a dead worker left) and put the job's
@@ -107,6 +115,10 @@ class WorkCopy:
                          f"+{self.branch_ref}:refs/remotes/{ORIGIN}/{self.spec.branch}")
         remote.fetch_notes(self.git, ORIGIN, self.notes_ref)
         remote.merge_notes(self.git, ORIGIN, self.notes_ref)
+        # What a previous worker of this job published and did not share yet.
+        self.notes_published = remote.fetch_notes(self.git, ORIGIN, self.notes_ref,
+                                                  self.job_notes_ref)
+        remote.merge_notes(self.git, ORIGIN, self.notes_ref, self.job_notes_ref)
         self.published = hub_tip
         local = self.git.rev(self.branch_ref)
         if local is None:
@@ -154,16 +166,23 @@ class WorkCopy:
 
     def publish(self) -> None:
         """Push the job branch (with a lease on what this worker last saw there, so a
-        rebased branch goes too, but only over this worker's own last push) and sync
-        the notes (never forced). A lost lease means another worker owns the job."""
+        rebased branch goes too, but only over this worker's own last push) and the
+        job's notes to its own notes ref. A lost lease means another worker owns it."""
         tip = self.git.rev(self.branch_ref)
-        if tip is None or tip == self.published:
-            remote.sync_notes(self.git, ORIGIN, self.notes_ref)
-            return
-        if not remote.push_branch(self.git, ORIGIN, self.spec.branch, self.published):
-            raise LostJob(f"{self.spec.branch} on the hub moved under this worker")
-        self.published = tip
+        if tip is not None and tip != self.published:
+            if not remote.push_branch(self.git, ORIGIN, self.spec.branch, self.published):
+                raise LostJob(f"{self.spec.branch} on the hub moved under this worker")
+            self.published = tip
         failpoints.hit("daemon:branch-pushed")
+        notes = self.git.rev(self.notes_ref)
+        if notes is not None and notes != self.notes_published:
+            if not remote.push_ref(self.git, ORIGIN, self.notes_ref, self.job_notes_ref,
+                                   self.notes_published):
+                raise LostJob(f"{self.job_notes_ref} on the hub moved under this worker")
+            self.notes_published = notes
+
+    def share_notes(self) -> None:
+        """Merge the job's notes into the hub's shared handoff notes (never forced)."""
         remote.sync_notes(self.git, ORIGIN, self.notes_ref)
 
 

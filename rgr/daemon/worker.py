@@ -234,6 +234,8 @@ class Worker(threading.Thread):
             if ctx.stop.is_set() or beat.unreachable.is_set():
                 why = "the daemon was stopped" if ctx.stop.is_set() else \
                     "the remote is unreachable (work kept locally)"
+                if not beat.unreachable.is_set():
+                    wc.share_notes()
                 self.update(job, state="stopped", message=f"{why}; resumable")
                 self.say(f"job {job.id} stopped before {progress.phase or 'PLAN'}: {why}")
                 return
@@ -266,6 +268,7 @@ class Worker(threading.Thread):
                 continue
             if done.returncode != 0 and not after.complete:
                 failure = tail((done.stderr or done.stdout).strip(), 600)
+                wc.share_notes()
                 self.update(job, state="failed", message=failure)
                 self.say(f"job {job.id} failed: {failure.splitlines()[-1] if failure else ''}")
                 return
@@ -324,11 +327,13 @@ class Worker(threading.Thread):
                 landed = land.land(wc, ctx.main, ctx.root, ctx.hub.name == "local", ctx.env,
                                    lambda m: self.say(f"job {job.id}: {m}"), mode)
             if not landed.ok:
+                wc.share_notes()
                 self.update(job, state="needs-attention", message=landed.message)
                 self.say(f"job {job.id} needs attention: {landed.message.splitlines()[0]}")
                 return
             message = landed.message
         failpoints.hit("daemon:landed")
+        wc.share_notes()
         self.update(job, state="complete", message=message, cost_usd=cost,
                     tip=wc.git.rev("HEAD"), phase="COMPLETE")
         self.say(f"job {job.id} complete: {message}", job=None)
