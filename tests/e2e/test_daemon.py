@@ -27,6 +27,9 @@ from kata import (
     start_rgr,
 )
 
+from rgr.daemon.gitcli import Git, git_env
+from rgr.daemon.hub import LocalHub
+from rgr.daemon.queue import Queue
 from rgr.failpoints import DAEMON_POINTS
 from rgr.fake_model import FakeModelServer, RequestRecord
 
@@ -91,14 +94,15 @@ def test_four_jobs_two_workers(tmp_path: Path) -> None:
         assert states(queue_json(repo, env)) == ["queued"] * 4
         daemon = start_rgr(["daemon", "--workers", "2", *FAST], repo, env)
         seen_running: set[int] = set()
-        while daemon.poll() is None:  # `rgr queue` is right at each step
-            for job in queue_json(repo, env):
-                state = job["state"]["state"]  # type: ignore[index]
+        reader = Queue(Git(repo, git_env()), LocalHub(Git(repo, git_env())))
+        while daemon.poll() is None:  # the queue (what `rgr queue` shows) at each step
+            for job in reader.jobs():
+                state = job.state.state
                 assert state in ("queued", "running", "complete"), job
                 if state == "running":
-                    assert job["claim"] is not None, job
-                    seen_running.add(int(job["id"]))  # type: ignore[call-overload]
-            time.sleep(2)
+                    assert job.claim is not None, job
+                    seen_running.add(job.id)
+            time.sleep(0.5)
         out = daemon.communicate()[0]
         assert daemon.returncode == 0, out
         assert server.errors == [], server.errors
