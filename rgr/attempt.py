@@ -56,18 +56,21 @@ TOOLCHAIN_HOMES = {".cargo": "CARGO_HOME", ".rustup": "RUSTUP_HOME", ".pyenv": "
                    ".nvm": "NVM_DIR"}
 
 
-def work_root(git_dir: Path) -> Path:
-    """Where this repository's scratch copies and pristine checkouts live while used:
-    the system's temporary folder, one folder per repository. Not inside the git dir:
-    agent CLIs refuse to write below a ``.git`` directory."""
+def work_root(git_dir: Path, configured: str = "") -> Path:
+    """Where this repository's scratch copies and pristine checkouts live while used,
+    one folder per repository: ``[sandbox] scratch_dir``, else /dev/shm (memory: an
+    attempt writes every file of the repository twice), else the temporary folder. Not
+    inside the git dir: agent CLIs refuse to write below a ``.git`` directory."""
     key = hashlib.sha256(str(git_dir.resolve()).encode()).hexdigest()[:12]
-    return Path(tempfile.gettempdir()) / f"rgr-{os.getuid()}" / key
+    base = Path(configured).expanduser() if configured else (
+        Path("/dev/shm") if os.access("/dev/shm", os.W_OK) else Path(tempfile.gettempdir()))
+    return base / f"rgr-{os.getuid()}" / key
 
 
-def remove_stale_folders(git_dir: Path, keep: str | None) -> int:
+def remove_stale_folders(ws: Workspace, keep: str | None) -> int:
     """Under the run lock: delete the scratch folders of this repository that a killed
     rgr left (all but ``keep``, the in-flight attempt's, which resume may still judge)."""
-    root = work_root(git_dir)
+    root = work_root(ws.git_dir, ws.config.sandbox.scratch_dir)
     if not root.is_dir():
         return 0
     removed = 0
@@ -259,7 +262,7 @@ class Sealer:
     # -- pieces ------------------------------------------------------------------------
 
     def _folder(self, label: str) -> Path:
-        root = work_root(self.ws.git_dir)
+        root = work_root(self.ws.git_dir, self.ws.config.sandbox.scratch_dir)
         root.mkdir(parents=True, exist_ok=True, mode=0o700)
         return Path(tempfile.mkdtemp(prefix=f"{label}-", dir=root))
 

@@ -288,7 +288,7 @@ def recover_after_crash(ws: Workspace, log: Log) -> None:
     for lock in clear_stale_git_locks(ws.git_dir):
         log(f"removed a stale git lock no process holds: {lock.relative_to(ws.git_dir)}")
     record = inflight.read(ws.git_dir)
-    removed = remove_stale_folders(ws.git_dir, keep=record.scratch if record else None)
+    removed = remove_stale_folders(ws, keep=record.scratch if record else None)
     if removed:
         log(f"removed {removed} scratch folder(s) an interrupted rgr left behind")
 
