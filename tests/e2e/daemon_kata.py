@@ -10,6 +10,10 @@ import re
 from rgr.fake_model import SessionScript, Step, bash, read, structured, write
 
 
+#: The job names the tests use: a feature is "make <name>".
+NAMES = ("alpha", "beta", "gamma", "delta", "eps", "zeta", "eta", "theta")
+
+
 def _commit(message: str, *paths: str) -> Step:
     return bash(f"git add {' '.join(paths) or '-A'} && git commit -q -m '{message}'")
 
@@ -31,7 +35,7 @@ def item(name: str) -> str:
 def choose(system: str, prompt: str) -> SessionScript:
     role = re.search(r"You are the (\w+)", system)
     cycle = re.search(r"cycle (\d+)", prompt)
-    feature = re.search(r"Feature: make (\w+)", prompt)
+    feature = re.search(rf"\bmake ({'|'.join(NAMES)})\b", prompt)
     branch = re.search(r"branch `([^`]+)`", prompt)
     assert role and cycle and feature and branch, (system[:200], prompt[:300])
     name, number = feature.group(1), int(cycle.group(1))
