@@ -8,7 +8,9 @@ A clone, not a worktree: it has its own ``.git``, so its run lock, in-flight rec
 run folder and handoff notes are the job's alone, and parallel jobs never write one
 notes ref at once. What the hub must see (the job branch, the notes) is pushed after
 every phase; a worker that takes the job over, here or on another machine, fetches it.
-``--shared`` borrows the objects of this repository, so a clone costs milliseconds.
+A local clone hard-links the objects of this repository, so it costs milliseconds; not
+``--shared``: the sealed attempts copy the clone into a sandbox that cannot see this
+repository, and objects borrowed through ``alternates`` would be missing there.
 """
 
 from __future__ import annotations
@@ -90,7 +92,7 @@ class WorkCopy:
         if not (self.root / ".git").is_dir():
             self.root.parent.mkdir(parents=True, exist_ok=True)
             Git(self.root.parent, self.main.env).out(
-                "clone", "--quiet", "--shared", "--no-checkout", "--origin", ORIGIN,
+                "clone", "--quiet", "--no-checkout", "--origin", ORIGIN,
                 str(self.main.cwd), str(self.root))
             self.git.out("remote", "set-url", ORIGIN, self.hub_url)
             for key in COPIED_CONFIG:
