@@ -9,7 +9,6 @@ import re
 
 from rgr.fake_model import SessionScript, Step, bash, read, structured, write
 
-
 #: The job names the tests use: a feature is "make <name>".
 NAMES = ("alpha", "beta", "gamma", "delta", "eps", "zeta", "eta", "theta")
 
