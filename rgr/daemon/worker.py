@@ -222,6 +222,8 @@ class Worker(threading.Thread):
             if beat.lost.is_set():
                 self.say(f"job {job.id}: the claim was lost; another worker owns it")
                 return
+            with contextlib.suppress(RemoteUnreachable):
+                ctx.hub.refresh()  # a cancel made in another clone
             current = ctx.queue.job(job.id)
             job.state, job.state_oid = current.state, current.state_oid
             if job.state.state == "cancelled":

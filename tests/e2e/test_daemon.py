@@ -309,3 +309,41 @@ def test_integrate_merge_lands_parallel_jobs_and_names_a_conflict(tmp_path: Path
     message = str(by_state["needs-attention"][0]["state"]["message"])  # type: ignore[index]
     assert "conflicts in alpha.py" in message and "main is unchanged" in message, message
     assert git(repo, "status", "--porcelain") == ""
+
+
+def test_stop_and_cancel_at_phase_boundaries(tmp_path: Path) -> None:
+    repo = make_project(tmp_path / "kata")
+    asked = threading.Event()
+    answers: list[subprocess.CompletedProcess[str]] = []
+
+    with FakeModelServer(choose=choose) as server:
+        env = rgr_env(tmp_path / "home", server.url)
+
+        def stop_and_cancel(record: RequestRecord) -> None:
+            if record.script_index is None or asked.is_set():
+                return
+            if server._state.scripts[record.script_index].name == "red-alpha":
+                asked.set()
+                answers.append(rgr(["queue", "cancel", "2"], repo, env))
+                answers.append(rgr(["daemon", "stop"], repo, env))
+
+        server._state.on_request = stop_and_cancel
+        add(repo, env, "alpha", "beta")
+        first = rgr(["daemon", "--workers", "2", *FAST], repo, env, timeout=400)
+        assert first.returncode == 0, first.stdout + first.stderr
+        assert [a.returncode for a in answers] == [0, 0], answers
+        assert "stop at the next phase boundary" in answers[1].stdout
+        jobs = queue_json(repo, env)
+        assert states(jobs) == ["stopped", "cancelled"], first.stdout
+        assert "resumable" in str(jobs[0]["state"]["message"])  # type: ignore[index]
+        # The running RED finished and was noted before the stop.
+        assert [n["phase"] for n in notes_on_branch(repo, "rgr/make-alpha")] == \
+            ["REFACTOR", "PLAN", "RED"]
+        second = rgr(["daemon", "--workers", "2", *FAST], repo, env, timeout=400)
+        assert second.returncode == 0, second.stdout
+        assert server.errors == [], server.errors
+    assert states(queue_json(repo, env)) == ["complete", "cancelled"]
+    assert_branch_done(repo, "rgr/make-alpha", tmp_path)
+    counts = sessions_by_job(server)
+    assert counts["alpha"] == SESSIONS_PER_JOB  # nothing redone after the stop
+    assert counts["beta"] < SESSIONS_PER_JOB  # cancelled before its end
