@@ -17,24 +17,21 @@ tried again, so no update is ever lost.
 
 from __future__ import annotations
 
-import contextlib
 import errno
-import fcntl
-import os
-import queue
-import shutil
-import subprocess
-import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import pygit2
 from pygit2.enums import ObjectType
-from tenacity import Retrying, retry_if_exception_type, stop_after_attempt, wait_random
 
 from rgr import failpoints, git
 from rgr.errors import NotesError, RepositoryError
-from rgr.handoff import HandoffState, InvalidNote, parse_note
+
+if TYPE_CHECKING:
+    # Imported where used: `rgr status` and `rgr show` read one note without pydantic
+    # (rgr.handoff_read), and no reader needs tenacity.
+    from rgr.handoff import HandoffState
 
 DEFAULT_REF = "refs/notes/tdd-handoffs"
 
@@ -55,6 +52,8 @@ class NoteRecord:
 
     @classmethod
     def parse(cls, commit: str, text: str) -> NoteRecord:
+        from rgr.handoff import InvalidNote, parse_note
+
         try:
             return cls(commit, text, parse_note(text), None)
         except InvalidNote as exc:
@@ -140,44 +139,39 @@ class NotesStore:
 
         This bulk read goes through ``git log --notes``: on a packed repository libgit2
         resolves note blobs about 6x slower than git (no delta-base cache), which for
-        100,000 notes is the difference between 8 s and 1.5 s. A thread drains git's
-        output while the caller parses, so git and Python use both cores.
+        100,000 notes is the difference between 8 s and 1.5 s. Streamed: rows come as
+        git writes them (rgr.proc.stream), and git and Python use both cores.
         """
         if self.repo.references.get(self.ref) is None:
             return
         self.tip()  # a broken ref is reported as such, not as a git failure
+        from rgr import proc
+        from rgr.errors import CommandError
+
         argv = ["git", "log", f"--notes={self.ref}", f"--format={_RECORD_SEP_FMT}%H %ct%n%N", head]
-        proc = subprocess.Popen(
-            argv, cwd=self.repo.path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            stdin=subprocess.DEVNULL,
-        )
-        assert proc.stdout is not None
-        fd = proc.stdout.fileno()
-        _grow_pipe(fd)
-        chunks: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
-
-        def drain() -> None:
-            while chunk := os.read(fd, _PIPE_SIZE):
-                chunks.put(chunk)
-            chunks.put(None)
-
-        reader = threading.Thread(target=drain, daemon=True)
-        reader.start()
         pending = b""
         try:
-            while (chunk := chunks.get()) is not None:
+            for chunk in proc.stream(argv, cwd=self.repo.path):
                 records = (pending + chunk).split(_RECORD_SEP)
                 pending = records.pop()
                 yield from _log_records(records)
-            yield from _log_records([pending])
-        finally:
-            proc.kill() if proc.poll() is None else None
-            reader.join()
-            stderr = proc.stderr.read() if proc.stderr else b""
-            proc.wait()
-        if proc.returncode not in (0, -9):
-            message = stderr.decode(errors="replace")
-            raise NotesError(f"git log failed reading {self.ref}: {message}")
+        except CommandError as exc:
+            raise NotesError(f"git log failed reading {self.ref}: {exc.message}") from None
+        yield from _log_records([pending])
+
+    def newest_reachable_texts(self, head: str) -> Iterator[tuple[str, int, str]]:
+        """:meth:`reachable_texts` for a few: walks history from ``head`` and looks each
+        commit up in the notes tree, so the first rows cost what they read, whatever
+        the number of notes (the caller stops when it has enough)."""
+        tip = self.tip()
+        if tip is None:
+            return
+        tree = tip.tree
+        for commit in self.repo.walk(pygit2.Oid(hex=head)):
+            hex_id = str(commit.id)
+            blob_id = _lookup(self.repo, tree, hex_id)
+            if blob_id is not None:
+                yield hex_id, commit.commit_time, _blob_text(self.repo, blob_id)
 
     def latest_handoff(self, start: str, doing: str,
                        repair_hint: str) -> tuple[NoteRecord, HandoffState, int]:
@@ -202,6 +196,14 @@ class NotesStore:
         Walks history newest first and looks each commit up directly in the notes tree,
         so the common case (a note on HEAD) costs one lookup, not a load of every note.
         """
+        found = self.latest_reachable_text(start)
+        if found is None:
+            return None
+        hex_id, text, distance = found
+        return NoteRecord.parse(hex_id, text), distance
+
+    def latest_reachable_text(self, start: str) -> tuple[str, str, int] | None:
+        """:meth:`latest_reachable` unparsed: (commit, note text, distance)."""
         tip = self.tip()
         if tip is None:
             return None
@@ -212,7 +214,7 @@ class NotesStore:
             hex_id = str(commit.id)
             blob_id = _lookup(self.repo, tree, hex_id)
             if blob_id is not None:
-                return NoteRecord.parse(hex_id, _blob_text(self.repo, blob_id)), distance
+                return hex_id, _blob_text(self.repo, blob_id), distance
         return None
 
     # ----------------------------------------------------------------- writing --
@@ -231,6 +233,8 @@ class NotesStore:
     def _write_failed(self, commit: str, exc: Exception) -> NotesError:
         """A clear error for a note that could not be written. Nothing was changed: the
         ref only ever moves after every object it needs exists."""
+        import shutil
+
         # libgit2 reports a full disk as "no error"; the free space says what happened.
         free = shutil.disk_usage(self.repo.path).free
         if free < 1024 * 1024 or getattr(exc, "errno", None) == errno.ENOSPC:
@@ -252,6 +256,8 @@ class NotesStore:
     def _update(self, commit: str, blob_id: pygit2.Oid | None, message: str) -> None:
         if len(commit) != 40 or not _is_hex(commit):
             raise NotesError(f"not a full commit id: {commit!r}")
+        from tenacity import Retrying, retry_if_exception_type, stop_after_attempt, wait_random
+
         retrying = Retrying(
             # Conflicts resolve as soon as the other writer is done; a lock that outlives
             # ~3 s of retries is left by a dead process and needs repair, not patience.
@@ -314,18 +320,6 @@ class NotesStore:
                 self.repo.references.delete(self.ref)
             return
         self.repo.create_reference_direct(self.ref, target, True, message=message)
-
-
-#: The reader thread needs the GIL to empty the pipe, and the parsing thread holds it
-#: for up to 5 ms at a time: with Linux's default 64 KiB pipe, git then spends most of
-#: its time blocked. 1 MiB (the unprivileged maximum) lets it run ahead.
-_PIPE_SIZE = 1 << 20
-
-
-def _grow_pipe(fd: int) -> None:
-    # Not Linux, or over /proc/sys/fs/pipe-max-size: only slower.
-    with contextlib.suppress(OSError):
-        fcntl.fcntl(fd, getattr(fcntl, "F_SETPIPE_SZ", 1031), _PIPE_SIZE)
 
 
 _RECORD_SEP = b"\x00\x1e"

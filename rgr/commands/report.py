@@ -12,24 +12,8 @@ from rich.console import Console
 
 from rgr import integrate
 from rgr.report import RunReport, collect
-from rgr.ui import esc, make_console, print_json, short
+from rgr.ui import duration, esc, make_console, money, print_json, short
 from rgr.workspace import Workspace
-
-
-def duration(seconds: float | None) -> str:
-    if seconds is None:
-        return "-"
-    if seconds < 60:
-        return f"{seconds:.1f}s" if seconds < 10 else f"{seconds:.0f}s"
-    minutes, secs = divmod(round(seconds), 60)
-    if minutes < 60:
-        return f"{minutes}m {secs:02d}s"
-    hours, minutes = divmod(minutes, 60)
-    return f"{hours}h {minutes:02d}m"
-
-
-def money(usd: float | None) -> str:
-    return "-" if usd is None else f"${usd:.4f}" if usd < 1 else f"${usd:.2f}"
 
 
 def lines(report: RunReport) -> list[tuple[str, str]]:
