@@ -162,6 +162,37 @@ def read_state(text: str | bytes) -> tuple[dict[str, Any] | None, str | None]:
     return state.model_dump(mode="json", by_alias=True), None
 
 
+#: rgr.handoff.HistoryFields, the note's fields a history listing shows: their defaults,
+#: and which keys of the nested objects it keeps (tests/test_history_rows.py checks both
+#: against the TypedDicts).
+HISTORY_DEFAULTS: Mapping[str, Any] = {
+    "nextPhase": None, "cycleNumber": 0, "currentTest": None, "testResult": None,
+    "error": None, "retryCount": 0, "runId": None, "startedAt": None, "finishedAt": None,
+    "agent": None, "batch": None,
+}
+HISTORY_NESTED: Mapping[str, tuple[str, ...]] = {
+    "currentTest": ("description", "testFile", "implFile"),
+    "agent": ("sessionId", "costUsd", "durationMs"),
+    "batch": ("id", "goal"),
+}
+
+
+def history_fields_of(plain: Mapping[str, Any]) -> dict[str, Any]:
+    """What rgr.handoff.history_fields() gives for a note :func:`read_plain` accepted."""
+    fields: dict[str, Any] = {}
+    for key in ("phase", *HISTORY_DEFAULTS):
+        if key not in plain:
+            continue
+        value = plain[key]
+        keep = HISTORY_NESTED.get(key)
+        if keep is not None and value is not None:
+            value = {name: value[name] for name in keep if name in value}
+            if key == "agent" and value.get("costUsd") is not None:
+                value["costUsd"] = float(value["costUsd"])  # the model's type
+        fields[key] = value
+    return fields
+
+
 def resume_phase(state: Mapping[str, Any]) -> str:
     """``nextPhase``, or for notes that omit it the phase that follows ``phase``."""
     following = state.get("nextPhase")

@@ -133,9 +133,18 @@ class NotesStore:
         """Every note, parsed. Invalid ones come back with ``problem`` set."""
         return {c: NoteRecord.parse(c, t) for c, t in self.all_texts().items()}
 
-    def reachable_texts(self, head: str) -> Iterator[tuple[str, int, bytes]]:
+    def reachable_texts(self, head: str,
+                        oldest_first: bool = False) -> Iterator[tuple[str, int, bytes]]:
         """(commit, commit time, note text) for each noted commit reachable from
-        ``head``, newest first.
+        ``head``, newest first (``oldest_first``: git log --reverse, which costs git
+        nothing more and lets a listing stream in its own order)."""
+        for batch in self.reachable_batches(head, oldest_first):
+            yield from batch
+
+    def reachable_batches(self, head: str, oldest_first: bool = False
+                          ) -> Iterator[list[tuple[str, int, bytes]]]:
+        """:meth:`reachable_texts` in batches, as git's output arrives (about 1 MiB
+        each): a bulk reader's loop then runs once per batch, not once per note.
 
         This bulk read goes through ``git log --notes``: on a packed repository libgit2
         resolves note blobs about 6x slower than git (no delta-base cache), which for
@@ -148,16 +157,17 @@ class NotesStore:
         from rgr import proc
         from rgr.errors import CommandError
 
-        argv = ["git", "log", f"--notes={self.ref}", f"--format={_RECORD_SEP_FMT}%H %ct%n%N", head]
+        argv = ["git", "log", f"--notes={self.ref}", f"--format={_RECORD_SEP_FMT}%H %ct%n%N",
+                *(["--reverse"] if oldest_first else []), head]
         pending = b""
         try:
             for chunk in proc.stream(argv, cwd=self.repo.path):
                 records = (pending + chunk).split(_RECORD_SEP)
                 pending = records.pop()
-                yield from _log_records(records)
+                yield _log_records(records)
         except CommandError as exc:
             raise NotesError(f"git log failed reading {self.ref}: {exc.message}") from None
-        yield from _log_records([pending])
+        yield _log_records([pending])
 
     def newest_reachable_texts(self, head: str) -> Iterator[tuple[str, int, str]]:
         """:meth:`reachable_texts` for a few: walks history from ``head`` and looks each
@@ -326,14 +336,16 @@ _RECORD_SEP = b"\x00\x1e"
 _RECORD_SEP_FMT = "%x00%x1e"
 
 
-def _log_records(records: list[bytes]) -> Iterator[tuple[str, int, bytes]]:
+def _log_records(records: list[bytes]) -> list[tuple[str, int, bytes]]:
+    out = []
     for record in records:
         head, _, note = record.partition(b"\n")
         note = note.strip()
         if not head or not note:
             continue  # the empty piece before the first separator, or an un-noted commit
         commit, _, when = head.partition(b" ")
-        yield commit.decode(), int(when), note
+        out.append((commit.decode(), int(when), note))
+    return out
 
 
 def _blob_text(repo: pygit2.Repository, blob_id: pygit2.Oid) -> str:
