@@ -40,6 +40,7 @@ def lines(report: RunReport) -> list[tuple[str, str]]:
                     f"{report.phases} verified phase(s))"),
         ("time", f"{duration(report.elapsed_s)} from start to last handoff "
                  f"({duration(report.phase_time_s)} in the phases)"),
+        *_time_split_row(report),
         ("cost", f"{money(report.cost_usd)} over {report.agent_sessions} agent session(s)"
                  + (f", of which {money(report.rejected_cost_usd)} on rejected attempts"
                     if report.rejected_cost_usd else "")
@@ -60,6 +61,18 @@ def lines(report: RunReport) -> list[tuple[str, str]]:
         rows.append(("denials", f"{report.permission_denials} tool call(s) refused by the "
                                 "agents' permission rules"))
     return rows
+
+
+def _time_split_row(report: RunReport) -> list[tuple[str, str]]:
+    """The run's wall time in parts that add up to it (from its events, when here)."""
+    split = report.time_split
+    if not split:
+        return []
+    return [("time split", f"{duration(split['wallS'])} of rgr runs: "
+                           f"{duration(split['agentModelS'])} model (as the agents report "
+                           f"it), {duration(split['agentOtherS'])} agent start-up and "
+                           f"tools, {duration(split['testsS'])} test runs, "
+                           f"{duration(split['rgrS'])} rgr and git")]
 
 
 def render(report: RunReport, out: Console, decision: bool = True) -> None:
