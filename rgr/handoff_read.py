@@ -145,12 +145,13 @@ def read_plain(text: str | bytes) -> dict[str, Any] | None:
     return data if _is_handoff(data) else None
 
 
-def read_state(text: str | bytes) -> tuple[dict[str, Any] | None, str | None]:
+def read_state(text: str | bytes,
+               full: bool = False) -> tuple[dict[str, Any] | None, str | None]:
     """(the note as a dict, None) for a handoff, (None, why not) for anything else.
 
-    The dict has the note's own values; when the model had to decide, it is the model's
-    JSON dump (every field present)."""
-    plain = read_plain(text)
+    The dict has the note's own values; when the model had to decide, or ``full`` asks
+    for it (what --json prints), it is the model's JSON dump (every field present)."""
+    plain = None if full else read_plain(text)
     if plain is not None:
         return plain, None
     from rgr.handoff import InvalidNote, parse_note

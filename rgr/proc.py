@@ -168,6 +168,14 @@ def run(
     )
 
 
+def _start_threads(*targets: Callable[[], None]) -> list[threading.Thread]:
+    """Daemon threads (pipe readers: they must not keep rgr alive), started."""
+    threads = [threading.Thread(target=target, daemon=True) for target in targets]
+    for thread in threads:
+        thread.start()
+    return threads
+
+
 def run_lines(
     argv: Sequence[str],
     *,
@@ -209,10 +217,7 @@ def run_lines(
         for chunk in iter(lambda: proc.stderr.read(65536), b""):  # type: ignore[union-attr]
             err_chunks.append(chunk)
 
-    readers = [threading.Thread(target=read_stdout, daemon=True),
-               threading.Thread(target=read_stderr, daemon=True)]
-    for reader in readers:
-        reader.start()
+    readers = _start_threads(read_stdout, read_stderr)
     timed_out = False
     try:
         if on_start is not None:
@@ -297,10 +302,7 @@ def stream(argv: Sequence[str], *, cwd: Path | str,
         err_chunks.append(proc.stderr.read())
 
     err_chunks: list[bytes] = []
-    readers = [threading.Thread(target=drain, daemon=True),
-               threading.Thread(target=read_stderr, daemon=True)]
-    for reader in readers:
-        reader.start()
+    readers = _start_threads(drain, read_stderr)
     finished = False
     try:
         while (chunk := chunks.get()) is not None:

@@ -136,6 +136,7 @@ def test_it_answers_only_where_the_model_agrees() -> None:
         assert (state is None) == (dumped is None) and (problem is None) == (state is not None)
         if state is not None and plain is None:
             assert state == dumped
+        assert read_state(text, full=True)[0] == dumped  # what --json prints
     assert answered > 50 and refused > 50  # the corpus exercises both sides
 
 

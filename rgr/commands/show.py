@@ -33,14 +33,7 @@ def _find(ws: Workspace, rev: str | None, full_state: bool) -> tuple[str, dict[s
             raise RepositoryError(f"{short(hex_id)} has no rgr handoff note",
                                   "`rgr history` (or `rgr history --all`) lists noted commits")
         noted, text, distance = hex_id, note, 0
-    if full_state:
-        from rgr.notes import NoteRecord
-
-        record = NoteRecord.parse(noted, text)
-        state, problem = (record.state.model_dump(mode="json", by_alias=True)
-                          if record.state else None), record.problem
-    else:
-        state, problem = read_state(text)
+    state, problem = read_state(text, full=full_state)
     if state is None:
         raise RepositoryError(f"the note on {short(noted)} is not a handoff: "
                               f"{problem}", "run `rgr repair-notes`")

@@ -38,14 +38,7 @@ def collect(ws: Workspace, full_state: bool = True) -> dict[str, Any]:
     commit, text, distance = found
     data["handoffCommit"] = commit
     data["commitsSinceHandoff"] = distance
-    if full_state:
-        from rgr.notes import NoteRecord
-
-        record = NoteRecord.parse(commit, text)
-        state, problem = (record.state.model_dump(mode="json", by_alias=True)
-                          if record.state else None), record.problem
-    else:
-        state, problem = read_state(text)
+    state, problem = read_state(text, full=full_state)
     if state is None:
         data["problem"] = f"the note on {short(commit)} is not a handoff: {problem}"
         data["advice"] = "run `rgr repair-notes` to see and set aside broken notes"
