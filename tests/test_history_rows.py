@@ -3,15 +3,18 @@ model builds (--json over everything): same keys, values and JSON bytes."""
 
 from __future__ import annotations
 
+import io
 import json
 import subprocess
 import sys
 from typing import get_type_hints
 
+import pytest
 from conftest import Repo, fast_commits, note_json
 from pydantic_core import to_json
 from test_handoff_read import mutations, valid_notes
 
+from rgr.commands import history
 from rgr.commands.history import _plain_row, _row
 from rgr.handoff import HISTORY_DEFAULTS, HistoryFields, _AgentFields, _BatchFields
 from rgr.handoff import _TestCaseFields as CaseFields
@@ -52,3 +55,16 @@ def test_json_limit_and_the_stream_agree(repo: Repo) -> None:
     everything = history()
     assert len(everything) == 30
     assert history("--limit", "25") == everything[-25:]
+
+
+@pytest.mark.parametrize("block", [1, 7, 64, 1 << 20])
+def test_the_spool_is_written_out_backwards_across_block_edges(
+    block: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(history, "_SPOOL_BLOCK", block)
+    rows = [json.dumps({"n": n, "pad": "x" * (n % 13)}).encode() for n in range(40)]
+    for lines, expected in ((rows, b"[\n" + b",\n".join(reversed(rows)) + b"\n]\n"),
+                            ([], b"[\n]\n")):
+        spool, out = io.BytesIO(b"".join(line + b"\n" for line in lines)), io.BytesIO()
+        history._write_backwards(spool, out)
+        assert out.getvalue() == expected
