@@ -120,7 +120,7 @@ HANDOFF = {
     "runId": _STR, "feature": _STR, "branch": _STR, "startBranch": _STR,
     "baseCommit": _STR, "startedAt": _optional(_datetime), "finishedAt": _optional(_datetime),
     "agent": _optional(_object(AGENT)), "tests": _optional(_object(TESTS)),
-    "rgrVersion": _STR, "summary": _STR,
+    "rgrVersion": _STR, "summary": _STR, "configSource": _STR,
     "batch": _optional(_object(BATCH, ("id", "goal", "index", "total"))),
     "refactor": _optional(_object(REFACTOR, ("goal",))),
 }

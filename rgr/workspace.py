@@ -23,31 +23,60 @@ _CONFIG_FILE = "tdd.toml"
 
 
 class Workspace:
-    """``config`` None: loaded on first use (see :func:`open_workspace`)."""
+    """The repository, its config and its notes for one command.
+
+    ``config`` None: loaded on first use, which :func:`open_workspace` allows only when
+    nothing could be wrong with it (no tdd.toml, no TDD_* variable, no flag), so that
+    `rgr status` and `rgr show` never load the config model (pydantic) for defaults.
+    """
 
     def __init__(self, root: Path, repo: pygit2.Repository, config: Config | None,
-                 notes: NotesStore, env: Mapping[str, str],
+                 notes: NotesStore, env: Mapping[str, str], no_sandbox: bool = False,
+                 config_root: Path | None = None, config_source: str | None = None,
                  flags: Mapping[str, object] | None = None) -> None:
         self.root = root
         self.repo = repo
         self._config = config
         self.notes = notes
         self.env = env
+        #: --no-sandbox was given: agents and test runs are not confined (rgr.attempt).
+        self.no_sandbox = no_sandbox
+        #: Where tdd.toml and the .rgr/ overrides are read from: the working tree, or
+        #: for a run a snapshot of the committed tree (see ``pinned``).
+        self.config_root = config_root if config_root is not None else root
+        #: What the configuration was read from, for the start note.
+        self.config_source = config_source
+        #: The command line's overrides (--model, --max-retries), kept for ``pinned``.
         self.flags = flags
 
     @property
     def config(self) -> Config:
-        """The validated config. Loaded on first use only when nothing could be wrong
-        with it (no tdd.toml, no TDD_* variable, no flag: the defaults)."""
         if self._config is None:
             from rgr.config import load_config
 
-            self._config = load_config(self.root, env=self.env, flags=self.flags)
+            self._config = load_config(self.config_root, env=self.env, flags=self.flags)
         return self._config
 
     @property
     def git_dir(self) -> Path:
         return Path(self.repo.path)
+
+    def pinned(self) -> Workspace:
+        """This workspace with its configuration read from HEAD's committed tree (a
+        snapshot of tdd.toml and .rgr/ under the git dir), never from files in the
+        working tree that nobody committed: what agents could leave there (ignored or
+        not) cannot change an agent's definition, permissions or the test command."""
+        from rgr.agents import OVERRIDE_DIR
+        from rgr.config import CONFIG_FILE, load_config
+
+        head = git.head_commit(self.repo)
+        snapshot = self.git_dir / "rgr" / "config" / str(head.tree.id)
+        source = git.materialize(self.repo, head, (CONFIG_FILE, OVERRIDE_DIR), snapshot)
+        config = load_config(snapshot, env=self.env, flags=self.flags)
+        return Workspace(self.root, self.repo, config, NotesStore(self.repo, config.notes_ref),
+                         self.env, self.no_sandbox, config_root=snapshot,
+                         config_source=f"commit {str(head.id)[:12]}: {source}",
+                         flags=self.flags)
 
 
 def _has_settings(root: Path, env: Mapping[str, str],
@@ -64,6 +93,7 @@ def open_workspace(
     cwd: Path | None = None,
     env: Mapping[str, str] | None = None,
     flags: Mapping[str, object] | None = None,
+    no_sandbox: bool = False,
 ) -> Workspace:
     # The crash-point variable is for rgr alone, never for an agent or a test runner.
     environment = failpoints.scrub(os.environ if env is None else env)
@@ -71,12 +101,14 @@ def open_workspace(
     repo = git.open_repo(start)
     root = git.workdir(repo)
     if not _has_settings(root, environment, flags):
-        return Workspace(root, repo, None, NotesStore(repo, DEFAULT_REF), environment, flags)
+        return Workspace(root, repo, None, NotesStore(repo, DEFAULT_REF), environment,
+                         no_sandbox, flags=flags)
     # A mistake in tdd.toml or a variable is reported by every command, at once.
     from rgr.config import load_config
 
     config = load_config(root, env=environment, flags=flags)
-    return Workspace(root, repo, config, NotesStore(repo, config.notes_ref), environment)
+    return Workspace(root, repo, config, NotesStore(repo, config.notes_ref), environment,
+                     no_sandbox, flags=flags)
 
 
 def _project_root(cwd: Path, env: Mapping[str, str]) -> Path:

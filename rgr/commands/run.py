@@ -12,6 +12,7 @@ import click
 import pygit2
 
 from rgr import __version__, failpoints, git, inflight, integrate
+from rgr.attempt import open_sealer
 from rgr.backends.base import Backend
 from rgr.backends.claude import ClaudeBackend
 from rgr.config import TestCommand, resolve_test_command
@@ -95,7 +96,8 @@ def _confirm(options: RunOptions, question: str) -> None:
 
 def _orchestrator(ws: Workspace, backend: Backend, test_command: TestCommand,
                   options: RunOptions, inv: Invocation) -> Orchestrator:
-    return Orchestrator(ws, backend, test_command, inv.view,
+    sealer = open_sealer(ws, backend, test_command, inv.view)
+    return Orchestrator(ws, backend, test_command, inv.view, sealer,
                         backoff_base_s=options.backoff_base_s, max_phases=options.max_phases,
                         observer=inv.observer, limits=inv.limits)
 
@@ -112,6 +114,7 @@ def run(ws: Workspace, feature: str, here: bool, branch: str | None, options: Ru
     start_branch = git.require_branch(ws.repo)
     start = git.head_commit(ws.repo)
     _require_clean(ws, "rgr run")
+    ws = ws.pinned()
     test_command = resolve_test_command(ws.config, ws.root)
     target = start_branch if here else (branch or f"{ws.config.branch_prefix}{slugify(feature)}")
     if not here and ws.repo.branches.local.get(target) is not None:
@@ -181,6 +184,7 @@ def _start_and_loop(ws: Workspace, backend: Backend, test_command: TestCommand,
         rgr_version=__version__,
         summary="baseline: the suite is green before any change",
         tests=tests_summary(baseline),
+        config_source=ws.config_source,
     )
     ws.notes.write(str(marker.id), state, "rgr: start")
     failpoints.hit("run:start-noted")
@@ -224,6 +228,7 @@ def resume(ws: Workspace, options: RunOptions, set_aside: bool,
             inflight.read(ws.git_dir) is None:
         make_console().print("the run is complete: nothing to resume")
         return 0
+    ws = ws.pinned()
     if state.mode == "refactor":
         from rgr.commands import refactor
 
@@ -311,19 +316,15 @@ def _ask_unnoted(ws: Workspace, options: RunOptions, noted: str, state: HandoffS
 def _settle_interrupted(ws: Workspace, orchestrator: Orchestrator, state: HandoffState,
                         interrupted: Inflight, log: Log) -> HandoffState:
     """rgr died in the middle of an attempt: judge it now, exactly as it would have been."""
-    head = git.head_commit(ws.repo)
-    if str(head.id) != interrupted.base and _kept_attempt(ws, str(head.id)):
-        # rgr had already rejected and kept this attempt when it died, before the reset.
-        git.reset_hard(ws.repo, git.resolve_commit(ws.repo, interrupted.base).id)
-        git.remove_untracked(ws.repo)
-        inflight.clear(ws.git_dir)
-        log(f"the interrupted {interrupted.phase} attempt was already rejected and kept; "
-            f"branch back at {short(interrupted.base)}")
-        return state
     log(f"judging the {interrupted.phase} attempt that was running when rgr stopped")
     try:
         return orchestrator.judge_interrupted(state, interrupted)
     except AttemptRejected as rejected:
+        head = git.head_commit(ws.repo)
+        if str(head.id) != interrupted.base:
+            # Adopted commits of the user's that failed: kept under refs/rgr/attempts/
+            # by the judge; the branch goes back to the last handoff.
+            git.reset_hard(ws.repo, git.resolve_commit(ws.repo, interrupted.base).id)
         # The loop re-runs the phase; the brief tells the next session what went wrong.
         return state.model_copy(update={
             "error": str(rejected), "error_details": ErrorDetails(
@@ -349,7 +350,7 @@ def _settle_unnoted(ws: Workspace, orchestrator: Orchestrator, noted: str,
                            cycle=state.cycle_number, attempt=1, base=noted,
                            session_id="adopted-by-resume", started_at=now_utc().isoformat(),
                            output={"summary": "commits made outside rgr, adopted by resume"},
-                           result={"session_id": "adopted-by-resume"})
+                           result={"session_id": "adopted-by-resume"}, tip=str(head.id))
         inflight.write(ws.git_dir, adopted)
         return _settle_interrupted(ws, orchestrator, state, adopted, log)
     if choice == "adopt":
