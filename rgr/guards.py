@@ -101,8 +101,8 @@ def check_scope(
         paths = [change.path] + ([change.old_path] if change.old_path else [])
         for path in paths:
             violations.extend(_scope_rule(config, phase, path, change.status))
-    violations.extend(_escaping_links(repo, head, [c.path for c in changes
-                                                   if c.status != "deleted"]))
+    violations.extend(escaping_links(repo, head, [c.path for c in changes
+                                                  if c.status != "deleted"]))
     violations.extend(_added_lines(repo, base, head, config, phase))
     if phase == Phase.GREEN and not violations and not any(
             not config.is_test_file(c.path) and c.path != TEST_LIST for c in changes):
@@ -152,14 +152,32 @@ def is_test_infra(path: str) -> bool:
     return _infra_globs().matches(path)
 
 
-def _scope_rule(config: Config, phase: Phase, path: str, status: str) -> list[Violation]:
+def forbidden_path(path: str, status: str) -> Violation | None:
+    """A file no agent may change in any phase or batch: rgr's configuration, or what
+    decides how tests are collected and reported."""
     if path == "tdd.toml" or path.startswith(".rgr/"):
-        return [Violation("protected-file", f"{status} {path}: rgr's configuration is off "
-                          "limits to agents", path)]
+        return Violation("protected-file", f"{status} {path}: rgr's configuration is off "
+                         "limits to agents", path)
     if is_test_infra(path):
-        return [Violation("test-infra-changed", f"{status} {path}: this file decides how tests "
-                          "are collected, configured or reported; no agent may change it "
-                          "(change it yourself, outside a run)", path)]
+        return Violation("test-infra-changed", f"{status} {path}: this file decides how tests "
+                         "are collected, configured or reported; no agent may change it "
+                         "(change it yourself, outside a run)", path)
+    return None
+
+
+def hooks_framework(line: str, path: str, lineno: int) -> Violation | None:
+    """An added line of non-test code that reaches into the test framework."""
+    if not FRAMEWORK_HOOKS.search(line):
+        return None
+    return Violation("hooks-test-framework", f"added {line.strip()[:120]!r} to code under "
+                     "test: it reaches into the test framework or the runner's report; "
+                     "implementation code must not", path, lineno)
+
+
+def _scope_rule(config: Config, phase: Phase, path: str, status: str) -> list[Violation]:
+    forbidden = forbidden_path(path, status)
+    if forbidden is not None:
+        return [forbidden]
     is_test = config.is_test_file(path)
     if phase == Phase.PLAN and path != TEST_LIST:
         return [Violation("plan-scope", f"{status} {path}: the planner may only change "
@@ -173,7 +191,7 @@ def _scope_rule(config: Config, phase: Phase, path: str, status: str) -> list[Vi
     return []
 
 
-def _escaping_links(repo: pygit2.Repository, head: pygit2.Oid,
+def escaping_links(repo: pygit2.Repository, head: pygit2.Oid,
                     paths: list[str]) -> list[Violation]:
     """Symbolic links added or changed whose target is absolute or climbs out of the
     repository: checked out, they would lead a later reader or writer elsewhere."""
@@ -217,12 +235,9 @@ def _added_lines(repo: pygit2.Repository, base: pygit2.Oid, head: pygit2.Oid,
                     found.append(Violation(
                         "skip-marker", f"added {line.content.strip()!r}: tests must not be "
                         "skipped or marked as expected failures", path, line.new_lineno))
-                elif hooks and FRAMEWORK_HOOKS.search(line.content):
-                    found.append(Violation(
-                        "hooks-test-framework", f"added {line.content.strip()[:120]!r} to "
-                        "code under test: it reaches into the test framework or the "
-                        "runner's report; implementation code must not", path,
-                        line.new_lineno))
+                elif hooks and (hooked := hooks_framework(line.content, path,
+                                                          line.new_lineno)):
+                    found.append(hooked)
     return found
 
 
