@@ -143,8 +143,9 @@ class NotesStore:
     def reachable_texts(self, head: str,
                         oldest_first: bool = False) -> Iterator[tuple[str, int, bytes]]:
         """(commit, commit time, note text) for each noted commit reachable from
-        ``head``, newest first (``oldest_first``: git log --reverse, which costs git
-        nothing more and lets a listing stream in its own order)."""
+        ``head``, newest first (``oldest_first``: git log --reverse, for callers that
+        hold every row anyway; git then holds every commit too, about 1.4x the memory
+        of the plain log at a million notes)."""
         for batch in self.reachable_batches(head, oldest_first):
             yield from batch
 
