@@ -21,7 +21,6 @@ import pygit2
 
 from rgr import git
 from rgr.handoff import HandoffState, InvalidNote, Phase, parse_note
-from rgr.orchestrator import ATTEMPTS_PREFIX
 from rgr.workspace import Workspace
 
 
@@ -65,6 +64,9 @@ class RunReport:
     retries: int  # rejected attempts, from the notes' retryCount
     rejections: list[Rejection] = field(default_factory=list)  # those kept with a note
     error: str | None = None
+    #: The run's wall time as summary.json splits it (model, agent other, tests, rgr),
+    #: when its artifacts are on this machine (.git/rgr/runs/<runId>/).
+    time_split: dict[str, float] | None = None
 
     @property
     def rejections_by_rule(self) -> dict[str, int]:
@@ -121,7 +123,7 @@ def run_notes(ws: Workspace, head: str) -> list[tuple[str, HandoffState]]:
 def _rejections(ws: Workspace, run_id: str | None) -> list[Rejection]:
     if run_id is None:
         return []
-    prefix = f"{ATTEMPTS_PREFIX}{run_id}/"
+    prefix = f"{git.ATTEMPTS_PREFIX}{run_id}/"
     found = []
     for name in sorted(ws.repo.references):
         if not name.startswith(prefix):
@@ -198,4 +200,20 @@ def collect(ws: Workspace) -> RunReport:
         agent_sessions=len(agents) + len(attempt_agents),
         permission_denials=sum(a.permission_denials for a in [*agents, *attempt_agents]),
         retries=retries, rejections=rejections, error=last.error,
+        time_split=_time_split(ws, last.run_id),
     )
+
+
+def _time_split(ws: Workspace, run_id: str | None) -> dict[str, float] | None:
+    """summary.json's timeSplit, rebuilt from the run's events.jsonl (the summary file
+    may be stale after a kill); None when the artifacts are not here."""
+    from rgr.artifacts import read_events, runs_dir
+    from rgr.summary import summarize
+
+    if run_id is None:
+        return None
+    events = read_events(runs_dir(ws.git_dir) / run_id / "events.jsonl")
+    if not events:
+        return None
+    split: dict[str, float] = summarize(events)["timeSplit"]
+    return split
