@@ -228,17 +228,19 @@ def refactor(ctx: Context, goal: str | None, brief: Path | None, plan_only: bool
 
 
 @cli.command()
-@click.option("--fast", "level", flag_value="fast",
+@click.option("--fast", is_flag=True,
               help="Only the test command and the [gate] fast commands.")
-@click.option("--full", "level", flag_value="full", default=True,
+@click.option("--full", is_flag=True,
               help="The test command, fast and full commands (the default).")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @pass_context
-def verify(ctx: Context, level: str, as_json: bool) -> None:
+def verify(ctx: Context, fast: bool, full: bool, as_json: bool) -> None:
     """Run the baseline gate ([gate] in tdd.toml) on the working tree; exit 1 if it fails."""
     from rgr.commands import refactor as command
 
-    sys.exit(command.verify(ctx.workspace(), "fast" if level == "fast" else "full", as_json))
+    if fast and full:
+        raise click.UsageError("--fast and --full exclude each other")
+    sys.exit(command.verify(ctx.workspace(), "fast" if fast else "full", as_json))
 
 
 @cli.command()
@@ -340,7 +342,11 @@ def demo(directory: Path | None, claude: str | None) -> None:
 def main(argv: list[str] | None = None) -> None:
     args = sys.argv[1:] if argv is None else argv
     try:
-        cli.main(args=args, prog_name="rgr", standalone_mode=False)
+        # Without standalone mode click *returns* the code of a click.exceptions.Exit
+        # raised inside a command (a declined prompt), so it is passed on here.
+        code = cli.main(args=args, prog_name="rgr", standalone_mode=False)
+        if isinstance(code, int) and code:
+            sys.exit(code)
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)
     except click.ClickException as exc:

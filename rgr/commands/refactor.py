@@ -20,8 +20,10 @@ from rgr.commands.run import (
     _confirm,
     _preflight,
     _require_clean,
+    check_branch_option,
     make_backend,
     recover_after_crash,
+    require_new_branch,
     slugify,
 )
 from rgr.config import resolve_test_command
@@ -86,16 +88,14 @@ def _require_green(gate: GateResult) -> None:
 def refactor(ws: Workspace, goal: str, here: bool, branch: str | None,
              options: RefactorOptions, backend: Backend | None = None) -> int:
     log = PhaseLog()
+    check_branch_option(branch, here)
     start_branch = git.require_branch(ws.repo)
     start = git.head_commit(ws.repo)
     _require_clean(ws, "rgr refactor")
     target = start_branch if here else (
-        branch or f"{ws.config.branch_prefix}refactor-{slugify(goal)}")
-    if not here and not options.plan_only and ws.repo.branches.local.get(target) is not None:
-        raise RepositoryError(
-            f"branch {target} already exists",
-            f"continue it with `git switch {target} && rgr resume`, or pick another name "
-            "with --branch")
+        branch if branch is not None else f"{ws.config.branch_prefix}refactor-{slugify(goal)}")
+    if not here and not options.plan_only:
+        require_new_branch(ws, target, start_branch)
     backend = backend or make_backend(ws)
     with run_lock(ws.git_dir, "rgr refactor"):
         out = make_console()

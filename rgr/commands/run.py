@@ -62,14 +62,45 @@ def slugify(text: str, limit: int = 40) -> str:
     return slug[:limit].rstrip("-") or "feature"
 
 
+def check_branch_option(branch: str | None, here: bool) -> None:
+    """``--branch`` is checked before anything runs: a bad name found after the baseline
+    would leave a noted start commit that no branch reaches."""
+    if branch is None:
+        return
+    if here:
+        raise click.UsageError("--branch and --here exclude each other")
+    problem = git.check_branch_name(branch)
+    if problem is not None:
+        raise click.UsageError(f"--branch {branch!r} is not a valid branch name: {problem}")
+
+
+def require_new_branch(ws: Workspace, target: str, start_branch: str) -> None:
+    """The branch a run creates must not exist; the hint depends on what it is."""
+    branch = ws.repo.branches.local.get(target)
+    if branch is None:
+        return
+    if target == start_branch:
+        hint = (f"you are on {target}: pass --here to work on it, or name a new branch "
+                "with --branch")
+    elif ws.notes.latest_reachable(str(branch.target)) is not None:
+        hint = (f"continue its run with `git switch {target} && rgr resume`, or pick "
+                "another name with --branch")
+    else:
+        hint = "pick another name with --branch (that branch holds no rgr run)"
+    raise RepositoryError(f"branch {target} already exists", hint)
+
+
 def _require_clean(ws: Workspace, what: str) -> None:
     dirty = git.uncommitted_paths(ws.repo)
     if dirty:
         listing = git.describe_paths(dirty)
+        resuming = what == "rgr resume"
         raise RepositoryError(
             f"the working tree has uncommitted changes ({listing}); {what} needs a clean tree "
             "so that every change it verifies is the agent's",
-            "commit or stash them first (`git stash -u`)",
+            "commit or stash them first (`git stash -u`)" + (
+                ", or let rgr keep them under refs/rgr/leftovers/ with "
+                "`rgr resume --set-aside`" if resuming else ""),
         )
 
 
@@ -90,6 +121,7 @@ def _confirm(options: RunOptions, question: str) -> None:
             "pass --yes to go ahead",
         )
     if not click.confirm(question, default=True):
+        click.echo("not started: nothing was changed", err=True)
         raise click.exceptions.Exit(1)
 
 
@@ -109,17 +141,15 @@ def run(ws: Workspace, feature: str, here: bool, branch: str | None, options: Ru
     feature = feature.strip()
     if not feature:
         raise click.UsageError("the feature description is empty")
+    check_branch_option(branch, here)
     start_branch = git.require_branch(ws.repo)
     start = git.head_commit(ws.repo)
     _require_clean(ws, "rgr run")
     test_command = resolve_test_command(ws.config, ws.root)
-    target = start_branch if here else (branch or f"{ws.config.branch_prefix}{slugify(feature)}")
-    if not here and ws.repo.branches.local.get(target) is not None:
-        raise RepositoryError(
-            f"branch {target} already exists",
-            f"continue it with `git switch {target} && rgr resume`, or pick another name "
-            "with --branch",
-        )
+    target = start_branch if here else (
+        branch if branch is not None else f"{ws.config.branch_prefix}{slugify(feature)}")
+    if not here:
+        require_new_branch(ws, target, start_branch)
     backend = backend or make_backend(ws)
     with run_lock(ws.git_dir, "rgr run"):
         recover_after_crash(ws, PlainView(options.verbosity))
@@ -288,7 +318,8 @@ def _ask_unnoted(ws: Workspace, options: RunOptions, noted: str, state: HandoffS
     """Commits after the last handoff that rgr did not make: the user decides."""
     head = git.head_commit(ws.repo)
     commits = git.commits_between(ws.repo, git.resolve_commit(ws.repo, noted).id, head.id)
-    listing = ", ".join(short(str(c)) for c in commits[:5]) + (" ..." if len(commits) > 5 else "")
+    listing = ", ".join(short(str(c.id)) for c in commits[:5]) + (
+        " ..." if len(commits) > 5 else "")
     what = (f"{len(commits)} commit(s) after the last handoff ({listing}) were not made by "
             f"an rgr agent")
     if not options.interactive:

@@ -1,0 +1,150 @@
+"""The rough edges a new user hit (issue 15): each one as the CLI shows it, rgr run as a
+real subprocess on a real repository. None of these reach an agent: each stops (or is
+answered) before the first agent call, so no claude session is needed."""
+
+from __future__ import annotations
+
+import os
+import pty
+import select
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from conftest import Repo, RunRgr, clean_env, note_json
+
+TEST_ENV = {"TDD_TEST_COMMAND": "true"}
+
+
+def _refs(repo: Repo) -> str:
+    return repo.git("for-each-ref", "--format=%(refname) %(objectname)")
+
+
+def _notes(repo: Repo) -> str:
+    return repo.git("notes", "--ref=refs/notes/tdd-handoffs", "list", check=False)
+
+
+# ------------------------------------------------------------------ foreign owner --
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root to give the repository away")
+def test_a_repository_owned_by_another_user(run_rgr: RunRgr, repo: Repo) -> None:
+    for path in [repo.path, *repo.path.rglob("*")]:
+        os.chown(path, 65534, 65534, follow_symlinks=False)
+    code, _, err = run_rgr(["status"], repo.path)
+    assert code == 1, err
+    assert "Traceback" not in err and "internal error" not in err
+    assert f"git config --global --add safe.directory {repo.path}" in err
+
+
+# ------------------------------------------------------------------ --branch names --
+
+
+@pytest.mark.parametrize("name", ["bad..name", "has space", "", "-dash", "end.lock"])
+@pytest.mark.parametrize("command", ["run", "refactor"])
+def test_a_bad_branch_name_is_refused_before_anything(run_rgr: RunRgr, repo: Repo,
+                                                      command: str, name: str) -> None:
+    before = _refs(repo), _notes(repo)
+    code, _, err = run_rgr([command, "add two numbers", "--branch", name, "--yes",
+                            "--skip-preflight"], repo.path, env=TEST_ENV)
+    assert code == 2, err
+    assert "--branch" in err and "Traceback" not in err
+    assert (_refs(repo), _notes(repo)) == before  # no start commit, no note, no branch
+
+
+def test_branch_main_hints_at_here_not_git_switch(run_rgr: RunRgr, repo: Repo) -> None:
+    code, _, err = run_rgr(["run", "add two numbers", "--branch", "main", "--yes"],
+                           repo.path, env=TEST_ENV)
+    assert code == 1
+    assert "git switch main" not in err
+    assert "--here" in err
+
+
+def test_an_existing_branch_without_a_run_is_not_offered_to_resume(
+        run_rgr: RunRgr, repo: Repo) -> None:
+    repo.git("branch", "other")
+    code, _, err = run_rgr(["run", "add two numbers", "--branch", "other", "--yes"],
+                           repo.path, env=TEST_ENV)
+    assert code == 1
+    assert "rgr resume" not in err and "--branch" in err
+
+
+# ------------------------------------------------------------------ resume --
+
+
+def _noted_run(repo: Repo) -> str:
+    start = repo.head()
+    repo.note_cli(start, note_json("PLAN"))
+    return start
+
+
+def test_resume_lists_the_users_commits_by_id(run_rgr: RunRgr, repo: Repo) -> None:
+    _noted_run(repo)
+    mine = repo.commit("my own work", {"mine.txt": "x\n"})
+    code, _, err = run_rgr(["resume", "--yes", "--skip-preflight"], repo.path, env=TEST_ENV)
+    assert code == 1
+    assert "<pygit2." not in err
+    assert mine[:8] in err
+
+
+def test_resume_on_a_dirty_tree_suggests_set_aside(run_rgr: RunRgr, repo: Repo) -> None:
+    _noted_run(repo)
+    (repo.path / "scratch.txt").write_text("wip\n")
+    code, _, err = run_rgr(["resume", "--yes", "--skip-preflight"], repo.path, env=TEST_ENV)
+    assert code == 1
+    assert "rgr resume --set-aside" in err
+
+
+# ------------------------------------------------------------------ Start? [Y/n] --
+
+
+def _answer_on_a_terminal(args: list[str], cwd: Path, home: Path, answer: bytes,
+                          ) -> tuple[int, str]:
+    """Run rgr with a pseudo-terminal as stdin/stdout and type ``answer`` at the prompt."""
+    master, slave = pty.openpty()
+    proc = subprocess.Popen([sys.executable, "-m", "rgr", *args], cwd=cwd,
+                            env=clean_env(home, TEST_ENV), stdin=slave, stdout=slave,
+                            stderr=slave, close_fds=True)
+    os.close(slave)
+    seen = b""
+    deadline = time.monotonic() + 60
+    answered = False
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([master], [], [], 0.5)
+        if ready:
+            try:
+                chunk = os.read(master, 4096)
+            except OSError:
+                break
+            if not chunk:
+                break
+            seen += chunk
+            if not answered and b"Start?" in seen:
+                os.write(master, answer)
+                answered = True
+        elif proc.poll() is not None:
+            break
+    code = proc.wait(timeout=30)
+    os.close(master)
+    return code, seen.decode(errors="replace")
+
+
+def test_answering_no_says_nothing_was_started(repo: Repo, tmp_path: Path) -> None:
+    before = _refs(repo)
+    code, out = _answer_on_a_terminal(["run", "add two numbers"], repo.path,
+                                      tmp_path / "home", b"n\n")
+    assert code == 1, out
+    after_prompt = out.split("Start?", 1)[1]
+    assert "not started" in after_prompt, out
+    assert _refs(repo) == before
+
+
+# ------------------------------------------------------------------ verify --
+
+
+def test_verify_fast_and_full_exclude_each_other(run_rgr: RunRgr, repo: Repo) -> None:
+    code, _, err = run_rgr(["verify", "--fast", "--full"], repo.path, env=TEST_ENV)
+    assert code == 2, err
+    assert "--fast" in err and "--full" in err
