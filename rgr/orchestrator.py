@@ -26,7 +26,7 @@ import pygit2
 
 from rgr import __version__, failpoints, git, inflight, report_store
 from rgr.agents import AgentSpec, agent_for, prompt_path, prompt_version
-from rgr.backends.base import AgentRequest, AgentResult, AgentRunError, Backend
+from rgr.backends.base import AgentRequest, AgentResult, AgentRunError, Backend, usd
 from rgr.backends.claude import usage_of
 from rgr.config import TestCommand
 from rgr.errors import BackendError, PhaseFailed
@@ -616,7 +616,7 @@ def agent_call_event(where: dict[str, Any], result: AgentResult | None,
         "agent_call", **where, ok=error is None,
         errorKind=error.kind if error else None, error=error.message[:2000] if error else None,
         numTurns=int(raw.get("num_turns") or 0) if raw else 0,
-        costUsd=float(raw.get("total_cost_usd") or 0.0) if raw else 0.0,
+        costUsd=usd(raw.get("total_cost_usd")) if raw else 0.0,
         durationMs=int(raw.get("duration_ms") or 0) if raw else 0,
         inputTokens=usage["input_tokens"], outputTokens=usage["output_tokens"],
         cacheReadInputTokens=usage["cache_read_input_tokens"],

@@ -65,6 +65,8 @@ class RunReport:
     retries: int  # rejected attempts, from the notes' retryCount
     rejections: list[Rejection] = field(default_factory=list)  # those kept with a note
     error: str | None = None
+    #: Commits ``rgr resume --unnoted set-aside`` kept: the user's, not an agent's attempt.
+    set_aside: list[str] = field(default_factory=list)
 
     @property
     def rejections_by_rule(self) -> dict[str, int]:
@@ -118,13 +120,24 @@ def run_notes(ws: Workspace, head: str) -> list[tuple[str, HandoffState]]:
     return notes
 
 
+#: The name `rgr resume` gives commits made outside rgr that it set aside (run.py).
+SET_ASIDE_NAME = "unnoted-"
+
+
+def _set_aside(ws: Workspace, run_id: str | None) -> list[str]:
+    if run_id is None:
+        return []
+    prefix = f"{ATTEMPTS_PREFIX}{run_id}/{SET_ASIDE_NAME}"
+    return [name for name in sorted(ws.repo.references) if name.startswith(prefix)]
+
+
 def _rejections(ws: Workspace, run_id: str | None) -> list[Rejection]:
     if run_id is None:
         return []
     prefix = f"{ATTEMPTS_PREFIX}{run_id}/"
     found = []
     for name in sorted(ws.repo.references):
-        if not name.startswith(prefix):
+        if not name.startswith(prefix) or name.startswith(prefix + SET_ASIDE_NAME):
             continue
         target = ws.repo.references[name].peel(pygit2.Commit)
         record = ws.notes.read(str(target.id))
@@ -198,4 +211,5 @@ def collect(ws: Workspace) -> RunReport:
         agent_sessions=len(agents) + len(attempt_agents),
         permission_denials=sum(a.permission_denials for a in [*agents, *attempt_agents]),
         retries=retries, rejections=rejections, error=last.error,
+        set_aside=_set_aside(ws, last.run_id),
     )

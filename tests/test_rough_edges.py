@@ -148,3 +148,65 @@ def test_verify_fast_and_full_exclude_each_other(run_rgr: RunRgr, repo: Repo) ->
     code, _, err = run_rgr(["verify", "--fast", "--full"], repo.path, env=TEST_ENV)
     assert code == 2, err
     assert "--fast" in err and "--full" in err
+
+
+# ------------------------------------------------------------------ report, history --
+
+
+def test_report_does_not_count_commits_the_user_set_aside(run_rgr: RunRgr,
+                                                          tmp_path: Path) -> None:
+    from test_report_integrate import RUN_ID, make_run, report_json
+
+    repo, ids = make_run(tmp_path, complete=False)
+    before = report_json(run_rgr, repo)
+    # What `rgr resume --unnoted set-aside` does with the user's own commit: a ref under
+    # the run's attempts prefix, no note.
+    mine = repo.commit("my own work", {"mine.txt": "x\n"})
+    repo.git("update-ref", f"refs/rgr/attempts/{RUN_ID}/unnoted-{mine[:8]}", mine)
+    repo.git("reset", "-q", "--hard", ids["green"])
+    after = report_json(run_rgr, repo)
+    assert after["rejections"] == before["rejections"]
+    assert after["rejectionsByRule"] == before["rejectionsByRule"]
+    assert after["setAside"] == [f"refs/rgr/attempts/{RUN_ID}/unnoted-{mine[:8]}"]
+    code, out, _ = run_rgr(["report"], repo.path)
+    assert code == 0 and "unverified" not in out and "set aside" in out
+
+
+def test_the_start_marker_shows_as_start(run_rgr: RunRgr, tmp_path: Path) -> None:
+    from test_report_integrate import make_run
+
+    repo, ids = make_run(tmp_path, complete=False)
+    code, out, _ = run_rgr(["history"], repo.path)
+    assert code == 0
+    marker_row = next(line for line in out.splitlines() if line.startswith(ids["marker"][:8]))
+    assert "REFACTOR" not in marker_row and "START" in marker_row
+    code, out, _ = run_rgr(["show", ids["marker"]], repo.path)
+    assert code == 0 and "REFACTOR" not in out and "START" in out
+
+
+def test_piped_history_rows_have_no_trailing_spaces(run_rgr: RunRgr, tmp_path: Path) -> None:
+    from test_report_integrate import make_run
+
+    repo, _ = make_run(tmp_path)
+    code, out, _ = run_rgr(["history"], repo.path)
+    assert code == 0 and len(out.splitlines()) > 4
+    assert all(line == line.rstrip() for line in out.splitlines()), out
+
+
+def test_cost_carries_no_floating_point_noise() -> None:
+    from rgr.backends.base import AgentRequest
+    from rgr.backends.claude import to_result
+    from rgr.handoff import AgentSummary
+    from rgr.outputs import PhaseOutput
+
+    noisy = 0.1 + 0.2  # 0.30000000000000004
+    request = AgentRequest(prompt="p", system_prompt_file=Path("p.md"),
+                           output_model=PhaseOutput, tools=(), allowed_tools=(),
+                           disallowed_tools=(), max_turns=1, model=None, cwd=Path("."),
+                           timeout_s=1, session_id="s")
+    result = to_result({"type": "result", "subtype": "success", "is_error": False,
+                        "structured_output": {"summary": "x"}, "total_cost_usd": noisy},
+                       request)
+    assert result.cost_usd == 0.3
+    dumped = AgentSummary(cost_usd=noisy).model_dump(by_alias=True)
+    assert dumped["costUsd"] == 0.3

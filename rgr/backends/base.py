@@ -38,6 +38,12 @@ class AgentRequest:
     on_event: Callable[[dict[str, Any]], None] | None = field(default=None, compare=False)
 
 
+def usd(value: object) -> float:
+    """A cost in USD as rgr records it: claude's own sum carries floating-point noise
+    (0.30000000000000004); a millionth of a dollar is far below any price step."""
+    return round(float(value or 0.0), 6)  # type: ignore[arg-type]
+
+
 @dataclass(frozen=True)
 class AgentResult:
     session_id: str

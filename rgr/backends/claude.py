@@ -83,7 +83,7 @@ from typing import Any
 import pydantic
 
 from rgr import failpoints
-from rgr.backends.base import AgentRequest, AgentResult, AgentRunError
+from rgr.backends.base import AgentRequest, AgentResult, AgentRunError, usd
 from rgr.errors import BackendError, CommandError
 from rgr.proc import Completed, run, run_lines
 from rgr.processes import REPO_MARK_VAR, SESSION_MARK_VAR, kill_marked_processes
@@ -395,7 +395,7 @@ def to_result(data: dict[str, Any], request: AgentRequest) -> AgentResult:
         session_id=str(data.get("session_id") or request.session_id),
         output=output,
         num_turns=_int(data.get("num_turns")),
-        cost_usd=float(data.get("total_cost_usd") or 0.0),
+        cost_usd=usd(data.get("total_cost_usd")),
         duration_ms=_int(data.get("duration_ms")),
         usage=usage_of(data),
         permission_denials=[d for d in data.get("permission_denials") or [] if isinstance(d, dict)],

@@ -9,7 +9,7 @@ from rgr import git
 from rgr.commands.report import duration, money
 from rgr.errors import RepositoryError
 from rgr.handoff import HandoffState
-from rgr.ui import esc, make_console, print_json, short
+from rgr.ui import esc, make_console, phase_label, print_json, short
 from rgr.workspace import Workspace
 
 
@@ -42,7 +42,7 @@ def rows(commit: str, state: HandoffState) -> list[tuple[str, str]]:
         if state.started_at and state.finished_at else None
     out += [
         ("commit", commit),
-        ("phase", f"{state.phase} (cycle {state.cycle_number})"
+        ("phase", f"{phase_label(state.phase, state.cycle_number)} (cycle {state.cycle_number})"
                   + (f", next {state.next_phase}" if state.next_phase else "")),
         ("feature", state.feature or "-"),
         ("run", f"{state.run_id or '-'} on {state.branch or '-'}"),

@@ -8,7 +8,7 @@ from rgr import git
 from rgr.handoff import Phase
 from rgr.testlist import FILENAME as TEST_LIST
 from rgr.testlist import parse_test_list
-from rgr.ui import esc, make_console, print_json, short
+from rgr.ui import esc, make_console, phase_label, print_json, short
 from rgr.workspace import Workspace
 
 
@@ -75,7 +75,7 @@ def run(ws: Workspace, as_json: bool) -> int:
         test = state.get("currentTest") or {}
         rows += [
             ("feature", state.get("feature") or "-"),
-            ("last phase", str(state.get("phase"))),
+            ("last phase", phase_label(state.get("phase"), state.get("cycleNumber"))),
             ("next phase", str(state.get("nextPhase") or "-")),
             ("cycle", str(state.get("cycleNumber"))),
             ("current test", test.get("description") or "-"),
