@@ -130,7 +130,9 @@ def limit_options(func: Callable[..., None]) -> Callable[..., None]:
 
 
 @cli.command()
-@click.argument("feature")
+@click.argument("feature", required=False)
+@click.option("--brief", type=click.Path(dir_okay=False, path_type=Path),
+              help="Read the feature description from this markdown or text file.")
 @click.option("--here", is_flag=True,
               help="Work on the current branch instead of a new rgr/<slug>.")
 @click.option("--branch", help="Name of the branch to create (default: rgr/<feature slug>).")
@@ -138,7 +140,8 @@ def limit_options(func: Callable[..., None]) -> Callable[..., None]:
 @limit_options
 @_integrate_option
 @pass_context
-def run(ctx: Context, feature: str, here: bool, branch: str | None, assume_yes: bool,
+def run(ctx: Context, feature: str | None, brief: Path | None, here: bool,
+        branch: str | None, assume_yes: bool,
         skip_preflight: bool, max_phases: int | None, model: str | None,
         max_retries: int | None, max_budget_usd: float | None, max_cycles: int | None,
         max_minutes: float | None, verbose: bool, quiet: bool, integrate: str) -> None:
@@ -150,9 +153,11 @@ def run(ctx: Context, feature: str, here: bool, branch: str | None, assume_yes: 
     """
     from rgr.commands import run as command
 
+    text = command.read_text_argument(feature, brief, "feature description",
+                                      'rgr run "<feature>" or --brief FILE')
     ws = ctx.workspace(model=model, max_retries=max_retries)
     flags = Limits(max_budget_usd, max_cycles, max_minutes, verbose, quiet)
-    sys.exit(command.run(ws, feature, here, branch,
+    sys.exit(command.run(ws, text, here, branch,
                          _run_options(assume_yes, skip_preflight, max_phases, flags,
                                       integrate)))
 

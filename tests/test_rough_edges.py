@@ -210,3 +210,57 @@ def test_cost_carries_no_floating_point_noise() -> None:
     assert result.cost_usd == 0.3
     dumped = AgentSummary(cost_usd=noisy).model_dump(by_alias=True)
     assert dumped["costUsd"] == 0.3
+
+
+# ------------------------------------------------------------------ slugs, --brief --
+
+
+def test_slugs_keep_letters_and_never_collapse() -> None:
+    from rgr.commands.run import slugify
+
+    assert slugify("Añadir función de búsqueda") == "anadir-funcion-de-busqueda"
+    assert slugify("Größe prüfen") == "große-prufen"
+    chinese, japanese = slugify("添加两个数字"), slugify("二つの数を足す")
+    assert "添加两个数字" in chinese and chinese != japanese
+    assert slugify("!!!") != slugify("???") and slugify("!!!").startswith("feature-")
+    long_a = "add a function that parses the configuration file and reports errors"
+    long_b = "add a function that parses the configuration file and reports warnings"
+    assert slugify(long_a) != slugify(long_b) and len(slugify(long_a)) <= 40
+
+
+def _header_branch(run_rgr: RunRgr, repo: Repo, *args: str) -> str:
+    """The branch `rgr run` would create: it is in the header, printed before the
+    confirmation that a non-terminal stdin refuses."""
+    code, out, err = run_rgr(["run", *args], repo.path, env=TEST_ENV)
+    assert code == 1 and "not a terminal" in err, (out, err)
+    return next(line.split()[1] for line in out.splitlines() if line.strip().startswith("branch"))
+
+
+def test_the_branch_of_an_accented_or_non_latin_feature(run_rgr: RunRgr, repo: Repo) -> None:
+    assert _header_branch(run_rgr, repo, "Añadir función") == "rgr/anadir-funcion"
+    assert _header_branch(run_rgr, repo, "添加数字") == "rgr/添加数字"
+
+
+def test_a_branch_of_another_feature_with_the_same_slug_is_not_reused(
+        run_rgr: RunRgr, repo: Repo) -> None:
+    repo.git("branch", "rgr/add-numbers")
+    repo.note_cli(repo.rev("rgr/add-numbers"), note_json("PLAN", feature="add numbers"))
+    same = run_rgr(["run", "add numbers", "--yes"], repo.path, env=TEST_ENV)
+    assert same[0] == 1 and "rgr resume" in same[2]  # the same feature: resume it
+    other = _header_branch(run_rgr, repo, "Add numbers!")
+    assert other.startswith("rgr/add-numbers-") and other != "rgr/add-numbers"
+
+
+def test_a_long_feature_is_not_echoed_whole_and_can_come_from_a_file(
+        run_rgr: RunRgr, repo: Repo, tmp_path: Path) -> None:
+    feature = "Add a parser for the legacy format. " + "Details follow. " * 1250
+    brief = tmp_path / "brief.md"
+    brief.write_text(feature)
+    code, out, err = run_rgr(["run", "--brief", str(brief)], repo.path, env=TEST_ENV)
+    assert code == 1 and "not a terminal" in err
+    assert len(out) < 2000, len(out)
+    assert "Add a parser for the legacy format." in out and "characters)" in out
+    code, _, err = run_rgr(["run", "x", "--brief", str(brief)], repo.path, env=TEST_ENV)
+    assert code == 2 and "not both" in err
+    code, _, err = run_rgr(["run"], repo.path, env=TEST_ENV)
+    assert code == 2 and "--brief" in err

@@ -18,13 +18,15 @@ from rgr.commands.run import (
     RunOptions,
     _ask_unnoted,
     _confirm,
+    _default_branch,
     _preflight,
     _require_clean,
     check_branch_option,
+    headline,
     make_backend,
+    read_text_argument,
     recover_after_crash,
     require_new_branch,
-    slugify,
 )
 from rgr.config import resolve_test_command
 from rgr.errors import RepositoryError
@@ -46,20 +48,8 @@ class RefactorOptions:
 
 
 def read_goal(goal: str | None, brief: Path | None) -> str:
-    if goal and brief:
-        raise click.UsageError("give the goal as an argument or with --brief, not both")
-    if brief is not None:
-        try:
-            text = brief.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise RepositoryError(f"cannot read the brief {brief}: {exc}",
-                                  "pass a readable markdown or text file") from None
-    else:
-        text = goal or ""
-    if not text.strip():
-        raise click.UsageError('the refactoring goal is empty: rgr refactor "<goal>" or '
-                               "--brief FILE")
-    return text.strip()
+    return read_text_argument(goal, brief, "refactoring goal",
+                              'rgr refactor "<goal>" or --brief FILE')
 
 
 def _engine(ws: Workspace, backend: Backend, options: RunOptions, log: PhaseLog,
@@ -93,14 +83,15 @@ def refactor(ws: Workspace, goal: str, here: bool, branch: str | None,
     start = git.head_commit(ws.repo)
     _require_clean(ws, "rgr refactor")
     target = start_branch if here else (
-        branch if branch is not None else f"{ws.config.branch_prefix}refactor-{slugify(goal)}")
+        branch if branch is not None else _default_branch(
+            ws, f"{ws.config.branch_prefix}refactor-", goal))
     if not here and not options.plan_only:
         require_new_branch(ws, target, start_branch)
     backend = backend or make_backend(ws)
     with run_lock(ws.git_dir, "rgr refactor"):
         out = make_console()
         out.print(f"[bold]rgr refactor[/bold]{' --plan-only' if options.plan_only else ''}: "
-                  f"{esc(goal.splitlines()[0][:100])}")
+                  f"{esc(headline(goal))}")
         out.print(f"  repository    {esc(ws.root)}")
         if not options.plan_only:
             out.print(f"  branch        {esc(target)}" + ("" if here else

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import hashlib
 import re
 import shlex
+import unicodedata
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 import click
 import pygit2
@@ -58,8 +61,55 @@ Log = Callable[[str], None]
 
 
 def slugify(text: str, limit: int = 40) -> str:
-    slug = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
-    return slug[:limit].rstrip("-") or "feature"
+    """A branch-name slug of ``text``: accents dropped from Latin letters (é -> e), the
+    letters of other scripts kept, anything else a '-'. When the slug had to be cut, or
+    nothing readable is left, a hash of the whole text makes it unique to that text."""
+    decomposed = unicodedata.normalize("NFKD", text.lower())
+    bare = "".join(c for c in decomposed if not unicodedata.combining(c))
+    slug = re.sub(r"[\W_]+", "-", unicodedata.normalize("NFC", bare)).strip("-")
+    if slug and len(slug) <= limit:
+        return slug
+    tag = hashlib.sha1(text.encode()).hexdigest()[:6]
+    head = slug[: limit - len(tag) - 1].rstrip("-")
+    return f"{head}-{tag}" if head else f"feature-{tag}"
+
+
+def _default_branch(ws: Workspace, prefix: str, text: str) -> str:
+    """``<prefix><slug>``, unless a branch of that name holds another feature's run (or
+    no run): then the slug gets a hash of the text, so two features never share one."""
+    target = f"{prefix}{slugify(text)}"
+    existing = ws.repo.branches.local.get(target)
+    if existing is None:
+        return target
+    found = ws.notes.latest_reachable(str(existing.target))
+    if found is not None and found[0].state is not None and found[0].state.feature == text:
+        return target  # the same feature again: require_new_branch offers to resume it
+    return f"{target}-{hashlib.sha1(text.encode()).hexdigest()[:6]}"
+
+
+def read_text_argument(text: str | None, brief: Path | None, what: str, usage: str) -> str:
+    """The feature or goal: from the command line, or from a ``--brief`` file."""
+    if text and brief:
+        raise click.UsageError(f"give the {what} as an argument or with --brief, not both")
+    if brief is not None:
+        try:
+            text = brief.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise RepositoryError(f"cannot read the brief {brief}: {exc}",
+                                  "pass a readable markdown or text file") from None
+    if not (text or "").strip():
+        raise click.UsageError(f"the {what} is empty: {usage}")
+    return (text or "").strip()
+
+
+def headline(text: str, limit: int = 100) -> str:
+    """The first line of a feature or goal, cut for a header; the whole text goes to
+    the planner, not to the terminal."""
+    lines = text.splitlines() or [""]
+    first = lines[0][:limit]
+    if len(text) > len(first):
+        first = f"{first.rstrip()}… ({len(text):,} characters)"
+    return first
 
 
 def check_branch_option(branch: str | None, here: bool) -> None:
@@ -147,14 +197,14 @@ def run(ws: Workspace, feature: str, here: bool, branch: str | None, options: Ru
     _require_clean(ws, "rgr run")
     test_command = resolve_test_command(ws.config, ws.root)
     target = start_branch if here else (
-        branch if branch is not None else f"{ws.config.branch_prefix}{slugify(feature)}")
+        branch if branch is not None else _default_branch(ws, ws.config.branch_prefix, feature))
     if not here:
         require_new_branch(ws, target, start_branch)
     backend = backend or make_backend(ws)
     with run_lock(ws.git_dir, "rgr run"):
         recover_after_crash(ws, PlainView(options.verbosity))
         out = make_console()
-        out.print(f"[bold]rgr run[/bold]: {esc(feature)}")
+        out.print(f"[bold]rgr run[/bold]: {esc(headline(feature))}")
         out.print(f"  repository    {esc(ws.root)}")
         out.print(f"  branch        {esc(target)}"
                   + ("" if here else f" (new, from {esc(start_branch)} at {short(str(start.id))})"))
