@@ -203,7 +203,7 @@ class Orchestrator:
                 f"{phase} failed {attempt_number} time(s); the branch is back at "
                 f"{str(base.id)[:8]}, the last verified commit. Last failure: {final}",
                 "see `rgr history --all` for the rejected attempts, then `rgr resume` to try "
-                "again (raise max_retries in tdd.toml for more attempts)",
+                f"again (raise {self.ws.config.setting('max_retries')} for more attempts)",
             ) from None
         raise AssertionError("unreachable: tenacity either returns or raises")
 

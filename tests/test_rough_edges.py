@@ -264,3 +264,31 @@ def test_a_long_feature_is_not_echoed_whole_and_can_come_from_a_file(
     assert code == 2 and "not both" in err
     code, _, err = run_rgr(["run"], repo.path, env=TEST_ENV)
     assert code == 2 and "--brief" in err
+
+
+# ------------------------------------------------------------------ config messages --
+
+
+def test_a_hint_names_the_variable_that_set_the_value(run_rgr: RunRgr, repo: Repo) -> None:
+    env = {**TEST_ENV, "TDD_AGENT_BINARY": "/nowhere/claude"}
+    code, _, err = run_rgr(["run", "add two numbers", "--yes"], repo.path, env=env)
+    assert code == 1
+    fix = err.split("fix:", 1)[1]
+    assert "TDD_AGENT_BINARY" in fix and "tdd.toml" not in fix, err
+
+
+@pytest.mark.parametrize(("toml", "needles"), [
+    ('[gate]\nfsat = ["ruff check"]\n', ["[gate].fsat", "did you mean 'fast'"]),
+    ('[refactor]\non_failure = "skp"\n', ["[refactor].on_failure", "did you mean 'skip'"]),
+    ('[gate]\nfull_every = "often"\n', ["[gate].full_every must be an integer >= 1",
+                                        "'often'"]),
+    ('[gate]\nfast = "ruff check"\n', ["[gate].fast must be a list of commands"]),
+])
+def test_config_mistakes_read_as_sentences(run_rgr: RunRgr, repo: Repo, toml: str,
+                                           needles: list[str]) -> None:
+    (repo.path / "tdd.toml").write_text(toml)
+    code, _, err = run_rgr(["status"], repo.path)
+    assert code == 1
+    for needle in needles:
+        assert needle in err, err
+    assert "Input should be" not in err  # pydantic's own wording

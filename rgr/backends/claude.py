@@ -88,10 +88,12 @@ from rgr.errors import BackendError, CommandError
 from rgr.proc import Completed, run, run_lines
 from rgr.processes import REPO_MARK_VAR, SESSION_MARK_VAR, kill_marked_processes
 
-INSTALL_HINT = (
-    "install Claude Code (`npm install -g @anthropic-ai/claude-code`), "
-    "or set the path of its binary in tdd.toml"
-)
+
+def install_hint(setting: str = "agent_binary in tdd.toml") -> str:
+    """``setting``: where the binary's path came from (Config.setting)."""
+    return ("install Claude Code (`npm install -g @anthropic-ai/claude-code`), "
+            f"or set the path of its binary with {setting}")
+
 LOGIN_HINT = "run `claude` and `/login`, or set ANTHROPIC_API_KEY"
 
 #: How much of claude's output an error message quotes.
@@ -124,9 +126,11 @@ class ClaudeBackend:
 
     name = "claude"
 
-    def __init__(self, binary: str = "claude", *, env: Mapping[str, str] | None = None) -> None:
+    def __init__(self, binary: str = "claude", *, env: Mapping[str, str] | None = None,
+                 binary_setting: str = "agent_binary in tdd.toml") -> None:
         self.binary = binary
         self.env = env
+        self.install_hint = install_hint(binary_setting)
 
     # -- the protocol ------------------------------------------------------------------
 
@@ -136,7 +140,7 @@ class ClaudeBackend:
             raise BackendError(
                 "missing_binary",
                 f"`{self.binary} --version` failed:\n{done.describe(EXCERPT_CHARS)}",
-                INSTALL_HINT,
+                self.install_hint,
             )
         return done.stdout.strip()
 
@@ -191,7 +195,7 @@ class ClaudeBackend:
                 "timeout",
                 f"claude session {request.session_id} did not finish within "
                 f"{request.timeout_s:g}s; it and its tool processes were killed",
-                "raise the phase timeout in tdd.toml if the agent needs longer",
+                "raise agent_timeout in tdd.toml if the agent needs longer",
                 retryable=True,
             )
         return to_result(parse_result(done), request)
@@ -265,7 +269,7 @@ class ClaudeBackend:
             raise BackendError(
                 "missing_binary",
                 f"cannot run claude ({self.binary!r}): {exc.message}",
-                INSTALL_HINT,
+                self.install_hint,
             ) from exc
 
 
@@ -326,7 +330,7 @@ def classify_error(data: dict[str, Any]) -> AgentRunError:
         return AgentRunError(
             "max_budget",
             f"claude stopped at its budget: {errors or text}",
-            "raise max_budget_usd in tdd.toml",
+            "raise --max-budget-usd, or run without it",
             raw=data,
         )
     if subtype == "error_max_structured_output_retries":

@@ -183,7 +183,8 @@ def _orchestrator(ws: Workspace, backend: Backend, test_command: TestCommand,
 
 
 def make_backend(ws: Workspace) -> Backend:
-    return ClaudeBackend(ws.config.agent_binary, env=ws.env)
+    return ClaudeBackend(ws.config.agent_binary, env=ws.env,
+                         binary_setting=ws.config.setting("agent_binary"))
 
 
 def run(ws: Workspace, feature: str, here: bool, branch: str | None, options: RunOptions,
