@@ -344,6 +344,19 @@ def demo(directory: Path | None, claude: str | None) -> None:
     sys.exit(command.run(directory, claude))
 
 
+def _json_error(args: list[str], kind: str, message: str, hint: str | None,
+                code: int) -> None:
+    """With --json, a failure is a JSON object on stdout too, so a script that parses
+    stdout gets an answer it can read instead of nothing (the text still goes to stderr)."""
+    options = args[: args.index("--")] if "--" in args else args
+    if "--json" not in options:
+        return
+    import json
+
+    click.echo(json.dumps({"error": {"kind": kind, "message": message, "hint": hint,
+                                     "exitCode": code}}, indent=2))
+
+
 def main(argv: list[str] | None = None) -> None:
     args = sys.argv[1:] if argv is None else argv
     try:
@@ -356,6 +369,7 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(exc.exit_code)
     except click.ClickException as exc:
         exc.show()
+        _json_error(args, "usage", exc.format_message(), None, exc.exit_code)
         sys.exit(exc.exit_code)
     except click.exceptions.Abort:
         click.echo("\nrgr: interrupted", err=True)
@@ -367,6 +381,7 @@ def main(argv: list[str] | None = None) -> None:
         click.echo(f"rgr: error: {exc.message}", err=True)
         if exc.hint:
             click.echo(f"  fix: {exc.hint}", err=True)
+        _json_error(args, type(exc).__name__, exc.message, exc.hint, exc.exit_code)
         sys.exit(exc.exit_code)
     except SystemExit:
         raise
@@ -380,4 +395,5 @@ def main(argv: list[str] | None = None) -> None:
             where = f"the crash log could not be written ({log_error})"
         click.echo(f"rgr: internal error: {type(exc).__name__}: {exc}", err=True)
         click.echo(f"  this is a bug in rgr; {where}: please attach it to a report", err=True)
+        _json_error(args, "internal", f"{type(exc).__name__}: {exc}", where, ExitCode.CRASH)
         sys.exit(ExitCode.CRASH)

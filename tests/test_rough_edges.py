@@ -4,6 +4,7 @@ answered) before the first agent call, so no claude session is needed."""
 
 from __future__ import annotations
 
+import json
 import os
 import pty
 import select
@@ -292,3 +293,26 @@ def test_config_mistakes_read_as_sentences(run_rgr: RunRgr, repo: Repo, toml: st
     for needle in needles:
         assert needle in err, err
     assert "Input should be" not in err  # pydantic's own wording
+
+
+# ------------------------------------------------------------------ --json errors --
+
+
+@pytest.mark.parametrize("command", [["status", "--json"], ["history", "--json"],
+                                     ["show", "--json"], ["report", "--json"],
+                                     ["repair-notes", "--json"], ["verify", "--json"]])
+def test_json_commands_answer_errors_in_json(run_rgr: RunRgr, tmp_path: Path,
+                                             command: list[str]) -> None:
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    code, out, err = run_rgr(command, plain)
+    assert code == 1 and "not a git repository" in err
+    error = json.loads(out)["error"]
+    assert error["exitCode"] == 1 and "not a git repository" in error["message"]
+    assert error["hint"] and error["kind"] == "RepositoryError"
+
+
+def test_a_json_usage_error_is_json_too(run_rgr: RunRgr, repo: Repo) -> None:
+    code, out, _ = run_rgr(["verify", "--json", "--fast", "--full"], repo.path)
+    assert code == 2
+    assert json.loads(out)["error"]["exitCode"] == 2
