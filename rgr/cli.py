@@ -206,17 +206,23 @@ def resume(ctx: Context, set_aside: bool, unnoted: str | None, assume_yes: bool,
               help="Work on the current branch instead of a new rgr/refactor-<slug>.")
 @click.option("--branch", help="Name of the branch to create.")
 @run_options
+@limit_options
+@_integrate_option
 @pass_context
 def refactor(ctx: Context, goal: str | None, brief: Path | None, plan_only: bool,
              as_json: bool, accept: bool, reject: bool, here: bool, branch: str | None,
              assume_yes: bool, skip_preflight: bool, max_phases: int | None,
-             model: str | None, max_retries: int | None) -> None:
+             model: str | None, max_retries: int | None, max_budget_usd: float | None,
+             max_cycles: int | None, max_minutes: float | None, verbose: bool, quiet: bool,
+             integrate: str) -> None:
     """Behaviour-preserving refactor toward GOAL in small verified batches.
 
     The [gate] must pass first; a planner proposes batches (validated by rgr), then one
     fresh patcher session per batch (renames: rope) commits it, and rgr checks scope,
     diff budget, tests and public API and runs the gate before noting it. --max-phases
-    counts batches. `rgr resume` continues; `--accept` / `--reject` end it.
+    counts batches, and so does --max-cycles; --max-budget-usd and --max-minutes hold
+    every agent session to what is left. `rgr resume` continues; `--accept` / `--reject`
+    end it (or --integrate when it completes).
     """
     from rgr.commands import refactor as command
 
@@ -227,8 +233,10 @@ def refactor(ctx: Context, goal: str | None, brief: Path | None, plan_only: bool
         sys.exit(command.accept(ws))
     if reject:
         sys.exit(command.reject(ws))
+    flags = Limits(max_budget_usd, max_cycles, max_minutes, verbose, quiet)
     options = command.RefactorOptions(
-        _run_options(assume_yes, skip_preflight, max_phases), plan_only, as_json)
+        _run_options(assume_yes, skip_preflight, max_phases, flags, integrate), plan_only,
+        as_json)
     sys.exit(command.refactor(ws, command.read_goal(goal, brief), here, branch, options))
 
 

@@ -11,7 +11,7 @@ import click
 import pygit2
 from rich.table import Table
 
-from rgr import __version__, git
+from rgr import __version__, git, integrate
 from rgr.backends.base import AgentRequest, AgentResult, Backend
 from rgr.commands.run import (
     PhaseLog,
@@ -31,10 +31,12 @@ from rgr.commands.run import (
 from rgr.config import resolve_test_command
 from rgr.errors import RepositoryError
 from rgr.handoff import HandoffState, Phase, RefactorProgress, TestResult, now_utc
+from rgr.invocation import describe_limits
 from rgr.locks import run_lock
 from rgr.orchestrator import ATTEMPTS_PREFIX, tests_summary
 from rgr.refactor.engine import RefactorEngine
 from rgr.refactor.gate import GateResult, Level
+from rgr.refactor.limited import LimitedBackend
 from rgr.refactor.plan import RefactorPlanOutput
 from rgr.ui import esc, make_console, short
 from rgr.workspace import Workspace
@@ -54,8 +56,14 @@ def read_goal(goal: str | None, brief: Path | None) -> str:
 
 def _engine(ws: Workspace, backend: Backend, options: RunOptions, log: PhaseLog,
             ) -> RefactorEngine:
+    limits = options.limits()
+    if limits.active:
+        backend = LimitedBackend(backend, limits)
+    # A cycle of refactor mode is a batch: --max-cycles and --max-phases both count them.
+    caps = [n for n in (options.max_phases, options.max_cycles) if n is not None]
     return RefactorEngine(ws, backend, resolve_test_command(ws.config, ws.root), log,
-                          backoff_base_s=options.backoff_base_s, max_batches=options.max_phases)
+                          backoff_base_s=options.backoff_base_s,
+                          max_batches=min(caps) if caps else None)
 
 
 def _require_green(gate: GateResult) -> None:
@@ -77,7 +85,7 @@ def _require_green(gate: GateResult) -> None:
 
 def refactor(ws: Workspace, goal: str, here: bool, branch: str | None,
              options: RefactorOptions, backend: Backend | None = None) -> int:
-    log = PhaseLog()
+    log = PhaseLog(options.run.verbosity)
     check_branch_option(branch, here)
     start_branch = git.require_branch(ws.repo)
     start = git.head_commit(ws.repo)
@@ -96,7 +104,11 @@ def refactor(ws: Workspace, goal: str, here: bool, branch: str | None,
         if not options.plan_only:
             out.print(f"  branch        {esc(target)}" + ("" if here else
                       f" (new, from {esc(start_branch)} at {short(str(start.id))})"))
+        limits = describe_limits(options.run.limits())
+        if limits and not options.plan_only:
+            out.print(f"  limits        {limits}")
         _confirm(options.run, "Start?")
+        integrate.preflight(ws, "none" if options.plan_only else options.run.integrate)
         recover_after_crash(ws, log)
         _preflight(backend, ws, options.run, log)
         engine = _engine(ws, backend, options.run, log)
@@ -129,19 +141,27 @@ def refactor(ws: Workspace, goal: str, here: bool, branch: str | None,
             git.create_branch(ws.repo, target, git.resolve_commit(ws.repo, str(marker)))
         log(f"plan noted on {short(str(marker))} ({target}); {len(plan.batches)} batch(es)")
         final = engine.loop(state)
-    return _finish(final, log)
+    return _finish(ws, final, log, options.run.integrate)
 
 
-def _finish(state: HandoffState, log: PhaseLog) -> int:
+def _finish(ws: Workspace, state: HandoffState, log: PhaseLog, mode: str = "none") -> int:
     progress = state.refactor
     assert progress is not None
     if state.phase == Phase.COMPLETE:
-        log(f"refactor complete: {len(progress.applied)} batch(es) applied"
-            + (f", {len(progress.failed)} failed" if progress.failed else "")
-            + "; `rgr refactor --accept` merges it, `--reject` drops it")
+        log.always(f"refactor complete: {len(progress.applied)} batch(es) applied"
+                   + (f", {len(progress.failed)} failed" if progress.failed else "")
+                   + ("" if mode != "none" else
+                      "; `rgr refactor --accept` merges it, `--reject` drops it"))
+        if mode == "merge":
+            return accept(ws)
+        if mode == "pr":
+            from rgr.report import collect
+
+            integrate.pull_request(ws, collect(ws), progress.source_branch,
+                                   f"Refactor by rgr: {progress.goal}", log.always)
     else:
-        log(f"paused before batch {progress.next_batch + 1} of {len(progress.plan)}; "
-            "`rgr resume` continues")
+        log.always(f"paused before batch {progress.next_batch + 1} of {len(progress.plan)}; "
+                   "`rgr resume` continues")
     return 0
 
 
@@ -165,7 +185,7 @@ def _print_plan(plan: RefactorPlanOutput, as_json: bool) -> None:
 def resume(ws: Workspace, state: HandoffState, noted: str, options: RunOptions,
            set_aside: bool, backend: Backend | None = None, unnoted: str | None = None) -> int:
     """Called by ``rgr resume`` when the newest note is a refactor note."""
-    log = PhaseLog()
+    log = PhaseLog(options.verbosity)
     backend = backend or make_backend(ws)
     with run_lock(ws.git_dir, "rgr resume"):
         recover_after_crash(ws, log)
@@ -194,12 +214,13 @@ def resume(ws: Workspace, state: HandoffState, noted: str, options: RunOptions,
         assert progress is not None
         _confirm(options, f"Resume the refactor at batch {progress.next_batch + 1} of "
                           f"{len(progress.plan)}?")
+        integrate.preflight(ws, options.integrate)
         _preflight(backend, ws, options, log)
         engine = _engine(ws, backend, options, log)
         log(f"resuming the refactor at batch {progress.next_batch + 1} of "
             f"{len(progress.plan)}")
         final = engine.loop(state)
-    return _finish(final, log)
+    return _finish(ws, final, log, options.integrate)
 
 
 # ------------------------------------------------------------------- accept / reject --
