@@ -1,5 +1,6 @@
-"""`rgr refactor` takes `rgr run`'s limits and verbosity, with real effect: the real rgr
-CLI and claude binary, real git and pytest; only the model is scripted."""
+"""`rgr refactor` takes `rgr run`'s limits and verbosity, with real effect, and a failed
+rope rename is not repeated: the real rgr CLI and claude binary, real git, pytest and
+rope; only the model is scripted."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from messy import (
     ORDERS_SIMPLE,
     PRICING_DRY,
     SIMPLIFY,
+    batch,
     make_messy_project,
     patcher,
     planner,
@@ -58,3 +60,20 @@ def test_max_budget_usd_stops_refactor_mode_spending(tmp_path: Path) -> None:
     assert "max-budget-usd" in done.stderr and "budget of $0.005 is spent" in done.stderr
     assert len(sessions) == 1, sessions
     assert git(repo, "for-each-ref", "--format=%(refname) %(objectname)") == before
+
+
+def test_a_failed_rope_rename_is_not_repeated(tmp_path: Path) -> None:
+    # `calc` renamed to `round`: `def round(x): return round(x, 2)` recurses, the tests
+    # fail. rope would do exactly the same on a second and third try.
+    repo = make_messy_project(tmp_path / "shop")
+    shadowing = batch("rename-calc", "rename calc to round", ["shop/*.py"], ["rename"],
+                      rename={"path": "shop/pricing.py", "symbol": "calc", "new_name": "round"})
+    with FakeModelServer([planner(shadowing)]) as server:
+        done = rgr(["refactor", "--yes", "--skip-preflight", "rename calc"], repo,
+                   rgr_env(tmp_path / "home", server.url))
+        assert server.remaining == 0
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "failed after 1 attempt(s)" in done.stderr, done.stderr
+    attempts = git(repo, "for-each-ref", "--format=%(refname)", "refs/rgr/attempts/").split()
+    assert len(attempts) == 1, attempts
+    assert "attempt 2" not in done.stdout
