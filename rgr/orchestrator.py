@@ -48,6 +48,7 @@ from rgr.limits import LIMIT_ERROR_PREFIX, LimitReached, Limits
 from rgr.outputs import OUTPUT_MODELS, PhaseOutput, PlanOutput
 from rgr.prompting import build_prompt
 from rgr.retry import AttemptRejected, phase_retrying
+from rgr.run_output import test_output_removed
 from rgr.testlist import FILENAME as TEST_LIST
 from rgr.testlist import parse_test_list
 from rgr.verify import TestReport, run_tests
@@ -120,8 +121,9 @@ class Orchestrator:
         if cached is not None:
             return cached
         self.report(f"running tests: {' '.join(self.test_command.argv)}")
-        result = run_tests(self.test_command, self.ws.root,
-                           timeout=self.ws.config.command_timeout, env=self.ws.env)
+        with test_output_removed(self.ws.repo):  # issue 15: a report file is rgr's
+            result = run_tests(self.test_command, self.ws.root,
+                               timeout=self.ws.config.command_timeout, env=self.ws.env)
         self.report(f"tests: {result.passed} passed, {result.failed} failed, "
                     f"{result.errors} errors ({result.duration_s:.1f}s)")
         self.observer.emit(event(

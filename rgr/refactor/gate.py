@@ -15,8 +15,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from rgr import git
 from rgr.config import Config, GateCommand, TestCommand
 from rgr.proc import Completed, run, tail
+from rgr.run_output import test_output_removed
 from rgr.verify import TestReport, run_tests
 
 Level = Literal["fast", "full"]
@@ -69,6 +71,14 @@ def _argv(command: GateCommand, shell: bool) -> tuple[str, ...]:
 
 def run_gate(config: Config, test_command: TestCommand, root: Path, level: Level,
              env: Mapping[str, str] | None = None) -> GateResult:
+    # What the gate's runs write into the tree (a report file) is rgr's, not the next
+    # patcher's leftover: removed afterwards (rgr.run_output).
+    with test_output_removed(git.open_repo(root)):
+        return _run_gate(config, test_command, root, level, env)
+
+
+def _run_gate(config: Config, test_command: TestCommand, root: Path, level: Level,
+              env: Mapping[str, str] | None) -> GateResult:
     tests = run_tests(test_command, root, timeout=config.command_timeout, env=env)
     result = GateResult(level, tests)
     if not tests.all_passed:
