@@ -15,6 +15,7 @@ import click
 import pygit2
 
 from rgr import __version__, failpoints, git, inflight, integrate
+from rgr.backends import claude_release
 from rgr.backends.base import Backend
 from rgr.backends.claude import ClaudeBackend
 from rgr.config import TestCommand, resolve_test_command
@@ -157,6 +158,9 @@ def _require_clean(ws: Workspace, what: str) -> None:
 def _preflight(backend: Backend, ws: Workspace, options: RunOptions, log: PlainView) -> None:
     version = backend.version()
     log(f"agent backend: {backend.name} {version}")
+    warning = claude_release.range_warning(version) if backend.name == "claude" else None
+    if warning is not None:
+        log.always(f"warning: {warning}")
     if not options.skip_preflight:
         backend.check_login(ws.root)
         log("agent backend: login verified")

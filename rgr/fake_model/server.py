@@ -69,6 +69,9 @@ class RequestRecord:
     input_tokens: int = 0
     output_tokens: int = 0
     first_user_text: str = ""  # the session's prompt (the first user message's text)
+    #: The parsed request body, kept only with FakeModelServer(keep_bodies=True): for
+    #: measuring what a request is made of (system prompt, tools, messages).
+    body: dict[str, Any] | None = None
 
 
 @dataclass
@@ -97,6 +100,7 @@ class _State:
     choose: Chooser | None = None
     on_request: Callable[[RequestRecord], None] | None = None
     latency_s: float = 0.0  # think time before each scripted answer
+    keep_bodies: bool = False
 
     def next_id(self, prefix: str) -> str:
         # One counter for the server's lifetime: a repeated tool_use id makes claude
@@ -138,10 +142,12 @@ class FakeModelServer:
 
     def __init__(self, scripts: Iterable[SessionScript] = (), latency_s: float = 0.0, *,
                  choose: Chooser | None = None,
-                 on_request: Callable[[RequestRecord], None] | None = None) -> None:
+                 on_request: Callable[[RequestRecord], None] | None = None,
+                 keep_bodies: bool = False) -> None:
         scripts = tuple(scripts)
         self._state = _State(queue=deque(enumerate(scripts)), scripts=scripts, choose=choose,
-                             on_request=on_request, latency_s=latency_s)
+                             on_request=on_request, latency_s=latency_s,
+                             keep_bodies=keep_bodies)
         self._httpd: _HTTPServer | None = None
         self._thread: threading.Thread | None = None
 
@@ -407,6 +413,7 @@ class _Handler(BaseHTTPRequestHandler):
             model=body.get("model"),
             stream=bool(body.get("stream")),
             first_user_text=_first_user_text(body),
+            body=body if self.state.keep_bodies else None,
         )
         if STRUCTURED_OUTPUT_TOOL not in tools:
             self._answer(record, body, Text(SIDE_CALL_TEXT), "side")
