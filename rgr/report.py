@@ -21,6 +21,7 @@ import pygit2
 
 from rgr import git
 from rgr.handoff import HandoffState, InvalidNote, Phase, parse_note
+from rgr.limits import LIMIT_ERROR_PREFIX
 from rgr.orchestrator import ATTEMPTS_PREFIX
 from rgr.workspace import Workspace
 
@@ -131,6 +132,13 @@ def _set_aside(ws: Workspace, run_id: str | None) -> list[str]:
     return [name for name in sorted(ws.repo.references) if name.startswith(prefix)]
 
 
+def _limit_stop(state: HandoffState) -> bool:
+    """A note whose error says a limit stopped the run before the next attempt: no
+    attempt was made, so none was rejected."""
+    details = state.error_details
+    return details is not None and details.type.startswith(LIMIT_ERROR_PREFIX)
+
+
 def _rejections(ws: Workspace, run_id: str | None) -> list[Rejection]:
     if run_id is None:
         return []
@@ -178,7 +186,8 @@ def collect(ws: Workspace) -> RunReport:
     rejections = _rejections(ws, last.run_id)
     cost = sum(s.agent.cost_usd or 0.0 for _, s in verified if s.agent)
     rejected_cost = sum(r.cost_usd or 0.0 for r in rejections)
-    retries = sum(s.retry_count + 1 if s.error else s.retry_count for _, s in notes)
+    retries = sum(s.retry_count + 1 if s.error and not _limit_stop(s) else s.retry_count
+                  for _, s in notes)
     base = marker.base_commit if marker else None
     commits = 0
     if base is not None and ws.repo.get(base) is not None:

@@ -316,3 +316,19 @@ def test_a_json_usage_error_is_json_too(run_rgr: RunRgr, repo: Repo) -> None:
     code, out, _ = run_rgr(["verify", "--json", "--fast", "--full"], repo.path)
     assert code == 2
     assert json.loads(out)["error"]["exitCode"] == 2
+
+
+def test_report_does_not_count_a_limit_stop_as_a_rejected_attempt(run_rgr: RunRgr,
+                                                                  tmp_path: Path) -> None:
+    from test_report_integrate import RUN_ID, make_run, report_json
+
+    repo, ids = make_run(tmp_path, complete=False)
+    before = report_json(run_rgr, repo)["retries"]
+    # What a --max-cycles stop writes on the last verified note before `rgr resume`
+    stopped = json.loads(repo.show_note(ids["green"]))
+    stopped.update(error="stopped before REFACTOR (cycle 1): the limit of 1 cycle(s) is "
+                         "reached", errorDetails={"type": "limit-max-cycles",
+                                                  "message": "the limit is reached"})
+    repo.note_cli(ids["green"], json.dumps(stopped))
+    assert stopped["runId"] == RUN_ID
+    assert report_json(run_rgr, repo)["retries"] == before
