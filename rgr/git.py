@@ -189,6 +189,11 @@ def backup_ref(repo: pygit2.Repository, target: pygit2.Oid, label: str) -> str:
     return name
 
 
+def create_ref(repo: pygit2.Repository, name: str, target: pygit2.Oid, message: str) -> None:
+    """Create (or move) ``name`` to ``target``."""
+    repo.create_reference_direct(name, target, True, message=message)
+
+
 def reset_hard(repo: pygit2.Repository, target: pygit2.Oid) -> None:
     """Move the checked-out branch and the working tree to ``target``."""
     repo.reset(target, ResetMode.HARD)
@@ -213,26 +218,15 @@ def signature(repo: pygit2.Repository) -> pygit2.Signature:
 
 def remove_untracked(repo: pygit2.Repository) -> list[str]:
     """Delete untracked, not ignored files (``git clean -f``, ignored files kept)."""
-    return remove_paths(repo, untracked_paths(repo))
-
-
-def untracked_paths(repo: pygit2.Repository) -> list[str]:
-    """Untracked, not ignored files, relative to the work tree."""
-    return sorted(path for path, flags in
-                  repo.status(untracked_files="all", ignored=False).items()
-                  if flags & FileStatus.WT_NEW)
-
-
-def remove_paths(repo: pygit2.Repository, paths: list[str]) -> list[str]:
-    """Delete these work-tree files (and directories they leave empty)."""
     root = workdir(repo)
     removed = []
-    for path in paths:
-        target = root / path
-        if target.is_file() or target.is_symlink():
-            target.unlink()
-            removed.append(path)
-            _prune_empty_dirs(root, target.parent)
+    for path, flags in repo.status(untracked_files="all", ignored=False).items():
+        if flags & FileStatus.WT_NEW:
+            target = root / path
+            if target.is_file() or target.is_symlink():
+                target.unlink()
+                removed.append(path)
+                _prune_empty_dirs(root, target.parent)
     return removed
 
 

@@ -13,6 +13,7 @@ agent call and cost nothing.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from pathlib import Path
 
 from rgr.backends.base import AgentRequest, AgentResult, AgentRunError, Backend, usd
@@ -26,6 +27,14 @@ class LimitedBackend:
         self.inner = inner
         self.limits = limits
         self.name = inner.name
+        self.binary = inner.binary
+        self.env_keep = inner.env_keep
+
+    def api_urls(self, env: Mapping[str, str]) -> list[str]:
+        return self.inner.api_urls(env)
+
+    def prepare_home(self, home: Path, env: Mapping[str, str]) -> None:
+        self.inner.prepare_home(home, env)
 
     def version(self) -> str:
         return self.inner.version()
