@@ -278,17 +278,19 @@ def test_refactor_refuses_dirty_tree_and_red_baseline(shop: Path, tmp_path: Path
     assert both.returncode == 1 and "not a finished refactor" in both.stderr
 
 
-def test_the_root_tdd_toml_documents_every_gate_and_refactor_key() -> None:
+def test_the_root_tdd_toml_documents_every_gate_refactor_and_sandbox_key() -> None:
     import tomllib
 
-    from rgr.config import Config, GateConfig
+    from rgr.config import Config, GateConfig, SandboxConfig
 
     root = Path(__file__).resolve().parent.parent
     data = tomllib.loads((root / "tdd.toml").read_text())
     assert set(data["gate"]) == set(GateConfig.model_fields)
     assert set(data["refactor"]) == set(RefactorConfig.model_fields)
+    assert set(data["sandbox"]) == set(SandboxConfig.model_fields)
     config = load_config(root, env={})
     assert config.gate == Config().gate and config.refactor == Config().refactor
+    assert config.sandbox == Config().sandbox
 
 
 def test_three_invalid_plans_end_with_the_codes_and_nothing_changed(shop: Path) -> None:
@@ -300,9 +302,17 @@ def test_three_invalid_plans_end_with_the_codes_and_nothing_changed(shop: Path) 
 
     class ScriptedPlanner:  # the backend boundary: the agent's answer, nothing else
         name = "scripted"
+        binary = "scripted"
+        env_keep: tuple[str, ...] = ()
 
         def version(self) -> str:
             return "1"
+
+        def api_urls(self, env: object) -> list[str]:
+            return []
+
+        def prepare_home(self, home: Path, env: object) -> None:
+            return None
 
         def check_login(self, cwd: Path) -> None:
             return None
@@ -315,10 +325,12 @@ def test_three_invalid_plans_end_with_the_codes_and_nothing_changed(shop: Path) 
             return AgentResult("s", output, 1, 0.0, 1, {}, [], {})
 
     ws = open_workspace(shop, env=clean_env(shop.parent / "home"))
+    from rgr.attempt import Sealer
     from rgr.config import resolve_test_command
 
-    engine = RefactorEngine(ws, ScriptedPlanner(), resolve_test_command(ws.config, shop),
-                            lambda message: None)
+    planner, test_command = ScriptedPlanner(), resolve_test_command(ws.config, shop)
+    engine = RefactorEngine(ws, planner, test_command, lambda message: None,
+                            Sealer(ws, planner, test_command, None))
     with pytest.raises(PlanRejected) as caught:
         engine.make_plan("tidy")
     assert "no valid plan after 3 planner sessions" in caught.value.message

@@ -94,6 +94,7 @@ def refactor(ws: Workspace, goal: str, here: bool, branch: str | None,
     start_branch = git.require_branch(ws.repo)
     start = git.head_commit(ws.repo)
     _require_clean(ws, "rgr refactor")
+    ws = ws.pinned()
     target = start_branch if here else (
         branch if branch is not None else _default_branch(
             ws, f"{ws.config.branch_prefix}refactor-", goal))
@@ -134,6 +135,7 @@ def refactor(ws: Workspace, goal: str, here: bool, branch: str | None,
             base_commit=str(start.id), started_at=now_utc(), finished_at=now_utc(),
             rgr_version=__version__, tests=tests_summary(baseline.tests),
             summary=plan.summary or f"plan: {len(plan.batches)} batch(es)",
+            config_source=ws.config_source,
             refactor=RefactorProgress(
                 goal=goal, plan=[b.model_dump(mode="json") for b in plan.batches],
                 source_branch=start_branch, start_commit=str(start.id)),

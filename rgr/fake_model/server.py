@@ -100,7 +100,9 @@ class _State:
     choose: Chooser | None = None
     on_request: Callable[[RequestRecord], None] | None = None
     latency_s: float = 0.0  # think time before each scripted answer
-    keep_bodies: bool = False
+    #: Every request body as received, when the server was asked to keep them (tests
+    #: that search what reached the model, such as a secret an agent read).
+    bodies: list[bytes] | None = None
 
     def next_id(self, prefix: str) -> str:
         # One counter for the server's lifetime: a repeated tool_use id makes claude
@@ -147,7 +149,7 @@ class FakeModelServer:
         scripts = tuple(scripts)
         self._state = _State(queue=deque(enumerate(scripts)), scripts=scripts, choose=choose,
                              on_request=on_request, latency_s=latency_s,
-                             keep_bodies=keep_bodies)
+                             bodies=[] if keep_bodies else None)
         self._httpd: _HTTPServer | None = None
         self._thread: threading.Thread | None = None
 
@@ -205,6 +207,12 @@ class FakeModelServer:
             index = len(self._state.scripts)
             self._state.scripts = (*self._state.scripts, script)
             self._state.queue.append((index, script))
+
+    @property
+    def bodies(self) -> list[bytes]:
+        """The request bodies received (``keep_bodies=True``), in order."""
+        with self._state.lock:
+            return list(self._state.bodies or [])
 
     @property
     def requests(self) -> list[RequestRecord]:
@@ -393,6 +401,9 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _messages(self) -> None:
         raw = self._read_body()
+        if self.state.bodies is not None:
+            with self.state.lock:
+                self.state.bodies.append(raw)
         session = self._session()
         base = RequestRecord("POST", self.path, session, len(raw))
         try:
@@ -413,7 +424,7 @@ class _Handler(BaseHTTPRequestHandler):
             model=body.get("model"),
             stream=bool(body.get("stream")),
             first_user_text=_first_user_text(body),
-            body=body if self.state.keep_bodies else None,
+            body=body if self.state.bodies is not None else None,
         )
         if STRUCTURED_OUTPUT_TOOL not in tools:
             self._answer(record, body, Text(SIDE_CALL_TEXT), "side")
