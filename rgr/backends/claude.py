@@ -101,12 +101,24 @@ LOGIN_HINT = "run `claude` and `/login`, or set ANTHROPIC_API_KEY"
 #: commit and pull-request attribution reminder (-0.6 KB / 0), no built-in git commit
 #: and PR workflow in the Bash tool's description (-0.85 KB / -0.45 KB: rgr's prompts
 #: say how to commit), and no deferred-tool placeholder (-0.2 KB / 0: a phase has no
-#: MCP tools to search). claude takes ``--settings`` over the user's own settings.
-SESSION_SETTINGS = json.dumps({
+#: MCP tools to search). claude takes ``--settings`` over the user's own settings; given
+#: twice, only the last counts, so a request's own settings file is merged into these.
+SESSION_SETTINGS: dict[str, Any] = {
     "attribution": {"commit": "", "pr": ""},
     "includeGitInstructions": False,
     "env": {"ENABLE_TOOL_SEARCH": "false"},
-}, separators=(",", ":"))
+}
+
+
+def session_settings(settings_file: Path | None) -> str:
+    """SESSION_SETTINGS with the request's settings file (the attempt's edit hook) on
+    top, as one ``--settings`` value."""
+    merged = dict(SESSION_SETTINGS)
+    if settings_file is not None:
+        extra = json.loads(settings_file.read_text(encoding="utf-8"))
+        merged["env"] = {**SESSION_SETTINGS["env"], **extra.pop("env", {})}
+        merged.update(extra)
+    return json.dumps(merged, separators=(",", ":"))
 
 #: How much of claude's output an error message quotes.
 EXCERPT_CHARS = 1500
@@ -267,14 +279,12 @@ class ClaudeBackend:
             "user",
             "--strict-mcp-config",
             "--settings",
-            SESSION_SETTINGS,
+            session_settings(request.settings_file),
         ]
         if request.allowed_tools:
             argv += ["--allowedTools", ",".join(request.allowed_tools)]
         if request.disallowed_tools:
             argv += ["--disallowedTools", ",".join(request.disallowed_tools)]
-        if request.settings_file is not None:
-            argv += ["--settings", str(request.settings_file)]
         if request.model:
             argv += ["--model", request.model]
         if request.max_budget_usd is not None:
