@@ -36,8 +36,12 @@ from urllib.parse import urlsplit
 import pygit2
 
 from rgr import failpoints, git, scratch
-from rgr.backends.base import Backend
+from rgr.agents import AgentSpec, prompt_path, prompt_version
+from rgr.backends.base import AgentResult, Backend
 from rgr.config import Config, TestCommand
+from rgr.errors import BackendError
+from rgr.handoff import AgentSummary, TestRunSummary
+from rgr.processes import REPO_MARK_VAR
 from rgr.refactor.gate import GateResult, Level, gate_argvs, run_gate
 from rgr.sandbox.bridge import Bridge
 from rgr.sandbox.jail import PRETOOL, Jail
@@ -46,7 +50,7 @@ from rgr.scratch import Scratch
 from rgr.verify import Confinement, TestReport, run_tests
 from rgr.workspace import Workspace
 
-ATTEMPTS_PREFIX = "refs/rgr/attempts/"
+ATTEMPTS_PREFIX = git.ATTEMPTS_PREFIX
 #: The loopback port inside the agent's sandbox where the CONNECT proxy answers.
 PROXY_PORT = 3128
 LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1", "[::1]"})
@@ -54,6 +58,45 @@ LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1", "[::1]"})
 #: shown read-only inside (with the variable that tells the tool where it is).
 TOOLCHAIN_HOMES = {".cargo": "CARGO_HOME", ".rustup": "RUSTUP_HOME", ".pyenv": "PYENV_ROOT",
                    ".nvm": "NVM_DIR"}
+
+
+#: Backend failures no retry can fix: stop at once (resumably) and say what to do.
+#: (A session stopped by its budget is an ordinary rejection: the run's budget limit,
+#: checked before the next attempt, is what stops the run, with that reason.)
+FATAL_BACKEND_KINDS = frozenset({"missing_binary", "not_logged_in"})
+
+
+def is_fatal(error: BackendError) -> bool:
+    """Stop the run rather than retry: the same request would fail the same way (a
+    rejected key, a missing binary, a request the API refuses as malformed)."""
+    return error.kind in FATAL_BACKEND_KINDS or (error.kind == "api_error"
+                                                 and not error.retryable)
+
+def tests_summary(report: TestReport) -> TestRunSummary:
+    return TestRunSummary(
+        command=list(report.argv), exit_code=report.exit_code,
+        duration_s=round(report.duration_s, 3), passed=report.passed, failed=report.failed,
+        errors=report.errors, skipped=report.skipped, failing=list(report.failing_ids[:50]),
+    )
+
+
+def agent_summary(result: AgentResult | None, spec: AgentSpec | None,
+                  root: Path) -> AgentSummary | None:
+    """What a note says of the session that made (or failed) its commit."""
+    if result is None:
+        return None
+    version = prompt_version(prompt_path(root, spec.prompt)) if spec else None
+    return AgentSummary(
+        session_id=result.session_id,
+        model=str(result.raw.get("model")) if result.raw.get("model") else None,
+        num_turns=result.num_turns,
+        cost_usd=result.cost_usd,
+        duration_ms=result.duration_ms,
+        input_tokens=result.usage.get("input_tokens"),
+        output_tokens=result.usage.get("output_tokens"),
+        permission_denials=len(result.permission_denials),
+        prompt_version=version,
+    )
 
 
 def work_root(git_dir: Path, configured: str = "") -> Path:
@@ -178,6 +221,7 @@ class Sealer:
         tmp.mkdir()
         self.backend.prepare_home(home, self.ws.env)
         env = self._environment(self.backend.env_keep, home, tmp)
+        env[REPO_MARK_VAR] = str(self.ws.root)
         # Read-only inside the sandbox: the bridge's sockets and the hook's rules.
         control = Path(tempfile.mkdtemp(prefix="rgr-ctl-"))
         bridge: Bridge | None = None

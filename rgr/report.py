@@ -22,7 +22,6 @@ import pygit2
 from rgr import git
 from rgr.handoff import HandoffState, InvalidNote, Phase, parse_note
 from rgr.limits import LIMIT_ERROR_PREFIX
-from rgr.orchestrator import ATTEMPTS_PREFIX
 from rgr.workspace import Workspace
 
 
@@ -128,7 +127,7 @@ SET_ASIDE_NAME = "unnoted-"
 def _set_aside(ws: Workspace, run_id: str | None) -> list[str]:
     if run_id is None:
         return []
-    prefix = f"{ATTEMPTS_PREFIX}{run_id}/{SET_ASIDE_NAME}"
+    prefix = f"{git.ATTEMPTS_PREFIX}{run_id}/{SET_ASIDE_NAME}"
     return [name for name in sorted(ws.repo.references) if name.startswith(prefix)]
 
 
@@ -142,7 +141,7 @@ def _limit_stop(state: HandoffState) -> bool:
 def _rejections(ws: Workspace, run_id: str | None) -> list[Rejection]:
     if run_id is None:
         return []
-    prefix = f"{ATTEMPTS_PREFIX}{run_id}/"
+    prefix = f"{git.ATTEMPTS_PREFIX}{run_id}/"
     found = []
     for name in sorted(ws.repo.references):
         if not name.startswith(prefix) or name.startswith(prefix + SET_ASIDE_NAME):

@@ -175,7 +175,7 @@ def test_batch_checks_on_real_commits(shop: Path) -> None:
     assert attempt({"shop/orders.py": ORDERS + "\n"}) == ["out-of-scope"]
     assert attempt({"shop/pricing.py": PRICING + "\n" * 50}) == ["diff-budget"]
     assert attempt({"shop/pricing.py": PRICING + "import pytest\n@pytest.mark.skip\n"
-                    "def _x(): ...\n"}) == ["skip-marker"]
+                    "def _x(): ...\n"}) == ["hooks-test-framework", "skip-marker"]
     wide = Batch.model_validate({**DEDUPE, "scope_globs": ["**"]})
     (shop / "shop" / "logo.bin").write_bytes(b"\x00\x01\x02" * 10)
     (shop / "tests" / "test_shop.py").write_text("")

@@ -15,7 +15,7 @@ import click
 import pygit2
 
 from rgr import __version__, failpoints, git, inflight, integrate
-from rgr.attempt import open_sealer, remove_stale_folders
+from rgr.attempt import ATTEMPTS_PREFIX, open_sealer, remove_stale_folders, tests_summary
 from rgr.backends import claude_release
 from rgr.backends.base import Backend
 from rgr.backends.claude import ClaudeBackend
@@ -26,12 +26,7 @@ from rgr.inflight import Inflight
 from rgr.invocation import Invocation, describe_limits, observed
 from rgr.limits import Limits
 from rgr.locks import clear_stale_git_locks, run_lock
-from rgr.orchestrator import (
-    ATTEMPTS_PREFIX,
-    LEFTOVERS_PREFIX,
-    Orchestrator,
-    tests_summary,
-)
+from rgr.orchestrator import LEFTOVERS_PREFIX, Orchestrator
 from rgr.processes import kill_orphans
 from rgr.retry import AttemptRejected
 from rgr.ui import esc, make_console, short
@@ -420,11 +415,6 @@ def _settle_interrupted(ws: Workspace, orchestrator: Orchestrator, state: Handof
             "error": str(rejected), "error_details": ErrorDetails(
                 type=rejected.violations[0].rule if rejected.violations else "rejected",
                 message=rejected.brief[:4000])})
-
-
-def _kept_attempt(ws: Workspace, commit: str) -> bool:
-    return any(ref.startswith(ATTEMPTS_PREFIX) and str(ws.repo.references[ref].target) == commit
-               for ref in ws.repo.references)
 
 
 def _settle_unnoted(ws: Workspace, orchestrator: Orchestrator, noted: str,
