@@ -15,6 +15,7 @@ from kata import (
     ASSERT_1,
     IMPL_1,
     TEST_FILE_1,
+    edit_past_the_hook,
     git,
     green,
     notes_on_branch,
@@ -28,7 +29,7 @@ from kata import (
 
 from rgr.backends.claude_release import NEWEST, PINNED, parse, range_warning
 from rgr.demo import kata as _kata
-from rgr.fake_model import FakeModelServer, read, write
+from rgr.fake_model import FakeModelServer
 
 #: The first request of a phase, on every supported release (issue 15).
 FIRST_REQUEST_LIMIT = 16 * 1024
@@ -80,8 +81,8 @@ def test_the_kata_on_the_newest_release(tmp_path: Path) -> None:
 def test_a_green_that_edits_the_test_is_rejected_on_the_newest_release(tmp_path: Path) -> None:
     repo = _project(tmp_path / "kata")
     weakened = TEST_FILE_1.replace(ASSERT_1, "assert True")
-    cheat = green(IMPL_1, first=True, extra=[read("tests/test_slug.py"),
-                                             write("tests/test_slug.py", weakened)])
+    # past rgr's edit hook (an honest agent is stopped by it): the commit's check judges
+    cheat = green(IMPL_1, first=True, extra=edit_past_the_hook("tests/test_slug.py", weakened))
     scripts = [plan(0, first=True, total=1), red(TEST_FILE_1, first=True), cheat,
                *one_test_kata_tail()]
     with FakeModelServer(scripts) as server:
