@@ -67,6 +67,9 @@ class RunReport:
     error: str | None = None
     #: Commits ``rgr resume --unnoted set-aside`` kept: the user's, not an agent's attempt.
     set_aside: list[str] = field(default_factory=list)
+    #: The run's wall time as summary.json splits it (model, agent other, tests, rgr),
+    #: when its artifacts are on this machine (.git/rgr/runs/<runId>/).
+    time_split: dict[str, float] | None = None
 
     @property
     def rejections_by_rule(self) -> dict[str, int]:
@@ -220,4 +223,20 @@ def collect(ws: Workspace) -> RunReport:
         permission_denials=sum(a.permission_denials for a in [*agents, *attempt_agents]),
         retries=retries, rejections=rejections, error=last.error,
         set_aside=_set_aside(ws, last.run_id),
+        time_split=_time_split(ws, last.run_id),
     )
+
+
+def _time_split(ws: Workspace, run_id: str | None) -> dict[str, float] | None:
+    """summary.json's timeSplit, rebuilt from the run's events.jsonl (the summary file
+    may be stale after a kill); None when the artifacts are not here."""
+    from rgr.artifacts import read_events, runs_dir
+    from rgr.summary import summarize
+
+    if run_id is None:
+        return None
+    events = read_events(runs_dir(ws.git_dir) / run_id / "events.jsonl")
+    if not events:
+        return None
+    split: dict[str, float] = summarize(events)["timeSplit"]
+    return split
