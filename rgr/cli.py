@@ -144,7 +144,9 @@ def limit_options(func: Callable[..., None]) -> Callable[..., None]:
 
 
 @cli.command()
-@click.argument("feature")
+@click.argument("feature", required=False)
+@click.option("--brief", type=click.Path(dir_okay=False, path_type=Path),
+              help="Read the feature description from this markdown or text file.")
 @click.option("--here", is_flag=True,
               help="Work on the current branch instead of a new rgr/<slug>.")
 @click.option("--branch", help="Name of the branch to create (default: rgr/<feature slug>).")
@@ -152,7 +154,8 @@ def limit_options(func: Callable[..., None]) -> Callable[..., None]:
 @limit_options
 @_integrate_option
 @pass_context
-def run(ctx: Context, feature: str, here: bool, branch: str | None, assume_yes: bool,
+def run(ctx: Context, feature: str | None, brief: Path | None, here: bool,
+        branch: str | None, assume_yes: bool,
         skip_preflight: bool, max_phases: int | None, model: str | None,
         max_retries: int | None, max_budget_usd: float | None, max_cycles: int | None,
         max_minutes: float | None, verbose: bool, quiet: bool, integrate: str) -> None:
@@ -164,9 +167,11 @@ def run(ctx: Context, feature: str, here: bool, branch: str | None, assume_yes: 
     """
     from rgr.commands import run as command
 
+    text = command.read_text_argument(feature, brief, "feature description",
+                                      'rgr run "<feature>" or --brief FILE')
     ws = ctx.workspace(model=model, max_retries=max_retries)
     flags = Limits(max_budget_usd, max_cycles, max_minutes, verbose, quiet)
-    sys.exit(command.run(ws, feature, here, branch,
+    sys.exit(command.run(ws, text, here, branch,
                          _run_options(assume_yes, skip_preflight, max_phases, flags,
                                       integrate)))
 
@@ -215,17 +220,23 @@ def resume(ctx: Context, set_aside: bool, unnoted: str | None, assume_yes: bool,
               help="Work on the current branch instead of a new rgr/refactor-<slug>.")
 @click.option("--branch", help="Name of the branch to create.")
 @run_options
+@limit_options
+@_integrate_option
 @pass_context
 def refactor(ctx: Context, goal: str | None, brief: Path | None, plan_only: bool,
              as_json: bool, accept: bool, reject: bool, here: bool, branch: str | None,
              assume_yes: bool, skip_preflight: bool, max_phases: int | None,
-             model: str | None, max_retries: int | None) -> None:
+             model: str | None, max_retries: int | None, max_budget_usd: float | None,
+             max_cycles: int | None, max_minutes: float | None, verbose: bool, quiet: bool,
+             integrate: str) -> None:
     """Behaviour-preserving refactor toward GOAL in small verified batches.
 
     The [gate] must pass first; a planner proposes batches (validated by rgr), then one
     fresh patcher session per batch (renames: rope) commits it, and rgr checks scope,
     diff budget, tests and public API and runs the gate before noting it. --max-phases
-    counts batches. `rgr resume` continues; `--accept` / `--reject` end it.
+    counts batches, and so does --max-cycles; --max-budget-usd and --max-minutes hold
+    every agent session to what is left. `rgr resume` continues; `--accept` / `--reject`
+    end it (or --integrate when it completes).
     """
     from rgr.commands import refactor as command
 
@@ -236,23 +247,27 @@ def refactor(ctx: Context, goal: str | None, brief: Path | None, plan_only: bool
         sys.exit(command.accept(ws))
     if reject:
         sys.exit(command.reject(ws))
+    flags = Limits(max_budget_usd, max_cycles, max_minutes, verbose, quiet)
     options = command.RefactorOptions(
-        _run_options(assume_yes, skip_preflight, max_phases), plan_only, as_json)
+        _run_options(assume_yes, skip_preflight, max_phases, flags, integrate), plan_only,
+        as_json)
     sys.exit(command.refactor(ws, command.read_goal(goal, brief), here, branch, options))
 
 
 @cli.command()
-@click.option("--fast", "level", flag_value="fast",
+@click.option("--fast", is_flag=True,
               help="Only the test command and the [gate] fast commands.")
-@click.option("--full", "level", flag_value="full", default=True,
+@click.option("--full", is_flag=True,
               help="The test command, fast and full commands (the default).")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @pass_context
-def verify(ctx: Context, level: str, as_json: bool) -> None:
+def verify(ctx: Context, fast: bool, full: bool, as_json: bool) -> None:
     """Run the baseline gate ([gate] in tdd.toml) on the working tree; exit 1 if it fails."""
     from rgr.commands import refactor as command
 
-    sys.exit(command.verify(ctx.workspace(), "fast" if level == "fast" else "full", as_json))
+    if fast and full:
+        raise click.UsageError("--fast and --full exclude each other")
+    sys.exit(command.verify(ctx.workspace(), "fast" if fast else "full", as_json))
 
 
 @cli.command()
@@ -457,14 +472,32 @@ def daemon_stop(ctx: Context) -> None:
     sys.exit(command.stop(ctx.workspace()))
 
 
+def _json_error(args: list[str], kind: str, message: str, hint: str | None,
+                code: int) -> None:
+    """With --json, a failure is a JSON object on stdout too, so a script that parses
+    stdout gets an answer it can read instead of nothing (the text still goes to stderr)."""
+    options = args[: args.index("--")] if "--" in args else args
+    if "--json" not in options:
+        return
+    import json
+
+    click.echo(json.dumps({"error": {"kind": kind, "message": message, "hint": hint,
+                                     "exitCode": code}}, indent=2))
+
+
 def main(argv: list[str] | None = None) -> None:
     args = sys.argv[1:] if argv is None else argv
     try:
-        cli.main(args=args, prog_name="rgr", standalone_mode=False)
+        # Without standalone mode click *returns* the code of a click.exceptions.Exit
+        # raised inside a command (a declined prompt), so it is passed on here.
+        code = cli.main(args=args, prog_name="rgr", standalone_mode=False)
+        if isinstance(code, int) and code:
+            sys.exit(code)
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)
     except click.ClickException as exc:
         exc.show()
+        _json_error(args, "usage", exc.format_message(), None, exc.exit_code)
         sys.exit(exc.exit_code)
     except click.exceptions.Abort:
         click.echo("\nrgr: interrupted", err=True)
@@ -476,6 +509,7 @@ def main(argv: list[str] | None = None) -> None:
         click.echo(f"rgr: error: {exc.message}", err=True)
         if exc.hint:
             click.echo(f"  fix: {exc.hint}", err=True)
+        _json_error(args, type(exc).__name__, exc.message, exc.hint, exc.exit_code)
         sys.exit(exc.exit_code)
     except SystemExit:
         raise
@@ -489,4 +523,5 @@ def main(argv: list[str] | None = None) -> None:
             where = f"the crash log could not be written ({log_error})"
         click.echo(f"rgr: internal error: {type(exc).__name__}: {exc}", err=True)
         click.echo(f"  this is a bug in rgr; {where}: please attach it to a report", err=True)
+        _json_error(args, "internal", f"{type(exc).__name__}: {exc}", where, ExitCode.CRASH)
         sys.exit(ExitCode.CRASH)

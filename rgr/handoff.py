@@ -24,7 +24,14 @@ from typing import (
     Required,  # pydantic needs these on 3.11
 )
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    TypeAdapter,
+    ValidationError,
+    field_validator,
+)
 from pydantic.alias_generators import to_camel
 from typing_extensions import TypedDict
 
@@ -89,6 +96,12 @@ class AgentSummary(CamelModel):
     cost_usd: float | None = None
     duration_ms: int | None = None
     input_tokens: int | None = None
+
+    @field_validator("cost_usd")
+    @classmethod
+    def _no_float_noise(cls, value: float | None) -> float | None:
+        return None if value is None else round(value, 6)
+
     output_tokens: int | None = None
     permission_denials: int = 0
     prompt_version: str | None = None

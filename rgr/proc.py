@@ -126,7 +126,7 @@ def _spawn(argv: tuple[str, ...], cwd: Path | str, env: Mapping[str, str] | None
     except FileNotFoundError as exc:
         raise CommandError(
             f"cannot run {argv[0]!r}: not found",
-            "install it, or set its path in tdd.toml",
+            "install it, or correct the command or setting that names it",
         ) from exc
     except PermissionError as exc:
         raise CommandError(f"cannot run {argv[0]!r}: permission denied") from exc

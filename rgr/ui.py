@@ -71,3 +71,11 @@ def esc(text: object) -> str:
     from rich.markup import escape
 
     return escape(str(text))
+
+
+def phase_label(phase: object, cycle: object) -> str:
+    """How a note's phase is shown: the start marker of a TDD run is noted as the REFACTOR
+    of cycle 0 (a green baseline, as if a cycle had just ended), but to a reader it is
+    the start, not a refactoring."""
+    name = str(phase)
+    return "START" if name == "REFACTOR" and cycle == 0 else name

@@ -17,7 +17,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 from rgr import git
 from rgr.handoff_read import HISTORY_DEFAULTS, history_fields_of, read_plain
-from rgr.ui import esc, make_console, short
+from rgr.ui import esc, make_console, phase_label, short
 
 if TYPE_CHECKING:
     from rgr.workspace import Workspace
@@ -242,9 +242,17 @@ def run(ws: Workspace, include_all: bool, limit: int | None, as_json: bool) -> i
         if row["retryCount"]:
             result += f" ({row['retryCount']} retr{'y' if row['retryCount'] == 1 else 'ies'})"
         detail = esc(test) + (f"\n[red]{esc(row['error'])}[/red]" if row["error"] else "")
-        table.add_row(commit, _when(row["time"]), row["phase"], str(row["cycleNumber"]),
+        table.add_row(commit, _when(row["time"]), phase_label(row["phase"], row["cycleNumber"]),
+                      str(row["cycleNumber"]),
                       result, _took(row), _cost(row), detail)
-    out.print(table)
+    if out.is_terminal:
+        out.print(table)
+    else:
+        # rich pads every cell to the column width; in a pipe that is trailing spaces
+        # on every row, which `grep`/`diff` users then have to strip.
+        with out.capture() as captured:
+            out.print(table)
+        out.file.write("".join(line.rstrip() + "\n" for line in captured.get().splitlines()))
     costs = [c for row in shown if (c := (row.get("agent") or {}).get("costUsd")) is not None]
     if costs:
         out.print(f"agent cost of the {len(costs)} phase(s) shown: ${sum(costs):.4f}")

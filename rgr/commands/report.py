@@ -57,6 +57,9 @@ def lines(report: RunReport) -> list[tuple[str, str]]:
     if kept and report.run_id:
         rows.append(("kept at", f"refs/rgr/attempts/{report.run_id}/ ({kept}; "
                                 "`rgr history --all` lists them)"))
+    if report.set_aside:
+        rows.append(("set aside", f"{len(report.set_aside)} commit(s) made outside rgr, kept by "
+                                  f"`rgr resume`: {', '.join(report.set_aside)}"))
     if report.permission_denials:
         rows.append(("denials", f"{report.permission_denials} tool call(s) refused by the "
                                 "agents' permission rules"))

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from rgr import git
 from rgr.errors import RepositoryError
 from rgr.handoff_read import read_state
-from rgr.ui import duration, money, print_fields, print_json, short
+from rgr.ui import duration, money, phase_label, print_fields, print_json, short
 
 if TYPE_CHECKING:
     from rgr.workspace import Workspace
@@ -53,7 +53,8 @@ def rows(commit: str, state: dict[str, Any]) -> list[tuple[str, str]]:
     test = state.get("currentTest")
     out += [
         ("commit", commit),
-        ("phase", f"{state['phase']} (cycle {state.get('cycleNumber', 0)})"
+        ("phase", f"{phase_label(state['phase'], state.get('cycleNumber', 0))} "
+                  f"(cycle {state.get('cycleNumber', 0)})"
                   + (f", next {following}" if following else "")),
         ("feature", state.get("feature") or "-"),
         ("run", f"{state.get('runId') or '-'} on {state.get('branch') or '-'}"),

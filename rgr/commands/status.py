@@ -8,7 +8,7 @@ from rgr import git
 from rgr.handoff_read import read_state, resume_phase
 from rgr.testlist import FILENAME as TEST_LIST
 from rgr.testlist import parse_test_list
-from rgr.ui import print_fields, print_json, short
+from rgr.ui import phase_label, print_fields, print_json, short
 
 if TYPE_CHECKING:
     from rgr.workspace import Workspace
@@ -79,7 +79,7 @@ def run(ws: Workspace, as_json: bool) -> int:
         test = state.get("currentTest") or {}
         rows += [
             ("feature", state.get("feature") or "-"),
-            ("last phase", str(state.get("phase"))),
+            ("last phase", phase_label(state.get("phase"), state.get("cycleNumber"))),
             ("next phase", str(state.get("nextPhase") or "-")),
             ("cycle", str(state.get("cycleNumber", 0))),
             ("current test", test.get("description") or "-"),
