@@ -16,10 +16,10 @@ import click
 
 from rgr import __version__
 from rgr.errors import ExitCode, RgrError
-from rgr.workspace import Workspace, open_workspace
 
 if TYPE_CHECKING:
     from rgr.commands.run import RunOptions
+    from rgr.workspace import Workspace
 
 
 class Context:
@@ -32,6 +32,9 @@ class Context:
 
     def workspace(self, **flags: object) -> Workspace:
         if self._workspace is None:
+            # Imported here: `rgr --help` and usage errors need no repository layer.
+            from rgr.workspace import open_workspace
+
             self._workspace = open_workspace(self.root, flags=flags,
                                              no_sandbox=self.no_sandbox)
         return self._workspace
@@ -141,7 +144,9 @@ def limit_options(func: Callable[..., None]) -> Callable[..., None]:
 
 
 @cli.command()
-@click.argument("feature")
+@click.argument("feature", required=False)
+@click.option("--brief", type=click.Path(dir_okay=False, path_type=Path),
+              help="Read the feature description from this markdown or text file.")
 @click.option("--here", is_flag=True,
               help="Work on the current branch instead of a new rgr/<slug>.")
 @click.option("--branch", help="Name of the branch to create (default: rgr/<feature slug>).")
@@ -149,7 +154,8 @@ def limit_options(func: Callable[..., None]) -> Callable[..., None]:
 @limit_options
 @_integrate_option
 @pass_context
-def run(ctx: Context, feature: str, here: bool, branch: str | None, assume_yes: bool,
+def run(ctx: Context, feature: str | None, brief: Path | None, here: bool,
+        branch: str | None, assume_yes: bool,
         skip_preflight: bool, max_phases: int | None, model: str | None,
         max_retries: int | None, max_budget_usd: float | None, max_cycles: int | None,
         max_minutes: float | None, verbose: bool, quiet: bool, integrate: str) -> None:
@@ -161,9 +167,11 @@ def run(ctx: Context, feature: str, here: bool, branch: str | None, assume_yes: 
     """
     from rgr.commands import run as command
 
+    text = command.read_text_argument(feature, brief, "feature description",
+                                      'rgr run "<feature>" or --brief FILE')
     ws = ctx.workspace(model=model, max_retries=max_retries)
     flags = Limits(max_budget_usd, max_cycles, max_minutes, verbose, quiet)
-    sys.exit(command.run(ws, feature, here, branch,
+    sys.exit(command.run(ws, text, here, branch,
                          _run_options(assume_yes, skip_preflight, max_phases, flags,
                                       integrate)))
 
@@ -212,17 +220,23 @@ def resume(ctx: Context, set_aside: bool, unnoted: str | None, assume_yes: bool,
               help="Work on the current branch instead of a new rgr/refactor-<slug>.")
 @click.option("--branch", help="Name of the branch to create.")
 @run_options
+@limit_options
+@_integrate_option
 @pass_context
 def refactor(ctx: Context, goal: str | None, brief: Path | None, plan_only: bool,
              as_json: bool, accept: bool, reject: bool, here: bool, branch: str | None,
              assume_yes: bool, skip_preflight: bool, max_phases: int | None,
-             model: str | None, max_retries: int | None) -> None:
+             model: str | None, max_retries: int | None, max_budget_usd: float | None,
+             max_cycles: int | None, max_minutes: float | None, verbose: bool, quiet: bool,
+             integrate: str) -> None:
     """Behaviour-preserving refactor toward GOAL in small verified batches.
 
     The [gate] must pass first; a planner proposes batches (validated by rgr), then one
     fresh patcher session per batch (renames: rope) commits it, and rgr checks scope,
     diff budget, tests and public API and runs the gate before noting it. --max-phases
-    counts batches. `rgr resume` continues; `--accept` / `--reject` end it.
+    counts batches, and so does --max-cycles; --max-budget-usd and --max-minutes hold
+    every agent session to what is left. `rgr resume` continues; `--accept` / `--reject`
+    end it (or --integrate when it completes).
     """
     from rgr.commands import refactor as command
 
@@ -233,23 +247,27 @@ def refactor(ctx: Context, goal: str | None, brief: Path | None, plan_only: bool
         sys.exit(command.accept(ws))
     if reject:
         sys.exit(command.reject(ws))
+    flags = Limits(max_budget_usd, max_cycles, max_minutes, verbose, quiet)
     options = command.RefactorOptions(
-        _run_options(assume_yes, skip_preflight, max_phases), plan_only, as_json)
+        _run_options(assume_yes, skip_preflight, max_phases, flags, integrate), plan_only,
+        as_json)
     sys.exit(command.refactor(ws, command.read_goal(goal, brief), here, branch, options))
 
 
 @cli.command()
-@click.option("--fast", "level", flag_value="fast",
+@click.option("--fast", is_flag=True,
               help="Only the test command and the [gate] fast commands.")
-@click.option("--full", "level", flag_value="full", default=True,
+@click.option("--full", is_flag=True,
               help="The test command, fast and full commands (the default).")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @pass_context
-def verify(ctx: Context, level: str, as_json: bool) -> None:
+def verify(ctx: Context, fast: bool, full: bool, as_json: bool) -> None:
     """Run the baseline gate ([gate] in tdd.toml) on the working tree; exit 1 if it fails."""
     from rgr.commands import refactor as command
 
-    sys.exit(command.verify(ctx.workspace(), "fast" if level == "fast" else "full", as_json))
+    if fast and full:
+        raise click.UsageError("--fast and --full exclude each other")
+    sys.exit(command.verify(ctx.workspace(), "fast" if fast else "full", as_json))
 
 
 @cli.command()
@@ -348,14 +366,138 @@ def demo(directory: Path | None, claude: str | None) -> None:
     sys.exit(command.run(directory, claude))
 
 
+_remote_option = click.option(
+    "--remote", metavar="REMOTE",
+    help="Work on the queue of this shared remote (fetched first; changes pushed with a "
+         "lease) instead of this repository's.")
+
+
+@cli.group(invoke_without_command=True)
+@click.option("--json", "as_json", is_flag=True, help="Print the jobs as JSON.")
+@_remote_option
+@click.pass_context
+def queue(click_ctx: click.Context, as_json: bool, remote: str | None) -> None:
+    """The daemon's jobs: id, kind, feature, state, worker, phase/cycle, cost, branch.
+
+    The queue lives in git (refs/rgr/queue, refs/rgr/state, refs/rgr/claims), so any
+    clone that fetches those refs sees it. `rgr queue add` and `rgr queue cancel`
+    change it; `rgr daemon` works through it.
+    """
+    if click_ctx.invoked_subcommand is None:
+        from rgr.commands import queue as command
+
+        sys.exit(command.listing(click_ctx.ensure_object(Context).workspace(), as_json, remote))
+
+
+@queue.command("add")
+@click.argument("feature")
+@click.option("--after", "after", type=int, multiple=True, metavar="ID",
+              help="Start only once job ID is complete (repeatable).")
+@click.option("--refactor", is_flag=True, help="A behaviour-preserving refactor toward "
+              "FEATURE (`rgr refactor`) instead of a TDD run.")
+@click.option("--every", metavar="CRON",
+              help='Run it on a schedule, e.g. "0 2 * * *" (02:00 daily, local time): each '
+                   "firing queues a new job on its own branch.")
+@click.option("--base", metavar="BRANCH",
+              help="Branch the job starts from and integrates into (default: the current one).")
+@_remote_option
+@pass_context
+def queue_add(ctx: Context, feature: str, after: tuple[int, ...], refactor: bool,
+              every: str | None, base: str | None, remote: str | None) -> None:
+    """Queue FEATURE as a job: a full `rgr run` (or `rgr refactor`) on its own branch."""
+    from rgr.commands import queue as command
+
+    sys.exit(command.add(ctx.workspace(), feature, after, refactor, every, base, remote))
+
+
+@queue.command("cancel")
+@click.argument("job_id", type=int)
+@_remote_option
+@pass_context
+def queue_cancel(ctx: Context, job_id: int, remote: str | None) -> None:
+    """Cancel job JOB_ID; a running job stops at its next phase boundary."""
+    from rgr.commands import queue as command
+
+    sys.exit(command.cancel(ctx.workspace(), job_id, remote))
+
+
+@cli.group(invoke_without_command=True)
+@click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Jobs worked on at once, each in its own clone under .git/rgr/jobs/.")
+@click.option("--watch", is_flag=True,
+              help="Keep waiting for new jobs (and schedules) instead of exiting when the "
+                   "queue is done.")
+@_remote_option
+@click.option("--integrate", type=_INTEGRATE, default="none", show_default=True,
+              help="A complete job: rebase onto the base branch, re-run the full suite and "
+                   "fast-forward the base (merge), open a pull request (pr), or leave it.")
+@click.option("--max-budget-usd", type=click.FloatRange(min=0, min_open=True),
+              help="Stop (resumably) once all workers together have spent this much.")
+@click.option("--test-slots", type=click.IntRange(min=1),
+              help="Test runs at once across all workers (default: the number of cores); "
+                   "agent sessions are not limited by it.")
+@click.option("--lease", "lease_s", type=click.FloatRange(min=1), default=60.0,
+              show_default=True,
+              help="Seconds a claim lives without a heartbeat: after that another worker "
+                   "takes a dead worker's job over.")
+@click.option("--poll", "poll_s", type=click.FloatRange(min=0.1), default=2.0,
+              show_default=True, help="Seconds between looks at the queue when idle.")
+@click.pass_context
+def daemon(click_ctx: click.Context, workers: int, watch: bool, remote: str | None,
+           integrate: str, max_budget_usd: float | None, test_slots: int | None,
+           lease_s: float, poll_s: float) -> None:
+    """Work through the queue with N parallel workers until it is done.
+
+    Each job is a full `rgr run` / `rgr refactor` on its own branch, in its own clone,
+    coordinated with other workers and daemons only through git refs and notes.
+    `rgr daemon stop` stops it at the next phase boundary (resumable).
+    """
+    if click_ctx.invoked_subcommand is not None:
+        return
+    from rgr.commands import daemon as command
+    from rgr.daemon.worker import DaemonOptions
+
+    options = DaemonOptions(workers=workers, watch=watch, remote=remote, integrate=integrate,
+                            max_budget_usd=max_budget_usd, test_slots=test_slots,
+                            lease_s=lease_s, poll_s=poll_s)
+    sys.exit(command.start(click_ctx.ensure_object(Context).workspace(), options))
+
+
+@daemon.command("stop")
+@pass_context
+def daemon_stop(ctx: Context) -> None:
+    """Ask the running daemon to stop at the next phase boundary (jobs stay resumable)."""
+    from rgr.commands import daemon as command
+
+    sys.exit(command.stop(ctx.workspace()))
+
+
+def _json_error(args: list[str], kind: str, message: str, hint: str | None,
+                code: int) -> None:
+    """With --json, a failure is a JSON object on stdout too, so a script that parses
+    stdout gets an answer it can read instead of nothing (the text still goes to stderr)."""
+    options = args[: args.index("--")] if "--" in args else args
+    if "--json" not in options:
+        return
+    import json
+
+    click.echo(json.dumps({"error": {"kind": kind, "message": message, "hint": hint,
+                                     "exitCode": code}}, indent=2))
+
+
 def main(argv: list[str] | None = None) -> None:
     args = sys.argv[1:] if argv is None else argv
     try:
-        cli.main(args=args, prog_name="rgr", standalone_mode=False)
+        # Without standalone mode click *returns* the code of a click.exceptions.Exit
+        # raised inside a command (a declined prompt), so it is passed on here.
+        code = cli.main(args=args, prog_name="rgr", standalone_mode=False)
+        if isinstance(code, int) and code:
+            sys.exit(code)
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)
     except click.ClickException as exc:
         exc.show()
+        _json_error(args, "usage", exc.format_message(), None, exc.exit_code)
         sys.exit(exc.exit_code)
     except click.exceptions.Abort:
         click.echo("\nrgr: interrupted", err=True)
@@ -367,6 +509,7 @@ def main(argv: list[str] | None = None) -> None:
         click.echo(f"rgr: error: {exc.message}", err=True)
         if exc.hint:
             click.echo(f"  fix: {exc.hint}", err=True)
+        _json_error(args, type(exc).__name__, exc.message, exc.hint, exc.exit_code)
         sys.exit(exc.exit_code)
     except SystemExit:
         raise
@@ -380,4 +523,5 @@ def main(argv: list[str] | None = None) -> None:
             where = f"the crash log could not be written ({log_error})"
         click.echo(f"rgr: internal error: {type(exc).__name__}: {exc}", err=True)
         click.echo(f"  this is a bug in rgr; {where}: please attach it to a report", err=True)
+        _json_error(args, "internal", f"{type(exc).__name__}: {exc}", where, ExitCode.CRASH)
         sys.exit(ExitCode.CRASH)

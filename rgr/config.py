@@ -75,6 +75,25 @@ EXPECTED: Mapping[str, str] = {
                 "on_failure, changelog",
 }
 
+#: The same for the keys of the [gate] and [refactor] tables.
+EXPECTED_IN_TABLE: Mapping[str, Mapping[str, str]] = {
+    "gate": {
+        "fast": "a list of commands (each a string or a list of strings)",
+        "full": "a list of commands (each a string or a list of strings)",
+        "shell": "true or false",
+        "full_every": "an integer >= 1",
+        "timeout": "a number of seconds > 0",
+    },
+    "refactor": {
+        "max_batches": "an integer >= 1",
+        "max_diff_lines": "an integer >= 1",
+        "max_attempts": "an integer >= 1",
+        "allow_overlap": "true or false",
+        "on_failure": "one of 'stop', 'skip'",
+        "changelog": "a file path string",
+    },
+}
+
 NPM_PLACEHOLDER_TEST = 'echo "Error: no test specified" && exit 1'
 PYTHON_MARKERS = ("pytest.ini", "pyproject.toml", "setup.py", "setup.cfg", "tox.ini")
 
@@ -315,6 +334,16 @@ class Config(BaseModel):
             raise ValueError("")
         return value
 
+    def setting(self, field: str) -> str:
+        """Where to change ``field``, for a hint: the flag or variable that set it (it
+        overrides tdd.toml, so editing the file would change nothing), else the key."""
+        source = self.source_of(field)
+        if source.startswith("--"):
+            return f"the {source} option"
+        if source.startswith("TDD_"):
+            return f"the environment variable {source}"
+        return f"{field} in {CONFIG_FILE}"
+
     def source_of(self, field: str) -> str:
         """Where ``field``'s value came from: a file, ``TDD_...``, ``--flag`` or "default"."""
         return self._sources.get(field, "default")
@@ -415,14 +444,22 @@ def _describe_error(err: Any, values: Mapping[str, object], sources: Mapping[str
     source = sources.get(key, "config")
     if key in ("gate", "refactor") and len(err["loc"]) > 1:
         # a key inside a [gate] / [refactor] table: name it as [table].key
-        where = f"[{key}].{err['loc'][1]}"
+        inner = str(err["loc"][1])
+        where = f"[{key}].{inner}"
+        known = EXPECTED_IN_TABLE[key]
         if err["type"] == "extra_forbidden":
-            return f"{source}: unknown key {where}"
-        return f"{source}: {where}: {err['msg']}"
+            return f"{source}: unknown key {where}{_did_you_mean(inner, known)}"
+        table = values.get(key)
+        value = table.get(inner) if isinstance(table, Mapping) else None
+        got = _short_repr(value)
+        if err["type"] == "literal_error" and isinstance(value, str):
+            choices = [c.strip("'") for c in known[inner].split(": ", 1)[-1].split(", ")]
+            got += _did_you_mean(value, choices)
+        elif err["type"] == "value_error":
+            got += f" ({err.get('ctx', {}).get('error', '')})"
+        return f"{source}: {where} must be {known.get(inner, 'valid')}, got {got}"
     if err["type"] == "extra_forbidden":
-        close = difflib.get_close_matches(key.replace("-", "_"), list(Config.model_fields), n=1)
-        suggestion = f" (did you mean {close[0]!r}?)" if close else ""
-        return f"{source}: unknown key {key!r}{suggestion}"
+        return f"{source}: unknown key {key!r}{_did_you_mean(key, Config.model_fields)}"
     got = _short_repr(values.get(key))
     reason = str(err.get("ctx", {}).get("error", "")) if err["type"] == "value_error" else ""
     if reason:
@@ -433,9 +470,19 @@ def _describe_error(err: Any, values: Mapping[str, object], sources: Mapping[str
     return f"{source}: {key!r} must be {expected}, got {got}"
 
 
+def _did_you_mean(word: str, choices: Iterable[str]) -> str:
+    close = difflib.get_close_matches(word.replace("-", "_"), list(choices), n=1)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
 def _hint(exc: ValidationError, sources: Mapping[str, str]) -> str:
     errors = exc.errors()
-    if any(e["type"] == "extra_forbidden" for e in errors):
+    unknown = [e for e in errors if e["type"] == "extra_forbidden"]
+    if unknown:
+        tables = {str(e["loc"][0]) for e in unknown if len(e["loc"]) > 1}
+        if len(tables) == 1 and len(unknown) == 1:
+            table = tables.pop()
+            return f"known keys of [{table}]: " + ", ".join(EXPECTED_IN_TABLE[table])
         return "known keys: " + ", ".join(Config.model_fields)
     origins = sorted({sources.get(str(e["loc"][0]), "config") for e in errors if e["loc"]})
     fixes = []

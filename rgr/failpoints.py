@@ -43,13 +43,22 @@ POINTS = (
     "retry:backoff",            # waiting before a retry after a backend-side failure
 )
 
+#: The daemon's own crash points (tests/e2e/test_daemon.py), apart from the run's: the
+#: run sweep covers POINTS, a daemon is killed at these.
+DAEMON_POINTS = (
+    "daemon:claimed",           # the claim ref is ours, the job's state not yet running
+    "daemon:child-done",        # an rgr child ended a phase; nothing pushed yet
+    "daemon:branch-pushed",     # the job branch is on the hub, its notes not yet
+    "daemon:landed",            # the base branch moved to the job, state not complete
+)
+
 
 def _armed(environ: Mapping[str, str]) -> tuple[str, int] | None:
     value = environ.get(VARIABLE, "").strip()
     if not value:
         return None
     name, _, nth = value.partition("@")
-    if name not in POINTS:
+    if name not in POINTS and name not in DAEMON_POINTS:
         raise ValueError(f"{VARIABLE}={value!r}: unknown crash point; known: {', '.join(POINTS)}")
     return name, int(nth) if nth else 1
 

@@ -29,13 +29,35 @@ def open_repo(path: Path) -> pygit2.Repository:
             f"not a git repository: {path}",
             "run rgr inside a git repository (or `git init` one and make a first commit)",
         )
-    repo = pygit2.Repository(found)
+    try:
+        repo = pygit2.Repository(found)
+    except pygit2.GitError as exc:
+        if "not owned by current user" not in str(exc):
+            raise
+        # git's safe.directory check (CVE-2022-24765): an unpacked archive or another
+        # user's checkout. The fix is the user's call, so name it rather than crash.
+        top = Path(found).parent if Path(found).name == ".git" else Path(found)
+        raise RepositoryError(
+            f"{top} is owned by another user, and git refuses to work in it",
+            f"if you trust it: `git config --global --add safe.directory {top}`",
+        ) from None
     if repo.is_bare:
         raise RepositoryError(
             f"{found} is a bare repository: rgr needs a working tree",
             "clone it (`git clone <bare> <dir>`) and run rgr in the clone",
         )
     return repo
+
+
+def check_branch_name(name: str) -> str | None:
+    """Why ``name`` cannot be a branch (git's check-ref-format rules), or None."""
+    if not name.strip():
+        return "it is empty"
+    if name.startswith("-"):
+        return "it starts with '-'"
+    if not pygit2.reference_is_valid_name(f"refs/heads/{name}"):
+        return "git does not allow it (no spaces, '..', '~^:?*[\\', or a '.lock' end)"
+    return None
 
 
 def workdir(repo: pygit2.Repository) -> Path:

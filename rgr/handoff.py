@@ -24,9 +24,18 @@ from typing import (
     Required,  # pydantic needs these on 3.11
 )
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    TypeAdapter,
+    ValidationError,
+    field_validator,
+)
 from pydantic.alias_generators import to_camel
 from typing_extensions import TypedDict
+
+from rgr import handoff_read
 
 #: Bumped when a field changes meaning. Notes without the field are from seed-era
 #: writers and read as version 0.
@@ -87,6 +96,12 @@ class AgentSummary(CamelModel):
     cost_usd: float | None = None
     duration_ms: int | None = None
     input_tokens: int | None = None
+
+    @field_validator("cost_usd")
+    @classmethod
+    def _no_float_noise(cls, value: float | None) -> float | None:
+        return None if value is None else round(value, 6)
+
     output_tokens: int | None = None
     permission_denials: int = 0
     prompt_version: str | None = None
@@ -233,11 +248,7 @@ class HistoryFields(TypedDict, total=False):
 def history_fields() -> TypeAdapter[HistoryFields]:
     return TypeAdapter(HistoryFields)
 
-HISTORY_DEFAULTS: dict[str, Any] = {
-    "nextPhase": None, "cycleNumber": 0, "currentTest": None, "testResult": None,
-    "error": None, "retryCount": 0, "runId": None, "startedAt": None, "finishedAt": None,
-    "agent": None, "batch": None,
-}
+HISTORY_DEFAULTS = handoff_read.HISTORY_DEFAULTS  # defined where pydantic is not needed
 
 
 class InvalidNote(ValueError):

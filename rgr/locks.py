@@ -69,9 +69,11 @@ def run_lock_is_stale(path: Path) -> bool:
 
 
 @contextmanager
-def run_lock(git_dir: Path, command: str) -> Iterator[LockInfo]:
-    """Hold the repository's run lock for the duration of the block."""
-    path = git_dir / RUN_LOCK
+def run_lock(git_dir: Path, command: str, lock: Path = RUN_LOCK,
+             busy: str = "another rgr is working on this repository") -> Iterator[LockInfo]:
+    """Hold the repository's run lock (or another lock of rgr's, ``lock``) for the
+    duration of the block."""
+    path = git_dir / lock
     path.parent.mkdir(parents=True, exist_ok=True)
     info = LockInfo(os.getpid(), socket.gethostname(), command, time.time())
     for _ in range(2):
@@ -91,7 +93,7 @@ def run_lock(git_dir: Path, command: str) -> Iterator[LockInfo]:
             holder = read_lock_info(path)
             who = holder.describe() if holder else "another process"
             raise LockedError(
-                f"another rgr is working on this repository: {who}",
+                f"{busy}: {who}",
                 "wait for it to finish; if that process is gone, run `rgr repair-notes --apply`",
             ) from None
         with os.fdopen(fd, "w") as handle:

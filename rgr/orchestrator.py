@@ -35,7 +35,7 @@ from rgr.attempt import (
     is_fatal,
     tests_summary,
 )
-from rgr.backends.base import AgentRequest, AgentResult, AgentRunError, Backend
+from rgr.backends.base import AgentRequest, AgentResult, AgentRunError, Backend, usd
 from rgr.backends.claude import usage_of
 from rgr.config import TestCommand
 from rgr.errors import BackendError, PhaseFailed
@@ -211,7 +211,7 @@ class Orchestrator:
                 f"{phase} failed {attempt_number} time(s); the branch is back at "
                 f"{str(base.id)[:8]}, the last verified commit. Last failure: {final}",
                 "see `rgr history --all` for the rejected attempts, then `rgr resume` to try "
-                "again (raise max_retries in tdd.toml for more attempts)",
+                f"again (raise {self.ws.config.setting('max_retries')} for more attempts)",
             ) from None
         raise AssertionError("unreachable: tenacity either returns or raises")
 
@@ -633,7 +633,7 @@ def agent_call_event(where: dict[str, Any], result: AgentResult | None,
         "agent_call", **where, ok=error is None,
         errorKind=error.kind if error else None, error=error.message[:2000] if error else None,
         numTurns=int(raw.get("num_turns") or 0) if raw else 0,
-        costUsd=float(raw.get("total_cost_usd") or 0.0) if raw else 0.0,
+        costUsd=usd(raw.get("total_cost_usd")) if raw else 0.0,
         durationMs=int(raw.get("duration_ms") or 0) if raw else 0,
         inputTokens=usage["input_tokens"], outputTokens=usage["output_tokens"],
         cacheReadInputTokens=usage["cache_read_input_tokens"],

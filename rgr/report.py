@@ -21,6 +21,7 @@ import pygit2
 
 from rgr import git
 from rgr.handoff import HandoffState, InvalidNote, Phase, parse_note
+from rgr.limits import LIMIT_ERROR_PREFIX
 from rgr.workspace import Workspace
 
 
@@ -64,6 +65,11 @@ class RunReport:
     retries: int  # rejected attempts, from the notes' retryCount
     rejections: list[Rejection] = field(default_factory=list)  # those kept with a note
     error: str | None = None
+    #: Commits ``rgr resume --unnoted set-aside`` kept: the user's, not an agent's attempt.
+    set_aside: list[str] = field(default_factory=list)
+    #: The run's wall time as summary.json splits it (model, agent other, tests, rgr),
+    #: when its artifacts are on this machine (.git/rgr/runs/<runId>/).
+    time_split: dict[str, float] | None = None
 
     @property
     def rejections_by_rule(self) -> dict[str, int]:
@@ -117,13 +123,31 @@ def run_notes(ws: Workspace, head: str) -> list[tuple[str, HandoffState]]:
     return notes
 
 
+#: The name `rgr resume` gives commits made outside rgr that it set aside (run.py).
+SET_ASIDE_NAME = "unnoted-"
+
+
+def _set_aside(ws: Workspace, run_id: str | None) -> list[str]:
+    if run_id is None:
+        return []
+    prefix = f"{git.ATTEMPTS_PREFIX}{run_id}/{SET_ASIDE_NAME}"
+    return [name for name in sorted(ws.repo.references) if name.startswith(prefix)]
+
+
+def _limit_stop(state: HandoffState) -> bool:
+    """A note whose error says a limit stopped the run before the next attempt: no
+    attempt was made, so none was rejected."""
+    details = state.error_details
+    return details is not None and details.type.startswith(LIMIT_ERROR_PREFIX)
+
+
 def _rejections(ws: Workspace, run_id: str | None) -> list[Rejection]:
     if run_id is None:
         return []
     prefix = f"{git.ATTEMPTS_PREFIX}{run_id}/"
     found = []
     for name in sorted(ws.repo.references):
-        if not name.startswith(prefix):
+        if not name.startswith(prefix) or name.startswith(prefix + SET_ASIDE_NAME):
             continue
         target = ws.repo.references[name].peel(pygit2.Commit)
         record = ws.notes.read(str(target.id))
@@ -164,7 +188,8 @@ def collect(ws: Workspace) -> RunReport:
     rejections = _rejections(ws, last.run_id)
     cost = sum(s.agent.cost_usd or 0.0 for _, s in verified if s.agent)
     rejected_cost = sum(r.cost_usd or 0.0 for r in rejections)
-    retries = sum(s.retry_count + 1 if s.error else s.retry_count for _, s in notes)
+    retries = sum(s.retry_count + 1 if s.error and not _limit_stop(s) else s.retry_count
+                  for _, s in notes)
     base = marker.base_commit if marker else None
     commits = 0
     if base is not None and ws.repo.get(base) is not None:
@@ -197,4 +222,21 @@ def collect(ws: Workspace) -> RunReport:
         agent_sessions=len(agents) + len(attempt_agents),
         permission_denials=sum(a.permission_denials for a in [*agents, *attempt_agents]),
         retries=retries, rejections=rejections, error=last.error,
+        set_aside=_set_aside(ws, last.run_id),
+        time_split=_time_split(ws, last.run_id),
     )
+
+
+def _time_split(ws: Workspace, run_id: str | None) -> dict[str, float] | None:
+    """summary.json's timeSplit, rebuilt from the run's events.jsonl (the summary file
+    may be stale after a kill); None when the artifacts are not here."""
+    from rgr.artifacts import read_events, runs_dir
+    from rgr.summary import summarize
+
+    if run_id is None:
+        return None
+    events = read_events(runs_dir(ws.git_dir) / run_id / "events.jsonl")
+    if not events:
+        return None
+    split: dict[str, float] = summarize(events)["timeSplit"]
+    return split

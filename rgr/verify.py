@@ -23,6 +23,7 @@ from pathlib import Path
 
 from rgr import failpoints
 from rgr.config import TestCommand
+from rgr.daemon.slots import test_slot
 from rgr.errors import ConfigError
 from rgr.proc import Completed, Launcher, bound, run
 from rgr.runners import Finished, Results, Status, TestOutcome, runner_for
@@ -151,8 +152,9 @@ def run_tests(
     tmp_root = confinement.tmp if confinement else None
     with tempfile.TemporaryDirectory(prefix="rgr-tests-", dir=tmp_root) as tmp:
         argv = runner.prepare(cmd, Path(tmp), child_env)
-        started = time.time()
-        done = _run_crashable(argv, root, timeout, child_env, confinement)
+        with test_slot(child_env):  # under `rgr daemon --test-slots N`: N runs at once
+            started = time.time()
+            done = _run_crashable(argv, root, timeout, child_env, confinement)
         # A killed runner writes no report, or half of one: that is no extra error.
         results = Results() if done.timed_out else runner.read(
             Finished(cmd, done, Path(tmp), root, started))

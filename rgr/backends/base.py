@@ -44,6 +44,12 @@ class AgentRequest:
     settings_file: Path | None = None
 
 
+def usd(value: object) -> float:
+    """A cost in USD as rgr records it: claude's own sum carries floating-point noise
+    (0.30000000000000004); a millionth of a dollar is far below any price step."""
+    return round(float(value or 0.0), 6)  # type: ignore[arg-type]
+
+
 @dataclass(frozen=True)
 class AgentResult:
     session_id: str

@@ -17,6 +17,7 @@ import tempfile
 from pathlib import Path
 
 from rgr.backends.claude import ClaudeBackend
+from rgr.backends.claude_release import PINNED
 from rgr.commands import history
 from rgr.commands import run as run_command
 from rgr.demo.env import claude_env
@@ -26,8 +27,8 @@ from rgr.fake_model import FakeModelServer
 from rgr.ui import esc, make_console
 from rgr.workspace import open_workspace
 
-#: The Claude Code version the replay was recorded against (tests/e2e/node/package.json).
-TESTED_CLAUDE = "2.1.197"
+#: The Claude Code release the replay was recorded against: the e2e suite's pinned one.
+TESTED_CLAUDE = PINNED
 
 INSTALL_CLAUDE = (
     f"install Claude Code (needs Node.js 18+): `npm install -g @anthropic-ai/claude-code@"

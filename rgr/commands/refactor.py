@@ -12,7 +12,7 @@ import click
 import pygit2
 from rich.table import Table
 
-from rgr import __version__, git
+from rgr import __version__, git, integrate
 from rgr.attempt import ATTEMPTS_PREFIX, open_sealer, tests_summary
 from rgr.backends.base import AgentRequest, AgentResult, Backend
 from rgr.commands.run import (
@@ -20,18 +20,24 @@ from rgr.commands.run import (
     RunOptions,
     _ask_unnoted,
     _confirm,
+    _default_branch,
     _preflight,
     _require_clean,
+    check_branch_option,
+    headline,
     make_backend,
+    read_text_argument,
     recover_after_crash,
-    slugify,
+    require_new_branch,
 )
 from rgr.config import resolve_test_command
 from rgr.errors import RepositoryError
 from rgr.handoff import HandoffState, Phase, RefactorProgress, TestResult, now_utc
+from rgr.invocation import describe_limits
 from rgr.locks import run_lock
 from rgr.refactor.engine import RefactorEngine
 from rgr.refactor.gate import GateResult, Level
+from rgr.refactor.limited import LimitedBackend
 from rgr.refactor.plan import RefactorPlanOutput
 from rgr.ui import esc, make_console, short
 from rgr.workspace import Workspace
@@ -45,28 +51,22 @@ class RefactorOptions:
 
 
 def read_goal(goal: str | None, brief: Path | None) -> str:
-    if goal and brief:
-        raise click.UsageError("give the goal as an argument or with --brief, not both")
-    if brief is not None:
-        try:
-            text = brief.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise RepositoryError(f"cannot read the brief {brief}: {exc}",
-                                  "pass a readable markdown or text file") from None
-    else:
-        text = goal or ""
-    if not text.strip():
-        raise click.UsageError('the refactoring goal is empty: rgr refactor "<goal>" or '
-                               "--brief FILE")
-    return text.strip()
+    return read_text_argument(goal, brief, "refactoring goal",
+                              'rgr refactor "<goal>" or --brief FILE')
 
 
 def _engine(ws: Workspace, backend: Backend, options: RunOptions, log: PhaseLog,
             ) -> RefactorEngine:
+    limits = options.limits()
+    if limits.active:
+        backend = LimitedBackend(backend, limits)
+    # A cycle of refactor mode is a batch: --max-cycles and --max-phases both count them.
+    caps = [n for n in (options.max_phases, options.max_cycles) if n is not None]
     test_command = resolve_test_command(ws.config, ws.root)
     return RefactorEngine(ws, backend, test_command, log,
                           open_sealer(ws, backend, test_command, log),
-                          backoff_base_s=options.backoff_base_s, max_batches=options.max_phases)
+                          backoff_base_s=options.backoff_base_s,
+                          max_batches=min(caps) if caps else None)
 
 
 def _require_green(gate: GateResult) -> None:
@@ -86,28 +86,31 @@ def _require_green(gate: GateResult) -> None:
 
 def refactor(ws: Workspace, goal: str, here: bool, branch: str | None,
              options: RefactorOptions, backend: Backend | None = None) -> int:
-    log = PhaseLog()
+    log = PhaseLog(options.run.verbosity)
+    check_branch_option(branch, here)
     start_branch = git.require_branch(ws.repo)
     start = git.head_commit(ws.repo)
     _require_clean(ws, "rgr refactor")
     ws = ws.pinned()
     target = start_branch if here else (
-        branch or f"{ws.config.branch_prefix}refactor-{slugify(goal)}")
-    if not here and not options.plan_only and ws.repo.branches.local.get(target) is not None:
-        raise RepositoryError(
-            f"branch {target} already exists",
-            f"continue it with `git switch {target} && rgr resume`, or pick another name "
-            "with --branch")
+        branch if branch is not None else _default_branch(
+            ws, f"{ws.config.branch_prefix}refactor-", goal))
+    if not here and not options.plan_only:
+        require_new_branch(ws, target, start_branch)
     backend = backend or make_backend(ws)
     with run_lock(ws.git_dir, "rgr refactor"):
         out = make_console()
         out.print(f"[bold]rgr refactor[/bold]{' --plan-only' if options.plan_only else ''}: "
-                  f"{esc(goal.splitlines()[0][:100])}")
+                  f"{esc(headline(goal))}")
         out.print(f"  repository    {esc(ws.root)}")
         if not options.plan_only:
             out.print(f"  branch        {esc(target)}" + ("" if here else
                       f" (new, from {esc(start_branch)} at {short(str(start.id))})"))
+        limits = describe_limits(options.run.limits())
+        if limits and not options.plan_only:
+            out.print(f"  limits        {limits}")
         _confirm(options.run, "Start?")
+        integrate.preflight(ws, "none" if options.plan_only else options.run.integrate)
         recover_after_crash(ws, log)
         _preflight(backend, ws, options.run, log)
         engine = _engine(ws, backend, options.run, log)
@@ -141,19 +144,27 @@ def refactor(ws: Workspace, goal: str, here: bool, branch: str | None,
             git.create_branch(ws.repo, target, git.resolve_commit(ws.repo, str(marker)))
         log(f"plan noted on {short(str(marker))} ({target}); {len(plan.batches)} batch(es)")
         final = engine.loop(state)
-    return _finish(final, log)
+    return _finish(ws, final, log, options.run.integrate)
 
 
-def _finish(state: HandoffState, log: PhaseLog) -> int:
+def _finish(ws: Workspace, state: HandoffState, log: PhaseLog, mode: str = "none") -> int:
     progress = state.refactor
     assert progress is not None
     if state.phase == Phase.COMPLETE:
-        log(f"refactor complete: {len(progress.applied)} batch(es) applied"
-            + (f", {len(progress.failed)} failed" if progress.failed else "")
-            + "; `rgr refactor --accept` merges it, `--reject` drops it")
+        log.always(f"refactor complete: {len(progress.applied)} batch(es) applied"
+                   + (f", {len(progress.failed)} failed" if progress.failed else "")
+                   + ("" if mode != "none" else
+                      "; `rgr refactor --accept` merges it, `--reject` drops it"))
+        if mode == "merge":
+            return accept(ws)
+        if mode == "pr":
+            from rgr.report import collect
+
+            integrate.pull_request(ws, collect(ws), progress.source_branch,
+                                   f"Refactor by rgr: {progress.goal}", log.always)
     else:
-        log(f"paused before batch {progress.next_batch + 1} of {len(progress.plan)}; "
-            "`rgr resume` continues")
+        log.always(f"paused before batch {progress.next_batch + 1} of {len(progress.plan)}; "
+                   "`rgr resume` continues")
     return 0
 
 
@@ -177,7 +188,7 @@ def _print_plan(plan: RefactorPlanOutput, as_json: bool) -> None:
 def resume(ws: Workspace, state: HandoffState, noted: str, options: RunOptions,
            set_aside: bool, backend: Backend | None = None, unnoted: str | None = None) -> int:
     """Called by ``rgr resume`` when the newest note is a refactor note."""
-    log = PhaseLog()
+    log = PhaseLog(options.verbosity)
     backend = backend or make_backend(ws)
     with run_lock(ws.git_dir, "rgr resume"):
         recover_after_crash(ws, log)
@@ -206,12 +217,13 @@ def resume(ws: Workspace, state: HandoffState, noted: str, options: RunOptions,
         assert progress is not None
         _confirm(options, f"Resume the refactor at batch {progress.next_batch + 1} of "
                           f"{len(progress.plan)}?")
+        integrate.preflight(ws, options.integrate)
         _preflight(backend, ws, options, log)
         engine = _engine(ws, backend, options, log)
         log(f"resuming the refactor at batch {progress.next_batch + 1} of "
             f"{len(progress.plan)}")
         final = engine.loop(state)
-    return _finish(final, log)
+    return _finish(ws, final, log, options.integrate)
 
 
 # ------------------------------------------------------------------- accept / reject --

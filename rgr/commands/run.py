@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+import hashlib
 import re
 import shlex
+import unicodedata
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 import click
 import pygit2
 
 from rgr import __version__, failpoints, git, inflight, integrate
 from rgr.attempt import ATTEMPTS_PREFIX, open_sealer, remove_stale_folders, tests_summary
+from rgr.backends import claude_release
 from rgr.backends.base import Backend
 from rgr.backends.claude import ClaudeBackend
 from rgr.config import TestCommand, resolve_test_command
@@ -55,24 +59,105 @@ Log = Callable[[str], None]
 
 
 def slugify(text: str, limit: int = 40) -> str:
-    slug = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
-    return slug[:limit].rstrip("-") or "feature"
+    """A branch-name slug of ``text``: accents dropped from Latin letters (é -> e), the
+    letters of other scripts kept, anything else a '-'. When the slug had to be cut, or
+    nothing readable is left, a hash of the whole text makes it unique to that text."""
+    decomposed = unicodedata.normalize("NFKD", text.lower())
+    bare = "".join(c for c in decomposed if not unicodedata.combining(c))
+    slug = re.sub(r"[\W_]+", "-", unicodedata.normalize("NFC", bare)).strip("-")
+    if slug and len(slug) <= limit:
+        return slug
+    tag = hashlib.sha1(text.encode()).hexdigest()[:6]
+    head = slug[: limit - len(tag) - 1].rstrip("-")
+    return f"{head}-{tag}" if head else f"feature-{tag}"
+
+
+def _default_branch(ws: Workspace, prefix: str, text: str) -> str:
+    """``<prefix><slug>``, unless a branch of that name holds another feature's run (or
+    no run): then the slug gets a hash of the text, so two features never share one."""
+    target = f"{prefix}{slugify(text)}"
+    existing = ws.repo.branches.local.get(target)
+    if existing is None:
+        return target
+    found = ws.notes.latest_reachable(str(existing.target))
+    if found is not None and found[0].state is not None and found[0].state.feature == text:
+        return target  # the same feature again: require_new_branch offers to resume it
+    return f"{target}-{hashlib.sha1(text.encode()).hexdigest()[:6]}"
+
+
+def read_text_argument(text: str | None, brief: Path | None, what: str, usage: str) -> str:
+    """The feature or goal: from the command line, or from a ``--brief`` file."""
+    if text and brief:
+        raise click.UsageError(f"give the {what} as an argument or with --brief, not both")
+    if brief is not None:
+        try:
+            text = brief.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise RepositoryError(f"cannot read the brief {brief}: {exc}",
+                                  "pass a readable markdown or text file") from None
+    if not (text or "").strip():
+        raise click.UsageError(f"the {what} is empty: {usage}")
+    return (text or "").strip()
+
+
+def headline(text: str, limit: int = 100) -> str:
+    """The first line of a feature or goal, cut for a header; the whole text goes to
+    the planner, not to the terminal."""
+    lines = text.splitlines() or [""]
+    first = lines[0][:limit]
+    if len(text) > len(first):
+        first = f"{first.rstrip()}… ({len(text):,} characters)"
+    return first
+
+
+def check_branch_option(branch: str | None, here: bool) -> None:
+    """``--branch`` is checked before anything runs: a bad name found after the baseline
+    would leave a noted start commit that no branch reaches."""
+    if branch is None:
+        return
+    if here:
+        raise click.UsageError("--branch and --here exclude each other")
+    problem = git.check_branch_name(branch)
+    if problem is not None:
+        raise click.UsageError(f"--branch {branch!r} is not a valid branch name: {problem}")
+
+
+def require_new_branch(ws: Workspace, target: str, start_branch: str) -> None:
+    """The branch a run creates must not exist; the hint depends on what it is."""
+    branch = ws.repo.branches.local.get(target)
+    if branch is None:
+        return
+    if target == start_branch:
+        hint = (f"you are on {target}: pass --here to work on it, or name a new branch "
+                "with --branch")
+    elif ws.notes.latest_reachable(str(branch.target)) is not None:
+        hint = (f"continue its run with `git switch {target} && rgr resume`, or pick "
+                "another name with --branch")
+    else:
+        hint = "pick another name with --branch (that branch holds no rgr run)"
+    raise RepositoryError(f"branch {target} already exists", hint)
 
 
 def _require_clean(ws: Workspace, what: str) -> None:
     dirty = git.uncommitted_paths(ws.repo)
     if dirty:
         listing = git.describe_paths(dirty)
+        resuming = what == "rgr resume"
         raise RepositoryError(
             f"the working tree has uncommitted changes ({listing}); {what} needs a clean tree "
             "so that every change it verifies is the agent's",
-            "commit or stash them first (`git stash -u`)",
+            "commit or stash them first (`git stash -u`)" + (
+                ", or let rgr keep them under refs/rgr/leftovers/ with "
+                "`rgr resume --set-aside`" if resuming else ""),
         )
 
 
 def _preflight(backend: Backend, ws: Workspace, options: RunOptions, log: PlainView) -> None:
     version = backend.version()
     log(f"agent backend: {backend.name} {version}")
+    warning = claude_release.range_warning(version) if backend.name == "claude" else None
+    if warning is not None:
+        log.always(f"warning: {warning}")
     if not options.skip_preflight:
         backend.check_login(ws.root)
         log("agent backend: login verified")
@@ -87,6 +172,7 @@ def _confirm(options: RunOptions, question: str) -> None:
             "pass --yes to go ahead",
         )
     if not click.confirm(question, default=True):
+        click.echo("not started: nothing was changed", err=True)
         raise click.exceptions.Exit(1)
 
 
@@ -99,7 +185,8 @@ def _orchestrator(ws: Workspace, backend: Backend, test_command: TestCommand,
 
 
 def make_backend(ws: Workspace) -> Backend:
-    return ClaudeBackend(ws.config.agent_binary, env=ws.env)
+    return ClaudeBackend(ws.config.agent_binary, env=ws.env,
+                         binary_setting=ws.config.setting("agent_binary"))
 
 
 def run(ws: Workspace, feature: str, here: bool, branch: str | None, options: RunOptions,
@@ -107,23 +194,21 @@ def run(ws: Workspace, feature: str, here: bool, branch: str | None, options: Ru
     feature = feature.strip()
     if not feature:
         raise click.UsageError("the feature description is empty")
+    check_branch_option(branch, here)
     start_branch = git.require_branch(ws.repo)
     start = git.head_commit(ws.repo)
     _require_clean(ws, "rgr run")
     ws = ws.pinned()
     test_command = resolve_test_command(ws.config, ws.root)
-    target = start_branch if here else (branch or f"{ws.config.branch_prefix}{slugify(feature)}")
-    if not here and ws.repo.branches.local.get(target) is not None:
-        raise RepositoryError(
-            f"branch {target} already exists",
-            f"continue it with `git switch {target} && rgr resume`, or pick another name "
-            "with --branch",
-        )
+    target = start_branch if here else (
+        branch if branch is not None else _default_branch(ws, ws.config.branch_prefix, feature))
+    if not here:
+        require_new_branch(ws, target, start_branch)
     backend = backend or make_backend(ws)
     with run_lock(ws.git_dir, "rgr run"):
         recover_after_crash(ws, PlainView(options.verbosity))
         out = make_console()
-        out.print(f"[bold]rgr run[/bold]: {esc(feature)}")
+        out.print(f"[bold]rgr run[/bold]: {esc(headline(feature))}")
         out.print(f"  repository    {esc(ws.root)}")
         out.print(f"  branch        {esc(target)}"
                   + ("" if here else f" (new, from {esc(start_branch)} at {short(str(start.id))})"))
@@ -294,7 +379,8 @@ def _ask_unnoted(ws: Workspace, options: RunOptions, noted: str, state: HandoffS
     """Commits after the last handoff that rgr did not make: the user decides."""
     head = git.head_commit(ws.repo)
     commits = git.commits_between(ws.repo, git.resolve_commit(ws.repo, noted).id, head.id)
-    listing = ", ".join(short(str(c)) for c in commits[:5]) + (" ..." if len(commits) > 5 else "")
+    listing = ", ".join(short(str(c.id)) for c in commits[:5]) + (
+        " ..." if len(commits) > 5 else "")
     what = (f"{len(commits)} commit(s) after the last handoff ({listing}) were not made by "
             f"an rgr agent")
     if not options.interactive:

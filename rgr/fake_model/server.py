@@ -69,6 +69,9 @@ class RequestRecord:
     input_tokens: int = 0
     output_tokens: int = 0
     first_user_text: str = ""  # the session's prompt (the first user message's text)
+    #: The parsed request body, kept only with FakeModelServer(keep_bodies=True): for
+    #: measuring what a request is made of (system prompt, tools, messages).
+    body: dict[str, Any] | None = None
 
 
 @dataclass
@@ -421,6 +424,7 @@ class _Handler(BaseHTTPRequestHandler):
             model=body.get("model"),
             stream=bool(body.get("stream")),
             first_user_text=_first_user_text(body),
+            body=body if self.state.bodies is not None else None,
         )
         if STRUCTURED_OUTPUT_TOOL not in tools:
             self._answer(record, body, Text(SIDE_CALL_TEXT), "side")

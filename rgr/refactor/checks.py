@@ -37,6 +37,7 @@ from rgr.handoff import Phase
 from rgr.refactor.api import compare, renamed, snapshot_paths
 from rgr.refactor.gate import GateResult
 from rgr.refactor.plan import Batch
+from rgr.refactor.rename import is_pure_rename
 from rgr.verify import TestReport
 
 
@@ -62,6 +63,8 @@ def check_batch_commits(repo: pygit2.Repository, config: Config, batch: Batch,
             forbidden = forbidden_path(path, change.status)
             if forbidden is not None:
                 found.append(forbidden)
+            elif _renamed_in_test(repo, config, batch, base, head, change):
+                continue  # a test that calls the renamed symbol by its new name
             elif not scope.matches(path):
                 found.append(Violation("out-of-scope", f"{change.status} {path}: outside "
                                        f"this batch's scope {batch.scope_globs}", path))
@@ -110,6 +113,27 @@ def check_batch_commits(repo: pygit2.Repository, config: Config, batch: Batch,
                                    + "; ".join(differences[:8]) + ". Keep public names and "
                                    "signatures; name new helpers with a leading '_'"))
     return DiffFacts(lines, found)
+
+
+def _renamed_in_test(repo: pygit2.Repository, config: Config, batch: Batch,
+                     base: pygit2.Oid, head: pygit2.Oid, change: git.FileChange) -> bool:
+    """A rename batch may touch a test file (in its scope or not) when the only change
+    is the renamed identifier: the tests' assertions are the same, byte for byte, so
+    the contract is unchanged; the plan validator accepts the same (plan.py)."""
+    if batch.rename is None or change.status != "modified" \
+            or not config.is_test_file(change.path):
+        return False
+    old, new = _text(repo, base, change.path), _text(repo, head, change.path)
+    return old is not None and new is not None and is_pure_rename(
+        old, new, batch.rename.symbol, batch.rename.new_name)
+
+
+def _text(repo: pygit2.Repository, commit: pygit2.Oid, path: str) -> str | None:
+    try:
+        blob = repo[commit].peel(pygit2.Tree)[path]
+        return bytes(blob.data).decode("utf-8")  # type: ignore[union-attr]
+    except (KeyError, UnicodeDecodeError, AttributeError):
+        return None
 
 
 def check_gate(before: TestReport, gate: GateResult) -> list[Violation]:

@@ -144,7 +144,9 @@ class RefactorEngine:
                 continue
             plan = result.output
             assert isinstance(plan, RefactorPlanOutput)
-            errors = validate_plan(plan, index, self.ws.config.refactor)
+            # issue 15: the project's test globs, as the batch checks use them
+            errors = validate_plan(plan, index, self.ws.config.refactor,
+                                   self.ws.config.is_test_file)
             if not errors:
                 self.report(f"plan: {len(plan.batches)} batch(es) validated")
                 return plan
@@ -219,8 +221,9 @@ class RefactorEngine:
         brief = prev.error_details.message if prev.error and prev.error_details else None
         attempts = 0
         try:
-            for attempt in phase_retrying(self.ws.config.refactor.max_attempts - 1,
-                                          self.backoff_base_s):
+            # issue 15: a deterministic rope rename gets one attempt (Batch.attempts)
+            for attempt in phase_retrying(batch.attempts(self.ws.config.refactor.max_attempts)
+                                          - 1, self.backoff_base_s):
                 with attempt:
                     attempts = attempt.retry_state.attempt_number
                     if attempts > 1:

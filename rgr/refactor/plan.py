@@ -13,20 +13,22 @@ Error codes (every one blocks the plan):
     E007  an operation rgr does not know
     E008  two batches' scopes overlap while [refactor].allow_overlap is false
     E009  a rename batch without a valid rename (file in scope, symbol defined there,
-          new name an identifier), or a rename mixed with other operations
+          new name an identifier, every non-test file that imports the symbol in scope),
+          or a rename mixed with other operations; test files that use the symbol need
+          not be in scope: a pure rename in a test is allowed (checks.py)
     E010  the batches are not in seed 000 §11.2's risk order (by operation class)
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from rgr.config import GlobSet, RefactorConfig
+from rgr.config import DEFAULT_TEST_FILE_GLOBS, GlobSet, RefactorConfig
 from rgr.refactor.index import RepoIndex
 
 #: Seed 000 §11.2: the order batches must come in, by the riskiest operation they allow.
@@ -83,6 +85,11 @@ class Batch(_Wire):
     def is_rename(self) -> bool:
         return self.allowed_operations == ["rename"] and self.rename is not None
 
+    def attempts(self, configured: int) -> int:
+        """How many attempts the batch gets. A rope rename is deterministic: run again
+        on the same base it does the same thing, so a failed one is not repeated."""
+        return 1 if self.is_rename else configured
+
 
 class RefactorPlanOutput(_Wire):
     """The refactor planner's answer: ordered batches, and a one-line summary."""
@@ -112,9 +119,11 @@ def scope_files(batch: Batch, paths: Iterable[str]) -> list[str]:
     return [p for p in paths if globs.matches(p)]
 
 
-def validate_plan(plan: RefactorPlanOutput, index: RepoIndex,
-                  caps: RefactorConfig) -> list[PlanError]:
+def validate_plan(plan: RefactorPlanOutput, index: RepoIndex, caps: RefactorConfig,
+                  is_test_file: Callable[[str], bool] | None = None) -> list[PlanError]:
+    """``is_test_file``: the project's (Config.is_test_file); default: rgr's default globs."""
     errors: list[PlanError] = []
+    tests = is_test_file or GlobSet(DEFAULT_TEST_FILE_GLOBS).matches
     batches = plan.batches
     paths = sorted(index.files)
     if not batches:
@@ -154,7 +163,7 @@ def validate_plan(plan: RefactorPlanOutput, index: RepoIndex,
                                         "tdd.toml or .rgr/, which no batch may change"))
             files.extend(hits)
         matched[bid] = sorted(set(files))
-        errors.extend(_check_rename(batch, index, matched[bid]))
+        errors.extend(_check_rename(batch, index, matched[bid], tests))
         if not unknown:
             if batch.risk_class < highest:
                 errors.append(PlanError("E010", bid, "allowed_operations", f"operation class "
@@ -175,7 +184,8 @@ def validate_plan(plan: RefactorPlanOutput, index: RepoIndex,
     return errors
 
 
-def _check_rename(batch: Batch, index: RepoIndex, in_scope: list[str]) -> list[PlanError]:
+def _check_rename(batch: Batch, index: RepoIndex, in_scope: list[str],
+                  is_test_file: Callable[[str], bool]) -> list[PlanError]:
     bid = batch.id
     has_op = "rename" in batch.allowed_operations
     if batch.rename is None:
@@ -196,6 +206,15 @@ def _check_rename(batch: Batch, index: RepoIndex, in_scope: list[str]) -> list[P
     if not _IDENTIFIER.fullmatch(spec.new_name):
         return [PlanError("E009", bid, "rename.new_name", f"{spec.new_name!r} is not a "
                           "Python identifier")]
+    # rope renames every use; the batch's checks then refuse a changed file outside the
+    # scope, unless it is a test that only calls the new name (checks._renamed_in_test).
+    users = sorted(path for path, e in index.files.items()
+                   if f"{entry.module}.{spec.symbol}" in e.imports
+                   and path not in in_scope and not is_test_file(path))
+    if users:
+        return [PlanError("E009", bid, "scope_globs", f"{', '.join(users[:3])} import "
+                          f"{spec.symbol!r} but are outside the scope; rope renames every "
+                          "use, so add them to scope_globs")]
     return []
 
 

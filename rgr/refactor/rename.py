@@ -6,6 +6,8 @@ same checks and gate as an agent's batch.
 from __future__ import annotations
 
 import ast
+import io
+import tokenize
 import warnings
 from pathlib import Path
 
@@ -76,3 +78,44 @@ def rope_rename(root: Path, spec: RenameSpec, files: list[str] | None = None) ->
     finally:
         project.close()
     return changed
+
+
+def _tokens(source: str) -> list[tokenize.TokenInfo] | None:
+    try:
+        return list(tokenize.generate_tokens(io.StringIO(source).readline))
+    except (tokenize.TokenError, SyntaxError):
+        return None
+
+
+def is_pure_rename(old: str, new: str, symbol: str, new_name: str) -> bool:
+    """Whether ``new`` is ``old`` with some occurrences of the identifier ``symbol``
+    replaced by ``new_name`` and nothing else changed, byte for byte.
+
+    This is what rope does to a file that uses a renamed symbol, a test file included:
+    the assertions stay as they were, only the name they call changes, so the change
+    keeps the tests' meaning. Compared token by token (a ``calc`` inside a string or a
+    longer name such as ``calculate`` is never a rename), then rebuilt from ``old`` to
+    check that whitespace and comments are untouched too.
+    """
+    if old == new:
+        return True
+    before, after = _tokens(old), _tokens(new)
+    if before is None or after is None or len(before) != len(after):
+        return False
+    lines = old.splitlines(keepends=True)
+    offsets = [0]
+    for line in lines:
+        offsets.append(offsets[-1] + len(line))
+    rebuilt: list[str] = []
+    at = 0
+    for a, b in zip(before, after, strict=True):
+        if a.type == b.type and a.string == b.string:
+            continue
+        if not (a.type == b.type == tokenize.NAME and a.string == symbol
+                and b.string == new_name):
+            return False
+        start = offsets[a.start[0] - 1] + a.start[1]
+        rebuilt.append(old[at:start] + new_name)
+        at = start + len(symbol)
+    rebuilt.append(old[at:])
+    return "".join(rebuilt) == new

@@ -1,21 +1,30 @@
 """The real claude binary for end-to-end tests: installed from the pinned lockfile beside
 this file, and an environment that runs it offline against the fake model server.
+
+Which release: ``rgr.backends.claude_release`` names them. The suite runs on PINNED
+(from ``node/package-lock.json``); ``RGR_E2E_CLAUDE=newest`` (or an exact version) runs
+every e2e test on that release instead, installed into ``node-<version>/`` (ignored by
+git) with ``npm install``. ``test_claude_releases.py`` runs a sample on NEWEST always.
 """
 
 from __future__ import annotations
 
 import fcntl
 import hashlib
+import json
+import os
 import shutil
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from rgr.backends.claude_release import NEWEST, PACKAGE, PINNED
 from rgr.demo.env import DUMMY_API_KEY, claude_env
 from rgr.proc import run
 
-__all__ = ["DUMMY_API_KEY", "NODE_DIR", "claude_env", "claude_path", "ensure_claude"]
+__all__ = ["DUMMY_API_KEY", "NODE_DIR", "claude_env", "claude_path", "ensure_claude",
+           "selected_release"]
 
 #: package.json + package-lock.json pin @anthropic-ai/claude-code; node_modules is ignored.
 NODE_DIR = Path(__file__).resolve().parent / "node"
@@ -28,11 +37,33 @@ def claude_path(node_dir: Path = NODE_DIR) -> Path:
     return node_dir / "node_modules" / ".bin" / "claude"
 
 
-def ensure_claude(node_dir: Path = NODE_DIR) -> Path:
-    """The pinned claude binary, installed with ``npm ci`` first if it is missing.
+def selected_release() -> str:
+    """The release the e2e suite runs on: ``RGR_E2E_CLAUDE`` (pinned, newest or an
+    exact version), PINNED by default."""
+    wanted = os.environ.get("RGR_E2E_CLAUDE", "").strip() or "pinned"
+    return {"pinned": PINNED, "newest": NEWEST}.get(wanted, wanted)
+
+
+def ensure_claude(version: str | None = None) -> Path:
+    """The claude binary of ``version`` (default: ``selected_release()``), installed
+    first if it is missing: PINNED with ``npm ci`` from the lockfile, any other release
+    with ``npm install {PACKAGE}@<version>`` into ``node-<version>/``.
 
     Never skips: a test run that cannot install claude fails with npm's output.
     """
+    version = version or selected_release()
+    if version == PINNED:
+        return _install(NODE_DIR, ["ci"])
+    node_dir = NODE_DIR.parent / f"node-{version}"
+    node_dir.mkdir(exist_ok=True)
+    manifest = node_dir / "package.json"
+    if not manifest.exists():
+        manifest.write_text(json.dumps({"name": f"rgr-e2e-claude-{version}", "private": True,
+                                        "dependencies": {PACKAGE: version}}, indent=2))
+    return _install(node_dir, ["install"])
+
+
+def _install(node_dir: Path, how: list[str]) -> Path:
     binary = claude_path(node_dir)
     if binary.exists():
         return binary
@@ -43,10 +74,10 @@ def ensure_claude(node_dir: Path = NODE_DIR) -> Path:
         if npm is None:
             raise RuntimeError(
                 "npm is not on PATH: install Node.js (>= 18) to run the e2e tests, "
-                f"or run `npm ci --prefix {node_dir}` yourself"
+                f"or run `npm {how[0]} --prefix {node_dir}` yourself"
             )
         done = run(
-            [npm, "ci", "--no-audit", "--no-fund", "--prefix", str(node_dir)],
+            [npm, *how, "--no-audit", "--no-fund", "--prefix", str(node_dir)],
             cwd=node_dir,
             timeout=NPM_TIMEOUT_S,
         )

@@ -1,0 +1,193 @@
+"""A job's own working copy: a clone whose ``origin`` is the hub (this repository, or
+the shared remote), under ``$XDG_CACHE_HOME/rgr/jobs/<repo>-<hash>/<id>/`` (or
+``$RGR_JOBS_DIR``). Not inside ``.git``: Claude Code refuses to edit any file whose path
+goes through a ``.git`` directory. Nothing in it matters once pushed: after every phase
+the job branch and its notes are on the hub, and a lost clone is re-made from there.
+
+A clone, not a worktree: it has its own ``.git``, so its run lock, in-flight record,
+run folder and handoff notes are the job's alone, and parallel jobs never write one
+notes ref at once. What the hub must see (the job branch, the notes) is pushed after
+every phase; a worker that takes the job over, here or on another machine, fetches it.
+A local clone hard-links the objects of this repository, so it costs milliseconds; not
+``--shared``: the sealed attempts copy the clone into a sandbox that cannot see this
+repository, and objects borrowed through ``alternates`` would be missing there.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from rgr import failpoints
+from rgr.daemon import remote
+from rgr.daemon.gitcli import Git
+from rgr.daemon.queue import JobSpec
+from rgr.errors import RgrError
+from rgr.notes import DEFAULT_REF
+from rgr.testlist import FILENAME as TEST_LIST
+
+JOBS_DIR = Path("rgr") / "jobs"  # in the git dir: the per-job child logs
+
+
+def jobs_root(git_dir: Path, env: Mapping[str, str]) -> Path:
+    """Where this repository's job clones live (one folder per repository)."""
+    explicit = env.get("RGR_JOBS_DIR")
+    if explicit:
+        base = Path(explicit)
+    else:
+        cache = env.get("XDG_CACHE_HOME") or os.path.join(env.get("HOME", "/tmp"), ".cache")
+        base = Path(cache) / "rgr" / "jobs"
+    repo = git_dir.resolve()
+    name = repo.parent.name if repo.name == ".git" else repo.name
+    return base / f"{name}-{hashlib.sha256(str(repo).encode()).hexdigest()[:10]}"
+
+ORIGIN = "origin"
+#: A job's own notes ref on the hub: ``refs/notes/rgr-jobs/<id>``.
+JOB_NOTES = "refs/notes/rgr-jobs/"
+#: Copied from the hub repository's view of the config: the agents' commits need an
+#: identity, and a signing setup the clone cannot use would fail every commit.
+COPIED_CONFIG = ("user.name", "user.email", "commit.gpgsign")
+
+
+@dataclass(frozen=True)
+class Progress:
+    """What the job's notes say: started (a handoff of this job exists), where it is."""
+
+    started: bool
+    complete: bool
+    phase: str | None
+    cycle: int | None
+    cost_usd: float
+    tip: str | None
+
+
+class WorkCopy:
+    def __init__(self, main: Git, git_dir: Path, spec: JobSpec, hub_url: str,
+                 notes_ref: str = DEFAULT_REF) -> None:
+        self.main = main
+        self.spec = spec
+        self.root = jobs_root(git_dir, main.env) / str(spec.id)
+        self.hub_url = hub_url
+        self.notes_ref = notes_ref
+        self.git = Git(self.root, main.env)
+        self.published: str | None = None
+        self.notes_published: str | None = None
+
+    @property
+    def branch_ref(self) -> str:
+        return f"refs/heads/{self.spec.branch}"
+
+    @property
+    def job_notes_ref(self) -> str:
+        """The job's own notes ref on the hub (see rgr.daemon.remote)."""
+        return f"{JOB_NOTES}{self.spec.id}"
+
+    def prepare(self) -> None:
+        """Create the clone (or reuse the one a dead worker left) and put the job's
+        branch at the furthest point the hub or this clone knows."""
+        if not (self.root / ".git").is_dir():
+            self.root.parent.mkdir(parents=True, exist_ok=True)
+            Git(self.root.parent, self.main.env).out(
+                "clone", "--quiet", "--no-checkout", "--origin", ORIGIN,
+                str(self.main.cwd), str(self.root))
+            self.git.out("remote", "set-url", ORIGIN, self.hub_url)
+            for key in COPIED_CONFIG:
+                value = self.main.run("config", "--get", key).stdout.strip()
+                if value:
+                    self.git.out("config", key, value)
+            # Rebases (integration) carry the handoff notes to the rewritten commits.
+            self.git.out("config", "notes.rewriteRef", self.notes_ref)
+            self.git.out("config", "notes.rewrite.rebase", "true")
+            # Every run writes its own test-list.md: parallel jobs would always conflict
+            # on it when they land. git's union driver keeps both lists' lines (rgr's
+            # bookkeeping, not code: the full suite still judges the result).
+            info = self.root / ".git" / "info"
+            info.mkdir(parents=True, exist_ok=True)
+            (info / "attributes").write_text(f"/{TEST_LIST} merge=union\n")
+        base_ref = f"refs/remotes/{ORIGIN}/{self.spec.base}"
+        self.git.out("fetch", "--quiet", "--no-tags", ORIGIN,
+                     f"+refs/heads/{self.spec.base}:{base_ref}")
+        hub_tip = remote.remote_tip(self.git, ORIGIN, self.branch_ref)
+        if hub_tip is not None:
+            self.git.out("fetch", "--quiet", "--no-tags", ORIGIN,
+                         f"+{self.branch_ref}:refs/remotes/{ORIGIN}/{self.spec.branch}")
+        remote.fetch_notes(self.git, ORIGIN, self.notes_ref)
+        remote.merge_notes(self.git, ORIGIN, self.notes_ref)
+        # What a previous worker of this job published and did not share yet.
+        self.notes_published = remote.fetch_notes(self.git, ORIGIN, self.notes_ref,
+                                                  self.job_notes_ref)
+        remote.merge_notes(self.git, ORIGIN, self.notes_ref, self.job_notes_ref)
+        self.published = hub_tip
+        local = self.git.rev(self.branch_ref)
+        if local is None:
+            self.git.out("checkout", "--quiet", "-B", self.spec.branch, hub_tip or base_ref)
+        elif hub_tip is not None and hub_tip != local and \
+                not self.git.ok("merge-base", "--is-ancestor", hub_tip, local):
+            # Another worker carried the job further than this clone: continue from there.
+            self.git.out("checkout", "--quiet", "-f", "-B", self.spec.branch, hub_tip)
+            self.git.out("clean", "-q", "-fd")
+        elif self.git.run("symbolic-ref", "-q", "HEAD").stdout.strip() != self.branch_ref:
+            self.git.out("checkout", "--quiet", self.spec.branch)
+
+    def progress(self) -> Progress:
+        """The job's latest handoff on its branch, and what its sessions cost."""
+        tip = self.git.rev("HEAD")
+        out = self.git.run("log", "-n", "400", f"--notes={self.notes_ref}",
+                           "--format=%x1e%H%n%N", "HEAD").stdout
+        latest: dict[str, object] | None = None
+        cost = 0.0
+        run_id: object = None
+        for record in out.split("\x1e")[1:]:
+            _, _, text = record.partition("\n")
+            if not text.strip():
+                continue
+            try:
+                note = json.loads(text)
+            except ValueError:
+                continue
+            if not isinstance(note, dict) or note.get("branch") != self.spec.branch:
+                continue
+            if latest is None:
+                latest, run_id = note, note.get("runId")
+            if note.get("runId") != run_id:
+                break
+            agent = note.get("agent")
+            if isinstance(agent, dict) and isinstance(agent.get("costUsd"), (int, float)):
+                cost += float(agent["costUsd"])
+        if latest is None:
+            return Progress(False, False, None, None, 0.0, tip)
+        nxt = latest.get("nextPhase")
+        cycle = latest.get("cycleNumber")
+        return Progress(True, latest.get("phase") == "COMPLETE" or nxt == "COMPLETE",
+                        str(nxt or latest.get("phase")),
+                        cycle if isinstance(cycle, int) else None, cost, tip)
+
+    def publish(self) -> None:
+        """Push the job branch (with a lease on what this worker last saw there, so a
+        rebased branch goes too, but only over this worker's own last push) and the
+        job's notes to its own notes ref. A lost lease means another worker owns it."""
+        tip = self.git.rev(self.branch_ref)
+        if tip is not None and tip != self.published:
+            if not remote.push_branch(self.git, ORIGIN, self.spec.branch, self.published):
+                raise LostJob(f"{self.spec.branch} on the hub moved under this worker")
+            self.published = tip
+        failpoints.hit("daemon:branch-pushed")
+        notes = self.git.rev(self.notes_ref)
+        if notes is not None and notes != self.notes_published:
+            if not remote.push_ref(self.git, ORIGIN, self.notes_ref, self.job_notes_ref,
+                                   self.notes_published):
+                raise LostJob(f"{self.job_notes_ref} on the hub moved under this worker")
+            self.notes_published = notes
+
+    def share_notes(self) -> None:
+        """Merge the job's notes into the hub's shared handoff notes (never forced)."""
+        remote.sync_notes(self.git, ORIGIN, self.notes_ref)
+
+
+class LostJob(RgrError):
+    """Another worker owns this job now: stop without touching its state."""
+

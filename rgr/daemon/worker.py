@@ -1,0 +1,350 @@
+"""One worker: claim a runnable job, run it phase by phase as ``rgr run`` / ``rgr
+resume`` child processes in the job's own clone, publish after every phase, integrate
+it when complete, and release the claim.
+
+A child runs ``--max-phases 1``: between two children is a phase boundary, where the
+worker honours ``rgr daemon stop``, ``rgr queue cancel`` and the budget, and pushes
+the job's branch and notes so any other worker can take it over from there. The sealed
+attempts of ``rgr run`` apply unchanged: the daemon only starts rgr.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import sys
+import threading
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from rgr import failpoints
+from rgr.daemon import claims, land
+from rgr.daemon.gitcli import Git
+from rgr.daemon.hub import Hub, RemoteUnreachable
+from rgr.daemon.queue import Claim, Job, Queue, runnable, who
+from rgr.daemon.workcopy import LostJob, WorkCopy, jobs_root
+from rgr.errors import RgrError
+from rgr.proc import Completed, run_lines, tail
+
+#: How many phases one child runs before the worker looks at stop, cancel and budget.
+PHASES_PER_CHILD = 1
+CHILD_TIMEOUT_S = 6 * 3600.0
+#: Children killed by a signal in a row before the job counts as failed.
+CHILD_CRASHES = 3
+
+
+@dataclass
+class DaemonOptions:
+    workers: int = 1
+    watch: bool = False
+    remote: str | None = None
+    integrate: str = "none"
+    max_budget_usd: float | None = None
+    test_slots: int | None = None
+    lease_s: float = claims.DEFAULT_LEASE_S
+    poll_s: float = 2.0
+
+
+@dataclass
+class Budget:
+    limit: float | None
+    spent: float = 0.0
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def add(self, usd: float) -> None:
+        with self.lock:
+            self.spent += max(usd, 0.0)
+
+    def remaining(self) -> float | None:
+        with self.lock:
+            return None if self.limit is None else self.limit - self.spent
+
+
+Report = Callable[..., None]
+
+
+@dataclass
+class DaemonContext:
+    root: Path
+    git_dir: Path
+    main: Git
+    hub: Hub
+    queue: Queue
+    hub_url: str
+    options: DaemonOptions
+    env: Mapping[str, str]
+    report: Report
+    stop: threading.Event = field(default_factory=threading.Event)
+    integrate_lock: threading.Lock = field(default_factory=threading.Lock)
+    budget: Budget = field(default_factory=lambda: Budget(None))
+    children: dict[int, int] = field(default_factory=dict)  # worker -> child pid
+    busy: set[int] = field(default_factory=set)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def kill_children(self) -> None:
+        with self.lock:
+            pids = list(self.children.values())
+        for pid in pids:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(pid, signal.SIGKILL)
+
+
+class Heartbeat(threading.Thread):
+    """Renews the claim every third of the lease; on a lost claim, kills the child at
+    once (another worker owns the job now: it must never run twice at once)."""
+
+    def __init__(self, ctx: DaemonContext, number: int, job: Job, claim: Claim,
+                 oid: str) -> None:
+        super().__init__(daemon=True, name=f"heartbeat-{job.id}")
+        self.ctx, self.number, self.job_id = ctx, number, job.id
+        self.claim, self.oid = claim, oid
+        self.lost = threading.Event()
+        self.unreachable = threading.Event()
+        self.done = threading.Event()
+        self.lock = threading.Lock()
+
+    def run(self) -> None:
+        interval = max(self.claim.lease_s / 3.0, 0.2)
+        while not self.done.wait(interval):
+            self.beat()
+
+    def beat(self) -> None:
+        with self.lock:
+            try:
+                renewed = claims.heartbeat(self.ctx.hub, self.job_id, self.claim, self.oid)
+            except RemoteUnreachable:
+                self.unreachable.set()
+                return
+            except RgrError:
+                return
+            self.unreachable.clear()
+            if renewed is None:
+                self.lost.set()
+                with self.ctx.lock:
+                    pid = self.ctx.children.get(self.number)
+                if pid is not None:
+                    with contextlib.suppress(ProcessLookupError):
+                        os.killpg(pid, signal.SIGKILL)
+                self.done.set()
+                return
+            self.claim, self.oid = renewed
+
+    def release(self) -> None:
+        self.done.set()
+        with self.lock:
+            if not self.lost.is_set():
+                # An expired claim is as good as a released one.
+                with contextlib.suppress(RgrError):
+                    claims.release(self.ctx.hub, self.job_id, self.oid)
+
+
+class Worker(threading.Thread):
+    def __init__(self, ctx: DaemonContext, number: int) -> None:
+        super().__init__(daemon=True, name=f"worker-{number}")
+        self.ctx = ctx
+        self.number = number
+        self.worker_id = f"{who()}:{number}"
+        self.error: BaseException | None = None
+
+    def say(self, message: str, **fields: object) -> None:
+        self.ctx.report(self.number, message, **fields)
+
+    def run(self) -> None:
+        try:
+            while not self.ctx.stop.is_set():
+                if not self.step() and self.ctx.stop.wait(self.ctx.options.poll_s):
+                    break
+        except BaseException as exc:  # shown by the daemon, which then stops
+            self.error = exc
+            self.ctx.stop.set()
+        self.say("idle", job=None)
+
+    def step(self) -> bool:
+        """Claim and run one job; False when there was none to claim."""
+        try:
+            self.ctx.hub.refresh()
+        except RemoteUnreachable as exc:
+            self.say(f"remote unreachable, local work kept: {exc.message.splitlines()[0]}")
+            return False
+        for job in runnable(self.ctx.queue.jobs()):
+            if self.ctx.stop.is_set():
+                return True
+            remaining = self.ctx.budget.remaining()
+            if remaining is not None and remaining <= 0:
+                return False
+            won = claims.try_claim(self.ctx.hub, job, self.worker_id, self.ctx.options.lease_s)
+            if won is None:
+                continue
+            failpoints.hit("daemon:claimed")
+            with self.ctx.lock:
+                self.ctx.busy.add(self.number)
+            try:
+                self.run_job(job, *won)
+            finally:
+                with self.ctx.lock:
+                    self.ctx.busy.discard(self.number)
+            return True
+        return False
+
+    # -- one job ---------------------------------------------------------------------
+
+    def run_job(self, job: Job, claim: Claim, oid: str) -> None:
+        ctx = self.ctx
+        taken = f" (taken over from {job.claim.worker})" if job.claim else ""
+        self.say(f"claimed job {job.id}{taken}", job=job.id, feature=job.spec.feature)
+        beat = Heartbeat(ctx, self.number, job, claim, oid)
+        beat.start()
+        try:
+            state = replace(job.state, state="running", updated_at=time.time(),
+                            by=self.worker_id, message="", runs=job.state.runs + 1)
+            if not ctx.queue.set_state(job, state):
+                return  # cancelled (or changed) between reading and claiming
+            wc = WorkCopy(ctx.main, ctx.git_dir, job.spec, ctx.hub_url)
+            wc.prepare()
+            self.loop(job, wc, beat)
+        except LostJob as exc:
+            self.say(f"job {job.id}: {exc.message}; another worker owns it")
+            beat.lost.set()
+        except RemoteUnreachable as exc:
+            self.say(f"job {job.id}: the remote is unreachable; its work is kept in "
+                     f"{jobs_root(ctx.git_dir, ctx.env) / str(job.id)}: "
+                     f"{exc.message.splitlines()[0]}")
+        finally:
+            beat.release()
+
+    def loop(self, job: Job, wc: WorkCopy, beat: Heartbeat) -> None:
+        ctx = self.ctx
+        crashes = 0
+        while True:
+            if beat.lost.is_set():
+                self.say(f"job {job.id}: the claim was lost; another worker owns it")
+                return
+            with contextlib.suppress(RemoteUnreachable):
+                ctx.hub.refresh()  # a cancel made in another clone
+            current = ctx.queue.job(job.id)
+            job.state, job.state_oid = current.state, current.state_oid
+            if job.state.state == "cancelled":
+                self.say(f"job {job.id} cancelled: stopped at a phase boundary")
+                return
+            progress = wc.progress()
+            if progress.complete:
+                self.finish(job, wc, progress.cost_usd)
+                return
+            if ctx.stop.is_set() or beat.unreachable.is_set():
+                why = "the daemon was stopped" if ctx.stop.is_set() else \
+                    "the remote is unreachable (work kept locally)"
+                if not beat.unreachable.is_set():
+                    wc.share_notes()
+                self.update(job, state="stopped", message=f"{why}; resumable")
+                self.say(f"job {job.id} stopped before {progress.phase or 'PLAN'}: {why}")
+                return
+            remaining = ctx.budget.remaining()
+            if remaining is not None and remaining <= 0:
+                self.update(job, state="stopped",
+                            message="the daemon's --max-budget-usd is spent; resumable")
+                self.say(f"job {job.id} stopped: budget spent")
+                return
+            self.say(f"job {job.id}: {progress.phase or 'PLAN'}", job=job.id,
+                     phase=progress.phase or "PLAN", cycle=progress.cycle,
+                     cost=progress.cost_usd)
+            done = self.child(job, progress.started, remaining)
+            if beat.lost.is_set():
+                continue
+            failpoints.hit("daemon:child-done")
+            after = wc.progress()
+            ctx.budget.add(after.cost_usd - progress.cost_usd)
+            wc.publish()
+            self.update(job, phase=after.phase, cycle=after.cycle, cost_usd=after.cost_usd,
+                        tip=after.tip)
+            self.say(f"job {job.id}: next {after.phase} (cycle {after.cycle})", job=job.id,
+                     phase=after.phase, cycle=after.cycle, cost=after.cost_usd)
+            if done.returncode < 0 and crashes < CHILD_CRASHES:
+                # rgr itself was killed (a signal, the OOM killer): `rgr resume` settles
+                # whatever it left, exactly as after a kill -9 of a plain `rgr run`.
+                crashes += 1
+                self.say(f"job {job.id}: rgr was killed by signal {-done.returncode}; "
+                         "resuming")
+                continue
+            if done.returncode != 0 and not after.complete:
+                failure = tail((done.stderr or done.stdout).strip(), 600)
+                wc.share_notes()
+                self.update(job, state="failed", message=failure)
+                self.say(f"job {job.id} failed: {failure.splitlines()[-1] if failure else ''}")
+                return
+
+    def child(self, job: Job, started: bool, budget: float | None) -> Completed:
+        ctx = self.ctx
+        wc_root = jobs_root(ctx.git_dir, ctx.env) / str(job.id)
+        common = ["--yes", "--skip-preflight", "--max-phases", str(PHASES_PER_CHILD)]
+        if budget is not None and job.spec.kind == "run":
+            common += ["--max-budget-usd", f"{max(budget, 0.0001):.4f}"]
+        if started:
+            argv = ["resume", *common]
+        elif job.spec.kind == "refactor":
+            argv = ["refactor", "--here", *common[:4], job.spec.feature]
+        else:
+            argv = ["run", "--here", *common, job.spec.feature]
+
+        def track(pid: int) -> None:
+            with ctx.lock:
+                ctx.children[self.number] = pid
+
+        def follow(line: str) -> None:
+            # rgr's plain log shows each tool call as "▸ turn N <tool> <input>".
+            _, mark, call = line.partition("▸ ")
+            if mark:
+                ctx.report(self.number, call.strip(), live_only=True)
+
+        try:
+            done = run_lines([sys.executable, "-m", "rgr", *argv], cwd=wc_root,
+                             timeout=CHILD_TIMEOUT_S, env=ctx.env, on_line=follow,
+                             on_spawn=track)
+        finally:
+            with ctx.lock:
+                ctx.children.pop(self.number, None)
+        _append_log(ctx.git_dir / "rgr" / "jobs" / f"{job.id}.log", done)
+        return done
+
+    def update(self, job: Job, **changes: object) -> None:
+        """Change the job's state record (CAS); a cancel that lands first wins."""
+        for _ in range(10):
+            state = replace(job.state, updated_at=time.time(), by=self.worker_id,
+                            **changes)  # type: ignore[arg-type]
+            if self.ctx.queue.set_state(job, state):
+                return
+            current = self.ctx.queue.job(job.id)
+            job.state, job.state_oid = current.state, current.state_oid
+            if job.state.state == "cancelled":
+                return
+
+    def finish(self, job: Job, wc: WorkCopy, cost: float) -> None:
+        ctx = self.ctx
+        mode = ctx.options.integrate
+        message = "complete"
+        if mode != "none":
+            with ctx.integrate_lock:
+                landed = land.land(wc, ctx.main, ctx.root, ctx.hub.name == "local", ctx.env,
+                                   lambda m: self.say(f"job {job.id}: {m}"), mode)
+            if not landed.ok:
+                wc.share_notes()
+                self.update(job, state="needs-attention", message=landed.message)
+                self.say(f"job {job.id} needs attention: {landed.message.splitlines()[0]}")
+                return
+            message = landed.message
+        failpoints.hit("daemon:landed")
+        wc.share_notes()
+        self.update(job, state="complete", message=message, cost_usd=cost,
+                    tip=wc.git.rev("HEAD"), phase="COMPLETE")
+        self.say(f"job {job.id} complete: {message}", job=None)
+
+
+def _append_log(path: Path, done: Completed) -> None:
+    """Each child's command and output, for `rgr queue` readers who want the detail."""
+    try:
+        with path.open("a", encoding="utf-8") as handle:
+            handle.write(done.describe(20000) + "\n\n")
+    except OSError:
+        pass

@@ -1,0 +1,349 @@
+"""`rgr daemon` end to end: the real claude and the scripted model server (serving the
+workers' sessions at once), real git and pytest. Jobs are one-test katas
+(daemon_kata.py): five agent sessions each.
+
+The long sweep of kill points runs with RGR_DAEMON_SWEEP=1 (every point of
+rgr.failpoints.DAEMON_POINTS; CI runs two)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from daemon_kata import choose
+from kata import (
+    assert_suite_green,
+    git,
+    kill_tree,
+    make_project,
+    notes_on_branch,
+    rgr,
+    rgr_env,
+    start_rgr,
+)
+
+from rgr.daemon.gitcli import Git, git_env
+from rgr.daemon.hub import LocalHub
+from rgr.daemon.queue import Queue
+from rgr.failpoints import DAEMON_POINTS
+from rgr.fake_model import FakeModelServer, RequestRecord
+
+pytestmark = pytest.mark.e2e
+
+#: RGR_DAEMON_SWEEP=1: every daemon crash point and 6 jobs on two machines (CI: one
+#: point, 2 jobs), about ten minutes more on two cores.
+SWEEP = os.environ.get("RGR_DAEMON_SWEEP") == "1"
+
+#: One job's handoffs on its branch: the start marker, one cycle, the closing plan.
+PHASES = ["REFACTOR", "PLAN", "RED", "GREEN", "REFACTOR", "COMPLETE"]
+SESSIONS_PER_JOB = 5
+FAST = ["--lease", "6", "--poll", "0.3"]
+
+
+def queue_json(repo: Path, env: dict[str, str], *extra: str) -> list[dict[str, object]]:
+    done = rgr(["queue", "--json", *extra], repo, env)
+    assert done.returncode == 0, done.stderr
+    jobs: list[dict[str, object]] = json.loads(done.stdout)
+    return jobs
+
+
+def states(jobs: list[dict[str, object]]) -> list[str]:
+    return [j["state"]["state"] for j in jobs]  # type: ignore[index]
+
+
+def add(repo: Path, env: dict[str, str], *names: str, extra: tuple[str, ...] = ()) -> None:
+    for name in names:
+        done = rgr(["queue", "add", f"make {name}", *extra], repo, env)
+        assert done.returncode == 0, done.stdout + done.stderr
+
+
+def assert_branch_done(repo: Path, branch: str, tmp: Path) -> None:
+    """The branch's notes are one clean kata and its suite passes on a fresh checkout."""
+    phases = [n["phase"] for n in notes_on_branch(repo, branch)
+              if n.get("branch") == branch]
+    assert phases == PHASES, (branch, phases)
+    checkout = tmp / f"check-{branch.replace('/', '-')}"
+    git(repo, "worktree", "add", "-q", "--detach", str(checkout), branch)
+    try:
+        assert_suite_green(checkout)
+    finally:
+        git(repo, "worktree", "remove", "--force", str(checkout))
+
+
+def sessions_by_job(server: FakeModelServer) -> dict[str, int]:
+    """How many agent sessions each job's feature got (redone phases count)."""
+    counts: dict[str, int] = {}
+    for index in server.sessions.values():
+        name = server._state.scripts[index].name or "?"  # plan-alpha-1, red-alpha ...
+        job = name.split("-")[1]
+        counts[job] = counts.get(job, 0) + 1
+    return counts
+
+
+def test_four_jobs_two_workers(tmp_path: Path) -> None:
+    repo = make_project(tmp_path / "kata")
+    names = ("alpha", "beta", "gamma", "delta")
+    with FakeModelServer(choose=choose) as server:
+        env = rgr_env(tmp_path / "home", server.url)
+        add(repo, env, *names)
+        assert states(queue_json(repo, env)) == ["queued"] * 4
+        daemon = start_rgr(["daemon", "--workers", "2", *FAST], repo, env)
+        seen_running: set[int] = set()
+        reader = Queue(Git(repo, git_env()), LocalHub(Git(repo, git_env())))
+        while daemon.poll() is None:  # the queue (what `rgr queue` shows) at each step
+            for job in reader.jobs():
+                state = job.state.state
+                assert state in ("queued", "running", "complete"), job
+                if state == "running":
+                    assert job.claim is not None, job
+                    seen_running.add(job.id)
+            time.sleep(0.5)
+        out = daemon.communicate()[0]
+        assert daemon.returncode == 0, out
+        assert server.errors == [], server.errors
+    jobs = queue_json(repo, env)
+    assert states(jobs) == ["complete"] * 4, out
+    assert all(j["claim"] is None for j in jobs)
+    assert all(j["state"]["runs"] == 1 for j in jobs)  # type: ignore[index]
+    assert len(seen_running) >= 2
+    assert sessions_by_job(server) == dict.fromkeys(names, SESSIONS_PER_JOB)
+    for job in jobs:
+        assert_branch_done(repo, str(job["branch"]), tmp_path)
+    # Two workers really ran at once: the plain log shows both claiming before a finish.
+    lines = out.splitlines()
+    first_done = next(i for i, line in enumerate(lines) if "complete:" in line)
+    assert sum("claimed job" in line for line in lines[:first_done]) >= 2, out
+    assert git(repo, "status", "--porcelain") == ""
+    listing = rgr(["queue"], repo, env).stdout
+    assert listing.count("complete") == 4 and "COMPLETE/2" in listing
+
+
+def killer(server_box: list[FakeModelServer], daemon_box: list[subprocess.Popen[str]],
+           when: str) -> object:
+    """An on_request hook that SIGKILLs the daemon's whole tree once, at the first
+    request of the session whose script is named ``when`` (during an agent session)."""
+    fired = threading.Event()
+
+    def hook(record: RequestRecord) -> None:
+        if fired.is_set() or record.script_index is None:
+            return
+        name = server_box[0]._state.scripts[record.script_index].name
+        if name == when and daemon_box:
+            fired.set()
+            kill_tree(daemon_box[0].pid)
+
+    hook.fired = fired  # type: ignore[attr-defined]
+    return hook
+
+
+def run_killed_then_restarted(tmp_path: Path, point: str | None) -> None:
+    repo = make_project(tmp_path / "kata")
+    server_box: list[FakeModelServer] = []
+    daemon_box: list[subprocess.Popen[str]] = []
+    hook = killer(server_box, daemon_box, "green-alpha") if point is None else None
+    with FakeModelServer(choose=choose, on_request=hook) as server:  # type: ignore[arg-type]
+        server_box.append(server)
+        env = rgr_env(tmp_path / "home", server.url)
+        add(repo, env, "alpha", "beta")
+        first_env = dict(env)
+        if point is not None:
+            first_env["RGR_FAILPOINT"] = point
+        daemon = start_rgr(["daemon", "--workers", "2", *FAST], repo, first_env)
+        daemon_box.append(daemon)
+        out = daemon.communicate(timeout=300)[0]
+        assert daemon.returncode == -9, out
+        mid = queue_json(repo, env)
+        # The dead daemon's claims are still there (its jobs queued or running).
+        assert any(j["claim"] is not None for j in mid), mid
+        assert set(states(mid)) <= {"queued", "running", "complete"}, mid
+        again = start_rgr(["daemon", "--workers", "2", *FAST], repo, env)
+        out2 = again.communicate(timeout=300)[0]
+        assert again.returncode == 0, out + "\n---\n" + out2
+        assert server.errors == [], server.errors
+    jobs = queue_json(repo, env)
+    assert states(jobs) == ["complete", "complete"], out2
+    for job in jobs:
+        assert_branch_done(repo, str(job["branch"]), tmp_path)
+    counts = sessions_by_job(server)
+    # Exactly once: a session is redone only when the kill cut it short.
+    assert counts["beta"] in (SESSIONS_PER_JOB, SESSIONS_PER_JOB + 1), counts
+    assert counts["alpha"] in (SESSIONS_PER_JOB, SESSIONS_PER_JOB + 1), counts
+    assert "taken over" in out2 or "claimed job" in out2
+
+
+def test_kill_9_mid_agent_session_then_restart(tmp_path: Path) -> None:
+    run_killed_then_restarted(tmp_path, None)
+
+
+CI_POINTS = ("daemon:branch-pushed",)
+
+
+@pytest.mark.parametrize("point", [p for p in DAEMON_POINTS if SWEEP or p in CI_POINTS])
+def test_kill_9_at_daemon_point_then_restart(tmp_path: Path, point: str) -> None:
+    run_killed_then_restarted(tmp_path, point)
+
+
+def two_clones(tmp_path: Path) -> tuple[Path, Path, Path]:
+    origin = make_project(tmp_path / "origin")
+    bare = tmp_path / "hub.git"
+    git(tmp_path, "clone", "-q", "--bare", str(origin), str(bare))
+    clones = []
+    for name in ("a", "b"):
+        clone = tmp_path / name
+        git(tmp_path, "clone", "-q", "-o", "hub", str(bare), str(clone))
+        for key, value in (("user.name", f"Machine {name}"),
+                           ("user.email", f"{name}@example.com"),
+                           ("commit.gpgsign", "false")):
+            git(clone, "config", key, value)
+        clones.append(clone)
+    return bare, clones[0], clones[1]
+
+
+def test_two_daemons_share_a_bare_remote(tmp_path: Path) -> None:
+    bare, a, b = two_clones(tmp_path)
+    names = ("alpha", "beta", "gamma", "delta", "eps", "zeta")[:6 if SWEEP else 2]
+    half = len(names) // 2
+    with FakeModelServer(choose=choose) as server:
+        env = rgr_env(tmp_path / "home", server.url)
+        add(a, env, *names[:half], extra=("--remote", "hub"))
+        add(b, env, *names[half:], extra=("--remote", "hub"))
+        env_a = {**env, "RGR_DAEMON_HOST": "machine-a"}
+        env_b = {**env, "RGR_DAEMON_HOST": "machine-b"}
+        one = start_rgr(["daemon", "--remote", "hub", *FAST], a, env_a)
+        two = start_rgr(["daemon", "--remote", "hub", *FAST], b, env_b)
+        out_a = one.communicate(timeout=400)[0]
+        out_b = two.communicate(timeout=400)[0]
+        assert one.returncode == 0 and two.returncode == 0, out_a + "\n---\n" + out_b
+        assert server.errors == [], server.errors
+    # Each job exactly once: five sessions each, one claim each, all complete.
+    assert sessions_by_job(server) == dict.fromkeys(names, SESSIONS_PER_JOB)
+    jobs = queue_json(a, env, "--remote", "hub")
+    assert states(jobs) == ["complete"] * len(names)
+    assert all(j["state"]["runs"] == 1 for j in jobs)  # type: ignore[index]
+    assert "claimed job" in out_a and "claimed job" in out_b, out_a + out_b
+    # Branches and notes are on the hub, every note there (counted).
+    hub_notes = git(bare, "notes", "--ref=refs/notes/tdd-handoffs", "list").splitlines()
+    assert len(hub_notes) == len(names) * len(PHASES)
+    for job in jobs:
+        assert_branch_done(bare, str(job["branch"]), tmp_path)
+
+
+def test_lease_expiry_hands_a_dead_machines_job_to_the_other(tmp_path: Path) -> None:
+    bare, a, b = two_clones(tmp_path)
+    server_box: list[FakeModelServer] = []
+    daemon_box: list[subprocess.Popen[str]] = []
+    hook = killer(server_box, daemon_box, "red-alpha")
+    with FakeModelServer(choose=choose, on_request=hook) as server:  # type: ignore[arg-type]
+        server_box.append(server)
+        env = rgr_env(tmp_path / "home", server.url)
+        add(a, env, "alpha", extra=("--remote", "hub"))
+        one = start_rgr(["daemon", "--remote", "hub", *FAST],
+                        a, {**env, "RGR_DAEMON_HOST": "machine-a"})
+        daemon_box.append(one)
+        one.communicate(timeout=300)
+        assert one.returncode == -9
+        killed_at = time.monotonic()
+        two = start_rgr(["daemon", "--remote", "hub", *FAST],
+                        b, {**env, "RGR_DAEMON_HOST": "machine-b"})
+        out_b = two.communicate(timeout=300)[0]
+        assert two.returncode == 0, out_b
+        assert server.errors == [], server.errors
+    assert "taken over from machine-a" in out_b, out_b
+    claimed = next(line for line in out_b.splitlines() if "claimed job 1" in line)
+    assert claimed
+    assert time.monotonic() - killed_at >= 6  # not before the lease ran out
+    jobs = queue_json(b, env, "--remote", "hub")
+    assert states(jobs) == ["complete"] and jobs[0]["state"]["runs"] == 2  # type: ignore[index]
+    assert_branch_done(bare, "rgr/make-alpha", tmp_path)
+    # PLAN was published by machine a: machine b did not redo it.
+    assert sessions_by_job(server)["alpha"] in (SESSIONS_PER_JOB, SESSIONS_PER_JOB + 1)
+
+
+def test_integrate_merge_lands_parallel_jobs_and_names_a_conflict(tmp_path: Path) -> None:
+    repo = make_project(tmp_path / "kata")
+    moved = threading.Event()
+
+    def move_base(record: RequestRecord) -> None:
+        # While the first sessions run, someone else lands a commit on main.
+        if not moved.is_set():
+            moved.set()
+            (repo / "CHANGELOG.md").write_text("unrelated work\n")
+            git(repo, "add", "CHANGELOG.md")
+            git(repo, "commit", "-q", "-m", "docs: changelog")
+
+    with FakeModelServer(choose=choose, on_request=move_base) as server:
+        env = rgr_env(tmp_path / "home", server.url)
+        # The second "make alpha" writes its own alpha.py: a real conflict.
+        add(repo, env, "alpha", "beta", "alpha")
+        done = rgr(["daemon", "--workers", "3", "--integrate", "merge", *FAST], repo, env,
+                   timeout=500)
+        assert server.errors == [], server.errors
+    jobs = queue_json(repo, env)
+    by_state: dict[str, list[dict[str, object]]] = {}
+    for job in jobs:
+        by_state.setdefault(str(job["state"]["state"]), []).append(job)  # type: ignore[index]
+    assert sorted(by_state) == ["complete", "needs-attention"], done.stdout
+    assert len(by_state["complete"]) == 2 and done.returncode == 1, done.stdout
+    landed = [str(j["branch"]) for j in by_state["complete"]]
+    assert "rgr/make-beta" in landed
+    # All started from the old main: each landed job was rebased onto the moving main,
+    # verified, and main fast-forwarded to it, notes and all (notes.rewriteRef).
+    for branch in landed:
+        assert f"rebasing {branch} onto main" in done.stdout, done.stdout
+        phases = [n["phase"] for n in notes_on_branch(repo, "main")
+                  if n.get("branch") == branch]
+        assert phases == PHASES, (branch, phases)
+    assert git(repo, "rev-parse", "main").strip() in {
+        git(repo, "rev-parse", b).strip() for b in landed}
+    assert (repo / "CHANGELOG.md").exists() and (repo / "beta.py").exists()
+    # Both test lists survive the union merge of rgr's bookkeeping file.
+    listing = (repo / "test-list.md").read_text()
+    assert "alpha value is one" in listing and "beta value is one" in listing
+    assert_suite_green(repo)
+    # The other alpha conflicts in real code: named, main untouched.
+    message = str(by_state["needs-attention"][0]["state"]["message"])  # type: ignore[index]
+    assert "conflicts in alpha.py" in message and "main is unchanged" in message, message
+    assert git(repo, "status", "--porcelain") == ""
+
+
+def test_stop_and_cancel_at_phase_boundaries(tmp_path: Path) -> None:
+    repo = make_project(tmp_path / "kata")
+    asked = threading.Event()
+    answers: list[subprocess.CompletedProcess[str]] = []
+
+    with FakeModelServer(choose=choose) as server:
+        env = rgr_env(tmp_path / "home", server.url)
+
+        def stop_and_cancel(record: RequestRecord) -> None:
+            if record.script_index is None or asked.is_set():
+                return
+            if server._state.scripts[record.script_index].name == "red-alpha":
+                asked.set()
+                answers.append(rgr(["queue", "cancel", "2"], repo, env))
+                answers.append(rgr(["daemon", "stop"], repo, env))
+
+        server._state.on_request = stop_and_cancel
+        add(repo, env, "alpha", "beta")
+        first = rgr(["daemon", "--workers", "2", *FAST], repo, env, timeout=400)
+        assert first.returncode == 0, first.stdout + first.stderr
+        assert [a.returncode for a in answers] == [0, 0], answers
+        assert "stop at the next phase boundary" in answers[1].stdout
+        jobs = queue_json(repo, env)
+        assert states(jobs) == ["stopped", "cancelled"], first.stdout
+        assert "resumable" in str(jobs[0]["state"]["message"])  # type: ignore[index]
+        # The running RED finished and was noted before the stop.
+        assert [n["phase"] for n in notes_on_branch(repo, "rgr/make-alpha")] == \
+            ["REFACTOR", "PLAN", "RED"]
+        second = rgr(["daemon", "--workers", "2", *FAST], repo, env, timeout=400)
+        assert second.returncode == 0, second.stdout
+        assert server.errors == [], server.errors
+    assert states(queue_json(repo, env)) == ["complete", "cancelled"]
+    assert_branch_done(repo, "rgr/make-alpha", tmp_path)
+    counts = sessions_by_job(server)
+    assert counts["alpha"] == SESSIONS_PER_JOB  # nothing redone after the stop
+    assert counts["beta"] < SESSIONS_PER_JOB  # cancelled before its end

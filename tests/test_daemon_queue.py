@@ -1,0 +1,301 @@
+"""The daemon's queue, claims and notes sync on real repositories (no agent): the
+commands' answers to bad input, the claim race (8 processes, exactly one winner per
+round, locally and through a bare remote), and notes written on two clones at once."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+from conftest import Repo, RunRgr, git, make_repo
+from daemon_race import race
+
+from rgr.daemon import cron, remote
+from rgr.daemon.gitcli import Git, git_env
+from rgr.daemon.hub import LocalHub, RefUpdate, RemoteHub, lost_race
+from rgr.daemon.queue import JobSpec, JobState, Queue, QueueError
+
+#: The claim race's rounds in CI; RGR_CLAIM_RACE_ROUNDS=500 for the long sweep.
+ROUNDS = int(os.environ.get("RGR_CLAIM_RACE_ROUNDS", "15"))
+
+
+def add_job(repo: Path, feature: str) -> int:
+    git_ = Git(repo, git_env())
+    queue = Queue(git_, LocalHub(git_))
+    spec = JobSpec(id=0, kind="run", feature=feature, base="main", branch=f"rgr/{feature}")
+    return queue.add(spec, JobState("queued"))
+
+
+def test_queue_add_list_cancel(repo: Repo, run_rgr: RunRgr) -> None:
+    code, out, err = run_rgr(["queue", "add", "slugify: lowercase"], repo.path)
+    assert code == 0, err
+    assert "job 1 queued" in out and "rgr/slugify-lowercase" in out
+    code, out, err = run_rgr(["queue", "add", "parse durations", "--after", "1"], repo.path)
+    assert code == 0, err
+    code, out, _ = run_rgr(["queue", "add", "--refactor", "split config"], repo.path)
+    assert code == 0 and "job 3" in out and "rgr/refactor-split-config" in out
+    code, out, err = run_rgr(["queue", "add", "nightly", "--refactor", "--every",
+                              "0 2 * * *"], repo.path)
+    assert code == 0 and "schedule 4" in out and "next at" in out, out + err
+    # The refs are the queue: the spec, the state, no claim yet.
+    refs = repo.git("for-each-ref", "--format=%(refname)", "refs/rgr").split()
+    assert refs == [f"refs/rgr/{kind}/{n}" for kind in ("queue", "state") for n in (1, 2, 3, 4)]
+    code, out, _ = run_rgr(["queue"], repo.path)
+    lines = out.splitlines()
+    assert lines[0].split() == ["id", "kind", "feature", "state", "worker", "phase/cycle",
+                                "cost", "branch"]
+    assert "waits for 1" in lines[2] and "scheduled (0 2 * * *)" in lines[4]
+    code, out, _ = run_rgr(["queue", "cancel", "2"], repo.path)
+    assert code == 0 and "cancelled" in out
+    code, out, err = run_rgr(["queue", "cancel", "2"], repo.path)
+    assert code == 1 and "already cancelled" in err
+    code, out, _ = run_rgr(["queue", "--json"], repo.path)
+    jobs = json.loads(out)
+    assert [j["state"]["state"] for j in jobs] == ["queued", "cancelled", "queued", "scheduled"]
+    assert jobs[1]["after"] == [1] and jobs[1]["blockedBy"] == [1]
+
+
+@pytest.mark.parametrize(("args", "code", "message"), [
+    (["queue", "add", "  "], 2, "the feature description is empty"),
+    (["queue", "add", "x", "--after", "7"], 1, "there is no job 7"),
+    (["queue", "add", "x", "--every", "61 * * * *"], 1, "out of range for the minute"),
+    (["queue", "add", "x", "--every", "daily"], 1, "a cron expression has 5 fields"),
+    (["queue", "cancel", "9"], 1, "there is no job 9"),
+    (["daemon", "stop"], 1, "no rgr daemon is running"),
+    (["queue", "--remote", "nowhere"], 1, "nowhere"),
+])
+def test_bad_input(repo: Repo, run_rgr: RunRgr, args: list[str], code: int,
+                   message: str) -> None:
+    got, out, err = run_rgr(args, repo.path)
+    assert got == code, out + err
+    assert message in err, err
+    assert repo.git("status", "--porcelain") == ""
+
+
+def test_after_cycle_is_refused(repo: Repo) -> None:
+    one = add_job(repo.path, "one")
+    two = add_job(repo.path, "two")
+    # A cycle can only exist in refs edited by hand: 1 after 2 while 2 is after 1.
+    g = Git(repo.path, git_env())
+    for ident, after in ((one, [two]), (two, [one])):
+        spec = JobSpec(id=ident, kind="run", feature=f"j{ident}", base="main",
+                       branch=f"rgr/j{ident}", after=tuple(after))
+        g.out("update-ref", f"refs/rgr/queue/{ident}", g.write_blob(spec.to_json()))
+    queue = Queue(g, LocalHub(g))
+    with pytest.raises(QueueError, match=r"form a cycle \((1 -> 2 -> 1|2 -> 1 -> 2)\)"):
+        queue.add(JobSpec(0, "run", "three", "main", "rgr/three", after=(one,)),
+                  JobState("queued"))
+
+
+def test_cron_next_firing() -> None:
+    nightly = cron.parse("0 2 * * *")
+    assert nightly.next_after(datetime(2026, 11, 23, 5, 0)) == datetime(2026, 11, 24, 2, 0)
+    assert nightly.next_after(datetime(2026, 11, 23, 1, 59)) == datetime(2026, 11, 23, 2, 0)
+    every15 = cron.parse("*/15 9-17 * * 1-5")
+    # Saturday 2026-11-28 -> Monday 09:00
+    assert every15.next_after(datetime(2026, 11, 27, 17, 50)) == datetime(2026, 11, 30, 9, 0)
+    assert cron.parse("30 4 1,15 * *").next_after(datetime(2026, 11, 2)) == \
+        datetime(2026, 11, 15, 4, 30)
+
+
+def test_lost_race_recognised_in_every_wording() -> None:
+    for text in ("! [rejected] main -> main (non-fast-forward)",
+                 "! [rejected] refs/notes/x -> refs/notes/x (fetch first)",
+                 "error: cannot lock ref 'refs/rgr/claims/1': is at 1234 but expected 5678",
+                 "!\trefs/rgr/claims/1\t[rejected] (stale info)",
+                 "! [remote rejected] refs/rgr/claims/1 (failed to update ref)",
+                 "fatal: cannot lock ref 'refs/x': reference already exists",
+                 "error: atomic push failed for ref refs/rgr/claims/1. status: 7"):
+        assert lost_race(text), text
+    assert not lost_race("! [remote rejected] main -> main (pre-receive hook declined)")
+
+
+def test_local_cas_create_only_and_expected_old(repo: Repo) -> None:
+    g = Git(repo.path, git_env())
+    hub = LocalHub(g)
+    a, b = g.write_blob("a"), g.write_blob("b")
+    assert hub.cas([RefUpdate("refs/rgr/claims/1", a, None)])
+    assert not hub.cas([RefUpdate("refs/rgr/claims/1", b, None)])  # exists
+    assert not hub.cas([RefUpdate("refs/rgr/claims/1", b, b)])  # wrong expected
+    assert hub.cas([RefUpdate("refs/rgr/claims/1", b, a)])
+    assert g.rev("refs/rgr/claims/1") == b
+
+
+def test_claim_race_locally(repo: Repo) -> None:
+    add_job(repo.path, "contested")
+    winners = race([repo.path] * 8, None, ROUNDS)
+    assert winners == [1] * ROUNDS
+
+
+def bare_with_clones(tmp_path: Path, count: int) -> tuple[Path, list[Path]]:
+    origin = make_repo(tmp_path, name="origin")
+    bare = tmp_path / "hub.git"
+    git(tmp_path, "clone", "-q", "--bare", str(origin.path), str(bare))
+    add_job_remote = Git(origin.path, git_env())
+    add_job_remote.out("remote", "add", "hub", str(bare))
+    queue = Queue(add_job_remote, RemoteHub(add_job_remote, "hub"))
+    queue.add(JobSpec(0, "run", "contested", "main", "rgr/contested"), JobState("queued"))
+    clones = []
+    for i in range(count):
+        clone = tmp_path / f"clone{i}"
+        git(tmp_path, "clone", "-q", "-o", "hub", str(bare), str(clone))
+        for key, value in (("user.name", f"Clone {i}"), ("user.email", f"c{i}@example.com")):
+            git(clone, "config", key, value)
+        clones.append(clone)
+    return bare, clones
+
+
+def test_claim_race_through_a_bare_remote(tmp_path: Path) -> None:
+    _bare, clones = bare_with_clones(tmp_path, 8)
+    rounds = max(ROUNDS // 2, 5)
+    winners = race(clones, "hub", rounds)
+    assert winners == [1] * rounds
+
+
+def test_notes_from_two_clones_at_once_none_lost(tmp_path: Path) -> None:
+    bare, clones = bare_with_clones(tmp_path, 2)
+    per_clone = 12
+    wrote: dict[int, list[str]] = {0: [], 1: []}
+
+    def writer(i: int) -> None:
+        g = Git(clones[i], git_env())
+        for n in range(per_clone):
+            g.out("commit", "-q", "--allow-empty", "-m", f"clone {i} commit {n}")
+            head = g.out("rev-parse", "HEAD").strip()
+            g.out("notes", "--ref=refs/notes/tdd-handoffs", "add", "-m",
+                  json.dumps({"clone": i, "n": n}), head)
+            wrote[i].append(head)
+            g.out("push", "-q", "hub", f"HEAD:refs/heads/c{i}")
+            remote.sync_notes(g, "hub")
+
+    threads = [threading.Thread(target=writer, args=(i,)) for i in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    listed = git(bare, "notes", "--ref=refs/notes/tdd-handoffs", "list").splitlines()
+    annotated = {line.split()[1] for line in listed}
+    assert annotated == set(wrote[0]) | set(wrote[1])
+    assert len(annotated) == 2 * per_clone
+    # Never forced: every earlier tip of the hub's notes is in its history.
+    history = git(bare, "rev-list", "--count", "refs/notes/tdd-handoffs")
+    assert int(history) >= 2 * per_clone
+
+
+def test_second_daemon_refused_naming_holder(repo: Repo, run_rgr: RunRgr) -> None:
+    # A live process holds the daemon lock: this one.
+    lock = repo.path / ".git" / "rgr" / "daemon.lock"
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    holder = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    try:
+        lock.write_text(json.dumps({"pid": holder.pid, "host": os.uname().nodename,
+                                    "command": "rgr daemon", "started": 0}))
+        code, out, err = run_rgr(["daemon"], repo.path)
+        assert code == 1
+        assert "another rgr daemon is running on this clone" in err
+        assert f"pid {holder.pid}" in err
+        code, out, err = run_rgr(["daemon", "stop"], repo.path)
+        assert code == 0 and f"pid {holder.pid}" in out
+        assert (repo.path / ".git" / "rgr" / "daemon.stop").exists()
+    finally:
+        holder.kill()
+        holder.wait()
+
+
+def test_unreachable_remote_is_named(repo: Repo, run_rgr: RunRgr, tmp_path: Path) -> None:
+    repo.git("remote", "add", "gone", str(tmp_path / "no-such-remote.git"))
+    code, _out, err = run_rgr(["queue", "add", "x", "--remote", "gone"], repo.path)
+    assert code == 1
+    assert "cannot fetch from the remote gone" in err
+    assert "local work is kept" in err
+
+
+def test_a_schedule_fires_once_per_firing(repo: Repo) -> None:
+    from rgr.daemon.daemon import fire_schedules
+
+    g = Git(repo.path, git_env())
+    queue = Queue(g, LocalHub(g))
+    spec = JobSpec(0, "refactor", "tidy", "main", "rgr/refactor-tidy", every="0 2 * * *")
+    ident = queue.add(spec, JobState("scheduled", next_at=1.0))  # long overdue
+    fired = fire_schedules(queue, queue.jobs(), print)
+    assert len(fired) == 1
+    assert fire_schedules(queue, queue.jobs(), print) == []  # next firing is tomorrow
+    jobs = {j.id: j for j in queue.jobs()}
+    child = jobs[fired[0]]
+    assert child.spec.schedule_of == ident and child.spec.every is None
+    assert child.spec.branch.startswith("rgr/refactor-tidy-19700101-")
+    assert child.state.state == "queued" and child.spec.kind == "refactor"
+    schedule = jobs[ident].state
+    assert schedule.fired == 1 and schedule.next_at is not None and schedule.next_at > 1e9
+
+
+def test_test_slots_bound_concurrent_runs(tmp_path: Path) -> None:
+    from rgr.daemon.slots import slot_env, test_slot
+
+    env = slot_env(tmp_path / "slots", 2)
+    inside = []
+    peak = []
+    lock = threading.Lock()
+
+    def runner() -> None:
+        with test_slot(env):
+            with lock:
+                inside.append(1)
+                peak.append(len(inside))
+            threading.Event().wait(0.3)
+            with lock:
+                inside.pop()
+
+    threads = [threading.Thread(target=runner) for _ in range(5)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert max(peak) == 2 and len(peak) == 5
+
+
+def test_a_remote_that_rejects_pushes_is_named(tmp_path: Path, run_rgr: RunRgr) -> None:
+    repo = make_repo(tmp_path)
+    bare = tmp_path / "strict.git"
+    git(tmp_path, "clone", "-q", "--bare", str(repo.path), str(bare))
+    hook = bare / "hooks" / "pre-receive"
+    hook.write_text("#!/bin/sh\necho 'pushes are closed today' >&2\nexit 1\n")
+    hook.chmod(0o755)
+    repo.git("remote", "add", "strict", str(bare))
+    code, _out, err = run_rgr(["queue", "add", "x", "--remote", "strict"], repo.path)
+    assert code == 1
+    assert "the remote strict refused the update" in err and "pushes are closed today" in err
+
+
+def test_daemon_view_live_rows_and_plain_lines() -> None:
+    import io
+
+    from rich.console import Console
+
+    from rgr.daemon.view import DaemonView
+
+    live = DaemonView(2, Console(file=io.StringIO(), width=160, force_terminal=True),
+                      live=True)
+    live.report(1, "claimed job 3", job=3, feature="make alpha")
+    live.report(1, "job 3: GREEN", job=3, phase="GREEN", cycle=1, cost=0.05)
+    live.report(1, "turn 1 Write alpha.py", live_only=True)
+    text = Console(file=io.StringIO(), width=160, record=True)
+    text.print(live._render())
+    rendered = text.export_text()
+    row = next(line for line in rendered.splitlines() if "make alpha" in line)
+    assert "GREEN" in row and "$0.0500" in row and "turn 1 Write alpha.py" in row
+    assert "│ 2 " in rendered or " 2 " in rendered  # the idle worker has its row too
+
+    out = io.StringIO()
+    plain = DaemonView(1, Console(file=out, width=160), live=False)
+    plain.report(1, "claimed job 1", job=1)
+    plain.report(1, "turn 1 Write a.py", live_only=True)  # tool calls: live rows only
+    lines = out.getvalue().splitlines()
+    assert len(lines) == 1 and lines[0].endswith("worker 1: claimed job 1")
+    assert datetime.strptime(lines[0].split()[0], "%Y-%m-%dT%H:%M:%S")
