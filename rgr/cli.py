@@ -96,6 +96,9 @@ _common_run_options = [
     click.option("--max-phases", type=click.IntRange(min=1),
                  help="Stop (resumably) after this many phases."),
     click.option("--model", help="The model every agent uses (overrides tdd.toml, TDD_MODEL)."),
+    click.option("--backend", type=click.Choice(["claude", "codex"]),
+                 help="The agent CLI for every agent whose agents/*.toml names none "
+                      "(overrides tdd.toml, TDD_BACKEND)."),
     click.option("--max-retries", type=click.IntRange(min=0),
                  help="Attempts per phase after the first (overrides tdd.toml)."),
 ]
@@ -139,7 +142,7 @@ def limit_options(func: Callable[..., None]) -> Callable[..., None]:
 @_integrate_option
 @pass_context
 def run(ctx: Context, feature: str, here: bool, branch: str | None, assume_yes: bool,
-        skip_preflight: bool, max_phases: int | None, model: str | None,
+        skip_preflight: bool, max_phases: int | None, model: str | None, backend: str | None,
         max_retries: int | None, max_budget_usd: float | None, max_cycles: int | None,
         max_minutes: float | None, verbose: bool, quiet: bool, integrate: str) -> None:
     """Develop FEATURE by strict TDD: PLAN → RED → GREEN → REFACTOR until done.
@@ -150,7 +153,7 @@ def run(ctx: Context, feature: str, here: bool, branch: str | None, assume_yes: 
     """
     from rgr.commands import run as command
 
-    ws = ctx.workspace(model=model, max_retries=max_retries)
+    ws = ctx.workspace(model=model, max_retries=max_retries, backend=backend)
     flags = Limits(max_budget_usd, max_cycles, max_minutes, verbose, quiet)
     sys.exit(command.run(ws, feature, here, branch,
                          _run_options(assume_yes, skip_preflight, max_phases, flags,
@@ -169,7 +172,7 @@ def run(ctx: Context, feature: str, here: bool, branch: str | None, assume_yes: 
 @_integrate_option
 @pass_context
 def resume(ctx: Context, set_aside: bool, unnoted: str | None, assume_yes: bool,
-           skip_preflight: bool, max_phases: int | None, model: str | None,
+           skip_preflight: bool, max_phases: int | None, model: str | None, backend: str | None,
            max_retries: int | None, max_budget_usd: float | None, max_cycles: int | None,
            max_minutes: float | None, verbose: bool, quiet: bool, integrate: str) -> None:
     """Continue the run on this branch from its latest handoff note.
@@ -180,7 +183,7 @@ def resume(ctx: Context, set_aside: bool, unnoted: str | None, assume_yes: bool,
     """
     from rgr.commands import run as command
 
-    ws = ctx.workspace(model=model, max_retries=max_retries)
+    ws = ctx.workspace(model=model, max_retries=max_retries, backend=backend)
     flags = Limits(max_budget_usd, max_cycles, max_minutes, verbose, quiet)
     sys.exit(command.resume(ws, _run_options(assume_yes, skip_preflight, max_phases, flags,
                                              integrate), set_aside, unnoted=unnoted))
@@ -205,7 +208,7 @@ def resume(ctx: Context, set_aside: bool, unnoted: str | None, assume_yes: bool,
 def refactor(ctx: Context, goal: str | None, brief: Path | None, plan_only: bool,
              as_json: bool, accept: bool, reject: bool, here: bool, branch: str | None,
              assume_yes: bool, skip_preflight: bool, max_phases: int | None,
-             model: str | None, max_retries: int | None) -> None:
+             model: str | None, backend: str | None, max_retries: int | None) -> None:
     """Behaviour-preserving refactor toward GOAL in small verified batches.
 
     The [gate] must pass first; a planner proposes batches (validated by rgr), then one
@@ -215,7 +218,7 @@ def refactor(ctx: Context, goal: str | None, brief: Path | None, plan_only: bool
     """
     from rgr.commands import refactor as command
 
-    ws = ctx.workspace(model=model, max_retries=max_retries)
+    ws = ctx.workspace(model=model, max_retries=max_retries, backend=backend)
     if accept and reject:
         raise click.UsageError("--accept and --reject exclude each other")
     if accept:

@@ -228,7 +228,7 @@ class Orchestrator:
             "attempt_started", **where, agent=spec.name,
             promptVersion=prompt_version(request.system_prompt_file), prompt=request.prompt,
             systemPromptFile=str(request.system_prompt_file), maxTurns=request.max_turns,
-            maxBudgetUsd=request.max_budget_usd, model=request.model))
+            maxBudgetUsd=request.max_budget_usd, model=request.model, backend=request.backend))
         self.report(f"cycle {cycle} {phase}: agent session {session_id[:8]} running")
         result: AgentResult | None = None
         backend_error: BackendError | None = None
@@ -345,6 +345,7 @@ class Orchestrator:
             env=self.ws.env,
             max_budget_usd=self.limits.remaining_budget_usd() if self.limits else None,
             on_event=on_event,
+            backend=spec.backend or self.ws.config.backend,
         )
 
     def _verify(self, phase: Phase, result: AgentResult, head: pygit2.Commit,
@@ -575,7 +576,8 @@ def _result_record(result: AgentResult) -> dict[str, Any]:
     """What the in-flight record keeps of a finished session (not its raw transcript)."""
     return {"session_id": result.session_id, "num_turns": result.num_turns,
             "cost_usd": result.cost_usd, "duration_ms": result.duration_ms,
-            "usage": dict(result.usage), "permission_denials": len(result.permission_denials)}
+            "usage": dict(result.usage), "permission_denials": len(result.permission_denials),
+            "backend": result.backend, "model": result.model, "cost_known": result.cost_known}
 
 
 def _result_from_record(record: dict[str, Any], output: pydantic.BaseModel) -> AgentResult:
@@ -584,7 +586,8 @@ def _result_from_record(record: dict[str, Any], output: pydantic.BaseModel) -> A
         num_turns=int(record.get("num_turns", 0)), cost_usd=float(record.get("cost_usd", 0.0)),
         duration_ms=int(record.get("duration_ms", 0)), usage=dict(record.get("usage", {})),
         permission_denials=[{}] * int(record.get("permission_denials", 0)),
-        raw={"recovered": True})
+        raw={"recovered": True}, backend=str(record.get("backend") or "claude"),
+        model=record.get("model"), cost_known=bool(record.get("cost_known", True)))
 
 
 def _agent_summary(result: AgentResult | None, spec: AgentSpec | None,
@@ -593,10 +596,11 @@ def _agent_summary(result: AgentResult | None, spec: AgentSpec | None,
         return None
     version = prompt_version(prompt_path(root, spec.prompt)) if spec else None
     return AgentSummary(
+        backend=result.backend,
         session_id=result.session_id,
-        model=str(result.raw.get("model")) if result.raw.get("model") else None,
+        model=result.model or (str(result.raw["model"]) if result.raw.get("model") else None),
         num_turns=result.num_turns,
-        cost_usd=result.cost_usd,
+        cost_usd=result.cost_usd if result.cost_known else None,
         duration_ms=result.duration_ms,
         input_tokens=result.usage.get("input_tokens"),
         output_tokens=result.usage.get("output_tokens"),
@@ -614,6 +618,8 @@ def agent_call_event(where: dict[str, Any], result: AgentResult | None,
     denials = raw.get("permission_denials") if raw else None
     return event(
         "agent_call", **where, ok=error is None,
+        backend=result.backend if result is not None else (raw or {}).get("backend"),
+        model=result.model if result is not None else (raw or {}).get("model"),
         errorKind=error.kind if error else None, error=error.message[:2000] if error else None,
         numTurns=int(raw.get("num_turns") or 0) if raw else 0,
         costUsd=float(raw.get("total_cost_usd") or 0.0) if raw else 0.0,

@@ -33,6 +33,9 @@ class AgentRequest:
     session_id: str  # a uuid4 chosen by the caller: a fresh session per phase
     max_budget_usd: float | None = None
     env: Mapping[str, str] | None = None  # None: rgr's own environment passes through
+    #: Which CLI runs this session ("claude", "codex"); None: the run's default. Only
+    #: rgr.backends.router reads it.
+    backend: str | None = None
     #: Called with each event the session reports while it runs (claude's stream-json
     #: lines: system/init, assistant turns, tool results, API retries, the result).
     on_event: Callable[[dict[str, Any]], None] | None = field(default=None, compare=False)
@@ -48,6 +51,9 @@ class AgentResult:
     usage: dict[str, int]  # input_tokens, output_tokens, cache_read/creation_input_tokens
     permission_denials: list[dict[str, Any]]
     raw: dict[str, Any]  # the backend's parsed result, for the audit trail
+    backend: str = "claude"  # the CLI that ran the session
+    model: str | None = None  # the model it used, when the backend says
+    cost_known: bool = True  # False: the backend reports no cost (cost_usd is 0.0)
 
 
 class AgentRunError(BackendError):

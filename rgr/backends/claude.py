@@ -400,6 +400,9 @@ def to_result(data: dict[str, Any], request: AgentRequest) -> AgentResult:
         usage=usage_of(data),
         permission_denials=[d for d in data.get("permission_denials") or [] if isinstance(d, dict)],
         raw=data,
+        backend="claude",
+        # claude's result names its models only as the keys of modelUsage.
+        model=next(iter(data.get("modelUsage") or {}), None),
     )
 
 

@@ -13,7 +13,7 @@ import pygit2
 
 from rgr import __version__, failpoints, git, inflight, integrate
 from rgr.backends.base import Backend
-from rgr.backends.claude import ClaudeBackend
+from rgr.backends.router import make_backend as _make_backend
 from rgr.config import TestCommand, resolve_test_command
 from rgr.errors import RepositoryError
 from rgr.handoff import ErrorDetails, HandoffState, Phase, TestResult, now_utc
@@ -101,7 +101,7 @@ def _orchestrator(ws: Workspace, backend: Backend, test_command: TestCommand,
 
 
 def make_backend(ws: Workspace) -> Backend:
-    return ClaudeBackend(ws.config.agent_binary, env=ws.env)
+    return _make_backend(ws.config, ws.env, ws.root)
 
 
 def run(ws: Workspace, feature: str, here: bool, branch: str | None, options: RunOptions,

@@ -354,7 +354,8 @@ class RefactorEngine:
             disallowed_tools=tuple(spec.disallowed_tools),
             max_turns=min(spec.max_turns, self.ws.config.max_turns),
             model=spec.model or self.ws.config.model, cwd=self.ws.root,
-            timeout_s=self.ws.config.agent_timeout, session_id=session_id, env=self.ws.env)
+            timeout_s=self.ws.config.agent_timeout, session_id=session_id, env=self.ws.env,
+            backend=spec.backend or self.ws.config.backend)
 
     # ------------------------------------------------------------ failures --
 
