@@ -52,6 +52,12 @@ from rgr.fake_model.server import (
     _tokens,
 )
 
+#: A model whose tools codex 0.169 offers as plain function calls (``exec_command``) and
+#: a freeform ``apply_patch``, which is what this server scripts. Codex's default model
+#: gets its tools through a JavaScript "code mode" (``additional_tools`` in ``input``)
+#: instead, which this server does not speak: tests and the demo name this model.
+FAKE_MODEL = "gpt-5.5"
+
 #: The header Codex names its session (thread) with on every request.
 SESSION_HEADER = "session-id"
 

@@ -12,12 +12,15 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from rgr.demo.env import DUMMY_API_KEY, claude_env
+from rgr.demo.env import DUMMY_API_KEY, claude_env, codex_env
 from rgr.proc import run
 
-__all__ = ["DUMMY_API_KEY", "NODE_DIR", "claude_env", "claude_path", "ensure_claude"]
+__all__ = ["DUMMY_API_KEY", "NODE_DIR", "claude_env", "claude_path", "codex_env",
+           "codex_path", "ensure_claude", "ensure_codex"]
 
-#: package.json + package-lock.json pin @anthropic-ai/claude-code; node_modules is ignored.
+#: package.json + package-lock.json pin @anthropic-ai/claude-code and @openai/codex (its
+#: platform binary comes as an optional dependency from the same registry); node_modules
+#: is ignored.
 NODE_DIR = Path(__file__).resolve().parent / "node"
 
 #: npm ci downloads ~245 MB on a cold cache.
@@ -28,12 +31,22 @@ def claude_path(node_dir: Path = NODE_DIR) -> Path:
     return node_dir / "node_modules" / ".bin" / "claude"
 
 
-def ensure_claude(node_dir: Path = NODE_DIR) -> Path:
-    """The pinned claude binary, installed with ``npm ci`` first if it is missing.
+def codex_path(node_dir: Path = NODE_DIR) -> Path:
+    return node_dir / "node_modules" / ".bin" / "codex"
+
+
+def ensure_codex(node_dir: Path = NODE_DIR) -> Path:
+    """The pinned codex binary (the same ``npm ci`` as claude's)."""
+    return ensure_claude(node_dir, binary=codex_path(node_dir))
+
+
+def ensure_claude(node_dir: Path = NODE_DIR, binary: Path | None = None) -> Path:
+    """The pinned claude binary (or ``binary``, another one the lockfile pins),
+    installed with ``npm ci`` first if it is missing.
 
     Never skips: a test run that cannot install claude fails with npm's output.
     """
-    binary = claude_path(node_dir)
+    binary = binary or claude_path(node_dir)
     if binary.exists():
         return binary
     with _install_lock(node_dir):
@@ -51,10 +64,10 @@ def ensure_claude(node_dir: Path = NODE_DIR) -> Path:
             timeout=NPM_TIMEOUT_S,
         )
         if done.returncode != 0 or done.timed_out or not binary.exists():
-            raise RuntimeError(f"installing the pinned claude failed:\n{done.describe()}")
+            raise RuntimeError(f"installing the pinned {binary.name} failed:\n{done.describe()}")
         check = run([str(binary), "--version"], cwd=node_dir, timeout=60)
         if check.returncode != 0:
-            raise RuntimeError(f"the installed claude does not run:\n{check.describe()}")
+            raise RuntimeError(f"the installed {binary.name} does not run:\n{check.describe()}")
     return binary
 
 
