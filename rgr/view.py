@@ -147,10 +147,13 @@ def agent_lines(where: str, raw: dict[str, Any], turn: int) -> list[tuple[int, s
     elif kind == "system" and raw.get("subtype") == "api_retry":
         delay = float(raw.get("retry_delay_ms") or 0) / 1000
         status = raw.get("error_status") or raw.get("error") or "error"
-        out.append((NORMAL, f"{where}: API {status}, claude retries "
-                            f"({raw.get('attempt')}/{raw.get('max_retries')}) in {delay:.1f}s"))
+        wait = f" in {delay:.1f}s" if raw.get("retry_delay_ms") is not None else ""
+        out.append((NORMAL, f"{where}: API {status}, {raw.get('backend') or 'claude'} retries "
+                            f"({raw.get('attempt')}/{raw.get('max_retries')}){wait}"))
     elif kind == "system" and raw.get("subtype") == "init":
-        out.append((VERBOSE, f"{where}: claude session started (model {raw.get('model')})"))
+        model = f" (model {raw.get('model')})" if raw.get("model") else ""
+        out.append((VERBOSE, f"{where}: {raw.get('backend') or 'claude'} session "
+                             f"started{model}"))
     elif kind == "rgr_unparsed":
         out.append((VERBOSE, f"{where}: {_clip(str(raw.get('line')), 160)}"))
     return out
@@ -299,7 +302,8 @@ class LiveView(PlainView):
                 self.activity = "thinking"
             elif raw.get("type") == "system" and raw.get("subtype") == "api_retry":
                 self.activity = (f"API {raw.get('error_status') or raw.get('error')}: "
-                                 f"claude retries ({raw.get('attempt')}/"
+                                 f"{raw.get('backend') or 'claude'} retries "
+                                 f"({raw.get('attempt')}/"
                                  f"{raw.get('max_retries')})")
         elif kind == "agent_call":
             self.activity = "checking the commit"

@@ -186,7 +186,8 @@ class CodexBackend:
 
     def run(self, request: AgentRequest) -> AgentResult:
         base_env = request.env if request.env is not None else self.env
-        state = StreamState(max_turns=request.max_turns, session_mark=request.session_id)
+        state = StreamState(max_turns=request.max_turns, session_mark=request.session_id,
+                            model=self._model(request))
         started = time.monotonic()
         with self._home() as home, tempfile.TemporaryDirectory(prefix="rgr-schema-") as tmp:
             schema_file = Path(tmp) / "output-schema.json"

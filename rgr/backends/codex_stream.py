@@ -42,6 +42,7 @@ class StreamState:
 
     max_turns: int | None = None
     session_mark: str | None = None  # kill the session (marked processes) past max_turns
+    model: str | None = None  # what rgr asked for (the stream does not say)
     thread_id: str | None = None
     started: bool = False
     completed: bool = False
@@ -117,7 +118,8 @@ def _map(state: StreamState, raw: dict[str, Any]) -> list[dict[str, Any]]:
     if kind == "thread.started":
         state.started = True
         state.thread_id = str(raw.get("thread_id") or "")
-        return [{"type": "system", "subtype": "init", "session_id": state.thread_id}]
+        return [{"type": "system", "subtype": "init", "session_id": state.thread_id,
+                 "model": state.model}]
     if kind == "turn.completed":
         state.completed = True
         usage = raw.get("usage")

@@ -62,7 +62,8 @@ def rows(commit: str, state: HandoffState) -> list[tuple[str, str]]:
             ("agent", f"{agent.backend} session {agent.session_id or '-'}"
                       + (f", model {agent.model}" if agent.model else "")),
             ("turns", "-" if agent.num_turns is None else str(agent.num_turns)),
-            ("cost", money(agent.cost_usd)),
+            ("cost", money(agent.cost_usd) if agent.cost_usd is not None else
+                     f"cost not reported ({agent.backend} reports tokens only)"),
             ("agent time", duration(agent.duration_ms / 1000 if agent.duration_ms is not None
                                     else None)),
             ("tokens", f"{agent.input_tokens or 0:,} in, {agent.output_tokens or 0:,} out"),

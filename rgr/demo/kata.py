@@ -98,9 +98,11 @@ def text_only() -> SessionScript:
     return SessionScript([Text("I think I am done."), Text("Really done.")], name="no-output")
 
 
-def make_project(root: Path, test_command: Sequence[str], agent_binary: str) -> Path:
+def make_project(root: Path, test_command: Sequence[str], agent_binary: str,
+                 extra_config: str = "") -> Path:
     """A Python project with no tests yet, committed on main, with its own identity
-    (claude's git commits run with a throwaway HOME, so no global git config)."""
+    (claude's git commits run with a throwaway HOME, so no global git config).
+    ``extra_config`` is appended to its tdd.toml (top-level keys first, then tables)."""
     root.mkdir(parents=True, exist_ok=True)
     _git(root.parent, "init", "-q", "-b", "main", str(root))
     for key, value in (("user.name", "Kata Dev"), ("user.email", "dev@example.com"),
@@ -114,6 +116,7 @@ def make_project(root: Path, test_command: Sequence[str], agent_binary: str) -> 
         "max_retries = 3\n"
         "agent_timeout = 120\n"
         "command_timeout = 60\n"
+        + extra_config
     )
     _git(root, "add", "-A")
     _git(root, "commit", "-q", "-m", "initial")
