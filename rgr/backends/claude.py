@@ -116,6 +116,9 @@ TRANSIENT_MARKERS = ("api error", "request timed out", "overloaded")
 CHECK_LOGIN_TIMEOUT_S = 120.0
 VERSION_TIMEOUT_S = 30.0
 
+#: Keys of other agent CLIs (a run may use several): never handed to claude.
+OTHER_BACKENDS_KEYS = frozenset({"CODEX_API_KEY", "OPENAI_API_KEY"})
+
 
 class ClaudeBackend:
     """Runs the ``claude`` CLI headless. ``env`` is the environment for ``version`` and
@@ -168,7 +171,8 @@ class ClaudeBackend:
 
     def run(self, request: AgentRequest) -> AgentResult:
         base_env = request.env if request.env is not None else self.env
-        env = {**(base_env if base_env is not None else os.environ)}
+        env = {k: v for k, v in (base_env if base_env is not None else os.environ).items()
+               if k not in OTHER_BACKENDS_KEYS}
         env[SESSION_MARK_VAR] = request.session_id
         env[REPO_MARK_VAR] = str(request.cwd)
         try:

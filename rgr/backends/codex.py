@@ -165,6 +165,8 @@ class CodexBackend:
                                f"{done.describe(EXCERPT_CHARS)}", INSTALL_HINT)
         text = done.stdout.strip()
         check_version(text)
+        if not is_verified(text):
+            return f"{text} (newer than rgr has verified: {', '.join(VERIFIED_VERSIONS)})"
         return text
 
     def check_login(self, cwd: Path) -> None:

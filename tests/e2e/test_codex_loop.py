@@ -126,7 +126,8 @@ def test_planner_on_claude_and_implementer_on_codex(tmp_path: Path) -> None:
     packaged = (Path(__file__).resolve().parents[2] / "agents" / "implementer.toml").read_text()
     override = repo / ".rgr" / "agents" / "implementer.toml"
     override.parent.mkdir(parents=True)
-    override.write_text(packaged.replace('model = ""', f'model = "{FAKE_MODEL}"\nbackend = "codex"'))
+    override.write_text(packaged.replace('model = ""',
+                                         f'model = "{FAKE_MODEL}"\nbackend = "codex"'))
     git(repo, "add", "-A")
     git(repo, "commit", "-qm", "the implementer runs on codex")
     claude_scripts = [plan(0, first=True, total=1), red(TEST_FILE_1, first=True)]
