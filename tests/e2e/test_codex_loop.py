@@ -203,3 +203,21 @@ def test_rate_limited_phase_is_retried_after_a_backoff_on_codex(tmp_path: Path) 
     assert "agent-api_error" in done.stdout and "429" in done.stdout
     last = notes_on_branch(repo)[-1]
     assert last["phase"] == "PLAN" and last["retryCount"] == 1
+
+
+def test_one_test_kata_on_each_backend(tmp_path: Path, agent_backend: str) -> None:
+    """The backend point of the kata helpers: RGR_E2E_BACKENDS=claude,codex runs this
+    (and any test that takes ``agent_backend``) once per CLI with the same scripts."""
+    repo = make_project(tmp_path / "kata", agent_backend)
+    scripts = [plan(0, first=True, total=1), red(TEST_FILE_1, first=True),
+               *one_test_kata_tail()]
+    with model_server(agent_backend)(scripts) as server:
+        done = rgr(["run", "--yes", "--skip-preflight", "slugify"], repo,
+                   rgr_env(tmp_path / "home", server.url, agent_backend))
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert server.errors == [] and server.remaining == 0
+    notes = notes_on_branch(repo)
+    assert [n["phase"] for n in notes] == ["REFACTOR", "PLAN", "RED", "GREEN", "REFACTOR",
+                                           "COMPLETE"]
+    assert {n["agent"]["backend"] for n in notes[1:]} == {agent_backend}  # type: ignore[index]
+    assert_suite_green(repo)
