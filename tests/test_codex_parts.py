@@ -189,3 +189,17 @@ def test_each_call_and_assistant_message_in_the_history_is_one_answer() -> None:
                {"type": "custom_tool_call"}, {"type": "custom_tool_call_output"},
                {"type": "reasoning"}, {"type": "message", "role": "assistant"}]
     assert count_answers(history) == 3
+
+
+def test_codex_model_precedence_agent_then_codex_table_then_run_model() -> None:
+    from dataclasses import replace
+
+    from rgr.backends.base import AgentRequest
+
+    backend = CodexBackend(settings=CodexConfig(model="gpt-5.5"), run_model="claude-sonnet")
+    request = AgentRequest("p", Path("s"), PhaseOutput, (), (), (), 5, "claude-sonnet",
+                           Path("."), 1.0, "sid")
+    assert backend._model(request) == "gpt-5.5"  # tdd.toml's model is claude's
+    assert backend._model(replace(request, model="o4")) == "o4"  # the agent file's own
+    assert CodexBackend(run_model="x")._model(request) == "claude-sonnet"
+    assert backend._model(replace(request, model=None)) == "gpt-5.5"

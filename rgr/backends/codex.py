@@ -149,10 +149,13 @@ class CodexBackend:
     name = "codex"
 
     def __init__(self, binary: str = "codex", *, env: Mapping[str, str] | None = None,
-                 settings: CodexConfig | None = None) -> None:
+                 settings: CodexConfig | None = None, run_model: str | None = None) -> None:
         self.binary = binary
         self.env = env
         self.settings = settings or CodexConfig()
+        #: tdd.toml's ``model`` (for every agent): ``[codex] model`` comes before it, an
+        #: agent file's own model before both.
+        self.run_model = run_model
 
     # -- the protocol ------------------------------------------------------------------
 
@@ -260,7 +263,10 @@ class CodexBackend:
         return "{" + ", ".join(f"{k} = {_toml(v)}" for k, v in fields.items()) + "}"
 
     def _model(self, request: AgentRequest | None) -> str | None:
-        return (request.model if request is not None else None) or self.settings.model
+        asked = request.model if request is not None else None
+        if asked and (asked != self.run_model or not self.settings.model):
+            return asked
+        return self.settings.model or asked
 
     def _home(self) -> _Home:
         return _Home(None if not self.settings.login else self._user_home())

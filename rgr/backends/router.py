@@ -64,7 +64,8 @@ def make_backend(config: Config, env: Mapping[str, str], root: Path) -> BackendR
 
     factories: dict[str, BackendFactory] = {
         "claude": lambda: ClaudeBackend(config.agent_binary, env=env),
-        "codex": lambda: CodexBackend(config.codex_binary, env=env, settings=config.codex),
+        "codex": lambda: CodexBackend(config.codex_binary, env=env, settings=config.codex,
+                                      run_model=config.model),
     }
     return BackendRouter(factories, config.backend, agent_backends(root))
 
