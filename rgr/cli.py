@@ -331,13 +331,17 @@ def report(ctx: Context, as_json: bool, integrate: str, into: str | None) -> Non
               help="Create the kata here (new or empty) instead of a temporary directory.")
 @click.option("--claude", "claude", metavar="PATH",
               help="The Claude Code binary (default: `claude` on PATH).")
-def demo(directory: Path | None, claude: str | None) -> None:
+@click.option("--backend", type=click.Choice(["claude", "codex"]), default="claude",
+              show_default=True, help="The agent CLI the replay drives.")
+@click.option("--codex", "codex", metavar="PATH",
+              help="With --backend codex: the Codex binary (default: `codex` on PATH).")
+def demo(directory: Path | None, claude: str | None, backend: str, codex: str | None) -> None:
     """A complete TDD run on a throwaway kata in about a minute, with the model
     REPLAYED by a local scripted server: the real claude CLI, git and pytest, no
     account and no API key."""
     from rgr.commands import demo as command
 
-    sys.exit(command.run(directory, claude))
+    sys.exit(command.run(directory, claude, backend, codex))
 
 
 def main(argv: list[str] | None = None) -> None:

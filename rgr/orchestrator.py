@@ -622,7 +622,9 @@ def agent_call_event(where: dict[str, Any], result: AgentResult | None,
         model=result.model if result is not None else (raw or {}).get("model"),
         errorKind=error.kind if error else None, error=error.message[:2000] if error else None,
         numTurns=int(raw.get("num_turns") or 0) if raw else 0,
-        costUsd=float(raw.get("total_cost_usd") or 0.0) if raw else 0.0,
+        # None: the backend reports no cost (codex), which is not the same as $0.
+        costUsd=None if raw and "total_cost_usd" in raw and raw["total_cost_usd"] is None
+        else float(raw.get("total_cost_usd") or 0.0) if raw else 0.0,
         durationMs=int(raw.get("duration_ms") or 0) if raw else 0,
         inputTokens=usage["input_tokens"], outputTokens=usage["output_tokens"],
         cacheReadInputTokens=usage["cache_read_input_tokens"],

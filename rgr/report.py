@@ -65,6 +65,8 @@ class RunReport:
     retries: int  # rejected attempts, from the notes' retryCount
     rejections: list[Rejection] = field(default_factory=list)  # those kept with a note
     error: str | None = None
+    #: Sessions whose backend reports no cost (codex): not in cost_usd.
+    sessions_without_cost: int = 0
 
     @property
     def rejections_by_rule(self) -> dict[str, int]:
@@ -198,4 +200,5 @@ def collect(ws: Workspace) -> RunReport:
         agent_sessions=len(agents) + len(attempt_agents),
         permission_denials=sum(a.permission_denials for a in [*agents, *attempt_agents]),
         retries=retries, rejections=rejections, error=last.error,
+        sessions_without_cost=sum(1 for a in [*agents, *attempt_agents] if a.cost_usd is None),
     )

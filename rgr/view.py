@@ -93,6 +93,7 @@ class _Tally:
         self.rejections = 0
         self.phase_cost = 0.0
         self.phase_turns = 0
+        self.uncosted = 0  # sessions whose backend reports no cost (codex)
 
     def add(self, event: Event) -> None:
         kind = event["type"]
@@ -100,6 +101,8 @@ class _Tally:
             self.phase_cost, self.phase_turns = 0.0, 0
         elif kind == "agent_call":
             self.sessions += 1
+            if "costUsd" in event and event["costUsd"] is None:
+                self.uncosted += 1
             self.cost += float(event.get("costUsd") or 0.0)
             self.phase_cost += float(event.get("costUsd") or 0.0)
             self.phase_turns += int(event.get("numTurns") or 0)
@@ -111,7 +114,9 @@ class _Tally:
             self.rejections += 1
 
     def line(self) -> str:
-        return (f"${self.cost:.4f}, {self.sessions} agent session(s), "
+        uncosted = (f" ({self.uncosted} without a cost: codex reports tokens only)"
+                    if self.uncosted else "")
+        return (f"${self.cost:.4f}, {self.sessions} agent session(s){uncosted}, "
                 f"{_tokens(self.input_tokens)} tokens in / {_tokens(self.output_tokens)} out, "
                 f"{self.retries} retr{'y' if self.retries == 1 else 'ies'}, "
                 f"{self.rejections} rejection(s)")

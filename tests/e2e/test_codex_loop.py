@@ -72,12 +72,20 @@ def test_two_test_kata_end_to_end_on_codex(tmp_path: Path) -> None:
     assert "codex session" in shown.stdout and FAKE_MODEL in shown.stdout, shown.stdout
     assert "cost not reported" in shown.stdout
     history = rgr(["history"], repo, env)
-    assert "codex" in history.stdout, history.stdout
+    assert f"codex {FAKE_MODEL}" in history.stdout, history.stdout
+    assert "n/a: the agent's backend reports tokens, not cost" in history.stdout
     (run,) = (repo / ".git" / "rgr" / "runs").iterdir()
     events = [json.loads(line) for line in (run / "events.jsonl").read_text().splitlines()]
     calls = [e for e in events if e["type"] == "agent_call"]
     assert len(calls) == 9 and all(c["backend"] == "codex" and c["model"] == FAKE_MODEL
                                    for c in calls)
+    summary = json.loads((run / "summary.json").read_text())
+    assert summary["backends"]["codex"]["sessions"] == 9
+    assert summary["backends"]["codex"]["costReported"] is False
+    assert {p["backend"] for p in summary["phases"]} == {"codex"}
+    report = rgr(["report"], repo, env)
+    assert "9 without a cost: their backend, codex, reports tokens only" in report.stdout
+    assert "without a cost: codex reports tokens only" in done.stdout  # the last line
     stream = next(run.rglob("stream.jsonl")).read_text()
     assert '"backend": "codex"' in stream and "thread.started" in stream
     assert_suite_green(repo)
