@@ -169,11 +169,15 @@ def event_lines(event: Event, tally: _Tally) -> list[tuple[int, str]]:
     kind = event["type"]
     where = f"cycle {event.get('cycle')} {event.get('phase')}"
     if kind == "agent_call":
-        text = (f"{where}: session {str(event.get('sessionId'))[:8]} "
+        who = " ".join(str(p) for p in (event.get("backend"), event.get("model")) if p)
+        cost = event.get("costUsd")
+        text = (f"{where}: {who + ' ' if who else ''}session {str(event.get('sessionId'))[:8]} "
                 f"{'done' if event.get('ok') else 'failed (' + str(event.get('errorKind')) + ')'}"
                 f" in {int(event.get('durationMs') or 0) / 1000:.1f}s, "
-                f"{event.get('numTurns')} turns, ${float(event.get('costUsd') or 0):.4f}, "
-                f"{_tokens(int(event.get('inputTokens') or 0))} in / "
+                f"{event.get('numTurns')} turns, "
+                + ("cost not reported, " if "costUsd" in event and cost is None
+                   else f"${float(cost or 0):.4f}, ")
+                + f"{_tokens(int(event.get('inputTokens') or 0))} in / "
                 f"{_tokens(int(event.get('outputTokens') or 0))} out")
         return [(VERBOSE, text)]
     if kind == "guard_verdict" and not event.get("ok"):
@@ -292,7 +296,10 @@ class LiveView(PlainView):
         elif kind == "attempt_started":
             self.attempt = int(event.get("attempt") or 1)
             self.tools = []
-            self.activity = f"agent session {str(event.get('sessionId'))[:8]} thinking"
+            self.activity = (f"{event.get('backend') or 'agent'} session "
+                             f"{str(event.get('sessionId'))[:8]}"
+                             + (f" ({event['model']})" if event.get("model") else "")
+                             + " thinking")
         elif kind == "agent_event":
             raw = event["event"]
             if raw.get("type") == "assistant":

@@ -220,7 +220,12 @@ class CodexBackend:
                 retryable=True)
         raw = state.result(request, self._model(request),
                            int((time.monotonic() - started) * 1000))
-        return to_result(state, done, request, raw)
+        try:
+            return to_result(state, done, request, raw)
+        finally:
+            if request.on_event is not None and state.started:
+                # The stream ends with the session's result, as claude's does.
+                request.on_event(dict(raw))
 
     # -- pieces ------------------------------------------------------------------------
 

@@ -151,7 +151,8 @@ def test_session_patches_commits_and_returns_validated_output(h: Harness) -> Non
     assert all(r.model == FAKE_MODEL for r in posts)  # the request's model wins
     # the stream arrives mapped to the shape the views read, the codex line kept
     kinds = [(e["type"], e.get("subtype")) for e in events]
-    assert kinds[0] == ("system", "init") and kinds[-1] == ("system", "turn_completed")
+    assert kinds[0] == ("system", "init") and kinds[-2:] == [("system", "turn_completed"),
+                                                             ("result", None)]
     tools = [b["name"] for e in events if e["type"] == "assistant"
              for b in e["message"]["content"] if b["type"] == "tool_use"]
     assert tools == ["apply_patch", "Bash"]

@@ -48,6 +48,7 @@ def test_two_test_kata_end_to_end_on_codex(tmp_path: Path) -> None:
         assert done.returncode == 0, done.stdout + done.stderr
         assert server.errors == [], server.errors
         assert server.remaining == 0
+        usage = server.usage
         firsts: dict[str, int] = {}
         for record in server.requests:
             if record.session_id and "StructuredOutput" in record.tools:
@@ -86,8 +87,20 @@ def test_two_test_kata_end_to_end_on_codex(tmp_path: Path) -> None:
     report = rgr(["report"], repo, env)
     assert "9 without a cost: their backend, codex, reports tokens only" in report.stdout
     assert "without a cost: codex reports tokens only" in done.stdout  # the last line
-    stream = next(run.rglob("stream.jsonl")).read_text()
-    assert '"backend": "codex"' in stream and "thread.started" in stream
+    for call in calls:
+        attempt = run / call["dir"]
+        stream = [json.loads(x) for x in (attempt / "stream.jsonl").read_text().splitlines()]
+        assert stream[0]["type"] == "system" and stream[0]["subtype"] == "init"
+        assert stream[0]["codex"]["type"] == "thread.started"
+        assert stream[-1]["type"] == "result" and stream[-1]["backend"] == "codex"
+        assert json.loads((attempt / "result.json").read_text()) == stream[-1]
+        assert call["toolCalls"] == sum(
+            1 for e in stream if e["type"] == "assistant"
+            for b in e["message"]["content"] if b["type"] == "tool_use")
+        # the tokens are what the server itself reported to that codex thread
+        reported = usage[stream[-1]["codex_thread_id"]]
+        assert (call["inputTokens"], call["outputTokens"]) == (reported.input_tokens,
+                                                               reported.output_tokens)
     assert_suite_green(repo)
     assert git(repo, "status", "--porcelain") == ""
     assert_no_canary(repo, home, done.stdout, done.stderr)
@@ -229,3 +242,34 @@ def test_one_test_kata_on_each_backend(tmp_path: Path, agent_backend: str) -> No
                                            "COMPLETE"]
     assert {n["agent"]["backend"] for n in notes[1:]} == {agent_backend}  # type: ignore[index]
     assert_suite_green(repo)
+
+
+def test_demo_replays_the_kata_through_codex(tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    from harness import ensure_codex
+
+    home = tmp_path / "user-home"  # stands for the user's real HOME and ~/.codex
+    (home / ".codex").mkdir(parents=True)
+    (home / ".codex" / "config.toml").write_text('model = "the-users-own"\n')
+    user_key = "sk-proj-THE-USERS-REAL-KEY-must-never-leave"
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("TDD_", "GIT_"))}
+    env.update(HOME=str(home), XDG_CACHE_HOME=str(home / ".cache"), COLUMNS="200",
+               CODEX_API_KEY=user_key, OPENAI_API_KEY=user_key, PYTHONDONTWRITEBYTECODE="1")
+    root = tmp_path / "throwaway"
+    done = subprocess.run([sys.executable, "-m", "rgr", "demo", "--backend", "codex",
+                           "--codex", str(ensure_codex()), "--dir", str(root)],
+                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300,
+                          stdin=subprocess.DEVNULL)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "The model is a REPLAY" in done.stdout and "codex-cli 0.169.0" in done.stdout
+    assert "status      complete after 3 cycle(s)" in done.stdout
+    assert f"codex {FAKE_MODEL}" in done.stdout  # the history table
+    notes = notes_on_branch(root / "kata")
+    assert {n["agent"]["backend"] for n in notes[1:]} == {"codex"}  # type: ignore[index]
+    assert (home / ".codex" / "config.toml").read_text() == 'model = "the-users-own"\n'
+    for path in (root / "kata" / ".git" / "rgr").rglob("*"):
+        if path.is_file():
+            assert user_key.encode() not in path.read_bytes(), path
