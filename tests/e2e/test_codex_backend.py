@@ -152,7 +152,7 @@ def test_session_patches_commits_and_returns_validated_output(h: Harness) -> Non
     # the stream arrives mapped to the shape the views read, the codex line kept
     kinds = [(e["type"], e.get("subtype")) for e in events]
     assert kinds[0] == ("system", "init") and kinds[-2:] == [("system", "turn_completed"),
-                                                             ("result", None)]
+                                                             ("result", "success")]
     tools = [b["name"] for e in events if e["type"] == "assistant"
              for b in e["message"]["content"] if b["type"] == "tool_use"]
     assert tools == ["apply_patch", "Bash"]
