@@ -9,7 +9,6 @@ no account, no network, and the user's ``~/.claude`` and real key are never read
 from __future__ import annotations
 
 import importlib.util
-import json
 import os
 import shutil
 import subprocess
@@ -17,15 +16,17 @@ import sys
 import tempfile
 from pathlib import Path
 
+from rich.console import Console
+
 from rgr.backends.claude import ClaudeBackend
 from rgr.backends.codex import VERIFIED_VERSIONS, CodexBackend
 from rgr.commands import history
 from rgr.commands import run as run_command
 from rgr.demo.env import claude_env, codex_env
-from rgr.demo.kata import FEATURE, make_project, two_test_kata
+from rgr.demo.kata import FEATURE, codex_config, make_project, two_test_kata
 from rgr.errors import RgrError
 from rgr.fake_model import FakeModelServer
-from rgr.fake_model.responses import FAKE_MODEL, ResponsesModelServer
+from rgr.fake_model.responses import ResponsesModelServer
 from rgr.ui import esc, make_console
 from rgr.workspace import open_workspace
 
@@ -130,18 +131,9 @@ def run(directory: Path | None, claude: str | None, backend: str = "claude",
                      f" (the replay was recorded with {TESTED_CLAUDE}; another version may "
                      "go off script)"))
         make_project(kata, test_command, binary)
-        out.print(f"  kata          {esc(kata)} (a Python project with no tests yet, on main)")
-        out.print(f"\n$ rgr run --yes {esc(repr(FEATURE))}")
-        ws = open_workspace(kata, env=env)
-        code = run_command.run(ws, FEATURE, False, None,
-                               run_command.RunOptions(assume_yes=True))
-        errors, remaining = server.errors, server.remaining
-    if errors or remaining:
-        raise DemoError(
-            "the replay went off its script: "
-            + ("; ".join(errors[:3]) if errors else f"{remaining} session(s) never ran"),
-            f"the replay was recorded with claude {TESTED_CLAUDE}: "
-            f"`npm install -g @anthropic-ai/claude-code@{TESTED_CLAUDE}`")
+        code = _replay(out, kata, env, server, "",
+                       f"the replay was recorded with claude {TESTED_CLAUDE}: "
+                       f"`npm install -g @anthropic-ai/claude-code@{TESTED_CLAUDE}`")
     green = _git(kata, "log", "--format=%H", "--grep=^feat:", "-n1").strip()
     out.print(f"\nEvery phase left a JSON git note. The last GREEN phase's:\n"
               f"$ git notes --ref=tdd-handoffs show {green[:8]}")
@@ -178,27 +170,31 @@ def run_codex(directory: Path | None, codex: str | None) -> int:
         env = codex_env(home, server.url, {"PYTHONDONTWRITEBYTECODE": "1"})
         version = CodexBackend(binary, env=env).version()
         out.print(f"  codex         {esc(version)}")
-        config = (f"backend = \"codex\"\ncodex_binary = {json.dumps(binary)}\n"
-                  f"[codex]\nmodel = \"{FAKE_MODEL}\"\nrequest_max_retries = 1\n"
-                  "stream_max_retries = 1\n")
-        make_project(kata, test_command, binary, extra_config=config)
-        out.print(f"  kata          {esc(kata)} (a Python project with no tests yet, on main)")
-        out.print(f"\n$ rgr run --yes --backend codex {esc(repr(FEATURE))}")
-        ws = open_workspace(kata, env=env)
-        code = run_command.run(ws, FEATURE, False, None,
-                               run_command.RunOptions(assume_yes=True))
-        errors, remaining = server.errors, server.remaining
-    if errors or remaining:
-        raise DemoError(
-            "the replay went off its script: "
-            + ("; ".join(errors[:3]) if errors else f"{remaining} session(s) never ran"),
-            f"the replay was verified with codex {TESTED_CODEX}: "
-            f"`npm install -g @openai/codex@{TESTED_CODEX}`")
+        make_project(kata, test_command, binary, extra_config=codex_config(binary))
+        code = _replay(out, kata, env, server, "--backend codex ",
+                       f"the replay was verified with codex {TESTED_CODEX}: "
+                       f"`npm install -g @openai/codex@{TESTED_CODEX}`")
     out.print("\n$ rgr history")
     history.run(open_workspace(kata, env=env), False, None, False)
     out.print(f"\n[bold]That was a replay.[/bold] The kata stays in {esc(kata)}; remove it "
               f"with `rm -rf {esc(where)}`. For real work: `rgr run --backend codex "
               "\"<feature>\"` with CODEX_API_KEY set.")
+    return code
+
+
+def _replay(out: Console, kata: Path, env: dict[str, str], server: FakeModelServer,
+            flags: str, off_script_hint: str) -> int:
+    """``rgr run`` on the kata against ``server``; DemoError if it went off script."""
+    out.print(f"  kata          {esc(kata)} (a Python project with no tests yet, on main)")
+    out.print(f"\n$ rgr run --yes {flags}{esc(repr(FEATURE))}")
+    ws = open_workspace(kata, env=env)
+    code = run_command.run(ws, FEATURE, False, None, run_command.RunOptions(assume_yes=True))
+    errors, remaining = server.errors, server.remaining
+    if errors or remaining:
+        raise DemoError(
+            "the replay went off its script: "
+            + ("; ".join(errors[:3]) if errors else f"{remaining} session(s) never ran"),
+            off_script_hint)
     return code
 
 

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from rgr.fake_model import SessionScript, Step, Text, bash, read, structured, write
+from rgr.fake_model.responses import FAKE_MODEL
 
 FEATURE = "add a slugify function that lowercases and joins words with dashes"
 
@@ -96,6 +97,15 @@ def one_test_kata_tail() -> list[SessionScript]:
 
 def text_only() -> SessionScript:
     return SessionScript([Text("I think I am done."), Text("Really done.")], name="no-output")
+
+
+def codex_config(binary: str, model: str = FAKE_MODEL) -> str:
+    """tdd.toml lines that run the kata's agents on codex against the scripted
+    Responses API server: the binary, a model whose tools the server scripts, codex's own
+    retries cut to one so that a scripted failure surfaces in about a second."""
+    return (f"backend = \"codex\"\ncodex_binary = {json.dumps(binary)}\n"
+            f"[codex]\nmodel = {json.dumps(model)}\nrequest_max_retries = 1\n"
+            "stream_max_retries = 1\nstream_idle_timeout_ms = 30000\n")
 
 
 def make_project(root: Path, test_command: Sequence[str], agent_binary: str,

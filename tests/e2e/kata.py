@@ -38,7 +38,7 @@ from rgr.demo.kata import (
     two_test_kata,
 )
 from rgr.fake_model import FakeModelServer, HttpError, SessionScript, read, write
-from rgr.fake_model.responses import FAKE_MODEL, ResponsesModelServer
+from rgr.fake_model.responses import ResponsesModelServer
 
 __all__ = [
     "AGENT_BACKENDS",
@@ -122,22 +122,17 @@ AGENT_BACKENDS = ("claude", "codex")
 
 
 def codex_config() -> str:
-    """tdd.toml lines that make codex the run's backend against the scripted server:
-    the pinned binary, a model whose tools the server scripts, codex's own retries cut
-    to one so a failure surfaces in about a second."""
-    return (f"backend = \"codex\"\ncodex_binary = {json.dumps(str(ensure_codex()))}\n"
-            f"[codex]\nmodel = \"{FAKE_MODEL}\"\nrequest_max_retries = 1\n"
-            "stream_max_retries = 1\nstream_idle_timeout_ms = 30000\n")
+    """tdd.toml lines that make codex the run's backend (the pinned binary)."""
+    return _kata.codex_config(str(ensure_codex()))
 
 
 def make_project(root: Path, backend: str = "claude", extra_config: str = "") -> Path:
     """A Python project with no tests yet, committed on main, whose agents run on
-    ``backend`` (both binaries are configured, so one agent file can pick the other)."""
+    ``backend`` (codex is configured either way, so one agent file can pick it)."""
     assert backend in AGENT_BACKENDS, backend
-    config = codex_config() if backend == "codex" else \
-        f"codex_binary = {json.dumps(str(ensure_codex()))}\n" + \
-        f"[codex]\nmodel = \"{FAKE_MODEL}\"\nrequest_max_retries = 1\n" \
-        "stream_max_retries = 1\nstream_idle_timeout_ms = 30000\n"
+    config = codex_config()
+    if backend != "codex":
+        config = config.replace('backend = "codex"\n', "")
     # Top-level keys of extra_config before the [codex] table.
     return _kata.make_project(root, [sys.executable, "-m", "pytest", "-q"],
                               str(ensure_claude()), extra_config + config)
