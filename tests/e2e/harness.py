@@ -6,17 +6,22 @@ from __future__ import annotations
 
 import fcntl
 import hashlib
+import os
 import shutil
+import subprocess
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import pydantic
+
 from rgr.demo.env import DUMMY_API_KEY, claude_env, codex_env
 from rgr.proc import run
 
-__all__ = ["DUMMY_API_KEY", "NODE_DIR", "claude_env", "claude_path", "codex_env",
-           "codex_path", "ensure_claude", "ensure_codex"]
+__all__ = ["DUMMY_API_KEY", "NODE_DIR", "Report", "StrictReport", "claude_env",
+           "claude_path", "codex_env", "codex_path", "ensure_claude", "ensure_codex",
+           "init_repo", "processes_running"]
 
 #: package.json + package-lock.json pin @anthropic-ai/claude-code and @openai/codex (its
 #: platform binary comes as an optional dependency from the same registry); node_modules
@@ -83,3 +88,56 @@ def _install_lock(node_dir: Path) -> Iterator[None]:
             yield
         finally:
             fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+# -- what the backend tests share ------------------------------------------------------
+
+
+class Commit(pydantic.BaseModel):
+    message: str
+
+
+class Report(pydantic.BaseModel):
+    """A nested model with an optional field, so the schema the agent answers with
+    carries $defs (and, for codex, must be made strict)."""
+
+    summary: str
+    files: list[str]
+    commit: Commit
+    note: str | None = None
+
+
+class StrictReport(pydantic.BaseModel):
+    """A rule JSON schema cannot express: only pydantic catches its violation."""
+
+    summary: str
+
+    @pydantic.field_validator("summary")
+    @classmethod
+    def no_placeholder(cls, value: str) -> str:
+        if "TODO" in value:
+            raise ValueError("summary is a placeholder")
+        return value
+
+
+def init_repo(path: Path) -> Path:
+    """An empty repository with one root commit and a local identity."""
+    path.mkdir()
+    for argv in (["git", "init", "-q", "-b", "main"],
+                 ["git", "config", "user.name", "rgr tests"],
+                 ["git", "config", "user.email", "rgr@example.invalid"],
+                 ["git", "commit", "-q", "--allow-empty", "-m", "root"]):
+        subprocess.run(argv, cwd=path, check=True)
+    return path
+
+
+def processes_running(needle: str) -> bool:
+    """Whether any process but this one has ``needle`` in its command line."""
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            text = cmdline.read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if needle in text and str(os.getpid()) != cmdline.parent.name:
+            return True
+    return False

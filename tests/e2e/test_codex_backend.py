@@ -14,9 +14,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-import pydantic
 import pytest
-from harness import codex_env, ensure_codex
+from harness import Report, StrictReport, codex_env, ensure_codex, init_repo, processes_running
 
 from rgr.backends import AgentRequest
 from rgr.backends.codex import CodexBackend
@@ -37,30 +36,6 @@ FAST = CodexConfig(request_max_retries=1, stream_max_retries=1, stream_idle_time
                    model=FAKE_MODEL)
 
 
-class Commit(pydantic.BaseModel):
-    message: str
-
-
-class Report(pydantic.BaseModel):
-    """Nested, with an optional field: the strict schema must close and require all."""
-
-    summary: str
-    files: list[str]
-    commit: Commit
-    note: str | None = None
-
-
-class StrictReport(pydantic.BaseModel):
-    summary: str
-
-    @pydantic.field_validator("summary")
-    @classmethod
-    def no_placeholder(cls, value: str) -> str:
-        if "TODO" in value:
-            raise ValueError("summary is a placeholder")
-        return value
-
-
 GOOD = {"summary": "added a failing test", "files": ["test_a.py"],
         "commit": {"message": "red"}, "note": None}
 
@@ -72,14 +47,7 @@ def codex_bin() -> Path:
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
-    path = tmp_path / "repo"
-    path.mkdir()
-    for argv in (["git", "init", "-q", "-b", "main"],
-                 ["git", "config", "user.name", "rgr tests"],
-                 ["git", "config", "user.email", "rgr@example.invalid"],
-                 ["git", "commit", "-q", "--allow-empty", "-m", "root"]):
-        subprocess.run(argv, cwd=path, check=True)
-    return path
+    return init_repo(tmp_path / "repo")
 
 
 class Harness:
@@ -261,7 +229,7 @@ def test_timeout_kills_codex_and_its_commands(h: Harness) -> None:
     error, _ = h.fail([bash(f"touch started && {marker}"), Hang(60)], timeout_s=4)
     assert (error.kind, error.retryable) == ("timeout", True)
     assert (h.repo / "started").exists()
-    assert not _processes_running(marker)
+    assert not processes_running(marker)
 
 
 def test_a_hung_model_is_a_timeout(h: Harness) -> None:
@@ -311,14 +279,3 @@ def test_version_and_check_login(h: Harness) -> None:
         backend.check_login(h.repo)
         assert [r.step for r in server.requests if r.method == "POST"] == ["side"]
         assert server.errors == []
-
-
-def _processes_running(needle: str) -> bool:
-    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
-        try:
-            text = cmdline.read_bytes().replace(b"\0", b" ").decode(errors="replace")
-        except OSError:
-            continue
-        if needle in text:
-            return True
-    return False
