@@ -27,12 +27,19 @@ class Context:
 
     def __init__(self, root: Path | None) -> None:
         self.root = root
+        self.no_sandbox = False
         self._workspace: Workspace | None = None
 
     def workspace(self, **flags: object) -> Workspace:
         if self._workspace is None:
-            self._workspace = open_workspace(self.root, flags=flags)
+            self._workspace = open_workspace(self.root, flags=flags,
+                                             no_sandbox=self.no_sandbox)
         return self._workspace
+
+
+def _no_sandbox(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    if value:
+        ctx.find_object(Context).no_sandbox = True  # type: ignore[union-attr]
 
 
 pass_context = click.make_pass_decorator(Context)
@@ -93,6 +100,10 @@ _common_run_options = [
                  help="Start without asking (required when stdin is not a terminal)."),
     click.option("--skip-preflight", is_flag=True,
                  help="Skip the trivial agent call that proves the login works."),
+    click.option("--no-sandbox", is_flag=True, expose_value=False, callback=_no_sandbox,
+                 help="Run agents and test runs without the bubblewrap sandbox (they still "
+                      "work in a scratch copy). Unsafe: an agent can then reach your files "
+                      "and the network. Said loudly in the run's log."),
     click.option("--max-phases", type=click.IntRange(min=1),
                  help="Stop (resumably) after this many phases."),
     click.option("--model", help="The model every agent uses (overrides tdd.toml, TDD_MODEL)."),

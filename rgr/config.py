@@ -75,6 +75,8 @@ EXPECTED: Mapping[str, str] = {
              "stream_idle_timeout_ms, config",
     "branch_prefix": "a branch name prefix without spaces or any of ~^:?*[\\",
     "gate": "a table: fast, full (lists of commands), shell, full_every, timeout",
+    "sandbox": "a table: enabled, bwrap, agent_network (api/open), test_network "
+               "(none/open), allow_hosts, read_paths, hide_paths, pass_env, share",
     "refactor": "a table: max_batches, max_diff_lines, max_attempts, allow_overlap, "
                 "on_failure, changelog",
 }
@@ -240,6 +242,44 @@ class CodexConfig(BaseModel):
     config: list[str] = Field(default_factory=list)
 
 
+class SandboxConfig(BaseModel):
+    """``[sandbox]``: what the bubblewrap sandbox around agents and test runs allows."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    enabled: bool = True
+    bwrap: str = Field(default="bwrap", min_length=1)
+    #: "api": the agent (and the commands it runs) reach the model API and allow_hosts
+    #: only; "open": the host network.
+    agent_network: Literal["api", "open"] = "api"
+    #: "none": test runs and gate commands have no network; "open": the host network.
+    test_network: Literal["none", "open"] = "none"
+    allow_hosts: list[str] = Field(default_factory=list)  # "host:port", through CONNECT
+    read_paths: list[str] = Field(default_factory=list)  # shown read-only inside
+    hide_paths: list[str] = Field(default_factory=list)  # hidden besides the defaults
+    pass_env: list[str] = Field(default_factory=list)  # NAME or PREFIX_* kept inside
+    #: Untracked dependency folders of the working tree shown read-only inside every
+    #: scratch copy and pristine checkout (a project's virtualenv, its node_modules).
+    share: list[str] = Field(default_factory=lambda: [".venv", "venv", "node_modules"])
+
+    @field_validator("allow_hosts")
+    @classmethod
+    def _host_port(cls, value: list[str]) -> list[str]:
+        for item in value:
+            host, sep, port = item.rpartition(":")
+            if not sep or not host or not port.isdigit():
+                raise ValueError(f"{item!r} is not host:port")
+        return value
+
+    @field_validator("share")
+    @classmethod
+    def _relative(cls, value: list[str]) -> list[str]:
+        for item in value:
+            if not item or item.startswith("/") or ".." in Path(item).parts:
+                raise ValueError(f"{item!r} is not a folder inside the repository")
+        return value
+
+
 class Config(BaseModel):
     """Everything rgr can be configured with. Build it with ``load_config``."""
 
@@ -262,6 +302,7 @@ class Config(BaseModel):
     branch_prefix: str = "rgr/"
     gate: GateConfig = Field(default_factory=GateConfig)
     refactor: RefactorConfig = Field(default_factory=RefactorConfig)
+    sandbox: SandboxConfig = Field(default_factory=SandboxConfig)
 
     _sources: dict[str, str] = PrivateAttr(default_factory=dict)
     _test_globs: GlobSet | None = PrivateAttr(default=None)

@@ -1,7 +1,7 @@
 """Named crash points, for the fault-injection suite (tests/e2e/test_kill_anywhere.py).
 
 rgr calls :func:`hit` at the moments where a crash would hurt most: between an agent's
-commit and its verification, between writing a note and resetting a branch, in the
+commit and its verification, between writing a note and moving a branch, in the
 middle of a backoff wait. Normally that is one dictionary look-up and nothing happens.
 With ``RGR_FAILPOINT=<name>`` (or ``<name>@<n>`` for the n-th time that point is
 reached) in rgr's environment, rgr SIGKILLs itself there: no cleanup handler, no
@@ -25,18 +25,21 @@ VARIABLE = "RGR_FAILPOINT"
 POINTS = (
     "run:start-noted",          # rgr run: start commit and note exist, no branch moved
     "run:started",              # the run's branch points at the noted start commit
+    "seal:folder-made",         # an attempt's scratch folder exists, nothing in it yet
     "phase:inflight-recorded",  # the in-flight record is written, no agent yet
     "agent:spawned",            # claude has been started (it is running)
     "agent:returned",           # claude exited; nothing checked yet
-    "phase:leftovers-saved",    # uncommitted leftovers are set aside
+    "seal:before-import",       # the session is over, its commits not imported yet
+    "seal:imported",            # the attempt's objects are in the repository, unrecorded
+    "seal:checked-out",         # a pristine checkout for a test run exists, no run yet
     "tests:spawned",            # the test runner has been started (it is running)
     "tests:finished",           # the test runner exited; no verdict yet
     "notes:objects-written",    # the new notes commit exists, the ref is not moved yet
     "notes:ref-moved",          # the notes ref points at the new note
-    "phase:noted",              # the phase's note is written, in-flight record not cleared
+    "phase:noted",              # the phase's note is written, the branch not moved yet
+    "phase:accepted",           # the branch is at the verified commit, record not cleared
     "attempt:kept",             # a rejected attempt has its ref, no note yet
-    "attempt:noted",            # the rejected attempt is noted, the branch not reset yet
-    "attempt:reset",            # the branch is reset, untracked files not removed yet
+    "attempt:noted",            # the rejected attempt is noted, record not cleared
     "retry:backoff",            # waiting before a retry after a backend-side failure
 )
 

@@ -167,6 +167,11 @@ def backup_ref(repo: pygit2.Repository, target: pygit2.Oid, label: str) -> str:
     return name
 
 
+def create_ref(repo: pygit2.Repository, name: str, target: pygit2.Oid, message: str) -> None:
+    """Create (or move) ``name`` to ``target``."""
+    repo.create_reference_direct(name, target, True, message=message)
+
+
 def reset_hard(repo: pygit2.Repository, target: pygit2.Oid) -> None:
     """Move the checked-out branch and the working tree to ``target``."""
     repo.reset(target, ResetMode.HARD)

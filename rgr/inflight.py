@@ -39,6 +39,12 @@ class Inflight(pydantic.BaseModel):
     #: The agent's structured output and result summary, once the session has ended.
     output: dict[str, Any] | None = None
     result: dict[str, Any] | None = None
+    #: The attempt's scratch folder (rgr.attempt): where its commits are until imported.
+    scratch: str | None = None
+    #: The attempt's tip once its commits are imported (the base when it made none).
+    tip: str | None = None
+    #: Why the import was refused, if it was.
+    import_error: str | None = None
 
 
 def path(git_dir: Path) -> Path:

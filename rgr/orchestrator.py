@@ -1,13 +1,15 @@
 """The phase state machine: PLAN → RED → GREEN → REFACTOR → PLAN … → COMPLETE.
 
 One phase, as data: the noted HEAD (its nextPhase says what runs) → a prompt → one
-fresh agent session → the agent's commits → checks on base..HEAD (commits, scope,
-markers) → one test run → on success a note on the phase's last commit; on failure the
-attempt is kept under ``refs/rgr/attempts/...`` with a note saying why, the branch goes
-back to the base and a fresh session retries with the failure brief.
+fresh agent session, sealed (rgr.attempt: a scratch copy of the base in a sandbox) →
+the commits on its branch imported → checks on base..tip (commits, scope, markers) →
+one test run on a pristine checkout of the tip → on success a note on the tip, then
+the branch moves to it; on failure the attempt is kept under ``refs/rgr/attempts/...``
+with a note saying why, the branch never having moved, and a fresh session retries
+with the failure brief.
 
-Uncommitted changes an agent leaves behind never count: they are saved under
-``refs/rgr/leftovers/...`` and removed from the tree before the checks, so what rgr
+Whatever an agent did besides committing on its branch (uncommitted files, hooks,
+config, other refs, files outside its copy) dies with its scratch copy, so what rgr
 verifies is exactly what is committed.
 """
 
@@ -26,6 +28,7 @@ import pygit2
 
 from rgr import __version__, failpoints, git, inflight, report_store
 from rgr.agents import AgentSpec, agent_for, prompt_path, prompt_version
+from rgr.attempt import ATTEMPTS_PREFIX, Sealer, Seat
 from rgr.backends.base import AgentRequest, AgentResult, AgentRunError, Backend
 from rgr.backends.claude import usage_of
 from rgr.config import TestCommand
@@ -48,13 +51,14 @@ from rgr.limits import LIMIT_ERROR_PREFIX, LimitReached, Limits
 from rgr.outputs import OUTPUT_MODELS, PhaseOutput, PlanOutput
 from rgr.prompting import build_prompt
 from rgr.retry import AttemptRejected, phase_retrying
+from rgr.scratch import ImportRefused, Scratch
 from rgr.testlist import FILENAME as TEST_LIST
 from rgr.testlist import parse_test_list
-from rgr.verify import TestReport, run_tests
+from rgr.verify import TestReport
 from rgr.workspace import Workspace
 
-ATTEMPTS_PREFIX = "refs/rgr/attempts/"
 LEFTOVERS_PREFIX = "refs/rgr/leftovers/"
+__all__ = ["ATTEMPTS_PREFIX", "LEFTOVERS_PREFIX", "Orchestrator"]
 
 #: Backend failures no retry can fix: stop at once (resumably) and say what to do.
 #: (A session stopped by its budget is an ordinary rejection: the run's budget limit,
@@ -102,6 +106,8 @@ class Orchestrator:
     backend: Backend
     test_command: TestCommand
     report: Report
+    #: How attempts are sealed and verified (rgr.attempt).
+    sealer: Sealer
     backoff_base_s: float = 1.0
     max_phases: int | None = None  # stop after this many phases (tests, --max-phases)
     #: Who watches the run (artifacts, console): see rgr.events for what it is told.
@@ -113,15 +119,18 @@ class Orchestrator:
     # ---------------------------------------------------------------- test runs --
 
     def tests_at_head(self) -> TestReport:
-        """The suite's report for HEAD's tree: run once, reused while the tree is unchanged
-        (an empty refactor commit, a plan commit that only touched test-list.md)."""
-        tree = str(git.head_commit(self.ws.repo).tree.id)
+        return self.tests_at(git.head_commit(self.ws.repo))
+
+    def tests_at(self, commit: pygit2.Commit) -> TestReport:
+        """The suite's report for ``commit``'s tree, run on a pristine checkout of it:
+        run once, reused while the tree is unchanged (an empty refactor commit, a plan
+        commit that only touched test-list.md)."""
+        tree = str(commit.tree.id)
         cached = self._reports.get(tree)
         if cached is not None:
             return cached
         self.report(f"running tests: {' '.join(self.test_command.argv)}")
-        result = run_tests(self.test_command, self.ws.root,
-                           timeout=self.ws.config.command_timeout, env=self.ws.env)
+        result = self.sealer.run_tests(commit)
         self.report(f"tests: {result.passed} passed, {result.failed} failed, "
                     f"{result.errors} errors ({result.duration_s:.1f}s)")
         self.observer.emit(event(
@@ -129,7 +138,7 @@ class Orchestrator:
             durationS=round(result.duration_s, 3), passed=result.passed, failed=result.failed,
             errors=result.errors, skipped=result.skipped, timedOut=result.timed_out,
             output=result.output or result.output_excerpt))
-        self.remember_report(git.head_commit(self.ws.repo), result)
+        self.remember_report(commit, result)
         return result
 
     def remember_report(self, commit: pygit2.Commit, report: TestReport) -> None:
@@ -216,44 +225,60 @@ class Orchestrator:
         attempt = Attempt(prev, phase, spec, base, before, cycle, attempt_number, now_utc(),
                           session_id)
         where = attempt.where
-        request = self._request(prev, phase, spec, base, cycle, brief, session_id,
-                                on_event=lambda e: self.observer.emit(
-                                    event("agent_event", **where, event=e)))
-        record = Inflight(run_id=prev.run_id, phase=phase, cycle=cycle, attempt=attempt_number,
-                          base=str(base.id), session_id=session_id,
-                          started_at=attempt.started.isoformat())
-        inflight.write(self.ws.git_dir, record)
-        failpoints.hit("phase:inflight-recorded")
-        self.observer.emit(event(
-            "attempt_started", **where, agent=spec.name,
-            promptVersion=prompt_version(request.system_prompt_file), prompt=request.prompt,
-            systemPromptFile=str(request.system_prompt_file), maxTurns=request.max_turns,
-            maxBudgetUsd=request.max_budget_usd, model=request.model, backend=request.backend))
-        self.report(f"cycle {cycle} {phase}: agent session {session_id[:8]} running")
         result: AgentResult | None = None
         backend_error: BackendError | None = None
+        with self.sealer.seat(base, attempt.label) as seat:
+            request = self._request(prev, phase, spec, base, cycle, brief, session_id, seat,
+                                    on_event=lambda e: self.observer.emit(
+                                        event("agent_event", **where, event=e)))
+            record = Inflight(run_id=prev.run_id, phase=phase, cycle=cycle,
+                              attempt=attempt_number, base=str(base.id), session_id=session_id,
+                              started_at=attempt.started.isoformat(),
+                              scratch=str(seat.folder))
+            inflight.write(self.ws.git_dir, record)
+            failpoints.hit("phase:inflight-recorded")
+            self.observer.emit(event(
+                "attempt_started", **where, agent=spec.name,
+                promptVersion=prompt_version(request.system_prompt_file), prompt=request.prompt,
+                systemPromptFile=str(request.system_prompt_file), maxTurns=request.max_turns,
+                maxBudgetUsd=request.max_budget_usd, model=request.model,
+                sandboxed=request.launcher is not None, backend=request.backend))
+            self.report(f"cycle {cycle} {phase}: agent session {session_id[:8]} running")
+            try:
+                result = self.backend.run(request)
+            except BackendError as exc:
+                self.observer.emit(agent_call_event(attempt.where, None, exc))
+                if is_fatal(exc):
+                    # Nothing of the session reaches the repository: its copy is dropped.
+                    self._record_stop(prev, base, phase, exc)
+                    inflight.clear(self.ws.git_dir)
+                    raise
+                backend_error = exc
+            else:
+                self.observer.emit(agent_call_event(attempt.where, result, None))
+            failpoints.hit("agent:returned")
+            if seat.refused:
+                self.report(f"cycle {cycle} {phase}: the sandbox refused "
+                            f"{len(seat.refused)} connection(s): {seat.refused[0]}")
+            if result is not None and result.permission_denials:
+                self.report(f"cycle {cycle} {phase}: the agent was refused "
+                            f"{len(result.permission_denials)} tool call(s): "
+                            + describe_denials(result.permission_denials))
+            tip, refused = self._bring_in(seat, base)
+            if result is not None:
+                inflight.write(self.ws.git_dir, record.model_copy(update={
+                    "output": result.output.model_dump(mode="json", by_alias=True),
+                    "result": _result_record(result), "tip": str(tip.id),
+                    "import_error": refused}))
+        return self.judge(attempt, result, backend_error, tip, refused)
+
+    def _bring_in(self, seat: Seat, base: pygit2.Commit) -> tuple[pygit2.Commit, str | None]:
+        """The attempt's tip in the user's repository, or the base and why not."""
         try:
-            result = self.backend.run(request)
-        except BackendError as exc:
-            self.observer.emit(agent_call_event(attempt.where, None, exc))
-            if is_fatal(exc):
-                self._restore(base, attempt.label, prev.run_id)
-                self._record_stop(prev, base, phase, exc)
-                inflight.clear(self.ws.git_dir)
-                raise
-            backend_error = exc
-        else:
-            self.observer.emit(agent_call_event(attempt.where, result, None))
-        failpoints.hit("agent:returned")
-        if result is not None and result.permission_denials:
-            self.report(f"cycle {cycle} {phase}: the agent was refused "
-                        f"{len(result.permission_denials)} tool call(s): "
-                        + describe_denials(result.permission_denials))
-        if result is not None:
-            inflight.write(self.ws.git_dir, record.model_copy(update={
-                "output": result.output.model_dump(mode="json", by_alias=True),
-                "result": _result_record(result)}))
-        return self.judge(attempt, result, backend_error)
+            return self.sealer.bring_in(seat, base), None
+        except ImportRefused as exc:
+            self.report(f"the attempt's commits were not imported: {exc.message}")
+            return base, exc.message
 
     def judge_interrupted(self, prev: HandoffState, record: Inflight) -> HandoffState:
         """Judge the commits of an attempt whose rgr died before it could: by the same
@@ -272,23 +297,38 @@ class Orchestrator:
         if record.output is None or record.result is None:
             return self.judge(attempt, None, BackendError(
                 "interrupted", "rgr stopped while the agent was still working; its session "
-                "never finished", retryable=False))
+                "never finished", retryable=False), base, None)
         output = OUTPUT_MODELS[spec.output].model_validate(record.output)
-        return self.judge(attempt, _result_from_record(record.result, output), None)
+        tip, refused = self._interrupted_tip(record, base)
+        return self.judge(attempt, _result_from_record(record.result, output), None, tip,
+                          refused)
+
+    def _interrupted_tip(self, record: Inflight, base: pygit2.Commit
+                         ) -> tuple[pygit2.Commit, str | None]:
+        """The tip an interrupted attempt had brought in, or bring it in now from its
+        scratch copy if that is still there."""
+        if record.tip is not None and record.tip in self.ws.repo:
+            return git.resolve_commit(self.ws.repo, record.tip), record.import_error
+        folder = Path(record.scratch) if record.scratch else None
+        if folder is None or not (folder / "work" / ".git").is_dir():
+            return base, "the attempt's scratch copy is gone: its commits cannot be judged"
+        branch = git.current_branch(self.ws.repo) or "main"
+        seat = Seat(folder, Scratch(folder / "work", branch), folder / "home", folder / "tmp",
+                    {}, None)
+        return self._bring_in(seat, base)
 
     def judge(self, attempt: Attempt, result: AgentResult | None,
-              backend_error: BackendError | None) -> HandoffState:
-        """Checks on base..HEAD, then a note, or the attempt kept and the branch reset."""
+              backend_error: BackendError | None, head: pygit2.Commit,
+              import_error: str | None) -> HandoffState:
+        """Checks on base..tip, then a note and the branch moved to the tip, or the
+        attempt kept (the branch never moved)."""
         prev, phase, cycle, base = attempt.prev, attempt.phase, attempt.cycle, attempt.base
-        leftovers = self._restore_tree(attempt.label, prev.run_id)
-        if leftovers:
-            self.report(f"the agent left uncommitted changes; saved under {leftovers}")
-        failpoints.hit("phase:leftovers-saved")
-        head = git.head_commit(self.ws.repo)
         violations: list[Violation] = []
         after: TestReport | None = None
         if backend_error is not None:
             violations.append(Violation(f"agent-{backend_error.kind}", backend_error.message))
+        elif import_error is not None:
+            violations.append(Violation("import-refused", import_error))
         else:
             violations = check_commits(self.ws.repo, base.id, head.id,
                                        attempt.spec.commit_prefixes)
@@ -313,6 +353,11 @@ class Orchestrator:
                                  attempt.spec)
         self.ws.notes.write(str(head.id), state)
         failpoints.hit("phase:noted")
+        # The note first, then the branch: a crash in between leaves the branch at the
+        # base with the in-flight record, and resume judges the same tip again.
+        if head.id != base.id:
+            self.sealer.accept(base, head, f"rgr: {phase} verified (cycle {cycle})")
+        failpoints.hit("phase:accepted")
         inflight.clear(self.ws.git_dir)
         self.report(f"cycle {cycle} {phase}: verified and noted on {str(head.id)[:8]}"
                     + (f" (next: {state.resume_phase})" if state.phase != Phase.COMPLETE
@@ -320,7 +365,7 @@ class Orchestrator:
         return state
 
     def _request(self, prev: HandoffState, phase: Phase, spec: AgentSpec, base: pygit2.Commit,
-                 cycle: int, brief: str | None, session_id: str,
+                 cycle: int, brief: str | None, session_id: str, seat: Seat,
                  on_event: Callable[[dict[str, Any]], None] | None = None) -> AgentRequest:
         prompt = build_prompt(
             self.ws.root, phase=phase, state=prev, cycle=cycle,
@@ -338,13 +383,14 @@ class Orchestrator:
             disallowed_tools=tuple(spec.disallowed_tools),
             max_turns=min(spec.max_turns, self.ws.config.max_turns),
             model=spec.model or self.ws.config.model,
-            cwd=self.ws.root,
+            cwd=seat.cwd,
             timeout_s=(self.limits.agent_timeout_s(self.ws.config.agent_timeout)
                        if self.limits else self.ws.config.agent_timeout),
             session_id=session_id,
-            env=self.ws.env,
+            env=seat.env,
             max_budget_usd=self.limits.remaining_budget_usd() if self.limits else None,
             on_event=on_event,
+            launcher=seat.launcher,
             backend=spec.backend or self.ws.config.backend,
         )
 
@@ -355,7 +401,7 @@ class Orchestrator:
             # result cannot have changed: no test run.
             self.remember_report(head, before)
             return self._check_plan(result, head), None
-        after = self.tests_at_head()
+        after = self.tests_at(head)
         return check_tests(phase, before, after), after
 
     def _check_plan(self, result: AgentResult, head: pygit2.Commit) -> list[Violation]:
@@ -421,22 +467,17 @@ class Orchestrator:
     def _keep_attempt(self, attempt: Attempt, head: pygit2.Commit,
                       violations: list[Violation], result: AgentResult | None,
                       after: TestReport | None) -> None:
-        """Keep a rejected attempt reachable, reset the branch, then note why.
+        """Keep a rejected attempt reachable, then note why.
 
-        The order matters after a crash: the ref comes first, so the work is never only
-        in the branch being reset; the note comes last and goes on the kept commit, off
-        the branch, so it can never be mistaken for the branch's latest handoff.
+        The branch never moved (the agent worked in its own copy). The ref comes first,
+        so the work is never unreachable; the note goes on the kept commit, off the
+        branch, so it can never be mistaken for the branch's latest handoff.
         """
         prev, phase, base = attempt.prev, attempt.phase, attempt.base
         name = None
         if head.id != base.id:
-            name = self._ref(ATTEMPTS_PREFIX, attempt.label, prev.run_id)
-            self.ws.repo.create_reference_direct(name, head.id, True,
-                                                 message="rgr: rejected attempt")
+            name = self.sealer.keep(head, attempt.label, prev.run_id)
             failpoints.hit("attempt:kept")
-        git.reset_hard(self.ws.repo, base.id)
-        failpoints.hit("attempt:reset")
-        git.remove_untracked(self.ws.repo)
         if name is not None:
             first = violations[0]
             state = prev.model_copy(update={
@@ -501,24 +542,6 @@ class Orchestrator:
             f"{message}; the branch is at {str(base.id)[:8]}, the last verified commit",
             f"`rgr resume` continues with {phase} (pass a higher --{hit.limit}, or none)",
         )
-
-    # ---------------------------------------------------------- tree hygiene --
-
-    def _ref(self, prefix: str, label: str, run_id: str | None) -> str:
-        return f"{prefix}{run_id or 'run'}/{label}-{int(time.time())}"
-
-    def _restore_tree(self, label: str, run_id: str | None) -> str | None:
-        return git.set_aside(self.ws.repo, self._ref(LEFTOVERS_PREFIX, label, run_id),
-                             f"rgr: uncommitted changes left by the agent ({label})")
-
-    def _restore(self, base: pygit2.Commit, label: str, run_id: str | None) -> None:
-        """Back to ``base`` after a fatal backend error, keeping whatever was done."""
-        self._restore_tree(label, run_id)
-        head = git.head_commit(self.ws.repo)
-        if head.id != base.id:
-            name = self._ref(ATTEMPTS_PREFIX, label, run_id)
-            self.ws.repo.create_reference_direct(name, head.id, True, message="rgr: aborted")
-            git.reset_hard(self.ws.repo, base.id)
 
 
 def _resume_brief(prev: HandoffState) -> str | None:

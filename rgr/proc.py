@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 from rgr.errors import CommandError
 
@@ -21,6 +22,13 @@ from rgr.errors import CommandError
 #: prints gigabytes must not take rgr down with it; the head and the tail are what
 #: explain a failure.
 OUTPUT_LIMIT = 4 * 1024 * 1024
+
+
+class Launcher(Protocol):
+    """Something that runs a command inside something else (rgr's sandbox): it turns
+    the command line into the one that starts the command there."""
+
+    def wrap(self, argv: Sequence[str], cwd: Path | str) -> tuple[str, ...]: ...
 
 
 @dataclass(frozen=True)
@@ -124,6 +132,11 @@ def _spawn(argv: tuple[str, ...], cwd: Path | str, env: Mapping[str, str] | None
         raise CommandError(f"cannot run {argv[0]!r}: permission denied") from exc
 
 
+def _launch(argv: tuple[str, ...], cwd: Path | str,
+            launcher: Launcher | None) -> tuple[str, ...]:
+    return argv if launcher is None else tuple(launcher.wrap(argv, cwd))
+
+
 def run(
     argv: Sequence[str],
     *,
@@ -132,17 +145,20 @@ def run(
     env: Mapping[str, str] | None = None,
     stdin_data: str | None = None,
     on_start: Callable[[], None] | None = None,
+    launcher: Launcher | None = None,
 ) -> Completed:
     """Run ``argv`` in its own process group and wait at most ``timeout`` seconds.
 
     A timeout is not an exception: the group is killed and ``timed_out`` is set, so
     callers decide whether that is a failure of the phase or of rgr. A program that
     cannot be started at all raises CommandError naming it. ``on_start`` is called
-    once the process runs (the fault-injection suite crashes rgr there).
+    once the process runs (the fault-injection suite crashes rgr there). With a
+    ``launcher`` the command runs inside it (``argv`` in the result is still the
+    command's own).
     """
     argv = tuple(str(a) for a in argv)
     started = time.monotonic()
-    proc = _spawn(argv, cwd, env, stdin_data)
+    proc = _spawn(_launch(argv, cwd, launcher), cwd, env, stdin_data)
     timed_out = False
     try:
         if on_start is not None:
@@ -177,6 +193,7 @@ def run_lines(
     env: Mapping[str, str] | None = None,
     stdin_data: str | None = None,
     on_start: Callable[[], None] | None = None,
+    launcher: Launcher | None = None,
 ) -> Completed:
     """``run``, but ``on_line`` sees each stdout line as soon as the program prints it.
 
@@ -188,7 +205,7 @@ def run_lines(
     """
     argv = tuple(str(a) for a in argv)
     started = time.monotonic()
-    proc = _spawn(argv, cwd, env, stdin_data)
+    proc = _spawn(_launch(argv, cwd, launcher), cwd, env, stdin_data)
     out_lines: list[str] = []
     err_chunks: list[bytes] = []
     failure: list[BaseException] = []

@@ -30,7 +30,7 @@ from typing import Literal
 
 from rgr import failpoints
 from rgr.config import TestCommand
-from rgr.proc import Completed, bound, run
+from rgr.proc import Completed, Launcher, bound, run
 
 #: How much of the runner's combined output a report keeps (head and tail). The excerpt
 #: goes into failure briefs and notes, so it must stay small whatever the tests print.
@@ -135,8 +135,18 @@ def report_from_json(text: str) -> TestReport:
         raise ValueError(f"not a test report: {exc}") from exc
 
 
+@dataclass(frozen=True)
+class Confinement:
+    """Where a test run happens when rgr seals it: inside ``launcher`` (the sandbox),
+    with its report files under ``tmp`` (a folder the sandbox can write)."""
+
+    launcher: Launcher
+    tmp: Path
+
+
 def run_tests(
-    cmd: TestCommand, root: Path, *, timeout: float, env: Mapping[str, str] | None = None
+    cmd: TestCommand, root: Path, *, timeout: float, env: Mapping[str, str] | None = None,
+    confinement: Confinement | None = None,
 ) -> TestReport:
     """Run ``cmd`` in ``root`` for at most ``timeout`` seconds and report per test.
 
@@ -149,24 +159,27 @@ def run_tests(
     # honours this too).
     child_env["PYTHONDONTWRITEBYTECODE"] = "1"
     if cmd.runner == "pytest":
-        return _run_pytest(cmd, root, timeout, child_env)
-    return _run_other(cmd, root, timeout, child_env)
+        return _run_pytest(cmd, root, timeout, child_env, confinement)
+    return _run_other(cmd, root, timeout, child_env, confinement)
 
 
 # --------------------------------------------------------------------------- pytest
 
 
 def _run_crashable(argv: tuple[str, ...], root: Path, timeout: float,
-                   env: dict[str, str]) -> Completed:
+                   env: dict[str, str], confinement: Confinement | None) -> Completed:
     """The test command, with the fault-injection suite's two crash points around it."""
     done = run(argv, cwd=root, timeout=timeout, env=env,
-               on_start=lambda: failpoints.hit("tests:spawned"))
+               on_start=lambda: failpoints.hit("tests:spawned"),
+               launcher=confinement.launcher if confinement else None)
     failpoints.hit("tests:finished")
     return done
 
 
-def _run_pytest(cmd: TestCommand, root: Path, timeout: float, env: dict[str, str]) -> TestReport:
-    with tempfile.TemporaryDirectory(prefix="rgr-junit-") as tmp:
+def _run_pytest(cmd: TestCommand, root: Path, timeout: float, env: dict[str, str],
+                confinement: Confinement | None) -> TestReport:
+    tmp_root = confinement.tmp if confinement else None
+    with tempfile.TemporaryDirectory(prefix="rgr-junit-", dir=tmp_root) as tmp:
         xml_path = Path(tmp) / "junit.xml"
         extra = (f"--junitxml={xml_path}", "-p", "no:cacheprovider")
         argv = cmd.argv
@@ -177,7 +190,7 @@ def _run_pytest(cmd: TestCommand, root: Path, timeout: float, env: dict[str, str
             )
         else:
             argv = argv + extra
-        done = _run_crashable(argv, root, timeout, env)
+        done = _run_crashable(argv, root, timeout, env, confinement)
         outcomes: dict[str, TestOutcome] = {}
         collection_errors: list[str] = []
         report_error = None
@@ -230,6 +243,9 @@ class ReportUnreadable(Exception):
 
 
 def _parse_xml(path: Path) -> ET.Element:
+    if path.is_symlink():
+        # Written by code under test: it may point at any file rgr can read.
+        raise ReportUnreadable(f"the JUnit XML report {path} is a symbolic link")
     try:
         return ET.parse(path).getroot()
     except FileNotFoundError:
@@ -355,9 +371,10 @@ def _excerpt(stdout: str, stderr: str) -> str:
 # --------------------------------------------------------------------------- other runners
 
 
-def _run_other(cmd: TestCommand, root: Path, timeout: float, env: dict[str, str]) -> TestReport:
+def _run_other(cmd: TestCommand, root: Path, timeout: float, env: dict[str, str],
+               confinement: Confinement | None) -> TestReport:
     started = time.time()
-    done = _run_crashable(cmd.argv, root, timeout, env)
+    done = _run_crashable(cmd.argv, root, timeout, env, confinement)
     outcomes: dict[str, TestOutcome] = {}
     report_error = None
     reports = _fresh_reports(root, cmd.junit_globs, since=started - MTIME_SLACK_S)
@@ -395,7 +412,8 @@ def _fresh_reports(root: Path, globs: tuple[str, ...], *, since: float) -> list[
     for pattern in globs:
         for path in root.glob(pattern):
             try:
-                if path.is_file() and path.stat().st_mtime >= since:
+                if (path.is_file() and not path.is_symlink()
+                        and path.stat().st_mtime >= since):
                     found.add(path)
             except OSError:
                 continue  # deleted between glob and stat

@@ -24,6 +24,8 @@ class Workspace:
     config: Config
     notes: NotesStore
     env: Mapping[str, str]
+    #: --no-sandbox was given: agents and test runs are not confined (rgr.attempt).
+    no_sandbox: bool = False
 
     @property
     def git_dir(self) -> Path:
@@ -34,6 +36,7 @@ def open_workspace(
     cwd: Path | None = None,
     env: Mapping[str, str] | None = None,
     flags: Mapping[str, object] | None = None,
+    no_sandbox: bool = False,
 ) -> Workspace:
     # The crash-point variable is for rgr alone, never for an agent or a test runner.
     environment = failpoints.scrub(os.environ if env is None else env)
@@ -41,4 +44,5 @@ def open_workspace(
     repo = git.open_repo(start)
     root = git.workdir(repo)
     config = load_config(root, env=environment, flags=flags)
-    return Workspace(root, repo, config, NotesStore(repo, config.notes_ref), environment)
+    return Workspace(root, repo, config, NotesStore(repo, config.notes_ref), environment,
+                     no_sandbox)

@@ -16,6 +16,7 @@ from typing import Any, Protocol
 import pydantic
 
 from rgr.errors import BackendError
+from rgr.proc import Launcher
 
 
 @dataclass(frozen=True)
@@ -39,6 +40,8 @@ class AgentRequest:
     #: Called with each event the session reports while it runs (claude's stream-json
     #: lines: system/init, assistant turns, tool results, API retries, the result).
     on_event: Callable[[dict[str, Any]], None] | None = field(default=None, compare=False)
+    #: The sandbox the session runs in (None: unconfined, ``--no-sandbox``).
+    launcher: Launcher | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
@@ -84,6 +87,29 @@ class AgentRunError(BackendError):
 class Backend(Protocol):
     name: str
 
+    # Read-only properties, so that a router (rgr.backends.router) can answer for the
+    # CLIs it routes to.
+    @property
+    def binary(self) -> str:
+        """The CLI's executable (a name on PATH or a path), shown inside the sandbox."""
+        ...
+
+    @property
+    def env_keep(self) -> tuple[str, ...]:
+        """Environment variables the CLI needs inside the sandbox (NAME or PREFIX_*);
+        everything else of rgr's environment is withheld from the agent."""
+        ...
+
+    def api_urls(self, env: Mapping[str, str]) -> list[str]:
+        """The model API's base URLs under ``env``: what the sandbox must let the agent
+        process reach."""
+        ...
+
+    def prepare_home(self, home: Path, env: Mapping[str, str]) -> None:
+        """Put what the CLI needs to log in (and nothing else of the user's) into the
+        throwaway HOME ``home`` of a sandboxed session; ``env`` is rgr's own."""
+        ...
+
     def version(self) -> str:
         """The backend's version string; BackendError("missing_binary") if not installed."""
         ...
@@ -95,3 +121,10 @@ class Backend(Protocol):
     def run(self, request: AgentRequest) -> AgentResult:
         """One fresh session; an AgentResult or a classified BackendError."""
         ...
+
+
+def backend_binaries(backend: Backend) -> tuple[str, ...]:
+    """Every executable ``backend`` may start: one per CLI for a run that routes agents
+    to several (rgr.backends.router), else its ``binary``."""
+    binaries = getattr(backend, "binaries", None)
+    return tuple(binaries) if binaries else (backend.binary,)

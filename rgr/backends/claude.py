@@ -85,7 +85,7 @@ import pydantic
 from rgr import failpoints
 from rgr.backends.base import AgentRequest, AgentResult, AgentRunError
 from rgr.errors import BackendError, CommandError
-from rgr.proc import Completed, run, run_lines
+from rgr.proc import Completed, Launcher, run, run_lines
 from rgr.processes import REPO_MARK_VAR, SESSION_MARK_VAR, kill_marked_processes
 
 INSTALL_HINT = (
@@ -116,6 +116,13 @@ TRANSIENT_MARKERS = ("api error", "request timed out", "overloaded")
 CHECK_LOGIN_TIMEOUT_S = 120.0
 VERSION_TIMEOUT_S = 30.0
 
+#: Where claude talks to when ANTHROPIC_BASE_URL is not set.
+DEFAULT_API_URL = "https://api.anthropic.com"
+#: What claude reads from the environment (its settings, the API, its own switches).
+ENV_KEEP = ("ANTHROPIC_*", "CLAUDE_*", "DISABLE_*", "API_TIMEOUT_MS", "MAX_THINKING_TOKENS",
+            "BASH_DEFAULT_TIMEOUT_MS", "BASH_MAX_TIMEOUT_MS", "MCP_TIMEOUT")
+#: A subscription login (``/login``) lives here; copied into the session's HOME.
+CREDENTIALS = Path(".claude") / ".credentials.json"
 #: Keys of other agent CLIs (a run may use several): never handed to claude.
 OTHER_BACKENDS_KEYS = frozenset({"CODEX_API_KEY", "OPENAI_API_KEY"})
 
@@ -126,6 +133,7 @@ class ClaudeBackend:
     """
 
     name = "claude"
+    env_keep: tuple[str, ...] = ENV_KEEP
 
     def __init__(self, binary: str = "claude", *, env: Mapping[str, str] | None = None) -> None:
         self.binary = binary
@@ -142,6 +150,20 @@ class ClaudeBackend:
                 INSTALL_HINT,
             )
         return done.stdout.strip()
+
+    def api_urls(self, env: Mapping[str, str]) -> list[str]:
+        return [env.get("ANTHROPIC_BASE_URL") or DEFAULT_API_URL]
+
+    def prepare_home(self, home: Path, env: Mapping[str, str]) -> None:
+        user_home = env.get("HOME")
+        if not user_home:
+            return
+        source = Path(user_home) / CREDENTIALS
+        if source.is_file() and not source.is_symlink():
+            target = home / CREDENTIALS
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(source.read_bytes())
+            target.chmod(0o600)
 
     def check_login(self, cwd: Path) -> None:
         argv = [
@@ -184,6 +206,7 @@ class ClaudeBackend:
                 stdin_data=request.prompt,
                 on_line=stream_reader(request.on_event),
                 on_start=lambda: failpoints.hit("agent:spawned"),
+                launcher=request.launcher,
             )
         finally:
             # Tool processes live in their own sessions: the group kill misses them.
@@ -251,6 +274,7 @@ class ClaudeBackend:
         stdin_data: str | None = None,
         on_line: Callable[[str], None] | None = None,
         on_start: Callable[[], None] | None = None,
+        launcher: Launcher | None = None,
     ) -> Completed:
         env = env if env is not None else self.env
         # A session's stream is read line by line; version and login checks just wait.
@@ -264,6 +288,7 @@ class ClaudeBackend:
                 env=env if env is not None else os.environ,
                 stdin_data=stdin_data,
                 on_start=on_start,
+                launcher=launcher,
             )
         except CommandError as exc:
             raise BackendError(

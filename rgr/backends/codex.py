@@ -73,7 +73,7 @@ from rgr.backends.base import AgentRequest, AgentResult, AgentRunError
 from rgr.backends.codex_stream import StreamState, stream_reader
 from rgr.config import CodexConfig
 from rgr.errors import BackendError, CommandError
-from rgr.proc import Completed, run, run_lines
+from rgr.proc import Completed, Launcher, run, run_lines
 from rgr.processes import REPO_MARK_VAR, SESSION_MARK_VAR, kill_marked_processes
 
 INSTALL_HINT = (
@@ -96,6 +96,10 @@ CHECK_LOGIN_TIMEOUT_S = 120.0
 #: The provider table rgr defines (unless the user's own login is used).
 PROVIDER = "rgr"
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
+
+#: What a ChatGPT login (``[codex] login = true``) talks to.
+CHATGPT_API_URL = "https://chatgpt.com/backend-api/codex"
+CHATGPT_AUTH_URL = "https://auth.openai.com"
 
 #: Where rgr takes the key from, in order; only CODEX_API_KEY reaches codex.
 KEY_VARS = ("CODEX_API_KEY", "OPENAI_API_KEY")
@@ -147,10 +151,16 @@ class CodexBackend:
     are read from it); None uses ``os.environ``."""
 
     name = "codex"
+    #: What codex needs of the session's environment (the sandbox drops the rest): the
+    #: key, which only the codex process gets (as CODEX_API_KEY).
+    env_keep: tuple[str, ...] = KEY_VARS
 
     def __init__(self, binary: str = "codex", *, env: Mapping[str, str] | None = None,
                  settings: CodexConfig | None = None, run_model: str | None = None) -> None:
-        self.binary = binary
+        source = env if env is not None else os.environ
+        # The native executable, not npm's node launcher: no node needed in the sandbox,
+        # and the sandbox shows exactly the package that holds it.
+        self.binary = native_executable(binary, source.get("PATH"))
         self.env = env
         self.settings = settings or CodexConfig()
         #: tdd.toml's ``model`` (for every agent): ``[codex] model`` comes before it, an
@@ -171,6 +181,23 @@ class CodexBackend:
         if not is_verified(text):
             return f"{text} (newer than rgr has verified: {', '.join(VERIFIED_VERSIONS)})"
         return text
+
+    def api_urls(self, env: Mapping[str, str]) -> list[str]:
+        if self.settings.login:
+            return [CHATGPT_API_URL, CHATGPT_AUTH_URL]
+        return [self._base_url(env)]
+
+    def prepare_home(self, home: Path, env: Mapping[str, str]) -> None:
+        """With ``[codex] login = true``: the user's login (auth.json only) in the
+        session's own CODEX_HOME; otherwise nothing: the key comes by environment."""
+        if not self.settings.login:
+            return
+        source = self._user_home(env) / "auth.json"
+        if source.is_file() and not source.is_symlink():
+            target = home / ".codex" / "auth.json"
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(source.read_bytes())
+            target.chmod(0o600)
 
     def check_login(self, cwd: Path) -> None:
         with self._home() as home:
@@ -194,8 +221,9 @@ class CodexBackend:
         state = StreamState(max_turns=request.max_turns, session_mark=request.session_id,
                             model=self._model(request))
         started = time.monotonic()
-        with self._home() as home, tempfile.TemporaryDirectory(prefix="rgr-schema-") as tmp:
-            schema_file = Path(tmp) / "output-schema.json"
+        with self._home(base_env) as home:
+            # Beside the session's CODEX_HOME: inside the sandbox when there is one.
+            schema_file = home / "rgr-output-schema.json"
             schema_file.write_text(json.dumps(strict_schema(
                 request.output_model.model_json_schema())))
             env = self._env(home, base_env)
@@ -206,7 +234,8 @@ class CodexBackend:
                     self.argv(request, home, schema_file), cwd=request.cwd,
                     timeout=request.timeout_s, env=env, stdin_data=request.prompt,
                     on_line=stream_reader(state, request.on_event),
-                    on_start=lambda: failpoints.hit("agent:spawned"))
+                    on_start=lambda: failpoints.hit("agent:spawned"),
+                    launcher=request.launcher)
             finally:
                 # Codex starts each command in a session of its own: the group kill
                 # misses them; the mark in their environment finds them.
@@ -254,10 +283,14 @@ class CodexBackend:
             argv += ["-c", override]
         return argv
 
+    def _base_url(self, env: Mapping[str, str] | None = None) -> str:
+        source = env if env is not None else (self.env if self.env is not None
+                                              else os.environ)
+        return self.settings.base_url or source.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
+
     def _provider(self) -> str:
         """The provider table as inline TOML."""
-        source = self.env if self.env is not None else os.environ
-        base_url = self.settings.base_url or source.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
+        base_url = self._base_url()
         fields: dict[str, str | int | bool] = {
             "name": "rgr", "base_url": base_url, "env_key": "CODEX_API_KEY",
             "wire_api": "responses", "supports_websockets": False}
@@ -273,11 +306,20 @@ class CodexBackend:
             return asked
         return self.settings.model or asked
 
-    def _home(self) -> _Home:
-        return _Home(None if not self.settings.login else self._user_home())
+    def _home(self, env: Mapping[str, str] | None = None) -> _Home:
+        """The session's CODEX_HOME: a fresh folder in the session's TMPDIR (its own,
+        inside the sandbox); with ``login = true`` the one ``prepare_home`` filled, or
+        the user's own for a call outside a sealed session."""
+        source = env if env is not None else (self.env if self.env is not None
+                                              else os.environ)
+        if self.settings.login:
+            seat = Path(source.get("HOME", "~")).expanduser() / ".codex"
+            return _Home(seat if (seat / "auth.json").is_file() else self._user_home(source))
+        return _Home(None, source.get("TMPDIR") or None)
 
-    def _user_home(self) -> Path:
-        source = self.env if self.env is not None else os.environ
+    def _user_home(self, env: Mapping[str, str] | None = None) -> Path:
+        source = env if env is not None else (self.env if self.env is not None
+                                              else os.environ)
         value = source.get("CODEX_HOME") or str(Path(source.get("HOME", "~")) / ".codex")
         return Path(value).expanduser()
 
@@ -296,7 +338,8 @@ class CodexBackend:
 
     def _run(self, argv: list[str], *, cwd: Path, timeout: float, env: Mapping[str, str],
              stdin_data: str | None = None, on_line: Callable[[str], None] | None = None,
-             on_start: Callable[[], None] | None = None) -> Completed:
+             on_start: Callable[[], None] | None = None,
+             launcher: Launcher | None = None) -> Completed:
         if argv[1:2] == ["exec"] and not self.settings.login and "CODEX_API_KEY" not in env:
             raise BackendError("not_logged_in", "codex has no API key: neither CODEX_API_KEY "
                                "nor OPENAI_API_KEY is set", LOGIN_HINT)
@@ -304,7 +347,7 @@ class CodexBackend:
             run if on_line is None else functools.partial(run_lines, on_line=on_line))
         try:
             return runner(argv, cwd=cwd, timeout=timeout, env=env, stdin_data=stdin_data,
-                          on_start=on_start)
+                          on_start=on_start, launcher=launcher)
         except CommandError as exc:
             raise BackendError("missing_binary",
                                f"cannot run codex ({self.binary!r}): {exc.message}",
@@ -312,21 +355,53 @@ class CodexBackend:
 
 
 class _Home:
-    """A throwaway CODEX_HOME for one call (or the user's own, left as it is)."""
+    """A throwaway CODEX_HOME for one call, in ``parent`` (or the one given, left as it
+    is)."""
 
-    def __init__(self, fixed: Path | None) -> None:
+    def __init__(self, fixed: Path | None, parent: str | None = None) -> None:
         self.fixed = fixed
+        self.parent = parent
         self.path: Path | None = None
 
     def __enter__(self) -> Path:
         if self.fixed is not None:
+            self.fixed.mkdir(parents=True, exist_ok=True)
             return self.fixed
-        self.path = Path(tempfile.mkdtemp(prefix="rgr-codex-home-"))
+        self.path = Path(tempfile.mkdtemp(prefix="rgr-codex-home-", dir=self.parent))
         return self.path
 
     def __exit__(self, *exc: object) -> None:
         if self.path is not None:
             shutil.rmtree(self.path, ignore_errors=True)
+
+
+#: npm's platform packages of @openai/codex: (package suffix, target triple).
+_PLATFORMS = {("linux", "x86_64"): ("linux-x64", "x86_64-unknown-linux-musl"),
+              ("linux", "aarch64"): ("linux-arm64", "aarch64-unknown-linux-musl"),
+              ("darwin", "x86_64"): ("darwin-x64", "x86_64-apple-darwin"),
+              ("darwin", "arm64"): ("darwin-arm64", "aarch64-apple-darwin")}
+
+
+def native_executable(binary: str, path: str | None) -> str:
+    """The native codex that npm's ``codex`` launcher (bin/codex.js, a node script)
+    would start, when ``binary`` is that launcher; otherwise ``binary`` unchanged."""
+    found = shutil.which(binary, path=path) if "/" not in binary else binary
+    if found is None:
+        return binary
+    real = Path(found).resolve()
+    if real.name != "codex.js" or real.parent.name != "bin":
+        return binary
+    package = real.parent.parent  # node_modules/@openai/codex
+    system = os.uname()
+    platform = _PLATFORMS.get((system.sysname.lower(), system.machine))
+    if platform is None:
+        return binary
+    suffix, triple = platform
+    for vendor in (package.parent / f"codex-{suffix}" / "vendor", package / "vendor"):
+        native = vendor / triple / "bin" / "codex"
+        if native.is_file() and os.access(native, os.X_OK):
+            return str(native)
+    return binary
 
 
 def _toml(value: str | int | bool) -> str:

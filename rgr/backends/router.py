@@ -44,6 +44,30 @@ class BackendRouter:
             self._built[key] = factory()
         return self._built[key]
 
+    # The sandbox around a session is made before the request says which CLI runs in
+    # it: it admits what every CLI of the run needs (each backend then passes its own
+    # CLI only what is its: claude never gets the codex key, nor codex claude's).
+
+    @property
+    def binary(self) -> str:
+        return self.backend(None).binary
+
+    @property
+    def binaries(self) -> tuple[str, ...]:
+        return tuple(self.backend(name).binary for name in self.used)
+
+    @property
+    def env_keep(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(k for name in self.used for k in self.backend(name).env_keep))
+
+    def api_urls(self, env: Mapping[str, str]) -> list[str]:
+        return list(dict.fromkeys(u for name in self.used
+                                  for u in self.backend(name).api_urls(env)))
+
+    def prepare_home(self, home: Path, env: Mapping[str, str]) -> None:
+        for name in self.used:
+            self.backend(name).prepare_home(home, env)
+
     def version(self) -> str:
         if len(self.used) == 1:
             return self.backend(self.default).version()

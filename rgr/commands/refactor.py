@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import uuid
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -12,6 +13,7 @@ import pygit2
 from rich.table import Table
 
 from rgr import __version__, git
+from rgr.attempt import open_sealer
 from rgr.backends.base import AgentRequest, AgentResult, Backend
 from rgr.commands.run import (
     PhaseLog,
@@ -62,7 +64,9 @@ def read_goal(goal: str | None, brief: Path | None) -> str:
 
 def _engine(ws: Workspace, backend: Backend, options: RunOptions, log: PhaseLog,
             ) -> RefactorEngine:
-    return RefactorEngine(ws, backend, resolve_test_command(ws.config, ws.root), log,
+    test_command = resolve_test_command(ws.config, ws.root)
+    return RefactorEngine(ws, backend, test_command, log,
+                          open_sealer(ws, backend, test_command, log),
                           backoff_base_s=options.backoff_base_s, max_batches=options.max_phases)
 
 
@@ -281,6 +285,7 @@ def verify(ws: Workspace, level: Level, as_json: bool) -> int:
     test_command = resolve_test_command(ws.config, ws.root)
     log = PhaseLog()
     engine = RefactorEngine(ws, _NoBackend(), test_command, log if not as_json else _quiet)
+    # The user's own command on the user's own tree: no agent, so no seal.
     result = engine.gate(level)
     if as_json:
         click.echo(json.dumps({
@@ -306,9 +311,17 @@ class _NoBackend:
     """``rgr verify`` runs no agent."""
 
     name = "none"
+    binary = "none"
+    env_keep: tuple[str, ...] = ()
 
     def version(self) -> str:
         return "none"
+
+    def api_urls(self, env: Mapping[str, str]) -> list[str]:
+        return []
+
+    def prepare_home(self, home: Path, env: Mapping[str, str]) -> None:
+        return None
 
     def check_login(self, cwd: Path) -> None:
         return None

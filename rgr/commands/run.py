@@ -12,6 +12,7 @@ import click
 import pygit2
 
 from rgr import __version__, failpoints, git, inflight, integrate
+from rgr.attempt import open_sealer
 from rgr.backends.base import Backend
 from rgr.backends.router import make_backend as _make_backend
 from rgr.config import TestCommand, resolve_test_command
@@ -95,7 +96,8 @@ def _confirm(options: RunOptions, question: str) -> None:
 
 def _orchestrator(ws: Workspace, backend: Backend, test_command: TestCommand,
                   options: RunOptions, inv: Invocation) -> Orchestrator:
-    return Orchestrator(ws, backend, test_command, inv.view,
+    sealer = open_sealer(ws, backend, test_command, inv.view)
+    return Orchestrator(ws, backend, test_command, inv.view, sealer,
                         backoff_base_s=options.backoff_base_s, max_phases=options.max_phases,
                         observer=inv.observer, limits=inv.limits)
 
@@ -311,19 +313,15 @@ def _ask_unnoted(ws: Workspace, options: RunOptions, noted: str, state: HandoffS
 def _settle_interrupted(ws: Workspace, orchestrator: Orchestrator, state: HandoffState,
                         interrupted: Inflight, log: Log) -> HandoffState:
     """rgr died in the middle of an attempt: judge it now, exactly as it would have been."""
-    head = git.head_commit(ws.repo)
-    if str(head.id) != interrupted.base and _kept_attempt(ws, str(head.id)):
-        # rgr had already rejected and kept this attempt when it died, before the reset.
-        git.reset_hard(ws.repo, git.resolve_commit(ws.repo, interrupted.base).id)
-        git.remove_untracked(ws.repo)
-        inflight.clear(ws.git_dir)
-        log(f"the interrupted {interrupted.phase} attempt was already rejected and kept; "
-            f"branch back at {short(interrupted.base)}")
-        return state
     log(f"judging the {interrupted.phase} attempt that was running when rgr stopped")
     try:
         return orchestrator.judge_interrupted(state, interrupted)
     except AttemptRejected as rejected:
+        head = git.head_commit(ws.repo)
+        if str(head.id) != interrupted.base:
+            # Adopted commits of the user's that failed: kept under refs/rgr/attempts/
+            # by the judge; the branch goes back to the last handoff.
+            git.reset_hard(ws.repo, git.resolve_commit(ws.repo, interrupted.base).id)
         # The loop re-runs the phase; the brief tells the next session what went wrong.
         return state.model_copy(update={
             "error": str(rejected), "error_details": ErrorDetails(
@@ -349,7 +347,7 @@ def _settle_unnoted(ws: Workspace, orchestrator: Orchestrator, noted: str,
                            cycle=state.cycle_number, attempt=1, base=noted,
                            session_id="adopted-by-resume", started_at=now_utc().isoformat(),
                            output={"summary": "commits made outside rgr, adopted by resume"},
-                           result={"session_id": "adopted-by-resume"})
+                           result={"session_id": "adopted-by-resume"}, tip=str(head.id))
         inflight.write(ws.git_dir, adopted)
         return _settle_interrupted(ws, orchestrator, state, adopted, log)
     if choice == "adopt":

@@ -1,7 +1,10 @@
 """The refactor loop: baseline gate → planner (validated, re-asked with error codes) →
-one batch at a time → checks → gate → note; a rejected attempt is kept under
-``refs/rgr/attempts/...``, the branch goes back to the batch's base and a fresh patcher
-session retries with the failure brief; then a summary commit and CHANGELOG entry.
+one batch at a time → checks → gate → note; every session is sealed by the attempt
+kernel (rgr.attempt) exactly as in TDD mode: the planner and the patchers work in
+scratch copies inside the sandbox, a batch's commits are imported, the gate runs on a
+pristine checkout of them, and the branch moves only once the batch is noted. A
+rejected attempt is kept under ``refs/rgr/attempts/...`` and a fresh patcher session
+retries with the failure brief; then a summary commit and CHANGELOG entry.
 
 State lives where TDD mode keeps it: a JSON note per verified commit under the handoff
 ref, with ``mode: "refactor"``, the batch it applied and the whole validated plan with
@@ -12,7 +15,6 @@ from __future__ import annotations
 
 import json
 import shlex
-import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -20,8 +22,9 @@ from datetime import datetime
 
 import pygit2
 
-from rgr import __version__, git
+from rgr import __version__, git, scratch
 from rgr.agents import AgentSpec, load_agent, prompt_path
+from rgr.attempt import Sealer, Seat
 from rgr.backends.base import AgentRequest, AgentResult, Backend
 from rgr.config import TestCommand
 from rgr.errors import BackendError, PhaseFailed, RgrError
@@ -34,13 +37,7 @@ from rgr.handoff import (
     TestResult,
     now_utc,
 )
-from rgr.orchestrator import (
-    ATTEMPTS_PREFIX,
-    FATAL_BACKEND_KINDS,
-    LEFTOVERS_PREFIX,
-    _agent_summary,
-    tests_summary,
-)
+from rgr.orchestrator import FATAL_BACKEND_KINDS, _agent_summary, tests_summary
 from rgr.outputs import PhaseOutput
 from rgr.refactor.checks import check_batch_commits, check_gate, commit_prefix
 from rgr.refactor.gate import GateResult, Level, gate_argvs, run_gate
@@ -55,6 +52,7 @@ from rgr.refactor.plan import (
 )
 from rgr.refactor.rename import RenameFailed, rope_rename
 from rgr.retry import AttemptRejected, phase_retrying
+from rgr.scratch import ImportRefused
 from rgr.verify import TestReport
 from rgr.workspace import Workspace
 
@@ -77,15 +75,20 @@ class RefactorEngine:
     backend: Backend
     test_command: TestCommand
     report: Report
+    #: How sessions are sealed and batches verified (rgr.attempt). None only for
+    #: ``rgr verify``, which runs the gate on the working tree as it is and no agent.
+    sealer: Sealer | None = None
     backoff_base_s: float = 1.0
     max_batches: int | None = None  # stop (resumably) after this many batches
     _gates: dict[tuple[str, str], GateResult] = field(default_factory=dict)
 
     # ------------------------------------------------------------------ the gate --
 
-    def gate(self, level: Level) -> GateResult:
-        """The gate on HEAD's tree, run once per tree and level."""
-        tree = str(git.head_commit(self.ws.repo).tree.id)
+    def gate(self, level: Level, commit: pygit2.Commit | None = None) -> GateResult:
+        """The gate on ``commit``'s tree (HEAD's by default), on a pristine checkout,
+        run once per tree and level."""
+        commit = commit or git.head_commit(self.ws.repo)
+        tree = str(commit.tree.id)
         key = (tree, level)
         cached = self._gates.get(key) or (self._gates.get((tree, "full")) if level == "fast"
                                           else None)
@@ -94,7 +97,9 @@ class RefactorEngine:
         labels = [shlex.join(self.test_command.argv),
                   *(shlex.join(a) for a in gate_argvs(self.ws.config, level))]
         self.report(f"{level} gate: {' && '.join(labels)}")
-        result = run_gate(self.ws.config, self.test_command, self.ws.root, level, self.ws.env)
+        result = (self.sealer.run_gate(commit, level) if self.sealer is not None
+                  else run_gate(self.ws.config, self.test_command, self.ws.root, level,
+                                self.ws.env))
         tests = result.tests
         failed = result.failed_command
         self.report(f"{level} gate: {tests.passed} passed, {tests.failed} failed, "
@@ -103,6 +108,12 @@ class RefactorEngine:
                     + ("" if result.ok else " — FAIL"))
         self._gates[key] = result
         return result
+
+    @property
+    def _sealer(self) -> Sealer:
+        if self.sealer is None:
+            raise AssertionError("a refactor run needs a sealer (rgr.attempt)")
+        return self.sealer
 
     # ------------------------------------------------------------------ planning --
 
@@ -118,10 +129,13 @@ class RefactorEngine:
                         f"{MAX_PLAN_ATTEMPTS})")
             prompt = self._planner_prompt(goal, index_text=overview(index), brief=brief)
             try:
-                result = self.backend.run(self._request(spec, RefactorPlanOutput, prompt,
-                                                        session_id, gate_rules=False))
+                # The planner's answer is all that counts: its copy, commits and all,
+                # is dropped when the session ends.
+                with self._sealer.seat(base, f"plan-a{attempt}") as seat:
+                    result = self.backend.run(self._request(spec, RefactorPlanOutput, prompt,
+                                                            session_id, gate_rules=False,
+                                                            seat=seat))
             except BackendError as exc:
-                self._undo_agent(base, f"plan-a{attempt}", None)
                 if exc.kind in FATAL_BACKEND_KINDS:
                     raise
                 brief = f"Your previous session failed ({exc.kind}): {exc.message[:500]}. " \
@@ -129,7 +143,6 @@ class RefactorEngine:
                 self.report(f"plan: attempt {attempt} failed: {exc.kind}")
                 last_failure = f"the planner session failed: {exc.kind}: {exc.message[:300]}"
                 continue
-            self._undo_agent(base, f"plan-a{attempt}", None)
             plan = result.output
             assert isinstance(plan, RefactorPlanOutput)
             errors = validate_plan(plan, index, self.ws.config.refactor)
@@ -232,43 +245,35 @@ class RefactorEngine:
         spec: AgentSpec | None = None
         violations: list[Violation] = []
         label = f"{batch.id}-a{attempt_number}"
-        if batch.is_rename:
-            assert batch.rename is not None
-            spec_r = batch.rename
-            try:
-                tracked = [e.path for e in build_index(self.ws.repo, base.id).python_files()]
-                changed = rope_rename(self.ws.root, spec_r, tracked)
-                self.report(f"{batch.id}: rope renamed {spec_r.symbol} -> {spec_r.new_name} "
-                            f"in {len(changed)} file(s)")
-                if changed:
-                    _commit_paths(self.ws.repo, changed,
-                                  f"{commit_prefix(batch)} {batch.goal}\n\nrope: rename "
-                                  f"{spec_r.path}::{spec_r.symbol} -> {spec_r.new_name}\n")
-            except RenameFailed as exc:
-                violations.append(Violation("rename-failed", exc.message))
-            self._undo_agent(base, label, prev.run_id, keep_commits=True)
-        else:
-            spec = load_agent(self.ws.root, PATCHER)
-            session_id = str(uuid.uuid4())
-            self.report(f"{batch.id}: patcher session {session_id[:8]} running")
-            try:
-                result = self.backend.run(self._request(
-                    spec, PhaseOutput, self._patcher_prompt(batch, index, total, base, brief),
-                    session_id, gate_rules=True))
-            except BackendError as exc:
-                if exc.kind in FATAL_BACKEND_KINDS:
-                    self._undo_agent(base, label, prev.run_id)
-                    raise
-                violations.append(Violation(f"agent-{exc.kind}", exc.message))
-            self._undo_agent(base, label, prev.run_id, keep_commits=True)
-        head = git.head_commit(self.ws.repo)
+        head = base
+        with self._sealer.seat(base, label) as seat:
+            if batch.is_rename:
+                violations += self._rope(batch, base, seat)
+            else:
+                spec = load_agent(self.ws.root, PATCHER)
+                session_id = str(uuid.uuid4())
+                self.report(f"{batch.id}: patcher session {session_id[:8]} running")
+                try:
+                    result = self.backend.run(self._request(
+                        spec, PhaseOutput, self._patcher_prompt(batch, index, total, base,
+                                                                brief),
+                        session_id, gate_rules=True, seat=seat))
+                except BackendError as exc:
+                    if exc.kind in FATAL_BACKEND_KINDS:
+                        raise
+                    violations.append(Violation(f"agent-{exc.kind}", exc.message))
+            if not violations:
+                try:
+                    head = self._sealer.bring_in(seat, base)
+                except ImportRefused as exc:
+                    violations.append(Violation("import-refused", exc.message))
         diff_lines = 0
         gate: GateResult | None = None
         if not violations:
             facts = check_batch_commits(self.ws.repo, self.ws.config, batch, base.id, head.id)
             violations, diff_lines = facts.violations, facts.lines
         if not violations:
-            gate = self.gate(level)
+            gate = self.gate(level, head)
             violations = check_gate(before, gate)
         if violations:
             self.report(f"{batch.id}: rejected: {violations[0]}"
@@ -296,6 +301,8 @@ class RefactorEngine:
                 "next_batch": index + 1, "applied": [*progress.applied, batch.id]}),
         })
         self.ws.notes.write(str(head.id), state, f"rgr: refactor batch {batch.id}")
+        if head.id != base.id:  # the note first, then the branch (as in TDD mode)
+            self._sealer.accept(base, head, f"rgr: refactor batch {batch.id} verified")
         self.report(f"{batch.id}: verified and noted on {str(head.id)[:8]} "
                     f"({diff_lines} changed lines)")
         return state
@@ -340,8 +347,27 @@ class RefactorEngine:
             parts.append(brief)
         return "\n\n".join(parts)
 
+    def _rope(self, batch: Batch, base: pygit2.Commit, seat: Seat) -> list[Violation]:
+        """A rename batch: rope (a library, not a model) renames in the attempt's scratch
+        copy and rgr commits the result there, to be imported like an agent's work."""
+        assert batch.rename is not None
+        spec_r = batch.rename
+        try:
+            tracked = [e.path for e in build_index(self.ws.repo, base.id).python_files()]
+            changed = rope_rename(seat.cwd, spec_r, tracked)
+        except RenameFailed as exc:
+            return [Violation("rename-failed", exc.message)]
+        self.report(f"{batch.id}: rope renamed {spec_r.symbol} -> {spec_r.new_name} "
+                    f"in {len(changed)} file(s)")
+        if changed:
+            scratch.commit_files(seat.scratch, changed,
+                                 f"{commit_prefix(batch)} {batch.goal}\n\nrope: rename "
+                                 f"{spec_r.path}::{spec_r.symbol} -> {spec_r.new_name}\n",
+                                 git.signature(self.ws.repo))
+        return []
+
     def _request(self, spec: AgentSpec, output: type[RefactorPlanOutput] | type[PhaseOutput],
-                 prompt: str, session_id: str, gate_rules: bool) -> AgentRequest:
+                 prompt: str, session_id: str, gate_rules: bool, seat: Seat) -> AgentRequest:
         rules = list(spec.permission_rules(self.test_command.argv))
         if GATE_PLACEHOLDER in rules:
             at = rules.index(GATE_PLACEHOLDER)
@@ -353,9 +379,9 @@ class RefactorEngine:
             output_model=output, tools=tuple(spec.tools), allowed_tools=tuple(rules),
             disallowed_tools=tuple(spec.disallowed_tools),
             max_turns=min(spec.max_turns, self.ws.config.max_turns),
-            model=spec.model or self.ws.config.model, cwd=self.ws.root,
-            timeout_s=self.ws.config.agent_timeout, session_id=session_id, env=self.ws.env,
-            backend=spec.backend or self.ws.config.backend)
+            model=spec.model or self.ws.config.model, cwd=seat.cwd,
+            timeout_s=self.ws.config.agent_timeout, session_id=session_id, env=seat.env,
+            launcher=seat.launcher, backend=spec.backend or self.ws.config.backend)
 
     # ------------------------------------------------------------ failures --
 
@@ -364,9 +390,8 @@ class RefactorEngine:
                       violations: list[Violation], result: AgentResult | None,
                       gate: GateResult | None, started: datetime) -> None:
         if head.id != base.id:
-            name = _ref(ATTEMPTS_PREFIX, f"{batch.id}-a{attempt_number}", prev.run_id)
-            self.ws.repo.create_reference_direct(name, head.id, True,
-                                                 message="rgr: rejected refactor attempt")
+            name = self._sealer.keep(head, f"{batch.id}-a{attempt_number}", prev.run_id,
+                                    "rgr: rejected refactor attempt")
             first = violations[0]
             state = prev.model_copy(update={
                 "phase": Phase.REFACTOR, "next_phase": Phase.REFACTOR,
@@ -381,14 +406,10 @@ class RefactorEngine:
                 "summary": f"rejected attempt kept at {name}",
                 "batch": self._batch_note(batch, index, total, "failed", 0, gate),
             })
-            # As in TDD mode: kept under its ref, branch reset, and only then the note
-            # (on the kept commit, off the branch), so a crash in between loses nothing.
-            git.reset_hard(self.ws.repo, base.id)
-            git.remove_untracked(self.ws.repo)
+            # As in TDD mode: kept under its ref first, then the note on the kept commit
+            # (off the branch, which never moved), so a crash in between loses nothing.
             self.ws.notes.write(str(head.id), state, f"rgr: rejected batch {batch.id}")
             self.report(f"rejected attempt kept at {name}")
-        git.reset_hard(self.ws.repo, base.id)
-        git.remove_untracked(self.ws.repo)
 
     def _batch_failed(self, prev: HandoffState, batch: Batch, index: int, total: int,
                       base: pygit2.Commit, attempts: int,
@@ -414,21 +435,6 @@ class RefactorEngine:
             "summary": f"{error}; skipped"})
         self.ws.notes.write(str(base.id), state, f"rgr: batch {batch.id} skipped")
         return state
-
-    def _undo_agent(self, base: pygit2.Commit, label: str, run_id: str | None,
-                    keep_commits: bool = False) -> None:
-        """Uncommitted leftovers never count: set aside. Without ``keep_commits`` (the
-        planner, a fatal error) commits are set aside too and the branch reset."""
-        ref = git.set_aside(self.ws.repo, _ref(LEFTOVERS_PREFIX, label, run_id),
-                            f"rgr: uncommitted changes left by the agent ({label})")
-        if ref:
-            self.report(f"the agent left uncommitted changes; saved under {ref}")
-        head = git.head_commit(self.ws.repo)
-        if not keep_commits and head.id != base.id:
-            name = _ref(ATTEMPTS_PREFIX, label, run_id)
-            self.ws.repo.create_reference_direct(name, head.id, True, message="rgr: set aside")
-            git.reset_hard(self.ws.repo, base.id)
-            self.report(f"commits that should not exist were set aside under {name}")
 
     # ------------------------------------------------------------ the end --
 
@@ -470,10 +476,6 @@ class RefactorEngine:
 def _first_line(text: str) -> str:
     line = text.strip().splitlines()[0] if text.strip() else "refactor"
     return line[:72]
-
-
-def _ref(prefix: str, label: str, run_id: str | None) -> str:
-    return f"{prefix}{run_id or 'run'}/{label}-{int(time.time() * 1000)}"
 
 
 def _commit_paths(repo: pygit2.Repository, paths: list[str], message: str) -> pygit2.Oid:

@@ -17,7 +17,7 @@ from typing import Literal
 
 from rgr.config import Config, GateCommand, TestCommand
 from rgr.proc import Completed, run, tail
-from rgr.verify import TestReport, run_tests
+from rgr.verify import Confinement, TestReport, run_tests
 
 Level = Literal["fast", "full"]
 
@@ -68,15 +68,18 @@ def _argv(command: GateCommand, shell: bool) -> tuple[str, ...]:
 
 
 def run_gate(config: Config, test_command: TestCommand, root: Path, level: Level,
-             env: Mapping[str, str] | None = None) -> GateResult:
-    tests = run_tests(test_command, root, timeout=config.command_timeout, env=env)
+             env: Mapping[str, str] | None = None,
+             confinement: Confinement | None = None) -> GateResult:
+    tests = run_tests(test_command, root, timeout=config.command_timeout, env=env,
+                      confinement=confinement)
     result = GateResult(level, tests)
     if not tests.all_passed:
         return result
     child_env = dict(os.environ if env is None else env)
     child_env["PYTHONDONTWRITEBYTECODE"] = "1"
     for argv in gate_argvs(config, level):
-        done: Completed = run(argv, cwd=root, timeout=config.gate.timeout, env=child_env)
+        done: Completed = run(argv, cwd=root, timeout=config.gate.timeout, env=child_env,
+                              launcher=confinement.launcher if confinement else None)
         result.commands.append(CommandResult(
             shlex.join(argv), done.returncode, round(done.duration_s, 3), done.timed_out,
             tail((done.stdout + "\n" + done.stderr).strip(), 3000)))

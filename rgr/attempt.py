@@ -1,0 +1,302 @@
+"""The attempt kernel: one sealed agent session and the checks around it.
+
+The TDD loop (rgr.orchestrator), refactor mode (rgr.refactor.engine) and the daemon's
+workers all try work the same way, through this module:
+
+1. ``seat``: a scratch repository of the phase's base commit (rgr.scratch), a throwaway
+   HOME and TMPDIR, an environment scrubbed down to what the agent CLI needs, and a
+   bubblewrap jail (rgr.sandbox) around all of it. The agent never sees the user's
+   repository, HOME or other projects, and reaches nothing on the network but the model
+   API.
+2. ``bring_in``: only the commits on the scratch branch come back, as objects; the
+   scratch copy (its hooks, config, refs, notes, stray files) is then deleted.
+3. ``run_tests`` / ``run_gate``: a pristine checkout of exactly the commit under judgement,
+   in a jail with no network, so nothing uncommitted or ignored can change collection,
+   configuration or results.
+4. ``accept`` moves the user's branch (compare-and-swap from the base) and working tree
+   to a verified commit; ``keep`` keeps a rejected one under ``refs/rgr/attempts/``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import tempfile
+import time
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pygit2
+
+from rgr import failpoints, git, scratch
+from rgr.backends.base import Backend, backend_binaries
+from rgr.config import Config, TestCommand
+from rgr.refactor.gate import GateResult, Level, gate_argvs, run_gate
+from rgr.sandbox.bridge import Bridge
+from rgr.sandbox.jail import Jail
+from rgr.sandbox.policy import SandboxPolicy
+from rgr.scratch import Scratch
+from rgr.verify import Confinement, TestReport, run_tests
+from rgr.workspace import Workspace
+
+ATTEMPTS_PREFIX = "refs/rgr/attempts/"
+#: The loopback port inside the agent's sandbox where the CONNECT proxy answers.
+PROXY_PORT = 3128
+LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1", "[::1]"})
+#: Toolchains installed under the user's HOME that compilers and test runners need,
+#: shown read-only inside (with the variable that tells the tool where it is).
+TOOLCHAIN_HOMES = {".cargo": "CARGO_HOME", ".rustup": "RUSTUP_HOME", ".pyenv": "PYENV_ROOT",
+                   ".nvm": "NVM_DIR"}
+
+
+def work_root(git_dir: Path) -> Path:
+    """Where this repository's scratch copies and pristine checkouts live while used:
+    the system's temporary folder, one folder per repository. Not inside the git dir:
+    agent CLIs refuse to write below a ``.git`` directory."""
+    key = hashlib.sha256(str(git_dir.resolve()).encode()).hexdigest()[:12]
+    return Path(tempfile.gettempdir()) / f"rgr-{os.getuid()}" / key
+
+
+def attempt_ref(label: str, run_id: str | None) -> str:
+    """``refs/rgr/attempts/<run>/<label>-<ms>``: one name scheme for every kept attempt."""
+    return f"{ATTEMPTS_PREFIX}{run_id or 'run'}/{label}-{int(time.time() * 1000)}"
+
+
+def open_sealer(ws: Workspace, backend: Backend, test_command: TestCommand,
+                log: Callable[[str], None]) -> Sealer:
+    """The run's sealer, after proving the sandbox works here (or saying loudly that
+    it is off)."""
+    if ws.no_sandbox or not ws.config.sandbox.enabled:
+        why = "--no-sandbox" if ws.no_sandbox else "[sandbox] enabled = false in tdd.toml"
+        log(f"WARNING: the sandbox is OFF ({why}): agents and test runs can read your files, "
+            "write outside their scratch copy and use the network. Only the scratch copy, "
+            "the pristine checkout and the guards protect this repository.")
+        return Sealer(ws, backend, test_command, None)
+    policy = policy_from_config(ws.config, ws.env)
+    version = policy.probe()
+    log(f"sandbox: {version}; agents reach only the model API"
+        + (" and " + ", ".join(policy.allow_hosts) if policy.allow_hosts else "")
+        + ("; test runs have no network" if policy.test_network == "none"
+           else "; test runs have the host network"))
+    return Sealer(ws, backend, test_command, policy)
+
+
+def policy_from_config(config: Config, env: Mapping[str, str]) -> SandboxPolicy:
+    table = config.sandbox
+    home = Path(env.get("HOME") or os.path.expanduser("~"))
+    toolchains = [home / name for name in TOOLCHAIN_HOMES if (home / name).is_dir()]
+    return SandboxPolicy(
+        bwrap=table.bwrap, agent_network=table.agent_network, test_network=table.test_network,
+        allow_hosts=tuple(table.allow_hosts),
+        read_paths=(*toolchains, *(Path(p).expanduser() for p in table.read_paths)),
+        hide_paths=tuple(Path(p).expanduser() for p in table.hide_paths),
+        pass_env=tuple(table.pass_env))
+
+
+@dataclass
+class Seat:
+    """Where one agent session runs: ``cwd`` its scratch checkout, ``env`` its whole
+    environment, ``launcher`` its jail (None without the sandbox)."""
+
+    folder: Path
+    scratch: Scratch
+    home: Path
+    tmp: Path
+    env: dict[str, str]
+    launcher: Jail | None
+    bridge: Bridge | None = None
+
+    @property
+    def cwd(self) -> Path:
+        return self.scratch.work
+
+    @property
+    def refused(self) -> list[str]:
+        """Connections the sandbox's proxy refused during the session."""
+        return list(self.bridge.refused) if self.bridge else []
+
+
+@dataclass
+class Sealer:
+    """Sealed attempts for one repository; ``policy`` None means ``--no-sandbox`` (the
+    scratch copy, the pristine checkout and the scrubbed environment still apply)."""
+
+    ws: Workspace
+    backend: Backend
+    test_command: TestCommand
+    policy: SandboxPolicy | None
+    _toolchain_env: dict[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        home = Path(self.ws.env.get("HOME") or os.path.expanduser("~"))
+        for name, var in TOOLCHAIN_HOMES.items():
+            if (home / name).is_dir() and var not in self.ws.env:
+                self._toolchain_env[var] = str(home / name)
+
+    # -- agent sessions ----------------------------------------------------------------
+
+    @contextmanager
+    def seat(self, base: pygit2.Commit, label: str) -> Iterator[Seat]:
+        """A sealed place for one agent session at ``base``; removed on the way out
+        (bring the commits in before leaving)."""
+        folder = self._folder(label)
+        failpoints.hit("seal:folder-made")
+        branch = git.current_branch(self.ws.repo) or "main"
+        made = scratch.make_scratch(self.ws.repo, base, branch, folder / "work",
+                                    git.signature(self.ws.repo))
+        home, tmp = folder / "home", folder / "tmp"
+        home.mkdir()
+        tmp.mkdir()
+        self.backend.prepare_home(home, self.ws.env)
+        env = self._environment(self.backend.env_keep, home, tmp)
+        bridge: Bridge | None = None
+        launcher: Jail | None = None
+        try:
+            if self.policy is not None:
+                bridge = Bridge(Path(tempfile.mkdtemp(prefix="rgr-net-")))
+                forwards = self._open_api(bridge, env)
+                launcher = self.policy.agent_jail(
+                    repo_root=self.ws.root, work=made.work, home=home, tmp=tmp,
+                    executables=self._executables(env, agent=True), forwards=forwards,
+                    shared=(*self._shared(made.work),
+                            (scratch.objects_dir(self.ws.repo),) * 2))
+            yield Seat(folder, made, home, tmp, env, launcher, bridge)
+        finally:
+            if bridge is not None:
+                bridge.close()
+                shutil.rmtree(bridge.directory, ignore_errors=True)
+            _remove(folder)
+
+    def bring_in(self, seat: Seat, base: pygit2.Commit) -> pygit2.Commit:
+        """The attempt's tip, its objects now in the user's repository (``base`` when
+        the agent committed nothing). ImportRefused when it is not a thing to judge."""
+        failpoints.hit("seal:before-import")
+        tip = scratch.import_branch(self.ws.repo, seat.scratch, base.id)
+        failpoints.hit("seal:imported")
+        return git.resolve_commit(self.ws.repo, str(tip))
+
+    # -- verification ------------------------------------------------------------------
+
+    def run_tests(self, commit: pygit2.Commit) -> TestReport:
+        """The test command on a pristine checkout of ``commit``, sealed."""
+        with self._checkout(commit, "verify") as (tree, confinement, env):
+            return run_tests(self.test_command, tree, timeout=self.ws.config.command_timeout,
+                             env=env, confinement=confinement)
+
+    def run_gate(self, commit: pygit2.Commit, level: Level) -> GateResult:
+        """Refactor mode's gate (tests, then the gate commands) on ``commit``, sealed."""
+        with self._checkout(commit, f"gate-{level}") as (tree, confinement, env):
+            return run_gate(self.ws.config, self.test_command, tree, level, env, confinement)
+
+    @contextmanager
+    def _checkout(self, commit: pygit2.Commit, label: str
+                  ) -> Iterator[tuple[Path, Confinement | None, dict[str, str]]]:
+        folder = self._folder(label)
+        try:
+            tree, home, tmp = folder / "tree", folder / "home", folder / "tmp"
+            home.mkdir()
+            tmp.mkdir()
+            scratch.checkout_pristine(self.ws.repo, commit.id, tree)
+            failpoints.hit("seal:checked-out")
+            env = self._environment((), home, tmp)
+            confinement = None
+            if self.policy is not None:
+                jail = self.policy.test_jail(
+                    repo_root=self.ws.root, checkout=tree, home=home, tmp=tmp,
+                    executables=self._executables(env, agent=False),
+                    shared=self._shared(tree))
+                confinement = Confinement(jail, tmp)
+            yield tree, confinement, env
+        finally:
+            _remove(folder)
+
+    # -- outcomes ----------------------------------------------------------------------
+
+    def keep(self, tip: pygit2.Commit, label: str, run_id: str | None,
+             message: str = "rgr: rejected attempt") -> str:
+        """Keep a rejected attempt's commits reachable; the ref's name."""
+        name = attempt_ref(label, run_id)
+        git.create_ref(self.ws.repo, name, tip.id, message)
+        return name
+
+    def accept(self, base: pygit2.Commit, tip: pygit2.Commit, message: str) -> None:
+        """Move the checked-out branch from ``base`` to the verified ``tip`` and bring the
+        working tree along."""
+        branch = git.require_branch(self.ws.repo)
+        scratch.update_worktree(self.ws.repo, branch, base.id, tip.id, message)
+
+    # -- pieces ------------------------------------------------------------------------
+
+    def _folder(self, label: str) -> Path:
+        root = work_root(self.ws.git_dir)
+        root.mkdir(parents=True, exist_ok=True, mode=0o700)
+        return Path(tempfile.mkdtemp(prefix=f"{label}-", dir=root))
+
+    def _environment(self, keep: tuple[str, ...], home: Path, tmp: Path) -> dict[str, str]:
+        base = {**self.ws.env, **self._toolchain_env}
+        keep = (*keep, *self._toolchain_env, "RGR_TEST_*")
+        if self.policy is None:
+            return SandboxPolicy().environment(base, home=home, tmp=tmp, keep=keep)
+        return self.policy.environment(base, home=home, tmp=tmp, keep=keep)
+
+    def _executables(self, env: Mapping[str, str], agent: bool) -> list[Path]:
+        names = [self.test_command.argv[0],
+                 *(argv[0] for argv in gate_argvs(self.ws.config, "full"))]
+        if agent:
+            names += [*backend_binaries(self.backend), "git"]
+        found = []
+        for name in names:
+            path = shutil.which(name, path=env.get("PATH"))
+            if path is not None:
+                found.append(Path(path))
+        return found
+
+    def _shared(self, into: Path) -> tuple[tuple[Path, Path], ...]:
+        """The working tree's dependency folders (``[sandbox] share``), shown read-only
+        at the same place inside a scratch copy or checkout that lacks them."""
+        pairs = []
+        for name in self.ws.config.sandbox.share:
+            source = self.ws.root / name
+            if source.is_dir() and not source.is_symlink() and not (into / name).exists():
+                pairs.append((source, into / name))
+        return tuple(pairs)
+
+    def _open_api(self, bridge: Bridge, env: dict[str, str]) -> tuple[tuple[int, Path], ...]:
+        """Ways out of the agent's sandbox to the model API: a loopback API keeps its
+        port (forwarded as it is), anything else goes through the allow-listed CONNECT
+        proxy that HTTPS_PROXY names inside."""
+        assert self.policy is not None
+        forwards: list[tuple[int, Path]] = []
+        allowed: set[tuple[str, int]] = set()
+        for url in self.backend.api_urls(self.ws.env):
+            parts = urlsplit(url)
+            host = (parts.hostname or "").lower()
+            port = parts.port or (443 if parts.scheme == "https" else 80)
+            if host in LOOPBACK:
+                forwards.append((port, bridge.forward(f"api-{port}", host, port)))
+            else:
+                allowed.add((host, port))
+        for item in self.policy.allow_hosts:
+            host, _, port_text = item.rpartition(":")
+            allowed.add((host.lower(), int(port_text)))
+        if allowed:
+            forwards.append((PROXY_PORT, bridge.proxy("proxy", frozenset(allowed))))
+            proxy = f"http://127.0.0.1:{PROXY_PORT}"
+            env.update(HTTPS_PROXY=proxy, https_proxy=proxy,
+                       NO_PROXY="127.0.0.1,localhost,::1", no_proxy="127.0.0.1,localhost,::1")
+        return tuple(forwards)
+
+
+def _remove(folder: Path) -> None:
+    """Delete a scratch folder whatever the agent left in it: folders it made
+    read-only are opened first (links are never followed)."""
+    if not folder.exists():
+        return
+    for directory, _subdirs, _files in os.walk(folder):
+        with suppress(OSError):
+            os.chmod(directory, 0o700)
+    shutil.rmtree(folder, ignore_errors=True)
