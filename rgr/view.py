@@ -94,15 +94,17 @@ class _Tally:
         self.phase_cost = 0.0
         self.phase_turns = 0
         self.uncosted = 0  # sessions whose backend reports no cost (codex)
+        self.phase_uncosted = 0
 
     def add(self, event: Event) -> None:
         kind = event["type"]
         if kind == "phase_started":
-            self.phase_cost, self.phase_turns = 0.0, 0
+            self.phase_cost, self.phase_turns, self.phase_uncosted = 0.0, 0, 0
         elif kind == "agent_call":
             self.sessions += 1
             if "costUsd" in event and event["costUsd"] is None:
                 self.uncosted += 1
+                self.phase_uncosted += 1
             self.cost += float(event.get("costUsd") or 0.0)
             self.phase_cost += float(event.get("costUsd") or 0.0)
             self.phase_turns += int(event.get("numTurns") or 0)
@@ -189,8 +191,10 @@ def event_lines(event: Event, tally: _Tally) -> list[tuple[int, str]]:
         attempts = int(event.get("attempts") or 1)
         after = "feature complete" if event.get("complete") else f"next: {event.get('nextPhase')}"
         return [(QUIET, f"{where}: ✓ verified {str(event.get('commit'))[:8]} in "
-                        f"{float(event.get('durationS') or 0):.1f}s, ${tally.phase_cost:.4f}, "
-                        f"{tally.phase_turns} turns"
+                        f"{float(event.get('durationS') or 0):.1f}s, "
+                        + (f"${tally.phase_cost:.4f}, " if not tally.phase_uncosted
+                           else "cost not reported, ")
+                        + f"{tally.phase_turns} turns"
                         + (f", {attempts} attempts" if attempts > 1 else "")
                         + f" ({after}); so far ${tally.cost:.4f}")]
     if kind == "limit_reached":
