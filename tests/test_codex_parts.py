@@ -203,3 +203,37 @@ def test_codex_model_precedence_agent_then_codex_table_then_run_model() -> None:
     assert backend._model(replace(request, model="o4")) == "o4"  # the agent file's own
     assert CodexBackend(run_model="x")._model(request) == "claude-sonnet"
     assert backend._model(replace(request, model=None)) == "gpt-5.5"
+
+
+def test_login_mode_copies_only_the_login_into_the_session_home(tmp_path: Path) -> None:
+    user = tmp_path / "user"
+    (user / ".codex").mkdir(parents=True)
+    (user / ".codex" / "auth.json").write_text('{"tokens": "t"}')
+    (user / ".codex" / "config.toml").write_text('model = "mine"\n')
+    seat = tmp_path / "seat"
+    seat.mkdir()
+    backend = CodexBackend(settings=CodexConfig(login=True))
+    backend.prepare_home(seat, {"HOME": str(user)})
+    assert sorted(p.name for p in (seat / ".codex").iterdir()) == ["auth.json"]
+    assert ((seat / ".codex" / "auth.json").stat().st_mode & 0o777) == 0o600
+    with backend._home({"HOME": str(seat)}) as home:
+        assert home == seat / ".codex"
+    assert backend.api_urls({}) == ["https://chatgpt.com/backend-api/codex",
+                                    "https://auth.openai.com"]
+    keyed = CodexBackend(env={"OPENAI_BASE_URL": "http://127.0.0.1:5/v1"})
+    keyed.prepare_home(seat / "x", {"HOME": str(user)})
+    assert not (seat / "x").exists()  # nothing of the user's without login = true
+    assert keyed.api_urls({"OPENAI_BASE_URL": "http://127.0.0.1:5/v1"}) == [
+        "http://127.0.0.1:5/v1"]
+
+
+def test_npm_launcher_resolves_to_the_native_executable() -> None:
+    from harness import ensure_codex
+
+    from rgr.backends.codex import native_executable
+
+    launcher = ensure_codex()  # node_modules/.bin/codex: npm's node launcher
+    native = Path(native_executable(str(launcher), None))
+    assert native.name == "codex" and native.parent.name == "bin"
+    assert "codex-linux" in str(native) or "codex-darwin" in str(native)
+    assert native_executable("/usr/bin/true", None) == "/usr/bin/true"
