@@ -36,25 +36,11 @@ from rgr.fake_model import SessionScript, structured  # noqa: E402
 from rgr.fake_model.responses import (  # noqa: E402
     FAKE_MODEL,
     ResponsesModelServer,
-    _ResponsesHandler,
     first_user_text,
     system_text,
 )
 
-BODIES: list[tuple[str | None, bytes]] = []
 ROLES = {"PLANNER": "PLAN", "TESTER": "RED", "IMPLEMENTER": "GREEN", "REFACTORER": "REFACTOR"}
-
-
-class _Recording(_ResponsesHandler):
-    def _read_body(self) -> bytes:
-        body = super()._read_body()
-        BODIES.append((self.headers.get("session-id"), body))
-        return body
-
-
-class RecordingServer(ResponsesModelServer):
-    def _handler(self) -> type[_ResponsesHandler]:
-        return _Recording
 
 
 def parts(body: dict[str, Any]) -> dict[str, int]:
@@ -83,12 +69,12 @@ def phase_of(system: str) -> str:
 
 def default_codex_request(codex: Path, system: str, prompt: str, work: Path) -> bytes:
     """The first request of a plain ``codex exec`` given the same texts."""
-    BODIES.clear()
     repo = work / f"repo-{uuid.uuid4().hex[:6]}"
     subprocess.run(["git", "init", "-q", str(repo)], check=True)
     home = work / f"codex-home-{uuid.uuid4().hex[:6]}"
     home.mkdir()
-    with RecordingServer([SessionScript([structured({"summary": "x"})])]) as server:
+    with ResponsesModelServer([SessionScript([structured({"summary": "x"})])],
+                              keep_bodies=True) as server:
         provider = (f'{{name="x", base_url="{server.url}/v1", env_key="CODEX_API_KEY", '
                     'wire_api="responses", supports_websockets=false}')
         schema = work / "schema.json"
@@ -102,7 +88,7 @@ def default_codex_request(codex: Path, system: str, prompt: str, work: Path) -> 
                         f"model_providers.x={provider}", "-C", str(repo), "-"],
                        input=f"{system}\n\n{prompt}", env=env, capture_output=True,
                        text=True, timeout=120, check=False)
-    return BODIES[0][1]
+        return server.bodies[0]
 
 
 def main() -> int:
@@ -110,14 +96,16 @@ def main() -> int:
     work = Path(tempfile.mkdtemp(prefix="rgr-bench-codex-"))
     try:
         repo = make_project(work / "kata", "codex")
-        with RecordingServer(two_test_kata()) as server:
+        with ResponsesModelServer(two_test_kata(), keep_bodies=True) as server:
             done = rgr(["run", "--yes", "--skip-preflight", "slugify"], repo,
                        rgr_env(work / "home", server.url, "codex"))
             if done.returncode != 0:
                 print(done.stdout, done.stderr)
                 return 1
+            bodies = server.bodies
         firsts: dict[str, bytes] = {}
-        for session, body in BODIES:
+        for body in bodies:
+            session = json.loads(body).get("prompt_cache_key")  # codex's thread id
             if session and session not in firsts:
                 firsts[session] = body
         version = subprocess.run([str(codex), "--version"], capture_output=True,

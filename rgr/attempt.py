@@ -20,8 +20,11 @@ workers all try work the same way, through this module:
 from __future__ import annotations
 
 import hashlib
+import json
 import os
+import shlex
 import shutil
+import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator, Mapping
@@ -37,7 +40,7 @@ from rgr.backends.base import Backend, backend_binaries
 from rgr.config import Config, TestCommand
 from rgr.refactor.gate import GateResult, Level, gate_argvs, run_gate
 from rgr.sandbox.bridge import Bridge
-from rgr.sandbox.jail import Jail
+from rgr.sandbox.jail import PRETOOL, Jail
 from rgr.sandbox.policy import SandboxPolicy
 from rgr.scratch import Scratch
 from rgr.verify import Confinement, TestReport, run_tests
@@ -59,6 +62,21 @@ def work_root(git_dir: Path) -> Path:
     agent CLIs refuse to write below a ``.git`` directory."""
     key = hashlib.sha256(str(git_dir.resolve()).encode()).hexdigest()[:12]
     return Path(tempfile.gettempdir()) / f"rgr-{os.getuid()}" / key
+
+
+def remove_stale_folders(git_dir: Path, keep: str | None) -> int:
+    """Under the run lock: delete the scratch folders of this repository that a killed
+    rgr left (all but ``keep``, the in-flight attempt's, which resume may still judge)."""
+    root = work_root(git_dir)
+    if not root.is_dir():
+        return 0
+    removed = 0
+    for folder in root.iterdir():
+        if keep is not None and str(folder) == keep:
+            continue
+        _remove(folder)
+        removed += 1
+    return removed
 
 
 def attempt_ref(label: str, run_id: str | None) -> str:
@@ -109,6 +127,8 @@ class Seat:
     env: dict[str, str]
     launcher: Jail | None
     bridge: Bridge | None = None
+    #: Claude Code settings that install rgr's PreToolUse hook, when armed.
+    settings_file: Path | None = None
 
     @property
     def cwd(self) -> Path:
@@ -140,9 +160,11 @@ class Sealer:
     # -- agent sessions ----------------------------------------------------------------
 
     @contextmanager
-    def seat(self, base: pygit2.Commit, label: str) -> Iterator[Seat]:
+    def seat(self, base: pygit2.Commit, label: str,
+             edit_rules: Mapping[str, object] | None = None) -> Iterator[Seat]:
         """A sealed place for one agent session at ``base``; removed on the way out
-        (bring the commits in before leaving)."""
+        (bring the commits in before leaving). ``edit_rules`` (rgr.guards.edit_rules)
+        arm the PreToolUse hook that refuses out-of-scope edits with a reason."""
         folder = self._folder(label)
         failpoints.hit("seal:folder-made")
         branch = git.current_branch(self.ws.repo) or "main"
@@ -153,22 +175,27 @@ class Sealer:
         tmp.mkdir()
         self.backend.prepare_home(home, self.ws.env)
         env = self._environment(self.backend.env_keep, home, tmp)
+        # Read-only inside the sandbox: the bridge's sockets and the hook's rules.
+        control = Path(tempfile.mkdtemp(prefix="rgr-ctl-"))
         bridge: Bridge | None = None
         launcher: Jail | None = None
         try:
+            settings = (_write_hook(control, made.work, edit_rules)
+                        if edit_rules is not None else None)
             if self.policy is not None:
-                bridge = Bridge(Path(tempfile.mkdtemp(prefix="rgr-net-")))
+                bridge = Bridge(control)
                 forwards = self._open_api(bridge, env)
                 launcher = self.policy.agent_jail(
                     repo_root=self.ws.root, work=made.work, home=home, tmp=tmp,
                     executables=self._executables(env, agent=True), forwards=forwards,
                     shared=(*self._shared(made.work),
-                            (scratch.objects_dir(self.ws.repo),) * 2))
-            yield Seat(folder, made, home, tmp, env, launcher, bridge)
+                            (scratch.objects_dir(self.ws.repo),) * 2),
+                    extra_readable=(control, PRETOOL.parent))
+            yield Seat(folder, made, home, tmp, env, launcher, bridge, settings)
         finally:
             if bridge is not None:
                 bridge.close()
-                shutil.rmtree(bridge.directory, ignore_errors=True)
+            shutil.rmtree(control, ignore_errors=True)
             _remove(folder)
 
     def bring_in(self, seat: Seat, base: pygit2.Commit) -> pygit2.Commit:
@@ -238,7 +265,7 @@ class Sealer:
 
     def _environment(self, keep: tuple[str, ...], home: Path, tmp: Path) -> dict[str, str]:
         base = {**self.ws.env, **self._toolchain_env}
-        keep = (*keep, *self._toolchain_env, "RGR_TEST_*")
+        keep = (*keep, *self._toolchain_env)
         if self.policy is None:
             return SandboxPolicy().environment(base, home=home, tmp=tmp, keep=keep)
         return self.policy.environment(base, home=home, tmp=tmp, keep=keep)
@@ -289,6 +316,18 @@ class Sealer:
             env.update(HTTPS_PROXY=proxy, https_proxy=proxy,
                        NO_PROXY="127.0.0.1,localhost,::1", no_proxy="127.0.0.1,localhost,::1")
         return tuple(forwards)
+
+
+def _write_hook(control: Path, work: Path, rules: Mapping[str, object]) -> Path:
+    """The hook's rules and the settings file that installs it; the settings' path."""
+    rules_file = control / "edit-rules.json"
+    rules_file.write_text(json.dumps({**rules, "root": str(work)}), encoding="utf-8")
+    command = shlex.join([sys.executable, "-I", "-S", str(PRETOOL), str(rules_file)])
+    settings = control / "settings.json"
+    settings.write_text(json.dumps({"hooks": {"PreToolUse": [{
+        "matcher": "Write|Edit|MultiEdit|NotebookEdit",
+        "hooks": [{"type": "command", "command": command}]}]}}), encoding="utf-8")
+    return settings
 
 
 def _remove(folder: Path) -> None:

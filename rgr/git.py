@@ -4,6 +4,7 @@ HEAD and branches, diffs between commits, resets and backup refs.
 
 from __future__ import annotations
 
+import shutil
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -153,6 +154,51 @@ def file_text(repo: pygit2.Repository, commit: pygit2.Oid, path: str) -> str | N
     if not isinstance(blob, pygit2.Blob):
         return None
     return blob.data.decode("utf-8", "replace")
+
+
+def materialize(repo: pygit2.Repository, commit: pygit2.Commit, paths: tuple[str, ...],
+                into: Path) -> str:
+    """Write the regular files of ``paths`` (files or folders) in ``commit``'s tree
+    under ``into``, replacing what was there; links and submodules are skipped. Returns
+    what was found, e.g. ``tdd.toml 1a2b3c4d, .rgr/ 5e6f7a8b`` or ``none of tdd.toml, .rgr``.
+    """
+    if into.exists():
+        shutil.rmtree(into)
+    into.mkdir(parents=True)
+    found = []
+    tree = commit.tree
+    for path in paths:
+        try:
+            entry = tree[path]
+        except KeyError:
+            continue
+        found.append(f"{path}{'/' if entry.type_str == 'tree' else ''} {str(entry.id)[:8]}")
+        pending: list[tuple[str, pygit2.Object]] = [(path, entry)]
+        while pending:
+            name, item = pending.pop()
+            if isinstance(item, pygit2.Tree) or item.type_str == "tree":
+                pending += [(f"{name}/{child.name}", child)
+                            for child in repo[item.id].peel(pygit2.Tree)]
+            elif getattr(item, "filemode", None) in (pygit2.enums.FileMode.BLOB,
+                                   pygit2.enums.FileMode.BLOB_EXECUTABLE):
+                blob = repo[item.id]
+                assert isinstance(blob, pygit2.Blob)
+                target = into / name
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_bytes(blob.data)
+    return ", ".join(found) if found else f"none of {', '.join(paths)}"
+
+
+def link_target(repo: pygit2.Repository, tree: pygit2.Tree, path: str) -> str | None:
+    """Where the symbolic link ``path`` in ``tree`` points, or None if it is no link."""
+    try:
+        entry = tree[path]
+    except KeyError:
+        return None
+    if entry.filemode != pygit2.enums.FileMode.LINK:
+        return None
+    blob = repo[entry.id]
+    return blob.data.decode("utf-8", "replace") if isinstance(blob, pygit2.Blob) else None
 
 
 def backup_ref(repo: pygit2.Repository, target: pygit2.Oid, label: str) -> str:

@@ -5,19 +5,43 @@ the failure brief the next attempt gets: which rule, which file, which line.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
 import pygit2
 
 from rgr import git
-from rgr.config import Config
+from rgr.config import Config, GlobSet, glob_to_regex
 from rgr.handoff import Phase
 from rgr.testlist import FILENAME as TEST_LIST
 from rgr.verify import TestReport
 
 #: Files no agent may touch, whatever its phase: rgr's config and its overrides.
 PROTECTED = ("tdd.toml", ".rgr/")
+
+#: Files that decide how tests are collected, configured or reported (runner config,
+#: plugins, interpreter start-up hooks, manifests). rgr's verdict rests on them, so no
+#: agent may change them in any phase: the user changes them, outside a run.
+TEST_INFRA_GLOBS: tuple[str, ...] = (
+    "**/conftest.py", "**/pytest.ini", "**/tox.ini", "**/setup.cfg", "**/pyproject.toml",
+    "**/sitecustomize.py", "**/usercustomize.py", "**/*.pth", "**/.coveragerc",
+    "**/noxfile.py", "**/package.json", "**/jest.config.*", "**/vitest.config.*",
+    "**/vite.config.*", "**/vitest.workspace.*", "**/.mocharc*", "**/babel.config.*",
+    "**/.babelrc*", "**/tsconfig*.json", "**/Cargo.toml", "**/.cargo/**", "**/build.rs",
+    "**/go.mod", "**/pom.xml", "**/build.gradle*", "**/settings.gradle*",
+    "**/gradle.properties", "**/Gemfile", "**/.rspec", "**/phpunit.xml*",
+)
+
+#: Code that reaches into a test framework or the runner's report from outside the
+#: tests: a GREEN or REFACTOR change to non-test code must not contain it (it could
+#: rewrite results from inside the test run). Matched on added lines of non-test files.
+FRAMEWORK_HOOKS = re.compile(
+    r"^\s*(import|from)\s+(_?pytest|_pytest\.\w+|unittest)\b|\bpytest_\w+\s*\("
+    r"|\batexit\b|junit|\bos\._exit\s*\(|sys\.modules\[\s*['\"]_?pytest|PYTEST_ADDOPTS"
+    r"|builtins\.__import__|sys\.settrace|sys\.setprofile|faulthandler"
+    r"|process\.on\(\s*['\"](exit|beforeExit)|process\.exit\s*\(|require\(['\"](jest|vitest|mocha)"
+)
 
 #: Markers that silence a test instead of making it pass, across the ecosystems that
 #: test-command detection knows. Matched on added lines only.
@@ -68,20 +92,92 @@ def check_commits(
 def check_scope(
     repo: pygit2.Repository, config: Config, phase: Phase, base: pygit2.Oid, head: pygit2.Oid
 ) -> list[Violation]:
-    """Which files the phase may touch, and no skip markers added anywhere."""
+    """Which files the phase may touch, no skip markers added anywhere, no link that
+    leads out of the repository, no hook into the test framework from non-test code,
+    and some code changed in GREEN."""
     violations = []
-    for change in git.changed_files(repo, base, head):
+    changes = git.changed_files(repo, base, head)
+    for change in changes:
         paths = [change.path] + ([change.old_path] if change.old_path else [])
         for path in paths:
             violations.extend(_scope_rule(config, phase, path, change.status))
-    violations.extend(_added_skip_markers(repo, base, head))
+    violations.extend(escaping_links(repo, head, [c.path for c in changes
+                                                  if c.status != "deleted"]))
+    violations.extend(_added_lines(repo, base, head, config, phase))
+    if phase == Phase.GREEN and not violations and not any(
+            not config.is_test_file(c.path) and c.path != TEST_LIST for c in changes):
+        violations.append(Violation("green-no-code", "GREEN changed no code: a test that "
+                                    "passes without an implementation change did not test "
+                                    "missing behaviour"))
     return violations
 
 
-def _scope_rule(config: Config, phase: Phase, path: str, status: str) -> list[Violation]:
+def edit_rules(config: Config, phase: Phase,
+               scope: list[str] | None = None, tests_allowed: bool = True) -> dict[str, object]:
+    """The Write/Edit rules of ``phase`` for the PreToolUse hook (rgr.sandbox.pretool):
+    what :func:`check_scope` will reject, said before the agent writes it. ``scope``
+    (refactor mode) replaces the phase's allow-list with a batch's globs."""
+    deny: list[tuple[str, str]] = [
+        (r"\.git(/.*)?", "git's own files are not yours to edit; commit instead"),
+        (r"tdd\.toml|\.rgr(/.*)?", "rgr's configuration is off limits to agents"),
+        *((glob_to_regex(g), "this file decides how tests are collected or reported; "
+           "no agent may change it") for g in TEST_INFRA_GLOBS),
+    ]
+    tests = [glob_to_regex(g) for g in config.test_file_globs]
+    test_list = re.escape(TEST_LIST)
+    allow: list[str] | None = None
+    reason = ""
+    if scope is not None:
+        allow = [glob_to_regex(g) for g in scope]
+        reason = "outside the batch's scope (" + ", ".join(scope) + ")"
+        if not tests_allowed:
+            deny += [(t, "test files must not change in this batch") for t in tests]
+    elif phase == Phase.PLAN:
+        allow, reason = [test_list], f"the planner may only change {TEST_LIST}"
+    elif phase == Phase.RED:
+        allow, reason = [*tests, test_list], "RED may only change test files"
+    elif phase == Phase.GREEN:
+        deny += [(t, "GREEN must make the test pass without changing any test file")
+                 for t in [*tests, test_list]]
+    return {"deny": deny, "allow": allow, "scope": reason}
+
+
+@functools.cache
+def _infra_globs() -> GlobSet:
+    return GlobSet(TEST_INFRA_GLOBS)
+
+
+def is_test_infra(path: str) -> bool:
+    """Whether ``path`` decides how tests are collected or reported (TEST_INFRA_GLOBS)."""
+    return _infra_globs().matches(path)
+
+
+def forbidden_path(path: str, status: str) -> Violation | None:
+    """A file no agent may change in any phase or batch: rgr's configuration, or what
+    decides how tests are collected and reported."""
     if path == "tdd.toml" or path.startswith(".rgr/"):
-        return [Violation("protected-file", f"{status} {path}: rgr's configuration is off "
-                          "limits to agents", path)]
+        return Violation("protected-file", f"{status} {path}: rgr's configuration is off "
+                         "limits to agents", path)
+    if is_test_infra(path):
+        return Violation("test-infra-changed", f"{status} {path}: this file decides how tests "
+                         "are collected, configured or reported; no agent may change it "
+                         "(change it yourself, outside a run)", path)
+    return None
+
+
+def hooks_framework(line: str, path: str, lineno: int) -> Violation | None:
+    """An added line of non-test code that reaches into the test framework."""
+    if not FRAMEWORK_HOOKS.search(line):
+        return None
+    return Violation("hooks-test-framework", f"added {line.strip()[:120]!r} to code under "
+                     "test: it reaches into the test framework or the runner's report; "
+                     "implementation code must not", path, lineno)
+
+
+def _scope_rule(config: Config, phase: Phase, path: str, status: str) -> list[Violation]:
+    forbidden = forbidden_path(path, status)
+    if forbidden is not None:
+        return [forbidden]
     is_test = config.is_test_file(path)
     if phase == Phase.PLAN and path != TEST_LIST:
         return [Violation("plan-scope", f"{status} {path}: the planner may only change "
@@ -95,22 +191,53 @@ def _scope_rule(config: Config, phase: Phase, path: str, status: str) -> list[Vi
     return []
 
 
-def _added_skip_markers(
-    repo: pygit2.Repository, base: pygit2.Oid, head: pygit2.Oid
-) -> list[Violation]:
+def escaping_links(repo: pygit2.Repository, head: pygit2.Oid,
+                    paths: list[str]) -> list[Violation]:
+    """Symbolic links added or changed whose target is absolute or climbs out of the
+    repository: checked out, they would lead a later reader or writer elsewhere."""
+    tree = repo[head].peel(pygit2.Tree)
+    found = []
+    for path in paths:
+        target = git.link_target(repo, tree, path)
+        if target is None:
+            continue
+        depth = len(path.split("/")) - 1
+        climbed = 0
+        escapes = target.startswith("/")
+        for part in target.split("/"):
+            climbed += -1 if part == ".." else (1 if part not in ("", ".") else 0)
+            if climbed < -depth:
+                escapes = True
+        if escapes:
+            found.append(Violation("link-escapes", f"symbolic link {path} -> {target} leads "
+                                   "out of the repository", path))
+    return found
+
+
+def _added_lines(repo: pygit2.Repository, base: pygit2.Oid, head: pygit2.Oid,
+                 config: Config, phase: Phase) -> list[Violation]:
+    """Skip markers anywhere; in GREEN and REFACTOR, hooks into the test framework in
+    non-test code."""
     old = repo[base].peel(pygit2.Tree)
     new = repo[head].peel(pygit2.Tree)
+    watch_hooks = phase in (Phase.GREEN, Phase.REFACTOR)
     found = []
     for patch in old.diff_to_tree(new):
         if patch is None or patch.delta.is_binary:
             continue
+        path = patch.delta.new_file.path
+        hooks = watch_hooks and not config.is_test_file(path)
         for hunk in patch.hunks:
             for line in hunk.lines:
-                if line.origin == "+" and SKIP_MARKERS.search(line.content):
+                if line.origin != "+":
+                    continue
+                if SKIP_MARKERS.search(line.content):
                     found.append(Violation(
                         "skip-marker", f"added {line.content.strip()!r}: tests must not be "
-                        "skipped or marked as expected failures", patch.delta.new_file.path,
-                        line.new_lineno))
+                        "skipped or marked as expected failures", path, line.new_lineno))
+                elif hooks and (hooked := hooks_framework(line.content, path,
+                                                          line.new_lineno)):
+                    found.append(hooked)
     return found
 
 

@@ -163,6 +163,8 @@ class HandoffState(CamelModel):
     tests: TestRunSummary | None = None
     rgr_version: str | None = None
     summary: str | None = None  # the agent's one-line account of what it did
+    #: Start notes: where tdd.toml and .rgr/ were read from (the committed tree).
+    config_source: str | None = None
     # --- refactor mode (mode == "refactor") -----------------------------------------
     batch: BatchNote | None = None
     refactor: RefactorProgress | None = None

@@ -34,7 +34,14 @@ from rgr.backends.claude import usage_of
 from rgr.config import TestCommand
 from rgr.errors import BackendError, PhaseFailed
 from rgr.events import NULL_OBSERVER, Event, Observer, event
-from rgr.guards import Violation, check_commits, check_scope, check_tests, failure_brief
+from rgr.guards import (
+    Violation,
+    check_commits,
+    check_scope,
+    check_tests,
+    edit_rules,
+    failure_brief,
+)
 from rgr.handoff import (
     FOLLOWS,
     AgentSummary,
@@ -164,7 +171,7 @@ class Orchestrator:
 
     def run_phase(self, prev: HandoffState) -> HandoffState:
         phase = prev.resume_phase
-        spec = agent_for(self.ws.root, phase)
+        spec = agent_for(self.ws.config_root, phase)
         base = git.head_commit(self.ws.repo)
         before = self.tests_at_head()
         cycle = prev.cycle_number + 1 if phase == Phase.PLAN else prev.cycle_number
@@ -227,7 +234,8 @@ class Orchestrator:
         where = attempt.where
         result: AgentResult | None = None
         backend_error: BackendError | None = None
-        with self.sealer.seat(base, attempt.label) as seat:
+        with self.sealer.seat(base, attempt.label,
+                              edit_rules(self.ws.config, phase)) as seat:
             request = self._request(prev, phase, spec, base, cycle, brief, session_id, seat,
                                     on_event=lambda e: self.observer.emit(
                                         event("agent_event", **where, event=e)))
@@ -284,7 +292,7 @@ class Orchestrator:
         """Judge the commits of an attempt whose rgr died before it could: by the same
         checks as :meth:`judge`. Raises AttemptRejected (the attempt is then kept and the
         branch back at its base) or returns the new, noted state."""
-        spec = agent_for(self.ws.root, record.phase)
+        spec = agent_for(self.ws.config_root, record.phase)
         base = git.resolve_commit(self.ws.repo, record.base)
         before = self.recorded_report(base)
         if before is None:
@@ -335,7 +343,7 @@ class Orchestrator:
             if not violations:
                 violations = check_scope(self.ws.repo, self.ws.config, phase, base.id, head.id)
             if not violations and result is not None:
-                violations, after = self._verify(phase, result, head, attempt.before)
+                violations, after = self._verify(attempt, result, head)
             self.observer.emit(event(
                 "guard_verdict", **attempt.where, ok=not violations, commit=str(head.id),
                 violations=[{"rule": v.rule, "message": v.message, "path": v.path}
@@ -368,7 +376,7 @@ class Orchestrator:
                  cycle: int, brief: str | None, session_id: str, seat: Seat,
                  on_event: Callable[[dict[str, Any]], None] | None = None) -> AgentRequest:
         prompt = build_prompt(
-            self.ws.root, phase=phase, state=prev, cycle=cycle,
+            self.ws.config_root, phase=phase, state=prev, cycle=cycle,
             branch=git.current_branch(self.ws.repo) or "", head=str(base.id),
             test_argv=self.test_command.argv,
             test_list=git.file_text(self.ws.repo, base.id, TEST_LIST),
@@ -376,7 +384,7 @@ class Orchestrator:
         )
         return AgentRequest(
             prompt=prompt,
-            system_prompt_file=prompt_path(self.ws.root, spec.prompt),
+            system_prompt_file=prompt_path(self.ws.config_root, spec.prompt),
             output_model=OUTPUT_MODELS[spec.output],
             tools=tuple(spec.tools),
             allowed_tools=spec.permission_rules(self.test_command.argv),
@@ -391,23 +399,43 @@ class Orchestrator:
             max_budget_usd=self.limits.remaining_budget_usd() if self.limits else None,
             on_event=on_event,
             launcher=seat.launcher,
+            settings_file=seat.settings_file,
             backend=spec.backend or self.ws.config.backend,
         )
 
-    def _verify(self, phase: Phase, result: AgentResult, head: pygit2.Commit,
-                before: TestReport) -> tuple[list[Violation], TestReport | None]:
+    def _verify(self, attempt: Attempt, result: AgentResult, head: pygit2.Commit
+                ) -> tuple[list[Violation], TestReport | None]:
+        phase, before = attempt.phase, attempt.before
         if phase == Phase.PLAN:
             # The planner may only touch test-list.md (check_scope), so the suite's
             # result cannot have changed: no test run.
             self.remember_report(head, before)
-            return self._check_plan(result, head), None
+            return self._check_plan(attempt.prev, result, attempt.base, head), None
         after = self.tests_at(head)
         return check_tests(phase, before, after), after
 
-    def _check_plan(self, result: AgentResult, head: pygit2.Commit) -> list[Violation]:
+    def _check_plan(self, prev: HandoffState, result: AgentResult, base: pygit2.Commit,
+                    head: pygit2.Commit) -> list[Violation]:
         output = result.output
         assert isinstance(output, PlanOutput)
         tests = parse_test_list(git.file_text(self.ws.repo, head.id, TEST_LIST))
+        before = parse_test_list(git.file_text(self.ws.repo, base.id, TEST_LIST))
+        # The planner is not believed: only the item the last verified cycle implemented
+        # may be ticked, and no open item may silently disappear.
+        finished = (prev.current_test.description
+                    if prev.current_test and prev.phase == Phase.REFACTOR else None)
+        ticked = set(tests.done) - set(before.done) - {finished}
+        if ticked:
+            return [Violation("plan-ticks-unverified", "the planner ticked "
+                              + ", ".join(repr(t) for t in sorted(ticked)) + ": no verified "
+                              "cycle implemented it (only the item of the cycle that just "
+                              "ended may be ticked)", TEST_LIST)]
+        dropped = set(before.pending) - set(tests.pending) - set(tests.done)
+        if dropped:
+            return [Violation("plan-drops-item", "the planner removed open item(s) "
+                              + ", ".join(repr(t) for t in sorted(dropped)) + " from "
+                              f"{TEST_LIST}; an item leaves the list only by being done",
+                              TEST_LIST)]
         if output.current_test is None and not tests.complete:
             reason = (f"{len(tests.pending)} item(s) are still unticked" if tests.total
                       else "it has no items")
@@ -458,7 +486,7 @@ class Orchestrator:
             "base_commit": str(base.id),
             "started_at": started,
             "finished_at": now_utc(),
-            "agent": _agent_summary(result, spec, self.ws.root),
+            "agent": _agent_summary(result, spec, self.ws.config_root),
             "tests": tests_summary(tests),
             "rgr_version": __version__,
             "summary": summary,
@@ -487,7 +515,7 @@ class Orchestrator:
                     str(v) for v in violations)[:4000]),
                 "base_commit": str(base.id), "started_at": attempt.started,
                 "finished_at": now_utc(),
-                "agent": _agent_summary(result, None, self.ws.root) if result else None,
+                "agent": _agent_summary(result, None, self.ws.config_root) if result else None,
                 "tests": tests_summary(after) if after else None,
                 "test_result": None, "schema_version": 1, "rgr_version": __version__,
                 "summary": f"rejected attempt kept at {name}",

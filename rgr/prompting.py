@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shlex
 from pathlib import Path
 from string import Template
@@ -12,6 +13,15 @@ from rgr.testlist import FILENAME as TEST_LIST
 
 #: A test list longer than this is cut in the prompt (the agent can read the file).
 TEST_LIST_LIMIT = 6000
+
+
+def quoted(text: str) -> str:
+    """``text`` as a fenced block that it cannot close: what the user, a planner or an
+    earlier agent wrote reaches the next agent as data, never as the prompt's own
+    structure (a fence longer than any run of backticks in it)."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}text\n{text}\n{fence}"
 
 
 def build_prompt(
@@ -30,26 +40,27 @@ def build_prompt(
     test = state.current_test if phase != Phase.PLAN else None
     if phase == Phase.PLAN:
         finished = state.current_test.description if state.current_test else None
-        current = (f"The previous cycle finished: {finished!r}. Tick its box."
+        current = (f"The previous cycle finished this item; tick its box:\n{quoted(finished)}"
                    if finished and state.phase == Phase.REFACTOR else "Choose the next one.")
     elif test is None:
         current = "(none recorded)"
     else:
-        current = (f"- description: {test.description}\n- test file: {test.test_file}\n"
-                   f"- implementation file: {test.impl_file}")
+        current = quoted(f"description: {test.description}\ntest file: {test.test_file}\n"
+                         f"implementation file: {test.impl_file}")
     listing = (test_list or f"({TEST_LIST} does not exist yet)").strip()
     if len(listing) > TEST_LIST_LIMIT:
         listing = listing[:TEST_LIST_LIMIT] + f"\n[... cut; read {TEST_LIST} for the rest]"
-    previous = f"{state.phase}: {state.summary}" if state.summary else f"{state.phase} phase"
+    previous = quoted(f"{state.phase}: {state.summary}" if state.summary
+                      else f"{state.phase} phase")
     text = template.safe_substitute(
         phase=phase.value,
         cycle=cycle,
-        feature=state.feature or "(not recorded)",
+        feature=quoted(state.feature or "(not recorded)"),
         branch=branch,
         head=head[:12],
         test_command=shlex.join(test_argv),
         current_test=current,
-        test_list=listing,
+        test_list=quoted(listing),
         previous=previous,
         failure_brief=failure_brief or "",
     )

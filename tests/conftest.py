@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -197,3 +198,23 @@ def run_rgr(tmp_path: Path) -> RunRgr:
 @pytest.fixture
 def repo(tmp_path: Path) -> Repo:
     return make_repo(tmp_path, commits=3)
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """rgr runs every agent and test run inside bubblewrap: install it from the OS
+    package manager where it is missing (as root, or with sudo that needs no password);
+    otherwise stop with the command to run, rather than fail test by test."""
+    if shutil.which("bwrap"):
+        return
+    prefix = [] if os.geteuid() == 0 else (["sudo", "-n"] if shutil.which("sudo") else None)
+    if prefix is None or not shutil.which("apt-get"):
+        pytest.exit("bubblewrap is not installed and cannot be installed from here: run "
+                    "`sudo apt-get install bubblewrap` (or your OS's equivalent), then the "
+                    "tests again", returncode=4)
+    for argv in ([*prefix, "apt-get", "update", "-qq"],
+                 [*prefix, "apt-get", "install", "-y", "-qq", "bubblewrap"]):
+        done = subprocess.run(argv, capture_output=True, text=True,
+                              env={**os.environ, "DEBIAN_FRONTEND": "noninteractive"})
+        if done.returncode != 0:
+            pytest.exit(f"installing bubblewrap failed ({' '.join(argv)}):\n{done.stdout}"
+                        f"{done.stderr}", returncode=4)

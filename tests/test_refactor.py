@@ -300,9 +300,17 @@ def test_three_invalid_plans_end_with_the_codes_and_nothing_changed(shop: Path) 
 
     class ScriptedPlanner:  # the backend boundary: the agent's answer, nothing else
         name = "scripted"
+        binary = "scripted"
+        env_keep: tuple[str, ...] = ()
 
         def version(self) -> str:
             return "1"
+
+        def api_urls(self, env: object) -> list[str]:
+            return []
+
+        def prepare_home(self, home: Path, env: object) -> None:
+            return None
 
         def check_login(self, cwd: Path) -> None:
             return None
@@ -315,10 +323,12 @@ def test_three_invalid_plans_end_with_the_codes_and_nothing_changed(shop: Path) 
             return AgentResult("s", output, 1, 0.0, 1, {}, [], {})
 
     ws = open_workspace(shop, env=clean_env(shop.parent / "home"))
+    from rgr.attempt import Sealer
     from rgr.config import resolve_test_command
 
-    engine = RefactorEngine(ws, ScriptedPlanner(), resolve_test_command(ws.config, shop),
-                            lambda message: None)
+    planner, test_command = ScriptedPlanner(), resolve_test_command(ws.config, shop)
+    engine = RefactorEngine(ws, planner, test_command, lambda message: None,
+                            Sealer(ws, planner, test_command, None))
     with pytest.raises(PlanRejected) as caught:
         engine.make_plan("tidy")
     assert "no valid plan after 3 planner sessions" in caught.value.message

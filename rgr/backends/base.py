@@ -42,6 +42,9 @@ class AgentRequest:
     on_event: Callable[[dict[str, Any]], None] | None = field(default=None, compare=False)
     #: The sandbox the session runs in (None: unconfined, ``--no-sandbox``).
     launcher: Launcher | None = field(default=None, compare=False)
+    #: Settings that install rgr's PreToolUse edit guard (claude's ``--settings``);
+    #: a backend without such hooks ignores it (the checks on the commit still judge).
+    settings_file: Path | None = None
 
 
 @dataclass(frozen=True)

@@ -258,6 +258,8 @@ class ClaudeBackend:
             argv += ["--allowedTools", ",".join(request.allowed_tools)]
         if request.disallowed_tools:
             argv += ["--disallowedTools", ",".join(request.disallowed_tools)]
+        if request.settings_file is not None:
+            argv += ["--settings", str(request.settings_file)]
         if request.model:
             argv += ["--model", request.model]
         if request.max_budget_usd is not None:

@@ -93,6 +93,7 @@ def refactor(ws: Workspace, goal: str, here: bool, branch: str | None,
     start_branch = git.require_branch(ws.repo)
     start = git.head_commit(ws.repo)
     _require_clean(ws, "rgr refactor")
+    ws = ws.pinned()
     target = start_branch if here else (
         branch or f"{ws.config.branch_prefix}refactor-{slugify(goal)}")
     if not here and not options.plan_only and ws.repo.branches.local.get(target) is not None:
@@ -131,6 +132,7 @@ def refactor(ws: Workspace, goal: str, here: bool, branch: str | None,
             base_commit=str(start.id), started_at=now_utc(), finished_at=now_utc(),
             rgr_version=__version__, tests=tests_summary(baseline.tests),
             summary=plan.summary or f"plan: {len(plan.batches)} batch(es)",
+            config_source=ws.config_source,
             refactor=RefactorProgress(
                 goal=goal, plan=[b.model_dump(mode="json") for b in plan.batches],
                 source_branch=start_branch, start_commit=str(start.id)),

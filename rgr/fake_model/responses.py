@@ -226,6 +226,9 @@ class _ResponsesHandler(_Handler):
 
     def _responses(self) -> None:
         raw = self._read_body()
+        if self.state.bodies is not None:
+            with self.state.lock:
+                self.state.bodies.append(raw)
         session = self._session()
         try:
             body = json.loads(raw)

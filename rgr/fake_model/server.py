@@ -97,6 +97,9 @@ class _State:
     choose: Chooser | None = None
     on_request: Callable[[RequestRecord], None] | None = None
     latency_s: float = 0.0  # think time before each scripted answer
+    #: Every request body as received, when the server was asked to keep them (tests
+    #: that search what reached the model, such as a secret an agent read).
+    bodies: list[bytes] | None = None
 
     def next_id(self, prefix: str) -> str:
         # One counter for the server's lifetime: a repeated tool_use id makes claude
@@ -138,10 +141,12 @@ class FakeModelServer:
 
     def __init__(self, scripts: Iterable[SessionScript] = (), latency_s: float = 0.0, *,
                  choose: Chooser | None = None,
-                 on_request: Callable[[RequestRecord], None] | None = None) -> None:
+                 on_request: Callable[[RequestRecord], None] | None = None,
+                 keep_bodies: bool = False) -> None:
         scripts = tuple(scripts)
         self._state = _State(queue=deque(enumerate(scripts)), scripts=scripts, choose=choose,
-                             on_request=on_request, latency_s=latency_s)
+                             on_request=on_request, latency_s=latency_s,
+                             bodies=[] if keep_bodies else None)
         self._httpd: _HTTPServer | None = None
         self._thread: threading.Thread | None = None
 
@@ -203,6 +208,12 @@ class FakeModelServer:
             index = len(self._state.scripts)
             self._state.scripts = (*self._state.scripts, script)
             self._state.queue.append((index, script))
+
+    @property
+    def bodies(self) -> list[bytes]:
+        """The request bodies received (``keep_bodies=True``), in order."""
+        with self._state.lock:
+            return list(self._state.bodies or [])
 
     @property
     def requests(self) -> list[RequestRecord]:
@@ -391,6 +402,9 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _messages(self) -> None:
         raw = self._read_body()
+        if self.state.bodies is not None:
+            with self.state.lock:
+                self.state.bodies.append(raw)
         session = self._session()
         base = RequestRecord("POST", self.path, session, len(raw))
         try:

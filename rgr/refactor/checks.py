@@ -2,6 +2,9 @@
 
     commit-prefix / no-commit / history-rewritten   (rgr.guards.check_commits)
     protected-file     tdd.toml or .rgr/ changed
+    test-infra-changed a file that decides how tests are collected or reported changed
+    link-escapes       a symbolic link that leads out of the repository
+    hooks-test-framework  non-test code that reaches into the test framework
     out-of-scope       a file outside the batch's scope_globs changed
     test-file-changed  a test file changed in a batch that does not allow 'tests'
     binary-file        a binary file added or changed
@@ -21,7 +24,15 @@ import pygit2
 
 from rgr import git
 from rgr.config import Config, GlobSet
-from rgr.guards import SKIP_MARKERS, Violation, check_commits, check_tests
+from rgr.guards import (
+    SKIP_MARKERS,
+    Violation,
+    check_commits,
+    check_tests,
+    escaping_links,
+    forbidden_path,
+    hooks_framework,
+)
 from rgr.handoff import Phase
 from rgr.refactor.api import compare, renamed, snapshot_paths
 from rgr.refactor.gate import GateResult
@@ -45,11 +56,12 @@ def check_batch_commits(repo: pygit2.Repository, config: Config, batch: Batch,
     if found:
         return DiffFacts(0, found)
     scope = GlobSet(batch.scope_globs)
-    for change in git.changed_files(repo, base, head):
+    changes = git.changed_files(repo, base, head)
+    for change in changes:
         for path in [change.path] + ([change.old_path] if change.old_path else []):
-            if path == "tdd.toml" or path.startswith(".rgr/"):
-                found.append(Violation("protected-file", f"{change.status} {path}: rgr's "
-                                       "configuration is off limits to agents", path))
+            forbidden = forbidden_path(path, change.status)
+            if forbidden is not None:
+                found.append(forbidden)
             elif not scope.matches(path):
                 found.append(Violation("out-of-scope", f"{change.status} {path}: outside "
                                        f"this batch's scope {batch.scope_globs}", path))
@@ -57,6 +69,7 @@ def check_batch_commits(repo: pygit2.Repository, config: Config, batch: Batch,
                 found.append(Violation("test-file-changed", f"{change.status} {path}: the "
                                        "tests are the contract; this batch may not change "
                                        "them (operation 'tests' not allowed)", path))
+    found += escaping_links(repo, head, [c.path for c in changes if c.status != "deleted"])
     lines = 0
     old = repo[base].peel(pygit2.Tree)
     new = repo[head].peel(pygit2.Tree)
@@ -72,25 +85,29 @@ def check_batch_commits(repo: pygit2.Repository, config: Config, batch: Batch,
         lines += added + deleted
         for hunk in patch.hunks:
             for line in hunk.lines:
-                if line.origin == "+" and SKIP_MARKERS.search(line.content):
+                if line.origin != "+":
+                    continue
+                if SKIP_MARKERS.search(line.content):
                     found.append(Violation("skip-marker", f"added {line.content.strip()!r}: "
                                            "tests must not be skipped", path, line.new_lineno))
+                elif not config.is_test_file(path) and (
+                        hooked := hooks_framework(line.content, path, line.new_lineno)):
+                    found.append(hooked)
     if lines > batch.diff_budget_loc:
         found.append(Violation("diff-budget", f"{lines} changed lines, the batch's budget is "
                                f"{batch.diff_budget_loc}: do less, or only what the goal says"))
     if not batch.allows_api:
         # Only changed files can change the API: snapshot just those, at both ends.
-        touched = {p for c in git.changed_files(repo, base, head)
-                   for p in (c.path, c.old_path) if p}
+        touched = {p for c in changes for p in (c.path, c.old_path) if p}
         before = snapshot_paths(repo, base, touched, config.is_test_file)
         after = snapshot_paths(repo, head, touched, config.is_test_file)
         if batch.is_rename:
             assert batch.rename is not None
             before = renamed(before, batch.rename)
-        changes = compare(before, after)
-        if changes:
+        differences = compare(before, after)
+        if differences:
             found.append(Violation("api-changed", "the public API changed: "
-                                   + "; ".join(changes[:8]) + ". Keep public names and "
+                                   + "; ".join(differences[:8]) + ". Keep public names and "
                                    "signatures; name new helpers with a leading '_'"))
     return DiffFacts(lines, found)
 

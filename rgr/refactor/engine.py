@@ -28,7 +28,7 @@ from rgr.attempt import Sealer, Seat
 from rgr.backends.base import AgentRequest, AgentResult, Backend
 from rgr.config import TestCommand
 from rgr.errors import BackendError, PhaseFailed, RgrError
-from rgr.guards import Violation, failure_brief
+from rgr.guards import Violation, edit_rules, failure_brief
 from rgr.handoff import (
     BatchNote,
     ErrorDetails,
@@ -118,7 +118,7 @@ class RefactorEngine:
     # ------------------------------------------------------------------ planning --
 
     def make_plan(self, goal: str) -> RefactorPlanOutput:
-        spec = load_agent(self.ws.root, PLANNER)
+        spec = load_agent(self.ws.config_root, PLANNER)
         base = git.head_commit(self.ws.repo)
         index = build_index(self.ws.repo, base.id)
         brief: str | None = None
@@ -246,11 +246,13 @@ class RefactorEngine:
         violations: list[Violation] = []
         label = f"{batch.id}-a{attempt_number}"
         head = base
-        with self._sealer.seat(base, label) as seat:
+        rules = edit_rules(self.ws.config, Phase.REFACTOR, scope=list(batch.scope_globs),
+                           tests_allowed=batch.allows_tests)
+        with self._sealer.seat(base, label, None if batch.is_rename else rules) as seat:
             if batch.is_rename:
                 violations += self._rope(batch, base, seat)
             else:
-                spec = load_agent(self.ws.root, PATCHER)
+                spec = load_agent(self.ws.config_root, PATCHER)
                 session_id = str(uuid.uuid4())
                 self.report(f"{batch.id}: patcher session {session_id[:8]} running")
                 try:
@@ -291,7 +293,7 @@ class RefactorEngine:
             "test_result": TestResult.PASS, "error": None, "error_details": None,
             "retry_count": attempt_number - 1, "schema_version": 1,
             "base_commit": str(base.id), "started_at": started, "finished_at": now_utc(),
-            "agent": _agent_summary(result, spec, self.ws.root) if result else None,
+            "agent": _agent_summary(result, spec, self.ws.config_root) if result else None,
             "tests": tests_summary(gate.tests), "rgr_version": __version__,
             "summary": (result.output.summary if result and isinstance(result.output,
                                                                         PhaseOutput)
@@ -375,13 +377,14 @@ class RefactorEngine:
                 if gate_rules else []
             rules[at:at + 1] = gate
         return AgentRequest(
-            prompt=prompt, system_prompt_file=prompt_path(self.ws.root, spec.prompt),
+            prompt=prompt, system_prompt_file=prompt_path(self.ws.config_root, spec.prompt),
             output_model=output, tools=tuple(spec.tools), allowed_tools=tuple(rules),
             disallowed_tools=tuple(spec.disallowed_tools),
             max_turns=min(spec.max_turns, self.ws.config.max_turns),
             model=spec.model or self.ws.config.model, cwd=seat.cwd,
             timeout_s=self.ws.config.agent_timeout, session_id=session_id, env=seat.env,
-            launcher=seat.launcher, backend=spec.backend or self.ws.config.backend)
+            launcher=seat.launcher, settings_file=seat.settings_file,
+            backend=spec.backend or self.ws.config.backend)
 
     # ------------------------------------------------------------ failures --
 
@@ -400,7 +403,7 @@ class RefactorEngine:
                 "error_details": ErrorDetails(type=first.rule, message="\n".join(
                     str(v) for v in violations)[:4000]),
                 "base_commit": str(base.id), "started_at": started, "finished_at": now_utc(),
-                "agent": _agent_summary(result, None, self.ws.root) if result else None,
+                "agent": _agent_summary(result, None, self.ws.config_root) if result else None,
                 "tests": tests_summary(gate.tests) if gate else None, "test_result": None,
                 "schema_version": 1, "rgr_version": __version__,
                 "summary": f"rejected attempt kept at {name}",

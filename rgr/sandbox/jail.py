@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 RELAY = Path(__file__).with_name("relay.py")
+PRETOOL = Path(__file__).with_name("pretool.py")
 
 
 @dataclass(frozen=True)

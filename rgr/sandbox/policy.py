@@ -76,7 +76,7 @@ class SandboxPolicy:
         network = self.agent_network == "open"
         readable = [*self._readable(executables), *extra_readable]
         if forwards and not network:
-            readable += [RELAY.parent, *(sock.parent for _, sock in forwards)]
+            readable += [RELAY.parent]
         return Jail(shutil.which(self.bwrap) or self.bwrap,
                     masked=self._masked(repo_root),
                     readable=tuple(readable),

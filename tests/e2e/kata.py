@@ -37,7 +37,14 @@ from rgr.demo.kata import (
     text_only,
     two_test_kata,
 )
-from rgr.fake_model import FakeModelServer, HttpError, SessionScript, read, write
+from rgr.fake_model import (
+    FakeModelServer,
+    HttpError,
+    SessionScript,
+    Step,
+    bash,
+    write,
+)
 from rgr.fake_model.responses import ResponsesModelServer
 
 __all__ = [
@@ -58,6 +65,7 @@ __all__ = [
     "codex_config",
     "commit",
     "descendants",
+    "edit_past_the_hook",
     "git",
     "green",
     "kill_tree",
@@ -109,10 +117,26 @@ class KataModel:
         if phase == "GREEN":
             if self.stumble and number == 1 and seen == 0:
                 weakened = TEST_FILE_1.replace(ASSERT_1, "assert True")
-                return green(IMPL_1, first=True, extra=[read("tests/test_slug.py"),
-                                                        write("tests/test_slug.py", weakened)])
+                return green(IMPL_1, first=True,
+                             extra=edit_past_the_hook("tests/test_slug.py", weakened))
             return green(IMPL_1 if number == 1 else IMPL_2, first=number == 1)
         return refactor()
+
+
+def edit_past_the_hook(path: str, content: str, carrier: str = "rgr_edit.py",
+                       carrier_after: str | None = None) -> list[Step]:
+    """Steps that change ``path`` the way rgr's PreToolUse hook cannot stop: code the
+    agent writes into ``carrier`` (a file its phase may write) and runs through the
+    allowed test command (pytest imports it with ``-p``); ``carrier_after`` is what the
+    carrier holds afterwards. An honest agent is stopped by the hook; this is the
+    cheating one, left for rgr's checks on the commit to judge."""
+    source = (f"import os\nos.makedirs(os.path.dirname({path!r}) or '.', exist_ok=True)\n"
+              f"open({path!r}, 'w').write({content!r})\n")
+    module = carrier.removesuffix(".py").replace("/", ".")
+    steps = [write(carrier, source), bash(f"{sys.executable} -m pytest -q -p {module} --co")]
+    if carrier_after is not None:
+        steps.append(write(carrier, carrier_after))
+    return steps
 
 
 #: The agent CLIs the e2e helpers can drive. ``make_project``, ``rgr_env`` and

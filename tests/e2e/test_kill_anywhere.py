@@ -77,25 +77,28 @@ def _points(name: str, *hits: int) -> list[Kill]:
 ALL_KILLS: list[Kill] = [
     *_points("run:start-noted", 1),
     *_points("run:started", 1),
+    *_points("seal:folder-made", 1, 3),
     *_points("phase:inflight-recorded", 1, 2, 3, 4, 7, 11),
     *_points("agent:spawned", 1, 3, 6, 9),
     *_points("agent:returned", 1, 2, 4, 5, 8, 11),
-    *_points("phase:leftovers-saved", 2, 3, 9),
+    *_points("seal:before-import", 2, 3, 9),
+    *_points("seal:imported", 2, 3, 9),
+    *_points("seal:checked-out", 1, 2, 3),
     *_points("tests:spawned", 1, 2, 3, 5),
     *_points("tests:finished", 1, 2, 4),
     *_points("notes:objects-written", 1, 2, 4, 5, 11),
     *_points("notes:ref-moved", 1, 3, 4, 10, 11),
     *_points("phase:noted", 1, 4, 9),
+    *_points("phase:accepted", 2, 5),
     *_points("attempt:kept", 1),
-    *_points("attempt:reset", 1, 2),
     *_points("attempt:noted", 1),
     *_points("retry:backoff", 1),
     *[Kill(request=k) for k in (1, 4, 8, 12, 16, 20, 25, 30)],
 ]
 
 SAMPLE = {"run:started@1", "agent:spawned@3", "agent:returned@4", "tests:spawned@2",
-          "notes:objects-written@5", "attempt:kept@1", "retry:backoff@1",
-          "model-request-12"}
+          "seal:imported@3", "seal:checked-out@2", "phase:noted@4", "attempt:kept@1",
+          "retry:backoff@1", "model-request-12"}
 
 KILLS = ALL_KILLS if os.environ.get("RGR_FAULT_SWEEP") == "full" else [
     k for k in ALL_KILLS if k.id in SAMPLE]

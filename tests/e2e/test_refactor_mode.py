@@ -11,6 +11,7 @@ import pytest
 from kata import (
     NOTES,
     assert_suite_green,
+    edit_past_the_hook,
     git,
     kill_when_hanging,
     notes_on_branch,
@@ -34,7 +35,7 @@ from messy import (
     planner,
 )
 
-from rgr.fake_model import FakeModelServer, Hang, SessionScript, read, write
+from rgr.fake_model import FakeModelServer, Hang, SessionScript
 
 pytestmark = pytest.mark.e2e
 
@@ -112,7 +113,8 @@ def test_broken_out_of_scope_and_api_changing_batches_are_rolled_back_and_retrie
         planner(DEDUPE),
         patcher("dedupe-pricing", goal, PRICING_BROKEN),  # a test fails
         patcher("dedupe-pricing", goal, PRICING_DRY,  # edits a file outside the scope
-                extra=[read("shop/orders.py"), write("shop/orders.py", ORDERS + "\n")]),
+                extra=edit_past_the_hook("shop/orders.py", ORDERS + "\n",
+                                         carrier="shop/pricing.py", carrier_after=PRICING_DRY)),
         patcher("dedupe-pricing", goal, PRICING_API),  # changes a public signature
         patcher("dedupe-pricing", goal, PRICING_DRY),
     ]

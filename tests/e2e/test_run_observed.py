@@ -74,6 +74,11 @@ def red_that_dumps_the_environment() -> SessionScript:
 
 def test_artifacts_summary_and_plain_lines(tmp_path: Path) -> None:
     repo = make_project(tmp_path / "kata")
+    # The sandbox withholds rgr's environment from agents and tests; passing the
+    # canary on on purpose shows that what does reach them is redacted in artifacts.
+    with (repo / "tdd.toml").open("a") as toml:
+        toml.write('\n[sandbox]\npass_env = ["RGR_TEST_CANARY_SECRET"]\n')
+    git(repo, "commit", "-qam", "pass the canary into the sandbox")
     scripts = [plan(0, first=True, total=1), red_that_dumps_the_environment(),
                *one_test_kata_tail()]
     with FakeModelServer(scripts) as server:

@@ -14,6 +14,7 @@ from kata import (
     NOTES,
     TEST_FILE_1,
     assert_suite_green,
+    edit_past_the_hook,
     git,
     green,
     kill_when_hanging,
@@ -27,7 +28,6 @@ from kata import (
     start_rgr,
     text_only,
     two_test_kata,
-    write,
 )
 
 from rgr.fake_model import FakeModelServer, HttpError, SessionScript, structured
@@ -83,7 +83,7 @@ def test_two_test_kata_end_to_end(tmp_path: Path) -> None:
 def test_green_that_edits_the_test_is_rejected_and_retried(tmp_path: Path) -> None:
     repo = make_project(tmp_path / "kata")
     weakened = TEST_FILE_1.replace(ASSERT_1, "assert True")
-    cheat = green(IMPL_1, first=True, extra=[write("tests/test_slug.py", weakened)])
+    cheat = green(IMPL_1, first=True, extra=edit_past_the_hook("tests/test_slug.py", weakened))
     scripts = [plan(0, first=True, total=1), red(TEST_FILE_1, first=True),
                _with_read_first(cheat), *one_test_kata_tail()]
     with FakeModelServer(scripts) as server:
