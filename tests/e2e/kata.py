@@ -140,8 +140,8 @@ def edit_past_the_hook(path: str, content: str, carrier: str = "rgr_edit.py",
 
 
 #: The agent CLIs the e2e helpers can drive. ``make_project``, ``rgr_env`` and
-#: ``model_server`` take one of these names; the ``agent_backend`` fixture
-#: (tests/e2e/conftest.py) runs a test once per backend listed in RGR_E2E_BACKENDS.
+#: ``model_server`` take one of these names; the ``agent_backend`` parameter
+#: (tests/conftest.py) runs a test once per backend listed in RGR_E2E_BACKENDS.
 AGENT_BACKENDS = ("claude", "codex")
 
 
