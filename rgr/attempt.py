@@ -36,8 +36,12 @@ from urllib.parse import urlsplit
 import pygit2
 
 from rgr import failpoints, git, scratch
-from rgr.backends.base import Backend, backend_binaries
+from rgr.agents import AgentSpec, prompt_path, prompt_version
+from rgr.backends.base import AgentResult, Backend, backend_binaries
 from rgr.config import Config, TestCommand
+from rgr.errors import BackendError
+from rgr.handoff import AgentSummary, TestRunSummary
+from rgr.processes import REPO_MARK_VAR
 from rgr.refactor.gate import GateResult, Level, gate_argvs, run_gate
 from rgr.sandbox.bridge import Bridge
 from rgr.sandbox.jail import PRETOOL, Jail
@@ -46,7 +50,7 @@ from rgr.scratch import Scratch
 from rgr.verify import Confinement, TestReport, run_tests
 from rgr.workspace import Workspace
 
-ATTEMPTS_PREFIX = "refs/rgr/attempts/"
+ATTEMPTS_PREFIX = git.ATTEMPTS_PREFIX
 #: The loopback port inside the agent's sandbox where the CONNECT proxy answers.
 PROXY_PORT = 3128
 LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1", "[::1]"})
@@ -56,18 +60,62 @@ TOOLCHAIN_HOMES = {".cargo": "CARGO_HOME", ".rustup": "RUSTUP_HOME", ".pyenv": "
                    ".nvm": "NVM_DIR"}
 
 
-def work_root(git_dir: Path) -> Path:
-    """Where this repository's scratch copies and pristine checkouts live while used:
-    the system's temporary folder, one folder per repository. Not inside the git dir:
-    agent CLIs refuse to write below a ``.git`` directory."""
+#: Backend failures no retry can fix: stop at once (resumably) and say what to do.
+#: (A session stopped by its budget is an ordinary rejection: the run's budget limit,
+#: checked before the next attempt, is what stops the run, with that reason.)
+FATAL_BACKEND_KINDS = frozenset({"missing_binary", "not_logged_in"})
+
+
+def is_fatal(error: BackendError) -> bool:
+    """Stop the run rather than retry: the same request would fail the same way (a
+    rejected key, a missing binary, a request the API refuses as malformed)."""
+    return error.kind in FATAL_BACKEND_KINDS or (error.kind == "api_error"
+                                                 and not error.retryable)
+
+def tests_summary(report: TestReport) -> TestRunSummary:
+    return TestRunSummary(
+        command=list(report.argv), exit_code=report.exit_code,
+        duration_s=round(report.duration_s, 3), passed=report.passed, failed=report.failed,
+        errors=report.errors, skipped=report.skipped, failing=list(report.failing_ids[:50]),
+    )
+
+
+def agent_summary(result: AgentResult | None, spec: AgentSpec | None,
+                  root: Path) -> AgentSummary | None:
+    """What a note says of the session that made (or failed) its commit."""
+    if result is None:
+        return None
+    version = prompt_version(prompt_path(root, spec.prompt)) if spec else None
+    return AgentSummary(
+        backend=result.backend,
+        session_id=result.session_id,
+        model=result.model or (str(result.raw["model"]) if result.raw.get("model") else None),
+        num_turns=result.num_turns,
+        # None: the backend reports no cost (codex), which is not the same as $0.
+        cost_usd=result.cost_usd if result.cost_known else None,
+        duration_ms=result.duration_ms,
+        input_tokens=result.usage.get("input_tokens"),
+        output_tokens=result.usage.get("output_tokens"),
+        permission_denials=len(result.permission_denials),
+        prompt_version=version,
+    )
+
+
+def work_root(git_dir: Path, configured: str = "") -> Path:
+    """Where this repository's scratch copies and pristine checkouts live while used,
+    one folder per repository: ``[sandbox] scratch_dir``, else /dev/shm (memory: an
+    attempt writes every file of the repository twice), else the temporary folder. Not
+    inside the git dir: agent CLIs refuse to write below a ``.git`` directory."""
     key = hashlib.sha256(str(git_dir.resolve()).encode()).hexdigest()[:12]
-    return Path(tempfile.gettempdir()) / f"rgr-{os.getuid()}" / key
+    base = Path(configured).expanduser() if configured else (
+        Path("/dev/shm") if os.access("/dev/shm", os.W_OK) else Path(tempfile.gettempdir()))
+    return base / f"rgr-{os.getuid()}" / key
 
 
-def remove_stale_folders(git_dir: Path, keep: str | None) -> int:
+def remove_stale_folders(ws: Workspace, keep: str | None) -> int:
     """Under the run lock: delete the scratch folders of this repository that a killed
     rgr left (all but ``keep``, the in-flight attempt's, which resume may still judge)."""
-    root = work_root(git_dir)
+    root = work_root(ws.git_dir, ws.config.sandbox.scratch_dir)
     if not root.is_dir():
         return 0
     removed = 0
@@ -175,6 +223,7 @@ class Sealer:
         tmp.mkdir()
         self.backend.prepare_home(home, self.ws.env)
         env = self._environment(self.backend.env_keep, home, tmp)
+        env[REPO_MARK_VAR] = str(self.ws.root)
         # Read-only inside the sandbox: the bridge's sockets and the hook's rules.
         control = Path(tempfile.mkdtemp(prefix="rgr-ctl-"))
         bridge: Bridge | None = None
@@ -259,7 +308,7 @@ class Sealer:
     # -- pieces ------------------------------------------------------------------------
 
     def _folder(self, label: str) -> Path:
-        root = work_root(self.ws.git_dir)
+        root = work_root(self.ws.git_dir, self.ws.config.sandbox.scratch_dir)
         root.mkdir(parents=True, exist_ok=True, mode=0o700)
         return Path(tempfile.mkdtemp(prefix=f"{label}-", dir=root))
 

@@ -15,6 +15,8 @@ from pygit2.enums import DeltaStatus, FileStatus, ResetMode, SortMode
 from rgr.errors import RepositoryError
 
 BACKUP_PREFIX = "refs/rgr/backups/"
+#: Rejected attempts (and commits set aside), kept reachable for an audit.
+ATTEMPTS_PREFIX = "refs/rgr/attempts/"
 
 
 def open_repo(path: Path) -> pygit2.Repository:

@@ -28,7 +28,13 @@ import pygit2
 
 from rgr import __version__, failpoints, git, inflight, report_store
 from rgr.agents import AgentSpec, agent_for, prompt_path, prompt_version
-from rgr.attempt import ATTEMPTS_PREFIX, Sealer, Seat
+from rgr.attempt import (
+    Sealer,
+    Seat,
+    agent_summary,
+    is_fatal,
+    tests_summary,
+)
 from rgr.backends.base import AgentRequest, AgentResult, AgentRunError, Backend
 from rgr.backends.claude import usage_of
 from rgr.config import TestCommand
@@ -44,13 +50,11 @@ from rgr.guards import (
 )
 from rgr.handoff import (
     FOLLOWS,
-    AgentSummary,
     ErrorDetails,
     HandoffState,
     Phase,
     TestCase,
     TestResult,
-    TestRunSummary,
     now_utc,
 )
 from rgr.inflight import Inflight
@@ -65,19 +69,7 @@ from rgr.verify import TestReport
 from rgr.workspace import Workspace
 
 LEFTOVERS_PREFIX = "refs/rgr/leftovers/"
-__all__ = ["ATTEMPTS_PREFIX", "LEFTOVERS_PREFIX", "Orchestrator"]
-
-#: Backend failures no retry can fix: stop at once (resumably) and say what to do.
-#: (A session stopped by its budget is an ordinary rejection: the run's budget limit,
-#: checked before the next attempt, is what stops the run, with that reason.)
-FATAL_BACKEND_KINDS = frozenset({"missing_binary", "not_logged_in"})
-
-
-def is_fatal(error: BackendError) -> bool:
-    """Stop the run rather than retry: the same request would fail the same way (a
-    rejected key, a missing binary, a request the API refuses as malformed)."""
-    return error.kind in FATAL_BACKEND_KINDS or (error.kind == "api_error"
-                                                 and not error.retryable)
+__all__ = ["LEFTOVERS_PREFIX", "Orchestrator"]
 
 Report = Callable[[str], None]
 
@@ -486,7 +478,7 @@ class Orchestrator:
             "base_commit": str(base.id),
             "started_at": started,
             "finished_at": now_utc(),
-            "agent": _agent_summary(result, spec, self.ws.config_root),
+            "agent": agent_summary(result, spec, self.ws.config_root),
             "tests": tests_summary(tests),
             "rgr_version": __version__,
             "summary": summary,
@@ -515,7 +507,7 @@ class Orchestrator:
                     str(v) for v in violations)[:4000]),
                 "base_commit": str(base.id), "started_at": attempt.started,
                 "finished_at": now_utc(),
-                "agent": _agent_summary(result, None, self.ws.config_root) if result else None,
+                "agent": agent_summary(result, None, self.ws.config_root) if result else None,
                 "tests": tests_summary(after) if after else None,
                 "test_result": None, "schema_version": 1, "rgr_version": __version__,
                 "summary": f"rejected attempt kept at {name}",
@@ -591,14 +583,6 @@ def test_result(phase: Phase, tests: TestReport) -> TestResult | None:
     return None
 
 
-def tests_summary(report: TestReport) -> TestRunSummary:
-    return TestRunSummary(
-        command=list(report.argv), exit_code=report.exit_code,
-        duration_s=round(report.duration_s, 3), passed=report.passed, failed=report.failed,
-        errors=report.errors, skipped=report.skipped, failing=list(report.failing_ids[:50]),
-    )
-
-
 def inside_repository(root: Path, path: str) -> bool:
     """Whether ``path`` (from an agent) names a file under ``root`` and nowhere else:
     relative, no ``..`` that climbs out, no symlinked directory that leads out."""
@@ -639,25 +623,6 @@ def _result_from_record(record: dict[str, Any], output: pydantic.BaseModel) -> A
         permission_denials=[{}] * int(record.get("permission_denials", 0)),
         raw={"recovered": True}, backend=str(record.get("backend") or "claude"),
         model=record.get("model"), cost_known=bool(record.get("cost_known", True)))
-
-
-def _agent_summary(result: AgentResult | None, spec: AgentSpec | None,
-                   root: Path) -> AgentSummary | None:
-    if result is None:
-        return None
-    version = prompt_version(prompt_path(root, spec.prompt)) if spec else None
-    return AgentSummary(
-        backend=result.backend,
-        session_id=result.session_id,
-        model=result.model or (str(result.raw["model"]) if result.raw.get("model") else None),
-        num_turns=result.num_turns,
-        cost_usd=result.cost_usd if result.cost_known else None,
-        duration_ms=result.duration_ms,
-        input_tokens=result.usage.get("input_tokens"),
-        output_tokens=result.usage.get("output_tokens"),
-        permission_denials=len(result.permission_denials),
-        prompt_version=version,
-    )
 
 
 def agent_call_event(where: dict[str, Any], result: AgentResult | None,

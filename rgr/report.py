@@ -21,7 +21,6 @@ import pygit2
 
 from rgr import git
 from rgr.handoff import HandoffState, InvalidNote, Phase, parse_note
-from rgr.orchestrator import ATTEMPTS_PREFIX
 from rgr.workspace import Workspace
 
 
@@ -123,7 +122,7 @@ def run_notes(ws: Workspace, head: str) -> list[tuple[str, HandoffState]]:
 def _rejections(ws: Workspace, run_id: str | None) -> list[Rejection]:
     if run_id is None:
         return []
-    prefix = f"{ATTEMPTS_PREFIX}{run_id}/"
+    prefix = f"{git.ATTEMPTS_PREFIX}{run_id}/"
     found = []
     for name in sorted(ws.repo.references):
         if not name.startswith(prefix):

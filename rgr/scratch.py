@@ -64,9 +64,8 @@ def make_scratch(repo: pygit2.Repository, base: pygit2.Commit, branch: str, work
     _write_alternates(Path(scratch.path), objects_dir(repo))
     scratch = pygit2.Repository(str(work))  # re-read with the alternates
     scratch.references.create(f"refs/heads/{branch}", base.id)
+    # The checkout writes the index too (with stat data, so git status is fast there).
     _checkout(scratch, scratch[base.id].peel(pygit2.Tree), strategy=CheckoutStrategy.FORCE)
-    scratch.index.read_tree(scratch[base.id].peel(pygit2.Tree))
-    scratch.index.write()
     config = scratch.config
     config["user.name"] = identity.name
     config["user.email"] = identity.email

@@ -175,7 +175,7 @@ def test_batch_checks_on_real_commits(shop: Path) -> None:
     assert attempt({"shop/orders.py": ORDERS + "\n"}) == ["out-of-scope"]
     assert attempt({"shop/pricing.py": PRICING + "\n" * 50}) == ["diff-budget"]
     assert attempt({"shop/pricing.py": PRICING + "import pytest\n@pytest.mark.skip\n"
-                    "def _x(): ...\n"}) == ["skip-marker"]
+                    "def _x(): ...\n"}) == ["hooks-test-framework", "skip-marker"]
     wide = Batch.model_validate({**DEDUPE, "scope_globs": ["**"]})
     (shop / "shop" / "logo.bin").write_bytes(b"\x00\x01\x02" * 10)
     (shop / "tests" / "test_shop.py").write_text("")
@@ -278,17 +278,19 @@ def test_refactor_refuses_dirty_tree_and_red_baseline(shop: Path, tmp_path: Path
     assert both.returncode == 1 and "not a finished refactor" in both.stderr
 
 
-def test_the_root_tdd_toml_documents_every_gate_and_refactor_key() -> None:
+def test_the_root_tdd_toml_documents_every_gate_refactor_and_sandbox_key() -> None:
     import tomllib
 
-    from rgr.config import Config, GateConfig
+    from rgr.config import Config, GateConfig, SandboxConfig
 
     root = Path(__file__).resolve().parent.parent
     data = tomllib.loads((root / "tdd.toml").read_text())
     assert set(data["gate"]) == set(GateConfig.model_fields)
     assert set(data["refactor"]) == set(RefactorConfig.model_fields)
+    assert set(data["sandbox"]) == set(SandboxConfig.model_fields)
     config = load_config(root, env={})
     assert config.gate == Config().gate and config.refactor == Config().refactor
+    assert config.sandbox == Config().sandbox
 
 
 def test_three_invalid_plans_end_with_the_codes_and_nothing_changed(shop: Path) -> None:

@@ -196,7 +196,9 @@ class ClaudeBackend:
         env = {k: v for k, v in (base_env if base_env is not None else os.environ).items()
                if k not in OTHER_BACKENDS_KEYS}
         env[SESSION_MARK_VAR] = request.session_id
-        env[REPO_MARK_VAR] = str(request.cwd)
+        # The repository the session works for (a sealed session's cwd is its scratch
+        # copy; rgr.attempt marks the user's repository): orphans are found by it.
+        env.setdefault(REPO_MARK_VAR, str(request.cwd))
         try:
             done = self._run(
                 self.argv(request),

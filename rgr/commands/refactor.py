@@ -13,7 +13,7 @@ import pygit2
 from rich.table import Table
 
 from rgr import __version__, git
-from rgr.attempt import open_sealer
+from rgr.attempt import ATTEMPTS_PREFIX, open_sealer, tests_summary
 from rgr.backends.base import AgentRequest, AgentResult, Backend
 from rgr.commands.run import (
     PhaseLog,
@@ -30,7 +30,6 @@ from rgr.config import resolve_test_command
 from rgr.errors import RepositoryError
 from rgr.handoff import HandoffState, Phase, RefactorProgress, TestResult, now_utc
 from rgr.locks import run_lock
-from rgr.orchestrator import ATTEMPTS_PREFIX, tests_summary
 from rgr.refactor.engine import RefactorEngine
 from rgr.refactor.gate import GateResult, Level
 from rgr.refactor.plan import RefactorPlanOutput

@@ -12,7 +12,7 @@ import click
 import pygit2
 
 from rgr import __version__, failpoints, git, inflight, integrate
-from rgr.attempt import open_sealer, remove_stale_folders
+from rgr.attempt import ATTEMPTS_PREFIX, open_sealer, remove_stale_folders, tests_summary
 from rgr.backends.base import Backend
 from rgr.backends.router import make_backend as _make_backend
 from rgr.config import TestCommand, resolve_test_command
@@ -22,12 +22,7 @@ from rgr.inflight import Inflight
 from rgr.invocation import Invocation, describe_limits, observed
 from rgr.limits import Limits
 from rgr.locks import clear_stale_git_locks, run_lock
-from rgr.orchestrator import (
-    ATTEMPTS_PREFIX,
-    LEFTOVERS_PREFIX,
-    Orchestrator,
-    tests_summary,
-)
+from rgr.orchestrator import LEFTOVERS_PREFIX, Orchestrator
 from rgr.processes import kill_orphans
 from rgr.retry import AttemptRejected
 from rgr.ui import esc, make_console, short
@@ -288,7 +283,7 @@ def recover_after_crash(ws: Workspace, log: Log) -> None:
     for lock in clear_stale_git_locks(ws.git_dir):
         log(f"removed a stale git lock no process holds: {lock.relative_to(ws.git_dir)}")
     record = inflight.read(ws.git_dir)
-    removed = remove_stale_folders(ws.git_dir, keep=record.scratch if record else None)
+    removed = remove_stale_folders(ws, keep=record.scratch if record else None)
     if removed:
         log(f"removed {removed} scratch folder(s) an interrupted rgr left behind")
 
@@ -334,11 +329,6 @@ def _settle_interrupted(ws: Workspace, orchestrator: Orchestrator, state: Handof
             "error": str(rejected), "error_details": ErrorDetails(
                 type=rejected.violations[0].rule if rejected.violations else "rejected",
                 message=rejected.brief[:4000])})
-
-
-def _kept_attempt(ws: Workspace, commit: str) -> bool:
-    return any(ref.startswith(ATTEMPTS_PREFIX) and str(ws.repo.references[ref].target) == commit
-               for ref in ws.repo.references)
 
 
 def _settle_unnoted(ws: Workspace, orchestrator: Orchestrator, noted: str,

@@ -24,7 +24,7 @@ import pygit2
 
 from rgr import __version__, git, scratch
 from rgr.agents import AgentSpec, load_agent, prompt_path
-from rgr.attempt import Sealer, Seat
+from rgr.attempt import Sealer, Seat, agent_summary, is_fatal, tests_summary
 from rgr.backends.base import AgentRequest, AgentResult, Backend
 from rgr.config import TestCommand
 from rgr.errors import BackendError, PhaseFailed, RgrError
@@ -37,7 +37,6 @@ from rgr.handoff import (
     TestResult,
     now_utc,
 )
-from rgr.orchestrator import FATAL_BACKEND_KINDS, _agent_summary, tests_summary
 from rgr.outputs import PhaseOutput
 from rgr.refactor.checks import check_batch_commits, check_gate, commit_prefix
 from rgr.refactor.gate import GateResult, Level, gate_argvs, run_gate
@@ -136,7 +135,7 @@ class RefactorEngine:
                                                             session_id, gate_rules=False,
                                                             seat=seat))
             except BackendError as exc:
-                if exc.kind in FATAL_BACKEND_KINDS:
+                if is_fatal(exc):
                     raise
                 brief = f"Your previous session failed ({exc.kind}): {exc.message[:500]}. " \
                         "Answer with the StructuredOutput tool."
@@ -261,7 +260,7 @@ class RefactorEngine:
                                                                 brief),
                         session_id, gate_rules=True, seat=seat))
                 except BackendError as exc:
-                    if exc.kind in FATAL_BACKEND_KINDS:
+                    if is_fatal(exc):
                         raise
                     violations.append(Violation(f"agent-{exc.kind}", exc.message))
             if not violations:
@@ -293,7 +292,7 @@ class RefactorEngine:
             "test_result": TestResult.PASS, "error": None, "error_details": None,
             "retry_count": attempt_number - 1, "schema_version": 1,
             "base_commit": str(base.id), "started_at": started, "finished_at": now_utc(),
-            "agent": _agent_summary(result, spec, self.ws.config_root) if result else None,
+            "agent": agent_summary(result, spec, self.ws.config_root) if result else None,
             "tests": tests_summary(gate.tests), "rgr_version": __version__,
             "summary": (result.output.summary if result and isinstance(result.output,
                                                                         PhaseOutput)
@@ -403,7 +402,7 @@ class RefactorEngine:
                 "error_details": ErrorDetails(type=first.rule, message="\n".join(
                     str(v) for v in violations)[:4000]),
                 "base_commit": str(base.id), "started_at": started, "finished_at": now_utc(),
-                "agent": _agent_summary(result, None, self.ws.config_root) if result else None,
+                "agent": agent_summary(result, None, self.ws.config_root) if result else None,
                 "tests": tests_summary(gate.tests) if gate else None, "test_result": None,
                 "schema_version": 1, "rgr_version": __version__,
                 "summary": f"rejected attempt kept at {name}",

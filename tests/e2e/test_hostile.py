@@ -487,3 +487,21 @@ def test_refactor_mode_patcher_attacks(tmp_path: Path) -> None:
     assert [n["phase"] for n in notes_on_branch(repo)] == ["PLAN", "REFACTOR", "REFACTOR",
                                                             "COMPLETE"]
     assert (repo / "shop/pricing.py").read_text() == PRICING_DRY != PRICING
+
+
+def test_without_bubblewrap_rgr_stops_before_any_agent(tmp_path: Path) -> None:
+    """A machine without bubblewrap: the run stops at preflight, names the package and
+    the escape hatch, and changes nothing (no branch, no note, no session)."""
+    repo = make_project(tmp_path / "kata")
+    toml = repo / "tdd.toml"
+    toml.write_text(toml.read_text() + '\n[sandbox]\nbwrap = "bwrap-is-not-installed"\n')
+    git(repo, "commit", "-qam", "a machine without bubblewrap")
+    refs = git(repo, "for-each-ref")
+    with FakeModelServer([]) as server:
+        done = rgr(["run", "--yes", "--skip-preflight", "slugify"], repo,
+                   rgr_env(tmp_path / "home", server.url))
+        assert [r for r in server.requests if r.session_id] == []
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "bubblewrap ('bwrap-is-not-installed') is not installed" in done.stderr
+    assert "apt-get install bubblewrap" in done.stderr and "--no-sandbox" in done.stderr
+    assert git(repo, "for-each-ref") == refs

@@ -1,0 +1,151 @@
+"""The cost of sealing an attempt, and of the sandbox on a whole run.
+
+Part 1, per attempt on a 10,000-file repository (made with git fast-import): the scratch
+copy (a new repository whose objects are the user's, by alternates, with the base
+checked out), the import of a small commit from it, a pristine checkout of the result,
+a bubblewrap start (``bwrap ... true``), and the reference: ``git worktree add`` of the
+same commit, git's own way to get a second checkout (on the repository's disk; the
+scratch copies go where rgr puts them, /dev/shm by default, or ``--scratch-dir``).
+
+Part 2, the demo kata (two tests, nine agent sessions: the real claude and the scripted
+model) with the sandbox and with ``--no-sandbox``, alternated, several rounds.
+
+    python bench/seal_bench.py [--files 10000] [--rounds 5] [--kata-rounds 3]
+
+Targets (issue 11): under 1 s per attempt at 10,000 files; the kata at most 15% slower.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pygit2
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests" / "e2e"))
+
+from rgr import scratch  # noqa: E402
+from rgr.proc import run  # noqa: E402
+from rgr.sandbox.jail import Jail  # noqa: E402
+
+
+def make_big_repo(path: Path, files: int) -> None:
+    """``files`` small files in 100 folders, one commit, via fast-import."""
+    subprocess.run(["git", "init", "-q", "-b", "main", str(path)], check=True)
+    lines = ["commit refs/heads/main", "committer Bench <b@example.com> 0 +0000",
+             "data 4", "init"]
+    for i in range(files):
+        body = f"def f{i}():\n    return {i}\n".encode()
+        lines += [f"M 100644 inline src/d{i % 100}/m{i}.py", f"data {len(body)}",
+                  body.decode()]
+    subprocess.run(["git", "fast-import", "--quiet"], cwd=path, check=True,
+                   input=("\n".join(lines) + "\n").encode())
+    subprocess.run(["git", "checkout", "-q", "main"], cwd=path, check=True)
+
+
+@contextmanager
+def timer(into: list[float]) -> Iterator[None]:
+    started = time.perf_counter()
+    yield
+    into.append(time.perf_counter() - started)
+
+
+def per_attempt(files: int, rounds: int, scratch_dir: str) -> None:
+    with tempfile.TemporaryDirectory(prefix="rgr-seal-bench-") as tmp, \
+            tempfile.TemporaryDirectory(prefix="rgr-seal-bench-", dir=scratch_dir) as fast:
+        base_dir = Path(fast)  # where rgr makes scratch copies (rgr.attempt.work_root)
+        repo_path = Path(tmp) / "repo"
+        print(f"scratch copies and checkouts in {scratch_dir}")
+        made: list[float] = []
+        with timer(made):
+            make_big_repo(repo_path, files)
+        print(f"repository: {files} files, made in {made[0]:.1f}s")
+        repo = pygit2.Repository(str(repo_path))
+        who = pygit2.Signature("Bench", "b@example.com")
+        bwrap = shutil.which("bwrap")
+        rows: dict[str, list[float]] = {k: [] for k in
+                                        ("scratch copy", "import", "pristine checkout",
+                                         "sandbox start", "sealed total", "git worktree add")}
+        for n in range(rounds):
+            base = repo.head.peel(pygit2.Commit)
+            work = base_dir / f"attempt-{n}" / "work"
+            with timer(rows["scratch copy"]):
+                scratch.make_scratch(repo, base, "main", work, who)
+            (work / "src/d0/m0.py").write_text("def f0():\n    return -1\n")
+            subprocess.run(["git", "commit", "-qam", "feat: change"], cwd=work, check=True)
+            with timer(rows["import"]):
+                tip = scratch.import_branch(repo, scratch.Scratch(work, "main"), base.id)
+            with timer(rows["pristine checkout"]):
+                scratch.checkout_pristine(repo, tip, base_dir / f"pristine-{n}")
+            if bwrap:
+                jail = Jail(bwrap, masked=(Path("/tmp"),), readable=(), writable=(work,))
+                with timer(rows["sandbox start"]):
+                    run(jail.wrap(["true"], work), cwd=work, timeout=30)
+            rows["sealed total"].append(sum(rows[k][-1] for k in
+                                            ("scratch copy", "import", "pristine checkout",
+                                             "sandbox start") if rows[k]))
+            with timer(rows["git worktree add"]):
+                subprocess.run(["git", "worktree", "add", "-q", "--detach",
+                                str(Path(tmp) / f"wt-{n}"), str(tip)], cwd=repo_path,
+                               check=True)
+        print(f"\nper attempt, median of {rounds} (wall seconds):")
+        for name, values in rows.items():
+            if values:
+                print(f"  {name:<18} {statistics.median(values):7.3f}")
+        ratio = statistics.median(rows["sealed total"]) / statistics.median(
+            rows["git worktree add"])
+        print(f"  sealed total / git worktree add: {ratio:.2f}x")
+
+
+def kata(rounds: int) -> None:
+    from kata import make_project, rgr, rgr_env  # the e2e suite's own helpers
+
+    from rgr.demo.kata import two_test_kata
+    from rgr.fake_model import FakeModelServer
+
+    results: dict[str, list[float]] = {"sandbox": [], "--no-sandbox": []}
+    for n in range(rounds):
+        for mode in ("sandbox", "--no-sandbox"):
+            with tempfile.TemporaryDirectory(prefix="rgr-kata-bench-") as tmp:
+                repo = make_project(Path(tmp) / "kata")
+                with FakeModelServer(two_test_kata()) as server:
+                    args = ["run", "--yes", "--skip-preflight", "add a slugify function"]
+                    if mode != "sandbox":
+                        args.insert(1, "--no-sandbox")
+                    started = time.perf_counter()
+                    done = rgr(args, repo, rgr_env(Path(tmp) / "home", server.url))
+                    elapsed = time.perf_counter() - started
+                assert done.returncode == 0, done.stdout + done.stderr
+                results[mode].append(elapsed)
+                print(f"  round {n + 1} {mode:<13} {elapsed:6.1f}s")
+    sealed = statistics.median(results["sandbox"])
+    bare = statistics.median(results["--no-sandbox"])
+    print(f"\nkata, median of {rounds}: sandbox {sealed:.1f}s, --no-sandbox {bare:.1f}s, "
+          f"ratio {sealed / bare:.2f}x")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--files", type=int, default=10_000)
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--kata-rounds", type=int, default=3)
+    parser.add_argument("--scratch-dir", default="/dev/shm",
+                        help="where the scratch copies go (rgr's default: /dev/shm)")
+    args = parser.parse_args()
+    per_attempt(args.files, args.rounds, args.scratch_dir)
+    if args.kata_rounds:
+        print("\nthe demo kata (two tests, nine sessions):")
+        kata(args.kata_rounds)
+
+
+if __name__ == "__main__":
+    main()
