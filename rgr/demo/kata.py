@@ -103,9 +103,10 @@ def codex_config(binary: str, model: str = FAKE_MODEL) -> str:
     """tdd.toml lines that run the kata's agents on codex against the scripted
     Responses API server: the binary, a model whose tools the server scripts, codex's own
     retries cut to one so that a scripted failure surfaces in about a second."""
+    # Dotted keys, not a [codex] table: keys appended to the file later stay top-level.
     return (f"backend = \"codex\"\ncodex_binary = {json.dumps(binary)}\n"
-            f"[codex]\nmodel = {json.dumps(model)}\nrequest_max_retries = 1\n"
-            "stream_max_retries = 1\nstream_idle_timeout_ms = 30000\n")
+            f"codex.model = {json.dumps(model)}\ncodex.request_max_retries = 1\n"
+            "codex.stream_max_retries = 1\ncodex.stream_idle_timeout_ms = 30000\n")
 
 
 def make_project(root: Path, test_command: Sequence[str], agent_binary: str,

@@ -150,14 +150,17 @@ def codex_config() -> str:
     return _kata.codex_config(str(ensure_codex()))
 
 
-def make_project(root: Path, backend: str = "claude", extra_config: str = "") -> Path:
+def make_project(root: Path, backend: str = "claude", extra_config: str = "",
+                 codex: bool = False) -> Path:
     """A Python project with no tests yet, committed on main, whose agents run on
-    ``backend`` (codex is configured either way, so one agent file can pick it)."""
+    ``backend``; ``codex`` configures codex on a claude project too (for an agent file
+    that picks it). Settings a test appends to tdd.toml stay top-level either way."""
     assert backend in AGENT_BACKENDS, backend
-    config = codex_config()
-    if backend != "codex":
-        config = config.replace('backend = "codex"\n', "")
-    # Top-level keys of extra_config before the [codex] table.
+    config = ""
+    if backend == "codex" or codex:
+        config = codex_config()
+        if backend != "codex":
+            config = config.replace('backend = "codex"\n', "")
     return _kata.make_project(root, [sys.executable, "-m", "pytest", "-q"],
                               str(ensure_claude()), extra_config + config)
 

@@ -143,7 +143,7 @@ def test_cheating_phases_are_rejected_and_retried_on_codex(tmp_path: Path) -> No
 def test_planner_on_claude_and_implementer_on_codex(tmp_path: Path) -> None:
     """The run's backend is claude; one agent file (committed under .rgr/agents) moves
     the implementer to codex. Each CLI talks to its own scripted server."""
-    repo = make_project(tmp_path / "kata", "claude")
+    repo = make_project(tmp_path / "kata", "claude", codex=True)
     packaged = (Path(__file__).resolve().parents[2] / "agents" / "implementer.toml").read_text()
     override = repo / ".rgr" / "agents" / "implementer.toml"
     override.parent.mkdir(parents=True)
