@@ -1,4 +1,4 @@
-from rgr.cli import main
+from rgr.launch import main
 
 if __name__ == "__main__":
     main()

@@ -209,6 +209,10 @@ class RunArtifacts:
     def _finish_attempt(self, record: Event) -> Event:
         result = record.pop("result", None)
         record["toolCalls"] = self._tool_calls
+        if isinstance(result, dict) and "durationApiMs" not in record:
+            # The model's share of the session (summary.json's agentModelS); the rest of
+            # the result goes to result.json.
+            record["durationApiMs"] = int(result.get("duration_api_ms") or 0)
         if self._attempt_dir is not None:
             if result is not None:
                 self._write(str((self._attempt_dir / "result.json").relative_to(self.root)),

@@ -16,10 +16,10 @@ import click
 
 from rgr import __version__
 from rgr.errors import ExitCode, RgrError
-from rgr.workspace import Workspace, open_workspace
 
 if TYPE_CHECKING:
     from rgr.commands.run import RunOptions
+    from rgr.workspace import Workspace
 
 
 class Context:
@@ -32,6 +32,9 @@ class Context:
 
     def workspace(self, **flags: object) -> Workspace:
         if self._workspace is None:
+            # Imported here: `rgr --help` and usage errors need no repository layer.
+            from rgr.workspace import open_workspace
+
             self._workspace = open_workspace(self.root, flags=flags,
                                              no_sandbox=self.no_sandbox)
         return self._workspace

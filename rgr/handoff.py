@@ -28,6 +28,8 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 from pydantic.alias_generators import to_camel
 from typing_extensions import TypedDict
 
+from rgr import handoff_read
+
 #: Bumped when a field changes meaning. Notes without the field are from seed-era
 #: writers and read as version 0.
 SCHEMA_VERSION = 1
@@ -235,11 +237,7 @@ class HistoryFields(TypedDict, total=False):
 def history_fields() -> TypeAdapter[HistoryFields]:
     return TypeAdapter(HistoryFields)
 
-HISTORY_DEFAULTS: dict[str, Any] = {
-    "nextPhase": None, "cycleNumber": 0, "currentTest": None, "testResult": None,
-    "error": None, "retryCount": 0, "runId": None, "startedAt": None, "finishedAt": None,
-    "agent": None, "batch": None,
-}
+HISTORY_DEFAULTS = handoff_read.HISTORY_DEFAULTS  # defined where pydantic is not needed
 
 
 class InvalidNote(ValueError):

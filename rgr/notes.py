@@ -4,10 +4,12 @@ Layout. A notes ref points at a commit whose tree maps annotated objects to note
 blobs. git uses two layouts and this module reads both, mixed at any depth: flat
 (``<40 hex>``) and fan-out (``ab/<38 hex>``, ``ab/cd/<36 hex>`` ...), which
 ``git notes`` switches to once there are many notes. rgr always writes one level of
-fan-out (``ab/<38 hex>``): a write then rebuilds the root (at most 256 entries) and one
-subtree (about n/256 entries), where libgit2's own ``create_note`` rewrites a single
-flat tree of every note on every write. Flat entries left by other writers are moved
-into fan-out the first time rgr writes, once there are enough of them to matter.
+fan-out (``ab/<38 hex>``), and splits a subtree one level further once it holds
+``SUBTREE_SPLIT`` notes (``ab/cd/<36 hex>``), as git does: a write then rebuilds a few
+trees of at most a few hundred entries whatever the number of notes, where libgit2's own
+``create_note`` rewrites a single flat tree of every note on every write. Flat entries
+left by other writers are moved into fan-out the first time rgr writes, once there are
+enough of them to matter.
 
 Concurrency. A write builds a new notes commit on top of the tip it read and moves the
 ref with compare-and-swap (libgit2's ``set_target`` checks the old value under the ref
@@ -17,29 +19,31 @@ tried again, so no update is ever lost.
 
 from __future__ import annotations
 
-import contextlib
 import errno
-import fcntl
-import os
-import queue
-import shutil
-import subprocess
-import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import pygit2
 from pygit2.enums import ObjectType
-from tenacity import Retrying, retry_if_exception_type, stop_after_attempt, wait_random
 
 from rgr import failpoints, git
 from rgr.errors import NotesError, RepositoryError
-from rgr.handoff import HandoffState, InvalidNote, parse_note
+
+if TYPE_CHECKING:
+    # Imported where used: `rgr status` and `rgr show` read one note without pydantic
+    # (rgr.handoff_read), and no reader needs tenacity.
+    from rgr.handoff import HandoffState
 
 DEFAULT_REF = "refs/notes/tdd-handoffs"
 
 #: Once the root tree holds this many flat notes, a write migrates them to fan-out.
 FLAT_MIGRATION_THRESHOLD = 256
+
+#: A fan-out subtree holding this many notes is split one level further (``ab/cd/...``)
+#: on the next new note: at a million notes a write then rewrites three trees of at
+#: most 256 entries instead of one of ~3,900 (66 ms against 24 ms measured here).
+SUBTREE_SPLIT = 256
 
 _HEX = frozenset("0123456789abcdef")
 
@@ -55,6 +59,8 @@ class NoteRecord:
 
     @classmethod
     def parse(cls, commit: str, text: str) -> NoteRecord:
+        from rgr.handoff import InvalidNote, parse_note
+
         try:
             return cls(commit, text, parse_note(text), None)
         except InvalidNote as exc:
@@ -134,50 +140,56 @@ class NotesStore:
         """Every note, parsed. Invalid ones come back with ``problem`` set."""
         return {c: NoteRecord.parse(c, t) for c, t in self.all_texts().items()}
 
-    def reachable_texts(self, head: str) -> Iterator[tuple[str, int, bytes]]:
+    def reachable_texts(self, head: str,
+                        oldest_first: bool = False) -> Iterator[tuple[str, int, bytes]]:
         """(commit, commit time, note text) for each noted commit reachable from
-        ``head``, newest first.
+        ``head``, newest first (``oldest_first``: git log --reverse, for callers that
+        hold every row anyway; git then holds every commit too, about 1.4x the memory
+        of the plain log at a million notes)."""
+        for batch in self.reachable_batches(head, oldest_first):
+            yield from batch
+
+    def reachable_batches(self, head: str, oldest_first: bool = False
+                          ) -> Iterator[list[tuple[str, int, bytes]]]:
+        """:meth:`reachable_texts` in batches, as git's output arrives (about 1 MiB
+        each): a bulk reader's loop then runs once per batch, not once per note.
 
         This bulk read goes through ``git log --notes``: on a packed repository libgit2
         resolves note blobs about 6x slower than git (no delta-base cache), which for
-        100,000 notes is the difference between 8 s and 1.5 s. A thread drains git's
-        output while the caller parses, so git and Python use both cores.
+        100,000 notes is the difference between 8 s and 1.5 s. Streamed: rows come as
+        git writes them (rgr.proc.stream), and git and Python use both cores.
         """
         if self.repo.references.get(self.ref) is None:
             return
         self.tip()  # a broken ref is reported as such, not as a git failure
-        argv = ["git", "log", f"--notes={self.ref}", f"--format={_RECORD_SEP_FMT}%H %ct%n%N", head]
-        proc = subprocess.Popen(
-            argv, cwd=self.repo.path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            stdin=subprocess.DEVNULL,
-        )
-        assert proc.stdout is not None
-        fd = proc.stdout.fileno()
-        _grow_pipe(fd)
-        chunks: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
+        from rgr import proc
+        from rgr.errors import CommandError
 
-        def drain() -> None:
-            while chunk := os.read(fd, _PIPE_SIZE):
-                chunks.put(chunk)
-            chunks.put(None)
-
-        reader = threading.Thread(target=drain, daemon=True)
-        reader.start()
+        argv = ["git", "log", f"--notes={self.ref}", f"--format={_RECORD_SEP_FMT}%H %ct%n%N",
+                *(["--reverse"] if oldest_first else []), head]
         pending = b""
         try:
-            while (chunk := chunks.get()) is not None:
+            for chunk in proc.stream(argv, cwd=self.repo.path):
                 records = (pending + chunk).split(_RECORD_SEP)
                 pending = records.pop()
-                yield from _log_records(records)
-            yield from _log_records([pending])
-        finally:
-            proc.kill() if proc.poll() is None else None
-            reader.join()
-            stderr = proc.stderr.read() if proc.stderr else b""
-            proc.wait()
-        if proc.returncode not in (0, -9):
-            message = stderr.decode(errors="replace")
-            raise NotesError(f"git log failed reading {self.ref}: {message}")
+                yield _log_records(records)
+        except CommandError as exc:
+            raise NotesError(f"git log failed reading {self.ref}: {exc.message}") from None
+        yield _log_records([pending])
+
+    def newest_reachable_texts(self, head: str) -> Iterator[tuple[str, int, str]]:
+        """:meth:`reachable_texts` for a few: walks history from ``head`` and looks each
+        commit up in the notes tree, so the first rows cost what they read, whatever
+        the number of notes (the caller stops when it has enough)."""
+        tip = self.tip()
+        if tip is None:
+            return
+        tree = tip.tree
+        for commit in self.repo.walk(pygit2.Oid(hex=head)):
+            hex_id = str(commit.id)
+            blob_id = _lookup(self.repo, tree, hex_id)
+            if blob_id is not None:
+                yield hex_id, commit.commit_time, _blob_text(self.repo, blob_id)
 
     def latest_handoff(self, start: str, doing: str,
                        repair_hint: str) -> tuple[NoteRecord, HandoffState, int]:
@@ -202,6 +214,14 @@ class NotesStore:
         Walks history newest first and looks each commit up directly in the notes tree,
         so the common case (a note on HEAD) costs one lookup, not a load of every note.
         """
+        found = self.latest_reachable_text(start)
+        if found is None:
+            return None
+        hex_id, text, distance = found
+        return NoteRecord.parse(hex_id, text), distance
+
+    def latest_reachable_text(self, start: str) -> tuple[str, str, int] | None:
+        """:meth:`latest_reachable` unparsed: (commit, note text, distance)."""
         tip = self.tip()
         if tip is None:
             return None
@@ -212,7 +232,7 @@ class NotesStore:
             hex_id = str(commit.id)
             blob_id = _lookup(self.repo, tree, hex_id)
             if blob_id is not None:
-                return NoteRecord.parse(hex_id, _blob_text(self.repo, blob_id)), distance
+                return hex_id, _blob_text(self.repo, blob_id), distance
         return None
 
     # ----------------------------------------------------------------- writing --
@@ -231,6 +251,8 @@ class NotesStore:
     def _write_failed(self, commit: str, exc: Exception) -> NotesError:
         """A clear error for a note that could not be written. Nothing was changed: the
         ref only ever moves after every object it needs exists."""
+        import shutil
+
         # libgit2 reports a full disk as "no error"; the free space says what happened.
         free = shutil.disk_usage(self.repo.path).free
         if free < 1024 * 1024 or getattr(exc, "errno", None) == errno.ENOSPC:
@@ -252,6 +274,8 @@ class NotesStore:
     def _update(self, commit: str, blob_id: pygit2.Oid | None, message: str) -> None:
         if len(commit) != 40 or not _is_hex(commit):
             raise NotesError(f"not a full commit id: {commit!r}")
+        from tenacity import Retrying, retry_if_exception_type, stop_after_attempt, wait_random
+
         retrying = Retrying(
             # Conflicts resolve as soon as the other writer is done; a lock that outlives
             # ~3 s of retries is left by a dead process and needs repair, not patience.
@@ -316,30 +340,20 @@ class NotesStore:
         self.repo.create_reference_direct(self.ref, target, True, message=message)
 
 
-#: The reader thread needs the GIL to empty the pipe, and the parsing thread holds it
-#: for up to 5 ms at a time: with Linux's default 64 KiB pipe, git then spends most of
-#: its time blocked. 1 MiB (the unprivileged maximum) lets it run ahead.
-_PIPE_SIZE = 1 << 20
-
-
-def _grow_pipe(fd: int) -> None:
-    # Not Linux, or over /proc/sys/fs/pipe-max-size: only slower.
-    with contextlib.suppress(OSError):
-        fcntl.fcntl(fd, getattr(fcntl, "F_SETPIPE_SZ", 1031), _PIPE_SIZE)
-
-
 _RECORD_SEP = b"\x00\x1e"
 _RECORD_SEP_FMT = "%x00%x1e"
 
 
-def _log_records(records: list[bytes]) -> Iterator[tuple[str, int, bytes]]:
+def _log_records(records: list[bytes]) -> list[tuple[str, int, bytes]]:
+    out = []
     for record in records:
         head, _, note = record.partition(b"\n")
         note = note.strip()
         if not head or not note:
             continue  # the empty piece before the first separator, or an un-noted commit
         commit, _, when = head.partition(b" ")
-        yield commit.decode(), int(when), note
+        out.append((commit.decode(), int(when), note))
+    return out
 
 
 def _blob_text(repo: pygit2.Repository, blob_id: pygit2.Oid) -> str:
@@ -409,14 +423,43 @@ def _put(
         if len(repo[new_sub]) > 0:  # type: ignore[arg-type]
             builder.insert(rest[:2], new_sub, pygit2.enums.FileMode.TREE)
     elif blob_id is not None:
-        if depth == 0:
-            new_sub = _put(repo, None, rest[2:], blob_id, depth + 1)
-            builder.insert(rest[:2], new_sub, pygit2.enums.FileMode.TREE)
-        else:
+        fanned = tree is not None and _fanned_out(tree)
+        if depth > 0 and not fanned and (tree is None or len(tree) < SUBTREE_SPLIT):
             builder.insert(rest, blob_id, pygit2.enums.FileMode.BLOB)
+        else:
+            if depth > 0 and tree is not None and not fanned:
+                builder = _split(repo, tree)  # once: this level's notes move one level down
+            current = builder.get(rest[:2])
+            base = repo[current.id] if current is not None else None
+            assert base is None or isinstance(base, pygit2.Tree)
+            new_sub = _put(repo, base, rest[2:], blob_id, depth + 1)
+            if current is not None:
+                builder.remove(rest[:2])
+            builder.insert(rest[:2], new_sub, pygit2.enums.FileMode.TREE)
     if depth == 0 and tree is not None:
         _migrate_flat(repo, builder, tree, rest, blob_id)
     return builder.write()
+
+
+def _fanned_out(tree: pygit2.Tree) -> bool:
+    return any(entry.type == ObjectType.TREE for entry in tree)
+
+
+def _split(repo: pygit2.Repository, tree: pygit2.Tree) -> pygit2.TreeBuilder:
+    """A builder for ``tree`` with its notes moved one fan-out level down
+    (``cdef...`` to ``cd/ef...``), as git does once a level holds many."""
+    builder = repo.TreeBuilder()
+    groups: dict[str, pygit2.TreeBuilder] = {}
+    for entry in tree:
+        name = entry.name or ""
+        if entry.type == ObjectType.BLOB and len(name) > 2 and _is_hex(name):
+            group = groups.setdefault(name[:2], repo.TreeBuilder())
+            group.insert(name[2:], entry.id, pygit2.enums.FileMode.BLOB)
+        else:
+            builder.insert(name, entry.id, entry.filemode)
+    for prefix, group in groups.items():
+        builder.insert(prefix, group.write(), pygit2.enums.FileMode.TREE)
+    return builder
 
 
 def _migrate_flat(

@@ -11,7 +11,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -184,6 +184,14 @@ def run(
     )
 
 
+def _start_threads(*targets: Callable[[], None]) -> list[threading.Thread]:
+    """Daemon threads (pipe readers: they must not keep rgr alive), started."""
+    threads = [threading.Thread(target=target, daemon=True) for target in targets]
+    for thread in threads:
+        thread.start()
+    return threads
+
+
 def run_lines(
     argv: Sequence[str],
     *,
@@ -226,10 +234,7 @@ def run_lines(
         for chunk in iter(lambda: proc.stderr.read(65536), b""):  # type: ignore[union-attr]
             err_chunks.append(chunk)
 
-    readers = [threading.Thread(target=read_stdout, daemon=True),
-               threading.Thread(target=read_stderr, daemon=True)]
-    for reader in readers:
-        reader.start()
+    readers = _start_threads(read_stdout, read_stderr)
     timed_out = False
     try:
         if on_start is not None:
@@ -263,3 +268,74 @@ def run_lines(
         duration_s=time.monotonic() - started,
         timed_out=timed_out,
     )
+
+
+#: Pipe size asked for by :func:`stream`: the reader thread needs the GIL to empty the
+#: pipe while the consumer holds it for milliseconds at a time; with Linux's default
+#: 64 KiB pipe the producer then spends most of its time blocked. 1 MiB is the
+#: unprivileged maximum.
+STREAM_CHUNK = 1 << 20
+
+#: Chunks read ahead of the consumer, at most: bounds rgr's memory whatever the output.
+STREAM_AHEAD = 8
+
+
+def _grow_pipe(fd: int) -> None:
+    import contextlib
+    import fcntl
+
+    # Not Linux, or over /proc/sys/fs/pipe-max-size: only slower.
+    with contextlib.suppress(OSError):
+        fcntl.fcntl(fd, getattr(fcntl, "F_SETPIPE_SZ", 1031), STREAM_CHUNK)
+
+
+def stream(argv: Sequence[str], *, cwd: Path | str,
+           env: Mapping[str, str] | None = None) -> Iterator[bytes]:
+    """Yield ``argv``'s stdout in chunks as it is produced, for outputs too large to hold
+    (``git log`` over 100,000 notes). A thread keeps the pipe drained, so the program
+    and the consumer run on both cores; at most ``STREAM_AHEAD`` chunks wait in memory.
+
+    Raises CommandError (with its stderr) when the program fails. A consumer that stops
+    early ends the program (its process group is killed), which is not a failure.
+    """
+    import queue
+
+    argv = tuple(str(a) for a in argv)
+    started = time.monotonic()
+    proc = _spawn(argv, cwd, env, None)
+    assert proc.stdout is not None and proc.stderr is not None
+    fd = proc.stdout.fileno()
+    _grow_pipe(fd)
+    chunks: queue.Queue[bytes | None] = queue.Queue(STREAM_AHEAD)
+    stopped = threading.Event()
+
+    def drain() -> None:
+        while not stopped.is_set() and (chunk := os.read(fd, STREAM_CHUNK)):
+            chunks.put(chunk)
+        chunks.put(None)
+
+    def read_stderr() -> None:
+        assert proc.stderr is not None
+        err_chunks.append(proc.stderr.read())
+
+    err_chunks: list[bytes] = []
+    readers = _start_threads(drain, read_stderr)
+    finished = False
+    try:
+        while (chunk := chunks.get()) is not None:
+            yield chunk
+        finished = True
+    finally:
+        if not finished:
+            stopped.set()
+            kill_group(proc)
+            while chunks.get() is not None:  # unblock the reader, then let it end
+                pass
+        for reader in readers:
+            reader.join(timeout=5.0)
+        proc.wait()
+    if proc.returncode != 0:
+        result = Completed(argv, proc.returncode, "",
+                           bound(b"".join(err_chunks).decode("utf-8", "replace")),
+                           time.monotonic() - started)
+        raise CommandError(f"{argv[0]} failed\n{result.describe()}")

@@ -66,6 +66,9 @@ class RunReport:
     error: str | None = None
     #: Sessions whose backend reports no cost (codex): not in cost_usd.
     sessions_without_cost: int = 0
+    #: The run's wall time as summary.json splits it (model, agent other, tests, rgr),
+    #: when its artifacts are on this machine (.git/rgr/runs/<runId>/).
+    time_split: dict[str, float] | None = None
 
     @property
     def rejections_by_rule(self) -> dict[str, int]:
@@ -200,4 +203,20 @@ def collect(ws: Workspace) -> RunReport:
         permission_denials=sum(a.permission_denials for a in [*agents, *attempt_agents]),
         retries=retries, rejections=rejections, error=last.error,
         sessions_without_cost=sum(1 for a in [*agents, *attempt_agents] if a.cost_usd is None),
+        time_split=_time_split(ws, last.run_id),
     )
+
+
+def _time_split(ws: Workspace, run_id: str | None) -> dict[str, float] | None:
+    """summary.json's timeSplit, rebuilt from the run's events.jsonl (the summary file
+    may be stale after a kill); None when the artifacts are not here."""
+    from rgr.artifacts import read_events, runs_dir
+    from rgr.summary import summarize
+
+    if run_id is None:
+        return None
+    events = read_events(runs_dir(ws.git_dir) / run_id / "events.jsonl")
+    if not events:
+        return None
+    split: dict[str, float] = summarize(events)["timeSplit"]
+    return split

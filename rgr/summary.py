@@ -4,6 +4,14 @@ A pure function of the event list, so the summary can always be rebuilt from
 ``events.jsonl`` and never disagrees with it. Costs and tokens are the agent's own
 accounting (claude's ``total_cost_usd`` and ``modelUsage``), summed over every session,
 failed and rejected ones included: money spent on a rejected attempt is still spent.
+
+Time. ``agentDurationS`` is the agents' own figure (claude's ``duration_ms``). A
+session costs more than that: rgr measures each one from ``attempt_started`` to
+``agent_call`` (``agentWallS``) and splits it into the model's time as the agent reports
+it (``agentModelS``: claude's ``duration_api_ms``) and the rest (``agentOtherS``: the
+agent process starting, its tools, its own work). ``timeSplit`` puts the run's wall
+time together: model + agent other + test runs + rgr (everything else: rgr itself, git,
+the checks, waits), which add up to ``wallS``.
 """
 
 from __future__ import annotations
@@ -23,7 +31,8 @@ def _zero() -> dict[str, Any]:
     return {
         "agentCalls": 0, "failedAgentCalls": 0, "turns": 0, "toolCalls": 0,
         **dict.fromkeys(_TOKEN_FIELDS, 0),
-        "costUsd": 0.0, "agentDurationS": 0.0, "testRuns": 0, "testDurationS": 0.0,
+        "costUsd": 0.0, "agentDurationS": 0.0, "agentWallS": 0.0, "agentModelS": 0.0,
+        "agentOtherS": 0.0, "testRuns": 0, "testDurationS": 0.0,
         "retries": 0, "apiRetries": 0, "guardRejections": 0, "permissionDenials": 0,
     }
 
@@ -36,6 +45,7 @@ def summarize(events: list[Event]) -> dict[str, Any]:
     stop: dict[str, Any] | None = None
     current: tuple[int, str] | None = None
     backends: dict[str, dict[str, Any]] = {}
+    session_started: dict[tuple[object, ...], str | None] = {}
 
     def phase_of(event: Event) -> dict[str, Any] | None:
         if "phase" not in event or "cycle" not in event:
@@ -69,6 +79,7 @@ def summarize(events: list[Event]) -> dict[str, Any]:
             current = (target["cycle"], target["phase"])
         elif kind == "attempt_started" and target is not None:
             target["attempts"] = max(target["attempts"], int(event.get("attempt") or 0))
+            session_started[_session_key(event)] = event.get("ts")
         elif kind == "agent_call":
             if target is not None:
                 # Which CLI and model ran the phase's sessions (the last one wins).
@@ -87,6 +98,12 @@ def summarize(events: list[Event]) -> dict[str, Any]:
                 bucket["turns"] += int(event.get("numTurns") or 0)
                 bucket["costUsd"] += float(event.get("costUsd") or 0.0)
                 bucket["agentDurationS"] += (event.get("durationMs") or 0) / 1000
+            wall, model = _session_times(event, session_started.pop(_session_key(event), None))
+            for bucket in buckets:
+                bucket["agentWallS"] += wall
+                bucket["agentModelS"] += model
+                bucket["agentOtherS"] += wall - model
+            for bucket in buckets:
                 bucket["permissionDenials"] += int(event.get("permissionDenials") or 0)
                 for name in _TOKEN_FIELDS:
                     bucket[name] += int(event.get(name) or 0)
@@ -120,8 +137,9 @@ def summarize(events: list[Event]) -> dict[str, Any]:
 
     for bucket in [totals, *phases.values()]:
         bucket["costUsd"] = round(bucket["costUsd"], 6)
-        bucket["agentDurationS"] = round(bucket["agentDurationS"], 3)
-        bucket["testDurationS"] = round(bucket["testDurationS"], 3)
+        for name in ("agentDurationS", "agentWallS", "agentModelS", "agentOtherS",
+                     "testDurationS"):
+            bucket[name] = round(bucket[name], 3)
     totals["phasesVerified"] = sum(1 for p in phases.values()
                                    if p["outcome"] in ("verified", "complete"))
     totals["wallS"] = round(sum(_seconds(i["startedAt"], i["finishedAt"])
@@ -136,9 +154,37 @@ def summarize(events: list[Event]) -> dict[str, Any]:
         "updatedAt": events[-1].get("ts") if events else None,
         "totals": totals,
         "backends": backends,
+        "timeSplit": _time_split(totals, invocations, events),
         "phases": list(phases.values()),
         "invocations": invocations,
     }
+
+
+def _session_key(event: Event) -> tuple[object, ...]:
+    return (event.get("cycle"), event.get("phase"), event.get("attempt"))
+
+
+def _session_times(call: Event, started: str | None) -> tuple[float, float]:
+    """(wall, model) seconds of the session that ``call`` ends. Wall from its
+    attempt_started (or, when that is missing, the agent's own duration); model time
+    as the agent reports it (its API time, else its whole duration), never above wall."""
+    reported = (call.get("durationMs") or 0) / 1000
+    wall = _seconds(started, call.get("ts")) if started else reported
+    api = call.get("durationApiMs")
+    model = api / 1000 if isinstance(api, int | float) and api > 0 else reported
+    return wall, min(model, wall)
+
+
+def _time_split(totals: dict[str, Any], invocations: list[dict[str, Any]],
+                events: list[Event]) -> dict[str, float]:
+    """The run's wall time (a running invocation counted up to the last event) as
+    model + agent other + tests + rgr."""
+    last = events[-1].get("ts") if events else None
+    wall = sum(_seconds(i["startedAt"], i["finishedAt"] or last) for i in invocations)
+    parts = {"agentModelS": totals["agentModelS"], "agentOtherS": totals["agentOtherS"],
+             "testsS": totals["testDurationS"]}
+    return {"wallS": round(wall, 3), **parts,
+            "rgrS": round(wall - sum(parts.values()), 3)}
 
 
 def _seconds(start: str | None, end: str | None) -> float:

@@ -7,20 +7,59 @@ or a CI log stays plain text.
 from __future__ import annotations
 
 import json
+import os
 import sys
-from typing import Any
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any, TextIO
 
-from rich.console import Console
-from rich.markup import escape
+if TYPE_CHECKING:
+    from rich.console import Console
 
 
 def make_console(stderr: bool = False) -> Console:
+    # Imported here: rich costs ~50 ms, which views of a few lines (status, show) skip.
+    from rich.console import Console
+
     return Console(stderr=stderr, highlight=False, soft_wrap=True)  # logs: no hard wraps
+
+
+def _bold_ok(stream: TextIO) -> bool:
+    """Whether ``stream`` takes bold the way rich would give it: a terminal that is not
+    dumb, or FORCE_COLOR."""
+    if os.environ.get("FORCE_COLOR"):
+        return True
+    return stream.isatty() and os.environ.get("TERM", "") != "dumb"
+
+
+def print_fields(rows: Iterable[tuple[str, str]], stream: TextIO | None = None) -> None:
+    """``key  value`` lines, keys aligned and bold on a terminal; values printed as they
+    are (no markup: they come from the repository or an agent)."""
+    out = stream or sys.stdout
+    rows = list(rows)
+    width = max((len(key) for key, _ in rows), default=0)
+    bold, plain = ("\x1b[1m", "\x1b[0m") if _bold_ok(out) else ("", "")
+    out.write("".join(f"{bold}{key:<{width}}{plain}  {value}\n" for key, value in rows))
 
 
 def print_json(data: Any) -> None:
     """JSON on stdout, without rich in the way (no wrapping, no markup)."""
     sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n")
+
+
+def duration(seconds: float | None) -> str:
+    if seconds is None:
+        return "-"
+    if seconds < 60:
+        return f"{seconds:.1f}s" if seconds < 10 else f"{seconds:.0f}s"
+    minutes, secs = divmod(round(seconds), 60)
+    if minutes < 60:
+        return f"{minutes}m {secs:02d}s"
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}h {minutes:02d}m"
+
+
+def money(usd: float | None) -> str:
+    return "-" if usd is None else f"${usd:.4f}" if usd < 1 else f"${usd:.2f}"
 
 
 def short(commit: str | None) -> str:
@@ -29,4 +68,6 @@ def short(commit: str | None) -> str:
 
 def esc(text: object) -> str:
     """Escape text from the repository or an agent before it reaches rich markup."""
+    from rich.markup import escape
+
     return escape(str(text))

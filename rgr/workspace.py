@@ -7,37 +7,55 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pygit2
 
 from rgr import failpoints, git
-from rgr.agents import OVERRIDE_DIR
-from rgr.config import CONFIG_FILE, Config, find_project_root, load_config
-from rgr.notes import NotesStore
+from rgr.notes import DEFAULT_REF, NotesStore
+
+if TYPE_CHECKING:
+    from rgr.config import Config
+
+#: The file rgr.config reads (rgr.config.CONFIG_FILE; not imported: it loads pydantic).
+_CONFIG_FILE = "tdd.toml"
 
 
-@dataclass
 class Workspace:
-    root: Path
-    repo: pygit2.Repository
-    config: Config
-    notes: NotesStore
-    env: Mapping[str, str]
-    #: --no-sandbox was given: agents and test runs are not confined (rgr.attempt).
-    no_sandbox: bool = False
-    #: Where tdd.toml and the .rgr/ overrides are read from: the working tree, or for a
-    #: run a snapshot of the committed tree (see ``pinned``).
-    config_root: Path = Path()
-    #: What the configuration was read from, for the start note.
-    config_source: str | None = None
-    #: The command line's overrides (--model, --max-retries), kept for ``pinned``.
-    flags: Mapping[str, object] | None = None
+    """The repository, its config and its notes for one command.
 
-    def __post_init__(self) -> None:
-        if self.config_root == Path():
-            self.config_root = self.root
+    ``config`` None: loaded on first use, which :func:`open_workspace` allows only when
+    nothing could be wrong with it (no tdd.toml, no TDD_* variable, no flag), so that
+    `rgr status` and `rgr show` never load the config model (pydantic) for defaults.
+    """
+
+    def __init__(self, root: Path, repo: pygit2.Repository, config: Config | None,
+                 notes: NotesStore, env: Mapping[str, str], no_sandbox: bool = False,
+                 config_root: Path | None = None, config_source: str | None = None,
+                 flags: Mapping[str, object] | None = None) -> None:
+        self.root = root
+        self.repo = repo
+        self._config = config
+        self.notes = notes
+        self.env = env
+        #: --no-sandbox was given: agents and test runs are not confined (rgr.attempt).
+        self.no_sandbox = no_sandbox
+        #: Where tdd.toml and the .rgr/ overrides are read from: the working tree, or
+        #: for a run a snapshot of the committed tree (see ``pinned``).
+        self.config_root = config_root if config_root is not None else root
+        #: What the configuration was read from, for the start note.
+        self.config_source = config_source
+        #: The command line's overrides (--model, --max-retries), kept for ``pinned``.
+        self.flags = flags
+
+    @property
+    def config(self) -> Config:
+        if self._config is None:
+            from rgr.config import load_config
+
+            self._config = load_config(self.config_root, env=self.env, flags=self.flags)
+        return self._config
 
     @property
     def git_dir(self) -> Path:
@@ -48,13 +66,27 @@ class Workspace:
         snapshot of tdd.toml and .rgr/ under the git dir), never from files in the
         working tree that nobody committed: what agents could leave there (ignored or
         not) cannot change an agent's definition, permissions or the test command."""
+        from rgr.agents import OVERRIDE_DIR
+        from rgr.config import CONFIG_FILE, load_config
+
         head = git.head_commit(self.repo)
         snapshot = self.git_dir / "rgr" / "config" / str(head.tree.id)
         source = git.materialize(self.repo, head, (CONFIG_FILE, OVERRIDE_DIR), snapshot)
         config = load_config(snapshot, env=self.env, flags=self.flags)
-        return replace(self, config=config, notes=NotesStore(self.repo, config.notes_ref),
-                       config_root=snapshot,
-                       config_source=f"commit {str(head.id)[:12]}: {source}")
+        return Workspace(self.root, self.repo, config, NotesStore(self.repo, config.notes_ref),
+                         self.env, self.no_sandbox, config_root=snapshot,
+                         config_source=f"commit {str(head.id)[:12]}: {source}",
+                         flags=self.flags)
+
+
+def _has_settings(root: Path, env: Mapping[str, str],
+                  flags: Mapping[str, object] | None) -> bool:
+    """Whether the config has anything but defaults, i.e. anything to validate. Any
+    TDD_* variable counts (more than rgr.config reads: a superset is safe)."""
+    return ((root / _CONFIG_FILE).exists()
+            or any(value for name, value in env.items()
+                   if name.startswith("TDD_") and name != "TDD_PROJECT_ROOT")
+            or any(value is not None for value in (flags or {}).values()))
 
 
 def open_workspace(
@@ -65,9 +97,23 @@ def open_workspace(
 ) -> Workspace:
     # The crash-point variable is for rgr alone, never for an agent or a test runner.
     environment = failpoints.scrub(os.environ if env is None else env)
-    start = find_project_root(cwd or Path.cwd(), environment)
+    start = _project_root(cwd or Path.cwd(), environment)
     repo = git.open_repo(start)
     root = git.workdir(repo)
+    if not _has_settings(root, environment, flags):
+        return Workspace(root, repo, None, NotesStore(repo, DEFAULT_REF), environment,
+                         no_sandbox, flags=flags)
+    # A mistake in tdd.toml or a variable is reported by every command, at once.
+    from rgr.config import load_config
+
     config = load_config(root, env=environment, flags=flags)
     return Workspace(root, repo, config, NotesStore(repo, config.notes_ref), environment,
                      no_sandbox, flags=flags)
+
+
+def _project_root(cwd: Path, env: Mapping[str, str]) -> Path:
+    if not env.get("TDD_PROJECT_ROOT", ""):
+        return cwd
+    from rgr.config import find_project_root
+
+    return find_project_root(cwd, env)

@@ -16,6 +16,7 @@ import pygit2
 import pytest
 from conftest import NOTES_REF, REPO_ROOT, Repo, clean_env, fast_commits, make_repo, note_json
 
+from rgr import notes as notes_module
 from rgr.errors import NotesError
 from rgr.handoff import HandoffState, Phase, TestCase, parse_note
 from rgr.notes import FLAT_MIGRATION_THRESHOLD, NotesStore
@@ -232,6 +233,29 @@ def test_a_big_flat_tree_is_migrated_to_fan_out_on_the_next_write(repo: Repo) ->
             assert logged[commit] == text.strip()
     assert json.loads(logged[commits[0]])["cycleNumber"] == 7
     assert store.latest_reachable(head) is not None
+
+
+def test_a_full_subtree_is_split_one_level_down_and_git_reads_it(
+    repo: Repo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Many notes under one prefix (ab/...) go one fan-out level further (ab/cd/...) once
+    the subtree holds SUBTREE_SPLIT of them, so a write stays small at any count."""
+    monkeypatch.setattr(notes_module, "SUBTREE_SPLIT", 4)  # the same path as 256, sooner
+    store = store_of(repo)
+    ids = [f"ab{n:02x}" + "0" * 34 + f"{n:02x}" for n in range(10)]  # notes need no object
+    for n, object_id in enumerate(ids):
+        store.write_text(object_id, note_json("RED", cycleNumber=n), f"note {n}")
+    paths = repo.git("ls-tree", "-r", "--name-only", NOTES_REF).splitlines()
+    assert sorted(paths) == sorted(f"{i[:2]}/{i[2:4]}/{i[4:]}" for i in ids)
+    assert sorted(c for _, c in repo.notes_list()) == sorted(ids)  # git reads the layout
+    for n, object_id in enumerate(ids):
+        text = store.read_text(object_id)
+        assert text is not None and json.loads(text)["cycleNumber"] == n
+    assert store.remove(ids[3], "drop one")
+    assert sorted(c for _, c in repo.notes_list()) == sorted(ids[:3] + ids[4:])
+    store.write_text(ids[0], note_json("GREEN"), "replace one")
+    assert json.loads(repo.git("cat-file", "-p", f"{NOTES_REF}:ab/00/{ids[0][4:]}")
+                      )["phase"] == "GREEN"
 
 
 # ---------------------------------------------------------------------- queries

@@ -264,3 +264,33 @@ def test_live_view_panel_shows_phase_tools_cost_and_tests() -> None:
     assert "1 passed, 1 failed, 0 errors (0.4s)" in panel
     # tool calls are in the panel, not in the scrolling log (unless -v)
     assert "▸" not in buffer.getvalue()
+
+
+def test_summary_splits_session_wall_time_into_model_and_the_rest() -> None:
+    """Each session's wall (attempt_started to agent_call) = the model's time as the
+    agent reports it + the rest; with the test runs and rgr's own time, they add up to
+    the run's wall time."""
+    red = {"phase": "RED", "cycle": 1}
+
+    def at(second: float, kind: str, **fields: Any) -> dict[str, Any]:
+        return {**event(kind, **fields), "ts": f"2026-11-23T10:00:{second:05.2f}Z"}
+
+    evs = [
+        at(0, "invocation_started", command="run", runId="r"),
+        at(1, "test_run", durationS=1.5),
+        at(3, "phase_started", **red, agent="tester"),
+        at(3, "attempt_started", **red, attempt=1),
+        at(7.5, "agent_call", **red, attempt=1, ok=True, durationMs=3200, durationApiMs=2000),
+        at(8, "test_run", durationS=0.5),
+        at(9, "attempt_started", **red, attempt=2),
+        at(10, "agent_call", **red, attempt=2, ok=True, durationMs=900),  # no API figure
+        at(12, "invocation_finished", outcome="paused"),
+    ]
+    data = summarize(evs)
+    totals, split = data["totals"], data["timeSplit"]
+    assert (totals["agentWallS"], totals["agentModelS"], totals["agentOtherS"]) == \
+        (5.5, 2.9, 2.6)
+    assert totals["agentDurationS"] == 4.1  # the agents' own figure, unchanged
+    assert split == {"wallS": 12.0, "agentModelS": 2.9, "agentOtherS": 2.6, "testsS": 2.0,
+                     "rgrS": 4.5}
+    assert data["phases"][0]["agentWallS"] == 5.5

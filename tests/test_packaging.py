@@ -49,12 +49,13 @@ def test_the_wheel_ships_the_top_level_folder_inside_the_package(wheel: Path, fo
 
 def test_the_wheel_declares_the_console_script_and_runnable_module(wheel: Path) -> None:
     names = _names(wheel)
-    assert "rgr/__main__.py" in names and "rgr/cli.py" in names
+    # launch answers --version/--help from help_text, which is checked against cli.py
+    assert {"rgr/__main__.py", "rgr/cli.py", "rgr/launch.py", "rgr/help_text.py"} <= set(names)
     entry_points = next(n for n in names if n.endswith(".dist-info/entry_points.txt"))
     with zipfile.ZipFile(wheel) as archive:
         parser = configparser.ConfigParser()
         parser.read_string(archive.read(entry_points).decode())
-    assert parser["console_scripts"]["rgr"].strip() == "rgr.cli:main"
+    assert parser["console_scripts"]["rgr"].strip() == "rgr.launch:main"
     assert not any(n.startswith(("tests/", "bench/")) for n in names)
 
 

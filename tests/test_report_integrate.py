@@ -105,6 +105,31 @@ def test_report_figures_come_from_the_notes_and_the_attempt_refs(
     assert "rgr report --integrate merge" in out and f"rgr rollback {ids['marker'][:8]}" in out
 
 
+def test_report_splits_the_run_time_when_its_events_are_here(
+        run_rgr: RunRgr, tmp_path: Path) -> None:
+    repo, _ = make_run(tmp_path)
+    assert report_json(run_rgr, repo)["timeSplit"] is None  # no artifacts: no guess
+    events = [
+        {"type": "invocation_started", "ts": "2026-11-23T10:00:00Z", "command": "run"},
+        {"type": "attempt_started", "ts": "2026-11-23T10:00:01Z", "phase": "RED", "cycle": 1,
+         "attempt": 1},
+        {"type": "agent_call", "ts": "2026-11-23T10:00:05Z", "phase": "RED", "cycle": 1,
+         "attempt": 1, "ok": True, "durationMs": 3500, "durationApiMs": 2500},
+        {"type": "test_run", "ts": "2026-11-23T10:00:07Z", "durationS": 1.5},
+        {"type": "invocation_finished", "ts": "2026-11-23T10:00:10Z", "outcome": "complete"},
+    ]
+    folder = repo.path / ".git" / "rgr" / "runs" / RUN_ID
+    folder.mkdir(parents=True)
+    (folder / "events.jsonl").write_text("".join(json.dumps(e) + "\n" for e in events))
+    split = report_json(run_rgr, repo)["timeSplit"]
+    assert split == {"wallS": 10.0, "agentModelS": 2.5, "agentOtherS": 1.5, "testsS": 1.5,
+                     "rgrS": 4.5}
+    code, out, err = run_rgr(["report"], repo.path)
+    assert code == 0, err
+    assert ("10s of rgr runs: 2.5s model (as the agents report it), 1.5s agent start-up "
+            "and tools, 1.5s test runs, 4.5s rgr and git") in out
+
+
 def test_report_of_a_paused_run_names_the_next_phase(run_rgr: RunRgr, tmp_path: Path) -> None:
     repo, _ = make_run(tmp_path, complete=False)
     data = report_json(run_rgr, repo)

@@ -1,41 +1,63 @@
 """``rgr history``: the handoffs on the current branch, oldest to newest.
 
-Built for long histories: notes are loaded by walking the notes tree once, commits by
-one revision walk, and each note is validated straight from its JSON text.
+Built for long histories. The table and ``--limit N`` walk history from HEAD and look
+each commit up in the notes tree, so they read N notes, whatever the repository holds.
+``--json`` over everything reads ``git log --notes`` as git writes it, each note validated
+straight from its JSON text by pydantic-core, through a temporary file (see
+:func:`_stream_json`): flat memory at any number of notes.
+``--all`` reads every note (it has to: it lists the ones no branch reaches).
 """
 
 from __future__ import annotations
 
 import sys
 from datetime import UTC, datetime
-from typing import Any
-
-import pydantic_core
-import pygit2
-from pydantic import ValidationError
+from itertools import islice
+from typing import IO, TYPE_CHECKING, Any
 
 from rgr import git
-from rgr.handoff import HISTORY_DEFAULTS, InvalidNote, history_fields, parse_note
+from rgr.handoff_read import HISTORY_DEFAULTS, history_fields_of, read_plain
 from rgr.ui import esc, make_console, short
-from rgr.workspace import Workspace
+
+if TYPE_CHECKING:
+    from rgr.workspace import Workspace
 
 #: Rows shown in the table when --limit is not given; --json shows everything.
 DEFAULT_TABLE_LIMIT = 50
 
 
 def _row(commit: str, when: int, text: str | bytes, reachable: bool) -> dict[str, Any]:
-    validate = history_fields().validate_json
-    """One history row: the note's own (camelCase) fields that a listing needs."""
-    row: dict[str, Any] = {"commit": commit, "reachable": reachable}
+    """One history row: the note's own (camelCase) fields that a listing needs, as the
+    model validates them (rgr.handoff.HistoryFields)."""
+    from pydantic import ValidationError
+
+    from rgr.handoff import InvalidNote, history_fields, parse_note
+
     try:
-        fields = validate(text)
+        fields = history_fields().validate_json(text)
     except ValidationError:
         try:
-            parse_note(text)
+            state = parse_note(text)
         except InvalidNote as exc:
-            row.update(time=_iso(when), problem=str(exc))
-            return row
-        raise
+            return {"commit": commit, "reachable": reachable, "time": _iso(when),
+                    "problem": str(exc)}
+        # Valid, in a spelling only the full model reads (a date as epoch seconds, say):
+        # the row is taken from the model's canonical dump.
+        fields = history_fields().validate_python(state.model_dump(mode="json", by_alias=True))
+    return _finish(commit, when, reachable, dict(fields))
+
+
+def _plain_row(commit: str, when: int, text: str | bytes, reachable: bool) -> dict[str, Any]:
+    """:func:`_row` without pydantic for the notes rgr.handoff_read can read (the same
+    row: tests/test_history_rows.py), for listings of a few rows."""
+    plain = read_plain(text)
+    if plain is None:
+        return _row(commit, when, text, reachable)
+    return _finish(commit, when, reachable, history_fields_of(plain))
+
+
+def _finish(commit: str, when: int, reachable: bool, fields: dict[str, Any]) -> dict[str, Any]:
+    row: dict[str, Any] = {"commit": commit, "reachable": reachable}
     row.update(HISTORY_DEFAULTS)
     row.update(fields)
     row["time"] = row.pop("finishedAt") or _iso(when)
@@ -79,17 +101,33 @@ def _iso(epoch: int) -> str:
     return datetime.fromtimestamp(epoch, UTC).isoformat()
 
 
+def _newest(ws: Workspace, count: int) -> tuple[list[dict[str, Any]], bool]:
+    """The ``count`` newest handoffs on the branch, oldest first, and whether there are
+    more: reads ``count + 1`` notes, not all of them."""
+    head = str(git.head_commit(ws.repo).id)
+    found = list(islice(ws.notes.newest_reachable_texts(head), count + 1))
+    rows = [_plain_row(c, when, text, True) for c, when, text in found[:count]]
+    rows.reverse()
+    return rows, len(found) > count
+
+
 def collect(ws: Workspace, include_all: bool, limit: int | None) -> list[dict[str, Any]]:
+    """Every handoff on the branch (``include_all``: and off it), oldest first; only the
+    newest ``limit`` when it is given and not 0."""
+    if limit and not include_all:
+        return _newest(ws, limit)[0]
     rows: list[dict[str, Any]] = []
     if not ws.repo.head_is_unborn or not include_all:
         # An empty repository is an error like in `rgr status` (head_commit says so and
         # how to fix it); only --all still lists notes, which need no branch.
         head = str(git.head_commit(ws.repo).id)
-        rows = [_row(c, when, text, True) for c, when, text in ws.notes.reachable_texts(head)]
-        rows.reverse()  # oldest first
+        rows = [_row(c, when, text, True)
+                for c, when, text in ws.notes.reachable_texts(head, oldest_first=True)]
     if include_all:
         # Notes on commits off this branch: failed attempts kept for audit, other
         # runs' branches, or objects that no longer exist.
+        import pygit2
+
         seen = {row["commit"] for row in rows}
         extra = []
         for hex_id, text in ws.notes.all_texts().items():
@@ -107,15 +145,84 @@ def collect(ws: Workspace, include_all: bool, limit: int | None) -> list[dict[st
     return rows
 
 
+#: Bytes read at a time when the spool is written out backwards.
+_SPOOL_BLOCK = 1 << 20
+
+
+def _stream_json(ws: Workspace) -> None:
+    """Every handoff on the branch as a JSON list, oldest first, one row per line.
+
+    git gives the notes newest first; asking it for oldest first (``--reverse``) makes it
+    hold every commit before the first line (900 MB against 650 MB at a million notes).
+    So each row is serialized as git produces it into a temporary file (newest first),
+    which is then written out backwards: rgr's memory stays flat and git's is what
+    ``git log --notes`` needs, however many notes. The loop is :func:`_row` inlined, the
+    one place where 100,000 notes pass."""
+    import tempfile
+
+    from pydantic import ValidationError
+    from pydantic_core import to_json
+
+    from rgr.handoff import history_fields
+
+    validate = history_fields().validate_json
+    head = str(git.head_commit(ws.repo).id)
+    with tempfile.TemporaryFile() as spool:
+        for batch in ws.notes.reachable_batches(head):
+            lines = []
+            for commit, when, text in batch:
+                try:
+                    fields = validate(text)
+                except ValidationError:
+                    lines.append(to_json(_row(commit, when, text, True)))  # says why
+                    continue
+                row = {"commit": commit, "reachable": True, **HISTORY_DEFAULTS, **fields}
+                row["time"] = row.pop("finishedAt") or _iso(when)
+                lines.append(to_json(row))
+            if lines:
+                spool.write(b"\n".join(lines) + b"\n")
+        _write_backwards(spool, sys.stdout.buffer)
+
+
+def _write_backwards(spool: IO[bytes], out: IO[bytes]) -> None:
+    """The spool's lines (JSON rows, no newline inside) last first, as a JSON list."""
+    out.write(b"[\n")
+    end = spool.seek(0, 2)
+    carry = b""  # the start of a line whose beginning is in the block before
+    separator = b""
+    while end > 0:
+        start = max(0, end - _SPOOL_BLOCK)
+        spool.seek(start)
+        lines = (spool.read(end - start) + carry).split(b"\n")
+        carry = lines.pop(0) if start > 0 else b""
+        rows = [line for line in reversed(lines) if line]
+        if rows:
+            out.write(separator + b",\n".join(rows))
+            separator = b",\n"
+        end = start
+    out.write(b"\n]\n" if separator else b"]\n")
+    out.flush()
+
+
 def run(ws: Workspace, include_all: bool, limit: int | None, as_json: bool) -> int:
     if as_json:
+        if not limit and not include_all:
+            _stream_json(ws)
+            return 0
         rows = collect(ws, include_all, limit)
         # One row per line: readable, and 3x faster than indenting 100,000 rows.
-        lines = b",\n".join(pydantic_core.to_json(row) for row in rows)
+        from pydantic_core import to_json
+
+        lines = b",\n".join(to_json(row) for row in rows)
         sys.stdout.buffer.write(b"[\n" + lines + (b"\n]\n" if rows else b"]\n"))
         return 0
-    rows = collect(ws, include_all, None)
-    shown = rows[-(limit or DEFAULT_TABLE_LIMIT):] if limit != 0 else rows
+    if include_all or limit == 0:
+        rows = collect(ws, include_all, None)
+        shown = rows[-(limit or DEFAULT_TABLE_LIMIT):] if limit != 0 else rows
+        more = len(shown) < len(rows)
+    else:
+        shown, more = _newest(ws, limit or DEFAULT_TABLE_LIMIT)
+        rows = shown
     out = make_console()
     if not out.is_terminal:
         out.width = 200  # a pipe or a log: one line per handoff, not wrapped at 80
@@ -155,8 +262,11 @@ def run(ws: Workspace, include_all: bool, limit: int | None, as_json: bool) -> i
         out.print(f"agent cost of the {len(costs)} phase(s) shown: ${sum(costs):.4f}")
     if any(_cost(row) == "n/a" for row in shown):
         out.print("n/a: the agent's backend reports tokens, not cost (codex); see `rgr show`")
-    if len(shown) < len(rows):
-        out.print(f"({len(shown)} of {len(rows)} handoffs shown; --limit 0 shows all)")
+    if more:
+        # Without --all only the rows shown (and one more) were read: no total to give.
+        which = f"{len(shown)} of {len(rows)}" if len(rows) > len(shown) else \
+            f"the newest {len(shown)}"
+        out.print(f"({which} handoff(s) shown; --limit 0 shows all)")
     if any(not row["reachable"] for row in shown):
         out.print("* not on this branch: a rejected attempt kept for audit, or another branch")
     return 0

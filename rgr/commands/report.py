@@ -12,24 +12,8 @@ from rich.console import Console
 
 from rgr import integrate
 from rgr.report import RunReport, collect
-from rgr.ui import esc, make_console, print_json, short
+from rgr.ui import duration, esc, make_console, money, print_json, short
 from rgr.workspace import Workspace
-
-
-def duration(seconds: float | None) -> str:
-    if seconds is None:
-        return "-"
-    if seconds < 60:
-        return f"{seconds:.1f}s" if seconds < 10 else f"{seconds:.0f}s"
-    minutes, secs = divmod(round(seconds), 60)
-    if minutes < 60:
-        return f"{minutes}m {secs:02d}s"
-    hours, minutes = divmod(minutes, 60)
-    return f"{hours}h {minutes:02d}m"
-
-
-def money(usd: float | None) -> str:
-    return "-" if usd is None else f"${usd:.4f}" if usd < 1 else f"${usd:.2f}"
 
 
 def lines(report: RunReport) -> list[tuple[str, str]]:
@@ -56,6 +40,7 @@ def lines(report: RunReport) -> list[tuple[str, str]]:
                     f"{report.phases} verified phase(s))"),
         ("time", f"{duration(report.elapsed_s)} from start to last handoff "
                  f"({duration(report.phase_time_s)} in the phases)"),
+        *_time_split_row(report),
         ("cost", f"{money(report.cost_usd)} over {report.agent_sessions} agent session(s)"
                  + (f", of which {money(report.rejected_cost_usd)} on rejected attempts"
                     if report.rejected_cost_usd else "")
@@ -78,6 +63,18 @@ def lines(report: RunReport) -> list[tuple[str, str]]:
         rows.append(("denials", f"{report.permission_denials} tool call(s) refused by the "
                                 "agents' permission rules"))
     return rows
+
+
+def _time_split_row(report: RunReport) -> list[tuple[str, str]]:
+    """The run's wall time in parts that add up to it (from its events, when here)."""
+    split = report.time_split
+    if not split:
+        return []
+    return [("time split", f"{duration(split['wallS'])} of rgr runs: "
+                           f"{duration(split['agentModelS'])} model (as the agents report "
+                           f"it), {duration(split['agentOtherS'])} agent start-up and "
+                           f"tools, {duration(split['testsS'])} test runs, "
+                           f"{duration(split['rgrS'])} rgr and git")]
 
 
 def render(report: RunReport, out: Console, decision: bool = True) -> None:

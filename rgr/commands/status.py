@@ -2,20 +2,24 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rgr import git
-from rgr.handoff import Phase
+from rgr.handoff_read import read_state, resume_phase
 from rgr.testlist import FILENAME as TEST_LIST
 from rgr.testlist import parse_test_list
-from rgr.ui import esc, make_console, print_json, short
-from rgr.workspace import Workspace
+from rgr.ui import print_fields, print_json, short
+
+if TYPE_CHECKING:
+    from rgr.workspace import Workspace
 
 
-def collect(ws: Workspace) -> dict[str, Any]:
+def collect(ws: Workspace, full_state: bool = True) -> dict[str, Any]:
+    """The status as data. ``full_state``: ``state`` is the model's complete dump (what
+    --json prints); without it, a plainly valid note is read as it is, no pydantic."""
     head = git.head_commit(ws.repo)
     head_hex = str(head.id)
-    found = ws.notes.latest_reachable(head_hex)
+    found = ws.notes.latest_reachable_text(head_hex)
     tests = parse_test_list(git.file_text(ws.repo, head.id, TEST_LIST))
     data: dict[str, Any] = {
         "branch": git.current_branch(ws.repo),
@@ -31,16 +35,17 @@ def collect(ws: Workspace) -> dict[str, Any]:
     }
     if found is None:
         return data
-    record, distance = found
-    data["handoffCommit"] = record.commit
+    commit, text, distance = found
+    data["handoffCommit"] = commit
     data["commitsSinceHandoff"] = distance
-    if record.state is None:
-        data["problem"] = f"the note on {short(record.commit)} is not a handoff: {record.problem}"
+    state, problem = read_state(text, full=full_state)
+    if state is None:
+        data["problem"] = f"the note on {short(commit)} is not a handoff: {problem}"
         data["advice"] = "run `rgr repair-notes` to see and set aside broken notes"
         return data
-    state = record.state
-    data["state"] = state.model_dump(mode="json", by_alias=True)
-    if state.resume_phase == Phase.COMPLETE:
+    data["state"] = state
+    following = resume_phase(state)
+    if following == "COMPLETE":
         data["advice"] = "the run is complete: nothing to resume"
     elif data["branch"] is None:
         data["advice"] = "HEAD is detached: check out the run's branch, then `rgr resume`"
@@ -50,16 +55,15 @@ def collect(ws: Workspace) -> dict[str, Any]:
             f" ({distance} commit(s) after the last handoff will be verified first)"
             if distance else ""
         )
-        data["advice"] = f"`rgr resume` continues with {state.resume_phase}{extra}"
+        data["advice"] = f"`rgr resume` continues with {following}{extra}"
     return data
 
 
 def run(ws: Workspace, as_json: bool) -> int:
-    data = collect(ws)
+    data = collect(ws, full_state=as_json)
     if as_json:
         print_json(data)
         return 0
-    out = make_console()
     state = data["state"] or {}
     rows: list[tuple[str, str]] = [
         ("branch", data["branch"] or "(detached HEAD)"),
@@ -77,7 +81,7 @@ def run(ws: Workspace, as_json: bool) -> int:
             ("feature", state.get("feature") or "-"),
             ("last phase", str(state.get("phase"))),
             ("next phase", str(state.get("nextPhase") or "-")),
-            ("cycle", str(state.get("cycleNumber"))),
+            ("cycle", str(state.get("cycleNumber", 0))),
             ("current test", test.get("description") or "-"),
         ]
         progress = state.get("refactor") or {}
@@ -95,8 +99,6 @@ def run(ws: Workspace, as_json: bool) -> int:
     rows.append(("test list", f"{data['testList']['done']}/{total} done" if total else "-"))
     if data["problem"]:
         rows.append(("problem", data["problem"]))
-    width = max(len(k) for k, _ in rows)
-    for key, value in rows:
-        out.print(f"[bold]{key:<{width}}[/bold]  {esc(value)}")
-    out.print(f"\n{esc(data['advice'])}")
+    print_fields(rows)
+    print(f"\n{data['advice']}")
     return 0

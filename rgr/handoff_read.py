@@ -1,0 +1,200 @@
+"""Read one handoff note without building the pydantic models.
+
+``rgr status`` and ``rgr show`` run every few seconds and read one note; importing
+pydantic and building :class:`rgr.handoff.HandoffState` costs them more than everything
+else together (about 100 ms). :func:`read_plain` answers instead for the notes rgr
+writes itself: plain JSON whose every known field already has the type the model wants,
+so pydantic would accept it without changing a value. Anything else (a missing or
+wrong field, a value pydantic would coerce, a date in another spelling) gets None, and
+the caller asks the model (:func:`read_state`), which stays the one definition of a
+valid note and of its error messages. ``tests/test_handoff_read.py`` checks that the
+two agree and that every field of the model is known here.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Mapping
+from datetime import datetime
+from typing import Any
+
+#: The phase that follows each phase when a note has no nextPhase (older writers).
+FOLLOWS: Mapping[str, str] = {
+    "PLAN": "RED", "RED": "GREEN", "GREEN": "REFACTOR", "REFACTOR": "PLAN",
+    "COMPLETE": "COMPLETE",
+}
+
+Check = Callable[[object], bool]
+
+
+def _str(value: object) -> bool:
+    return isinstance(value, str)
+
+
+def _int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _float(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _one_of(*choices: str) -> Check:
+    return lambda value: value in choices
+
+
+def _optional(check: Check) -> Check:
+    return lambda value: value is None or check(value)
+
+
+def _list_of(check: Check) -> Check:
+    return lambda value: isinstance(value, list) and all(check(v) for v in value)
+
+
+#: The spelling pydantic writes (and rgr stores): second precision or microseconds,
+#: UTC as Z or an offset. Other spellings are valid too, but left to the model.
+_DATETIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{6})?(Z|[+-]\d\d:\d\d)?")
+
+
+def _datetime(value: object) -> bool:
+    if not isinstance(value, str) or not _DATETIME.fullmatch(value):
+        return False
+    try:
+        datetime.fromisoformat(value)
+    except ValueError:
+        return False
+    return True
+
+
+def _object(fields: Mapping[str, Check], required: tuple[str, ...] = ()) -> Check:
+    def check(value: object) -> bool:
+        if not isinstance(value, dict) or any(name not in value for name in required):
+            return False
+        for name, item in value.items():
+            known = fields.get(name)
+            if known is None:
+                # Unknown keys are kept by the model (extra="allow"), unless one is a
+                # field's Python name (populate_by_name): that case is the model's.
+                if "_" in name:
+                    return False
+            elif not known(item):
+                return False
+        return True
+    return check
+
+
+_STR = _optional(_str)
+_INT = _optional(_int)
+_STRINGS = _list_of(_str)
+_PHASE = _one_of(*FOLLOWS)
+
+TEST_CASE = {"description": _str, "testFile": _STR, "implFile": _STR}
+ERROR_DETAILS = {"type": _str, "message": _str}
+AGENT = {
+    "backend": _str, "sessionId": _STR, "model": _STR, "numTurns": _INT,
+    "costUsd": _optional(_float), "durationMs": _INT, "inputTokens": _INT,
+    "outputTokens": _INT, "permissionDenials": _int, "promptVersion": _STR,
+}
+TESTS = {
+    "command": _STRINGS, "exitCode": _INT, "durationS": _optional(_float), "passed": _int,
+    "failed": _int, "errors": _int, "skipped": _int, "failing": _STRINGS,
+}
+BATCH = {
+    "id": _str, "goal": _str, "index": _int, "total": _int, "operations": _STRINGS,
+    "scope": _STRINGS, "status": _one_of("applied", "failed", "skipped"), "diffLines": _int,
+    "gate": _optional(_one_of("fast", "full")), "gateCommands": _STRINGS,
+    "by": _one_of("agent", "rope"),
+}
+REFACTOR = {
+    "goal": _str, "plan": _list_of(lambda v: isinstance(v, dict)), "nextBatch": _int,
+    "applied": _STRINGS, "failed": _STRINGS, "sourceBranch": _STR, "startCommit": _STR,
+}
+HANDOFF = {
+    "phase": _PHASE, "nextPhase": _optional(_PHASE), "cycleNumber": _int,
+    "currentTest": _optional(_object(TEST_CASE, ("description",))),
+    "completedTests": _STRINGS, "pendingTests": _STRINGS,
+    "testResult": _optional(_one_of("PASS", "FAIL")), "error": _STR,
+    "errorDetails": _optional(_object(ERROR_DETAILS, ("type", "message"))),
+    "retryCount": _int, "schemaVersion": _int, "mode": _one_of("tdd", "refactor"),
+    "runId": _STR, "feature": _STR, "branch": _STR, "startBranch": _STR,
+    "baseCommit": _STR, "startedAt": _optional(_datetime), "finishedAt": _optional(_datetime),
+    "agent": _optional(_object(AGENT)), "tests": _optional(_object(TESTS)),
+    "rgrVersion": _STR, "summary": _STR, "configSource": _STR,
+    "batch": _optional(_object(BATCH, ("id", "goal", "index", "total"))),
+    "refactor": _optional(_object(REFACTOR, ("goal",))),
+}
+
+#: Every nested object above, by the HandoffState field that holds it (for the test
+#: that keeps these tables complete).
+NESTED: Mapping[str, Mapping[str, Check]] = {
+    "currentTest": TEST_CASE, "errorDetails": ERROR_DETAILS, "agent": AGENT, "tests": TESTS,
+    "batch": BATCH, "refactor": REFACTOR,
+}
+
+_is_handoff = _object(HANDOFF, ("phase",))
+
+
+def read_plain(text: str | bytes) -> dict[str, Any] | None:
+    """The note as a dict (JSON names, fields it omits left out) when it is plainly a
+    valid handoff; None when only the model can tell."""
+    try:
+        data = json.loads(text)
+    except (ValueError, UnicodeDecodeError):
+        return None
+    return data if _is_handoff(data) else None
+
+
+def read_state(text: str | bytes,
+               full: bool = False) -> tuple[dict[str, Any] | None, str | None]:
+    """(the note as a dict, None) for a handoff, (None, why not) for anything else.
+
+    The dict has the note's own values; when the model had to decide, or ``full`` asks
+    for it (what --json prints), it is the model's JSON dump (every field present)."""
+    plain = None if full else read_plain(text)
+    if plain is not None:
+        return plain, None
+    from rgr.handoff import InvalidNote, parse_note
+
+    try:
+        state = parse_note(text)
+    except InvalidNote as exc:
+        return None, str(exc)
+    return state.model_dump(mode="json", by_alias=True), None
+
+
+#: rgr.handoff.HistoryFields, the note's fields a history listing shows: their defaults,
+#: and which keys of the nested objects it keeps (tests/test_history_rows.py checks both
+#: against the TypedDicts).
+HISTORY_DEFAULTS: Mapping[str, Any] = {
+    "nextPhase": None, "cycleNumber": 0, "currentTest": None, "testResult": None,
+    "error": None, "retryCount": 0, "runId": None, "startedAt": None, "finishedAt": None,
+    "agent": None, "batch": None,
+}
+HISTORY_NESTED: Mapping[str, tuple[str, ...]] = {
+    "currentTest": ("description", "testFile", "implFile"),
+    "agent": ("sessionId", "costUsd", "durationMs"),
+    "batch": ("id", "goal"),
+}
+
+
+def history_fields_of(plain: Mapping[str, Any]) -> dict[str, Any]:
+    """What rgr.handoff.history_fields() gives for a note :func:`read_plain` accepted."""
+    fields: dict[str, Any] = {}
+    for key in ("phase", *HISTORY_DEFAULTS):
+        if key not in plain:
+            continue
+        value = plain[key]
+        keep = HISTORY_NESTED.get(key)
+        if keep is not None and value is not None:
+            value = {name: value[name] for name in keep if name in value}
+            if key == "agent" and value.get("costUsd") is not None:
+                value["costUsd"] = float(value["costUsd"])  # the model's type
+        fields[key] = value
+    return fields
+
+
+def resume_phase(state: Mapping[str, Any]) -> str:
+    """``nextPhase``, or for notes that omit it the phase that follows ``phase``."""
+    following = state.get("nextPhase")
+    return str(following) if following else FOLLOWS[str(state["phase"])]

@@ -1,0 +1,123 @@
+"""What each command imports before it answers: a budget of module names, not a timing
+(timings are bench/startup_bench.py's job). A failure here means a command now loads
+more than it needs; import the new dependency inside the function that uses it."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import REPO_ROOT, Repo, clean_env, note_json
+
+from rgr import help_text
+from rgr.launch import render_help
+
+#: Everything `rgr --version` and `rgr --help` may import beyond a bare interpreter.
+STARTUP_BUDGET = {"__future__", "rgr", "rgr.launch", "rgr.help_text", "zlib"}
+
+#: Never loaded by `rgr status` / `rgr show` in a repository without tdd.toml: the
+#: models, the config, the table renderer and the retry library all cost start-up time.
+READ_PATH_FORBIDDEN = ("pydantic", "pydantic_core", "rich", "tenacity", "rgr.handoff",
+                       "rgr.config", "rgr.commands.report")
+
+#: Runs rgr's real entry point and writes the modules it added to sys.modules (taken at
+#: exit, after the command ran) to the file named by argv[1].
+PROBE = """
+import atexit, sys
+before = set(sys.modules)
+out, args = sys.argv[1], sys.argv[2:]
+
+def dump():
+    with open(out, "w") as f:
+        f.write(repr(sorted(set(sys.modules) - before)))
+
+atexit.register(dump)
+from rgr.launch import main
+main(args)
+"""
+
+
+def imported_by(args: list[str], cwd: Path, tmp_path: Path) -> set[str]:
+    out = tmp_path / "modules.txt"
+    proc = subprocess.run(
+        [sys.executable, "-c", PROBE, str(out), *args], cwd=cwd,
+        env=clean_env(tmp_path / "home"), capture_output=True, text=True, timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
+    assert proc.returncode == 0, proc.stderr
+    modules = ast.literal_eval(out.read_text())
+    assert isinstance(modules, list)
+    return set(modules)
+
+
+@pytest.mark.parametrize("args", [["--version"], ["--help"], ["-h"]])
+def test_version_and_help_stay_within_the_import_budget(
+    args: list[str], tmp_path: Path
+) -> None:
+    extra = imported_by(args, tmp_path, tmp_path) - STARTUP_BUDGET
+    assert not extra, f"`rgr {' '.join(args)}` now imports {sorted(extra)}"
+
+
+def test_a_command_still_loads_the_cli(tmp_path: Path) -> None:
+    # The probe sees imports: a command that is not a quick answer reaches click.
+    modules = imported_by(["status", "--help"], tmp_path, tmp_path)
+    assert "click" in modules and "rgr.cli" in modules
+
+
+@pytest.mark.parametrize("command", [["status"], ["show"]])
+def test_status_and_show_read_without_models_or_rich(
+    command: list[str], repo: Repo, tmp_path: Path
+) -> None:
+    repo.note_cli(repo.head(), note_json("RED", feature="a calculator"))
+    modules = imported_by(command, repo.path, tmp_path)
+    loaded = sorted(m for m in modules
+                    if any(m == f or m.startswith(f + ".") for f in READ_PATH_FORBIDDEN))
+    assert not loaded, f"`rgr {command[0]}` now imports {loaded}"
+
+
+def test_the_saved_help_is_what_click_prints() -> None:
+    assert render_help() == help_text.TEXT, (
+        "rgr/cli.py's help changed: run `python -m rgr.launch --write-help` and commit "
+        "rgr/help_text.py")
+
+
+def test_the_saved_help_is_tied_to_this_cli_source() -> None:
+    from rgr.launch import _source_crc
+
+    assert _source_crc() == help_text.SOURCE_CRC, (
+        "rgr/cli.py changed since rgr/help_text.py was written (rgr --help now asks "
+        "click, slowly): run `python -m rgr.launch --write-help` and commit it")
+
+
+def test_a_stale_help_text_falls_back_to_click(tmp_path: Path) -> None:
+    """Copy the package, change cli.py's help without renewing the copy: the answer
+    must be click's (new text), never the saved one."""
+    import shutil
+
+    package = tmp_path / "pkg" / "rgr"
+    shutil.copytree(REPO_ROOT / "rgr", package)
+    cli = package / "cli.py"
+    cli.write_text(cli.read_text().replace(
+        "rgr holds an AI coding agent to strict test-driven development.",
+        "rgr, changed after the help was saved."))
+    proc = subprocess.run(
+        [sys.executable, "-m", "rgr", "--help"], cwd=tmp_path / "pkg",
+        env=clean_env(tmp_path / "home", {"PYTHONPATH": str(tmp_path / "pkg")}),
+        capture_output=True, text=True, timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "rgr, changed after the help was saved." in proc.stdout
+
+
+def test_a_narrow_terminal_gets_clicks_wrapping(tmp_path: Path) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "rgr", "--help"], cwd=tmp_path,
+        env=clean_env(tmp_path / "home", {"COLUMNS": "60"}),
+        capture_output=True, text=True, timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert max(len(line) for line in proc.stdout.splitlines()) <= 60
+    assert proc.stdout != help_text.TEXT
