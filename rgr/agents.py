@@ -45,6 +45,8 @@ class AgentSpec(BaseModel):
     disallowed_tools: list[str] = Field(default_factory=list)
     max_turns: int = Field(default=30, ge=1)
     model: str = ""
+    #: The CLI that runs this agent ("claude", "codex"); "": the run's backend.
+    backend: Literal["", "claude", "codex"] = ""
     commit_prefixes: list[str] = Field(min_length=1)
     source: str = ""  # where it was loaded from (set by the loader, not the file)
 

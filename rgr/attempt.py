@@ -37,7 +37,7 @@ import pygit2
 
 from rgr import failpoints, git, scratch
 from rgr.agents import AgentSpec, prompt_path, prompt_version
-from rgr.backends.base import AgentResult, Backend
+from rgr.backends.base import AgentResult, Backend, backend_binaries
 from rgr.config import Config, TestCommand
 from rgr.errors import BackendError
 from rgr.handoff import AgentSummary, TestRunSummary
@@ -87,10 +87,12 @@ def agent_summary(result: AgentResult | None, spec: AgentSpec | None,
         return None
     version = prompt_version(prompt_path(root, spec.prompt)) if spec else None
     return AgentSummary(
+        backend=result.backend,
         session_id=result.session_id,
-        model=str(result.raw.get("model")) if result.raw.get("model") else None,
+        model=result.model or (str(result.raw["model"]) if result.raw.get("model") else None),
         num_turns=result.num_turns,
-        cost_usd=result.cost_usd,
+        # None: the backend reports no cost (codex), which is not the same as $0.
+        cost_usd=result.cost_usd if result.cost_known else None,
         duration_ms=result.duration_ms,
         input_tokens=result.usage.get("input_tokens"),
         output_tokens=result.usage.get("output_tokens"),
@@ -321,7 +323,7 @@ class Sealer:
         names = [self.test_command.argv[0],
                  *(argv[0] for argv in gate_argvs(self.ws.config, "full"))]
         if agent:
-            names += [self.backend.binary, "git"]
+            names += [*backend_binaries(self.backend), "git"]
         found = []
         for name in names:
             path = shutil.which(name, path=env.get("PATH"))

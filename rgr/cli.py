@@ -110,6 +110,9 @@ _common_run_options = [
     click.option("--max-phases", type=click.IntRange(min=1),
                  help="Stop (resumably) after this many phases."),
     click.option("--model", help="The model every agent uses (overrides tdd.toml, TDD_MODEL)."),
+    click.option("--backend", type=click.Choice(["claude", "codex"]),
+                 help="The agent CLI for every agent whose agents/*.toml names none "
+                      "(overrides tdd.toml, TDD_BACKEND)."),
     click.option("--max-retries", type=click.IntRange(min=0),
                  help="Attempts per phase after the first (overrides tdd.toml)."),
 ]
@@ -156,7 +159,7 @@ def limit_options(func: Callable[..., None]) -> Callable[..., None]:
 @pass_context
 def run(ctx: Context, feature: str | None, brief: Path | None, here: bool,
         branch: str | None, assume_yes: bool,
-        skip_preflight: bool, max_phases: int | None, model: str | None,
+        skip_preflight: bool, max_phases: int | None, model: str | None, backend: str | None,
         max_retries: int | None, max_budget_usd: float | None, max_cycles: int | None,
         max_minutes: float | None, verbose: bool, quiet: bool, integrate: str) -> None:
     """Develop FEATURE by strict TDD: PLAN → RED → GREEN → REFACTOR until done.
@@ -169,7 +172,7 @@ def run(ctx: Context, feature: str | None, brief: Path | None, here: bool,
 
     text = command.read_text_argument(feature, brief, "feature description",
                                       'rgr run "<feature>" or --brief FILE')
-    ws = ctx.workspace(model=model, max_retries=max_retries)
+    ws = ctx.workspace(model=model, max_retries=max_retries, backend=backend)
     flags = Limits(max_budget_usd, max_cycles, max_minutes, verbose, quiet)
     sys.exit(command.run(ws, text, here, branch,
                          _run_options(assume_yes, skip_preflight, max_phases, flags,
@@ -188,7 +191,7 @@ def run(ctx: Context, feature: str | None, brief: Path | None, here: bool,
 @_integrate_option
 @pass_context
 def resume(ctx: Context, set_aside: bool, unnoted: str | None, assume_yes: bool,
-           skip_preflight: bool, max_phases: int | None, model: str | None,
+           skip_preflight: bool, max_phases: int | None, model: str | None, backend: str | None,
            max_retries: int | None, max_budget_usd: float | None, max_cycles: int | None,
            max_minutes: float | None, verbose: bool, quiet: bool, integrate: str) -> None:
     """Continue the run on this branch from its latest handoff note.
@@ -199,7 +202,7 @@ def resume(ctx: Context, set_aside: bool, unnoted: str | None, assume_yes: bool,
     """
     from rgr.commands import run as command
 
-    ws = ctx.workspace(model=model, max_retries=max_retries)
+    ws = ctx.workspace(model=model, max_retries=max_retries, backend=backend)
     flags = Limits(max_budget_usd, max_cycles, max_minutes, verbose, quiet)
     sys.exit(command.resume(ws, _run_options(assume_yes, skip_preflight, max_phases, flags,
                                              integrate), set_aside, unnoted=unnoted))
@@ -226,9 +229,9 @@ def resume(ctx: Context, set_aside: bool, unnoted: str | None, assume_yes: bool,
 def refactor(ctx: Context, goal: str | None, brief: Path | None, plan_only: bool,
              as_json: bool, accept: bool, reject: bool, here: bool, branch: str | None,
              assume_yes: bool, skip_preflight: bool, max_phases: int | None,
-             model: str | None, max_retries: int | None, max_budget_usd: float | None,
-             max_cycles: int | None, max_minutes: float | None, verbose: bool, quiet: bool,
-             integrate: str) -> None:
+             model: str | None, backend: str | None, max_retries: int | None,
+             max_budget_usd: float | None, max_cycles: int | None, max_minutes: float | None,
+             verbose: bool, quiet: bool, integrate: str) -> None:
     """Behaviour-preserving refactor toward GOAL in small verified batches.
 
     The [gate] must pass first; a planner proposes batches (validated by rgr), then one
@@ -240,7 +243,7 @@ def refactor(ctx: Context, goal: str | None, brief: Path | None, plan_only: bool
     """
     from rgr.commands import refactor as command
 
-    ws = ctx.workspace(model=model, max_retries=max_retries)
+    ws = ctx.workspace(model=model, max_retries=max_retries, backend=backend)
     if accept and reject:
         raise click.UsageError("--accept and --reject exclude each other")
     if accept:
@@ -357,13 +360,17 @@ def report(ctx: Context, as_json: bool, integrate: str, into: str | None) -> Non
               help="Create the kata here (new or empty) instead of a temporary directory.")
 @click.option("--claude", "claude", metavar="PATH",
               help="The Claude Code binary (default: `claude` on PATH).")
-def demo(directory: Path | None, claude: str | None) -> None:
+@click.option("--backend", type=click.Choice(["claude", "codex"]), default="claude",
+              show_default=True, help="The agent CLI the replay drives.")
+@click.option("--codex", "codex", metavar="PATH",
+              help="With --backend codex: the Codex binary (default: `codex` on PATH).")
+def demo(directory: Path | None, claude: str | None, backend: str, codex: str | None) -> None:
     """A complete TDD run on a throwaway kata in about a minute, with the model
     REPLAYED by a local scripted server: the real claude CLI, git and pytest, no
     account and no API key."""
     from rgr.commands import demo as command
 
-    sys.exit(command.run(directory, claude))
+    sys.exit(command.run(directory, claude, backend, codex))
 
 
 _remote_option = click.option(

@@ -51,6 +51,8 @@ ENV_VARS: Mapping[str, str] = {
     "TDD_MAX_RETRIES": "max_retries",
     "TDD_MODEL": "model",
     "TDD_AGENT_BINARY": "agent_binary",
+    "TDD_BACKEND": "backend",
+    "TDD_CODEX_BINARY": "codex_binary",
     "TDD_COMMAND_TIMEOUT": "command_timeout",
 }
 
@@ -67,6 +69,10 @@ EXPECTED: Mapping[str, str] = {
     "model": "a non-empty string",
     "notes_ref": "a ref name starting with 'refs/notes/'",
     "agent_binary": "a non-empty string",
+    "backend": "one of " + ", ".join(repr(b) for b in ("claude", "codex")),
+    "codex_binary": "a non-empty string",
+    "codex": "a table: login, base_url, model, request_max_retries, stream_max_retries, "
+             "stream_idle_timeout_ms, config",
     "branch_prefix": "a branch name prefix without spaces or any of ~^:?*[\\",
     "gate": "a table: fast, full (lists of commands), shell, full_every, timeout",
     "sandbox": "a table: enabled, bwrap, agent_network (api/open), test_network "
@@ -234,6 +240,27 @@ class RefactorConfig(BaseModel):
     changelog: str = "CHANGELOG.md"
 
 
+#: The agent CLIs rgr can drive (rgr.backends: one module each).
+BackendName = Literal["claude", "codex"]
+
+
+class CodexConfig(BaseModel):
+    """``[codex]``: how the Codex backend reaches its model. Only what is set here or in
+    rgr's environment reaches codex; the user's ``~/.codex`` stays out unless
+    ``login = true`` (then its login, never its config.toml, is used)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    login: bool = False
+    base_url: str | None = Field(default=None, min_length=1)
+    model: str | None = Field(default=None, min_length=1)
+    request_max_retries: int | None = Field(default=None, ge=0)
+    stream_max_retries: int | None = Field(default=None, ge=0)
+    stream_idle_timeout_ms: int | None = Field(default=None, ge=1)
+    #: Further ``-c key=value`` overrides passed to ``codex exec`` as they are.
+    config: list[str] = Field(default_factory=list)
+
+
 class SandboxConfig(BaseModel):
     """``[sandbox]``: what the bubblewrap sandbox around agents and test runs allows."""
 
@@ -291,6 +318,9 @@ class Config(BaseModel):
     model: str | None = Field(default=None, min_length=1)
     notes_ref: str = "refs/notes/tdd-handoffs"
     agent_binary: str = Field(default="claude", min_length=1)
+    backend: BackendName = "claude"
+    codex_binary: str = Field(default="codex", min_length=1)
+    codex: CodexConfig = Field(default_factory=CodexConfig)
     branch_prefix: str = "rgr/"
     gate: GateConfig = Field(default_factory=GateConfig)
     refactor: RefactorConfig = Field(default_factory=RefactorConfig)
@@ -442,7 +472,7 @@ def _validate(values: Mapping[str, object], sources: Mapping[str, str]) -> Confi
 def _describe_error(err: Any, values: Mapping[str, object], sources: Mapping[str, str]) -> str:
     key = str(err["loc"][0]) if err["loc"] else "?"
     source = sources.get(key, "config")
-    if key in ("gate", "refactor") and len(err["loc"]) > 1:
+    if key in ("gate", "refactor", "codex") and len(err["loc"]) > 1:
         # a key inside a [gate] / [refactor] table: name it as [table].key
         inner = str(err["loc"][1])
         where = f"[{key}].{inner}"

@@ -217,6 +217,8 @@ class _BatchFields(TypedDict, total=False):
 
 
 class _AgentFields(TypedDict, total=False):
+    backend: str
+    model: str | None
     sessionId: str | None
     costUsd: float | None
     durationMs: int | None

@@ -173,7 +173,7 @@ HISTORY_DEFAULTS: Mapping[str, Any] = {
 }
 HISTORY_NESTED: Mapping[str, tuple[str, ...]] = {
     "currentTest": ("description", "testFile", "implFile"),
-    "agent": ("sessionId", "costUsd", "durationMs"),
+    "agent": ("backend", "model", "sessionId", "costUsd", "durationMs"),
     "batch": ("id", "goal"),
 }
 

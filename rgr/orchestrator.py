@@ -242,7 +242,7 @@ class Orchestrator:
                 promptVersion=prompt_version(request.system_prompt_file), prompt=request.prompt,
                 systemPromptFile=str(request.system_prompt_file), maxTurns=request.max_turns,
                 maxBudgetUsd=request.max_budget_usd, model=request.model,
-                sandboxed=request.launcher is not None))
+                sandboxed=request.launcher is not None, backend=request.backend))
             self.report(f"cycle {cycle} {phase}: agent session {session_id[:8]} running")
             try:
                 result = self.backend.run(request)
@@ -392,6 +392,7 @@ class Orchestrator:
             on_event=on_event,
             launcher=seat.launcher,
             settings_file=seat.settings_file,
+            backend=spec.backend or self.ws.config.backend,
         )
 
     def _verify(self, attempt: Attempt, result: AgentResult, head: pygit2.Commit
@@ -610,7 +611,8 @@ def _result_record(result: AgentResult) -> dict[str, Any]:
     """What the in-flight record keeps of a finished session (not its raw transcript)."""
     return {"session_id": result.session_id, "num_turns": result.num_turns,
             "cost_usd": result.cost_usd, "duration_ms": result.duration_ms,
-            "usage": dict(result.usage), "permission_denials": len(result.permission_denials)}
+            "usage": dict(result.usage), "permission_denials": len(result.permission_denials),
+            "backend": result.backend, "model": result.model, "cost_known": result.cost_known}
 
 
 def _result_from_record(record: dict[str, Any], output: pydantic.BaseModel) -> AgentResult:
@@ -619,7 +621,8 @@ def _result_from_record(record: dict[str, Any], output: pydantic.BaseModel) -> A
         num_turns=int(record.get("num_turns", 0)), cost_usd=float(record.get("cost_usd", 0.0)),
         duration_ms=int(record.get("duration_ms", 0)), usage=dict(record.get("usage", {})),
         permission_denials=[{}] * int(record.get("permission_denials", 0)),
-        raw={"recovered": True})
+        raw={"recovered": True}, backend=str(record.get("backend") or "claude"),
+        model=record.get("model"), cost_known=bool(record.get("cost_known", True)))
 
 
 def agent_call_event(where: dict[str, Any], result: AgentResult | None,
@@ -631,9 +634,13 @@ def agent_call_event(where: dict[str, Any], result: AgentResult | None,
     denials = raw.get("permission_denials") if raw else None
     return event(
         "agent_call", **where, ok=error is None,
+        backend=result.backend if result is not None else (raw or {}).get("backend"),
+        model=result.model if result is not None else (raw or {}).get("model"),
         errorKind=error.kind if error else None, error=error.message[:2000] if error else None,
         numTurns=int(raw.get("num_turns") or 0) if raw else 0,
-        costUsd=usd(raw.get("total_cost_usd")) if raw else 0.0,
+        # None: the backend reports no cost (codex), which is not the same as $0.
+        costUsd=None if raw and "total_cost_usd" in raw and raw["total_cost_usd"] is None
+        else usd(raw.get("total_cost_usd")) if raw else 0.0,
         durationMs=int(raw.get("duration_ms") or 0) if raw else 0,
         inputTokens=usage["input_tokens"], outputTokens=usage["output_tokens"],
         cacheReadInputTokens=usage["cache_read_input_tokens"],

@@ -67,6 +67,8 @@ class RunReport:
     error: str | None = None
     #: Commits ``rgr resume --unnoted set-aside`` kept: the user's, not an agent's attempt.
     set_aside: list[str] = field(default_factory=list)
+    #: Sessions whose backend reports no cost (codex): not in cost_usd.
+    sessions_without_cost: int = 0
     #: The run's wall time as summary.json splits it (model, agent other, tests, rgr),
     #: when its artifacts are on this machine (.git/rgr/runs/<runId>/).
     time_split: dict[str, float] | None = None
@@ -223,6 +225,7 @@ def collect(ws: Workspace) -> RunReport:
         permission_denials=sum(a.permission_denials for a in [*agents, *attempt_agents]),
         retries=retries, rejections=rejections, error=last.error,
         set_aside=_set_aside(ws, last.run_id),
+        sessions_without_cost=sum(1 for a in [*agents, *attempt_agents] if a.cost_usd is None),
         time_split=_time_split(ws, last.run_id),
     )
 

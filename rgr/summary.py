@@ -44,6 +44,7 @@ def summarize(events: list[Event]) -> dict[str, Any]:
     run: dict[str, Any] = {}
     stop: dict[str, Any] | None = None
     current: tuple[int, str] | None = None
+    backends: dict[str, dict[str, Any]] = {}
     session_started: dict[tuple[object, ...], str | None] = {}
 
     def phase_of(event: Event) -> dict[str, Any] | None:
@@ -80,6 +81,17 @@ def summarize(events: list[Event]) -> dict[str, Any]:
             target["attempts"] = max(target["attempts"], int(event.get("attempt") or 0))
             session_started[_session_key(event)] = event.get("ts")
         elif kind == "agent_call":
+            if target is not None:
+                # Which CLI and model ran the phase's sessions (the last one wins).
+                target["backend"] = event.get("backend") or "claude"
+                target["model"] = event.get("model")
+            backend = backends.setdefault(str(event.get("backend") or "claude"), {
+                "sessions": 0, "costReported": True, "inputTokens": 0, "outputTokens": 0})
+            backend["sessions"] += 1
+            backend["inputTokens"] += int(event.get("inputTokens") or 0)
+            backend["outputTokens"] += int(event.get("outputTokens") or 0)
+            if "costUsd" in event and event["costUsd"] is None:
+                backend["costReported"] = False  # codex reports tokens, not cost
             for bucket in buckets:
                 bucket["agentCalls"] += 1
                 bucket["failedAgentCalls"] += 0 if event.get("ok") else 1
@@ -141,6 +153,7 @@ def summarize(events: list[Event]) -> dict[str, Any]:
         "startedAt": invocations[0]["startedAt"] if invocations else None,
         "updatedAt": events[-1].get("ts") if events else None,
         "totals": totals,
+        "backends": backends,
         "timeSplit": _time_split(totals, invocations, events),
         "phases": list(phases.values()),
         "invocations": invocations,

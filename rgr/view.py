@@ -93,13 +93,18 @@ class _Tally:
         self.rejections = 0
         self.phase_cost = 0.0
         self.phase_turns = 0
+        self.uncosted = 0  # sessions whose backend reports no cost (codex)
+        self.phase_uncosted = 0
 
     def add(self, event: Event) -> None:
         kind = event["type"]
         if kind == "phase_started":
-            self.phase_cost, self.phase_turns = 0.0, 0
+            self.phase_cost, self.phase_turns, self.phase_uncosted = 0.0, 0, 0
         elif kind == "agent_call":
             self.sessions += 1
+            if "costUsd" in event and event["costUsd"] is None:
+                self.uncosted += 1
+                self.phase_uncosted += 1
             self.cost += float(event.get("costUsd") or 0.0)
             self.phase_cost += float(event.get("costUsd") or 0.0)
             self.phase_turns += int(event.get("numTurns") or 0)
@@ -111,7 +116,9 @@ class _Tally:
             self.rejections += 1
 
     def line(self) -> str:
-        return (f"${self.cost:.4f}, {self.sessions} agent session(s), "
+        uncosted = (f" ({self.uncosted} without a cost: codex reports tokens only)"
+                    if self.uncosted else "")
+        return (f"${self.cost:.4f}, {self.sessions} agent session(s){uncosted}, "
                 f"{_tokens(self.input_tokens)} tokens in / {_tokens(self.output_tokens)} out, "
                 f"{self.retries} retr{'y' if self.retries == 1 else 'ies'}, "
                 f"{self.rejections} rejection(s)")
@@ -147,10 +154,13 @@ def agent_lines(where: str, raw: dict[str, Any], turn: int) -> list[tuple[int, s
     elif kind == "system" and raw.get("subtype") == "api_retry":
         delay = float(raw.get("retry_delay_ms") or 0) / 1000
         status = raw.get("error_status") or raw.get("error") or "error"
-        out.append((NORMAL, f"{where}: API {status}, claude retries "
-                            f"({raw.get('attempt')}/{raw.get('max_retries')}) in {delay:.1f}s"))
+        wait = f" in {delay:.1f}s" if raw.get("retry_delay_ms") is not None else ""
+        out.append((NORMAL, f"{where}: API {status}, {raw.get('backend') or 'claude'} retries "
+                            f"({raw.get('attempt')}/{raw.get('max_retries')}){wait}"))
     elif kind == "system" and raw.get("subtype") == "init":
-        out.append((VERBOSE, f"{where}: claude session started (model {raw.get('model')})"))
+        model = f" (model {raw.get('model')})" if raw.get("model") else ""
+        out.append((VERBOSE, f"{where}: {raw.get('backend') or 'claude'} session "
+                             f"started{model}"))
     elif kind == "rgr_unparsed":
         out.append((VERBOSE, f"{where}: {_clip(str(raw.get('line')), 160)}"))
     return out
@@ -161,11 +171,15 @@ def event_lines(event: Event, tally: _Tally) -> list[tuple[int, str]]:
     kind = event["type"]
     where = f"cycle {event.get('cycle')} {event.get('phase')}"
     if kind == "agent_call":
-        text = (f"{where}: session {str(event.get('sessionId'))[:8]} "
+        who = " ".join(str(p) for p in (event.get("backend"), event.get("model")) if p)
+        cost = event.get("costUsd")
+        text = (f"{where}: {who + ' ' if who else ''}session {str(event.get('sessionId'))[:8]} "
                 f"{'done' if event.get('ok') else 'failed (' + str(event.get('errorKind')) + ')'}"
                 f" in {int(event.get('durationMs') or 0) / 1000:.1f}s, "
-                f"{event.get('numTurns')} turns, ${float(event.get('costUsd') or 0):.4f}, "
-                f"{_tokens(int(event.get('inputTokens') or 0))} in / "
+                f"{event.get('numTurns')} turns, "
+                + ("cost not reported, " if "costUsd" in event and cost is None
+                   else f"${float(cost or 0):.4f}, ")
+                + f"{_tokens(int(event.get('inputTokens') or 0))} in / "
                 f"{_tokens(int(event.get('outputTokens') or 0))} out")
         return [(VERBOSE, text)]
     if kind == "guard_verdict" and not event.get("ok"):
@@ -177,8 +191,10 @@ def event_lines(event: Event, tally: _Tally) -> list[tuple[int, str]]:
         attempts = int(event.get("attempts") or 1)
         after = "feature complete" if event.get("complete") else f"next: {event.get('nextPhase')}"
         return [(QUIET, f"{where}: ✓ verified {str(event.get('commit'))[:8]} in "
-                        f"{float(event.get('durationS') or 0):.1f}s, ${tally.phase_cost:.4f}, "
-                        f"{tally.phase_turns} turns"
+                        f"{float(event.get('durationS') or 0):.1f}s, "
+                        + (f"${tally.phase_cost:.4f}, " if not tally.phase_uncosted
+                           else "cost not reported, ")
+                        + f"{tally.phase_turns} turns"
                         + (f", {attempts} attempts" if attempts > 1 else "")
                         + f" ({after}); so far ${tally.cost:.4f}")]
     if kind == "limit_reached":
@@ -284,7 +300,10 @@ class LiveView(PlainView):
         elif kind == "attempt_started":
             self.attempt = int(event.get("attempt") or 1)
             self.tools = []
-            self.activity = f"agent session {str(event.get('sessionId'))[:8]} thinking"
+            self.activity = (f"{event.get('backend') or 'agent'} session "
+                             f"{str(event.get('sessionId'))[:8]}"
+                             + (f" ({event['model']})" if event.get("model") else "")
+                             + " thinking")
         elif kind == "agent_event":
             raw = event["event"]
             if raw.get("type") == "assistant":
@@ -299,7 +318,8 @@ class LiveView(PlainView):
                 self.activity = "thinking"
             elif raw.get("type") == "system" and raw.get("subtype") == "api_retry":
                 self.activity = (f"API {raw.get('error_status') or raw.get('error')}: "
-                                 f"claude retries ({raw.get('attempt')}/"
+                                 f"{raw.get('backend') or 'claude'} retries "
+                                 f"({raw.get('attempt')}/"
                                  f"{raw.get('max_retries')})")
         elif kind == "agent_call":
             self.activity = "checking the commit"

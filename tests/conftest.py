@@ -218,3 +218,29 @@ def pytest_sessionstart(session: pytest.Session) -> None:
         if done.returncode != 0:
             pytest.exit(f"installing bubblewrap failed ({' '.join(argv)}):\n{done.stdout}"
                         f"{done.stderr}", returncode=4)
+
+
+# -- the backend point of the e2e kata helpers (tests/e2e/kata.py) ---------------------
+
+#: The agent CLIs the e2e suite can drive (tests/e2e/kata.py's AGENT_BACKENDS).
+E2E_BACKENDS = ("claude", "codex")
+
+
+def _e2e_backends() -> list[str]:
+    names = [n.strip() for n in os.environ.get("RGR_E2E_BACKENDS", "claude").split(",")
+             if n.strip()]
+    unknown = sorted(set(names) - set(E2E_BACKENDS))
+    if unknown:
+        raise pytest.UsageError(f"RGR_E2E_BACKENDS: unknown backend(s) {unknown}; "
+                                f"known: {', '.join(E2E_BACKENDS)}")
+    return names
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """A test that takes ``agent_backend`` runs once per agent CLI named in
+    RGR_E2E_BACKENDS (comma-separated; default: claude only, to keep CI short):
+    ``RGR_E2E_BACKENDS=claude,codex`` runs it on both. The kata helpers take the name:
+    ``make_project(root, agent_backend)``, ``model_server(agent_backend)(scripts)``,
+    ``rgr_env(home, server.url, agent_backend)``."""
+    if "agent_backend" in metafunc.fixturenames:
+        metafunc.parametrize("agent_backend", _e2e_backends())

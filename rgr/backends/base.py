@@ -34,6 +34,9 @@ class AgentRequest:
     session_id: str  # a uuid4 chosen by the caller: a fresh session per phase
     max_budget_usd: float | None = None
     env: Mapping[str, str] | None = None  # None: rgr's own environment passes through
+    #: Which CLI runs this session ("claude", "codex"); None: the run's default. Only
+    #: rgr.backends.router reads it.
+    backend: str | None = None
     #: Called with each event the session reports while it runs (claude's stream-json
     #: lines: system/init, assistant turns, tool results, API retries, the result).
     on_event: Callable[[dict[str, Any]], None] | None = field(default=None, compare=False)
@@ -60,6 +63,9 @@ class AgentResult:
     usage: dict[str, int]  # input_tokens, output_tokens, cache_read/creation_input_tokens
     permission_denials: list[dict[str, Any]]
     raw: dict[str, Any]  # the backend's parsed result, for the audit trail
+    backend: str = "claude"  # the CLI that ran the session
+    model: str | None = None  # the model it used, when the backend says
+    cost_known: bool = True  # False: the backend reports no cost (cost_usd is 0.0)
 
 
 class AgentRunError(BackendError):
@@ -89,11 +95,19 @@ class AgentRunError(BackendError):
 
 class Backend(Protocol):
     name: str
-    #: The CLI's executable (a name on PATH or a path), shown inside the sandbox.
-    binary: str
-    #: Environment variables the CLI needs inside the sandbox (NAME or PREFIX_*);
-    #: everything else of rgr's environment is withheld from the agent.
-    env_keep: tuple[str, ...]
+
+    # Read-only properties, so that a router (rgr.backends.router) can answer for the
+    # CLIs it routes to.
+    @property
+    def binary(self) -> str:
+        """The CLI's executable (a name on PATH or a path), shown inside the sandbox."""
+        ...
+
+    @property
+    def env_keep(self) -> tuple[str, ...]:
+        """Environment variables the CLI needs inside the sandbox (NAME or PREFIX_*);
+        everything else of rgr's environment is withheld from the agent."""
+        ...
 
     def api_urls(self, env: Mapping[str, str]) -> list[str]:
         """The model API's base URLs under ``env``: what the sandbox must let the agent
@@ -116,3 +130,10 @@ class Backend(Protocol):
     def run(self, request: AgentRequest) -> AgentResult:
         """One fresh session; an AgentResult or a classified BackendError."""
         ...
+
+
+def backend_binaries(backend: Backend) -> tuple[str, ...]:
+    """Every executable ``backend`` may start: one per CLI for a run that routes agents
+    to several (rgr.backends.router), else its ``binary``."""
+    binaries = getattr(backend, "binaries", None)
+    return tuple(binaries) if binaries else (backend.binary,)

@@ -149,6 +149,8 @@ ENV_KEEP = ("ANTHROPIC_*", "CLAUDE_*", "DISABLE_*", "API_TIMEOUT_MS", "MAX_THINK
             "BASH_DEFAULT_TIMEOUT_MS", "BASH_MAX_TIMEOUT_MS", "MCP_TIMEOUT")
 #: A subscription login (``/login``) lives here; copied into the session's HOME.
 CREDENTIALS = Path(".claude") / ".credentials.json"
+#: Keys of other agent CLIs (a run may use several): never handed to claude.
+OTHER_BACKENDS_KEYS = frozenset({"CODEX_API_KEY", "OPENAI_API_KEY"})
 
 
 class ClaudeBackend:
@@ -219,7 +221,8 @@ class ClaudeBackend:
 
     def run(self, request: AgentRequest) -> AgentResult:
         base_env = request.env if request.env is not None else self.env
-        env = {**(base_env if base_env is not None else os.environ)}
+        env = {k: v for k, v in (base_env if base_env is not None else os.environ).items()
+               if k not in OTHER_BACKENDS_KEYS}
         env[SESSION_MARK_VAR] = request.session_id
         # The repository the session works for (a sealed session's cwd is its scratch
         # copy; rgr.attempt marks the user's repository): orphans are found by it.
@@ -458,6 +461,9 @@ def to_result(data: dict[str, Any], request: AgentRequest) -> AgentResult:
         usage=usage_of(data),
         permission_denials=[d for d in data.get("permission_denials") or [] if isinstance(d, dict)],
         raw=data,
+        backend="claude",
+        # claude's result names its models only as the keys of modelUsage.
+        model=next(iter(data.get("modelUsage") or {}), None),
     )
 
 

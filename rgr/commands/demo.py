@@ -16,14 +16,18 @@ import sys
 import tempfile
 from pathlib import Path
 
+from rich.console import Console
+
 from rgr.backends.claude import ClaudeBackend
 from rgr.backends.claude_release import PINNED
+from rgr.backends.codex import VERIFIED_VERSIONS, CodexBackend
 from rgr.commands import history
 from rgr.commands import run as run_command
-from rgr.demo.env import claude_env
-from rgr.demo.kata import FEATURE, make_project, two_test_kata
+from rgr.demo.env import claude_env, codex_env
+from rgr.demo.kata import FEATURE, codex_config, make_project, two_test_kata
 from rgr.errors import RgrError
 from rgr.fake_model import FakeModelServer
+from rgr.fake_model.responses import ResponsesModelServer
 from rgr.ui import esc, make_console
 from rgr.workspace import open_workspace
 
@@ -38,28 +42,43 @@ INSTALL_CLAUDE = (
 )
 
 
+#: The Codex version the replay was verified with (tests/e2e/node/package.json).
+TESTED_CODEX = VERIFIED_VERSIONS[0]
+
+INSTALL_CODEX = (
+    f"install the Codex CLI (needs Node.js 18+): `npm install -g @openai/codex@{TESTED_CODEX}` "
+    f"(without root: `npm install -g --prefix ~/.local @openai/codex@{TESTED_CODEX}`); or "
+    "pass the binary with --codex PATH. No account or key is needed for the demo"
+)
+
+
 class DemoError(RgrError):
     """The demo cannot start or went off its script."""
 
 
 def find_claude(claude: str | None, path: str | None) -> str:
-    if claude is not None:
-        found = shutil.which(claude) if "/" not in claude else (
-            claude if Path(claude).is_file() else None)
+    return find_binary("claude", claude, path, "Claude Code", INSTALL_CLAUDE)
+
+
+def find_binary(name: str, given: str | None, path: str | None, product: str,
+                install: str) -> str:
+    if given is not None:
+        found = shutil.which(given) if "/" not in given else (
+            given if Path(given).is_file() else None)
         if found is None:
-            raise DemoError(f"no Claude Code binary at {claude!r}", INSTALL_CLAUDE)
-        return str(Path(found).resolve()) if "/" in claude else found
-    found = shutil.which("claude", path=path)
+            raise DemoError(f"no {product} binary at {given!r}", install)
+        return str(Path(found).resolve()) if "/" in given else found
+    found = shutil.which(name, path=path)
     if found is None:
-        # `npm install -g --prefix ~/.local` (no root needed) puts claude beside a
+        # `npm install -g --prefix ~/.local` (no root needed) puts the CLI beside a
         # pipx-installed rgr, in a directory that may not be on PATH yet.
-        beside = [Path(sys.argv[0]).resolve().parent / "claude",
-                  Path.home() / ".local" / "bin" / "claude"]
+        beside = [Path(sys.argv[0]).resolve().parent / name,
+                  Path.home() / ".local" / "bin" / name]
         found = next((str(p) for p in beside if p.is_file() and os.access(p, os.X_OK)), None)
     if found is None:
         raise DemoError(
-            "rgr demo drives the real `claude` CLI (Claude Code), and it is not on PATH",
-            INSTALL_CLAUDE)
+            f"rgr demo drives the real `{name}` CLI ({product}), and it is not on PATH",
+            install)
     return found
 
 
@@ -86,7 +105,10 @@ def _directory(given: Path | None) -> Path:
     return given.resolve()
 
 
-def run(directory: Path | None, claude: str | None) -> int:
+def run(directory: Path | None, claude: str | None, backend: str = "claude",
+        codex: str | None = None) -> int:
+    if backend == "codex":
+        return run_codex(directory, codex)
     out = make_console()
     binary = find_claude(claude, None)
     test_command = find_pytest()
@@ -110,18 +132,9 @@ def run(directory: Path | None, claude: str | None) -> int:
                      f" (the replay was recorded with {TESTED_CLAUDE}; another version may "
                      "go off script)"))
         make_project(kata, test_command, binary)
-        out.print(f"  kata          {esc(kata)} (a Python project with no tests yet, on main)")
-        out.print(f"\n$ rgr run --yes {esc(repr(FEATURE))}")
-        ws = open_workspace(kata, env=env)
-        code = run_command.run(ws, FEATURE, False, None,
-                               run_command.RunOptions(assume_yes=True))
-        errors, remaining = server.errors, server.remaining
-    if errors or remaining:
-        raise DemoError(
-            "the replay went off its script: "
-            + ("; ".join(errors[:3]) if errors else f"{remaining} session(s) never ran"),
-            f"the replay was recorded with claude {TESTED_CLAUDE}: "
-            f"`npm install -g @anthropic-ai/claude-code@{TESTED_CLAUDE}`")
+        code = _replay(out, kata, env, server, "",
+                       f"the replay was recorded with claude {TESTED_CLAUDE}: "
+                       f"`npm install -g @anthropic-ai/claude-code@{TESTED_CLAUDE}`")
     green = _git(kata, "log", "--format=%H", "--grep=^feat:", "-n1").strip()
     out.print(f"\nEvery phase left a JSON git note. The last GREEN phase's:\n"
               f"$ git notes --ref=tdd-handoffs show {green[:8]}")
@@ -134,6 +147,55 @@ def run(directory: Path | None, claude: str | None) -> int:
               f"`{esc(me)} status`, `git log --notes=tdd-handoffs`.")
     out.print(f"Remove it with `rm -rf {esc(where)}`. For real work: "
               "`cd /path/to/your/repo && rgr run \"<feature>\"` (needs claude logged in).")
+    return code
+
+
+def run_codex(directory: Path | None, codex: str | None) -> int:
+    """The same replay through the real ``codex`` CLI and the Responses API server."""
+    out = make_console()
+    binary = find_binary("codex", codex, None, "OpenAI Codex", INSTALL_CODEX)
+    test_command = find_pytest()
+    where = _directory(directory)
+    kata = where / "kata"
+    home = where / "codex-home"
+    out.print("[bold]rgr demo --backend codex[/bold]: a complete TDD run on a small kata.")
+    out.print(
+        "[bold]The model is a REPLAY[/bold]: a scripted local server "
+        "(rgr.fake_model.responses on 127.0.0.1, the Responses API) plays recorded answers "
+        f"of the slugify kata. Everything else is real: the codex CLI ({esc(binary)}) and "
+        "its tools, git, pytest, and every check rgr makes. No account, no API key, no "
+        "network; codex reports tokens, not cost, so no cost is shown. Each codex session "
+        "gets a throwaway CODEX_HOME: your ~/.codex and your key are never read.")
+    out.print(f"  directory     {esc(where)}")
+    with ResponsesModelServer(two_test_kata()) as server:
+        env = codex_env(home, server.url, {"PYTHONDONTWRITEBYTECODE": "1"})
+        version = CodexBackend(binary, env=env).version()
+        out.print(f"  codex         {esc(version)}")
+        make_project(kata, test_command, binary, extra_config=codex_config(binary))
+        code = _replay(out, kata, env, server, "--backend codex ",
+                       f"the replay was verified with codex {TESTED_CODEX}: "
+                       f"`npm install -g @openai/codex@{TESTED_CODEX}`")
+    out.print("\n$ rgr history")
+    history.run(open_workspace(kata, env=env), False, None, False)
+    out.print(f"\n[bold]That was a replay.[/bold] The kata stays in {esc(kata)}; remove it "
+              f"with `rm -rf {esc(where)}`. For real work: `rgr run --backend codex "
+              "\"<feature>\"` with CODEX_API_KEY set.")
+    return code
+
+
+def _replay(out: Console, kata: Path, env: dict[str, str], server: FakeModelServer,
+            flags: str, off_script_hint: str) -> int:
+    """``rgr run`` on the kata against ``server``; DemoError if it went off script."""
+    out.print(f"  kata          {esc(kata)} (a Python project with no tests yet, on main)")
+    out.print(f"\n$ rgr run --yes {flags}{esc(repr(FEATURE))}")
+    ws = open_workspace(kata, env=env)
+    code = run_command.run(ws, FEATURE, False, None, run_command.RunOptions(assume_yes=True))
+    errors, remaining = server.errors, server.remaining
+    if errors or remaining:
+        raise DemoError(
+            "the replay went off its script: "
+            + ("; ".join(errors[:3]) if errors else f"{remaining} session(s) never ran"),
+            off_script_hint)
     return code
 
 

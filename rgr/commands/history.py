@@ -82,8 +82,19 @@ def _took(row: dict[str, Any]) -> str:
 
 
 def _cost(row: dict[str, Any]) -> str:
-    cost = (row.get("agent") or {}).get("costUsd")
-    return "-" if cost is None else f"${cost:.4f}"
+    agent = row.get("agent") or {}
+    cost = agent.get("costUsd")
+    if cost is None:
+        return "n/a" if agent else "-"  # n/a: the backend reports no cost (codex)
+    return f"${cost:.4f}"
+
+
+def _agent(row: dict[str, Any]) -> str:
+    """Which CLI and model ran the phase: ``codex gpt-5.5``, ``claude``."""
+    agent = row.get("agent") or {}
+    if not agent:
+        return "-"
+    return " ".join(str(p) for p in (agent.get("backend") or "claude", agent.get("model")) if p)
 
 
 def _iso(epoch: int) -> str:
@@ -227,12 +238,13 @@ def run(ws: Workspace, include_all: bool, limit: int | None, as_json: bool) -> i
     table.add_column("cycle", no_wrap=True, justify="right")
     table.add_column("result", no_wrap=True)
     table.add_column("took", no_wrap=True, justify="right")
+    table.add_column("agent", no_wrap=True)
     table.add_column("cost", no_wrap=True, justify="right")
     table.add_column("test / error", ratio=1, overflow="fold")
     for row in shown:
         commit = short(row["commit"]) + ("" if row["reachable"] else "*")
         if "problem" in row:
-            table.add_row(commit, _when(row["time"]), "-", "-", "-", "-", "-",
+            table.add_row(commit, _when(row["time"]), "-", "-", "-", "-", "-", "-",
                           f"[red]invalid note: {esc(row['problem'])}[/red]")
             continue
         batch = row.get("batch") or {}
@@ -244,7 +256,7 @@ def run(ws: Workspace, include_all: bool, limit: int | None, as_json: bool) -> i
         detail = esc(test) + (f"\n[red]{esc(row['error'])}[/red]" if row["error"] else "")
         table.add_row(commit, _when(row["time"]), phase_label(row["phase"], row["cycleNumber"]),
                       str(row["cycleNumber"]),
-                      result, _took(row), _cost(row), detail)
+                      result, _took(row), esc(_agent(row)), _cost(row), detail)
     if out.is_terminal:
         out.print(table)
     else:
@@ -256,6 +268,8 @@ def run(ws: Workspace, include_all: bool, limit: int | None, as_json: bool) -> i
     costs = [c for row in shown if (c := (row.get("agent") or {}).get("costUsd")) is not None]
     if costs:
         out.print(f"agent cost of the {len(costs)} phase(s) shown: ${sum(costs):.4f}")
+    if any(_cost(row) == "n/a" for row in shown):
+        out.print("n/a: the agent's backend reports tokens, not cost (codex); see `rgr show`")
     if more:
         # Without --all only the rows shown (and one more) were read: no total to give.
         which = f"{len(shown)} of {len(rows)}" if len(rows) > len(shown) else \

@@ -44,6 +44,8 @@ def lines(report: RunReport) -> list[tuple[str, str]]:
         ("cost", f"{money(report.cost_usd)} over {report.agent_sessions} agent session(s)"
                  + (f", of which {money(report.rejected_cost_usd)} on rejected attempts"
                     if report.rejected_cost_usd else "")
+                 + (f" ({report.sessions_without_cost} without a cost: their backend, "
+                    "codex, reports tokens only)" if report.sessions_without_cost else "")
                  + f"; {report.input_tokens:,} tokens in, {report.output_tokens:,} out"),
     ]
     by_rule = report.rejections_by_rule

@@ -18,7 +18,7 @@ from rgr import __version__, failpoints, git, inflight, integrate
 from rgr.attempt import ATTEMPTS_PREFIX, open_sealer, remove_stale_folders, tests_summary
 from rgr.backends import claude_release
 from rgr.backends.base import Backend
-from rgr.backends.claude import ClaudeBackend
+from rgr.backends.router import make_backend as _make_backend
 from rgr.config import TestCommand, resolve_test_command
 from rgr.errors import RepositoryError
 from rgr.handoff import ErrorDetails, HandoffState, Phase, TestResult, now_utc
@@ -185,8 +185,7 @@ def _orchestrator(ws: Workspace, backend: Backend, test_command: TestCommand,
 
 
 def make_backend(ws: Workspace) -> Backend:
-    return ClaudeBackend(ws.config.agent_binary, env=ws.env,
-                         binary_setting=ws.config.setting("agent_binary"))
+    return _make_backend(ws.config, ws.env, ws.config_root)
 
 
 def run(ws: Workspace, feature: str, here: bool, branch: str | None, options: RunOptions,

@@ -76,7 +76,9 @@ def rows(commit: str, state: dict[str, Any]) -> list[tuple[str, str]]:
             ("agent", f"{agent.get('backend', 'claude')} session {agent.get('sessionId') or '-'}"
                       + (f", model {agent['model']}" if agent.get("model") else "")),
             ("turns", "-" if agent.get("numTurns") is None else str(agent["numTurns"])),
-            ("cost", money(agent.get("costUsd"))),
+            ("cost", money(agent["costUsd"]) if agent.get("costUsd") is not None else
+                     f"cost not reported ({agent.get('backend', 'claude')} reports tokens "
+                     "only)"),
             ("agent time", duration(ms / 1000 if ms is not None else None)),
             ("tokens", f"{agent.get('inputTokens') or 0:,} in, "
                        f"{agent.get('outputTokens') or 0:,} out"),

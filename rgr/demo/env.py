@@ -47,3 +47,21 @@ def claude_env(home: Path, base_url: str, extra: Mapping[str, str] | None = None
         env["TMPDIR"] = os.environ["TMPDIR"]
     env.update(extra or {})
     return env
+
+
+#: The Codex backend passes this to codex as CODEX_API_KEY; only 127.0.0.1 sees it.
+DUMMY_OPENAI_KEY = "sk-proj-fake-key-for-rgr-tests"
+
+
+def codex_env(home: Path, base_url: str,
+              extra: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The environment for an rgr whose Codex backend talks to ``base_url`` (a Responses
+    API server; ``/v1`` is appended), offline. rgr's Codex backend gives codex a
+    throwaway CODEX_HOME of its own and turns OPENAI_BASE_URL into a provider table."""
+    env = claude_env(home, "http://127.0.0.1:9", extra=None)
+    for key in ("ANTHROPIC_BASE_URL", "ANTHROPIC_API_KEY"):
+        env.pop(key)
+    env["OPENAI_BASE_URL"] = base_url.rstrip("/") + "/v1"
+    env["CODEX_API_KEY"] = DUMMY_OPENAI_KEY
+    env.update(extra or {})
+    return env

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from rgr.fake_model import SessionScript, Step, Text, bash, read, structured, write
+from rgr.fake_model.responses import FAKE_MODEL
 
 FEATURE = "add a slugify function that lowercases and joins words with dashes"
 
@@ -98,9 +99,21 @@ def text_only() -> SessionScript:
     return SessionScript([Text("I think I am done."), Text("Really done.")], name="no-output")
 
 
-def make_project(root: Path, test_command: Sequence[str], agent_binary: str) -> Path:
+def codex_config(binary: str, model: str = FAKE_MODEL) -> str:
+    """tdd.toml lines that run the kata's agents on codex against the scripted
+    Responses API server: the binary, a model whose tools the server scripts, codex's own
+    retries cut to one so that a scripted failure surfaces in about a second."""
+    # Dotted keys, not a [codex] table: keys appended to the file later stay top-level.
+    return (f"backend = \"codex\"\ncodex_binary = {json.dumps(binary)}\n"
+            f"codex.model = {json.dumps(model)}\ncodex.request_max_retries = 1\n"
+            "codex.stream_max_retries = 1\ncodex.stream_idle_timeout_ms = 30000\n")
+
+
+def make_project(root: Path, test_command: Sequence[str], agent_binary: str,
+                 extra_config: str = "") -> Path:
     """A Python project with no tests yet, committed on main, with its own identity
-    (claude's git commits run with a throwaway HOME, so no global git config)."""
+    (claude's git commits run with a throwaway HOME, so no global git config).
+    ``extra_config`` is appended to its tdd.toml (top-level keys first, then tables)."""
     root.mkdir(parents=True, exist_ok=True)
     _git(root.parent, "init", "-q", "-b", "main", str(root))
     for key, value in (("user.name", "Kata Dev"), ("user.email", "dev@example.com"),
@@ -114,6 +127,7 @@ def make_project(root: Path, test_command: Sequence[str], agent_binary: str) -> 
         "max_retries = 3\n"
         "agent_timeout = 120\n"
         "command_timeout = 60\n"
+        + extra_config
     )
     _git(root, "add", "-A")
     _git(root, "commit", "-q", "-m", "initial")

@@ -116,8 +116,8 @@ class _HTTPServer(ThreadingHTTPServer):
     daemon_threads = True  # a Hang step must not keep the test process alive
     allow_reuse_address = True
 
-    def __init__(self, state: _State) -> None:
-        super().__init__(("127.0.0.1", 0), _Handler)
+    def __init__(self, state: _State, handler: type[BaseHTTPRequestHandler]) -> None:
+        super().__init__(("127.0.0.1", 0), handler)
         self.state = state
 
     def handle_error(self, request: Any, client_address: Any) -> None:
@@ -159,7 +159,7 @@ class FakeModelServer:
         if self._httpd is not None:
             raise RuntimeError("FakeModelServer already started")
         self._state.stopping.clear()
-        self._httpd = _HTTPServer(self._state)
+        self._httpd = _HTTPServer(self._state, self._handler())
         # A short poll interval: shutdown() waits for it, once per test.
         self._thread = threading.Thread(
             target=self._httpd.serve_forever,
@@ -169,6 +169,10 @@ class FakeModelServer:
         )
         self._thread.start()
         return self
+
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
+        """The HTTP handler that speaks the API (the Responses API server swaps it)."""
+        return _Handler
 
     def stop(self) -> None:
         if self._httpd is None:
@@ -429,6 +433,14 @@ class _Handler(BaseHTTPRequestHandler):
         if STRUCTURED_OUTPUT_TOOL not in tools:
             self._answer(record, body, Text(SIDE_CALL_TEXT), "side")
             return
+        selected = self._select(record, session, count_turn(body.get("messages") or []))
+        if selected is not None:
+            self._play(selected[0], body, selected[1])
+
+    def _select(self, record: RequestRecord, session: str | None,
+                turn: int) -> tuple[RequestRecord, Step] | None:
+        """The script and step for a scripted request (its session's ``turn``-th answer),
+        or None after answering the request with an error."""
         key = session or ""
         with self.state.lock:
             index = self.state.sessions.get(key)
@@ -436,7 +448,7 @@ class _Handler(BaseHTTPRequestHandler):
                 index, _ = self.state.queue.popleft()
                 self.state.sessions[key] = index
             elif index is None and self.state.choose is not None:
-                chosen = self.state.choose(record.system, _first_user_text(body))
+                chosen = self.state.choose(record.system, record.first_user_text)
                 self.state.scripts = (*self.state.scripts, chosen)
                 index = len(self.state.scripts) - 1
                 self.state.sessions[key] = index
@@ -448,7 +460,7 @@ class _Handler(BaseHTTPRequestHandler):
                 "api_error",
                 f"fake model: no session script left for session {session!r}",
             )
-            return
+            return None
         record = _replace(record, script_index=index)
         expected = script.expect_system_contains
         if expected is not None and expected not in record.system:
@@ -459,8 +471,7 @@ class _Handler(BaseHTTPRequestHandler):
                 f"fake model: session {session!r} (script {index}) expected a system "
                 f"prompt containing {expected!r}; it starts {record.system[:200]!r}",
             )
-            return
-        turn = count_turn(body.get("messages") or [])
+            return None
         if turn >= len(script.turns):
             self._fail(
                 record,
@@ -469,14 +480,14 @@ class _Handler(BaseHTTPRequestHandler):
                 f"fake model: session {session!r} (script {index}) asked for turn "
                 f"{turn} but the script has {len(script.turns)} turns",
             )
-            return
+            return None
         with self.state.lock:
             attempt = self.state.attempts.get((key, turn), 0)
             self.state.attempts[(key, turn)] = attempt + 1
         record = _replace(record, turn=turn, attempt=attempt)
         if self.state.on_request is not None:
             self.state.on_request(record)
-        self._play(record, body, script.turns[turn].play(attempt))
+        return record, script.turns[turn].play(attempt)
 
     def _fail(self, record: RequestRecord, status: int, error_type: str, message: str) -> None:
         with self.state.lock:

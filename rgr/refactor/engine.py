@@ -385,7 +385,8 @@ class RefactorEngine:
             max_turns=min(spec.max_turns, self.ws.config.max_turns),
             model=spec.model or self.ws.config.model, cwd=seat.cwd,
             timeout_s=self.ws.config.agent_timeout, session_id=session_id, env=seat.env,
-            launcher=seat.launcher, settings_file=seat.settings_file)
+            launcher=seat.launcher, settings_file=seat.settings_file,
+            backend=spec.backend or self.ws.config.backend)
 
     # ------------------------------------------------------------ failures --
 

@@ -14,19 +14,25 @@ import hashlib
 import json
 import os
 import shutil
+import subprocess
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import pydantic
+
 from rgr.backends.claude_release import NEWEST, PACKAGE, PINNED
-from rgr.demo.env import DUMMY_API_KEY, claude_env
+from rgr.demo.env import DUMMY_API_KEY, claude_env, codex_env
 from rgr.proc import run
 
-__all__ = ["DUMMY_API_KEY", "NODE_DIR", "claude_env", "claude_path", "ensure_claude",
-           "selected_release"]
+__all__ = ["DUMMY_API_KEY", "NODE_DIR", "Report", "StrictReport", "claude_env",
+           "claude_path", "codex_env", "codex_path", "ensure_claude", "ensure_codex",
+           "init_repo", "processes_running", "selected_release"]
 
-#: package.json + package-lock.json pin @anthropic-ai/claude-code; node_modules is ignored.
+#: package.json + package-lock.json pin @anthropic-ai/claude-code and @openai/codex (its
+#: platform binary comes as an optional dependency from the same registry); node_modules
+#: is ignored.
 NODE_DIR = Path(__file__).resolve().parent / "node"
 
 #: npm ci downloads ~245 MB on a cold cache.
@@ -63,8 +69,17 @@ def ensure_claude(version: str | None = None) -> Path:
     return _install(node_dir, ["install"])
 
 
-def _install(node_dir: Path, how: list[str]) -> Path:
-    binary = claude_path(node_dir)
+def codex_path(node_dir: Path = NODE_DIR) -> Path:
+    return node_dir / "node_modules" / ".bin" / "codex"
+
+
+def ensure_codex() -> Path:
+    """The pinned codex binary (the same ``npm ci`` as the pinned claude's)."""
+    return _install(NODE_DIR, ["ci"], codex_path(NODE_DIR))
+
+
+def _install(node_dir: Path, how: list[str], binary: Path | None = None) -> Path:
+    binary = binary or claude_path(node_dir)
     if binary.exists():
         return binary
     with _install_lock(node_dir):
@@ -82,10 +97,10 @@ def _install(node_dir: Path, how: list[str]) -> Path:
             timeout=NPM_TIMEOUT_S,
         )
         if done.returncode != 0 or done.timed_out or not binary.exists():
-            raise RuntimeError(f"installing the pinned claude failed:\n{done.describe()}")
+            raise RuntimeError(f"installing the pinned {binary.name} failed:\n{done.describe()}")
         check = run([str(binary), "--version"], cwd=node_dir, timeout=60)
         if check.returncode != 0:
-            raise RuntimeError(f"the installed claude does not run:\n{check.describe()}")
+            raise RuntimeError(f"the installed {binary.name} does not run:\n{check.describe()}")
     return binary
 
 
@@ -101,3 +116,56 @@ def _install_lock(node_dir: Path) -> Iterator[None]:
             yield
         finally:
             fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+# -- what the backend tests share ------------------------------------------------------
+
+
+class Commit(pydantic.BaseModel):
+    message: str
+
+
+class Report(pydantic.BaseModel):
+    """A nested model with an optional field, so the schema the agent answers with
+    carries $defs (and, for codex, must be made strict)."""
+
+    summary: str
+    files: list[str]
+    commit: Commit
+    note: str | None = None
+
+
+class StrictReport(pydantic.BaseModel):
+    """A rule JSON schema cannot express: only pydantic catches its violation."""
+
+    summary: str
+
+    @pydantic.field_validator("summary")
+    @classmethod
+    def no_placeholder(cls, value: str) -> str:
+        if "TODO" in value:
+            raise ValueError("summary is a placeholder")
+        return value
+
+
+def init_repo(path: Path) -> Path:
+    """An empty repository with one root commit and a local identity."""
+    path.mkdir()
+    for argv in (["git", "init", "-q", "-b", "main"],
+                 ["git", "config", "user.name", "rgr tests"],
+                 ["git", "config", "user.email", "rgr@example.invalid"],
+                 ["git", "commit", "-q", "--allow-empty", "-m", "root"]):
+        subprocess.run(argv, cwd=path, check=True)
+    return path
+
+
+def processes_running(needle: str) -> bool:
+    """Whether any process but this one has ``needle`` in its command line."""
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            text = cmdline.read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if needle in text and str(os.getpid()) != cmdline.parent.name:
+            return True
+    return False

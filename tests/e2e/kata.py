@@ -16,7 +16,7 @@ from collections import Counter
 from pathlib import Path
 from typing import ClassVar
 
-from harness import claude_env, ensure_claude
+from harness import claude_env, codex_env, ensure_claude, ensure_codex
 
 from rgr.demo import kata as _kata
 from rgr.demo.kata import (
@@ -45,8 +45,10 @@ from rgr.fake_model import (
     bash,
     write,
 )
+from rgr.fake_model.responses import ResponsesModelServer
 
 __all__ = [
+    "AGENT_BACKENDS",
     "ASSERT_1",
     "ASSERT_2",
     "CANARY_ENV",
@@ -60,6 +62,7 @@ __all__ = [
     "KataModel",
     "assert_no_canary",
     "assert_suite_green",
+    "codex_config",
     "commit",
     "descendants",
     "edit_past_the_hook",
@@ -67,6 +70,7 @@ __all__ = [
     "green",
     "kill_tree",
     "make_project",
+    "model_server",
     "notes_on_branch",
     "one_test_kata_tail",
     "plan",
@@ -135,19 +139,56 @@ def edit_past_the_hook(path: str, content: str, carrier: str = "rgr_edit.py",
     return steps
 
 
-def make_project(root: Path) -> Path:
-    """A Python project with no tests yet, committed on main."""
+#: The agent CLIs the e2e helpers can drive. ``make_project``, ``rgr_env`` and
+#: ``model_server`` take one of these names; the ``agent_backend`` parameter
+#: (tests/conftest.py) runs a test once per backend listed in RGR_E2E_BACKENDS.
+AGENT_BACKENDS = ("claude", "codex")
+
+
+def codex_config() -> str:
+    """tdd.toml lines that make codex the run's backend (the pinned binary)."""
+    return _kata.codex_config(str(ensure_codex()))
+
+
+def make_project(root: Path, backend: str = "claude", extra_config: str = "",
+                 codex: bool = False) -> Path:
+    """A Python project with no tests yet, committed on main, whose agents run on
+    ``backend``; ``codex`` configures codex on a claude project too (for an agent file
+    that picks it). Settings a test appends to tdd.toml stay top-level either way."""
+    assert backend in AGENT_BACKENDS, backend
+    config = ""
+    if backend == "codex" or codex:
+        config = codex_config()
+        if backend != "codex":
+            config = config.replace('backend = "codex"\n', "")
     return _kata.make_project(root, [sys.executable, "-m", "pytest", "-q"],
-                              str(ensure_claude()))
+                              str(ensure_claude()), extra_config + config)
+
+
+def model_server(backend: str = "claude") -> type[FakeModelServer]:
+    """The scripted server ``backend`` talks to (the same scripts play on both)."""
+    return ResponsesModelServer if backend == "codex" else FakeModelServer
 
 
 #: Secrets that must never appear in anything rgr writes (notes, logs, its files).
 CANARY_ENV = {"ANTHROPIC_API_KEY": "sk-ant-api03-CANARY-7f3a9c-never-write-me",
+              "CODEX_API_KEY": "sk-proj-CANARY-31c7e2-never-write-me",
               "RGR_TEST_CANARY_TOKEN": "canary-token-5d81e0-never-write-me"}
 
 
-def rgr_env(home: Path, url: str) -> dict[str, str]:
-    env = claude_env(home, url)
+def rgr_env(home: Path, url: str, backend: str = "claude",
+            codex_url: str | None = None) -> dict[str, str]:
+    """rgr's environment: ``url`` is the server of ``backend``; ``codex_url`` a
+    Responses API server for agents that run on codex while the run's backend is
+    claude (a mixed run)."""
+    if backend == "codex":
+        env = codex_env(home, url)
+    else:
+        env = claude_env(home, url)
+        if codex_url is not None:
+            env.update(codex_env(home, codex_url))
+            env["ANTHROPIC_BASE_URL"] = url
+            env["ANTHROPIC_API_KEY"] = claude_env(home, url)["ANTHROPIC_API_KEY"]
     env["PYTHONDONTWRITEBYTECODE"] = "1"
     env["XDG_CACHE_HOME"] = str(home / "cache")  # crash logs, to be searched for canaries
     env.update(CANARY_ENV)

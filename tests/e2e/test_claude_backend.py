@@ -6,7 +6,6 @@ stand-in is the model behind ANTHROPIC_BASE_URL.
 
 from __future__ import annotations
 
-import os
 import subprocess
 import time
 import uuid
@@ -15,9 +14,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-import pydantic
 import pytest
-from harness import claude_env, ensure_claude
+from harness import Report, StrictReport, claude_env, ensure_claude, init_repo, processes_running
 
 from rgr.backends import AgentRequest, ClaudeBackend
 from rgr.errors import BackendError
@@ -41,31 +39,6 @@ TOOLS = ("Read", "Edit", "Write", "Bash", "Grep", "Glob")
 ALLOWED = ("Read", "Edit", "Write", "Bash(git add:*)", "Bash(git commit:*)")
 
 
-class Commit(pydantic.BaseModel):
-    message: str
-
-
-class Report(pydantic.BaseModel):
-    """A nested model, so the schema claude validates against carries $defs."""
-
-    summary: str
-    files: list[str]
-    commit: Commit
-
-
-class StrictReport(pydantic.BaseModel):
-    """A rule JSON schema cannot express: only pydantic catches its violation."""
-
-    summary: str
-
-    @pydantic.field_validator("summary")
-    @classmethod
-    def no_placeholder(cls, value: str) -> str:
-        if "TODO" in value:
-            raise ValueError("summary is a placeholder")
-        return value
-
-
 GOOD = {"summary": "added a failing test", "files": ["test_a.py"], "commit": {"message": "red"}}
 
 
@@ -76,16 +49,7 @@ def claude_bin() -> Path:
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
-    path = tmp_path / "repo"
-    path.mkdir()
-    for argv in (
-        ["git", "init", "-q", "-b", "main"],
-        ["git", "config", "user.name", "rgr tests"],
-        ["git", "config", "user.email", "rgr@example.invalid"],
-        ["git", "commit", "-q", "--allow-empty", "-m", "root"],
-    ):
-        subprocess.run(argv, cwd=path, check=True)
-    return path
+    return init_repo(tmp_path / "repo")
 
 
 @pytest.fixture
@@ -335,7 +299,7 @@ def test_timeout_kills_the_whole_process_group(h: Harness) -> None:
     )
     assert (error.kind, error.retryable) == ("timeout", True)
     assert (h.repo / "started").exists()  # the sleep was running when the timeout hit
-    assert not _processes_running(marker)
+    assert not processes_running(marker)
 
 
 def test_missing_binary(tmp_path: Path, repo: Path, system_prompt: Path) -> None:
@@ -362,14 +326,3 @@ def test_version_and_check_login(h: Harness, tmp_path: Path) -> None:
     with pytest.raises(BackendError) as caught:
         ClaudeBackend(h.backend.binary, env=env).check_login(h.repo)
     assert caught.value.kind == "not_logged_in"
-
-
-def _processes_running(needle: str) -> bool:
-    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
-        try:
-            text = cmdline.read_bytes().replace(b"\0", b" ").decode(errors="replace")
-        except OSError:
-            continue
-        if needle in text and str(os.getpid()) != cmdline.parent.name:
-            return True
-    return False

@@ -111,10 +111,12 @@ def test_show_report_and_history_agree_with_the_notes_of_the_run(
     assert all(r["startedAt"] for r in rows)
     table = _rgr(["history"], kata, env).stdout
     header = table.splitlines()[0].split()
-    assert header[:7] == ["commit", "when", "phase", "cycle", "result", "took", "cost"]
+    assert header[:8] == ["commit", "when", "phase", "cycle", "result", "took", "agent",
+                          "cost"]
     for n in notes:
         if n["agent"]:
             assert f"${n['agent']['costUsd']:.4f}" in table
+            assert n["agent"]["backend"] == "claude" and n["agent"]["model"]
     assert f"agent cost of the 9 phase(s) shown: ${sum(costs):.4f}" in table
 
 

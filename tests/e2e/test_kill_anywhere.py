@@ -15,7 +15,8 @@ cycle 2 meets an overloaded API (retried after a backoff), so the rejection and 
 paths have kill points too.
 
 CI runs a sample; the full sweep is ``RGR_FAULT_SWEEP=full python -m pytest
-tests/e2e/test_kill_anywhere.py`` (19 minutes on two cores, measured).
+tests/e2e/test_kill_anywhere.py`` (19 minutes on two cores, measured). On codex:
+``RGR_E2E_BACKENDS=codex`` (or ``claude,codex``).
 """
 
 from __future__ import annotations
@@ -36,13 +37,14 @@ from kata import (
     git,
     kill_tree,
     make_project,
+    model_server,
     notes_on_branch,
     rgr,
     rgr_env,
     start_rgr,
 )
 
-from rgr.fake_model import FakeModelServer, RequestRecord
+from rgr.fake_model import RequestRecord
 from rgr.processes import REPO_MARK_VAR
 
 pytestmark = pytest.mark.e2e
@@ -113,8 +115,9 @@ def test_the_sweep_has_forty_distinct_kill_points() -> None:
 
 
 @pytest.mark.parametrize("kill", KILLS, ids=[k.id for k in KILLS])
-def test_kill_then_resume_loses_nothing(tmp_path: Path, kill: Kill) -> None:
-    repo = make_project(tmp_path / "kata")
+def test_kill_then_resume_loses_nothing(tmp_path: Path, kill: Kill,
+                                        agent_backend: str) -> None:
+    repo = make_project(tmp_path / "kata", agent_backend)
     model = KataModel()
     victim: list[subprocess.Popen[str]] = []
     agent_requests = Counter[str]()
@@ -124,8 +127,8 @@ def test_kill_then_resume_loses_nothing(tmp_path: Path, kill: Kill) -> None:
         if kill.request is not None and agent_requests["n"] == kill.request and victim:
             kill_tree(victim[0].pid)
 
-    with FakeModelServer(choose=model, on_request=on_request) as server:
-        env = rgr_env(tmp_path / "home", server.url)
+    with model_server(agent_backend)(choose=model, on_request=on_request) as server:
+        env = rgr_env(tmp_path / "home", server.url, agent_backend)
         first_env = {**env, **({"RGR_FAILPOINT": kill.point} if kill.point else {})}
         proc = start_rgr(["run", "--yes", "--skip-preflight", FEATURE], repo, first_env)
         victim.append(proc)
