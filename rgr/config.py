@@ -98,6 +98,27 @@ EXPECTED_IN_TABLE: Mapping[str, Mapping[str, str]] = {
         "on_failure": "one of 'stop', 'skip'",
         "changelog": "a file path string",
     },
+    "codex": {
+        "login": "true or false",
+        "base_url": "a URL string",
+        "model": "a model name string",
+        "request_max_retries": "an integer >= 0",
+        "stream_max_retries": "an integer >= 0",
+        "stream_idle_timeout_ms": "an integer >= 1",
+        "config": "a list of key=value strings (codex -c overrides)",
+    },
+    "sandbox": {
+        "enabled": "true or false",
+        "bwrap": "a path or command name",
+        "agent_network": "one of 'api', 'open'",
+        "test_network": "one of 'none', 'open'",
+        "allow_hosts": "a list of \"host:port\" strings",
+        "read_paths": "a list of folder paths",
+        "hide_paths": "a list of folder paths",
+        "pass_env": "a list of variable names (NAME or PREFIX_*)",
+        "share": "a list of folders inside the repository",
+        "scratch_dir": "a folder path (\"\": /dev/shm, else the temporary folder)",
+    },
 }
 
 NPM_PLACEHOLDER_TEST = 'echo "Error: no test specified" && exit 1'
@@ -472,7 +493,7 @@ def _validate(values: Mapping[str, object], sources: Mapping[str, str]) -> Confi
 def _describe_error(err: Any, values: Mapping[str, object], sources: Mapping[str, str]) -> str:
     key = str(err["loc"][0]) if err["loc"] else "?"
     source = sources.get(key, "config")
-    if key in ("gate", "refactor", "codex") and len(err["loc"]) > 1:
+    if key in EXPECTED_IN_TABLE and len(err["loc"]) > 1:
         # a key inside a [gate] / [refactor] table: name it as [table].key
         inner = str(err["loc"][1])
         where = f"[{key}].{inner}"

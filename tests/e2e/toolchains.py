@@ -1,6 +1,6 @@
 """The toolchains the runner tests and the ecosystem katas need, installed by the tests
 themselves: OS packages with ``apt-get install -y`` (after ``apt-get update``) when a
-program is missing, the JavaScript runners with ``npm ci`` from the lockfile in
+program is missing, the JavaScript runners with ``npm install`` from the lockfile in
 ``runners/`` beside this file.
 
 Nothing here skips: a toolchain that cannot be installed raises ToolchainMissing, which
@@ -171,7 +171,11 @@ def ensure_js_runners(runners_dir: Path = RUNNERS_DIR) -> Path:
     with _install_lock(runners_dir):
         if marker.exists():
             return modules
-        done = run([npm, "ci", "--no-audit", "--no-fund"], cwd=runners_dir, timeout=900.0)
+        # `npm install`, not `npm ci`: the lockfile pins every version either way, but
+        # it holds only this platform's optional rollup/esbuild binaries, and `npm ci`
+        # refuses a lock without the other platforms' entries (seen with npm 11).
+        done = run([npm, "install", "--no-audit", "--no-fund", "--no-save"], cwd=runners_dir,
+                   timeout=900.0)
         if done.returncode != 0 or done.timed_out or not marker.exists():
             raise ToolchainMissing(f"installing the JavaScript test runners failed:\n"
                                    f"{done.describe()}")
