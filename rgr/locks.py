@@ -39,13 +39,21 @@ class LockInfo:
 
 
 def pid_alive(pid: int) -> bool:
+    """Whether ``pid`` is a running process. A zombie is not: it has exited and holds
+    nothing, but stays until its parent reaps it, which after a ``kill -9`` of a whole
+    process tree can be long (the orphan goes to an init that may not reap at once)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
     except PermissionError:
         return True  # exists, owned by someone else
-    return True
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return True  # no /proc (not Linux): the signal check is all there is
+    state = stat.rpartition(")")[2].split()[:1]
+    return state not in (["Z"], ["X"])
 
 
 def read_lock_info(path: Path) -> LockInfo | None:

@@ -205,3 +205,24 @@ def test_reports_and_in_flight_records_round_trip(tmp_path: Path) -> None:
     inflight.clear(tmp_path)
     inflight.clear(tmp_path)  # clearing twice is fine
     assert not inflight.path(tmp_path).exists()
+
+
+def test_a_zombie_holds_no_lock() -> None:
+    """A process killed but not yet reaped (a zombie) is dead for the run lock: after a
+    kill -9 of a whole process tree the orphan may wait long for its reaper."""
+    import signal
+    import subprocess as sp
+    import time
+
+    from rgr.locks import pid_alive
+
+    child = sp.Popen(["sleep", "30"])
+    assert pid_alive(child.pid)
+    os.kill(child.pid, signal.SIGKILL)
+    deadline = time.monotonic() + 10
+    while Path(f"/proc/{child.pid}/stat").read_text().rpartition(")")[2].split()[0] != "Z":
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    assert not pid_alive(child.pid)  # not reaped yet: still in the process table
+    child.wait()
+    assert not pid_alive(child.pid)
