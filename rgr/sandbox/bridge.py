@@ -20,29 +20,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from rgr.sandbox.relay import splice
+
 #: The most a CONNECT request head may be; a client sending more is not a client.
 MAX_HEAD = 8192
 CONNECT_TIMEOUT_S = 30.0
-
-
-def _pipe(source: socket.socket, sink: socket.socket) -> None:
-    try:
-        while True:
-            chunk = source.recv(65536)
-            if not chunk:
-                break
-            sink.sendall(chunk)
-    except OSError:
-        pass
-    finally:
-        for sock in (sink, source):
-            with contextlib.suppress(OSError):
-                sock.shutdown(socket.SHUT_RDWR)
-
-
-def _splice(a: socket.socket, b: socket.socket) -> None:
-    for x, y in ((a, b), (b, a)):
-        threading.Thread(target=_pipe, args=(x, y), daemon=True).start()
 
 
 @dataclass
@@ -98,7 +80,7 @@ class Bridge:
             client.close()
             return
         upstream.settimeout(None)
-        _splice(client, upstream)
+        splice(client, upstream)
 
     def _connect_one(self, client: socket.socket, allowed: frozenset[tuple[str, int]]) -> None:
         head = b""
@@ -134,7 +116,7 @@ class Bridge:
         client.sendall(b"HTTP/1.1 200 Connection established\r\n\r\n")
         if rest:
             upstream.sendall(rest)
-        _splice(client, upstream)
+        splice(client, upstream)
 
 
 def _parse_target(authority: str) -> tuple[str, int] | None:

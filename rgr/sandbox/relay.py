@@ -24,7 +24,9 @@ import sys
 import threading
 
 
-def _pipe(source: socket.socket, sink: socket.socket) -> None:
+def pipe(source: socket.socket, sink: socket.socket) -> None:
+    """Copy ``source`` to ``sink`` until either closes, then shut both (rgr's bridge,
+    outside, uses the same two functions)."""
     try:
         while True:
             chunk = source.recv(65536)
@@ -52,8 +54,13 @@ def _serve(listener: socket.socket, unix_path: str) -> None:
             client.close()
             upstream.close()
             continue
-        for a, b in ((client, upstream), (upstream, client)):
-            threading.Thread(target=_pipe, args=(a, b), daemon=True).start()
+        splice(client, upstream)
+
+
+def splice(a: socket.socket, b: socket.socket) -> None:
+    """Copy both ways between ``a`` and ``b``, each direction in a thread of its own."""
+    for x, y in ((a, b), (b, a)):
+        threading.Thread(target=pipe, args=(x, y), daemon=True).start()
 
 
 def main(args: list[str]) -> int:
