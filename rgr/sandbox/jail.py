@@ -70,19 +70,12 @@ class Jail:
                 args += ["--ro-bind", str(source), str(target)]
         args += ["--chdir", str(cwd), "--"]
         if self.forwards:
+            # The relay runs on rgr's own interpreter, which the policy shows read-only.
             args += [sys.executable, "-I", "-S", str(RELAY)]
             for port, socket_path in self.forwards:
                 args += ["--forward", f"{port}={socket_path}"]
             args.append("--")
         return (*args, *argv)
-
-    @property
-    def needs(self) -> tuple[Path, ...]:
-        """What must be readable inside for the jail itself to work (the relay)."""
-        if not self.forwards:
-            return ()
-        return (RELAY.parent, Path(sys.base_prefix), Path(sys.prefix),
-                Path(sys.executable).resolve().parent.parent)
 
 
 def _existing_dirs(paths: Iterable[Path]) -> list[Path]:
