@@ -36,7 +36,7 @@ from urllib.parse import urlsplit
 import pygit2
 
 from rgr import failpoints, git, scratch
-from rgr.agents import AgentSpec, prompt_path, prompt_version
+from rgr.agents import AgentSpec, packaged_dir, prompt_path, prompt_version
 from rgr.backends.base import AgentResult, Backend, backend_binaries
 from rgr.config import Config, TestCommand
 from rgr.errors import BackendError
@@ -238,7 +238,8 @@ class Sealer:
                     repo_root=self.ws.root, work=made.work, home=home, tmp=tmp,
                     executables=self._executables(env, agent=True), forwards=forwards,
                     shared=(*self._shared(made.work),
-                            (scratch.objects_dir(self.ws.repo),) * 2),
+                            (scratch.objects_dir(self.ws.repo),) * 2,
+                            *((p, p) for p in self._prompt_dirs()),),
                     extra_readable=(control, PRETOOL.parent))
             yield Seat(folder, made, home, tmp, env, launcher, bridge, settings)
         finally:
@@ -330,6 +331,13 @@ class Sealer:
             if path is not None:
                 found.append(Path(path))
         return found
+
+    def _prompt_dirs(self) -> list[Path]:
+        """Where the agent CLI reads its system prompt file from: rgr's packaged prompts
+        and the run's configuration snapshot (``.rgr/prompts`` overrides). Shown
+        read-only, after the masks: either may sit under a hidden folder (a checkout in
+        /tmp, the snapshot in the repository's .git)."""
+        return [d for d in (packaged_dir("prompts"), self.ws.config_root) if d.is_dir()]
 
     def _shared(self, into: Path) -> tuple[tuple[Path, Path], ...]:
         """The working tree's dependency folders (``[sandbox] share``), shown read-only
