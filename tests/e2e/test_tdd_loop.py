@@ -216,3 +216,25 @@ def test_killed_mid_phase_then_resume_finishes(tmp_path: Path) -> None:
     phases = [n["phase"] for n in notes_on_branch(repo)]
     assert phases == ["REFACTOR", "PLAN", "RED", "GREEN", "REFACTOR", "COMPLETE"]
     assert_suite_green(repo)
+
+
+def test_a_committed_prompt_override_reaches_the_sealed_agent(tmp_path: Path) -> None:
+    """`.rgr/prompts/tester.md`, committed, is the system prompt the sandboxed claude
+    sends (the run reads it from its configuration snapshot, shown read-only inside)."""
+    from rgr.agents import packaged_dir
+
+    repo = make_project(tmp_path / "kata")
+    override = repo / ".rgr" / "prompts" / "tester.md"
+    override.parent.mkdir(parents=True)
+    override.write_text((packaged_dir("prompts") / "tester.md").read_text()
+                        + "\nHouse rule: name tests after the behaviour (override marker).\n")
+    git(repo, "add", ".rgr")
+    git(repo, "commit", "-qm", "our tester prompt")
+    scripts = [plan(0, first=True, total=1), red(TEST_FILE_1, first=True),
+               *one_test_kata_tail()]
+    with FakeModelServer(scripts) as server:
+        done = rgr(["run", "--yes", "--skip-preflight", "slugify"], repo,
+                   rgr_env(tmp_path / "home", server.url))
+        assert done.returncode == 0, done.stdout + done.stderr
+        systems = [r.system for r in server.requests if "You are the TESTER" in r.system]
+    assert systems and all("(override marker)" in s for s in systems), systems[:1]
