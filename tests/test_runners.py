@@ -465,7 +465,10 @@ def test_node_and_vitest_inside_the_sandbox(tmp_path: Path, node_modules: Path) 
     import rgr.runners
 
     # rgr's own install hidden, as it is when it lives beside the user's projects
-    policy = SandboxPolicy(hide_paths=(Path(rgr.runners.__file__).parent,))
+    # (the links in node_modules lead to the pinned runners, which may be under a hidden
+    # folder such as /tmp: shown read-only, as [sandbox] read_paths would)
+    policy = SandboxPolicy(hide_paths=(Path(rgr.runners.__file__).parent,),
+                           read_paths=(node_modules,))
     jail = policy.test_jail(repo_root=repo, checkout=checkout, home=home, tmp=tmp,
                             executables=[node])
     env = {**os.environ, "HOME": str(home), "TMPDIR": str(tmp)}

@@ -71,8 +71,10 @@ class Toolchain:
 
 
 def _js_setup(home: Path) -> Toolchain:
-    ensure_js_runners()
-    return Toolchain()
+    # The kata's node_modules links into the pinned runners' folder, which may sit under
+    # a folder the sandbox hides (a clone in /tmp): shown read-only, as a user whose
+    # packages live in a store outside the project would list it.
+    return Toolchain(read_paths=(str(ensure_js_runners()),))
 
 
 def _js_link(root: Path) -> None:
