@@ -53,6 +53,49 @@ def test_preflight_words_for_a_release_outside_the_range() -> None:
     assert range_warning("garbage") is not None
 
 
+def _release_next_to(version: str, step: int) -> str:
+    """The release ``step`` patch versions from ``version`` (2.1.197, -1: 2.1.196)."""
+    parts = parse(version)
+    assert parts is not None
+    return ".".join(map(str, (*parts[:-1], parts[-1] + step)))
+
+
+@pytest.mark.parametrize(("version", "warned"), [
+    (_release_next_to(PINNED, -1), "older"),
+    (PINNED, None),
+    (NEWEST, None),
+    (_release_next_to(NEWEST, +1), "newer"),
+])
+def test_rgr_run_warns_about_a_claude_outside_the_range(tmp_path: Path, version: str,
+                                                        warned: str | None) -> None:
+    """The real ``rgr run`` on either side of each bound of the range. A real claude of
+    every such release would be a 245 MB download each, so the claude here is a script
+    that answers ``--version`` only: the version check is the one thing it stands in
+    for. Its login check then fails, so the run stops before the baseline."""
+    fake = tmp_path / "bin" / "claude"
+    fake.parent.mkdir()
+    fake.write_text("#!/bin/sh\n"
+                    f'[ "$1" = --version ] && echo "{version} (Claude Code)" && exit 0\n'
+                    'echo "a stand-in for claude --version only" >&2\nexit 1\n')
+    fake.chmod(0o755)
+    repo = _kata.make_project(tmp_path / "kata", [sys.executable, "-m", "pytest", "-q"],
+                              str(fake))
+    done = rgr(["run", "--yes", "slugify"], repo, rgr_env(tmp_path / "home", "http://127.0.0.1:9"))
+    out = done.stdout + done.stderr
+    assert done.returncode == 1, out
+    assert f"agent backend: claude {version} (Claude Code)" in out
+    assert "a stand-in for claude --version only" in out  # stopped by the login check
+    warnings = [line for line in done.stdout.splitlines() if "warning:" in line]
+    if warned is None:
+        assert warnings == [], out
+    else:
+        assert len(warnings) == 1, out
+        assert (f"Claude Code {version} is {warned} than the releases rgr is tested with "
+                f"({PINNED} to {NEWEST})") in warnings[0]
+        assert f"npm install -g @anthropic-ai/claude-code@{NEWEST}" in warnings[0]
+    assert notes_on_branch(repo) == []  # nothing started: no start marker, no note
+
+
 def _project(root: Path) -> Path:
     return _kata.make_project(root, [sys.executable, "-m", "pytest", "-q"],
                               str(ensure_claude(NEWEST)))
