@@ -27,13 +27,15 @@ from kata import (
     rgr_env,
 )
 
-from rgr.fake_model import FakeModelServer, SessionScript, Usage, bash, structured, write
+from rgr.fake_model import FakeModelServer, SessionScript, bash, structured, write
 
 pytestmark = pytest.mark.e2e
 
-#: What claude 2.1.197 charges for its default model (claude-opus-4-8), per token:
-#: measured, $5 per million input tokens and $25 per million output tokens.
-PRICE_IN, PRICE_OUT = 5e-6, 25e-6
+#: What claude charges per token (input, output) for the model a request names, as
+#: measured through the release that defaults to it: claude-opus-4-8 (2.1.197) $5 and
+#: $25 per million, claude-opus-5-5 (2.1.330) $4 and $20. A release with another
+#: default model fails here by name: measure its price and add it.
+PRICES = {"claude-opus-4-8": (5e-6, 25e-6), "claude-opus-5-5": (4e-6, 20e-6)}
 
 CANARY = "canary-7f3a9c2e51d84b6a"
 TIMESTAMPED = re.compile(r"^\d\d:\d\d:\d\d \S")
@@ -54,8 +56,19 @@ def summary(folder: Path) -> dict[str, Any]:
     return data
 
 
-def server_cost(usage: Usage) -> float:
-    return usage.input_tokens * PRICE_IN + usage.output_tokens * PRICE_OUT
+def server_costs(server: FakeModelServer) -> dict[str, float]:
+    """Session id -> what claude should charge it: every answered request's tokens, as
+    the server reported them (the requests ``server.usage`` sums), at the price of the
+    model that request named."""
+    costs: dict[str, float] = {}
+    for record in server.requests:
+        if record.session_id is None or record.status != 200:
+            continue
+        assert record.model in PRICES, f"no measured price for the model {record.model!r}"
+        price_in, price_out = PRICES[record.model]
+        costs[record.session_id] = costs.get(record.session_id, 0.0) + (
+            record.input_tokens * price_in + record.output_tokens * price_out)
+    return costs
 
 
 def red_that_dumps_the_environment() -> SessionScript:
@@ -87,7 +100,7 @@ def test_artifacts_summary_and_plain_lines(tmp_path: Path) -> None:
         done = rgr(["run", "--yes", "--skip-preflight", "slugify"], repo, env)
         assert done.returncode == 0, done.stdout + done.stderr
         assert server.errors == []
-        usage = server.usage
+        usage, costs = server.usage, server_costs(server)
     notes = notes_on_branch(repo)
     assert notes[-1]["phase"] == "COMPLETE"
 
@@ -142,7 +155,7 @@ def test_artifacts_summary_and_plain_lines(tmp_path: Path) -> None:
         reported = usage[agent["sessionId"]]
         assert (call["inputTokens"], call["outputTokens"]) == (
             reported.input_tokens, reported.output_tokens)
-        assert call["costUsd"] == pytest.approx(server_cost(reported), abs=1e-9)
+        assert call["costUsd"] == pytest.approx(costs[agent["sessionId"]], abs=1e-9)
     red_tests = folder / next(e for e in evs if e["type"] == "test_run"
                               and e["failed"] == 1)["outputFile"]
     assert "1 failed" in red_tests.read_text()
@@ -151,8 +164,8 @@ def test_artifacts_summary_and_plain_lines(tmp_path: Path) -> None:
     totals = summary(folder)["totals"]
     assert totals["inputTokens"] == sum(u.input_tokens for u in usage.values())
     assert totals["outputTokens"] == sum(u.output_tokens for u in usage.values())
-    assert totals["costUsd"] == pytest.approx(sum(server_cost(u) for u in usage.values()),
-                                              abs=1e-6)
+    assert costs.keys() == usage.keys()
+    assert totals["costUsd"] == pytest.approx(sum(costs.values()), abs=1e-6)
     assert totals["costUsd"] == pytest.approx(sum(a["costUsd"] for a in agent_notes), abs=1e-6)
     assert (totals["agentCalls"], totals["phasesVerified"], totals["retries"],
             totals["guardRejections"], totals["testRuns"]) == (5, 5, 0, 0, 3)
@@ -234,7 +247,7 @@ def test_budget_stops_a_phase_and_resume_finishes(tmp_path: Path) -> None:
         assert done.returncode == 1, done.stdout + done.stderr
         assert "the budget of $0.005 is spent" in done.stderr
         assert "stopped before PLAN (cycle 1)" in done.stderr
-        usage = server.usage
+        costs = server_costs(server)
     notes = notes_on_branch(repo)
     assert len(notes) == 1 and notes[0]["errorDetails"]["type"] == "limit-max-budget-usd"
     folder = run_dir(repo)
@@ -243,8 +256,7 @@ def test_budget_stops_a_phase_and_resume_finishes(tmp_path: Path) -> None:
     calls = [e for e in events(folder) if e["type"] == "agent_call"]
     assert [c["errorKind"] for c in calls] == ["max_budget"]
     assert calls[0]["costUsd"] >= 0.005
-    assert data["totals"]["costUsd"] == pytest.approx(
-        sum(server_cost(u) for u in usage.values()), abs=1e-6)
+    assert data["totals"]["costUsd"] == pytest.approx(sum(costs.values()), abs=1e-6)
     assert git(repo, "status", "--porcelain") == ""
 
     # resume goes on (one phase is enough to show it; the max-cycles test runs to the end)
