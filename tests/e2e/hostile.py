@@ -399,7 +399,6 @@ def hostile_run(tmp_path: Path, attacks: Callable[[Places], Attacks], *,
                        rgr_env(home, server.url, backend))
             bodies = server.bodies
         marks = find_marks(places, bodies, recorder, BACKEND_SECRETS[backend])
-        if os.environ.get('DBG_BODIES'): Path(os.environ['DBG_BODIES']).write_bytes(b'\n=====\n'.join(bodies))  # DBG
     output = done.stdout + done.stderr
     report = attack_report(bodies, list(code_attacks(places)) + list(scratch_attacks(places)))
     assert done.returncode == 0, output
