@@ -96,7 +96,7 @@ def test_code_the_agent_runs_cannot_reach_the_user_on_codex(tmp_path: Path) -> N
 
 
 def test_tool_calls_outside_the_copy_are_contained_on_codex(tmp_path: Path) -> None:
-    """14 attacks through codex's own tools, none refused (codex has no hook): patches
+    """13 attacks through codex's own tools, none refused (codex has no hook): patches
     that add, move or delete files by absolute path, ``../`` and into the user's
     .git/config; a patch through a symlink to the repository; a hook in the copy's own
     .git; git's --output options; curl; reading secrets directly and through a link.
