@@ -372,6 +372,50 @@ def writes(files: dict[str, str]) -> dict[str, str]:
 BACKEND_SECRETS = {"claude": (), "codex": (CANARY_ENV["CODEX_API_KEY"],)}
 
 
+@contextmanager
+def attacked(tmp_path: Path, repo: Path) -> Iterator[tuple[Places, Recorder]]:
+    """The places around ``repo`` with the secrets planted and the recorder listening."""
+    recorder = Recorder()
+    with recorder.running():
+        places = Places(repo, tmp_path / "home", tmp_path, recorder.port)
+        plant_secrets(places)
+        yield places, recorder
+
+
+def play(places: Places, backend: str, script: HostileModel | Sequence[SessionScript],
+         args: Sequence[str]) -> tuple[subprocess.CompletedProcess[str], list[bytes]]:
+    """``rgr <args>`` in the repository against the scripted server of ``backend``
+    (the hostile kata, or queued scripts); the finished process and the bodies the
+    model received."""
+    if isinstance(script, HostileModel):
+        server = model_server(backend)(choose=script, keep_bodies=True)
+    else:
+        server = model_server(backend)(list(script), keep_bodies=True)
+    with server:
+        done = rgr(list(args), places.repo, rgr_env(places.home, server.url, backend))
+        assert server.errors == [], server.errors
+        return done, server.bodies
+
+
+def escape_control(tmp_path: Path, backend: str) -> None:
+    """The control: with --no-sandbox (loudly logged) three code attacks reach the
+    user's files, the network and a secret, so the checks can see an escape."""
+    repo = make_project(tmp_path / "kata", backend)
+    with attacked(tmp_path, repo) as (places, recorder):
+        chosen = {k: v for k, v in code_attacks(places).items()
+                  if k in ("write-sibling", "read-home-key", "http-recorder")}
+        model = HostileModel({("RED", 1, 1): honest_red(
+            run_code("tests/test_attack_mod.py", chosen, PYTHON))})
+        done, bodies = play(places, backend, model,
+                            ["run", "--yes", "--no-sandbox", "add a slugify function"])
+        marks = find_marks(places, bodies, recorder)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "WARNING: the sandbox is OFF (--no-sandbox)" in done.stdout
+    assert any("PWNED-write-sibling" in m for m in marks), marks
+    assert any("request to the recorder" in m for m in marks), marks
+    assert any("secret reached the model" in m for m in marks), marks
+
+
 def hostile_run(tmp_path: Path, attacks: Callable[[Places], Attacks], *,
                 backend: str = "claude", tests: int = 1,
                 feature: str = "add a slugify function", config: str = "",
@@ -388,16 +432,10 @@ def hostile_run(tmp_path: Path, attacks: Callable[[Places], Attacks], *,
                     + config)
     git(repo, "commit", "-q", "--allow-empty", "-am", "settings for this attack")
     home = tmp_path / "home"
-    recorder = Recorder()
-    with recorder.running():
-        places = Places(repo, home, tmp_path, recorder.port)
-        plant_secrets(places)
+    with attacked(tmp_path, repo) as (places, recorder):
         before = snapshot_git(repo)
-        model = HostileModel(attacks(places), tests)
-        with model_server(backend)(choose=model, keep_bodies=True) as server:
-            done = rgr(["run", "--yes", *extra_args, feature], repo,
-                       rgr_env(home, server.url, backend))
-            bodies = server.bodies
+        done, bodies = play(places, backend, HostileModel(attacks(places), tests),
+                            ["run", "--yes", *extra_args, feature])
         marks = find_marks(places, bodies, recorder, BACKEND_SECRETS[backend])
     output = done.stdout + done.stderr
     report = attack_report(bodies, list(code_attacks(places)) + list(scratch_attacks(places)))

@@ -26,12 +26,12 @@ from hostile import (
     PLAN_ITEMS,
     PYTHON,
     Attacks,
-    HostileModel,
     Places,
-    Recorder,
     attack_report,
+    attacked,
     code_attacks,
     dumps,
+    escape_control,
     find_marks,
     green_only_slug,
     history_attacks,
@@ -40,7 +40,7 @@ from hostile import (
     infra_attacks,
     kept_rules,
     planner_attacks,
-    plant_secrets,
+    play,
     put_by_code,
     run_code,
     scratch_attacks,
@@ -115,25 +115,7 @@ def test_tool_calls_outside_the_copy_are_refused_or_contained(tmp_path: Path) ->
 def test_without_the_sandbox_the_same_attacks_do_escape(tmp_path: Path) -> None:
     """The control: with --no-sandbox (loudly logged) the code attacks above reach the
     user's files and the network, so the checks of this suite can see an escape."""
-    repo = make_project(tmp_path / "kata")
-    home = tmp_path / "home"
-    recorder = Recorder()
-    with recorder.running():
-        places = Places(repo, home, tmp_path, recorder.port)
-        plant_secrets(places)
-        chosen = {k: v for k, v in code_attacks(places).items()
-                  if k in ("write-sibling", "read-home-key", "http-recorder")}
-        model = HostileModel({("RED", 1, 1): honest_red(
-            run_code("tests/test_attack_mod.py", chosen, PYTHON))})
-        with FakeModelServer(choose=model, keep_bodies=True) as server:
-            done = rgr(["run", "--yes", "--no-sandbox", "add a slugify function"], repo,
-                       rgr_env(home, server.url))
-            marks = find_marks(places, server.bodies, recorder)
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert "WARNING: the sandbox is OFF (--no-sandbox)" in done.stdout
-    assert any("PWNED-write-sibling" in m for m in marks), marks
-    assert any("request to the recorder" in m for m in marks), marks
-    assert any("secret reached the model" in m for m in marks), marks
+    escape_control(tmp_path, "claude")
 
 
 # -- the agent's own copy: its .git, its ignored files -----------------------------------
@@ -262,11 +244,7 @@ def test_refactor_mode_patcher_attacks(tmp_path: Path) -> None:
     from messy import patcher as honest_patcher
 
     repo = make_messy_project(tmp_path / "shop", "[refactor]\nmax_attempts = 3\n")
-    home = tmp_path / "home"
-    recorder = Recorder()
-    with recorder.running():
-        places = Places(repo, home, tmp_path, recorder.port)
-        plant_secrets(places)
+    with attacked(tmp_path, repo) as (places, recorder):
         before = snapshot_git(repo)
         attacks = {k: v for k, v in code_attacks(places).items() if k != "connect-proxy"}
         carrier = "shop/pricing.py"
@@ -288,10 +266,8 @@ def test_refactor_mode_patcher_attacks(tmp_path: Path) -> None:
         scripts = [planner(DEDUPE, SIMPLIFY), first, cheat,
                    honest_patcher("simplify-orders", "use an f-string in order_summary",
                                   ORDERS_SIMPLE, path="shop/orders.py")]
-        with FakeModelServer(scripts, keep_bodies=True) as server:
-            done = rgr(["refactor", "--yes", "--skip-preflight", "tidy the shop"], repo,
-                       rgr_env(home, server.url))
-            bodies = server.bodies
+        done, bodies = play(places, "claude", scripts,
+                            ["refactor", "--yes", "--skip-preflight", "tidy the shop"])
         marks = find_marks(places, bodies, recorder)
     output = done.stdout + done.stderr
     assert done.returncode == 0, output
