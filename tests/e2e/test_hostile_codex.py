@@ -10,6 +10,9 @@ hook and no per-command allow-list, so a Write outside the copy, a ``git reset``
 ``curl`` is not refused: it runs, and the sandbox (private, vanishing folders over the
 user's; no network) or the guards on the commit are what stop it. A planner that writes
 code gets its commit rejected (``plan-scope``) instead of its calls refused.
+
+One test pins a known hole, on both backends: code the agent runs reads the agent CLI's
+own API key from ``/proc/<pid>/environ`` (see its docstring and the README).
 """
 
 from __future__ import annotations
@@ -67,10 +70,6 @@ pytestmark = pytest.mark.e2e
 
 CODEX = "codex"
 
-#: What codex's apply_patch answers when it applied a patch.
-PATCHED = b"Success. Updated the following files"
-
-
 def patch(text: str) -> ToolCall:
     """A raw apply_patch call, as a model would write it for codex."""
     return ToolCall("apply_patch", {"input": text})
@@ -126,11 +125,17 @@ def test_tool_calls_outside_the_copy_are_contained_on_codex(tmp_path: Path) -> N
         return {("RED", 1, 1): honest_red(steps)}
 
     places, _, bodies = hostile_run(tmp_path, attacks, backend=CODEX, expect_rejections=0)
-    said = b"\n".join(bodies)
-    # Not refused: codex applied the patches (inside the sandbox, where they vanished).
-    assert said.count(PATCHED) >= 6, said[-3000:]
-    assert b"curl=7" in said  # connection refused: the sandbox has no network
-    assert (places.repo / "tdd.toml").is_file()
+    said = b"\n".join(bodies).decode(errors="replace")
+    repo, home = places.repo, places.home
+    # Not refused: codex applied each patch (inside the sandbox, where it vanished) ...
+    for applied in (f"A {repo}/PWNED-patch-abs", "A ../PWNED-patch-parent",
+                    f"A {home}/.bashrc-PWNED", f"A {repo}/.git/config",
+                    f"M {repo}/PWNED-patch-move", "A outlink/PWNED-via-link"):
+        assert applied in said, applied
+    # ... except the delete: the user's file is not there to delete, in the sandbox.
+    assert f"Failed to read {repo}/tdd.toml: No such file" in said
+    assert "curl=7" in said  # could not connect: the sandbox has no network
+    assert (repo / "tdd.toml").is_file()
 
 
 @pytest.mark.parametrize("backend", ["claude", CODEX])
@@ -318,7 +323,9 @@ def test_refactor_mode_patcher_attacks_on_codex(tmp_path: Path) -> None:
     assert marks == [], f"{marks}\n{dumps(attack_report(bodies, list(attacks)))}"
     assert snapshot_git(repo) == before
     assert len(attack_report(bodies, list(attacks))) == len(attacks)
-    assert b"\n".join(bodies).count(PATCHED) >= 3
+    said = b"\n".join(bodies)
+    assert f"A {repo}/PWNED-refactor-abs".encode() in said  # applied, then vanished
+    assert b"A .git/hooks/post-commit" in said
     assert "rejected: out-of-scope" in output, output
     assert "rejected: test-infra-changed: added conftest.py" in output, output
     assert output.count("rejected: ") == 2, output
