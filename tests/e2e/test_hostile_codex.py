@@ -11,8 +11,9 @@ hook and no per-command allow-list, so a Write outside the copy, a ``git reset``
 user's; no network) or the guards on the commit are what stop it. A planner that writes
 code gets its commit rejected (``plan-scope``) instead of its calls refused.
 
-One test pins a known hole, on both backends: code the agent runs reads the agent CLI's
-own API key from ``/proc/<pid>/environ`` (see its docstring and the README).
+One test hunts for the agent CLI's own API key on both backends (``/proc/<pid>/environ``
+of every process, the session's TMPDIR): it finds only the placeholder the CLI holds,
+since rgr's gateway adds the key outside the sandbox.
 """
 
 from __future__ import annotations
@@ -63,6 +64,7 @@ from kata import (
     write,
 )
 
+from rgr.backends.base import SEALED_KEY
 from rgr.fake_model import SessionScript, Step, ToolCall, bash, read, structured
 from rgr.fake_model.responses import add_file_patch
 
@@ -139,14 +141,12 @@ def test_tool_calls_outside_the_copy_are_contained_on_codex(tmp_path: Path) -> N
 
 
 @pytest.mark.parametrize("backend", ["claude", CODEX])
-def test_known_hole_the_agent_cli_key_is_readable_by_its_commands(
-        tmp_path: Path, backend: str) -> None:
-    """KNOWN HOLE (both backends): the agent CLI holds its API key in its environment,
-    and the commands it runs share its user and pid namespace, so code the agent runs
-    reads the key from ``/proc/<pid>/environ`` of the CLI (and of the sandbox's init)
-    and hands it to the model. What still holds: every file rgr writes is redacted (no
-    key in notes, the run folder, crash logs or output), and the key reaches nothing
-    but the model API (the network tests). This test fails once the hole is closed."""
+def test_the_agent_cli_key_is_not_in_the_sandbox(tmp_path: Path, backend: str) -> None:
+    """Code the agent runs hunts for the agent CLI's API key in every process's
+    environment (``/proc/<pid>/environ``: the CLI, the relay, the sandbox's init) and
+    in the session's TMPDIR. The CLI holds only a placeholder: rgr's gateway, outside
+    the sandbox, puts the key into each request (rgr.sandbox.gateway). So the hunt
+    finds the placeholder and no key; nothing rgr writes holds one either."""
     key = CANARY_ENV["CODEX_API_KEY" if backend == CODEX else "ANTHROPIC_API_KEY"]
     repo = make_project(tmp_path / "kata", backend)
     with attacked(tmp_path, repo) as (places, recorder):
@@ -156,9 +156,11 @@ def test_known_hole_the_agent_cli_key_is_readable_by_its_commands(
                             ["run", "--yes", "--skip-preflight", "slugify"])
         marks = find_marks(places, bodies, recorder, (key,))
     assert done.returncode == 0, done.stdout + done.stderr
-    assert marks == [f"a secret reached the model: {key[:12]}..."], marks
+    assert marks == [], marks
     said = b"\n".join(bodies).decode(errors="replace")
-    assert re.search(r"\D1 b'[^']*" + re.escape(key), said), "not through /proc/1/environ?"
+    # The hunt did read the CLI's environment: the placeholder is what it found there.
+    assert re.search(r"\D1 b'[^']*" + re.escape(SEALED_KEY), said), \
+        "the attack did not read /proc/1/environ"
     assert_no_canary(repo, places.home, done.stdout, done.stderr)
 
 
