@@ -81,9 +81,8 @@ def listing(ws: Workspace, as_json: bool, remote: str | None) -> int:
     if as_json:
         print_json_rows(state_dict(j) for j in jobs)
         return 0
-    out = make_console()
     if not jobs:
-        out.print("the queue is empty: add a job with `rgr queue add \"<feature>\"`")
+        make_console().print("the queue is empty: add a job with `rgr queue add \"<feature>\"`")
         return 0
     # Plain aligned columns, not a rich Table: rich takes seconds for 10,000 rows.
     header = ("id", "kind", "feature", "state", "worker", "phase/cycle", "cost", "branch")
