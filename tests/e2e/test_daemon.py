@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
-from daemon_kata import choose
+from daemon_kata import MERGED_ALPHA, choose, merge_fix
 from kata import (
     assert_suite_green,
     git,
@@ -278,10 +278,11 @@ def test_integrate_merge_lands_parallel_jobs_and_names_a_conflict(tmp_path: Path
 
     with FakeModelServer(choose=choose, on_request=move_base) as server:
         env = rgr_env(tmp_path / "home", server.url)
-        # The second "make alpha" writes its own alpha.py: a real conflict.
+        # The second "make alpha" writes its own alpha.py: a real conflict (and no
+        # merge-fixer: tests below give it one).
         add(repo, env, "alpha", "beta", "alpha")
-        done = rgr(["daemon", "--workers", "3", "--integrate", "merge", *FAST], repo, env,
-                   timeout=500)
+        done = rgr(["daemon", "--workers", "3", "--integrate", "merge", "--merge-fix-tries",
+                    "0", *FAST], repo, env, timeout=500)
         assert server.errors == [], server.errors
     jobs = queue_json(repo, env)
     by_state: dict[str, list[dict[str, object]]] = {}
@@ -309,6 +310,74 @@ def test_integrate_merge_lands_parallel_jobs_and_names_a_conflict(tmp_path: Path
     message = str(by_state["needs-attention"][0]["state"]["message"])  # type: ignore[index]
     assert "conflicts in alpha.py" in message and "main is unchanged" in message, message
     assert git(repo, "status", "--porcelain") == ""
+
+
+def test_merge_fixer_lands_two_conflicting_jobs(tmp_path: Path) -> None:
+    repo = make_project(tmp_path / "kata")
+    with FakeModelServer(choose=choose) as server:
+        env = rgr_env(tmp_path / "home", server.url)
+        add(repo, env, "alpha", "alpha")  # both write their own alpha.py
+        done = rgr(["daemon", "--workers", "2", "--integrate", "merge", *FAST], repo, env,
+                   timeout=500)
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert server.errors == [], server.errors
+    jobs = queue_json(repo, env)
+    assert states(jobs) == ["complete", "complete"], done.stdout
+    assert "merge-fixer sessions (2 at most) resolve it" in done.stdout, done.stdout
+    # One fixer session, its merge judged and noted: both jobs' commits and handoffs are
+    # on main, under the fixer's merge (its first parent the base tip it merged onto).
+    assert sessions_by_job(server) == {"alpha": 2 * SESSIONS_PER_JOB + 1}
+    notes = notes_on_branch(repo, "main")
+    fixes = [n for n in notes if n.get("mergeFix")]
+    assert len(fixes) == 1, notes
+    fix = fixes[0]
+    assert fix["commit"] == git(repo, "rev-parse", "main").strip()
+    assert fix["mergeFix"]["status"] == "resolved"  # type: ignore[index]
+    assert fix["mergeFix"]["conflicts"] == ["alpha.py"]  # type: ignore[index]
+    assert fix["phase"] == "COMPLETE" and fix["agent"]["sessionId"]  # type: ignore[index]
+    assert git(repo, "rev-parse", "main^1").strip() == fix["mergeFix"]["baseTip"]  # type: ignore[index]
+    for job in jobs:
+        phases = [n["phase"] for n in notes if n.get("branch") == job["branch"]
+                  and not n.get("mergeFix")]
+        assert phases == PHASES, (job["branch"], phases)
+    assert (repo / "alpha.py").read_text() == MERGED_ALPHA
+    assert_suite_green(repo)
+    assert git(repo, "status", "--porcelain") == ""
+    shown = rgr(["show", fix["commit"]], repo, env)  # type: ignore[list-item]
+    assert shown.returncode == 0 and "merge fix" in shown.stdout, shown.stdout + shown.stderr
+
+
+def test_a_cheating_merge_fixer_leaves_the_job_needing_attention(tmp_path: Path) -> None:
+    repo = make_project(tmp_path / "kata")
+
+    def cheating(system: str, prompt: str) -> object:
+        return merge_fix(cheat=True) if "MERGE-FIXER" in system else choose(system, prompt)
+
+    with FakeModelServer(choose=cheating) as server:  # type: ignore[arg-type]
+        env = rgr_env(tmp_path / "home", server.url)
+        add(repo, env, "alpha", "alpha")
+        done = rgr(["daemon", "--workers", "2", "--integrate", "merge", "--merge-fix-tries",
+                    "1", *FAST], repo, env, timeout=500)
+        assert server.errors == [], server.errors
+    assert done.returncode == 1, done.stdout
+    jobs = queue_json(repo, env)
+    assert sorted(states(jobs)) == ["complete", "needs-attention"], done.stdout
+    landed = next(j for j in jobs if j["state"]["state"] == "complete")  # type: ignore[index]
+    stuck = next(j for j in jobs if j["state"]["state"] != "complete")  # type: ignore[index]
+    message = str(stuck["state"]["message"])  # type: ignore[index]
+    assert "conflicts in alpha.py" in message and "main is unchanged" in message, message
+    assert "test-weakened" in message and "tests/test_alpha.py" in message, message
+    # main is exactly the first job, landed; the cheat is kept with a note saying why.
+    assert git(repo, "rev-parse", "main").strip() == \
+        git(repo, "rev-parse", str(landed["branch"])).strip()
+    assert not any(n.get("mergeFix") for n in notes_on_branch(repo, "main"))
+    assert_suite_green(repo)
+    rejected = [json.loads(git(repo, "cat-file", "-p", blob)) for blob, _ in (
+        line.split() for line in git(repo, "notes", "--ref=refs/notes/tdd-handoffs",
+                                     "list").splitlines())]
+    kept = [n for n in rejected if n.get("mergeFix")]
+    assert len(kept) == 1 and kept[0]["mergeFix"]["status"] == "rejected", kept
+    assert kept[0]["error"].startswith("test-weakened"), kept
 
 
 def test_stop_and_cancel_at_phase_boundaries(tmp_path: Path) -> None:
