@@ -5,11 +5,12 @@ fixer (a real job clone; the fixer, an agent session, replaced by a stand-in).""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pygit2
 import pytest
-from conftest import Repo, git, make_repo
+from conftest import Repo, RunRgr, git, make_repo
 
 from rgr import git as rgit
 from rgr import merging, scratch
@@ -18,7 +19,9 @@ from rgr.daemon import land
 from rgr.daemon.gitcli import Git, git_env
 from rgr.daemon.queue import JobSpec
 from rgr.daemon.workcopy import WorkCopy
+from rgr.handoff import HandoffState, MergeFixNote, Phase
 from rgr.mergefix_checks import check_merge_commits, check_merge_scope, check_merge_tests
+from rgr.notes import NotesStore
 from rgr.proc import Completed
 from rgr.verify import TestOutcome, TestReport
 
@@ -232,3 +235,20 @@ def test_a_failed_fix_names_the_conflict_and_leaves_the_base(tmp_path: Path) -> 
     assert repo.rev("main") == before
     # The job's clone is back on its own tip, no rebase or merge in progress.
     assert wc.git.rev("HEAD") == job_tip and wc.git.out("status", "--porcelain") == ""
+
+
+def test_show_and_history_read_a_merge_fix_note(tmp_path: Path, run_rgr: RunRgr) -> None:
+    repo, base, job = conflicting(tmp_path)
+    head = merge_commit(repo, job, RESOLVED)
+    note = HandoffState(
+        phase=Phase.COMPLETE, cycle_number=2, run_id="r1", feature="mul", branch="job",
+        summary="merge fix: kept both", merge_fix=MergeFixNote(
+            into="main", base_tip=base, job_tip=job, conflicts=["calc.py"], attempt=2,
+            tries=2))
+    NotesStore(pygit2.Repository(str(repo.path))).write(head, note)
+    code, out, err = run_rgr(["show"], repo.path)
+    assert code == 0, err
+    assert f"resolved: onto main at {base[:8]}, conflicts in calc.py (attempt 2 of 2)" in out
+    code, out, err = run_rgr(["history", "--json"], repo.path)
+    assert code == 0, err
+    assert [h["commit"] for h in json.loads(out)] == [head]

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from rgr import git, merging
 from rgr.attempt import open_sealer
-from rgr.commands.run import _require_clean, make_backend
+from rgr.commands.run import _require_clean, make_backend, recover_after_crash
 from rgr.config import resolve_test_command
 from rgr.errors import RepositoryError
 from rgr.locks import run_lock
@@ -21,6 +21,7 @@ def run(ws: Workspace, onto: str, into: str, tries: int) -> int:
     ws = ws.pinned()
     log = PlainView()
     with run_lock(ws.git_dir, "rgr fix-merge"):
+        recover_after_crash(ws, log)  # a killed daemon's fixer: its agent, locks, folders
         job_tip = git.head_commit(ws.repo)
         base_tip = git.resolve_commit(ws.repo, onto)
         if git.is_ancestor(ws.repo, base_tip.id, job_tip.id):

@@ -73,7 +73,8 @@ def land(wc: WorkCopy, main: Git, main_root: Path, local_hub: bool,
                 tried = fixer.run_rgr(["fix-merge", "--onto", base_tip, "--into", base,
                                        "--tries", str(fixer.tries)])
                 if tried.returncode != 0:
-                    why = tail((tried.stderr or tried.stdout).strip(), 800)
+                    why = tail((tried.stderr or tried.stdout).strip(), 800).replace(
+                        "rgr: error: ", "")
                     return Landed(False, f"{conflict}; {base} is unchanged; {why}")
                 fixed = True
             wc.publish()
