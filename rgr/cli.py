@@ -488,13 +488,16 @@ def daemon_stop(ctx: Context) -> None:
 @click.option("--into", required=True, metavar="BRANCH", help="The base branch.")
 @click.option("--tries", type=click.IntRange(min=1), default=2, show_default=True,
               help="Merge-fixer sessions at most.")
+@click.option("--max-budget-usd", type=click.FloatRange(min=0, min_open=True),
+              help="What the sessions together may cost.")
 @pass_context
-def fix_merge(ctx: Context, onto: str, into: str, tries: int) -> None:
+def fix_merge(ctx: Context, onto: str, into: str, tries: int,
+              max_budget_usd: float | None) -> None:
     """Internal (rgr daemon --integrate merge): merge the job checked out here onto
     COMMIT with merge-fixer sessions, judged like every phase."""
     from rgr.commands import fix_merge as command
 
-    sys.exit(command.run(ctx.workspace(), onto, into, tries))
+    sys.exit(command.run(ctx.workspace(), onto, into, tries, max_budget_usd))
 
 
 def _json_error(args: list[str], kind: str, message: str, hint: str | None,

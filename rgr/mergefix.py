@@ -86,6 +86,9 @@ class MergeFixer:
     sealer: Sealer
     report: Report
     backoff_base_s: float = 1.0
+    #: What all sessions together may cost (the daemon's --max-budget-usd, what is left).
+    max_budget_usd: float | None = None
+    spent_usd: float = 0.0
 
     def tests_at(self, commit: pygit2.Commit) -> TestReport:
         """The suite's report of ``commit``'s tree (recorded, or run sealed now)."""
@@ -110,6 +113,11 @@ class MergeFixer:
             for attempt in phase_retrying(tries - 1, self.backoff_base_s):
                 with attempt:
                     number = attempt.retry_state.attempt_number
+                    if self._budget_left() == 0.0:
+                        raise MergeFixFailed(
+                            f"the daemon's --max-budget-usd is spent before merge fix {number}"
+                            f" (conflicts in {', '.join(job.conflicts) or '-'})",
+                            f"merge {job.branch} by hand, or raise the budget")
                     try:
                         return self._attempt(job, spec, number, tries, brief, reports)
                     except AttemptRejected as rejected:
@@ -124,6 +132,11 @@ class MergeFixer:
                 f"merge it by hand (`git merge {job.into}` on {job.branch}); the rejected "
                 "fixes are kept under refs/rgr/attempts/ (`rgr history --all`)") from None
         raise AssertionError("unreachable: tenacity either returns or raises")
+
+    def _budget_left(self) -> float | None:
+        if self.max_budget_usd is None:
+            return None
+        return max(self.max_budget_usd - self.spent_usd, 0.0)
 
     def _attempt(self, job: MergeJob, spec: AgentSpec, number: int, tries: int,
                  brief: str | None, reports: tuple[TestReport, TestReport]) -> pygit2.Commit:
@@ -145,6 +158,7 @@ class MergeFixer:
             try:
                 result = self.backend.run(self._request(spec, job, number, tries, brief,
                                                         session_id, seat))
+                self.spent_usd += result.cost_usd
             except BackendError as exc:
                 if is_fatal(exc):
                     raise
@@ -179,6 +193,7 @@ class MergeFixer:
             "finished_at": now_utc(), "agent": agent_summary(result, spec, self.ws.config_root),
             "tests": tests_summary(after), "test_result": TestResult.PASS,
             "rgr_version": __version__, "summary": f"merge fix: {summary}", "merge_fix": note,
+            "batch": None,  # a refactor job's last batch is not this commit's
         })
         # The note first, then the branch (as for every phase).
         self.ws.notes.write(str(head.id), state, f"rgr: merge fix of {job.branch}")
@@ -215,7 +230,7 @@ class MergeFixer:
             "agent": agent_summary(result, None, self.ws.config_root) if result else None,
             "tests": tests_summary(after) if after else None, "test_result": None,
             "rgr_version": __version__, "summary": f"rejected merge fix kept at {name}",
-            "merge_fix": note,
+            "merge_fix": note, "batch": None,
         })
         self.ws.notes.write(str(head.id), state, "rgr: rejected merge fix")
         self.report(f"rejected merge fix kept at {name}")
@@ -249,5 +264,5 @@ class MergeFixer:
             max_turns=min(spec.max_turns, self.ws.config.max_turns),
             model=spec.model or self.ws.config.model, cwd=seat.cwd,
             timeout_s=self.ws.config.agent_timeout, session_id=session_id, env=seat.env,
-            launcher=seat.launcher, settings_file=seat.settings_file,
-            backend=spec.backend or self.ws.config.backend)
+            max_budget_usd=self._budget_left(), launcher=seat.launcher,
+            settings_file=seat.settings_file, backend=spec.backend or self.ws.config.backend)

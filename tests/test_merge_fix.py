@@ -252,3 +252,18 @@ def test_show_and_history_read_a_merge_fix_note(tmp_path: Path, run_rgr: RunRgr)
     code, out, err = run_rgr(["history", "--json"], repo.path)
     assert code == 0, err
     assert [h["commit"] for h in json.loads(out)] == [head]
+
+
+def test_fix_merge_bad_input(tmp_path: Path, run_rgr: RunRgr) -> None:
+    repo, base, job = conflicting(tmp_path)
+    repo.git("checkout", "-q", "job")
+    code, _, err = run_rgr(["fix-merge", "--onto", "nowhere", "--into", "main"], repo.path)
+    assert code == 1 and "nowhere" in err, err
+    code, _, err = run_rgr(["fix-merge", "--onto", base, "--into", "main"], repo.path)
+    assert code == 1 and "job has no valid handoff note" in err, err
+    code, out, err = run_rgr(["fix-merge", "--onto", job, "--into", "main"], repo.path)
+    assert code == 0 and "nothing to fix" in out, out + err
+    (repo.path / "calc.py").write_text("dirty\n")
+    code, _, err = run_rgr(["fix-merge", "--onto", base, "--into", "main"], repo.path)
+    assert code == 1 and "uncommitted changes" in err, err
+    assert repo.rev("job") == job and repo.rev("main") == base

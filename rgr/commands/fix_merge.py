@@ -15,7 +15,8 @@ from rgr.view import PlainView
 from rgr.workspace import Workspace
 
 
-def run(ws: Workspace, onto: str, into: str, tries: int) -> int:
+def run(ws: Workspace, onto: str, into: str, tries: int,
+        max_budget_usd: float | None = None) -> int:
     branch = git.require_branch(ws.repo)
     _require_clean(ws, "rgr fix-merge")
     ws = ws.pinned()
@@ -35,7 +36,8 @@ def run(ws: Workspace, onto: str, into: str, tries: int) -> int:
         test_command = resolve_test_command(ws.config, ws.root)
         backend = make_backend(ws)
         fixer = MergeFixer(ws, backend, test_command,
-                           open_sealer(ws, backend, test_command, log), log)
+                           open_sealer(ws, backend, test_command, log), log,
+                           max_budget_usd=max_budget_usd)
         head = fixer.fix(MergeJob(branch, into, base_tip, job_tip, found[0].state, merged),
                          tries)
         log(f"{branch} at {str(head.id)[:8]} merges {into} at {str(base_tip.id)[:8]}")

@@ -38,6 +38,14 @@ class Fixer:
 
     tries: int
     run_rgr: Callable[[list[str]], Completed]
+    #: What is left of the daemon's --max-budget-usd (None: no limit).
+    max_budget_usd: float | None = None
+
+    def argv(self, base_tip: str, base: str) -> list[str]:
+        budget = [] if self.max_budget_usd is None else [
+            "--max-budget-usd", f"{max(self.max_budget_usd, 0.0001):.4f}"]
+        return ["fix-merge", "--onto", base_tip, "--into", base, "--tries", str(self.tries),
+                *budget]
 
 
 def land(wc: WorkCopy, main: Git, main_root: Path, local_hub: bool,
@@ -70,8 +78,7 @@ def land(wc: WorkCopy, main: Git, main_root: Path, local_hub: bool,
                 if fixed or fixer is None or fixer.tries == 0:
                     return Landed(False, f"{conflict}; {base} is unchanged")
                 say(f"{conflict}: merge-fixer sessions ({fixer.tries} at most) resolve it")
-                tried = fixer.run_rgr(["fix-merge", "--onto", base_tip, "--into", base,
-                                       "--tries", str(fixer.tries)])
+                tried = fixer.run_rgr(fixer.argv(base_tip, base))
                 if tried.returncode != 0:
                     why = tail((tried.stderr or tried.stdout).strip(), 800).replace(
                         "rgr: error: ", "")

@@ -336,7 +336,8 @@ class Worker(threading.Thread):
                 landed = land.land(wc, ctx.main, ctx.root, ctx.hub.name == "local", ctx.env,
                                    lambda m: self.say(f"job {job.id}: {m}"), mode,
                                    fixer=land.Fixer(ctx.options.merge_fix_tries,
-                                                    lambda argv: self.rgr(job, argv)))
+                                                    lambda argv: self.rgr(job, argv),
+                                                    ctx.budget.remaining()))
             # A merge fix is an agent session: its cost counts for the job and the budget.
             after = wc.progress().cost_usd
             ctx.budget.add(after - cost)
