@@ -173,9 +173,11 @@ class MergeFixer:
         if not violations:
             violations = self.check(job, spec, head)
         if not violations:
-            after = self.sealer.run_tests(head)
+            self.report(f"merge fix {number}: full gate on {str(head.id)[:8]}")
+            gate = self.sealer.run_gate(head, "full")
+            after = gate.tests
             report_store.save(self.ws.git_dir, str(head.tree.id), after)
-            violations = check_merge_tests(*reports, after)
+            violations = check_merge_tests(*reports, gate)
         note = MergeFixNote(into=job.into, base_tip=str(job.base_tip.id),
                             job_tip=str(job.job_tip.id), conflicts=job.conflicts,
                             attempt=number, tries=tries,

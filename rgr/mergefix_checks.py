@@ -7,8 +7,9 @@ prefix. What the fixer wrote is what differs from git's own merge of the two: th
 the rules of every phase apply (rgr's configuration and the test infrastructure are off
 limits, no skip marker, no link out of the repository, no hook into the test framework
 from code), and a test file may only be merged: every line either side added or kept
-stays. The suite passes on a pristine checkout, and every test that passed on the base
-tip or on the job's branch is still collected and passes.
+stays. The full gate (the suite and the [gate] commands) passes on a pristine checkout,
+and every test that passed on the base tip or on the job's branch is still collected and
+passes.
 """
 
 from __future__ import annotations
@@ -22,12 +23,12 @@ from rgr.config import Config
 from rgr.guards import (
     SKIP_MARKERS,
     Violation,
-    check_tests,
     escaping_links,
     forbidden_path,
     hooks_framework,
 )
-from rgr.handoff import Phase
+from rgr.refactor.checks import check_gate
+from rgr.refactor.gate import GateResult
 from rgr.verify import TestReport
 
 #: Lines of a test file shown in one violation (the brief stays short).
@@ -129,16 +130,16 @@ def _dropped_test_lines(path: str, text: str, sides: list[list[str]],
                       "merged, never cut", path)]
 
 
-def check_merge_tests(base: TestReport, job: TestReport, after: TestReport
+def check_merge_tests(base: TestReport, job: TestReport, gate: GateResult
                       ) -> list[Violation]:
-    """The full suite passes, and every test that passed on the base tip or on the
-    job's branch is still collected and passes (not skipped)."""
+    """The full gate passes (the suite, then the [gate] commands), and every test that
+    passed on the base tip or on the job's branch is still collected and passes (not
+    skipped)."""
     passing = {**{i: o for i, o in job.outcomes.items() if o.status == "passed"},
                **{i: o for i, o in base.outcomes.items() if o.status == "passed"}}
-    before = dataclasses.replace(base, outcomes=passing)
-    violations = check_tests(Phase.REFACTOR, before, after)
+    violations = check_gate(dataclasses.replace(base, outcomes=passing), gate)
     for test_id in sorted(passing):
-        outcome = after.outcomes.get(test_id)
+        outcome = gate.tests.outcomes.get(test_id)
         if outcome is not None and outcome.status == "skipped":
             violations.append(Violation("test-weakened", f"{test_id} passed before the "
                                         "merge and is skipped after it"))

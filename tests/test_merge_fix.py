@@ -23,6 +23,7 @@ from rgr.handoff import HandoffState, MergeFixNote, Phase
 from rgr.mergefix_checks import check_merge_commits, check_merge_scope, check_merge_tests
 from rgr.notes import NotesStore
 from rgr.proc import Completed
+from rgr.refactor.gate import CommandResult, GateResult
 from rgr.verify import TestOutcome, TestReport
 
 CALC = "def add(a, b):\n    return a + b\n"
@@ -175,11 +176,16 @@ def report(**statuses: str) -> TestReport:
 def test_every_test_that_passed_on_either_side_still_passes() -> None:
     base = report(t_add="passed", t_sub="passed")
     job = report(t_add="passed", t_mul="passed", t_flaky="failed")
-    rules = lambda after: [v.rule for v in check_merge_tests(base, job, after)]  # noqa: E731
+    rules = lambda after: [v.rule for v in check_merge_tests(  # noqa: E731
+        base, job, GateResult("full", after))]
     assert rules(report(t_add="passed", t_sub="passed", t_mul="passed")) == []
     assert rules(report(t_add="passed", t_sub="passed")) == ["test-removed"]
     assert rules(report(t_add="passed", t_sub="skipped", t_mul="passed")) == ["test-weakened"]
     assert rules(report(t_add="passed", t_sub="failed", t_mul="passed")) == ["tests-fail"]
+    lint = CommandResult("ruff check .", 1, 0.1, False, "E501 line too long")
+    failed = check_merge_tests(base, job, GateResult(
+        "full", report(t_add="passed", t_sub="passed", t_mul="passed"), [lint]))
+    assert [v.rule for v in failed] == ["gate-command-failed"] and "E501" in failed[0].message
 
 
 # -------------------------------------------------------------- the integration --
