@@ -33,6 +33,7 @@ from rgr.attempt import Sealer, Seat, agent_summary, is_fatal, tests_summary
 from rgr.backends.base import AgentRequest, AgentResult, Backend
 from rgr.config import TestCommand
 from rgr.errors import BackendError, RgrError
+from rgr.events import Event, event
 from rgr.guards import Violation, edit_rules, failure_brief
 from rgr.handoff import (
     ErrorDetails,
@@ -89,6 +90,8 @@ class MergeFixer:
     #: What all sessions together may cost (the daemon's --max-budget-usd, what is left).
     max_budget_usd: float | None = None
     spent_usd: float = 0.0
+    #: Where the sessions' tool calls go (a PlainView's emit: the daemon shows them live).
+    emit: Callable[[Event], None] | None = None
 
     def tests_at(self, commit: pygit2.Commit) -> TestReport:
         """The suite's report of ``commit``'s tree (recorded, or run sealed now)."""
@@ -267,4 +270,13 @@ class MergeFixer:
             model=spec.model or self.ws.config.model, cwd=seat.cwd,
             timeout_s=self.ws.config.agent_timeout, session_id=session_id, env=seat.env,
             max_budget_usd=self._budget_left(), launcher=seat.launcher,
-            settings_file=seat.settings_file, backend=spec.backend or self.ws.config.backend)
+            settings_file=seat.settings_file, backend=spec.backend or self.ws.config.backend,
+            on_event=self._follow(number, session_id))
+
+    def _follow(self, number: int, session_id: str
+                ) -> Callable[[dict[str, object]], None] | None:
+        emit = self.emit
+        if emit is None:
+            return None
+        return lambda raw: emit(event("agent_event", phase="merge fix", cycle=number,
+                                      sessionId=session_id, event=raw))

@@ -345,6 +345,11 @@ def test_merge_fixer_lands_two_conflicting_jobs(tmp_path: Path) -> None:
     assert git(repo, "status", "--porcelain") == ""
     shown = rgr(["show", fix["commit"]], repo, env)  # type: ignore[list-item]
     assert shown.returncode == 0 and "merge fix" in shown.stdout, shown.stdout + shown.stderr
+    # The fixer ran as `rgr fix-merge` in the job's clone, sealed like every phase.
+    logs = "".join(p.read_text() for p in (repo / ".git" / "rgr" / "jobs").glob("*.log"))
+    fixer_log = logs[logs.index("fix-merge --onto"):]
+    assert "agents reach only the model API" in fixer_log, fixer_log
+    assert "merge fix: ▸ turn 1 Read alpha.py" in fixer_log, fixer_log
 
 
 def test_a_cheating_merge_fixer_leaves_the_job_needing_attention(tmp_path: Path) -> None:
