@@ -6,6 +6,7 @@ fixer (a real job clone; the fixer, an agent session, replaced by a stand-in).""
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import pygit2
@@ -194,7 +195,8 @@ def test_every_test_that_passed_on_either_side_still_passes() -> None:
 def job_clone(tmp_path: Path) -> tuple[Repo, WorkCopy, Git]:
     """A job whose branch conflicts with a commit that landed on main meanwhile."""
     repo = make_repo(tmp_path, commits=0, name="main")
-    repo.commit("base", {"calc.py": CALC})
+    repo.commit("base", {"calc.py": CALC, "tests/test_calc.py": TESTS, "tdd.toml":
+                         f'test_command = "{sys.executable} -m pytest -q -p no:cacheprovider"\n'})
     env = {**git_env(), "RGR_JOBS_DIR": str(tmp_path / "jobs")}
     main = Git(repo.path, env)
     spec = JobSpec(id=1, kind="run", feature="mul", base="main", branch="rgr/mul")
@@ -273,3 +275,30 @@ def test_fix_merge_bad_input(tmp_path: Path, run_rgr: RunRgr) -> None:
     code, _, err = run_rgr(["fix-merge", "--onto", base, "--into", "main"], repo.path)
     assert code == 1 and "uncommitted changes" in err, err
     assert repo.rev("job") == job and repo.rev("main") == base
+
+
+def test_a_fixed_job_lands_and_a_base_that_moves_again_is_merged_in(tmp_path: Path) -> None:
+    repo, wc, main = job_clone(tmp_path)
+    said: list[str] = []
+
+    def fixer(argv: list[str]) -> Completed:
+        # Stand-in for the agent's session: what an accepted fix leaves in the clone (the
+        # job's branch moved to a merge onto the base tip) ...
+        onto = argv[argv.index("--onto") + 1]
+        wc.git.run("merge", "--no-commit", "-q", onto)
+        (wc.root / "calc.py").write_text(CALC + SUB + MUL)
+        wc.git.out("commit", "-q", "-am", "merge-fix: both")
+        # ... while someone lands unrelated work on main.
+        repo.commit("docs", {"NOTES.md": "more\n"})
+        return Completed(tuple(argv), 0, "", "", 0.1)
+
+    landed = land.land(wc, main, repo.path, True, main.env, said.append, "merge",
+                       fixer=land.Fixer(2, fixer))
+    assert landed.ok, (landed.message, said)
+    assert any(s.startswith("merging rgr/mul onto main") for s in said), said
+    tip = repo.rev("main")
+    assert tip == wc.git.rev("HEAD") and landed.message == f"main fast-forwarded to {tip[:8]}"
+    # Both merges are on main: the fix and the base that moved again, nothing flattened.
+    subjects = repo.git("log", "--format=%s", "main").splitlines()
+    assert subjects[1] == "merge-fix: both" and "docs" in subjects and "feat: mul" in subjects
+    assert (repo.path / "calc.py").read_text() == CALC + SUB + MUL

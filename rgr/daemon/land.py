@@ -92,7 +92,8 @@ def land(wc: WorkCopy, main: Git, main_root: Path, local_hub: bool,
             verified = run([sys.executable, "-m", "rgr", "verify", "--full"], cwd=wc.root,
                            timeout=VERIFY_TIMEOUT_S, env=_without_slots(env))
         if verified.returncode != 0:
-            return Landed(False, f"the full suite fails on {branch} rebased onto {base} at "
+            how = "merged" if fixed else "rebased"
+            return Landed(False, f"the full suite fails on {branch} {how} onto {base} at "
                                  f"{base_tip[:8]}; {base} is unchanged:\n"
                                  f"{verified.describe(800)}")
         if mode == "pr":
