@@ -27,6 +27,7 @@ import shutil
 import sys
 import tempfile
 import time
+import weakref
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
@@ -198,8 +199,14 @@ class Sealer:
     test_command: TestCommand
     policy: SandboxPolicy | None
     _toolchain_env: dict[str, str] = field(default_factory=dict)
+    _stager: scratch.PristineStager | None = field(default=None, init=False)
 
     def __post_init__(self) -> None:
+        # Only under the sandbox is a staged tree out of every agent's reach until used.
+        self._stager = (scratch.PristineStager(self.ws.repo.path)
+                        if self.policy is not None else None)
+        if self._stager is not None:
+            weakref.finalize(self, self._stager.discard)
         home = Path(self.ws.env.get("HOME") or os.path.expanduser("~"))
         for name, var in TOOLCHAIN_HOMES.items():
             if (home / name).is_dir() and var not in self.ws.env:
@@ -241,6 +248,9 @@ class Sealer:
                             (scratch.objects_dir(self.ws.repo),) * 2,
                             *((p, p) for p in self._prompt_dirs()),),
                     extra_readable=(control, PRETOOL.parent))
+            if self._stager is not None:
+                # The verification after this session starts from this tree.
+                self._stager.stage(base.id, self._folder("staged"))
             yield Seat(folder, made, home, tmp, env, launcher, bridge, settings)
         finally:
             if bridge is not None:
@@ -277,7 +287,8 @@ class Sealer:
             tree, home, tmp = folder / "tree", folder / "home", folder / "tmp"
             home.mkdir()
             tmp.mkdir()
-            scratch.checkout_pristine(self.ws.repo, commit.id, tree)
+            if self._stager is None or not self._stager.take(self.ws.repo, commit.id, tree):
+                scratch.checkout_pristine(self.ws.repo, commit.id, tree)
             failpoints.hit("seal:checked-out")
             env = self._environment((), home, tmp)
             confinement = None

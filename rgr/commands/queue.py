@@ -12,7 +12,7 @@ from rgr.daemon import cron
 from rgr.daemon.gitcli import Git, git_env
 from rgr.daemon.hub import open_hub
 from rgr.daemon.queue import Job, JobSpec, JobState, Queue, describe_claim, state_dict, who
-from rgr.ui import esc, make_console, print_json
+from rgr.ui import esc, make_console, print_json_rows
 from rgr.workspace import Workspace
 
 
@@ -79,7 +79,7 @@ def listing(ws: Workspace, as_json: bool, remote: str | None) -> int:
     queue.hub.refresh()
     jobs = queue.jobs()
     if as_json:
-        print_json([state_dict(j) for j in jobs])
+        print_json_rows(state_dict(j) for j in jobs)
         return 0
     out = make_console()
     if not jobs:
