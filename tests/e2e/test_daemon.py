@@ -312,21 +312,35 @@ def test_integrate_merge_lands_parallel_jobs_and_names_a_conflict(tmp_path: Path
     assert git(repo, "status", "--porcelain") == ""
 
 
-def test_merge_fixer_lands_two_conflicting_jobs(tmp_path: Path) -> None:
+def test_merge_fixer_lands_a_conflicting_job_and_a_cheat_needs_attention(
+        tmp_path: Path) -> None:
+    """Three jobs write their own alpha.py: the first lands as it is, the second
+    through a merge-fixer session, the third's fixer weakens a test and is rejected."""
     repo = make_project(tmp_path / "kata")
-    with FakeModelServer(choose=choose) as server:
+    fixers: list[str] = []
+    lock = threading.Lock()
+
+    def scripts(system: str, prompt: str) -> object:
+        if "MERGE-FIXER" not in system:
+            return choose(system, prompt)
+        with lock:  # integrations are one at a time: the first fix is honest
+            fixers.append(prompt)
+            return merge_fix(cheat=len(fixers) > 1)
+
+    with FakeModelServer(choose=scripts) as server:  # type: ignore[arg-type]
         env = rgr_env(tmp_path / "home", server.url)
-        add(repo, env, "alpha", "alpha")  # both write their own alpha.py
-        done = rgr(["daemon", "--workers", "2", "--integrate", "merge", *FAST], repo, env,
-                   timeout=500)
-        assert done.returncode == 0, done.stdout + done.stderr
+        add(repo, env, "alpha", "alpha", "alpha")
+        done = rgr(["daemon", "--workers", "3", "--integrate", "merge", "--merge-fix-tries",
+                    "1", *FAST], repo, env, timeout=500)
         assert server.errors == [], server.errors
+    assert done.returncode == 1, done.stdout + done.stderr
     jobs = queue_json(repo, env)
-    assert states(jobs) == ["complete", "complete"], done.stdout
-    assert "merge-fixer sessions (2 at most) resolve it" in done.stdout, done.stdout
-    # One fixer session, its merge judged and noted: both jobs' commits and handoffs are
-    # on main, under the fixer's merge (its first parent the base tip it merged onto).
-    assert sessions_by_job(server) == {"alpha": 2 * SESSIONS_PER_JOB + 1}
+    assert sorted(states(jobs)) == ["complete", "complete", "needs-attention"], done.stdout
+    assert done.stdout.count("merge-fixer sessions (1 at most) resolve it") == 2, done.stdout
+    assert sessions_by_job(server) == {"alpha": 3 * SESSIONS_PER_JOB + 2}
+    assert all("alpha.py" in prompt and "MERGE_HEAD" in prompt for prompt in fixers)
+    # The honest fix: its merge judged and noted, main fast-forwarded to it (its first
+    # parent the base tip it merged onto); both landed jobs' handoffs are on main.
     notes = notes_on_branch(repo, "main")
     fixes = [n for n in notes if n.get("mergeFix")]
     assert len(fixes) == 1, notes
@@ -336,7 +350,8 @@ def test_merge_fixer_lands_two_conflicting_jobs(tmp_path: Path) -> None:
     assert fix["mergeFix"]["conflicts"] == ["alpha.py"]  # type: ignore[index]
     assert fix["phase"] == "COMPLETE" and fix["agent"]["sessionId"]  # type: ignore[index]
     assert git(repo, "rev-parse", "main^1").strip() == fix["mergeFix"]["baseTip"]  # type: ignore[index]
-    for job in jobs:
+    landed = [j for j in jobs if j["state"]["state"] == "complete"]  # type: ignore[index]
+    for job in landed:
         phases = [n["phase"] for n in notes if n.get("branch") == job["branch"]
                   and not n.get("mergeFix")]
         assert phases == PHASES, (job["branch"], phases)
@@ -344,45 +359,21 @@ def test_merge_fixer_lands_two_conflicting_jobs(tmp_path: Path) -> None:
     assert_suite_green(repo)
     assert git(repo, "status", "--porcelain") == ""
     shown = rgr(["show", fix["commit"]], repo, env)  # type: ignore[list-item]
-    assert shown.returncode == 0 and "merge fix" in shown.stdout, shown.stdout + shown.stderr
-    # The fixer ran as `rgr fix-merge` in the job's clone, sealed like every phase.
+    assert shown.returncode == 0 and "resolved: onto main" in shown.stdout, shown.stdout
+    # The cheat: rejected, named, kept with a note saying why; main stays at the fix.
+    stuck = next(j for j in jobs if j["state"]["state"] == "needs-attention")  # type: ignore[index]
+    message = str(stuck["state"]["message"])  # type: ignore[index]
+    assert "conflicts in alpha.py" in message and "main is unchanged" in message, message
+    assert "test-weakened" in message and "tests/test_alpha.py" in message, message
+    kept = [n for n in (json.loads(git(repo, "cat-file", "-p", line.split()[0])) for line in
+                        git(repo, "notes", "--ref=refs/notes/tdd-handoffs", "list").splitlines())
+            if (n.get("mergeFix") or {}).get("status") == "rejected"]
+    assert len(kept) == 1 and kept[0]["error"].startswith("test-weakened"), kept
+    # The fixers ran as `rgr fix-merge` in the jobs' clones, sealed like every phase.
     logs = "".join(p.read_text() for p in (repo / ".git" / "rgr" / "jobs").glob("*.log"))
     fixer_log = logs[logs.index("fix-merge --onto"):]
     assert "agents reach only the model API" in fixer_log, fixer_log
     assert "merge fix: ▸ turn 1 Read alpha.py" in fixer_log, fixer_log
-
-
-def test_a_cheating_merge_fixer_leaves_the_job_needing_attention(tmp_path: Path) -> None:
-    repo = make_project(tmp_path / "kata")
-
-    def cheating(system: str, prompt: str) -> object:
-        return merge_fix(cheat=True) if "MERGE-FIXER" in system else choose(system, prompt)
-
-    with FakeModelServer(choose=cheating) as server:  # type: ignore[arg-type]
-        env = rgr_env(tmp_path / "home", server.url)
-        add(repo, env, "alpha", "alpha")
-        done = rgr(["daemon", "--workers", "2", "--integrate", "merge", "--merge-fix-tries",
-                    "1", *FAST], repo, env, timeout=500)
-        assert server.errors == [], server.errors
-    assert done.returncode == 1, done.stdout
-    jobs = queue_json(repo, env)
-    assert sorted(states(jobs)) == ["complete", "needs-attention"], done.stdout
-    landed = next(j for j in jobs if j["state"]["state"] == "complete")  # type: ignore[index]
-    stuck = next(j for j in jobs if j["state"]["state"] != "complete")  # type: ignore[index]
-    message = str(stuck["state"]["message"])  # type: ignore[index]
-    assert "conflicts in alpha.py" in message and "main is unchanged" in message, message
-    assert "test-weakened" in message and "tests/test_alpha.py" in message, message
-    # main is exactly the first job, landed; the cheat is kept with a note saying why.
-    assert git(repo, "rev-parse", "main").strip() == \
-        git(repo, "rev-parse", str(landed["branch"])).strip()
-    assert not any(n.get("mergeFix") for n in notes_on_branch(repo, "main"))
-    assert_suite_green(repo)
-    rejected = [json.loads(git(repo, "cat-file", "-p", blob)) for blob, _ in (
-        line.split() for line in git(repo, "notes", "--ref=refs/notes/tdd-handoffs",
-                                     "list").splitlines())]
-    kept = [n for n in rejected if n.get("mergeFix")]
-    assert len(kept) == 1 and kept[0]["mergeFix"]["status"] == "rejected", kept
-    assert kept[0]["error"].startswith("test-weakened"), kept
 
 
 def test_stop_and_cancel_at_phase_boundaries(tmp_path: Path) -> None:
