@@ -302,3 +302,18 @@ def test_a_fixed_job_lands_and_a_base_that_moves_again_is_merged_in(tmp_path: Pa
     subjects = repo.git("log", "--format=%s", "main").splitlines()
     assert subjects[1] == "merge-fix: both" and "docs" in subjects and "feat: mul" in subjects
     assert (repo.path / "calc.py").read_text() == CALC + SUB + MUL
+
+
+def test_a_fix_a_killed_daemon_had_not_pushed_lands_after_a_restart(tmp_path: Path) -> None:
+    repo, wc, main = job_clone(tmp_path)
+    # The fix was accepted in the job's clone, then the daemon died before pushing it.
+    wc.git.out("fetch", "-q", "origin", "+refs/heads/main:refs/remotes/origin/main")
+    wc.git.run("merge", "--no-commit", "-q", "origin/main")
+    (wc.root / "calc.py").write_text(CALC + SUB + MUL)
+    wc.git.out("commit", "-q", "-am", "merge-fix: both")
+    fixed = wc.git.rev("HEAD")
+    again = WorkCopy(main, repo.path / ".git", wc.spec, str(repo.path))
+    again.prepare()  # the restarted worker's view of the same clone
+    landed = land.land(again, main, repo.path, True, main.env, lambda m: None, "merge")
+    assert landed.ok, landed.message
+    assert repo.rev("main") == fixed

@@ -84,9 +84,12 @@ def land(wc: WorkCopy, main: Git, main_root: Path, local_hub: bool,
                         "rgr: error: ", "")
                     return Landed(False, f"{conflict}; {base} is unchanged; {why}")
                 fixed = True
-            wc.publish()
-            head = wc.git.rev("HEAD")
-            assert head is not None
+        # Published before it is verified: the base can only move to objects the hub
+        # has (a no-op when the branch is as published; after a restart it may be a
+        # merge fix that a killed daemon had not pushed yet).
+        wc.publish()
+        head = wc.git.rev("HEAD")
+        assert head is not None
         say(f"verifying {branch} at {head[:8]} (the full suite, as {base} would be)")
         with test_slot(env):
             verified = run([sys.executable, "-m", "rgr", "verify", "--full"], cwd=wc.root,
