@@ -45,6 +45,7 @@ from rgr.handoff import AgentSummary, TestRunSummary
 from rgr.processes import REPO_MARK_VAR
 from rgr.refactor.gate import GateResult, Level, gate_argvs, run_gate
 from rgr.sandbox.bridge import Bridge
+from rgr.sandbox.gateway import Upstream
 from rgr.sandbox.jail import PRETOOL, Jail
 from rgr.sandbox.policy import SandboxPolicy
 from rgr.scratch import Scratch
@@ -54,6 +55,8 @@ from rgr.workspace import Workspace
 ATTEMPTS_PREFIX = git.ATTEMPTS_PREFIX
 #: The loopback port inside the agent's sandbox where the CONNECT proxy answers.
 PROXY_PORT = 3128
+#: The first loopback port of the model API gateways inside the sandbox.
+GATEWAY_PORT = 41100
 LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1", "[::1]"})
 #: Toolchains installed under the user's HOME that compilers and test runners need,
 #: shown read-only inside (with the variable that tells the tool where it is).
@@ -361,13 +364,22 @@ class Sealer:
         return tuple(pairs)
 
     def _open_api(self, bridge: Bridge, env: dict[str, str]) -> tuple[tuple[int, Path], ...]:
-        """Ways out of the agent's sandbox to the model API: a loopback API keeps its
-        port (forwarded as it is), anything else goes through the allow-listed CONNECT
-        proxy that HTTPS_PROXY names inside."""
+        """Ways out of the agent's sandbox to the model API. A CLI with a key talks to
+        rgr's gateway, which adds the key outside (the sandbox holds a placeholder).
+        Without one (a subscription login): a loopback API keeps its port (forwarded as
+        it is), anything else goes through the allow-listed CONNECT proxy that
+        HTTPS_PROXY names inside."""
         assert self.policy is not None
         forwards: list[tuple[int, Path]] = []
         allowed: set[tuple[str, int]] = set()
-        for url in self.backend.api_urls(self.ws.env):
+
+        def open_gateway(url: str, credentials: Mapping[str, str]) -> str:
+            port = GATEWAY_PORT + len(forwards)
+            upstream = Upstream.of(url, credentials)
+            forwards.append((port, bridge.gateway(f"gateway-{port}", upstream)))
+            return f"http://127.0.0.1:{port}{urlsplit(url).path.rstrip('/')}"
+
+        for url in self.backend.seal_api(env, open_gateway):
             parts = urlsplit(url)
             host = (parts.hostname or "").lower()
             port = parts.port or (443 if parts.scheme == "https" else 80)

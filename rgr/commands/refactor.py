@@ -14,7 +14,7 @@ from rich.table import Table
 
 from rgr import __version__, git, integrate
 from rgr.attempt import ATTEMPTS_PREFIX, open_sealer, tests_summary
-from rgr.backends.base import AgentRequest, AgentResult, Backend
+from rgr.backends.base import AgentRequest, AgentResult, Backend, OpenGateway
 from rgr.commands.run import (
     PhaseLog,
     RunOptions,
@@ -332,6 +332,9 @@ class _NoBackend:
         return "none"
 
     def api_urls(self, env: Mapping[str, str]) -> list[str]:
+        return []
+
+    def seal_api(self, env: dict[str, str], open_gateway: OpenGateway) -> list[str]:
         return []
 
     def prepare_home(self, home: Path, env: Mapping[str, str]) -> None:

@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import gh_bin
 from daemon_kata import MERGED_ALPHA, choose, merge_fix
 from kata import (
     assert_suite_green,
@@ -412,3 +413,27 @@ def test_stop_and_cancel_at_phase_boundaries(tmp_path: Path) -> None:
     counts = sessions_by_job(server)
     assert counts["alpha"] == SESSIONS_PER_JOB  # nothing redone after the stop
     assert counts["beta"] < SESSIONS_PER_JOB  # cancelled before its end
+
+
+def test_integrate_pr_opens_a_pull_request_for_the_verified_branch(tmp_path: Path) -> None:
+    """`--integrate pr`: the job's branch, rebased and verified, goes to the hub with its
+    notes and `gh pr create` is called for it; the base branch does not move."""
+    repo = make_project(tmp_path / "kata")
+    base = git(repo, "rev-parse", "main").strip()
+    log = tmp_path / "gh.log"
+    with FakeModelServer(choose=choose) as server:
+        env = rgr_env(tmp_path / "home", server.url)
+        env.update(PATH=f"{gh_bin(tmp_path)}{os.pathsep}{env['PATH']}", GH_LOG=str(log))
+        add(repo, env, "alpha")
+        done = rgr(["daemon", "--workers", "1", "--integrate", "pr", *FAST], repo, env,
+                   timeout=300)
+        assert server.errors == [], server.errors
+    assert done.returncode == 0, done.stdout + done.stderr
+    [job] = queue_json(repo, env)
+    assert job["state"]["state"] == "complete", job  # type: ignore[index]
+    assert "https://github.com/example/kata/pull/7" in str(job["state"]["message"]), job  # type: ignore[index]
+    calls = [json.loads(line) for line in log.read_text().splitlines()]
+    create = next(c for c in calls if c[:2] == ["pr", "create"])
+    assert create[2:4] == ["--head", "rgr/make-alpha"] and create[-2:] == ["--base", "main"]
+    assert git(repo, "rev-parse", "main").strip() == base  # a pull request merges nothing
+    assert_branch_done(repo, "rgr/make-alpha", tmp_path)  # pushed here, notes and all
