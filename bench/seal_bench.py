@@ -4,13 +4,18 @@ Part 1, per attempt on a 10,000-file repository (made with git fast-import): the
 copy (a new repository whose objects are the user's, by alternates, with the base
 checked out), the import of a small commit from it, a pristine checkout of the result,
 a bubblewrap start (``bwrap ... true``), and the reference: ``git worktree add`` of the
-same commit, git's own way to get a second checkout (on the repository's disk; the
-scratch copies go where rgr puts them, /dev/shm by default, or ``--scratch-dir``).
+same commit. Under the sandbox rgr checks the base's pristine tree out in a thread while
+the agent works (``--session-s``, the shortest agent session: claude alone takes about
+1 s to start) and the verification then checks out only what the commit changed; the
+"unstaged" rows are the same attempt with a whole pristine checkout after the session
+(``--no-sandbox``, or a verification with nothing staged).
+The reference, ``git worktree add``, runs on the repository's disk; the scratch copies
+go where rgr puts them (/dev/shm by default, or ``--scratch-dir``).
 
 Part 2, the demo kata (two tests, nine agent sessions: the real claude and the scripted
 model) with the sandbox and with ``--no-sandbox``, alternated, several rounds.
 
-    python bench/seal_bench.py [--files 10000] [--rounds 5] [--kata-rounds 3]
+    python bench/seal_bench.py [--files 10000] [--rounds 5] [--kata-rounds 3] [--session-s 2]
 
 Targets (issue 11): under 1 s per attempt at 10,000 files; the kata at most 15% slower.
 """
@@ -59,7 +64,7 @@ def timer(into: list[float]) -> Iterator[None]:
     into.append(time.perf_counter() - started)
 
 
-def per_attempt(files: int, rounds: int, scratch_dir: str) -> None:
+def per_attempt(files: int, rounds: int, scratch_dir: str, session_s: float) -> None:
     with tempfile.TemporaryDirectory(prefix="rgr-seal-bench-") as tmp, \
             tempfile.TemporaryDirectory(prefix="rgr-seal-bench-", dir=scratch_dir) as fast:
         base_dir = Path(fast)  # where rgr makes scratch copies (rgr.attempt.work_root)
@@ -74,25 +79,39 @@ def per_attempt(files: int, rounds: int, scratch_dir: str) -> None:
         bwrap = shutil.which("bwrap")
         rows: dict[str, list[float]] = {k: [] for k in
                                         ("scratch copy", "import", "pristine checkout",
-                                         "sandbox start", "sealed total", "git worktree add")}
+                                         "sandbox start", "sealed total",
+                                         "pristine, unstaged", "sealed total, unstaged",
+                                         "git worktree add")}
+        stager = scratch.PristineStager(repo.path)
         for n in range(rounds):
             base = repo.head.peel(pygit2.Commit)
             work = base_dir / f"attempt-{n}" / "work"
             with timer(rows["scratch copy"]):
                 scratch.make_scratch(repo, base, "main", work, who)
+            # As rgr.attempt.Sealer.seat does under the sandbox: the base's pristine tree
+            # is checked out in a thread while the agent works.
+            (base_dir / f"staged-{n}").mkdir()
+            stager.stage(base.id, base_dir / f"staged-{n}")
+            session_started = time.perf_counter()
             (work / "src/d0/m0.py").write_text("def f0():\n    return -1\n")
             subprocess.run(["git", "commit", "-qam", "feat: change"], cwd=work, check=True)
+            time.sleep(max(0.0, session_s - (time.perf_counter() - session_started)))
             with timer(rows["import"]):
                 tip = scratch.import_branch(repo, scratch.Scratch(work, "main"), base.id)
             with timer(rows["pristine checkout"]):
-                scratch.checkout_pristine(repo, tip, base_dir / f"pristine-{n}")
+                if not stager.take(repo, tip, base_dir / f"pristine-{n}"):
+                    raise SystemExit("the staged checkout was not usable")
+            with timer(rows["pristine, unstaged"]):
+                scratch.checkout_pristine(repo, tip, base_dir / f"unstaged-{n}")
             if bwrap:
                 jail = Jail(bwrap, masked=(Path("/tmp"),), readable=(), writable=(work,))
                 with timer(rows["sandbox start"]):
                     run(jail.wrap(["true"], work), cwd=work, timeout=30)
-            rows["sealed total"].append(sum(rows[k][-1] for k in
-                                            ("scratch copy", "import", "pristine checkout",
-                                             "sandbox start") if rows[k]))
+            parts = ("scratch copy", "import", "pristine checkout", "sandbox start")
+            rows["sealed total"].append(sum(rows[k][-1] for k in parts if rows[k]))
+            rows["sealed total, unstaged"].append(
+                rows["sealed total"][-1] - rows["pristine checkout"][-1]
+                + rows["pristine, unstaged"][-1])
             with timer(rows["git worktree add"]):
                 subprocess.run(["git", "worktree", "add", "-q", "--detach",
                                 str(Path(tmp) / f"wt-{n}"), str(tip)], cwd=repo_path,
@@ -100,7 +119,7 @@ def per_attempt(files: int, rounds: int, scratch_dir: str) -> None:
         print(f"\nper attempt, median of {rounds} (wall seconds):")
         for name, values in rows.items():
             if values:
-                print(f"  {name:<18} {statistics.median(values):7.3f}")
+                print(f"  {name:<24} {statistics.median(values):7.3f}")
         ratio = statistics.median(rows["sealed total"]) / statistics.median(
             rows["git worktree add"])
         print(f"  sealed total / git worktree add: {ratio:.2f}x")
@@ -138,10 +157,12 @@ def main() -> None:
     parser.add_argument("--files", type=int, default=10_000)
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--kata-rounds", type=int, default=3)
+    parser.add_argument("--session-s", type=float, default=2.0,
+                        help="how long the simulated agent session lasts")
     parser.add_argument("--scratch-dir", default="/dev/shm",
                         help="where the scratch copies go (rgr's default: /dev/shm)")
     args = parser.parse_args()
-    per_attempt(args.files, args.rounds, args.scratch_dir)
+    per_attempt(args.files, args.rounds, args.scratch_dir, args.session_s)
     if args.kata_rounds:
         print("\nthe demo kata (two tests, nine sessions):")
         kata(args.kata_rounds)

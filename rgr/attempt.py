@@ -27,6 +27,7 @@ import shutil
 import sys
 import tempfile
 import time
+import weakref
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
@@ -44,6 +45,7 @@ from rgr.handoff import AgentSummary, TestRunSummary
 from rgr.processes import REPO_MARK_VAR
 from rgr.refactor.gate import GateResult, Level, gate_argvs, run_gate
 from rgr.sandbox.bridge import Bridge
+from rgr.sandbox.gateway import Upstream
 from rgr.sandbox.jail import PRETOOL, Jail
 from rgr.sandbox.policy import SandboxPolicy
 from rgr.scratch import Scratch
@@ -53,6 +55,8 @@ from rgr.workspace import Workspace
 ATTEMPTS_PREFIX = git.ATTEMPTS_PREFIX
 #: The loopback port inside the agent's sandbox where the CONNECT proxy answers.
 PROXY_PORT = 3128
+#: The first loopback port of the model API gateways inside the sandbox.
+GATEWAY_PORT = 41100
 LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1", "[::1]"})
 #: Toolchains installed under the user's HOME that compilers and test runners need,
 #: shown read-only inside (with the variable that tells the tool where it is).
@@ -198,8 +202,14 @@ class Sealer:
     test_command: TestCommand
     policy: SandboxPolicy | None
     _toolchain_env: dict[str, str] = field(default_factory=dict)
+    _stager: scratch.PristineStager | None = field(default=None, init=False)
 
     def __post_init__(self) -> None:
+        # Only under the sandbox is a staged tree out of every agent's reach until used.
+        self._stager = (scratch.PristineStager(self.ws.repo.path)
+                        if self.policy is not None else None)
+        if self._stager is not None:
+            weakref.finalize(self, self._stager.discard)
         home = Path(self.ws.env.get("HOME") or os.path.expanduser("~"))
         for name, var in TOOLCHAIN_HOMES.items():
             if (home / name).is_dir() and var not in self.ws.env:
@@ -241,6 +251,9 @@ class Sealer:
                             (scratch.objects_dir(self.ws.repo),) * 2,
                             *((p, p) for p in self._prompt_dirs()),),
                     extra_readable=(control, PRETOOL.parent))
+            if self._stager is not None:
+                # The verification after this session starts from this tree.
+                self._stager.stage(base.id, self._folder("staged"))
             yield Seat(folder, made, home, tmp, env, launcher, bridge, settings)
         finally:
             if bridge is not None:
@@ -277,7 +290,8 @@ class Sealer:
             tree, home, tmp = folder / "tree", folder / "home", folder / "tmp"
             home.mkdir()
             tmp.mkdir()
-            scratch.checkout_pristine(self.ws.repo, commit.id, tree)
+            if self._stager is None or not self._stager.take(self.ws.repo, commit.id, tree):
+                scratch.checkout_pristine(self.ws.repo, commit.id, tree)
             failpoints.hit("seal:checked-out")
             env = self._environment((), home, tmp)
             confinement = None
@@ -350,13 +364,22 @@ class Sealer:
         return tuple(pairs)
 
     def _open_api(self, bridge: Bridge, env: dict[str, str]) -> tuple[tuple[int, Path], ...]:
-        """Ways out of the agent's sandbox to the model API: a loopback API keeps its
-        port (forwarded as it is), anything else goes through the allow-listed CONNECT
-        proxy that HTTPS_PROXY names inside."""
+        """Ways out of the agent's sandbox to the model API. A CLI with a key talks to
+        rgr's gateway, which adds the key outside (the sandbox holds a placeholder).
+        Without one (a subscription login): a loopback API keeps its port (forwarded as
+        it is), anything else goes through the allow-listed CONNECT proxy that
+        HTTPS_PROXY names inside."""
         assert self.policy is not None
         forwards: list[tuple[int, Path]] = []
         allowed: set[tuple[str, int]] = set()
-        for url in self.backend.api_urls(self.ws.env):
+
+        def open_gateway(url: str, credentials: Mapping[str, str]) -> str:
+            port = GATEWAY_PORT + len(forwards)
+            upstream = Upstream.of(url, credentials)
+            forwards.append((port, bridge.gateway(f"gateway-{port}", upstream)))
+            return f"http://127.0.0.1:{port}{urlsplit(url).path.rstrip('/')}"
+
+        for url in self.backend.seal_api(env, open_gateway):
             parts = urlsplit(url)
             host = (parts.hostname or "").lower()
             port = parts.port or (443 if parts.scheme == "https" else 80)

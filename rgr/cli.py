@@ -449,10 +449,14 @@ def queue_cancel(ctx: Context, job_id: int, remote: str | None) -> None:
                    "takes a dead worker's job over.")
 @click.option("--poll", "poll_s", type=click.FloatRange(min=0.1), default=2.0,
               show_default=True, help="Seconds between looks at the queue when idle.")
+@click.option("--merge-fix-tries", type=click.IntRange(min=0), default=2, show_default=True,
+              help="With --integrate: when the rebase conflicts, merge-fixer agent sessions "
+                   "(sealed, judged by the full suite and the guards) that may try to merge "
+                   "the job; after that it needs attention. 0: none.")
 @click.pass_context
 def daemon(click_ctx: click.Context, workers: int, watch: bool, remote: str | None,
            integrate: str, max_budget_usd: float | None, test_slots: int | None,
-           lease_s: float, poll_s: float) -> None:
+           lease_s: float, poll_s: float, merge_fix_tries: int) -> None:
     """Work through the queue with N parallel workers until it is done.
 
     Each job is a full `rgr run` / `rgr refactor` on its own branch, in its own clone,
@@ -466,7 +470,7 @@ def daemon(click_ctx: click.Context, workers: int, watch: bool, remote: str | No
 
     options = DaemonOptions(workers=workers, watch=watch, remote=remote, integrate=integrate,
                             max_budget_usd=max_budget_usd, test_slots=test_slots,
-                            lease_s=lease_s, poll_s=poll_s)
+                            lease_s=lease_s, poll_s=poll_s, merge_fix_tries=merge_fix_tries)
     sys.exit(command.start(click_ctx.ensure_object(Context).workspace(), options))
 
 
@@ -477,6 +481,23 @@ def daemon_stop(ctx: Context) -> None:
     from rgr.commands import daemon as command
 
     sys.exit(command.stop(ctx.workspace()))
+
+
+@cli.command("fix-merge", hidden=True)
+@click.option("--onto", required=True, metavar="COMMIT", help="The base branch's tip.")
+@click.option("--into", required=True, metavar="BRANCH", help="The base branch.")
+@click.option("--tries", type=click.IntRange(min=1), default=2, show_default=True,
+              help="Merge-fixer sessions at most.")
+@click.option("--max-budget-usd", type=click.FloatRange(min=0, min_open=True),
+              help="What the sessions together may cost.")
+@pass_context
+def fix_merge(ctx: Context, onto: str, into: str, tries: int,
+              max_budget_usd: float | None) -> None:
+    """Internal (rgr daemon --integrate merge): merge the job checked out here onto
+    COMMIT with merge-fixer sessions, judged like every phase."""
+    from rgr.commands import fix_merge as command
+
+    sys.exit(command.run(ctx.workspace(), onto, into, tries, max_budget_usd))
 
 
 def _json_error(args: list[str], kind: str, message: str, hint: str | None,

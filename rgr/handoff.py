@@ -150,6 +150,19 @@ class RefactorProgress(CamelModel):
     start_commit: str | None = None
 
 
+class MergeFixNote(CamelModel):
+    """The daemon's merge fix (``rgr fix-merge``): the job's branch merged onto the base
+    branch's tip by a merge-fixer session, after the rebase conflicted."""
+
+    into: str  # the base branch
+    base_tip: str
+    job_tip: str
+    conflicts: list[str] = Field(default_factory=list)
+    attempt: int = 1
+    tries: int = 1
+    status: Literal["resolved", "rejected"] = "resolved"
+
+
 class HandoffState(CamelModel):
     """The state after one phase, as noted on that phase's last commit."""
 
@@ -183,6 +196,8 @@ class HandoffState(CamelModel):
     # --- refactor mode (mode == "refactor") -----------------------------------------
     batch: BatchNote | None = None
     refactor: RefactorProgress | None = None
+    # --- the daemon's merge fix ---------------------------------------------------
+    merge_fix: MergeFixNote | None = None
 
     def to_json(self) -> str:
         """Pretty JSON with a trailing newline, so ``git notes show`` reads well."""

@@ -110,6 +110,10 @@ REFACTOR = {
     "goal": _str, "plan": _list_of(lambda v: isinstance(v, dict)), "nextBatch": _int,
     "applied": _STRINGS, "failed": _STRINGS, "sourceBranch": _STR, "startCommit": _STR,
 }
+MERGE_FIX = {
+    "into": _str, "baseTip": _str, "jobTip": _str, "conflicts": _STRINGS, "attempt": _int,
+    "tries": _int, "status": _one_of("resolved", "rejected"),
+}
 HANDOFF = {
     "phase": _PHASE, "nextPhase": _optional(_PHASE), "cycleNumber": _int,
     "currentTest": _optional(_object(TEST_CASE, ("description",))),
@@ -123,13 +127,14 @@ HANDOFF = {
     "rgrVersion": _STR, "summary": _STR, "configSource": _STR,
     "batch": _optional(_object(BATCH, ("id", "goal", "index", "total"))),
     "refactor": _optional(_object(REFACTOR, ("goal",))),
+    "mergeFix": _optional(_object(MERGE_FIX, ("into", "baseTip", "jobTip"))),
 }
 
 #: Every nested object above, by the HandoffState field that holds it (for the test
 #: that keeps these tables complete).
 NESTED: Mapping[str, Mapping[str, Check]] = {
     "currentTest": TEST_CASE, "errorDetails": ERROR_DETAILS, "agent": AGENT, "tests": TESTS,
-    "batch": BATCH, "refactor": REFACTOR,
+    "batch": BATCH, "refactor": REFACTOR, "mergeFix": MERGE_FIX,
 }
 
 _is_handoff = _object(HANDOFF, ("phase",))

@@ -16,11 +16,15 @@ ids recomputed), only those reachable from the attempt's branch, within a size b
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import shutil
+import tempfile
+import threading
+from contextlib import suppress
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pygit2
-from pygit2.enums import CheckoutStrategy, ObjectType
+from pygit2.enums import CheckoutStrategy, DeltaStatus, ObjectType
 
 from rgr.errors import RgrError
 
@@ -29,6 +33,8 @@ MAX_IMPORT_COMMITS = 200
 MAX_IMPORT_BYTES = 256 * 1024 * 1024
 
 _PRISTINE = CheckoutStrategy.FORCE | CheckoutStrategy.DONT_UPDATE_INDEX
+#: Checking out named paths only: the names are paths, never patterns.
+_PATHS_ONLY = _PRISTINE | CheckoutStrategy.DISABLE_PATHSPEC_MATCH
 
 
 class ImportRefused(RgrError):
@@ -191,8 +197,119 @@ def checkout_pristine(repo: pygit2.Repository, commit: pygit2.Oid, directory: Pa
     directory.mkdir(parents=True, exist_ok=True)
     if any(directory.iterdir()):
         raise RgrError(f"{directory} is not empty: a pristine checkout needs a new folder")
-    tree = repo[commit].peel(pygit2.Tree)
-    _checkout(repo, tree, directory=str(directory), strategy=_PRISTINE)
+    _checkout_into(repo, commit, directory, strategy=_PRISTINE)
+
+
+def _checkout_into(repo: pygit2.Repository, commit: pygit2.Oid, directory: Path,
+                   **options: object) -> None:
+    """libgit2's checkout of ``commit`` into ``directory``, through a bare repository of
+    rgr's with no HEAD whose objects are the user's. Checked out from the user's
+    repository, libgit2 would take the user's HEAD for what the folder holds and fail
+    on a path that is a file there and a folder in ``commit``."""
+    with tempfile.TemporaryDirectory(prefix="rgr-checkout-") as place:
+        reader = pygit2.init_repository(place, bare=True)
+        _write_alternates(Path(reader.path), objects_dir(repo))
+        reader = pygit2.Repository(place)  # re-read with the alternates
+        _checkout(reader, reader[commit].peel(pygit2.Tree), directory=str(directory),
+                  **options)
+
+
+def advance_pristine(repo: pygit2.Repository, old: pygit2.Oid, new: pygit2.Oid,
+                     directory: Path) -> None:
+    """Turn ``directory``, an untouched pristine checkout of ``old``, into exactly one of
+    ``new``: delete what ``new`` lacks, then check out only the paths that differ."""
+    if old == new:
+        return
+    diff = repo[old].peel(pygit2.Tree).diff_to_tree(repo[new].peel(pygit2.Tree))
+    changed: list[str] = []
+    emptied: set[Path] = set()
+    for delta in diff.deltas:
+        if delta.status in (DeltaStatus.DELETED, DeltaStatus.TYPECHANGE):
+            # The checkout is exactly ``old``, so every parent of an old path is a real
+            # folder (never a link) inside ``directory``.
+            gone = directory / delta.old_file.path
+            if gone.is_dir() and not gone.is_symlink():
+                shutil.rmtree(gone)  # a submodule's empty folder
+            else:
+                gone.unlink(missing_ok=True)
+            emptied.add(gone.parent)
+        if delta.status != DeltaStatus.DELETED:
+            changed.append(delta.new_file.path)
+    # git keeps no empty folders: a folder whose last file went goes too.
+    for folder in sorted(emptied, key=lambda p: len(p.parts), reverse=True):
+        while folder != directory and folder.is_relative_to(directory):
+            with suppress(OSError):
+                folder.rmdir()
+            folder = folder.parent
+    if changed:
+        _checkout_into(repo, new, directory, strategy=_PATHS_ONLY, paths=changed)
+
+
+@dataclass
+class _Staged:
+    commit: pygit2.Oid
+    folder: Path  # rgr's own; the checkout is folder / "tree"
+    thread: threading.Thread
+    failed: list[BaseException] = field(default_factory=list)
+
+
+class PristineStager:
+    """Pristine checkouts made ahead of need.
+
+    While an agent works, a thread checks its base out into a folder of rgr's that no
+    sandbox is shown and nothing else writes; the verification that follows takes that
+    tree and checks out only the files its commit changed. On a large repository the
+    full checkout is most of what sealing costs; made during the session, it leaves the
+    attempt's critical path. At most one tree is staged, and each is used once (a test
+    run writes in its checkout, so a used tree is never pristine again).
+    """
+
+    def __init__(self, repo_path: str) -> None:
+        self._repo_path = repo_path
+        self._staged: _Staged | None = None
+
+    def stage(self, commit: pygit2.Oid, folder: Path) -> None:
+        """Start checking ``commit`` out into ``folder`` / "tree" (``folder`` exists)."""
+        self.discard()
+        failed: list[BaseException] = []
+
+        def check_out() -> None:
+            try:
+                # Its own handle: libgit2 objects are not shared between threads.
+                checkout_pristine(pygit2.Repository(self._repo_path), commit, folder / "tree")
+            except BaseException as exc:  # reported by take(), which then checks out anew
+                failed.append(exc)
+
+        thread = threading.Thread(target=check_out, name="rgr-stage-pristine", daemon=True)
+        thread.start()
+        self._staged = _Staged(commit, folder, thread, failed)
+
+    def take(self, repo: pygit2.Repository, commit: pygit2.Oid, directory: Path) -> bool:
+        """Make ``directory`` (it must not exist) a pristine checkout of ``commit`` from
+        the staged tree; False, with ``directory`` absent, when there is none to use."""
+        staged, self._staged = self._staged, None
+        if staged is None:
+            return False
+        staged.thread.join()
+        try:
+            if staged.failed:
+                return False
+            (staged.folder / "tree").rename(directory)
+            try:
+                advance_pristine(repo, staged.commit, commit, directory)
+            except (OSError, pygit2.GitError):
+                shutil.rmtree(directory, ignore_errors=True)
+                return False  # the caller checks the commit out whole
+            return True
+        finally:
+            shutil.rmtree(staged.folder, ignore_errors=True)
+
+    def discard(self) -> None:
+        """Drop the staged tree, if any (waits for its thread)."""
+        staged, self._staged = self._staged, None
+        if staged is not None:
+            staged.thread.join()
+            shutil.rmtree(staged.folder, ignore_errors=True)
 
 
 def update_worktree(repo: pygit2.Repository, branch: str, old: pygit2.Oid,

@@ -46,6 +46,15 @@ def print_json(data: Any) -> None:
     sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n")
 
 
+def print_json_rows(rows: Iterable[Any]) -> None:
+    """A JSON array with one compact row per line: the same data as ``print_json``, but
+    written by json's C encoder (``indent`` falls back to pure Python, seconds on
+    10,000 rows) and still readable line by line."""
+    encode = json.JSONEncoder(ensure_ascii=False, default=str).encode
+    lines = ",\n".join("  " + encode(row) for row in rows)
+    sys.stdout.write(f"[\n{lines}\n]\n" if lines else "[]\n")
+
+
 def duration(seconds: float | None) -> str:
     if seconds is None:
         return "-"

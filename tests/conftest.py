@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import stat
 import subprocess
 import sys
 import tempfile
@@ -244,3 +245,35 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     ``rgr_env(home, server.url, agent_backend)``."""
     if "agent_backend" in metafunc.fixturenames:
         metafunc.parametrize("agent_backend", _e2e_backends())
+
+
+# ------------------------------------------------------------------- GitHub CLI
+
+
+FAKE_GH = f"""#!{sys.executable}
+import json, os, sys
+args = sys.argv[1:]
+with open(os.environ["GH_LOG"], "a") as log:
+    log.write(json.dumps(args) + "\\n")
+if args[:2] == ["auth", "status"]:
+    if os.environ.get("GH_LOGGED_OUT"):
+        sys.exit("You are not logged into any GitHub hosts. To log in, run: gh auth login")
+    print("Logged in to github.com")
+elif args[:2] == ["pr", "create"]:
+    print("Creating pull request into main")
+    print("https://github.com/example/kata/pull/7")
+else:
+    sys.exit(2)
+"""
+
+
+def gh_bin(tmp_path: Path) -> Path:
+    """A folder holding a stand-in `gh` (GitHub is the one thing no test here can reach):
+    it logs each call as a JSON line to $GH_LOG, says it is logged in unless
+    $GH_LOGGED_OUT is set, and answers `pr create` with a pull request's URL."""
+    bin_dir = tmp_path / "gh-bin"
+    bin_dir.mkdir()
+    gh = bin_dir / "gh"
+    gh.write_text(FAKE_GH)
+    gh.chmod(gh.stat().st_mode | stat.S_IXUSR)
+    return bin_dir

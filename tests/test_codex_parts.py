@@ -121,7 +121,7 @@ def test_the_provider_table_is_valid_toml_and_keyless() -> None:
     backend = CodexBackend(env={"OPENAI_BASE_URL": "http://127.0.0.1:1/v1",
                                 "CODEX_API_KEY": "sk-secret"},
                            settings=CodexConfig(request_max_retries=2))
-    table = tomllib.loads("p = " + backend._provider())["p"]
+    table = tomllib.loads("p = " + backend._provider(None))["p"]
     assert table == {"name": "rgr", "base_url": "http://127.0.0.1:1/v1",
                      "env_key": "CODEX_API_KEY", "wire_api": "responses",
                      "supports_websockets": False, "request_max_retries": 2}

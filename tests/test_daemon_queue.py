@@ -4,6 +4,7 @@ round, locally and through a bare remote), and notes written on two clones at on
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import subprocess
@@ -19,7 +20,7 @@ from daemon_race import race
 from rgr.daemon import cron, remote
 from rgr.daemon.gitcli import Git, git_env
 from rgr.daemon.hub import LocalHub, RefUpdate, RemoteHub, lost_race
-from rgr.daemon.queue import JobSpec, JobState, Queue, QueueError
+from rgr.daemon.queue import Claim, JobSpec, JobState, Queue, QueueError
 
 #: The claim race's rounds in CI; RGR_CLAIM_RACE_ROUNDS=500 for the long sweep.
 ROUNDS = int(os.environ.get("RGR_CLAIM_RACE_ROUNDS", "15"))
@@ -59,6 +60,26 @@ def test_queue_add_list_cancel(repo: Repo, run_rgr: RunRgr) -> None:
     jobs = json.loads(out)
     assert [j["state"]["state"] for j in jobs] == ["queued", "cancelled", "queued", "scheduled"]
     assert jobs[1]["after"] == [1] and jobs[1]["blockedBy"] == [1]
+
+
+def test_queue_json_rows_are_the_records_whole(repo: Repo, run_rgr: RunRgr) -> None:
+    """``--json`` writes one compact row per job (json's C encoder, fast at 10,000 jobs):
+    still one JSON array, each row the job's full records, and ``[]`` when empty."""
+    code, out, _ = run_rgr(["queue", "--json"], repo.path)
+    assert code == 0 and json.loads(out) == []
+    assert run_rgr(["queue", "add", "ünïcode feature"], repo.path)[0] == 0
+    g = Git(repo.path, git_env())
+    claimed = Claim("h:1:0", "h", 1, 5.0, 6.0, 30.0)
+    g.out("update-ref", "refs/rgr/claims/1", g.write_blob(claimed.to_json()))
+    code, out, _ = run_rgr(["queue", "--json"], repo.path)
+    lines = out.splitlines()
+    assert lines[0] == "[" and lines[-1] == "]" and len(lines) == 3
+    [row] = json.loads(out)
+    [job] = Queue(g, LocalHub(g)).jobs()
+    assert row == {**dataclasses.asdict(job.spec), "after": [],
+                   "state": dataclasses.asdict(job.state),
+                   "claim": dataclasses.asdict(claimed), "blockedBy": []}
+    assert row["feature"] == "ünïcode feature"
 
 
 @pytest.mark.parametrize(("args", "code", "message"), [

@@ -19,6 +19,7 @@ from rgr.handoff import (
     ErrorDetails,
     HandoffState,
     InvalidNote,
+    MergeFixNote,
     Phase,
     RefactorProgress,
     TestCase,
@@ -38,7 +39,8 @@ def aliases(model: type[BaseModel]) -> set[str]:
 def test_every_field_of_the_model_is_known() -> None:
     assert set(HANDOFF) == aliases(HandoffState)
     models = {"currentTest": TestCase, "errorDetails": ErrorDetails, "agent": AgentSummary,
-              "tests": TestRunSummary, "batch": BatchNote, "refactor": RefactorProgress}
+              "tests": TestRunSummary, "batch": BatchNote, "refactor": RefactorProgress,
+              "mergeFix": MergeFixNote}
     assert set(NESTED) == set(models)
     for name, model in models.items():
         assert set(NESTED[name]) == aliases(model), name
@@ -69,6 +71,8 @@ def full_state() -> HandoffState:
         "refactor": {"goal": "g", "plan": [{"id": "b1"}], "nextBatch": 1,
                      "applied": ["b1"], "failed": [], "sourceBranch": "main",
                      "startCommit": "b" * 40},
+        "mergeFix": {"into": "main", "baseTip": "c" * 40, "jobTip": "d" * 40,
+                     "conflicts": ["a.py"], "attempt": 2, "tries": 2, "status": "resolved"},
         "someFutureField": {"kept": True},
     })
 

@@ -311,6 +311,9 @@ def test_three_invalid_plans_end_with_the_codes_and_nothing_changed(shop: Path) 
         def api_urls(self, env: object) -> list[str]:
             return []
 
+        def seal_api(self, env: object, open_gateway: object) -> list[str]:
+            return []
+
         def prepare_home(self, home: Path, env: object) -> None:
             return None
 

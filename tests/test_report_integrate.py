@@ -7,12 +7,10 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import stat
-import sys
 from pathlib import Path
 
 import pytest
-from conftest import Repo, RunRgr, make_repo, note_json
+from conftest import Repo, RunRgr, gh_bin, make_repo, note_json
 
 RUN_ID = "11111111-2222-3333-4444-555555555555"
 
@@ -242,32 +240,6 @@ def test_merge_falls_back_to_the_branch_at_the_base_commit_for_older_notes(
 # ------------------------------------------------------------------- pull request
 
 
-FAKE_GH = f"""#!{sys.executable}
-import json, os, sys
-args = sys.argv[1:]
-with open(os.environ["GH_LOG"], "a") as log:
-    log.write(json.dumps(args) + "\\n")
-if args[:2] == ["auth", "status"]:
-    if os.environ.get("GH_LOGGED_OUT"):
-        sys.exit("You are not logged into any GitHub hosts. To log in, run: gh auth login")
-    print("Logged in to github.com")
-elif args[:2] == ["pr", "create"]:
-    print("Creating pull request for rgr/slug into main")
-    print("https://github.com/example/kata/pull/7")
-else:
-    sys.exit(2)
-"""
-
-
-def _gh_bin(tmp_path: Path) -> Path:
-    bin_dir = tmp_path / "gh-bin"
-    bin_dir.mkdir()
-    gh = bin_dir / "gh"
-    gh.write_text(FAKE_GH)
-    gh.chmod(gh.stat().st_mode | stat.S_IXUSR)
-    return bin_dir
-
-
 def _with_remote(tmp_path: Path, repo: Repo) -> Path:
     remote = tmp_path / "remote.git"
     repo.git("init", "-q", "--bare", str(remote))
@@ -279,7 +251,7 @@ def test_pr_pushes_the_branch_and_notes_and_calls_gh(run_rgr: RunRgr, tmp_path: 
     repo, ids = make_run(tmp_path)
     remote = _with_remote(tmp_path, repo)
     log = tmp_path / "gh.log"
-    env = {"PATH": f"{_gh_bin(tmp_path)}{os.pathsep}{os.environ['PATH']}", "GH_LOG": str(log)}
+    env = {"PATH": f"{gh_bin(tmp_path)}{os.pathsep}{os.environ['PATH']}", "GH_LOG": str(log)}
     code, out, err = run_rgr(["report", "--integrate", "pr"], repo.path, env)
     assert code == 0, err
     assert "pull request: https://github.com/example/kata/pull/7" in out
@@ -299,7 +271,7 @@ def test_pr_says_how_to_log_in_or_install_gh(run_rgr: RunRgr, tmp_path: Path) ->
     repo, _ = make_run(tmp_path)
     _with_remote(tmp_path, repo)
     log = tmp_path / "gh.log"
-    env = {"PATH": f"{_gh_bin(tmp_path)}{os.pathsep}{os.environ['PATH']}", "GH_LOG": str(log),
+    env = {"PATH": f"{gh_bin(tmp_path)}{os.pathsep}{os.environ['PATH']}", "GH_LOG": str(log),
            "GH_LOGGED_OUT": "1"}
     code, _, err = run_rgr(["report", "--integrate", "pr"], repo.path, env)
     assert code == 1 and "`gh` is not logged in" in err and "gh auth login" in err

@@ -131,3 +131,69 @@ def test_the_branch_moves_only_from_where_rgr_left_it(user: Repo, tmp_path: Path
     assert user.head() == str(tip)
     assert (user.path / "new.txt").read_text() == "new\n"
     assert user.git("status", "--porcelain") == ""
+
+
+def _tree_of(folder: Path) -> dict[str, tuple[str, object]]:
+    """Every entry under ``folder``: kind and content (link target, bytes and exec bit)."""
+    found: dict[str, tuple[str, object]] = {}
+    for path in sorted(folder.rglob("*")):
+        name = str(path.relative_to(folder))
+        if path.is_symlink():
+            found[name] = ("link", os.readlink(path))
+        elif path.is_dir():
+            found[name] = ("dir", None)
+        else:
+            found[name] = ("file", (path.read_bytes(), os.access(path, os.X_OK)))
+    return found
+
+
+def test_a_staged_checkout_brought_forward_is_the_commit_exactly(user: Repo,
+                                                                 tmp_path: Path) -> None:
+    """The tree staged during a session and advanced to the attempt's commit equals a
+    fresh checkout of that commit, through every kind of change git can make."""
+    user.commit("shapes", {"keep.py": "1\n", "mod.py": "old\n", "gone/deep/x.py": "x\n",
+                           "becomes_dir": "file\n", "was_dir/inner.py": "i\n",
+                           "tool.sh": "echo\n", "weird[1]*.py": "w\n", "star*.py": "s\n"})
+    (user.path / "old_link").symlink_to("keep.py")
+    user.git("add", "old_link")
+    user.git("commit", "-qm", "a link")
+    base = user.git("rev-parse", "HEAD")
+    user.git("rm", "-rq", "gone", "becomes_dir", "was_dir", "old_link", "star*.py")
+    user.commit("every change", {"mod.py": "new\n", "becomes_dir/now.py": "d\n",
+                                 "was_dir": "now a file\n", "added/n.py": "n\n",
+                                 "weird[1]*.py": "w2\n"})
+    (user.path / "new_link").symlink_to("mod.py")
+    user.git("add", "new_link")
+    (user.path / "tool.sh").chmod(0o755)
+    user.git("add", "tool.sh")
+    user.git("commit", "-qm", "link and mode")
+    tip = user.git("rev-parse", "HEAD")
+    repo = pygit2.Repository(str(user.path))
+    expected = tmp_path / "fresh"
+    checkout_pristine(repo, pygit2.Oid(hex=tip), expected)
+
+    stager = scratch.PristineStager(repo.path)
+    (tmp_path / "staged").mkdir()
+    stager.stage(pygit2.Oid(hex=base), tmp_path / "staged")
+    got = tmp_path / "verify" / "tree"
+    got.parent.mkdir()
+    assert stager.take(repo, pygit2.Oid(hex=tip), got)
+    assert _tree_of(got) == _tree_of(expected)
+    assert "gone" not in _tree_of(got)  # emptied folders go as in a fresh checkout
+    assert not (tmp_path / "staged").exists()  # its folder is removed once taken
+    # Each staged tree is used once: a second take finds none.
+    assert not stager.take(repo, pygit2.Oid(hex=tip), tmp_path / "verify" / "again")
+    assert user.git("status", "--porcelain") == ""  # the user's index untouched
+
+
+def test_a_staged_checkout_that_failed_is_not_used(user: Repo, tmp_path: Path) -> None:
+    repo = pygit2.Repository(str(user.path))
+    stager = scratch.PristineStager(repo.path)
+    (tmp_path / "staged" / "tree").mkdir(parents=True)
+    (tmp_path / "staged" / "tree" / "planted.py").write_text("x\n")  # not empty: refused
+    stager.stage(repo.head.target, tmp_path / "staged")
+    assert not stager.take(repo, repo.head.target, tmp_path / "tree")
+    assert not (tmp_path / "tree").exists() and not (tmp_path / "staged").exists()
+    stager.stage(repo.head.target, tmp_path / "again")
+    stager.discard()
+    assert not (tmp_path / "again").exists()

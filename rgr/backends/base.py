@@ -18,6 +18,12 @@ import pydantic
 from rgr.errors import BackendError
 from rgr.proc import Launcher
 
+#: What a sealed session's CLI holds instead of its key (see Backend.seal_api).
+SEALED_KEY = "rgr-sealed-no-key-in-the-sandbox"
+
+#: ``open_gateway(real API URL, {header: credential})`` -> the URL for inside the sandbox.
+OpenGateway = Callable[[str, Mapping[str, str]], str]
+
 
 @dataclass(frozen=True)
 class AgentRequest:
@@ -112,6 +118,15 @@ class Backend(Protocol):
     def api_urls(self, env: Mapping[str, str]) -> list[str]:
         """The model API's base URLs under ``env``: what the sandbox must let the agent
         process reach."""
+        ...
+
+    def seal_api(self, env: dict[str, str], open_gateway: OpenGateway) -> list[str]:
+        """Route the CLI's model API through rgr's gateway (rgr.sandbox.gateway), so its
+        key stays out of the sandbox: for each API the CLI would use under ``env`` (a
+        sealed session's environment), ``open_gateway(url, credentials)`` gives the URL
+        to use inside; ``env`` is pointed at it and its keys replaced by the
+        placeholder. Returns the APIs it could not route so (a subscription login,
+        whose token the CLI holds itself): the sandbox lets the CLI reach those."""
         ...
 
     def prepare_home(self, home: Path, env: Mapping[str, str]) -> None:

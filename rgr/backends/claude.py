@@ -83,7 +83,14 @@ from typing import Any
 import pydantic
 
 from rgr import failpoints
-from rgr.backends.base import AgentRequest, AgentResult, AgentRunError, usd
+from rgr.backends.base import (
+    SEALED_KEY,
+    AgentRequest,
+    AgentResult,
+    AgentRunError,
+    OpenGateway,
+    usd,
+)
 from rgr.errors import BackendError, CommandError
 from rgr.proc import Completed, Launcher, run, run_lines
 from rgr.processes import REPO_MARK_VAR, SESSION_MARK_VAR, kill_marked_processes
@@ -181,6 +188,20 @@ class ClaudeBackend:
 
     def api_urls(self, env: Mapping[str, str]) -> list[str]:
         return [env.get("ANTHROPIC_BASE_URL") or DEFAULT_API_URL]
+
+    def seal_api(self, env: dict[str, str], open_gateway: OpenGateway) -> list[str]:
+        credentials = {}
+        if env.get("ANTHROPIC_API_KEY"):
+            credentials["x-api-key"] = env["ANTHROPIC_API_KEY"]
+            env["ANTHROPIC_API_KEY"] = SEALED_KEY
+        if env.get("ANTHROPIC_AUTH_TOKEN"):
+            credentials["authorization"] = f"Bearer {env['ANTHROPIC_AUTH_TOKEN']}"
+            env["ANTHROPIC_AUTH_TOKEN"] = SEALED_KEY
+        url = env.get("ANTHROPIC_BASE_URL") or DEFAULT_API_URL
+        if not credentials:
+            return [url]  # a subscription login: claude sends its own token
+        env["ANTHROPIC_BASE_URL"] = open_gateway(url, credentials)
+        return []
 
     def prepare_home(self, home: Path, env: Mapping[str, str]) -> None:
         user_home = env.get("HOME")

@@ -69,7 +69,7 @@ from typing import Any
 import pydantic
 
 from rgr import failpoints
-from rgr.backends.base import AgentRequest, AgentResult, AgentRunError
+from rgr.backends.base import SEALED_KEY, AgentRequest, AgentResult, AgentRunError, OpenGateway
 from rgr.backends.codex_stream import StreamState, stream_reader
 from rgr.config import CodexConfig
 from rgr.errors import BackendError, CommandError
@@ -101,6 +101,8 @@ DEFAULT_BASE_URL = "https://api.openai.com/v1"
 CHATGPT_API_URL = "https://chatgpt.com/backend-api/codex"
 CHATGPT_AUTH_URL = "https://auth.openai.com"
 
+#: In a sealed session's environment: the gateway that holds the key (Backend.seal_api).
+SEALED_URL_VAR = "RGR_CODEX_API_URL"
 #: Where rgr takes the key from, in order; only CODEX_API_KEY reaches codex.
 KEY_VARS = ("CODEX_API_KEY", "OPENAI_API_KEY")
 #: Never passed to codex as such (the key is passed under its own name).
@@ -187,6 +189,19 @@ class CodexBackend:
             return [CHATGPT_API_URL, CHATGPT_AUTH_URL]
         return [self._base_url(env)]
 
+    def seal_api(self, env: dict[str, str], open_gateway: OpenGateway) -> list[str]:
+        if self.settings.login:
+            return self.api_urls(env)  # the login's token is codex's own, in its CODEX_HOME
+        key = next((env[v] for v in KEY_VARS if env.get(v)), None)
+        if key is None:
+            return []  # no key, no session: run() says not_logged_in
+        for var in KEY_VARS:
+            if var in env:
+                env[var] = SEALED_KEY
+        env[SEALED_URL_VAR] = open_gateway(self._base_url(),
+                                           {"authorization": f"Bearer {key}"})
+        return []
+
     def prepare_home(self, home: Path, env: Mapping[str, str]) -> None:
         """With ``[codex] login = true``: the user's login (auth.json only) in the
         session's own CODEX_HOME; otherwise nothing: the key comes by environment."""
@@ -260,7 +275,7 @@ class CodexBackend:
 
     def argv(self, request: AgentRequest, home: Path, schema_file: Path) -> list[str]:
         """The command line of one session (the prompt goes on stdin)."""
-        argv = self._base_argv(request.cwd, home)
+        argv = self._base_argv(request.cwd, home, request.env)
         argv += ["--output-schema", str(schema_file),
                  "-c", f"model_instructions_file={_toml(str(request.system_prompt_file))}"]
         model = self._model(request)
@@ -268,7 +283,8 @@ class CodexBackend:
             argv += ["-m", model]
         return [*argv, "-"]
 
-    def _base_argv(self, cwd: Path, home: Path) -> list[str]:
+    def _base_argv(self, cwd: Path, home: Path,
+                   env: Mapping[str, str] | None = None) -> list[str]:
         argv = [self.binary, "exec", "--json", "--ephemeral", "--skip-git-repo-check",
                 "--ignore-user-config", "--ignore-rules", "--color", "never",
                 # rgr's sealed copy and OS sandbox are the boundary; Codex's own would
@@ -278,7 +294,7 @@ class CodexBackend:
             argv += ["-c", f"{key}={value}"]
         if not self.settings.login:
             argv += ["-c", f"model_provider={_toml(PROVIDER)}",
-                     "-c", f"model_providers.{PROVIDER}={self._provider()}"]
+                     "-c", f"model_providers.{PROVIDER}={self._provider(env)}"]
         for override in self.settings.config:
             argv += ["-c", override]
         return argv
@@ -288,9 +304,9 @@ class CodexBackend:
                                               else os.environ)
         return self.settings.base_url or source.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
 
-    def _provider(self) -> str:
-        """The provider table as inline TOML."""
-        base_url = self._base_url()
+    def _provider(self, env: Mapping[str, str] | None) -> str:
+        """The provider table as inline TOML: in a sealed session, the gateway's URL."""
+        base_url = (env or {}).get(SEALED_URL_VAR) or self._base_url()
         fields: dict[str, str | int | bool] = {
             "name": "rgr", "base_url": base_url, "env_key": "CODEX_API_KEY",
             "wire_api": "responses", "supports_websockets": False}

@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
 from rgr.agents import OVERRIDE_DIR, load_agent, packaged_dir
-from rgr.backends.base import AgentRequest, AgentResult, Backend
+from rgr.backends.base import AgentRequest, AgentResult, Backend, OpenGateway
 from rgr.config import Config
 from rgr.errors import ConfigError
 
@@ -63,6 +63,12 @@ class BackendRouter:
     def api_urls(self, env: Mapping[str, str]) -> list[str]:
         return list(dict.fromkeys(u for name in self.used
                                   for u in self.backend(name).api_urls(env)))
+
+    def seal_api(self, env: dict[str, str], open_gateway: OpenGateway) -> list[str]:
+        direct: list[str] = []
+        for name in self.used:
+            direct += self.backend(name).seal_api(env, open_gateway)
+        return list(dict.fromkeys(direct))
 
     def prepare_home(self, home: Path, env: Mapping[str, str]) -> None:
         for name in self.used:

@@ -12,7 +12,7 @@ from rgr.daemon import cron
 from rgr.daemon.gitcli import Git, git_env
 from rgr.daemon.hub import open_hub
 from rgr.daemon.queue import Job, JobSpec, JobState, Queue, describe_claim, state_dict, who
-from rgr.ui import esc, make_console, print_json
+from rgr.ui import esc, make_console, print_json_rows
 from rgr.workspace import Workspace
 
 
@@ -79,11 +79,10 @@ def listing(ws: Workspace, as_json: bool, remote: str | None) -> int:
     queue.hub.refresh()
     jobs = queue.jobs()
     if as_json:
-        print_json([state_dict(j) for j in jobs])
+        print_json_rows(state_dict(j) for j in jobs)
         return 0
-    out = make_console()
     if not jobs:
-        out.print("the queue is empty: add a job with `rgr queue add \"<feature>\"`")
+        make_console().print("the queue is empty: add a job with `rgr queue add \"<feature>\"`")
         return 0
     # Plain aligned columns, not a rich Table: rich takes seconds for 10,000 rows.
     header = ("id", "kind", "feature", "state", "worker", "phase/cycle", "cost", "branch")

@@ -14,7 +14,7 @@ from rich.table import Table
 
 from rgr import __version__, git, integrate
 from rgr.attempt import ATTEMPTS_PREFIX, open_sealer, tests_summary
-from rgr.backends.base import AgentRequest, AgentResult, Backend
+from rgr.backends.base import AgentRequest, AgentResult, Backend, OpenGateway
 from rgr.commands.run import (
     PhaseLog,
     RunOptions,
@@ -123,12 +123,15 @@ def refactor(ws: Workspace, goal: str, here: bool, branch: str | None,
         title = goal.splitlines()[0][:72]
         # As in `rgr run`: the start commit is made and noted before any branch moves, so
         # a crash before the branch exists leaves the repository as it was.
-        marker = git.commit_empty(ws.repo, f"rgr: refactor {title}", start)
+        # The run id makes the marker this run's own (see `rgr run`).
+        run_id = str(uuid.uuid4())
+        marker = git.commit_empty(ws.repo, f"rgr: refactor {title}\n\nrgr-run: {run_id}\n",
+                                  start)
         engine._gates[(str(start.tree.id), "full")] = baseline
         state = HandoffState(
             phase=Phase.PLAN, next_phase=Phase.REFACTOR, cycle_number=0,
             test_result=TestResult.PASS, schema_version=1, mode="refactor",
-            run_id=str(uuid.uuid4()), feature=goal[:500], branch=target,
+            run_id=run_id, feature=goal[:500], branch=target,
             base_commit=str(start.id), started_at=now_utc(), finished_at=now_utc(),
             rgr_version=__version__, tests=tests_summary(baseline.tests),
             summary=plan.summary or f"plan: {len(plan.batches)} batch(es)",
@@ -329,6 +332,9 @@ class _NoBackend:
         return "none"
 
     def api_urls(self, env: Mapping[str, str]) -> list[str]:
+        return []
+
+    def seal_api(self, env: dict[str, str], open_gateway: OpenGateway) -> list[str]:
         return []
 
     def prepare_home(self, home: Path, env: Mapping[str, str]) -> None:

@@ -247,7 +247,11 @@ def _start_and_loop(ws: Workspace, backend: Backend, test_command: TestCommand,
     if baseline.no_tests_collected:
         log("baseline: no tests yet (a valid green start)")
     marker = git.resolve_commit(
-        ws.repo, str(git.commit_empty(ws.repo, f"rgr: start {feature}", start)))
+        # The run id makes the marker this run's own: two runs of one feature from one
+        # commit within a second (daemon jobs) would otherwise make the same commit, and
+        # their start notes would meet on it when the notes are merged.
+        ws.repo, str(git.commit_empty(ws.repo, f"rgr: start {feature}\n\nrgr-run: {run_id}\n",
+                                      start)))
     orchestrator.remember_report(marker, baseline)
     state = HandoffState(
         phase=Phase.REFACTOR,  # cycle 0: the green baseline, as if a cycle just ended

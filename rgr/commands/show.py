@@ -69,6 +69,12 @@ def rows(commit: str, state: dict[str, Any]) -> list[tuple[str, str]]:
     ]
     if state.get("summary"):
         out.append(("summary", state["summary"]))
+    fix = state.get("mergeFix")
+    if isinstance(fix, dict):  # the daemon's merge fixer (rgr.mergefix)
+        out.append(("merge fix", f"{fix.get('status')}: onto {fix.get('into')} at "
+                                 f"{str(fix.get('baseTip'))[:8]}, conflicts in "
+                                 f"{', '.join(fix.get('conflicts') or []) or '-'} (attempt "
+                                 f"{fix.get('attempt')} of {fix.get('tries')})"))
     agent = state.get("agent")
     if agent is not None:
         ms = agent.get("durationMs")

@@ -46,6 +46,8 @@ class DaemonOptions:
     test_slots: int | None = None
     lease_s: float = claims.DEFAULT_LEASE_S
     poll_s: float = 2.0
+    #: Merge-fixer sessions a conflicting integration may use (0: none).
+    merge_fix_tries: int = 2
 
 
 @dataclass
@@ -276,8 +278,6 @@ class Worker(threading.Thread):
                 return
 
     def child(self, job: Job, started: bool, budget: float | None) -> Completed:
-        ctx = self.ctx
-        wc_root = jobs_root(ctx.git_dir, ctx.env) / str(job.id)
         common = ["--yes", "--skip-preflight", "--max-phases", str(PHASES_PER_CHILD)]
         if budget is not None and job.spec.kind == "run":
             common += ["--max-budget-usd", f"{max(budget, 0.0001):.4f}"]
@@ -287,6 +287,13 @@ class Worker(threading.Thread):
             argv = ["refactor", "--here", *common[:4], job.spec.feature]
         else:
             argv = ["run", "--here", *common, job.spec.feature]
+        return self.rgr(job, argv)
+
+    def rgr(self, job: Job, argv: list[str]) -> Completed:
+        """``rgr <argv>`` in the job's clone: killed with the claim, its tool calls shown
+        live, its output appended to the job's log."""
+        ctx = self.ctx
+        wc_root = jobs_root(ctx.git_dir, ctx.env) / str(job.id)
 
         def track(pid: int) -> None:
             with ctx.lock:
@@ -327,7 +334,14 @@ class Worker(threading.Thread):
         if mode != "none":
             with ctx.integrate_lock:
                 landed = land.land(wc, ctx.main, ctx.root, ctx.hub.name == "local", ctx.env,
-                                   lambda m: self.say(f"job {job.id}: {m}"), mode)
+                                   lambda m: self.say(f"job {job.id}: {m}"), mode,
+                                   fixer=land.Fixer(ctx.options.merge_fix_tries,
+                                                    lambda argv: self.rgr(job, argv),
+                                                    ctx.budget.remaining()))
+            # A merge fix is an agent session: its cost counts for the job and the budget.
+            after = wc.progress().cost_usd
+            ctx.budget.add(after - cost)
+            cost = max(cost, after)
             if not landed.ok:
                 wc.share_notes()
                 self.update(job, state="needs-attention", message=landed.message)

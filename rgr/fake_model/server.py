@@ -21,12 +21,14 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import hashlib
 import json
 import socket
 import threading
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from email.message import Message
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
 from typing import Any
@@ -49,6 +51,16 @@ SIDE_CALL_TEXT = "OK"
 SESSION_HEADER = "X-Claude-Code-Session-Id"
 
 
+def credential_mark(headers: Mapping[str, str] | Message[str, str]) -> str:
+    """``x-api-key:<digest>`` or ``bearer:<digest>`` for the credential a request
+    carries (Anthropic's header, then an Authorization bearer), "" for none."""
+    for name, value in (("x-api-key", headers.get("x-api-key")),
+                        ("bearer", (headers.get("Authorization") or "").removeprefix("Bearer "))):
+        if value:
+            return f"{name}:{hashlib.sha256(value.encode()).hexdigest()[:16]}"
+    return ""
+
+
 @dataclass(frozen=True)
 class RequestRecord:
     """What the server saw and how it answered; never holds headers (they carry keys)."""
@@ -69,6 +81,10 @@ class RequestRecord:
     input_tokens: int = 0
     output_tokens: int = 0
     first_user_text: str = ""  # the session's prompt (the first user message's text)
+    #: Which credential came with the request, as ``credential_mark`` makes it (a
+    #: header name and a digest: a test compares it with its key's, and never holds
+    #: the key in a record).
+    credential: str = ""
     #: The parsed request body, kept only with FakeModelServer(keep_bodies=True): for
     #: measuring what a request is made of (system prompt, tools, messages).
     body: dict[str, Any] | None = None
@@ -320,6 +336,7 @@ class _Handler(BaseHTTPRequestHandler):
         return self.rfile.read(length) if length else b""
 
     def _record(self, record: RequestRecord) -> None:
+        record = dataclasses.replace(record, credential=credential_mark(self.headers))
         with self.state.lock:
             self.state.requests.append(record)
             if record.session_id is not None and record.status == 200:

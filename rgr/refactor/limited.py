@@ -16,7 +16,14 @@ import dataclasses
 from collections.abc import Mapping
 from pathlib import Path
 
-from rgr.backends.base import AgentRequest, AgentResult, AgentRunError, Backend, usd
+from rgr.backends.base import (
+    AgentRequest,
+    AgentResult,
+    AgentRunError,
+    Backend,
+    OpenGateway,
+    usd,
+)
 from rgr.limits import LimitReached, Limits
 
 
@@ -32,6 +39,9 @@ class LimitedBackend:
 
     def api_urls(self, env: Mapping[str, str]) -> list[str]:
         return self.inner.api_urls(env)
+
+    def seal_api(self, env: dict[str, str], open_gateway: OpenGateway) -> list[str]:
+        return self.inner.seal_api(env, open_gateway)
 
     def prepare_home(self, home: Path, env: Mapping[str, str]) -> None:
         self.inner.prepare_home(home, env)

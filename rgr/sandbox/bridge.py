@@ -4,8 +4,9 @@ Each socket is bound into the agent's sandbox, where ``relay.py`` turns it into 
 loopback port. What a connection reaches is decided here, outside, where the agent
 cannot change it:
 
-- a *forward* leads to one fixed ``host:port`` (a model API server on this machine's
-  loopback, as in the tests and the demo);
+- a *gateway* passes HTTP requests to the model API, adding the key that only rgr
+  holds (rgr.sandbox.gateway);
+- a *forward* leads to one fixed ``host:port``;
 - the *proxy* speaks HTTP ``CONNECT`` and opens a tunnel only to the ``host:port``
   pairs it was given (the model API over HTTPS, plus ``[sandbox] allow_hosts``);
   anything else is answered ``403`` and remembered, so rgr can say what was refused.
@@ -20,6 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from rgr.sandbox.gateway import Upstream, serve_one
 from rgr.sandbox.relay import splice
 
 #: The most a CONNECT request head may be; a client sending more is not a client.
@@ -39,6 +41,11 @@ class Bridge:
     def forward(self, name: str, host: str, port: int) -> Path:
         """A socket whose every connection is copied to ``host:port``."""
         return self._listen(name, lambda client: self._forward_one(client, host, port))
+
+    def gateway(self, name: str, upstream: Upstream) -> Path:
+        """A socket whose every connection carries one HTTP request to ``upstream``,
+        with the real credentials put in here (rgr.sandbox.gateway)."""
+        return self._listen(name, lambda client: serve_one(client, upstream))
 
     def proxy(self, name: str, allowed: frozenset[tuple[str, int]]) -> Path:
         """A socket speaking HTTP CONNECT, tunnelling only to ``allowed`` hosts."""

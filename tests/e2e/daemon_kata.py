@@ -31,7 +31,27 @@ def item(name: str) -> str:
     return f"{name} value is one"
 
 
+#: What the merge-fixer makes of two jobs' conflicting alpha.py.
+MERGED_ALPHA = "# written on both branches\ndef value():\n    return 1\n"
+
+
+def merge_fix(name: str = "alpha", cheat: bool = False) -> SessionScript:
+    """The merge-fixer's session: resolve <name>.py; ``cheat`` also weakens the test
+    both jobs wrote (its assertion replaced by one that cannot fail)."""
+    steps: list[Step] = [read(f"{name}.py"), write(f"{name}.py", MERGED_ALPHA)]
+    if cheat:
+        steps += [read(f"tests/test_{name}.py"),
+                  write(f"tests/test_{name}.py", test_file(name).replace(
+                      "assert value() == 1", "assert value() is not None or True"))]
+    steps += [bash("git add -A && git commit -q --no-edit"),
+              structured({"summary": "kept both sides"})]
+    return SessionScript(steps, expect_system_contains="You are the MERGE-FIXER",
+                         name=f"fix-{name}")
+
+
 def choose(system: str, prompt: str) -> SessionScript:
+    if "You are the MERGE-FIXER" in system:
+        return merge_fix()
     role = re.search(r"You are the (\w+)", system)
     cycle = re.search(r"cycle (\d+)", prompt)
     feature = re.search(rf"\bmake ({'|'.join(NAMES)})\b", prompt)

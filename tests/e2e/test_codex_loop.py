@@ -33,6 +33,7 @@ from kata import (
 
 from rgr.fake_model import FakeModelServer, Hang, HttpError, SessionScript
 from rgr.fake_model.responses import FAKE_MODEL, ResponsesModelServer
+from rgr.fake_model.server import credential_mark
 
 pytestmark = pytest.mark.e2e
 
@@ -43,11 +44,15 @@ def test_two_test_kata_end_to_end_on_codex(tmp_path: Path) -> None:
     repo = make_project(tmp_path / "kata", CODEX)
     home = tmp_path / "home"
     with ResponsesModelServer(two_test_kata()) as server:
-        done = rgr(["run", "--yes", "add a slugify function"], repo,
-                   rgr_env(home, server.url, CODEX))
+        env = rgr_env(home, server.url, CODEX)
+        done = rgr(["run", "--yes", "add a slugify function"], repo, env)
         assert done.returncode == 0, done.stdout + done.stderr
         assert server.errors == [], server.errors
         assert server.remaining == 0
+        # Inside the sandbox codex held a placeholder; rgr's gateway put the key in.
+        key = env.get("CODEX_API_KEY") or env["OPENAI_API_KEY"]
+        assert {r.credential for r in server.requests} == {
+            credential_mark({"Authorization": f"Bearer {key}"})}
         usage = server.usage
         firsts: dict[str, int] = {}
         for record in server.requests:

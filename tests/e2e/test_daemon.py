@@ -15,7 +15,8 @@ import time
 from pathlib import Path
 
 import pytest
-from daemon_kata import choose
+from conftest import gh_bin
+from daemon_kata import MERGED_ALPHA, choose, merge_fix
 from kata import (
     assert_suite_green,
     git,
@@ -278,10 +279,11 @@ def test_integrate_merge_lands_parallel_jobs_and_names_a_conflict(tmp_path: Path
 
     with FakeModelServer(choose=choose, on_request=move_base) as server:
         env = rgr_env(tmp_path / "home", server.url)
-        # The second "make alpha" writes its own alpha.py: a real conflict.
+        # The second "make alpha" writes its own alpha.py: a real conflict (and no
+        # merge-fixer: tests below give it one).
         add(repo, env, "alpha", "beta", "alpha")
-        done = rgr(["daemon", "--workers", "3", "--integrate", "merge", *FAST], repo, env,
-                   timeout=500)
+        done = rgr(["daemon", "--workers", "3", "--integrate", "merge", "--merge-fix-tries",
+                    "0", *FAST], repo, env, timeout=500)
         assert server.errors == [], server.errors
     jobs = queue_json(repo, env)
     by_state: dict[str, list[dict[str, object]]] = {}
@@ -309,6 +311,70 @@ def test_integrate_merge_lands_parallel_jobs_and_names_a_conflict(tmp_path: Path
     message = str(by_state["needs-attention"][0]["state"]["message"])  # type: ignore[index]
     assert "conflicts in alpha.py" in message and "main is unchanged" in message, message
     assert git(repo, "status", "--porcelain") == ""
+
+
+def test_merge_fixer_lands_a_conflicting_job_and_a_cheat_needs_attention(
+        tmp_path: Path) -> None:
+    """Three jobs write their own alpha.py: the first lands as it is, the second
+    through a merge-fixer session, the third's fixer weakens a test and is rejected."""
+    repo = make_project(tmp_path / "kata")
+    fixers: list[str] = []
+    lock = threading.Lock()
+
+    def scripts(system: str, prompt: str) -> object:
+        if "MERGE-FIXER" not in system:
+            return choose(system, prompt)
+        with lock:  # integrations are one at a time: the first fix is honest
+            fixers.append(prompt)
+            return merge_fix(cheat=len(fixers) > 1)
+
+    with FakeModelServer(choose=scripts) as server:  # type: ignore[arg-type]
+        env = rgr_env(tmp_path / "home", server.url)
+        add(repo, env, "alpha", "alpha", "alpha")
+        done = rgr(["daemon", "--workers", "3", "--integrate", "merge", "--merge-fix-tries",
+                    "1", *FAST], repo, env, timeout=500)
+        assert server.errors == [], server.errors
+    assert done.returncode == 1, done.stdout + done.stderr
+    jobs = queue_json(repo, env)
+    assert sorted(states(jobs)) == ["complete", "complete", "needs-attention"], done.stdout
+    assert done.stdout.count("merge-fixer sessions (1 at most) resolve it") == 2, done.stdout
+    assert sessions_by_job(server) == {"alpha": 3 * SESSIONS_PER_JOB + 2}
+    assert all("alpha.py" in prompt and "MERGE_HEAD" in prompt for prompt in fixers)
+    # The honest fix: its merge judged and noted, main fast-forwarded to it (its first
+    # parent the base tip it merged onto); both landed jobs' handoffs are on main.
+    notes = notes_on_branch(repo, "main")
+    fixes = [n for n in notes if n.get("mergeFix")]
+    assert len(fixes) == 1, notes
+    fix = fixes[0]
+    assert fix["commit"] == git(repo, "rev-parse", "main").strip()
+    assert fix["mergeFix"]["status"] == "resolved"  # type: ignore[index]
+    assert fix["mergeFix"]["conflicts"] == ["alpha.py"]  # type: ignore[index]
+    assert fix["phase"] == "COMPLETE" and fix["agent"]["sessionId"]  # type: ignore[index]
+    assert git(repo, "rev-parse", "main^1").strip() == fix["mergeFix"]["baseTip"]  # type: ignore[index]
+    landed = [j for j in jobs if j["state"]["state"] == "complete"]  # type: ignore[index]
+    for job in landed:
+        phases = [n["phase"] for n in notes if n.get("branch") == job["branch"]
+                  and not n.get("mergeFix")]
+        assert phases == PHASES, (job["branch"], phases)
+    assert (repo / "alpha.py").read_text() == MERGED_ALPHA
+    assert_suite_green(repo)
+    assert git(repo, "status", "--porcelain") == ""
+    shown = rgr(["show", fix["commit"]], repo, env)  # type: ignore[list-item]
+    assert shown.returncode == 0 and "resolved: onto main" in shown.stdout, shown.stdout
+    # The cheat: rejected, named, kept with a note saying why; main stays at the fix.
+    stuck = next(j for j in jobs if j["state"]["state"] == "needs-attention")  # type: ignore[index]
+    message = str(stuck["state"]["message"])  # type: ignore[index]
+    assert "conflicts in alpha.py" in message and "main is unchanged" in message, message
+    assert "test-weakened" in message and "tests/test_alpha.py" in message, message
+    kept = [n for n in (json.loads(git(repo, "cat-file", "-p", line.split()[0])) for line in
+                        git(repo, "notes", "--ref=refs/notes/tdd-handoffs", "list").splitlines())
+            if (n.get("mergeFix") or {}).get("status") == "rejected"]
+    assert len(kept) == 1 and kept[0]["error"].startswith("test-weakened"), kept
+    # The fixers ran as `rgr fix-merge` in the jobs' clones, sealed like every phase.
+    logs = "".join(p.read_text() for p in (repo / ".git" / "rgr" / "jobs").glob("*.log"))
+    fixer_log = logs[logs.index("fix-merge --onto"):]
+    assert "agents reach only the model API" in fixer_log, fixer_log
+    assert "merge fix: ▸ turn 1 Read alpha.py" in fixer_log, fixer_log
 
 
 def test_stop_and_cancel_at_phase_boundaries(tmp_path: Path) -> None:
@@ -347,3 +413,27 @@ def test_stop_and_cancel_at_phase_boundaries(tmp_path: Path) -> None:
     counts = sessions_by_job(server)
     assert counts["alpha"] == SESSIONS_PER_JOB  # nothing redone after the stop
     assert counts["beta"] < SESSIONS_PER_JOB  # cancelled before its end
+
+
+def test_integrate_pr_opens_a_pull_request_for_the_verified_branch(tmp_path: Path) -> None:
+    """`--integrate pr`: the job's branch, rebased and verified, goes to the hub with its
+    notes and `gh pr create` is called for it; the base branch does not move."""
+    repo = make_project(tmp_path / "kata")
+    base = git(repo, "rev-parse", "main").strip()
+    log = tmp_path / "gh.log"
+    with FakeModelServer(choose=choose) as server:
+        env = rgr_env(tmp_path / "home", server.url)
+        env.update(PATH=f"{gh_bin(tmp_path)}{os.pathsep}{env['PATH']}", GH_LOG=str(log))
+        add(repo, env, "alpha")
+        done = rgr(["daemon", "--workers", "1", "--integrate", "pr", *FAST], repo, env,
+                   timeout=300)
+        assert server.errors == [], server.errors
+    assert done.returncode == 0, done.stdout + done.stderr
+    [job] = queue_json(repo, env)
+    assert job["state"]["state"] == "complete", job  # type: ignore[index]
+    assert "https://github.com/example/kata/pull/7" in str(job["state"]["message"]), job  # type: ignore[index]
+    calls = [json.loads(line) for line in log.read_text().splitlines()]
+    create = next(c for c in calls if c[:2] == ["pr", "create"])
+    assert create[2:4] == ["--head", "rgr/make-alpha"] and create[-2:] == ["--base", "main"]
+    assert git(repo, "rev-parse", "main").strip() == base  # a pull request merges nothing
+    assert_branch_done(repo, "rgr/make-alpha", tmp_path)  # pushed here, notes and all

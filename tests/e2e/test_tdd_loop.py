@@ -31,17 +31,22 @@ from kata import (
 )
 
 from rgr.fake_model import FakeModelServer, HttpError, SessionScript, structured
+from rgr.fake_model.server import credential_mark
 
 pytestmark = pytest.mark.e2e
 
 def test_two_test_kata_end_to_end(tmp_path: Path) -> None:
     repo = make_project(tmp_path / "kata")
     with FakeModelServer(two_test_kata()) as server:
-        done = rgr(["run", "--yes", "add a slugify function"], repo,
-                   rgr_env(tmp_path / "home", server.url))
+        env = rgr_env(tmp_path / "home", server.url)
+        done = rgr(["run", "--yes", "add a slugify function"], repo, env)
         assert done.returncode == 0, done.stdout + done.stderr
         assert server.errors == [], server.errors
         assert server.remaining == 0
+        # claude held a placeholder; every request reached the API with the real key,
+        # put in by rgr's gateway outside the sandbox.
+        assert {r.credential for r in server.requests if r.method == "POST"} == {
+            credential_mark({"x-api-key": env["ANTHROPIC_API_KEY"]})}
         first_requests: dict[str, int] = {}
         for record in server.requests:
             if record.session_id and record.session_id not in first_requests and \
