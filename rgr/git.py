@@ -122,6 +122,15 @@ def resolve_commit(repo: pygit2.Repository, rev: str) -> pygit2.Commit:
         raise RepositoryError(f"{rev!r} is not a commit") from None
 
 
+def commit_time(repo: pygit2.Repository, hex_id: str) -> int | None:
+    """When ``hex_id`` was committed (epoch seconds): 0 for an object that is not a
+    commit, None when the repository has no such object."""
+    obj = repo.get(hex_id)
+    if obj is None:
+        return None
+    return obj.commit_time if isinstance(obj, pygit2.Commit) else 0
+
+
 def is_ancestor(repo: pygit2.Repository, ancestor: pygit2.Oid, descendant: pygit2.Oid) -> bool:
     return ancestor == descendant or repo.descendant_of(descendant, ancestor)
 

@@ -15,17 +15,19 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Mapping
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # annotations only: `rgr history` reads notes before much is loaded
+    from collections.abc import Callable, Mapping
+
+    Check = Callable[[object], bool]
 
 #: The phase that follows each phase when a note has no nextPhase (older writers).
 FOLLOWS: Mapping[str, str] = {
     "PLAN": "RED", "RED": "GREEN", "GREEN": "REFACTOR", "REFACTOR": "PLAN",
     "COMPLETE": "COMPLETE",
 }
-
-Check = Callable[[object], bool]
 
 
 def _str(value: object) -> bool:

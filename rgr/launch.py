@@ -10,7 +10,9 @@ comes from click itself: a stale copy costs speed, never a wrong answer.
 ``tests/test_startup.py`` fails while the copy is stale; ``python -m rgr.launch
 --write-help`` renews it.
 
-Everything else goes to :func:`rgr.cli.main` unchanged.
+``rgr history`` and ``rgr history --limit N`` are answered by
+:func:`rgr.history_table.quick` when it can (git and the standard library only); when
+it cannot, and for everything else, the arguments go to :func:`rgr.cli.main` unchanged.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ def _source_crc() -> int:
         return zlib.crc32(source.read())
 
 
-def _terminal_columns() -> int:
+def terminal_columns() -> int:
     """``shutil.get_terminal_size().columns``, which click uses, without importing
     shutil (13 ms): COLUMNS first, then the terminal on stdout, else 80."""
     try:
@@ -51,7 +53,7 @@ def quick_answer(args: list[str]) -> str | None:
         from rgr import __version__
 
         return f"rgr, version {__version__}\n"
-    if args in (["--help"], ["-h"]) and _terminal_columns() >= _HELP_COLUMNS:
+    if args in (["--help"], ["-h"]) and terminal_columns() >= _HELP_COLUMNS:
         from rgr import help_text
 
         if _source_crc() == help_text.SOURCE_CRC:
@@ -90,6 +92,12 @@ def main(argv: list[str] | None = None) -> None:
         sys.stdout.write(answer)
         sys.stdout.flush()
         sys.exit(0)
+    if args[:1] == ["history"]:
+        from rgr.history_table import quick
+
+        code = quick(args[1:])
+        if code is not None:
+            sys.exit(code)
     from rgr.cli import main as full_main
 
     full_main(args)

@@ -29,13 +29,13 @@ from pygit2.enums import ObjectType
 
 from rgr import failpoints, git
 from rgr.errors import NotesError, RepositoryError
+from rgr.notes_log import DEFAULT_REF, RECORD_SEP, log_argv, log_records
 
 if TYPE_CHECKING:
     # Imported where used: `rgr status` and `rgr show` read one note without pydantic
     # (rgr.handoff_read), and no reader needs tenacity.
     from rgr.handoff import HandoffState
 
-DEFAULT_REF = "refs/notes/tdd-handoffs"
 
 #: Once the root tree holds this many flat notes, a write migrates them to fan-out.
 FLAT_MIGRATION_THRESHOLD = 256
@@ -165,17 +165,16 @@ class NotesStore:
         from rgr import proc
         from rgr.errors import CommandError
 
-        argv = ["git", "log", f"--notes={self.ref}", f"--format={_RECORD_SEP_FMT}%H %ct%n%N",
-                *(["--reverse"] if oldest_first else []), head]
+        argv = log_argv(self.ref, head, reverse=oldest_first)
         pending = b""
         try:
             for chunk in proc.stream(argv, cwd=self.repo.path):
-                records = (pending + chunk).split(_RECORD_SEP)
+                records = (pending + chunk).split(RECORD_SEP)
                 pending = records.pop()
-                yield _log_records(records)
+                yield log_records(records)
         except CommandError as exc:
             raise NotesError(f"git log failed reading {self.ref}: {exc.message}") from None
-        yield _log_records([pending])
+        yield log_records([pending])
 
     def newest_reachable_texts(self, head: str) -> Iterator[tuple[str, int, str]]:
         """:meth:`reachable_texts` for a few: walks history from ``head`` and looks each
@@ -338,22 +337,6 @@ class NotesStore:
                 self.repo.references.delete(self.ref)
             return
         self.repo.create_reference_direct(self.ref, target, True, message=message)
-
-
-_RECORD_SEP = b"\x00\x1e"
-_RECORD_SEP_FMT = "%x00%x1e"
-
-
-def _log_records(records: list[bytes]) -> list[tuple[str, int, bytes]]:
-    out = []
-    for record in records:
-        head, _, note = record.partition(b"\n")
-        note = note.strip()
-        if not head or not note:
-            continue  # the empty piece before the first separator, or an un-noted commit
-        commit, _, when = head.partition(b" ")
-        out.append((commit.decode(), int(when), note))
-    return out
 
 
 def _blob_text(repo: pygit2.Repository, blob_id: pygit2.Oid) -> str:

@@ -1,22 +1,27 @@
 """The one subprocess wrapper: argv only (never a shell), a wall-clock timeout that
 kills the whole process group, bounded output capture, and errors that show what ran.
+
+Importing this module costs next to nothing (subprocess, threading and ctypes are
+imported by the functions that use them): ``rgr history`` reads its rows through
+:func:`output` before click is even loaded, and ``tests/test_startup.py`` holds it to
+an import budget.
 """
 
 from __future__ import annotations
 
-import ctypes
 import os
 import signal
-import subprocess
 import sys
-import threading
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
-from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 from rgr.errors import CommandError
+
+if TYPE_CHECKING:
+    import subprocess
+    import threading
+    from collections.abc import Callable, Iterator, Mapping, Sequence
+    from pathlib import Path
 
 #: How much of stdout/stderr is kept in memory per stream. A runaway test runner that
 #: prints gigabytes must not take rgr down with it; the head and the tail are what
@@ -31,8 +36,7 @@ class Launcher(Protocol):
     def wrap(self, argv: Sequence[str], cwd: Path | str) -> tuple[str, ...]: ...
 
 
-@dataclass(frozen=True)
-class Completed:
+class Completed(NamedTuple):
     argv: tuple[str, ...]
     returncode: int
     stdout: str
@@ -71,6 +75,8 @@ _PR_SET_PDEATHSIG = 1
 def _load_prctl() -> Callable[..., int] | None:
     if not sys.platform.startswith("linux"):
         return None
+    import ctypes
+
     try:
         prctl: Callable[..., int] = ctypes.CDLL(None, use_errno=True).prctl
         return prctl
@@ -78,8 +84,17 @@ def _load_prctl() -> Callable[..., int] | None:
         return None
 
 
-#: Resolved once in the parent: the child between fork and exec must not load libraries.
-_PRCTL = _load_prctl()
+#: Resolved in the parent before the first supervised spawn (:func:`_prctl`): the child
+#: between fork and exec must not load libraries.
+_PRCTL: Callable[..., int] | None = None
+_PRCTL_LOADED = False
+
+
+def _prctl() -> Callable[..., int] | None:
+    global _PRCTL, _PRCTL_LOADED
+    if not _PRCTL_LOADED:
+        _PRCTL, _PRCTL_LOADED = _load_prctl(), True
+    return _PRCTL
 
 
 def die_with_parent() -> None:
@@ -96,6 +111,8 @@ def die_with_parent() -> None:
 
 def kill_group(proc: subprocess.Popen[bytes]) -> None:
     """SIGTERM the process group, then SIGKILL whatever is left after a grace period."""
+    import subprocess
+
     for sig, grace in ((signal.SIGTERM, 3.0), (signal.SIGKILL, 5.0)):
         try:
             os.killpg(proc.pid, sig)
@@ -112,6 +129,9 @@ def _spawn(argv: tuple[str, ...], cwd: Path | str, env: Mapping[str, str] | None
            stdin_data: str | None) -> subprocess.Popen[bytes]:
     """Start ``argv`` in a process group of its own (so a timeout kills its children
     too) that dies with rgr; CommandError when it cannot be started at all."""
+    import subprocess
+
+    prctl = _prctl()
     try:
         return subprocess.Popen(
             argv,
@@ -121,7 +141,7 @@ def _spawn(argv: tuple[str, ...], cwd: Path | str, env: Mapping[str, str] | None
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             start_new_session=True,
-            preexec_fn=die_with_parent if _PRCTL is not None else None,
+            preexec_fn=die_with_parent if prctl is not None else None,
         )
     except FileNotFoundError as exc:
         raise CommandError(
@@ -158,6 +178,8 @@ def run(
     command's own). ``on_spawn`` gets its pid, which is also its process group (the
     daemon kills a job's rgr when another worker has taken the job over).
     """
+    import subprocess
+
     argv = tuple(str(a) for a in argv)
     started = time.monotonic()
     proc = _spawn(_launch(argv, cwd, launcher), cwd, env, stdin_data)
@@ -190,6 +212,8 @@ def run(
 
 def _start_threads(*targets: Callable[[], None]) -> list[threading.Thread]:
     """Daemon threads (pipe readers: they must not keep rgr alive), started."""
+    import threading
+
     threads = [threading.Thread(target=target, daemon=True) for target in targets]
     for thread in threads:
         thread.start()
@@ -216,6 +240,8 @@ def run_lines(
     and the first exception is raised once the program has ended: a broken progress
     display must not leave an agent running unsupervised.
     """
+    import subprocess
+
     argv = tuple(str(a) for a in argv)
     started = time.monotonic()
     proc = _spawn(_launch(argv, cwd, launcher), cwd, env, stdin_data)
@@ -306,6 +332,7 @@ def stream(argv: Sequence[str], *, cwd: Path | str,
     early ends the program (its process group is killed), which is not a failure.
     """
     import queue
+    import threading
 
     argv = tuple(str(a) for a in argv)
     started = time.monotonic()
@@ -346,3 +373,35 @@ def stream(argv: Sequence[str], *, cwd: Path | str,
                            bound(b"".join(err_chunks).decode("utf-8", "replace")),
                            time.monotonic() - started)
         raise CommandError(f"{argv[0]} failed\n{result.describe()}")
+
+
+def output(argv: Sequence[str], *, cwd: Path | str, timeout: float = 60.0) -> bytes:
+    """The standard output of a short read-only command (``git log -n 51``), for the
+    views that answer before the rest of rgr is loaded.
+
+    Lighter than :func:`run`: no preexec hook (so the interpreter spawns with vfork),
+    stdin and stderr are /dev/null, nothing is decoded. The command still runs in its
+    own process group and is killed, group and all, after ``timeout`` seconds. It is not
+    tied to rgr's life: a reader whose parent died ends on its next write to the closed
+    pipe. Raises CommandError when it cannot be started, times out or fails.
+    """
+    import subprocess
+
+    argv = tuple(str(a) for a in argv)
+    try:
+        proc = subprocess.Popen(argv, cwd=str(cwd), stdin=subprocess.DEVNULL,
+                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                start_new_session=True)
+    except OSError as exc:
+        raise CommandError(f"cannot run {argv[0]!r}: {exc.strerror or exc}") from exc
+    try:
+        out, _ = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        kill_group(proc)
+        raise CommandError(f"{' '.join(argv)} timed out after {timeout:.0f}s") from None
+    except BaseException:
+        kill_group(proc)
+        raise
+    if proc.returncode != 0:
+        raise CommandError(f"{' '.join(argv)} failed (exit code {proc.returncode})")
+    return out

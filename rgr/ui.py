@@ -23,9 +23,11 @@ def make_console(stderr: bool = False) -> Console:
     return Console(stderr=stderr, highlight=False, soft_wrap=True)  # logs: no hard wraps
 
 
-def _bold_ok(stream: TextIO) -> bool:
-    """Whether ``stream`` takes bold the way rich would give it: a terminal that is not
-    dumb, or FORCE_COLOR."""
+def styles_ok(stream: TextIO) -> bool:
+    """Whether ``stream`` takes bold and colour the way rich would give them: a terminal
+    that is not dumb, or FORCE_COLOR; never with NO_COLOR."""
+    if os.environ.get("NO_COLOR"):
+        return False
     if os.environ.get("FORCE_COLOR"):
         return True
     return stream.isatty() and os.environ.get("TERM", "") != "dumb"
@@ -37,7 +39,7 @@ def print_fields(rows: Iterable[tuple[str, str]], stream: TextIO | None = None) 
     out = stream or sys.stdout
     rows = list(rows)
     width = max((len(key) for key, _ in rows), default=0)
-    bold, plain = ("\x1b[1m", "\x1b[0m") if _bold_ok(out) else ("", "")
+    bold, plain = ("\x1b[1m", "\x1b[0m") if styles_ok(out) else ("", "")
     out.write("".join(f"{bold}{key:<{width}}{plain}  {value}\n" for key, value in rows))
 
 

@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING
 import pygit2
 
 from rgr import failpoints, git
-from rgr.notes import DEFAULT_REF, NotesStore
+from rgr.notes import NotesStore
+from rgr.notes_log import DEFAULT_REF
 
 if TYPE_CHECKING:
     from rgr.config import Config

@@ -1,7 +1,8 @@
 """``rgr history``: the handoffs on the current branch, oldest to newest.
 
-Built for long histories. The table and ``--limit N`` walk history from HEAD and look
-each commit up in the notes tree, so they read N notes, whatever the repository holds.
+Built for long histories. The table and ``--limit N`` read the newest N + 1 commits
+with their notes through ``git log`` (rgr.history_table, which also draws the table and
+answers ``rgr history`` before the CLI is loaded), whatever the repository holds.
 ``--json`` over everything reads ``git log --notes`` as git writes it, each note validated
 straight from its JSON text by pydantic-core, through a temporary file (see
 :func:`_stream_json`): flat memory at any number of notes.
@@ -11,19 +12,23 @@ straight from its JSON text by pydantic-core, through a temporary file (see
 from __future__ import annotations
 
 import sys
-from datetime import UTC, datetime
-from itertools import islice
 from typing import IO, TYPE_CHECKING, Any
 
 from rgr import git
-from rgr.handoff_read import HISTORY_DEFAULTS, history_fields_of, read_plain
-from rgr.ui import esc, make_console, phase_label, short
+from rgr.handoff_read import HISTORY_DEFAULTS
+from rgr.history_table import (
+    DEFAULT_TABLE_LIMIT,
+    finish,
+    iso,
+    newest_more,
+    newest_texts,
+    plain_row,
+    render,
+    terminal_columns,
+)
 
 if TYPE_CHECKING:
     from rgr.workspace import Workspace
-
-#: Rows shown in the table when --limit is not given; --json shows everything.
-DEFAULT_TABLE_LIMIT = 50
 
 
 def _row(commit: str, when: int, text: str | bytes, reachable: bool) -> dict[str, Any]:
@@ -39,76 +44,31 @@ def _row(commit: str, when: int, text: str | bytes, reachable: bool) -> dict[str
         try:
             state = parse_note(text)
         except InvalidNote as exc:
-            return {"commit": commit, "reachable": reachable, "time": _iso(when),
+            return {"commit": commit, "reachable": reachable, "time": iso(when),
                     "problem": str(exc)}
         # Valid, in a spelling only the full model reads (a date as epoch seconds, say):
         # the row is taken from the model's canonical dump.
         fields = history_fields().validate_python(state.model_dump(mode="json", by_alias=True))
-    return _finish(commit, when, reachable, dict(fields))
+    return finish(commit, when, reachable, dict(fields))
 
 
 def _plain_row(commit: str, when: int, text: str | bytes, reachable: bool) -> dict[str, Any]:
     """:func:`_row` without pydantic for the notes rgr.handoff_read can read (the same
     row: tests/test_history_rows.py), for listings of a few rows."""
-    plain = read_plain(text)
-    if plain is None:
-        return _row(commit, when, text, reachable)
-    return _finish(commit, when, reachable, history_fields_of(plain))
-
-
-def _finish(commit: str, when: int, reachable: bool, fields: dict[str, Any]) -> dict[str, Any]:
-    row: dict[str, Any] = {"commit": commit, "reachable": reachable}
-    row.update(HISTORY_DEFAULTS)
-    row.update(fields)
-    row["time"] = row.pop("finishedAt") or _iso(when)
-    return row
-
-
-def _when(iso: str) -> str:
-    return iso[5:16].replace("T", " ")  # MM-DD HH:MM; --json has the full timestamp
-
-
-def _took(row: dict[str, Any]) -> str:
-    """The phase's wall time (startedAt to finishedAt), for the shown rows only."""
-    started = row.get("startedAt")
-    if not started or "problem" in row:
-        return "-"
-    try:
-        seconds = (datetime.fromisoformat(row["time"])
-                   - datetime.fromisoformat(started)).total_seconds()
-    except (TypeError, ValueError):
-        return "-"
-    return f"{seconds:.0f}s" if seconds < 60 else f"{seconds / 60:.1f}m"
-
-
-def _cost(row: dict[str, Any]) -> str:
-    agent = row.get("agent") or {}
-    cost = agent.get("costUsd")
-    if cost is None:
-        return "n/a" if agent else "-"  # n/a: the backend reports no cost (codex)
-    return f"${cost:.4f}"
-
-
-def _agent(row: dict[str, Any]) -> str:
-    """Which CLI and model ran the phase: ``codex gpt-5.5``, ``claude``."""
-    agent = row.get("agent") or {}
-    if not agent:
-        return "-"
-    return " ".join(str(p) for p in (agent.get("backend") or "claude", agent.get("model")) if p)
-
-
-def _iso(epoch: int) -> str:
-    return datetime.fromtimestamp(epoch, UTC).isoformat()
+    row = plain_row(commit, when, text, reachable)
+    return _row(commit, when, text, reachable) if row is None else row
 
 
 def _newest(ws: Workspace, count: int) -> tuple[list[dict[str, Any]], bool]:
     """The ``count`` newest handoffs on the branch, oldest first, and whether there are
-    more: reads ``count + 1`` notes, not all of them."""
-    head = str(git.head_commit(ws.repo).id)
-    found = list(islice(ws.notes.newest_reachable_texts(head), count + 1))
-    rows = [_plain_row(c, when, text, True) for c, when, text in found[:count]]
+    more: reads ``count + 1`` notes, not all of them (rgr.history_table.newest_texts)."""
+    git.head_commit(ws.repo)  # an empty repository is an error, said plainly
+    if ws.notes.tip() is None:
+        return [], False
+    found, more = newest_texts(str(ws.root), ws.notes.ref, count)
+    rows = [_plain_row(c, when, text, True) for c, when, text in found]
     rows.reverse()
-    return rows, len(found) > count
+    return rows, more
 
 
 def collect(ws: Workspace, include_all: bool, limit: int | None) -> list[dict[str, Any]]:
@@ -126,17 +86,14 @@ def collect(ws: Workspace, include_all: bool, limit: int | None) -> list[dict[st
     if include_all:
         # Notes on commits off this branch: failed attempts kept for audit, other
         # runs' branches, or objects that no longer exist.
-        import pygit2
-
         seen = {row["commit"] for row in rows}
         extra = []
         for hex_id, text in ws.notes.all_texts().items():
             if hex_id in seen:
                 continue
-            obj = ws.repo.get(hex_id)
-            when = obj.commit_time if isinstance(obj, pygit2.Commit) else 0
-            row = _row(hex_id, when, text, reachable=False)
-            if obj is None:
+            when = git.commit_time(ws.repo, hex_id)
+            row = _row(hex_id, when or 0, text, reachable=False)
+            if when is None:
                 row["problem"] = "the annotated commit no longer exists"
             extra.append(row)
         rows.extend(sorted(extra, key=lambda r: r["time"]))
@@ -177,7 +134,7 @@ def _stream_json(ws: Workspace) -> None:
                     lines.append(to_json(_row(commit, when, text, True)))  # says why
                     continue
                 row = {"commit": commit, "reachable": True, **HISTORY_DEFAULTS, **fields}
-                row["time"] = row.pop("finishedAt") or _iso(when)
+                row["time"] = row.pop("finishedAt") or iso(when)
                 lines.append(to_json(row))
             if lines:
                 spool.write(b"\n".join(lines) + b"\n")
@@ -219,62 +176,11 @@ def run(ws: Workspace, include_all: bool, limit: int | None, as_json: bool) -> i
     if include_all or limit == 0:
         rows = collect(ws, include_all, None)
         shown = rows[-(limit or DEFAULT_TABLE_LIMIT):] if limit != 0 else rows
-        more = len(shown) < len(rows)
+        more = (f"({len(shown)} of {len(rows)} handoff(s) shown; --limit 0 shows all)"
+                if len(shown) < len(rows) else None)
     else:
-        shown, more = _newest(ws, limit or DEFAULT_TABLE_LIMIT)
-        rows = shown
-    out = make_console()
-    if not out.is_terminal:
-        out.width = 200  # a pipe or a log: one line per handoff, not wrapped at 80
-    if not rows:
-        out.print("no handoffs on this branch yet: start with `rgr run \"<feature>\"`")
-        return 0
-    from rich.table import Table  # only the table view pays for it
-
-    table = Table(box=None, pad_edge=False)
-    table.add_column("commit", no_wrap=True)
-    table.add_column("when", no_wrap=True)
-    table.add_column("phase", no_wrap=True)
-    table.add_column("cycle", no_wrap=True, justify="right")
-    table.add_column("result", no_wrap=True)
-    table.add_column("took", no_wrap=True, justify="right")
-    table.add_column("agent", no_wrap=True)
-    table.add_column("cost", no_wrap=True, justify="right")
-    table.add_column("test / error", ratio=1, overflow="fold")
-    for row in shown:
-        commit = short(row["commit"]) + ("" if row["reachable"] else "*")
-        if "problem" in row:
-            table.add_row(commit, _when(row["time"]), "-", "-", "-", "-", "-", "-",
-                          f"[red]invalid note: {esc(row['problem'])}[/red]")
-            continue
-        batch = row.get("batch") or {}
-        test = (row["currentTest"] or {}).get("description") or (
-            f"batch {batch['id']}: {batch['goal']}" if batch else "-")
-        result = row["testResult"] or "-"
-        if row["retryCount"]:
-            result += f" ({row['retryCount']} retr{'y' if row['retryCount'] == 1 else 'ies'})"
-        detail = esc(test) + (f"\n[red]{esc(row['error'])}[/red]" if row["error"] else "")
-        table.add_row(commit, _when(row["time"]), phase_label(row["phase"], row["cycleNumber"]),
-                      str(row["cycleNumber"]),
-                      result, _took(row), esc(_agent(row)), _cost(row), detail)
-    if out.is_terminal:
-        out.print(table)
-    else:
-        # rich pads every cell to the column width; in a pipe that is trailing spaces
-        # on every row, which `grep`/`diff` users then have to strip.
-        with out.capture() as captured:
-            out.print(table)
-        out.file.write("".join(line.rstrip() + "\n" for line in captured.get().splitlines()))
-    costs = [c for row in shown if (c := (row.get("agent") or {}).get("costUsd")) is not None]
-    if costs:
-        out.print(f"agent cost of the {len(costs)} phase(s) shown: ${sum(costs):.4f}")
-    if any(_cost(row) == "n/a" for row in shown):
-        out.print("n/a: the agent's backend reports tokens, not cost (codex); see `rgr show`")
-    if more:
-        # Without --all only the rows shown (and one more) were read: no total to give.
-        which = f"{len(shown)} of {len(rows)}" if len(rows) > len(shown) else \
-            f"the newest {len(shown)}"
-        out.print(f"({which} handoff(s) shown; --limit 0 shows all)")
-    if any(not row["reachable"] for row in shown):
-        out.print("* not on this branch: a rejected attempt kept for audit, or another branch")
+        shown, newer = _newest(ws, limit or DEFAULT_TABLE_LIMIT)
+        # Only the rows shown (and one more) were read: no total to give.
+        more = newest_more(len(shown)) if newer else None
+    render(shown, more, sys.stdout, terminal_columns(sys.stdout))
     return 0

@@ -22,7 +22,7 @@ import time
 from rgr.daemon.gitcli import Git
 from rgr.daemon.hub import RemoteRejected, RemoteUnreachable, lost_race, unreachable
 from rgr.errors import RgrError
-from rgr.notes import DEFAULT_REF
+from rgr.notes_log import DEFAULT_REF
 
 #: How long a notes sync keeps retrying lost races before it gives up (loses nothing).
 NOTES_PATIENCE_S = 300.0

@@ -27,7 +27,7 @@ from rgr.daemon import remote
 from rgr.daemon.gitcli import Git
 from rgr.daemon.queue import JobSpec
 from rgr.errors import RgrError
-from rgr.notes import DEFAULT_REF
+from rgr.notes_log import DEFAULT_REF
 from rgr.testlist import FILENAME as TEST_LIST
 
 JOBS_DIR = Path("rgr") / "jobs"  # in the git dir: the per-job child logs
