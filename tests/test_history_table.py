@@ -150,7 +150,8 @@ def test_packed_notes_refs_are_read(run_rgr: RunRgr, repo: Repo) -> None:
 
 
 def rows(count: int, error: str | None = None) -> list[dict[str, object]]:
-    return [{"commit": f"{i:02d}" + "a" * 38, "reachable": i % 2 == 0, "time": "2026-11-21T10:00:30Z",
+    return [{"commit": f"{i:02d}" + "a" * 38, "reachable": i % 2 == 0,
+             "time": "2026-11-21T10:00:30Z",
              "phase": "GREEN", "nextPhase": "REFACTOR", "cycleNumber": i, "testResult": "PASS",
              "retryCount": 0, "error": error, "startedAt": "2026-11-21T10:00:00Z",
              "currentTest": {"description": "a long behaviour description " * 4},
