@@ -174,11 +174,15 @@ class Queue:
 
     def jobs(self) -> list[Job]:
         """Every job, oldest first: one ``for-each-ref`` per namespace reads the refs
-        and their records together."""
+        and their records together.
+
+        Claims are read before states: a worker ends a job's state before it releases
+        the claim, so a job that finishes between the two reads shows as finished (its
+        claim not yet gone), never as running with nobody holding it."""
         specs: dict[int, JobSpec] = {}
         states: dict[int, tuple[JobState, str]] = {}
         claims: dict[int, tuple[Claim, str]] = {}
-        for prefix in (QUEUE, STATE, CLAIMS):
+        for prefix in (QUEUE, CLAIMS, STATE):
             records = [(int(ref[len(prefix):]), oid, text)
                        for ref, (oid, text) in self.git.ref_blobs(prefix).items()
                        if ref[len(prefix):].isdigit()]
