@@ -116,14 +116,17 @@ def ensure_repo(path: Path, count: int) -> Path:
 
 def write_costs(paths: list[Path], writes: int) -> list[float]:
     """Median seconds to write one note on a fresh commit, per repository. The writes
-    alternate between the repositories, so a busy machine slows them all alike."""
-    stores, fresh = [], []
+    alternate between the repositories, so a busy machine slows them all alike. Each
+    notes ref is put back afterwards: the repositories keep the number of notes they
+    are named for, however often the bench runs."""
+    stores, fresh, tips = [], [], []
     sig = pygit2.Signature("bench", "bench@example.com")
     for path in paths:
         repo = pygit2.Repository(str(path))
         head = repo.head.target
         tree = repo[head].peel(pygit2.Tree).id
         stores.append(NotesStore(repo))
+        tips.append(repo.references[stores[-1].ref].target)
         fresh.append([
             str(repo.create_commit(None, sig, sig, f"extra {i} {time.time()}", tree, [head]))
             for i in range(writes)
@@ -135,6 +138,8 @@ def write_costs(paths: list[Path], writes: int) -> list[float]:
             started = time.perf_counter()
             store.write(fresh[n][i], state)
             times[n].append(time.perf_counter() - started)
+    for store, tip in zip(stores, tips, strict=True):
+        store.repo.references.create(store.ref, tip, force=True)
     return [statistics.median(t) for t in times]
 
 
