@@ -5,10 +5,10 @@ The table is what a person runs every few seconds, so it costs what it shows: ``
 log`` reads the newest ``N + 1`` commits with their notes (more only when commits
 without a note are in between), whatever the repository holds. ``rgr.launch`` sends
 ``rgr history`` and ``rgr history --limit N`` here before click, pygit2, pydantic or
-rich are imported (:func:`quick`); anything it is not sure of (a ``tdd.toml`` to
-validate, ``TDD_*`` or git location variables, a note only the model can read, an
-error to explain) goes to the full command instead, which builds its rows and draws its
-table with this same code.
+rich are imported (:func:`quick`); anything it is not sure of (a ``tdd.toml`` no
+command has validated yet, see rgr.config_seen; ``TDD_*`` or git location variables; a
+note only the model can read; an error to explain) goes to the full command instead,
+which builds its rows and draws its table with this same code.
 
 Rows are the notes' own camelCase fields (``rgr.handoff.HistoryFields``), taken by
 ``rgr.handoff_read`` the way the model would take them (``tests/test_history_rows.py``).
@@ -286,6 +286,21 @@ def _has_notes_ref(git_dir: str, ref: str) -> bool:
         return False
 
 
+def _notes_ref(root: str, git_dir: str) -> str | None:
+    """The notes ref to read: the default without a tdd.toml, the one a tdd.toml names
+    when rgr has validated exactly that file before (rgr.config_seen), else None."""
+    try:
+        with open(os.path.join(root, "tdd.toml"), "rb") as config:
+            text = config.read()
+    except FileNotFoundError:
+        return notes_log.DEFAULT_REF
+    except OSError:
+        return None
+    from rgr import config_seen
+
+    return config_seen.recall(git_dir, text)
+
+
 def quick(args: list[str], out: TextIO | None = None) -> int | None:
     """``rgr history`` [``--limit N``] answered without the CLI: the exit code, or None
     when the full command must answer (see the module's docstring)."""
@@ -297,12 +312,16 @@ def quick(args: list[str], out: TextIO | None = None) -> int | None:
             name in environ for name in _LOCATION_VARS):
         return None
     root = _work_tree(os.getcwd())
-    if root is None or os.path.exists(os.path.join(root, "tdd.toml")):
-        return None  # tdd.toml is validated (and may name another notes ref)
-    if not _has_notes_ref(os.path.join(root, ".git"), notes_log.DEFAULT_REF):
+    if root is None:
+        return None
+    git_dir = os.path.join(root, ".git")
+    ref = _notes_ref(root, git_dir)
+    if ref is None:
+        return None  # a tdd.toml not yet validated (or invalid): the full command checks it
+    if not _has_notes_ref(git_dir, ref):
         return None  # no notes, or an empty repository: the full command says so
     try:
-        texts, more = newest_texts(root, notes_log.DEFAULT_REF, count)
+        texts, more = newest_texts(root, ref, count)
     except CommandError:
         return None  # the full command explains what is wrong
     rows = []

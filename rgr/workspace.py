@@ -108,8 +108,26 @@ def open_workspace(
     from rgr.config import load_config
 
     config = load_config(root, env=environment, flags=flags)
+    _remember_valid_file(repo, root, environment, flags, config.notes_ref)
     return Workspace(root, repo, config, NotesStore(repo, config.notes_ref), environment,
                      no_sandbox, flags=flags)
+
+
+def _remember_valid_file(repo: pygit2.Repository, root: Path, env: Mapping[str, str],
+                         flags: Mapping[str, object] | None, notes_ref: str) -> None:
+    """When tdd.toml alone made this config, mark its bytes as valid for the quick read
+    paths (rgr.config_seen)."""
+    if any(value is not None for value in (flags or {}).values()) or any(
+            value for name, value in env.items()
+            if name.startswith("TDD_") and name != "TDD_PROJECT_ROOT"):
+        return
+    from rgr import config_seen
+
+    try:
+        text = (root / _CONFIG_FILE).read_bytes()
+    except OSError:
+        return
+    config_seen.remember(repo.path, text, notes_ref)
 
 
 def _project_root(cwd: Path, env: Mapping[str, str]) -> Path:

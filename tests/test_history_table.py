@@ -128,17 +128,42 @@ def test_a_note_only_the_model_reads_goes_to_the_full_command(
     assert out.count("invalid note") == 1 and noted[2][:8] in out
 
 
-def test_other_notes_refs_and_configs_go_to_the_full_command(
+def test_a_tdd_toml_is_trusted_once_a_command_has_validated_those_bytes(
         run_rgr: RunRgr, tmp_path: Path) -> None:
     repo = make_repo(tmp_path, commits=2)
     repo.note_cli(repo.head(), note_json("RED"), ref="refs/notes/elsewhere")
-    (repo.path / "tdd.toml").write_text('notes_ref = "refs/notes/elsewhere"\n')
+    config = repo.path / "tdd.toml"
+    config.write_text('notes_ref = "refs/notes/elsewhere"\n')
+    probe = tmp_path / "probe"
+
+    # First: the full command validates the file (and marks it as seen).
+    assert "rgr.cli" in modules_loaded(["history"], repo.path, probe)
     code, out, err = run_rgr(["history"], repo.path)
     assert code == 0, err
     assert repo.head()[:8] in out and "RED" in out
-    # From a subfolder, the repository above is found.
+    # Then the same bytes are answered quickly, from the notes ref they name, also
+    # from a subfolder.
+    assert "rgr.cli" not in modules_loaded(["history"], repo.path, probe)
     (repo.path / "sub").mkdir()
     assert run_rgr(["history"], repo.path / "sub")[1] == out
+    # An edit is new bytes: validated again, and a mistake is reported, not skipped.
+    config.write_text('notes_ref = "refs/notes/elsewhere"\nmax_retries = "three"\n')
+    code, _, err = run_rgr(["history"], repo.path)
+    assert code != 0 and "max_retries" in err
+    config.write_text('notes_ref = "refs/notes/elsewhere"\n')
+    assert "rgr.cli" not in modules_loaded(["history"], repo.path, probe)
+
+
+def test_a_forged_mark_cannot_point_history_elsewhere(run_rgr: RunRgr, tmp_path: Path) -> None:
+    from rgr import config_seen
+
+    repo = make_repo(tmp_path, commits=1)
+    repo.note_cli(repo.head(), note_json("RED"))
+    text = b'notes_ref = "refs/notes/tdd-handoffs"\n'
+    (repo.path / "tdd.toml").write_bytes(text)
+    config_seen.remember(str(repo.path / ".git"), text, "not a notes ref\n")
+    code, out, err = run_rgr(["history"], repo.path)
+    assert code == 0 and "RED" in out, err  # the full command read the file itself
 
 
 def test_packed_notes_refs_are_read(run_rgr: RunRgr, repo: Repo) -> None:
