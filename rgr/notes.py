@@ -176,20 +176,6 @@ class NotesStore:
             raise NotesError(f"git log failed reading {self.ref}: {exc.message}") from None
         yield log_records([pending])
 
-    def newest_reachable_texts(self, head: str) -> Iterator[tuple[str, int, str]]:
-        """:meth:`reachable_texts` for a few: walks history from ``head`` and looks each
-        commit up in the notes tree, so the first rows cost what they read, whatever
-        the number of notes (the caller stops when it has enough)."""
-        tip = self.tip()
-        if tip is None:
-            return
-        tree = tip.tree
-        for commit in self.repo.walk(pygit2.Oid(hex=head)):
-            hex_id = str(commit.id)
-            blob_id = _lookup(self.repo, tree, hex_id)
-            if blob_id is not None:
-                yield hex_id, commit.commit_time, _blob_text(self.repo, blob_id)
-
     def latest_handoff(self, start: str, doing: str,
                        repair_hint: str) -> tuple[NoteRecord, HandoffState, int]:
         """The newest note on ``start`` or its ancestors as a valid handoff: the record,
