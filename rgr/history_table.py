@@ -50,6 +50,11 @@ _HEADERS = ("commit", "when", "phase", "cycle", "result", "took", "agent", "cost
 _RIGHT_ALIGNED = frozenset({3, 5, 7})
 _GAP = "  "
 
+#: On a terminal, the last column is at least this wide; on a narrower one it goes on
+#: the lines under its row, indented by _BELOW.
+_NARROWEST = 24
+_BELOW = "    "
+
 #: C0 and C1 control characters (and DEL) as shown: a visible stand-in.
 _CONTROLS = {code: "?" for code in (*range(0x20), *range(0x7F, 0xA0))}
 _CONTROLS[ord("\t")] = " "
@@ -186,13 +191,20 @@ def _wrap(text: str, width: int) -> list[str]:
 def table_lines(rows: list[dict[str, Any]], columns: int | None,
                 styled: bool) -> list[str]:
     """The table: a header, then a line per row (more when its last cell wraps or has
-    an error). ``columns``: the terminal's width, the last cell wrapped to fit; None
-    (a pipe, a log) never wraps. ``styled``: bold header, errors in red."""
+    an error). ``columns``: the terminal's width, the last cell wrapped to fit (and put
+    under its row when the others leave it too little room); None (a pipe, a log)
+    never wraps. ``styled``: bold header, errors in red."""
     cells = [_cells(row) for row in rows]
     widths = [max(len(_HEADERS[i]), *(len(fixed[i]) for fixed, _ in cells))
               for i in range(len(_HEADERS) - 1)]
     indent = sum(widths) + len(_GAP) * len(widths)
-    width = max(columns - indent, 20) if columns else None
+    width: int | None = None
+    below = False
+    if columns:
+        width = columns - indent
+        if width < _NARROWEST:
+            # Too narrow for the last column beside the others: it goes under its row.
+            below, indent, width = True, len(_BELOW), max(columns - len(_BELOW), _NARROWEST)
     bold, red, plain = ("\x1b[1m", "\x1b[31m", "\x1b[0m") if styled else ("", "", "")
 
     def joined(fixed: list[str] | tuple[str, ...]) -> str:
@@ -202,6 +214,9 @@ def table_lines(rows: list[dict[str, Any]], columns: int | None,
     lines = [f"{bold}{joined(_HEADERS)}{_GAP}{_HEADERS[-1]}{plain}"]
     for fixed, detail in cells:
         prefix = joined(fixed) + _GAP
+        if below:
+            lines.append(prefix.rstrip())
+            prefix = _BELOW
         for text, is_error in detail:
             for part in (_wrap(text, width) if width else [text]):
                 shown = f"{red}{part}{plain}" if is_error and part else part

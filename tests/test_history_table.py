@@ -194,6 +194,14 @@ def test_on_a_terminal_the_last_column_wraps_and_errors_are_red() -> None:
     assert plain[1].split()[0] == "00aaaaaa" and plain[3].split()[0] == "01aaaaaa*"
 
 
+def test_on_a_narrow_terminal_the_last_column_goes_under_its_row() -> None:
+    lines = table_lines(rows(2, error="tests still fail"), columns=70, styled=False)
+    assert lines[1].startswith("00aaaaaa") and lines[1].endswith("-")  # the cost, last
+    assert lines[2].startswith("    a long behaviour description")
+    assert all(len(line) <= 70 for line in lines[2:] if line.startswith("    "))
+    assert "    tests still fail" in lines
+
+
 @pytest.mark.parametrize("args", [["--limit", "0"], ["--all"], ["--json"]])
 def test_anything_but_the_plain_table_goes_to_the_full_command(
         args: list[str], repo: Repo, tmp_path: Path) -> None:
