@@ -4,7 +4,7 @@ kills the whole process group, bounded output capture, and errors that show what
 Importing this module costs next to nothing (subprocess, threading and ctypes are
 imported by the functions that use them): ``rgr history`` reads its rows through
 :func:`output` before click is even loaded, and ``tests/test_startup.py`` holds it to
-an import budget.
+an import budget (test_the_process_wrapper_imports_nothing_heavy).
 """
 
 from __future__ import annotations

@@ -121,3 +121,14 @@ def test_a_narrow_terminal_gets_clicks_wrapping(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     assert max(len(line) for line in proc.stdout.splitlines()) <= 60
     assert proc.stdout != help_text.TEXT
+
+
+def test_the_process_wrapper_imports_nothing_heavy() -> None:
+    # rgr.history_table reads through rgr.proc before click loads: importing the module
+    # must stay cheap (subprocess and friends load when a process is started).
+    probe = ("import sys; before = set(sys.modules); import rgr.proc; "
+             "print(' '.join(sorted(set(sys.modules) - before)))")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                          timeout=60, check=True)
+    heavy = {"subprocess", "threading", "ctypes", "dataclasses", "inspect", "pathlib"}
+    assert not heavy & set(done.stdout.split()), done.stdout
