@@ -281,8 +281,11 @@ def _work_tree(start: str) -> str | None:
     repository, not a linked worktree: those are the full command's)."""
     path = os.path.abspath(start)
     while True:
-        if os.path.isdir(os.path.join(path, ".git")):
+        dot_git = os.path.join(path, ".git")
+        if os.path.isdir(dot_git):
             return path
+        if os.path.lexists(dot_git):
+            return None  # a linked worktree or a submodule: its .git is a file
         parent = os.path.dirname(path)
         if parent == path:
             return None

@@ -166,6 +166,19 @@ def test_a_forged_mark_cannot_point_history_elsewhere(run_rgr: RunRgr, tmp_path:
     assert code == 0 and "RED" in out, err  # the full command read the file itself
 
 
+def test_a_worktree_inside_the_repository_shows_its_own_branch(
+        run_rgr: RunRgr, repo: Repo) -> None:
+    noted = noted_history(repo, 2)
+    repo.git("worktree", "add", "-q", "-b", "side", "inner", noted[0])
+    inner = Repo(repo.path / "inner")
+    side = inner.commit("on the side branch")
+    repo.note_cli(side, note_json("RED", currentTest={"description": "the side one"}))
+    code, out, err = run_rgr(["history"], inner.path)
+    assert code == 0, err
+    assert side[:8] in out and "the side one" in out
+    assert noted[1][:8] not in out  # main's newer note is not on this branch
+
+
 def test_packed_notes_refs_are_read(run_rgr: RunRgr, repo: Repo) -> None:
     noted = noted_history(repo, 2)
     repo.git("pack-refs", "--all")
