@@ -22,6 +22,7 @@ from __future__ import annotations
 import errno
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pygit2
@@ -169,13 +170,72 @@ class NotesStore:
                 *(["--reverse"] if oldest_first else []), head]
         pending = b""
         try:
-            for chunk in proc.stream(argv, cwd=self.repo.path):
+            for chunk in proc.stream(argv, cwd=self.repo.path, env=_unflushed()):
                 records = (pending + chunk).split(_RECORD_SEP)
                 pending = records.pop()
                 yield _log_records(records)
         except CommandError as exc:
             raise NotesError(f"git log failed reading {self.ref}: {exc.message}") from None
         yield _log_records([pending])
+
+    def tip_id(self) -> str | None:
+        """The notes commit's id, without reading it: to tell whether the ref moved."""
+        reference = self.repo.references.get(self.ref)
+        return None if reference is None else str(reference.target)
+
+    def common_dir(self) -> Path:
+        """The git directory shared by every worktree (a worktree's own holds a
+        ``commondir`` file naming it): where caches of the notes belong."""
+        own = Path(self.repo.path)
+        try:
+            return (own / (own / "commondir").read_text().strip()).resolve()
+        except OSError:
+            return own
+
+    def note_blobs(self) -> Iterator[tuple[list[bytes], list[bytes]]]:
+        """Every note as (annotated object ids, note blob ids), hex bytes, in batches as
+        git lists them (``git notes list``: git's own reading of the notes tree, in any
+        fan-out, odd names and notes at two depths included; libgit2 from Python takes
+        twice as long on git's two-level fan-out). Batches, not one list: at 100,000
+        notes the whole output and its pieces would be 25 MB more at rgr's peak."""
+        from rgr.errors import CommandError
+
+        argv = ["git", "notes", f"--ref={self.ref}", "list"]
+        try:
+            for parts in _split_stream(argv, self.repo.path):
+                yield parts[1::2], parts[0::2]
+        except CommandError as exc:
+            raise NotesError(f"git notes list failed reading {self.ref}: {exc.message}") from None
+
+    def reachable_commits(self, head: str) -> list[bytes]:
+        """The commits reachable from ``head`` (hex bytes), newest first in ``git log``'s
+        order: ``git rev-list`` walks the same way, without formatting each commit."""
+        from rgr.errors import CommandError
+
+        commits: list[bytes] = []
+        try:
+            for parts in _split_stream(["git", "rev-list", head], self.repo.path):
+                commits += parts
+        except CommandError as exc:
+            raise NotesError(f"git rev-list failed: {exc.message}") from None
+        return commits
+
+    def texts_of(self, commits: list[str]) -> Iterator[list[tuple[str, int, bytes]]]:
+        """:meth:`reachable_batches` for the given commits only (``git log --no-walk``,
+        so the text is what the full read gives), in batches; commits without a note
+        give nothing."""
+        from rgr import proc
+        from rgr.errors import CommandError
+
+        for start in range(0, len(commits), _ARGS_PER_LOG):
+            argv = ["git", "log", "--no-walk=unsorted", f"--notes={self.ref}",
+                    f"--format={_RECORD_SEP_FMT}%H %ct%n%N",
+                    *commits[start:start + _ARGS_PER_LOG]]
+            try:
+                data = b"".join(proc.stream(argv, cwd=self.repo.path, env=_unflushed()))
+            except CommandError as exc:
+                raise NotesError(f"git log failed reading {self.ref}: {exc.message}") from None
+            yield _log_records(data.split(_RECORD_SEP))
 
     def newest_reachable_texts(self, head: str) -> Iterator[tuple[str, int, str]]:
         """:meth:`reachable_texts` for a few: walks history from ``head`` and looks each
@@ -340,7 +400,34 @@ class NotesStore:
         self.repo.create_reference_direct(self.ref, target, True, message=message)
 
 
+#: Commit ids per ``git log --no-walk`` (41 bytes each of argv: far below ARG_MAX).
+_ARGS_PER_LOG = 4096
+
 _RECORD_SEP = b"\x00\x1e"
+
+
+def _split_stream(argv: list[str], cwd: str) -> Iterator[list[bytes]]:
+    """The whitespace-separated words of ``argv``'s output, a batch per chunk read (no
+    word is cut between two batches: the output is split at its last newline)."""
+    from rgr import proc
+
+    pending = b""
+    for chunk in proc.stream(argv, cwd=cwd, env=_unflushed()):
+        data = pending + chunk
+        cut = data.rfind(b"\n") + 1
+        pending = data[cut:]
+        yield data[:cut].split()
+    if pending.strip():
+        yield pending.split()
+
+
+def _unflushed() -> dict[str, str]:
+    """The environment for a git command whose output rgr reads in bulk: git flushes
+    stdout after every commit when it is a pipe, which at 100,000 commits means 100,000
+    small reads for rgr (0.3 s of rgr's CPU for `git rev-list`, 0.06 s without)."""
+    import os
+
+    return {**os.environ, "GIT_FLUSH": "0"}
 _RECORD_SEP_FMT = "%x00%x1e"
 
 

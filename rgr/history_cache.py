@@ -1,0 +1,181 @@
+"""A content-addressed cache of ``rgr history --json`` rows, keyed by note blob id.
+
+Why it is exact. A note blob id names the note's bytes, so it names the validated row
+too, as long as the validator is the same: the cached part of a row is every byte of
+the JSON row after ``{"commit":"<id>","reachable":true,`` and it is cached only when
+none of it depends on the commit (the note has ``finishedAt``, which is the row's
+``time``; other rows take the commit time and are computed every time). So a cache hit
+gives the bytes a fresh validation would give, and a changed, added or removed note is a
+different (or absent) blob id: nothing is ever invalidated by hand.
+
+The validator version is part of the file: its first line is ``rgr-history-rows <key>``,
+the key a digest of :func:`rgr.handoff.history_fields`'s core schema, the source of the
+models (rgr/handoff.py, rgr/handoff_read.py: the fallback for odd spellings goes through
+the full model), the pydantic versions and :data:`FORMAT`, bumped when the row's shape
+changes. A file with another key is ignored and rewritten.
+
+Format. ``<git common dir>/rgr/cache/history-rows``, one line per note blob::
+
+    <crc32 hex, 8> <blob hex, 40> <row JSON suffix>\\n
+
+The CRC covers everything after it (blob id and row), so a torn, truncated or corrupted
+line is dropped on load, never served. New rows are appended with O_APPEND in one write
+per run: two rgr processes at once can at worst interleave whole writes, or (a short
+write on a full disk) leave a torn line that the CRC then rejects. When the file holds
+more dead lines (notes no longer in the notes ref, duplicates, bad lines) than live
+ones, it is rewritten through a temporary file and a rename, so readers see the old
+file or the new one, never half of it. Any OS error (read-only repository, a
+permission problem, a full disk) only means no cache: the command never fails for it.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import zlib
+from collections.abc import Collection
+from pathlib import Path
+
+#: Bump when the cached bytes of a row change for the same note and validator.
+FORMAT = 1
+
+_HEADER = b"rgr-history-rows "
+
+#: Bytes read per step on load: the file is read in blocks, not at once, so rgr never
+#: holds both the whole file and its lines (peak memory is issue 14's other target).
+_BLOCK = 1 << 22
+
+#: ``<crc8> <blob40> ``: the row starts after this many bytes.
+ROW_AT = 50
+
+
+def validator_key() -> bytes:
+    """The digest of everything a cached row's bytes depend on besides the note: the
+    code that validates and serializes it, and the pydantic that runs that code.
+
+    Taken from the source files rather than from the live validator, so that a run
+    whose rows are all cached does not import pydantic (about 0.08 s, 10% of the
+    target at 100,000 notes)."""
+    import hashlib
+    from importlib.util import find_spec
+
+    digest = hashlib.sha256(b"%d\n" % FORMAT)
+    here = Path(__file__).resolve().parent
+    # The models and the row builder (rgr/commands/history.py: _row, _render, _finish).
+    sources = [here / "handoff.py", here / "handoff_read.py", here / "commands" / "history.py"]
+    for package in ("pydantic", "pydantic_core"):
+        spec = find_spec(package)
+        for folder in (spec.submodule_search_locations or []) if spec else []:
+            # pydantic's version file names the pydantic-core it needs; pydantic-core's
+            # compiled module is its code (named, sized and dated: a reinstall shows).
+            sources.extend(sorted(Path(folder).glob("version.py")))
+            for built in sorted(Path(folder).glob("_pydantic_core*")):
+                stat = built.stat()
+                digest.update(f"{built.name} {stat.st_size} {stat.st_mtime_ns}\n".encode())
+    for source in sources:
+        digest.update(source.read_bytes())
+    return digest.hexdigest()[:32].encode()
+
+
+def cache_file(common_dir: Path) -> Path:
+    return common_dir / "rgr" / "cache" / "history-rows"
+
+
+def _good(line: bytes) -> bool:
+    """The line is as written: its CRC matches (a torn or damaged line passes with a
+    chance of 1 in 2**32)."""
+    try:
+        return zlib.crc32(line[9:]) == int(line[:8], 16)
+    except ValueError:
+        return False
+
+
+class RowCache:
+    """The rows of one repository's cache file, and the rows to add to it."""
+
+    def __init__(self, path: Path, key: bytes) -> None:
+        self.path = path
+        self.key = key
+        #: blob id (hex bytes) -> its whole cache line; the row is ``line[ROW_AT:]``.
+        #: The caller may drop it once it has looked up its notes (peak memory).
+        self.lines: dict[bytes, bytes] = {}
+        self.on_disk = 0  # lines in the file, good or bad: compaction counts dead ones
+        self.current = False  # the file exists with this key
+        self.added: list[bytes] = []
+
+    @classmethod
+    def load(cls, path: Path, key: bytes) -> RowCache:
+        cache = cls(path, key)
+        crc32 = zlib.crc32
+        try:
+            with open(path, "rb") as file:
+                if file.readline() != _HEADER + key + b"\n":
+                    return cache  # another validator's rows (or no header): rewritten
+                cache.current = True
+                lines = cache.lines
+                carry = b""
+                while block := file.read(_BLOCK):
+                    pieces = (carry + block).split(b"\n")
+                    carry = pieces.pop()  # a partial line; at the end, a torn one
+                    cache.on_disk += len(pieces)
+                    try:
+                        lines.update({line[9:49]: line for line in pieces
+                                      if crc32(line[9:]) == int(line[:8], 16)})
+                    except ValueError:  # a damaged CRC field: this block line by line
+                        lines.update({line[9:49]: line for line in pieces if _good(line)})
+                cache.on_disk += bool(carry)
+        except OSError:
+            pass  # no cache yet, or none readable: every row is computed
+        return cache
+
+    def add(self, blob: bytes, row: bytes) -> bytes:
+        """Remember ``row`` (no newline inside: rows are compact JSON) for ``blob``;
+        returns its cache line."""
+        body = blob + b" " + row
+        line = b"%08x %s" % (zlib.crc32(body), body)
+        self.added.append(line)
+        return line
+
+    def save(self, current: Collection[bytes]) -> None:
+        """Write the added rows. ``current`` holds, for each note the notes ref has now,
+        its cache line (read or added) or its blob id (not cached): the rows are
+        appended, or, when the file is new, has another key or holds more dead lines
+        than live ones, it is rewritten with the live lines only. Never raises for the
+        file system: a cache that cannot be written is no cache."""
+        try:
+            if not self.current or self.on_disk > 2 * len(current) or (
+                    self.on_disk > len(current) and self._dead(current) > len(current)):
+                self._rewrite(current)
+            elif self.added:
+                self._append()
+        except OSError:
+            pass
+
+    def _dead(self, current: Collection[bytes]) -> int:
+        """Lines in the file that no current note needs (gone notes, bad lines, twice
+        written rows)."""
+        live = {line for line in current if len(line) > ROW_AT}
+        return self.on_disk - len(live.difference(self.added))
+
+    def _append(self) -> None:
+        data = b"".join(line + b"\n" for line in self.added)
+        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND)
+        try:
+            view = memoryview(data)
+            while view:  # one write, unless the file system cuts it short
+                view = view[os.write(fd, view):]
+        finally:
+            os.close(fd)
+
+    def _rewrite(self, current: Collection[bytes]) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd, temp = tempfile.mkstemp(dir=self.path.parent, prefix=".history-rows.")
+        try:
+            with os.fdopen(fd, "wb") as file:
+                file.write(_HEADER + self.key + b"\n")
+                file.writelines(line + b"\n" for line in dict.fromkeys(current)
+                                if len(line) > ROW_AT)
+            os.replace(temp, self.path)
+        except BaseException:
+            Path(temp).unlink(missing_ok=True)
+            raise
