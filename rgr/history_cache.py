@@ -45,8 +45,12 @@ _HEADER = b"rgr-history-rows "
 #: holds both the whole file and its lines (peak memory is issue 14's other target).
 _BLOCK = 1 << 22
 
-#: ``<crc8> <blob40> ``: the row starts after this many bytes.
+#: ``<crc8> <blob40> ``: the row starts after this many bytes. A line of exactly this
+#: length is a mark: the note is known, and its row is computed every time.
 ROW_AT = 50
+
+#: The length of a blob id (hex): shorter than any line.
+BLOB = 40
 
 
 def validator_key() -> bytes:
@@ -102,6 +106,7 @@ class RowCache:
         self.on_disk = 0  # lines in the file, good or bad: compaction counts dead ones
         self.current = False  # the file exists with this key
         self.added: list[bytes] = []
+        self.torn = False  # the file ends in a partial line (a write cut short)
 
     @classmethod
     def load(cls, path: Path, key: bytes) -> RowCache:
@@ -124,13 +129,15 @@ class RowCache:
                     except ValueError:  # a damaged CRC field: this block line by line
                         lines.update({line[9:49]: line for line in pieces if _good(line)})
                 cache.on_disk += bool(carry)
+                cache.torn = bool(carry)
         except OSError:
             pass  # no cache yet, or none readable: every row is computed
         return cache
 
     def add(self, blob: bytes, row: bytes) -> bytes:
-        """Remember ``row`` (no newline inside: rows are compact JSON) for ``blob``;
-        returns its cache line."""
+        """Remember ``row`` (no newline inside: rows are compact JSON) for ``blob``, or
+        with ``row`` empty that the note's row depends on its commit; returns the cache
+        line."""
         body = blob + b" " + row
         line = b"%08x %s" % (zlib.crc32(body), body)
         self.added.append(line)
@@ -154,11 +161,12 @@ class RowCache:
     def _dead(self, current: Collection[bytes]) -> int:
         """Lines in the file that no current note needs (gone notes, bad lines, twice
         written rows)."""
-        live = {line for line in current if len(line) > ROW_AT}
+        live = {line for line in current if len(line) > BLOB}
         return self.on_disk - len(live.difference(self.added))
 
     def _append(self) -> None:
-        data = b"".join(line + b"\n" for line in self.added)
+        # After a torn line, a newline first: the torn bytes would spoil the first row.
+        data = b"\n" * self.torn + b"".join(line + b"\n" for line in self.added)
         fd = os.open(self.path, os.O_WRONLY | os.O_APPEND)
         try:
             view = memoryview(data)
@@ -174,7 +182,7 @@ class RowCache:
             with os.fdopen(fd, "wb") as file:
                 file.write(_HEADER + self.key + b"\n")
                 file.writelines(line + b"\n" for line in dict.fromkeys(current)
-                                if len(line) > ROW_AT)
+                                if len(line) > BLOB)
             os.replace(temp, self.path)
         except BaseException:
             Path(temp).unlink(missing_ok=True)

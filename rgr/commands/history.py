@@ -164,6 +164,8 @@ def _stream_json(ws: Workspace) -> None:
     (``git log --no-walk`` on those commits). When most are missing (the first run, a
     new validator) everything is read as before (:func:`_stream_uncached`) and the cache
     filled on the way. The bytes are the same either way: tests/test_history_cache.py."""
+    from operator import countOf
+
     from rgr import history_cache
 
     head = str(git.head_commit(ws.repo).id)
@@ -173,15 +175,16 @@ def _stream_json(ws: Workspace) -> None:
         return
     cache = history_cache.RowCache.load(
         history_cache.cache_file(ws.notes.common_dir()), history_cache.validator_key())
-    # commit -> its note's cache line, or its note's blob id (40 bytes) when not cached.
+    # commit -> its note's cache line (a row, or a mark that its row is computed every
+    # time), or its note's blob id (40 bytes) when the cache does not know it.
     # One map, not commit -> blob and blob -> line: 25 MB less at 100,000 notes.
     notes: dict[bytes, bytes] = {}
     found = cache.lines.get
     for commits, blobs in ws.notes.note_blobs():
         notes.update(zip(commits, map(found, blobs, blobs), strict=True))
-    cached = len(cache.lines)
     cache.lines = {}  # the lines still needed are in `notes`
-    if cached * 4 < len(notes) * 3:  # most rows missing: read everything
+    unknown = countOf(map(len, notes.values()), history_cache.BLOB)
+    if unknown * 4 > len(notes):  # many rows missing: read everything at once
         _stream_uncached(ws, head, notes, cache)
     elif not _stream_cached(ws, head, notes, cache):
         _stream_uncached(ws, head)  # the notes changed under us: one consistent read
@@ -194,7 +197,7 @@ def _stream_cached(ws: Workspace, head: str, notes: dict[bytes, bytes],
                    cache: history_cache.RowCache) -> bool:
     """:func:`_stream_json` when the cache has most rows; False (nothing written) when
     the notes ref moved while they were read."""
-    from rgr.history_cache import ROW_AT
+    from rgr.history_cache import BLOB, ROW_AT
 
     tip = ws.notes.tip_id()
     commits = ws.notes.reachable_commits(head)
@@ -208,8 +211,10 @@ def _stream_cached(ws: Workspace, head: str, notes: dict[bytes, bytes],
             prefix = _ROW_START % key
             if cacheable and text.startswith(prefix):
                 notes[key] = cache.add(notes[key], text[len(prefix):])
-            else:
-                computed[key] = text
+                continue
+            computed[key] = text
+            if len(notes[key]) == BLOB:  # known from now on: not "missing" next time
+                notes[key] = cache.add(notes[key], b"")
     if ws.notes.tip_id() != tip:
         return False
     out = sys.stdout.buffer
@@ -270,16 +275,20 @@ def _stream_uncached(ws: Workspace, head: str, notes: dict[bytes, bytes] | None 
     ``git log --notes`` needs, however many notes."""
     import tempfile
 
+    from rgr.history_cache import BLOB
+
     with tempfile.TemporaryFile() as spool:
         for batch in ws.notes.reachable_batches(head):
             lines = []
             for commit, line, cacheable in _render(batch):
                 lines.append(line)
-                if cacheable and cache is not None and notes is not None:
+                if cache is not None and notes is not None:
                     key = commit.encode()
                     blob, start = notes.get(key, b""), _ROW_START % key
-                    if len(blob) == 40 and line.startswith(start):
-                        notes[key] = cache.add(blob, line[len(start):])
+                    if len(blob) == BLOB:
+                        # a row, or a mark that it is computed every time
+                        cacheable = cacheable and line.startswith(start)
+                        notes[key] = cache.add(blob, line[len(start):] if cacheable else b"")
             if lines:
                 spool.write(b"\n".join(lines) + b"\n")
         _write_backwards(spool, sys.stdout.buffer)
