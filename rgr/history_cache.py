@@ -9,19 +9,28 @@ gives the bytes a fresh validation would give, and a changed, added or removed n
 different (or absent) blob id: nothing is ever invalidated by hand.
 
 The validator version is part of the file: its first line is ``rgr-history-rows <key>``,
-the key a digest of :func:`rgr.handoff.history_fields`'s core schema, the source of the
-models (rgr/handoff.py, rgr/handoff_read.py: the fallback for odd spellings goes through
-the full model), the pydantic versions and :data:`FORMAT`, bumped when the row's shape
-changes. A file with another key is ignored and rewritten.
+the key a digest of the code that validates and serializes a row (rgr/handoff.py,
+rgr/handoff_read.py, rgr/commands/history.py), of the installed pydantic and
+pydantic-core, and of :data:`FORMAT`, bumped when the row's shape changes. A file with
+another key is ignored and rewritten. (Source files rather than the live validator's
+schema: a run whose rows are all cached then never imports pydantic.)
 
 Format. ``<git common dir>/rgr/cache/history-rows``, one line per note blob::
 
     <crc32 hex, 8> <blob hex, 40> <row JSON suffix>\\n
 
+or, with nothing after the blob id, a mark that the note is known and that its row is
+computed every time (it takes the commit time, or the note is invalid): such notes then
+do not count as missing when rgr decides between the cached read and the full one.
+
 The CRC covers everything after it (blob id and row), so a torn, truncated or corrupted
-line is dropped on load, never served. New rows are appended with O_APPEND in one write
-per run: two rgr processes at once can at worst interleave whole writes, or (a short
-write on a full disk) leave a torn line that the CRC then rejects. When the file holds
+line is dropped on load, never served (a damaged line that still matches its CRC has a
+chance of 1 in 2**32). The caller saves rows only when the notes ref did not move while
+it read them, so a row is never filed under a blob id that was not its note's.
+
+New rows are appended with O_APPEND in one write per run: two rgr processes at once can
+at worst interleave whole writes, or (a short write on a full disk) leave a torn line
+that the CRC then rejects (and the next append starts on a new line). When the file holds
 more dead lines (notes no longer in the notes ref, duplicates, bad lines) than live
 ones, it is rewritten through a temporary file and a rename, so readers see the old
 file or the new one, never half of it. Any OS error (read-only repository, a

@@ -2,9 +2,14 @@
 
 Built for long histories. The table and ``--limit N`` walk history from HEAD and look
 each commit up in the notes tree, so they read N notes, whatever the repository holds.
-``--json`` over everything reads ``git log --notes`` as git writes it, each note validated
-straight from its JSON text by pydantic-core, through a temporary file (see
-:func:`_stream_json`): flat memory at any number of notes.
+``--json`` over everything takes each row from a content-addressed cache (note blob id
+-> row bytes, rgr.history_cache) and validates only the notes it lacks: it lists the
+notes (``git notes list``) and walks the commits (``git rev-list``), and reads the
+missing notes with ``git log --no-walk`` (see :func:`_stream_json`). With most rows
+missing (the first run) it reads ``git log --notes`` as git writes it, each note
+validated straight from its JSON text by pydantic-core, through a temporary file
+(:func:`_stream_uncached`), and fills the cache on the way. Either way the bytes are
+the model's (tests/test_history_cache.py).
 ``--all`` reads every note (it has to: it lists the ones no branch reaches).
 """
 
@@ -202,11 +207,14 @@ def _stream_cached(ws: Workspace, head: str, notes: dict[bytes, bytes],
     tip = ws.notes.tip_id()
     commits = ws.notes.reachable_commits(head)
     get = notes.get
-    misses = [commit.decode() for commit in commits
-              if (line := get(commit)) is not None and len(line) <= ROW_AT]
+    # C loops (map, min) where every row is cached, the case this path is for.
+    found = list(map(get, commits))  # per commit: its cache line, its note's blob, None
+    misses = [] if min(map(len, filter(None, found)), default=ROW_AT + 1) > ROW_AT else [
+        commit.decode() for commit, line in zip(commits, found, strict=True)
+        if line is not None and len(line) <= ROW_AT]
     computed: dict[bytes, bytes] = {}  # commit -> whole row, for rows not cached
-    for batch in ws.notes.texts_of(misses):
-        for name, text, cacheable in _render(batch):
+    for texts in ws.notes.texts_of(misses):
+        for name, text, cacheable in _render(texts):
             key = name.encode()
             prefix = _ROW_START % key
             if cacheable and text.startswith(prefix):
@@ -221,16 +229,23 @@ def _stream_cached(ws: Workspace, head: str, notes: dict[bytes, bytes],
     out.write(b"[\n")
     separator = b""
     for end in range(len(commits), 0, -_OUT_BATCH):
-        rows = []
-        for commit in reversed(commits[max(0, end - _OUT_BATCH):end]):
-            line = get(commit)
-            if line is None:
-                continue
-            if len(line) > ROW_AT:
-                rows.append(_ROW_START % commit + line[ROW_AT:])
-            elif (row := computed.get(commit)) is not None:
-                rows.append(row)
-            # else: an empty note, or not a blob; git log shows none either
+        first = max(0, end - _OUT_BATCH)
+        batch, lines = commits[first:end][::-1], found[first:end][::-1]
+        if None not in lines and min(map(len, lines)) > ROW_AT:  # type: ignore[arg-type]
+            # all cached, as found: the commits' lines have not changed since
+            rows = [_ROW_START % commit + line[ROW_AT:]  # type: ignore[index]
+                    for commit, line in zip(batch, lines, strict=True)]
+        else:
+            rows = []
+            for commit in batch:
+                line = get(commit)
+                if line is None:
+                    continue
+                if len(line) > ROW_AT:
+                    rows.append(_ROW_START % commit + line[ROW_AT:])
+                elif (row := computed.get(commit)) is not None:
+                    rows.append(row)
+                # else: an empty note, or not a blob; git log shows none either
         if rows:
             out.write(separator + b",\n".join(rows))
             separator = b",\n"
