@@ -49,6 +49,7 @@ from pathlib import Path
 FORMAT = 1
 
 _HEADER = b"rgr-history-rows "
+_ORDER = b"rgr-history-order"
 
 #: Bytes read per step on load: the file is read in blocks, not at once, so rgr never
 #: holds both the whole file and its lines (peak memory is issue 14's other target).
@@ -92,6 +93,49 @@ def validator_key() -> bytes:
 
 def cache_file(common_dir: Path) -> Path:
     return common_dir / "rgr" / "cache" / "history-rows"
+
+
+def order_file(common_dir: Path) -> Path:
+    return common_dir / "rgr" / "cache" / "history-order"
+
+
+def load_order(path: Path) -> tuple[bytes, list[bytes]] | None:
+    """The commit the saved walk started from and the walk (commit ids, newest first,
+    as ``git rev-list`` gave them); None when there is none or it is damaged.
+
+    A commit id names its whole history, so the walk from it is the same every time
+    (what git could change it with, replace refs, grafts, a shallow clone, is checked
+    by the caller); only a file damaged since it was written is rejected (its CRC)."""
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return None
+    # No partition into header and body: that would copy 4 MB at 100,000 commits.
+    words = data.split()
+    body = memoryview(data)[data.find(b"\n") + 1:]
+    if len(words) < 4 or words[0] != _ORDER or words[3] != b"%08x" % zlib.crc32(body) \
+            or not words[2].isdigit() or int(words[2]) != len(words) - 4:
+        return None
+    return words[1], words[4:]
+
+
+def save_order(path: Path, head: bytes, commits: list[bytes]) -> None:
+    """Keep the walk from ``head`` for the next run (through a rename: a reader sees
+    the old walk or the new one). Never raises for the file system."""
+    body = b"\n".join(commits)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, temp = tempfile.mkstemp(dir=path.parent, prefix=".history-order.")
+        try:
+            with os.fdopen(fd, "wb") as file:
+                file.write(b"%s %s %d %08x\n" % (_ORDER, head, len(commits), zlib.crc32(body)))
+                file.write(body)
+            os.replace(temp, path)
+        except BaseException:
+            Path(temp).unlink(missing_ok=True)
+            raise
+    except OSError:
+        pass
 
 
 def _good(line: bytes) -> bool:

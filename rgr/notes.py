@@ -220,6 +220,44 @@ class NotesStore:
             raise NotesError(f"git rev-list failed: {exc.message}") from None
         return commits
 
+    def walk_is_plain(self) -> bool:
+        """Whether a walk of history depends only on the commit it starts from: no
+        replace refs, grafts or shallow boundary (nor variables that move them), which
+        could change it later for the same commit."""
+        import os
+
+        common = self.common_dir()
+        if (common / "shallow").exists() or (common / "info" / "grafts").exists():
+            return False
+        if any(os.environ.get(name) for name in ("GIT_REPLACE_REF_BASE", "GIT_GRAFT_FILE",
+                                                  "GIT_NO_REPLACE_OBJECTS", "GIT_SHALLOW_FILE")):
+            return False
+        return not any(name.startswith("refs/replace/") for name in self.repo.references)
+
+    def chain_since(self, head: str, old: str) -> list[bytes] | None:
+        """The commits from ``head`` back to ``old`` (excluded), newest first, when they
+        are a chain of one-parent commits ending on ``old``; else None. Then the walk
+        from ``head`` is this chain and then the walk from ``old``: at each step of the
+        chain git's walk holds that one commit, and at ``old`` it is where a walk from
+        ``old`` starts, whatever the commit dates."""
+        from rgr import proc
+        from rgr.errors import CommandError
+
+        argv = ["git", "rev-list", "--parents", head, f"^{old}"]
+        try:
+            lines = b"".join(proc.stream(argv, cwd=self.repo.path, env=_unflushed())
+                             ).splitlines()
+        except CommandError:
+            return None  # `old` is not a commit (any more)
+        chain, expect = [], head.encode()
+        for line in lines:
+            ids = line.split()
+            if len(ids) != 2 or ids[0] != expect:
+                return None  # a merge, a root, or not one chain
+            chain.append(ids[0])
+            expect = ids[1]
+        return chain if chain and expect == old.encode() else None
+
     def texts_of(self, commits: list[str]) -> Iterator[list[tuple[str, int, bytes]]]:
         """:meth:`reachable_batches` for the given commits only (``git log --no-walk``,
         so the text is what the full read gives), in batches; commits without a note

@@ -295,3 +295,75 @@ def test_notes_changed_mid_read_give_one_consistent_read_and_no_wrong_row(
     monkeypatch.undo()
     noted.note_cli(x, first)  # the first note's blob again: its own row, not 6666's
     assert rgr_json(noted, tmp_path) == expected(noted)
+
+
+def order_path(repo: Repo) -> Path:
+    return history_cache.order_file(repo.path / ".git")
+
+
+def test_the_saved_walk_is_used_for_the_same_head_and_checked(
+        noted: Repo, tmp_path: Path) -> None:
+    """The walk saved by the last run is what orders the rows when HEAD is the same (a
+    forged one shows), and a damaged one is not used."""
+    want = expected(noted)
+    rgr_json(noted, tmp_path)
+    assert rgr_json(noted, tmp_path) == want
+    head, count, _ = order_path(noted).read_bytes().split(b"\n", 1)[0].split()[1:]
+    commits = order_path(noted).read_bytes().split(b"\n", 1)[1].split()
+    assert head == noted.head().encode() and int(count) == len(commits)
+    history_cache.save_order(order_path(noted), head, commits[::-1])  # forged, good CRC
+    forged = rgr_json(noted, tmp_path)
+    def rows(out: bytes) -> list[bytes]:
+        return sorted(line.rstrip(b",") for line in out.splitlines())
+
+    assert forged != want and rows(forged) == rows(want)
+    data = bytearray(order_path(noted).read_bytes())
+    data[-3:] = b"fff"  # damaged: its CRC no longer matches
+    order_path(noted).write_bytes(bytes(data))
+    assert rgr_json(noted, tmp_path) == want
+
+
+def test_history_that_is_not_one_more_chain_is_walked_again(
+        noted: Repo, tmp_path: Path) -> None:
+    """After a merge, a reset, an amended commit or a replace ref the saved walk is not
+    extended: the rows are in git's order every time."""
+    rgr_json(noted, tmp_path)  # cold: fills the row cache
+    rgr_json(noted, tmp_path)  # warm: saves the walk
+    assert order_path(noted).exists()
+    env = {**clean_env(tmp_path / "g"), "GIT_COMMITTER_DATE": "1900000000 +0000",
+           "GIT_AUTHOR_DATE": "1900000000 +0000"}
+    base = noted.git("log", "--format=%H").splitlines()[40]
+    noted.git("checkout", "-q", "-b", "side", base)
+    subprocess.run(["git", "commit", "-q", "--allow-empty", "-m", "late side"],
+                   cwd=noted.path, env=env, check=True)
+    noted.note_cli(noted.head(), finished(8001))
+    noted.git("checkout", "-q", "main")
+    noted.git("merge", "-q", "--no-ff", "-m", "merge side", "side")
+    noted.note_cli(noted.head(), finished(8002))
+    assert rgr_json(noted, tmp_path) == expected(noted)
+    noted.commit("one more")  # a chain of one on the merge: extended
+    noted.note_cli(noted.head(), finished(8003))
+    assert rgr_json(noted, tmp_path) == expected(noted)
+    noted.git("commit", "-q", "--amend", "--allow-empty", "-m", "amended")
+    noted.note_cli(noted.head(), finished(8004))
+    assert rgr_json(noted, tmp_path) == expected(noted)
+    noted.git("reset", "-q", "--hard", "HEAD~5")
+    assert rgr_json(noted, tmp_path) == expected(noted)
+    commits = noted.git("log", "--format=%H").splitlines()
+    noted.git("replace", commits[10], commits[200])  # history seen through a replace ref
+    want = expected(noted)
+    assert want.count(b"\n") < 2900
+    assert rgr_json(noted, tmp_path) == want
+
+
+def test_a_linked_worktree_shares_the_cache_of_the_repository(
+        noted: Repo, tmp_path: Path) -> None:
+    rgr_json(noted, tmp_path)
+    before = cache_path(noted).stat().st_size
+    noted.git("worktree", "add", "-q", "-b", "wt", str(tmp_path / "wt"), "HEAD~3")
+    other = Repo(tmp_path / "wt")
+    other.commit("in the worktree")
+    other.note_cli(other.head(), finished(9001))
+    assert rgr_json(other, tmp_path) == expected(other)
+    assert cache_path(noted).stat().st_size > before  # the new row, in the main git dir
+    assert not (noted.path / ".git" / "worktrees" / "wt" / "rgr").exists()

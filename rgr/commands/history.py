@@ -205,7 +205,7 @@ def _stream_cached(ws: Workspace, head: str, notes: dict[bytes, bytes],
     from rgr.history_cache import BLOB, ROW_AT
 
     tip = ws.notes.tip_id()
-    commits = ws.notes.reachable_commits(head)
+    commits = _walk(ws, head)
     get = notes.get
     # C loops (map, min) where every row is cached, the case this path is for.
     found = list(map(get, commits))  # per commit: its cache line, its note's blob, None
@@ -252,6 +252,31 @@ def _stream_cached(ws: Workspace, head: str, notes: dict[bytes, bytes],
     out.write(b"\n]\n" if separator else b"]\n")
     out.flush()
     return True
+
+
+def _walk(ws: Workspace, head: str) -> list[bytes]:
+    """The commits reachable from ``head``, newest first in ``git log``'s order: the
+    walk saved by the last run when it started from ``head`` too, or from an ancestor
+    that ``head`` extends by a chain of one-parent commits (each rgr phase adds one);
+    else ``git rev-list`` (0.3 s of git's CPU at 100,000 commits), then saved."""
+    from rgr import history_cache
+
+    if not ws.notes.walk_is_plain():
+        return ws.notes.reachable_commits(head)
+    path = history_cache.order_file(ws.notes.common_dir())
+    saved = history_cache.load_order(path)
+    if saved is not None:
+        old, commits = saved
+        if old == head.encode():
+            return commits
+        chain = ws.notes.chain_since(head, old.decode())
+        if chain is not None:
+            commits = chain + commits
+            history_cache.save_order(path, head.encode(), commits)
+            return commits
+    commits = ws.notes.reachable_commits(head)
+    history_cache.save_order(path, head.encode(), commits)
+    return commits
 
 
 def _render(batch: list[tuple[str, int, bytes]]) -> list[tuple[str, bytes, bool]]:
