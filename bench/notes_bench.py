@@ -9,8 +9,8 @@ and their ratios:
   start-up        `rgr --version`, `rgr --help`          vs `python -c pass`
   one note        `rgr status`, `rgr show`                vs `git notes show HEAD`
   newest N        `rgr history` (50 rows), `--limit 10`   vs `git log -50/-10 --notes`
-  every note      `rgr history --json` cold (no row cache) vs `git log --notes`
-                  and warm (every row cached; the target)
+  every note      `rgr history --json` vs `git log --notes`: cold (no cache), warm
+                  rows with a new walk of history, warm (rows and walk; the target)
                   (also rgr's own peak memory, its git children excluded)
   one write       NotesStore.write at 100 notes and at N notes
 
@@ -43,7 +43,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from make_repo import build
 
 from rgr.handoff import HandoffState, Phase
-from rgr.history_cache import cache_file
+from rgr.history_cache import cache_file, order_file
 from rgr.notes import NotesStore
 
 #: Runs rgr's entry point and reports its own peak RSS (KiB) on stderr, children excluded.
@@ -201,14 +201,22 @@ def bench_repo(rgr: list[str], path: Path, count: int, runs: int, checks: Checks
 
     git_all = measure(["git", "log", notes, "--format=%H%n%N"], path, runs)
     row(f"git log {notes} --format=%H%n%N", git_all)
-    # Cold: no row cache (the first run, or a new rgr); it writes the cache as it goes.
-    rows_cache = cache_file(path / ".git")
-    cold = measure([*rgr, "history", "--json"], path, runs,
-                   before=lambda: rows_cache.unlink(missing_ok=True))
-    row("rgr history --json, cold: no row cache", cold, git_all, "(no target)")
-    rows_cache.unlink(missing_ok=True)
-    cold_mine = own_rss(["history", "--json"], path)  # and the cache is full again
-    # Warm: the row cache holds every note (the cold runs above filled it).
+    # Cold: no cache (the first run, or a new rgr); it writes the row cache as it goes.
+    rows_cache, walk_cache = cache_file(path / ".git"), order_file(path / ".git")
+
+    def no_cache() -> None:
+        rows_cache.unlink(missing_ok=True)
+        walk_cache.unlink(missing_ok=True)
+
+    cold = measure([*rgr, "history", "--json"], path, runs, before=no_cache)
+    row("rgr history --json, cold: no cache", cold, git_all, "(no target)")
+    no_cache()
+    cold_mine = own_rss(["history", "--json"], path)  # and the row cache is full again
+    # Every row cached, but HEAD is not where the saved walk was (git rev-list again).
+    walk = measure([*rgr, "history", "--json"], path, runs,
+                   before=lambda: walk_cache.unlink(missing_ok=True))
+    row("rgr history --json, warm rows, new walk", walk, git_all, "(no target)")
+    # Warm: every row cached and the walk from HEAD saved (the runs above saved it).
     history = measure([*rgr, "history", "--json"], path, runs)
     row("rgr history --json, warm (rgr + git children)", history, git_all,
         "(cpu <= 1.25x, rss <= 1x)")
