@@ -5,7 +5,7 @@ each commit up in the notes tree, so they read N notes, whatever the repository 
 ``--json`` over everything takes each row from a content-addressed cache (note blob id
 -> row bytes, rgr.history_cache) and validates only the notes it lacks: it lists the
 notes (``git notes list``) and walks the commits (``git rev-list``), and reads the
-missing notes with ``git log --no-walk`` (see :func:`_stream_json`). With most rows
+missing notes with ``git log --no-walk`` (see :func:`_stream_json`). With many rows
 missing (the first run) it reads ``git log --notes`` as git writes it, each note
 validated straight from its JSON text by pydantic-core, through a temporary file
 (:func:`_stream_uncached`), and fills the cache on the way. Either way the bytes are
@@ -166,9 +166,10 @@ def _stream_json(ws: Workspace) -> None:
     Rows come from the row cache (rgr.history_cache: note blob id -> row bytes) where it
     has them: the notes are listed (``git notes list``, commit -> blob) and the commits
     walked (``git rev-list``), and only the notes the cache lacks are read and validated
-    (``git log --no-walk`` on those commits). When most are missing (the first run, a
-    new validator) everything is read as before (:func:`_stream_uncached`) and the cache
-    filled on the way. The bytes are the same either way: tests/test_history_cache.py."""
+    (``git log --no-walk`` on those commits). When over a quarter of the notes are
+    unknown to the cache (the first run, a new validator) everything is read as before
+    (:func:`_stream_uncached`) and the cache filled on the way. The bytes are the same
+    either way: tests/test_history_cache.py."""
     from operator import countOf
 
     from rgr import history_cache
