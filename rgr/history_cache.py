@@ -39,11 +39,13 @@ permission problem, a full disk) only means no cache: the command never fails fo
 
 from __future__ import annotations
 
+import contextlib
 import os
 import tempfile
 import zlib
 from collections.abc import Collection
 from pathlib import Path
+from typing import IO
 
 #: Bump when the cached bytes of a row change for the same note and validator.
 FORMAT = 1
@@ -160,6 +162,10 @@ class RowCache:
         self.current = False  # the file exists with this key
         self.added: list[bytes] = []
         self.torn = False  # the file ends in a partial line (a write cut short)
+        #: While rewriting (:meth:`begin_rewrite`): the new file, written as rows come.
+        self._out: IO[bytes] | None = None
+        self._temp: Path | None = None
+        self._off = False  # the new file could not be written: rows are not kept at all
 
     @classmethod
     def load(cls, path: Path, key: bytes) -> RowCache:
@@ -193,8 +199,57 @@ class RowCache:
         line."""
         body = blob + b" " + row
         line = b"%08x %s" % (zlib.crc32(body), body)
-        self.added.append(line)
+        if self._out is not None:
+            try:
+                self._out.write(line + b"\n")
+            except OSError:
+                self._abandon()
+        elif not self._off:
+            self.added.append(line)
         return line
+
+    def begin_rewrite(self) -> None:
+        """Write a new file as rows are added rather than hold them (the full read adds
+        every row: 480 MB at a million notes), until :meth:`end_rewrite`."""
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            fd, temp = tempfile.mkstemp(dir=self.path.parent, prefix=".history-rows.")
+        except OSError:
+            self._off = True
+            return
+        self._out, self._temp = os.fdopen(fd, "wb"), Path(temp)
+        try:
+            self._out.write(_HEADER + self.key + b"\n")
+        except OSError:
+            self._abandon()
+
+    def end_rewrite(self, current: Collection[bytes], keep: bool) -> None:
+        """Finish the new file with the rows read from the old one that ``current``
+        (see :meth:`save`) still uses, and put it in place; ``keep`` False: drop it."""
+        out, temp = self._out, self._temp
+        if out is None or temp is None:
+            return
+        try:
+            if keep:
+                out.writelines(line + b"\n" for line in dict.fromkeys(current)
+                               if len(line) > BLOB)
+                out.close()
+                os.replace(temp, self.path)
+                self._out = None
+                return
+        except OSError:
+            pass
+        self._abandon()
+
+    def _abandon(self) -> None:
+        """No new file after all (a full disk, say): never a reason to fail."""
+        out, temp = self._out, self._temp
+        self._out, self._temp, self._off = None, None, True
+        if out is not None:
+            with contextlib.suppress(OSError):
+                out.close()
+        if temp is not None:
+            temp.unlink(missing_ok=True)
 
     def save(self, current: Collection[bytes]) -> None:
         """Write the added rows. ``current`` holds, for each note the notes ref has now,

@@ -191,8 +191,12 @@ def _stream_json(ws: Workspace) -> None:
     cache.lines = {}  # the lines still needed are in `notes`
     unknown = countOf(map(len, notes.values()), history_cache.BLOB)
     if unknown * 4 > len(notes):  # many rows missing: read everything at once
+        cache.begin_rewrite()
         _stream_uncached(ws, head, notes, cache)
-    elif not _stream_cached(ws, head, notes, cache):
+        # only when the notes did not move: else a row may be under another note's blob
+        cache.end_rewrite(notes.values(), keep=ws.notes.tip_id() == tip)
+        return
+    if not _stream_cached(ws, head, notes, cache):
         _stream_uncached(ws, head)  # the notes changed under us: one consistent read
         return
     if ws.notes.tip_id() == tip:  # else a row may be under another note's blob id
@@ -327,9 +331,10 @@ def _stream_uncached(ws: Workspace, head: str, notes: dict[bytes, bytes] | None 
                     key = commit.encode()
                     blob, start = notes.get(key, b""), _ROW_START % key
                     if len(blob) == BLOB:
-                        # a row, or a mark that it is computed every time
+                        # a row, or a mark that it is computed every time; written out
+                        # (begin_rewrite), not kept in `notes`: a million rows of memory
                         cacheable = cacheable and line.startswith(start)
-                        notes[key] = cache.add(blob, line[len(start):] if cacheable else b"")
+                        cache.add(blob, line[len(start):] if cacheable else b"")
             if lines:
                 spool.write(b"\n".join(lines) + b"\n")
         _write_backwards(spool, sys.stdout.buffer)
