@@ -22,6 +22,7 @@ from __future__ import annotations
 import errno
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pygit2
@@ -29,7 +30,7 @@ from pygit2.enums import ObjectType
 
 from rgr import failpoints, git
 from rgr.errors import NotesError, RepositoryError
-from rgr.notes_log import DEFAULT_REF, RECORD_SEP, log_argv, log_records
+from rgr.notes_log import DEFAULT_REF, RECORD_SEP, log_argv, log_records, no_walk_argv
 
 if TYPE_CHECKING:
     # Imported where used: `rgr status` and `rgr show` read one note without pydantic
@@ -168,13 +169,108 @@ class NotesStore:
         argv = log_argv(self.ref, head, reverse=oldest_first)
         pending = b""
         try:
-            for chunk in proc.stream(argv, cwd=self.repo.path):
+            for chunk in proc.stream(argv, cwd=self.repo.path, env=_unflushed()):
                 records = (pending + chunk).split(RECORD_SEP)
                 pending = records.pop()
                 yield log_records(records)
         except CommandError as exc:
             raise NotesError(f"git log failed reading {self.ref}: {exc.message}") from None
         yield log_records([pending])
+
+    def tip_id(self) -> str | None:
+        """The notes commit's id, without reading it: to tell whether the ref moved."""
+        reference = self.repo.references.get(self.ref)
+        return None if reference is None else str(reference.target)
+
+    def common_dir(self) -> Path:
+        """The git directory shared by every worktree (a worktree's own holds a
+        ``commondir`` file naming it): where caches of the notes belong."""
+        own = Path(self.repo.path)
+        try:
+            return (own / (own / "commondir").read_text().strip()).resolve()
+        except OSError:
+            return own
+
+    def note_blobs(self) -> Iterator[tuple[list[bytes], list[bytes]]]:
+        """Every note as (annotated object ids, note blob ids), hex bytes, in batches as
+        git lists them (``git notes list``: git's own reading of the notes tree, in any
+        fan-out, odd names and notes at two depths included; libgit2 from Python takes
+        twice as long on git's two-level fan-out). Batches, not one list: at 100,000
+        notes the whole output and its pieces would be 25 MB more at rgr's peak."""
+        from rgr.errors import CommandError
+
+        argv = ["git", "notes", f"--ref={self.ref}", "list"]
+        try:
+            for parts in _split_stream(argv, self.repo.path):
+                yield parts[1::2], parts[0::2]
+        except CommandError as exc:
+            raise NotesError(f"git notes list failed reading {self.ref}: {exc.message}") from None
+
+    def reachable_commits(self, head: str) -> list[bytes]:
+        """The commits reachable from ``head`` (hex bytes), newest first in ``git log``'s
+        order: ``git rev-list`` walks the same way, without formatting each commit."""
+        from rgr.errors import CommandError
+
+        commits: list[bytes] = []
+        try:
+            for parts in _split_stream(["git", "rev-list", head], self.repo.path):
+                commits += parts
+        except CommandError as exc:
+            raise NotesError(f"git rev-list failed: {exc.message}") from None
+        return commits
+
+    def walk_is_plain(self) -> bool:
+        """Whether a walk of history depends only on the commit it starts from: no
+        replace refs, grafts or shallow boundary (nor variables that move them), which
+        could change it later for the same commit."""
+        import os
+
+        common = self.common_dir()
+        if (common / "shallow").exists() or (common / "info" / "grafts").exists():
+            return False
+        if any(os.environ.get(name) for name in ("GIT_REPLACE_REF_BASE", "GIT_GRAFT_FILE",
+                                                  "GIT_NO_REPLACE_OBJECTS", "GIT_SHALLOW_FILE")):
+            return False
+        return not any(name.startswith("refs/replace/") for name in self.repo.references)
+
+    def chain_since(self, head: str, old: str) -> list[bytes] | None:
+        """The commits from ``head`` back to ``old`` (excluded), newest first, when they
+        are a chain of one-parent commits ending on ``old``; else None. Then the walk
+        from ``head`` is this chain and then the walk from ``old``: at each step of the
+        chain git's walk holds that one commit, and at ``old`` it is where a walk from
+        ``old`` starts, whatever the commit dates."""
+        from rgr import proc
+        from rgr.errors import CommandError
+
+        argv = ["git", "rev-list", "--parents", head, f"^{old}"]
+        try:
+            lines = b"".join(proc.stream(argv, cwd=self.repo.path, env=_unflushed())
+                             ).splitlines()
+        except CommandError:
+            return None  # `old` is not a commit (any more)
+        chain, expect = [], head.encode()
+        for line in lines:
+            ids = line.split()
+            if len(ids) != 2 or ids[0] != expect:
+                return None  # a merge, a root, or not one chain
+            chain.append(ids[0])
+            expect = ids[1]
+        return chain if chain and expect == old.encode() else None
+
+    def texts_of(self, commits: list[str]) -> Iterator[list[tuple[str, int, bytes]]]:
+        """:meth:`reachable_batches` for the given commits only (``git log --no-walk``,
+        so the text is what the full read gives), in batches; commits without a note
+        give nothing."""
+        from rgr import proc
+        from rgr.errors import CommandError
+
+        for start in range(0, len(commits), _ARGS_PER_LOG):
+            argv = no_walk_argv(self.ref, commits[start:start + _ARGS_PER_LOG])
+            try:
+                data = b"".join(proc.stream(argv, cwd=self.repo.path, env=_unflushed()))
+            except CommandError as exc:
+                raise NotesError(f"git log failed reading {self.ref}: {exc.message}") from None
+            yield log_records(data.split(RECORD_SEP))
 
     def latest_handoff(self, start: str, doing: str,
                        repair_hint: str) -> tuple[NoteRecord, HandoffState, int]:
@@ -323,6 +419,33 @@ class NotesStore:
                 self.repo.references.delete(self.ref)
             return
         self.repo.create_reference_direct(self.ref, target, True, message=message)
+
+
+#: Commit ids per ``git log --no-walk`` (41 bytes each of argv: far below ARG_MAX).
+_ARGS_PER_LOG = 4096
+
+def _split_stream(argv: list[str], cwd: str) -> Iterator[list[bytes]]:
+    """The whitespace-separated words of ``argv``'s output, a batch per chunk read (no
+    word is cut between two batches: the output is split at its last newline)."""
+    from rgr import proc
+
+    pending = b""
+    for chunk in proc.stream(argv, cwd=cwd, env=_unflushed()):
+        data = pending + chunk
+        cut = data.rfind(b"\n") + 1
+        pending = data[cut:]
+        yield data[:cut].split()
+    if pending.strip():
+        yield pending.split()
+
+
+def _unflushed() -> dict[str, str]:
+    """The environment for a git command whose output rgr reads in bulk: git flushes
+    stdout after every commit when it is a pipe, which at 100,000 commits means 100,000
+    small reads for rgr (0.3 s of rgr's CPU for `git rev-list`, 0.06 s without)."""
+    import os
+
+    return {**os.environ, "GIT_FLUSH": "0"}
 
 
 def _blob_text(repo: pygit2.Repository, blob_id: pygit2.Oid) -> str:

@@ -32,6 +32,13 @@ def log_argv(ref: str, head: str, *, count: int | None = None, skip: int = 0,
             *window, *(["--reverse"] if reverse else []), head, "--"]
 
 
+def no_walk_argv(ref: str, commits: list[str]) -> list[str]:
+    """``git log`` printing exactly ``commits`` (in that order) with their notes in
+    ``ref``, as :func:`log_argv`'s records."""
+    return ["git", "log", "--no-show-signature", "--no-notes", f"--notes={ref}", _FORMAT,
+            "--no-walk=unsorted", *commits, "--"]
+
+
 def log_records(records: list[bytes]) -> list[tuple[str, int, bytes]]:
     """(commit, commit time, note text) of each record that has a note, in git's order:
     the pieces of git's output split at :data:`RECORD_SEP`."""

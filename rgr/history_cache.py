@@ -1,0 +1,299 @@
+"""A content-addressed cache of ``rgr history --json`` rows, keyed by note blob id.
+
+Why it is exact. A note blob id names the note's bytes, so it names the validated row
+too, as long as the validator is the same: the cached part of a row is every byte of
+the JSON row after ``{"commit":"<id>","reachable":true,`` and it is cached only when
+none of it depends on the commit (the note has ``finishedAt``, which is the row's
+``time``; other rows take the commit time and are computed every time). So a cache hit
+gives the bytes a fresh validation would give, and a changed, added or removed note is a
+different (or absent) blob id: nothing is ever invalidated by hand.
+
+The validator version is part of the file: its first line is ``rgr-history-rows <key>``,
+the key a digest of the code that validates and serializes a row (rgr/handoff.py,
+rgr/handoff_read.py, rgr/history_table.py, rgr/commands/history.py), of the installed
+pydantic and pydantic-core, and of :data:`FORMAT`, bumped when the row's shape changes.
+A file with another key is ignored and rewritten. (Source files rather than the live validator's
+schema: a run whose rows are all cached then never imports pydantic.)
+
+Format. ``<git common dir>/rgr/cache/history-rows``, one line per note blob::
+
+    <crc32 hex, 8> <blob hex, 40> <row JSON suffix>\\n
+
+or, with nothing after the blob id, a mark that the note is known and that its row is
+computed every time (it takes the commit time, or the note is invalid): such notes then
+do not count as missing when rgr decides between the cached read and the full one.
+
+The CRC covers everything after it (blob id and row), so a torn, truncated or corrupted
+line is dropped on load, never served (a damaged line that still matches its CRC has a
+chance of 1 in 2**32). The caller saves rows only when the notes ref did not move while
+it read them, so a row is never filed under a blob id that was not its note's.
+
+New rows are appended with O_APPEND in one write per run: two rgr processes at once can
+at worst interleave whole writes, or (a short write on a full disk) leave a torn line
+that the CRC then rejects (and the next append starts on a new line). When the file holds
+more dead lines (notes no longer in the notes ref, duplicates, bad lines) than live
+ones, it is rewritten through a temporary file and a rename, so readers see the old
+file or the new one, never half of it. Any OS error (read-only repository, a
+permission problem, a full disk) only means no cache: the command never fails for it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+import zlib
+from collections.abc import Collection
+from pathlib import Path
+from typing import IO
+
+#: Bump when the cached bytes of a row change for the same note and validator.
+FORMAT = 1
+
+_HEADER = b"rgr-history-rows "
+_ORDER = b"rgr-history-order"
+
+#: Bytes read per step on load: the file is read in blocks, not at once, so rgr never
+#: holds both the whole file and its lines (peak memory is issue 14's other target).
+_BLOCK = 1 << 22
+
+#: ``<crc8> <blob40> ``: the row starts after this many bytes. A line of exactly this
+#: length is a mark: the note is known, and its row is computed every time.
+ROW_AT = 50
+
+#: The length of a blob id (hex): shorter than any line.
+BLOB = 40
+
+
+def validator_key() -> bytes:
+    """The digest of everything a cached row's bytes depend on besides the note: the
+    code that validates and serializes it, and the pydantic that runs that code.
+
+    Taken from the source files rather than from the live validator, so that a run
+    whose rows are all cached does not import pydantic (about 0.08 s, 10% of the
+    target at 100,000 notes)."""
+    import hashlib
+    from importlib.util import find_spec
+
+    digest = hashlib.sha256(b"%d\n" % FORMAT)
+    here = Path(__file__).resolve().parent
+    # The models and the row builders (rgr/commands/history.py: _row, _render;
+    # rgr/history_table.py: finish, iso).
+    sources = [here / "handoff.py", here / "handoff_read.py", here / "history_table.py",
+               here / "commands" / "history.py"]
+    for package in ("pydantic", "pydantic_core"):
+        spec = find_spec(package)
+        for folder in (spec.submodule_search_locations or []) if spec else []:
+            # pydantic's version file names the pydantic-core it needs; pydantic-core's
+            # compiled module is its code (named, sized and dated: a reinstall shows).
+            sources.extend(sorted(Path(folder).glob("version.py")))
+            for built in sorted(Path(folder).glob("_pydantic_core*")):
+                stat = built.stat()
+                digest.update(f"{built.name} {stat.st_size} {stat.st_mtime_ns}\n".encode())
+    for source in sources:
+        digest.update(source.read_bytes())
+    return digest.hexdigest()[:32].encode()
+
+
+def cache_file(common_dir: Path) -> Path:
+    return common_dir / "rgr" / "cache" / "history-rows"
+
+
+def order_file(common_dir: Path) -> Path:
+    return common_dir / "rgr" / "cache" / "history-order"
+
+
+def load_order(path: Path) -> tuple[bytes, list[bytes]] | None:
+    """The commit the saved walk started from and the walk (commit ids, newest first,
+    as ``git rev-list`` gave them); None when there is none or it is damaged.
+
+    A commit id names its whole history, so the walk from it is the same every time
+    (what git could change it with, replace refs, grafts, a shallow clone, is checked
+    by the caller); only a file damaged since it was written is rejected (its CRC)."""
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return None
+    # No partition into header and body: that would copy 4 MB at 100,000 commits.
+    words = data.split()
+    body = memoryview(data)[data.find(b"\n") + 1:]
+    if len(words) < 4 or words[0] != _ORDER or words[3] != b"%08x" % zlib.crc32(body) \
+            or not words[2].isdigit() or int(words[2]) != len(words) - 4:
+        return None
+    return words[1], words[4:]
+
+
+def save_order(path: Path, head: bytes, commits: list[bytes]) -> None:
+    """Keep the walk from ``head`` for the next run (through a rename: a reader sees
+    the old walk or the new one). Never raises for the file system."""
+    body = b"\n".join(commits)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, temp = tempfile.mkstemp(dir=path.parent, prefix=".history-order.")
+        try:
+            with os.fdopen(fd, "wb") as file:
+                file.write(b"%s %s %d %08x\n" % (_ORDER, head, len(commits), zlib.crc32(body)))
+                file.write(body)
+            os.replace(temp, path)
+        except BaseException:
+            Path(temp).unlink(missing_ok=True)
+            raise
+    except OSError:
+        pass
+
+
+def _good(line: bytes) -> bool:
+    """The line is as written: its CRC matches (a torn or damaged line passes with a
+    chance of 1 in 2**32)."""
+    try:
+        return zlib.crc32(line[9:]) == int(line[:8], 16)
+    except ValueError:
+        return False
+
+
+class RowCache:
+    """The rows of one repository's cache file, and the rows to add to it."""
+
+    def __init__(self, path: Path, key: bytes) -> None:
+        self.path = path
+        self.key = key
+        #: blob id (hex bytes) -> its whole cache line; the row is ``line[ROW_AT:]``.
+        #: The caller may drop it once it has looked up its notes (peak memory).
+        self.lines: dict[bytes, bytes] = {}
+        self.on_disk = 0  # lines in the file, good or bad: compaction counts dead ones
+        self.current = False  # the file exists with this key
+        self.added: list[bytes] = []
+        self.torn = False  # the file ends in a partial line (a write cut short)
+        #: While rewriting (:meth:`begin_rewrite`): the new file, written as rows come.
+        self._out: IO[bytes] | None = None
+        self._temp: Path | None = None
+        self._off = False  # the new file could not be written: rows are not kept at all
+
+    @classmethod
+    def load(cls, path: Path, key: bytes) -> RowCache:
+        cache = cls(path, key)
+        crc32 = zlib.crc32
+        try:
+            with open(path, "rb") as file:
+                if file.readline() != _HEADER + key + b"\n":
+                    return cache  # another validator's rows (or no header): rewritten
+                cache.current = True
+                lines = cache.lines
+                carry = b""
+                while block := file.read(_BLOCK):
+                    pieces = (carry + block).split(b"\n")
+                    carry = pieces.pop()  # a partial line; at the end, a torn one
+                    cache.on_disk += len(pieces)
+                    try:
+                        lines.update({line[9:49]: line for line in pieces
+                                      if crc32(line[9:]) == int(line[:8], 16)})
+                    except ValueError:  # a damaged CRC field: this block line by line
+                        lines.update({line[9:49]: line for line in pieces if _good(line)})
+                cache.on_disk += bool(carry)
+                cache.torn = bool(carry)
+        except OSError:
+            pass  # no cache yet, or none readable: every row is computed
+        return cache
+
+    def add(self, blob: bytes, row: bytes) -> bytes:
+        """Remember ``row`` (no newline inside: rows are compact JSON) for ``blob``, or
+        with ``row`` empty that the note's row depends on its commit; returns the cache
+        line."""
+        body = blob + b" " + row
+        line = b"%08x %s" % (zlib.crc32(body), body)
+        if self._out is not None:
+            try:
+                self._out.write(line + b"\n")
+            except OSError:
+                self._abandon()
+        elif not self._off:
+            self.added.append(line)
+        return line
+
+    def begin_rewrite(self) -> None:
+        """Write a new file as rows are added rather than hold them (the full read adds
+        every row: 480 MB at a million notes), until :meth:`end_rewrite`."""
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            fd, temp = tempfile.mkstemp(dir=self.path.parent, prefix=".history-rows.")
+        except OSError:
+            self._off = True
+            return
+        self._out, self._temp = os.fdopen(fd, "wb"), Path(temp)
+        try:
+            self._out.write(_HEADER + self.key + b"\n")
+        except OSError:
+            self._abandon()
+
+    def end_rewrite(self, current: Collection[bytes], keep: bool) -> None:
+        """Finish the new file with the rows read from the old one that ``current``
+        (see :meth:`save`) still uses, and put it in place; ``keep`` False: drop it."""
+        out, temp = self._out, self._temp
+        if out is None or temp is None:
+            return
+        try:
+            if keep:
+                out.writelines(line + b"\n" for line in dict.fromkeys(current)
+                               if len(line) > BLOB)
+                out.close()
+                os.replace(temp, self.path)
+                self._out = None
+                return
+        except OSError:
+            pass
+        self._abandon()
+
+    def _abandon(self) -> None:
+        """No new file after all (a full disk, say): never a reason to fail."""
+        out, temp = self._out, self._temp
+        self._out, self._temp, self._off = None, None, True
+        if out is not None:
+            with contextlib.suppress(OSError):
+                out.close()
+        if temp is not None:
+            temp.unlink(missing_ok=True)
+
+    def save(self, current: Collection[bytes]) -> None:
+        """Write the added rows. ``current`` holds, for each note the notes ref has now,
+        its cache line (read or added) or its blob id (not cached): the rows are
+        appended, or, when the file is new, has another key or holds more dead lines
+        than live ones, it is rewritten with the live lines only. Never raises for the
+        file system: a cache that cannot be written is no cache."""
+        try:
+            if not self.current or self.on_disk > 2 * len(current) or (
+                    self.on_disk > len(current) and self._dead(current) > len(current)):
+                self._rewrite(current)
+            elif self.added:
+                self._append()
+        except OSError:
+            pass
+
+    def _dead(self, current: Collection[bytes]) -> int:
+        """Lines in the file that no current note needs (gone notes, bad lines, twice
+        written rows)."""
+        live = {line for line in current if len(line) > BLOB}
+        return self.on_disk - len(live.difference(self.added))
+
+    def _append(self) -> None:
+        # After a torn line, a newline first: the torn bytes would spoil the first row.
+        data = b"\n" * self.torn + b"".join(line + b"\n" for line in self.added)
+        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND)
+        try:
+            view = memoryview(data)
+            while view:  # one write, unless the file system cuts it short
+                view = view[os.write(fd, view):]
+        finally:
+            os.close(fd)
+
+    def _rewrite(self, current: Collection[bytes]) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd, temp = tempfile.mkstemp(dir=self.path.parent, prefix=".history-rows.")
+        try:
+            with os.fdopen(fd, "wb") as file:
+                file.write(_HEADER + self.key + b"\n")
+                file.writelines(line + b"\n" for line in dict.fromkeys(current)
+                                if len(line) > BLOB)
+            os.replace(temp, self.path)
+        except BaseException:
+            Path(temp).unlink(missing_ok=True)
+            raise

@@ -1,0 +1,369 @@
+"""``rgr history --json`` with its row cache (rgr.history_cache) gives the bytes the model
+gives (rgr.commands.history._row over every note, oldest first), whatever the cache
+holds: nothing, every row, rows of notes since changed or removed, damaged lines, rows
+of another validator, or no cache directory at all."""
+
+from __future__ import annotations
+
+import multiprocessing
+import subprocess
+import sys
+import zlib
+from pathlib import Path
+
+import pytest
+from conftest import NOTES_REF, Repo, clean_env, fast_commits, note_json
+from pydantic_core import to_json
+from test_handoff_read import mutations, valid_notes
+
+from rgr import history_cache
+from rgr.commands import history
+from rgr.commands.history import _row
+
+
+def finished(i: int) -> str:
+    return note_json(["PLAN", "RED", "GREEN", "REFACTOR"][i % 4], cycleNumber=i,
+                     finishedAt=f"2026-11-21T00:{i // 60 % 60:02d}:{i % 60:02d}Z")
+
+
+def add_notes(repo: Repo, notes: dict[str, str]) -> None:
+    """Note many commits at once (git fast-import, on top of the notes there are)."""
+    parent = repo.git("rev-parse", "--verify", "-q", NOTES_REF, check=False)
+    stream = [f"commit {NOTES_REF}\ncommitter T <t@example.com> 1700000000 +0000\n"
+              "data 6\nnotes\n"]
+    if parent:
+        stream.append(f"from {parent}\n")
+    for commit, text in notes.items():
+        raw = text.encode()
+        stream.append(f"N inline {commit}\ndata {len(raw)}\n{text}\n")
+    repo.git("fast-import", "--quiet", input="".join(stream).encode())
+
+
+def expected(repo: Repo) -> bytes:
+    """What the model says: _row over each note git has on the branch, oldest first."""
+    listed = dict(reversed(pair) for pair in repo.notes_list())
+    blobs = sorted(set(listed.values()))
+    batch = subprocess.run(["git", "cat-file", "--batch"], cwd=repo.path, check=True,
+                           input="".join(f"{b}\n" for b in blobs).encode(),
+                           capture_output=True).stdout
+    texts, at = {}, 0
+    for blob in blobs:  # "<id> blob <size>\n<content>\n" each
+        header_end = batch.index(b"\n", at)
+        size = int(batch[at:header_end].split()[2])
+        texts[blob] = batch[header_end + 1:header_end + 1 + size]
+        at = header_end + 1 + size + 1
+    rows = []
+    for line in repo.git("log", "--reverse", "--format=%H %ct").splitlines():
+        commit, when = line.split()
+        text = texts[listed[commit]].strip() if commit in listed else b""
+        if text:
+            rows.append(to_json(_row(commit, int(when), text, True)))
+    return b"[\n" + b",\n".join(rows) + (b"\n]\n" if rows else b"]\n")
+
+
+def rgr_json(repo: Repo, tmp_path: Path) -> bytes:
+    proc = subprocess.run([sys.executable, "-m", "rgr", "history", "--json"], cwd=repo.path,
+                          env=clean_env(tmp_path / "home"), capture_output=True)
+    assert proc.returncode == 0, proc.stderr.decode()
+    return proc.stdout
+
+
+def cache_path(repo: Repo) -> Path:
+    return history_cache.cache_file(repo.path / ".git")
+
+
+def cached_lines(repo: Repo) -> list[bytes]:
+    return cache_path(repo).read_bytes().splitlines()[1:]
+
+
+def rows_of(repo: Repo) -> dict[bytes, bytes]:
+    """The rows the cache holds (as it reads them), by blob id; marks left out."""
+    key = cache_path(repo).read_bytes().split(b"\n", 1)[0].split()[1]
+    lines = history_cache.RowCache.load(cache_path(repo), key).lines
+    return {blob: line[history_cache.ROW_AT:] for blob, line in lines.items()
+            if len(line) > history_cache.ROW_AT}
+
+
+def with_crc(blob: bytes, row: bytes) -> bytes:
+    body = blob + b" " + row
+    return b"%08x %s" % (zlib.crc32(body), body)
+
+
+def rewrite_rows(repo: Repo, change: dict[bytes, bytes], key: bytes | None = None) -> None:
+    """Put ``change`` (blob -> line) in place of those blobs' lines."""
+    path = cache_path(repo)
+    header, *lines = path.read_bytes().splitlines()
+    if key is not None:
+        header = b"rgr-history-rows " + key
+    out = [change.get(line[9:49], line) for line in lines]
+    path.write_bytes(b"\n".join([header, *out]) + b"\n")
+
+
+@pytest.fixture
+def noted(repo: Repo) -> Repo:
+    """Every valid, odd and invalid note of test_handoff_read, and as many more notes
+    with finishedAt (so that most rows are cached), on a branch with unnoted commits."""
+    texts = [*valid_notes(), *mutations(), *(finished(i) for i in range(1500))]
+    texts += texts[-5:] + texts[:5]  # the same note on two commits: one blob, two rows
+    commits = fast_commits(repo, len(texts) + 40)
+    add_notes(repo, {c: t for c, t in zip(commits[::-1], texts, strict=False)})
+    return repo
+
+
+def test_warm_cold_and_uncached_output_are_the_models(noted: Repo, tmp_path: Path) -> None:
+    want = expected(noted)
+    assert want.count(b"\n") > 2900
+    assert not cache_path(noted).exists()
+    assert rgr_json(noted, tmp_path) == want  # cold: fills the cache
+    assert len(rows_of(noted)) > 2000
+    written = cache_path(noted).read_bytes()
+    assert rgr_json(noted, tmp_path) == want  # warm
+    assert cache_path(noted).read_bytes() == written  # nothing to add: every note known
+
+
+def test_the_warm_path_serves_rows_from_the_cache(noted: Repo, tmp_path: Path) -> None:
+    """A row put in the cache (with a good CRC) is what comes out: the warm path reads
+    the cache rather than the notes (which is what makes the other tests mean something)."""
+    rgr_json(noted, tmp_path)
+    blob = subprocess.run(["git", "hash-object", "--stdin"], cwd=noted.path, check=True,
+                          input=finished(700).encode(), capture_output=True).stdout.strip()
+    forged = rows_of(noted)[blob].replace(b'"phase":', b'"forged":true,"phase":')
+    rewrite_rows(noted, {blob: with_crc(blob, forged)})
+    out = rgr_json(noted, tmp_path)
+    assert out.count(b'"forged":true') == 1  # the row of that one note
+    assert out != expected(noted)
+
+
+def test_damaged_and_truncated_lines_are_never_served(noted: Repo, tmp_path: Path) -> None:
+    want = expected(noted)
+    rgr_json(noted, tmp_path)
+    rows = list(rows_of(noted).items())
+    (b1, r1), (b2, r2) = rows[0], rows[1]
+    good = with_crc(b2, r2)
+    rewrite_rows(noted, {
+        b1: with_crc(b1, r1)[:9] + b1 + b" " + r1.replace(b'"phase":', b'"forged":1,"phase":'),
+        b2: b"zzzzzzzz" + good[8:].replace(b'"phase":', b'"forged":2,"phase":'),
+    })
+    with cache_path(noted).open("ab") as file:  # a torn last line: a write cut short
+        file.write(with_crc(b"0" * 40, b'"forged":3}')[:30])
+    out = rgr_json(noted, tmp_path)
+    assert b"forged" not in out
+    assert out == want
+    # the lost rows were computed again and are cached once more
+    assert rows_of(noted)[b1] == r1 and rows_of(noted)[b2] == r2
+
+
+def test_a_cache_of_another_validator_is_ignored_and_rewritten(
+        noted: Repo, tmp_path: Path) -> None:
+    rgr_json(noted, tmp_path)
+    key = cache_path(noted).read_bytes().split(b"\n", 1)[0]
+    blob, row = next(iter(rows_of(noted).items()))
+    rewrite_rows(noted, {blob: with_crc(blob, row.replace(b'"phase":', b'"forged":1,"phase":'))},
+                 key=b"0" * 32)
+    assert rgr_json(noted, tmp_path) == expected(noted)
+    assert cache_path(noted).read_bytes().split(b"\n", 1)[0] == key
+    assert b"forged" not in cache_path(noted).read_bytes()
+
+
+def test_the_key_changes_with_the_validator(monkeypatch: pytest.MonkeyPatch) -> None:
+    key = history_cache.validator_key()
+    assert history_cache.validator_key() == key  # not per process: tests above rely on it
+    monkeypatch.setattr(history_cache, "FORMAT", history_cache.FORMAT + 1)
+    assert history_cache.validator_key() != key
+
+
+def test_changed_removed_and_added_notes_show_their_new_content(
+        noted: Repo, tmp_path: Path) -> None:
+    rgr_json(noted, tmp_path)
+    commits = noted.git("log", "--format=%H").splitlines()
+    noted.note_cli(commits[0], finished(9999).replace('"cycleNumber": 9999', '"cycleNumber": 77'))
+    noted.note_cli(commits[5], note_json("RED", retryCount=5))  # no finishedAt: not cached
+    noted.git("notes", f"--ref={NOTES_REF}", "remove", commits[9])
+    noted.note_cli(commits[-1], finished(4242))  # an unnoted commit gets a note
+    new = noted.commit("after")
+    noted.note_cli(new, finished(4343))
+    want = expected(noted)
+    assert b'"cycleNumber":77' in want and b'"retryCount":5' in want
+    assert rgr_json(noted, tmp_path) == want
+    assert rgr_json(noted, tmp_path) == want
+
+
+def test_commit_time_rows_and_history_order_are_gits(repo: Repo, tmp_path: Path) -> None:
+    """Merges and clock skew: the rows come in git log's order; rows without finishedAt
+    take their commit's time every time."""
+    base = repo.head()
+    env = {"GIT_COMMITTER_DATE": "1800000000 +0000"}
+    for i in range(3):
+        repo.git("checkout", "-q", "-b", f"side{i}", base)
+        repo.commit(f"side {i}")
+        subprocess.run(["git", "commit", "-q", "--allow-empty", "-m", f"future {i}"],
+                       cwd=repo.path, env={**clean_env(tmp_path / "g"), **env}, check=True)
+    repo.git("checkout", "-q", "main")
+    for i in range(3):
+        repo.git("merge", "-q", "--no-ff", "-m", f"merge {i}", f"side{i}")
+        repo.commit(f"main {i}")
+    commits = repo.git("log", "--format=%H").splitlines()
+    add_notes(repo, {c: finished(i) if i % 3 else note_json("GREEN", cycleNumber=i)
+                     for i, c in enumerate(commits)})
+    want = expected(repo)
+    assert rgr_json(repo, tmp_path) == want
+    assert rgr_json(repo, tmp_path) == want
+    order = [line.split(b'"', 4)[3].decode() for line in want.splitlines()[1:-1]]
+    assert order == commits[::-1]
+
+
+def test_no_cache_directory_is_no_cache(noted: Repo, tmp_path: Path) -> None:
+    """A cache that cannot be written (here: a file where its directory goes) never
+    fails the command."""
+    (noted.path / ".git" / "rgr").write_text("not a directory")
+    want = expected(noted)
+    assert rgr_json(noted, tmp_path) == want
+    assert rgr_json(noted, tmp_path) == want
+
+
+def test_no_notes_and_a_cache_of_gone_notes(repo: Repo, tmp_path: Path) -> None:
+    assert rgr_json(repo, tmp_path) == b"[\n]\n"
+    commits = fast_commits(repo, 50)
+    add_notes(repo, {c: finished(i) for i, c in enumerate(commits)})
+    assert rgr_json(repo, tmp_path) == expected(repo)
+    for commit in commits:
+        repo.git("notes", f"--ref={NOTES_REF}", "remove", commit)
+    add_notes(repo, {commits[0]: finished(1000)})
+    assert rgr_json(repo, tmp_path) == expected(repo)
+    # the rows of removed notes outnumbered the live ones: the file was compacted
+    assert len(cached_lines(repo)) == 1
+
+
+def _append(path: str, key: bytes, worker: int) -> None:
+    cache = history_cache.RowCache.load(Path(path), key)
+    for i in range(200):
+        blob = b"%040x" % (worker * 1000 + i)
+        # rows far longer than a pipe's atomic write, so interleaving would show
+        cache.add(blob, b'{"w":%d,"i":%d,"pad":"%s"}' % (worker, i, b"x" * (5000 + i)))
+    cache._append()  # what save() does with a current file of few dead lines
+
+
+def test_concurrent_appends_never_give_a_wrong_row(tmp_path: Path) -> None:
+    path = tmp_path / "rows"
+    key = b"k" * 32
+    path.write_bytes(b"rgr-history-rows " + key + b"\n")
+    context = multiprocessing.get_context("fork")
+    workers = [context.Process(target=_append, args=(str(path), key, w)) for w in range(6)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+        assert worker.exitcode == 0
+    lines = history_cache.RowCache.load(path, key).lines
+    assert len(lines) == 6 * 200
+    for blob, line in lines.items():
+        n = int(blob, 16)
+        assert line[history_cache.ROW_AT:] == \
+            b'{"w":%d,"i":%d,"pad":"%s"}' % (n // 1000, n % 1000, b"x" * (5000 + n % 1000))
+
+
+@pytest.mark.parametrize("cold", [False, True])
+def test_notes_changed_mid_read_give_one_consistent_read_and_no_wrong_row(
+        cold: bool, noted: Repo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsysbinary: pytest.CaptureFixture[bytes]) -> None:
+    """Notes written between listing the notes and reading the missing ones: the
+    output is one read of everything after the write (not cached rows of before mixed
+    with texts of after), and no row is filed under a blob id that is not its note's
+    (cold: the notes were listed before ``git log`` read them)."""
+    from rgr.notes import NotesStore
+    from rgr.workspace import open_workspace
+
+    rgr_json(noted, tmp_path)
+    commits = noted.git("log", "--format=%H").splitlines()
+    x, y = commits[3], commits[4]  # x: a note the cache lacks; y: a cached one
+    first = finished(5555)
+    noted.note_cli(x, first)
+    if cold:
+        cache_path(noted).unlink()
+    name = "reachable_batches" if cold else "texts_of"
+    read = getattr(NotesStore, name)
+
+    def write_meanwhile(self: NotesStore, *args: object) -> object:
+        noted.note_cli(x, finished(6666))
+        noted.note_cli(y, finished(7777))
+        return read(self, *args)
+
+    monkeypatch.setattr(NotesStore, name, write_meanwhile)
+    monkeypatch.chdir(noted.path)
+    history._stream_json(open_workspace(noted.path))
+    assert capsysbinary.readouterr().out == expected(noted)
+    monkeypatch.undo()
+    noted.note_cli(x, first)  # the first note's blob again: its own row, not 6666's
+    assert rgr_json(noted, tmp_path) == expected(noted)
+
+
+def order_path(repo: Repo) -> Path:
+    return history_cache.order_file(repo.path / ".git")
+
+
+def test_the_saved_walk_is_used_for_the_same_head_and_checked(
+        noted: Repo, tmp_path: Path) -> None:
+    """The walk saved by the last run is what orders the rows when HEAD is the same (a
+    forged one shows), and a damaged one is not used."""
+    want = expected(noted)
+    rgr_json(noted, tmp_path)
+    assert rgr_json(noted, tmp_path) == want
+    head, count, _ = order_path(noted).read_bytes().split(b"\n", 1)[0].split()[1:]
+    commits = order_path(noted).read_bytes().split(b"\n", 1)[1].split()
+    assert head == noted.head().encode() and int(count) == len(commits)
+    history_cache.save_order(order_path(noted), head, commits[::-1])  # forged, good CRC
+    forged = rgr_json(noted, tmp_path)
+    def rows(out: bytes) -> list[bytes]:
+        return sorted(line.rstrip(b",") for line in out.splitlines())
+
+    assert forged != want and rows(forged) == rows(want)
+    data = bytearray(order_path(noted).read_bytes())
+    data[-3:] = b"fff"  # damaged: its CRC no longer matches
+    order_path(noted).write_bytes(bytes(data))
+    assert rgr_json(noted, tmp_path) == want
+
+
+def test_history_that_is_not_one_more_chain_is_walked_again(
+        noted: Repo, tmp_path: Path) -> None:
+    """After a merge, a reset, an amended commit or a replace ref the saved walk is not
+    extended: the rows are in git's order every time."""
+    rgr_json(noted, tmp_path)  # cold: fills the row cache
+    rgr_json(noted, tmp_path)  # warm: saves the walk
+    assert order_path(noted).exists()
+    env = {**clean_env(tmp_path / "g"), "GIT_COMMITTER_DATE": "1900000000 +0000",
+           "GIT_AUTHOR_DATE": "1900000000 +0000"}
+    base = noted.git("log", "--format=%H").splitlines()[40]
+    noted.git("checkout", "-q", "-b", "side", base)
+    subprocess.run(["git", "commit", "-q", "--allow-empty", "-m", "late side"],
+                   cwd=noted.path, env=env, check=True)
+    noted.note_cli(noted.head(), finished(8001))
+    noted.git("checkout", "-q", "main")
+    noted.git("merge", "-q", "--no-ff", "-m", "merge side", "side")
+    noted.note_cli(noted.head(), finished(8002))
+    assert rgr_json(noted, tmp_path) == expected(noted)
+    noted.commit("one more")  # a chain of one on the merge: extended
+    noted.note_cli(noted.head(), finished(8003))
+    assert rgr_json(noted, tmp_path) == expected(noted)
+    noted.git("commit", "-q", "--amend", "--allow-empty", "-m", "amended")
+    noted.note_cli(noted.head(), finished(8004))
+    assert rgr_json(noted, tmp_path) == expected(noted)
+    noted.git("reset", "-q", "--hard", "HEAD~5")
+    assert rgr_json(noted, tmp_path) == expected(noted)
+    commits = noted.git("log", "--format=%H").splitlines()
+    noted.git("replace", commits[10], commits[200])  # history seen through a replace ref
+    want = expected(noted)
+    assert want.count(b"\n") < 2900
+    assert rgr_json(noted, tmp_path) == want
+
+
+def test_a_linked_worktree_shares_the_cache_of_the_repository(
+        noted: Repo, tmp_path: Path) -> None:
+    rgr_json(noted, tmp_path)
+    before = cache_path(noted).stat().st_size
+    noted.git("worktree", "add", "-q", "-b", "wt", str(tmp_path / "wt"), "HEAD~3")
+    other = Repo(tmp_path / "wt")
+    other.commit("in the worktree")
+    other.note_cli(other.head(), finished(9001))
+    assert rgr_json(other, tmp_path) == expected(other)
+    assert cache_path(noted).stat().st_size > before  # the new row, in the main git dir
+    assert not (noted.path / ".git" / "worktrees" / "wt" / "rgr").exists()
