@@ -44,7 +44,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from make_repo import build
 
 from rgr.handoff import HandoffState, Phase
-from rgr.history_cache import cache_file, order_file
+from rgr.history.cache import cache_file, order_file
 from rgr.notes import NotesStore
 
 #: Runs rgr's entry point and reports its own peak RSS (KiB) on stderr, children excluded.

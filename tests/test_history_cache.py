@@ -1,4 +1,4 @@
-"""``rgr history --json`` with its row cache (rgr.history_cache) gives the bytes the model
+"""``rgr history --json`` with its row cache (rgr.history.cache) gives the bytes the model
 gives (rgr.commands.history._row over every note, oldest first), whatever the cache
 holds: nothing, every row, rows of notes since changed or removed, damaged lines, rows
 of another validator, or no cache directory at all."""
@@ -16,9 +16,9 @@ from conftest import NOTES_REF, Repo, clean_env, fast_commits, note_json
 from pydantic_core import to_json
 from test_handoff_read import mutations, valid_notes
 
-from rgr import history_cache
 from rgr.commands import history
 from rgr.commands.history import _row
+from rgr.history import cache as history_cache
 
 
 def finished(i: int) -> str:

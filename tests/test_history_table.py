@@ -1,4 +1,4 @@
-"""`rgr history`'s table, answered before the CLI loads (rgr.history_table.quick) and by
+"""`rgr history`'s table, answered before the CLI loads (rgr.history.table.quick) and by
 the full command: the same bytes either way, N + 1 notes read, nothing from a note
 reaching the terminal as a control sequence. Real repositories, real `rgr` processes."""
 
@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from conftest import Repo, RunRgr, clean_env, fast_commits, make_repo, note_json
 
-from rgr.history_table import table_lines
+from rgr.history.table import table_lines
 
 #: Set in the environment, any TDD_* variable sends `rgr history` to the full command
 #: (it may change the config); this one changes nothing history shows.
@@ -90,7 +90,7 @@ def test_the_quick_answer_loads_no_cli_models_or_renderer(repo: Repo, tmp_path: 
     heavy = ("click", "pygit2", "pydantic", "pydantic_core", "rich", "rgr.cli",
              "rgr.handoff", "rgr.workspace", "rgr.config")
     quick = modules_loaded(["history", "--limit", "2"], repo.path, tmp_path)
-    assert "rgr.history_table" in quick
+    assert "rgr.history.table" in quick
     assert not {m for m in quick if m.split(".")[0] in heavy or m in heavy}
     # The control: the same command sent to the full CLI does load them.
     full = modules_loaded(["history", "--limit", "2"], repo.path, tmp_path, FULL_COMMAND)

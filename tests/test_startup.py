@@ -124,7 +124,7 @@ def test_a_narrow_terminal_gets_clicks_wrapping(tmp_path: Path) -> None:
 
 
 def test_the_process_wrapper_imports_nothing_heavy() -> None:
-    # rgr.history_table reads through rgr.proc before click loads: importing the module
+    # rgr.history.table reads through rgr.proc before click loads: importing the module
     # must stay cheap (subprocess and friends load when a process is started).
     probe = ("import sys; before = set(sys.modules); import rgr.proc; "
              "print(' '.join(sorted(set(sys.modules) - before)))")

@@ -1,10 +1,10 @@
 """``rgr history``: the handoffs on the current branch, oldest to newest.
 
 Built for long histories. The table and ``--limit N`` read the newest N + 1 commits
-with their notes through ``git log`` (rgr.history_table, which also draws the table and
+with their notes through ``git log`` (rgr.history.table, which also draws the table and
 answers ``rgr history`` before the CLI is loaded), whatever the repository holds.
 ``--json`` over everything takes each row from a content-addressed cache (note blob id
--> row bytes, rgr.history_cache) and validates only the notes it lacks: it lists the
+-> row bytes, rgr.history.cache) and validates only the notes it lacks: it lists the
 notes (``git notes list``) and walks the commits (``git rev-list``), and reads the
 missing notes with ``git log --no-walk`` (see :func:`_stream_json`). With many rows
 missing (the first run) it reads ``git log --notes`` as git writes it, each note
@@ -21,7 +21,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 from rgr import git
 from rgr.handoff_read import HISTORY_DEFAULTS
-from rgr.history_table import (
+from rgr.history.table import (
     DEFAULT_TABLE_LIMIT,
     finish,
     iso,
@@ -33,7 +33,7 @@ from rgr.history_table import (
 )
 
 if TYPE_CHECKING:
-    from rgr import history_cache
+    from rgr.history import cache as history_cache
     from rgr.workspace import Workspace
 
 
@@ -67,7 +67,7 @@ def _plain_row(commit: str, when: int, text: str | bytes, reachable: bool) -> di
 
 def _newest(ws: Workspace, count: int) -> tuple[list[dict[str, Any]], bool]:
     """The ``count`` newest handoffs on the branch, oldest first, and whether there are
-    more: reads ``count + 1`` notes, not all of them (rgr.history_table.newest_texts)."""
+    more: reads ``count + 1`` notes, not all of them (rgr.history.table.newest_texts)."""
     git.head_commit(ws.repo)  # an empty repository is an error, said plainly
     if ws.notes.tip() is None:
         return [], False
@@ -120,7 +120,7 @@ _ROW_START = b'{"commit":"%s","reachable":true,'
 def _stream_json(ws: Workspace) -> None:
     """Every handoff on the branch as a JSON list, oldest first, one row per line.
 
-    Rows come from the row cache (rgr.history_cache: note blob id -> row bytes) where it
+    Rows come from the row cache (rgr.history.cache: note blob id -> row bytes) where it
     has them: the notes are listed (``git notes list``, commit -> blob) and the commits
     walked (``git rev-list``), and only the notes the cache lacks are read and validated
     (``git log --no-walk`` on those commits). When over a quarter of the notes are
@@ -129,7 +129,7 @@ def _stream_json(ws: Workspace) -> None:
     either way: tests/test_history_cache.py."""
     from operator import countOf
 
-    from rgr import history_cache
+    from rgr.history import cache as history_cache
 
     head = str(git.head_commit(ws.repo).id)
     tip = ws.notes.tip_id()
@@ -164,7 +164,7 @@ def _stream_cached(ws: Workspace, head: str, notes: dict[bytes, bytes],
                    cache: history_cache.RowCache) -> bool:
     """:func:`_stream_json` when the cache has most rows; False (nothing written) when
     the notes ref moved while they were read."""
-    from rgr.history_cache import BLOB, ROW_AT
+    from rgr.history.cache import BLOB, ROW_AT
 
     tip = ws.notes.tip_id()
     commits = _walk(ws, head)
@@ -221,7 +221,7 @@ def _walk(ws: Workspace, head: str) -> list[bytes]:
     walk saved by the last run when it started from ``head`` too, or from an ancestor
     that ``head`` extends by a chain of one-parent commits (each rgr phase adds one);
     else ``git rev-list`` (0.3 s of git's CPU at 100,000 commits), then saved."""
-    from rgr import history_cache
+    from rgr.history import cache as history_cache
 
     if not ws.notes.walk_is_plain():
         return ws.notes.reachable_commits(head)
@@ -277,7 +277,7 @@ def _stream_uncached(ws: Workspace, head: str, notes: dict[bytes, bytes] | None 
     ``git log --notes`` needs, however many notes."""
     import tempfile
 
-    from rgr.history_cache import BLOB
+    from rgr.history.cache import BLOB
 
     with tempfile.TemporaryFile() as spool:
         for batch in ws.notes.reachable_batches(head):

@@ -10,7 +10,7 @@ different (or absent) blob id: nothing is ever invalidated by hand.
 
 The validator version is part of the file: its first line is ``rgr-history-rows <key>``,
 the key a digest of the code that validates and serializes a row (rgr/handoff.py,
-rgr/handoff_read.py, rgr/history_table.py, rgr/commands/history.py), of the installed
+rgr/handoff_read.py, rgr/history/table.py, rgr/commands/history.py), of the installed
 pydantic and pydantic-core, and of :data:`FORMAT`, bumped when the row's shape changes.
 A file with another key is ignored and rewritten. (Source files rather than the live validator's
 schema: a run whose rows are all cached then never imports pydantic.)
@@ -76,11 +76,11 @@ def validator_key() -> bytes:
     from importlib.util import find_spec
 
     digest = hashlib.sha256(b"%d\n" % FORMAT)
-    here = Path(__file__).resolve().parent
+    rgr = Path(__file__).resolve().parent.parent
     # The models and the row builders (rgr/commands/history.py: _row, _render;
-    # rgr/history_table.py: finish, iso).
-    sources = [here / "handoff.py", here / "handoff_read.py", here / "history_table.py",
-               here / "commands" / "history.py"]
+    # rgr/history/table.py: finish, iso).
+    sources = [rgr / "handoff.py", rgr / "handoff_read.py", rgr / "history" / "table.py",
+               rgr / "commands" / "history.py"]
     for package in ("pydantic", "pydantic_core"):
         spec = find_spec(package)
         for folder in (spec.submodule_search_locations or []) if spec else []:
