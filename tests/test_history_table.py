@@ -215,6 +215,22 @@ def test_on_a_narrow_terminal_the_last_column_goes_under_its_row() -> None:
     assert "    tests still fail" in lines
 
 
+def test_wide_characters_take_two_cells() -> None:
+    from rgr.history.table import cells_of
+
+    wide = rows(2)
+    wide[0]["currentTest"] = {"description": "日本語のテストが二つのセルを使う " * 5}
+    wide[1]["agent"] = {"sessionId": "s", "model": "模型", "costUsd": 0.5}
+    lines = table_lines(wide, columns=100, styled=False)
+    assert all(cells_of(line) <= 100 for line in lines)
+    assert len(lines) > 3  # the description wrapped
+    # The columns after the wide model name line up with the header's.
+    header, last = lines[0], next(line for line in lines if "$0.5000" in line)
+    assert cells_of(last[:last.index("$0.5000")]) + len("$0.5000") == \
+        cells_of(header[:header.index("cost")]) + len("cost")
+    assert cells_of("e\u0301") == 1 and cells_of("日本") == 4
+
+
 @pytest.mark.parametrize("args", [["--limit", "0"], ["--all"], ["--json"]])
 def test_anything_but_the_plain_table_goes_to_the_full_command(
         args: list[str], repo: Repo, tmp_path: Path) -> None:

@@ -168,22 +168,47 @@ def _cells(row: dict[str, Any]) -> tuple[list[str], list[tuple[str, bool]]]:
              cost(row)], detail)
 
 
+def cells_of(text: str) -> int:
+    """How many terminal cells ``text`` takes: two for a wide (CJK) character, none for
+    a combining one. A test description may be in any script."""
+    if text.isascii():
+        return len(text)
+    from unicodedata import combining, east_asian_width
+
+    return sum(0 if combining(ch) else 2 if east_asian_width(ch) in "WF" else 1
+               for ch in text)
+
+
+def _pad(text: str, width: int, right: bool) -> str:
+    space = " " * (width - cells_of(text))
+    return space + text if right else text + space
+
+
+def _fold(word: str, width: int) -> list[str]:
+    """``word`` cut into pieces of at most ``width`` cells."""
+    pieces, piece = [], ""
+    for ch in word:
+        if piece and cells_of(piece + ch) > width:
+            pieces.append(piece)
+            piece = ""
+        piece += ch
+    return [*pieces, piece]
+
+
 def _wrap(text: str, width: int) -> list[str]:
-    """``text`` in lines of at most ``width`` characters, broken between words, a word
+    """``text`` in lines of at most ``width`` cells, broken between words, a word
     longer than a line folded."""
     lines: list[str] = []
     line = ""
     for word in text.split(" "):
         candidate = f"{line} {word}" if line else word
-        if len(candidate) <= width:
+        if cells_of(candidate) <= width:
             line = candidate
             continue
         if line:
             lines.append(line)
-        while len(word) > width:
-            lines.append(word[:width])
-            word = word[width:]
-        line = word
+        *full, line = _fold(word, width)
+        lines.extend(full)
     lines.append(line)
     return lines
 
@@ -195,7 +220,7 @@ def table_lines(rows: list[dict[str, Any]], columns: int | None,
     under its row when the others leave it too little room); None (a pipe, a log)
     never wraps. ``styled``: bold header, errors in red."""
     cells = [_cells(row) for row in rows]
-    widths = [max(len(_HEADERS[i]), *(len(fixed[i]) for fixed, _ in cells))
+    widths = [max(len(_HEADERS[i]), *(cells_of(fixed[i]) for fixed, _ in cells))
               for i in range(len(_HEADERS) - 1)]
     indent = sum(widths) + len(_GAP) * len(widths)
     width: int | None = None
@@ -208,7 +233,7 @@ def table_lines(rows: list[dict[str, Any]], columns: int | None,
     bold, red, plain = ("\x1b[1m", "\x1b[31m", "\x1b[0m") if styled else ("", "", "")
 
     def joined(fixed: list[str] | tuple[str, ...]) -> str:
-        return _GAP.join(c.rjust(w) if i in _RIGHT_ALIGNED else c.ljust(w)
+        return _GAP.join(_pad(c, w, i in _RIGHT_ALIGNED)
                          for i, (c, w) in enumerate(zip(fixed, widths, strict=False)))
 
     lines = [f"{bold}{joined(_HEADERS)}{_GAP}{_HEADERS[-1]}{plain}"]
