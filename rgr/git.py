@@ -122,6 +122,16 @@ def resolve_commit(repo: pygit2.Repository, rev: str) -> pygit2.Commit:
         raise RepositoryError(f"{rev!r} is not a commit") from None
 
 
+def common_dir(repo: pygit2.Repository) -> Path:
+    """The git directory every worktree of ``repo`` shares (a linked worktree's own
+    holds a ``commondir`` file naming it): the object store, rgr's caches."""
+    git_dir = Path(repo.path)
+    try:
+        return (git_dir / (git_dir / "commondir").read_text("utf-8").strip()).resolve()
+    except OSError:
+        return git_dir
+
+
 def commit_time(repo: pygit2.Repository, hex_id: str) -> int | None:
     """When ``hex_id`` was committed (epoch seconds): 0 for an object that is not a
     commit, None when the repository has no such object."""

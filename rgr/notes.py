@@ -22,7 +22,6 @@ from __future__ import annotations
 import errno
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pygit2
@@ -182,15 +181,6 @@ class NotesStore:
         reference = self.repo.references.get(self.ref)
         return None if reference is None else str(reference.target)
 
-    def common_dir(self) -> Path:
-        """The git directory shared by every worktree (a worktree's own holds a
-        ``commondir`` file naming it): where caches of the notes belong."""
-        own = Path(self.repo.path)
-        try:
-            return (own / (own / "commondir").read_text().strip()).resolve()
-        except OSError:
-            return own
-
     def note_blobs(self) -> Iterator[tuple[list[bytes], list[bytes]]]:
         """Every note as (annotated object ids, note blob ids), hex bytes, in batches as
         git lists them (``git notes list``: git's own reading of the notes tree, in any
@@ -225,7 +215,7 @@ class NotesStore:
         could change it later for the same commit."""
         import os
 
-        common = self.common_dir()
+        common = git.common_dir(self.repo)
         if (common / "shallow").exists() or (common / "info" / "grafts").exists():
             return False
         if any(os.environ.get(name) for name in ("GIT_REPLACE_REF_BASE", "GIT_GRAFT_FILE",

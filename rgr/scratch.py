@@ -26,6 +26,7 @@ from pathlib import Path
 import pygit2
 from pygit2.enums import CheckoutStrategy, DeltaStatus, ObjectType
 
+from rgr import git
 from rgr.errors import RgrError
 
 #: Bounds on what one attempt may bring in: more is not a TDD step but an attack.
@@ -43,11 +44,7 @@ class ImportRefused(RgrError):
 
 def objects_dir(repo: pygit2.Repository) -> Path:
     """The user's object store (the common one, for a linked worktree)."""
-    git_dir = Path(repo.path)
-    common = git_dir / "commondir"
-    if common.is_file():
-        git_dir = (git_dir / common.read_text("utf-8").strip()).resolve()
-    return git_dir / "objects"
+    return git.common_dir(repo) / "objects"
 
 
 @dataclass(frozen=True)

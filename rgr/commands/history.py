@@ -137,7 +137,7 @@ def _stream_json(ws: Workspace) -> None:
         _stream_uncached(ws, head)
         return
     cache = history_cache.RowCache.load(
-        history_cache.cache_file(ws.notes.common_dir()), history_cache.validator_key())
+        history_cache.cache_file(git.common_dir(ws.repo)), history_cache.validator_key())
     # commit -> its note's cache line (a row, or a mark that its row is computed every
     # time), or its note's blob id (40 bytes) when the cache does not know it.
     # One map, not commit -> blob and blob -> line: 25 MB less at 100,000 notes.
@@ -225,7 +225,7 @@ def _walk(ws: Workspace, head: str) -> list[bytes]:
 
     if not ws.notes.walk_is_plain():
         return ws.notes.reachable_commits(head)
-    path = history_cache.order_file(ws.notes.common_dir())
+    path = history_cache.order_file(git.common_dir(ws.repo))
     saved = history_cache.load_order(path)
     if saved is not None:
         old, commits = saved
