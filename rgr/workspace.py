@@ -80,14 +80,18 @@ class Workspace:
                          flags=self.flags)
 
 
+def _overridden(env: Mapping[str, str], flags: Mapping[str, object] | None) -> bool:
+    """Whether a TDD_* variable or a flag sets anything beside tdd.toml. Any TDD_*
+    variable counts (more than rgr.config reads: a superset is safe)."""
+    return (any(value for name, value in env.items()
+                if name.startswith("TDD_") and name != "TDD_PROJECT_ROOT")
+            or any(value is not None for value in (flags or {}).values()))
+
+
 def _has_settings(root: Path, env: Mapping[str, str],
                   flags: Mapping[str, object] | None) -> bool:
-    """Whether the config has anything but defaults, i.e. anything to validate. Any
-    TDD_* variable counts (more than rgr.config reads: a superset is safe)."""
-    return ((root / _CONFIG_FILE).exists()
-            or any(value for name, value in env.items()
-                   if name.startswith("TDD_") and name != "TDD_PROJECT_ROOT")
-            or any(value is not None for value in (flags or {}).values()))
+    """Whether the config has anything but defaults, i.e. anything to validate."""
+    return (root / _CONFIG_FILE).exists() or _overridden(env, flags)
 
 
 def open_workspace(
@@ -117,9 +121,7 @@ def _remember_valid_file(repo: pygit2.Repository, root: Path, env: Mapping[str, 
                          flags: Mapping[str, object] | None, notes_ref: str) -> None:
     """When tdd.toml alone made this config, mark its bytes as valid for the quick read
     paths (rgr.config_seen)."""
-    if any(value is not None for value in (flags or {}).values()) or any(
-            value for name, value in env.items()
-            if name.startswith("TDD_") and name != "TDD_PROJECT_ROOT"):
+    if _overridden(env, flags):
         return
     from rgr import config_seen
 
