@@ -153,20 +153,20 @@ def _stream_json(ws: Workspace) -> None:
         # only when the notes did not move: else a row may be under another note's blob
         cache.end_rewrite(notes.values(), keep=ws.notes.tip_id() == tip)
         return
-    if not _stream_cached(ws, head, notes, cache):
+    if not _stream_cached(ws, head, tip, notes, cache):
         _stream_uncached(ws, head)  # the notes changed under us: one consistent read
         return
     if ws.notes.tip_id() == tip:  # else a row may be under another note's blob id
         cache.save(notes.values())
 
 
-def _stream_cached(ws: Workspace, head: str, notes: dict[bytes, bytes],
+def _stream_cached(ws: Workspace, head: str, tip: str, notes: dict[bytes, bytes],
                    cache: history_cache.RowCache) -> bool:
     """:func:`_stream_json` when the cache has most rows; False (nothing written) when
-    the notes ref moved while they were read."""
+    the notes ref moved from ``tip``, the one ``notes`` was listed at, while they were
+    read."""
     from rgr.history.cache import BLOB, ROW_AT
 
-    tip = ws.notes.tip_id()
     commits = _walk(ws, head)
     get = notes.get
     # C loops (map, min) where every row is cached, the case this path is for.
