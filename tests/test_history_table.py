@@ -4,27 +4,17 @@ reaching the terminal as a control sequence. Real repositories, real `rgr` proce
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from conftest import Repo, RunRgr, clean_env, fast_commits, make_repo, note_json
+from conftest import Repo, RunRgr, fast_commits, make_repo, note_json
+from test_startup import imported_by
 
 from rgr.history.table import table_lines
 
 #: Set in the environment, any TDD_* variable sends `rgr history` to the full command
 #: (it may change the config); this one changes nothing history shows.
 FULL_COMMAND = {"TDD_MAX_RETRIES": "3"}
-
-#: Runs rgr's entry point, then writes which modules it loaded to argv[1].
-PROBE = """
-import atexit, sys
-out, args = sys.argv[1], sys.argv[2:]
-atexit.register(lambda: open(out, "w").write("\\n".join(sorted(sys.modules))))
-from rgr.launch import main
-main(args)
-"""
 
 
 def noted_history(repo: Repo, notes: int, gap: int = 0) -> list[str]:
@@ -55,16 +45,6 @@ def both_ways(run_rgr: RunRgr, repo: Repo, *args: str) -> str:
     return quick[1]
 
 
-def modules_loaded(args: list[str], cwd: Path, tmp_path: Path,
-                   env: dict[str, str] | None = None) -> set[str]:
-    out = tmp_path / "modules.txt"
-    done = subprocess.run([sys.executable, "-c", PROBE, str(out), *args], cwd=cwd,
-                          env=clean_env(tmp_path / "home", env), capture_output=True,
-                          text=True, timeout=60, stdin=subprocess.DEVNULL)
-    assert done.returncode == 0, done.stderr
-    return set(out.read_text().split())
-
-
 def test_the_quick_answer_is_the_full_commands_answer(run_rgr: RunRgr, repo: Repo) -> None:
     noted = noted_history(repo, 23)
     out = both_ways(run_rgr, repo)
@@ -89,11 +69,11 @@ def test_the_quick_answer_loads_no_cli_models_or_renderer(repo: Repo, tmp_path: 
     noted_history(repo, 3)
     heavy = ("click", "pygit2", "pydantic", "pydantic_core", "rich", "rgr.cli",
              "rgr.handoff", "rgr.workspace", "rgr.config")
-    quick = modules_loaded(["history", "--limit", "2"], repo.path, tmp_path)
+    quick = imported_by(["history", "--limit", "2"], repo.path, tmp_path)
     assert "rgr.history.table" in quick
     assert not {m for m in quick if m.split(".")[0] in heavy or m in heavy}
     # The control: the same command sent to the full CLI does load them.
-    full = modules_loaded(["history", "--limit", "2"], repo.path, tmp_path, FULL_COMMAND)
+    full = imported_by(["history", "--limit", "2"], repo.path, tmp_path, FULL_COMMAND)
     assert {"click", "pygit2", "rgr.cli"} <= full
 
 
@@ -137,13 +117,13 @@ def test_a_tdd_toml_is_trusted_once_a_command_has_validated_those_bytes(
     probe = tmp_path / "probe"
 
     # First: the full command validates the file (and marks it as seen).
-    assert "rgr.cli" in modules_loaded(["history"], repo.path, probe)
+    assert "rgr.cli" in imported_by(["history"], repo.path, probe)
     code, out, err = run_rgr(["history"], repo.path)
     assert code == 0, err
     assert repo.head()[:8] in out and "RED" in out
     # Then the same bytes are answered quickly, from the notes ref they name, also
     # from a subfolder.
-    assert "rgr.cli" not in modules_loaded(["history"], repo.path, probe)
+    assert "rgr.cli" not in imported_by(["history"], repo.path, probe)
     (repo.path / "sub").mkdir()
     assert run_rgr(["history"], repo.path / "sub")[1] == out
     # An edit is new bytes: validated again, and a mistake is reported, not skipped.
@@ -151,7 +131,7 @@ def test_a_tdd_toml_is_trusted_once_a_command_has_validated_those_bytes(
     code, _, err = run_rgr(["history"], repo.path)
     assert code != 0 and "max_retries" in err
     config.write_text('notes_ref = "refs/notes/elsewhere"\n')
-    assert "rgr.cli" not in modules_loaded(["history"], repo.path, probe)
+    assert "rgr.cli" not in imported_by(["history"], repo.path, probe)
 
 
 def test_a_forged_mark_cannot_point_history_elsewhere(run_rgr: RunRgr, tmp_path: Path) -> None:
@@ -235,7 +215,7 @@ def test_wide_characters_take_two_cells() -> None:
 def test_anything_but_the_plain_table_goes_to_the_full_command(
         args: list[str], repo: Repo, tmp_path: Path) -> None:
     noted_history(repo, 2)
-    assert "rgr.cli" in modules_loaded(["history", *args], repo.path, tmp_path)
+    assert "rgr.cli" in imported_by(["history", *args], repo.path, tmp_path)
 
 
 @pytest.mark.parametrize("limit", ["x", "-1", ""])

@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 import subprocess
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
@@ -40,11 +41,12 @@ main(args)
 """
 
 
-def imported_by(args: list[str], cwd: Path, tmp_path: Path) -> set[str]:
+def imported_by(args: list[str], cwd: Path, tmp_path: Path,
+                env: Mapping[str, str] | None = None) -> set[str]:
     out = tmp_path / "modules.txt"
     proc = subprocess.run(
         [sys.executable, "-c", PROBE, str(out), *args], cwd=cwd,
-        env=clean_env(tmp_path / "home"), capture_output=True, text=True, timeout=60,
+        env=clean_env(tmp_path / "home", env), capture_output=True, text=True, timeout=60,
         stdin=subprocess.DEVNULL,
     )
     assert proc.returncode == 0, proc.stderr
