@@ -15,6 +15,7 @@ The marks live in ``.git/rgr/config-seen/``, which no agent's sandbox can write.
 from __future__ import annotations
 
 import os
+import zlib
 
 from rgr import __version__
 
@@ -22,10 +23,8 @@ _FOLDER = ("rgr", "config-seen")
 
 
 def _mark(git_dir: str, text: bytes) -> str:
-    import hashlib
-
-    digest = hashlib.sha256(__version__.encode() + b"\0" + text).hexdigest()
-    return os.path.join(git_dir, *_FOLDER, digest)
+    """The mark's path. Two files with one name (CRC and length) just take turns."""
+    return os.path.join(git_dir, *_FOLDER, f"{zlib.crc32(text):08x}-{len(text)}")
 
 
 def remember(git_dir: str, text: bytes, notes_ref: str) -> None:
@@ -37,18 +36,25 @@ def remember(git_dir: str, text: bytes, notes_ref: str) -> None:
     try:
         os.makedirs(os.path.dirname(mark), exist_ok=True)
         partial = f"{mark}.{os.getpid()}.tmp"
-        with open(partial, "w", encoding="utf-8") as out:
-            out.write(notes_ref)
+        with open(partial, "wb") as out:
+            out.write(f"{__version__}\n{notes_ref}\n".encode() + text)
         os.replace(partial, mark)
-    except OSError:
+    except (OSError, UnicodeError):
         pass
 
 
 def recall(git_dir: str, text: bytes) -> str | None:
-    """The notes ref of a tdd.toml with exactly these bytes, if rgr validated it."""
+    """The notes ref of a tdd.toml with exactly these bytes, if this rgr validated it."""
     try:
-        with open(_mark(git_dir, text), encoding="utf-8") as mark:
-            ref = mark.read()
+        with open(_mark(git_dir, text), "rb") as mark:
+            held = mark.read()
     except OSError:
         return None
-    return ref if ref.startswith("refs/notes/") and "\n" not in ref else None
+    version, _, rest = held.partition(b"\n")
+    ref, _, seen = rest.partition(b"\n")
+    if version != __version__.encode() or seen != text or not ref.startswith(b"refs/notes/"):
+        return None
+    try:
+        return ref.decode()
+    except UnicodeDecodeError:
+        return None

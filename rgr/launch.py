@@ -11,7 +11,7 @@ comes from click itself: a stale copy costs speed, never a wrong answer.
 --write-help`` renews it.
 
 ``rgr history`` and ``rgr history --limit N`` are answered by
-:func:`rgr.history.table.quick` when it can (git and the standard library only); when
+:func:`rgr.history.quick.quick` when it can (git and the standard library only); when
 it cannot, and for everything else, the arguments go to :func:`rgr.cli.main` unchanged.
 """
 
@@ -93,7 +93,7 @@ def main(argv: list[str] | None = None) -> None:
         sys.stdout.flush()
         sys.exit(0)
     if args[:1] == ["history"]:
-        from rgr.history.table import quick
+        from rgr.history.quick import quick
 
         code = quick(args[1:])
         if code is not None:

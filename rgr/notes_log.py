@@ -21,15 +21,17 @@ _FORMAT = "--format=%x00%x1e%H %ct%n%N"
 
 
 def log_argv(ref: str, head: str, *, count: int | None = None, skip: int = 0,
-             reverse: bool = False) -> list[str]:
-    """``git log`` printing each commit reachable from ``head`` with its note in ``ref``.
+             reverse: bool = False, repo: str | None = None) -> list[str]:
+    """``git log`` printing each commit reachable from ``head`` with its note in ``ref``,
+    in the repository at ``repo`` (``git -C``) when given, else in the working directory.
 
     ``--no-notes`` first, so the notes shown are ``ref``'s alone, whatever
     ``core.notesRef`` or ``notes.displayRef`` say; no signature check, whatever
     ``log.showSignature`` says (it would print into the records)."""
     window = [f"--max-count={count}", f"--skip={skip}"] if count is not None else []
-    return ["git", "log", "--no-show-signature", "--no-notes", f"--notes={ref}", _FORMAT,
-            *window, *(["--reverse"] if reverse else []), head, "--"]
+    where = ["-C", repo] if repo is not None else []
+    return ["git", *where, "log", "--no-show-signature", "--no-notes", f"--notes={ref}",
+            _FORMAT, *window, *(["--reverse"] if reverse else []), head, "--"]
 
 
 def no_walk_argv(ref: str, commits: list[str]) -> list[str]:

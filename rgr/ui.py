@@ -9,10 +9,12 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any, TextIO
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without typing's import (see rgr.proc)
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+    from typing import Any, TextIO
+
     from rich.console import Console
 
 

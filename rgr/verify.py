@@ -20,14 +20,18 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rgr import failpoints
 from rgr.config import TestCommand
 from rgr.daemon.slots import test_slot
 from rgr.errors import ConfigError
-from rgr.proc import Completed, Launcher, bound, run
+from rgr.proc import Completed, bound, run
 from rgr.runners import Finished, Results, Status, TestOutcome, runner_for
 from rgr.runners.base import MESSAGE_LIMIT, strip_ansi
+
+if TYPE_CHECKING:  # a Protocol, so only for the type checker (rgr.proc)
+    from rgr.proc import Launcher
 
 #: How much of the runner's combined output a report keeps (head and tail). The excerpt
 #: goes into failure briefs and notes, so it must stay small whatever the tests print.

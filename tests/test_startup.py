@@ -11,13 +11,28 @@ from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
-from conftest import REPO_ROOT, Repo, clean_env, note_json
+from conftest import REPO_ROOT, Repo, RunRgr, clean_env, note_json
 
 from rgr import help_text
 from rgr.launch import render_help
 
 #: Everything `rgr --version` and `rgr --help` may import beyond a bare interpreter.
 STARTUP_BUDGET = {"__future__", "rgr", "rgr.launch", "rgr.help_text", "zlib"}
+
+#: Everything `rgr history` (the table, answered before the CLI: rgr.history.quick) may
+#: import beyond a bare interpreter: rgr's reading and drawing modules, json and
+#: _datetime (datetime's C half) to read notes, and what they bring (re, which the
+#: console script imports anyway). Not typing, subprocess, hashlib or datetime's Python
+#: half: 1-5 ms each, on a 25 ms path.
+HISTORY_TABLE_BUDGET = STARTUP_BUDGET | {
+    "rgr.errors", "rgr.handoff_read", "rgr.history", "rgr.history.quick",
+    "rgr.history.table", "rgr.notes_log", "rgr.proc", "rgr.ui", "rgr.config_seen",
+    "json", "json.decoder", "json.encoder", "json.scanner", "_json",
+    "_datetime", "select",
+    "re", "re._casefix", "re._compiler", "re._constants", "re._parser", "_sre", "copyreg",
+    "enum", "types", "functools", "_functools", "collections", "_collections", "operator",
+    "_operator", "itertools", "keyword", "reprlib",
+}
 
 #: Never loaded by `rgr status` / `rgr show` in a repository without tdd.toml: the
 #: models, the config, the table renderer and the retry library all cost start-up time.
@@ -67,6 +82,20 @@ def test_a_command_still_loads_the_cli(tmp_path: Path) -> None:
     # The probe sees imports: a command that is not a quick answer reaches click.
     modules = imported_by(["status", "--help"], tmp_path, tmp_path)
     assert "click" in modules and "rgr.cli" in modules
+
+
+@pytest.mark.parametrize("config", [None, 'notes_ref = "refs/notes/tdd-handoffs"\n'])
+def test_the_history_table_stays_within_its_import_budget(
+    config: str | None, run_rgr: RunRgr, repo: Repo, tmp_path: Path
+) -> None:
+    repo.note_cli(repo.head(), note_json("RED", feature="a calculator"))
+    if config is not None:  # validated once by the full command, then trusted
+        (repo.path / "tdd.toml").write_text(config)
+        assert run_rgr(["status"], repo.path)[0] == 0
+    modules = imported_by(["history"], repo.path, tmp_path)
+    assert "rgr.history.quick" in modules and "rgr.cli" not in modules
+    extra = modules - HISTORY_TABLE_BUDGET
+    assert not extra, f"`rgr history` now imports {sorted(extra)}"
 
 
 @pytest.mark.parametrize("command", [["status"], ["show"]])
@@ -132,5 +161,6 @@ def test_the_process_wrapper_imports_nothing_heavy() -> None:
              "print(' '.join(sorted(set(sys.modules) - before)))")
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
                           timeout=60, check=True)
-    heavy = {"subprocess", "threading", "ctypes", "dataclasses", "inspect", "pathlib"}
+    heavy = {"subprocess", "threading", "ctypes", "dataclasses", "inspect", "pathlib",
+             "typing", "signal"}
     assert not heavy & set(done.stdout.split()), done.stdout

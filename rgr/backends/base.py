@@ -11,12 +11,14 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import pydantic
 
 from rgr.errors import BackendError
-from rgr.proc import Launcher
+
+if TYPE_CHECKING:  # a Protocol, so only for the type checker (rgr.proc)
+    from rgr.proc import Launcher
 
 #: What a sealed session's CLI holds instead of its key (see Backend.seal_api).
 SEALED_KEY = "rgr-sealed-no-key-in-the-sandbox"

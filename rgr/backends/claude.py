@@ -78,7 +78,7 @@ import json
 import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pydantic
 
@@ -92,8 +92,11 @@ from rgr.backends.base import (
     usd,
 )
 from rgr.errors import BackendError, CommandError
-from rgr.proc import Completed, Launcher, run, run_lines
+from rgr.proc import Completed, run, run_lines
 from rgr.processes import REPO_MARK_VAR, SESSION_MARK_VAR, kill_marked_processes
+
+if TYPE_CHECKING:  # a Protocol, so only for the type checker (rgr.proc)
+    from rgr.proc import Launcher
 
 
 def install_hint(setting: str = "agent_binary in tdd.toml") -> str:

@@ -64,7 +64,7 @@ import tempfile
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pydantic
 
@@ -73,8 +73,11 @@ from rgr.backends.base import SEALED_KEY, AgentRequest, AgentResult, AgentRunErr
 from rgr.backends.codex_stream import StreamState, stream_reader
 from rgr.config import CodexConfig
 from rgr.errors import BackendError, CommandError
-from rgr.proc import Completed, Launcher, run, run_lines
+from rgr.proc import Completed, run, run_lines
 from rgr.processes import REPO_MARK_VAR, SESSION_MARK_VAR, kill_marked_processes
+
+if TYPE_CHECKING:  # a Protocol, so only for the type checker (rgr.proc)
+    from rgr.proc import Launcher
 
 INSTALL_HINT = (
     "install the Codex CLI (`npm install -g @openai/codex`), or set codex_binary in tdd.toml"

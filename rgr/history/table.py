@@ -3,12 +3,12 @@ nothing but git and the standard library.
 
 The table is what a person runs every few seconds, so it costs what it shows: ``git
 log`` reads the newest ``N + 1`` commits with their notes (more only when commits
-without a note are in between), whatever the repository holds. ``rgr.launch`` sends
-``rgr history`` and ``rgr history --limit N`` here before click, pygit2, pydantic or
-rich are imported (:func:`quick`); anything it is not sure of (a ``tdd.toml`` no
-command has validated yet, see rgr.config_seen; ``TDD_*`` or git location variables; a
-note only the model can read; an error to explain) goes to the full command instead,
-which builds its rows and draws its table with this same code.
+without a note are in between), whatever the repository holds. ``rgr history`` and
+``rgr history --limit N`` are answered with it before click, pygit2, pydantic or rich
+are imported (``rgr.history.quick``), and the full command builds its rows and draws
+its table with this same code. So this module imports only the standard library's
+lightest modules: not typing, not subprocess (``tests/test_startup.py`` holds the
+list).
 
 Rows are the notes' own camelCase fields (``rgr.handoff.HistoryFields``), taken by
 ``rgr.handoff_read`` the way the model would take them (``tests/test_history_rows.py``).
@@ -18,18 +18,13 @@ a note is data, and must not move the cursor or colour the terminal.
 
 from __future__ import annotations
 
-import os
-import sys
-from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
-
 from rgr import notes_log, proc
-from rgr.errors import CommandError
-from rgr.handoff_read import HISTORY_DEFAULTS, history_fields_of, read_plain
+from rgr.handoff_read import HISTORY_DEFAULTS, UTC, datetime, history_fields_of, read_plain
 from rgr.ui import phase_label, short, styles_ok
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without typing's import (see rgr.proc)
 if TYPE_CHECKING:
-    from typing import TextIO
+    from typing import Any, TextIO
 
 #: Rows shown in the table when --limit is not given; --json shows everything.
 DEFAULT_TABLE_LIMIT = 50
@@ -37,13 +32,6 @@ DEFAULT_TABLE_LIMIT = 50
 #: The widest first read when un-noted commits sit between the notes: each window after
 #: the first is four times the one before, up to this.
 _MAX_WINDOW = 65_536
-
-#: Variables that make git look for the repository, or its objects or notes, somewhere
-#: pygit2 would not: the full command decides what they mean.
-_LOCATION_VARS = ("GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_CEILING_DIRECTORIES",
-                  "GIT_DISCOVERY_ACROSS_FILESYSTEM", "GIT_OBJECT_DIRECTORY",
-                  "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_NAMESPACE", "GIT_NOTES_REF",
-                  "GIT_NO_REPLACE_OBJECTS", "GIT_REPLACE_REF_BASE", "GIT_GRAFT_FILE")
 
 _HEADERS = ("commit", "when", "phase", "cycle", "result", "took", "agent", "cost",
             "test / error")
@@ -62,18 +50,25 @@ _CONTROLS[ord("\t")] = " "
 
 # ------------------------------------------------------------------------ reading --
 
-def newest_texts(cwd: str, ref: str, count: int) -> tuple[list[tuple[str, int, bytes]], bool]:
-    """The ``count`` newest noted commits reachable from HEAD, newest first, as (commit,
-    commit time, note text), and whether there are more.
+def newest_texts(repo: str, ref: str, count: int, first: proc.Reading | None = None,
+                 ) -> tuple[list[tuple[str, int, bytes]], bool]:
+    """The ``count`` newest noted commits reachable from HEAD in the work tree
+    ``repo``, newest first, as (commit, commit time, note text), and whether there are
+    more. ``first``: the first read (``log_argv(ref, "HEAD", count=count + 1,
+    repo=repo)``), when the caller started it already.
 
     ``git log`` is asked for ``count + 1`` commits; only when some of them have no note
     does it read further, in growing windows. CommandError when git fails (no HEAD,
     not a repository)."""
     found: list[tuple[str, int, bytes]] = []
     skip, window = 0, count + 1
+    reading = first
     while True:
-        out = proc.output(notes_log.log_argv(ref, "HEAD", count=window, skip=skip), cwd=cwd)
-        records = out.split(notes_log.RECORD_SEP)
+        if reading is None:
+            reading = proc.start_output(
+                notes_log.log_argv(ref, "HEAD", count=window, skip=skip, repo=repo))
+        records = reading.result().split(notes_log.RECORD_SEP)
+        reading = None
         found.extend(notes_log.log_records(records))
         if len(found) > count:
             return found[:count], True
@@ -284,96 +279,3 @@ def terminal_columns(out: TextIO) -> int | None:
     from rgr.launch import terminal_columns as columns
 
     return columns()
-
-
-# ---------------------------------------------------------------------- fast path --
-
-def _limit(args: list[str]) -> int | None:
-    """N for ``history`` / ``history --limit N`` (N > 0), else None."""
-    if not args:
-        return DEFAULT_TABLE_LIMIT
-    if len(args) == 2 and args[0] == "--limit":
-        value = args[1]
-    elif len(args) == 1 and args[0].startswith("--limit="):
-        value = args[0].removeprefix("--limit=")
-    else:
-        return None
-    return int(value) if value.isascii() and value.isdigit() and int(value) > 0 else None
-
-
-def _work_tree(start: str) -> str | None:
-    """The nearest folder at or above ``start`` with a ``.git`` folder (not a bare
-    repository, not a linked worktree: those are the full command's)."""
-    path = os.path.abspath(start)
-    while True:
-        dot_git = os.path.join(path, ".git")
-        if os.path.isdir(dot_git):
-            return path
-        if os.path.lexists(dot_git):
-            return None  # a linked worktree or a submodule: its .git is a file
-        parent = os.path.dirname(path)
-        if parent == path:
-            return None
-        path = parent
-
-
-def _has_notes_ref(git_dir: str, ref: str) -> bool:
-    """Whether ``ref`` exists, loose or packed (read from the files: no process)."""
-    if os.path.isfile(os.path.join(git_dir, *ref.split("/"))):
-        return True
-    try:
-        with open(os.path.join(git_dir, "packed-refs"), "rb") as packed:
-            wanted = b" " + ref.encode() + b"\n"
-            return any(line.endswith(wanted) for line in packed)
-    except OSError:
-        return False
-
-
-def _notes_ref(root: str, git_dir: str) -> str | None:
-    """The notes ref to read: the default without a tdd.toml, the one a tdd.toml names
-    when rgr has validated exactly that file before (rgr.config_seen), else None."""
-    try:
-        with open(os.path.join(root, "tdd.toml"), "rb") as config:
-            text = config.read()
-    except FileNotFoundError:
-        return notes_log.DEFAULT_REF
-    except OSError:
-        return None
-    from rgr import config_seen
-
-    return config_seen.recall(git_dir, text)
-
-
-def quick(args: list[str], out: TextIO | None = None) -> int | None:
-    """``rgr history`` [``--limit N``] answered without the CLI: the exit code, or None
-    when the full command must answer (see the module's docstring)."""
-    count = _limit(args)
-    if count is None:
-        return None
-    environ = os.environ
-    if any(name.startswith("TDD_") for name in environ) or any(
-            name in environ for name in _LOCATION_VARS):
-        return None
-    root = _work_tree(os.getcwd())
-    if root is None:
-        return None
-    git_dir = os.path.join(root, ".git")
-    ref = _notes_ref(root, git_dir)
-    if ref is None:
-        return None  # a tdd.toml not yet validated (or invalid): the full command checks it
-    if not _has_notes_ref(git_dir, ref):
-        return None  # no notes, or an empty repository: the full command says so
-    try:
-        texts, more = newest_texts(root, ref, count)
-    except CommandError:
-        return None  # the full command explains what is wrong
-    rows = []
-    for commit, when, text in texts:
-        row = plain_row(commit, when, text, True)
-        if row is None:
-            return None  # a note only the model can read, or say what is wrong with
-        rows.append(row)
-    rows.reverse()
-    stream = out or sys.stdout
-    render(rows, newest_more(len(rows)) if more else None, stream, terminal_columns(stream))
-    return 0

@@ -1,0 +1,77 @@
+"""rgr.proc's light reader (start_output / output), used by the views that answer before
+the CLI loads: real child processes, no mocks."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from rgr.errors import CommandError
+from rgr.proc import output, start_output
+
+
+def python(code: str) -> list[str]:
+    return [sys.executable, "-c", code]
+
+
+def gone(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    return False
+
+
+def test_output_is_the_commands_stdout_in_its_own_session() -> None:
+    code = ("import os, sys\nsys.stderr.write('not captured')\n"
+            "print(sys.stdin.read() == '', os.getsid(0) == os.getpid())")
+    assert output(python(code)) == b"True True\n"  # stdin is empty; a session leader
+
+
+def test_the_reader_runs_while_the_caller_works() -> None:
+    started = time.monotonic()
+    reading = start_output(python("import time; time.sleep(1); print('done')"))
+    assert time.monotonic() - started < 0.9  # start_output did not wait for it
+    assert reading.result() == b"done\n"
+
+
+def test_a_failing_command_is_a_command_error() -> None:
+    with pytest.raises(CommandError, match="exit code 3"):
+        output(python("import sys; print('partial'); sys.exit(3)"))
+
+
+def test_a_missing_program_is_a_command_error() -> None:
+    with pytest.raises(CommandError, match="cannot run 'no-such-program-rgr'"):
+        output(["no-such-program-rgr", "log"])
+
+
+def test_a_timeout_kills_the_whole_group(tmp_path: Path) -> None:
+    pid_file = tmp_path / "grandchild"
+    code = ("import subprocess, sys, time\n"
+            "child = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)'])\n"
+            f"open({str(pid_file)!r}, 'w').write(str(child.pid))\n"
+            "print('started', flush=True)\ntime.sleep(60)\n")
+    started = time.monotonic()
+    with pytest.raises(CommandError, match="timed out"):
+        output(python(code), timeout=2)
+    assert time.monotonic() - started < 10
+    grandchild = int(pid_file.read_text())
+    deadline = time.monotonic() + 5
+    while not gone(grandchild) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert gone(grandchild)
+
+
+def test_cancel_kills_a_running_reader_and_is_a_no_op_once_reaped() -> None:
+    reading = start_output(python("import time; time.sleep(60)"))
+    reading.cancel()
+    assert gone(reading.pid)
+    reading.cancel()  # reaped already: its pid is not signalled again
+
+    done = start_output(python("print('x')"))
+    assert done.result() == b"x\n"
+    done.cancel()
