@@ -85,6 +85,10 @@ class NotesStore:
     def __init__(self, repo: pygit2.Repository, ref: str = DEFAULT_REF) -> None:
         self.repo = repo
         self.ref = ref
+        #: The root tree this store last wrote: it holds fewer flat notes than
+        #: FLAT_MIGRATION_THRESHOLD (a write never adds one there, and moves them all
+        #: once there are that many), so the next write on it need not count them.
+        self._written_root: pygit2.Oid | None = None
 
     # ----------------------------------------------------------------- reading --
 
@@ -372,7 +376,8 @@ class NotesStore:
         reference = self.repo.references.get(self.ref)
         parent = self.tip() if reference is not None else None
         root = parent.tree if parent is not None else None
-        new_root = _put(self.repo, root, commit, blob_id, depth=0)
+        new_root = _put(self.repo, root, commit, blob_id, depth=0,
+                        count_flat=root is not None and root.id != self._written_root)
         if root is not None and new_root == root.id:
             return  # nothing to change: the same note was already there
         who = git.signature(self.repo)
@@ -398,6 +403,7 @@ class NotesStore:
             if "failed to lock" in str(exc) or "locked file" in str(exc):
                 raise _RefLocked() from None
             raise
+        self._written_root = new_root
         failpoints.hit("notes:ref-moved")
 
     # ------------------------------------------------------------------ repair --
@@ -488,8 +494,11 @@ def _put(
     rest: str,
     blob_id: pygit2.Oid | None,
     depth: int,
+    count_flat: bool = True,
 ) -> pygit2.Oid:
-    """Return a tree like ``tree`` where the note for ``rest`` is ``blob_id`` (None removes it)."""
+    """Return a tree like ``tree`` where the note for ``rest`` is ``blob_id`` (None removes
+    it). ``count_flat``: whether the root may hold enough flat notes to move them into
+    fan-out (:func:`_migrate_flat`)."""
     builder = repo.TreeBuilder(tree) if tree is not None else repo.TreeBuilder()
     existing = _entry(tree, rest) if tree is not None else None
     sub = _entry(tree, rest[:2]) if tree is not None else None
@@ -502,7 +511,9 @@ def _put(
         assert isinstance(subtree, pygit2.Tree)
         new_sub = _put(repo, subtree, rest[2:], blob_id, depth + 1)
         builder.remove(rest[:2])
-        if len(repo[new_sub]) > 0:  # type: ignore[arg-type]
+        # Only a removal can empty a subtree; a write does not look the new one up (a
+        # lookup searches the pack first: 45 us at a million notes, per level).
+        if blob_id is not None or len(repo[new_sub]) > 0:  # type: ignore[arg-type]
             builder.insert(rest[:2], new_sub, pygit2.enums.FileMode.TREE)
     elif blob_id is not None:
         fanned = tree is not None and _fanned_out(tree)
@@ -518,7 +529,8 @@ def _put(
             if current is not None:
                 builder.remove(rest[:2])
             builder.insert(rest[:2], new_sub, pygit2.enums.FileMode.TREE)
-    if depth == 0 and tree is not None:
+    # A root with fewer entries than the threshold cannot hold that many flat notes.
+    if depth == 0 and tree is not None and count_flat and len(tree) >= FLAT_MIGRATION_THRESHOLD:
         _migrate_flat(repo, builder, tree, rest, blob_id)
     return builder.write()
 
