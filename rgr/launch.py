@@ -95,7 +95,11 @@ def main(argv: list[str] | None = None) -> None:
     if args[:1] == ["history"]:
         from rgr.history.quick import quick
 
-        code = quick(args[1:])
+        try:
+            code = quick(args[1:])
+        except KeyboardInterrupt:  # as the full CLI answers Ctrl-C (rgr.cli.main)
+            sys.stderr.write("\nrgr: interrupted\n")
+            sys.exit(130)
         if code is not None:
             sys.exit(code)
     from rgr.cli import main as full_main
