@@ -80,7 +80,7 @@ def rows_of(repo: Repo) -> dict[bytes, bytes]:
     """The rows the cache holds (as it reads them), by blob id; marks left out."""
     key = cache_path(repo).read_bytes().split(b"\n", 1)[0].split()[1]
     lines = history_cache.RowCache.load(cache_path(repo), key).lines
-    return {blob: line[history_cache.ROW_AT:] for blob, line in lines.items()
+    return {blob: bytes(line[history_cache.ROW_AT:]) for blob, line in lines.items()
             if len(line) > history_cache.ROW_AT}
 
 
@@ -241,6 +241,27 @@ def _append(path: str, key: bytes, worker: int) -> None:
         # rows far longer than a pipe's atomic write, so interleaving would show
         cache.add(blob, b'{"w":%d,"i":%d,"pad":"%s"}' % (worker, i, b"x" * (5000 + i)))
     cache._append()  # what save() does with a current file of few dead lines
+
+
+def test_reading_in_blocks_keeps_every_good_line_whatever_its_length(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Blocks of 64 bytes (the same code as 4 MiB, sooner): lines across block edges,
+    # lines longer than a block, a damaged CRC field and a torn last line.
+    monkeypatch.setattr(history_cache, "_BLOCK", 64)
+    key = b"k" * 32
+    rows = {b"%040x" % n: b'{"n":%d,"pad":"%s"}' % (n, b"x" * (n * 37 % 300)) for n in range(40)}
+    lines = [with_crc(blob, row) for blob, row in rows.items()]
+    damaged = b"zzzzzzzz" + lines[7][8:]
+    path = tmp_path / "rows"
+    path.write_bytes(b"rgr-history-rows " + key + b"\n" + b"\n".join(lines[:7]) + b"\n"
+                     + damaged + b"\n" + b"\n".join(lines[8:]) + b"\n" + lines[0][:30])
+    cache = history_cache.RowCache.load(path, key)
+    wanted = {blob: line for blob, line in zip(rows, lines, strict=True)}
+    del wanted[b"%040x" % 7]
+    assert {blob: bytes(line) for blob, line in cache.lines.items()} == wanted
+    assert cache.on_disk == 41 and cache.torn  # 40 whole lines and the torn one
+    cache.release()  # the pages go back; the lines still read the same
+    assert bytes(cache.lines[b"%040x" % 39]) == wanted[b"%040x" % 39]
 
 
 def test_concurrent_appends_never_give_a_wrong_row(tmp_path: Path) -> None:

@@ -1,4 +1,4 @@
-"""`rgr history`'s table, answered before the CLI loads (rgr.history.table.quick) and by
+"""`rgr history`'s table, answered before the CLI loads (rgr.history.quick) and by
 the full command: the same bytes either way, N + 1 notes read, nothing from a note
 reaching the terminal as a control sequence. Real repositories, real `rgr` processes."""
 

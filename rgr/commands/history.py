@@ -1,8 +1,9 @@
 """``rgr history``: the handoffs on the current branch, oldest to newest.
 
 Built for long histories. The table and ``--limit N`` read the newest N + 1 commits
-with their notes through ``git log`` (rgr.history.table, which also draws the table and
-answers ``rgr history`` before the CLI is loaded), whatever the repository holds.
+with their notes through ``git log`` (rgr.history.table, which also draws the table;
+rgr.history.quick answers ``rgr history`` with it before the CLI is loaded), whatever
+the repository holds.
 ``--json`` over everything takes each row from a content-addressed cache (note blob id
 -> row bytes, rgr.history.cache) and validates only the notes it lacks: it lists the
 notes (``git notes list``) and walks the commits (``git rev-list``), and reads the
@@ -141,7 +142,7 @@ def _stream_json(ws: Workspace) -> None:
     # commit -> its note's cache line (a row, or a mark that its row is computed every
     # time), or its note's blob id (40 bytes) when the cache does not know it.
     # One map, not commit -> blob and blob -> line: 25 MB less at 100,000 notes.
-    notes: dict[bytes, bytes] = {}
+    notes: dict[bytes, history_cache.Line] = {}
     found = cache.lines.get
     for commits, blobs in ws.notes.note_blobs():
         notes.update(zip(commits, map(found, blobs, blobs), strict=True))
@@ -160,7 +161,7 @@ def _stream_json(ws: Workspace) -> None:
         cache.save(notes.values())
 
 
-def _stream_cached(ws: Workspace, head: str, tip: str, notes: dict[bytes, bytes],
+def _stream_cached(ws: Workspace, head: str, tip: str, notes: dict[bytes, history_cache.Line],
                    cache: history_cache.RowCache) -> bool:
     """:func:`_stream_json` when the cache has most rows; False (nothing written) when
     the notes ref moved from ``tip``, the one ``notes`` was listed at, while they were
@@ -211,6 +212,7 @@ def _stream_cached(ws: Workspace, head: str, tip: str, notes: dict[bytes, bytes]
         if rows:
             out.write(separator + b",\n".join(rows))
             separator = b",\n"
+        cache.release()  # the rows' pages of the cache file: rgr's memory stays flat
     out.write(b"\n]\n" if separator else b"]\n")
     out.flush()
     return True
@@ -265,7 +267,8 @@ def _render(batch: list[tuple[str, int, bytes]]) -> list[tuple[str, bytes, bool]
     return out
 
 
-def _stream_uncached(ws: Workspace, head: str, notes: dict[bytes, bytes] | None = None,
+def _stream_uncached(ws: Workspace, head: str,
+                     notes: dict[bytes, history_cache.Line] | None = None,
                      cache: history_cache.RowCache | None = None) -> None:
     """:func:`_stream_json` reading every note (``git log --notes``), adding the rows
     ``notes`` (see :func:`_stream_json`) has no line for to ``cache``, when given.
