@@ -32,6 +32,12 @@ def test_output_is_the_commands_stdout_in_its_own_session() -> None:
     assert output(python(code)) == b"True True\n"  # stdin is empty; a session leader
 
 
+def test_output_larger_than_a_pipe_is_read_whole() -> None:
+    code = "import sys\nfor i in range(40000): sys.stdout.write(f'{i:08d} line\\n')"
+    out = output(python(code))
+    assert len(out) == 40000 * 14 and out.splitlines()[-1] == b"00039999 line"
+
+
 def test_the_reader_runs_while_the_caller_works() -> None:
     started = time.monotonic()
     reading = start_output(python("import time; time.sleep(1); print('done')"))
