@@ -224,3 +224,11 @@ def test_a_bad_limit_is_still_clicks_usage_error(limit: str, run_rgr: RunRgr,
     noted_history(repo, 1)
     code, _, err = run_rgr(["history", "--limit", limit], repo.path)
     assert code == 2 and "--limit" in err
+
+
+def test_the_quick_path_shows_as_many_rows_as_the_full_command_by_default() -> None:
+    # rgr.history.quick keeps its own copy (importing the table's would load json and
+    # datetime before git starts): the two must agree.
+    from rgr.history import quick, table
+
+    assert quick._limit([]) == table.DEFAULT_TABLE_LIMIT
