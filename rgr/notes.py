@@ -388,16 +388,14 @@ class NotesStore:
         failpoints.hit("notes:objects-written")
         try:
             if reference is None:
-                self.repo.create_reference_direct(self.ref, new_commit, False, message=message)
+                self._create_ref(new_commit, message)
             else:
                 reference.set_target(new_commit, message)
         except pygit2.AlreadyExistsError:
             raise _RefMoved() from None
-        except pygit2.GitError as exc:
+        except (pygit2.GitError, OSError) as exc:
             if "old reference value does not match" in str(exc):
                 raise _RefMoved() from None
-            raise
-        except OSError as exc:
             # libgit2 words it "failed to lock file ..." or, when the lock file already
             # exists, "failed to create locked file ...: File exists".
             if "failed to lock" in str(exc) or "locked file" in str(exc):
@@ -405,6 +403,23 @@ class NotesStore:
             raise
         self._written_root = new_root
         failpoints.hit("notes:ref-moved")
+
+    def _create_ref(self, target: pygit2.Oid, message: str) -> None:
+        """Create the notes ref at ``target``, only if it still does not exist.
+
+        libgit2's own create (``create_reference_direct`` without force) looks for the
+        ref before it takes the ref's lock, so two first writers could both create it,
+        the second overwriting the first: its note and any written on top of it lost
+        (seen under load: tests/test_notes.py, test_concurrent_writers_never_lose_a_note).
+        A transaction takes the lock first and looks under it; an update of an existing
+        ref is already a compare-and-swap under the lock (``set_target``)."""
+        with self.repo.transaction() as transaction:
+            transaction.lock_ref(self.ref)
+            if self.repo.references.get(self.ref) is not None:
+                raise _RefMoved()  # created since we looked: build on it instead
+            # The reflog's identity as set_target's: libgit2's default, else "unknown"
+            # (pygit2 1.21 cannot pass a Signature object to a transaction).
+            transaction.set_target(self.ref, target, message=message)
 
     # ------------------------------------------------------------------ repair --
 
