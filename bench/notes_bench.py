@@ -51,15 +51,21 @@ from rgr.handoff import HandoffState, Phase
 from rgr.history.cache import cache_file, order_file
 from rgr.notes import NotesStore
 
-#: Runs rgr's entry point and reports its own peak RSS (KiB) on stderr, children excluded.
+#: Runs rgr's entry point and reports its own peak RSS (KiB) on stderr, children excluded
+#: (also when a quick answer ends with os._exit, which skips ``finally``).
 OWN_RSS = (
-    "import resource, sys\n"
+    "import os, resource, sys\n"
     "from rgr.launch import main\n"
+    "def report():\n"
+    "    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
+    "    sys.stderr.write(f'@@rss {rss}\\n')\n"
+    "    sys.stderr.flush()\n"
+    "real_exit = os._exit\n"
+    "os._exit = lambda code: (report(), real_exit(code))\n"
     "try:\n"
     "    main(sys.argv[1:])\n"
     "finally:\n"
-    "    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
-    "    sys.stderr.write(f'@@rss {rss}\\n')\n"
+    "    report()\n"
 )
 
 

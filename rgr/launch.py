@@ -85,13 +85,24 @@ def write_help() -> None:
         out.write(f"TEXT = (\n{lines})\n")
 
 
+def answered(code: int) -> None:
+    """Exit now that a quick answer is written, without the interpreter's teardown
+    (freeing every module and object: 1.5-2 ms, as much as the table's whole drawing).
+    Nothing is left to finish: no thread, no temporary file, no atexit hook; stdout is
+    flushed here (a reader that went away early is no error)."""
+    try:  # noqa: SIM105 (contextlib is not imported on this path)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        pass
+    os._exit(code)
+
+
 def main(argv: list[str] | None = None) -> None:
     args = sys.argv[1:] if argv is None else argv
     answer = quick_answer(args)
     if answer is not None:
         sys.stdout.write(answer)
-        sys.stdout.flush()
-        sys.exit(0)
+        answered(0)
     if args[:1] == ["history"]:
         from rgr.history.quick import quick
 
@@ -100,8 +111,10 @@ def main(argv: list[str] | None = None) -> None:
         except KeyboardInterrupt:  # as the full CLI answers Ctrl-C (rgr.cli.main)
             sys.stderr.write("\nrgr: interrupted\n")
             sys.exit(130)
+        except BrokenPipeError:  # `rgr history | head -3`: the reader has what it wanted
+            answered(0)
         if code is not None:
-            sys.exit(code)
+            answered(code)
     from rgr.cli import main as full_main
 
     full_main(args)

@@ -40,9 +40,10 @@ READ_PATH_FORBIDDEN = ("pydantic", "pydantic_core", "rich", "tenacity", "rgr.han
                        "rgr.config", "rgr.commands.report")
 
 #: Runs rgr's real entry point and writes the modules it added to sys.modules (taken at
-#: exit, after the command ran) to the file named by argv[1].
+#: exit, after the command ran) to the file named by argv[1]. A quick answer ends with
+#: os._exit (rgr.launch.answered), which runs no atexit hook: the probe wraps it.
 PROBE = """
-import atexit, sys
+import atexit, os, sys
 before = set(sys.modules)
 out, args = sys.argv[1], sys.argv[2:]
 
@@ -50,7 +51,14 @@ def dump():
     with open(out, "w") as f:
         f.write(repr(sorted(set(sys.modules) - before)))
 
+real_exit = os._exit
+
+def exit_after_dump(code):
+    dump()
+    real_exit(code)
+
 atexit.register(dump)
+os._exit = exit_after_dump
 from rgr.launch import main
 main(args)
 """
@@ -141,6 +149,27 @@ def test_a_stale_help_text_falls_back_to_click(tmp_path: Path) -> None:
     )
     assert proc.returncode == 0, proc.stderr
     assert "rgr, changed after the help was saved." in proc.stdout
+
+
+@pytest.mark.parametrize("args", [["--version"], ["--help"], ["history"]])
+def test_quick_answers_reach_a_pipe_whole(args: list[str], repo: Repo, tmp_path: Path) -> None:
+    # A quick answer ends with os._exit (no interpreter teardown), so what it wrote must
+    # be flushed first. With Python's usual buffered stdout: this machine sets
+    # PYTHONUNBUFFERED, which would hide a missing flush.
+    from rgr import __version__
+
+    repo.note_cli(repo.head(), note_json("RED", feature="a calculator"))
+    env = clean_env(tmp_path / "home", {"COLUMNS": "100"})
+    env.pop("PYTHONUNBUFFERED", None)
+    proc = subprocess.run([sys.executable, "-m", "rgr", *args], cwd=repo.path, env=env,
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    if args == ["history"]:
+        assert proc.stdout.startswith("commit ") and repo.head()[:8] in proc.stdout
+        assert proc.stdout.endswith("\n")
+    else:
+        assert proc.stdout == (f"rgr, version {__version__}\n" if args == ["--version"]
+                               else help_text.TEXT)
 
 
 def test_a_narrow_terminal_gets_clicks_wrapping(tmp_path: Path) -> None:
