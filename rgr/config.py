@@ -348,6 +348,7 @@ class Config(BaseModel):
     sandbox: SandboxConfig = Field(default_factory=SandboxConfig)
 
     _sources: dict[str, str] = PrivateAttr(default_factory=dict)
+    _file_bytes: bytes | None = PrivateAttr(default=None)
     _test_globs: GlobSet | None = PrivateAttr(default=None)
 
     @field_validator("max_retries", "max_turns", "command_timeout", "agent_timeout", mode="before")
@@ -395,6 +396,12 @@ class Config(BaseModel):
             return f"the environment variable {source}"
         return f"{field} in {CONFIG_FILE}"
 
+    @property
+    def file_bytes(self) -> bytes | None:
+        """The bytes of tdd.toml this config was validated from (None: there was none),
+        read once: what rgr.config_seen marks as valid is exactly what was validated."""
+        return self._file_bytes
+
     def source_of(self, field: str) -> str:
         """Where ``field``'s value came from: a file, ``TDD_...``, ``--flag`` or "default"."""
         return self._sources.get(field, "default")
@@ -432,7 +439,7 @@ def load_config(
     ``flags`` are already-parsed values keyed by field name; ``None`` means not given.
     """
     path = root / CONFIG_FILE
-    file_values = _read_toml(path)
+    file_values, file_bytes = _read_toml(path)
     label = str(path)
     # Validate the file on its own first: a mistake in it is reported even when an
     # environment variable or a flag happens to override that key today.
@@ -452,18 +459,22 @@ def load_config(
             sources[field] = "--" + field.replace("_", "-")
     config = _validate(values, sources)
     config._sources = sources
+    config._file_bytes = file_bytes
     return config
 
 
-def _read_toml(path: Path) -> dict[str, Any]:
+def _read_toml(path: Path) -> tuple[dict[str, Any], bytes | None]:
+    """The file's values and its bytes (None, and no values, when there is no file)."""
     try:
-        text = path.read_text(encoding="utf-8")
+        raw = path.read_bytes()
+        # As a text-mode read gives it: newlines universal.
+        text = raw.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
     except FileNotFoundError:
-        return {}
+        return {}, None
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: cannot be read: {exc}") from exc
     try:
-        return tomllib.loads(text)
+        return tomllib.loads(text), raw
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(
             f"{path}: not valid TOML: {_toml_reason(str(exc))}",

@@ -112,24 +112,20 @@ def open_workspace(
     from rgr.config import load_config
 
     config = load_config(root, env=environment, flags=flags)
-    _remember_valid_file(repo, root, environment, flags, config.notes_ref)
+    _remember_valid_file(repo, environment, flags, config)
     return Workspace(root, repo, config, NotesStore(repo, config.notes_ref), environment,
                      no_sandbox, flags=flags)
 
 
-def _remember_valid_file(repo: pygit2.Repository, root: Path, env: Mapping[str, str],
-                         flags: Mapping[str, object] | None, notes_ref: str) -> None:
-    """When tdd.toml alone made this config, mark its bytes as valid for the quick read
-    paths (rgr.config_seen)."""
-    if _overridden(env, flags):
+def _remember_valid_file(repo: pygit2.Repository, env: Mapping[str, str],
+                         flags: Mapping[str, object] | None, config: Config) -> None:
+    """When tdd.toml alone made this config, mark the bytes it was validated from as
+    valid for the quick read paths (rgr.config_seen)."""
+    if _overridden(env, flags) or config.file_bytes is None:
         return
     from rgr import config_seen
 
-    try:
-        text = (root / _CONFIG_FILE).read_bytes()
-    except OSError:
-        return
-    config_seen.remember(repo.path, text, notes_ref)
+    config_seen.remember(repo.path, config.file_bytes, config.notes_ref)
 
 
 def _project_root(cwd: Path, env: Mapping[str, str]) -> Path:
