@@ -145,18 +145,27 @@ def save_order(path: Path, head: bytes, commits: list[bytes]) -> None:
     the old walk or the new one). Never raises for the file system."""
     body = b"\n".join(commits)
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, temp = tempfile.mkstemp(dir=path.parent, prefix=".history-order.")
-        try:
-            with os.fdopen(fd, "wb") as file:
-                file.write(b"%s %s %d %08x\n" % (_ORDER, head, len(commits), zlib.crc32(body)))
-                file.write(body)
-            os.replace(temp, path)
-        except BaseException:
-            Path(temp).unlink(missing_ok=True)
-            raise
+        with _replacing(path) as file:
+            file.write(b"%s %s %d %08x\n" % (_ORDER, head, len(commits), zlib.crc32(body)))
+            file.write(body)
     except OSError:
         pass
+
+
+@contextlib.contextmanager
+def _replacing(path: Path) -> Iterator[IO[bytes]]:
+    """A new file for ``path``, written beside it and renamed over it when the block
+    ends, so a reader sees the old file or the new one, never half of it; removed when
+    the block fails."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    try:
+        with os.fdopen(fd, "wb") as file:
+            yield file
+        os.replace(temp, path)
+    except BaseException:
+        Path(temp).unlink(missing_ok=True)
+        raise
 
 
 def _good(line: bytes) -> bool:
@@ -366,13 +375,6 @@ class RowCache:
             os.close(fd)
 
     def _rewrite(self, current: Collection[Line]) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd, temp = tempfile.mkstemp(dir=self.path.parent, prefix=".history-rows.")
-        try:
-            with os.fdopen(fd, "wb") as file:
-                file.write(_HEADER + self.key + b"\n")
-                file.writelines(self._with_newlines(current))
-            os.replace(temp, self.path)
-        except BaseException:
-            Path(temp).unlink(missing_ok=True)
-            raise
+        with _replacing(self.path) as file:
+            file.write(_HEADER + self.key + b"\n")
+            file.writelines(self._with_newlines(current))
