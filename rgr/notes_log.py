@@ -20,25 +20,29 @@ RECORD_SEP = b"\x00\x1e"
 _FORMAT = "--format=%x00%x1e%H %ct%n%N"
 
 
-def log_argv(ref: str, head: str, *, count: int | None = None, skip: int = 0,
-             reverse: bool = False, repo: str | None = None) -> list[str]:
-    """``git log`` printing each commit reachable from ``head`` with its note in ``ref``,
-    in the repository at ``repo`` (``git -C``) when given, else in the working directory.
+def _records_of(ref: str) -> list[str]:
+    """``git log``'s options for :data:`_FORMAT` records with the notes in ``ref``.
 
     ``--no-notes`` first, so the notes shown are ``ref``'s alone, whatever
     ``core.notesRef`` or ``notes.displayRef`` say; no signature check, whatever
     ``log.showSignature`` says (it would print into the records)."""
+    return ["--no-show-signature", "--no-notes", f"--notes={ref}", _FORMAT]
+
+
+def log_argv(ref: str, head: str, *, count: int | None = None, skip: int = 0,
+             reverse: bool = False, repo: str | None = None) -> list[str]:
+    """``git log`` printing each commit reachable from ``head`` with its note in ``ref``,
+    in the repository at ``repo`` (``git -C``) when given, else in the working directory."""
     window = [f"--max-count={count}", f"--skip={skip}"] if count is not None else []
     where = ["-C", repo] if repo is not None else []
-    return ["git", *where, "log", "--no-show-signature", "--no-notes", f"--notes={ref}",
-            _FORMAT, *window, *(["--reverse"] if reverse else []), head, "--"]
+    return ["git", *where, "log", *_records_of(ref), *window,
+            *(["--reverse"] if reverse else []), head, "--"]
 
 
 def no_walk_argv(ref: str, commits: list[str]) -> list[str]:
     """``git log`` printing exactly ``commits`` (in that order) with their notes in
     ``ref``, as :func:`log_argv`'s records."""
-    return ["git", "log", "--no-show-signature", "--no-notes", f"--notes={ref}", _FORMAT,
-            "--no-walk=unsorted", *commits, "--"]
+    return ["git", "log", *_records_of(ref), "--no-walk=unsorted", *commits, "--"]
 
 
 def log_records(records: list[bytes]) -> list[tuple[str, int, bytes]]:
