@@ -24,6 +24,7 @@ from rgr.ui import phase_label, short, styles_ok
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without typing's import (see rgr.proc)
 if TYPE_CHECKING:
+    from collections.abc import Mapping
     from typing import Any, TextIO
 
 #: Rows shown in the table when --limit is not given; --json shows everything.
@@ -82,7 +83,8 @@ def iso(epoch: int) -> str:
     return datetime.fromtimestamp(epoch, UTC).isoformat()
 
 
-def finish(commit: str, when: int, reachable: bool, fields: dict[str, Any]) -> dict[str, Any]:
+def finish(commit: str, when: int, reachable: bool,
+           fields: Mapping[str, Any]) -> dict[str, Any]:
     """A history row from a note's history fields: the defaults filled in, ``time`` the
     phase's end (or the commit's time when the note has none)."""
     row: dict[str, Any] = {"commit": commit, "reachable": reachable}
