@@ -20,7 +20,7 @@ tried again, so no update is ever lost.
 from __future__ import annotations
 
 import errno
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -82,9 +82,13 @@ def _is_hex(name: str) -> bool:
 class NotesStore:
     """Handoff notes of one repository under one ref."""
 
-    def __init__(self, repo: pygit2.Repository, ref: str = DEFAULT_REF) -> None:
+    def __init__(self, repo: pygit2.Repository, ref: str = DEFAULT_REF,
+                 on_written: Callable[[str, str, str], None] | None = None) -> None:
         self.repo = repo
         self.ref = ref
+        #: Told (commit, note blob id, text) after each note is written: the workspace
+        #: files the note's history row (rgr.history.cache.add_written).
+        self.on_written = on_written
         #: The root tree this store last wrote: it holds fewer flat notes than
         #: FLAT_MIGRATION_THRESHOLD (a write never adds one there, and moves them all
         #: once there are that many), so the next write on it need not count them.
@@ -322,6 +326,8 @@ class NotesStore:
             self._update(commit, blob_id, message)
         except (pygit2.GitError, OSError) as exc:
             raise self._write_failed(commit, exc) from exc
+        if self.on_written is not None:
+            self.on_written(commit, str(blob_id), text)
 
     def _write_failed(self, commit: str, exc: Exception) -> NotesError:
         """A clear error for a note that could not be written. Nothing was changed: the

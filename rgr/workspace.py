@@ -74,10 +74,20 @@ class Workspace:
         snapshot = self.git_dir / "rgr" / "config" / str(head.tree.id)
         source = git.materialize(self.repo, head, (CONFIG_FILE, OVERRIDE_DIR), snapshot)
         config = load_config(snapshot, env=self.env, flags=self.flags)
-        return Workspace(self.root, self.repo, config, NotesStore(self.repo, config.notes_ref),
+        return Workspace(self.root, self.repo, config, _notes(self.repo, config.notes_ref),
                          self.env, self.no_sandbox, config_root=snapshot,
                          config_source=f"commit {str(head.id)[:12]}: {source}",
                          flags=self.flags)
+
+
+def _notes(repo: pygit2.Repository, ref: str) -> NotesStore:
+    """The workspace's notes, each note written filing its ``rgr history --json`` row."""
+    def file_history_row(commit: str, blob: str, text: str) -> None:
+        from rgr.history.cache import add_written
+
+        add_written(git.common_dir(repo), commit, blob, text)
+
+    return NotesStore(repo, ref, on_written=file_history_row)
 
 
 def _overridden(env: Mapping[str, str], flags: Mapping[str, object] | None) -> bool:
@@ -106,14 +116,14 @@ def open_workspace(
     repo = git.open_repo(start)
     root = git.workdir(repo)
     if not _has_settings(root, environment, flags):
-        return Workspace(root, repo, None, NotesStore(repo, DEFAULT_REF), environment,
+        return Workspace(root, repo, None, _notes(repo, DEFAULT_REF), environment,
                          no_sandbox, flags=flags)
     # A mistake in tdd.toml or a variable is reported by every command, at once.
     from rgr.config import load_config
 
     config = load_config(root, env=environment, flags=flags)
     _remember_valid_file(repo, environment, flags, config)
-    return Workspace(root, repo, config, NotesStore(repo, config.notes_ref), environment,
+    return Workspace(root, repo, config, _notes(repo, config.notes_ref), environment,
                      no_sandbox, flags=flags)
 
 

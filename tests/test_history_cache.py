@@ -1,5 +1,5 @@
 """``rgr history --json`` with its row cache (rgr.history.cache) gives the bytes the model
-gives (rgr.commands.history._row over every note, oldest first), whatever the cache
+gives (rgr.history.rows.row over every note, oldest first), whatever the cache
 holds: nothing, every row, rows of notes since changed or removed, damaged lines, rows
 of another validator, or no cache directory at all."""
 
@@ -9,6 +9,7 @@ import multiprocessing
 import subprocess
 import sys
 import zlib
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -17,8 +18,10 @@ from pydantic_core import to_json
 from test_handoff_read import mutations, valid_notes
 
 from rgr.commands import history
-from rgr.commands.history import _row
+from rgr.handoff import HandoffState, TestCase
 from rgr.history import cache as history_cache
+from rgr.history.rows import row
+from rgr.workspace import open_workspace
 
 
 def finished(i: int) -> str:
@@ -40,7 +43,7 @@ def add_notes(repo: Repo, notes: dict[str, str]) -> None:
 
 
 def expected(repo: Repo) -> bytes:
-    """What the model says: _row over each note git has on the branch, oldest first."""
+    """What the model says: row over each note git has on the branch, oldest first."""
     listed = dict(reversed(pair) for pair in repo.notes_list())
     blobs = sorted(set(listed.values()))
     batch = subprocess.run(["git", "cat-file", "--batch"], cwd=repo.path, check=True,
@@ -57,7 +60,7 @@ def expected(repo: Repo) -> bytes:
         commit, when = line.split()
         text = texts[listed[commit]].strip() if commit in listed else b""
         if text:
-            rows.append(to_json(_row(commit, int(when), text, True)))
+            rows.append(to_json(row(commit, int(when), text, True)))
     return b"[\n" + b",\n".join(rows) + (b"\n]\n" if rows else b"]\n")
 
 
@@ -292,7 +295,6 @@ def test_notes_changed_mid_read_give_one_consistent_read_and_no_wrong_row(
     with texts of after), and no row is filed under a blob id that is not its note's
     (cold: the notes were listed before ``git log`` read them)."""
     from rgr.notes import NotesStore
-    from rgr.workspace import open_workspace
 
     rgr_json(noted, tmp_path)
     commits = noted.git("log", "--format=%H").splitlines()
@@ -388,3 +390,95 @@ def test_a_linked_worktree_shares_the_cache_of_the_repository(
     assert rgr_json(other, tmp_path) == expected(other)
     assert cache_path(noted).stat().st_size > before  # the new row, in the main git dir
     assert not (noted.path / ".git" / "worktrees" / "wt" / "rgr").exists()
+
+
+def handoff(i: int, finished_at: bool = True) -> HandoffState:
+    return HandoffState(phase=["PLAN", "RED", "GREEN", "REFACTOR"][i % 4], cycle_number=i,
+                        run_id="run-1", current_test=TestCase(description=f"test {i}"),
+                        finished_at=datetime(2026, 11, 23, 0, i // 60 % 60, i % 60, tzinfo=UTC)
+                        if finished_at else None)
+
+
+def test_each_note_rgr_writes_files_the_row_a_read_would(repo: Repo, tmp_path: Path) -> None:
+    """The row filed as rgr writes a note (rgr.history.cache.add_written) is the row a
+    cold read computes, and the first read after the writes takes it from the cache."""
+    commits = fast_commits(repo, 30)
+    ws = open_workspace(repo.path)
+    for i, commit in enumerate(commits):
+        ws.notes.write(commit, handoff(i, finished_at=i % 5 != 0))  # every 5th: a mark
+    ws.notes.write(commits[3], handoff(103))  # a replaced note: its first row is dead
+    filed = cached_lines(repo)
+    assert len(filed) == 31
+    assert sum(len(line) == history_cache.ROW_AT for line in filed) == 6
+    rows = rows_of(repo)
+    assert len(rows) == 25
+    # The same rows as a cold read files for these notes (the dead row aside).
+    cache_path(repo).unlink()
+    assert rgr_json(repo, tmp_path) == expected(repo)
+    assert {blob: row for blob, row in rows.items() if blob in rows_of(repo)} == rows_of(repo)
+    assert len(rows_of(repo)) == 24
+    # Filed rows are served: a forged one (good CRC) shows on the next read.
+    ws.notes.write(commits[0], handoff(777))
+    ws.notes.write(commits[-1], handoff(778))
+    blob = repo.git("notes", f"--ref={NOTES_REF}", "list", commits[-1]).encode()
+    forged = rows_of(repo)[blob].replace(b'"phase":', b'"forged":true,"phase":')
+    rewrite_rows(repo, {blob: with_crc(blob, forged)})
+    out = rgr_json(repo, tmp_path)
+    assert out.count(b'"forged":true') == 1
+
+
+def test_filing_a_written_row_respects_the_file_and_never_fails(
+        repo: Repo, tmp_path: Path) -> None:
+    commits = fast_commits(repo, 4)
+    ws = open_workspace(repo.path)
+    path = cache_path(repo)
+    # Another validator's file: left as it is, for the next read to rewrite.
+    path.parent.mkdir(parents=True)
+    path.write_bytes(b"rgr-history-rows " + b"0" * 32 + b"\n")
+    ws.notes.write(commits[0], handoff(1))
+    assert path.read_bytes() == b"rgr-history-rows " + b"0" * 32 + b"\n"
+    # A torn last line (a write cut short): the filed row starts on a line of its own.
+    path.write_bytes(b"rgr-history-rows " + history_cache.validator_key() + b"\n"
+                     + with_crc(b"1" * 40, b'"x":1}')[:30])
+    ws.notes.write(commits[1], handoff(2))
+    assert len(rows_of(repo)) == 1
+    # No cache file possible (a directory in its place): the note is written all the same.
+    path.unlink()
+    path.mkdir()
+    ws.notes.write(commits[2], handoff(3))
+    assert repo.git("notes", f"--ref={NOTES_REF}", "show", commits[2])
+    path.rmdir()
+    path.parent.chmod(0o500)  # a read-only cache directory: the same
+    try:
+        ws.notes.write(commits[3], handoff(4))
+    finally:
+        path.parent.chmod(0o700)
+    assert repo.git("notes", f"--ref={NOTES_REF}", "show", commits[3])
+    assert rgr_json(repo, tmp_path) == expected(repo)
+
+
+def test_a_rewritten_file_holds_its_rows_in_the_order_reads_use_them(
+        noted: Repo, tmp_path: Path) -> None:
+    """When a read rewrites the file (here: more dead lines than live ones), the rows go
+    in the order of the walk, newest first, then those of notes off the branch: a read
+    then goes through the mapped file front to back, not all over it (memory)."""
+    import random
+
+    main = noted.head()
+    noted.git("checkout", "-q", "-b", "side")
+    side = noted.commit("off the branch")
+    noted.note_cli(side, finished(5001))
+    noted.git("checkout", "-q", "main")
+    assert noted.head() == main
+    rgr_json(noted, tmp_path)
+    path = cache_path(noted)
+    header, *lines = path.read_bytes().splitlines()
+    random.Random(7).shuffle(lines)  # any order, and each line twice more: dead lines
+    path.write_bytes(b"\n".join([header, *lines, *lines, *lines]) + b"\n")
+    assert rgr_json(noted, tmp_path) == expected(noted)
+    blob_of = {commit.encode(): blob.encode() for blob, commit in noted.notes_list()}
+    walk = [blob_of[c] for c in noted.git("rev-list", "HEAD").encode().split() if c in blob_of]
+    filed = [line[9:49] for line in cached_lines(noted)]
+    # (an empty note has no line: git log shows none, so no read files one)
+    want = [blob for blob in dict.fromkeys([*walk, blob_of[side.encode()]]) if blob in filed]
+    assert len(want) > 1500 and filed == want

@@ -15,10 +15,10 @@ from pydantic_core import to_json
 from test_handoff_read import mutations, valid_notes
 
 from rgr.commands import history
-from rgr.commands.history import _plain_row, _row
 from rgr.handoff import HISTORY_DEFAULTS, HistoryFields, _AgentFields, _BatchFields
 from rgr.handoff import _TestCaseFields as CaseFields
 from rgr.handoff_read import HISTORY_NESTED, read_plain
+from rgr.history.rows import quick_row, row
 
 
 def test_the_plain_projection_knows_the_history_fields() -> None:
@@ -32,8 +32,8 @@ def test_plain_rows_are_the_models_rows() -> None:
     for text in [*valid_notes(), *mutations()]:
         plain_answers += read_plain(text) is not None
         for when in (1_700_000_000, 0):
-            assert to_json(_plain_row("c" * 40, when, text, True)) == \
-                to_json(_row("c" * 40, when, text, True)), text
+            assert to_json(quick_row("c" * 40, when, text, True)) == \
+                to_json(row("c" * 40, when, text, True)), text
     assert plain_answers > 50
 
 

@@ -21,48 +21,20 @@ import sys
 from typing import IO, TYPE_CHECKING, Any
 
 from rgr import git
+from rgr.history.rows import ROW_START, cached_part, quick_row, row, validated_rows
 from rgr.history.table import (
     DEFAULT_TABLE_LIMIT,
-    finish,
-    iso,
     newest_more,
     newest_texts,
-    plain_row,
     render,
     terminal_columns,
 )
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
     from rgr.history import cache as history_cache
     from rgr.workspace import Workspace
-
-
-def _row(commit: str, when: int, text: str | bytes, reachable: bool) -> dict[str, Any]:
-    """One history row: the note's own (camelCase) fields that a listing needs, as the
-    model validates them (rgr.handoff.HistoryFields)."""
-    from pydantic import ValidationError
-
-    from rgr.handoff import InvalidNote, history_fields, parse_note
-
-    try:
-        fields = history_fields().validate_json(text)
-    except ValidationError:
-        try:
-            state = parse_note(text)
-        except InvalidNote as exc:
-            return {"commit": commit, "reachable": reachable, "time": iso(when),
-                    "problem": str(exc)}
-        # Valid, in a spelling only the full model reads (a date as epoch seconds, say):
-        # the row is taken from the model's canonical dump.
-        fields = history_fields().validate_python(state.model_dump(mode="json", by_alias=True))
-    return finish(commit, when, reachable, dict(fields))
-
-
-def _plain_row(commit: str, when: int, text: str | bytes, reachable: bool) -> dict[str, Any]:
-    """:func:`_row` without pydantic for the notes rgr.handoff_read can read (the same
-    row: tests/test_history_rows.py), for listings of a few rows."""
-    row = plain_row(commit, when, text, reachable)
-    return _row(commit, when, text, reachable) if row is None else row
 
 
 def _newest(ws: Workspace, count: int) -> tuple[list[dict[str, Any]], bool]:
@@ -72,7 +44,7 @@ def _newest(ws: Workspace, count: int) -> tuple[list[dict[str, Any]], bool]:
     if ws.notes.tip() is None:
         return [], False
     found, more = newest_texts(str(ws.root), ws.notes.ref, count)
-    rows = [_plain_row(c, when, text, True) for c, when, text in found]
+    rows = [quick_row(c, when, text, True) for c, when, text in found]
     rows.reverse()
     return rows, more
 
@@ -87,21 +59,21 @@ def collect(ws: Workspace, include_all: bool, limit: int | None) -> list[dict[st
         # An empty repository is an error like in `rgr status` (head_commit says so and
         # how to fix it); only --all still lists notes, which need no branch.
         head = str(git.head_commit(ws.repo).id)
-        rows = [_row(c, when, text, True)
+        rows = [row(c, when, text, True)
                 for c, when, text in ws.notes.reachable_texts(head, oldest_first=True)]
     if include_all:
         # Notes on commits off this branch: failed attempts kept for audit, other
         # runs' branches, or objects that no longer exist.
-        seen = {row["commit"] for row in rows}
+        seen = {listed["commit"] for listed in rows}
         extra = []
         for hex_id, text in ws.notes.all_texts().items():
             if hex_id in seen:
                 continue
             when = git.commit_time(ws.repo, hex_id)
-            row = _row(hex_id, when or 0, text, reachable=False)
+            off_branch = row(hex_id, when or 0, text, reachable=False)
             if when is None:
-                row["problem"] = "the annotated commit no longer exists"
-            extra.append(row)
+                off_branch["problem"] = "the annotated commit no longer exists"
+            extra.append(off_branch)
         rows.extend(sorted(extra, key=lambda r: r["time"]))
     if limit:
         rows = rows[-limit:]
@@ -113,9 +85,6 @@ _SPOOL_BLOCK = 1 << 20
 
 #: Rows written per step on the cached path.
 _OUT_BATCH = 4096
-
-_ROW_START = b'{"commit":"%s","reachable":true,'
-
 
 def _stream_json(ws: Workspace) -> None:
     """Every handoff on the branch as a JSON list, oldest first, one row per line.
@@ -143,8 +112,8 @@ def _stream_json(ws: Workspace) -> None:
     # One map, not commit -> blob and blob -> line: 25 MB less at 100,000 notes.
     notes: dict[bytes, history_cache.Line] = {}
     found = cache.lines.get
-    for commits, blobs in ws.notes.note_blobs():
-        notes.update(zip(commits, map(found, blobs, blobs), strict=True))
+    for annotated, blobs in ws.notes.note_blobs():
+        notes.update(zip(annotated, map(found, blobs, blobs), strict=True))
     cache.lines = {}  # the lines still needed are in `notes`
     unknown = countOf(map(len, notes.values()), history_cache.BLOB)
     if unknown * 4 > len(notes):  # many rows missing: read everything at once
@@ -153,18 +122,31 @@ def _stream_json(ws: Workspace) -> None:
         # only when the notes did not move: else a row may be under another note's blob
         cache.end_rewrite(notes.values(), keep=ws.notes.tip_id() == tip)
         return
-    if not _stream_cached(ws, head, tip, notes, cache):
+    walk = _stream_cached(ws, head, tip, notes, cache)
+    if walk is None:
         _stream_uncached(ws, head)  # the notes changed under us: one consistent read
         return
     if ws.notes.tip_id() == tip:  # else a row may be under another note's blob id
-        cache.save(notes.values())
+        cache.save(notes.values(), _in_walk_order(notes, walk))
+
+
+def _in_walk_order(notes: dict[bytes, history_cache.Line],
+                   commits: list[bytes]) -> Iterator[history_cache.Line]:
+    """The lines of ``notes`` in the order of the walk (``commits``, newest first), then
+    those of notes off it: the order a read uses them in, for a rewritten file. Read
+    front to back, a mapped file costs rgr the pages of one batch at a time; in
+    ``git notes list``'s order (by commit id) each batch's rows are all over it, and the
+    whole file counts as rgr's memory (145 MB against 103 MB at 100,000 notes)."""
+    yield from filter(None, map(notes.get, commits))
+    walked = set(commits)
+    yield from (line for commit, line in notes.items() if commit not in walked)
 
 
 def _stream_cached(ws: Workspace, head: str, tip: str, notes: dict[bytes, history_cache.Line],
-                   cache: history_cache.RowCache) -> bool:
-    """:func:`_stream_json` when the cache has most rows; False (nothing written) when
-    the notes ref moved from ``tip``, the one ``notes`` was listed at, while they were
-    read."""
+                   cache: history_cache.RowCache) -> list[bytes] | None:
+    """:func:`_stream_json` when the cache has most rows; returns the walk (the commits
+    from ``head``, newest first), or None (nothing written) when the notes ref moved
+    from ``tip``, the one ``notes`` was listed at, while they were read."""
     from rgr.history.cache import BLOB, ROW_AT
 
     commits = _walk(ws, head)
@@ -176,17 +158,17 @@ def _stream_cached(ws: Workspace, head: str, tip: str, notes: dict[bytes, histor
         if line is not None and len(line) <= ROW_AT]
     computed: dict[bytes, bytes] = {}  # commit -> whole row, for rows not cached
     for texts in ws.notes.texts_of(misses):
-        for name, text, cacheable in _render(texts):
+        for name, text, cacheable in validated_rows(texts):
             key = name.encode()
-            prefix = _ROW_START % key
-            if cacheable and text.startswith(prefix):
-                notes[key] = cache.add(notes[key], text[len(prefix):])
+            part = cached_part(name, text, cacheable)
+            if part:
+                notes[key] = cache.add(notes[key], part)
                 continue
             computed[key] = text
             if len(notes[key]) == BLOB:  # known from now on: not "missing" next time
                 notes[key] = cache.add(notes[key], b"")
     if ws.notes.tip_id() != tip:
-        return False
+        return None
     out = sys.stdout.buffer
     out.write(b"[\n")
     separator = b""
@@ -195,7 +177,7 @@ def _stream_cached(ws: Workspace, head: str, tip: str, notes: dict[bytes, histor
         batch, lines = commits[first:end][::-1], found[first:end][::-1]
         if None not in lines and min(map(len, lines)) > ROW_AT:  # type: ignore[arg-type]
             # all cached, as found: the commits' lines have not changed since
-            rows = [_ROW_START % commit + line[ROW_AT:]  # type: ignore[index]
+            rows = [ROW_START % commit + line[ROW_AT:]  # type: ignore[index]
                     for commit, line in zip(batch, lines, strict=True)]
         else:
             rows = []
@@ -204,7 +186,7 @@ def _stream_cached(ws: Workspace, head: str, tip: str, notes: dict[bytes, histor
                 if line is None:
                     continue
                 if len(line) > ROW_AT:
-                    rows.append(_ROW_START % commit + line[ROW_AT:])
+                    rows.append(ROW_START % commit + line[ROW_AT:])
                 elif (row := computed.get(commit)) is not None:
                     rows.append(row)
                 # else: an empty note, or not a blob; git log shows none either
@@ -214,7 +196,7 @@ def _stream_cached(ws: Workspace, head: str, tip: str, notes: dict[bytes, histor
         cache.release()  # the rows' pages of the cache file: rgr's memory stays flat
     out.write(b"\n]\n" if separator else b"]\n")
     out.flush()
-    return True
+    return commits
 
 
 def _walk(ws: Workspace, head: str) -> list[bytes]:
@@ -242,29 +224,6 @@ def _walk(ws: Workspace, head: str) -> list[bytes]:
     return commits
 
 
-def _render(batch: list[tuple[str, int, bytes]]) -> list[tuple[str, bytes, bool]]:
-    """(commit, JSON row, whether all of the row after ``_ROW_START`` depends only on
-    the note) for each note of ``batch``: :func:`_row` without its fallbacks for the
-    notes that validate, the one place where 100,000 notes pass."""
-    from pydantic import ValidationError
-    from pydantic_core import to_json
-
-    from rgr.handoff import history_fields
-
-    validate = history_fields().validate_json
-    out = []
-    for commit, when, text in batch:
-        try:
-            fields = validate(text)
-        except ValidationError:
-            out.append((commit, to_json(_row(commit, when, text, True)), False))  # says why
-            continue
-        # Cacheable when the row's time is the note's own finishedAt, not the commit's.
-        out.append((commit, to_json(finish(commit, when, True, fields)),
-                    bool(fields.get("finishedAt"))))
-    return out
-
-
 def _stream_uncached(ws: Workspace, head: str,
                      notes: dict[bytes, history_cache.Line] | None = None,
                      cache: history_cache.RowCache | None = None) -> None:
@@ -283,16 +242,14 @@ def _stream_uncached(ws: Workspace, head: str,
     with tempfile.TemporaryFile() as spool:
         for batch in ws.notes.reachable_batches(head):
             lines = []
-            for commit, line, cacheable in _render(batch):
+            for commit, line, cacheable in validated_rows(batch):
                 lines.append(line)
                 if cache is not None and notes is not None:
-                    key = commit.encode()
-                    blob, start = notes.get(key, b""), _ROW_START % key
+                    blob = notes.get(commit.encode(), b"")
                     if len(blob) == BLOB:
                         # a row, or a mark that it is computed every time; written out
                         # (begin_rewrite), not kept in `notes`: a million rows of memory
-                        cacheable = cacheable and line.startswith(start)
-                        cache.add(blob, line[len(start):] if cacheable else b"")
+                        cache.add(blob, cached_part(commit, line, cacheable))
             if lines:
                 spool.write(b"\n".join(lines) + b"\n")
         _write_backwards(spool, sys.stdout.buffer)

@@ -10,7 +10,7 @@ different (or absent) blob id: nothing is ever invalidated by hand.
 
 The validator version is part of the file: its first line is ``rgr-history-rows <key>``,
 the key a digest of the code that validates and serializes a row (rgr/handoff.py,
-rgr/handoff_read.py, rgr/history/table.py, rgr/commands/history.py), of the installed
+rgr/handoff_read.py, rgr/history/table.py, rgr/history/rows.py), of the installed
 pydantic and pydantic-core, and of :data:`FORMAT`, bumped when the row's shape changes.
 A file with another key is ignored and rewritten. (Source files rather than the live validator's
 schema: a run whose rows are all cached then never imports pydantic.)
@@ -50,7 +50,7 @@ import contextlib
 import os
 import tempfile
 import zlib
-from collections.abc import Collection, Iterator
+from collections.abc import Collection, Iterable, Iterator
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
@@ -94,10 +94,10 @@ def validator_key() -> bytes:
 
     digest = hashlib.sha256(b"%d\n" % FORMAT)
     rgr = Path(__file__).resolve().parent.parent
-    # The models and the row builders (rgr/commands/history.py: _row, _render;
-    # rgr/history/table.py: finish, iso).
+    # The models and the row builders (rgr/history/rows.py; rgr/history/table.py:
+    # finish, iso).
     sources = [rgr / "handoff.py", rgr / "handoff_read.py", rgr / "history" / "table.py",
-               rgr / "commands" / "history.py"]
+               rgr / "history" / "rows.py"]
     for package in ("pydantic", "pydantic_core"):
         spec = find_spec(package)
         for folder in (spec.submodule_search_locations or []) if spec else []:
@@ -118,6 +118,52 @@ def cache_file(common_dir: Path) -> Path:
 
 def order_file(common_dir: Path) -> Path:
     return common_dir / "rgr" / "cache" / "history-order"
+
+
+#: The validator key of this process's code, taken once by :func:`add_written`: the
+#: rows it files are built by the code in memory, whatever is installed since.
+_written_key: bytes | None = None
+
+
+def add_written(common_dir: Path, commit: str, blob: str, text: str) -> None:
+    """File the row of a note rgr has just written: ``text`` on ``commit``, stored as
+    blob ``blob``. The first ``rgr history --json`` after it then finds the row instead
+    of validating the note, so a repository whose notes this rgr wrote is not read cold
+    (notes fetched from elsewhere still are, once).
+
+    Exact for the reason every row here is: the same code builds it
+    (rgr.history.rows) from the text whose bytes the blob id names. Appended in one
+    ``O_APPEND`` write, and only to a file of this validator (with another key it is
+    left for the next read to rewrite). Never raises for the file system: a row not
+    filed is a note validated at the next read."""
+    from rgr.history.rows import cached_part, validated_rows
+
+    global _written_key
+    if _written_key is None:
+        _written_key = validator_key()
+    header = _HEADER + _written_key + b"\n"
+    ((_, row, cacheable),) = validated_rows([(commit, 0, text)])
+    body = blob.encode() + b" " + cached_part(commit, row, cacheable)
+    line = b"%08x %s\n" % (zlib.crc32(body), body)
+    path = cache_file(common_dir)
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_APPEND)
+    except FileNotFoundError:
+        with contextlib.suppress(OSError), _replacing(path) as file:
+            file.write(header + line)
+        return
+    except OSError:
+        return
+    try:
+        if os.pread(fd, len(header), 0) != header:
+            return
+        if os.pread(fd, 1, os.fstat(fd).st_size - 1) != b"\n":
+            line = b"\n" + line  # after a torn line: it would spoil this one
+        _write_all(fd, line)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
 
 
 def load_order(path: Path) -> tuple[bytes, list[bytes]] | None:
@@ -166,6 +212,14 @@ def _replacing(path: Path) -> Iterator[IO[bytes]]:
     except BaseException:
         Path(temp).unlink(missing_ok=True)
         raise
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    """``data`` to ``fd``: in one write (appends of whole lines), unless the file system
+    cuts it short."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
 
 
 def _good(line: bytes) -> bool:
@@ -324,16 +378,17 @@ class RowCache:
         if temp is not None:
             temp.unlink(missing_ok=True)
 
-    def save(self, current: Collection[Line]) -> None:
+    def save(self, current: Collection[Line], in_order: Iterable[Line] | None = None) -> None:
         """Write the added rows. ``current`` holds, for each note the notes ref has now,
         its cache line (read or added) or its blob id (not cached): the rows are
         appended, or, when the file is new, has another key or holds more dead lines
-        than live ones, it is rewritten with the live lines only. Never raises for the
-        file system: a cache that cannot be written is no cache."""
+        than live ones, it is rewritten with the live lines only, in the order of
+        ``in_order`` when given (the same lines, in the order reads use them). Never
+        raises for the file system: a cache that cannot be written is no cache."""
         try:
             if not self.current or self.on_disk > 2 * len(current) or (
                     self.on_disk > len(current) and self._dead(current) > len(current)):
-                self._rewrite(current)
+                self._rewrite(current if in_order is None else in_order)
             elif self.added:
                 self._append()
         except OSError:
@@ -345,7 +400,7 @@ class RowCache:
         added = set(self.added)
         return self.on_disk - sum(1 for line in self._live(current) if line not in added)
 
-    def _live(self, current: Collection[Line]) -> Iterator[Line]:
+    def _live(self, current: Iterable[Line]) -> Iterator[Line]:
         """Each distinct line of ``current`` (not the blob ids), in order. Comparing
         lines reads them: the file's pages are handed back as it goes (:meth:`release`)."""
         seen: set[Line] = set()
@@ -356,7 +411,7 @@ class RowCache:
             if count % _RELEASE_EVERY == 0:
                 self.release()
 
-    def _with_newlines(self, current: Collection[Line]) -> Iterator[Line]:
+    def _with_newlines(self, current: Iterable[Line]) -> Iterator[Line]:
         """:meth:`_live`, each line followed by a newline: for writelines, which takes
         views of the old file as they are."""
         for line in self._live(current):
@@ -368,13 +423,11 @@ class RowCache:
         data = b"\n" * self.torn + b"".join(line + b"\n" for line in self.added)
         fd = os.open(self.path, os.O_WRONLY | os.O_APPEND)
         try:
-            view = memoryview(data)
-            while view:  # one write, unless the file system cuts it short
-                view = view[os.write(fd, view):]
+            _write_all(fd, data)
         finally:
             os.close(fd)
 
-    def _rewrite(self, current: Collection[Line]) -> None:
+    def _rewrite(self, current: Iterable[Line]) -> None:
         with _replacing(self.path) as file:
             file.write(_HEADER + self.key + b"\n")
             file.writelines(self._with_newlines(current))

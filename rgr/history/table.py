@@ -97,7 +97,7 @@ def finish(commit: str, when: int, reachable: bool,
 def plain_row(commit: str, when: int, text: str | bytes,
               reachable: bool) -> dict[str, Any] | None:
     """The row of a note rgr.handoff_read can read as the model would; None for any
-    other note (the caller asks the model: rgr.commands.history._row)."""
+    other note (the caller asks the model: rgr.history.rows.row)."""
     plain = read_plain(text)
     if plain is None:
         return None

@@ -76,6 +76,10 @@ def test_two_test_kata_end_to_end(tmp_path: Path) -> None:
     # the CLI audit trail
     shown = json.loads(git(repo, "notes", f"--ref={NOTES}", "show", "HEAD"))
     assert shown["phase"] == "COMPLETE"
+    # Each note's history row was filed as rgr wrote it: the first read validates none.
+    cache = (repo / ".git" / "rgr" / "cache" / "history-rows").read_bytes().splitlines()
+    listed = git(repo, "notes", f"--ref={NOTES}", "list").split()[0::2]
+    assert set(listed) <= {line.split()[1].decode() for line in cache[1:]}
     history = rgr(["history", "--json"], repo, rgr_env(tmp_path / "home", "http://127.0.0.1:9"))
     rows = json.loads(history.stdout)
     assert [r["phase"] for r in rows] == phases
