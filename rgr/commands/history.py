@@ -245,11 +245,17 @@ def _stream_uncached(ws: Workspace, head: str,
             for commit, line, cacheable in validated_rows(batch):
                 lines.append(line)
                 if cache is not None and notes is not None:
-                    blob = notes.get(commit.encode(), b"")
-                    if len(blob) == BLOB:
+                    key = commit.encode()
+                    known = notes.get(key, b"")
+                    if len(known) == BLOB:
                         # a row, or a mark that it is computed every time; written out
                         # (begin_rewrite), not kept in `notes`: a million rows of memory
-                        cache.add(blob, cached_part(commit, line, cacheable))
+                        cache.add(known, cached_part(commit, line, cacheable))
+                    elif known:
+                        # Its old line goes in now, in the walk's order (see
+                        # _in_walk_order), not with the lines left over at the end.
+                        cache.keep(known)
+                        notes[key] = b""
             if lines:
                 spool.write(b"\n".join(lines) + b"\n")
         _write_backwards(spool, sys.stdout.buffer)

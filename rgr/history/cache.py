@@ -328,13 +328,20 @@ class RowCache:
         body = bytes(blob) + b" " + row  # (a blob id is bytes: bytes() copies nothing)
         line = b"%08x %s" % (zlib.crc32(body), body)
         if self._out is not None:
-            try:
-                self._out.write(line + b"\n")
-            except OSError:
-                self._abandon()
+            self.keep(line)
         elif not self._off:
             self.added.append(line)
         return line
+
+    def keep(self, line: Line) -> None:
+        """While rewriting: put a line of the old file in the new one now, in the order
+        the rows come (:meth:`end_rewrite` adds the lines left over)."""
+        if self._out is not None:
+            try:
+                self._out.write(line)
+                self._out.write(b"\n")
+            except OSError:
+                self._abandon()
 
     def begin_rewrite(self) -> None:
         """Write a new file as rows are added rather than hold them (the full read adds
@@ -352,8 +359,9 @@ class RowCache:
             self._abandon()
 
     def end_rewrite(self, current: Collection[Line], keep: bool) -> None:
-        """Finish the new file with the rows read from the old one that ``current``
-        (see :meth:`save`) still uses, and put it in place; ``keep`` False: drop it."""
+        """Finish the new file with the lines of the old one that ``current`` (see
+        :meth:`save`) still uses and that were not kept already (:meth:`keep`), and put
+        it in place; ``keep`` False: drop it."""
         out, temp = self._out, self._temp
         if out is None or temp is None:
             return
