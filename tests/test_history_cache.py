@@ -490,3 +490,18 @@ def test_a_rewritten_file_holds_its_rows_in_the_order_reads_use_them(
     # (an empty note has no line: git log shows none, so no read files one)
     want = [blob for blob in dict.fromkeys([*walk, blob_of[side.encode()]]) if blob in filed]
     assert len(want) > 1500 and filed == want
+
+
+@pytest.mark.parametrize("count", [0, 1, 3, 6, 10])
+def test_a_walk_saved_in_pieces_reads_back_whole(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, count: int) -> None:
+    monkeypatch.setattr(history_cache, "_ORDER_PIECE", 3)
+    commits = [b"%040x" % i for i in range(count)]
+    path = tmp_path / "history-order"
+    history_cache.save_order(path, b"f" * 40, commits)
+    assert history_cache.load_order(path) == (b"f" * 40, commits)
+    data = path.read_bytes()
+    header, _, body = data.partition(b"\n")
+    assert body == b"\n".join(commits)  # the same bytes as one join
+    path.write_bytes(data[:-1] + b"x" if count else header[:-1] + b"1\n")  # damaged
+    assert history_cache.load_order(path) is None

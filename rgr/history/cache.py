@@ -74,6 +74,9 @@ _BLOCK = 1 << 22
 #: Lines compared or copied between two hand-backs of the file's pages (RowCache.release).
 _RELEASE_EVERY = 16_384
 
+#: Commits joined per write when the walk is saved (:func:`save_order`).
+_ORDER_PIECE = 65_536
+
 #: ``<crc8> <blob40> ``: the row starts after this many bytes. A line of exactly this
 #: length is a mark: the note is known, and its row is computed every time.
 ROW_AT = 50
@@ -188,12 +191,25 @@ def load_order(path: Path) -> tuple[bytes, list[bytes]] | None:
 
 def save_order(path: Path, head: bytes, commits: list[bytes]) -> None:
     """Keep the walk from ``head`` for the next run (through a rename: a reader sees
-    the old walk or the new one). Never raises for the file system."""
-    body = b"\n".join(commits)
+    the old walk or the new one). Never raises for the file system.
+
+    Written in pieces, its CRC computed as they go and put in the header last: the
+    whole walk joined at once would be 41 MB more at rgr's peak at a million commits."""
+    def header(crc: int) -> bytes:
+        return b"%s %s %d %08x\n" % (_ORDER, head, len(commits), crc)
+
     try:
         with _replacing(path) as file:
-            file.write(b"%s %s %d %08x\n" % (_ORDER, head, len(commits), zlib.crc32(body)))
-            file.write(body)
+            file.write(header(0))  # the same length as the real one
+            crc = 0
+            for start in range(0, len(commits), _ORDER_PIECE):
+                piece = b"\n".join(commits[start:start + _ORDER_PIECE])
+                if start:
+                    piece = b"\n" + piece
+                crc = zlib.crc32(piece, crc)
+                file.write(piece)
+            file.seek(0)
+            file.write(header(crc))
     except OSError:
         pass
 
