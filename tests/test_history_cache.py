@@ -505,3 +505,27 @@ def test_a_walk_saved_in_pieces_reads_back_whole(
     assert body == b"\n".join(commits)  # the same bytes as one join
     path.write_bytes(data[:-1] + b"x" if count else header[:-1] + b"1\n")  # damaged
     assert history_cache.load_order(path) is None
+
+
+def test_filing_a_row_never_replaces_a_cache_file_put_in_place_meanwhile(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A first row filed where there is no file yet creates it, unless a read put one
+    in place meanwhile: that file (a whole cache) stays as it is."""
+    common = tmp_path / "git"
+    path = history_cache.cache_file(common)
+    history_cache.add_written(common, "a" * 40, "b" * 40, finished(1))
+    assert len(path.read_bytes().splitlines()) == 2  # created: header and row
+
+    path.unlink()
+    real_open = history_cache.os.open
+
+    def a_read_renames_its_file_in(name: object, flags: int, *args: int) -> int:
+        if name == path and not path.exists():
+            path.write_bytes(b"a whole cache\n")  # as if a read put it in place here
+            raise FileNotFoundError(name)
+        return real_open(name, flags, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(history_cache.os, "open", a_read_renames_its_file_in)
+    history_cache.add_written(common, "a" * 40, "c" * 40, finished(2))
+    assert path.read_bytes() == b"a whole cache\n"
+    assert [p.name for p in path.parent.iterdir()] == [path.name]  # no temporary left

@@ -136,7 +136,7 @@ def _in_walk_order(notes: dict[bytes, history_cache.Line],
     those of notes off it: the order a read uses them in, for a rewritten file. Read
     front to back, a mapped file costs rgr the pages of one batch at a time; in
     ``git notes list``'s order (by commit id) each batch's rows are all over it, and the
-    whole file counts as rgr's memory (145 MB against 103 MB at 100,000 notes)."""
+    whole file counts as rgr's memory (142 MiB against 101 MiB at 100,000 notes)."""
     yield from filter(None, map(notes.get, commits))
     walked = set(commits)
     yield from (line for commit, line in notes.items() if commit not in walked)

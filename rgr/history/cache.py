@@ -152,8 +152,8 @@ def add_written(common_dir: Path, commit: str, blob: str, text: str) -> None:
     try:
         fd = os.open(path, os.O_RDWR | os.O_APPEND)
     except FileNotFoundError:
-        with contextlib.suppress(OSError), _replacing(path) as file:
-            file.write(header + line)
+        with contextlib.suppress(OSError):
+            _create(path, header + line)
         return
     except OSError:
         return
@@ -228,6 +228,19 @@ def _replacing(path: Path) -> Iterator[IO[bytes]]:
     except BaseException:
         Path(temp).unlink(missing_ok=True)
         raise
+
+
+def _create(path: Path, data: bytes) -> None:
+    """A new file ``path`` holding ``data``, whole or not at all, unless one exists by
+    then (FileExistsError): a file a read has just put in place is never replaced."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    try:
+        _write_all(fd, data)
+        os.link(temp, path)
+    finally:
+        os.close(fd)
+        os.unlink(temp)
 
 
 def _write_all(fd: int, data: bytes) -> None:

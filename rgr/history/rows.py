@@ -70,7 +70,8 @@ def validated_rows(batch: Iterable[tuple[str, int, str | bytes]]
 
 
 def cached_part(commit: str, text: bytes, cacheable: bool) -> bytes:
-    """What the row cache keeps of ``commit``'s row ``text`` (from :func:`render`): the
-    bytes after :data:`ROW_START`, or nothing when the row is computed every time."""
+    """What the row cache keeps of ``commit``'s row ``text`` (from
+    :func:`validated_rows`): the bytes after :data:`ROW_START`, or nothing when the row
+    is computed every time."""
     start = ROW_START % commit.encode()
     return text[len(start):] if cacheable and text.startswith(start) else b""
