@@ -333,7 +333,7 @@ def file_rows_as_written(path: Path, out: Path) -> None:
         reader.stdin.flush()
         size = int(reader.stdout.readline().split()[2])
         text = reader.stdout.read(size + 1)[:-1].decode()
-        add_written(staging, commit.decode(), blob.decode(), text)
+        add_written([staging], commit.decode(), blob.decode(), text)
     reader.stdin.close()
     reader.wait()
     os.replace(target, out)

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 import pygit2
 
 from rgr import failpoints, git
+from rgr.history import ROWS_ALSO_IN
 from rgr.notes import NotesStore
 from rgr.notes_log import DEFAULT_REF
 
@@ -74,18 +75,25 @@ class Workspace:
         snapshot = self.git_dir / "rgr" / "config" / str(head.tree.id)
         source = git.materialize(self.repo, head, (CONFIG_FILE, OVERRIDE_DIR), snapshot)
         config = load_config(snapshot, env=self.env, flags=self.flags)
-        return Workspace(self.root, self.repo, config, _notes(self.repo, config.notes_ref),
+        notes = _notes(self.repo, config.notes_ref, self.env)
+        return Workspace(self.root, self.repo, config, notes,
                          self.env, self.no_sandbox, config_root=snapshot,
                          config_source=f"commit {str(head.id)[:12]}: {source}",
                          flags=self.flags)
 
 
-def _notes(repo: pygit2.Repository, ref: str) -> NotesStore:
-    """The workspace's notes, each note written filing its ``rgr history --json`` row."""
+def _notes(repo: pygit2.Repository, ref: str, env: Mapping[str, str]) -> NotesStore:
+    """The workspace's notes, each note written filing its ``rgr history --json`` row:
+    in this repository's cache, and in the daemon's when a daemon runs this rgr in a
+    job's clone (rgr.history.ROWS_ALSO_IN)."""
+    also = env.get(ROWS_ALSO_IN, "")
+    # Only a git dir that exists: the variable never makes rgr create directories.
+    daemons = [Path(also)] if os.path.isabs(also) and os.path.isdir(also) else []
+
     def file_history_row(commit: str, blob: str, text: str) -> None:
         from rgr.history.cache import add_written
 
-        add_written(git.common_dir(repo), commit, blob, text)
+        add_written([git.common_dir(repo), *daemons], commit, blob, text)
 
     return NotesStore(repo, ref, on_written=file_history_row)
 
@@ -116,14 +124,14 @@ def open_workspace(
     repo = git.open_repo(start)
     root = git.workdir(repo)
     if not _has_settings(root, environment, flags):
-        return Workspace(root, repo, None, _notes(repo, DEFAULT_REF), environment,
+        return Workspace(root, repo, None, _notes(repo, DEFAULT_REF, environment), environment,
                          no_sandbox, flags=flags)
     # A mistake in tdd.toml or a variable is reported by every command, at once.
     from rgr.config import load_config
 
     config = load_config(root, env=environment, flags=flags)
     _remember_valid_file(repo, environment, flags, config)
-    return Workspace(root, repo, config, _notes(repo, config.notes_ref), environment,
+    return Workspace(root, repo, config, _notes(repo, config.notes_ref, environment), environment,
                      no_sandbox, flags=flags)
 
 

@@ -513,7 +513,7 @@ def test_filing_a_row_never_replaces_a_cache_file_put_in_place_meanwhile(
     in place meanwhile: that file (a whole cache) stays as it is."""
     common = tmp_path / "git"
     path = history_cache.cache_file(common)
-    history_cache.add_written(common, "a" * 40, "b" * 40, finished(1))
+    history_cache.add_written([common], "a" * 40, "b" * 40, finished(1))
     assert len(path.read_bytes().splitlines()) == 2  # created: header and row
 
     path.unlink()
@@ -526,6 +526,27 @@ def test_filing_a_row_never_replaces_a_cache_file_put_in_place_meanwhile(
         return real_open(name, flags, *args)  # type: ignore[arg-type]
 
     monkeypatch.setattr(history_cache.os, "open", a_read_renames_its_file_in)
-    history_cache.add_written(common, "a" * 40, "c" * 40, finished(2))
+    history_cache.add_written([common], "a" * 40, "c" * 40, finished(2))
     assert path.read_bytes() == b"a whole cache\n"
     assert [p.name for p in path.parent.iterdir()] == [path.name]  # no temporary left
+
+
+def test_a_job_clone_files_its_rows_in_the_daemons_cache_too(
+        repo: Repo, tmp_path: Path) -> None:
+    """rgr run by a daemon in a job's clone (ROWS_ALSO_IN: the daemon's git dir) files
+    each row in both caches; a variable naming no directory, or a relative one, is
+    ignored and creates nothing."""
+    from rgr.history import ROWS_ALSO_IN
+
+    commits = fast_commits(repo, 3)
+    daemon = tmp_path / "daemon.git"
+    daemon.mkdir()
+    ws = open_workspace(repo.path, env={ROWS_ALSO_IN: str(daemon)})
+    ws.notes.write(commits[0], handoff(1))
+    assert cache_path(repo).read_bytes() == history_cache.cache_file(daemon).read_bytes()
+    assert len(rows_of(repo)) == 1
+    for bad in (str(tmp_path / "nowhere"), "daemon.git"):
+        ws = open_workspace(repo.path, env={ROWS_ALSO_IN: bad})
+        ws.notes.write(commits[1], handoff(2))
+    assert not (tmp_path / "nowhere").exists() and not (repo.path / "daemon.git").exists()
+    assert len(rows_of(repo)) == 2

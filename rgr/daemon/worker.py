@@ -27,6 +27,7 @@ from rgr.daemon.hub import Hub, RemoteUnreachable
 from rgr.daemon.queue import Claim, Job, Queue, runnable, who
 from rgr.daemon.workcopy import LostJob, WorkCopy, jobs_root
 from rgr.errors import RgrError
+from rgr.history import ROWS_ALSO_IN
 from rgr.proc import Completed, run_lines, tail
 
 #: How many phases one child runs before the worker looks at stop, cancel and budget.
@@ -306,8 +307,10 @@ class Worker(threading.Thread):
                 ctx.report(self.number, call.strip(), live_only=True)
 
         try:
+            # The job's notes come here: their history rows are filed here too.
+            env = {**ctx.env, ROWS_ALSO_IN: str(ctx.git_dir)}
             done = run_lines([sys.executable, "-m", "rgr", *argv], cwd=wc_root,
-                             timeout=CHILD_TIMEOUT_S, env=ctx.env, on_line=follow,
+                             timeout=CHILD_TIMEOUT_S, env=env, on_line=follow,
                              on_spawn=track)
         finally:
             with ctx.lock:

@@ -2,3 +2,8 @@
 before the CLI loads, ``rows`` builds the validated JSON rows, ``cache`` keeps them by
 note blob id (filled by reads and by every note rgr writes). ``rgr.commands.history``
 is the command that uses them."""
+
+#: Set by ``rgr daemon`` for the ``rgr`` it runs in a job's clone: the git dir of the
+#: daemon's repository, whose row cache also gets the row of each note the job writes
+#: (the job pushes those notes there; rgr.history.cache.add_written).
+ROWS_ALSO_IN = "RGR_HISTORY_ROWS_ALSO_IN"

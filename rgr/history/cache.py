@@ -128,11 +128,12 @@ def order_file(common_dir: Path) -> Path:
 _written_key: bytes | None = None
 
 
-def add_written(common_dir: Path, commit: str, blob: str, text: str) -> None:
+def add_written(common_dirs: Iterable[Path], commit: str, blob: str, text: str) -> None:
     """File the row of a note rgr has just written: ``text`` on ``commit``, stored as
-    blob ``blob``. The first ``rgr history --json`` after it then finds the row instead
-    of validating the note, so a repository whose notes this rgr wrote is not read cold
-    (notes fetched from elsewhere still are, once).
+    blob ``blob``, in the cache of each git dir of ``common_dirs``. The first ``rgr
+    history --json`` after it then finds the row instead of validating the note, so a
+    repository whose notes this rgr wrote is not read cold (notes fetched from
+    elsewhere still are, once).
 
     Exact for the reason every row here is: the same code builds it
     (rgr.history.rows) from the text whose bytes the blob id names. Appended in one
@@ -148,7 +149,12 @@ def add_written(common_dir: Path, commit: str, blob: str, text: str) -> None:
     ((_, row, cacheable),) = validated_rows([(commit, 0, text)])
     body = blob.encode() + b" " + cached_part(commit, row, cacheable)
     line = b"%08x %s\n" % (zlib.crc32(body), body)
-    path = cache_file(common_dir)
+    for common_dir in common_dirs:
+        _append_row(cache_file(common_dir), header, line)
+
+
+def _append_row(path: Path, header: bytes, line: bytes) -> None:
+    """:func:`add_written` for one file."""
     try:
         fd = os.open(path, os.O_RDWR | os.O_APPEND)
     except FileNotFoundError:

@@ -126,6 +126,10 @@ def test_four_jobs_two_workers(tmp_path: Path) -> None:
     assert git(repo, "status", "--porcelain") == ""
     listing = rgr(["queue"], repo, env).stdout
     assert listing.count("complete") == 4 and "COMPLETE/2" in listing
+    # The jobs' clones filed each note's history row in this repository's cache too.
+    cache = (repo / ".git" / "rgr" / "cache" / "history-rows").read_bytes().splitlines()
+    listed = git(repo, "notes", "--ref=refs/notes/tdd-handoffs", "list").split()[0::2]
+    assert len(listed) > 20 and set(listed) <= {line.split()[1].decode() for line in cache[1:]}
 
 
 def killer(server_box: list[FakeModelServer], daemon_box: list[subprocess.Popen[str]],
