@@ -88,12 +88,13 @@ def _notes(repo: pygit2.Repository, ref: str, env: Mapping[str, str]) -> NotesSt
     job's clone (rgr.history.ROWS_ALSO_IN)."""
     also = env.get(ROWS_ALSO_IN, "")
     # Only a git dir that exists: the variable never makes rgr create directories.
-    daemons = [Path(also)] if os.path.isabs(also) and os.path.isdir(also) else []
+    daemons = [Path(also).resolve()] if os.path.isabs(also) and os.path.isdir(also) else []
 
     def file_history_row(commit: str, blob: str, text: str) -> None:
         from rgr.history.cache import add_written
 
-        add_written([git.common_dir(repo), *daemons], commit, blob, text)
+        # (once per file, should the daemon's git dir be this repository's own)
+        add_written(dict.fromkeys([git.common_dir(repo), *daemons]), commit, blob, text)
 
     return NotesStore(repo, ref, on_written=file_history_row)
 

@@ -448,12 +448,12 @@ def test_filing_a_written_row_respects_the_file_and_never_fails(
     ws.notes.write(commits[2], handoff(3))
     assert repo.git("notes", f"--ref={NOTES_REF}", "show", commits[2])
     path.rmdir()
-    path.parent.chmod(0o500)  # a read-only cache directory: the same
-    try:
-        ws.notes.write(commits[3], handoff(4))
-    finally:
-        path.parent.chmod(0o700)
+    # A file where the cache directory goes (permissions would not stop root): the same.
+    path.parent.rmdir()
+    path.parent.write_bytes(b"")
+    ws.notes.write(commits[3], handoff(4))
     assert repo.git("notes", f"--ref={NOTES_REF}", "show", commits[3])
+    path.parent.unlink()
     assert rgr_json(repo, tmp_path) == expected(repo)
 
 
