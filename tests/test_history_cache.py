@@ -550,3 +550,19 @@ def test_a_job_clone_files_its_rows_in_the_daemons_cache_too(
         ws.notes.write(commits[1], handoff(2))
     assert not (tmp_path / "nowhere").exists() and not (repo.path / "daemon.git").exists()
     assert len(rows_of(repo)) == 2
+
+
+@pytest.mark.parametrize("started", ["after the files", "before the files", "unknown"])
+def test_a_process_older_than_its_code_on_disk_files_no_rows(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, started: str) -> None:
+    """rgr upgraded under a running rgr: the key names the code on disk, not the code
+    that process runs, so it files nothing (the next read validates those notes)."""
+    import time
+
+    start = {"after the files": time.time(), "before the files": 0.0, "unknown": None}
+    monkeypatch.setattr(history_cache, "_written_key", None)  # as in a new process
+    monkeypatch.setattr(history_cache, "_process_start", lambda: start[started])
+    common = tmp_path / "git"
+    history_cache.add_written([common], "a" * 40, "b" * 40, finished(1))
+    filed = history_cache.cache_file(common).exists()
+    assert filed == (started == "after the files")

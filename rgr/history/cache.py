@@ -92,6 +92,14 @@ def validator_key() -> bytes:
     Taken from the source files rather than from the live validator, so that a run
     whose rows are all cached does not import pydantic (about 0.08 s, 10% of the
     target at 100,000 notes)."""
+    key = _key_of_files(None)
+    assert key is not None
+    return key
+
+
+def _key_of_files(changed_since: float | None) -> bytes | None:
+    """:func:`validator_key`; None when any of its files changed at or after
+    ``changed_since`` (epoch seconds)."""
     import hashlib
     from importlib.util import find_spec
 
@@ -109,10 +117,29 @@ def validator_key() -> bytes:
             sources.extend(sorted(Path(folder).glob("version.py")))
             for built in sorted(Path(folder).glob("_pydantic_core*")):
                 stat = built.stat()
+                if changed_since is not None and stat.st_mtime >= changed_since:
+                    return None
                 digest.update(f"{built.name} {stat.st_size} {stat.st_mtime_ns}\n".encode())
     for source in sources:
+        if changed_since is not None and source.stat().st_mtime >= changed_since:
+            return None
         digest.update(source.read_bytes())
     return digest.hexdigest()[:32].encode()
+
+
+def _process_start() -> float | None:
+    """When this process started (epoch seconds, to the clock tick), from Linux's /proc;
+    None when that cannot be read."""
+    try:
+        with open("/proc/self/stat", "rb") as file:
+            # After "(command)" come the fields from the 3rd on; the start time is the
+            # 22nd, in clock ticks since boot.
+            ticks = int(file.read().rsplit(b")", 1)[1].split()[19])
+        with open("/proc/stat", "rb") as file:
+            boot = next(int(line.split()[1]) for line in file if line.startswith(b"btime "))
+        return boot + ticks / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError, StopIteration):
+        return None
 
 
 def cache_file(common_dir: Path) -> Path:
@@ -123,8 +150,9 @@ def order_file(common_dir: Path) -> Path:
     return common_dir / "rgr" / "cache" / "history-order"
 
 
-#: The validator key of this process's code, taken once by :func:`add_written`: the
-#: rows it files are built by the code in memory, whatever is installed since.
+#: The validator key of this process's code, taken once by :func:`add_written`: b""
+#: when the files it digests changed since this process started (an upgrade under a
+#: running rgr), whose code in memory may then not be the code the key names.
 _written_key: bytes | None = None
 
 
@@ -144,7 +172,12 @@ def add_written(common_dirs: Iterable[Path], commit: str, blob: str, text: str) 
 
     global _written_key
     if _written_key is None:
-        _written_key = validator_key()
+        started = _process_start()
+        # A second of slack: the start time is to the clock tick, an mtime may be coarse.
+        key = None if started is None else _key_of_files(started - 1)
+        _written_key = key or b""
+    if not _written_key:
+        return  # rows filed by this process might not be the rows its key stands for
     header = _HEADER + _written_key + b"\n"
     ((_, row, cacheable),) = validated_rows([(commit, 0, text)])
     body = blob.encode() + b" " + cached_part(commit, row, cacheable)
