@@ -173,8 +173,11 @@ def add_written(common_dirs: Iterable[Path], commit: str, blob: str, text: str) 
     global _written_key
     if _written_key is None:
         started = _process_start()
-        # A second of slack: the start time is to the clock tick, an mtime may be coarse.
-        key = None if started is None else _key_of_files(started - 1)
+        try:
+            # A second of slack: the start time is to the clock tick, an mtime coarser.
+            key = None if started is None else _key_of_files(started - 1)
+        except OSError:
+            key = None  # a file of the key unreadable: reads will say so, not writes
         _written_key = key or b""
     if not _written_key:
         return  # rows filed by this process might not be the rows its key stands for
