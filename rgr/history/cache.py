@@ -128,18 +128,21 @@ def _key_of_files(changed_since: float | None) -> bytes | None:
 
 
 def _process_start() -> float | None:
-    """When this process started (epoch seconds, to the clock tick), from Linux's /proc;
-    None when that cannot be read."""
+    """When this process started (epoch seconds, to about 20 ms), from Linux's /proc;
+    None when that cannot be read. Its age is the time since boot now less the time
+    since boot it started at (the boot time itself is given to the second only)."""
+    import time
+
     try:
         with open("/proc/self/stat", "rb") as file:
             # After "(command)" come the fields from the 3rd on; the start time is the
             # 22nd, in clock ticks since boot.
             ticks = int(file.read().rsplit(b")", 1)[1].split()[19])
-        with open("/proc/stat", "rb") as file:
-            boot = next(int(line.split()[1]) for line in file if line.startswith(b"btime "))
-        return boot + ticks / os.sysconf("SC_CLK_TCK")
-    except (OSError, ValueError, IndexError, StopIteration):
+        with open("/proc/uptime", "rb") as file:
+            uptime = float(file.read().split()[0])
+    except (OSError, ValueError, IndexError):
         return None
+    return time.time() - (uptime - ticks / os.sysconf("SC_CLK_TCK"))
 
 
 def cache_file(common_dir: Path) -> Path:
@@ -174,8 +177,8 @@ def add_written(common_dirs: Iterable[Path], commit: str, blob: str, text: str) 
     if _written_key is None:
         started = _process_start()
         try:
-            # A second of slack: the start time is to the clock tick, an mtime coarser.
-            key = None if started is None else _key_of_files(started - 1)
+            # A tenth of a second of slack, on the side of filing nothing.
+            key = None if started is None else _key_of_files(started - 0.1)
         except OSError:
             key = None  # a file of the key unreadable: reads will say so, not writes
         _written_key = key or b""
