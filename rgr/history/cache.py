@@ -197,8 +197,8 @@ def _append_row(path: Path, header: bytes, line: bytes) -> None:
     try:
         fd = os.open(path, os.O_RDWR | os.O_APPEND)
     except FileNotFoundError:
-        with contextlib.suppress(OSError):
-            _create(path, header + line)
+        with contextlib.suppress(OSError), _replacing(path, over_existing=False) as file:
+            file.write(header + line)
         return
     except OSError:
         return
@@ -269,32 +269,24 @@ def save_order(path: Path, head: bytes, commits: list[bytes]) -> None:
 
 
 @contextlib.contextmanager
-def _replacing(path: Path) -> Iterator[IO[bytes]]:
-    """A new file for ``path``, written beside it and renamed over it when the block
-    ends, so a reader sees the old file or the new one, never half of it; removed when
-    the block fails."""
+def _replacing(path: Path, *, over_existing: bool = True) -> Iterator[IO[bytes]]:
+    """A new file for ``path``, written beside it and put in place when the block ends,
+    so a reader sees the old file or the new one, never half of it; removed when the
+    block fails. ``over_existing`` False: put in place only while there is no file at
+    ``path`` (else FileExistsError), so a file a read has just put there stays."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
     try:
         with os.fdopen(fd, "wb") as file:
             yield file
-        os.replace(temp, path)
+        if over_existing:
+            os.replace(temp, path)
+        else:
+            os.link(temp, path)
+            os.unlink(temp)
     except BaseException:
         Path(temp).unlink(missing_ok=True)
         raise
-
-
-def _create(path: Path, data: bytes) -> None:
-    """A new file ``path`` holding ``data``, whole or not at all, unless one exists by
-    then (FileExistsError): a file a read has just put in place is never replaced."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    try:
-        _write_all(fd, data)
-        os.link(temp, path)
-    finally:
-        os.close(fd)
-        os.unlink(temp)
 
 
 def _write_all(fd: int, data: bytes) -> None:
