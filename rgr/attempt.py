@@ -44,10 +44,12 @@ from rgr.errors import BackendError
 from rgr.handoff import AgentSummary, TestRunSummary
 from rgr.processes import REPO_MARK_VAR
 from rgr.refactor.gate import GateResult, Level, gate_argvs, run_gate
+from rgr.sandbox import toolchain
 from rgr.sandbox.bridge import Bridge
 from rgr.sandbox.gateway import Upstream
 from rgr.sandbox.jail import PRETOOL, Jail
 from rgr.sandbox.policy import SandboxPolicy
+from rgr.sandbox.toolchain import Toolchain
 from rgr.scratch import Scratch
 from rgr.verify import Confinement, TestReport, run_tests
 from rgr.workspace import Workspace
@@ -58,10 +60,6 @@ PROXY_PORT = 3128
 #: The first loopback port of the model API gateways inside the sandbox.
 GATEWAY_PORT = 41100
 LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1", "[::1]"})
-#: Toolchains installed under the user's HOME that compilers and test runners need,
-#: shown read-only inside (with the variable that tells the tool where it is).
-TOOLCHAIN_HOMES = {".cargo": "CARGO_HOME", ".rustup": "RUSTUP_HOME", ".pyenv": "PYENV_ROOT",
-                   ".nvm": "NVM_DIR"}
 
 
 #: Backend failures no retry can fix: stop at once (resumably) and say what to do.
@@ -145,8 +143,8 @@ def open_sealer(ws: Workspace, backend: Backend, test_command: TestCommand,
         log(f"WARNING: the sandbox is OFF ({why}): agents and test runs can read your files, "
             "write outside their scratch copy and use the network. Only the scratch copy, "
             "the pristine checkout and the guards protect this repository.")
-        return Sealer(ws, backend, test_command, None)
-    policy = policy_from_config(ws.config, ws.env)
+        return Sealer(ws, backend, test_command, None, toolchain_of(ws))
+    policy = policy_from_config(ws.config, ws.env, toolchain_of(ws), ws.root)
     version = policy.probe()
     log(f"sandbox: {version}; agents reach only the model API"
         + (" and " + ", ".join(policy.allow_hosts) if policy.allow_hosts else "")
@@ -155,16 +153,32 @@ def open_sealer(ws: Workspace, backend: Backend, test_command: TestCommand,
     return Sealer(ws, backend, test_command, policy)
 
 
-def policy_from_config(config: Config, env: Mapping[str, str]) -> SandboxPolicy:
+def toolchain_of(ws: Workspace) -> Toolchain:
+    """What the sandbox shows of this repository's toolchain (rgr.sandbox.toolchain),
+    with ``[sandbox]``'s overrides."""
+    table = ws.config.sandbox
+    return toolchain.detect(
+        ws.root, ws.env, share=table.share, hide=_hide_paths(ws.config, ws.root),
+        enabled=table.detect,
+        ignored=git.ignored_names(ws.repo, toolchain.IGNORED_DEPENDENCY_FOLDERS))
+
+
+def _hide_paths(config: Config, repo_root: Path) -> tuple[Path, ...]:
+    """``[sandbox] hide_paths``: absolute, under ``~``, or relative to the repository."""
+    paths = (Path(p).expanduser() for p in config.sandbox.hide_paths)
+    return tuple(p if p.is_absolute() else repo_root / p for p in paths)
+
+
+def policy_from_config(config: Config, env: Mapping[str, str], found: Toolchain,
+                       repo_root: Path | None = None) -> SandboxPolicy:
     table = config.sandbox
-    home = Path(env.get("HOME") or os.path.expanduser("~"))
-    toolchains = [home / name for name in TOOLCHAIN_HOMES if (home / name).is_dir()]
+    root = repo_root or Path.cwd()
     return SandboxPolicy(
         bwrap=table.bwrap, agent_network=table.agent_network, test_network=table.test_network,
         allow_hosts=tuple(table.allow_hosts),
-        read_paths=(*toolchains, *(Path(p).expanduser() for p in table.read_paths)),
-        hide_paths=tuple(Path(p).expanduser() for p in table.hide_paths),
-        pass_env=tuple(table.pass_env))
+        read_paths=tuple(Path(p).expanduser() for p in table.read_paths),
+        hide_paths=_hide_paths(config, root),
+        pass_env=tuple(table.pass_env), toolchain=found)
 
 
 @dataclass
@@ -201,7 +215,9 @@ class Sealer:
     backend: Backend
     test_command: TestCommand
     policy: SandboxPolicy | None
-    _toolchain_env: dict[str, str] = field(default_factory=dict)
+    #: What every sandbox of the run shows of the project's toolchain; also locates it
+    #: (variables, PATH, dependency folders linked in) when the sandbox is off.
+    toolchain: Toolchain = field(default_factory=Toolchain)
     _stager: scratch.PristineStager | None = field(default=None, init=False)
 
     def __post_init__(self) -> None:
@@ -210,10 +226,8 @@ class Sealer:
                         if self.policy is not None else None)
         if self._stager is not None:
             weakref.finalize(self, self._stager.discard)
-        home = Path(self.ws.env.get("HOME") or os.path.expanduser("~"))
-        for name, var in TOOLCHAIN_HOMES.items():
-            if (home / name).is_dir() and var not in self.ws.env:
-                self._toolchain_env[var] = str(home / name)
+        if self.policy is not None:
+            self.toolchain = self.policy.toolchain
 
     # -- agent sessions ----------------------------------------------------------------
 
@@ -228,9 +242,7 @@ class Sealer:
         branch = git.current_branch(self.ws.repo) or "main"
         made = scratch.make_scratch(self.ws.repo, base, branch, folder / "work",
                                     git.signature(self.ws.repo))
-        home, tmp = folder / "home", folder / "tmp"
-        home.mkdir()
-        tmp.mkdir()
+        home, tmp = self._home_and_tmp(folder, made.work)
         self.backend.prepare_home(home, self.ws.env)
         env = self._environment(self.backend.env_keep, home, tmp)
         env[REPO_MARK_VAR] = str(self.ws.root)
@@ -247,8 +259,7 @@ class Sealer:
                 launcher = self.policy.agent_jail(
                     repo_root=self.ws.root, work=made.work, home=home, tmp=tmp,
                     executables=self._executables(env, agent=True), forwards=forwards,
-                    shared=(*self._shared(made.work),
-                            (scratch.objects_dir(self.ws.repo),) * 2,
+                    shared=((scratch.objects_dir(self.ws.repo),) * 2,
                             *((p, p) for p in self._prompt_dirs()),),
                     extra_readable=(control, PRETOOL.parent))
             if self._stager is not None:
@@ -287,19 +298,17 @@ class Sealer:
                   ) -> Iterator[tuple[Path, Confinement | None, dict[str, str]]]:
         folder = self._folder(label)
         try:
-            tree, home, tmp = folder / "tree", folder / "home", folder / "tmp"
-            home.mkdir()
-            tmp.mkdir()
+            tree = folder / "tree"
             if self._stager is None or not self._stager.take(self.ws.repo, commit.id, tree):
                 scratch.checkout_pristine(self.ws.repo, commit.id, tree)
+            home, tmp = self._home_and_tmp(folder, tree)
             failpoints.hit("seal:checked-out")
             env = self._environment((), home, tmp)
             confinement = None
             if self.policy is not None:
                 jail = self.policy.test_jail(
                     repo_root=self.ws.root, checkout=tree, home=home, tmp=tmp,
-                    executables=self._executables(env, agent=False),
-                    shared=self._shared(tree))
+                    executables=self._executables(env, agent=False))
                 confinement = Confinement(jail, tmp)
             yield tree, confinement, env
         finally:
@@ -327,12 +336,25 @@ class Sealer:
         root.mkdir(parents=True, exist_ok=True, mode=0o700)
         return Path(tempfile.mkdtemp(prefix=f"{label}-", dir=root))
 
-    def _environment(self, keep: tuple[str, ...], home: Path, tmp: Path) -> dict[str, str]:
-        base = {**self.ws.env, **self._toolchain_env}
-        keep = (*keep, *self._toolchain_env)
+    def _home_and_tmp(self, folder: Path, working_copy: Path) -> tuple[Path, Path]:
+        """The session's own HOME (with the files under the user's HOME that choose a
+        toolchain version) and TMPDIR. Unsandboxed, the working copy gets links to the
+        dependency folders the sandbox would have mapped in."""
+        home, tmp = folder / "home", folder / "tmp"
+        home.mkdir()
+        tmp.mkdir()
+        for source, rel in self.toolchain.home_files:
+            with suppress(OSError):
+                shutil.copyfile(source, home / rel)
         if self.policy is None:
-            return SandboxPolicy().environment(base, home=home, tmp=tmp, keep=keep)
-        return self.policy.environment(base, home=home, tmp=tmp, keep=keep)
+            for source, target in self.toolchain.shared_into(working_copy):
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.symlink_to(source, target_is_directory=True)
+        return home, tmp
+
+    def _environment(self, keep: tuple[str, ...], home: Path, tmp: Path) -> dict[str, str]:
+        policy = self.policy or SandboxPolicy(toolchain=self.toolchain)
+        return policy.environment(self.ws.env, home=home, tmp=tmp, keep=keep)
 
     def _executables(self, env: Mapping[str, str], agent: bool) -> list[Path]:
         names = [self.test_command.argv[0],
@@ -352,16 +374,6 @@ class Sealer:
         read-only, after the masks: either may sit under a hidden folder (a checkout in
         /tmp, the snapshot in the repository's .git)."""
         return [d for d in (packaged_dir("prompts"), self.ws.config_root) if d.is_dir()]
-
-    def _shared(self, into: Path) -> tuple[tuple[Path, Path], ...]:
-        """The working tree's dependency folders (``[sandbox] share``), shown read-only
-        at the same place inside a scratch copy or checkout that lacks them."""
-        pairs = []
-        for name in self.ws.config.sandbox.share:
-            source = self.ws.root / name
-            if source.is_dir() and not source.is_symlink() and not (into / name).exists():
-                pairs.append((source, into / name))
-        return tuple(pairs)
 
     def _open_api(self, bridge: Bridge, env: dict[str, str]) -> tuple[tuple[int, Path], ...]:
         """Ways out of the agent's sandbox to the model API. A CLI with a key talks to

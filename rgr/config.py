@@ -76,7 +76,8 @@ EXPECTED: Mapping[str, str] = {
     "branch_prefix": "a branch name prefix without spaces or any of ~^:?*[\\",
     "gate": "a table: fast, full (lists of commands), shell, full_every, timeout",
     "sandbox": "a table: enabled, bwrap, agent_network (api/open), test_network "
-               "(none/open), allow_hosts, read_paths, hide_paths, pass_env, share, scratch_dir",
+               "(none/open), allow_hosts, read_paths, hide_paths, pass_env, detect, share, "
+               "scratch_dir",
     "refactor": "a table: max_batches, max_diff_lines, max_attempts, allow_overlap, "
                 "on_failure, changelog",
 }
@@ -116,6 +117,7 @@ EXPECTED_IN_TABLE: Mapping[str, Mapping[str, str]] = {
         "read_paths": "a list of folder paths",
         "hide_paths": "a list of folder paths",
         "pass_env": "a list of variable names (NAME or PREFIX_*)",
+        "detect": "true or false",
         "share": "a list of folders inside the repository",
         "scratch_dir": "a folder path (\"\": /dev/shm, else the temporary folder)",
     },
@@ -301,9 +303,13 @@ class SandboxConfig(BaseModel):
     #: Where scratch copies and pristine checkouts are made ("" = /dev/shm when it is
     #: there: memory is about ten times faster than disk at making thousands of files).
     scratch_dir: str = ""
-    #: Untracked dependency folders of the working tree shown read-only inside every
-    #: scratch copy and pristine checkout (a project's virtualenv, its node_modules).
-    share: list[str] = Field(default_factory=lambda: [".venv", "venv", "node_modules"])
+    #: Find the project's toolchain and dependency folders and show them read-only
+    #: (rgr.sandbox.toolchain); false: only read_paths, pass_env and share apply.
+    detect: bool = True
+    #: More dependency folders of the working tree, shown read-only inside every scratch
+    #: copy and pristine checkout (.venv, venv, node_modules and any virtualenv are
+    #: found without being named here).
+    share: list[str] = Field(default_factory=list)
 
     @field_validator("allow_hosts")
     @classmethod

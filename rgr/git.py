@@ -109,6 +109,14 @@ def uncommitted_paths(repo: pygit2.Repository) -> list[str]:
     return sorted(changed)
 
 
+def ignored_names(repo: pygit2.Repository, names: tuple[str, ...]) -> set[str]:
+    """Those of ``names`` (paths relative to the work tree) that git's ignore rules
+    match; none for a bare repository."""
+    if repo.is_bare:
+        return set()
+    return {name for name in names if repo.path_is_ignored(name)}
+
+
 def resolve_commit(repo: pygit2.Repository, rev: str) -> pygit2.Commit:
     try:
         obj = repo.revparse_single(rev)

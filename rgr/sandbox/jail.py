@@ -48,6 +48,9 @@ class Jail:
     #: Read-only binds from a host path to another path inside (shared dependency
     #: folders such as a virtualenv, shown inside a scratch checkout).
     mapped: tuple[tuple[Path, Path], ...] = field(default=())
+    #: Read-only binds applied last, over everything: the working copy shown again at
+    #: the repository's own path (rgr.sandbox.toolchain), with the folders mapped into it.
+    aliased: tuple[tuple[Path, Path], ...] = field(default=())
 
     def wrap(self, argv: Sequence[str], cwd: Path | str) -> tuple[str, ...]:
         """The bubblewrap command line that runs ``argv`` in ``cwd`` inside this jail."""
@@ -68,6 +71,9 @@ class Jail:
         for source, target in self.mapped:
             if source.exists():
                 args += ["--ro-bind", str(source), str(target)]
+        for source, target in self.aliased:
+            # Recursive: the dependency folders mapped into the working copy come along.
+            args += ["--ro-bind", str(source), str(target)]
         args += ["--chdir", str(cwd), "--"]
         if self.forwards:
             # The relay runs on rgr's own interpreter, which the policy shows read-only.

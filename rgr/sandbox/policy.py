@@ -16,12 +16,13 @@ import pwd
 import shutil
 import sys
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from rgr.errors import RgrError
 from rgr.proc import run
 from rgr.sandbox.jail import RELAY, Jail, executable_roots
+from rgr.sandbox.toolchain import Toolchain
 
 INSTALL_HINT = ("install bubblewrap (`sudo apt-get install bubblewrap`, `dnf install "
                 "bubblewrap`, `pacman -S bubblewrap`), or pass --no-sandbox to run agents "
@@ -47,6 +48,8 @@ class SandboxPolicy:
     read_paths: tuple[Path, ...] = ()  # shown read-only inside (toolchains under HOME)
     hide_paths: tuple[Path, ...] = ()  # hidden besides the defaults
     pass_env: tuple[str, ...] = ()  # variable names (or PREFIX_*) kept in sandboxes
+    #: The project's toolchain, found with no configuration (rgr.sandbox.toolchain).
+    toolchain: Toolchain = field(default_factory=Toolchain)
 
     def probe(self) -> str:
         """bubblewrap's version once it has proven it can build a jail here; raises
@@ -84,7 +87,8 @@ class SandboxPolicy:
                     writable=(work, home, tmp),
                     network=network,
                     forwards=() if network else forwards,
-                    mapped=shared)
+                    mapped=(*self.toolchain.shared_into(work), *shared),
+                    aliased=self._aliased(work))
 
     def test_jail(self, *, repo_root: Path, checkout: Path, home: Path, tmp: Path,
                   executables: Iterable[Path], shared: tuple[tuple[Path, Path], ...] = ()
@@ -95,7 +99,21 @@ class SandboxPolicy:
                     masked_last=(repo_root,),
                     writable=(checkout, home, tmp),
                     network=self.test_network == "open",
-                    mapped=shared)
+                    mapped=(*self.toolchain.shared_into(checkout), *shared),
+                    aliased=self._aliased(checkout))
+
+    def _aliased(self, working_copy: Path) -> tuple[tuple[Path, Path], ...]:
+        """The working copy again at the repository's path(s), and the dependency
+        folders inside it again: bubblewrap binds from the host's view, where the
+        folders mapped into the working copy are only empty mount points."""
+        pairs: list[tuple[Path, Path]] = []
+        for alias in self.toolchain.aliases:
+            if alias == working_copy:
+                continue
+            pairs.append((working_copy, alias))
+            pairs += [(source, alias / target.relative_to(working_copy))
+                      for source, target in self.toolchain.shared_into(working_copy)]
+        return tuple(pairs)
 
     def _masked(self, repo_root: Path) -> tuple[Path, ...]:
         homes = {Path(os.path.expanduser("~")), Path("/home"), Path("/root")}
@@ -107,7 +125,8 @@ class SandboxPolicy:
                 *((parent,) if parent != Path("/") else ()), *self.hide_paths)
 
     def _readable(self, executables: Iterable[Path]) -> list[Path]:
-        roots = [Path(sys.base_prefix), Path(sys.prefix), *self.read_paths]
+        roots = [Path(sys.base_prefix), Path(sys.prefix), *self.toolchain.read_paths,
+                 *self.read_paths]
         for executable in executables:
             roots += executable_roots(executable)
         return [r for r in roots if r != Path("/")]
@@ -117,12 +136,17 @@ class SandboxPolicy:
     def environment(self, env: Mapping[str, str], *, home: Path, tmp: Path,
                     keep: Iterable[str] = ()) -> dict[str, str]:
         """``env`` scrubbed for a sandboxed process: the base variables, the ones
-        ``keep`` and ``pass_env`` name (``NAME`` or ``PREFIX_*``), HOME and TMPDIR."""
+        ``keep`` and ``pass_env`` name (``NAME`` or ``PREFIX_*``), the toolchain's
+        (which locate what the sandbox shows), HOME and TMPDIR."""
         wanted = [*keep, *self.pass_env]
         names = {w for w in wanted if not w.endswith("*")}
         prefixes = tuple(w[:-1] for w in wanted if w.endswith("*")) + BASE_ENV_PREFIXES
         out = {k: v for k, v in env.items()
                if k in BASE_ENV or k in names or k.startswith(prefixes)}
+        out.update(self.toolchain.env)
+        path = self.toolchain.path_value(out.get("PATH"))
+        if path is not None:
+            out["PATH"] = path
         out.update(HOME=str(home), TMPDIR=str(tmp), XDG_CONFIG_HOME=str(home / ".config"),
                    XDG_CACHE_HOME=str(home / ".cache"), XDG_DATA_HOME=str(home / ".local/share"),
                    XDG_STATE_HOME=str(home / ".local/state"))

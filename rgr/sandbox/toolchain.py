@@ -1,0 +1,439 @@
+"""What of the user's machine a sandboxed process needs to see: the project's toolchain.
+
+The sandbox hides the user's HOME and the repository. Real projects keep their
+toolchains exactly there: a virtualenv inside the repository (ignored by git), pyenv,
+nvm, rustup or sdkman under HOME, Go's module cache in ``~/go``, Maven's in ``~/.m2``,
+``node_modules`` beside ``package.json``. Without them no test command starts. This
+module finds them, with no configuration, and says for each why it is shown:
+
+- **dependency folders of the repository** (``.venv``, ``venv``, any folder holding a
+  ``pyvenv.cfg``, ``node_modules`` at the top and in workspace packages, an ignored
+  ``vendor``, and ``[sandbox] share``) are mapped read-only into every working copy
+  (scratch copy, pristine checkout) at the same relative path;
+- **the working copy itself** is shown read-only at the repository's own path too (and
+  at the path of the repository the dependencies came from, for a daemon's job clone),
+  so the absolute paths a virtualenv recorded (its scripts' ``#!`` lines, an editable
+  install's ``.pth``) lead into the commit under test, never to the user's working tree;
+- **toolchain homes** (the active virtualenv and its base interpreter, pyenv, asdf,
+  mise, nvm, volta, fnm, rustup, cargo, goenv, ``GOROOT``, sdkman, ``JAVA_HOME``, a
+  poetry virtualenv kept outside the project) and **caches the run reads** (Go's module
+  cache, ``~/.m2``, Gradle's dependency cache) are shown read-only at their own paths,
+  with the variables that locate them (the sandbox's HOME is a throwaway one, so a tool
+  that looks under ``$HOME`` would look in the wrong place);
+- **small files under HOME that choose a version** (``~/.tool-versions``, mise's
+  global config) are copied into the sandbox's HOME.
+
+Nothing shown is writable: bubblewrap binds every one read-only. An install into the
+shared virtualenv or an edit under ``node_modules`` fails inside and leaves the user's
+copy as it was.
+
+Detection reads a few directory entries and environment variables and starts no
+process: it runs once per run, and its result is the same for every sandbox of the run.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import os
+import pwd
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from contextlib import suppress
+from dataclasses import dataclass, field
+from pathlib import Path
+
+#: Environment variable a daemon worker sets for the ``rgr`` it runs in a job clone: the
+#: working tree whose dependency folders the job's working copies share (the job clone
+#: has none of its own: ``node_modules`` and ``.venv`` are never committed).
+DEPENDENCIES_FROM_VAR = "RGR_DEPENDENCIES_FROM"
+
+#: Folders at the top of a repository that are dependency folders when present.
+DEPENDENCY_FOLDERS = (".venv", "venv", "node_modules")
+#: Folders that are dependency folders only when git ignores them (Go keeps ``vendor``
+#: committed; PHP's Composer and Ruby's Bundler keep theirs ignored).
+IGNORED_DEPENDENCY_FOLDERS = ("vendor",)
+#: Never looked into for nested dependency folders: big, or not the project's.
+_NOT_SCANNED = frozenset({".git", "node_modules", "target", "build", "dist", ".tox", ".nox",
+                          "__pycache__", ".mypy_cache", ".pytest_cache", ".ruff_cache"})
+
+
+@dataclass(frozen=True)
+class Shown:
+    """One path the sandbox shows read-only, and why."""
+
+    path: Path
+    why: str
+    #: For a dependency folder of the repository: its path relative to the working
+    #: copy, where it is also mapped inside every scratch copy and pristine checkout.
+    inside: str | None = None
+
+    def as_dict(self) -> dict[str, str]:
+        out = {"path": str(self.path), "why": self.why}
+        if self.inside is not None:
+            out["inside"] = self.inside
+        return out
+
+
+@dataclass(frozen=True)
+class Toolchain:
+    """Everything the sandbox shows of the user's machine beyond its own files."""
+
+    shown: tuple[Shown, ...] = ()
+    #: Variables that locate what is shown (PYENV_ROOT, RUSTUP_HOME, GOMODCACHE, ...).
+    env: Mapping[str, str] = field(default_factory=dict)
+    #: bin folders put ahead of PATH inside: a project virtualenv nobody activated.
+    path_prefix: tuple[Path, ...] = ()
+    #: Where the working copy is also shown read-only (the repository's own path).
+    aliases: tuple[Path, ...] = ()
+    #: Files under HOME copied into the sandbox's HOME: (source, path relative to HOME).
+    home_files: tuple[tuple[Path, str], ...] = ()
+    #: What was found and deliberately not shown, with the reason.
+    skipped: tuple[str, ...] = ()
+
+    @property
+    def read_paths(self) -> tuple[Path, ...]:
+        """Shown read-only at their own path (outside any working copy)."""
+        return tuple(s.path for s in self.shown if s.inside is None)
+
+    @property
+    def dependency_folders(self) -> tuple[Shown, ...]:
+        return tuple(s for s in self.shown if s.inside is not None)
+
+    def path_value(self, path: str | None) -> str | None:
+        """``PATH`` as sandboxed processes get it: the prefix, then the user's."""
+        if not self.path_prefix:
+            return path
+        return os.pathsep.join([*(str(p) for p in self.path_prefix), *([path] if path else [])])
+
+    def shared_into(self, working_copy: Path) -> tuple[tuple[Path, Path], ...]:
+        """(source, target) read-only binds of the dependency folders into
+        ``working_copy``, for the folders the working copy does not have itself (a
+        committed ``vendor`` is the commit's own)."""
+        pairs = []
+        for dep in self.dependency_folders:
+            assert dep.inside is not None
+            target = working_copy / dep.inside
+            if not target.exists() and not target.is_symlink():
+                pairs.append((dep.path, target))
+        return tuple(pairs)
+
+    def record(self) -> dict[str, object]:
+        """What a run folder and a start note keep of it (paths, reasons, names of the
+        variables: never their values beyond paths rgr itself derived)."""
+        return {
+            "shown": [s.as_dict() for s in self.shown],
+            "env": dict(sorted(self.env.items())),
+            "pathPrefix": [str(p) for p in self.path_prefix],
+            "aliases": [str(p) for p in self.aliases],
+            "homeFiles": [rel for _, rel in self.home_files],
+            "skipped": list(self.skipped),
+        }
+
+
+@dataclass(frozen=True)
+class _Home:
+    """A tool's home: where its variable points, or its default under HOME."""
+
+    tool: str
+    variable: str
+    default: str | None  # relative to HOME; None: only the variable says where
+    #: Variables passed along as they are when set (they select versions or options).
+    passes: tuple[str, ...] = ()
+
+
+#: Version managers and toolchain homes. Each is shown read-only when its folder exists,
+#: and its variable is set inside to that folder (the sandbox's HOME is another one).
+TOOL_HOMES = (
+    _Home("pyenv", "PYENV_ROOT", ".pyenv", ("PYENV_VERSION",)),
+    _Home("asdf", "ASDF_DATA_DIR", ".asdf", ("ASDF_DIR",)),
+    _Home("mise", "MISE_DATA_DIR", ".local/share/mise", ("MISE_ENV",)),
+    _Home("mise", "MISE_CONFIG_DIR", ".config/mise"),
+    _Home("nvm", "NVM_DIR", ".nvm", ("NVM_BIN", "NVM_INC")),
+    _Home("volta", "VOLTA_HOME", ".volta"),
+    _Home("fnm", "FNM_DIR", ".local/share/fnm", ("FNM_MULTISHELL_PATH",)),
+    _Home("rustup", "RUSTUP_HOME", ".rustup", ("RUSTUP_TOOLCHAIN",)),
+    _Home("cargo", "CARGO_HOME", ".cargo"),
+    _Home("goenv", "GOENV_ROOT", ".goenv", ("GOENV_VERSION",)),
+    _Home("go", "GOROOT", None, ("GOTOOLCHAIN", "GOFLAGS", "GOPROXY", "GONOSUMDB",
+                                 "GOPRIVATE", "GOSUMDB")),
+    _Home("sdkman", "SDKMAN_DIR", ".sdkman"),
+    _Home("java", "JAVA_HOME", None, ("MAVEN_OPTS", "MAVEN_ARGS", "JAVA_TOOL_OPTIONS")),
+    _Home("maven", "M2_HOME", None),
+    _Home("maven", "MAVEN_HOME", None),
+    _Home("gradle", "GRADLE_HOME", None),
+)
+
+#: Files under HOME that choose a toolchain version, copied into the sandbox's HOME.
+VERSION_FILES = (".tool-versions", ".python-version", ".node-version", ".nvmrc",
+                 ".ruby-version", ".java-version")
+
+
+def detect(repo_root: Path, env: Mapping[str, str], *, share: Sequence[str] = (),
+           hide: Iterable[Path] = (), enabled: bool = True,
+           ignored: Iterable[str] | None = None) -> Toolchain:
+    """What the sandbox must show for ``repo_root``'s tools to run, given the user's
+    environment ``env``. ``share`` names more dependency folders (``[sandbox] share``),
+    ``hide`` paths never to show (``[sandbox] hide_paths``), ``enabled`` False turns
+    detection off (``[sandbox] detect = false``: only ``share`` is mapped). ``ignored``
+    is git's list of ignored top-level names, when the caller has it."""
+    found = _Finder(repo_root, env, tuple(hide))
+    origin = _dependencies_origin(repo_root, env)
+    found.dependency_folders(origin, share, enabled, set(ignored or ()))
+    if enabled:
+        found.virtualenv(env)
+        found.tool_homes(env)
+        found.caches(env)
+        found.version_files()
+    aliases = tuple(dict.fromkeys(p for p in (repo_root, origin) if p is not None))
+    return Toolchain(shown=tuple(found.shown), env=found.env,
+                     path_prefix=tuple(found.path_prefix), aliases=aliases,
+                     home_files=tuple(found.home_files), skipped=tuple(found.skipped))
+
+
+def _dependencies_origin(repo_root: Path, env: Mapping[str, str]) -> Path | None:
+    value = env.get(DEPENDENCIES_FROM_VAR, "")
+    if not value or not os.path.isabs(value):
+        return None
+    origin = Path(value)
+    return origin if origin.is_dir() and origin != repo_root else None
+
+
+def user_homes(env: Mapping[str, str]) -> list[Path]:
+    """``$HOME`` and the password database's home (Java's ``user.home`` is the latter)."""
+    homes = [Path(env.get("HOME") or os.path.expanduser("~"))]
+    with suppress(KeyError):
+        homes.append(Path(pwd.getpwuid(os.getuid()).pw_dir))
+    return list(dict.fromkeys(homes))
+
+
+class _Finder:
+    def __init__(self, repo_root: Path, env: Mapping[str, str], hide: tuple[Path, ...]):
+        self.repo_root = repo_root
+        self.env_in = env
+        self.home = user_homes(env)[0]
+        self.hide = tuple(p if p.is_absolute() else repo_root / p for p in hide)
+        self.masked = masked_roots(repo_root, env)
+        self.shown: list[Shown] = []
+        self.env: dict[str, str] = {}
+        self.path_prefix: list[Path] = []
+        self.home_files: list[tuple[Path, str]] = []
+        self.skipped: list[str] = []
+
+    # -- recording ---------------------------------------------------------------------
+
+    def hidden(self, path: Path) -> bool:
+        """Would the sandbox hide ``path`` unless shown? (/usr, /opt are visible.)"""
+        return any(path == m or path.is_relative_to(m) for m in self.masked)
+
+    def show(self, path: Path, why: str, inside: str | None = None) -> bool:
+        if not path.is_dir() and not path.is_file():
+            return False
+        for hidden in self.hide:
+            if path == hidden or path.is_relative_to(hidden):
+                self.skipped.append(f"{path}: {why}, not shown: [sandbox] hide_paths "
+                                    f"names {hidden}")
+                return False
+        if path == Path("/") or any(s.path == path and s.inside == inside
+                                    for s in self.shown):
+            return True
+        self.shown.append(Shown(path, why, inside))
+        return True
+
+    # -- the repository's dependency folders -------------------------------------------
+
+    def dependency_folders(self, origin: Path | None, share: Sequence[str], enabled: bool,
+                           ignored: set[str]) -> None:
+        """Folders of the working tree (or of ``origin``, a daemon job's source tree)
+        that every working copy gets read-only at the same relative path."""
+        tree = origin or self.repo_root
+        where = "the repository the job came from" if origin else "the repository"
+        names: dict[str, str] = {}
+        for name in share:
+            names[name] = "[sandbox] share"
+        if enabled:
+            for name in DEPENDENCY_FOLDERS:
+                names.setdefault(name, "a dependency folder")
+            for name in IGNORED_DEPENDENCY_FOLDERS:
+                if name in ignored:
+                    names.setdefault(name, "a dependency folder ignored by git")
+            for rel in _nested_dependency_folders(tree):
+                names.setdefault(rel, "a dependency folder")
+        venvs: list[Path] = []
+        for rel, why in names.items():
+            source = tree / rel
+            if not source.is_dir() or source.is_symlink():
+                continue
+            is_venv = (source / "pyvenv.cfg").is_file()
+            label = "a virtualenv" if is_venv else why
+            if self.show(source, f"{label} of {where} ({rel})", inside=rel) and is_venv:
+                venvs.append(source)
+                if enabled:
+                    self._venv_interpreter(source)
+        if enabled and not self.env_in.get("VIRTUAL_ENV") and venvs:
+            self._prefer_project_venv(venvs, tree)
+
+    def _prefer_project_venv(self, venvs: list[Path], tree: Path) -> None:
+        """A project virtualenv nobody activated (uv and poetry users rarely do): its
+        bin folder goes first on PATH inside, as ``uv run`` and ``poetry run`` would."""
+        top = [v for v in venvs if v.parent == tree]
+        chosen = top[0] if len(top) == 1 else None
+        if chosen is None:
+            if len(top) > 1:
+                self.skipped.append("several virtualenvs at the top of the repository ("
+                                    + ", ".join(v.name for v in top) + "): none is put "
+                                    "on PATH; activate the one the tests use")
+            return
+        # Inside, the working copy is shown at the repository's path, and the venv in
+        # it: the bin folder at its recorded path works in every working copy.
+        self.path_prefix.append(self.repo_root / chosen.relative_to(tree) / "bin")
+
+    # -- Python -------------------------------------------------------------------------
+
+    def virtualenv(self, env: Mapping[str, str]) -> None:
+        """The active virtualenv (outside the repository: inside it is a dependency
+        folder already), or a poetry virtualenv kept in poetry's cache."""
+        active = env.get("VIRTUAL_ENV")
+        if active and os.path.isabs(active):
+            venv = Path(active)
+            if venv.is_relative_to(self.repo_root):
+                # Inside the repository: a dependency folder, mapped into every working
+                # copy (found already when it sits in the top two levels).
+                rel = str(venv.relative_to(self.repo_root))
+                if self.show(venv, f"the active virtualenv (VIRTUAL_ENV), in the "
+                             f"repository ({rel})", inside=rel):
+                    self._venv_interpreter(venv)
+            elif self.show(venv, "the active virtualenv (VIRTUAL_ENV)"):
+                self._venv_interpreter(venv)
+            if venv.is_dir():
+                self.env["VIRTUAL_ENV"] = active
+            return
+        poetry = _poetry_venv(self.repo_root, env, self.home)
+        if poetry is not None and self.show(poetry, "the project's poetry virtualenv"):
+            self._venv_interpreter(poetry)
+            self.path_prefix.append(poetry / "bin")
+
+    def _venv_interpreter(self, venv: Path) -> None:
+        """The interpreter a virtualenv was made from (``home`` in its pyvenv.cfg, and
+        where its ``python`` link leads: pyenv, uv's managed Pythons, a system one)."""
+        home = _pyvenv_home(venv)
+        candidates = [home] if home is not None else []
+        python = venv / "bin" / "python"
+        with suppress(OSError):
+            candidates.append(python.resolve().parent)
+        for bin_dir in candidates:
+            prefix = bin_dir.parent if bin_dir.name == "bin" else bin_dir
+            if self.hidden(prefix):
+                self.show(prefix, f"the interpreter of the virtualenv {venv}")
+
+    # -- toolchain homes and caches -------------------------------------------------------
+
+    def tool_homes(self, env: Mapping[str, str]) -> None:
+        for tool in TOOL_HOMES:
+            explicit = env.get(tool.variable)
+            path = (Path(explicit) if explicit and os.path.isabs(explicit) else
+                    self.home / tool.default if tool.default else None)
+            if path is None or not path.is_dir() or not self.hidden(path):
+                continue
+            source = f"${tool.variable}" if explicit else f"~/{tool.default}"
+            if self.show(path, f"{tool.tool}'s home ({source})"):
+                self.env[tool.variable] = str(path)
+                for name in tool.passes:
+                    if env.get(name):
+                        self.env[name] = env[name]
+
+    def caches(self, env: Mapping[str, str]) -> None:
+        # Go: the module cache (GOMODCACHE, else the first GOPATH entry's pkg/mod). Go's
+        # build cache stays the sandbox's own (it must be writable).
+        gopath = (env.get("GOPATH") or str(self.home / "go")).split(os.pathsep)[0]
+        modcache = Path(env.get("GOMODCACHE") or os.path.join(gopath, "pkg", "mod"))
+        if modcache.is_absolute() and self.show(modcache, "Go's module cache"):
+            self.env["GOMODCACHE"] = str(modcache)
+        # Maven: ~/.m2 under $HOME and under the password database's home (Java reads
+        # user.home from the latter, whatever $HOME says).
+        for home in user_homes(self.env_in):
+            self.show(home / ".m2", "Maven's settings and local repository (~/.m2)")
+        # Gradle: its own home must be writable (locks), so the dependency cache is
+        # shown read-only where GRADLE_RO_DEP_CACHE tells Gradle to look.
+        gradle = Path(env.get("GRADLE_USER_HOME") or self.home / ".gradle") / "caches"
+        if gradle.is_absolute() and self.show(gradle, "Gradle's dependency cache"):
+            self.env["GRADLE_RO_DEP_CACHE"] = str(gradle)
+
+    def version_files(self) -> None:
+        for name in VERSION_FILES:
+            source = self.home / name
+            if source.is_file():
+                self.home_files.append((source, name))
+
+
+def _nested_dependency_folders(tree: Path) -> list[str]:
+    """Relative paths of virtualenvs (any folder with a ``pyvenv.cfg``) in the top two
+    levels, and of ``node_modules`` in workspace packages (``packages/a/node_modules``)."""
+    found: list[str] = []
+    for first in _subdirs(tree):
+        if first.name in _NOT_SCANNED:
+            continue
+        if (first / "pyvenv.cfg").is_file():
+            found.append(first.name)
+            continue
+        for second in _subdirs(first):
+            if second.name in _NOT_SCANNED:
+                if second.name == "node_modules":
+                    found.append(f"{first.name}/node_modules")
+                continue
+            if (second / "pyvenv.cfg").is_file():
+                found.append(f"{first.name}/{second.name}")
+            elif (second / "node_modules").is_dir() and (second / "package.json").is_file():
+                found.append(f"{first.name}/{second.name}/node_modules")
+    return found
+
+
+def _subdirs(path: Path) -> list[Path]:
+    try:
+        with os.scandir(path) as entries:
+            return sorted(Path(e.path) for e in entries
+                          if e.is_dir(follow_symlinks=False))
+    except OSError:
+        return []
+
+
+def _pyvenv_home(venv: Path) -> Path | None:
+    try:
+        text = (venv / "pyvenv.cfg").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    match = re.search(r"^\s*home\s*=\s*(.+?)\s*$", text, re.MULTILINE)
+    return Path(match.group(1)) if match and os.path.isabs(match.group(1)) else None
+
+
+def masked_roots(repo_root: Path, env: Mapping[str, str]) -> tuple[Path, ...]:
+    """The places the sandbox hides (rgr.sandbox.policy masks them): the homes, the
+    temporary folders, the repository and its parent folder (its sibling projects)."""
+    parent = repo_root.parent
+    return (*user_homes(env), Path("/home"), Path("/root"), Path("/tmp"), Path("/var/tmp"),
+            Path("/run/user"), Path("/mnt"), Path("/media"), Path("/srv"), repo_root,
+            *((parent,) if parent != Path("/") else ()))
+
+
+def _poetry_venv(repo_root: Path, env: Mapping[str, str], home: Path) -> Path | None:
+    """The virtualenv poetry made for this project outside it, found the way poetry
+    names it (``<name>-<hash of the project path>-py<version>``), without running it."""
+    pyproject = repo_root / "pyproject.toml"
+    if not pyproject.is_file():
+        return None
+    try:
+        text = pyproject.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    if "[tool.poetry" not in text and "poetry" not in text:
+        return None
+    match = re.search(r'^\s*name\s*=\s*"([^"]+)"', text, re.MULTILINE)
+    if match is None:
+        return None
+    cache = Path(env.get("POETRY_CACHE_DIR") or home / ".cache" / "pypoetry")
+    folder = Path(env.get("POETRY_VIRTUALENVS_PATH") or cache / "virtualenvs")
+    name = re.sub(r'[ $`!*@"\\\r\n\t]', "_", match.group(1).lower())[:42]
+    digest = hashlib.sha256(os.path.normcase(os.path.realpath(repo_root)).encode()).digest()
+    stem = f"{name}-{base64.urlsafe_b64encode(digest).decode()[:8]}-py"
+    candidates = sorted(p for p in _subdirs(folder) if p.name.startswith(stem))
+    return candidates[-1] if candidates else None

@@ -1,0 +1,220 @@
+"""The project's toolchain, found with no configuration and shown read-only inside the
+sandbox (rgr.sandbox.toolchain): detection on real folders, and what a real bubblewrap
+jail then lets a test run do with a real virtualenv."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from rgr.proc import run
+from rgr.sandbox.jail import Jail
+from rgr.sandbox.policy import SandboxPolicy
+from rgr.sandbox.toolchain import DEPENDENCIES_FROM_VAR, detect
+
+PY = sys.executable
+
+
+def _venv(where: Path) -> Path:
+    """A real virtualenv (no pip: fast) with a console script as pip writes them, its
+    ``#!`` line naming the venv's own python by absolute path."""
+    where.parent.mkdir(parents=True, exist_ok=True)
+    done = run([PY, "-m", "venv", "--without-pip", str(where)], cwd=where.parent, timeout=120)
+    assert done.returncode == 0, done.describe()
+    script = where / "bin" / "say"
+    script.write_text(f"#!{where}/bin/python\nimport sys\nfrom sayer import main\n"
+                      "sys.exit(main())\n")
+    script.chmod(0o755)
+    return where
+
+
+def _site_packages(venv: Path) -> Path:
+    return next((venv / "lib").glob("python3*/site-packages"))
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    folder = tmp_path / "home"
+    folder.mkdir()
+    return folder
+
+
+@pytest.fixture
+def project(home: Path) -> Path:
+    root = home / "code" / "project"
+    (root / "src").mkdir(parents=True)
+    (root / "src" / "sayer.py").write_text("def main():\n    print('from the commit')\n"
+                                           "    return 0\n")
+    return root
+
+
+def _env(home: Path, **more: str) -> dict[str, str]:
+    return {"HOME": str(home), "PATH": os.environ.get("PATH", "/usr/bin:/bin"), **more}
+
+
+# -- detection ---------------------------------------------------------------------------
+
+
+def test_a_virtualenv_in_the_repository_is_mapped_and_put_first_on_path(
+        project: Path, home: Path) -> None:
+    venv = _venv(project / ".venv")
+    found = detect(project, _env(home))
+    (dep,) = found.dependency_folders
+    assert (dep.path, dep.inside) == (venv, ".venv")
+    assert "virtualenv" in dep.why
+    # Nobody activated it: its bin folder goes first, at the path the venv recorded.
+    assert found.path_prefix == (venv / "bin",)
+    assert found.aliases == (project,)
+    assert found.path_value("/usr/bin") == f"{venv}/bin{os.pathsep}/usr/bin"
+
+
+def test_an_activated_virtualenv_is_not_put_on_path_twice(project: Path, home: Path) -> None:
+    venv = _venv(project / "env")  # any folder holding a pyvenv.cfg
+    found = detect(project, _env(home, VIRTUAL_ENV=str(venv)))
+    assert [d.inside for d in found.dependency_folders] == ["env"]
+    assert found.path_prefix == ()
+    assert found.env["VIRTUAL_ENV"] == str(venv)
+
+
+def test_an_active_virtualenv_outside_the_repository_is_shown_at_its_path(
+        project: Path, home: Path) -> None:
+    venv = _venv(home / ".virtualenvs" / "project")
+    found = detect(project, _env(home, VIRTUAL_ENV=str(venv)))
+    assert venv in found.read_paths
+    assert not found.dependency_folders
+
+
+def test_node_modules_at_the_top_and_in_workspace_packages(project: Path, home: Path) -> None:
+    (project / "node_modules" / ".bin").mkdir(parents=True)
+    (project / "packages" / "web" / "node_modules").mkdir(parents=True)
+    (project / "packages" / "web" / "package.json").write_text("{}")
+    (project / "packages" / "docs" / "node_modules").mkdir(parents=True)  # no package.json
+    found = detect(project, _env(home))
+    assert sorted(d.inside or "" for d in found.dependency_folders) == [
+        "node_modules", "packages/web/node_modules"]
+
+
+def test_vendor_is_shared_only_when_git_ignores_it(project: Path, home: Path) -> None:
+    (project / "vendor").mkdir()
+    assert not detect(project, _env(home)).dependency_folders
+    found = detect(project, _env(home), ignored={"vendor"})
+    assert [d.inside for d in found.dependency_folders] == ["vendor"]
+
+
+def test_toolchain_homes_under_home_and_where_variables_say(project: Path, home: Path,
+                                                           tmp_path: Path) -> None:
+    for name in (".rustup", ".nvm", ".pyenv", "go/pkg/mod", ".m2"):
+        (home / name).mkdir(parents=True)
+    cargo = tmp_path / "opt-cargo"
+    cargo.mkdir()
+    (home / ".tool-versions").write_text("python 3.11.7\n")
+    found = detect(project, _env(home, CARGO_HOME=str(cargo), RUSTUP_TOOLCHAIN="stable"))
+    assert found.env["RUSTUP_HOME"] == str(home / ".rustup")
+    assert found.env["CARGO_HOME"] == str(cargo)
+    assert found.env["RUSTUP_TOOLCHAIN"] == "stable"  # passed along with its home
+    assert found.env["NVM_DIR"] == str(home / ".nvm")
+    assert found.env["PYENV_ROOT"] == str(home / ".pyenv")
+    assert found.env["GOMODCACHE"] == str(home / "go" / "pkg" / "mod")
+    assert {home / ".rustup", cargo, home / ".m2", home / "go/pkg/mod"} <= set(found.read_paths)
+    assert found.home_files == ((home / ".tool-versions", ".tool-versions"),)
+    whys = {str(s.path): s.why for s in found.shown}
+    assert whys[str(cargo)] == "cargo's home ($CARGO_HOME)"
+    assert whys[str(home / ".rustup")] == "rustup's home (~/.rustup)"
+
+
+def test_hide_paths_and_detect_false_take_things_away(project: Path, home: Path) -> None:
+    _venv(project / ".venv")
+    (home / ".cargo").mkdir()
+    found = detect(project, _env(home), hide=(home / ".cargo", Path(".venv")))
+    assert not found.dependency_folders and "CARGO_HOME" not in found.env
+    assert len(found.skipped) == 2 and all("hide_paths" in s for s in found.skipped)
+    off = detect(project, _env(home), enabled=False, share=["node_modules"])
+    assert off.shown == () and off.env == {} and off.path_prefix == ()
+    (project / "node_modules").mkdir()
+    off = detect(project, _env(home), enabled=False, share=["node_modules"])
+    assert [(d.inside, d.why) for d in off.dependency_folders] == [
+        ("node_modules", "[sandbox] share of the repository (node_modules)")]
+
+
+def test_a_daemon_job_shares_the_dependency_folders_of_its_source_tree(
+        project: Path, home: Path, tmp_path: Path) -> None:
+    venv = _venv(project / ".venv")
+    clone = tmp_path / "jobs" / "1"
+    clone.mkdir(parents=True)
+    found = detect(clone, _env(home, **{DEPENDENCIES_FROM_VAR: str(project)}))
+    (dep,) = found.dependency_folders
+    assert (dep.path, dep.inside) == (venv, ".venv")
+    # Both paths lead to the working copy inside: the clone's and the one the venv
+    # recorded in its scripts.
+    assert found.aliases == (clone, project)
+    assert found.path_prefix == (clone / ".venv" / "bin",)
+    # A relative or missing path is ignored, never created.
+    for value in ("relative/path", str(tmp_path / "missing")):
+        assert detect(clone, _env(home, **{DEPENDENCIES_FROM_VAR: value})).aliases == (clone,)
+
+
+# -- inside a real jail -------------------------------------------------------------------
+
+
+def _test_jail(project: Path, home: Path, tmp_path: Path, env: dict[str, str]
+               ) -> tuple[Jail, Path, dict[str, str]]:
+    """A test run's jail around a checkout of ``project`` made elsewhere, as rgr makes
+    pristine checkouts, with the toolchain ``env`` detects."""
+    checkout = tmp_path / "shm" / "tree"
+    (checkout / "src").mkdir(parents=True)
+    (checkout / "src" / "sayer.py").write_text(
+        "def main():\n    print('from the checkout')\n    return 0\n")
+    sandbox_home, sandbox_tmp = tmp_path / "shm" / "home", tmp_path / "shm" / "tmp"
+    sandbox_home.mkdir()
+    sandbox_tmp.mkdir()
+    policy = SandboxPolicy(toolchain=detect(project, env))
+    jail = policy.test_jail(repo_root=project, checkout=checkout, home=sandbox_home,
+                            tmp=sandbox_tmp, executables=[Path(PY)])
+    inside_env = policy.environment(env, home=sandbox_home, tmp=sandbox_tmp)
+    return jail, checkout, inside_env
+
+
+def test_a_repository_virtualenv_runs_inside_and_imports_the_commit_under_test(
+        project: Path, home: Path, tmp_path: Path) -> None:
+    venv = _venv(project / ".venv")
+    # An editable install, as `pip install -e .` records it: a path into the repository.
+    (_site_packages(venv) / "_project.pth").write_text(f"{project / 'src'}\n")
+    jail, checkout, env = _test_jail(project, home, tmp_path, _env(home))
+    done = run(jail.wrap(["say"], checkout), cwd=checkout, timeout=60, env=env)
+    assert done.returncode == 0, done.describe()
+    # The editable path leads to the checkout's files, never the user's working tree.
+    assert done.stdout.strip() == "from the checkout"
+    assert not (checkout / ".venv").is_symlink()
+
+
+def test_nothing_shown_is_writable_and_the_users_copies_stay_as_they_were(
+        project: Path, home: Path, tmp_path: Path) -> None:
+    venv = _venv(project / ".venv")
+    (project / "node_modules" / "left-pad").mkdir(parents=True)
+    (project / "node_modules" / "left-pad" / "index.js").write_text("module.exports = 1\n")
+    (home / ".cargo" / "bin").mkdir(parents=True)
+    before = _snapshot(project, home)
+    jail, checkout, env = _test_jail(project, home, tmp_path, _env(home))
+    site = _site_packages(venv)
+    targets = [site / "evil.pth", checkout / ".venv" / "evil.pth",
+               project / "node_modules" / "left-pad" / "index.js",
+               checkout / "node_modules" / "left-pad" / "index.js",
+               home / ".cargo" / "bin" / "cargo"]
+    for target in targets:
+        code = f"open({str(target)!r}, 'w').write('pwned')"
+        done = run(jail.wrap([PY, "-c", code], checkout), cwd=checkout, timeout=30, env=env)
+        assert done.returncode != 0 and "Read-only file system" in done.stderr, (target,
+                                                                               done.stderr)
+    assert _snapshot(project, home) == before
+
+
+def _snapshot(*roots: Path) -> dict[str, bytes]:
+    files = {}
+    for root in roots:
+        for path in sorted(root.rglob("*")):
+            if path.is_file() and not path.is_symlink():
+                files[str(path)] = path.read_bytes()
+    return files
