@@ -134,6 +134,9 @@ class RunArtifacts:
             name = f"tests/{len(self.events) + 1:03d}.txt"
             self._write(name, str(record.pop("output", "")))
             record["outputFile"] = name
+        elif kind == "sandbox":
+            self._write("sandbox.json", json.dumps(_without(record, "type", "ts"), indent=2,
+                                                   ensure_ascii=False) + "\n")
         if kind == "retry":
             record.setdefault("source", "rgr")
         self._record(record)

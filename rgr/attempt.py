@@ -41,7 +41,7 @@ from rgr.agents import AgentSpec, packaged_dir, prompt_path, prompt_version
 from rgr.backends.base import AgentResult, Backend, backend_binaries
 from rgr.config import Config, TestCommand
 from rgr.errors import BackendError
-from rgr.handoff import AgentSummary, TestRunSummary
+from rgr.handoff import AgentSummary, SandboxNote, TestRunSummary
 from rgr.processes import REPO_MARK_VAR
 from rgr.refactor.gate import GateResult, Level, gate_argvs, run_gate
 from rgr.sandbox import toolchain
@@ -150,7 +150,19 @@ def open_sealer(ws: Workspace, backend: Backend, test_command: TestCommand,
         + (" and " + ", ".join(policy.allow_hosts) if policy.allow_hosts else "")
         + ("; test runs have no network" if policy.test_network == "none"
            else "; test runs have the host network"))
-    return Sealer(ws, backend, test_command, policy)
+    shown = policy.toolchain.shown
+    if shown:
+        log("sandbox: shows read-only " + ", ".join(_home_relative(s.path, ws.env)
+                                                    for s in shown)
+            + " (`rgr doctor` says why)")
+    return Sealer(ws, backend, test_command, policy, bubblewrap=version)
+
+
+def _home_relative(path: Path, env: Mapping[str, str]) -> str:
+    home = env.get("HOME")
+    if home and path.is_relative_to(home):
+        return "~/" + str(path.relative_to(home))
+    return str(path)
 
 
 def toolchain_of(ws: Workspace) -> Toolchain:
@@ -218,6 +230,7 @@ class Sealer:
     #: What every sandbox of the run shows of the project's toolchain; also locates it
     #: (variables, PATH, dependency folders linked in) when the sandbox is off.
     toolchain: Toolchain = field(default_factory=Toolchain)
+    bubblewrap: str | None = None  # its version, when the sandbox is on
     _stager: scratch.PristineStager | None = field(default=None, init=False)
 
     def __post_init__(self) -> None:
@@ -228,6 +241,12 @@ class Sealer:
             weakref.finalize(self, self._stager.discard)
         if self.policy is not None:
             self.toolchain = self.policy.toolchain
+
+    def note(self) -> SandboxNote:
+        """What the start note and the run folder say of the confinement."""
+        record = self.toolchain.record()
+        return SandboxNote.model_validate({**record, "enabled": self.policy is not None,
+                                           "bubblewrap": self.bubblewrap})
 
     # -- agent sessions ----------------------------------------------------------------
 

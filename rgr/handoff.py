@@ -163,6 +163,26 @@ class MergeFixNote(CamelModel):
     status: Literal["resolved", "rejected"] = "resolved"
 
 
+class ShownPath(CamelModel):
+    path: str
+    why: str
+    inside: str | None = None  # a dependency folder: also at this path in working copies
+
+
+class SandboxNote(CamelModel):
+    """Start notes: how agents and test runs were confined, and what of the machine
+    the sandbox showed them, with why (rgr.sandbox.toolchain)."""
+
+    enabled: bool
+    bubblewrap: str | None = None
+    shown: list[ShownPath] = Field(default_factory=list)
+    env: list[str] = Field(default_factory=list)  # names of the variables set inside
+    path_prefix: list[str] = Field(default_factory=list)
+    aliases: list[str] = Field(default_factory=list)
+    home_files: list[str] = Field(default_factory=list)
+    skipped: list[str] = Field(default_factory=list)
+
+
 class HandoffState(CamelModel):
     """The state after one phase, as noted on that phase's last commit."""
 
@@ -193,6 +213,8 @@ class HandoffState(CamelModel):
     summary: str | None = None  # the agent's one-line account of what it did
     #: Start notes: where tdd.toml and .rgr/ were read from (the committed tree).
     config_source: str | None = None
+    #: Start notes: the sandbox and what it showed.
+    sandbox: SandboxNote | None = None
     # --- refactor mode (mode == "refactor") -----------------------------------------
     batch: BatchNote | None = None
     refactor: RefactorProgress | None = None

@@ -21,6 +21,7 @@ from rgr.backends.base import Backend
 from rgr.backends.router import make_backend as _make_backend
 from rgr.config import TestCommand, resolve_test_command
 from rgr.errors import RepositoryError
+from rgr.events import event
 from rgr.handoff import ErrorDetails, HandoffState, Phase, TestResult, now_utc
 from rgr.inflight import Inflight
 from rgr.invocation import Invocation, describe_limits, observed
@@ -179,6 +180,9 @@ def _confirm(options: RunOptions, question: str) -> None:
 def _orchestrator(ws: Workspace, backend: Backend, test_command: TestCommand,
                   options: RunOptions, inv: Invocation) -> Orchestrator:
     sealer = open_sealer(ws, backend, test_command, inv.view)
+    # The run folder's sandbox.json: what agents and test runs were shown, and why.
+    inv.observer.emit(event("sandbox", **sealer.note().model_dump(mode="json",
+                                                                  by_alias=True)))
     return Orchestrator(ws, backend, test_command, inv.view, sealer,
                         backoff_base_s=options.backoff_base_s, max_phases=options.max_phases,
                         observer=inv.observer, limits=inv.limits)
@@ -270,6 +274,7 @@ def _start_and_loop(ws: Workspace, backend: Backend, test_command: TestCommand,
         summary="baseline: the suite is green before any change",
         tests=tests_summary(baseline),
         config_source=ws.config_source,
+        sandbox=orchestrator.sealer.note(),
     )
     ws.notes.write(str(marker.id), state, "rgr: start")
     failpoints.hit("run:start-noted")

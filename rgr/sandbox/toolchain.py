@@ -119,11 +119,11 @@ class Toolchain:
         return tuple(pairs)
 
     def record(self) -> dict[str, object]:
-        """What a run folder and a start note keep of it (paths, reasons, names of the
-        variables: never their values beyond paths rgr itself derived)."""
+        """What a run folder and a start note keep of it: paths, reasons, and only the
+        names of the variables (a passed GOPROXY or MAVEN_OPTS can hold credentials)."""
         return {
             "shown": [s.as_dict() for s in self.shown],
-            "env": dict(sorted(self.env.items())),
+            "env": sorted(self.env),
             "pathPrefix": [str(p) for p in self.path_prefix],
             "aliases": [str(p) for p in self.aliases],
             "homeFiles": [rel for _, rel in self.home_files],
