@@ -42,10 +42,12 @@ from rgr.backends.base import AgentResult, Backend, backend_binaries
 from rgr.config import Config, TestCommand
 from rgr.errors import BackendError
 from rgr.handoff import AgentSummary, SandboxNote, TestRunSummary
+from rgr.proc import run
 from rgr.processes import REPO_MARK_VAR
 from rgr.refactor.gate import GateResult, Level, gate_argvs, run_gate
-from rgr.sandbox import toolchain
+from rgr.sandbox import explain, toolchain
 from rgr.sandbox.bridge import Bridge
+from rgr.sandbox.explain import Diagnosis
 from rgr.sandbox.gateway import Upstream
 from rgr.sandbox.jail import PRETOOL, Jail
 from rgr.sandbox.policy import SandboxPolicy
@@ -248,6 +250,13 @@ class Sealer:
         return SandboxNote.model_validate({**record, "enabled": self.policy is not None,
                                            "bubblewrap": self.bubblewrap})
 
+    def diagnose(self, report: TestReport) -> Diagnosis | None:
+        """Why a test run could not start inside the sandbox (a program it does not
+        show, rustup without a toolchain), or None when the output shows no such cause."""
+        return explain.diagnose(report.output or report.output_excerpt,
+                                self.test_command.argv, self.toolchain, self.ws.root,
+                                self.ws.env, self.ws.config.sandbox.detect)
+
     # -- agent sessions ----------------------------------------------------------------
 
     @contextmanager
@@ -306,6 +315,18 @@ class Sealer:
         with self._checkout(commit, "verify") as (tree, confinement, env):
             return run_tests(self.test_command, tree, timeout=self.ws.config.command_timeout,
                              env=env, confinement=confinement)
+
+    def which_inside(self, names: list[str]) -> dict[str, str | None]:
+        """Where each program name leads inside a test run's sandbox at HEAD (the
+        sandbox's own ``command -v``, so PATH, what is shown and what is hidden all
+        count), or None when it is not found there."""
+        script = 'for n in "$@"; do command -v "$n" || echo -; done'
+        with self._checkout(git.head_commit(self.ws.repo), "which") as (tree, confined, env):
+            done = run(["sh", "-c", script, "sh", *names], cwd=tree, env=env, timeout=60,
+                       launcher=confined.launcher if confined else None)
+        lines = [*done.stdout.splitlines(), *["-"] * len(names)]
+        return {name: (line if line not in ("", "-") else None)
+                for name, line in zip(names, lines, strict=False)}
 
     def run_gate(self, commit: pygit2.Commit, level: Level) -> GateResult:
         """Refactor mode's gate (tests, then the gate commands) on ``commit``, sealed."""

@@ -265,12 +265,23 @@ def refactor(ctx: Context, goal: str | None, brief: Path | None, plan_only: bool
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @pass_context
 def verify(ctx: Context, fast: bool, full: bool, as_json: bool) -> None:
-    """Run the baseline gate ([gate] in tdd.toml) on the working tree; exit 1 if it fails."""
-    from rgr.commands import refactor as command
+    """Run the test command and the [gate] commands as a run does (sealed, on HEAD)."""
+    from rgr.commands import verify as command
 
     if fast and full:
         raise click.UsageError("--fast and --full exclude each other")
     sys.exit(command.verify(ctx.workspace(), "fast" if fast else "full", as_json))
+
+
+@cli.command()
+@click.option("--json", "as_json", is_flag=True, help="Print the findings as JSON.")
+@pass_context
+def doctor(ctx: Context, as_json: bool) -> None:
+    """Show what the sandbox shows of your toolchain and why, and run the tests as
+    `rgr run` would; for a failure, the cause and the fix. Exit 1 on a problem."""
+    from rgr.commands import doctor as command
+
+    sys.exit(command.doctor(ctx.workspace(), as_json))
 
 
 @cli.command()

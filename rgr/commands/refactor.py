@@ -1,10 +1,9 @@
-"""``rgr refactor``, its resume, ``--accept`` / ``--reject``, and ``rgr verify``."""
+"""``rgr refactor``, its resume, ``--accept`` / ``--reject``."""
 
 from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -14,7 +13,7 @@ from rich.table import Table
 
 from rgr import __version__, git, integrate
 from rgr.attempt import ATTEMPTS_PREFIX, open_sealer, tests_summary
-from rgr.backends.base import AgentRequest, AgentResult, Backend, OpenGateway
+from rgr.backends.base import Backend
 from rgr.commands.run import (
     PhaseLog,
     RunOptions,
@@ -36,7 +35,7 @@ from rgr.handoff import HandoffState, Phase, RefactorProgress, TestResult, now_u
 from rgr.invocation import describe_limits
 from rgr.locks import run_lock
 from rgr.refactor.engine import RefactorEngine
-from rgr.refactor.gate import GateResult, Level
+from rgr.refactor.gate import GateResult
 from rgr.refactor.limited import LimitedBackend
 from rgr.refactor.plan import RefactorPlanOutput
 from rgr.ui import esc, make_console, short
@@ -289,59 +288,3 @@ def reject(ws: Workspace) -> int:
         branch.delete()
     make_console().print(f"rejected: back on {source}; the refactor is kept at {backup}")
     return 0
-
-
-# ------------------------------------------------------------------------ verify --
-
-
-def verify(ws: Workspace, level: Level, as_json: bool) -> int:
-    """``rgr verify``: the baseline gate alone, on the working tree as it is."""
-    test_command = resolve_test_command(ws.config, ws.root)
-    log = PhaseLog()
-    engine = RefactorEngine(ws, _NoBackend(), test_command, log if not as_json else _quiet)
-    # The user's own command on the user's own tree: no agent, so no seal.
-    result = engine.gate(level)
-    if as_json:
-        click.echo(json.dumps({
-            "level": level, "ok": result.ok, "tests": tests_summary(result.tests).model_dump(
-                mode="json", by_alias=True),
-            "commands": [{"command": c.command, "exitCode": c.exit_code,
-                          "durationS": c.duration_s, "timedOut": c.timed_out}
-                         for c in result.commands]}, indent=2))
-    elif not result.ok:
-        failed = result.failed_command
-        if failed is not None:
-            make_console().print(esc(failed.output_tail[-2000:]))
-        else:
-            make_console().print(esc(result.tests.output_excerpt[-2000:]))
-    return 0 if result.ok else 1
-
-
-def _quiet(message: str) -> None:
-    return None
-
-
-class _NoBackend:
-    """``rgr verify`` runs no agent."""
-
-    name = "none"
-    binary = "none"
-    env_keep: tuple[str, ...] = ()
-
-    def version(self) -> str:
-        return "none"
-
-    def api_urls(self, env: Mapping[str, str]) -> list[str]:
-        return []
-
-    def seal_api(self, env: dict[str, str], open_gateway: OpenGateway) -> list[str]:
-        return []
-
-    def prepare_home(self, home: Path, env: Mapping[str, str]) -> None:
-        return None
-
-    def check_login(self, cwd: Path) -> None:
-        return None
-
-    def run(self, request: AgentRequest) -> AgentResult:
-        raise AssertionError("rgr verify runs no agent")

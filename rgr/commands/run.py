@@ -15,12 +15,18 @@ import click
 import pygit2
 
 from rgr import __version__, failpoints, git, inflight, integrate
-from rgr.attempt import ATTEMPTS_PREFIX, open_sealer, remove_stale_folders, tests_summary
+from rgr.attempt import (
+    ATTEMPTS_PREFIX,
+    Sealer,
+    open_sealer,
+    remove_stale_folders,
+    tests_summary,
+)
 from rgr.backends import claude_release
 from rgr.backends.base import Backend
 from rgr.backends.router import make_backend as _make_backend
 from rgr.config import TestCommand, resolve_test_command
-from rgr.errors import RepositoryError
+from rgr.errors import ConfigError, RepositoryError
 from rgr.events import event
 from rgr.handoff import ErrorDetails, HandoffState, Phase, TestResult, now_utc
 from rgr.inflight import Inflight
@@ -31,7 +37,7 @@ from rgr.orchestrator import LEFTOVERS_PREFIX, Orchestrator
 from rgr.processes import kill_orphans
 from rgr.retry import AttemptRejected
 from rgr.ui import esc, make_console, short
-from rgr.verify import require_results
+from rgr.verify import TestReport, require_results
 from rgr.view import NORMAL, PlainView
 from rgr.workspace import Workspace
 
@@ -153,15 +159,32 @@ def _require_clean(ws: Workspace, what: str) -> None:
         )
 
 
-def _preflight(backend: Backend, ws: Workspace, options: RunOptions, log: PlainView) -> None:
+def _preflight(backend: Backend, ws: Workspace, options: RunOptions, log: PlainView,
+               check_login: bool = True) -> None:
     version = backend.version()
     log(f"agent backend: {backend.name} {version}")
     warning = claude_release.range_warning(version) if backend.name == "claude" else None
     if warning is not None:
         log.always(f"warning: {warning}")
+    if check_login:
+        _check_login(backend, ws, options, log)
+
+
+def _check_login(backend: Backend, ws: Workspace, options: RunOptions, log: PlainView) -> None:
     if not options.skip_preflight:
         backend.check_login(ws.root)
         log("agent backend: login verified")
+
+
+def require_startable(sealer: Sealer, report: TestReport) -> None:
+    """A test run that could not even start inside the sandbox stops here, naming the
+    missing path and the setting that would show it (not a generic runner hint)."""
+    if report.all_passed:
+        return
+    found = sealer.diagnose(report)
+    if found is not None:
+        raise ConfigError(f"the test command cannot run inside the sandbox: {found.problem}",
+                          f"{found.fix}; `rgr doctor` lists what the sandbox shows and why")
 
 
 def _confirm(options: RunOptions, question: str) -> None:
@@ -237,12 +260,15 @@ def _start_and_loop(ws: Workspace, backend: Backend, test_command: TestCommand,
                     start_branch: str, start: pygit2.Commit, feature: str,
                     run_id: str) -> HandoffState:
     log = inv.view
-    _preflight(backend, ws, options, log)
+    _preflight(backend, ws, options, log, check_login=False)
     orchestrator = _orchestrator(ws, backend, test_command, options, inv)
+    # The baseline runs sealed before anything is spent (the login check is a request).
     baseline = orchestrator.tests_at_head()
+    require_startable(orchestrator.sealer, baseline)
     # Refuse to referee blind: a runner whose results rgr cannot read would make every
     # RED look like "no new test" and every GREEN like a pass of nothing.
     require_results(baseline, test_command)
+    _check_login(backend, ws, options, log)
     if not baseline.all_passed:
         raise RepositoryError(
             f"the test suite is not green before rgr starts: {baseline.problem()}",

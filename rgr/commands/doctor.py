@@ -1,0 +1,128 @@
+"""``rgr doctor``: what the sandbox shows of this machine and why, which executable each
+command resolves to inside it, and whether the test command runs there, with the precise
+cause and fix when it does not. It runs exactly the check ``rgr run``'s preflight runs."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from dataclasses import dataclass
+
+import click
+
+from rgr.attempt import Sealer, tests_summary
+from rgr.backends.base import backend_binaries
+from rgr.commands.run import make_backend
+from rgr.commands.verify import print_result, sealed_gate
+from rgr.refactor.gate import GateResult, gate_argvs
+from rgr.sandbox.explain import Diagnosis, missing_program
+from rgr.ui import esc, make_console
+from rgr.workspace import Workspace
+
+
+@dataclass(frozen=True)
+class Resolved:
+    """One command's program: where it is inside the sandbox and outside."""
+
+    role: str  # "test", "gate", "agent"
+    name: str
+    inside: str | None
+    outside: str | None
+
+    def as_dict(self) -> dict[str, str | None]:
+        return {"role": self.role, "name": self.name, "inside": self.inside,
+                "outside": self.outside}
+
+
+def doctor(ws: Workspace, as_json: bool, run_tests: bool = True) -> int:
+    ws = ws.pinned()
+    sealer, result, diagnosis = sealed_gate(ws, "fast", quiet=True)
+    programs = _resolve(ws, sealer)
+    problems = [_missing(ws, sealer, p) for p in programs
+                if p.role != "agent" and p.inside is None]
+    ok = result.tests.all_passed and not problems
+    if as_json:
+        click.echo(json.dumps({
+            "ok": ok,
+            "repository": str(ws.root),
+            "testCommand": list(sealer.test_command.argv),
+            "testCommandSource": sealer.test_command.source,
+            "sandbox": sealer.note().model_dump(mode="json", by_alias=True),
+            "programs": [p.as_dict() for p in programs],
+            "problems": [{"problem": d.problem, "fix": d.fix} for d in problems],
+            "tests": tests_summary(result.tests).model_dump(mode="json", by_alias=True),
+            "diagnosis": None if diagnosis is None else {"problem": diagnosis.problem,
+                                                         "fix": diagnosis.fix},
+        }, indent=2))
+        return 0 if ok else 1
+    _print(ws, sealer, programs, problems, result, diagnosis)
+    return 0 if ok else 1
+
+
+def _resolve(ws: Workspace, sealer: Sealer) -> list[Resolved]:
+    """Each command's program, resolved inside a sealed checkout of HEAD (by the
+    sandbox's own ``command -v``) and outside (on the user's PATH)."""
+    wanted = [("test", sealer.test_command.argv[0]),
+              *(("gate", argv[0]) for argv in gate_argvs(ws.config, "full"))]
+    inside = sealer.which_inside([name for _, name in wanted])
+    out = [Resolved(role, name, inside.get(name), shutil.which(name, path=ws.env.get("PATH")))
+           for role, name in wanted]
+    try:
+        backend = make_backend(ws)
+    except Exception as exc:
+        out.append(Resolved("agent", f"({exc})", None, None))
+        return out
+    for name in backend_binaries(backend):
+        found = shutil.which(name, path=ws.env.get("PATH"))
+        # The agent's own installation is shown in its sandbox whatever it is.
+        out.append(Resolved("agent", name, found, found))
+    return out
+
+
+def _missing(ws: Workspace, sealer: Sealer, program: Resolved) -> Diagnosis:
+    return missing_program(program.name, sealer.toolchain, ws.root, ws.env,
+                           ws.config.sandbox.detect)
+
+
+def _print(ws: Workspace, sealer: Sealer, programs: list[Resolved], problems: list[Diagnosis],
+           result: GateResult, diagnosis: Diagnosis | None) -> None:
+    console = make_console()
+    note = sealer.note()
+    home = ws.env.get("HOME", "")
+
+    def tilde(path: str) -> str:
+        return "~" + path[len(home):] if home and path.startswith(home + "/") else path
+
+    console.print(f"[bold]rgr doctor[/bold]: {esc(ws.root)}")
+    console.print(f"  test command  {esc(' '.join(sealer.test_command.argv))} "
+                  f"({esc(sealer.test_command.source)})")
+    if not note.enabled:
+        console.print("  sandbox       OFF: agents and test runs are not confined")
+    else:
+        console.print(f"  sandbox       {esc(note.bubblewrap or 'bubblewrap')}")
+    console.print("shown read-only inside (and why):")
+    if not note.shown:
+        console.print("  nothing beyond the system, rgr and the agent CLI")
+    for shown in note.shown:
+        where = f" → also at <working copy>/{shown.inside}" if shown.inside else ""
+        console.print(f"  {esc(tilde(shown.path))}  {esc(shown.why)}{esc(where)}")
+    for alias in note.aliases:
+        console.print(f"  {esc(tilde(alias))}  the working copy again, at the repository's "
+                      "path (absolute paths a virtualenv recorded lead into it)")
+    if note.env:
+        console.print(f"variables set inside: {esc(', '.join(note.env))}")
+    if note.path_prefix:
+        console.print("first on PATH inside: "
+                      + esc(", ".join(tilde(p) for p in note.path_prefix)))
+    for copied in note.home_files:
+        console.print(f"copied into the sandbox's HOME: ~/{esc(copied)}")
+    for skipped in note.skipped:
+        console.print(f"not shown: {esc(skipped)}")
+    console.print("programs:")
+    for program in programs:
+        inside = tilde(program.inside) if program.inside else "NOT FOUND inside"
+        console.print(f"  {program.role:<6} {esc(program.name)} → {esc(inside)}")
+    for problem in problems:
+        console.print(esc(f"error: {problem.problem}\n  fix: {problem.fix}"))
+    console.print("test run (as `rgr run` runs it: a pristine checkout of HEAD, sealed):")
+    print_result(result, diagnosis)

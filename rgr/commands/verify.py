@@ -1,0 +1,108 @@
+"""``rgr verify``: the test command (and the ``[gate]`` commands) exactly as a run
+runs them: on a pristine checkout of HEAD, inside the sandbox, with the same
+environment. What passes here passes a run's baseline; what fails says why."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from pathlib import Path
+
+import click
+
+from rgr import git
+from rgr.attempt import Sealer, open_sealer, tests_summary
+from rgr.backends.base import AgentRequest, AgentResult, OpenGateway
+from rgr.config import resolve_test_command
+from rgr.refactor.gate import GateResult, Level
+from rgr.sandbox.explain import Diagnosis
+from rgr.ui import esc, make_console, short
+from rgr.view import PlainView
+from rgr.workspace import Workspace
+
+
+def verify(ws: Workspace, level: Level, as_json: bool) -> int:
+    """Exit 0 when the gate passes at HEAD as a run would see it, 1 otherwise."""
+    ws = ws.pinned()  # a run reads its configuration from the committed tree too
+    sealer, result, diagnosis = sealed_gate(ws, level, quiet=as_json)
+    head = git.head_commit(ws.repo)
+    uncommitted = git.uncommitted_paths(ws.repo)
+    if as_json:
+        click.echo(json.dumps({
+            "level": level, "ok": result.ok, "commit": str(head.id),
+            "sandbox": sealer.note().model_dump(mode="json", by_alias=True),
+            "uncommittedPaths": len(uncommitted),
+            "tests": tests_summary(result.tests).model_dump(mode="json", by_alias=True),
+            "commands": [{"command": c.command, "exitCode": c.exit_code,
+                          "durationS": c.duration_s, "timedOut": c.timed_out}
+                         for c in result.commands],
+            "diagnosis": None if diagnosis is None else {"problem": diagnosis.problem,
+                                                         "fix": diagnosis.fix},
+        }, indent=2))
+        return 0 if result.ok else 1
+    console = make_console()
+    if uncommitted:
+        console.print(f"note: {len(uncommitted)} uncommitted path(s) are not checked: a run "
+                      f"starts from HEAD ({short(str(head.id))}) as committed")
+    print_result(result, diagnosis)
+    return 0 if result.ok else 1
+
+
+def sealed_gate(ws: Workspace, level: Level, quiet: bool = False
+                ) -> tuple[Sealer, GateResult, Diagnosis | None]:
+    """The gate on a pristine, sealed checkout of HEAD, and why it could not start
+    inside the sandbox when that is the reason it failed."""
+    test_command = resolve_test_command(ws.config, ws.root)
+    log = PlainView() if not quiet else _quiet
+    sealer = open_sealer(ws, NoBackend(), test_command, log)
+    result = sealer.run_gate(git.head_commit(ws.repo), level)
+    diagnosis = None if result.tests.all_passed else sealer.diagnose(result.tests)
+    return sealer, result, diagnosis
+
+
+def print_result(result: GateResult, diagnosis: Diagnosis | None) -> None:
+    console = make_console()
+    tests = result.tests
+    line = (f"tests: {tests.passed} passed, {tests.failed} failed, {tests.errors} errors, "
+            f"{tests.skipped} skipped in {tests.duration_s:.1f}s")
+    console.print(esc(line))
+    for command in result.commands:
+        console.print(esc(f"{'ok' if command.ok else 'FAILED'}: {command.command} "
+                          f"({command.duration_s:.1f}s)"))
+    if diagnosis is not None:
+        console.print(esc(f"error: the test command cannot run inside the sandbox: "
+                          f"{diagnosis.problem}\n  fix: {diagnosis.fix}"))
+    elif not result.ok:
+        failed = result.failed_command
+        tail = failed.output_tail if failed is not None else result.tests.output_excerpt
+        console.print(esc(tail[-2000:]))
+
+
+def _quiet(message: str) -> None:
+    return None
+
+
+class NoBackend:
+    """``rgr verify`` and ``rgr doctor`` run no agent."""
+
+    name = "none"
+    binary = "none"
+    env_keep: tuple[str, ...] = ()
+
+    def version(self) -> str:
+        return "none"
+
+    def api_urls(self, env: Mapping[str, str]) -> list[str]:
+        return []
+
+    def seal_api(self, env: dict[str, str], open_gateway: OpenGateway) -> list[str]:
+        return []
+
+    def prepare_home(self, home: Path, env: Mapping[str, str]) -> None:
+        return None
+
+    def check_login(self, cwd: Path) -> None:
+        return None
+
+    def run(self, request: AgentRequest) -> AgentResult:
+        raise AssertionError("rgr verify runs no agent")

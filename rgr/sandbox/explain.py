@@ -1,0 +1,149 @@
+"""Why a command cannot run inside the sandbox, in terms a user can act on.
+
+A sandboxed test run that cannot start says ``bwrap: execvp pytest: No such file or
+directory`` or ``sh: 1: vitest: not found``; a generic "make sure the test command runs
+pytest" sends the user the wrong way. This module reads such an output, finds the
+missing program on the user's machine (PATH, the repository's virtualenvs and
+``node_modules/.bin``, ``~/.local/bin``), and names the path, why the sandbox does not
+show it, and the setting that would.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from rgr.sandbox.jail import install_root
+from rgr.sandbox.toolchain import Toolchain, masked_roots, user_homes
+
+#: What shells, env and bubblewrap print for a program they cannot find.
+_MISSING_PROGRAM = (
+    re.compile(r"bwrap: execvp (?P<name>[^:\s]+): No such file or directory"),
+    re.compile(r"(?:^|\n)(?:/bin/)?(?:sh|bash|dash|zsh)(?:: line \d+|: \d+)?: "
+               r"(?P<name>[^:\s]+): (?:command )?not found"),
+    re.compile(r"(?:^|\n)(?P<name>[^:\s]+): command not found"),
+    re.compile(r"(?:^|\n)(?:/usr/bin/)?env: ['‘]?(?P<name>[^:'’\s]+)['’]?: No such file or "
+               r"directory"),
+)
+_MISSING_SOURCE = re.compile(r"bwrap: Can't find source path (?P<path>\S+?):? No such file")
+_RUSTUP = re.compile(r"rustup could not choose a version of (?P<name>\S+) to run")
+
+
+@dataclass(frozen=True)
+class Diagnosis:
+    """A failure inside the sandbox, explained: what is missing, and the fix."""
+
+    problem: str
+    fix: str
+
+
+def diagnose(output: str, argv: Iterable[str], toolchain: Toolchain, repo_root: Path,
+             env: Mapping[str, str], detect_enabled: bool = True) -> Diagnosis | None:
+    """The precise cause of a sandboxed command's failure to start, read from its
+    ``output``; None when the output shows no such cause (a real test failure, say)."""
+    rustup = _RUSTUP.search(output)
+    if rustup is not None:
+        return _rustup(rustup.group("name"), toolchain)
+    source = _MISSING_SOURCE.search(output)
+    if source is not None:
+        path = source.group("path")
+        return Diagnosis(f"the sandbox cannot show {path}: it does not exist",
+                         "correct or remove it in [sandbox] read_paths or share in tdd.toml")
+    for pattern in _MISSING_PROGRAM:
+        match = pattern.search(output)
+        if match is None:
+            continue
+        name = match.groupdict().get("name") or next(iter(argv), "")
+        return missing_program(name, toolchain, repo_root, env, detect_enabled)
+    return None
+
+
+def missing_program(name: str, toolchain: Toolchain, repo_root: Path,
+                    env: Mapping[str, str], detect_enabled: bool = True) -> Diagnosis:
+    """``name`` was not found inside: where it is outside, and why it is not shown."""
+    found = locate(name, repo_root, env)
+    if found is None:
+        return Diagnosis(
+            f"{name} is not installed: the sandbox found no {name} on PATH, and neither "
+            f"did rgr outside it (PATH, the repository's virtualenvs and node_modules/.bin, "
+            f"~/.local/bin)",
+            f"install {name} for this project (for example in its virtualenv or with its "
+            "package manager), or set test_command in tdd.toml to the command that runs "
+            "the tests")
+    where = _tilde(found, env)
+    reason, fix = why_hidden(found, toolchain, repo_root, env, detect_enabled)
+    return Diagnosis(f"{name} is at {where}, which the sandbox does not show: {reason}", fix)
+
+
+def locate(name: str, repo_root: Path, env: Mapping[str, str]) -> Path | None:
+    """Where ``name`` is on the user's machine: PATH first, then where projects keep
+    their tools without putting them on PATH."""
+    if "/" in name:
+        path = Path(name) if os.path.isabs(name) else repo_root / name
+        return path if path.exists() else None
+    found = shutil.which(name, path=env.get("PATH"))
+    if found is not None:
+        return Path(found)
+    home = user_homes(env)[0]
+    places = [*(repo_root / v / "bin" for v in (".venv", "venv", "env")),
+              repo_root / "node_modules" / ".bin", home / ".local" / "bin",
+              home / ".cargo" / "bin"]
+    for place in places:
+        candidate = place / name
+        if candidate.is_file() and os.access(candidate, os.X_OK):
+            return candidate
+    return None
+
+
+def why_hidden(path: Path, toolchain: Toolchain, repo_root: Path, env: Mapping[str, str],
+               detect_enabled: bool = True) -> tuple[str, str]:
+    """Why the sandbox does not show ``path``, and the setting that would."""
+    for skipped in toolchain.skipped:
+        head, _, rest = skipped.partition(": ")
+        if os.path.isabs(head) and path.is_relative_to(head):
+            return rest, "remove it from [sandbox] hide_paths in tdd.toml"
+    if path.is_relative_to(repo_root):
+        rel = path.relative_to(repo_root)
+        top = rel.parts[0]
+        reason = (f"it is in the repository but not committed ({top} is ignored by git or "
+                  "untracked), and agents and test runs work in a checkout of committed "
+                  "files")
+        if not detect_enabled:
+            return (reason + "; [sandbox] detect = false turned off finding dependency "
+                    "folders", f'set [sandbox] detect = true, or share = ["{top}"]')
+        return reason, f'add it to [sandbox] share in tdd.toml: share = ["{top}"]'
+    root = install_root(path)
+    hidden_by = next((m for m in masked_roots(repo_root, env) if path.is_relative_to(m)),
+                     None)
+    what = ("your HOME" if hidden_by in user_homes(env) else
+            "the repository's parent folder (its sibling projects)"
+            if hidden_by == repo_root.parent else str(hidden_by))
+    reason = (f"it is under {what}, which the sandbox hides" if hidden_by is not None
+              else "it is outside what the sandbox shows")
+    if not detect_enabled:
+        reason += " ([sandbox] detect = false)"
+    return reason, (f'show it read-only with [sandbox] read_paths = ["{_tilde(root, env)}"] '
+                    "in tdd.toml (and pass_env for any variable it needs)")
+
+
+def _rustup(name: str, toolchain: Toolchain) -> Diagnosis:
+    home = toolchain.env.get("RUSTUP_HOME")
+    if home is None:
+        return Diagnosis(
+            f"rustup could not choose a version of {name} to run: the sandbox shows no "
+            "rustup home (RUSTUP_HOME unset and no ~/.rustup)",
+            'show it with [sandbox] read_paths = ["<your rustup home>"] and pass_env = '
+            '["RUSTUP_HOME"], or set RUSTUP_HOME before running rgr')
+    return Diagnosis(
+        f"rustup could not choose a version of {name} to run: the rustup home the sandbox "
+        f"shows ({home}) has no default toolchain for this user",
+        "run `rustup default stable` (or set RUSTUP_TOOLCHAIN) and try again")
+
+
+def _tilde(path: Path, env: Mapping[str, str]) -> str:
+    home = user_homes(env)[0]
+    return f"~/{path.relative_to(home)}" if path.is_relative_to(home) else str(path)

@@ -1,0 +1,134 @@
+"""`rgr verify` runs the tests as a run does (sealed, on a pristine checkout of HEAD),
+and `rgr doctor` says what the sandbox shows and why a command cannot run there: on a
+real project with a real virtualenv under its own HOME, through the real CLI."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import clean_env, git
+
+from rgr.proc import run
+
+PY = sys.executable
+
+
+@pytest.fixture(scope="session")
+def wheels(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """pytest and six as wheels, downloaded once: each project's venv installs from here
+    without the network, as fast as a copy."""
+    folder = tmp_path_factory.mktemp("wheels")
+    done = run([PY, "-m", "pip", "download", "-q", "-d", str(folder), "pytest", "six"],
+               cwd=folder, timeout=600)
+    assert done.returncode == 0, done.describe()
+    return folder
+
+
+def venv_project(home: Path, wheels: Path, name: str = "project") -> Path:
+    """A Python project under ``home/code``: its suite needs ``six``, which only its
+    in-repository ``.venv`` has (ignored by git, as every such venv is)."""
+    root = home / "code" / name
+    root.mkdir(parents=True)
+    (root / "pyproject.toml").write_text(f'[project]\nname = "{name}"\nversion = "0"\n')
+    (root / ".gitignore").write_text(".venv/\n__pycache__/\n")
+    (root / "test_deps.py").write_text("import six\n\n\ndef test_six():\n    assert six.PY3\n")
+    git(root, "init", "-q", "-b", "main")
+    git(root, "config", "user.name", "Dev")
+    git(root, "config", "user.email", "dev@example.com")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "initial")
+    for argv in ([PY, "-m", "venv", str(root / ".venv")],
+                 [str(root / ".venv" / "bin" / "python"), "-m", "pip", "install", "-q",
+                  "--no-index", "--find-links", str(wheels), "pytest", "six"]):
+        done = run(argv, cwd=root, timeout=300)
+        assert done.returncode == 0, done.describe()
+    return root
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory: pytest.TempPathFactory, wheels: Path) -> Path:
+    """One project for the tests that only read it (a venv costs seconds to make)."""
+    return venv_project(tmp_path_factory.mktemp("user") / "home", wheels)
+
+
+def rgr(args: list[str], cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([PY, "-m", "rgr", *args], cwd=cwd, env=env, capture_output=True,
+                          text=True, timeout=300, stdin=subprocess.DEVNULL)
+
+
+def user_env(home: Path, activate: Path | None = None) -> dict[str, str]:
+    env = clean_env(home)
+    if activate is not None:
+        env["VIRTUAL_ENV"] = str(activate)
+        env["PATH"] = f"{activate / 'bin'}{os.pathsep}{env['PATH']}"
+    return env
+
+
+def test_verify_runs_the_venvs_pytest_sealed_on_head(project: Path) -> None:
+    home = project.parent.parent
+    (project / "scratch.txt").write_text("not committed\n")
+    done = rgr(["verify", "--json"], project, user_env(home, activate=project / ".venv"))
+    assert done.returncode == 0, done.stdout + done.stderr
+    report = json.loads(done.stdout)
+    assert report["ok"] and report["tests"]["passed"] == 1
+    assert report["commit"] == git(project, "rev-parse", "HEAD").strip()
+    assert report["uncommittedPaths"] == 1  # checked as committed, and said so
+    (project / "scratch.txt").unlink()
+    shown = {s["path"]: s for s in report["sandbox"]["shown"]}
+    assert shown[str(project / ".venv")]["inside"] == ".venv"
+    assert report["sandbox"]["enabled"] is True
+
+
+def test_an_unactivated_project_venv_is_found_too(project: Path) -> None:
+    home = project.parent.parent
+    done = rgr(["doctor", "--json"], project, user_env(home))
+    assert done.returncode == 0, done.stdout + done.stderr
+    report = json.loads(done.stdout)
+    test_program = next(p for p in report["programs"] if p["role"] == "test")
+    assert test_program["inside"] == str(project / ".venv" / "bin" / "pytest")
+    assert report["sandbox"]["pathPrefix"] == [str(project / ".venv" / "bin")]
+
+
+def test_a_hidden_toolchain_is_named_with_the_setting_that_shows_it(
+        tmp_path: Path, wheels: Path) -> None:
+    home = tmp_path / "home"
+    project = venv_project(home, wheels)
+    (project / "tdd.toml").write_text("[sandbox]\ndetect = false\n")
+    git(project, "add", "tdd.toml")
+    git(project, "commit", "-q", "-m", "no detection")
+    env = user_env(home, activate=project / ".venv")
+    done = rgr(["doctor", "--json"], project, env)
+    assert done.returncode == 1, done.stdout + done.stderr
+    report = json.loads(done.stdout)
+    (problem,) = report["problems"]
+    assert f"{project}/.venv/bin/pytest".replace(str(home), "~") in problem["problem"]
+    assert "detect = false" in problem["problem"]
+    assert 'share = [".venv"]' in problem["fix"]
+    # verify says the same, not a generic runner hint.
+    done = rgr(["verify"], project, env)
+    assert done.returncode == 1
+    assert "cannot run inside the sandbox: pytest is at ~/code/project/.venv/bin/pytest" \
+        in done.stdout, done.stdout
+    assert 'share = [".venv"]' in done.stdout
+    # The human doctor lists what it shows and why.
+    done = rgr(["doctor"], project, {**env, "COLUMNS": "200"})
+    assert "pytest → NOT FOUND inside" in done.stdout, done.stdout
+
+
+def test_doctor_lists_what_it_shows_and_why(project: Path) -> None:
+    home = project.parent.parent
+    (home / ".rustup").mkdir(exist_ok=True)
+    env = {**user_env(home, activate=project / ".venv"), "COLUMNS": "200"}
+    done = rgr(["doctor"], project, env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    out = done.stdout
+    assert "~/code/project/.venv  a virtualenv of the repository (.venv)" in out, out
+    assert "~/.rustup  rustup's home (~/.rustup)" in out
+    assert "variables set inside: " in out and "RUSTUP_HOME" in out
+    assert "test   pytest → ~/code/project/.venv/bin/pytest" in out
+    assert "tests: 1 passed, 0 failed" in out
