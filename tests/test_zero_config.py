@@ -1,0 +1,120 @@
+"""Real projects, zero configuration (issue 23): what a user meets before the first
+agent call, each seen through the real CLI (or the one function it rests on) on real
+repositories. No agent runs: where a command reaches the agent CLI, a stand-in script
+answers ``--version`` and refuses the login, which ends the run right there."""
+
+from __future__ import annotations
+
+import shutil
+import stat
+from pathlib import Path
+
+import pytest
+from conftest import Repo, RunRgr, note_json
+
+from rgr.backends import claude_release, locate
+from rgr.backends.codex import PACKAGE as CODEX_PACKAGE
+from rgr.backends.codex import VERIFIED_VERSIONS
+
+#: A test command that passes without any test runner installed.
+TEST_ENV = {"TDD_TEST_COMMAND": "true"}
+
+STUB_CLAUDE = """#!/bin/sh
+if [ "$1" = "--version" ]; then echo "2.1.197 (Claude Code, stand-in)"; exit 0; fi
+echo '{"type":"result","subtype":"success","is_error":true,"result":"Not logged in"}'
+exit 1
+"""
+
+
+def _executable(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    path.chmod(path.stat().st_mode | stat.S_IXUSR)
+    return path
+
+
+def _bare_path(tmp_path: Path) -> str:
+    """A PATH with git and sh only: no claude, no codex, no npm."""
+    bin_dir = tmp_path / "bare-bin"
+    bin_dir.mkdir(exist_ok=True)
+    for name in ("git", "sh"):
+        found = shutil.which(name)
+        assert found is not None
+        if not (bin_dir / name).exists():
+            (bin_dir / name).symlink_to(found)
+    return str(bin_dir)
+
+
+# ------------------------------------------------------- the agent CLIs, found --
+
+
+def test_a_bare_name_is_found_on_path_then_local_bin_then_npms_prefix(
+        tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    env = {"PATH": _bare_path(tmp_path), "HOME": str(home)}
+    assert locate.find_cli("claude", env) is None
+    # npm's prefix from ~/.npmrc (as `npm config set prefix ~/.npm-global` writes it)
+    (home / ".npmrc").parent.mkdir(parents=True)
+    (home / ".npmrc").write_text("fund=false\nprefix = ~/.npm-global\n")
+    in_rc = _executable(home / ".npm-global" / "bin" / "claude", STUB_CLAUDE)
+    assert locate.find_cli("claude", env) == str(in_rc)
+    # NPM_CONFIG_PREFIX comes before the npmrc, as it does for npm
+    in_env = _executable(tmp_path / "prefix" / "bin" / "claude", STUB_CLAUDE)
+    assert locate.find_cli("claude", {**env, "NPM_CONFIG_PREFIX": str(tmp_path / "prefix")}) \
+        == str(in_env)
+    # ~/.local/bin (the README's install) comes before npm's prefix
+    local = _executable(home / ".local" / "bin" / "claude", STUB_CLAUDE)
+    assert locate.find_cli("claude", env) == str(local)
+    # and PATH before everything
+    on_path = _executable(tmp_path / "on-path" / "claude", STUB_CLAUDE)
+    assert locate.find_cli("claude", {**env, "PATH": f"{on_path.parent}:{env['PATH']}"}) \
+        == str(on_path)
+
+
+def test_npm_is_asked_for_its_prefix_only_when_nothing_else_says(tmp_path: Path) -> None:
+    """No variable, no npmrc line: `npm config get prefix` (a stand-in npm that logs
+    each call) is asked once, and not at all when the CLI was found earlier."""
+    home = tmp_path / "home"
+    home.mkdir()
+    bin_dir = Path(_bare_path(tmp_path))
+    log = tmp_path / "npm.log"
+    prefix = tmp_path / "npm-global"
+    _executable(bin_dir / "npm", f"#!/bin/sh\necho \"$@\" >> {log}\necho {prefix}\n")
+    env = {"PATH": str(bin_dir), "HOME": str(home)}
+    assert locate.find_cli("codex", env) is None
+    assert log.read_text() == "config get prefix\n"
+    codex = _executable(prefix / "bin" / "codex", "#!/bin/sh\n")
+    assert locate.find_cli("codex", env) == str(codex)
+    _executable(home / ".local" / "bin" / "codex", "#!/bin/sh\n")
+    log.unlink()
+    assert locate.find_cli("codex", env) == str(home / ".local" / "bin" / "codex")
+    assert not log.exists()
+
+
+@pytest.mark.parametrize("command", [["run", "slugify"], ["refactor", "tidy"], ["resume"]])
+def test_run_resume_and_refactor_find_claude_in_local_bin(
+        run_rgr: RunRgr, repo: Repo, tmp_path: Path, command: list[str]) -> None:
+    if command == ["resume"]:  # a run's start note at HEAD
+        repo.note_cli(repo.head(), note_json("REFACTOR", nextPhase="PLAN", cycleNumber=0,
+                                             runId="run-1"))
+    _executable(tmp_path / "home" / ".local" / "bin" / "claude", STUB_CLAUDE)
+    code, out, err = run_rgr([command[0], "--yes", *command[1:]], repo.path,
+                             {**TEST_ENV, "PATH": _bare_path(tmp_path)})
+    assert code == 1, out + err
+    assert "agent backend: claude 2.1.197 (Claude Code, stand-in)" in out, out + err
+    assert "not logged in" in err.lower(), err
+
+
+@pytest.mark.parametrize(("backend", "package", "version"), [
+    ("claude", claude_release.PACKAGE, claude_release.PINNED),
+    ("codex", CODEX_PACKAGE, VERIFIED_VERSIONS[0]),
+])
+def test_a_missing_agent_cli_names_where_it_looked_and_the_pinned_install(
+        run_rgr: RunRgr, repo: Repo, tmp_path: Path, backend: str, package: str,
+        version: str) -> None:
+    code, out, err = run_rgr(["run", "--yes", "--backend", backend, "slugify"], repo.path,
+                             {**TEST_ENV, "PATH": _bare_path(tmp_path)})
+    assert code == 1, out + err
+    assert f"`{backend}` is not on PATH, {tmp_path / 'home' / '.local' / 'bin'}" in err, err
+    assert f"npm install -g --prefix ~/.local {package}@{version}" in err, err
+    assert "Traceback" not in err
