@@ -118,3 +118,62 @@ def test_a_missing_agent_cli_names_where_it_looked_and_the_pinned_install(
     assert f"`{backend}` is not on PATH, {tmp_path / 'home' / '.local' / 'bin'}" in err, err
     assert f"npm install -g --prefix ~/.local {package}@{version}" in err, err
     assert "Traceback" not in err
+
+
+# ----------------------------------------------- environment folders, not work --
+
+
+def test_a_fresh_venv_is_named_an_environment_and_ignoring_it_is_the_fix(
+        run_rgr: RunRgr, repo: Repo, tmp_path: Path) -> None:
+    import venv
+
+    venv.create(repo.path / ".venv", with_pip=False)  # pyvenv.cfg, bin/python ...
+    (repo.path / "node_modules" / "left-pad").mkdir(parents=True)
+    (repo.path / "node_modules" / "left-pad" / "index.js").write_text("")
+    code, out, err = run_rgr(["run", "--yes", "slugify"], repo.path, TEST_ENV)
+    assert code == 1, out + err
+    assert "untracked environment folders that git does not ignore (.venv/, " \
+           "node_modules/)" in err, err
+    assert "git stash -u` would stash them away" in err
+    assert "bin/python" not in err  # the folder, not the thousands of files in it
+    hint = err[err.index("`printf"):].split("`")[1]
+    assert hint.startswith("printf '%s\\n' .venv/ node_modules/ >> .gitignore && ")
+    # The fix, as given, makes the tree clean: rgr goes on to the agent's preflight.
+    import subprocess
+
+    subprocess.run(["sh", "-c", hint.replace("git commit", "git -c user.name=t -c "
+                    "user.email=t@t commit")], cwd=repo.path, check=True, capture_output=True)
+    assert (repo.path / ".venv").is_dir()
+    code, out, err = run_rgr(["run", "--yes", "slugify"], repo.path,
+                             {**TEST_ENV, "PATH": _bare_path(tmp_path)})
+    assert code == 1 and "cannot run claude" in err, out + err
+
+
+def test_a_virtualenv_of_any_name_and_pycache_next_to_real_work(
+        run_rgr: RunRgr, repo: Repo) -> None:
+    (repo.path / "tools-env").mkdir()
+    (repo.path / "tools-env" / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    (repo.path / "pkg").mkdir()
+    (repo.path / "pkg" / "mod.py").write_text("x = 1\n")
+    repo.git("add", "pkg/mod.py")
+    repo.git("commit", "-qm", "pkg")
+    (repo.path / "pkg" / "__pycache__").mkdir()
+    (repo.path / "pkg" / "__pycache__" / "mod.cpython-311.pyc").write_bytes(b"\0")
+    (repo.path / "notes.txt").write_text("my work\n")
+    code, out, err = run_rgr(["run", "--yes", "slugify"], repo.path, TEST_ENV)
+    assert code == 1, out + err
+    assert "uncommitted changes (notes.txt) and untracked environment folders " \
+           "(pkg/__pycache__/, tools-env/)" in err, err
+    assert "printf '%s\\n' __pycache__/ /tools-env/ >> .gitignore" in err, err
+    assert "then commit or stash the changes (`git stash -u`, which leaves ignored " \
+           "folders alone)" in err, err
+
+
+def test_real_work_alone_is_told_to_commit_or_stash(run_rgr: RunRgr, repo: Repo) -> None:
+    (repo.path / "venv-notes.md").write_text("not an environment\n")
+    (repo.path / "src").mkdir()
+    (repo.path / "src" / "a.py").write_text("")
+    code, out, err = run_rgr(["run", "--yes", "slugify"], repo.path, TEST_ENV)
+    assert code == 1, out + err
+    assert "uncommitted changes (src/a.py, venv-notes.md); rgr run needs a clean tree" in err
+    assert "environment" not in err and "commit or stash the changes (`git stash -u`)" in err
