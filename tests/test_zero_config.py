@@ -5,6 +5,7 @@ answers ``--version`` and refuses the login, which ends the run right there."""
 
 from __future__ import annotations
 
+import json
 import shutil
 import stat
 from pathlib import Path
@@ -177,3 +178,69 @@ def test_real_work_alone_is_told_to_commit_or_stash(run_rgr: RunRgr, repo: Repo)
     assert code == 1, out + err
     assert "uncommitted changes (src/a.py, venv-notes.md); rgr run needs a clean tree" in err
     assert "environment" not in err and "commit or stash the changes (`git stash -u`)" in err
+
+
+# ------------------------------------------------------------ --json, honestly --
+
+
+def _every_error_class() -> list[type]:
+    import importlib
+    import pkgutil
+
+    import rgr
+    from rgr.errors import RgrError
+
+    for info in pkgutil.walk_packages(rgr.__path__, "rgr."):
+        if not info.name.startswith(("rgr.fake_model", "rgr.__main__")):
+            importlib.import_module(info.name)
+    found: list[type] = []
+    todo: list[type] = [RgrError]
+    while todo:
+        cls = todo.pop()
+        found.append(cls)
+        todo += cls.__subclasses__()
+    return found
+
+
+def test_every_error_kind_is_one_of_the_documented_set() -> None:
+    from conftest import REPO_ROOT
+
+    from rgr.errors import ERROR_KINDS
+
+    classes = _every_error_class()
+    assert len(classes) > 15
+    for cls in classes:
+        assert cls.category in ERROR_KINDS, cls  # type: ignore[attr-defined]
+    readme = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
+    table = readme[readme.index("| `kind` | meaning |"):]
+    table = table[: table.index("\n\n")]
+    documented = [line.split("`")[1] for line in table.splitlines()[2:]]
+    assert documented == list(ERROR_KINDS)
+
+
+def test_not_a_terminal_is_its_own_kind_and_plan_json_keeps_stdout_clean(
+        run_rgr: RunRgr, repo: Repo, tmp_path: Path) -> None:
+    _executable(tmp_path / "home" / ".local" / "bin" / "claude", STUB_CLAUDE)
+    code, out, err = run_rgr(["refactor", "--plan-only", "--json", "tidy"], repo.path,
+                             TEST_ENV)
+    assert code == 1, out + err
+    error = json.loads(out)["error"]  # stdout: the JSON and nothing before it
+    assert error["kind"] == "not-a-terminal" and "--yes" in error["hint"]
+    assert "rgr refactor --plan-only: tidy" in err  # the header, for a person
+
+
+def test_run_has_no_json_and_says_which_commands_do(run_rgr: RunRgr, repo: Repo) -> None:
+    code, out, err = run_rgr(["run", "--json", "slugify"], repo.path)
+    assert code == 2, out + err
+    error = json.loads(out)["error"]
+    assert error["kind"] == "usage" and error["exitCode"] == 2
+    assert "rgr run has no --json" in error["message"] and "rgr report --json" in err
+    named = error["message"].split("Commands with --json: ")[1].split(", ")
+    assert named == ["rgr history", "rgr queue", "rgr refactor --plan-only",
+                     "rgr repair-notes", "rgr report", "rgr show", "rgr status",
+                     "rgr verify"]
+    code, out, err = run_rgr(["resume", "--json"], repo.path)
+    assert code == 2 and "rgr resume has no --json" in err
+    code, out, err = run_rgr(["refactor", "--json", "tidy"], repo.path)
+    assert code == 2 and json.loads(out)["error"]["kind"] == "usage"
+    assert "--json goes with --plan-only" in err

@@ -60,6 +60,8 @@ INSTALL_CODEX = (
 class DemoError(RgrError):
     """The demo cannot start or went off its script."""
 
+    category = "demo"
+
 
 def find_claude(claude: str | None) -> str:
     return find_binary("claude", claude, "Claude Code", INSTALL_CLAUDE)

@@ -20,7 +20,7 @@ from rgr.backends import claude_release
 from rgr.backends.base import Backend
 from rgr.backends.router import make_backend as _make_backend
 from rgr.config import TestCommand, resolve_test_command
-from rgr.errors import RepositoryError
+from rgr.errors import NeedsConfirmation, RepositoryError
 from rgr.handoff import ErrorDetails, HandoffState, Phase, TestResult, now_utc
 from rgr.inflight import Inflight
 from rgr.invocation import Invocation, describe_limits, observed
@@ -207,7 +207,7 @@ def _confirm(options: RunOptions, question: str) -> None:
     if options.assume_yes:
         return
     if not options.interactive:
-        raise RepositoryError(
+        raise NeedsConfirmation(
             "not a terminal: rgr will not start unattended work without confirmation",
             "pass --yes to go ahead",
         )

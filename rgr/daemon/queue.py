@@ -53,6 +53,8 @@ PACK_EVERY = 100
 class QueueError(RgrError):
     """Bad input to a queue command, or a job that cannot change as asked."""
 
+    category = "queue"
+
 
 def _build(cls: type[_T], data: dict[str, Any]) -> _T:
     """``cls(**data)``; fields a newer rgr added are dropped (the slow path)."""

@@ -191,3 +191,5 @@ class WorkCopy:
 class LostJob(RgrError):
     """Another worker owns this job now: stop without touching its state."""
 
+    category = "queue"
+
