@@ -390,8 +390,8 @@ def queue(click_ctx: click.Context, as_json: bool, remote: str | None) -> None:
     """The daemon's jobs: id, kind, feature, state, worker, phase/cycle, cost, branch.
 
     The queue lives in git (refs/rgr/queue, refs/rgr/state, refs/rgr/claims), so any
-    clone that fetches those refs sees it. `rgr queue add` and `rgr queue cancel`
-    change it; `rgr daemon` works through it.
+    clone that fetches those refs sees it. `rgr queue add`, `rgr queue cancel` and
+    `rgr queue retry` change it; `rgr daemon` works through it.
     """
     if click_ctx.invoked_subcommand is None:
         from rgr.commands import queue as command
@@ -429,6 +429,18 @@ def queue_cancel(ctx: Context, job_id: int, remote: str | None) -> None:
     from rgr.commands import queue as command
 
     sys.exit(command.cancel(ctx.workspace(), job_id, remote))
+
+
+@queue.command("retry")
+@click.argument("job_id", type=int)
+@_remote_option
+@pass_context
+def queue_retry(ctx: Context, job_id: int, remote: str | None) -> None:
+    """Queue failed job JOB_ID again (or one that needs attention): it continues from
+    its last handoff, or starts over if it has none."""
+    from rgr.commands import queue as command
+
+    sys.exit(command.retry(ctx.workspace(), job_id, remote))
 
 
 @cli.group(invoke_without_command=True)

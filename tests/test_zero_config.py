@@ -6,8 +6,10 @@ answers ``--version`` and refuses the login, which ends the run right there."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import stat
+import sys
 from pathlib import Path
 
 import pytest
@@ -35,10 +37,11 @@ def _executable(path: Path, text: str) -> Path:
 
 
 def _bare_path(tmp_path: Path) -> str:
-    """A PATH with git and sh only: no claude, no codex, no npm."""
+    """A PATH with git, sh, bwrap and true only (the sandbox and its probe): no claude,
+    no codex, no npm."""
     bin_dir = tmp_path / "bare-bin"
     bin_dir.mkdir(exist_ok=True)
-    for name in ("git", "sh"):
+    for name in ("git", "sh", "bwrap", "true"):
         found = shutil.which(name)
         assert found is not None
         if not (bin_dir / name).exists():
@@ -244,3 +247,137 @@ def test_run_has_no_json_and_says_which_commands_do(run_rgr: RunRgr, repo: Repo)
     code, out, err = run_rgr(["refactor", "--json", "tidy"], repo.path)
     assert code == 2 and json.loads(out)["error"]["kind"] == "usage"
     assert "--json goes with --plan-only" in err
+
+
+# ------------------------------------------------- the daemon's queue, no dead ends --
+
+
+def _jobs(run_rgr: RunRgr, repo: Repo) -> dict[int, dict[str, object]]:
+    code, out, err = run_rgr(["queue", "--json"], repo.path)
+    assert code == 0, err
+    return {job["id"]: job["state"] for job in json.loads(out)}
+
+
+def test_queue_add_refuses_a_base_that_is_not_there(run_rgr: RunRgr, repo: Repo,
+                                                    tmp_path: Path) -> None:
+    code, out, err = run_rgr(["queue", "add", "--base", "nosuchbranch", "x"], repo.path)
+    assert code == 1, out + err
+    assert "--base nosuchbranch: there is no branch nosuchbranch in this repository" in err
+    assert "`git branch` lists them" in err
+    bare = tmp_path / "hub.git"
+    repo.git("clone", "-q", "--bare", str(repo.path), str(bare))
+    repo.git("remote", "add", "hub", str(bare))
+    repo.git("branch", "only-here")
+    code, out, err = run_rgr(["queue", "add", "--remote", "hub", "--base", "only-here", "x"],
+                             repo.path)
+    assert code == 1 and "the remote hub has no branch only-here" in err, out + err
+    assert "git push hub only-here" in err
+    assert repo.git("for-each-ref", "refs/rgr") == ""
+    assert Repo(bare).git("for-each-ref", "refs/rgr") == ""
+    empty = tmp_path / "empty"
+    repo.git("init", "-q", "-b", "main", str(empty))
+    code, out, err = run_rgr(["queue", "add", "x"], empty)
+    assert code == 1 and "this repository has no commit yet" in err, out + err
+    assert Repo(empty).git("for-each-ref") == ""
+
+
+def test_a_job_whose_base_is_gone_fails_says_why_and_the_queue_goes_on(
+        run_rgr: RunRgr, repo: Repo, tmp_path: Path) -> None:
+    # No claude anywhere: a job that does start stops at once, saying so.
+    env = {**TEST_ENV, "PATH": _bare_path(tmp_path)}
+    repo.git("branch", "feature")
+    assert run_rgr(["queue", "add", "--base", "feature", "one"], repo.path)[0] == 0
+    assert run_rgr(["queue", "add", "two"], repo.path)[0] == 0
+    repo.git("branch", "-D", "feature")  # after `queue add` checked it
+    code, out, err = run_rgr(["daemon", "--poll", "0.2"], repo.path, env, timeout=120)
+    assert code == 1, out + err  # jobs failed under this daemon
+    assert "Traceback" not in err and "fatal:" not in out + err
+    assert "job 1 failed: cannot start: its base branch feature no longer exists" in out
+    assert "job 2 failed: cannot run claude ('claude'): `claude` is not on PATH" in out, out
+    jobs = _jobs(run_rgr, repo)
+    assert jobs[1]["state"] == "failed" and jobs[2]["state"] == "failed"
+    assert "rgr queue retry 1" in str(jobs[1]["message"])
+    # Fixed, retried: job 1 starts this time (and stops where job 2 did).
+    repo.git("branch", "feature")
+    code, out, err = run_rgr(["queue", "retry", "1"], repo.path)
+    assert code == 0 and "job 1 queued again" in out, out + err
+    assert _jobs(run_rgr, repo)[1]["state"] == "queued"
+    code, out, err = run_rgr(["daemon", "--poll", "0.2"], repo.path, env, timeout=120)
+    assert code == 1 and "job 1 failed: cannot run claude" in out, out + err
+    assert "job 2" not in out.replace("2 failed", "")  # an old failure is left alone
+
+
+def test_old_failures_in_the_queue_do_not_fail_a_clean_daemon(
+        run_rgr: RunRgr, repo: Repo) -> None:
+    from rgr.daemon.gitcli import Git, git_env
+    from rgr.daemon.hub import LocalHub
+    from rgr.daemon.queue import JobSpec, JobState, Queue
+
+    g = Git(repo.path, git_env())
+    queue = Queue(g, LocalHub(g))
+    queue.add(JobSpec(0, "run", "old", "main", "rgr/old"),
+              JobState("failed", message="rgr: error: it went wrong last week"))
+    code, out, err = run_rgr(["daemon", "--poll", "0.2"], repo.path, timeout=60)
+    assert code == 0, out + err
+    assert "daemon done: 1 failed" in out
+
+
+@pytest.mark.parametrize(("state", "why"), [
+    ("queued", "it runs when a daemon gets to it"),
+    ("complete", "it is done"),
+    ("cancelled", "queue it again with `rgr queue add`"),
+])
+def test_retry_refuses_a_job_that_did_not_fail(run_rgr: RunRgr, repo: Repo, state: str,
+                                               why: str) -> None:
+    from rgr.daemon.gitcli import Git, git_env
+    from rgr.daemon.hub import LocalHub
+    from rgr.daemon.queue import JobSpec, JobState, Queue
+
+    g = Git(repo.path, git_env())
+    Queue(g, LocalHub(g)).add(JobSpec(0, "run", "x", "main", "rgr/x"), JobState(state))
+    code, out, err = run_rgr(["queue", "retry", "1"], repo.path)
+    assert code == 1, out + err
+    assert f"job 1 is {state}: only a failed job or one that needs attention can be " \
+           "retried" in err and why in err
+    assert _jobs(run_rgr, repo)[1]["state"] == state
+    code, out, err = run_rgr(["queue", "retry", "9"], repo.path)
+    assert code == 1 and "there is no job 9" in err
+
+
+def test_a_terminal_sees_why_a_job_failed() -> None:
+    import io
+
+    from rich.console import Console
+
+    from rgr.daemon.view import DaemonView
+    from rgr.daemon.worker import reason
+
+    child = ("07:13:11 agent backend: ...\nrgr: error: the test suite is not green before "
+             "rgr starts: 1 failed\n  fix: TDD starts from green: fix or remove the "
+             "failing tests, then run again\n")
+    assert reason(child) == ("the test suite is not green before rgr starts: 1 failed "
+                             "fix: TDD starts from green: fix or remove the failing tests, "
+                             "then run again")
+    assert reason("killed\n\n") == "killed"
+    out = io.StringIO()
+    view = DaemonView(1, Console(file=out, width=200, force_terminal=True), live=True)
+    with view:
+        view.report(1, "job 3: GREEN", job=3, phase="GREEN")
+        view.report(1, f"job 3 failed: {reason(child)}", outcome=True)
+        view.report(1, "idle", job=None)  # the row moves on; the reason stays printed
+    shown = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", out.getvalue())
+    assert "worker 1: job 3 failed: the test suite is not green" in shown, shown
+
+
+def test_the_daemons_jobs_find_claude_in_local_bin(run_rgr: RunRgr, repo: Repo,
+                                                   tmp_path: Path) -> None:
+    """A daemon started where claude is not on PATH (cron, a service): its jobs find
+    the one in ~/.local/bin, run it as every phase runs it, and fail with its answer."""
+    _executable(tmp_path / "home" / ".local" / "bin" / "claude", STUB_CLAUDE)
+    env = {"TDD_TEST_COMMAND": f"{sys.executable} -m pytest -q", "PATH": _bare_path(tmp_path)}
+    assert run_rgr(["queue", "add", "one"], repo.path)[0] == 0
+    code, out, err = run_rgr(["daemon", "--poll", "0.2"], repo.path, env, timeout=180)
+    assert code == 1, out + err
+    log = (repo.path / ".git" / "rgr" / "jobs" / "1.log").read_text()
+    assert "agent backend: claude 2.1.197 (Claude Code, stand-in)" in log, log
+    assert "job 1 failed:" in out and "not logged in" in out.lower(), out
