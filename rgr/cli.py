@@ -243,6 +243,9 @@ def refactor(ctx: Context, goal: str | None, brief: Path | None, plan_only: bool
     """
     from rgr.commands import refactor as command
 
+    if as_json and not plan_only:
+        raise click.UsageError("--json goes with --plan-only (the plan as JSON); a refactor "
+                               "run's record as JSON: `rgr report --json`")
     ws = ctx.workspace(model=model, max_retries=max_retries, backend=backend)
     if accept and reject:
         raise click.UsageError("--accept and --reject exclude each other")
@@ -398,8 +401,8 @@ def queue(click_ctx: click.Context, as_json: bool, remote: str | None) -> None:
     """The daemon's jobs: id, kind, feature, state, worker, phase/cycle, cost, branch.
 
     The queue lives in git (refs/rgr/queue, refs/rgr/state, refs/rgr/claims), so any
-    clone that fetches those refs sees it. `rgr queue add` and `rgr queue cancel`
-    change it; `rgr daemon` works through it.
+    clone that fetches those refs sees it. `rgr queue add`, `rgr queue cancel` and
+    `rgr queue retry` change it; `rgr daemon` works through it.
     """
     if click_ctx.invoked_subcommand is None:
         from rgr.commands import queue as command
@@ -437,6 +440,18 @@ def queue_cancel(ctx: Context, job_id: int, remote: str | None) -> None:
     from rgr.commands import queue as command
 
     sys.exit(command.cancel(ctx.workspace(), job_id, remote))
+
+
+@queue.command("retry")
+@click.argument("job_id", type=int)
+@_remote_option
+@pass_context
+def queue_retry(ctx: Context, job_id: int, remote: str | None) -> None:
+    """Queue failed job JOB_ID again (or one that needs attention): it continues from
+    its last handoff, or starts over if it has none."""
+    from rgr.commands import queue as command
+
+    sys.exit(command.retry(ctx.workspace(), job_id, remote))
 
 
 @cli.group(invoke_without_command=True)
@@ -514,7 +529,8 @@ def fix_merge(ctx: Context, onto: str, into: str, tries: int,
 def _json_error(args: list[str], kind: str, message: str, hint: str | None,
                 code: int) -> None:
     """With --json, a failure is a JSON object on stdout too, so a script that parses
-    stdout gets an answer it can read instead of nothing (the text still goes to stderr)."""
+    stdout gets an answer it can read instead of nothing (the text still goes to stderr).
+    ``kind`` is a key of rgr.errors.ERROR_KINDS."""
     options = args[: args.index("--")] if "--" in args else args
     if "--json" not in options:
         return
@@ -522,6 +538,30 @@ def _json_error(args: list[str], kind: str, message: str, hint: str | None,
 
     click.echo(json.dumps({"error": {"kind": kind, "message": message, "hint": hint,
                                      "exitCode": code}}, indent=2))
+
+
+def json_commands(group: click.Group = cli, prefix: str = "rgr") -> list[str]:
+    """Every command that takes --json, as ``rgr status``, ``rgr queue``, ..."""
+    found = []
+    for name, command in sorted(group.commands.items()):
+        if any("--json" in getattr(p, "opts", ()) for p in command.params):
+            found.append(f"{prefix} {name}")
+        if isinstance(command, click.Group):
+            found += json_commands(command, f"{prefix} {name}")
+    return found
+
+
+def _no_json_here(exc: click.ClickException) -> click.ClickException:
+    """``rgr run --json`` and the like: say which commands do print JSON, and where a
+    run's own record is, rather than click's bare "No such option"."""
+    if not (isinstance(exc, click.NoSuchOption) and exc.option_name == "--json"):
+        return exc
+    where = exc.ctx.command_path if exc.ctx is not None else "this command"
+    having = [f"{c} --plan-only" if c == "rgr refactor" else c for c in json_commands()]
+    return click.UsageError(
+        f"{where} has no --json (it prints its progress as it goes); a run's record as "
+        "JSON is `rgr report --json` or .git/rgr/runs/<runId>/summary.json. Commands with "
+        "--json: " + ", ".join(having), exc.ctx)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -535,6 +575,7 @@ def main(argv: list[str] | None = None) -> None:
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)
     except click.ClickException as exc:
+        exc = _no_json_here(exc)
         exc.show()
         _json_error(args, "usage", exc.format_message(), None, exc.exit_code)
         sys.exit(exc.exit_code)
@@ -548,7 +589,7 @@ def main(argv: list[str] | None = None) -> None:
         click.echo(f"rgr: error: {exc.message}", err=True)
         if exc.hint:
             click.echo(f"  fix: {exc.hint}", err=True)
-        _json_error(args, type(exc).__name__, exc.message, exc.hint, exc.exit_code)
+        _json_error(args, exc.category, exc.message, exc.hint, exc.exit_code)
         sys.exit(exc.exit_code)
     except SystemExit:
         raise

@@ -117,6 +117,14 @@ def ignored_names(repo: pygit2.Repository, names: tuple[str, ...]) -> set[str]:
     return {name for name in names if repo.path_is_ignored(name)}
 
 
+def untracked_folders(repo: pygit2.Repository) -> list[str]:
+    """Untracked folders that git does not ignore, each as one ``path/`` entry (git's
+    own "normal" listing: a folder nothing in is tracked, not every file in it)."""
+    return sorted(path for path, flags in
+                  repo.status(untracked_files="normal", ignored=False).items()
+                  if path.endswith("/") and flags & FileStatus.WT_NEW)
+
+
 def resolve_commit(repo: pygit2.Repository, rev: str) -> pygit2.Commit:
     try:
         obj = repo.revparse_single(rev)

@@ -32,6 +32,8 @@ Say = Callable[[str], None]
 class IntegrateError(RgrError):
     """The run cannot be integrated as asked; nothing was changed."""
 
+    category = "integrate"
+
 
 def preflight(ws: Workspace, mode: str) -> None:
     """Before a long run with ``--integrate pr``: fail now, not after the last phase,

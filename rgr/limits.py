@@ -28,6 +28,8 @@ LIMIT_ERROR_PREFIX = "limit-"
 class LimitReached(RgrError):
     """A run limit stopped the run between two attempts; ``rgr resume`` continues."""
 
+    category = "limit"
+
     def __init__(self, limit: str, message: str, hint: str) -> None:
         super().__init__(message, hint)
         self.limit = limit

@@ -62,6 +62,8 @@ Report = Callable[[str], None]
 class MergeFixFailed(RgrError):
     """Every merge-fixer session was rejected: a person must merge."""
 
+    category = "phase"
+
 
 @dataclass(frozen=True)
 class MergeJob:

@@ -41,6 +41,8 @@ _PATHS_ONLY = _PRISTINE | CheckoutStrategy.DISABLE_PATHSPEC_MATCH
 class ImportRefused(RgrError):
     """What the agent committed cannot be brought into the user's repository."""
 
+    category = "phase"
+
 
 def objects_dir(repo: pygit2.Repository) -> Path:
     """The user's object store (the common one, for a linked worktree)."""

@@ -309,7 +309,7 @@ def test_json_commands_answer_errors_in_json(run_rgr: RunRgr, tmp_path: Path,
     assert code == 1 and "not a git repository" in err
     error = json.loads(out)["error"]
     assert error["exitCode"] == 1 and "not a git repository" in error["message"]
-    assert error["hint"] and error["kind"] == "RepositoryError"
+    assert error["hint"] and error["kind"] == "repository"
 
 
 def test_a_json_usage_error_is_json_too(run_rgr: RunRgr, repo: Repo) -> None:

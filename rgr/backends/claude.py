@@ -83,6 +83,7 @@ from typing import TYPE_CHECKING, Any
 import pydantic
 
 from rgr import failpoints
+from rgr.backends import claude_release, locate
 from rgr.backends.base import (
     SEALED_KEY,
     AgentRequest,
@@ -98,11 +99,14 @@ from rgr.processes import REPO_MARK_VAR, SESSION_MARK_VAR, kill_marked_processes
 if TYPE_CHECKING:  # a Protocol, so only for the type checker (rgr.proc)
     from rgr.proc import Launcher
 
+INSTALL_COMMAND = locate.install_command(claude_release.PACKAGE, claude_release.PINNED)
+
 
 def install_hint(setting: str = "agent_binary in tdd.toml") -> str:
-    """``setting``: where the binary's path came from (Config.setting)."""
-    return ("install Claude Code (`npm install -g @anthropic-ai/claude-code`), "
-            f"or set the path of its binary with {setting}")
+    """``setting``: where the binary's path came from (Config.setting). The command is
+    the README's, for the release the tests pin (rgr.backends.claude_release)."""
+    return (f"install Claude Code (needs Node.js 18+): `{INSTALL_COMMAND}` (rgr finds it "
+            f"in ~/.local/bin), or set the path of its binary with {setting}")
 
 LOGIN_HINT = "run `claude` and `/login`, or set ANTHROPIC_API_KEY"
 
@@ -173,7 +177,8 @@ class ClaudeBackend:
 
     def __init__(self, binary: str = "claude", *, env: Mapping[str, str] | None = None,
                  binary_setting: str = "agent_binary in tdd.toml") -> None:
-        self.binary = binary
+        # A bare name is also looked for where the README's install puts it.
+        self.binary = locate.resolve_cli(binary, env if env is not None else os.environ)
         self.env = env
         self.install_hint = install_hint(binary_setting)
 
@@ -347,9 +352,10 @@ class ClaudeBackend:
                 launcher=launcher,
             )
         except CommandError as exc:
+            where = exc.message if "/" in self.binary else locate.searched(
+                self.binary, env if env is not None else os.environ)
             raise BackendError(
-                "missing_binary",
-                f"cannot run claude ({self.binary!r}): {exc.message}",
+                "missing_binary", f"cannot run claude ({self.binary!r}): {where}",
                 self.install_hint,
             ) from exc
 

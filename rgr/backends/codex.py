@@ -69,6 +69,7 @@ from typing import TYPE_CHECKING, Any
 import pydantic
 
 from rgr import failpoints
+from rgr.backends import locate
 from rgr.backends.base import SEALED_KEY, AgentRequest, AgentResult, AgentRunError, OpenGateway
 from rgr.backends.codex_stream import StreamState, stream_reader
 from rgr.config import CodexConfig
@@ -79,9 +80,7 @@ from rgr.processes import REPO_MARK_VAR, SESSION_MARK_VAR, kill_marked_processes
 if TYPE_CHECKING:  # a Protocol, so only for the type checker (rgr.proc)
     from rgr.proc import Launcher
 
-INSTALL_HINT = (
-    "install the Codex CLI (`npm install -g @openai/codex`), or set codex_binary in tdd.toml"
-)
+PACKAGE = "@openai/codex"
 LOGIN_HINT = (
     "set CODEX_API_KEY (or OPENAI_API_KEY) in rgr's environment, or `codex login` and "
     "`[codex] login = true` in tdd.toml"
@@ -91,6 +90,12 @@ LOGIN_HINT = (
 #: [features]/[agents] switches, the JSONL event names. Newer versions run with a note.
 MIN_VERSION = (0, 169, 0)
 VERIFIED_VERSIONS = ("0.169.0",)
+#: The README's install line for the verified release (no root: into ~/.local/bin).
+INSTALL_COMMAND = locate.install_command(PACKAGE, VERIFIED_VERSIONS[0])
+INSTALL_HINT = (
+    f"install the Codex CLI (needs Node.js 18+): `{INSTALL_COMMAND}` (rgr finds it in "
+    "~/.local/bin), or set codex_binary in tdd.toml"
+)
 
 EXCERPT_CHARS = 1500
 VERSION_TIMEOUT_S = 30.0
@@ -165,7 +170,8 @@ class CodexBackend:
         source = env if env is not None else os.environ
         # The native executable, not npm's node launcher: no node needed in the sandbox,
         # and the sandbox shows exactly the package that holds it.
-        self.binary = native_executable(binary, source.get("PATH"))
+        # A bare name is also looked for where the README's install puts it.
+        self.binary = native_executable(locate.resolve_cli(binary, source), source.get("PATH"))
         self.env = env
         self.settings = settings or CodexConfig()
         #: tdd.toml's ``model`` (for every agent): ``[codex] model`` comes before it, an
@@ -368,8 +374,8 @@ class CodexBackend:
             return runner(argv, cwd=cwd, timeout=timeout, env=env, stdin_data=stdin_data,
                           on_start=on_start, launcher=launcher)
         except CommandError as exc:
-            raise BackendError("missing_binary",
-                               f"cannot run codex ({self.binary!r}): {exc.message}",
+            where = exc.message if "/" in self.binary else locate.searched(self.binary, env)
+            raise BackendError("missing_binary", f"cannot run codex ({self.binary!r}): {where}",
                                INSTALL_HINT) from exc
 
 

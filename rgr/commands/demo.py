@@ -18,8 +18,13 @@ from pathlib import Path
 
 from rich.console import Console
 
+from rgr.backends import locate
+from rgr.backends.claude import INSTALL_COMMAND as CLAUDE_INSTALL
 from rgr.backends.claude import ClaudeBackend
+from rgr.backends.claude_release import PACKAGE as CLAUDE_PACKAGE
 from rgr.backends.claude_release import PINNED
+from rgr.backends.codex import INSTALL_COMMAND as CODEX_INSTALL
+from rgr.backends.codex import PACKAGE as CODEX_PACKAGE
 from rgr.backends.codex import VERIFIED_VERSIONS, CodexBackend
 from rgr.commands import history
 from rgr.commands import run as run_command
@@ -35,10 +40,9 @@ from rgr.workspace import open_workspace
 TESTED_CLAUDE = PINNED
 
 INSTALL_CLAUDE = (
-    f"install Claude Code (needs Node.js 18+): `npm install -g @anthropic-ai/claude-code@"
-    f"{TESTED_CLAUDE}` (without root: `npm install -g --prefix ~/.local "
-    f"@anthropic-ai/claude-code@{TESTED_CLAUDE}`, which rgr demo finds in ~/.local/bin); "
-    "or pass the binary with --claude PATH. No account or login is needed for the demo"
+    f"install Claude Code (needs Node.js 18+): `{CLAUDE_INSTALL}` (no root needed; rgr finds "
+    f"it in ~/.local/bin; as root `npm install -g {CLAUDE_PACKAGE}@{TESTED_CLAUDE}` works "
+    "too); or pass the binary with --claude PATH. No account or login is needed for the demo"
 )
 
 
@@ -46,39 +50,37 @@ INSTALL_CLAUDE = (
 TESTED_CODEX = VERIFIED_VERSIONS[0]
 
 INSTALL_CODEX = (
-    f"install the Codex CLI (needs Node.js 18+): `npm install -g @openai/codex@{TESTED_CODEX}` "
-    f"(without root: `npm install -g --prefix ~/.local @openai/codex@{TESTED_CODEX}`); or "
-    "pass the binary with --codex PATH. No account or key is needed for the demo"
+    f"install the Codex CLI (needs Node.js 18+): `{CODEX_INSTALL}` (no root needed; rgr "
+    f"finds it in ~/.local/bin; as root `npm install -g {CODEX_PACKAGE}@{TESTED_CODEX}` "
+    "works too); or pass the binary with --codex PATH. No account or key is needed for "
+    "the demo"
 )
 
 
 class DemoError(RgrError):
     """The demo cannot start or went off its script."""
 
-
-def find_claude(claude: str | None, path: str | None) -> str:
-    return find_binary("claude", claude, path, "Claude Code", INSTALL_CLAUDE)
+    category = "demo"
 
 
-def find_binary(name: str, given: str | None, path: str | None, product: str,
-                install: str) -> str:
+def find_claude(claude: str | None) -> str:
+    return find_binary("claude", claude, "Claude Code", INSTALL_CLAUDE)
+
+
+def find_binary(name: str, given: str | None, product: str, install: str) -> str:
     if given is not None:
         found = shutil.which(given) if "/" not in given else (
             given if Path(given).is_file() else None)
         if found is None:
             raise DemoError(f"no {product} binary at {given!r}", install)
         return str(Path(found).resolve()) if "/" in given else found
-    found = shutil.which(name, path=path)
-    if found is None:
-        # `npm install -g --prefix ~/.local` (no root needed) puts the CLI beside a
-        # pipx-installed rgr, in a directory that may not be on PATH yet.
-        beside = [Path(sys.argv[0]).resolve().parent / name,
-                  Path.home() / ".local" / "bin" / name]
-        found = next((str(p) for p in beside if p.is_file() and os.access(p, os.X_OK)), None)
+    # The same places `rgr run` looks (rgr.backends.locate): PATH, ~/.local/bin, npm's
+    # global prefix.
+    found = locate.find_cli(name, os.environ)
     if found is None:
         raise DemoError(
-            f"rgr demo drives the real `{name}` CLI ({product}), and it is not on PATH",
-            install)
+            f"rgr demo drives the real `{name}` CLI ({product}), and "
+            f"{locate.searched(name, os.environ)}", install)
     return found
 
 
@@ -110,7 +112,7 @@ def run(directory: Path | None, claude: str | None, backend: str = "claude",
     if backend == "codex":
         return run_codex(directory, codex)
     out = make_console()
-    binary = find_claude(claude, None)
+    binary = find_claude(claude)
     test_command = find_pytest()
     where = _directory(directory)
     kata = where / "kata"
@@ -153,7 +155,7 @@ def run(directory: Path | None, claude: str | None, backend: str = "claude",
 def run_codex(directory: Path | None, codex: str | None) -> int:
     """The same replay through the real ``codex`` CLI and the Responses API server."""
     out = make_console()
-    binary = find_binary("codex", codex, None, "OpenAI Codex", INSTALL_CODEX)
+    binary = find_binary("codex", codex, "OpenAI Codex", INSTALL_CODEX)
     test_command = find_pytest()
     where = _directory(directory)
     kata = where / "kata"

@@ -11,7 +11,17 @@ import click
 from rgr.daemon import cron
 from rgr.daemon.gitcli import Git, git_env
 from rgr.daemon.hub import open_hub
-from rgr.daemon.queue import Job, JobSpec, JobState, Queue, describe_claim, state_dict, who
+from rgr.daemon.queue import (
+    Job,
+    JobSpec,
+    JobState,
+    Queue,
+    QueueError,
+    describe_claim,
+    state_dict,
+    who,
+)
+from rgr.daemon.remote import remote_tip
 from rgr.ui import esc, make_console, print_json_rows
 from rgr.workspace import Workspace
 
@@ -33,6 +43,8 @@ def add(ws: Workspace, feature: str, after: tuple[int, ...], refactor: bool,
     schedule = cron.parse(every) if every is not None else None
     base = base or rgit.require_branch(ws.repo)
     queue = open_queue(ws, remote)
+    queue.hub.refresh()  # an unreachable remote is named as such before its branches
+    check_base(queue.git, base, remote)
     kind = "refactor" if refactor else "run"
     prefix = ws.config.branch_prefix + ("refactor-" if refactor else "")
     taken = {j.spec.branch for j in queue.jobs()} | set(ws.repo.branches.local)
@@ -57,6 +69,25 @@ def add(ws: Workspace, feature: str, after: tuple[int, ...], refactor: bool,
     if schedule is not None and state.next_at is not None:
         out.print(f"  fires {every!r}, next at {_when(state.next_at)}")
     return 0
+
+
+def check_base(git: Git, base: str, remote: str | None) -> None:
+    """The job's base branch exists where its worker will fetch it from: checked here,
+    where the fix is one command away, rather than by a daemon that cannot start it."""
+    if git.rev("HEAD") is None and git.rev(f"refs/heads/{base}") is None:
+        raise QueueError("this repository has no commit yet: a job starts from a commit "
+                         "of its base branch",
+                         "commit first (`git commit --allow-empty -m 'Initial commit'` "
+                         "will do), then queue the job")
+    if remote is not None:
+        if remote_tip(git, remote, f"refs/heads/{base}") is None:
+            raise QueueError(f"--base {base}: the remote {remote} has no branch {base}",
+                             f"push it first (`git push {remote} {base}`), or name a "
+                             "branch the remote has")
+    elif git.rev(f"refs/heads/{base}") is None:
+        raise QueueError(f"--base {base}: there is no branch {base} in this repository",
+                         "name an existing branch (`git branch` lists them), or create it "
+                         f"first (`git branch {base}`)")
 
 
 def _when(ts: float | None) -> str:
@@ -111,4 +142,11 @@ def _one_line(text: str, limit: int) -> str:
 def cancel(ws: Workspace, ident: int, remote: str | None) -> int:
     state = open_queue(ws, remote).cancel(ident)
     make_console().print(f"job {ident} {esc(state.message)}")
+    return 0
+
+
+def retry(ws: Workspace, ident: int, remote: str | None) -> int:
+    open_queue(ws, remote).retry(ident)
+    make_console().print(f"job {ident} queued again: a daemon continues it from its last "
+                         "handoff (or starts it over if it has none); `rgr daemon` runs it")
     return 0

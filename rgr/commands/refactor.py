@@ -85,7 +85,9 @@ def _require_green(gate: GateResult) -> None:
 
 def refactor(ws: Workspace, goal: str, here: bool, branch: str | None,
              options: RefactorOptions, backend: Backend | None = None) -> int:
-    log = PhaseLog(options.run.verbosity)
+    # With --json, stdout is the plan's JSON alone: every line for a person goes to stderr.
+    log = PhaseLog(options.run.verbosity, make_console(stderr=True) if options.as_json
+                   else None)
     check_branch_option(branch, here)
     start_branch = git.require_branch(ws.repo)
     start = git.head_commit(ws.repo)
@@ -98,7 +100,7 @@ def refactor(ws: Workspace, goal: str, here: bool, branch: str | None,
         require_new_branch(ws, target, start_branch)
     backend = backend or make_backend(ws)
     with run_lock(ws.git_dir, "rgr refactor"):
-        out = make_console()
+        out = make_console(stderr=options.as_json)
         out.print(f"[bold]rgr refactor[/bold]{' --plan-only' if options.plan_only else ''}: "
                   f"{esc(headline(goal))}")
         out.print(f"  repository    {esc(ws.root)}")

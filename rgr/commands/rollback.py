@@ -7,7 +7,7 @@ output), and with ``--force`` uncommitted work is stashed, never discarded.
 from __future__ import annotations
 
 from rgr import git
-from rgr.errors import RepositoryError
+from rgr.errors import NeedsConfirmation, RepositoryError
 from rgr.ui import esc, make_console, short
 from rgr.workspace import Workspace
 
@@ -57,7 +57,7 @@ def run(ws: Workspace, rev: str, force: bool, assume_yes: bool, interactive: boo
         out.print(f"  and {len(dirty)} uncommitted change(s) will be stashed")
     if not assume_yes:
         if not interactive:
-            raise RepositoryError(
+            raise NeedsConfirmation(
                 "not a terminal: rgr will not roll back without confirmation",
                 "pass --yes to confirm",
             )

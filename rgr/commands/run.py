@@ -26,7 +26,7 @@ from rgr.backends import claude_release
 from rgr.backends.base import Backend
 from rgr.backends.router import make_backend as _make_backend
 from rgr.config import TestCommand, resolve_test_command
-from rgr.errors import ConfigError, RepositoryError
+from rgr.errors import ConfigError, NeedsConfirmation, RepositoryError
 from rgr.events import event
 from rgr.handoff import ErrorDetails, HandoffState, Phase, TestResult, now_utc
 from rgr.inflight import Inflight
@@ -145,18 +145,58 @@ def require_new_branch(ws: Workspace, target: str, start_branch: str) -> None:
     raise RepositoryError(f"branch {target} already exists", hint)
 
 
+#: Folders a toolchain makes in the working tree (a virtualenv, npm's packages, caches):
+#: untracked, they are an unignored environment, not work to commit or stash (`git stash
+#: -u` would take a virtualenv away). Any folder holding a pyvenv.cfg counts too.
+ENVIRONMENT_FOLDERS = frozenset({".venv", "venv", "node_modules", "__pycache__", ".tox",
+                                 ".nox", ".mypy_cache", ".pytest_cache", ".ruff_cache",
+                                 ".direnv"})
+
+
 def _require_clean(ws: Workspace, what: str) -> None:
     dirty = git.uncommitted_paths(ws.repo)
-    if dirty:
-        listing = git.describe_paths(dirty)
-        resuming = what == "rgr resume"
+    if not dirty:
+        return
+    environments = _environment_folders(ws)
+    work = [p for p in dirty if not p.startswith(tuple(environments))]
+    why = f"{what} needs a clean tree so that every change it verifies is the agent's"
+    if not work:
         raise RepositoryError(
-            f"the working tree has uncommitted changes ({listing}); {what} needs a clean tree "
-            "so that every change it verifies is the agent's",
-            "commit or stash them first (`git stash -u`)" + (
-                ", or let rgr keep them under refs/rgr/leftovers/ with "
-                "`rgr resume --set-aside`" if resuming else ""),
-        )
+            "the working tree has untracked environment folders that git does not ignore "
+            f"({', '.join(environments)}); {why}",
+            f"make git ignore them: `{_ignore_line(environments)}` (for this clone only: "
+            "append to .git/info/exclude instead); `git stash -u` would stash them away")
+    found = f"uncommitted changes ({git.describe_paths(work)})"
+    first = ""
+    if environments:
+        found += f" and untracked environment folders ({', '.join(environments)})"
+        first = (f"make git ignore the environment folders first: "
+                 f"`{_ignore_line(environments)}`; then ")
+    raise RepositoryError(
+        f"the working tree has {found}; {why}",
+        first + "commit or stash the changes (`git stash -u`" + (
+            ", which leaves ignored folders alone)" if environments else ")") + (
+            ", or let rgr keep them under refs/rgr/leftovers/ with "
+            "`rgr resume --set-aside`" if what == "rgr resume" else ""),
+    )
+
+
+def _environment_folders(ws: Workspace) -> list[str]:
+    """The untracked folders (``path/``) that hold an environment, not work."""
+    return [entry for entry in git.untracked_folders(ws.repo)
+            if Path(entry).name in ENVIRONMENT_FOLDERS
+            or (ws.root / entry / "pyvenv.cfg").is_file()]
+
+
+def _ignore_line(folders: list[str]) -> str:
+    """The shell line that makes git ignore ``folders`` for good: a known name anywhere
+    (``__pycache__/`` is wanted in every package), any other virtualenv at its place."""
+    patterns = [f"{Path(f).name}/" if Path(f).name in ENVIRONMENT_FOLDERS else f"/{f}"
+                for f in folders]
+    quoted = " ".join(shlex.quote(p) for p in patterns)
+    line = (f"echo {quoted} >> .gitignore" if len(patterns) == 1
+            else f"printf '%s\\n' {quoted} >> .gitignore")
+    return f"{line} && git add .gitignore && git commit -m 'Ignore environment folders'"
 
 
 def _preflight(backend: Backend, ws: Workspace, options: RunOptions, log: PlainView,
@@ -191,7 +231,7 @@ def _confirm(options: RunOptions, question: str) -> None:
     if options.assume_yes:
         return
     if not options.interactive:
-        raise RepositoryError(
+        raise NeedsConfirmation(
             "not a terminal: rgr will not start unattended work without confirmation",
             "pass --yes to go ahead",
         )

@@ -185,5 +185,11 @@ def _serve(ctx: DaemonContext, view: DaemonView) -> int:
         counts[job.state.state] = counts.get(job.state.state, 0) + 1
     view.say("daemon done: " + (", ".join(f"{n} {s}" for s, n in sorted(counts.items()))
                                 or "the queue is empty"))
-    bad = counts.get("failed", 0) + counts.get("needs-attention", 0)
-    return ExitCode.ERROR if bad else ExitCode.OK
+    # Non-zero only for what failed under this daemon: failures left from earlier runs
+    # sit in the queue until retried or cancelled, and a clean stop is still clean.
+    failed = sorted(ctx.failed)
+    if failed:
+        view.say(f"failed or in need of attention in this run: job(s) "
+                 f"{', '.join(map(str, failed))}; `rgr queue` says why, `rgr queue retry "
+                 "ID` tries again")
+    return ExitCode.ERROR if failed else ExitCode.OK

@@ -37,9 +37,13 @@ QUEUE_NAMESPACES = ("refs/rgr/queue/", "refs/rgr/state/", "refs/rgr/claims/")
 class RemoteUnreachable(RgrError):
     """The shared remote cannot be reached; local work goes on."""
 
+    category = "remote"
+
 
 class RemoteRejected(RgrError):
     """The shared remote refused a push for a reason other than a lost race."""
+
+    category = "remote"
 
 
 @dataclass(frozen=True)

@@ -42,6 +42,8 @@ KINDS = ("run", "refactor")
 TERMINAL = ("complete", "failed", "needs-attention", "cancelled")
 #: Waiting for a worker.
 RUNNABLE = ("queued", "stopped")
+#: Ended without completing; `rgr queue retry` queues them again.
+FAILED = ("failed", "needs-attention")
 
 
 _T = TypeVar("_T")
@@ -52,6 +54,8 @@ PACK_EVERY = 100
 
 class QueueError(RgrError):
     """Bad input to a queue command, or a job that cannot change as asked."""
+
+    category = "queue"
 
 
 def _build(cls: type[_T], data: dict[str, Any]) -> _T:
@@ -264,6 +268,34 @@ class Queue:
             if self.set_state(job, state):
                 return state
         raise QueueError(f"job {ident} kept changing; try again")
+
+
+    def retry(self, ident: int) -> JobState:
+        """Queue a failed job (or one that needs attention) again: a worker continues it
+        from its last handoff, or starts it over when it has none."""
+        for _ in range(20):
+            self.hub.refresh()
+            job = self.job(ident)
+            if job.state.state not in FAILED:
+                raise QueueError(f"job {ident} is {job.state.state}: only a failed job or "
+                                 "one that needs attention can be retried",
+                                 _NOT_RETRIED.get(job.state.state, _NOT_RETRIED["queued"]))
+            before = " ".join(job.state.message.split())[:200]
+            state = replace(job.state, state="queued", updated_at=time.time(), by=who(),
+                            message=f"queued again by rgr queue retry; it was "
+                                    f"{job.state.state}: {before}")
+            if self.set_state(job, state):
+                return state
+        raise QueueError(f"job {ident} kept changing; try again")
+
+
+#: Why `rgr queue retry` leaves a job of that state alone.
+_NOT_RETRIED = {
+    "queued": "it runs when a daemon gets to it (`rgr daemon`)",
+    "complete": "it is done: queue new work with `rgr queue add`",
+    "cancelled": "queue it again with `rgr queue add`",
+    "scheduled": "a schedule queues a new job at every firing by itself",
+}
 
 
 def _parse_all(records: list[tuple[int, str, str]]

@@ -58,9 +58,11 @@ class DaemonView:
         self.console.file.flush()  # a pipe or a log file sees each line when it happens
 
     def report(self, worker: int, message: str, live_only: bool = False,
-               **fields: Any) -> None:
+               outcome: bool = False, **fields: Any) -> None:
         """A worker's event; ``live_only`` ones (each tool call) update the live row
-        and are not printed as plain lines."""
+        and are not printed as plain lines. An ``outcome`` (a job complete, failed or in
+        need of attention, with why) is printed above the live rows too: the row's next
+        event would overwrite it, and it is what a person at the terminal must see."""
         with self.lock:
             row = self.rows.setdefault(worker, Row())
             if "job" in fields:
@@ -74,7 +76,7 @@ class DaemonView:
             row.cycle = fields.get("cycle", row.cycle)
             row.cost = float(fields.get("cost", row.cost) or 0.0)
             row.last = message
-        if self._live is None and not live_only:
+        if (self._live is None and not live_only) or outcome:
             self.console.print(f"{stamp()} worker {worker}: {esc(message)}")
             self.console.file.flush()
 

@@ -26,7 +26,7 @@ from rgr import failpoints
 from rgr.daemon import remote
 from rgr.daemon.gitcli import Git
 from rgr.daemon.queue import JobSpec
-from rgr.errors import RgrError
+from rgr.errors import CommandError, RgrError
 from rgr.notes_log import DEFAULT_REF
 from rgr.testlist import FILENAME as TEST_LIST
 
@@ -109,8 +109,7 @@ class WorkCopy:
             info.mkdir(parents=True, exist_ok=True)
             (info / "attributes").write_text(f"/{TEST_LIST} merge=union\n")
         base_ref = f"refs/remotes/{ORIGIN}/{self.spec.base}"
-        self.git.out("fetch", "--quiet", "--no-tags", ORIGIN,
-                     f"+refs/heads/{self.spec.base}:{base_ref}")
+        self._fetch_base(base_ref)
         hub_tip = remote.remote_tip(self.git, ORIGIN, self.branch_ref)
         if hub_tip is not None:
             self.git.out("fetch", "--quiet", "--no-tags", ORIGIN,
@@ -132,6 +131,22 @@ class WorkCopy:
             self.git.out("clean", "-q", "-fd")
         elif self.git.run("symbolic-ref", "-q", "HEAD").stdout.strip() != self.branch_ref:
             self.git.out("checkout", "--quiet", self.spec.branch)
+
+    def _fetch_base(self, base_ref: str) -> None:
+        """The job's base branch from the hub; JobCannotStart when the hub has none (it
+        was deleted after `rgr queue add` checked it), never git's raw output."""
+        done = self.git.run("fetch", "--quiet", "--no-tags", ORIGIN,
+                            f"+refs/heads/{self.spec.base}:{base_ref}")
+        if done.returncode == 0 and not done.timed_out:
+            return
+        # ls-remote raises RemoteUnreachable for a hub that does not answer.
+        if remote.remote_tip(self.git, ORIGIN, f"refs/heads/{self.spec.base}") is None:
+            ident, base = self.spec.id, self.spec.base
+            raise JobCannotStart(
+                f"its base branch {base} no longer exists in {self.hub_url}",
+                f"recreate it (`git branch {base} <commit>`, pushed to where the queue "
+                f"lives), then `rgr queue retry {ident}`; or `rgr queue cancel {ident}`")
+        raise CommandError(f"git fetch of the base branch failed:\n{done.describe(1500)}")
 
     def progress(self) -> Progress:
         """The job's latest handoff on its branch, and what its sessions cost."""
@@ -188,6 +203,15 @@ class WorkCopy:
         remote.sync_notes(self.git, ORIGIN, self.notes_ref)
 
 
+class JobCannotStart(RgrError):
+    """The job's clone cannot be set up for a reason a person must fix (its base branch
+    is gone): the job fails, and the queue goes on without it."""
+
+    category = "queue"
+
+
 class LostJob(RgrError):
     """Another worker owns this job now: stop without touching its state."""
+
+    category = "queue"
 

@@ -24,7 +24,7 @@ from rgr import failpoints
 from rgr.daemon import claims, land
 from rgr.daemon.gitcli import Git
 from rgr.daemon.hub import Hub, RemoteUnreachable
-from rgr.daemon.queue import Claim, Job, Queue, runnable, who
+from rgr.daemon.queue import FAILED, Claim, Job, Queue, runnable, who
 from rgr.daemon.workcopy import LostJob, WorkCopy, jobs_root
 from rgr.errors import RgrError
 from rgr.history import ROWS_ALSO_IN
@@ -85,6 +85,9 @@ class DaemonContext:
     budget: Budget = field(default_factory=lambda: Budget(None))
     children: dict[int, int] = field(default_factory=dict)  # worker -> child pid
     busy: set[int] = field(default_factory=set)
+    #: Jobs this daemon saw fail or need attention (older failures in the queue are not
+    #: its doing: they do not make it exit non-zero).
+    failed: set[int] = field(default_factory=set)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def kill_children(self) -> None:
@@ -206,8 +209,8 @@ class Worker(threading.Thread):
             if not ctx.queue.set_state(job, state):
                 return  # cancelled (or changed) between reading and claiming
             wc = WorkCopy(ctx.main, ctx.git_dir, job.spec, ctx.hub_url)
-            wc.prepare()
-            self.loop(job, wc, beat)
+            if self.prepare(job, wc):
+                self.loop(job, wc, beat)
         except LostJob as exc:
             self.say(f"job {job.id}: {exc.message}; another worker owns it")
             beat.lost.set()
@@ -217,6 +220,21 @@ class Worker(threading.Thread):
                      f"{exc.message.splitlines()[0]}")
         finally:
             beat.release()
+
+    def prepare(self, job: Job, wc: WorkCopy) -> bool:
+        """Set the job's clone up; a job that cannot start fails, with the reason and the
+        fix, rather than stopping the daemon (which would leave it running, to fail
+        again at every start, with every job behind it waiting)."""
+        try:
+            wc.prepare()
+        except (LostJob, RemoteUnreachable):
+            raise
+        except RgrError as exc:
+            message = f"cannot start: {exc}"
+            self.update(job, state="failed", message=message)
+            self.say(f"job {job.id} failed: {message}", job=None, outcome=True)
+            return False
+        return True
 
     def loop(self, job: Job, wc: WorkCopy, beat: Heartbeat) -> None:
         ctx = self.ctx
@@ -275,7 +293,7 @@ class Worker(threading.Thread):
                 failure = tail((done.stderr or done.stdout).strip(), 600)
                 wc.share_notes()
                 self.update(job, state="failed", message=failure)
-                self.say(f"job {job.id} failed: {failure.splitlines()[-1] if failure else ''}")
+                self.say(f"job {job.id} failed: {reason(failure)}", outcome=True)
                 return
 
     def child(self, job: Job, started: bool, budget: float | None) -> Completed:
@@ -324,6 +342,9 @@ class Worker(threading.Thread):
             state = replace(job.state, updated_at=time.time(), by=self.worker_id,
                             **changes)  # type: ignore[arg-type]
             if self.ctx.queue.set_state(job, state):
+                if state.state in FAILED:
+                    with self.ctx.lock:
+                        self.ctx.failed.add(job.id)
                 return
             current = self.ctx.queue.job(job.id)
             job.state, job.state_oid = current.state, current.state_oid
@@ -348,14 +369,28 @@ class Worker(threading.Thread):
             if not landed.ok:
                 wc.share_notes()
                 self.update(job, state="needs-attention", message=landed.message)
-                self.say(f"job {job.id} needs attention: {landed.message.splitlines()[0]}")
+                self.say(f"job {job.id} needs attention: {landed.message.splitlines()[0]}",
+                         outcome=True)
                 return
             message = landed.message
         failpoints.hit("daemon:landed")
         wc.share_notes()
         self.update(job, state="complete", message=message, cost_usd=cost,
                     tip=wc.git.rev("HEAD"), phase="COMPLETE")
-        self.say(f"job {job.id} complete: {message}", job=None)
+        self.say(f"job {job.id} complete: {message}", job=None, outcome=True)
+
+
+def reason(output: str) -> str:
+    """Why a child rgr failed, in a line or two: its ``rgr: error:`` line and the ``fix:``
+    after it when it printed one (its last line is often only the fix), else its last
+    line."""
+    lines = [line.strip() for line in output.splitlines() if line.strip()]
+    for i in range(len(lines) - 1, -1, -1):
+        if lines[i].startswith("rgr: error:"):
+            fix = lines[i + 1] if i + 1 < len(lines) and lines[i + 1].startswith("fix:") \
+                else ""
+            return " ".join(filter(None, (lines[i].removeprefix("rgr: error:").strip(), fix)))
+    return lines[-1] if lines else "it exited without saying why"
 
 
 def _append_log(path: Path, done: Completed) -> None:

@@ -67,6 +67,8 @@ Report = Callable[[str], None]
 class PlanRejected(RgrError):
     """The planner's plans kept failing validation."""
 
+    category = "phase"
+
 
 @dataclass
 class RefactorEngine:

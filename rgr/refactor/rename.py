@@ -18,6 +18,8 @@ from rgr.refactor.plan import RenameSpec
 class RenameFailed(RgrError):
     """rope could not carry out the rename."""
 
+    category = "phase"
+
 
 def symbol_offset(source: str, symbol: str) -> int:
     """The character offset of ``symbol``'s name in its top-level definition."""

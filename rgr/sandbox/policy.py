@@ -38,6 +38,8 @@ BASE_ENV_PREFIXES = ("LC_",)
 class SandboxUnavailable(RgrError):
     """bubblewrap is missing or cannot create namespaces here."""
 
+    category = "sandbox"
+
 
 @dataclass(frozen=True)
 class SandboxPolicy:

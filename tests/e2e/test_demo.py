@@ -143,7 +143,7 @@ def test_demo_without_claude_says_how_to_install_it(tmp_path: Path) -> None:
     env = _env(tmp_path / "home", PATH=str(bin_dir))
     done = _rgr(["demo", "--dir", str(tmp_path / "d")], tmp_path, env)
     assert done.returncode == 1, done.stdout + done.stderr
-    assert "`claude` CLI (Claude Code), and it is not on PATH" in done.stderr
+    assert "`claude` CLI (Claude Code), and `claude` is not on PATH" in done.stderr
     assert "npm install -g @anthropic-ai/claude-code@2.1.197" in done.stderr
     assert not (tmp_path / "d").exists()  # nothing was created
     done = _rgr(["demo", "--claude", str(tmp_path / "nope" / "claude")], tmp_path, env)

@@ -190,10 +190,12 @@ def test_plan_only_changes_nothing_and_an_invalid_plan_is_sent_back(tmp_path: Pa
         assert done.returncode == 0, done.stdout + done.stderr
         assert server.errors == [], server.errors
         revision = [r.first_user_text for r in server.requests if r.first_user_text][-1]
-    assert "plan: rejected by the validator: [E001]" in done.stdout, done.stdout
+    # stdout is the plan's JSON and nothing else; what a person reads goes to stderr
+    assert "plan: rejected by the validator: [E001]" in done.stderr, done.stderr
+    assert "rgr refactor --plan-only: tidy" in done.stderr
     for code in ("E001", "E004", "E005", "E007", "E008"):
         assert f"[{code}]" in revision, (code, revision)
-    printed = json.loads(done.stdout[done.stdout.index("\n{") + 1:])
+    printed = json.loads(done.stdout)
     assert [b["id"] for b in printed["batches"]] == ["dedupe-pricing", "simplify-orders"]
     assert git(repo, "for-each-ref") == refs_before
     assert git(repo, "rev-parse", "HEAD") == head_before
