@@ -28,6 +28,7 @@ from rgr.daemon.queue import FAILED, Claim, Job, Queue, runnable, who
 from rgr.daemon.workcopy import LostJob, WorkCopy, jobs_root
 from rgr.errors import RgrError
 from rgr.history import ROWS_ALSO_IN
+from rgr.sandbox.toolchain import DEPENDENCIES_FROM_VAR
 from rgr.proc import Completed, run_lines, tail
 
 #: How many phases one child runs before the worker looks at stop, cancel and budget.
@@ -325,8 +326,11 @@ class Worker(threading.Thread):
                 ctx.report(self.number, call.strip(), live_only=True)
 
         try:
-            # The job's notes come here: their history rows are filed here too.
-            env = {**ctx.env, ROWS_ALSO_IN: str(ctx.git_dir)}
+            # The job's notes come here: their history rows are filed here too. The
+            # clone has no node_modules or .venv (never committed): its working copies
+            # share this working tree's, read-only (rgr.sandbox.toolchain).
+            env = {**ctx.env, ROWS_ALSO_IN: str(ctx.git_dir),
+                   DEPENDENCIES_FROM_VAR: str(ctx.root)}
             done = run_lines([sys.executable, "-m", "rgr", *argv], cwd=wc_root,
                              timeout=CHILD_TIMEOUT_S, env=env, on_line=follow,
                              on_spawn=track)
