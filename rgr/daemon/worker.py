@@ -28,8 +28,8 @@ from rgr.daemon.queue import FAILED, Claim, Job, Queue, runnable, who
 from rgr.daemon.workcopy import LostJob, WorkCopy, jobs_root
 from rgr.errors import RgrError
 from rgr.history import ROWS_ALSO_IN
-from rgr.sandbox.toolchain import DEPENDENCIES_FROM_VAR
 from rgr.proc import Completed, run_lines, tail
+from rgr.sandbox.toolchain import DEPENDENCIES_FROM_VAR
 
 #: How many phases one child runs before the worker looks at stop, cancel and budget.
 PHASES_PER_CHILD = 1
