@@ -218,3 +218,15 @@ def _snapshot(*roots: Path) -> dict[str, bytes]:
             if path.is_file() and not path.is_symlink():
                 files[str(path)] = path.read_bytes()
     return files
+
+
+def test_maven_settings_name_a_local_repository_elsewhere(project: Path, home: Path,
+                                                         tmp_path: Path) -> None:
+    repository = tmp_path / "maven-repository"
+    repository.mkdir()
+    (home / ".m2").mkdir()
+    (home / ".m2" / "settings.xml").write_text(
+        f"<settings><localRepository> {repository} </localRepository></settings>")
+    found = detect(project, _env(home, MAVEN_OPTS=f"-Duser.home={home}"))
+    assert {home / ".m2", repository} <= set(found.read_paths)
+    assert found.env["MAVEN_OPTS"] == f"-Duser.home={home}"

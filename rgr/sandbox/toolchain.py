@@ -158,7 +158,7 @@ TOOL_HOMES = (
     _Home("go", "GOROOT", None, ("GOTOOLCHAIN", "GOFLAGS", "GOPROXY", "GONOSUMDB",
                                  "GOPRIVATE", "GOSUMDB")),
     _Home("sdkman", "SDKMAN_DIR", ".sdkman"),
-    _Home("java", "JAVA_HOME", None, ("MAVEN_OPTS", "MAVEN_ARGS", "JAVA_TOOL_OPTIONS")),
+    _Home("java", "JAVA_HOME", None, ("JAVA_TOOL_OPTIONS",)),
     _Home("maven", "M2_HOME", None),
     _Home("maven", "MAVEN_HOME", None),
     _Home("gradle", "GRADLE_HOME", None),
@@ -350,9 +350,17 @@ class _Finder:
         if modcache.is_absolute() and self.show(modcache, "Go's module cache"):
             self.env["GOMODCACHE"] = str(modcache)
         # Maven: ~/.m2 under $HOME and under the password database's home (Java reads
-        # user.home from the latter, whatever $HOME says).
+        # user.home from the latter, whatever $HOME says), the local repository its
+        # settings.xml names, and the variables that carry Maven's options.
         for home in user_homes(self.env_in):
-            self.show(home / ".m2", "Maven's settings and local repository (~/.m2)")
+            m2 = home / ".m2"
+            if self.show(m2, "Maven's settings and local repository (~/.m2)"):
+                local = _maven_local_repository(m2 / "settings.xml")
+                if local is not None:
+                    self.show(local, f"Maven's local repository ({m2}/settings.xml)")
+                for name in ("MAVEN_OPTS", "MAVEN_ARGS", "MAVEN_CONFIG"):
+                    if env.get(name):
+                        self.env[name] = env[name]
         # Gradle: its own home must be writable (locks), so the dependency cache is
         # shown read-only where GRADLE_RO_DEP_CACHE tells Gradle to look.
         gradle = Path(env.get("GRADLE_USER_HOME") or self.home / ".gradle") / "caches"
@@ -395,6 +403,15 @@ def _subdirs(path: Path) -> list[Path]:
                           if e.is_dir(follow_symlinks=False))
     except OSError:
         return []
+
+
+def _maven_local_repository(settings: Path) -> Path | None:
+    try:
+        text = settings.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    match = re.search(r"<localRepository>\s*([^<]+?)\s*</localRepository>", text)
+    return Path(match.group(1)) if match and os.path.isabs(match.group(1)) else None
 
 
 def _pyvenv_home(venv: Path) -> Path | None:
