@@ -230,3 +230,23 @@ def test_maven_settings_name_a_local_repository_elsewhere(project: Path, home: P
     found = detect(project, _env(home, MAVEN_OPTS=f"-Duser.home={home}"))
     assert {home / ".m2", repository} <= set(found.read_paths)
     assert found.env["MAVEN_OPTS"] == f"-Duser.home={home}"
+
+
+def test_what_is_mapped_inside_the_repository_stays_visible_over_the_alias(
+        project: Path, home: Path, tmp_path: Path) -> None:
+    """The scratch copy borrows the repository's object store at its own path, which the
+    working copy's alias at the repository's path covers: it is shown again on top."""
+    objects = project / ".git" / "objects"
+    objects.mkdir(parents=True)
+    (objects / "marker").write_text("the user's objects")
+    (project / ".git" / "rgr").mkdir()  # a folder the working copy's .git lacks
+    work, agent_home, agent_tmp = (tmp_path / "shm" / n for n in ("work", "home", "tmp"))
+    for folder in (work / ".git" / "objects", agent_home, agent_tmp):
+        folder.mkdir(parents=True)
+    policy = SandboxPolicy(toolchain=detect(project, _env(home)))
+    jail = policy.agent_jail(repo_root=project, work=work, home=agent_home, tmp=agent_tmp,
+                             executables=[Path(PY)], forwards=(),
+                             shared=((objects, objects), (project / ".git" / "rgr", project / ".git" / "rgr")))
+    code = f"print(open({str(objects / 'marker')!r}).read())"
+    done = run(jail.wrap([PY, "-c", code], work), cwd=work, timeout=30)
+    assert done.returncode == 0 and done.stdout.strip() == "the user's objects", done.stderr

@@ -72,8 +72,14 @@ class Jail:
             if source.exists():
                 args += ["--ro-bind", str(source), str(target)]
         for source, target in self.aliased:
-            # Recursive: the dependency folders mapped into the working copy come along.
             args += ["--ro-bind", str(source), str(target)]
+        # What was mapped at its own path inside the repository (the object store the
+        # scratch copy borrows, the run's configuration snapshot) is shown again over
+        # the working copy's alias at that path, which covered it.
+        covered = [target for _, target in self.aliased]
+        for source, target in self.mapped:
+            if source.exists() and any(target.is_relative_to(c) for c in covered):
+                args += ["--ro-bind", str(source), str(target)]
         args += ["--chdir", str(cwd), "--"]
         if self.forwards:
             # The relay runs on rgr's own interpreter, which the policy shows read-only.

@@ -90,7 +90,7 @@ class SandboxPolicy:
                     network=network,
                     forwards=() if network else forwards,
                     mapped=(*self.toolchain.shared_into(work), *shared),
-                    aliased=self._aliased(work))
+                    aliased=self._aliased(work, shared))
 
     def test_jail(self, *, repo_root: Path, checkout: Path, home: Path, tmp: Path,
                   executables: Iterable[Path], shared: tuple[tuple[Path, Path], ...] = ()
@@ -104,14 +104,22 @@ class SandboxPolicy:
                     mapped=(*self.toolchain.shared_into(checkout), *shared),
                     aliased=self._aliased(checkout))
 
-    def _aliased(self, working_copy: Path) -> tuple[tuple[Path, Path], ...]:
+    def _aliased(self, working_copy: Path, shared: tuple[tuple[Path, Path], ...] = ()
+                 ) -> tuple[tuple[Path, Path], ...]:
         """The working copy again at the repository's path(s), and the dependency
         folders inside it again: bubblewrap binds from the host's view, where the
-        folders mapped into the working copy are only empty mount points."""
+        folders mapped into the working copy are only empty mount points. What is
+        mapped at its own path under the repository (the object store a scratch copy
+        borrows, the configuration snapshot in its git dir) gets its mount point made in
+        the working copy now: the alias is read-only, so bubblewrap could not make it."""
         pairs: list[tuple[Path, Path]] = []
         for alias in self.toolchain.aliases:
             if alias == working_copy:
                 continue
+            for _source, target in shared:
+                if target.is_relative_to(alias):
+                    (working_copy / target.relative_to(alias)).mkdir(parents=True,
+                                                                     exist_ok=True)
             pairs.append((working_copy, alias))
             pairs += [(source, alias / target.relative_to(working_copy))
                       for source, target in self.toolchain.shared_into(working_copy)]
