@@ -1,7 +1,8 @@
 """Every runner adapter in rgr.runners against the real runner (no mocks): per-test
 outcomes, a test file that fails to load or compile named as an error, and an empty
 project read as "no tests yet". The toolchains are installed by tests/e2e/toolchains.py
-when missing; a toolchain that cannot be installed fails its tests, naming it.
+when missing; a toolchain that cannot be installed, or that is on PATH but cannot run,
+fails its tests, naming it.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from pathlib import Path
 
 import pytest
 from toolchains import (
+    ToolchainMissing,
     ensure_cargo,
     ensure_go,
     ensure_js_runners,
@@ -259,6 +261,23 @@ def test_cargo_test(tmp_path: Path) -> None:
     files(root, {"tests/more.rs": "#[test]\nfn passes() { kata::nope(); }\n"})
     broken = run(root, cmd)
     assert broken.collection_errors == ("tests/more.rs",) and broken.errors == 1
+
+
+def test_a_toolchain_on_path_that_cannot_run_is_missing(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """rustup's cargo proxy with no toolchain for this HOME (the tests' HOME is often a
+    fresh one) is on PATH but fails every command: the toolchain is missing, said by
+    name (ToolchainMissing fails the test), never a test failing on an empty report."""
+    proxy = tmp_path / "bin" / "cargo"
+    proxy.parent.mkdir()
+    proxy.write_text("#!/bin/sh\necho \"error: rustup could not choose a version of cargo "
+                     "to run\" >&2\nexit 1\n")
+    proxy.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{proxy.parent}{os.pathsep}{os.environ['PATH']}")
+    with pytest.raises(ToolchainMissing) as raised:
+        ensure_cargo()
+    assert f"cargo is on PATH ({proxy}) but cannot run" in str(raised.value)
+    assert "rustup could not choose" in str(raised.value)
 
 
 def test_cargo_without_tests(tmp_path: Path) -> None:
