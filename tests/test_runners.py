@@ -502,3 +502,40 @@ def test_node_and_vitest_inside_the_sandbox(tmp_path: Path, node_modules: Path) 
         report = run_tests(cmd, checkout, timeout=TIMEOUT, env=env,
                            confinement=Confinement(jail, tmp))
         assert statuses(report) == {test_id: "passed"}, report.output_excerpt
+
+
+def test_pytest_subtests_inside_the_sandbox(tmp_path: Path) -> None:
+    """In a sealed run, with rgr's own install hidden, the plugin that tells a test's own
+    outcome from its subtests' (copied to rgr's folder of the run) still loads: a test
+    whose subtest was skipped passes."""
+    import sys
+
+    import rgr.runners
+    from rgr.sandbox.policy import SandboxPolicy
+    from rgr.verify import Confinement
+
+    repo = tmp_path / "work" / "repo"
+    checkout, home, tmp = tmp_path / "checkout", tmp_path / "home", tmp_path / "tmp"
+    for folder in (repo, home, tmp):
+        folder.mkdir(parents=True)
+    files(checkout, {
+        "pytest.ini": "[pytest]\n",
+        "tests/test_words.py": """
+            import pytest
+
+            def test_words(subtests):
+                for word in ["a", "b"]:
+                    with subtests.test(word=word):
+                        if word == "b":
+                            pytest.skip("not b")
+        """,
+    })
+    policy = SandboxPolicy(hide_paths=(Path(rgr.runners.__file__).parent,))
+    jail = policy.test_jail(repo_root=repo, checkout=checkout, home=home, tmp=tmp,
+                            executables=[Path(sys.executable)])
+    cmd = TestCommand((sys.executable, "-m", "pytest"), "pytest", (), False, "test")
+    report = run_tests(cmd, checkout, timeout=TIMEOUT,
+                       env={**os.environ, "HOME": str(home), "TMPDIR": str(tmp)},
+                       confinement=Confinement(jail, tmp))
+    assert statuses(report) == {"tests/test_words.py::test_words": "passed"}, \
+        report.output_excerpt
