@@ -5,6 +5,7 @@ as git lays it out (fan-out subtrees), which is what a long-lived rgr repository
 like after users have run ``git notes`` or ``git gc`` on it.
 
     python bench/make_repo.py /tmp/bench-100k 100000
+    python bench/make_repo.py /tmp/bench-foreign-100k 100000 --foreign   # another tool's
 """
 
 from __future__ import annotations
@@ -15,6 +16,19 @@ import sys
 from pathlib import Path
 
 PHASES = ["PLAN", "RED", "GREEN", "REFACTOR"]
+
+
+#: The handoff fields another tool writing rgr's notes puts in a note (the camelCase
+#: HandoffState rgr's notes grew from); no finishedAt, so the history row's time is the
+#: commit's.
+FOREIGN_FIELDS = ("phase", "nextPhase", "cycleNumber", "currentTest", "completedTests",
+               "pendingTests", "testResult", "error", "errorDetails", "retryCount")
+
+
+def foreign_note_for(i: int) -> str:
+    """:func:`note_for` with another tool's fields only (:data:`FOREIGN_FIELDS`)."""
+    state = json.loads(note_for(i))
+    return json.dumps({key: state[key] for key in FOREIGN_FIELDS}, indent=2) + "\n"
 
 
 def note_for(i: int) -> str:
@@ -46,9 +60,11 @@ def note_for(i: int) -> str:
     return json.dumps(state, indent=2) + "\n"
 
 
-def build(path: Path, count: int) -> None:
+def build(path: Path, count: int, foreign: bool = False) -> None:
     """Streamed into fast-import as it is generated: a million notes (about 800 MB of
-    input) never sit in memory."""
+    input) never sit in memory. ``foreign``: notes another tool wrote
+    (:func:`foreign_note_for`)."""
+    note = foreign_note_for if foreign else note_for
     subprocess.run(["git", "init", "-q", "-b", "main", str(path)], check=True)
     loader = subprocess.Popen(["git", "fast-import", "--quiet"], cwd=path,
                               stdin=subprocess.PIPE)
@@ -73,7 +89,7 @@ def build(path: Path, count: int) -> None:
     data("Notes added by bench\n")
     for i in range(count):
         write(b"N inline :%d\n" % (i + 1))
-        data(note_for(i))
+        data(note(i))
     loader.stdin.close()
     if loader.wait() != 0:
         raise SystemExit(f"git fast-import failed building {path}")
@@ -81,4 +97,4 @@ def build(path: Path, count: int) -> None:
 
 
 if __name__ == "__main__":
-    build(Path(sys.argv[1]), int(sys.argv[2]))
+    build(Path(sys.argv[1]), int(sys.argv[2]), foreign="--foreign" in sys.argv[3:])

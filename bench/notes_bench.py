@@ -13,6 +13,8 @@ and their ratios:
                   read after rgr wrote the notes (rows filed as written, no walk
                   saved), warm rows with a new walk of history, warm (rows and walk;
                   the target) (also rgr's own peak memory, its git children excluded)
+  foreign notes   the same over notes another tool wrote (no finishedAt): cold, and
+                  the reads after it (--only foreign)
   one write       NotesStore.write at 100 notes and at N notes (git notes add beside it)
 
     python bench/notes_bench.py                        # 100,000 notes
@@ -127,10 +129,10 @@ def rgr_command() -> list[str]:
     return [str(script)] if script.exists() else [sys.executable, "-m", "rgr"]
 
 
-def ensure_repo(path: Path, count: int) -> Path:
+def ensure_repo(path: Path, count: int, foreign: bool = False) -> Path:
     if not (path / ".git").is_dir():
         print(f"building {path} with {count:,} noted commits ...", flush=True)
-        build(path, count)
+        build(path, count, foreign)
     return path
 
 
@@ -308,6 +310,29 @@ def bench_json(rgr: list[str], path: Path, count: int, runs: int, checks: Checks
     checks.check(f"history --json (warm) rss <= git at {count:,}", history.rss <= git_all.rss)
 
 
+def bench_foreign_json(rgr: list[str], path: Path, count: int, runs: int) -> None:
+    """Every note (``history --json``) of notes another tool wrote (no finishedAt: each
+    row's time is its commit's): the first read (no cache) and the
+    next ones (what that read filed), against ``git log --notes``. No target: printed
+    beside the reads of rgr's own notes."""
+    notes = "--notes=tdd-handoffs"
+    print(f"\n{path}: {count:,} commits, one note each written by another tool (no "
+          f"finishedAt): every note (median of {runs})\n{HEADER}")
+    git_all = measure(["git", "log", notes, "--format=%H%n%N"], path, runs)
+    row(f"git log {notes} --format=%H%n%N", git_all)
+    rows_cache, walk_cache = cache_file(path / ".git"), order_file(path / ".git")
+
+    def no_cache() -> None:
+        rows_cache.unlink(missing_ok=True)
+        walk_cache.unlink(missing_ok=True)
+
+    cold = measure([*rgr, "history", "--json"], path, runs, before=no_cache)
+    row("rgr history --json, foreign notes, cold", cold, git_all, "(no target)")
+    # The runs above filed what they could; every read from now on is a next read.
+    warm = measure([*rgr, "history", "--json"], path, runs)
+    row("rgr history --json, foreign notes, next reads", warm, git_all, "(no target)")
+
+
 def file_rows_as_written(path: Path, out: Path) -> None:
     """The row cache as rgr would have left it had it written every note of ``path``
     itself: rgr.history.cache.add_written on each note, into ``out`` (kept beside the
@@ -317,9 +342,10 @@ def file_rows_as_written(path: Path, out: Path) -> None:
                             check=True, capture_output=True).stdout.split()
     blob_of = dict(zip(listed[1::2], listed[0::2], strict=True))
     # In the order rgr writes them: each note as its commit is made, oldest first.
-    walk = subprocess.run(["git", "rev-list", "--reverse", "HEAD"], cwd=path, check=True,
-                          capture_output=True).stdout.split()
-    commits = [commit for commit in walk if commit in blob_of]
+    walk = subprocess.run(["git", "log", "--reverse", "--format=%H %ct", "HEAD"], cwd=path,
+                          check=True, capture_output=True).stdout.split()
+    time_of = dict(zip(walk[0::2], map(int, walk[1::2]), strict=True))
+    commits = [commit for commit in walk[0::2] if commit in blob_of]
     blobs = [blob_of[commit] for commit in commits]
     reader = subprocess.Popen(["git", "cat-file", "--batch"], cwd=path,
                               stdin=subprocess.PIPE, stdout=subprocess.PIPE)
@@ -333,7 +359,7 @@ def file_rows_as_written(path: Path, out: Path) -> None:
         reader.stdin.flush()
         size = int(reader.stdout.readline().split()[2])
         text = reader.stdout.read(size + 1)[:-1].decode()
-        add_written([staging], commit.decode(), blob.decode(), text)
+        add_written([staging], commit.decode(), blob.decode(), text, time_of[commit])
     reader.stdin.close()
     reader.wait()
     os.replace(target, out)
@@ -357,7 +383,7 @@ def bench_writes(small: Path, big: Path, count: int, checks: Checks) -> None:
     checks.check(f"write at {count:,} <= write at 100", ratios[1] <= 1)
 
 
-PARTS = ("startup", "reads", "json", "writes")
+PARTS = ("startup", "reads", "json", "foreign", "writes")
 
 
 def main() -> int:
@@ -387,6 +413,10 @@ def main() -> int:
             bench_reads(rgr, big, count, checks)
         if "json" in parts:
             bench_json(rgr, big, count, args.runs, checks)
+        if "foreign" in parts:
+            foreign = ensure_repo(args.workdir / f"rgr-bench-foreign-{count}", count,
+                                  foreign=True)
+            bench_foreign_json(rgr, foreign, count, args.runs)
         if "writes" in parts:
             bench_writes(small, big, count, checks)
     print(f"\nload average at the end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")

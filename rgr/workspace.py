@@ -93,8 +93,12 @@ def _notes(repo: pygit2.Repository, ref: str, env: Mapping[str, str]) -> NotesSt
     def file_history_row(commit: str, blob: str, text: str) -> None:
         from rgr.history.cache import add_written
 
+        when = git.commit_time(repo, commit)  # a row without finishedAt takes it
+        if when is None:
+            return  # a note on no commit: a read says so, in a row of its own
         # (once per file, should the daemon's git dir be this repository's own)
-        add_written(dict.fromkeys([git.common_dir(repo), *daemons]), commit, blob, text)
+        add_written(dict.fromkeys([git.common_dir(repo), *daemons]), commit, blob, text,
+                    when)
 
     return NotesStore(repo, ref, on_written=file_history_row)
 

@@ -5,6 +5,7 @@ of another validator, or no cache directory at all."""
 
 from __future__ import annotations
 
+import json
 import multiprocessing
 import subprocess
 import sys
@@ -392,6 +393,45 @@ def test_a_linked_worktree_shares_the_cache_of_the_repository(
     assert not (noted.path / ".git" / "worktrees" / "wt" / "rgr").exists()
 
 
+def seed_note(i: int) -> str:
+    """A note in the seed's schema, as another tool writes it: no finishedAt, so its
+    row's time is its commit's."""
+    return json.dumps({"phase": ["PLAN", "RED", "GREEN", "REFACTOR"][i % 4],
+                       "nextPhase": "GREEN", "cycleNumber": i % 7, "currentTest": None,
+                       "completedTests": [], "pendingTests": ["a"], "testResult": None,
+                       "error": None, "errorDetails": None, "retryCount": 0})
+
+
+def test_notes_without_finished_at_are_served_from_the_cache(
+        repo: Repo, tmp_path: Path) -> None:
+    """Another tool's notes (the seed's schema, no finishedAt): the first read files
+    their rows under the pair of commit and note, the next reads serve them from the
+    cache (a forged one shows) with each commit's own time, also for one note on two
+    commits of different times; through a replace ref (a commit id shown with another
+    commit's time) they are not served."""
+    commits = fast_commits(repo, 400)
+    texts = [seed_note(i) for i in range(len(commits))]
+    texts[7] = texts[300]  # one blob, two commits, two times
+    add_notes(repo, dict(zip(commits, texts, strict=True)))
+    want = expected(repo)
+    assert want.count(b'"time":') == 400
+    assert rgr_json(repo, tmp_path) == want  # cold: files them all
+    rows = rows_of(repo)
+    assert len(rows) == 400 and not set(rows) & {b for b, _ in repo.notes_list()}
+    assert rgr_json(repo, tmp_path) == want  # warm
+    # Served, not recomputed: a forged row (good CRC) under the pair key shows.
+    blob = repo.git("notes", f"--ref={NOTES_REF}", "list", commits[7]).encode()
+    key = history_cache.pair_key(commits[7].encode(), blob)
+    other = history_cache.pair_key(commits[300].encode(), blob)
+    assert rows[key] != rows[other]  # the same note, its commits' own times
+    forged = rows[key].replace(b'"phase":', b'"forged":true,"phase":')
+    rewrite_rows(repo, {key: with_crc(key, forged)})
+    assert rgr_json(repo, tmp_path).count(b'"forged":true') == 1
+    # Through a replace ref a commit id shows another commit's time: no pair row served.
+    repo.git("replace", commits[7], commits[100])
+    assert rgr_json(repo, tmp_path) == expected(repo)
+
+
 def handoff(i: int, finished_at: bool = True) -> HandoffState:
     return HandoffState(phase=["PLAN", "RED", "GREEN", "REFACTOR"][i % 4], cycle_number=i,
                         run_id="run-1", current_test=TestCase(description=f"test {i}"),
@@ -405,18 +445,19 @@ def test_each_note_rgr_writes_files_the_row_a_read_would(repo: Repo, tmp_path: P
     commits = fast_commits(repo, 30)
     ws = open_workspace(repo.path)
     for i, commit in enumerate(commits):
-        ws.notes.write(commit, handoff(i, finished_at=i % 5 != 0))  # every 5th: a mark
+        # every 5th without finishedAt: filed under the pair's key (the commit's time)
+        ws.notes.write(commit, handoff(i, finished_at=i % 5 != 0))
     ws.notes.write(commits[3], handoff(103))  # a replaced note: its first row is dead
     filed = cached_lines(repo)
     assert len(filed) == 31
-    assert sum(len(line) == history_cache.ROW_AT for line in filed) == 6
+    assert not any(len(line) == history_cache.ROW_AT for line in filed)  # no marks
     rows = rows_of(repo)
-    assert len(rows) == 25
+    assert len(rows) == 31
     # The same rows as a cold read files for these notes (the dead row aside).
     cache_path(repo).unlink()
     assert rgr_json(repo, tmp_path) == expected(repo)
-    assert {blob: row for blob, row in rows.items() if blob in rows_of(repo)} == rows_of(repo)
-    assert len(rows_of(repo)) == 24
+    assert {key: row for key, row in rows.items() if key in rows_of(repo)} == rows_of(repo)
+    assert len(rows_of(repo)) == 30
     # Filed rows are served: a forged one (good CRC) shows on the next read.
     ws.notes.write(commits[0], handoff(777))
     ws.notes.write(commits[-1], handoff(778))
@@ -484,11 +525,14 @@ def test_a_rewritten_file_holds_its_rows_in_the_order_reads_use_them(
     path.write_bytes(b"\n".join([header, *lines]) + b"\n")
     assert rgr_json(noted, tmp_path) == expected(noted)
     blob_of = {commit.encode(): blob.encode() for blob, commit in noted.notes_list()}
-    walk = [blob_of[c] for c in noted.git("rev-list", "HEAD").encode().split() if c in blob_of]
-    # (a note on two commits may be filed twice by a full read: the second is dead)
+    walk = [c for c in noted.git("rev-list", "HEAD").encode().split() if c in blob_of]
+    # A row is filed under its blob id, or, when it takes its commit's time, the pair's.
     filed = list(dict.fromkeys(line[9:49] for line in cached_lines(noted)))
-    # (an empty note has no line: git log shows none, so no read files one)
-    want = [blob for blob in dict.fromkeys([*walk, blob_of[side.encode()]]) if blob in filed]
+    keys = [blob_of[c] if blob_of[c] in filed else history_cache.pair_key(c, blob_of[c])
+            for c in [*walk, side.encode()]]
+    # (a note on two commits may be filed twice by a full read: the second is dead;
+    # an empty note has no line: git log shows none, so no read files one)
+    want = [key for key in dict.fromkeys(keys) if key in filed]
     assert len(want) > 1500 and filed == want
 
 
@@ -513,7 +557,7 @@ def test_filing_a_row_never_replaces_a_cache_file_put_in_place_meanwhile(
     in place meanwhile: that file (a whole cache) stays as it is."""
     common = tmp_path / "git"
     path = history_cache.cache_file(common)
-    history_cache.add_written([common], "a" * 40, "b" * 40, finished(1))
+    history_cache.add_written([common], "a" * 40, "b" * 40, finished(1), 0)
     assert len(path.read_bytes().splitlines()) == 2  # created: header and row
 
     path.unlink()
@@ -526,7 +570,7 @@ def test_filing_a_row_never_replaces_a_cache_file_put_in_place_meanwhile(
         return real_open(name, flags, *args)  # type: ignore[arg-type]
 
     monkeypatch.setattr(history_cache.os, "open", a_read_renames_its_file_in)
-    history_cache.add_written([common], "a" * 40, "c" * 40, finished(2))
+    history_cache.add_written([common], "a" * 40, "c" * 40, finished(2), 0)
     assert path.read_bytes() == b"a whole cache\n"
     assert [p.name for p in path.parent.iterdir()] == [path.name]  # no temporary left
 
@@ -563,6 +607,6 @@ def test_a_process_older_than_its_code_on_disk_files_no_rows(
     monkeypatch.setattr(history_cache, "_written_key", None)  # as in a new process
     monkeypatch.setattr(history_cache, "_process_start", lambda: start[started])
     common = tmp_path / "git"
-    history_cache.add_written([common], "a" * 40, "b" * 40, finished(1))
+    history_cache.add_written([common], "a" * 40, "b" * 40, finished(1), 0)
     filed = history_cache.cache_file(common).exists()
     assert filed == (started == "after the files")

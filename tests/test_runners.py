@@ -1,7 +1,8 @@
 """Every runner adapter in rgr.runners against the real runner (no mocks): per-test
 outcomes, a test file that fails to load or compile named as an error, and an empty
 project read as "no tests yet". The toolchains are installed by tests/e2e/toolchains.py
-when missing; a toolchain that cannot be installed fails its tests, naming it.
+when missing; a toolchain that cannot be installed, or that is on PATH but cannot run,
+fails its tests, naming it.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from pathlib import Path
 
 import pytest
 from toolchains import (
+    ToolchainMissing,
     ensure_cargo,
     ensure_go,
     ensure_js_runners,
@@ -261,6 +263,23 @@ def test_cargo_test(tmp_path: Path) -> None:
     assert broken.collection_errors == ("tests/more.rs",) and broken.errors == 1
 
 
+def test_a_toolchain_on_path_that_cannot_run_is_missing(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """rustup's cargo proxy with no toolchain for this HOME (the tests' HOME is often a
+    fresh one) is on PATH but fails every command: the toolchain is missing, said by
+    name (ToolchainMissing fails the test), never a test failing on an empty report."""
+    proxy = tmp_path / "bin" / "cargo"
+    proxy.parent.mkdir()
+    proxy.write_text("#!/bin/sh\necho \"error: rustup could not choose a version of cargo "
+                     "to run\" >&2\nexit 1\n")
+    proxy.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{proxy.parent}{os.pathsep}{os.environ['PATH']}")
+    with pytest.raises(ToolchainMissing) as raised:
+        ensure_cargo()
+    assert f"cargo is on PATH ({proxy}) but cannot run" in str(raised.value)
+    assert "rustup could not choose" in str(raised.value)
+
+
 def test_cargo_without_tests(tmp_path: Path) -> None:
     ensure_cargo()
     root = files(tmp_path, {"Cargo.toml": CARGO_TOML, "src/lib.rs": "pub fn f() {}\n"})
@@ -483,3 +502,40 @@ def test_node_and_vitest_inside_the_sandbox(tmp_path: Path, node_modules: Path) 
         report = run_tests(cmd, checkout, timeout=TIMEOUT, env=env,
                            confinement=Confinement(jail, tmp))
         assert statuses(report) == {test_id: "passed"}, report.output_excerpt
+
+
+def test_pytest_subtests_inside_the_sandbox(tmp_path: Path) -> None:
+    """In a sealed run, with rgr's own install hidden, the plugin that tells a test's own
+    outcome from its subtests' (copied to rgr's folder of the run) still loads: a test
+    whose subtest was skipped passes."""
+    import sys
+
+    import rgr.runners
+    from rgr.sandbox.policy import SandboxPolicy
+    from rgr.verify import Confinement
+
+    repo = tmp_path / "work" / "repo"
+    checkout, home, tmp = tmp_path / "checkout", tmp_path / "home", tmp_path / "tmp"
+    for folder in (repo, home, tmp):
+        folder.mkdir(parents=True)
+    files(checkout, {
+        "pytest.ini": "[pytest]\n",
+        "tests/test_words.py": """
+            import pytest
+
+            def test_words(subtests):
+                for word in ["a", "b"]:
+                    with subtests.test(word=word):
+                        if word == "b":
+                            pytest.skip("not b")
+        """,
+    })
+    policy = SandboxPolicy(hide_paths=(Path(rgr.runners.__file__).parent,))
+    jail = policy.test_jail(repo_root=repo, checkout=checkout, home=home, tmp=tmp,
+                            executables=[Path(sys.executable)])
+    cmd = TestCommand((sys.executable, "-m", "pytest"), "pytest", (), False, "test")
+    report = run_tests(cmd, checkout, timeout=TIMEOUT,
+                       env={**os.environ, "HOME": str(home), "TMPDIR": str(tmp)},
+                       confinement=Confinement(jail, tmp))
+    assert statuses(report) == {"tests/test_words.py::test_words": "passed"}, \
+        report.output_excerpt

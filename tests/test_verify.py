@@ -101,6 +101,89 @@ def test_mixed_outcomes_by_test_id(tmp_path: Path) -> None:
     assert "-p" in report.argv and "no:cacheprovider" in report.argv
 
 
+SUBTESTS = """
+    import pytest
+
+    def test_a_skipped_subtest(subtests):
+        for word in ["a", "b", "c"]:
+            with subtests.test(word=word):
+                if word == "b":
+                    pytest.skip("not b")
+                assert word
+
+    def test_skipped_subtests(subtests):
+        for word in ["a", "b", "c"]:
+            with subtests.test(word=word):
+                pytest.skip("none of them")
+
+    def test_a_failing_subtest(subtests):
+        for word in ["a", "b"]:
+            with subtests.test(word=word):
+                assert word == "a", "b is not a"
+
+    def test_skips_itself_after_a_skipped_subtest(subtests):
+        with subtests.test(word="a"):
+            pytest.skip("not a")
+        pytest.skip("not at all")
+
+    @pytest.mark.skip(reason="not today")
+    def test_marked_skip(subtests):
+        pass
+"""
+
+SUBTEST_CASES = """
+    import unittest
+
+    class TestWords(unittest.TestCase):
+        def test_a_skipped_subtest(self):
+            for word in ["a", "b", "c"]:
+                with self.subTest(word=word):
+                    if word == "b":
+                        self.skipTest("not b")
+
+        def test_a_failing_subtest(self):
+            for word in ["a", "b"]:
+                with self.subTest(word=word):
+                    self.assertEqual(word, "a")
+
+        @unittest.skip("not today")
+        def test_skipped(self):
+            pass
+
+        def test_no_subtests(self):
+            pass
+"""
+
+
+def test_a_test_is_its_own_outcome_whatever_its_subtests_skipped(tmp_path: Path) -> None:
+    """pytest's subtests (the ``subtests`` fixture, unittest's ``self.subTest``): JUnit
+    XML puts a subtest's skip or failure in its test's testcase, beside the test's own
+    outcome, with nothing to tell them apart. A failing subtest fails its test; a skipped
+    subtest never makes a passing test skipped; a test that skips itself is skipped.
+    (python-slugify's suite: pytest said 140 passed, 5 skipped, rgr 139 and 1.)"""
+    make_project(tmp_path, {"tests/test_fixture.py": SUBTESTS,
+                            "tests/test_cases.py": SUBTEST_CASES})
+    report = run(tmp_path)
+    f, c = "tests/test_fixture.py", "tests/test_cases.py::TestWords"
+    assert {test_id: o.status for test_id, o in report.outcomes.items()} == {
+        f"{f}::test_a_skipped_subtest": "passed",
+        f"{f}::test_skipped_subtests": "passed",
+        f"{f}::test_a_failing_subtest": "failed",
+        f"{f}::test_skips_itself_after_a_skipped_subtest": "skipped",
+        f"{f}::test_marked_skip": "skipped",
+        f"{c}::test_a_skipped_subtest": "passed",
+        f"{c}::test_a_failing_subtest": "failed",
+        f"{c}::test_skipped": "skipped",
+        f"{c}::test_no_subtests": "passed",
+    }, report.output_excerpt
+    assert "b is not a" in report.outcomes[f"{f}::test_a_failing_subtest"].message
+    assert "not at all" in report.outcomes[
+        f"{f}::test_skips_itself_after_a_skipped_subtest"].message
+    assert report.outcomes[f"{f}::test_a_skipped_subtest"].message == ""
+    # rgr's plugin (how the test's own outcome is known) leaves nothing in the project.
+    assert sorted(p.name for p in tmp_path.rglob("*") if "rgr" in p.name) == []
+
+
 def test_all_passing_is_green(tmp_path: Path) -> None:
     make_project(
         tmp_path,

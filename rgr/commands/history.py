@@ -11,7 +11,9 @@ missing notes with ``git log --no-walk`` (see :func:`_stream_json`). With many r
 missing (the first run) it reads ``git log --notes`` as git writes it, each note
 validated straight from its JSON text by pydantic-core, through a temporary file
 (:func:`_stream_uncached`), and fills the cache on the way. Either way the bytes are
-the model's (tests/test_history_cache.py).
+the model's (tests/test_history_cache.py). Rows of notes without finishedAt (the seed's
+schema, other tools' notes), whose time is their commit's, are cached too, under a key
+that names the commit and the note.
 ``--all`` reads every note (it has to: it lists the ones no branch reaches).
 """
 
@@ -107,27 +109,51 @@ def _stream_json(ws: Workspace) -> None:
         return
     cache = history_cache.RowCache.load(
         history_cache.cache_file(git.common_dir(ws.repo)), history_cache.validator_key())
-    # commit -> its note's cache line (a row, or a mark that its row is computed every
-    # time), or its note's blob id (40 bytes) when the cache does not know it.
-    # One map, not commit -> blob and blob -> line: 25 MB less at 100,000 notes.
+    # commit -> its note's cache line, or its note's blob id (40 bytes) when the cache
+    # has no row for it. One map, not commit -> blob and blob -> line: 25 MB less at
+    # 100,000 notes.
     notes: dict[bytes, history_cache.Line] = {}
-    found = cache.lines.get
+    # Through a replace ref (or a graft, a shallow boundary) git shows a commit id with
+    # another commit's time: rows that take their commit's time are then neither served
+    # nor filed (rgr.history.cache.pair_key assumes a commit id names its time).
+    plain = ws.notes.walk_is_plain()
     for annotated, blobs in ws.notes.note_blobs():
-        notes.update(zip(annotated, map(found, blobs, blobs), strict=True))
+        notes.update(zip(annotated, _lines_of(cache, annotated, blobs, plain), strict=True))
     cache.lines = {}  # the lines still needed are in `notes`
     unknown = countOf(map(len, notes.values()), history_cache.BLOB)
     if unknown * 4 > len(notes):  # many rows missing: read everything at once
         cache.begin_rewrite()
-        _stream_uncached(ws, head, notes, cache)
+        _stream_uncached(ws, head, notes, cache, plain)
         # only when the notes did not move: else a row may be under another note's blob
         cache.end_rewrite(notes.values(), keep=ws.notes.tip_id() == tip)
         return
-    walk = _stream_cached(ws, head, tip, notes, cache)
+    walk = _stream_cached(ws, head, tip, notes, cache, plain)
     if walk is None:
         _stream_uncached(ws, head)  # the notes changed under us: one consistent read
         return
     if ws.notes.tip_id() == tip:  # else a row may be under another note's blob id
         cache.save(notes.values(), _in_walk_order(notes, walk))
+
+
+def _lines_of(cache: history_cache.RowCache, annotated: list[bytes], blobs: list[bytes],
+              plain: bool) -> list[history_cache.Line]:
+    """For each note (``annotated[i]``'s is ``blobs[i]``): its cache line, or its blob id
+    when the cache has no row for it. A row is filed under the blob id, or, when it
+    takes its commit's time (no finishedAt), under the pair's key
+    (rgr.history.cache.row_key): looked for only when the blob id has no row, so notes
+    with finishedAt cost one C-level lookup each. ``plain``: the walk is plain
+    (rgr.notes.NotesStore.walk_is_plain), else pair keys are not looked for."""
+    from rgr.history.cache import ROW_AT, pair_key
+
+    found = cache.lines.get
+    lines: list[history_cache.Line] = list(map(found, blobs, blobs))
+    if min(map(len, lines), default=ROW_AT + 1) > ROW_AT:
+        return lines  # every row found by its blob id
+    for at, line in enumerate(lines):
+        if len(line) <= ROW_AT:  # no row by the blob id (or an older version's mark)
+            pair = found(pair_key(annotated[at], blobs[at])) if plain else None
+            lines[at] = pair or blobs[at]
+    return lines
 
 
 def _in_walk_order(notes: dict[bytes, history_cache.Line],
@@ -143,13 +169,13 @@ def _in_walk_order(notes: dict[bytes, history_cache.Line],
 
 
 def _stream_cached(ws: Workspace, head: str, tip: str, notes: dict[bytes, history_cache.Line],
-                   cache: history_cache.RowCache) -> list[bytes] | None:
+                   cache: history_cache.RowCache, plain: bool) -> list[bytes] | None:
     """:func:`_stream_json` when the cache has most rows; returns the walk (the commits
     from ``head``, newest first), or None (nothing written) when the notes ref moved
     from ``tip``, the one ``notes`` was listed at, while they were read."""
-    from rgr.history.cache import BLOB, ROW_AT
+    from rgr.history.cache import BLOB, ROW_AT, row_key
 
-    commits = _walk(ws, head)
+    commits = _walk(ws, head, plain)
     get = notes.get
     # C loops (map, min) where every row is cached, the case this path is for.
     found = list(map(get, commits))  # per commit: its cache line, its note's blob, None
@@ -158,15 +184,13 @@ def _stream_cached(ws: Workspace, head: str, tip: str, notes: dict[bytes, histor
         if line is not None and len(line) <= ROW_AT]
     computed: dict[bytes, bytes] = {}  # commit -> whole row, for rows not cached
     for texts in ws.notes.texts_of(misses):
-        for name, text, cacheable in validated_rows(texts):
-            key = name.encode()
-            part = cached_part(name, text, cacheable)
-            if part:
-                notes[key] = cache.add(notes[key], part)
-                continue
-            computed[key] = text
-            if len(notes[key]) == BLOB:  # known from now on: not "missing" next time
-                notes[key] = cache.add(notes[key], b"")
+        for name, text, by_note in validated_rows(texts):
+            commit = name.encode()
+            part = cached_part(name, text)
+            if part and len(notes[commit]) == BLOB and (by_note or plain):
+                notes[commit] = cache.add(row_key(commit, notes[commit], by_note), part)
+            else:
+                computed[commit] = text  # (no row to keep, or the note is not a blob)
     if ws.notes.tip_id() != tip:
         return None
     out = sys.stdout.buffer
@@ -199,14 +223,14 @@ def _stream_cached(ws: Workspace, head: str, tip: str, notes: dict[bytes, histor
     return commits
 
 
-def _walk(ws: Workspace, head: str) -> list[bytes]:
+def _walk(ws: Workspace, head: str, plain: bool) -> list[bytes]:
     """The commits reachable from ``head``, newest first in ``git log``'s order: the
     walk saved by the last run when it started from ``head`` too, or from an ancestor
     that ``head`` extends by a chain of one-parent commits (each rgr phase adds one);
     else ``git rev-list`` (0.3 s of git's CPU at 100,000 commits), then saved."""
     from rgr.history import cache as history_cache
 
-    if not ws.notes.walk_is_plain():
+    if not plain:  # ws.notes.walk_is_plain()
         return ws.notes.reachable_commits(head)
     path = history_cache.order_file(git.common_dir(ws.repo))
     saved = history_cache.load_order(path)
@@ -226,9 +250,10 @@ def _walk(ws: Workspace, head: str) -> list[bytes]:
 
 def _stream_uncached(ws: Workspace, head: str,
                      notes: dict[bytes, history_cache.Line] | None = None,
-                     cache: history_cache.RowCache | None = None) -> None:
+                     cache: history_cache.RowCache | None = None, plain: bool = True) -> None:
     """:func:`_stream_json` reading every note (``git log --notes``), adding the rows
-    ``notes`` (see :func:`_stream_json`) has no line for to ``cache``, when given.
+    ``notes`` (see :func:`_stream_json`) has no line for to ``cache``, when given (those
+    that take their commit's time only when ``plain``: see :func:`_stream_json`).
 
     git gives the notes newest first; asking it for oldest first (``--reverse``) makes it
     hold every commit before the first line (900 MB against 650 MB at a million notes).
@@ -237,20 +262,22 @@ def _stream_uncached(ws: Workspace, head: str,
     ``git log --notes`` needs, however many notes."""
     import tempfile
 
-    from rgr.history.cache import BLOB
+    from rgr.history.cache import BLOB, row_key
 
     with tempfile.TemporaryFile() as spool:
         for batch in ws.notes.reachable_batches(head):
             lines = []
-            for commit, line, cacheable in validated_rows(batch):
+            for commit, line, by_note in validated_rows(batch):
                 lines.append(line)
                 if cache is not None and notes is not None:
                     key = commit.encode()
                     known = notes.get(key, b"")
                     if len(known) == BLOB:
-                        # a row, or a mark that it is computed every time; written out
-                        # (begin_rewrite), not kept in `notes`: a million rows of memory
-                        cache.add(known, cached_part(commit, line, cacheable))
+                        # written out (begin_rewrite), not kept in `notes`: a million
+                        # rows of memory
+                        part = cached_part(commit, line)
+                        if part and (by_note or plain):
+                            cache.add(row_key(key, known, by_note), part)
                     elif known:
                         # Its old line goes in now, in the walk's order (see
                         # _in_walk_order), not with the lines left over at the end.

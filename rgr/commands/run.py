@@ -361,6 +361,11 @@ def _finish(state: HandoffState, inv: Invocation, ws: Workspace, options: RunOpt
         inv.message = (f"feature complete after {state.cycle_number} cycle(s): "
                        f"{len(state.completed_tests)} test(s) done")
         inv.view.always(inv.message)
+        # The report (and the integration's questions) go to the terminal through a
+        # console of their own: a live panel still up would be drawn over them, erasing
+        # their last lines and leaving its own last frame ("checking the commit") under
+        # them. The run is over: the panel goes first.
+        inv.view.close()
         from rgr.commands import report
 
         return report.at_end_of_run(ws, options.integrate)

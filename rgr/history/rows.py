@@ -48,8 +48,9 @@ def quick_row(commit: str, when: int, text: str | bytes, reachable: bool) -> dic
 def validated_rows(batch: Iterable[tuple[str, int, str | bytes]]
                    ) -> list[tuple[str, bytes, bool]]:
     """(commit, JSON row, whether all of the row after :data:`ROW_START` depends only on
-    the note) for each note of ``batch``, as reachable rows: :func:`row` without its
-    fallbacks for the notes that validate, the one place where 100,000 notes pass."""
+    the note: else it takes the commit's time too) for each note of ``batch``, as
+    reachable rows: :func:`row` without its fallbacks for the notes that validate, the
+    one place where 100,000 notes pass."""
     from pydantic import ValidationError
     from pydantic_core import to_json
 
@@ -63,15 +64,16 @@ def validated_rows(batch: Iterable[tuple[str, int, str | bytes]]
         except ValidationError:
             out.append((commit, to_json(row(commit, when, text, True)), False))  # says why
             continue
-        # Cacheable when the row's time is the note's own finishedAt, not the commit's.
+        # The note's alone when the row's time is its own finishedAt, not the commit's.
         out.append((commit, to_json(finish(commit, when, True, fields)),
                     bool(fields.get("finishedAt"))))
     return out
 
 
-def cached_part(commit: str, text: bytes, cacheable: bool) -> bytes:
+def cached_part(commit: str, text: bytes) -> bytes:
     """What the row cache keeps of ``commit``'s row ``text`` (from
-    :func:`validated_rows`): the bytes after :data:`ROW_START`, or nothing when the row
-    is computed every time."""
+    :func:`validated_rows`): the bytes after :data:`ROW_START` (filed under a key that
+    names all they depend on: rgr.history.cache.row_key); nothing for a row that does
+    not start so (never kept)."""
     start = ROW_START % commit.encode()
-    return text[len(start):] if cacheable and text.startswith(start) else b""
+    return text[len(start):] if text.startswith(start) else b""

@@ -55,9 +55,11 @@ _STATUS_TAGS: tuple[tuple[str, Status], ...] = (
 
 def status_of(case: ET.Element) -> tuple[Status, str]:
     for tag, status in _STATUS_TAGS:
-        child = case.find(tag)
-        if child is not None:
-            return status, _message(child)
+        found = case.findall(tag)
+        if found:
+            # Several: pytest's subtests report into their test's testcase, before the
+            # test's own report; a skip's reason is then the test's own (the last).
+            return status, _message(found[-1] if status == "skipped" else found[0])
     return "passed", ""
 
 

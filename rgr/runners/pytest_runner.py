@@ -3,22 +3,35 @@
 rgr also passes ``-p no:cacheprovider`` (and the caller sets ``PYTHONDONTWRITEBYTECODE``)
 so a run leaves nothing in the working tree. A shell command gets the options through
 ``PYTEST_ADDOPTS``: the script's last word is not necessarily pytest's.
+
+Subtests (the ``subtests`` fixture, unittest's ``self.subTest``) report into their test's
+testcase in the XML, where a skipped subtest looks like a skipped test. A test is its own
+outcome: it fails when a subtest failed (the XML says so), and is skipped only when it
+skipped itself, which rgr's plugin (rgr.runners.pytest_own_outcomes, in rgr's folder of
+the run) tells beside the XML.
 """
 
 from __future__ import annotations
 
+import json
+import os
 import re
 import shlex
+import shutil
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rgr.runners.base import Finished, Results, TestOutcome
 from rgr.runners.junit import ReportUnreadable, parse_xml, status_of, testcases
+from rgr.runners.pytest_own_outcomes import OUTCOMES_ENV
 
 if TYPE_CHECKING:
     from rgr.config import TestCommand
 
 PYTEST_NO_TESTS_COLLECTED = 5
+
+#: The plugin's module name in the run's folder (unlikely to be a project's own module).
+_PLUGIN = "rgr_pytest_own_outcomes"
 
 
 class Pytest:
@@ -27,6 +40,7 @@ class Pytest:
 
     def prepare(self, cmd: TestCommand, tmp: Path, env: dict[str, str]) -> tuple[str, ...]:
         extra = (f"--junitxml={tmp / 'junit.xml'}", "-p", "no:cacheprovider")
+        _add_plugin(tmp, env)
         if cmd.shell:
             env["PYTEST_ADDOPTS"] = " ".join(
                 filter(None, (env.get("PYTEST_ADDOPTS", ""), shlex.join(extra))))
@@ -37,6 +51,7 @@ class Pytest:
         results = Results()
         try:
             _read_xml(run.tmp / "junit.xml", run.root, results)
+            _own_outcomes(run.tmp / "own-outcomes.json", results)
         except ReportUnreadable as exc:
             # A broken conftest.py stops pytest before it writes a report (exit code 4);
             # it is a file that failed to import, like any other collection error.
@@ -73,6 +88,40 @@ def _read_xml(path: Path, root: Path, results: Results) -> None:
         test_id = "::".join([file, *classes, name])
         known_file = file if _exists(root, file) else None
         results.add(TestOutcome(test_id, known_file, status, message))
+
+
+def _add_plugin(tmp: Path, env: dict[str, str]) -> None:
+    """rgr.runners.pytest_own_outcomes in ``tmp``, where the run's pytest finds it: a
+    ``pytest11`` entry point of a dist-info folder on PYTHONPATH (pytest loads those by
+    itself). Not ``-p``: where PYTHONPATH does not reach pytest (a script that sets its
+    own), ``-p`` would stop the run on an import error; an entry point that is not found
+    is only a plugin not loaded."""
+    folder = tmp / "pytest-plugin"
+    info = folder / f"{_PLUGIN}-0.dist-info"
+    info.mkdir(parents=True)
+    shutil.copyfile(Path(__file__).with_name("pytest_own_outcomes.py"),
+                    folder / f"{_PLUGIN}.py")
+    (info / "METADATA").write_text(
+        f"Metadata-Version: 2.1\nName: {_PLUGIN}\nVersion: 0\n", encoding="utf-8")
+    (info / "entry_points.txt").write_text(f"[pytest11]\nrgr = {_PLUGIN}\n",
+                                          encoding="utf-8")
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, (str(folder), env.get("PYTHONPATH"))))
+    env[OUTCOMES_ENV] = str(tmp / "own-outcomes.json")
+
+
+def _own_outcomes(path: Path, results: Results) -> None:
+    """A test that ran subtests and did not skip itself is not skipped: its subtests'
+    skips (in its testcase in the XML) made it look so. A failure stays a failure.
+    Without the plugin's file (the plugin did not load) the XML is all there is."""
+    try:
+        told = json.loads(path.read_text(encoding="utf-8"))
+        with_subtests, skipped = set(told["subtests"]), set(told["skipped"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return
+    for test_id in with_subtests - skipped:
+        outcome = results.outcomes.get(test_id)
+        if outcome is not None and outcome.status == "skipped":
+            results.outcomes[test_id] = TestOutcome(test_id, outcome.file, "passed", "")
 
 
 _CONFTEST_FAILURE = re.compile(r"ImportError while loading conftest '([^']+)'")

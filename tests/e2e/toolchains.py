@@ -50,19 +50,34 @@ def apt_install(*packages: str) -> None:
                                        f"{done.describe()}")
 
 
-def ensure_program(program: str, *packages: str) -> str:
-    """The path of ``program``, installing ``packages`` from the OS registry if needed."""
+#: How long a toolchain may take to say its version: rustup's proxy answers at once.
+PROBE_TIMEOUT_S = 120.0
+
+
+def ensure_program(program: str, *packages: str, probe: tuple[str, ...] = ("--version",),
+                   ) -> str:
+    """The path of ``program``, installing ``packages`` from the OS registry if needed,
+    once ``program probe`` has run: a program on PATH that cannot run is missing too.
+
+    rustup's ``cargo`` on PATH with no toolchain for this HOME (the tests run under a
+    throwaway one) fails every command it is given; a test would then fail on whatever
+    rgr made of that output (no results), saying nothing about the toolchain. Installing
+    the OS package would not help: PATH still finds the proxy first."""
     found = shutil.which(program)
     if found is None:
         apt_install(*packages)
         found = shutil.which(program)
     if found is None:
         raise ToolchainMissing(f"{program} is still missing after installing {packages}")
+    done = run([found, *probe], cwd="/", timeout=PROBE_TIMEOUT_S)
+    if done.returncode != 0 or done.timed_out:
+        raise ToolchainMissing(f"{program} is on PATH ({found}) but cannot run here:\n"
+                               f"{done.describe()}")
     return found
 
 
 def ensure_go() -> str:
-    return ensure_program("go", "golang")
+    return ensure_program("go", "golang", probe=("version",))
 
 
 def ensure_cargo() -> str:
