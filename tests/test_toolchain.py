@@ -246,7 +246,7 @@ def test_what_is_mapped_inside_the_repository_stays_visible_over_the_alias(
     policy = SandboxPolicy(toolchain=detect(project, _env(home)))
     jail = policy.agent_jail(repo_root=project, work=work, home=agent_home, tmp=agent_tmp,
                              executables=[Path(PY)], forwards=(),
-                             shared=((objects, objects), (project / ".git" / "rgr", project / ".git" / "rgr")))
+                             shared=((objects, objects), (project / ".git" / "rgr",) * 2))
     code = f"print(open({str(objects / 'marker')!r}).read())"
     done = run(jail.wrap([PY, "-c", code], work), cwd=work, timeout=30)
     assert done.returncode == 0 and done.stdout.strip() == "the user's objects", done.stderr
