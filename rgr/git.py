@@ -360,3 +360,16 @@ def branch_tip(repo: pygit2.Repository, name: str) -> str | None:
     """The commit local branch ``name`` points at, or None when there is no such branch."""
     reference = repo.branches.local.get(name)
     return None if reference is None else str(reference.peel(pygit2.Commit).id)
+
+
+def commits_under(repo: pygit2.Repository, prefix: str) -> dict[str, str]:
+    """Every ref whose name starts with ``prefix``, and the commit it points at (refs
+    that point at no commit are left out)."""
+    found = {}
+    for name in repo.references:
+        if name.startswith(prefix):
+            try:
+                found[name] = str(repo.references[name].peel(pygit2.Commit).id)
+            except (pygit2.InvalidSpecError, ValueError, KeyError):
+                continue
+    return found
