@@ -36,9 +36,16 @@ class ServeError(RgrError):
 
 
 def require_extra() -> None:
-    import importlib.util
+    """Import the web extra's modules (an import, not a lookup: a half-installed
+    package is missing too), or say how to install them."""
+    import importlib
 
-    missing = [name for name in EXTRA_MODULES if importlib.util.find_spec(name) is None]
+    missing = []
+    for name in EXTRA_MODULES:
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            missing.append(name)
     if missing:
         raise ServeError(f"rgr serve needs the web extra, and {', '.join(missing)} "
                          f"{'is' if len(missing) == 1 else 'are'} not installed",
