@@ -118,23 +118,30 @@ class Pages:
             raise HTTPException(404, f"there is no job state {only!r}")
         return only
 
+    def _page(self, request: Request) -> int:
+        given = request.query_params.get("page", "1")
+        if not given.isdigit():
+            raise HTTPException(404, f"there is no page {given!r}")
+        return int(given)
+
     def board_page(self, request: Request) -> Response:
-        only = self._only(request)
+        only, page = self._only(request), self._page(request)
         ws = self.state.ws.reopened()
         queue = self.state.queue(ws)
         tag = board.fingerprint(queue)
-        return self.render("board.html", board=board.read(queue, only), only=only,
-                           etag=_etag(tag, only), poll_ms=POLL_MS,
+        return self.render("board.html", board=board.read(queue, only, page), only=only,
+                           etag=_etag(tag, only, page), poll_ms=POLL_MS,
                            repo=str(ws.root), title="board")
 
     def board_live(self, request: Request) -> Response:
         """The board's body for the page's script: 304 while nothing changed."""
-        only = self._only(request)
+        only, page = self._only(request), self._page(request)
         queue = self.state.queue(self.state.ws.reopened())
-        tag = _etag(board.fingerprint(queue), only)
+        tag = _etag(board.fingerprint(queue), only, page)
         if request.headers.get("if-none-match") == tag:
             return Response(status_code=304, headers={"etag": tag})
-        response = self.render("board_body.html", board=board.read(queue, only), only=only)
+        response = self.render("board_body.html", board=board.read(queue, only, page),
+                               only=only)
         response.headers["etag"] = tag
         return response
 
@@ -248,8 +255,8 @@ class Pages:
         return self.render("action.html", title=title, output=output, back=back)
 
 
-def _etag(tag: str, only: str | None) -> str:
-    return f'"{tag}-{only or "all"}"'
+def _etag(tag: str, only: str | None, page: int) -> str:
+    return f'"{tag}-{only or "all"}-{page}"'
 
 
 def create_app(state: ServeState) -> Guard:

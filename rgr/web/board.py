@@ -40,11 +40,27 @@ class Row:
     can_cancel: bool
 
 
+#: Rows per page of the board: a thousand rows cost a browser little, but the server
+#: about half its budget to render (bench/serve_bench.py); the rest is a click away.
+PAGE_SIZE = 200
+
+
 @dataclass(frozen=True)
 class Board:
     rows: list[Row]
     counts: dict[str, int]
     total: int
+    shown: int  # jobs in the filter, all pages
+    page: int
+    pages: int
+
+    @property
+    def first(self) -> int:
+        return (self.page - 1) * PAGE_SIZE + 1
+
+    @property
+    def last(self) -> int:
+        return self.first + len(self.rows) - 1
 
 
 def fingerprint(queue: Queue) -> str:
@@ -85,12 +101,16 @@ def _row(job: Job, now: float) -> Row:
         can_cancel=state.state not in TERMINAL)
 
 
-def read(queue: Queue, only: str | None) -> Board:
-    """The board now, newest job first; ``only``: the jobs in that state."""
+def read(queue: Queue, only: str | None, page: int = 1) -> Board:
+    """The board now, newest job first; ``only``: the jobs in that state; ``page``: which
+    PAGE_SIZE of them (1: the newest)."""
     jobs = queue.jobs()
     now = time.time()
     counts = dict.fromkeys(STATES, 0)
     for job in jobs:
         counts[job.state.state] = counts.get(job.state.state, 0) + 1
-    shown = [j for j in jobs if only is None or j.state.state == only]
-    return Board([_row(j, now) for j in reversed(shown)], counts, len(jobs))
+    shown = [j for j in reversed(jobs) if only is None or j.state.state == only]
+    pages = max(1, -(-len(shown) // PAGE_SIZE))
+    page = min(max(page, 1), pages)
+    rows = [_row(j, now) for j in shown[(page - 1) * PAGE_SIZE:page * PAGE_SIZE]]
+    return Board(rows, counts, len(jobs), len(shown), page, pages)

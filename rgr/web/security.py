@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import hmac
 import ipaddress
+import time
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
@@ -36,7 +37,7 @@ CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self';
 HEADERS = [
     (b"content-security-policy", CSP.encode()),
     (b"x-content-type-options", b"nosniff"),
-    (b"referrer-policy", b"no-referrer"),
+    (b"referrer-policy", b"same-origin"),  # no-referrer makes form posts Origin: null
     (b"x-frame-options", b"DENY"),
     (b"cross-origin-opener-policy", b"same-origin"),
     (b"cross-origin-resource-policy", b"same-origin"),
@@ -84,10 +85,14 @@ class Guard:
         headers = {k.decode("latin-1").lower(): v.decode("latin-1")
                    for k, v in scope.get("headers", [])}
 
+        started = time.perf_counter()
+
         async def secured(message: Message) -> None:
             if message["type"] == "http.response.start":
-                message.setdefault("headers", [])
-                message["headers"] = [*message["headers"], *HEADERS]
+                # Server-Timing: how long the server took (bench/serve_bench.py reads it).
+                took = f"app;dur={(time.perf_counter() - started) * 1000:.1f}".encode()
+                message["headers"] = [*message.get("headers", []), *HEADERS,
+                                      (b"server-timing", took)]
             await send(message)
 
         if self.loopback_only and not is_loopback(host_name(headers.get("host", ""))):
