@@ -148,21 +148,29 @@ class Served:
 @contextmanager
 def serve(cwd: Path, home: Path, *args: str,
           env: Mapping[str, str] | None = None) -> Iterator[Served]:
-    """`rgr serve --port 0 ARGS` in ``cwd`` until the block ends (then SIGTERM)."""
+    """`rgr serve --port 0 ARGS` in ``cwd`` until the block ends (then SIGTERM). Its
+    stderr goes to ``home/serve.log``, not a pipe nobody drains (a server logging
+    tracebacks into a full pipe would hang rather than fail)."""
+    home.mkdir(parents=True, exist_ok=True)
+    log = (home / "serve.log").open("a")
     process = subprocess.Popen(
         [sys.executable, "-m", "rgr", "serve", "--port", "0", *args], cwd=cwd,
         env=clean_env(home, env), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE, text=True)
+        stderr=log, text=True)
     try:
         assert process.stdout is not None
         first = process.stdout.readline()
         found = re.search(r"(http://\S+)", first)
         if found is None:
             process.kill()
+            process.wait()
             raise AssertionError(f"rgr serve printed no URL: {first!r} "
-                                 f"{process.communicate()}")
+                                 f"{(home / 'serve.log').read_text()}")
         yield Served(process, found.group(1))
+        errors = (home / "serve.log").read_text()
+        assert "Traceback" not in errors, errors
     finally:
+        log.close()
         if process.poll() is None:
             process.terminate()
             try:
