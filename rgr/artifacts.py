@@ -256,3 +256,28 @@ def read_events(path: Path) -> list[Event]:
         if isinstance(data, dict):
             events.append(data)
     return events
+
+
+def read_text_in(folder: Path, relative: str, max_bytes: int = 1_000_000) -> str | None:
+    """A file a run's events name (``outputFile``, an attempt's ``dir``/result.json),
+    read as text, or None when it is missing or not inside ``folder``: the names come
+    from events.jsonl, and a reader never follows one out of the run's folder."""
+    try:
+        base = folder.resolve()
+        path = (base / relative).resolve()
+        if not path.is_relative_to(base) or not path.is_file():
+            return None
+        with path.open("rb") as handle:
+            return handle.read(max_bytes).decode("utf-8", "replace")
+    except (OSError, ValueError):
+        return None
+
+
+def attempt_result(folder: Path, attempt_dir: str) -> dict[str, Any] | None:
+    """An attempt's result.json (the agent's final result object), or None."""
+    text = read_text_in(folder, f"{attempt_dir}/result.json")
+    try:
+        data = json.loads(text) if text else None
+    except ValueError:
+        return None
+    return data if isinstance(data, dict) else None

@@ -509,6 +509,29 @@ def daemon_stop(ctx: Context) -> None:
     sys.exit(command.stop(ctx.workspace()))
 
 
+@cli.command()
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="Address to listen on. Anything but a loopback address needs --token.")
+@click.option("--port", type=click.IntRange(min=0, max=65535), default=8765,
+              show_default=True, help="Port to listen on (0: any free port).")
+@click.option("--allow-actions", is_flag=True,
+              help="Let the page queue and cancel jobs, stop the daemon, and accept or "
+                   "reject the run at HEAD (each the same code as its command).")
+@click.option("--token", metavar="SECRET",
+              help="Every request must carry it (the printed URL does); required for a "
+                   "non-loopback --host.")
+@_remote_option
+@pass_context
+def serve(ctx: Context, host: str, port: int, allow_actions: bool, token: str | None,
+          remote: str | None) -> None:
+    """A local web page of the queue (live), each run's phases, diffs, tests and
+    rejections, and the repository's history (needs the web extra: `rgr[web]`)."""
+    from rgr.commands import serve as command
+
+    command.require_extra()  # before the repository: say how to install it first
+    sys.exit(command.run(ctx.workspace(), host, port, allow_actions, token, remote))
+
+
 @cli.command("fix-merge", hidden=True)
 @click.option("--onto", required=True, metavar="COMMIT", help="The base branch's tip.")
 @click.option("--into", required=True, metavar="BRANCH", help="The base branch.")

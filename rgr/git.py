@@ -347,3 +347,45 @@ def commit_empty(repo: pygit2.Repository, message: str, parent: pygit2.Commit) -
 def advance_branch(repo: pygit2.Repository, name: str, to: pygit2.Oid, message: str) -> None:
     """Move the checked-out branch ``name`` forward to ``to``, a commit with HEAD's tree."""
     repo.branches.local[name].set_target(to, message)
+
+
+def patch_text(repo: pygit2.Repository, base: str | None, head: str,
+               max_bytes: int = 400_000) -> tuple[str, bool]:
+    """The unified diff from ``base`` (None: the empty tree) to ``head``, renames
+    detected, and whether it was cut at ``max_bytes`` (a page of a run shows every
+    phase's diff; one generated file must not make it megabytes)."""
+    new = repo[head].peel(pygit2.Tree)
+    if base is None:
+        diff = new.diff_to_tree(swap=True)
+    else:
+        diff = repo[base].peel(pygit2.Tree).diff_to_tree(new)
+    diff.find_similar()
+    text = diff.patch or ""
+    if len(text) <= max_bytes:
+        return text, False
+    return text[:max_bytes], True
+
+
+def merge_base(repo: pygit2.Repository, one: str, other: str) -> str | None:
+    """The best common ancestor of two commits, or None when they share no history."""
+    found = repo.merge_base(pygit2.Oid(hex=one), pygit2.Oid(hex=other))
+    return None if found is None else str(found)
+
+
+def branch_tip(repo: pygit2.Repository, name: str) -> str | None:
+    """The commit local branch ``name`` points at, or None when there is no such branch."""
+    reference = repo.branches.local.get(name)
+    return None if reference is None else str(reference.peel(pygit2.Commit).id)
+
+
+def commits_under(repo: pygit2.Repository, prefix: str) -> dict[str, str]:
+    """Every ref whose name starts with ``prefix``, and the commit it points at (refs
+    that point at no commit are left out)."""
+    found = {}
+    for name in repo.references:
+        if name.startswith(prefix):
+            try:
+                found[name] = str(repo.references[name].peel(pygit2.Commit).id)
+            except (pygit2.InvalidSpecError, ValueError, KeyError):
+                continue
+    return found

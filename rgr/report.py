@@ -181,11 +181,21 @@ def _start_branch(ws: Workspace, marker: HandoffState | None, branch: str | None
 
 
 def collect(ws: Workspace) -> RunReport:
+    """The run at HEAD (what `rgr report` prints)."""
     head = str(git.head_commit(ws.repo).id)
-    notes = run_notes(ws, head)
+    return collect_at(ws, head, git.current_branch(ws.repo))
+
+
+def collect_at(ws: Workspace, head: str, branch: str | None = None,
+               notes: list[tuple[str, HandoffState]] | None = None) -> RunReport:
+    """The run whose latest note is reachable from ``head`` (a full commit id), which
+    need not be checked out (`rgr serve` shows any run). ``branch``: the branch it is
+    on (default: the branch its notes name); ``notes``: :func:`run_notes` of ``head``,
+    when the caller has read them already."""
+    notes = notes if notes is not None else run_notes(ws, head)
     last = notes[-1][1]
     marker_commit, marker = notes[0] if notes[0][1].cycle_number == 0 else (None, None)
-    branch = git.current_branch(ws.repo) or last.branch
+    branch = branch or last.branch
     verified = [(c, s) for c, s in notes if c != marker_commit]
     rejections = _rejections(ws, last.run_id)
     cost = sum(s.agent.cost_usd or 0.0 for _, s in verified if s.agent)

@@ -63,6 +63,16 @@ class Workspace:
     def git_dir(self) -> Path:
         return Path(self.repo.path)
 
+    def reopened(self) -> Workspace:
+        """This workspace on a newly opened repository (same config, notes ref and
+        environment): a pygit2 repository is not shared between threads, so each
+        request of `rgr serve` reads through its own."""
+        repo = git.open_repo(self.root)
+        return Workspace(self.root, repo, self._config,
+                         _notes(repo, self.notes.ref, self.env), self.env, self.no_sandbox,
+                         config_root=self.config_root, config_source=self.config_source,
+                         flags=self.flags)
+
     def pinned(self) -> Workspace:
         """This workspace with its configuration read from HEAD's committed tree (a
         snapshot of tdd.toml and .rgr/ under the git dir), never from files in the

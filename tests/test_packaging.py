@@ -101,3 +101,19 @@ def test_the_wheel_ships_what_the_demo_needs(wheel: Path, tmp_path: Path) -> Non
     assert proc.returncode == 0, proc.stderr
     where, scripts = proc.stdout.split()
     assert Path(where).is_relative_to(site) and scripts == "9"
+
+
+def test_the_wheel_ships_rgr_serves_templates_and_static_files(wheel: Path) -> None:
+    """`rgr serve` reads its templates and static files as package data: every one in the
+    source tree is in the wheel, and the web extra is declared."""
+    web = REPO_ROOT / "rgr" / "web"
+    source = sorted(p.relative_to(REPO_ROOT).as_posix() for folder in ("templates", "static")
+                    for p in (web / folder).rglob("*") if p.is_file())
+    assert len(source) >= 8, source
+    assert set(source) <= set(_names(wheel))
+    metadata = next(n for n in _names(wheel) if n.endswith(".dist-info/METADATA"))
+    with zipfile.ZipFile(wheel) as archive:
+        text = archive.read(metadata).decode()
+    assert "Provides-Extra: web" in text
+    assert any(line.startswith("Requires-Dist: starlette") and "extra == 'web'" in line
+               for line in text.splitlines()), text

@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 import time
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 import click
 
@@ -12,18 +13,22 @@ from rgr.daemon import cron
 from rgr.daemon.gitcli import Git, git_env
 from rgr.daemon.hub import open_hub
 from rgr.daemon.queue import (
-    Job,
     JobSpec,
     JobState,
     Queue,
     QueueError,
     describe_claim,
+    describe_state,
     state_dict,
+    when,
     who,
 )
 from rgr.daemon.remote import remote_tip
 from rgr.ui import esc, make_console, print_json_rows
 from rgr.workspace import Workspace
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 
 def open_queue(ws: Workspace, remote: str | None) -> Queue:
@@ -32,7 +37,9 @@ def open_queue(ws: Workspace, remote: str | None) -> Queue:
 
 
 def add(ws: Workspace, feature: str, after: tuple[int, ...], refactor: bool,
-        every: str | None, base: str | None, remote: str | None) -> int:
+        every: str | None, base: str | None, remote: str | None,
+        out: Console | None = None) -> int:
+    """``out``: where to say what was queued (`rgr serve` shows it on the page)."""
     from rgr import git as rgit
     from rgr.commands.run import slugify  # the run's own branch naming (a heavy import)
 
@@ -62,12 +69,12 @@ def add(ws: Workspace, feature: str, after: tuple[int, ...], refactor: bool,
     else:
         state = JobState("queued", updated_at=now, by=who())
     ident = queue.add(spec, state)
-    out = make_console()
+    out = out or make_console()
     what = "schedule" if schedule else "job"
     out.print(f"{what} {ident} queued: {esc(kind)} [bold]{esc(feature)}[/bold] on {esc(branch)} "
               f"from {esc(base)}" + (f" after {', '.join(map(str, after))}" if after else ""))
     if schedule is not None and state.next_at is not None:
-        out.print(f"  fires {every!r}, next at {_when(state.next_at)}")
+        out.print(f"  fires {every!r}, next at {when(state.next_at)}")
     return 0
 
 
@@ -90,21 +97,6 @@ def check_base(git: Git, base: str, remote: str | None) -> None:
                          f"first (`git branch {base}`)")
 
 
-def _when(ts: float | None) -> str:
-    return "-" if ts is None else datetime.fromtimestamp(ts).strftime("%Y-%m-%d %H:%M")
-
-
-def _state_text(job: Job) -> str:
-    state = job.state.state
-    if state == "scheduled":
-        return f"scheduled ({job.spec.every}), next {_when(job.state.next_at)}"
-    if job.blocked_by and state in ("queued", "stopped"):
-        return f"{state}, waits for {', '.join(map(str, job.blocked_by))}"
-    if state == "running" and (job.claim is None or job.claim.gone()):
-        return "running (its worker is gone: the next free worker takes it over)"
-    return state
-
-
 def listing(ws: Workspace, as_json: bool, remote: str | None) -> int:
     queue = open_queue(ws, remote)
     queue.hub.refresh()
@@ -121,7 +113,7 @@ def listing(ws: Workspace, as_json: bool, remote: str | None) -> int:
     for job in jobs:
         s = job.state
         rows.append((str(job.id), job.spec.kind, _one_line(job.spec.feature, 50),
-                     _state_text(job), describe_claim(job.claim),
+                     describe_state(job), describe_claim(job.claim),
                      f"{s.phase or '-'}/{s.cycle if s.cycle is not None else '-'}",
                      f"${s.cost_usd:.4f}", job.spec.branch))
     widths = [max(len(r[i]) for r in rows) for i in range(len(header))]
@@ -139,9 +131,10 @@ def _one_line(text: str, limit: int) -> str:
     return line if len(line) <= limit else line[:limit - 1] + "…"
 
 
-def cancel(ws: Workspace, ident: int, remote: str | None) -> int:
+def cancel(ws: Workspace, ident: int, remote: str | None,
+           out: Console | None = None) -> int:
     state = open_queue(ws, remote).cancel(ident)
-    make_console().print(f"job {ident} {esc(state.message)}")
+    (out or make_console()).print(f"job {ident} {esc(state.message)}")
     return 0
 
 

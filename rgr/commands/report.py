@@ -122,14 +122,16 @@ def apply(ws: Workspace, report: RunReport, mode: str, into: str | None,
     return 0
 
 
-def run(ws: Workspace, as_json: bool, mode: str = "none", into: str | None = None) -> int:
+def run(ws: Workspace, as_json: bool, mode: str = "none", into: str | None = None,
+        out: Console | None = None) -> int:
+    """``out``: where the report goes (`rgr serve`'s accept shows it on the page)."""
     report = collect(ws)
     if as_json:
         if mode != "none":
             apply(ws, report, mode, into, make_console(stderr=True))
         print_json(report.to_json())
         return 0
-    out = make_console()
+    out = out or make_console()
     render(report, out, decision=mode == "none")
     if mode != "none":
         out.print()

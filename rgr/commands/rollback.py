@@ -6,14 +6,20 @@ output), and with ``--force`` uncommitted work is stashed, never discarded.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rgr import git
 from rgr.errors import NeedsConfirmation, RepositoryError
 from rgr.ui import esc, make_console, short
 from rgr.workspace import Workspace
 
+if TYPE_CHECKING:
+    from rich.console import Console
 
-def run(ws: Workspace, rev: str, force: bool, assume_yes: bool, interactive: bool) -> int:
-    out = make_console()
+
+def run(ws: Workspace, rev: str, force: bool, assume_yes: bool, interactive: bool,
+        out: Console | None = None) -> int:
+    out = out or make_console()
     branch = git.require_branch(ws.repo)
     head = git.head_commit(ws.repo)
     target = git.resolve_commit(ws.repo, rev)

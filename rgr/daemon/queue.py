@@ -360,6 +360,27 @@ def dead_end(job: Job, by_id: dict[int, Job]) -> bool:
                and by_id[d].state.state != "complete" for d in job.spec.after)
 
 
+def when(ts: float | None) -> str:
+    """A local time to the minute, as `rgr queue` shows it; ``-`` for none."""
+    from datetime import datetime
+
+    return "-" if ts is None else datetime.fromtimestamp(ts).strftime("%Y-%m-%d %H:%M")
+
+
+def describe_state(job: Job) -> str:
+    """The job's state as `rgr queue` (and the board of `rgr serve`) words it: a
+    schedule's next firing, what a waiting job waits for, a running job whose worker
+    is gone."""
+    state = job.state.state
+    if state == "scheduled":
+        return f"scheduled ({job.spec.every}), next {when(job.state.next_at)}"
+    if job.blocked_by and state in ("queued", "stopped"):
+        return f"{state}, waits for {', '.join(map(str, job.blocked_by))}"
+    if state == "running" and (job.claim is None or job.claim.gone()):
+        return "running (its worker is gone: the next free worker takes it over)"
+    return state
+
+
 def describe_claim(claim: Claim | None) -> str:
     return "" if claim is None else f"{claim.host}:{claim.pid}"
 
