@@ -13,14 +13,17 @@ daemon runs jobs with the real claude against the scripted model (daemon_kata.py
   the payloads show as text.
 
 The daemon runs once for the module (a fixture); its jobs take about two minutes on
-two cores. Screenshots of the board and of job 1's run page go to docs/screenshots/
-(linked from the README).
+two cores. Screenshots of the board and of job 1's run page are taken on every run, into
+the test's temporary folder; ``RGR_WRITE_SCREENSHOTS=1`` puts them in docs/screenshots/
+(linked from the README) instead, so a plain test run leaves the checkout unchanged.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
+import tempfile
 import threading
 import time
 from collections.abc import Iterator
@@ -40,7 +43,11 @@ from rgr.fake_model import FakeModelServer, SessionScript, Step, bash, read, str
 
 pytestmark = pytest.mark.e2e
 
-SCREENSHOTS = REPO_ROOT / "docs" / "screenshots"
+#: Where the screenshots go: the README's folder only when asked (a test run must not
+#: change tracked files), else a temporary folder of the session.
+SCREENSHOTS = (REPO_ROOT / "docs" / "screenshots"
+               if os.environ.get("RGR_WRITE_SCREENSHOTS") == "1"
+               else Path(tempfile.mkdtemp(prefix="rgr-screenshots-")))
 
 #: Every payload sets window.__pwned (or opens a dialog) if it ever runs.
 HOSTILE_FEATURE = ('make beta <script>window.__pwned="feature"</script>'
