@@ -15,6 +15,7 @@ rules:
 from __future__ import annotations
 
 import json
+import os
 from datetime import UTC, datetime
 from enum import StrEnum
 from functools import cache
@@ -36,6 +37,26 @@ from pydantic.alias_generators import to_camel
 from typing_extensions import TypedDict
 
 from rgr import handoff_read
+
+
+def file_stamp(path: str) -> tuple[str, int, int]:
+    info = os.stat(path)
+    return path, info.st_size, info.st_mtime_ns
+
+
+def _loaded_code() -> tuple[tuple[str, int, int], ...]:
+    import pydantic.version
+    import pydantic_core._pydantic_core as core
+
+    return tuple(file_stamp(path) for path in (__file__, handoff_read.__file__,
+                                          pydantic.version.__file__, str(core.__file__)))
+
+
+#: The schema's code as this process loaded it: (path, size, mtime_ns) of this module,
+#: rgr.handoff_read and pydantic's. rgr.history.cache files history rows only while the
+#: files on disk are still these (not after an upgrade under a running rgr), which needs
+#: no clock: a wall clock stepped back made a start-time comparison misjudge.
+LOADED_CODE = _loaded_code()
 
 #: Bumped when a field changes meaning. Notes without the field are from seed-era
 #: writers and read as version 0.

@@ -596,17 +596,23 @@ def test_a_job_clone_files_its_rows_in_the_daemons_cache_too(
     assert len(rows_of(repo)) == 2
 
 
-@pytest.mark.parametrize("started", ["after the files", "before the files", "unknown"])
+@pytest.mark.parametrize("code", ["as loaded", "changed on disk", "gone"])
 def test_a_process_older_than_its_code_on_disk_files_no_rows(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, started: str) -> None:
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, code: str) -> None:
     """rgr upgraded under a running rgr: the key names the code on disk, not the code
-    that process runs, so it files nothing (the next read validates those notes)."""
-    import time
+    that process runs, so it files nothing (the next read validates those notes). No
+    clock decides it: the files' size and mtime as the process loaded them do."""
+    from rgr import handoff
 
-    start = {"after the files": time.time(), "before the files": 0.0, "unknown": None}
+    loaded = list(handoff.LOADED_CODE)
+    path, size, mtime = loaded[0]
+    if code == "changed on disk":
+        loaded[0] = (path, size + 1, mtime)  # as if the file was rewritten since
+    elif code == "gone":
+        loaded[0] = (str(tmp_path / "no-such-file.py"), size, mtime)
+    monkeypatch.setattr(handoff, "LOADED_CODE", tuple(loaded))
     monkeypatch.setattr(history_cache, "_written_key", None)  # as in a new process
-    monkeypatch.setattr(history_cache, "_process_start", lambda: start[started])
     common = tmp_path / "git"
     history_cache.add_written([common], "a" * 40, "b" * 40, finished(1), 0)
     filed = history_cache.cache_file(common).exists()
-    assert filed == (started == "after the files")
+    assert filed == (code == "as loaded")

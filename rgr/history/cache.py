@@ -126,14 +126,6 @@ def validator_key() -> bytes:
     Taken from the source files rather than from the live validator, so that a run
     whose rows are all cached does not import pydantic (about 0.08 s, 10% of the
     target at 100,000 notes)."""
-    key = _key_of_files(None)
-    assert key is not None
-    return key
-
-
-def _key_of_files(changed_since: float | None) -> bytes | None:
-    """:func:`validator_key`; None when any of its files changed at or after
-    ``changed_since`` (epoch seconds)."""
     import hashlib
     from importlib.util import find_spec
 
@@ -151,32 +143,21 @@ def _key_of_files(changed_since: float | None) -> bytes | None:
             sources.extend(sorted(Path(folder).glob("version.py")))
             for built in sorted(Path(folder).glob("_pydantic_core*")):
                 stat = built.stat()
-                if changed_since is not None and stat.st_mtime >= changed_since:
-                    return None
                 digest.update(f"{built.name} {stat.st_size} {stat.st_mtime_ns}\n".encode())
     for source in sources:
-        if changed_since is not None and source.stat().st_mtime >= changed_since:
-            return None
         digest.update(source.read_bytes())
     return digest.hexdigest()[:32].encode()
 
 
-def _process_start() -> float | None:
-    """When this process started (epoch seconds, to about 20 ms), from Linux's /proc;
-    None when that cannot be read. Its age is the time since boot now less the time
-    since boot it started at (the boot time itself is given to the second only)."""
-    import time
+def _loaded_code_on_disk() -> bool:
+    """The schema's code on disk is still what this process loaded (rgr.handoff's
+    LOADED_CODE; rows.py and table.py are loaded by the caller just now)."""
+    from rgr.handoff import LOADED_CODE, file_stamp
 
     try:
-        with open("/proc/self/stat", "rb") as file:
-            # After "(command)" come the fields from the 3rd on; the start time is the
-            # 22nd, in clock ticks since boot.
-            ticks = int(file.read().rsplit(b")", 1)[1].split()[19])
-        with open("/proc/uptime", "rb") as file:
-            uptime = float(file.read().split()[0])
-    except (OSError, ValueError, IndexError):
-        return None
-    return time.time() - (uptime - ticks / os.sysconf("SC_CLK_TCK"))
+        return all(file_stamp(entry[0]) == entry for entry in LOADED_CODE)
+    except OSError:
+        return False
 
 
 def cache_file(common_dir: Path) -> Path:
@@ -188,8 +169,8 @@ def order_file(common_dir: Path) -> Path:
 
 
 #: The validator key of this process's code, taken once by :func:`add_written`: b""
-#: when the files it digests changed since this process started (an upgrade under a
-#: running rgr), whose code in memory may then not be the code the key names.
+#: when the files it digests are no longer the ones this process loaded (an upgrade
+#: under a running rgr), whose code in memory may then not be the code the key names.
 _written_key: bytes | None = None
 
 
@@ -211,10 +192,8 @@ def add_written(common_dirs: Iterable[Path], commit: str, blob: str, text: str,
 
     global _written_key
     if _written_key is None:
-        started = _process_start()
         try:
-            # A tenth of a second of slack, on the side of filing nothing.
-            key = None if started is None else _key_of_files(started - 0.1)
+            key = validator_key() if _loaded_code_on_disk() else None
         except OSError:
             key = None  # a file of the key unreadable: reads will say so, not writes
         _written_key = key or b""

@@ -309,7 +309,7 @@ def test_npm_project_through_the_daemon(user: User) -> None:
         assert server.errors == [], server.errors
     jobs = json.loads(user.rgr(["queue", "--json"], repo, env, timeout=120).stdout)
     assert [j["state"]["state"] for j in jobs] == ["complete"], output
-    branch = jobs[0]["spec"]["branch"]
+    branch = jobs[0]["branch"]
     notes = notes_on_branch(repo, branch)
     assert [n["phase"] for n in notes] == PHASES, output
     assert notes[-1]["tests"]["passed"] == 2  # type: ignore[index]
@@ -451,6 +451,9 @@ def _hostile_scripts(targets: list[Path]) -> list[SessionScript]:
 def test_writes_into_shared_toolchains_are_refused(user: User, downloads: Path) -> None:
     repo = inflection_project(user.home, downloads)
     venv = _pip_venv(repo, downloads)
+    with (repo / ".gitignore").open("a") as ignore:
+        ignore.write("node_modules/\n")
+    git(repo, "commit", "-qam", "ignore node_modules")
     (repo / "node_modules" / "left-pad").mkdir(parents=True)
     (repo / "node_modules" / "left-pad" / "index.js").write_text("module.exports = 1\n")
     (user.home / ".cargo" / "bin").mkdir(parents=True)
