@@ -45,7 +45,7 @@ from rgr.handoff import AgentSummary, SandboxNote, TestRunSummary
 from rgr.proc import run
 from rgr.processes import REPO_MARK_VAR
 from rgr.refactor.gate import GateResult, Level, gate_argvs, run_gate
-from rgr.sandbox import explain, toolchain
+from rgr.sandbox import explain, setup, toolchain
 from rgr.sandbox.bridge import Bridge
 from rgr.sandbox.explain import Diagnosis
 from rgr.sandbox.gateway import Upstream
@@ -145,9 +145,13 @@ def open_sealer(ws: Workspace, backend: Backend, test_command: TestCommand,
         log(f"WARNING: the sandbox is OFF ({why}): agents and test runs can read your files, "
             "write outside their scratch copy and use the network. Only the scratch copy, "
             "the pristine checkout and the guards protect this repository.")
+        _setup(ws, None, log)
         return Sealer(ws, backend, test_command, None, toolchain_of(ws))
     policy = policy_from_config(ws.config, ws.env, toolchain_of(ws), ws.root)
     version = policy.probe()
+    if _setup(ws, policy, log):
+        # The dependency folders it installed are shown like any others.
+        policy = policy_from_config(ws.config, ws.env, toolchain_of(ws), ws.root)
     log(f"sandbox: {version}; agents reach only the model API"
         + (" and " + ", ".join(policy.allow_hosts) if policy.allow_hosts else "")
         + ("; test runs have no network" if policy.test_network == "none"
@@ -158,6 +162,15 @@ def open_sealer(ws: Workspace, backend: Backend, test_command: TestCommand,
                                                     for s in shown)
             + " (`rgr doctor` says why)")
     return Sealer(ws, backend, test_command, policy, bubblewrap=version)
+
+
+def _setup(ws: Workspace, policy: SandboxPolicy | None, log: Callable[[str], None]) -> bool:
+    """``[sandbox] setup``, once per state of the lockfiles (rgr.sandbox.setup)."""
+    table = ws.config.sandbox
+    if not table.setup_argv:
+        return False
+    return setup.ensure_setup(ws.root, ws.git_dir, table.setup_argv, table.setup_hosts,
+                              policy, ws.env, lambda: git.changed_tracked(ws.repo), log)
 
 
 def _home_relative(path: Path, env: Mapping[str, str]) -> str:

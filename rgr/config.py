@@ -77,7 +77,7 @@ EXPECTED: Mapping[str, str] = {
     "gate": "a table: fast, full (lists of commands), shell, full_every, timeout",
     "sandbox": "a table: enabled, bwrap, agent_network (api/open), test_network "
                "(none/open), allow_hosts, read_paths, hide_paths, pass_env, detect, share, "
-               "scratch_dir",
+               "setup, setup_hosts, scratch_dir",
     "refactor": "a table: max_batches, max_diff_lines, max_attempts, allow_overlap, "
                 "on_failure, changelog",
 }
@@ -119,6 +119,8 @@ EXPECTED_IN_TABLE: Mapping[str, Mapping[str, str]] = {
         "pass_env": "a list of variable names (NAME or PREFIX_*)",
         "detect": "true or false",
         "share": "a list of folders inside the repository",
+        "setup": "a command (a string or a list of strings), e.g. \"npm ci\"",
+        "setup_hosts": "a list of \"host:port\" strings",
         "scratch_dir": "a folder path (\"\": /dev/shm, else the temporary folder)",
     },
 }
@@ -310,8 +312,20 @@ class SandboxConfig(BaseModel):
     #: copy and pristine checkout (.venv, venv, node_modules and any virtualenv are
     #: found without being named here).
     share: list[str] = Field(default_factory=list)
+    #: A command that installs the working tree's dependencies (`npm ci`, `uv sync
+    #: --frozen`), run sealed once per state of the lockfiles, with only setup_hosts
+    #: reachable (rgr.sandbox.setup): a daemon's job clones and fresh clones get theirs.
+    setup: str | list[str] | None = None
+    setup_hosts: list[str] = Field(default_factory=lambda: [
+        "registry.npmjs.org:443", "pypi.org:443", "files.pythonhosted.org:443"])
 
-    @field_validator("allow_hosts")
+    @property
+    def setup_argv(self) -> list[str]:
+        if self.setup is None:
+            return []
+        return shlex.split(self.setup) if isinstance(self.setup, str) else list(self.setup)
+
+    @field_validator("allow_hosts", "setup_hosts")
     @classmethod
     def _host_port(cls, value: list[str]) -> list[str]:
         for item in value:

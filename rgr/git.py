@@ -109,6 +109,13 @@ def uncommitted_paths(repo: pygit2.Repository) -> list[str]:
     return sorted(changed)
 
 
+def changed_tracked(repo: pygit2.Repository) -> list[str]:
+    """Tracked files the working tree changed or deleted (untracked files aside)."""
+    changed = FileStatus.WT_MODIFIED | FileStatus.WT_DELETED | FileStatus.WT_TYPECHANGE
+    return sorted(path for path, flags in repo.status(untracked_files="no").items()
+                  if flags & changed)
+
+
 def ignored_names(repo: pygit2.Repository, names: tuple[str, ...]) -> set[str]:
     """Those of ``names`` (paths relative to the work tree) that git's ignore rules
     match; none for a bare repository."""

@@ -244,10 +244,10 @@ class _Finder:
 
     def dependency_folders(self, origin: Path | None, share: Sequence[str], enabled: bool,
                            ignored: set[str]) -> None:
-        """Folders of the working tree (or of ``origin``, a daemon job's source tree)
-        that every working copy gets read-only at the same relative path."""
-        tree = origin or self.repo_root
-        where = "the repository the job came from" if origin else "the repository"
+        """Folders of the working tree that every working copy gets read-only at the
+        same relative path; a daemon job's clone that has none of its own (no setup ran
+        there) borrows those of ``origin``, the tree the job came from."""
+        trees = [self.repo_root, *((origin,) if origin else ())]
         names: dict[str, str] = {}
         for name in share:
             names[name] = "[sandbox] share"
@@ -257,33 +257,39 @@ class _Finder:
             for name in IGNORED_DEPENDENCY_FOLDERS:
                 if name in ignored:
                     names.setdefault(name, "a dependency folder ignored by git")
-            for rel in _nested_dependency_folders(tree):
-                names.setdefault(rel, "a dependency folder")
-        venvs: list[Path] = []
+            for tree in trees:
+                for rel in _nested_dependency_folders(tree):
+                    names.setdefault(rel, "a dependency folder")
+        venvs: list[tuple[Path, Path]] = []
         for rel, why in names.items():
-            source = tree / rel
-            if not source.is_dir() or source.is_symlink():
+            tree = next((t for t in trees if (t / rel).is_dir()), None)
+            if tree is None:
                 continue
+            source = tree / rel
+            if source.is_symlink():
+                continue
+            where = ("the repository the job came from" if tree == origin
+                     else "the repository")
             is_venv = (source / "pyvenv.cfg").is_file()
             label = "a virtualenv" if is_venv else why
             if self.show(source, f"{label} of {where} ({rel})", inside=rel) and is_venv:
-                venvs.append(source)
+                venvs.append((tree, source))
                 if enabled:
                     self._venv_interpreter(source)
         if enabled and not self.env_in.get("VIRTUAL_ENV") and venvs:
-            self._prefer_project_venv(venvs, tree)
+            self._prefer_project_venv(venvs)
 
-    def _prefer_project_venv(self, venvs: list[Path], tree: Path) -> None:
+    def _prefer_project_venv(self, venvs: list[tuple[Path, Path]]) -> None:
         """A project virtualenv nobody activated (uv and poetry users rarely do): its
         bin folder goes first on PATH inside, as ``uv run`` and ``poetry run`` would."""
-        top = [v for v in venvs if v.parent == tree]
-        chosen = top[0] if len(top) == 1 else None
-        if chosen is None:
+        top = [(tree, v) for tree, v in venvs if v.parent == tree]
+        if len(top) != 1:
             if len(top) > 1:
                 self.skipped.append("several virtualenvs at the top of the repository ("
-                                    + ", ".join(v.name for v in top) + "): none is put "
+                                    + ", ".join(v.name for _, v in top) + "): none is put "
                                     "on PATH; activate the one the tests use")
             return
+        ((tree, chosen),) = top
         # Inside, the working copy is shown at the repository's path, and the venv in
         # it: the bin folder at its recorded path works in every working copy.
         self.path_prefix.append(self.repo_root / chosen.relative_to(tree) / "bin")
