@@ -315,14 +315,12 @@ class SandboxConfig(BaseModel):
     #: A command that installs the working tree's dependencies (`npm ci`, `uv sync
     #: --frozen`), run sealed once per state of the lockfiles, with only setup_hosts
     #: reachable (rgr.sandbox.setup): a daemon's job clones and fresh clones get theirs.
-    setup: str | list[str] | None = None
+    setup: str | list[str] = Field(default_factory=list)
     setup_hosts: list[str] = Field(default_factory=lambda: [
         "registry.npmjs.org:443", "pypi.org:443", "files.pythonhosted.org:443"])
 
     @property
     def setup_argv(self) -> list[str]:
-        if self.setup is None:
-            return []
         return shlex.split(self.setup) if isinstance(self.setup, str) else list(self.setup)
 
     @field_validator("allow_hosts", "setup_hosts")
