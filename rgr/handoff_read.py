@@ -50,6 +50,10 @@ def _int(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
+def _bool(value: object) -> bool:
+    return isinstance(value, bool)
+
+
 def _float(value: object) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
@@ -128,6 +132,12 @@ MERGE_FIX = {
     "into": _str, "baseTip": _str, "jobTip": _str, "conflicts": _STRINGS, "attempt": _int,
     "tries": _int, "status": _one_of("resolved", "rejected"),
 }
+SANDBOX = {
+    "enabled": _bool, "bubblewrap": _STR,
+    "shown": _list_of(_object({"path": _str, "why": _str, "inside": _STR}, ("path", "why"))),
+    "env": _STRINGS, "pathPrefix": _STRINGS, "aliases": _STRINGS, "homeFiles": _STRINGS,
+    "skipped": _STRINGS,
+}
 HANDOFF = {
     "phase": _PHASE, "nextPhase": _optional(_PHASE), "cycleNumber": _int,
     "currentTest": _optional(_object(TEST_CASE, ("description",))),
@@ -139,6 +149,7 @@ HANDOFF = {
     "baseCommit": _STR, "startedAt": _optional(_datetime), "finishedAt": _optional(_datetime),
     "agent": _optional(_object(AGENT)), "tests": _optional(_object(TESTS)),
     "rgrVersion": _STR, "summary": _STR, "configSource": _STR,
+    "sandbox": _optional(_object(SANDBOX, ("enabled",))),
     "batch": _optional(_object(BATCH, ("id", "goal", "index", "total"))),
     "refactor": _optional(_object(REFACTOR, ("goal",))),
     "mergeFix": _optional(_object(MERGE_FIX, ("into", "baseTip", "jobTip"))),
@@ -148,7 +159,7 @@ HANDOFF = {
 #: that keeps these tables complete).
 NESTED: Mapping[str, Mapping[str, Check]] = {
     "currentTest": TEST_CASE, "errorDetails": ERROR_DETAILS, "agent": AGENT, "tests": TESTS,
-    "batch": BATCH, "refactor": REFACTOR, "mergeFix": MERGE_FIX,
+    "batch": BATCH, "refactor": REFACTOR, "mergeFix": MERGE_FIX, "sandbox": SANDBOX,
 }
 
 _is_handoff = _object(HANDOFF, ("phase",))
@@ -162,24 +173,6 @@ def read_plain(text: str | bytes) -> dict[str, Any] | None:
     except (ValueError, UnicodeDecodeError):
         return None
     return data if _is_handoff(data) else None
-
-
-def read_state(text: str | bytes,
-               full: bool = False) -> tuple[dict[str, Any] | None, str | None]:
-    """(the note as a dict, None) for a handoff, (None, why not) for anything else.
-
-    The dict has the note's own values; when the model had to decide, or ``full`` asks
-    for it (what --json prints), it is the model's JSON dump (every field present)."""
-    plain = None if full else read_plain(text)
-    if plain is not None:
-        return plain, None
-    from rgr.handoff import InvalidNote, parse_note
-
-    try:
-        state = parse_note(text)
-    except InvalidNote as exc:
-        return None, str(exc)
-    return state.model_dump(mode="json", by_alias=True), None
 
 
 #: rgr.handoff.HistoryFields, the note's fields a history listing shows: their defaults,

@@ -22,11 +22,13 @@ from rgr.handoff import (
     MergeFixNote,
     Phase,
     RefactorProgress,
+    SandboxNote,
     TestCase,
     TestRunSummary,
     parse_note,
 )
-from rgr.handoff_read import FOLLOWS, HANDOFF, NESTED, read_plain, read_state, resume_phase
+from rgr.handoff_read import FOLLOWS, HANDOFF, NESTED, read_plain, resume_phase
+from rgr.handoff_state import read_state
 
 sys.path.insert(0, str(REPO_ROOT / "bench"))
 from make_repo import note_for
@@ -40,7 +42,7 @@ def test_every_field_of_the_model_is_known() -> None:
     assert set(HANDOFF) == aliases(HandoffState)
     models = {"currentTest": TestCase, "errorDetails": ErrorDetails, "agent": AgentSummary,
               "tests": TestRunSummary, "batch": BatchNote, "refactor": RefactorProgress,
-              "mergeFix": MergeFixNote}
+              "mergeFix": MergeFixNote, "sandbox": SandboxNote}
     assert set(NESTED) == set(models)
     for name, model in models.items():
         assert set(NESTED[name]) == aliases(model), name
