@@ -18,7 +18,7 @@ from rgr import __version__
 from rgr.errors import ExitCode, RgrError
 
 if TYPE_CHECKING:
-    from rgr.commands.run import RunOptions
+    from rgr.starting import RunOptions
     from rgr.workspace import Workspace
 
 
@@ -77,7 +77,7 @@ class Limits(NamedTuple):
 
 def _run_options(assume_yes: bool, skip_preflight: bool, max_phases: int | None,
                  flags: Limits | None = None, integrate: str = "none") -> RunOptions:
-    from rgr.commands.run import RunOptions
+    from rgr.starting import RunOptions
     from rgr.view import NORMAL, QUIET, VERBOSE
 
     flags = flags or Limits()
@@ -169,8 +169,9 @@ def run(ctx: Context, feature: str | None, brief: Path | None, here: bool,
     any time, then `rgr resume`.
     """
     from rgr.commands import run as command
+    from rgr.starting import read_text_argument
 
-    text = command.read_text_argument(feature, brief, "feature description",
+    text = read_text_argument(feature, brief, "feature description",
                                       'rgr run "<feature>" or --brief FILE')
     ws = ctx.workspace(model=model, max_retries=max_retries, backend=backend)
     flags = Limits(max_budget_usd, max_cycles, max_minutes, verbose, quiet)

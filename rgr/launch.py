@@ -21,6 +21,8 @@ import os
 import sys
 import zlib
 
+from rgr.terminal import terminal_columns
+
 #: click's help is at most this wide (``HelpFormatter``'s max_width), minus 2.
 _HELP_COLUMNS = 80
 _HELP_TEXT_MODULE = "help_text.py"
@@ -29,22 +31,6 @@ _HELP_TEXT_MODULE = "help_text.py"
 def _source_crc() -> int:
     with open(os.path.join(os.path.dirname(__file__), "cli.py"), "rb") as source:
         return zlib.crc32(source.read())
-
-
-def terminal_columns() -> int:
-    """``shutil.get_terminal_size().columns``, which click uses, without importing
-    shutil (13 ms): COLUMNS first, then the terminal on stdout, else 80."""
-    try:
-        columns = int(os.environ.get("COLUMNS", "0"))
-    except ValueError:
-        columns = 0
-    if columns > 0:
-        return columns
-    try:
-        columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
-    except (AttributeError, ValueError, OSError):
-        columns = 0
-    return columns or 80
 
 
 def quick_answer(args: list[str]) -> str | None:

@@ -217,7 +217,7 @@ def test_cost_carries_no_floating_point_noise() -> None:
 
 
 def test_slugs_keep_letters_and_never_collapse() -> None:
-    from rgr.commands.run import slugify
+    from rgr.starting import slugify
 
     assert slugify("Añadir función de búsqueda") == "anadir-funcion-de-busqueda"
     assert slugify("Größe prüfen") == "große-prufen"

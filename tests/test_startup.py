@@ -17,7 +17,7 @@ from rgr import help_text
 from rgr.launch import render_help
 
 #: Everything `rgr --version` and `rgr --help` may import beyond a bare interpreter.
-STARTUP_BUDGET = {"__future__", "rgr", "rgr.launch", "rgr.help_text", "zlib"}
+STARTUP_BUDGET = {"__future__", "rgr", "rgr.launch", "rgr.terminal", "rgr.help_text", "zlib"}
 
 #: Everything `rgr history` (the table, answered before the CLI: rgr.history.quick) may
 #: import beyond a bare interpreter: rgr's reading and drawing modules, json and

@@ -1,6 +1,3 @@
-"""Agent backends: one module per CLI, all shaped by ``rgr.backends.base.Backend``."""
-
-from rgr.backends.base import AgentRequest, AgentResult, AgentRunError, Backend
-from rgr.backends.claude import ClaudeBackend
-
-__all__ = ["AgentRequest", "AgentResult", "AgentRunError", "Backend", "ClaudeBackend"]
+"""The agent CLIs rgr drives, one module each (claude, codex), behind one protocol
+(rgr.backends.base). Import from the modules: this package imports nothing, so that
+importing one backend never loads the others."""

@@ -33,6 +33,7 @@ from rgr.demo.kata import FEATURE, codex_config, make_project, two_test_kata
 from rgr.errors import RgrError
 from rgr.fake_model import FakeModelServer
 from rgr.fake_model.responses import ResponsesModelServer
+from rgr.starting import RunOptions
 from rgr.ui import esc, make_console
 from rgr.workspace import open_workspace
 
@@ -191,7 +192,7 @@ def _replay(out: Console, kata: Path, env: dict[str, str], server: FakeModelServ
     out.print(f"  kata          {esc(kata)} (a Python project with no tests yet, on main)")
     out.print(f"\n$ rgr run --yes {flags}{esc(repr(FEATURE))}")
     ws = open_workspace(kata, env=env)
-    code = run_command.run(ws, FEATURE, False, None, run_command.RunOptions(assume_yes=True))
+    code = run_command.run(ws, FEATURE, False, None, RunOptions(assume_yes=True))
     errors, remaining = server.errors, server.remaining
     if errors or remaining:
         raise DemoError(

@@ -12,10 +12,10 @@ import click
 
 from rgr.attempt import Sealer, tests_summary
 from rgr.backends.base import backend_binaries
-from rgr.commands.run import make_backend
 from rgr.commands.verify import print_result, sealed_gate
 from rgr.refactor.gate import GateResult, gate_argvs
 from rgr.sandbox.explain import Diagnosis, missing_program
+from rgr.starting import make_backend
 from rgr.ui import esc, make_console
 from rgr.workspace import Workspace
 

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from rgr import git, merging
 from rgr.attempt import open_sealer
-from rgr.commands.run import _require_clean, make_backend, recover_after_crash
 from rgr.config import resolve_test_command
 from rgr.errors import RepositoryError
 from rgr.locks import run_lock
 from rgr.mergefix import MergeFixer, MergeJob
+from rgr.starting import make_backend, recover_after_crash, require_clean
 from rgr.view import PlainView
 from rgr.workspace import Workspace
 
@@ -18,7 +18,7 @@ from rgr.workspace import Workspace
 def run(ws: Workspace, onto: str, into: str, tries: int,
         max_budget_usd: float | None = None) -> int:
     branch = git.require_branch(ws.repo)
-    _require_clean(ws, "rgr fix-merge")
+    require_clean(ws, "rgr fix-merge")
     ws = ws.pinned()
     log = PlainView()
     with run_lock(ws.git_dir, "rgr fix-merge"):

@@ -41,7 +41,7 @@ def add(ws: Workspace, feature: str, after: tuple[int, ...], refactor: bool,
         out: Console | None = None) -> int:
     """``out``: where to say what was queued (`rgr serve` shows it on the page)."""
     from rgr import git as rgit
-    from rgr.commands.run import slugify  # the run's own branch naming (a heavy import)
+    from rgr.starting import slugify  # the run's own branch naming (a heavy import)
 
     feature = feature.strip()
     if not feature:

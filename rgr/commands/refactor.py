@@ -14,21 +14,6 @@ from rich.table import Table
 from rgr import __version__, git, integrate
 from rgr.attempt import ATTEMPTS_PREFIX, open_sealer, tests_summary
 from rgr.backends.base import Backend
-from rgr.commands.run import (
-    PhaseLog,
-    RunOptions,
-    _ask_unnoted,
-    _confirm,
-    _default_branch,
-    _preflight,
-    _require_clean,
-    check_branch_option,
-    headline,
-    make_backend,
-    read_text_argument,
-    recover_after_crash,
-    require_new_branch,
-)
 from rgr.config import resolve_test_command
 from rgr.errors import RepositoryError
 from rgr.handoff import HandoffState, Phase, RefactorProgress, TestResult, now_utc
@@ -38,6 +23,21 @@ from rgr.refactor.engine import RefactorEngine
 from rgr.refactor.gate import GateResult
 from rgr.refactor.limited import LimitedBackend
 from rgr.refactor.plan import RefactorPlanOutput
+from rgr.starting import (
+    PhaseLog,
+    RunOptions,
+    ask_unnoted,
+    check_branch_option,
+    confirm,
+    default_branch,
+    headline,
+    make_backend,
+    preflight,
+    read_text_argument,
+    recover_after_crash,
+    require_clean,
+    require_new_branch,
+)
 from rgr.ui import esc, make_console, short
 from rgr.workspace import Workspace
 
@@ -91,10 +91,10 @@ def refactor(ws: Workspace, goal: str, here: bool, branch: str | None,
     check_branch_option(branch, here)
     start_branch = git.require_branch(ws.repo)
     start = git.head_commit(ws.repo)
-    _require_clean(ws, "rgr refactor")
+    require_clean(ws, "rgr refactor")
     ws = ws.pinned()
     target = start_branch if here else (
-        branch if branch is not None else _default_branch(
+        branch if branch is not None else default_branch(
             ws, f"{ws.config.branch_prefix}refactor-", goal))
     if not here and not options.plan_only:
         require_new_branch(ws, target, start_branch)
@@ -110,10 +110,10 @@ def refactor(ws: Workspace, goal: str, here: bool, branch: str | None,
         limits = describe_limits(options.run.limits())
         if limits and not options.plan_only:
             out.print(f"  limits        {limits}")
-        _confirm(options.run, "Start?")
+        confirm(options.run, "Start?")
         integrate.preflight(ws, "none" if options.plan_only else options.run.integrate)
         recover_after_crash(ws, log)
-        _preflight(backend, ws, options.run, log)
+        preflight(backend, ws, options.run, log)
         engine = _engine(ws, backend, options.run, log)
         baseline = engine.gate("full")
         _require_green(baseline)
@@ -198,7 +198,7 @@ def resume(ws: Workspace, state: HandoffState, noted: str, options: RunOptions,
         recover_after_crash(ws, log)
         dirty = git.uncommitted_paths(ws.repo)
         if dirty and not set_aside:
-            _require_clean(ws, "rgr resume")
+            require_clean(ws, "rgr resume")
         head = git.head_commit(ws.repo)
         if dirty:
             ref = git.set_aside(ws.repo, f"refs/rgr/leftovers/resume/{head.id}",
@@ -209,7 +209,7 @@ def resume(ws: Workspace, state: HandoffState, noted: str, options: RunOptions,
             # the user's. As in TDD mode they are never moved without a choice; refactor
             # mode cannot adopt them (a batch is only what a batch session produced),
             # so either way they are kept under a ref and the batch is re-run.
-            choice = unnoted or _ask_unnoted(ws, options, noted, state)
+            choice = unnoted or ask_unnoted(ws, options, noted, state)
             if choice == "adopt":
                 log("refactor mode does not adopt commits made outside a batch; they are "
                     "set aside instead")
@@ -219,10 +219,10 @@ def resume(ws: Workspace, state: HandoffState, noted: str, options: RunOptions,
             log(f"commits after the last note kept at {name}; back at {short(noted)}")
         progress = state.refactor
         assert progress is not None
-        _confirm(options, f"Resume the refactor at batch {progress.next_batch + 1} of "
+        confirm(options, f"Resume the refactor at batch {progress.next_batch + 1} of "
                           f"{len(progress.plan)}?")
         integrate.preflight(ws, options.integrate)
-        _preflight(backend, ws, options, log)
+        preflight(backend, ws, options, log)
         engine = _engine(ws, backend, options, log)
         log(f"resuming the refactor at batch {progress.next_batch + 1} of "
             f"{len(progress.plan)}")
@@ -250,7 +250,7 @@ def accept(ws: Workspace) -> int:
     state = _complete_state(ws)
     assert state.refactor is not None and state.refactor.source_branch
     source = state.refactor.source_branch
-    _require_clean(ws, "rgr refactor --accept")
+    require_clean(ws, "rgr refactor --accept")
     head = git.head_commit(ws.repo)
     branch = ws.repo.branches.local.get(source)
     if branch is None:
@@ -281,7 +281,7 @@ def reject(ws: Workspace) -> int:
     if current == source or current is None:
         raise RepositoryError("the refactor was made on its source branch (--here)",
                               f"use `rgr rollback {short(state.refactor.start_commit or '')}`")
-    _require_clean(ws, "rgr refactor --reject")
+    require_clean(ws, "rgr refactor --reject")
     head = git.head_commit(ws.repo)
     backup = git.backup_ref(ws.repo, head.id, "refactor-reject")
     ws.repo.checkout(f"refs/heads/{source}")

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from rgr import git
 from rgr.errors import RepositoryError
-from rgr.handoff_read import read_state
+from rgr.handoff_state import read_state
 from rgr.ui import duration, money, phase_label, print_fields, print_json, short
 
 if TYPE_CHECKING:

@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from rgr import git
-from rgr.handoff_read import read_state, resume_phase
+from rgr.handoff_read import resume_phase
+from rgr.handoff_state import read_state
 from rgr.testlist import FILENAME as TEST_LIST
 from rgr.testlist import parse_test_list
 from rgr.ui import phase_label, print_fields, print_json, short

@@ -278,6 +278,6 @@ def terminal_columns(out: TextIO) -> int | None:
     """The width to wrap the table to: None when ``out`` is not a terminal."""
     if not out.isatty():
         return None
-    from rgr.launch import terminal_columns as columns
+    from rgr.terminal import terminal_columns as columns
 
     return columns()

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from rgr import git
-from rgr.handoff_read import read_state
+from rgr.handoff_state import read_state
 from rgr.limits import LIMIT_ERROR_PREFIX
 from rgr.report import SET_ASIDE_NAME
 from rgr.workspace import Workspace

@@ -18,7 +18,8 @@ from typing import Any
 import pytest
 from harness import Report, StrictReport, claude_env, ensure_claude, init_repo, processes_running
 
-from rgr.backends import AgentRequest, ClaudeBackend
+from rgr.backends.base import AgentRequest
+from rgr.backends.claude import ClaudeBackend
 from rgr.errors import BackendError
 from rgr.fake_model import (
     CutStream,

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from harness import Report, StrictReport, codex_env, ensure_codex, init_repo, processes_running
 
-from rgr.backends import AgentRequest
+from rgr.backends.base import AgentRequest
 from rgr.backends.codex import CodexBackend
 from rgr.config import CodexConfig
 from rgr.errors import BackendError

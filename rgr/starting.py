@@ -1,0 +1,278 @@
+"""What `rgr run`, `rgr resume`, `rgr refactor`, `rgr fix-merge` and `rgr doctor` check
+and ask before they start work: the options, the branch, a clean tree, the agent CLI,
+the sealed baseline, the user's say. Shared below the commands, so that no command
+imports another's private names.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import shlex
+import unicodedata
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import click
+
+from rgr import git, inflight
+from rgr.attempt import Sealer, remove_stale_folders
+from rgr.backends import claude_release
+from rgr.backends.base import Backend
+from rgr.backends.router import make_backend as _make_backend
+from rgr.errors import ConfigError, NeedsConfirmation, RepositoryError
+from rgr.handoff import HandoffState
+from rgr.limits import Limits
+from rgr.locks import clear_stale_git_locks
+from rgr.processes import kill_orphans
+from rgr.ui import make_console, short
+from rgr.verify import TestReport
+from rgr.view import NORMAL, PlainView
+from rgr.workspace import Workspace
+
+Log = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    assume_yes: bool = False
+    interactive: bool = False
+    skip_preflight: bool = False
+    max_phases: int | None = None
+    backoff_base_s: float = 1.0
+    integrate: str = "none"  # at the end of a completed run: none, merge or pr
+    verbosity: int = NORMAL  # rgr.view.QUIET / NORMAL / VERBOSE (-q / default / -v)
+    max_budget_usd: float | None = None
+    max_cycles: int | None = None
+    max_minutes: float | None = None
+
+    def limits(self) -> Limits:
+        return Limits(max_budget_usd=self.max_budget_usd, max_cycles=self.max_cycles,
+                      max_minutes=self.max_minutes)
+
+
+#: The progress log a command writes to (a PlainView or a LiveView).
+PhaseLog = PlainView
+
+
+def slugify(text: str, limit: int = 40) -> str:
+    """A branch-name slug of ``text``: accents dropped from Latin letters (é -> e), the
+    letters of other scripts kept, anything else a '-'. When the slug had to be cut, or
+    nothing readable is left, a hash of the whole text makes it unique to that text."""
+    decomposed = unicodedata.normalize("NFKD", text.lower())
+    bare = "".join(c for c in decomposed if not unicodedata.combining(c))
+    slug = re.sub(r"[\W_]+", "-", unicodedata.normalize("NFC", bare)).strip("-")
+    if slug and len(slug) <= limit:
+        return slug
+    tag = hashlib.sha1(text.encode()).hexdigest()[:6]
+    head = slug[: limit - len(tag) - 1].rstrip("-")
+    return f"{head}-{tag}" if head else f"feature-{tag}"
+
+
+def default_branch(ws: Workspace, prefix: str, text: str) -> str:
+    """``<prefix><slug>``, unless a branch of that name holds another feature's run (or
+    no run): then the slug gets a hash of the text, so two features never share one."""
+    target = f"{prefix}{slugify(text)}"
+    existing = ws.repo.branches.local.get(target)
+    if existing is None:
+        return target
+    found = ws.notes.latest_reachable(str(existing.target))
+    if found is not None and found[0].state is not None and found[0].state.feature == text:
+        return target  # the same feature again: require_new_branch offers to resume it
+    return f"{target}-{hashlib.sha1(text.encode()).hexdigest()[:6]}"
+
+
+def read_text_argument(text: str | None, brief: Path | None, what: str, usage: str) -> str:
+    """The feature or goal: from the command line, or from a ``--brief`` file."""
+    if text and brief:
+        raise click.UsageError(f"give the {what} as an argument or with --brief, not both")
+    if brief is not None:
+        try:
+            text = brief.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise RepositoryError(f"cannot read the brief {brief}: {exc}",
+                                  "pass a readable markdown or text file") from None
+    if not (text or "").strip():
+        raise click.UsageError(f"the {what} is empty: {usage}")
+    return (text or "").strip()
+
+
+def headline(text: str, limit: int = 100) -> str:
+    """The first line of a feature or goal, cut for a header; the whole text goes to
+    the planner, not to the terminal."""
+    lines = text.splitlines() or [""]
+    first = lines[0][:limit]
+    if len(text) > len(first):
+        first = f"{first.rstrip()}… ({len(text):,} characters)"
+    return first
+
+
+def check_branch_option(branch: str | None, here: bool) -> None:
+    """``--branch`` is checked before anything runs: a bad name found after the baseline
+    would leave a noted start commit that no branch reaches."""
+    if branch is None:
+        return
+    if here:
+        raise click.UsageError("--branch and --here exclude each other")
+    problem = git.check_branch_name(branch)
+    if problem is not None:
+        raise click.UsageError(f"--branch {branch!r} is not a valid branch name: {problem}")
+
+
+def require_new_branch(ws: Workspace, target: str, start_branch: str) -> None:
+    """The branch a run creates must not exist; the hint depends on what it is."""
+    branch = ws.repo.branches.local.get(target)
+    if branch is None:
+        return
+    if target == start_branch:
+        hint = (f"you are on {target}: pass --here to work on it, or name a new branch "
+                "with --branch")
+    elif ws.notes.latest_reachable(str(branch.target)) is not None:
+        hint = (f"continue its run with `git switch {target} && rgr resume`, or pick "
+                "another name with --branch")
+    else:
+        hint = "pick another name with --branch (that branch holds no rgr run)"
+    raise RepositoryError(f"branch {target} already exists", hint)
+
+
+#: Folders a toolchain makes in the working tree (a virtualenv, npm's packages, caches):
+#: untracked, they are an unignored environment, not work to commit or stash (`git stash
+#: -u` would take a virtualenv away). Any folder holding a pyvenv.cfg counts too.
+ENVIRONMENT_FOLDERS = frozenset({".venv", "venv", "node_modules", "__pycache__", ".tox",
+                                 ".nox", ".mypy_cache", ".pytest_cache", ".ruff_cache",
+                                 ".direnv"})
+
+
+def require_clean(ws: Workspace, what: str) -> None:
+    dirty = git.uncommitted_paths(ws.repo)
+    if not dirty:
+        return
+    environments = _environment_folders(ws)
+    work = [p for p in dirty if not p.startswith(tuple(environments))]
+    why = f"{what} needs a clean tree so that every change it verifies is the agent's"
+    if not work:
+        raise RepositoryError(
+            "the working tree has untracked environment folders that git does not ignore "
+            f"({', '.join(environments)}); {why}",
+            f"make git ignore them: `{_ignore_line(environments)}` (for this clone only: "
+            "append to .git/info/exclude instead); `git stash -u` would stash them away")
+    found = f"uncommitted changes ({git.describe_paths(work)})"
+    first = ""
+    if environments:
+        found += f" and untracked environment folders ({', '.join(environments)})"
+        first = (f"make git ignore the environment folders first: "
+                 f"`{_ignore_line(environments)}`; then ")
+    raise RepositoryError(
+        f"the working tree has {found}; {why}",
+        first + "commit or stash the changes (`git stash -u`" + (
+            ", which leaves ignored folders alone)" if environments else ")") + (
+            ", or let rgr keep them under refs/rgr/leftovers/ with "
+            "`rgr resume --set-aside`" if what == "rgr resume" else ""),
+    )
+
+
+def _environment_folders(ws: Workspace) -> list[str]:
+    """The untracked folders (``path/``) that hold an environment, not work."""
+    return [entry for entry in git.untracked_folders(ws.repo)
+            if Path(entry).name in ENVIRONMENT_FOLDERS
+            or (ws.root / entry / "pyvenv.cfg").is_file()]
+
+
+def _ignore_line(folders: list[str]) -> str:
+    """The shell line that makes git ignore ``folders`` for good: a known name anywhere
+    (``__pycache__/`` is wanted in every package), any other virtualenv at its place."""
+    patterns = [f"{Path(f).name}/" if Path(f).name in ENVIRONMENT_FOLDERS else f"/{f}"
+                for f in folders]
+    quoted = " ".join(shlex.quote(p) for p in patterns)
+    line = (f"echo {quoted} >> .gitignore" if len(patterns) == 1
+            else f"printf '%s\\n' {quoted} >> .gitignore")
+    return f"{line} && git add .gitignore && git commit -m 'Ignore environment folders'"
+
+
+def preflight(backend: Backend, ws: Workspace, options: RunOptions, log: PlainView,
+              login: bool = True) -> None:
+    version = backend.version()
+    log(f"agent backend: {backend.name} {version}")
+    warning = claude_release.range_warning(version) if backend.name == "claude" else None
+    if warning is not None:
+        log.always(f"warning: {warning}")
+    if login:
+        check_login(backend, ws, options, log)
+
+
+def check_login(backend: Backend, ws: Workspace, options: RunOptions, log: PlainView) -> None:
+    if not options.skip_preflight:
+        backend.check_login(ws.root)
+        log("agent backend: login verified")
+
+
+def require_startable(sealer: Sealer, report: TestReport) -> None:
+    """A test run that could not even start inside the sandbox stops here, naming the
+    missing path and the setting that would show it (not a generic runner hint)."""
+    if report.all_passed:
+        return
+    found = sealer.diagnose(report)
+    if found is not None:
+        raise ConfigError(f"the test command cannot run inside the sandbox: {found.problem}",
+                          f"{found.fix}; `rgr doctor` lists what the sandbox shows and why")
+
+
+def confirm(options: RunOptions, question: str) -> None:
+    if options.assume_yes:
+        return
+    if not options.interactive:
+        raise NeedsConfirmation(
+            "not a terminal: rgr will not start unattended work without confirmation",
+            "pass --yes to go ahead",
+        )
+    if not click.confirm(question, default=True):
+        click.echo("not started: nothing was changed", err=True)
+        raise click.exceptions.Exit(1)
+
+
+def make_backend(ws: Workspace) -> Backend:
+    return _make_backend(ws.config, ws.env, ws.config_root)
+
+
+#: What `rgr resume --unnoted` can do with commits made after the last handoff.
+UNNOTED_CHOICES = ("adopt", "set-aside")
+
+
+def recover_after_crash(ws: Workspace, log: Log) -> None:
+    """Under the run lock: stop agents a dead rgr left working here, and remove git
+    locks that no live process holds (a git killed mid-write leaves its lock behind)."""
+    killed = kill_orphans(ws.root)
+    if killed:
+        log(f"stopped {len(killed)} agent process(es) left running by an interrupted rgr")
+    for lock in clear_stale_git_locks(ws.git_dir):
+        log(f"removed a stale git lock no process holds: {lock.relative_to(ws.git_dir)}")
+    record = inflight.read(ws.git_dir)
+    removed = remove_stale_folders(ws, keep=record.scratch if record else None)
+    if removed:
+        log(f"removed {removed} scratch folder(s) an interrupted rgr left behind")
+
+
+def ask_unnoted(ws: Workspace, options: RunOptions, noted: str, state: HandoffState) -> str:
+    """Commits after the last handoff that rgr did not make: the user decides."""
+    head = git.head_commit(ws.repo)
+    commits = git.commits_between(ws.repo, git.resolve_commit(ws.repo, noted).id, head.id)
+    listing = ", ".join(short(str(c.id)) for c in commits[:5]) + (
+        " ..." if len(commits) > 5 else "")
+    what = (f"{len(commits)} commit(s) after the last handoff ({listing}) were not made by "
+            f"an rgr agent")
+    if not options.interactive:
+        raise RepositoryError(
+            f"{what}; rgr will not judge or move them without your say",
+            f"`rgr resume --unnoted adopt` checks them as {state.resume_phase} work (noted "
+            "if they pass, set aside under refs/rgr/attempts/ if not); `--unnoted set-aside` "
+            "keeps them under refs/rgr/attempts/ and continues from the last handoff")
+    make_console().print(f"{what}.\n  adopt      check them as {state.resume_phase} work "
+                         "(noted if they pass, set aside if not)\n  set-aside  keep them "
+                         "under refs/rgr/attempts/ and continue from the last handoff")
+    choice: str = click.prompt("What should rgr do with them?",
+                               type=click.Choice([*UNNOTED_CHOICES, "quit"]),
+                               default="quit")
+    if choice == "quit":
+        raise click.exceptions.Exit(1)
+    return choice
