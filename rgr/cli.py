@@ -98,15 +98,18 @@ _integrate_option = click.option(
          "open a pull request with gh (pr), or leave it (none).")
 
 
+_no_sandbox_option = click.option(
+    "--no-sandbox", is_flag=True, expose_value=False, callback=_no_sandbox,
+    help="Run agents and test runs without the bubblewrap sandbox (they still work in a "
+         "scratch copy). Unsafe: an agent can then reach your files and the network. Said "
+         "loudly in the run's log.")
+
 _common_run_options = [
     click.option("-y", "--yes", "assume_yes", is_flag=True,
                  help="Start without asking (required when stdin is not a terminal)."),
     click.option("--skip-preflight", is_flag=True,
                  help="Skip the trivial agent call that proves the login works."),
-    click.option("--no-sandbox", is_flag=True, expose_value=False, callback=_no_sandbox,
-                 help="Run agents and test runs without the bubblewrap sandbox (they still "
-                      "work in a scratch copy). Unsafe: an agent can then reach your files "
-                      "and the network. Said loudly in the run's log."),
+    _no_sandbox_option,
     click.option("--max-phases", type=click.IntRange(min=1),
                  help="Stop (resumably) after this many phases."),
     click.option("--model", help="The model every agent uses (overrides tdd.toml, TDD_MODEL)."),
@@ -267,6 +270,7 @@ def refactor(ctx: Context, goal: str | None, brief: Path | None, plan_only: bool
 @click.option("--full", is_flag=True,
               help="The test command, fast and full commands (the default).")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@_no_sandbox_option
 @pass_context
 def verify(ctx: Context, fast: bool, full: bool, as_json: bool) -> None:
     """Run the test command and the [gate] commands as a run does (sealed, on HEAD)."""
@@ -279,6 +283,7 @@ def verify(ctx: Context, fast: bool, full: bool, as_json: bool) -> None:
 
 @cli.command()
 @click.option("--json", "as_json", is_flag=True, help="Print the findings as JSON.")
+@_no_sandbox_option
 @pass_context
 def doctor(ctx: Context, as_json: bool) -> None:
     """Show what the sandbox shows of your toolchain and why, and run the tests as

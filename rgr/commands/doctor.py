@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import click
 
 from rgr.attempt import Sealer, tests_summary
+from rgr.backends import locate
 from rgr.backends.base import backend_binaries
 from rgr.commands.verify import print_result, sealed_gate
 from rgr.refactor.gate import GateResult, gate_argvs
@@ -73,8 +74,9 @@ def _resolve(ws: Workspace, sealer: Sealer) -> list[Resolved]:
         out.append(Resolved("agent", f"({exc})", None, None))
         return out
     for name in backend_binaries(backend):
-        found = shutil.which(name, path=ws.env.get("PATH"))
-        # The agent's own installation is shown in its sandbox whatever it is.
+        # Found where rgr finds agent CLIs (PATH, ~/.local/bin, npm's prefix); its own
+        # installation is shown in the agent's sandbox whatever it is.
+        found = name if "/" in name else locate.find_cli(name, ws.env)
         out.append(Resolved("agent", name, found, found))
     return out
 
@@ -98,15 +100,17 @@ def _print(ws: Workspace, sealer: Sealer, programs: list[Resolved], problems: li
                   f"({esc(sealer.test_command.source)})")
     if not note.enabled:
         console.print("  sandbox       OFF: agents and test runs are not confined")
+        console.print("found (its variables set, its dependency folders linked into each "
+                      "working copy):")
     else:
         console.print(f"  sandbox       {esc(note.bubblewrap or 'bubblewrap')}")
-    console.print("shown read-only inside (and why):")
+        console.print("shown read-only inside (and why):")
     if not note.shown:
         console.print("  nothing beyond the system, rgr and the agent CLI")
     for shown in note.shown:
         where = f" → also at <working copy>/{shown.inside}" if shown.inside else ""
         console.print(f"  {esc(tilde(shown.path))}  {esc(shown.why)}{esc(where)}")
-    for alias in note.aliases:
+    for alias in note.aliases if note.enabled else ():
         console.print(f"  {esc(tilde(alias))}  the working copy again, at the repository's "
                       "path (absolute paths a virtualenv recorded lead into it)")
     if note.env:
@@ -120,9 +124,12 @@ def _print(ws: Workspace, sealer: Sealer, programs: list[Resolved], problems: li
         console.print(f"not shown: {esc(skipped)}")
     console.print("programs:")
     for program in programs:
-        inside = tilde(program.inside) if program.inside else "NOT FOUND inside"
+        missing = ("NOT FOUND (on PATH, in ~/.local/bin, in npm's prefix)"
+                   if program.role == "agent" else "NOT FOUND inside")
+        inside = tilde(program.inside) if program.inside else missing
         console.print(f"  {program.role:<6} {esc(program.name)} → {esc(inside)}")
     for problem in problems:
         console.print(esc(f"error: {problem.problem}\n  fix: {problem.fix}"))
-    console.print("test run (as `rgr run` runs it: a pristine checkout of HEAD, sealed):")
+    console.print("test run (as `rgr run` runs it: a pristine checkout of HEAD, "
+                  + ("sealed):" if note.enabled else "NOT sealed):"))
     print_result(result, diagnosis)

@@ -13,8 +13,8 @@ cache under HOME; a Maven project with its dependencies in ``~/.m2``. Plus the h
 side: an agent and a test that write into the shared venv, ``node_modules`` and a
 toolchain home are refused, and the user's files stay byte-identical.
 
-CI runs a sample (the pip venv, the npm project through the daemon, rustup elsewhere, the
-hostile writes); ``RGR_FULL_SWEEP=1`` runs every layout:
+CI runs a sample (the pip venv, the npm project through the daemon, the hostile writes;
+about five minutes on two cores); ``RGR_FULL_SWEEP=1`` runs every layout (about twelve):
 
     RGR_FULL_SWEEP=1 .venv/bin/python -m pytest tests/e2e/test_real_projects.py
 """
@@ -357,6 +357,7 @@ def test_cargo_crate_with_rustup_in_home(user: User) -> None:
     run_kata(user, _crate(user.home), RUST)
 
 
+@sweep_only("rustup elsewhere")
 def test_cargo_crate_with_rustup_homes_elsewhere(user: User) -> None:
     cargo, rustup = _rustup_homes()
     user.env.update(CARGO_HOME=str(cargo), RUSTUP_HOME=str(rustup))
