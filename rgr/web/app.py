@@ -27,7 +27,7 @@ from starlette.staticfiles import StaticFiles
 from rgr import git
 from rgr.commands.queue import open_queue
 from rgr.daemon.hub import RemoteUnreachable
-from rgr.daemon.queue import Queue, QueueError, describe_state
+from rgr.daemon.queue import Job, Queue, QueueError, describe_state
 from rgr.errors import RepositoryError, RgrError
 from rgr.ui import duration, money, phase_label, short
 from rgr.web import actions, board, history, plots, runs
@@ -147,13 +147,19 @@ class Pages:
 
     # -- runs --------------------------------------------------------------------------
 
+    def _job(self, ws: Workspace, ident: int) -> Job | HTMLResponse:
+        """Job ``ident`` of the queue, or the 404 page that says why there is none."""
+        try:
+            return self.state.queue(ws).job(ident)
+        except QueueError as exc:
+            return self.error(404, f"no job {ident}", exc.message, exc.hint)
+
     def job_page(self, request: Request) -> Response:
         ident = int(request.path_params["ident"])
         ws = self.state.ws.reopened()
-        try:
-            job = self.state.queue(ws).job(ident)
-        except QueueError as exc:
-            return self.error(404, f"no job {ident}", exc.message, exc.hint)
+        job = self._job(ws, ident)
+        if isinstance(job, HTMLResponse):
+            return job
         source = runs.job_source(ws, job)
         page = runs.build(source) if source is not None else None
         return self.render("run.html", job=job, page=page, head_run=False,
@@ -179,10 +185,9 @@ class Pages:
         """A note of job N's run, from where its page read it (its clone, here)."""
         ident = int(request.path_params["ident"])
         ws = self.state.ws.reopened()
-        try:
-            job = self.state.queue(ws).job(ident)
-        except QueueError as exc:
-            return self.error(404, f"no job {ident}", exc.message, exc.hint)
+        job = self._job(ws, ident)
+        if isinstance(job, HTMLResponse):
+            return job
         source = runs.job_source(ws, job)
         if source is None:
             raise HTTPException(404, f"job {ident} has no handoff yet")

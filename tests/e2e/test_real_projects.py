@@ -136,6 +136,15 @@ def _commit_all(root: Path, message: str) -> None:
     git(root, "commit", "-q", "-m", message)
 
 
+def _write_files(root: Path, eco: Ecosystem) -> Path:
+    """The ecosystem's kata project (its build files and stub) written in ``root``."""
+    root.mkdir(parents=True, exist_ok=True)
+    for name, text in eco.files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    return root
+
+
 def _snapshot(*roots: Path) -> dict[str, bytes]:
     files: dict[str, bytes] = {}
     for root in roots:
@@ -274,11 +283,7 @@ def test_pypi_sdist_with_a_uv_venv_nobody_activated(user: User, downloads: Path)
 
 def npm_project(home: Path) -> Path:
     """A Vitest project with node_modules installed from the registry (ignored)."""
-    root = home / "code" / "web"
-    root.mkdir(parents=True)
-    for name, text in VITEST.files.items():
-        (root / name).parent.mkdir(parents=True, exist_ok=True)
-        (root / name).write_text(text)
+    root = _write_files(home / "code" / "web", VITEST)
     npm = shutil.which("npm")
     if npm is None:
         raise ToolchainMissing("npm is not on PATH: install Node.js 20 or later")
@@ -338,11 +343,7 @@ def _rustup_homes() -> tuple[Path, Path]:
 
 
 def _crate(home: Path) -> Path:
-    root = home / "code" / "kata"
-    root.mkdir(parents=True)
-    for name, text in RUST.files.items():
-        (root / name).parent.mkdir(parents=True, exist_ok=True)
-        (root / name).write_text(text)
+    root = _write_files(home / "code" / "kata", RUST)
     _commit_all(root, "a crate")
     return root
 
@@ -391,10 +392,7 @@ def _go_module_cache(home: Path) -> dict[str, str]:
 @sweep_only("go module cache")
 def test_go_module_with_a_dependency_in_the_module_cache(user: User) -> None:
     go = ensure_go()
-    root = user.home / "code" / "kata"
-    root.mkdir(parents=True)
-    for name, text in GO.files.items():
-        (root / name).write_text(text)
+    root = _write_files(user.home / "code" / "kata", GO)
     (root / "lower.go").write_text('package kata\n\nimport "example.com/strs"\n\n'
                                    "func lower(s string) string { return strs.Lower(s) }\n")
     fetch_env = {**os.environ, "HOME": str(user.home), **_go_module_cache(user.home)}
@@ -420,11 +418,7 @@ def test_maven_project_with_its_dependencies_in_m2(user: User) -> None:
     _, maven_user_home = maven_home()  # ~/.m2 filled from Debian's Maven repository
     (user.home / ".m2").symlink_to(maven_user_home / ".m2")
     user.env["MAVEN_OPTS"] = f"-Duser.home={user.home}"
-    root = user.home / "code" / "kata"
-    root.mkdir(parents=True)
-    for name, text in MAVEN.files.items():
-        (root / name).parent.mkdir(parents=True, exist_ok=True)
-        (root / name).write_text(text)
+    root = _write_files(user.home / "code" / "kata", MAVEN)
     _commit_all(root, "a maven project")
     run_kata(user, root, MAVEN, check_env={"MAVEN_OPTS": f"-Duser.home={user.home}"})
 
