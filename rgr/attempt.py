@@ -147,18 +147,18 @@ def open_sealer(ws: Workspace, backend: Backend, test_command: TestCommand,
             "the pristine checkout and the guards protect this repository.")
         _setup(ws, None, log)
         return Sealer(ws, backend, test_command, None, toolchain_of(ws))
-    policy = policy_from_config(ws.config, ws.env, toolchain_of(ws), ws.root)
+    policy = policy_from_config(ws.config, toolchain_of(ws), ws.root)
     version = policy.probe()
     if _setup(ws, policy, log):
         # The dependency folders it installed are shown like any others.
-        policy = policy_from_config(ws.config, ws.env, toolchain_of(ws), ws.root)
+        policy = policy_from_config(ws.config, toolchain_of(ws), ws.root)
     log(f"sandbox: {version}; agents reach only the model API"
         + (" and " + ", ".join(policy.allow_hosts) if policy.allow_hosts else "")
         + ("; test runs have no network" if policy.test_network == "none"
            else "; test runs have the host network"))
     shown = policy.toolchain.shown
     if shown:
-        log("sandbox: shows read-only " + ", ".join(_home_relative(s.path, ws.env)
+        log("sandbox: shows read-only " + ", ".join(toolchain.home_relative(s.path, ws.env)
                                                     for s in shown)
             + " (`rgr doctor` says why)")
     return Sealer(ws, backend, test_command, policy, bubblewrap=version)
@@ -171,13 +171,6 @@ def _setup(ws: Workspace, policy: SandboxPolicy | None, log: Callable[[str], Non
         return False
     return setup.ensure_setup(ws.root, ws.git_dir, table.setup_argv, table.setup_hosts,
                               policy, ws.env, lambda: git.changed_tracked(ws.repo), log)
-
-
-def _home_relative(path: Path, env: Mapping[str, str]) -> str:
-    home = env.get("HOME")
-    if home and path.is_relative_to(home):
-        return "~/" + str(path.relative_to(home))
-    return str(path)
 
 
 def toolchain_of(ws: Workspace) -> Toolchain:
@@ -196,15 +189,13 @@ def _hide_paths(config: Config, repo_root: Path) -> tuple[Path, ...]:
     return tuple(p if p.is_absolute() else repo_root / p for p in paths)
 
 
-def policy_from_config(config: Config, env: Mapping[str, str], found: Toolchain,
-                       repo_root: Path | None = None) -> SandboxPolicy:
+def policy_from_config(config: Config, found: Toolchain, repo_root: Path) -> SandboxPolicy:
     table = config.sandbox
-    root = repo_root or Path.cwd()
     return SandboxPolicy(
         bwrap=table.bwrap, agent_network=table.agent_network, test_network=table.test_network,
         allow_hosts=tuple(table.allow_hosts),
         read_paths=tuple(Path(p).expanduser() for p in table.read_paths),
-        hide_paths=_hide_paths(config, root),
+        hide_paths=_hide_paths(config, repo_root),
         pass_env=tuple(table.pass_env), toolchain=found)
 
 

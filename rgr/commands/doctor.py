@@ -16,6 +16,7 @@ from rgr.backends.base import backend_binaries
 from rgr.commands.verify import print_result, sealed_gate
 from rgr.refactor.gate import GateResult, gate_argvs
 from rgr.sandbox.explain import Diagnosis, missing_program
+from rgr.sandbox.toolchain import home_relative
 from rgr.starting import make_backend
 from rgr.ui import esc, make_console
 from rgr.workspace import Workspace
@@ -90,10 +91,9 @@ def _print(ws: Workspace, sealer: Sealer, programs: list[Resolved], problems: li
            result: GateResult, diagnosis: Diagnosis | None) -> None:
     console = make_console()
     note = sealer.note()
-    home = ws.env.get("HOME", "")
 
     def tilde(path: str) -> str:
-        return "~" + path[len(home):] if home and path.startswith(home + "/") else path
+        return home_relative(path, ws.env)
 
     console.print(f"[bold]rgr doctor[/bold]: {esc(ws.root)}")
     console.print(f"  test command  {esc(' '.join(sealer.test_command.argv))} "

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rgr.sandbox.jail import install_root
-from rgr.sandbox.toolchain import Toolchain, masked_roots, user_homes
+from rgr.sandbox.toolchain import Toolchain, home_relative, masked_roots, user_homes
 
 #: What shells, env and bubblewrap print for a program they cannot find.
 _MISSING_PROGRAM = (
@@ -74,7 +74,7 @@ def missing_program(name: str, toolchain: Toolchain, repo_root: Path,
             f"install {name} for this project (for example in its virtualenv or with its "
             "package manager), or set test_command in tdd.toml to the command that runs "
             "the tests")
-    where = _tilde(found, env)
+    where = home_relative(found, env)
     reason, fix = why_hidden(found, toolchain, repo_root, env, detect_enabled)
     return Diagnosis(f"{name} is at {where}, which the sandbox does not show: {reason}", fix)
 
@@ -126,7 +126,7 @@ def why_hidden(path: Path, toolchain: Toolchain, repo_root: Path, env: Mapping[s
               else "it is outside what the sandbox shows")
     if not detect_enabled:
         reason += " ([sandbox] detect = false)"
-    return reason, (f'show it read-only with [sandbox] read_paths = ["{_tilde(root, env)}"] '
+    return reason, (f'show it read-only with [sandbox] read_paths = ["{home_relative(root, env)}"] '
                     "in tdd.toml (and pass_env for any variable it needs)")
 
 
@@ -143,7 +143,3 @@ def _rustup(name: str, toolchain: Toolchain) -> Diagnosis:
         f"shows ({home}) has no default toolchain for this user",
         "run `rustup default stable` (or set RUSTUP_TOOLCHAIN) and try again")
 
-
-def _tilde(path: Path, env: Mapping[str, str]) -> str:
-    home = user_homes(env)[0]
-    return f"~/{path.relative_to(home)}" if path.is_relative_to(home) else str(path)

@@ -207,6 +207,13 @@ def user_homes(env: Mapping[str, str]) -> list[Path]:
     return list(dict.fromkeys(homes))
 
 
+def home_relative(path: Path | str, env: Mapping[str, str]) -> str:
+    """``path`` as a person reads it: ``~/...`` under ``$HOME``."""
+    home = user_homes(env)[0]
+    path = Path(path)
+    return f"~/{path.relative_to(home)}" if path.is_relative_to(home) else str(path)
+
+
 class _Finder:
     def __init__(self, repo_root: Path, env: Mapping[str, str], hide: tuple[Path, ...]):
         self.repo_root = repo_root
