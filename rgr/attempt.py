@@ -180,7 +180,8 @@ def toolchain_of(ws: Workspace) -> Toolchain:
     return toolchain.detect(
         ws.root, ws.env, share=table.share, hide=_hide_paths(ws.config, ws.root),
         enabled=table.detect,
-        ignored=git.ignored_names(ws.repo, toolchain.IGNORED_DEPENDENCY_FOLDERS))
+        ignored=git.ignored_names(ws.repo, toolchain.IGNORED_DEPENDENCY_FOLDERS),
+        tracked=git.tracked_folders(ws.repo))
 
 
 def _hide_paths(config: Config, repo_root: Path) -> tuple[Path, ...]:

@@ -116,6 +116,19 @@ def changed_tracked(repo: pygit2.Repository) -> list[str]:
                   if flags & changed)
 
 
+def tracked_folders(repo: pygit2.Repository, depth: int = 3) -> set[str]:
+    """The folders, down to ``depth`` levels, that hold a file in the index (tracked):
+    ``{"src", "src/pkg", ...}``."""
+    if repo.is_bare:
+        return set()
+    found: set[str] = set()
+    for entry in repo.index:
+        parts = entry.path.split("/")[:-1]
+        for level in range(1, min(len(parts), depth) + 1):
+            found.add("/".join(parts[:level]))
+    return found
+
+
 def ignored_names(repo: pygit2.Repository, names: tuple[str, ...]) -> set[str]:
     """Those of ``names`` (paths relative to the work tree) that git's ignore rules
     match; none for a bare repository."""

@@ -250,3 +250,16 @@ def test_what_is_mapped_inside_the_repository_stays_visible_over_the_alias(
     code = f"print(open({str(objects / 'marker')!r}).read())"
     done = run(jail.wrap([PY, "-c", code], work), cwd=work, timeout=30)
     assert done.returncode == 0 and done.stdout.strip() == "the user's objects", done.stderr
+
+
+def test_a_tracked_folder_is_never_an_environment(project: Path, home: Path) -> None:
+    """A commit (an agent's, accepted and checked out) that carries a pyvenv.cfg and a
+    bin/pytest must not become the test runner on PATH at the next start."""
+    planted = project / "tools"
+    (planted / "bin").mkdir(parents=True)
+    (planted / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    (planted / "bin" / "pytest").write_text("#!/bin/sh\necho 99 passed\n")
+    assert [d.inside for d in detect(project, _env(home)).dependency_folders] == ["tools"]
+    found = detect(project, _env(home), tracked={"tools", "tools/bin"})
+    assert found.dependency_folders == () and found.path_prefix == ()
+    assert any("holds files git tracks" in s for s in found.skipped)

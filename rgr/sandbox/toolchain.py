@@ -171,13 +171,16 @@ VERSION_FILES = (".tool-versions", ".python-version", ".node-version", ".nvmrc",
 
 def detect(repo_root: Path, env: Mapping[str, str], *, share: Sequence[str] = (),
            hide: Iterable[Path] = (), enabled: bool = True,
-           ignored: Iterable[str] | None = None) -> Toolchain:
+           ignored: Iterable[str] | None = None,
+           tracked: Iterable[str] = ()) -> Toolchain:
     """What the sandbox must show for ``repo_root``'s tools to run, given the user's
     environment ``env``. ``share`` names more dependency folders (``[sandbox] share``),
     ``hide`` paths never to show (``[sandbox] hide_paths``), ``enabled`` False turns
     detection off (``[sandbox] detect = false``: only ``share`` is mapped). ``ignored``
-    is git's list of ignored top-level names, when the caller has it."""
-    found = _Finder(repo_root, env, tuple(hide))
+    is git's list of ignored top-level names, when the caller has it; ``tracked`` the
+    folders that hold tracked files: never an environment (an agent's commit could
+    plant a ``pyvenv.cfg`` and a ``bin/pytest`` to be put first on PATH)."""
+    found = _Finder(repo_root, env, tuple(hide), frozenset(tracked))
     origin = _dependencies_origin(repo_root, env)
     found.dependency_folders(origin, share, enabled, set(ignored or ()))
     if enabled:
@@ -215,8 +218,10 @@ def home_relative(path: Path | str, env: Mapping[str, str]) -> str:
 
 
 class _Finder:
-    def __init__(self, repo_root: Path, env: Mapping[str, str], hide: tuple[Path, ...]):
+    def __init__(self, repo_root: Path, env: Mapping[str, str], hide: tuple[Path, ...],
+                 tracked: frozenset[str] = frozenset()):
         self.repo_root = repo_root
+        self.tracked = tracked
         self.env_in = env
         self.home = user_homes(env)[0]
         self.hide = tuple(p if p.is_absolute() else repo_root / p for p in hide)
@@ -274,6 +279,11 @@ class _Finder:
                 continue
             source = tree / rel
             if source.is_symlink():
+                continue
+            if tree == self.repo_root and rel in self.tracked:
+                self.skipped.append(f"{source}: holds files git tracks: part of the "
+                                    "commit, not an environment, so not shared or put on "
+                                    "PATH")
                 continue
             where = ("the repository the job came from" if tree == origin
                      else "the repository")
