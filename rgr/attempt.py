@@ -40,7 +40,7 @@ from rgr import failpoints, git, scratch
 from rgr.agents import AgentSpec, packaged_dir, prompt_path, prompt_version
 from rgr.backends.base import AgentResult, Backend, backend_binaries
 from rgr.config import Config, TestCommand
-from rgr.errors import BackendError
+from rgr.errors import BackendError, RgrError
 from rgr.handoff import AgentSummary, SandboxNote, TestRunSummary
 from rgr.proc import run
 from rgr.processes import REPO_MARK_VAR
@@ -181,7 +181,18 @@ def toolchain_of(ws: Workspace) -> Toolchain:
         ws.root, ws.env, share=table.share, hide=_hide_paths(ws.config, ws.root),
         enabled=table.detect,
         ignored=git.ignored_names(ws.repo, toolchain.IGNORED_DEPENDENCY_FOLDERS),
-        tracked=git.tracked_folders(ws.repo))
+        tracked=git.tracked_folders(ws.repo), origin_tracked=_origin_tracked(ws))
+
+
+def _origin_tracked(ws: Workspace) -> set[str]:
+    """What the daemon's own working tree tracks, when a job borrows its folders."""
+    origin = toolchain.dependencies_origin(ws.root, ws.env)
+    if origin is None:
+        return set()
+    try:
+        return git.tracked_folders(git.open_repo(origin))
+    except RgrError:
+        return set()
 
 
 def _hide_paths(config: Config, repo_root: Path) -> tuple[Path, ...]:

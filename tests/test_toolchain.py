@@ -263,3 +263,29 @@ def test_a_tracked_folder_is_never_an_environment(project: Path, home: Path) -> 
     found = detect(project, _env(home), tracked={"tools", "tools/bin"})
     assert found.dependency_folders == () and found.path_prefix == ()
     assert any("holds files git tracks" in s for s in found.skipped)
+    # The same in the daemon's tree a job borrows from.
+    clone = home / "jobs" / "1"
+    clone.mkdir(parents=True)
+    borrowed = detect(clone, _env(home, **{DEPENDENCIES_FROM_VAR: str(project)}),
+                      origin_tracked={"tools"})
+    assert borrowed.dependency_folders == () and borrowed.path_prefix == ()
+
+
+def test_the_run_reads_what_git_tracks_from_the_repository(project: Path, home: Path) -> None:
+    """Through rgr.attempt.toolchain_of, as a run asks: git's own index decides."""
+    from conftest import git
+
+    from rgr.attempt import toolchain_of
+    from rgr.workspace import open_workspace
+
+    (project / "tools" / "bin").mkdir(parents=True)
+    (project / "tools" / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    (project / "tools" / "bin" / "pytest").write_text("#!/bin/sh\necho 99 passed\n")
+    _venv(project / ".venv")
+    (project / ".gitignore").write_text(".venv/\n")
+    git(project, "init", "-q", "-b", "main")
+    git(project, "add", "-A")
+    git(project, "-c", "user.name=D", "-c", "user.email=d@e", "commit", "-q", "-m", "x")
+    found = toolchain_of(open_workspace(project, env=_env(home)))
+    assert [d.inside for d in found.dependency_folders] == [".venv"]
+    assert found.path_prefix == (project / ".venv" / "bin",)

@@ -172,15 +172,17 @@ VERSION_FILES = (".tool-versions", ".python-version", ".node-version", ".nvmrc",
 def detect(repo_root: Path, env: Mapping[str, str], *, share: Sequence[str] = (),
            hide: Iterable[Path] = (), enabled: bool = True,
            ignored: Iterable[str] | None = None,
-           tracked: Iterable[str] = ()) -> Toolchain:
+           tracked: Iterable[str] = (), origin_tracked: Iterable[str] = ()) -> Toolchain:
     """What the sandbox must show for ``repo_root``'s tools to run, given the user's
     environment ``env``. ``share`` names more dependency folders (``[sandbox] share``),
     ``hide`` paths never to show (``[sandbox] hide_paths``), ``enabled`` False turns
     detection off (``[sandbox] detect = false``: only ``share`` is mapped). ``ignored``
     is git's list of ignored top-level names, when the caller has it; ``tracked`` the
     folders that hold tracked files: never an environment (an agent's commit could
-    plant a ``pyvenv.cfg`` and a ``bin/pytest`` to be put first on PATH)."""
-    found = _Finder(repo_root, env, tuple(hide), frozenset(tracked))
+    plant a ``pyvenv.cfg`` and a ``bin/pytest`` to be put first on PATH), in the
+    repository and in the tree a daemon job came from (``origin_tracked``)."""
+    found = _Finder(repo_root, env, tuple(hide), frozenset(tracked),
+                    frozenset(origin_tracked))
     origin = _dependencies_origin(repo_root, env)
     found.dependency_folders(origin, share, enabled, set(ignored or ()))
     if enabled:
@@ -192,6 +194,11 @@ def detect(repo_root: Path, env: Mapping[str, str], *, share: Sequence[str] = ()
     return Toolchain(shown=tuple(found.shown), env=found.env,
                      path_prefix=tuple(found.path_prefix), aliases=aliases,
                      home_files=tuple(found.home_files), skipped=tuple(found.skipped))
+
+
+def dependencies_origin(repo_root: Path, env: Mapping[str, str]) -> Path | None:
+    """The working tree a daemon job's clone borrows dependency folders from, if any."""
+    return _dependencies_origin(repo_root, env)
 
 
 def _dependencies_origin(repo_root: Path, env: Mapping[str, str]) -> Path | None:
@@ -219,9 +226,11 @@ def home_relative(path: Path | str, env: Mapping[str, str]) -> str:
 
 class _Finder:
     def __init__(self, repo_root: Path, env: Mapping[str, str], hide: tuple[Path, ...],
-                 tracked: frozenset[str] = frozenset()):
+                 tracked: frozenset[str] = frozenset(),
+                 origin_tracked: frozenset[str] = frozenset()):
         self.repo_root = repo_root
         self.tracked = tracked
+        self.origin_tracked = origin_tracked
         self.env_in = env
         self.home = user_homes(env)[0]
         self.hide = tuple(p if p.is_absolute() else repo_root / p for p in hide)
@@ -280,7 +289,7 @@ class _Finder:
             source = tree / rel
             if source.is_symlink():
                 continue
-            if tree == self.repo_root and rel in self.tracked:
+            if rel in (self.tracked if tree == self.repo_root else self.origin_tracked):
                 self.skipped.append(f"{source}: holds files git tracks: part of the "
                                     "commit, not an environment, so not shared or put on "
                                     "PATH")
