@@ -151,9 +151,12 @@ def test_a_daemon_job_shares_the_dependency_folders_of_its_source_tree(
     # recorded in its scripts.
     assert found.aliases == (clone, project)
     assert found.path_prefix == (clone / ".venv" / "bin",)
-    # A relative or missing path is ignored, never created.
+    # A relative or missing path is ignored, never created (and with no folder shown,
+    # there is nothing to alias).
     for value in ("relative/path", str(tmp_path / "missing")):
-        assert detect(clone, _env(home, **{DEPENDENCIES_FROM_VAR: value})).aliases == (clone,)
+        found = detect(clone, _env(home, **{DEPENDENCIES_FROM_VAR: value}))
+        assert found.dependency_folders == () and found.aliases == ()
+    assert not (tmp_path / "missing").exists()
 
 
 # -- inside a real jail -------------------------------------------------------------------
@@ -289,3 +292,13 @@ def test_the_run_reads_what_git_tracks_from_the_repository(project: Path, home: 
     found = toolchain_of(open_workspace(project, env=_env(home)))
     assert [d.inside for d in found.dependency_folders] == [".venv"]
     assert found.path_prefix == (project / ".venv" / "bin",)
+
+
+def test_no_alias_when_nothing_shown_records_the_repositorys_path(
+        project: Path, home: Path, tmp_path: Path) -> None:
+    """Without a venv or dependency folder, the repository's path stays an empty hidden
+    folder inside, as the sandbox's other hidden places."""
+    (home / ".rustup").mkdir()
+    assert detect(project, _env(home)).aliases == ()
+    venv = _venv(tmp_path / "elsewhere" / "venv")
+    assert detect(project, _env(home, VIRTUAL_ENV=str(venv))).aliases == (project,)

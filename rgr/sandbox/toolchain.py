@@ -190,7 +190,12 @@ def detect(repo_root: Path, env: Mapping[str, str], *, share: Sequence[str] = ()
         found.tool_homes(env)
         found.caches(env)
         found.version_files()
-    aliases = tuple(dict.fromkeys(p for p in (repo_root, origin) if p is not None))
+    # The alias is for what recorded the repository's path (a venv's scripts and .pth,
+    # node_modules' links): without such a folder nothing needs it, and agents then see
+    # the repository's path as the sandbox's other hidden places, an empty folder.
+    needs_alias = bool(found.dependency_folders_shown() or found.virtualenv_shown)
+    aliases = tuple(dict.fromkeys(p for p in (repo_root, origin) if p is not None)
+                    ) if needs_alias else ()
     return Toolchain(shown=tuple(found.shown), env=found.env,
                      path_prefix=tuple(found.path_prefix), aliases=aliases,
                      home_files=tuple(found.home_files), skipped=tuple(found.skipped))
@@ -240,6 +245,12 @@ class _Finder:
         self.path_prefix: list[Path] = []
         self.home_files: list[tuple[Path, str]] = []
         self.skipped: list[str] = []
+        #: An active or poetry virtualenv outside the repository is shown: its editable
+        #: installs may name the repository's path.
+        self.virtualenv_shown = False
+
+    def dependency_folders_shown(self) -> bool:
+        return any(s.inside is not None for s in self.shown)
 
     # -- recording ---------------------------------------------------------------------
 
@@ -336,12 +347,14 @@ class _Finder:
                              f"repository ({rel})", inside=rel):
                     self._venv_interpreter(venv)
             elif self.show(venv, "the active virtualenv (VIRTUAL_ENV)"):
+                self.virtualenv_shown = True
                 self._venv_interpreter(venv)
             if venv.is_dir():
                 self.env["VIRTUAL_ENV"] = active
             return
         poetry = _poetry_venv(self.repo_root, env, self.home)
         if poetry is not None and self.show(poetry, "the project's poetry virtualenv"):
+            self.virtualenv_shown = True
             self._venv_interpreter(poetry)
             self.path_prefix.append(poetry / "bin")
 
