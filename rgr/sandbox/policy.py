@@ -109,6 +109,12 @@ class SandboxPolicy:
         folders inside it again: bubblewrap binds from the host's view, where the
         folders mapped into the working copy are only empty mount points."""
         pairs: list[tuple[Path, Path]] = []
+        if not self.toolchain.dependency_folders:
+            # Nothing needs the repository's path then, and an alias would cover what
+            # is mapped under that path: a scratch copy's alternates name the
+            # repository's objects there (every agent commit failed: "could not parse
+            # HEAD").
+            return ()
         for alias in self.toolchain.aliases:
             if alias == working_copy:
                 continue
