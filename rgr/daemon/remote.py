@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import random
 import time
+from collections.abc import Callable
 
 from rgr.daemon.gitcli import Git
 from rgr.daemon.hub import RemoteRejected, RemoteUnreachable, lost_race, unreachable
@@ -100,10 +101,13 @@ def sync_notes(git: Git, remote: str, ref: str = DEFAULT_REF,
         time.sleep(random.uniform(0.5, 1.0) * min(0.05 * 2 ** min(lost, 6), 2.0))
 
 
-def push_ref(git: Git, remote: str, local: str, target: str, expected: str | None) -> bool:
-    """Move the hub's ``target`` to our ``local`` if it is still at ``expected``."""
+def push_ref(git: Git, remote: str, local: str, target: str, expected: str | None,
+             on_spawn: Callable[[int], None] | None = None) -> bool:
+    """Move the hub's ``target`` to our ``local`` (a ref or a commit id) if it is still
+    at ``expected``: False for a lost race, RemoteRejected or RemoteUnreachable else."""
     done = git.run("push", "--porcelain", "--no-verify",
-                   f"--force-with-lease={target}:{expected or ''}", remote, f"{local}:{target}")
+                   f"--force-with-lease={target}:{expected or ''}", remote, f"{local}:{target}",
+                   on_spawn=on_spawn)
     if done.returncode == 0:
         return True
     _raise(git, remote, done.stdout + done.stderr, done.describe(1500))

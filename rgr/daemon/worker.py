@@ -356,19 +356,12 @@ class Worker(threading.Thread):
                 return
 
     def finish(self, job: Job, wc: WorkCopy, cost: float) -> None:
-        ctx = self.ctx
-        mode = ctx.options.integrate
-        message = "complete"
-        if mode != "none":
-            with ctx.integrate_lock:
-                landed = land.land(wc, ctx.main, ctx.root, ctx.hub.name == "local", ctx.env,
-                                   lambda m: self.say(f"job {job.id}: {m}"), mode,
-                                   fixer=land.Fixer(ctx.options.merge_fix_tries,
-                                                    lambda argv: self.rgr(job, argv),
-                                                    ctx.budget.remaining()))
+        message, tip = "complete", wc.git.rev("HEAD")
+        if self.ctx.options.integrate != "none":
+            landed = self.integrate(job, wc)
             # A merge fix is an agent session: its cost counts for the job and the budget.
             after = wc.progress().cost_usd
-            ctx.budget.add(after - cost)
+            self.ctx.budget.add(after - cost)
             cost = max(cost, after)
             if not landed.ok:
                 wc.share_notes()
@@ -376,12 +369,39 @@ class Worker(threading.Thread):
                 self.say(f"job {job.id} needs attention: {landed.message.splitlines()[0]}",
                          outcome=True)
                 return
-            message = landed.message
+            message, tip = landed.message, landed.commit or tip
         failpoints.hit("daemon:landed")
         wc.share_notes()
-        self.update(job, state="complete", message=message, cost_usd=cost,
-                    tip=wc.git.rev("HEAD"), phase="COMPLETE")
+        self.update(job, state="complete", message=message, cost_usd=cost, tip=tip,
+                    phase="COMPLETE")
         self.say(f"job {job.id} complete: {message}", job=None, outcome=True)
+
+    def integrate(self, job: Job, wc: WorkCopy) -> land.Landed:
+        """Integrate the finished job (rgr.daemon.land); a refusal that is not a race
+        (a protected base, a base gone, a failing git) is the job's answer, never the
+        daemon's crash."""
+        ctx = self.ctx
+        target = land.Target(ctx.main, ctx.root, ctx.options.remote)
+        fixer = land.Fixer(ctx.options.merge_fix_tries, lambda argv: self.rgr(job, argv),
+                           ctx.budget.remaining())
+        with ctx.integrate_lock:
+            try:
+                return land.land(wc, target, ctx.env, lambda m: self.say(f"job {job.id}: {m}"),
+                                 ctx.options.integrate, fixer=fixer)
+            except RemoteUnreachable as exc:
+                # Whether a push under way reached the remote is unknown: the next
+                # landing finds the job there (already in the base) or lands it.
+                self.say(f"job {job.id}: the remote is unreachable while landing; "
+                         f"{wc.spec.base} there is unchanged by this daemon unless a push "
+                         f"was cut off (the next landing finds out): "
+                         f"{exc.message.splitlines()[0]}")
+                raise
+            except LostJob:
+                raise
+            except RgrError as exc:
+                return land.Landed(False, f"landing failed: {exc.message}; "
+                                          f"{wc.spec.base} is unchanged by this job"
+                                          + (f"; fix: {exc.hint}" if exc.hint else ""))
 
 
 def reason(output: str) -> str:
