@@ -32,7 +32,8 @@ def open_queue(ws: Workspace, remote: str | None) -> Queue:
 
 
 def add(ws: Workspace, feature: str, after: tuple[int, ...], refactor: bool,
-        every: str | None, base: str | None, remote: str | None) -> int:
+        every: str | None, base: str | None, remote: str | None,
+        max_budget_usd: float | None = None) -> int:
     from rgr import git as rgit
     from rgr.commands.run import slugify  # the run's own branch naming (a heavy import)
 
@@ -58,9 +59,10 @@ def add(ws: Workspace, feature: str, after: tuple[int, ...], refactor: bool,
                    after=tuple(after), every=every, created_at=now, created_by=who())
     if schedule is not None:
         first = schedule.next_after(datetime.fromtimestamp(now)).timestamp()
-        state = JobState("scheduled", updated_at=now, by=who(), next_at=first)
+        state = JobState("scheduled", updated_at=now, by=who(), next_at=first,
+                         max_budget_usd=max_budget_usd)
     else:
-        state = JobState("queued", updated_at=now, by=who())
+        state = JobState("queued", updated_at=now, by=who(), max_budget_usd=max_budget_usd)
     ident = queue.add(spec, state)
     out = make_console()
     what = "schedule" if schedule else "job"
@@ -145,8 +147,9 @@ def cancel(ws: Workspace, ident: int, remote: str | None) -> int:
     return 0
 
 
-def retry(ws: Workspace, ident: int, remote: str | None) -> int:
-    open_queue(ws, remote).retry(ident)
+def retry(ws: Workspace, ident: int, remote: str | None,
+          max_budget_usd: float | None = None) -> int:
+    open_queue(ws, remote).retry(ident, max_budget_usd)
     make_console().print(f"job {ident} queued again: a daemon continues it from its last "
                          "handoff (or starts it over if it has none); `rgr daemon` runs it")
     return 0

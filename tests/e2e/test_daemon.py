@@ -622,3 +622,34 @@ def test_kill_9_while_landing_on_a_remote_lands_exactly_once(tmp_path: Path,
     assert_suite_green(fresh)
     assert git(a, "rev-parse", "main").strip() == first  # the clone's own main: untouched
     assert sessions_by_job(server)["alpha"] == SESSIONS_PER_JOB  # no phase redone
+
+
+def test_one_budget_for_the_fleet(tmp_path: Path) -> None:
+    """Two daemons on two machines, each told --max-budget-usd X: together they stop
+    near X (the phases running when the sum crossed it finish), not at 2 X."""
+    _bare, a, b = two_clones(tmp_path)
+    limit = 0.3  # about five sessions of the scripted model, as claude prices them
+    with FakeModelServer(choose=choose) as server:
+        env = rgr_env(tmp_path / "home", server.url)
+        add(a, env, "alpha", "beta", extra=("--remote", "hub"))
+        add(b, env, "gamma", "delta", extra=("--remote", "hub"))
+        flags = ["daemon", "--remote", "hub", "--max-budget-usd", str(limit), *FAST]
+        one = start_rgr(flags, a, {**env, "RGR_DAEMON_HOST": "machine-a"})
+        two = start_rgr(flags, b, {**env, "RGR_DAEMON_HOST": "machine-b"})
+        out = one.communicate(timeout=600)[0] + "\n---\n" + two.communicate(timeout=600)[0]
+        assert one.returncode == 0 and two.returncode == 0, out
+        assert server.errors == [], server.errors
+    jobs = queue_json(a, env, "--remote", "hub")
+    spent = sum(float(j["state"]["cost_usd"]) for j in jobs)  # type: ignore[index]
+    sessions = len(server.sessions)
+    per_session = spent / sessions
+    # It got to the limit, and past it by at most the two phases (one per machine)
+    # that were running when the sum crossed it.
+    assert limit <= spent <= limit + 2 * per_session * 1.5, (spent, sessions, out)
+    assert sessions < 2 * limit / per_session, (spent, sessions)  # not a budget each
+    stopped = [j for j in jobs if j["state"]["state"] == "stopped"]  # type: ignore[index]
+    assert stopped, out
+    for job in stopped:
+        message = str(job["state"]["message"])  # type: ignore[index]
+        assert "the fleet's --max-budget-usd $0.3 is spent" in message, message
+    assert out.count("the fleet's --max-budget-usd $0.3 is spent") >= 2, out
