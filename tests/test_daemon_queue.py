@@ -10,6 +10,7 @@ import os
 import subprocess
 import sys
 import threading
+import time
 from datetime import datetime
 from pathlib import Path
 
@@ -320,6 +321,47 @@ def test_daemon_view_live_rows_and_plain_lines() -> None:
     lines = out.getvalue().splitlines()
     assert len(lines) == 1 and lines[0].endswith("worker 1: claimed job 1")
     assert datetime.strptime(lines[0].split()[0], "%Y-%m-%dT%H:%M:%S")
+
+
+def test_leases_are_judged_by_the_readers_own_clock_whatever_the_holders_says(
+        repo: Repo) -> None:
+    """A worker whose clock is an hour behind writes claims that every wall-clock reader
+    takes for long expired (its job would be taken over while it runs); one an hour
+    ahead writes claims that outlive it by an hour. A LeaseWatch judges neither by the
+    holder's clock: a claim is gone once the reader saw it unchanged for a lease."""
+    from rgr.daemon import claims
+
+    ident = add_job(repo.path, "skewed")
+    g = Git(repo.path, git_env())
+    hub = LocalHub(g)
+    now = [1000.0]
+    watch = claims.LeaseWatch(clock=lambda: now[0])
+    for skew in (-3600.0, 3600.0):
+        stamp = time.time() + skew
+        claim = Claim("far:1:1", "far-host", 1, stamp, stamp, 30.0)
+        blob = g.write_blob(claim.to_json())
+        g.out("update-ref", f"refs/rgr/claims/{ident}", blob)
+        [job] = Queue(g, hub).jobs()
+        assert job.claim is not None
+        assert job.claim.gone() is (skew < 0)  # what wall clocks make of it
+        assert not watch.gone(job)  # first sight
+        now[0] += 25.0
+        assert not watch.gone(job)  # within its lease
+        # The holder renews (a new record), late by the reader's clock: still alive.
+        renewed = dataclasses.replace(claim, heartbeat_at=stamp + 20.0)
+        g.out("update-ref", f"refs/rgr/claims/{ident}", g.write_blob(renewed.to_json()))
+        [job] = Queue(g, hub).jobs()
+        now[0] += 25.0
+        assert not watch.gone(job)
+        assert claims.try_claim(hub, job, "me:1:1", 30.0, watch.gone) is None
+        # The holder dies: nothing changes for a lease, then the claim is gone.
+        now[0] += 29.0
+        assert not watch.gone(job)
+        now[0] += 2.0
+        assert watch.gone(job)
+        won = claims.try_claim(hub, job, "me:1:1", 30.0, watch.gone)
+        assert won is not None
+        assert claims.release(hub, ident, won[1])
 
 
 def test_the_budget_is_the_queues_whole_spending(repo: Repo, run_rgr: RunRgr) -> None:

@@ -24,7 +24,7 @@ import json
 import os
 import socket
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any, TypeVar
 
@@ -351,13 +351,14 @@ def check_after(after: Sequence[int], existing: dict[int, Job]) -> None:
         visit(dep, ())
 
 
-def runnable(jobs: Iterable[Job]) -> list[Job]:
+def runnable(jobs: Iterable[Job], gone: Callable[[Job], bool] | None = None) -> list[Job]:
     """Jobs a worker may try to claim now, oldest first: waiting ones, and running ones
-    whose worker is gone (taken over from their last handoff)."""
+    whose worker is gone (taken over from their last handoff). ``gone`` judges a claim
+    (rgr.daemon.claims.LeaseWatch); by default the claim's own wall-clock expiry."""
     return [j for j in jobs
             if (j.state.state in RUNNABLE or (j.state.state == "running"))
             and not j.blocked_by and j.spec.every is None
-            and (j.claim is None or j.claim.gone())]
+            and (j.claim is None or (gone(j) if gone else j.claim.gone()))]
 
 
 def fleet_spent(jobs: Iterable[Job]) -> float:

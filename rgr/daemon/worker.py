@@ -95,6 +95,7 @@ class DaemonContext:
     stop: threading.Event = field(default_factory=threading.Event)
     integrate_lock: threading.Lock = field(default_factory=threading.Lock)
     budget: Budget = field(default_factory=lambda: Budget(None))
+    leases: claims.LeaseWatch = field(default_factory=claims.LeaseWatch)
     children: dict[int, int] = field(default_factory=dict)  # worker -> child pid
     busy: set[int] = field(default_factory=set)
     #: Jobs this daemon saw fail or need attention (older failures in the queue are not
@@ -191,11 +192,11 @@ class Worker(threading.Thread):
         left = self.ctx.budget.left(jobs)
         if left is not None and left <= 0:
             return False  # the daemon says so and stops once every worker is idle
-        for job in runnable(jobs):
+        for job in runnable(jobs, self.ctx.leases.gone):
             if self.ctx.stop.is_set():
                 return True
             won = claims.try_claim(self.ctx.hub, job, self.worker_id,
-                                   self.ctx.options.lease_s)
+                                   self.ctx.options.lease_s, self.ctx.leases.gone)
             if won is None:
                 continue
             failpoints.hit("daemon:claimed")
