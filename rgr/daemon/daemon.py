@@ -126,6 +126,9 @@ def _serve(ctx: DaemonContext, view: DaemonView) -> int:
     previous = signal.getsignal(signal.SIGTERM)
 
     def on_term(signum: int, frame: FrameType | None) -> None:
+        # A container's `docker stop`, systemd, a person: a clean stop, said as such in
+        # the states of the jobs it stops.
+        ctx.stop_reason = "the daemon got SIGTERM (a clean stop at the phase boundary)"
         ctx.stop.set()
 
     if threading.current_thread() is threading.main_thread():

@@ -96,6 +96,8 @@ class DaemonContext:
     integrate_lock: threading.Lock = field(default_factory=threading.Lock)
     budget: Budget = field(default_factory=lambda: Budget(None))
     leases: claims.LeaseWatch = field(default_factory=claims.LeaseWatch)
+    #: Why the workers stop at their next phase boundary (said in the jobs' states).
+    stop_reason: str = "the daemon was stopped"
     children: dict[int, int] = field(default_factory=dict)  # worker -> child pid
     busy: set[int] = field(default_factory=set)
     #: Jobs this daemon saw fail or need attention (older failures in the queue are not
@@ -272,7 +274,7 @@ class Worker(threading.Thread):
                 self.finish(job, wc, jobs)
                 return
             if ctx.stop.is_set() or beat.unreachable.is_set():
-                why = "the daemon was stopped" if ctx.stop.is_set() else \
+                why = ctx.stop_reason if ctx.stop.is_set() else \
                     "the remote is unreachable (work kept locally)"
                 if not beat.unreachable.is_set():
                     wc.share_notes()

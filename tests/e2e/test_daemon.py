@@ -624,6 +624,40 @@ def test_kill_9_while_landing_on_a_remote_lands_exactly_once(tmp_path: Path,
     assert sessions_by_job(server)["alpha"] == SESSIONS_PER_JOB  # no phase redone
 
 
+def test_sigterm_mid_phase_stops_cleanly_and_a_restart_completes(tmp_path: Path) -> None:
+    repo = make_project(tmp_path / "kata")
+    daemon_box: list[subprocess.Popen[str]] = []
+    sent = threading.Event()
+    with FakeModelServer(choose=choose) as server:
+        env = rgr_env(tmp_path / "home", server.url)
+
+        def term(record: RequestRecord) -> None:
+            if record.script_index is None or sent.is_set() or not daemon_box:
+                return
+            if server._state.scripts[record.script_index].name == "red-alpha":
+                sent.set()
+                daemon_box[0].terminate()  # SIGTERM, as docker stop or systemd send it
+
+        server._state.on_request = term
+        add(repo, env, "alpha")
+        first = start_rgr(["daemon", *FAST], repo, env)
+        daemon_box.append(first)
+        out = first.communicate(timeout=400)[0]
+        assert first.returncode == 0 and sent.is_set(), out
+        [job] = queue_json(repo, env)
+        assert job["state"]["state"] == "stopped", out  # type: ignore[index]
+        message = str(job["state"]["message"])  # type: ignore[index]
+        assert "SIGTERM" in message and "resumable" in message, message
+        # The RED under way when the signal came finished and was noted.
+        assert [n["phase"] for n in notes_on_branch(repo, "rgr/make-alpha")] == \
+            ["REFACTOR", "PLAN", "RED"]
+        second = rgr(["daemon", *FAST], repo, env, timeout=400)
+        assert second.returncode == 0, second.stdout
+        assert server.errors == [], server.errors
+    assert states(queue_json(repo, env)) == ["complete"]
+    assert sessions_by_job(server)["alpha"] == SESSIONS_PER_JOB  # nothing redone
+
+
 def test_one_budget_for_the_fleet(tmp_path: Path) -> None:
     """Two daemons on two machines, each told --max-budget-usd X: together they stop
     near X (the phases running when the sum crossed it finish), not at 2 X."""
