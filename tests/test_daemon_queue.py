@@ -420,3 +420,17 @@ def test_a_jobs_spending_counts_every_session_once(tmp_path: Path) -> None:
         handle.write(json.dumps({"type": "agent_call", "costUsd": 0.125}) + "\n{\"type")
     (wc.root / ".git" / "rgr" / "merge-fix-spend.jsonl").write_text('{"costUsd": 0.0625}\n')
     assert wc.uncounted_spend() == (pytest.approx(0.1875), pytest.approx(0.9375))
+
+
+def test_a_remote_that_does_not_answer_is_unreachable_not_a_refusal(repo: Repo) -> None:
+    """A fetch killed at its timeout read as `the remote refused the update ... check
+    its permissions and hooks` (seen in the budget bench: 16 clones, 10,000 jobs)."""
+    from rgr.daemon.hub import answer, unreachable
+
+    g = Git(repo.path, git_env())
+    hung = g.run("-c", "protocol.ext.allow=always", "fetch", "ext::sleep 20", "main",
+                 timeout=0.5)
+    assert hung.timed_out
+    text = answer(hung)
+    assert unreachable(text) and not lost_race(text)
+    assert "did not answer within 0 s" in text or "did not answer within 1 s" in text
