@@ -120,9 +120,6 @@ def run_daemon(root: Path, options: DaemonOptions, view: DaemonView | None = Non
 
 def _serve(ctx: DaemonContext, view: DaemonView) -> int:
     options = ctx.options
-    where = f"remote {options.remote}" if options.remote else "this repository"
-    view.say(f"rgr daemon: {options.workers} worker(s) on the queue in {where}"
-             + (", watching for new jobs" if options.watch else ""))
     previous = signal.getsignal(signal.SIGTERM)
 
     def on_term(signum: int, frame: FrameType | None) -> None:
@@ -133,6 +130,10 @@ def _serve(ctx: DaemonContext, view: DaemonView) -> int:
 
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGTERM, on_term)
+    # Said once SIGTERM is handled: whoever waits for this line may stop it at once.
+    where = f"remote {options.remote}" if options.remote else "this repository"
+    view.say(f"rgr daemon: {options.workers} worker(s) on the queue in {where}"
+             + (", watching for new jobs" if options.watch else ""))
     workers = [Worker(ctx, n) for n in range(1, options.workers + 1)]
     for worker in workers:
         worker.start()
