@@ -2,7 +2,7 @@
 real claude against the scripted model server with a per-turn latency).
 
     python bench/daemon_bench.py                       # everything, ~5 minutes
-    python bench/daemon_bench.py --only claims,queue   # claims / race / queue / notes / throughput
+    python bench/daemon_bench.py --only claims,queue   # or race, notes, budget, throughput
 
 Prints:
   * claim latency (claim + release, median ms) through this repository and through a
@@ -12,7 +12,10 @@ Prints:
   * notes contention: K clones syncing notes into one bare remote at once: notes per
     second and lost races (the scale simulation for many machines on one remote);
   * throughput: N workers on N independent one-test jobs vs one worker on one job, with
-    the scripted model thinking --latency seconds per turn (target N/1 <= 1.25).
+    the scripted model thinking --latency seconds per turn (target N/1 <= 1.25);
+  * the fleet budget's check before a phase: what it adds to the phase boundary (the
+    sum over the queue's states, the job clone's uncounted spending) and what the whole
+    read costs when K clones check at once through one bare remote (contention).
 """
 
 from __future__ import annotations
@@ -231,14 +234,130 @@ def bench_throughput(tmp: Path, latency: float, counts: list[int]) -> None:
               f"(ratio to 1 on 1: {ratio:.2f}; target <= 1.25), model latency {latency} s/turn")
 
 
+def fill_queue(repo: Path, tmp: Path, jobs: int) -> None:
+    """``jobs`` jobs with a spending each, written straight as refs (as bench_queue)."""
+    g = Git(repo, git_env())
+    folder = tmp / f"budget-blobs-{jobs}"
+    folder.mkdir()
+    paths = []
+    for n in range(1, jobs + 1):
+        spec = JobSpec(n, "run", f"feature {n}", "main", f"rgr/f-{n}")
+        state = JobState("running" if n % 4 else "complete", cost_usd=0.05 * (n % 9))
+        for kind, text in (("queue", spec.to_json()), ("state", state.to_json())):
+            path = folder / f"{kind}-{n}"
+            path.write_text(text)
+            paths.append((kind, n, path))
+    oids = g.out("hash-object", "-w", "--stdin-paths",
+                 input="".join(f"{p}\n" for _, _, p in paths)).split()
+    g.out("update-ref", "--stdin", input="".join(
+        f"create refs/rgr/{kind}/{n} {oid}\n" for (kind, n, _), oid in zip(paths, oids,
+                                                                         strict=True)))
+    g.out("pack-refs", "--all")
+
+
+def job_clone_with_runs(tmp: Path, phases: int) -> Path:
+    """A job clone's git dir as a job of ``phases`` phases leaves it: one run folder, an
+    attempt per phase, a few events each."""
+    git_dir = tmp / "job-clone" / ".git"
+    events = git_dir / "rgr" / "runs" / "run-1" / "events.jsonl"
+    events.parent.mkdir(parents=True)
+    lines = []
+    for phase in range(phases):
+        lines += [{"type": "phase_started", "phase": phase}, {"type": "attempt_started"},
+                  {"type": "agent_call", "costUsd": 0.0563, "sessionId": f"s{phase}"},
+                  {"type": "test_run", "passed": 3}, {"type": "phase_done", "phase": phase}]
+    events.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    return git_dir
+
+
+def bench_budget(tmp: Path, runs: int, sizes: list[int], checkers: list[int]) -> None:
+    from rgr.artifacts import sessions_spent
+    from rgr.daemon.queue import fleet_spent
+    from rgr.daemon.worker import Budget
+
+    git_dir = job_clone_with_runs(tmp, 40)
+    spend_ms = median_ms(lambda: sessions_spent(git_dir), runs)
+    print(f"budget: the job clone's uncounted spending (40 phases in its run folder): "
+          f"{spend_ms:.2f} ms per phase boundary")
+    for jobs in sizes:
+        repo = make_repo(tmp / f"budget-{jobs}")
+        fill_queue(repo, tmp, jobs)
+        bare = tmp / f"budget-{jobs}.git"
+        sh(tmp, "clone", "-q", "--mirror", str(repo), str(bare))
+        clones = clones_of(bare, tmp, f"budget-{jobs}-", max(checkers))
+        g = Git(clones[0], git_env())
+        hub = RemoteHub(g, "hub")
+        queue = Queue(g, hub)
+        hub.refresh()
+        read = queue.jobs()
+        sum_ms = median_ms(lambda jobs_=read: Budget(1.0).left(jobs_), runs)
+        # What a phase boundary did before the fleet budget (a cancel from another
+        # clone: refresh, read the queue) and what it does now (the same, and the sum).
+        before = median_ms(lambda h=hub, q=queue: (h.refresh(), q.jobs()), runs)
+        after = median_ms(lambda h=hub, q=queue: (h.refresh(), fleet_spent(q.jobs())), runs)
+        print(f"budget, {jobs:5} jobs: the sum over the states {sum_ms * 1000:7.1f} us; "
+              f"refresh + read at a phase boundary {before:6.1f} ms, with the sum "
+              f"{after:6.1f} ms (added {after - before:+.1f} ms, noise included)")
+        for k in checkers:
+            latencies, failed = contended_checks(clones[:k], runs)
+            print(f"budget, {jobs:5} jobs, {k:2} clones checking at once through one "
+                  f"remote: median {statistics.median(latencies):6.1f} ms, p90 "
+                  f"{sorted(latencies)[int(len(latencies) * 0.9)]:6.1f} ms per check"
+                  + (f"; {failed} of {k * runs} checks failed: {failed_why[-1]}"
+                     if failed else ""))
+
+
+failed_why: list[str] = []
+
+
+def contended_checks(clones: list[Path], runs: int) -> tuple[list[float], int]:
+    """Every clone refreshes the queue from the remote and sums it, ``runs`` times, all
+    at once: the latency of each check (ms) that worked, and how many did not."""
+    from rgr.daemon.queue import fleet_spent
+    from rgr.errors import RgrError
+
+    latencies: list[float] = []
+    failures = [0]
+    lock = threading.Lock()
+
+    def checker(clone: Path) -> None:
+        g = Git(clone, git_env())
+        hub = RemoteHub(g, "hub")
+        queue = Queue(g, hub)
+        for _ in range(runs):
+            started = time.perf_counter()
+            try:
+                hub.refresh()
+            except RgrError as exc:
+                with lock:
+                    failures[0] += 1
+                    failed_why.append(exc.message.splitlines()[0])
+                continue
+            fleet_spent(queue.jobs())
+            took = (time.perf_counter() - started) * 1000
+            with lock:
+                latencies.append(took)
+
+    threads = [threading.Thread(target=checker, args=(c,)) for c in clones]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return latencies or [float("nan")], failures[0]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--only", default="claims,race,queue,notes,throughput")
+    parser.add_argument("--only", default="claims,race,queue,notes,budget,throughput")
     parser.add_argument("--runs", type=int, default=30)
     parser.add_argument("--rounds", type=int, default=50)
     parser.add_argument("--jobs", type=int, default=10_000)
     parser.add_argument("--latency", type=float, default=2.0)
     parser.add_argument("--workers", default="1,2,4")
+    parser.add_argument("--budget-jobs", default="100,1000",
+                        help="queue sizes for the budget's check")
+    parser.add_argument("--checkers", default="1,4,16",
+                        help="clones checking the budget at once")
     args = parser.parse_args()
     only = set(args.only.split(","))
     with tempfile.TemporaryDirectory(prefix="rgr-daemon-bench-") as name:
@@ -252,6 +371,9 @@ def main() -> None:
         if "notes" in only:
             for writers in (2, 4, 8, 16):
                 bench_notes(tmp, writers, 8)
+        if "budget" in only:
+            bench_budget(tmp, args.runs, [int(n) for n in args.budget_jobs.split(",")],
+                         [int(n) for n in args.checkers.split(",")])
         if "throughput" in only:
             bench_throughput(tmp, args.latency, [int(n) for n in args.workers.split(",")])
 

@@ -63,8 +63,35 @@ SUMMARY_EVENTS = frozenset({"invocation_started", "invocation_finished",
                             "phase_done", "limit_reached"})
 
 
+#: In the git dir: one JSON line (``costUsd``) per ``rgr fix-merge``, which has no run
+#: folder: with the run folders' agent_call events, what a daemon job's sessions cost.
+MERGE_FIX_SPEND = Path("rgr") / "merge-fix-spend.jsonl"
+
+
 def runs_dir(git_dir: Path) -> Path:
     return git_dir / RUNS_DIR
+
+
+def sessions_spent(git_dir: Path) -> float:
+    """What every agent session of this repository's runs and merge fixes cost, rejected
+    ones included (a note is written only for a verified or kept commit)."""
+    total = 0.0
+    for path in (*sorted(runs_dir(git_dir).glob("*/events.jsonl")), git_dir / MERGE_FIX_SPEND):
+        try:
+            lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+        except OSError:
+            continue
+        for line in lines:
+            if '"costUsd"' not in line:
+                continue
+            try:
+                record = json.loads(line)
+            except ValueError:
+                continue  # a line a kill cut short
+            if path.name == MERGE_FIX_SPEND.name or record.get("type") == "agent_call":
+                cost = record.get("costUsd")
+                total += float(cost) if isinstance(cost, (int, float)) else 0.0
+    return total
 
 
 class Redactor:

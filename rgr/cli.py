@@ -427,14 +427,19 @@ def queue(click_ctx: click.Context, as_json: bool, remote: str | None) -> None:
                    "firing queues a new job on its own branch.")
 @click.option("--base", metavar="BRANCH",
               help="Branch the job starts from and integrates into (default: the current one).")
+@click.option("--max-budget-usd", type=click.FloatRange(min=0, min_open=True),
+              help="The job's own budget: no phase of it starts once its sessions (on any "
+                   "machine, merge fixes included) have cost this much.")
 @_remote_option
 @pass_context
 def queue_add(ctx: Context, feature: str, after: tuple[int, ...], refactor: bool,
-              every: str | None, base: str | None, remote: str | None) -> None:
+              every: str | None, base: str | None, max_budget_usd: float | None,
+              remote: str | None) -> None:
     """Queue FEATURE as a job: a full `rgr run` (or `rgr refactor`) on its own branch."""
     from rgr.commands import queue as command
 
-    sys.exit(command.add(ctx.workspace(), feature, after, refactor, every, base, remote))
+    sys.exit(command.add(ctx.workspace(), feature, after, refactor, every, base, remote,
+                         max_budget_usd))
 
 
 @queue.command("cancel")
@@ -450,14 +455,17 @@ def queue_cancel(ctx: Context, job_id: int, remote: str | None) -> None:
 
 @queue.command("retry")
 @click.argument("job_id", type=int)
+@click.option("--max-budget-usd", type=click.FloatRange(min=0, min_open=True),
+              help="A new budget for the job (one that its old budget stopped).")
 @_remote_option
 @pass_context
-def queue_retry(ctx: Context, job_id: int, remote: str | None) -> None:
+def queue_retry(ctx: Context, job_id: int, max_budget_usd: float | None,
+                remote: str | None) -> None:
     """Queue failed job JOB_ID again (or one that needs attention): it continues from
     its last handoff, or starts over if it has none."""
     from rgr.commands import queue as command
 
-    sys.exit(command.retry(ctx.workspace(), job_id, remote))
+    sys.exit(command.retry(ctx.workspace(), job_id, remote, max_budget_usd))
 
 
 @cli.group(invoke_without_command=True)
@@ -471,7 +479,9 @@ def queue_retry(ctx: Context, job_id: int, remote: str | None) -> None:
               help="A complete job: rebase onto the base branch, re-run the full suite and "
                    "fast-forward the base (merge), open a pull request (pr), or leave it.")
 @click.option("--max-budget-usd", type=click.FloatRange(min=0, min_open=True),
-              help="Stop (resumably) once all workers together have spent this much.")
+              help="The fleet's budget: no phase starts once the queue's jobs together "
+                   "(every worker of every daemon sharing the queue) have spent this much; "
+                   "phases already running finish (resumable).")
 @click.option("--test-slots", type=click.IntRange(min=1),
               help="Test runs at once across all workers (default: the number of cores); "
                    "agent sessions are not limited by it.")

@@ -52,13 +52,21 @@ DAEMON_POINTS = (
     "daemon:landed",            # the base branch moved to the job, state not complete
 )
 
+#: The landing's crash points (``--integrate merge``), swept apart from DAEMON_POINTS
+#: because only a daemon that integrates reaches them.
+LAND_POINTS = (
+    "land:verified",            # the full suite passed on the job's tip, base not pushed
+    "land:pushing",             # the push of the base branch is under way (it dies too)
+    "land:pushed",              # the base branch moved on the hub, nothing read back
+)
+
 
 def _armed(environ: Mapping[str, str]) -> tuple[str, int] | None:
     value = environ.get(VARIABLE, "").strip()
     if not value:
         return None
     name, _, nth = value.partition("@")
-    if name not in POINTS and name not in DAEMON_POINTS:
+    if name not in (*POINTS, *DAEMON_POINTS, *LAND_POINTS):
         raise ValueError(f"{VARIABLE}={value!r}: unknown crash point; known: {', '.join(POINTS)}")
     return name, int(nth) if nth else 1
 

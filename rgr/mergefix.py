@@ -18,6 +18,7 @@ with a note saying why, as in TDD mode.
 
 from __future__ import annotations
 
+import json
 import shlex
 import uuid
 from collections.abc import Callable
@@ -29,6 +30,7 @@ import pygit2
 
 from rgr import __version__, git, merging, report_store
 from rgr.agents import AgentSpec, load_agent, prompt_path
+from rgr.artifacts import MERGE_FIX_SPEND
 from rgr.attempt import Sealer, Seat, agent_summary, is_fatal, tests_summary
 from rgr.backends.base import AgentRequest, AgentResult, Backend
 from rgr.config import TestCommand
@@ -137,6 +139,13 @@ class MergeFixer:
                 f"merge it by hand (`git merge {job.into}` on {job.branch}); the rejected "
                 "fixes are kept under refs/rgr/attempts/ (`rgr history --all`)") from None
         raise AssertionError("unreachable: tenacity either returns or raises")
+
+    def record_spend(self) -> None:
+        """Append what the sessions cost to the ledger (see MERGE_FIX_SPEND)."""
+        ledger = self.ws.git_dir / MERGE_FIX_SPEND
+        ledger.parent.mkdir(parents=True, exist_ok=True)
+        with ledger.open("a", encoding="utf-8") as handle:
+            handle.write(json.dumps({"costUsd": round(self.spent_usd, 6)}) + "\n")
 
     def _budget_left(self) -> float | None:
         if self.max_budget_usd is None:

@@ -11,7 +11,8 @@ from dataclasses import dataclass
 
 FILENAME = "test-list.md"
 
-_ITEM = re.compile(r"^\s*[-*+]\s+\[(?P<mark>[ xX])\]\s+(?P<text>.+?)\s*$")
+#: One checklist line: ``- [ ] text`` (pending) or ``- [x] text`` (done).
+ITEM = re.compile(r"^\s*[-*+]\s+\[(?P<mark>[ xX])\]\s+(?P<text>.+?)\s*$")
 
 
 @dataclass(frozen=True)
@@ -37,7 +38,7 @@ def parse_test_list(text: str | None) -> TestList:
     done: list[str] = []
     pending: list[str] = []
     for line in (text or "").splitlines():
-        match = _ITEM.match(line)
+        match = ITEM.match(line)
         if match:
             (done if match["mark"] in "xX" else pending).append(match["text"])
     return TestList(tuple(done), tuple(pending))

@@ -10,6 +10,7 @@ import os
 import subprocess
 import sys
 import threading
+import time
 from datetime import datetime
 from pathlib import Path
 
@@ -320,3 +321,116 @@ def test_daemon_view_live_rows_and_plain_lines() -> None:
     lines = out.getvalue().splitlines()
     assert len(lines) == 1 and lines[0].endswith("worker 1: claimed job 1")
     assert datetime.strptime(lines[0].split()[0], "%Y-%m-%dT%H:%M:%S")
+
+
+def test_leases_are_judged_by_the_readers_own_clock_whatever_the_holders_says(
+        repo: Repo) -> None:
+    """A worker whose clock is an hour behind writes claims that every wall-clock reader
+    takes for long expired (its job would be taken over while it runs); one an hour
+    ahead writes claims that outlive it by an hour. A LeaseWatch judges neither by the
+    holder's clock: a claim is gone once the reader saw it unchanged for a lease."""
+    from rgr.daemon import claims
+
+    ident = add_job(repo.path, "skewed")
+    g = Git(repo.path, git_env())
+    hub = LocalHub(g)
+    now = [1000.0]
+    watch = claims.LeaseWatch(clock=lambda: now[0])
+    for skew in (-3600.0, 3600.0):
+        stamp = time.time() + skew
+        claim = Claim("far:1:1", "far-host", 1, stamp, stamp, 30.0)
+        blob = g.write_blob(claim.to_json())
+        g.out("update-ref", f"refs/rgr/claims/{ident}", blob)
+        [job] = Queue(g, hub).jobs()
+        assert job.claim is not None
+        assert job.claim.gone() is (skew < 0)  # what wall clocks make of it
+        assert not watch.gone(job)  # first sight
+        now[0] += 25.0
+        assert not watch.gone(job)  # within its lease
+        # The holder renews (a new record), late by the reader's clock: still alive.
+        renewed = dataclasses.replace(claim, heartbeat_at=stamp + 20.0)
+        g.out("update-ref", f"refs/rgr/claims/{ident}", g.write_blob(renewed.to_json()))
+        [job] = Queue(g, hub).jobs()
+        now[0] += 25.0
+        assert not watch.gone(job)
+        assert claims.try_claim(hub, job, "me:1:1", 30.0, watch.gone) is None
+        # The holder dies: nothing changes for a lease, then the claim is gone.
+        now[0] += 29.0
+        assert not watch.gone(job)
+        now[0] += 2.0
+        assert watch.gone(job)
+        won = claims.try_claim(hub, job, "me:1:1", 30.0, watch.gone)
+        assert won is not None
+        assert claims.release(hub, ident, won[1])
+
+
+def test_the_budget_is_the_queues_whole_spending(repo: Repo, run_rgr: RunRgr) -> None:
+    """`--max-budget-usd` on `rgr queue add` is the job's own budget, kept in its state
+    ref beside what it spent; the fleet's budget is checked against the sum of every
+    job's state, whoever spent it; `rgr queue retry --max-budget-usd` gives more."""
+    from rgr.daemon.worker import Budget, job_left
+
+    code, _out, err = run_rgr(["queue", "add", "one", "--max-budget-usd", "0.5"], repo.path)
+    assert code == 0, err
+    assert run_rgr(["queue", "add", "two"], repo.path)[0] == 0
+    g = Git(repo.path, git_env())
+    queue = Queue(g, LocalHub(g))
+    one, two = queue.jobs()
+    assert one.state.max_budget_usd == 0.5 and two.state.max_budget_usd is None
+    # Two workers (say on two machines) record what their phases cost.
+    assert queue.set_state(one, dataclasses.replace(one.state, cost_usd=0.55, state="failed"))
+    assert queue.set_state(two, dataclasses.replace(two.state, cost_usd=0.3))
+    jobs = queue.jobs()
+    assert Budget(1.0).left(jobs) == pytest.approx(0.15)
+    assert Budget(0.8).left(jobs) == pytest.approx(-0.05)
+    assert Budget(None).left(jobs) is None
+    assert job_left(jobs[0]) == pytest.approx(-0.05) and job_left(jobs[1]) is None
+    code, _out, err = run_rgr(["queue", "retry", "1", "--max-budget-usd", "2"], repo.path)
+    assert code == 0, err
+    again = queue.job(1)
+    assert again.state.state == "queued" and again.state.max_budget_usd == 2.0
+    assert job_left(again) == pytest.approx(1.45)  # what it spent still counts
+    code, _out, err = run_rgr(["queue", "add", "x", "--max-budget-usd", "0"], repo.path)
+    assert code == 2 and "--max-budget-usd" in err
+
+
+def test_a_jobs_spending_counts_every_session_once(tmp_path: Path) -> None:
+    """A job's spending is read from its clone's run folders (every agent_call, the
+    rejected sessions too) and the merge fixer's ledger; what the job's state counted
+    already is not counted again, and a phase a killed worker left uncounted is."""
+    from rgr.daemon.workcopy import WorkCopy
+
+    origin = make_repo(tmp_path, name="origin")
+    env = {**git_env(), "RGR_JOBS_DIR": str(tmp_path / "jobs")}
+    main = Git(origin.path, env)
+    wc = WorkCopy(main, origin.path / ".git", JobSpec(7, "run", "x", "main", "rgr/x"),
+                  str(origin.path))
+    wc.prepare()
+    runs = wc.root / ".git" / "rgr" / "runs" / "r1"
+    runs.mkdir(parents=True)
+    events = runs / "events.jsonl"
+    events.write_text("".join(json.dumps(e) + "\n" for e in (
+        {"type": "agent_call", "costUsd": 0.25},  # a rejected attempt
+        {"type": "agent_call", "costUsd": 0.5},
+        {"type": "invocation_finished", "spentUsd": 0.75, "costUsd": 9.0})))
+    assert wc.uncounted_spend() == (0.75, 0.75)
+    wc.counted(0.75)
+    assert wc.uncounted_spend() == (0.0, 0.75)
+    with events.open("a") as handle:  # the phase a kill -9 cut short, then a merge fix
+        handle.write(json.dumps({"type": "agent_call", "costUsd": 0.125}) + "\n{\"type")
+    (wc.root / ".git" / "rgr" / "merge-fix-spend.jsonl").write_text('{"costUsd": 0.0625}\n')
+    assert wc.uncounted_spend() == (pytest.approx(0.1875), pytest.approx(0.9375))
+
+
+def test_a_remote_that_does_not_answer_is_unreachable_not_a_refusal(repo: Repo) -> None:
+    """A fetch killed at its timeout read as `the remote refused the update ... check
+    its permissions and hooks` (seen in the budget bench: 16 clones, 10,000 jobs)."""
+    from rgr.daemon.hub import answer, unreachable
+
+    g = Git(repo.path, git_env())
+    hung = g.run("-c", "protocol.ext.allow=always", "fetch", "ext::sleep 20", "main",
+                 timeout=0.5)
+    assert hung.timed_out
+    text = answer(hung)
+    assert unreachable(text) and not lost_race(text)
+    assert "did not answer within 0 s" in text or "did not answer within 1 s" in text

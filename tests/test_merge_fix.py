@@ -217,7 +217,7 @@ def test_a_conflict_without_fixer_tries_needs_attention(tmp_path: Path) -> None:
         called.append(argv)
         raise AssertionError("no fixer with 0 tries")
 
-    landed = land.land(wc, main, repo.path, True, main.env, lambda m: None, "merge",
+    landed = land.land(wc, land.Target(main, repo.path, None), main.env, lambda m: None, "merge",
                        fixer=land.Fixer(0, never))
     assert not landed.ok and called == []
     assert "conflicts in calc.py; main is unchanged" in landed.message
@@ -234,7 +234,7 @@ def test_a_failed_fix_names_the_conflict_and_leaves_the_base(tmp_path: Path) -> 
         return Completed(tuple(argv), 1, "", "rgr: error: the merge-fixer could not merge "
                          "rgr/mul onto main", 0.1)
 
-    landed = land.land(wc, main, repo.path, True, main.env, lambda m: None, "merge",
+    landed = land.land(wc, land.Target(main, repo.path, None), main.env, lambda m: None, "merge",
                        fixer=land.Fixer(3, failing))
     assert not landed.ok
     assert called == [["fix-merge", "--onto", before, "--into", "main", "--tries", "3"]]
@@ -292,12 +292,13 @@ def test_a_fixed_job_lands_and_a_base_that_moves_again_is_merged_in(tmp_path: Pa
         repo.commit("docs", {"NOTES.md": "more\n"})
         return Completed(tuple(argv), 0, "", "", 0.1)
 
-    landed = land.land(wc, main, repo.path, True, main.env, said.append, "merge",
+    landed = land.land(wc, land.Target(main, repo.path, None), main.env, said.append, "merge",
                        fixer=land.Fixer(2, fixer))
     assert landed.ok, (landed.message, said)
     assert any(s.startswith("merging rgr/mul onto main") for s in said), said
     tip = repo.rev("main")
-    assert tip == wc.git.rev("HEAD") and landed.message == f"main fast-forwarded to {tip[:8]}"
+    assert tip == wc.git.rev("HEAD") == landed.commit
+    assert landed.message == f"main on this repository is now {tip[:8]} (read back)"
     # Both merges are on main: the fix and the base that moved again, nothing flattened.
     subjects = repo.git("log", "--format=%s", "main").splitlines()
     assert subjects[1] == "merge-fix: both" and "docs" in subjects and "feat: mul" in subjects
@@ -314,6 +315,6 @@ def test_a_fix_a_killed_daemon_had_not_pushed_lands_after_a_restart(tmp_path: Pa
     fixed = wc.git.rev("HEAD")
     again = WorkCopy(main, repo.path / ".git", wc.spec, str(repo.path))
     again.prepare()  # the restarted worker's view of the same clone
-    landed = land.land(again, main, repo.path, True, main.env, lambda m: None, "merge")
+    landed = land.land(again, land.Target(main, repo.path, None), main.env, lambda m: None, "merge")
     assert landed.ok, landed.message
     assert repo.rev("main") == fixed

@@ -38,7 +38,10 @@ def run(ws: Workspace, onto: str, into: str, tries: int,
         fixer = MergeFixer(ws, backend, test_command,
                            open_sealer(ws, backend, test_command, log), log,
                            max_budget_usd=max_budget_usd, emit=log.emit)
-        head = fixer.fix(MergeJob(branch, into, base_tip, job_tip, found[0].state, merged),
-                         tries)
+        try:
+            head = fixer.fix(MergeJob(branch, into, base_tip, job_tip, found[0].state,
+                                      merged), tries)
+        finally:
+            fixer.record_spend()  # accepted or not, the sessions were paid for
         log(f"{branch} at {str(head.id)[:8]} merges {into} at {str(base_tip.id)[:8]}")
         return 0

@@ -38,7 +38,7 @@ def open_queue(ws: Workspace, remote: str | None) -> Queue:
 
 def add(ws: Workspace, feature: str, after: tuple[int, ...], refactor: bool,
         every: str | None, base: str | None, remote: str | None,
-        out: Console | None = None) -> int:
+        max_budget_usd: float | None = None, out: Console | None = None) -> int:
     """``out``: where to say what was queued (`rgr serve` shows it on the page)."""
     from rgr import git as rgit
     from rgr.starting import slugify  # the run's own branch naming (a heavy import)
@@ -65,9 +65,10 @@ def add(ws: Workspace, feature: str, after: tuple[int, ...], refactor: bool,
                    after=tuple(after), every=every, created_at=now, created_by=who())
     if schedule is not None:
         first = schedule.next_after(datetime.fromtimestamp(now)).timestamp()
-        state = JobState("scheduled", updated_at=now, by=who(), next_at=first)
+        state = JobState("scheduled", updated_at=now, by=who(), next_at=first,
+                         max_budget_usd=max_budget_usd)
     else:
-        state = JobState("queued", updated_at=now, by=who())
+        state = JobState("queued", updated_at=now, by=who(), max_budget_usd=max_budget_usd)
     ident = queue.add(spec, state)
     out = out or make_console()
     what = "schedule" if schedule else "job"
@@ -138,8 +139,9 @@ def cancel(ws: Workspace, ident: int, remote: str | None,
     return 0
 
 
-def retry(ws: Workspace, ident: int, remote: str | None) -> int:
-    open_queue(ws, remote).retry(ident)
+def retry(ws: Workspace, ident: int, remote: str | None,
+          max_budget_usd: float | None = None) -> int:
+    open_queue(ws, remote).retry(ident, max_budget_usd)
     make_console().print(f"job {ident} queued again: a daemon continues it from its last "
                          "handoff (or starts it over if it has none); `rgr daemon` runs it")
     return 0

@@ -5,18 +5,26 @@ worker read), renewed by its holder with a heartbeat (CAS from its own last valu
 deleted by its holder (CAS again). A worker that dies stops renewing; once
 ``heartbeat_at + lease_s`` has passed, any worker may replace it and resume the job from
 its last handoff note. A worker whose renewal fails has lost the job and stops at once.
-Clocks: a lease is judged by the reader's wall clock, so hosts sharing a remote need
-clocks within a small fraction of the lease (NTP gives milliseconds).
+Clocks: a lease is judged by the reader's own monotonic clock, never by comparing the
+holder's wall clock with the reader's: a claim is gone once the reader has seen the
+very same claim record (its blob id) unchanged for longer than its lease. A holder's
+heartbeat writes a new record every third of the lease, so a live holder never looks
+gone, whatever its clock says; a holder whose clock is hours off is judged exactly like
+one whose clock is right. The cost: a reader that just started waits one lease before
+it takes a dead worker's job over (the same host's dead pid needs no wait).
 """
 
 from __future__ import annotations
 
 import os
+import threading
 import time
-from dataclasses import replace
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 
 from rgr.daemon.hub import Hub, RefUpdate
 from rgr.daemon.queue import CLAIMS, Claim, Job, host
+from rgr.locks import pid_alive
 
 DEFAULT_LEASE_S = 60.0
 
@@ -27,10 +35,36 @@ def new_claim(worker: str, lease_s: float) -> Claim:
                  claimed_at=now, heartbeat_at=now, lease_s=lease_s)
 
 
-def try_claim(hub: Hub, job: Job, worker: str, lease_s: float) -> tuple[Claim, str] | None:
-    """Claim ``job`` as read: free, or held by a worker that is gone. The claim and its
-    blob id, or None when another worker was faster."""
-    if job.claim is not None and not job.claim.gone():
+@dataclass
+class LeaseWatch:
+    """Which claims are gone, judged by this process's own clock (see the module)."""
+
+    clock: Callable[[], float] = time.monotonic
+    #: job id -> (the claim's blob id, when this process first saw it)
+    seen: dict[int, tuple[str, float]] = field(default_factory=dict)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def gone(self, job: Job) -> bool:
+        claim, oid = job.claim, job.claim_oid
+        if claim is None or oid is None:
+            return True
+        if claim.host == host() and claim.pid != os.getpid() and not pid_alive(claim.pid):
+            return True  # a dead process on this machine: no need to wait for its lease
+        now = self.clock()
+        with self.lock:
+            first = self.seen.get(job.id)
+            if first is None or first[0] != oid:
+                self.seen[job.id] = (oid, now)
+                return False
+            return now - first[1] > claim.lease_s
+
+
+def try_claim(hub: Hub, job: Job, worker: str, lease_s: float,
+              gone: Callable[[Job], bool] | None = None) -> tuple[Claim, str] | None:
+    """Claim ``job`` as read: free, or held by a worker that is gone (``gone``: a
+    LeaseWatch's judgement; by default the claim's own, on wall clocks). The claim and
+    its blob id, or None when another worker was faster."""
+    if job.claim is not None and not (gone(job) if gone else job.claim.gone()):
         return None
     claim = new_claim(worker, lease_s)
     oid = hub.git.write_blob(claim.to_json())

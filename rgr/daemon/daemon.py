@@ -22,12 +22,13 @@ from rgr import failpoints
 from rgr.daemon import cron
 from rgr.daemon.gitcli import Git, git_env
 from rgr.daemon.hub import RemoteUnreachable, open_hub
-from rgr.daemon.queue import TERMINAL, Job, JobState, Queue, dead_end, who
+from rgr.daemon.queue import TERMINAL, Job, JobState, Queue, dead_end, fleet_spent, who
 from rgr.daemon.slots import slot_env
 from rgr.daemon.view import DaemonView
 from rgr.daemon.workcopy import JOBS_DIR
 from rgr.daemon.worker import Budget, DaemonContext, DaemonOptions, Worker
 from rgr.errors import ExitCode, RgrError
+from rgr.limits import usd
 from rgr.locks import pid_alive, read_lock_info, run_lock
 
 DAEMON_LOCK = Path("rgr") / "daemon.lock"
@@ -80,7 +81,9 @@ def fire_schedules(queue: Queue, jobs: list[Job], say: object) -> list[int]:
         spec = replace(job.spec, every=None, schedule_of=job.id,
                        branch=f"{job.spec.branch}-{at:%Y%m%d-%H%M}", created_at=now,
                        created_by=who())
-        fired.append(queue.add(spec, JobState("queued", updated_at=now, by=who())))
+        # Each firing gets the schedule's budget afresh (its own job, its own spending).
+        fired.append(queue.add(spec, JobState("queued", updated_at=now, by=who(),
+                                              max_budget_usd=job.state.max_budget_usd)))
     return fired
 
 
@@ -117,16 +120,20 @@ def run_daemon(root: Path, options: DaemonOptions, view: DaemonView | None = Non
 
 def _serve(ctx: DaemonContext, view: DaemonView) -> int:
     options = ctx.options
-    where = f"remote {options.remote}" if options.remote else "this repository"
-    view.say(f"rgr daemon: {options.workers} worker(s) on the queue in {where}"
-             + (", watching for new jobs" if options.watch else ""))
     previous = signal.getsignal(signal.SIGTERM)
 
     def on_term(signum: int, frame: FrameType | None) -> None:
+        # A container's `docker stop`, systemd, a person: a clean stop, said as such in
+        # the states of the jobs it stops.
+        ctx.stop_reason = "the daemon got SIGTERM (a clean stop at the phase boundary)"
         ctx.stop.set()
 
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGTERM, on_term)
+    # Said once SIGTERM is handled: whoever waits for this line may stop it at once.
+    where = f"remote {options.remote}" if options.remote else "this repository"
+    view.say(f"rgr daemon: {options.workers} worker(s) on the queue in {where}"
+             + (", watching for new jobs" if options.watch else ""))
     workers = [Worker(ctx, n) for n in range(1, options.workers + 1)]
     for worker in workers:
         worker.start()
@@ -159,9 +166,11 @@ def _serve(ctx: DaemonContext, view: DaemonView) -> int:
             if not options.watch and idle and all_done(jobs):
                 ctx.stop.set()
                 break
-            remaining = ctx.budget.remaining()
-            if remaining is not None and remaining <= 0 and idle:
-                view.say(f"--max-budget-usd {options.max_budget_usd} spent: stopping")
+            left = ctx.budget.left(jobs)
+            if left is not None and left <= 0 and idle:
+                view.say(f"the fleet's --max-budget-usd {usd(options.max_budget_usd or 0)} "
+                         f"is spent ({usd(fleet_spent(jobs))} by the queue's jobs, every "
+                         "worker and machine together): stopping")
                 ctx.stop.set()
                 break
             time.sleep(min(options.poll_s, 1.0))

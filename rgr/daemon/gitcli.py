@@ -9,7 +9,7 @@ without that check. Every call goes through rgr.proc (argv only, a timeout).
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -41,9 +41,10 @@ class Git:
     env: Mapping[str, str]
 
     def run(self, *args: str, input: str | None = None,
-            timeout: float = GIT_TIMEOUT_S) -> Completed:
+            timeout: float = GIT_TIMEOUT_S,
+            on_spawn: Callable[[int], None] | None = None) -> Completed:
         return run(["git", *_SAFE, *args], cwd=self.cwd, timeout=timeout, env=self.env,
-                   stdin_data=input)
+                   stdin_data=input, on_spawn=on_spawn)
 
     def out(self, *args: str, input: str | None = None) -> str:
         """stdout of a git command that must succeed (CommandError otherwise)."""

@@ -17,6 +17,7 @@ from typing import Protocol
 
 from rgr.daemon.gitcli import Git
 from rgr.errors import RgrError
+from rgr.proc import Completed
 
 #: Every way git reports that a ref was not at the value the update expected.
 LOST_RACE = ("non-fast-forward", "fetch first", "cannot lock ref", "but expected",
@@ -28,7 +29,7 @@ DECLINED = ("hook declined", "denied", "deny", "protected", "permission")
 UNREACHABLE = ("could not read from remote", "does not appear to be a git repository",
                "unable to access", "could not resolve host", "connection refused",
                "connection timed out", "no route to host", "network is unreachable",
-               "connection reset")
+               "connection reset", "did not answer within")
 
 #: The refs the queue is made of (see rgr.daemon.queue): mirrored from a remote hub.
 QUEUE_NAMESPACES = ("refs/rgr/queue/", "refs/rgr/state/", "refs/rgr/claims/")
@@ -53,6 +54,14 @@ class RefUpdate:
     ref: str
     new: str | None
     old: str | None
+
+
+def answer(done: Completed) -> str:
+    """What git said, and that it said nothing in time: a push or fetch killed at its
+    timeout is a remote that does not answer (not one that refused, nor a lost race)."""
+    late = f"\n(the remote did not answer within {done.duration_s:.0f} s)" if done.timed_out \
+        else ""
+    return done.stdout + done.stderr + late
 
 
 def lost_race(text: str) -> bool:
@@ -118,8 +127,8 @@ class RemoteHub:
         specs = [f"{u.new}:{u.ref}" if u.new else f":{u.ref}" for u in updates]
         done = self.git.run("push", "--atomic", "--porcelain", "--no-verify", *leases,
                             self.name, *specs)
-        text = done.stdout + done.stderr
-        if done.returncode == 0:
+        text = answer(done)
+        if done.returncode == 0 and not done.timed_out:
             # The remote moved: mirror it here so readers of this clone see it at once.
             self.git.run("update-ref", "--stdin", input=_stdin_lines(updates, checked=False))
             return True
@@ -130,7 +139,7 @@ class RemoteHub:
         specs = [f"+{ns}*:{ns}*" for ns in QUEUE_NAMESPACES]
         done = self.git.run("fetch", "--prune", "--no-tags", "--quiet", self.name, *specs)
         if done.returncode != 0:
-            self._raise_if_broken(done.stdout + done.stderr, done.describe(1500), "fetch from")
+            self._raise_if_broken(answer(done), done.describe(1500), "fetch from")
 
     def _raise_if_broken(self, text: str, described: str, doing: str) -> None:
         if unreachable(text):

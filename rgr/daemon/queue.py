@@ -24,7 +24,7 @@ import json
 import os
 import socket
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any, TypeVar
 
@@ -103,6 +103,9 @@ class JobState:
     next_at: float | None = None
     fired: int = 0
     runs: int = 0  # how many times a worker has claimed it (takeovers count)
+    #: The job's own budget (`rgr queue add/retry --max-budget-usd`), against cost_usd:
+    #: every agent session of the job, rejected ones and merge fixes included.
+    max_budget_usd: float | None = None
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), sort_keys=True)
@@ -270,9 +273,10 @@ class Queue:
         raise QueueError(f"job {ident} kept changing; try again")
 
 
-    def retry(self, ident: int) -> JobState:
+    def retry(self, ident: int, max_budget_usd: float | None = None) -> JobState:
         """Queue a failed job (or one that needs attention) again: a worker continues it
-        from its last handoff, or starts it over when it has none."""
+        from its last handoff, or starts it over when it has none. ``max_budget_usd``
+        replaces the job's own budget (one that stopped it, say)."""
         for _ in range(20):
             self.hub.refresh()
             job = self.job(ident)
@@ -283,7 +287,9 @@ class Queue:
             before = " ".join(job.state.message.split())[:200]
             state = replace(job.state, state="queued", updated_at=time.time(), by=who(),
                             message=f"queued again by rgr queue retry; it was "
-                                    f"{job.state.state}: {before}")
+                                    f"{job.state.state}: {before}",
+                            max_budget_usd=job.state.max_budget_usd if max_budget_usd is None
+                            else max_budget_usd)
             if self.set_state(job, state):
                 return state
         raise QueueError(f"job {ident} kept changing; try again")
@@ -345,13 +351,20 @@ def check_after(after: Sequence[int], existing: dict[int, Job]) -> None:
         visit(dep, ())
 
 
-def runnable(jobs: Iterable[Job]) -> list[Job]:
+def runnable(jobs: Iterable[Job], gone: Callable[[Job], bool] | None = None) -> list[Job]:
     """Jobs a worker may try to claim now, oldest first: waiting ones, and running ones
-    whose worker is gone (taken over from their last handoff)."""
+    whose worker is gone (taken over from their last handoff). ``gone`` judges a claim
+    (rgr.daemon.claims.LeaseWatch); by default the claim's own wall-clock expiry."""
     return [j for j in jobs
             if (j.state.state in RUNNABLE or (j.state.state == "running"))
             and not j.blocked_by and j.spec.every is None
-            and (j.claim is None or j.claim.gone())]
+            and (j.claim is None or (gone(j) if gone else j.claim.gone()))]
+
+
+def fleet_spent(jobs: Iterable[Job]) -> float:
+    """What every job of the queue has spent, as their state records say: the one
+    budget of every worker on every machine that shares this queue."""
+    return sum(max(j.state.cost_usd, 0.0) for j in jobs)
 
 
 def dead_end(job: Job, by_id: dict[int, Job]) -> bool:

@@ -18,9 +18,10 @@ from __future__ import annotations
 
 import random
 import time
+from collections.abc import Callable
 
 from rgr.daemon.gitcli import Git
-from rgr.daemon.hub import RemoteRejected, RemoteUnreachable, lost_race, unreachable
+from rgr.daemon.hub import RemoteRejected, RemoteUnreachable, answer, lost_race, unreachable
 from rgr.errors import RgrError
 from rgr.notes_log import DEFAULT_REF
 
@@ -51,7 +52,7 @@ def fetch_notes(git: Git, remote: str, ref: str = DEFAULT_REF,
     scratch = scratch_ref(source, remote)
     done = git.run("fetch", "--no-tags", "--quiet", remote, f"+{source}:{scratch}")
     if done.returncode != 0:
-        text = done.stdout + done.stderr
+        text = answer(done)
         if "couldn't find remote ref" in text.lower():
             return None
         _raise(git, remote, text, done.describe(1500))
@@ -91,7 +92,7 @@ def sync_notes(git: Git, remote: str, ref: str = DEFAULT_REF,
         done = git.run("push", "--porcelain", "--no-verify", remote, f"{ref}:{ref}")
         if done.returncode == 0:
             return lost
-        _raise(git, remote, done.stdout + done.stderr, done.describe(1500))
+        _raise(git, remote, answer(done), done.describe(1500))
         lost += 1
         if time.monotonic() > deadline:
             raise RgrError(f"the notes could not be pushed to {remote}: {lost} races lost "
@@ -100,13 +101,16 @@ def sync_notes(git: Git, remote: str, ref: str = DEFAULT_REF,
         time.sleep(random.uniform(0.5, 1.0) * min(0.05 * 2 ** min(lost, 6), 2.0))
 
 
-def push_ref(git: Git, remote: str, local: str, target: str, expected: str | None) -> bool:
-    """Move the hub's ``target`` to our ``local`` if it is still at ``expected``."""
+def push_ref(git: Git, remote: str, local: str, target: str, expected: str | None,
+             on_spawn: Callable[[int], None] | None = None) -> bool:
+    """Move the hub's ``target`` to our ``local`` (a ref or a commit id) if it is still
+    at ``expected``: False for a lost race, RemoteRejected or RemoteUnreachable else."""
     done = git.run("push", "--porcelain", "--no-verify",
-                   f"--force-with-lease={target}:{expected or ''}", remote, f"{local}:{target}")
+                   f"--force-with-lease={target}:{expected or ''}", remote, f"{local}:{target}",
+                   on_spawn=on_spawn)
     if done.returncode == 0:
         return True
-    _raise(git, remote, done.stdout + done.stderr, done.describe(1500))
+    _raise(git, remote, answer(done), done.describe(1500))
     return False
 
 
@@ -119,7 +123,7 @@ def push_branch(git: Git, remote: str, branch: str, expected: str | None) -> boo
 def remote_tip(git: Git, remote: str, ref: str) -> str | None:
     done = git.run("ls-remote", remote, ref)
     if done.returncode != 0:
-        _raise(git, remote, done.stdout + done.stderr, done.describe(1500))
+        _raise(git, remote, answer(done), done.describe(1500))
         raise RgrError(f"git ls-remote {remote} failed:\n{done.describe(1500)}")
     for line in done.stdout.splitlines():
         oid, _, name = line.partition("\t")

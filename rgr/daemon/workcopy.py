@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rgr import failpoints
+from rgr.artifacts import sessions_spent
 from rgr.daemon import remote
 from rgr.daemon.gitcli import Git
 from rgr.daemon.queue import JobSpec
@@ -31,6 +32,8 @@ from rgr.notes_log import DEFAULT_REF
 from rgr.testlist import FILENAME as TEST_LIST
 
 JOBS_DIR = Path("rgr") / "jobs"  # in the git dir: the per-job child logs
+#: In a job clone's git dir: how much of its sessions' cost the job's state counts.
+SPEND_COUNTED = Path("rgr") / "daemon-spend-counted"
 
 
 def jobs_root(git_dir: Path, env: Mapping[str, str]) -> Path:
@@ -197,6 +200,25 @@ class WorkCopy:
                                    self.notes_published):
                 raise LostJob(f"{self.job_notes_ref} on the hub moved under this worker")
             self.notes_published = notes
+
+    def uncounted_spend(self) -> tuple[float, float]:
+        """What this clone's sessions cost since the job's state last counted them, and
+        the clone's total so far (for :meth:`counted`). A kill -9 mid-phase loses no
+        cost: the killed phase's sessions are in the run folder, uncounted, for the
+        next worker on this machine (on another machine that clone is gone with it)."""
+        total = sessions_spent(self.root / ".git")
+        try:
+            done = float((self.root / ".git" / SPEND_COUNTED).read_text())
+        except (OSError, ValueError):
+            done = 0.0
+        return max(total - done, 0.0), total
+
+    def counted(self, total: float) -> None:
+        """The job's state now includes ``total``. Written after the state: a kill
+        between the two counts a phase twice, never zero times."""
+        path = self.root / ".git" / SPEND_COUNTED
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(f"{total:.6f}\n")
 
     def share_notes(self) -> None:
         """Merge the job's notes into the hub's shared handoff notes (never forced)."""

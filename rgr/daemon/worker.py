@@ -24,10 +24,11 @@ from rgr import failpoints
 from rgr.daemon import claims, land
 from rgr.daemon.gitcli import Git
 from rgr.daemon.hub import Hub, RemoteUnreachable
-from rgr.daemon.queue import FAILED, Claim, Job, Queue, runnable, who
+from rgr.daemon.queue import FAILED, Claim, Job, Queue, fleet_spent, runnable, who
 from rgr.daemon.workcopy import LostJob, WorkCopy, jobs_root
 from rgr.errors import RgrError
 from rgr.history import ROWS_ALSO_IN
+from rgr.limits import usd
 from rgr.proc import Completed, run_lines, tail
 from rgr.sandbox.toolchain import DEPENDENCIES_FROM_VAR
 
@@ -52,19 +53,29 @@ class DaemonOptions:
     merge_fix_tries: int = 2
 
 
-@dataclass
+@dataclass(frozen=True)
 class Budget:
+    """``--max-budget-usd``: a bound on what the queue's jobs spend together, whichever
+    worker on whichever machine spends it. Each job's spending is in its state ref
+    (updated at every phase boundary); a worker reads the sum before it claims a job
+    and before every phase. Phases already running when the sum crosses the limit
+    finish: each was started with what was left then as its own limit."""
+
     limit: float | None
-    spent: float = 0.0
-    lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def add(self, usd: float) -> None:
-        with self.lock:
-            self.spent += max(usd, 0.0)
+    def left(self, jobs: list[Job]) -> float | None:
+        return None if self.limit is None else self.limit - fleet_spent(jobs)
 
-    def remaining(self) -> float | None:
-        with self.lock:
-            return None if self.limit is None else self.limit - self.spent
+
+def job_left(job: Job) -> float | None:
+    """What is left of the job's own budget (None: it has none)."""
+    limit = job.state.max_budget_usd
+    return None if limit is None else limit - job.state.cost_usd
+
+
+def smallest(*amounts: float | None) -> float | None:
+    given = [a for a in amounts if a is not None]
+    return min(given) if given else None
 
 
 Report = Callable[..., None]
@@ -84,6 +95,9 @@ class DaemonContext:
     stop: threading.Event = field(default_factory=threading.Event)
     integrate_lock: threading.Lock = field(default_factory=threading.Lock)
     budget: Budget = field(default_factory=lambda: Budget(None))
+    leases: claims.LeaseWatch = field(default_factory=claims.LeaseWatch)
+    #: Why the workers stop at their next phase boundary (said in the jobs' states).
+    stop_reason: str = "the daemon was stopped"
     children: dict[int, int] = field(default_factory=dict)  # worker -> child pid
     busy: set[int] = field(default_factory=set)
     #: Jobs this daemon saw fail or need attention (older failures in the queue are not
@@ -176,13 +190,15 @@ class Worker(threading.Thread):
         except RemoteUnreachable as exc:
             self.say(f"remote unreachable, local work kept: {exc.message.splitlines()[0]}")
             return False
-        for job in runnable(self.ctx.queue.jobs()):
+        jobs = self.ctx.queue.jobs()
+        left = self.ctx.budget.left(jobs)
+        if left is not None and left <= 0:
+            return False  # the daemon says so and stops once every worker is idle
+        for job in runnable(jobs, self.ctx.leases.gone):
             if self.ctx.stop.is_set():
                 return True
-            remaining = self.ctx.budget.remaining()
-            if remaining is not None and remaining <= 0:
-                return False
-            won = claims.try_claim(self.ctx.hub, job, self.worker_id, self.ctx.options.lease_s)
+            won = claims.try_claim(self.ctx.hub, job, self.worker_id,
+                                   self.ctx.options.lease_s, self.ctx.leases.gone)
             if won is None:
                 continue
             failpoints.hit("daemon:claimed")
@@ -245,44 +261,44 @@ class Worker(threading.Thread):
                 self.say(f"job {job.id}: the claim was lost; another worker owns it")
                 return
             with contextlib.suppress(RemoteUnreachable):
-                ctx.hub.refresh()  # a cancel made in another clone
-            current = ctx.queue.job(job.id)
+                ctx.hub.refresh()  # a cancel made in another clone, the fleet's spending
+            jobs = ctx.queue.jobs()
+            current = next(j for j in jobs if j.id == job.id)
             job.state, job.state_oid = current.state, current.state_oid
             if job.state.state == "cancelled":
                 self.say(f"job {job.id} cancelled: stopped at a phase boundary")
                 return
+            self.count_spend(job, wc)  # a phase a killed worker left uncounted here
             progress = wc.progress()
             if progress.complete:
-                self.finish(job, wc, progress.cost_usd)
+                self.finish(job, wc, jobs)
                 return
             if ctx.stop.is_set() or beat.unreachable.is_set():
-                why = "the daemon was stopped" if ctx.stop.is_set() else \
+                why = ctx.stop_reason if ctx.stop.is_set() else \
                     "the remote is unreachable (work kept locally)"
                 if not beat.unreachable.is_set():
                     wc.share_notes()
                 self.update(job, state="stopped", message=f"{why}; resumable")
                 self.say(f"job {job.id} stopped before {progress.phase or 'PLAN'}: {why}")
                 return
-            remaining = ctx.budget.remaining()
-            if remaining is not None and remaining <= 0:
-                self.update(job, state="stopped",
-                            message="the daemon's --max-budget-usd is spent; resumable")
-                self.say(f"job {job.id} stopped: budget spent")
+            if self.out_of_budget(job, wc, jobs):
                 return
+            budget = smallest(ctx.budget.left(jobs), job_left(job))
             self.say(f"job {job.id}: {progress.phase or 'PLAN'}", job=job.id,
                      phase=progress.phase or "PLAN", cycle=progress.cycle,
-                     cost=progress.cost_usd)
-            done = self.child(job, progress.started, remaining)
+                     cost=job.state.cost_usd)
+            done = self.child(job, progress.started, budget)
             if beat.lost.is_set():
                 continue
             failpoints.hit("daemon:child-done")
             after = wc.progress()
-            ctx.budget.add(after.cost_usd - progress.cost_usd)
             wc.publish()
-            self.update(job, phase=after.phase, cycle=after.cycle, cost_usd=after.cost_usd,
-                        tip=after.tip)
+            spent, total = wc.uncounted_spend()
+            self.update(job, phase=after.phase, cycle=after.cycle,
+                        cost_usd=job.state.cost_usd + spent, tip=after.tip)
+            wc.counted(total)
             self.say(f"job {job.id}: next {after.phase} (cycle {after.cycle})", job=job.id,
-                     phase=after.phase, cycle=after.cycle, cost=after.cost_usd)
+                     phase=after.phase, cycle=after.cycle, cost=job.state.cost_usd)
             if done.returncode < 0 and crashes < CHILD_CRASHES:
                 # rgr itself was killed (a signal, the OOM killer): `rgr resume` settles
                 # whatever it left, exactly as after a kill -9 of a plain `rgr run`.
@@ -291,11 +307,44 @@ class Worker(threading.Thread):
                          "resuming")
                 continue
             if done.returncode != 0 and not after.complete:
+                # A child stopped by the budget it was given: the budget's stop, not a
+                # failure of the job (the sum now says so, the job's state too).
+                if self.out_of_budget(job, wc, ctx.queue.jobs()):
+                    return
                 failure = tail((done.stderr or done.stdout).strip(), 600)
                 wc.share_notes()
                 self.update(job, state="failed", message=failure)
                 self.say(f"job {job.id} failed: {reason(failure)}", outcome=True)
                 return
+
+    def count_spend(self, job: Job, wc: WorkCopy) -> None:
+        """Add what this clone's sessions cost and the job's state does not count yet."""
+        spent, total = wc.uncounted_spend()
+        if spent > 0:
+            self.update(job, cost_usd=job.state.cost_usd + spent)
+            wc.counted(total)
+
+    def out_of_budget(self, job: Job, wc: WorkCopy, jobs: list[Job]) -> bool:
+        """Stop before the next phase when the fleet's or the job's budget is spent."""
+        fleet = self.ctx.budget.left(jobs)
+        own = job_left(job)
+        if fleet is not None and fleet <= 0:
+            spent = fleet_spent(jobs)
+            why = (f"the fleet's --max-budget-usd {usd(self.ctx.budget.limit or 0)} is spent "
+                   f"({usd(spent)} by the queue's {len(jobs)} job(s), every worker and "
+                   f"machine together); resumable: `rgr daemon --max-budget-usd` with more")
+            state = "stopped"
+        elif own is not None and own <= 0:
+            why = (f"its own --max-budget-usd {usd(job.state.max_budget_usd or 0)} is spent "
+                   f"({usd(job.state.cost_usd)}); nothing is lost: `rgr queue retry "
+                   f"{job.id} --max-budget-usd <more>` continues it from its last handoff")
+            state = "failed"
+        else:
+            return False
+        wc.share_notes()
+        self.update(job, state=state, message=why)
+        self.say(f"job {job.id} {state}: {why}", outcome=True)
+        return True
 
     def child(self, job: Job, started: bool, budget: float | None) -> Completed:
         common = ["--yes", "--skip-preflight", "--max-phases", str(PHASES_PER_CHILD)]
@@ -355,33 +404,51 @@ class Worker(threading.Thread):
             if job.state.state == "cancelled":
                 return
 
-    def finish(self, job: Job, wc: WorkCopy, cost: float) -> None:
-        ctx = self.ctx
-        mode = ctx.options.integrate
-        message = "complete"
-        if mode != "none":
-            with ctx.integrate_lock:
-                landed = land.land(wc, ctx.main, ctx.root, ctx.hub.name == "local", ctx.env,
-                                   lambda m: self.say(f"job {job.id}: {m}"), mode,
-                                   fixer=land.Fixer(ctx.options.merge_fix_tries,
-                                                    lambda argv: self.rgr(job, argv),
-                                                    ctx.budget.remaining()))
-            # A merge fix is an agent session: its cost counts for the job and the budget.
-            after = wc.progress().cost_usd
-            ctx.budget.add(after - cost)
-            cost = max(cost, after)
+    def finish(self, job: Job, wc: WorkCopy, jobs: list[Job]) -> None:
+        message, tip = "complete", wc.git.rev("HEAD")
+        if self.ctx.options.integrate != "none":
+            landed = self.integrate(job, wc, jobs)
+            # A merge fix is an agent session: its cost counts for the job and the fleet.
+            self.count_spend(job, wc)
             if not landed.ok:
                 wc.share_notes()
                 self.update(job, state="needs-attention", message=landed.message)
                 self.say(f"job {job.id} needs attention: {landed.message.splitlines()[0]}",
                          outcome=True)
                 return
-            message = landed.message
+            message, tip = landed.message, landed.commit or tip
         failpoints.hit("daemon:landed")
         wc.share_notes()
-        self.update(job, state="complete", message=message, cost_usd=cost,
-                    tip=wc.git.rev("HEAD"), phase="COMPLETE")
+        self.update(job, state="complete", message=message, tip=tip, phase="COMPLETE")
         self.say(f"job {job.id} complete: {message}", job=None, outcome=True)
+
+    def integrate(self, job: Job, wc: WorkCopy, jobs: list[Job]) -> land.Landed:
+        """Integrate the finished job (rgr.daemon.land); a refusal that is not a race
+        (a protected base, a base gone, a failing git) is the job's answer, never the
+        daemon's crash."""
+        ctx = self.ctx
+        target = land.Target(ctx.main, ctx.root, ctx.options.remote)
+        budget = smallest(ctx.budget.left(jobs), job_left(job))
+        fixer = land.Fixer(ctx.options.merge_fix_tries, lambda argv: self.rgr(job, argv),
+                           budget)
+        with ctx.integrate_lock:
+            try:
+                return land.land(wc, target, ctx.env, lambda m: self.say(f"job {job.id}: {m}"),
+                                 ctx.options.integrate, fixer=fixer)
+            except RemoteUnreachable as exc:
+                # Whether a push under way reached the remote is unknown: the next
+                # landing finds the job there (already in the base) or lands it.
+                self.say(f"job {job.id}: the remote is unreachable while landing; "
+                         f"{wc.spec.base} there is unchanged by this daemon unless a push "
+                         f"was cut off (the next landing finds out): "
+                         f"{exc.message.splitlines()[0]}")
+                raise
+            except LostJob:
+                raise
+            except RgrError as exc:
+                return land.Landed(False, f"landing failed: {exc.message}; "
+                                          f"{wc.spec.base} is unchanged by this job"
+                                          + (f"; fix: {exc.hint}" if exc.hint else ""))
 
 
 def reason(output: str) -> str:

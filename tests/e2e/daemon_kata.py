@@ -61,7 +61,9 @@ def choose(system: str, prompt: str) -> SessionScript:
     who = role.group(1)
     if who == "PLANNER":
         done = number > 1
-        steps: list[Step] = [read("test-list.md")] if done else []
+        # Read first, always: a job that starts after another one landed finds its
+        # test-list.md on the base already (Write refuses a file it has not read).
+        steps: list[Step] = [read("test-list.md")]
         steps += [write("test-list.md", f"# Test list\n\n- [{'x' if done else ' '}] "
                                         f"{item(name)}\n"),
                   _commit(f"plan: {name}", "test-list.md")]

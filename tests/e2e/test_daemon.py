@@ -3,7 +3,7 @@ workers' sessions at once), real git and pytest. Jobs are one-test katas
 (daemon_kata.py): five agent sessions each.
 
 The long sweep of kill points runs with RGR_DAEMON_SWEEP=1 (every point of
-rgr.failpoints.DAEMON_POINTS; CI runs two)."""
+rgr.failpoints.DAEMON_POINTS and LAND_POINTS; CI runs two)."""
 
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ from kata import (
 from rgr.daemon.gitcli import Git, git_env
 from rgr.daemon.hub import LocalHub
 from rgr.daemon.queue import Queue
-from rgr.failpoints import DAEMON_POINTS
+from rgr.failpoints import DAEMON_POINTS, LAND_POINTS
 from rgr.fake_model import FakeModelServer, RequestRecord
 
 pytestmark = pytest.mark.e2e
@@ -445,3 +445,245 @@ def test_integrate_pr_opens_a_pull_request_for_the_verified_branch(tmp_path: Pat
     assert create[2:4] == ["--head", "rgr/make-alpha"] and create[-2:] == ["--base", "main"]
     assert git(repo, "rev-parse", "main").strip() == base  # a pull request merges nothing
     assert_branch_done(repo, "rgr/make-alpha", tmp_path)  # pushed here, notes and all
+
+
+# ------------------------------------------------- a fleet landing on one remote --
+
+
+def person_pushes(bare: Path, tmp: Path, files: dict[str, str], message: str) -> str:
+    """Someone else lands a commit on the remote's main (from a clone of their own)."""
+    person = tmp / "person"
+    if not person.exists():
+        git(tmp, "clone", "-q", str(bare), str(person))
+        git(person, "config", "user.name", "A Person")
+        git(person, "config", "user.email", "person@example.com")
+    git(person, "pull", "-q", "--ff-only", "origin", "main")
+    for name, text in files.items():
+        (person / name).write_text(text)
+    git(person, "add", *files)
+    git(person, "commit", "-q", "-m", message)
+    git(person, "push", "-q", "origin", "HEAD:main")
+    return git(person, "rev-parse", "HEAD").strip()
+
+
+def fresh_clone(bare: Path, where: Path) -> Path:
+    git(where.parent, "clone", "-q", "--branch", "main", str(bare), str(where))
+    return where
+
+
+def job_clones_main(clone: Path) -> set[str]:
+    """The local main of every job clone of ``clone`` (the daemon leaves them alone)."""
+    env_home = clone.parent / "home"
+    found = set()
+    for head in (env_home / "cache" / "rgr" / "jobs").glob(f"{clone.name}-*/*/.git"):
+        found.add(git(head.parent, "rev-parse", "refs/heads/main").strip())
+    return found
+
+
+def test_a_fleet_lands_on_the_remote_exactly_once_and_a_fresh_clone_has_it_all(
+        tmp_path: Path) -> None:
+    """Two clones of one bare remote, --integrate merge: four jobs on separate files
+    land; a person lands their own alpha.py on the remote meanwhile, so both alpha jobs
+    conflict: the first fixer's merge lands, the second weakens a test and that job
+    needs attention. The remote's main, read by a fresh clone, holds every landed job
+    once, its suite passes, and the remote's notes hold every handoff; nobody's
+    checked-out main moved."""
+    bare, a, b = two_clones(tmp_path)
+    first = git(bare, "rev-parse", "main").strip()
+    fixers: list[str] = []
+    lock = threading.Lock()
+    pushed: list[str] = []
+
+    def scripts(system: str, prompt: str) -> object:
+        if "MERGE-FIXER" not in system:
+            return choose(system, prompt)
+        with lock:
+            fixers.append(prompt)
+            return merge_fix(cheat=len(fixers) > 1)
+
+    def lands_meanwhile(record: RequestRecord) -> None:
+        # Once both alpha jobs are under way (their GREEN: both started from the old
+        # main), so that both conflict with it.
+        if record.script_index is None or \
+                server._state.scripts[record.script_index].name != "green-alpha":
+            return
+        with lock:
+            if pushed:
+                return
+            pushed.append(person_pushes(bare, tmp_path, {
+                "alpha.py": "# a person's alpha\ndef value():\n    return 1\n"},
+                "feat: a person's alpha"))
+
+    with FakeModelServer(choose=scripts, on_request=lands_meanwhile) as server:  # type: ignore[arg-type]
+        env = rgr_env(tmp_path / "home", server.url)
+        # The two alpha jobs first: one machine claims each at once.
+        add(a, env, "alpha", extra=("--remote", "hub"))
+        add(b, env, "alpha", extra=("--remote", "hub"))
+        add(a, env, "beta", "gamma", extra=("--remote", "hub"))
+        add(b, env, "delta", "eps", extra=("--remote", "hub"))
+        flags = ["daemon", "--remote", "hub", "--integrate", "merge", "--merge-fix-tries", "1",
+                 *FAST]
+        one = start_rgr(flags, a, {**env, "RGR_DAEMON_HOST": "machine-a"})
+        two = start_rgr(flags, b, {**env, "RGR_DAEMON_HOST": "machine-b"})
+        out_a = one.communicate(timeout=900)[0]
+        out_b = two.communicate(timeout=900)[0]
+        assert server.errors == [], server.errors
+    out = out_a + "\n---\n" + out_b
+    assert {one.returncode, two.returncode} <= {0, 1} and 1 in (one.returncode, two.returncode), out
+    jobs = queue_json(a, env, "--remote", "hub")
+    by_state: dict[str, list[dict[str, object]]] = {}
+    for job in jobs:
+        by_state.setdefault(str(job["state"]["state"]), []).append(job)  # type: ignore[index]
+    assert sorted(by_state) == ["complete", "needs-attention"], out
+    assert len(by_state["complete"]) == 5, out
+    assert sessions_by_job(server) == {"alpha": 2 * SESSIONS_PER_JOB + 2,
+                                       **dict.fromkeys(("beta", "gamma", "delta", "eps"),
+                                                       SESSIONS_PER_JOB)}
+    # What the remote holds, read by someone who was never part of the fleet.
+    fresh = fresh_clone(bare, tmp_path / "fresh")
+    tip = git(fresh, "rev-parse", "HEAD").strip()
+    for name in ("beta", "gamma", "delta", "eps"):
+        assert (fresh / f"{name}.py").exists() and (fresh / "tests" / f"test_{name}.py").exists()
+    assert (fresh / "alpha.py").read_text() == MERGED_ALPHA
+    assert_suite_green(fresh)
+    subjects = git(fresh, "log", "--format=%s", "main").splitlines()
+    for name in ("alpha", "beta", "gamma", "delta", "eps"):
+        assert subjects.count(f"feat: {name}") == 1, subjects  # landed once, not twice
+    assert pushed[0] in git(fresh, "rev-list", "main").split()
+    # Each complete job says what the remote held when it landed (read back), and the
+    # commit it landed is in the remote's main.
+    history = set(git(fresh, "rev-list", "main").split())
+    for job in by_state["complete"]:
+        state = job["state"]
+        assert "(read back)" in str(state["message"]), state  # type: ignore[index]
+        assert state["tip"] in history, state  # type: ignore[index]
+    assert "fast-forwarded" not in out  # the old wording that was not read back
+    # The remote's notes: every landed job's handoffs on main, the fix's note, and the
+    # job that needs attention keeps its own on its branch.
+    notes = notes_on_branch(fresh_notes(bare, fresh), "main")
+    for job in by_state["complete"]:
+        phases = [n["phase"] for n in notes if n.get("branch") == job["branch"]
+                  and not n.get("mergeFix")]
+        assert phases == PHASES, (job["branch"], phases)
+    fixes = [n for n in notes if (n.get("mergeFix") or {}).get("status") == "resolved"]
+    assert len(fixes) == 1 and fixes[0]["mergeFix"]["conflicts"] == ["alpha.py"]  # type: ignore[index]
+    stuck = by_state["needs-attention"][0]
+    message = str(stuck["state"]["message"])  # type: ignore[index]
+    assert "conflicts in alpha.py" in message and "test-weakened" in message, message
+    stuck_notes = [n["phase"] for n in notes_on_branch(fresh, f"origin/{stuck['branch']}")
+                   if n.get("branch") == stuck["branch"]]
+    assert stuck_notes == PHASES, stuck_notes
+    # Nobody's checked-out main moved: the two machines' clones, and the job clones.
+    for clone in (a, b):
+        assert git(clone, "rev-parse", "main").strip() == first
+        assert git(clone, "status", "--porcelain") == ""
+        assert job_clones_main(clone) <= {first}
+    assert tip != first
+
+
+def fresh_notes(bare: Path, fresh: Path) -> Path:
+    """``fresh`` with the remote's handoff notes fetched (plain clones bring none)."""
+    git(fresh, "fetch", "-q", str(bare), "+refs/notes/tdd-handoffs:refs/notes/tdd-handoffs")
+    git(fresh, "fetch", "-q", "origin", "+refs/heads/*:refs/remotes/origin/*")
+    return fresh
+
+
+LAND_CI_POINTS = ("land:pushed",)
+
+
+@pytest.mark.parametrize("point", [p for p in LAND_POINTS if SWEEP or p in LAND_CI_POINTS])
+def test_kill_9_while_landing_on_a_remote_lands_exactly_once(tmp_path: Path,
+                                                              point: str) -> None:
+    """kill -9 between the verification and the push, during the push, and after the
+    push before anything was read back or recorded: the restarted daemon lands the job
+    (or finds it landed), once."""
+    bare, a, _b = two_clones(tmp_path)
+    first = git(bare, "rev-parse", "main").strip()
+    with FakeModelServer(choose=choose) as server:
+        env = rgr_env(tmp_path / "home", server.url)
+        add(a, env, "alpha", extra=("--remote", "hub"))
+        flags = ["daemon", "--remote", "hub", "--integrate", "merge", *FAST]
+        killed = start_rgr(flags, a, {**env, "RGR_FAILPOINT": point})
+        out = killed.communicate(timeout=400)[0]
+        assert killed.returncode == -9, out
+        mid = queue_json(a, env, "--remote", "hub")
+        assert states(mid) == ["running"], mid
+        again = start_rgr(flags, a, env)
+        out2 = again.communicate(timeout=400)[0]
+        assert again.returncode == 0, out + "\n---\n" + out2
+        assert server.errors == [], server.errors
+    [job] = queue_json(a, env, "--remote", "hub")
+    assert job["state"]["state"] == "complete", out2  # type: ignore[index]
+    assert "(read back)" in str(job["state"]["message"]), job  # type: ignore[index]
+    fresh = fresh_clone(bare, tmp_path / "fresh")
+    subjects = git(fresh, "log", "--format=%s", "main").splitlines()
+    assert subjects.count("feat: alpha") == 1 and subjects.count("test: alpha") == 1, subjects
+    assert (fresh / "alpha.py").exists()
+    assert_suite_green(fresh)
+    assert git(a, "rev-parse", "main").strip() == first  # the clone's own main: untouched
+    assert sessions_by_job(server)["alpha"] == SESSIONS_PER_JOB  # no phase redone
+
+
+def test_sigterm_mid_phase_stops_cleanly_and_a_restart_completes(tmp_path: Path) -> None:
+    repo = make_project(tmp_path / "kata")
+    daemon_box: list[subprocess.Popen[str]] = []
+    sent = threading.Event()
+    with FakeModelServer(choose=choose) as server:
+        env = rgr_env(tmp_path / "home", server.url)
+
+        def term(record: RequestRecord) -> None:
+            if record.script_index is None or sent.is_set() or not daemon_box:
+                return
+            if server._state.scripts[record.script_index].name == "red-alpha":
+                sent.set()
+                daemon_box[0].terminate()  # SIGTERM, as docker stop or systemd send it
+
+        server._state.on_request = term
+        add(repo, env, "alpha")
+        first = start_rgr(["daemon", *FAST], repo, env)
+        daemon_box.append(first)
+        out = first.communicate(timeout=400)[0]
+        assert first.returncode == 0 and sent.is_set(), out
+        [job] = queue_json(repo, env)
+        assert job["state"]["state"] == "stopped", out  # type: ignore[index]
+        message = str(job["state"]["message"])  # type: ignore[index]
+        assert "SIGTERM" in message and "resumable" in message, message
+        # The RED under way when the signal came finished and was noted.
+        assert [n["phase"] for n in notes_on_branch(repo, "rgr/make-alpha")] == \
+            ["REFACTOR", "PLAN", "RED"]
+        second = rgr(["daemon", *FAST], repo, env, timeout=400)
+        assert second.returncode == 0, second.stdout
+        assert server.errors == [], server.errors
+    assert states(queue_json(repo, env)) == ["complete"]
+    assert sessions_by_job(server)["alpha"] == SESSIONS_PER_JOB  # nothing redone
+
+
+def test_one_budget_for_the_fleet(tmp_path: Path) -> None:
+    """Two daemons on two machines, each told --max-budget-usd X: together they stop
+    near X (the phases running when the sum crossed it finish), not at 2 X."""
+    _bare, a, b = two_clones(tmp_path)
+    limit = 0.3  # about five sessions of the scripted model, as claude prices them
+    with FakeModelServer(choose=choose) as server:
+        env = rgr_env(tmp_path / "home", server.url)
+        add(a, env, "alpha", "beta", extra=("--remote", "hub"))
+        add(b, env, "gamma", "delta", extra=("--remote", "hub"))
+        flags = ["daemon", "--remote", "hub", "--max-budget-usd", str(limit), *FAST]
+        one = start_rgr(flags, a, {**env, "RGR_DAEMON_HOST": "machine-a"})
+        two = start_rgr(flags, b, {**env, "RGR_DAEMON_HOST": "machine-b"})
+        out = one.communicate(timeout=600)[0] + "\n---\n" + two.communicate(timeout=600)[0]
+        assert one.returncode == 0 and two.returncode == 0, out
+        assert server.errors == [], server.errors
+    jobs = queue_json(a, env, "--remote", "hub")
+    spent = sum(float(j["state"]["cost_usd"]) for j in jobs)  # type: ignore[index]
+    sessions = len(server.sessions)
+    per_session = spent / sessions
+    # It got to the limit, and past it by at most the two phases (one per machine)
+    # that were running when the sum crossed it.
+    assert limit <= spent <= limit + 2 * per_session * 1.5, (spent, sessions, out)
+    assert sessions < 2 * limit / per_session, (spent, sessions)  # not a budget each
+    stopped = [j for j in jobs if j["state"]["state"] == "stopped"]  # type: ignore[index]
+    assert stopped, out
+    for job in stopped:
+        message = str(job["state"]["message"])  # type: ignore[index]
+        assert "the fleet's --max-budget-usd $0.3 is spent" in message, message
+    assert out.count("the fleet's --max-budget-usd $0.3 is spent") >= 2, out

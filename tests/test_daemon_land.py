@@ -1,0 +1,256 @@
+"""Landing a finished job through a shared bare remote, without an agent: real git, a
+real job clone (rgr.daemon.workcopy), the real full-suite verification (`rgr verify
+--full`, sealed), and the faults a fleet meets: a lost race, a protected base branch, a
+base deleted or force-moved by a person, an unreachable remote, a push whose answer was
+lost. The remote's base branch is read back from the remote itself every time."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import git, make_repo
+
+from rgr.daemon import land
+from rgr.daemon.gitcli import Git, git_env
+from rgr.daemon.hub import RemoteUnreachable
+from rgr.daemon.queue import JobSpec
+from rgr.daemon.workcopy import WorkCopy
+
+CALC = "def add(a, b):\n    return a + b\n"
+TESTS = "from calc import add\n\n\ndef test_add():\n    assert add(1, 2) == 3\n"
+MUL = "\n\ndef mul(a, b):\n    return a * b\n"
+TEST_MUL = "\n\ndef test_mul():\n    from calc import mul\n    assert mul(2, 3) == 6\n"
+
+
+class Fleet:
+    """A bare remote ``hub``, the daemon's clone ``a`` of it, a job clone of job 1
+    (branch rgr/mul) with one commit, and a person's clone to move main with."""
+
+    def __init__(self, tmp: Path) -> None:
+        origin = make_repo(tmp, commits=0, name="origin")
+        origin.commit("base", {"calc.py": CALC, "tests/test_calc.py": TESTS, "tdd.toml":
+                               f'test_command = "{sys.executable} -m pytest -q -p '
+                               'no:cacheprovider"\n'})
+        self.tmp = tmp
+        self.bare = tmp / "hub.git"
+        git(tmp, "clone", "-q", "--bare", str(origin.path), str(self.bare))
+        self.a = tmp / "a"
+        self.person = tmp / "person"
+        for clone in (self.a, self.person):
+            git(tmp, "clone", "-q", "-o", "hub", str(self.bare), str(clone))
+            git(clone, "config", "user.name", clone.name)
+            git(clone, "config", "user.email", f"{clone.name}@example.com")
+        self.first = self.tip()
+        env = {**git_env(), "RGR_JOBS_DIR": str(tmp / "jobs")}
+        self.main = Git(self.a, env)
+        self.target = land.Target(self.main, self.a, "hub")
+        self.said: list[str] = []
+
+    def tip(self, ref: str = "main") -> str | None:
+        done = git(self.bare, "rev-parse", "-q", "--verify", ref, check=False).strip()
+        return done or None
+
+    def job(self) -> WorkCopy:
+        spec = JobSpec(id=1, kind="run", feature="mul", base="main", branch="rgr/mul")
+        wc = WorkCopy(self.main, self.a / ".git", spec, str(self.bare))
+        wc.prepare()
+        return wc
+
+    def commit_job(self, wc: WorkCopy) -> str:
+        (wc.root / "calc.py").write_text(CALC + MUL)
+        (wc.root / "tests" / "test_calc.py").write_text(TESTS + TEST_MUL)
+        wc.git.out("commit", "-q", "-am", "feat: mul")
+        wc.publish()
+        return wc.git.out("rev-parse", "HEAD").strip()
+
+    def person_pushes(self, name: str, text: str, force_from: str | None = None) -> str:
+        """A person lands a commit on the remote's main (on ``force_from``: forced)."""
+        p = self.person
+        git(p, "fetch", "-q", "hub")
+        git(p, "reset", "-q", "--hard", force_from or "hub/main")
+        (p / name).write_text(text)
+        git(p, "add", name)
+        git(p, "commit", "-q", "-m", f"person: {name}")
+        git(p, "push", "-q", *(["--force"] if force_from else []), "hub", "HEAD:main")
+        return git(p, "rev-parse", "HEAD").strip()
+
+    def land(self, wc: WorkCopy) -> land.Landed:
+        return land.land(wc, self.target, self.main.env, self.said.append, "merge")
+
+    def main_subjects(self) -> list[str]:
+        return git(self.bare, "log", "--format=%s", "main").splitlines()
+
+
+@pytest.fixture
+def fleet(tmp_path: Path) -> Fleet:
+    return Fleet(tmp_path)
+
+
+def test_the_remotes_base_moves_to_the_verified_commit_and_nothing_else_moves(
+        fleet: Fleet) -> None:
+    """The regression of issue 26: the job clone's own main (the old tip) was pushed,
+    the lease held, and "main fast-forwarded" was said while nothing moved."""
+    wc = fleet.job()
+    head = fleet.commit_job(wc)
+    landed = fleet.land(wc)
+    assert landed.ok, (landed.message, fleet.said)
+    assert fleet.tip() == head == landed.commit
+    assert landed.message == f"main on the remote hub is now {head[:8]} (read back)"
+    # Only the remote's main moved: not the daemon's clone's main (nor its files), not
+    # the job clone's own main.
+    assert git(fleet.a, "rev-parse", "main").strip() == fleet.first
+    assert (fleet.a / "calc.py").read_text() == CALC
+    assert wc.git.out("rev-parse", "refs/heads/main").strip() == fleet.first
+    fresh = fleet.tmp / "fresh"
+    git(fleet.tmp, "clone", "-q", str(fleet.bare), str(fresh))
+    assert (fresh / "calc.py").read_text() == CALC + MUL
+
+
+def test_a_lost_race_rebases_verifies_again_and_lands_once(fleet: Fleet) -> None:
+    wc = fleet.job()
+    fleet.commit_job(wc)
+    moved: list[str] = []
+
+    def say(message: str) -> None:
+        fleet.said.append(message)
+        if message.startswith("verifying") and not moved:
+            # Another machine lands first, between this verification and its push.
+            moved.append(fleet.person_pushes("NOTES.md", "landed first\n"))
+
+    landed = land.land(wc, fleet.target, fleet.main.env, say, "merge")
+    assert landed.ok, (landed.message, fleet.said)
+    assert "main moved on the remote hub while rgr/mul was verified: again" in fleet.said
+    assert sum(s.startswith("verifying") for s in fleet.said) == 2
+    assert fleet.tip() == landed.commit
+    assert git(fleet.bare, "rev-parse", "main~1").strip() == moved[0]
+    assert fleet.main_subjects().count("feat: mul") == 1
+
+
+def test_a_protected_base_needs_attention_with_the_remotes_words(fleet: Fleet) -> None:
+    hook = fleet.bare / "hooks" / "pre-receive"
+    hook.write_text("#!/bin/sh\nwhile read old new ref; do\n"
+                    "  [ \"$ref\" = refs/heads/main ] && echo 'main is protected here' >&2 "
+                    "&& exit 1\ndone\nexit 0\n")
+    hook.chmod(0o755)
+    wc = fleet.job()
+    head = fleet.commit_job(wc)  # the job's own branch is not protected: it is pushed
+    landed = fleet.land(wc)
+    assert not landed.ok
+    assert "the remote hub refuses to move main (a protected branch or a hook)" in \
+        landed.message
+    assert "main is protected here" in landed.message
+    assert "main is unchanged" in landed.message and "rgr queue retry 1" in landed.message
+    assert fleet.tip() == fleet.first
+    assert fleet.tip("rgr/mul") == head  # verified, and kept on the remote
+
+
+def test_a_base_deleted_mid_run_needs_attention_naming_the_fix(fleet: Fleet) -> None:
+    wc = fleet.job()
+    head = fleet.commit_job(wc)
+    git(fleet.bare, "update-ref", "-d", "refs/heads/main")
+    landed = fleet.land(wc)
+    assert not landed.ok
+    assert "its base branch main no longer exists in the remote hub" in landed.message
+    assert "`git push hub <commit>:refs/heads/main`" in landed.message
+    assert "rgr queue retry 1" in landed.message
+    assert fleet.tip() is None and fleet.tip("rgr/mul") == head
+
+
+def test_a_base_force_moved_gets_only_the_jobs_own_commits(fleet: Fleet) -> None:
+    removed = fleet.person_pushes("REMOVED.md", "a person's mistake\n")
+    wc = fleet.job()  # the job starts on top of the commit that is about to go
+    fleet.commit_job(wc)
+    rewritten = fleet.person_pushes("KEPT.md", "rewritten\n", force_from=fleet.first)
+    landed = fleet.land(wc)
+    assert landed.ok, (landed.message, fleet.said)
+    assert any("was force-moved from" in s and "only rgr/mul's own commits" in s
+               for s in fleet.said), fleet.said
+    tip = fleet.tip()
+    assert tip == landed.commit
+    history = git(fleet.bare, "rev-list", "main").split()
+    assert rewritten in history and removed not in history
+    assert git(fleet.bare, "show", f"{tip}:calc.py") == (CALC + MUL).rstrip("\n")
+    assert "REMOVED.md" not in git(fleet.bare, "ls-tree", "--name-only", "main")
+
+
+def test_an_unreachable_remote_during_the_push_lands_once_it_answers(fleet: Fleet) -> None:
+    wc = fleet.job()
+    fleet.commit_job(wc)
+    away = fleet.tmp / "hub-away.git"
+
+    def say(message: str) -> None:
+        fleet.said.append(message)
+        if message.startswith("verifying") and not away.exists():
+            fleet.bare.rename(away)  # the network goes between verifying and pushing
+
+    with pytest.raises(RemoteUnreachable):
+        land.land(wc, fleet.target, fleet.main.env, say, "merge")
+    away.rename(fleet.bare)
+    assert fleet.tip() == fleet.first
+    landed = fleet.land(fleet.job())  # the next worker's landing, from the same clone
+    assert landed.ok, landed.message
+    assert fleet.main_subjects().count("feat: mul") == 1
+
+
+def test_a_push_whose_answer_was_lost_is_found_landed_not_landed_twice(
+        fleet: Fleet) -> None:
+    wc = fleet.job()
+    fleet.commit_job(wc)
+    assert fleet.land(wc).ok
+    landed_at = fleet.tip()
+    # The daemon died before it recorded the landing; the job is landed again.
+    again = fleet.land(fleet.job())
+    assert again.ok and again.commit == landed_at
+    assert again.message.startswith("already in main: the remote hub holds")
+    assert "(read back)" in again.message
+    assert fleet.tip() == landed_at and fleet.main_subjects().count("feat: mul") == 1
+
+
+def test_a_dirty_checked_out_base_is_left_alone(tmp_path: Path) -> None:
+    """Without --remote the hub is the daemon's own repository: its checked-out base
+    moves with its files only when the tree is clean."""
+    repo = make_repo(tmp_path, commits=0, name="main")
+    repo.commit("base", {"calc.py": CALC, "tests/test_calc.py": TESTS, "tdd.toml":
+                         f'test_command = "{sys.executable} -m pytest -q -p no:cacheprovider"\n'})
+    env = {**git_env(), "RGR_JOBS_DIR": str(tmp_path / "jobs")}
+    main = Git(repo.path, env)
+    spec = JobSpec(id=3, kind="run", feature="mul", base="main", branch="rgr/mul")
+    wc = WorkCopy(main, repo.path / ".git", spec, str(repo.path))
+    wc.prepare()
+    (wc.root / "calc.py").write_text(CALC + MUL)
+    wc.git.out("commit", "-q", "-am", "feat: mul")
+    before = repo.rev("main")
+    (repo.path / "tests" / "test_calc.py").write_text(TESTS + "# my edit\n")
+    target = land.Target(main, repo.path, None)
+    landed = land.land(wc, target, env, lambda m: None, "merge")
+    assert not landed.ok
+    assert "main is checked out in" in landed.message and "uncommitted changes" in \
+        landed.message and "rgr queue retry 3" in landed.message
+    assert repo.rev("main") == before
+    assert (repo.path / "tests" / "test_calc.py").read_text() == TESTS + "# my edit\n"
+    repo.git("checkout", "--", "tests/test_calc.py")
+    landed = land.land(wc, target, env, lambda m: None, "merge")
+    assert landed.ok and repo.rev("main") == wc.git.rev("HEAD") == landed.commit
+    assert (repo.path / "calc.py").read_text() == CALC + MUL
+
+
+def test_the_test_list_lists_each_landed_item_once(fleet: Fleet) -> None:
+    """git's union merge of test-list.md keeps both the open and the ticked line of an
+    item the job ticked while main's list grew: the landed list keeps the ticked one."""
+    wc = fleet.job()
+    for mark in (" ", "x"):
+        (wc.root / "test-list.md").write_text(f"# Test list\n\n- [{mark}] mul\n")
+        wc.git.out("add", "test-list.md")
+        wc.git.out("commit", "-q", "-m", f"plan: mul [{mark}]")
+    fleet.commit_job(wc)
+    fleet.person_pushes("test-list.md", "# Test list\n\n- [x] sub\n")
+    landed = fleet.land(wc)
+    assert landed.ok, (landed.message, fleet.said)
+    listing = git(fleet.bare, "show", "main:test-list.md").splitlines()
+    assert "- [x] mul" in listing and "- [x] sub" in listing, listing
+    assert "- [ ] mul" not in listing, listing
+    assert fleet.main_subjects()[0] == \
+        "rgr: test-list.md after landing on main: each done item once"
+    assert any("open line(s) of items done" in s for s in fleet.said), fleet.said
