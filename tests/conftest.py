@@ -14,7 +14,7 @@ import stat
 import subprocess
 import sys
 import tempfile
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -26,6 +26,27 @@ NOTES_REF = "refs/notes/tdd-handoffs"
 #: A fixed identity and no global/system config: tests behave the same on every machine.
 _GIT_ENV_DROP = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_NOTES_REF",
                  "GIT_OBJECT_DIRECTORY", "GIT_CEILING_DIRECTORIES")
+
+
+@pytest.fixture(autouse=True)
+def environment_left_as_found() -> Iterator[None]:
+    """A test may change this process's environment only through monkeypatch (undone
+    before this check): a variable left behind reaches every later test that builds a
+    user's environment from it, so a test that passes alone fails in the suite (a
+    RUSTUP_HOME set by a toolchain helper once made `rgr doctor` show a rustup home the
+    test's user did not have)."""
+    before = dict(os.environ)
+    yield
+    after = dict(os.environ)
+    changed = sorted(k for k in before.keys() | after.keys()
+                     if before.get(k) != after.get(k) and k != "PYTEST_CURRENT_TEST")
+    if changed:
+        for name in changed:
+            if name in before:
+                os.environ[name] = before[name]
+            else:
+                os.environ.pop(name, None)
+        pytest.fail(f"the test left the process environment changed: {', '.join(changed)}")
 
 
 #: HOME for the git CLI calls that set up and check repositories (empty, no ~/.gitconfig).

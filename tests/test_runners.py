@@ -224,7 +224,7 @@ CARGO_TOML = '[package]\nname = "kata"\nversion = "0.1.0"\nedition = "2021"\n'
 
 
 def test_cargo_test(tmp_path: Path) -> None:
-    ensure_cargo()
+    rustup = ensure_cargo()
     root = files(tmp_path, {
         "Cargo.toml": CARGO_TOML,
         "src/lib.rs": """
@@ -248,7 +248,7 @@ def test_cargo_test(tmp_path: Path) -> None:
     })
     cmd = detected(root)
     assert (cmd.argv, cmd.runner) == (("cargo", "test"), "cargo")
-    report = run(root, cmd)
+    report = run(root, cmd, rustup)
     assert statuses(report) == {
         "src/lib.rs::tests::unit_passes": "passed",
         "tests/add.rs::passes": "passed",
@@ -259,7 +259,7 @@ def test_cargo_test(tmp_path: Path) -> None:
     assert "one and two" in report.outcomes["tests/add.rs::fails"].message
     assert report.outcomes["tests/add.rs::fails"].file == "tests/add.rs"
     files(root, {"tests/more.rs": "#[test]\nfn passes() { kata::nope(); }\n"})
-    broken = run(root, cmd)
+    broken = run(root, cmd, rustup)
     assert broken.collection_errors == ("tests/more.rs",) and broken.errors == 1
 
 
@@ -281,9 +281,9 @@ def test_a_toolchain_on_path_that_cannot_run_is_missing(
 
 
 def test_cargo_without_tests(tmp_path: Path) -> None:
-    ensure_cargo()
+    rustup = ensure_cargo()
     root = files(tmp_path, {"Cargo.toml": CARGO_TOML, "src/lib.rs": "pub fn f() {}\n"})
-    report = run(root)
+    report = run(root, env=rustup)
     assert report.no_tests_collected and report.all_passed
 
 

@@ -172,12 +172,12 @@ TYPESCRIPT = Ecosystem(
 
 
 def _rust_setup(home: Path) -> Toolchain:
-    ensure_cargo()
     # rustup's proxies find their toolchain through CARGO_HOME and RUSTUP_HOME, which
     # default to the real user's home, not the throwaway HOME the tests give claude.
+    rustup = ensure_cargo()
     real_home = Path(os.path.expanduser("~"))
-    env = {"CARGO_HOME": os.environ.get("CARGO_HOME", str(real_home / ".cargo")),
-           "RUSTUP_HOME": os.environ.get("RUSTUP_HOME", str(real_home / ".rustup"))}
+    env = {"CARGO_HOME": rustup.get("CARGO_HOME", str(real_home / ".cargo")),
+           "RUSTUP_HOME": rustup.get("RUSTUP_HOME", str(real_home / ".rustup"))}
     return Toolchain(env, tuple(p for p in env.values() if Path(p).is_dir()))
 
 

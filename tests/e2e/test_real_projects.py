@@ -332,10 +332,10 @@ def test_npm_project_through_the_daemon(user: User) -> None:
 
 def _rustup_homes() -> tuple[Path, Path]:
     """The machine's rustup install (this user's CARGO_HOME and RUSTUP_HOME)."""
-    ensure_cargo()
+    homes = ensure_cargo()
     real = Path(os.path.expanduser("~"))
-    cargo = Path(os.environ.get("CARGO_HOME", real / ".cargo"))
-    rustup = Path(os.environ.get("RUSTUP_HOME", real / ".rustup"))
+    cargo = Path(homes.get("CARGO_HOME", real / ".cargo"))
+    rustup = Path(homes.get("RUSTUP_HOME", real / ".rustup"))
     if not (rustup / "toolchains").is_dir() or not (cargo / "bin" / "cargo").exists():
         raise ToolchainMissing(f"no rustup install at {cargo} and {rustup}: the rustup "
                                "layouts are not verified on this machine")

@@ -63,9 +63,10 @@ PROBE_TIMEOUT_S = 120.0
 
 
 def ensure_program(program: str, *packages: str, probe: tuple[str, ...] = ("--version",),
-                   ) -> str:
+                   env: dict[str, str] | None = None) -> str:
     """The path of ``program``, installing ``packages`` from the OS registry if needed,
-    once ``program probe`` has run: a program on PATH that cannot run is missing too.
+    once ``program probe`` has run (with ``env`` added to this process's environment):
+    a program on PATH that cannot run is missing too.
 
     rustup's ``cargo`` on PATH with no toolchain for this HOME (the tests run under a
     throwaway one) fails every command it is given; a test would then fail on whatever
@@ -77,7 +78,8 @@ def ensure_program(program: str, *packages: str, probe: tuple[str, ...] = ("--ve
         found = shutil.which(program)
     if found is None:
         raise ToolchainMissing(f"{program} is still missing after installing {packages}")
-    done = run([found, *probe], cwd="/", timeout=PROBE_TIMEOUT_S)
+    done = run([found, *probe], cwd="/", timeout=PROBE_TIMEOUT_S,
+               env={**os.environ, **(env or {})})
     if done.returncode != 0 or done.timed_out:
         raise ToolchainMissing(f"{program} is on PATH ({found}) but cannot run here:\n"
                                f"{done.describe()}")
@@ -88,27 +90,33 @@ def ensure_go() -> str:
     return ensure_program("go", "golang", probe=("version",))
 
 
-def ensure_cargo() -> str:
-    _rustup_homes_of_the_proxy()
-    return ensure_program("cargo", "cargo")
+def ensure_cargo() -> dict[str, str]:
+    """Make sure cargo runs; returns the variables it needs to (``rustup_env``), for the
+    caller to pass to whatever runs it. They are never put into this process's
+    environment: a later test building a user's environment from it would inherit a
+    rustup install that user does not have."""
+    env = rustup_env()
+    ensure_program("cargo", "cargo", env=env)
+    return env
 
 
-def _rustup_homes_of_the_proxy() -> None:
+def rustup_env() -> dict[str, str]:
     """rustup keeps its toolchains in ``$RUSTUP_HOME`` (default ``~/.rustup``) beside
     ``$CARGO_HOME`` (``~/.cargo``), where its ``cargo`` proxy sits. Under the tests'
     throwaway HOME the proxy looks in the wrong place: when PATH's cargo is such a proxy
-    (``<x>/.cargo/bin/cargo``) and the variables are unset, they are set to ``<x>/.cargo``
-    and ``<x>/.rustup`` for this test process, where the install really is."""
+    (``<x>/.cargo/bin/cargo``), the variables this process has, else ``<x>/.cargo`` and
+    ``<x>/.rustup``, where the install really is. Empty for a cargo not from rustup."""
     found = shutil.which("cargo")
     if found is None:
-        return
+        return {}
     bin_dir = Path(found).parent
     if bin_dir.name != "bin" or bin_dir.parent.name != ".cargo":
-        return
+        return {}
     rustup = bin_dir.parent.parent / ".rustup"
-    if rustup.is_dir():
-        os.environ.setdefault("CARGO_HOME", str(bin_dir.parent))
-        os.environ.setdefault("RUSTUP_HOME", str(rustup))
+    if not rustup.is_dir():
+        return {}
+    return {"CARGO_HOME": os.environ.get("CARGO_HOME", str(bin_dir.parent)),
+            "RUSTUP_HOME": os.environ.get("RUSTUP_HOME", str(rustup))}
 
 
 def ensure_ruby_rspec() -> str:
