@@ -45,6 +45,9 @@ class Inflight(pydantic.BaseModel):
     tip: str | None = None
     #: Why the import was refused, if it was.
     import_error: str | None = None
+    #: Which kind of work the attempt was (rgr.loop.kernel.Work.mode): a TDD phase, a
+    #: refactor batch or a merge fix. Records older than the field were TDD phases.
+    mode: str = "tdd"
 
 
 def path(git_dir: Path) -> Path:

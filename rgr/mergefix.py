@@ -20,36 +20,29 @@ from __future__ import annotations
 
 import json
 import shlex
-import uuid
-from collections.abc import Callable
-from dataclasses import dataclass
-from datetime import datetime
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from string import Template
+from typing import Any, Literal
 
+import pydantic
 import pygit2
 
-from rgr import __version__, git, merging, report_store
+from rgr import git, merging, report_store
 from rgr.agents import AgentSpec, load_agent, prompt_path
 from rgr.artifacts import MERGE_FIX_SPEND
-from rgr.attempt import Sealer, Seat, agent_summary, is_fatal, tests_summary
+from rgr.attempt import Sealer, Seat
 from rgr.backends.base import AgentRequest, AgentResult, Backend
 from rgr.config import TestCommand
-from rgr.errors import BackendError, RgrError
-from rgr.events import Event, event
-from rgr.guards import Violation, edit_rules, failure_brief
-from rgr.handoff import (
-    ErrorDetails,
-    HandoffState,
-    MergeFixNote,
-    Phase,
-    TestResult,
-    now_utc,
-)
+from rgr.errors import RgrError
+from rgr.events import Event, Observer, Observers
+from rgr.guards import Violation, edit_rules
+from rgr.handoff import HandoffState, MergeFixNote, Phase, TestResult
+from rgr.limits import LimitReached, Limits
+from rgr.loop.kernel import Accepted, Exhausted, Kernel, Try, Verdict, Work
 from rgr.mergefix_checks import check_merge_commits, check_merge_scope, check_merge_tests
 from rgr.outputs import PhaseOutput
 from rgr.prompting import quoted
-from rgr.retry import AttemptRejected, phase_retrying
-from rgr.scratch import ImportRefused
 from rgr.verify import TestReport
 from rgr.workspace import Workspace
 
@@ -91,11 +84,27 @@ class MergeFixer:
     sealer: Sealer
     report: Report
     backoff_base_s: float = 1.0
-    #: What all sessions together may cost (the daemon's --max-budget-usd, what is left).
+    #: What all sessions together may cost (the daemon's --max-budget-usd, what is left):
+    #: the kernel's limits, asked before every session.
     max_budget_usd: float | None = None
-    spent_usd: float = 0.0
-    #: Where the sessions' tool calls go (a PlainView's emit: the daemon shows them live).
+    #: Where the sessions' events go (a PlainView's emit: the daemon shows them live).
     emit: Callable[[Event], None] | None = None
+    limits: Limits = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.limits = Limits(max_budget_usd=self.max_budget_usd)
+
+    @property
+    def spent_usd(self) -> float:
+        return self.limits.spent_usd
+
+    @property
+    def kernel(self) -> Kernel:
+        watchers: list[Observer] = [self.limits]
+        if self.emit is not None:
+            watchers.append(_Emit(self.emit))
+        return Kernel(self.ws, self.backend, self.sealer, self.report, Observers(watchers),
+                      self.limits, self.backoff_base_s)
 
     def tests_at(self, commit: pygit2.Commit) -> TestReport:
         """The suite's report of ``commit``'s tree (recorded, or run sealed now)."""
@@ -113,32 +122,23 @@ class MergeFixer:
 
     def fix(self, job: MergeJob, tries: int) -> pygit2.Commit:
         """The accepted merge (the job's branch moved to it), or MergeFixFailed."""
-        spec = load_agent(self.ws.config_root, AGENT)
-        reports = (self.tests_at(job.base_tip), self.tests_at(job.job_tip))
-        brief: str | None = None
+        work = MergeFix(self, job, tries, (self.tests_at(job.base_tip),
+                                           self.tests_at(job.job_tip)))
         try:
-            for attempt in phase_retrying(tries - 1, self.backoff_base_s):
-                with attempt:
-                    number = attempt.retry_state.attempt_number
-                    if self._budget_left() == 0.0:
-                        raise MergeFixFailed(
-                            f"the daemon's --max-budget-usd is spent before merge fix {number}"
-                            f" (conflicts in {', '.join(job.conflicts) or '-'})",
-                            f"merge {job.branch} by hand, or raise the budget")
-                    try:
-                        return self._attempt(job, spec, number, tries, brief, reports)
-                    except AttemptRejected as rejected:
-                        brief = rejected.brief
-                        raise
-        except AttemptRejected as final:
+            return self.kernel.run(work).tip
+        except LimitReached as spent:
+            raise MergeFixFailed(
+                f"the daemon's --max-budget-usd is spent before merge fix "
+                f"(conflicts in {', '.join(job.conflicts) or '-'}): {spent.message}",
+                f"merge {job.branch} by hand, or raise the budget") from None
+        except Exhausted as out:
             conflicts = ", ".join(job.conflicts) or "(none left by git's merge)"
             raise MergeFixFailed(
                 f"the merge-fixer could not merge {job.branch} onto {job.into} at "
                 f"{str(job.base_tip.id)[:8]} (conflicts in {conflicts}) in {tries} "
-                f"tr{'y' if tries == 1 else 'ies'}; last rejection: {final}",
+                f"tr{'y' if tries == 1 else 'ies'}; last rejection: {out.final}",
                 f"merge it by hand (`git merge {job.into}` on {job.branch}); the rejected "
                 "fixes are kept under refs/rgr/attempts/ (`rgr history --all`)") from None
-        raise AssertionError("unreachable: tenacity either returns or raises")
 
     def record_spend(self) -> None:
         """Append what the sessions cost to the ledger (see MERGE_FIX_SPEND)."""
@@ -146,76 +146,6 @@ class MergeFixer:
         ledger.parent.mkdir(parents=True, exist_ok=True)
         with ledger.open("a", encoding="utf-8") as handle:
             handle.write(json.dumps({"costUsd": round(self.spent_usd, 6)}) + "\n")
-
-    def _budget_left(self) -> float | None:
-        if self.max_budget_usd is None:
-            return None
-        return max(self.max_budget_usd - self.spent_usd, 0.0)
-
-    def _attempt(self, job: MergeJob, spec: AgentSpec, number: int, tries: int,
-                 brief: str | None, reports: tuple[TestReport, TestReport]) -> pygit2.Commit:
-        started = now_utc()
-        session_id = str(uuid.uuid4())
-        label = f"merge-fix-a{number}"
-        result: AgentResult | None = None
-        violations: list[Violation] = []
-        backend_side = False
-        head = job.base_tip
-        with self.sealer.seat(job.base_tip, label,
-                              edit_rules(self.ws.config, Phase.COMPLETE)) as seat:
-            merging.prepare_merge(seat.scratch, self.ws.repo, job.job_tip.id,
-                                  f"{spec.commit_prefixes[0]} merge {job.branch} into "
-                                  f"{job.into}\n")
-            self.report(f"merge fix {number} of {tries}: merge-fixer session "
-                        f"{session_id[:8]} running (conflicts: "
-                        f"{', '.join(job.conflicts) or 'none'})")
-            try:
-                result = self.backend.run(self._request(spec, job, number, tries, brief,
-                                                        session_id, seat))
-                self.spent_usd += result.cost_usd
-            except BackendError as exc:
-                if is_fatal(exc):
-                    raise
-                backend_side = exc.retryable
-                violations.append(Violation(f"agent-{exc.kind}", exc.message))
-            if not violations:
-                try:
-                    head = self.sealer.bring_in(seat, job.base_tip)
-                except ImportRefused as exc:
-                    violations.append(Violation("import-refused", exc.message))
-        after = None
-        if not violations:
-            violations = self.check(job, spec, head)
-        if not violations:
-            self.report(f"merge fix {number}: full gate on {str(head.id)[:8]}")
-            gate = self.sealer.run_gate(head, "full")
-            after = gate.tests
-            report_store.save(self.ws.git_dir, str(head.tree.id), after)
-            violations = check_merge_tests(*reports, gate)
-        note = MergeFixNote(into=job.into, base_tip=str(job.base_tip.id),
-                            job_tip=str(job.job_tip.id), conflicts=job.conflicts,
-                            attempt=number, tries=tries,
-                            status="rejected" if violations else "resolved")
-        if violations:
-            self.report(f"merge fix {number}: rejected: {violations[0]}"
-                        + (f" (+{len(violations) - 1} more)" if len(violations) > 1 else ""))
-            self._keep(job, head, label, violations, result, after, started, note)
-            raise AttemptRejected(violations, failure_brief(violations, after), backend_side)
-        assert result is not None and after is not None
-        summary = result.output.summary if isinstance(result.output, PhaseOutput) else ""
-        state = job.prev.model_copy(update={
-            "error": None, "error_details": None, "retry_count": number - 1,
-            "schema_version": 1, "base_commit": str(job.base_tip.id), "started_at": started,
-            "finished_at": now_utc(), "agent": agent_summary(result, spec, self.ws.config_root),
-            "tests": tests_summary(after), "test_result": TestResult.PASS,
-            "rgr_version": __version__, "summary": f"merge fix: {summary}", "merge_fix": note,
-            "batch": None,  # a refactor job's last batch is not this commit's
-        })
-        # The note first, then the branch (as for every phase).
-        self.ws.notes.write(str(head.id), state, f"rgr: merge fix of {job.branch}")
-        self.sealer.accept(job.job_tip, head, f"rgr: merge fix onto {job.into} verified")
-        self.report(f"merge fix {number}: verified and noted on {str(head.id)[:8]}")
-        return head
 
     def check(self, job: MergeJob, spec: AgentSpec, head: pygit2.Commit) -> list[Violation]:
         """The checks on the fixer's commit that need no test run."""
@@ -226,30 +156,6 @@ class MergeFixer:
             return violations
         return check_merge_scope(repo, self.ws.config, job.base_tip.id, job.job_tip.id,
                                  head.id, job.merged)
-
-    def _keep(self, job: MergeJob, head: pygit2.Commit, label: str,
-              violations: list[Violation], result: AgentResult | None,
-              after: TestReport | None, started: datetime, note: MergeFixNote) -> None:
-        """Keep a rejected fix reachable, with a note saying why: never on a commit that
-        has a note already (the agent may have left its branch on an old commit)."""
-        if head.id in (job.base_tip.id, job.job_tip.id) or \
-                self.ws.notes.read_text(str(head.id)) is not None:
-            return
-        name = self.sealer.keep(head, label, job.prev.run_id, "rgr: rejected merge fix")
-        first = violations[0]
-        state = job.prev.model_copy(update={
-            "error": str(first), "retry_count": note.attempt - 1,
-            "error_details": ErrorDetails(type=first.rule, message="\n".join(
-                str(v) for v in violations)[:4000]),
-            "schema_version": 1, "base_commit": str(job.base_tip.id), "started_at": started,
-            "finished_at": now_utc(),
-            "agent": agent_summary(result, None, self.ws.config_root) if result else None,
-            "tests": tests_summary(after) if after else None, "test_result": None,
-            "rgr_version": __version__, "summary": f"rejected merge fix kept at {name}",
-            "merge_fix": note, "batch": None,
-        })
-        self.ws.notes.write(str(head.id), state, "rgr: rejected merge fix")
-        self.report(f"rejected merge fix kept at {name}")
 
     def prompt(self, job: MergeJob, number: int, tries: int, brief: str | None) -> str:
         template = Template(prompt_path(self.ws.config_root, TEMPLATE).read_text())
@@ -269,25 +175,112 @@ class MergeFixer:
         return "\n".join(line for line in text.splitlines()
                          if not line.startswith("<!--")).strip()
 
-    def _request(self, spec: AgentSpec, job: MergeJob, number: int, tries: int,
-                 brief: str | None, session_id: str, seat: Seat) -> AgentRequest:
+
+
+class _Emit:
+    """A plain callable as an observer."""
+
+    def __init__(self, emit: Callable[[Event], None]) -> None:
+        self.emit = emit
+
+
+class MergeFix(Work):
+    """One merge fix, as the kernel's work: git's merge of the job into the base
+    branch's tip left in the scratch copy for the agent to finish, judged by the merge's
+    rules (rgr.mergefix_checks) and the full gate."""
+
+    mode = "merge-fix"
+    phase = Phase.COMPLETE
+    keep_message = "rgr: rejected merge fix"
+
+    def __init__(self, fixer: MergeFixer, job: MergeJob, tries: int,
+                 reports: tuple[TestReport, TestReport]) -> None:
+        self.f = fixer
+        self.ws = fixer.ws
+        self.job = job
+        self.prev = job.prev
+        self.base = job.base_tip
+        self.branch_at = job.job_tip
+        self.tries = tries
+        self.reports = reports
+        self.agent = load_agent(self.ws.config_root, AGENT)
+        self.spec = self.agent
+
+    def label(self, number: int) -> str:
+        return f"merge-fix-a{number}"
+
+    def title(self, number: int) -> str:
+        return f"merge fix {number}"
+
+    def where(self, number: int, session_id: str) -> dict[str, object]:
+        return {"phase": "merge fix", "cycle": number, "attempt": number,
+                "sessionId": session_id}
+
+    def edit_rules(self) -> Mapping[str, object]:
+        return edit_rules(self.ws.config, Phase.COMPLETE)
+
+    def prepare(self, seat: Seat, attempt: Try) -> list[Violation]:
+        merging.prepare_merge(seat.scratch, self.ws.repo, self.job.job_tip.id,
+                              f"{self.agent.commit_prefixes[0]} merge {self.job.branch} into "
+                              f"{self.job.into}\n")
+        self.f.report(f"merge fix {attempt.number} of {self.tries}: conflicts: "
+                      f"{', '.join(self.job.conflicts) or 'none'}")
+        return []
+
+    def request(self, seat: Seat, attempt: Try,
+                on_event: Callable[[dict[str, Any]], None]) -> AgentRequest:
+        spec = self.agent
+        timeout, budget = self.f.kernel.request_limits(self.ws.config.agent_timeout)
         return AgentRequest(
-            prompt=self.prompt(job, number, tries, brief),
+            prompt=self.f.prompt(self.job, attempt.number, self.tries, attempt.brief),
             system_prompt_file=prompt_path(self.ws.config_root, spec.prompt),
             output_model=PhaseOutput, tools=tuple(spec.tools),
-            allowed_tools=spec.permission_rules(self.test_command.argv),
+            allowed_tools=spec.permission_rules(self.f.test_command.argv),
             disallowed_tools=tuple(spec.disallowed_tools),
             max_turns=min(spec.max_turns, self.ws.config.max_turns),
-            model=spec.model or self.ws.config.model, cwd=seat.cwd,
-            timeout_s=self.ws.config.agent_timeout, session_id=session_id, env=seat.env,
-            max_budget_usd=self._budget_left(), launcher=seat.launcher,
-            settings_file=seat.settings_file, backend=spec.backend or self.ws.config.backend,
-            on_event=self._follow(number, session_id))
+            model=spec.model or self.ws.config.model, cwd=seat.cwd, timeout_s=timeout,
+            session_id=attempt.session_id, env=seat.env, max_budget_usd=budget,
+            launcher=seat.launcher, settings_file=seat.settings_file,
+            backend=spec.backend or self.ws.config.backend, on_event=on_event)
 
-    def _follow(self, number: int, session_id: str
-                ) -> Callable[[dict[str, object]], None] | None:
-        emit = self.emit
-        if emit is None:
-            return None
-        return lambda raw: emit(event("agent_event", phase="merge fix", cycle=number,
-                                      sessionId=session_id, event=raw))
+    def output_model(self) -> type[pydantic.BaseModel]:
+        return PhaseOutput
+
+    def judge(self, attempt: Try, result: AgentResult | None,
+              tip: pygit2.Commit) -> Verdict:
+        violations = self.f.check(self.job, self.agent, tip)
+        if violations:
+            return Verdict(violations)
+        self.f.report(f"merge fix {attempt.number}: full gate on {str(tip.id)[:8]}")
+        gate = self.f.sealer.run_gate(tip, "full")
+        report_store.save(self.ws.git_dir, str(tip.tree.id), gate.tests)
+        return Verdict(check_merge_tests(*self.reports, gate), gate.tests)
+
+    def note(self, attempt: Try, status: Literal["resolved", "rejected"]) -> MergeFixNote:
+        job = self.job
+        return MergeFixNote(into=job.into, base_tip=str(job.base_tip.id),
+                            job_tip=str(job.job_tip.id), conflicts=job.conflicts,
+                            attempt=attempt.number, tries=self.tries, status=status)
+
+    def accepted_fields(self, attempt: Try, result: AgentResult | None, tip: pygit2.Commit,
+                        verdict: Verdict) -> dict[str, Any]:
+        summary = (result.output.summary if result is not None
+                   and isinstance(result.output, PhaseOutput) else "")
+        return {"test_result": TestResult.PASS, "summary": f"merge fix: {summary}",
+                "merge_fix": self.note(attempt, "resolved"),
+                "batch": None}  # a refactor job's last batch is not this commit's
+
+    def accepted_messages(self, attempt: Try, tip: pygit2.Commit) -> tuple[str | None, str]:
+        return (f"rgr: merge fix of {self.job.branch}",
+                f"rgr: merge fix onto {self.job.into} verified")
+
+    def accepted(self, done: Accepted, attempt: Try) -> None:
+        self.f.report(f"merge fix {attempt.number}: verified and noted on "
+                      f"{str(done.tip.id)[:8]}")
+
+    def rejected_fields(self, attempt: Try, verdict: Verdict, kept: str) -> dict[str, Any]:
+        return {"summary": f"rejected merge fix kept at {kept}",
+                "merge_fix": self.note(attempt, "rejected"), "batch": None}
+
+    def rejected_message(self, attempt: Try) -> str:
+        return "rgr: rejected merge fix"

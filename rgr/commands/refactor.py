@@ -11,7 +11,7 @@ import click
 import pygit2
 from rich.table import Table
 
-from rgr import __version__, git, integrate
+from rgr import __version__, git, inflight, integrate
 from rgr.attempt import ATTEMPTS_PREFIX, open_sealer, tests_summary
 from rgr.backends.base import Backend
 from rgr.config import resolve_test_command
@@ -21,7 +21,6 @@ from rgr.invocation import describe_limits
 from rgr.locks import run_lock
 from rgr.refactor.engine import RefactorEngine
 from rgr.refactor.gate import GateResult
-from rgr.refactor.limited import LimitedBackend
 from rgr.refactor.plan import RefactorPlanOutput
 from rgr.starting import (
     PhaseLog,
@@ -57,15 +56,14 @@ def read_goal(goal: str | None, brief: Path | None) -> str:
 def _engine(ws: Workspace, backend: Backend, options: RunOptions, log: PhaseLog,
             ) -> RefactorEngine:
     limits = options.limits()
-    if limits.active:
-        backend = LimitedBackend(backend, limits)
     # A cycle of refactor mode is a batch: --max-cycles and --max-phases both count them.
     caps = [n for n in (options.max_phases, options.max_cycles) if n is not None]
     test_command = resolve_test_command(ws.config, ws.root)
     return RefactorEngine(ws, backend, test_command, log,
                           open_sealer(ws, backend, test_command, log),
                           backoff_base_s=options.backoff_base_s,
-                          max_batches=min(caps) if caps else None)
+                          max_batches=min(caps) if caps else None,
+                          observer=limits, limits=limits if limits.active else None)
 
 
 def _require_green(gate: GateResult) -> None:
@@ -128,7 +126,7 @@ def refactor(ws: Workspace, goal: str, here: bool, branch: str | None,
         run_id = str(uuid.uuid4())
         marker = git.commit_empty(ws.repo, f"rgr: refactor {title}\n\nrgr-run: {run_id}\n",
                                   start)
-        engine._gates[(str(start.tree.id), "full")] = baseline
+        engine.remember_gate(start, baseline)
         state = HandoffState(
             phase=Phase.PLAN, next_phase=Phase.REFACTOR, cycle_number=0,
             test_result=TestResult.PASS, schema_version=1, mode="refactor",
@@ -217,6 +215,13 @@ def resume(ws: Workspace, state: HandoffState, noted: str, options: RunOptions,
             ws.repo.create_reference_direct(name, head.id, True, message="rgr resume")
             git.reset_hard(ws.repo, git.resolve_commit(ws.repo, noted).id)
             log(f"commits after the last note kept at {name}; back at {short(noted)}")
+        # A batch attempt rgr was killed in the middle of is judged as it would have
+        # been (its commits may be complete); a record of another run is stale.
+        record = inflight.read(ws.git_dir)
+        ours = (record is not None and record.mode == "refactor" and record.base == noted
+                and record.run_id == state.run_id)
+        if record is not None and not ours:
+            inflight.clear(ws.git_dir)
         progress = state.refactor
         assert progress is not None
         confirm(options, f"Resume the refactor at batch {progress.next_batch + 1} of "
@@ -224,6 +229,11 @@ def resume(ws: Workspace, state: HandoffState, noted: str, options: RunOptions,
         integrate.preflight(ws, options.integrate)
         preflight(backend, ws, options, log)
         engine = _engine(ws, backend, options, log)
+        if ours:
+            assert record is not None
+            state = engine.settle_interrupted(state, record)
+            progress = state.refactor
+            assert progress is not None
         log(f"resuming the refactor at batch {progress.next_batch + 1} of "
             f"{len(progress.plan)}")
         final = engine.loop(state)

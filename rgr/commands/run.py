@@ -203,8 +203,8 @@ def resume(ws: Workspace, options: RunOptions, set_aside: bool,
     with run_lock(ws.git_dir, "rgr resume"):
         recover_after_crash(ws, PlainView(options.verbosity))
         interrupted = inflight.read(ws.git_dir)
-        ours = (interrupted is not None and interrupted.base == record.commit
-                and interrupted.run_id == state.run_id)
+        ours = (interrupted is not None and interrupted.mode == "tdd"
+                and interrupted.base == record.commit and interrupted.run_id == state.run_id)
         if interrupted is not None and not ours:
             inflight.clear(ws.git_dir)  # from another run or a commit no longer noted
         if state.resume_phase == Phase.COMPLETE and not distance and not ours:

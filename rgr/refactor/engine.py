@@ -16,19 +16,21 @@ from __future__ import annotations
 import json
 import shlex
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from datetime import datetime
+from typing import Any
 
+import pydantic
 import pygit2
 
-from rgr import __version__, git, scratch
+from rgr import git, scratch
 from rgr.agents import AgentSpec, load_agent, prompt_path
-from rgr.attempt import Sealer, Seat, agent_summary, is_fatal, tests_summary
+from rgr.attempt import Sealer, Seat, is_fatal
 from rgr.backends.base import AgentRequest, AgentResult, Backend
 from rgr.config import TestCommand
 from rgr.errors import BackendError, PhaseFailed, RgrError
-from rgr.guards import Violation, edit_rules, failure_brief
+from rgr.events import NULL_OBSERVER, Observer
+from rgr.guards import Violation, edit_rules
 from rgr.handoff import (
     BatchNote,
     ErrorDetails,
@@ -37,6 +39,10 @@ from rgr.handoff import (
     TestResult,
     now_utc,
 )
+from rgr.inflight import Inflight
+from rgr.limits import LimitReached, Limits
+from rgr.loop.kernel import Accepted, Exhausted, Kernel, Try, Verdict, Work, limit_note
+from rgr.loop.sessions import agent_call_event
 from rgr.outputs import PhaseOutput
 from rgr.refactor.checks import check_batch_commits, check_gate, commit_prefix
 from rgr.refactor.gate import GateResult, Level, gate_argvs, run_gate
@@ -50,8 +56,7 @@ from rgr.refactor.plan import (
     validate_plan,
 )
 from rgr.refactor.rename import RenameFailed, rope_rename
-from rgr.retry import AttemptRejected, phase_retrying
-from rgr.scratch import ImportRefused
+from rgr.retry import AttemptRejected
 from rgr.verify import TestReport
 from rgr.workspace import Workspace
 
@@ -81,6 +86,11 @@ class RefactorEngine:
     sealer: Sealer | None = None
     backoff_base_s: float = 1.0
     max_batches: int | None = None  # stop (resumably) after this many batches
+    #: Who watches (the limits count the sessions' cost from its agent_call events).
+    observer: Observer = NULL_OBSERVER
+    #: Budget and time limits (--max-budget-usd, --max-minutes), asked before every
+    #: session, the planner's included.
+    limits: Limits | None = None
     _gates: dict[tuple[str, str], GateResult] = field(default_factory=dict)
 
     # ------------------------------------------------------------------ the gate --
@@ -110,6 +120,10 @@ class RefactorEngine:
         self._gates[key] = result
         return result
 
+    def remember_gate(self, commit: pygit2.Commit, result: GateResult) -> None:
+        """A gate already run on ``commit`` (the baseline): not run again."""
+        self._gates[(str(commit.tree.id), result.level)] = result
+
     @property
     def _sealer(self) -> Sealer:
         if self.sealer is None:
@@ -125,18 +139,23 @@ class RefactorEngine:
         brief: str | None = None
         last_failure = ""
         for attempt in range(1, MAX_PLAN_ATTEMPTS + 1):
+            self._planner_limits()
             session_id = str(uuid.uuid4())
             self.report(f"plan: planner session {session_id[:8]} (attempt {attempt} of "
                         f"{MAX_PLAN_ATTEMPTS})")
             prompt = self._planner_prompt(goal, index_text=overview(index), brief=brief)
+            where = {"phase": "refactor plan", "cycle": 0, "attempt": attempt,
+                     "sessionId": session_id}
             try:
                 # The planner's answer is all that counts: its copy, commits and all,
                 # is dropped when the session ends.
                 with self._sealer.seat(base, f"plan-a{attempt}") as seat:
-                    result = self.backend.run(self._request(spec, RefactorPlanOutput, prompt,
-                                                            session_id, gate_rules=False,
-                                                            seat=seat))
+                    result = self.backend.run(self.session_request(
+                        spec, RefactorPlanOutput, prompt, session_id, gate_rules=False,
+                        seat=seat))
+                self.observer.emit(agent_call_event(where, result, None))
             except BackendError as exc:
+                self.observer.emit(agent_call_event(where, None, exc))
                 if is_fatal(exc):
                     raise
                 brief = f"Your previous session failed ({exc.kind}): {exc.message[:500]}. " \
@@ -162,6 +181,14 @@ class RefactorEngine:
             f"no valid plan after {MAX_PLAN_ATTEMPTS} planner sessions; {last_failure}",
             "make the goal narrower or more concrete (which files, which operations), or "
             "raise the caps in [refactor] of tdd.toml, then run again")
+
+    def _planner_limits(self) -> None:
+        hit = self.limits.before_attempt(starts_cycle=False) if self.limits else None
+        if hit is not None:
+            raise LimitReached(
+                hit.limit, f"refactor stopped before the next agent session: {hit.message}",
+                f"`rgr resume` continues from the last verified batch (pass a higher "
+                f"--{hit.limit}, or none)")
 
     def _planner_prompt(self, goal: str, index_text: str, brief: str | None) -> str:
         caps = self.ws.config.refactor
@@ -201,7 +228,7 @@ class RefactorEngine:
             state = self.finish(state)
         return state
 
-    def _level(self, batch: Batch, index: int, total: int) -> Level:
+    def level(self, batch: Batch, index: int, total: int) -> Level:
         every = self.ws.config.gate.full_every
         if batch.verifier_level == "full" or (index + 1) % every == 0 or index == total - 1:
             return "full"
@@ -213,107 +240,40 @@ class RefactorEngine:
         index = progress.next_batch
         total = len(progress.plan)
         batch = Batch.model_validate(progress.plan[index])
-        base = git.head_commit(self.ws.repo)
-        before = self.gate("fast").tests
-        level = self._level(batch, index, total)
-        label = f"batch {index + 1}/{total} {batch.id}"
-        self.report(f"{label}: {batch.goal} ({', '.join(batch.allowed_operations)}; "
-                    f"{level} gate)")
-        # resumed after this batch failed: the last failure is the first brief
-        brief = prev.error_details.message if prev.error and prev.error_details else None
-        attempts = 0
+        work = RefactorBatch(self, prev, batch, index, total, git.head_commit(self.ws.repo),
+                             self.gate("fast").tests)
+        self.report(f"batch {index + 1}/{total} {batch.id}: {batch.goal} "
+                    f"({', '.join(batch.allowed_operations)}; {work.level} gate)")
         try:
-            # issue 15: a deterministic rope rename gets one attempt (Batch.attempts)
-            for attempt in phase_retrying(batch.attempts(self.ws.config.refactor.max_attempts)
-                                          - 1, self.backoff_base_s):
-                with attempt:
-                    attempts = attempt.retry_state.attempt_number
-                    if attempts > 1:
-                        self.report(f"{label}: attempt {attempts} of "
-                                    f"{self.ws.config.refactor.max_attempts}")
-                    try:
-                        return self._attempt(prev, batch, index, total, level, base, before,
-                                             attempts, brief)
-                    except AttemptRejected as rejected:
-                        brief = rejected.brief
-                        raise
-        except AttemptRejected as final:
-            return self._batch_failed(prev, batch, index, total, base, attempts, final)
-        raise AssertionError("unreachable: tenacity either returns or raises")
+            return self.kernel.run(work).state
+        except Exhausted as out:
+            return self._batch_failed(prev, batch, index, total, work.base, out.attempts,
+                                      out.final)
 
-    def _attempt(self, prev: HandoffState, batch: Batch, index: int, total: int, level: Level,
-                 base: pygit2.Commit, before: TestReport, attempt_number: int,
-                 brief: str | None) -> HandoffState:
-        started = now_utc()
-        result: AgentResult | None = None
-        spec: AgentSpec | None = None
-        violations: list[Violation] = []
-        label = f"{batch.id}-a{attempt_number}"
-        head = base
-        rules = edit_rules(self.ws.config, Phase.REFACTOR, scope=list(batch.scope_globs),
-                           tests_allowed=batch.allows_tests)
-        with self._sealer.seat(base, label, None if batch.is_rename else rules) as seat:
-            if batch.is_rename:
-                violations += self._rope(batch, base, seat)
-            else:
-                spec = load_agent(self.ws.config_root, PATCHER)
-                session_id = str(uuid.uuid4())
-                self.report(f"{batch.id}: patcher session {session_id[:8]} running")
-                try:
-                    result = self.backend.run(self._request(
-                        spec, PhaseOutput, self._patcher_prompt(batch, index, total, base,
-                                                                brief),
-                        session_id, gate_rules=True, seat=seat))
-                except BackendError as exc:
-                    if is_fatal(exc):
-                        raise
-                    violations.append(Violation(f"agent-{exc.kind}", exc.message))
-            if not violations:
-                try:
-                    head = self._sealer.bring_in(seat, base)
-                except ImportRefused as exc:
-                    violations.append(Violation("import-refused", exc.message))
-        diff_lines = 0
-        gate: GateResult | None = None
-        if not violations:
-            facts = check_batch_commits(self.ws.repo, self.ws.config, batch, base.id, head.id)
-            violations, diff_lines = facts.violations, facts.lines
-        if not violations:
-            gate = self.gate(level, head)
-            violations = check_gate(before, gate)
-        if violations:
-            self.report(f"{batch.id}: rejected: {violations[0]}"
-                        + (f" (+{len(violations) - 1} more)" if len(violations) > 1 else ""))
-            self._keep_attempt(prev, batch, index, total, base, head, attempt_number,
-                               violations, result, gate, started)
-            raise AttemptRejected(violations, failure_brief(violations, gate.tests if gate
-                                                            else None),
-                                  backend_side=False)
-        assert gate is not None
+    def settle_interrupted(self, prev: HandoffState, record: Inflight) -> HandoffState:
+        """Judge the batch attempt a killed rgr left in flight, as it would have been
+        judged; a rejection (kept with its note) leaves the batch to run again."""
         progress = prev.refactor
         assert progress is not None
-        state = prev.model_copy(update={
-            "phase": Phase.REFACTOR, "next_phase": Phase.REFACTOR, "cycle_number": index + 1,
-            "test_result": TestResult.PASS, "error": None, "error_details": None,
-            "retry_count": attempt_number - 1, "schema_version": 1,
-            "base_commit": str(base.id), "started_at": started, "finished_at": now_utc(),
-            "agent": agent_summary(result, spec, self.ws.config_root) if result else None,
-            "tests": tests_summary(gate.tests), "rgr_version": __version__,
-            "summary": (result.output.summary if result and isinstance(result.output,
-                                                                        PhaseOutput)
-                        else f"rope rename: {batch.goal}"),
-            "batch": self._batch_note(batch, index, total, "applied", diff_lines, gate),
-            "refactor": progress.model_copy(update={
-                "next_batch": index + 1, "applied": [*progress.applied, batch.id]}),
-        })
-        self.ws.notes.write(str(head.id), state, f"rgr: refactor batch {batch.id}")
-        if head.id != base.id:  # the note first, then the branch (as in TDD mode)
-            self._sealer.accept(base, head, f"rgr: refactor batch {batch.id} verified")
-        self.report(f"{batch.id}: verified and noted on {str(head.id)[:8]} "
-                    f"({diff_lines} changed lines)")
-        return state
+        index = progress.next_batch
+        batch = Batch.model_validate(progress.plan[index])
+        base = git.resolve_commit(self.ws.repo, record.base)
+        work = RefactorBatch(self, prev, batch, index, len(progress.plan), base,
+                             self.gate("fast", base).tests)
+        self.report(f"judging the {batch.id} attempt that was running when rgr stopped")
+        try:
+            return self.kernel.judge_interrupted(work, record).state
+        except AttemptRejected as rejected:
+            return prev.model_copy(update={"error": str(rejected), "error_details":
+                                           ErrorDetails(type=rejected.violations[0].rule,
+                                                        message=rejected.brief[:4000])})
 
-    def _batch_note(self, batch: Batch, index: int, total: int, status: str, lines: int,
+    @property
+    def kernel(self) -> Kernel:
+        return Kernel(self.ws, self.backend, self._sealer, self.report, self.observer,
+                      self.limits, self.backoff_base_s)
+
+    def batch_note(self, batch: Batch, index: int, total: int, status: str, lines: int,
                     gate: GateResult | None) -> BatchNote:
         return BatchNote.model_validate({
             "id": batch.id, "goal": batch.goal, "index": index, "total": total,
@@ -323,7 +283,7 @@ class RefactorEngine:
             "gate_commands": gate.command_labels() if gate else [],
             "by": "rope" if batch.is_rename else "agent"})
 
-    def _patcher_prompt(self, batch: Batch, index: int, total: int, base: pygit2.Commit,
+    def patcher_prompt(self, batch: Batch, index: int, total: int, base: pygit2.Commit,
                         brief: str | None) -> str:
         repo_index = build_index(self.ws.repo, base.id)
         files = scope_files(batch, sorted(repo_index.files))
@@ -353,7 +313,7 @@ class RefactorEngine:
             parts.append(brief)
         return "\n\n".join(parts)
 
-    def _rope(self, batch: Batch, base: pygit2.Commit, seat: Seat) -> list[Violation]:
+    def rope(self, batch: Batch, base: pygit2.Commit, seat: Seat) -> list[Violation]:
         """A rename batch: rope (a library, not a model) renames in the attempt's scratch
         copy and rgr commits the result there, to be imported like an agent's work."""
         assert batch.rename is not None
@@ -372,8 +332,12 @@ class RefactorEngine:
                                  git.signature(self.ws.repo))
         return []
 
-    def _request(self, spec: AgentSpec, output: type[RefactorPlanOutput] | type[PhaseOutput],
-                 prompt: str, session_id: str, gate_rules: bool, seat: Seat) -> AgentRequest:
+    def session_request(self, spec: AgentSpec,
+                        output: type[RefactorPlanOutput] | type[PhaseOutput], prompt: str,
+                        session_id: str, gate_rules: bool, seat: Seat,
+                        on_event: Callable[[dict[str, Any]], None] | None = None
+                        ) -> AgentRequest:
+        timeout, budget = self.kernel.request_limits(self.ws.config.agent_timeout)
         rules = list(spec.permission_rules(self.test_command.argv))
         if GATE_PLACEHOLDER in rules:
             at = rules.index(GATE_PLACEHOLDER)
@@ -386,37 +350,11 @@ class RefactorEngine:
             disallowed_tools=tuple(spec.disallowed_tools),
             max_turns=min(spec.max_turns, self.ws.config.max_turns),
             model=spec.model or self.ws.config.model, cwd=seat.cwd,
-            timeout_s=self.ws.config.agent_timeout, session_id=session_id, env=seat.env,
+            timeout_s=timeout, session_id=session_id, env=seat.env, max_budget_usd=budget,
             launcher=seat.launcher, settings_file=seat.settings_file,
-            backend=spec.backend or self.ws.config.backend)
+            backend=spec.backend or self.ws.config.backend, on_event=on_event)
 
     # ------------------------------------------------------------ failures --
-
-    def _keep_attempt(self, prev: HandoffState, batch: Batch, index: int, total: int,
-                      base: pygit2.Commit, head: pygit2.Commit, attempt_number: int,
-                      violations: list[Violation], result: AgentResult | None,
-                      gate: GateResult | None, started: datetime) -> None:
-        if head.id != base.id:
-            name = self._sealer.keep(head, f"{batch.id}-a{attempt_number}", prev.run_id,
-                                    "rgr: rejected refactor attempt")
-            first = violations[0]
-            state = prev.model_copy(update={
-                "phase": Phase.REFACTOR, "next_phase": Phase.REFACTOR,
-                "cycle_number": index + 1, "error": str(first),
-                "retry_count": attempt_number - 1,
-                "error_details": ErrorDetails(type=first.rule, message="\n".join(
-                    str(v) for v in violations)[:4000]),
-                "base_commit": str(base.id), "started_at": started, "finished_at": now_utc(),
-                "agent": agent_summary(result, None, self.ws.config_root) if result else None,
-                "tests": tests_summary(gate.tests) if gate else None, "test_result": None,
-                "schema_version": 1, "rgr_version": __version__,
-                "summary": f"rejected attempt kept at {name}",
-                "batch": self._batch_note(batch, index, total, "failed", 0, gate),
-            })
-            # As in TDD mode: kept under its ref first, then the note on the kept commit
-            # (off the branch, which never moved), so a crash in between loses nothing.
-            self.ws.notes.write(str(head.id), state, f"rgr: rejected batch {batch.id}")
-            self.report(f"rejected attempt kept at {name}")
 
     def _batch_failed(self, prev: HandoffState, batch: Batch, index: int, total: int,
                       base: pygit2.Commit, attempts: int,
@@ -478,6 +416,124 @@ class RefactorEngine:
         self.ws.notes.write(str(commit), final, "rgr: refactor complete")
         self.report(f"summary commit {str(commit)[:8]}: {len(applied)} batch(es) applied")
         return final
+
+
+class RefactorBatch(Work):
+    """One batch of a refactor plan, as the kernel's work: a patcher session (or a rope
+    rename, no agent), judged by the batch's commit checks and the gate."""
+
+    mode = "refactor"
+    phase = Phase.REFACTOR
+    keep_message = "rgr: rejected refactor attempt"
+
+    def __init__(self, engine: RefactorEngine, prev: HandoffState, batch: Batch, index: int,
+                 total: int, base: pygit2.Commit, before: TestReport) -> None:
+        self.e = engine
+        self.ws = engine.ws
+        self.prev = prev
+        self.batch, self.index, self.total = batch, index, total
+        self.base = self.branch_at = base
+        self.before = before
+        self.cycle = index + 1
+        self.level = engine.level(batch, index, total)
+        # issue 15: a deterministic rope rename gets one attempt (Batch.attempts)
+        self.tries = batch.attempts(self.ws.config.refactor.max_attempts)
+        # resumed after this batch failed: the last failure is the first brief
+        self.first_brief = (prev.error_details.message
+                            if prev.error and prev.error_details else None)
+        self.spec = None if batch.is_rename else load_agent(self.ws.config_root, PATCHER)
+
+    def label(self, number: int) -> str:
+        return f"{self.batch.id}-a{number}"
+
+    def title(self, number: int) -> str:
+        return self.batch.id
+
+    def where(self, number: int, session_id: str) -> dict[str, object]:
+        return {**super().where(number, session_id), "batch": self.batch.id}
+
+    def starting(self, number: int, last_reason: str) -> None:
+        if number > 1:
+            self.e.report(f"batch {self.index + 1}/{self.total} {self.batch.id}: attempt "
+                          f"{number} of {self.ws.config.refactor.max_attempts}")
+
+    def edit_rules(self) -> Mapping[str, object] | None:
+        if self.batch.is_rename:
+            return None
+        return edit_rules(self.ws.config, Phase.REFACTOR, scope=list(self.batch.scope_globs),
+                          tests_allowed=self.batch.allows_tests)
+
+    def prepare(self, seat: Seat, attempt: Try) -> list[Violation]:
+        return self.e.rope(self.batch, self.base, seat) if self.batch.is_rename else []
+
+    def request(self, seat: Seat, attempt: Try,
+                on_event: Callable[[dict[str, Any]], None]) -> AgentRequest | None:
+        if self.spec is None:
+            return None
+        return self.e.session_request(
+            self.spec, PhaseOutput, self.e.patcher_prompt(self.batch, self.index, self.total,
+                                                           self.base, attempt.brief),
+            attempt.session_id, gate_rules=True, seat=seat, on_event=on_event)
+
+    def output_model(self) -> type[pydantic.BaseModel]:
+        return PhaseOutput
+
+    def judge(self, attempt: Try, result: AgentResult | None,
+              tip: pygit2.Commit) -> Verdict:
+        facts = check_batch_commits(self.ws.repo, self.ws.config, self.batch, self.base.id,
+                                    tip.id)
+        if facts.violations:
+            return Verdict(facts.violations)
+        gate = self.e.gate(self.level, tip)
+        return Verdict(check_gate(self.before, gate), gate.tests, (gate, facts.lines))
+
+    def accepted_fields(self, attempt: Try, result: AgentResult | None, tip: pygit2.Commit,
+                        verdict: Verdict) -> dict[str, Any]:
+        gate, lines = verdict.evidence
+        progress = self.prev.refactor
+        assert progress is not None
+        return {
+            "phase": Phase.REFACTOR, "next_phase": Phase.REFACTOR,
+            "cycle_number": self.cycle, "test_result": TestResult.PASS,
+            "summary": (result.output.summary if result and isinstance(result.output,
+                                                                        PhaseOutput)
+                        else f"rope rename: {self.batch.goal}"),
+            "batch": self.e.batch_note(self.batch, self.index, self.total, "applied", lines,
+                                        gate),
+            "refactor": progress.model_copy(update={
+                "next_batch": self.index + 1, "applied": [*progress.applied, self.batch.id]}),
+        }
+
+    def accepted_messages(self, attempt: Try, tip: pygit2.Commit) -> tuple[str | None, str]:
+        return (f"rgr: refactor batch {self.batch.id}",
+                f"rgr: refactor batch {self.batch.id} verified")
+
+    def accepted(self, done: Accepted, attempt: Try) -> None:
+        batch = done.state.batch
+        self.e.report(f"{self.batch.id}: verified and noted on {str(done.tip.id)[:8]} "
+                      f"({batch.diff_lines if batch else 0} changed lines)")
+
+    def rejected_fields(self, attempt: Try, verdict: Verdict, kept: str) -> dict[str, Any]:
+        gate = verdict.evidence[0] if verdict.evidence else None
+        return {"phase": Phase.REFACTOR, "next_phase": Phase.REFACTOR,
+                "cycle_number": self.cycle,
+                "batch": self.e.batch_note(self.batch, self.index, self.total, "failed", 0,
+                                            gate)}
+
+    def rejected_message(self, attempt: Try) -> str:
+        return f"rgr: rejected batch {self.batch.id}"
+
+    def stopped(self, error: BackendError) -> None:
+        self.ws.notes.write(str(self.base.id), self.prev.model_copy(update={
+            "error": f"batch {self.batch.id} stopped: {error.message}",
+            "error_details": ErrorDetails(type=f"agent-{error.kind}",
+                                          message=(error.hint or error.message)[:4000])}),
+            f"rgr: batch {self.batch.id} stopped ({error.kind})")
+
+    def limit_reached(self, message: str, limit: str) -> str:
+        limit_note(self.ws, self, message, limit)
+        return (f"`rgr resume` continues from the last verified batch (pass a higher "
+                f"--{limit}, or none)")
 
 
 def _first_line(text: str) -> str:

@@ -1,0 +1,460 @@
+"""The attempt kernel: the one loop every agent attempt of rgr goes through.
+
+A TDD phase (rgr.orchestrator), a refactor batch (rgr.refactor.engine) and a merge fix
+(rgr.mergefix) differ only in what they ask and how they judge; they describe that as a
+``Work`` and the kernel does the rest, the same way for each:
+
+    for each try, up to work.tries:
+        the limits allow it?            (budget, time, cycles: else a note and a stop)
+        seat a sealed scratch copy      (rgr.attempt.Sealer)
+        work.prepare(seat)              (a merge left for the agent, a rope rename)
+        record the attempt in flight    (so `rgr resume` after kill -9 judges it)
+        run the agent session           (events for the live view, the artifacts, limits)
+        bring the commits in
+        judge: the backend's error, the import's refusal, or work.judge(tip)
+        accepted: the note first, then the branch, then the record cleared
+        rejected: the commits kept under refs/rgr/attempts/ with a note saying why;
+                  back off first when the failure was the backend's (rate limit)
+
+Everything a mode guarantees comes from here, so it holds for every mode: the limits,
+the events, the back-off, the in-flight record and the crash points
+(``failpoints``) the kill sweep drives.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import pydantic
+import pygit2
+
+from rgr import __version__, failpoints, git, inflight
+from rgr.agents import AgentSpec, prompt_version
+from rgr.attempt import Sealer, Seat, agent_summary, is_fatal, tests_summary
+from rgr.backends.base import AgentRequest, AgentResult, Backend
+from rgr.errors import BackendError
+from rgr.events import NULL_OBSERVER, Observer, event
+from rgr.guards import Violation, failure_brief
+from rgr.handoff import ErrorDetails, HandoffState, Phase, now_utc
+from rgr.inflight import Inflight
+from rgr.limits import LIMIT_ERROR_PREFIX, LimitReached, Limits
+from rgr.loop.sessions import (
+    agent_call_event,
+    describe_denials,
+    result_from_record,
+    result_record,
+)
+from rgr.retry import AttemptRejected, phase_retrying
+from rgr.scratch import ImportRefused, Scratch
+from rgr.verify import TestReport
+from rgr.workspace import Workspace
+
+Report = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class Try:
+    """One attempt: its number (1, 2, ...), its agent session, when it started, and the
+    failure brief of the attempt before it (what the next session is told)."""
+
+    number: int
+    session_id: str
+    started: datetime
+    brief: str | None
+    label: str
+
+
+@dataclass
+class Verdict:
+    """What judging found: the violations (none: accepted) and the test report of the
+    tip, when the judging ran the tests (it goes into the note and the failure brief).
+    ``evidence`` is the mode's own (a refactor batch's gate and diff size)."""
+
+    violations: list[Violation]
+    tests: TestReport | None = None
+    evidence: Any = None
+
+
+@dataclass(frozen=True)
+class Accepted:
+    """An accepted attempt: the state noted on ``tip``, which the branch now points at."""
+
+    state: HandoffState
+    tip: pygit2.Commit
+    attempts: int
+
+
+class Exhausted(Exception):
+    """Every try was rejected: ``final`` is the last rejection (the branch never moved)."""
+
+    def __init__(self, final: AttemptRejected, attempts: int) -> None:
+        super().__init__(str(final))
+        self.final = final
+        self.attempts = attempts
+
+
+class Work:
+    """What one unit of agent work varies in. Subclasses (a page or two each) set the
+    fields and override the hooks; the defaults are what most modes want."""
+
+    #: "tdd" | "refactor" | "merge-fix": written into the in-flight record.
+    mode: str = "tdd"
+    #: The handoff state this work continues from: notes derive from it.
+    prev: HandoffState
+    #: The commit every attempt starts from (the last verified one).
+    base: pygit2.Commit
+    #: Where the user's branch is while the attempts run (moved only on acceptance).
+    branch_at: pygit2.Commit
+    tries: int = 1
+    #: The brief of the first attempt (a resumed phase's last failure), if any.
+    first_brief: str | None = None
+    #: The in-flight record's phase and cycle.
+    phase: Phase = Phase.PLAN
+    cycle: int = 0
+    #: What a kept rejected attempt's ref log says.
+    keep_message: str = "rgr: rejected attempt"
+    #: The agent that works (None: no agent, a rope rename): named in the note.
+    spec: AgentSpec | None = None
+
+    # -- naming -----------------------------------------------------------------------
+
+    def label(self, number: int) -> str:
+        """The attempt's name in scratch folders and kept refs."""
+        raise NotImplementedError
+
+    def title(self, number: int) -> str:
+        """How the run log names this work (``cycle 2 RED``, ``b3``, ``merge fix 2``)."""
+        return f"cycle {self.cycle} {self.phase}"
+
+    def where(self, number: int, session_id: str) -> dict[str, object]:
+        """The fields every event about this attempt carries."""
+        return {"phase": str(self.phase), "cycle": self.cycle, "attempt": number,
+                "sessionId": session_id}
+
+    # -- the attempt ------------------------------------------------------------------
+
+    def starts_cycle(self, number: int) -> bool:
+        """Does this attempt start a new cycle (for --max-cycles)?"""
+        return False
+
+    def starting(self, number: int, last_reason: str) -> None:
+        """Said and emitted before each attempt (after the limits allowed it)."""
+
+    def edit_rules(self) -> Mapping[str, object] | None:
+        """The PreToolUse guard's rules for the session (rgr.guards.edit_rules)."""
+        return None
+
+    def prepare(self, seat: Seat, attempt: Try) -> list[Violation]:
+        """Work in the scratch copy before the agent starts (or instead of it)."""
+        return []
+
+    def request(self, seat: Seat, attempt: Try,
+                on_event: Callable[[dict[str, Any]], None]) -> AgentRequest | None:
+        """The agent session to run; None: no session (the work was done in prepare)."""
+        raise NotImplementedError
+
+    def output_model(self) -> type[pydantic.BaseModel]:
+        """The session's output model (to read an interrupted attempt's record back)."""
+        raise NotImplementedError
+
+    def judge(self, attempt: Try, result: AgentResult | None,
+              tip: pygit2.Commit) -> Verdict:
+        """The mode's checks of ``base..tip`` (commits, scope, tests)."""
+        raise NotImplementedError
+
+    # -- outcomes ---------------------------------------------------------------------
+
+    def accepted_fields(self, attempt: Try, result: AgentResult | None, tip: pygit2.Commit,
+                        verdict: Verdict) -> dict[str, Any]:
+        """What the accepted note says beyond the kernel's common fields."""
+        return {}
+
+    def accepted_messages(self, attempt: Try, tip: pygit2.Commit) -> tuple[str | None, str]:
+        """The note's log message (None: the notes' default) and the branch move's
+        reflog message."""
+        raise NotImplementedError
+
+    def accepted(self, done: Accepted, attempt: Try) -> None:
+        """Said and emitted once the branch is at the accepted tip."""
+
+    def rejected_fields(self, attempt: Try, verdict: Verdict, kept: str) -> dict[str, Any]:
+        """What the note on a kept rejected attempt says beyond the common fields."""
+        return {}
+
+    def rejected_message(self, attempt: Try) -> str:
+        return "rgr: rejected attempt"
+
+    def stopped(self, error: BackendError) -> None:
+        """A backend failure no retry can fix (rgr.attempt.is_fatal) ends the work: say
+        so where the user looks, if the mode has such a place."""
+
+    def limit_reached(self, message: str, limit: str) -> str:
+        """A limit stops the work before an attempt: record it; returns the hint."""
+        return "`rgr resume` continues"
+
+
+@dataclass
+class Kernel:
+    ws: Workspace
+    backend: Backend
+    sealer: Sealer
+    report: Report
+    #: Who watches (artifacts, console, limits): told everything the kernel does.
+    observer: Observer = NULL_OBSERVER
+    #: Budget, cycle and time limits, asked before every attempt.
+    limits: Limits | None = None
+    backoff_base_s: float = 1.0
+    #: The configured agent timeout (cut to the time left under --max-minutes).
+    agent_timeout_s: float | None = None
+
+    # -- the loop ---------------------------------------------------------------------
+
+    def run(self, work: Work) -> Accepted:
+        """Try ``work`` until an attempt is accepted; Exhausted when none was (the last
+        rejection noted on its kept commits), LimitReached when a limit stopped it."""
+        brief = work.first_brief
+        number = 0
+        last_reason = ""
+        try:
+            for attempt in phase_retrying(work.tries - 1, self.backoff_base_s):
+                with attempt:
+                    number = attempt.retry_state.attempt_number
+                    self.check_limits(work, number)
+                    if number > 1:
+                        self.observer.emit(event(
+                            "retry", phase=str(work.phase), cycle=work.cycle, attempt=number,
+                            reason=last_reason))
+                    work.starting(number, last_reason)
+                    try:
+                        return self.attempt(work, number, brief)
+                    except AttemptRejected as rejected:
+                        brief = rejected.brief
+                        last_reason = str(rejected)[:500]
+                        raise
+        except AttemptRejected as final:
+            # Out of tries, or out of budget or time: a limit is the clearer reason.
+            self.check_limits(work, number + 1)
+            raise Exhausted(final, number) from None
+        raise AssertionError("unreachable: tenacity either returns or raises")
+
+    def check_limits(self, work: Work, number: int) -> None:
+        """Stop cleanly before an attempt a limit forbids (nothing half done is left)."""
+        if self.limits is None:
+            return
+        hit = self.limits.before_attempt(work.starts_cycle(number))
+        if hit is None:
+            return
+        message = f"stopped before {work.phase} (cycle {work.cycle}): {hit.message}"
+        hint = work.limit_reached(message, hit.limit)
+        self.observer.emit(event("limit_reached", limit=hit.limit, message=message,
+                                 phase=str(work.phase), cycle=work.cycle,
+                                 commit=str(work.base.id)))
+        raise LimitReached(
+            hit.limit, f"{message}; the branch is at {str(work.base.id)[:8]}, the last "
+            "verified commit", hint)
+
+    def request_limits(self, configured_timeout: float) -> tuple[float, float | None]:
+        """The next session's timeout and budget: what the limits leave of them."""
+        if self.limits is None:
+            return configured_timeout, None
+        return (self.limits.agent_timeout_s(configured_timeout),
+                self.limits.remaining_budget_usd())
+
+    # -- one attempt ------------------------------------------------------------------
+
+    def attempt(self, work: Work, number: int, brief: str | None) -> Accepted:
+        session_id = str(uuid.uuid4())
+        attempt = Try(number, session_id, now_utc(), brief, work.label(number))
+        where = work.where(number, session_id)
+        result: AgentResult | None = None
+        error: BackendError | None = None
+        violations: list[Violation] = []
+        tip, refused = work.base, None
+        with self.sealer.seat(work.base, attempt.label, work.edit_rules()) as seat:
+            violations = work.prepare(seat, attempt)
+            request = None if violations else work.request(
+                seat, attempt, lambda e: self.observer.emit(
+                    event("agent_event", **where, event=e)))
+            record = Inflight(run_id=work.prev.run_id, phase=work.phase, cycle=work.cycle,
+                              attempt=number, base=str(work.base.id), session_id=session_id,
+                              started_at=attempt.started.isoformat(),
+                              scratch=str(seat.folder), mode=work.mode)
+            inflight.write(self.ws.git_dir, record)
+            failpoints.hit("phase:inflight-recorded")
+            if request is not None:
+                result, error = self._session(work, attempt, request, where, seat)
+            if not violations:
+                tip, refused = self.bring_in(seat, work.base)
+            if result is not None or refused is not None:
+                inflight.write(self.ws.git_dir, record.model_copy(update={
+                    "output": (result.output.model_dump(mode="json", by_alias=True)
+                               if result is not None else None),
+                    "result": result_record(result) if result is not None else None,
+                    "tip": str(tip.id), "import_error": refused}))
+        return self.judge(work, attempt, result, error, tip, refused, violations)
+
+    def _session(self, work: Work, attempt: Try, request: AgentRequest,
+                 where: dict[str, object], seat: Seat
+                 ) -> tuple[AgentResult | None, BackendError | None]:
+        who = work.title(attempt.number)
+        self.observer.emit(event(
+            "attempt_started", **where, agent=work.spec.name if work.spec else None,
+            promptVersion=prompt_version(request.system_prompt_file), prompt=request.prompt,
+            systemPromptFile=str(request.system_prompt_file), maxTurns=request.max_turns,
+            maxBudgetUsd=request.max_budget_usd, model=request.model,
+            sandboxed=request.launcher is not None, backend=request.backend))
+        self.report(f"{who}: agent session {request.session_id[:8]} running")
+        result: AgentResult | None = None
+        error: BackendError | None = None
+        try:
+            result = self.backend.run(request)
+        except BackendError as exc:
+            self.observer.emit(agent_call_event(where, None, exc))
+            if is_fatal(exc):
+                # Nothing of the session reaches the repository: its copy is dropped.
+                work.stopped(exc)
+                inflight.clear(self.ws.git_dir)
+                raise
+            error = exc
+        else:
+            self.observer.emit(agent_call_event(where, result, None))
+        failpoints.hit("agent:returned")
+        if seat.refused:
+            self.report(f"{who}: the sandbox refused {len(seat.refused)} "
+                        f"connection(s): {seat.refused[0]}")
+        if result is not None and result.permission_denials:
+            self.report(f"{who}: the agent was refused "
+                        f"{len(result.permission_denials)} tool call(s): "
+                        + describe_denials(result.permission_denials))
+        return result, error
+
+    def bring_in(self, seat: Seat, base: pygit2.Commit) -> tuple[pygit2.Commit, str | None]:
+        """The attempt's tip in the user's repository, or the base and why not."""
+        try:
+            return self.sealer.bring_in(seat, base), None
+        except ImportRefused as exc:
+            self.report(f"the attempt's commits were not imported: {exc.message}")
+            return base, exc.message
+
+    # -- judging ----------------------------------------------------------------------
+
+    def judge(self, work: Work, attempt: Try, result: AgentResult | None,
+              error: BackendError | None, tip: pygit2.Commit, refused: str | None,
+              violations: list[Violation] | None = None) -> Accepted:
+        """The verdict on one attempt, then its note and the branch moved to its tip, or
+        its commits kept with a note saying why (the branch never moved)."""
+        verdict = Verdict(list(violations or []))
+        if error is not None:
+            verdict.violations.append(Violation(f"agent-{error.kind}", error.message))
+        elif refused is not None:
+            verdict.violations.append(Violation("import-refused", refused))
+        elif not verdict.violations:
+            verdict = work.judge(attempt, result, tip)
+            self.observer.emit(event(
+                "guard_verdict", **work.where(attempt.number, attempt.session_id),
+                ok=not verdict.violations, commit=str(tip.id),
+                violations=[{"rule": v.rule, "message": v.message, "path": v.path}
+                            for v in verdict.violations]))
+        if verdict.violations:
+            first, more = verdict.violations[0], len(verdict.violations) - 1
+            self.report(f"{work.title(attempt.number)}: rejected: {first}"
+                        + (f" (+{more} more)" if more else ""))
+            self._keep(work, attempt, result, tip, verdict)
+            raise AttemptRejected(verdict.violations,
+                                  failure_brief(verdict.violations, verdict.tests),
+                                  backend_side=error is not None and error.retryable)
+        state = work.prev.model_copy(update={
+            **self._common(work, attempt, verdict),
+            "error": None, "error_details": None,
+            "agent": agent_summary(result, work.spec, self.ws.config_root),
+            **work.accepted_fields(attempt, result, tip, verdict)})
+        note_message, accept_message = work.accepted_messages(attempt, tip)
+        self.ws.notes.write(str(tip.id), state, note_message)
+        failpoints.hit("phase:noted")
+        # The note first, then the branch: a crash in between leaves the branch where it
+        # was with the in-flight record, and resume judges the same tip again.
+        if tip.id != work.branch_at.id:
+            self.sealer.accept(work.branch_at, tip, accept_message)
+        failpoints.hit("phase:accepted")
+        inflight.clear(self.ws.git_dir)
+        done = Accepted(state, tip, attempt.number)
+        work.accepted(done, attempt)
+        return done
+
+    def _common(self, work: Work, attempt: Try, verdict: Verdict) -> dict[str, Any]:
+        """The fields every note of an attempt has, accepted or not."""
+        return {"retry_count": attempt.number - 1, "schema_version": 1,
+                "base_commit": str(work.base.id), "started_at": attempt.started,
+                "finished_at": now_utc(), "rgr_version": __version__,
+                "tests": tests_summary(verdict.tests) if verdict.tests else None}
+
+    def _keep(self, work: Work, attempt: Try, result: AgentResult | None,
+              tip: pygit2.Commit, verdict: Verdict) -> None:
+        """Keep a rejected attempt's commits reachable, then note why. The ref comes
+        first, so the work is never unreachable; the note goes on the kept commit, off
+        the branch, so it can never be mistaken for the branch's latest handoff. A
+        commit that already has a note (the agent left its branch on an older, noted
+        commit) is never noted over."""
+        if tip.id not in (work.base.id, work.branch_at.id) and \
+                self.ws.notes.read_text(str(tip.id)) is None:
+            name = self.sealer.keep(tip, attempt.label, work.prev.run_id, work.keep_message)
+            failpoints.hit("attempt:kept")
+            first = verdict.violations[0]
+            state = work.prev.model_copy(update={
+                **self._common(work, attempt, verdict),
+                "error": str(first), "test_result": None,
+                "error_details": ErrorDetails(type=first.rule, message="\n".join(
+                    str(v) for v in verdict.violations)[:4000]),
+                "agent": agent_summary(result, None, self.ws.config_root),
+                "summary": f"rejected attempt kept at {name}",
+                **work.rejected_fields(attempt, verdict, name)})
+            self.ws.notes.write(str(tip.id), state, work.rejected_message(attempt))
+            failpoints.hit("attempt:noted")
+            self.report(f"rejected attempt kept at {name}")
+        inflight.clear(self.ws.git_dir)
+
+    # -- after a crash ----------------------------------------------------------------
+
+    def judge_interrupted(self, work: Work, record: Inflight) -> Accepted:
+        """Judge the commits of an attempt whose rgr died before it could: by the same
+        checks as any attempt. Raises AttemptRejected (its commits then kept, the branch
+        where it was) or returns the accepted attempt."""
+        attempt = Try(record.attempt, record.session_id,
+                      datetime.fromisoformat(record.started_at), None,
+                      work.label(record.attempt))
+        if record.output is None or record.result is None:
+            return self.judge(work, attempt, None, BackendError(
+                "interrupted", "rgr stopped while the agent was still working; its session "
+                "never finished", retryable=False), work.base, None)
+        output = work.output_model().model_validate(record.output)
+        tip, refused = self._interrupted_tip(work, record)
+        return self.judge(work, attempt, result_from_record(record.result, output), None,
+                          tip, refused)
+
+    def _interrupted_tip(self, work: Work, record: Inflight
+                         ) -> tuple[pygit2.Commit, str | None]:
+        """The tip an interrupted attempt had brought in, or bring it in now from its
+        scratch copy if that is still there."""
+        if record.tip is not None and record.tip in self.ws.repo:
+            return git.resolve_commit(self.ws.repo, record.tip), record.import_error
+        folder = Path(record.scratch) if record.scratch else None
+        if folder is None or not (folder / "work" / ".git").is_dir():
+            return work.base, "the attempt's scratch copy is gone: its commits cannot be judged"
+        branch = git.current_branch(self.ws.repo) or "main"
+        seat = Seat(folder, Scratch(folder / "work", branch), folder / "home", folder / "tmp",
+                    {}, None)
+        return self.bring_in(seat, work.base)
+
+
+def limit_note(ws: Workspace, work: Work, message: str, limit: str) -> None:
+    """A limit's reason on the last verified commit's note (its nextPhase unchanged, so
+    `rgr resume` runs the same work again)."""
+    ws.notes.write(str(work.base.id), work.prev.model_copy(update={
+        "error": message,
+        "error_details": ErrorDetails(type=f"{LIMIT_ERROR_PREFIX}{limit}", message=message),
+    }), f"rgr: stopped by --{limit}")

@@ -1,0 +1,414 @@
+"""The attempt kernel's rules, driven in-process by a fake backend (the one boundary
+mocked: the agent's session; git, the scratch copies, the notes and pytest are real):
+retries with the failure brief, back-off on the backend's failures in every mode, the
+limits before each session, rejection notes, the in-flight record and the judging of an
+attempt whose rgr died. The same kernel runs a TDD phase, a refactor batch and a merge
+fix, so each rule is checked through more than one of them."""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+
+import pygit2
+import pytest
+from conftest import clean_env, git
+
+from rgr import inflight, merging, retry
+from rgr.attempt import Sealer
+from rgr.backends.base import AgentRequest, AgentResult
+from rgr.config import resolve_test_command
+from rgr.errors import BackendError, PhaseFailed
+from rgr.events import Event
+from rgr.handoff import HandoffState, Phase, RefactorProgress, TestCase
+from rgr.inflight import Inflight
+from rgr.limits import LimitReached, Limits
+from rgr.loop.kernel import Accepted, Kernel
+from rgr.mergefix import MergeFixer, MergeFixFailed, MergeJob
+from rgr.notes import NotesStore
+from rgr.orchestrator import Orchestrator
+from rgr.refactor.engine import RefactorEngine
+from rgr.workspace import Workspace, open_workspace
+
+#: What a fake session does in its scratch copy (request.cwd), then answers.
+Session = Callable[[AgentRequest], AgentResult]
+
+
+class FakeBackend:
+    """Runs each session as the next function of ``sessions``: a few lines of git in
+    the scratch copy stand in for the agent."""
+
+    name = "fake"
+    binary = "fake"
+    env_keep: tuple[str, ...] = ()
+
+    def __init__(self, *sessions: Session) -> None:
+        self.sessions = list(sessions)
+        self.requests: list[AgentRequest] = []
+
+    def version(self) -> str:
+        return "1"
+
+    def api_urls(self, env: object) -> list[str]:
+        return []
+
+    def seal_api(self, env: object, open_gateway: object) -> list[str]:
+        return []
+
+    def prepare_home(self, home: Path, env: object) -> None:
+        return None
+
+    def check_login(self, cwd: Path) -> None:
+        return None
+
+    def run(self, request: AgentRequest) -> AgentResult:
+        self.requests.append(request)
+        return self.sessions.pop(0)(request)
+
+
+def commits(files: dict[str, str], message: str, cost: float = 0.01,
+            summary: str = "done") -> Session:
+    def session(request: AgentRequest) -> AgentResult:
+        for name, text in files.items():
+            (request.cwd / name).parent.mkdir(parents=True, exist_ok=True)
+            (request.cwd / name).write_text(text)
+        git(request.cwd, "add", "-A")
+        git(request.cwd, "commit", "-q", "-m", message)
+        return answer(request, cost, summary)
+    return session
+
+
+def answer(request: AgentRequest, cost: float = 0.01, summary: str = "done") -> AgentResult:
+    output = request.output_model.model_validate({"summary": summary})
+    return AgentResult(request.session_id, output, 3, cost, 10, {}, [],
+                       {"total_cost_usd": cost, "num_turns": 3})
+
+
+def fails(kind: str, retryable: bool) -> Session:
+    def session(request: AgentRequest) -> AgentResult:
+        raise BackendError(kind, f"the API answered {kind}", retryable=retryable)
+    return session
+
+
+FAILING_TEST = "from calc import add\n\n\ndef test_add():\n    assert add(1, 2) == 3\n"
+
+
+def project(tmp_path: Path) -> Path:
+    """A Python project whose one test fails for want of ``add``: GREEN's work."""
+    root = tmp_path / "proj"
+    root.mkdir()
+    (root / "pyproject.toml").write_text('[project]\nname = "p"\nversion = "0"\n'
+                                         '[tool.pytest.ini_options]\npythonpath = ["."]\n')
+    (root / ".gitignore").write_text("__pycache__/\n.pytest_cache/\n")
+    (root / "calc.py").write_text("def add(a, b):\n    return 0\n")
+    (root / "test_calc.py").write_text(FAILING_TEST)
+    (root / "test-list.md").write_text("- [ ] adds\n")
+    git(root, "init", "-q", "-b", "main")
+    git(root, "config", "user.name", "Dev")
+    git(root, "config", "user.email", "dev@example.com")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "red: adds")
+    return root
+
+
+def workspace(root: Path) -> Workspace:
+    return open_workspace(root, env=clean_env(root.parent / "home"))
+
+
+def green_state(ws: Workspace) -> HandoffState:
+    state = HandoffState(phase=Phase.RED, next_phase=Phase.GREEN, cycle_number=1,
+                         run_id="r1", pending_tests=["adds"],
+                         current_test=TestCase(description="adds", test_file="test_calc.py",
+                                               impl_file="calc.py"))
+    ws.notes.write(str(ws.repo.head.target), state)
+    return state
+
+
+def orchestrator(ws: Workspace, backend: FakeBackend, events: list[Event],
+                 limits: Limits | None = None) -> Orchestrator:
+    test_command = resolve_test_command(ws.config, ws.root)
+
+    class Recorder:
+        def emit(self, event: Event) -> None:
+            events.append(event)
+            if limits is not None:
+                limits.emit(event)
+
+    return Orchestrator(ws, backend, test_command, lambda line: None,
+                        Sealer(ws, backend, test_command, None), backoff_base_s=0.5,
+                        observer=Recorder(), limits=limits)
+
+
+@pytest.fixture
+def waits(monkeypatch: pytest.MonkeyPatch) -> list[float]:
+    """The back-off waits the retry policy asks for (the clock is the boundary)."""
+    asked: list[float] = []
+    monkeypatch.setattr(retry, "_sleep",
+                        lambda seconds: asked.append(seconds) if seconds else None)
+    return asked
+
+
+def kept_refs(root: Path) -> list[str]:
+    return git(root, "for-each-ref", "--format=%(refname)", "refs/rgr/attempts/").split()
+
+
+# ------------------------------------------------------------------------- TDD phase
+
+
+def test_a_rejected_attempt_is_kept_with_its_note_and_the_retry_gets_the_brief(
+        tmp_path: Path, waits: list[float]) -> None:
+    root = project(tmp_path)
+    ws = workspace(root)
+    prev = green_state(ws)
+    base = str(ws.repo.head.target)
+    backend = FakeBackend(
+        commits({"test_calc.py": "def test_add():\n    pass\n"}, "feat: weaken the test"),
+        commits({"calc.py": "def add(a, b):\n    return a + b\n"}, "feat: add"))
+    events: list[Event] = []
+    state = orchestrator(ws, backend, events).run_phase(prev)
+    assert state.phase == Phase.GREEN and state.next_phase == Phase.REFACTOR
+    assert state.retry_count == 1 and state.tests is not None and state.tests.passed == 1
+    tip = str(ws.repo.head.target)
+    assert git(root, "rev-parse", "HEAD~1") == base  # the accepted commit, on the base
+    # the first attempt: kept under its ref, noted there with why, the branch never on it
+    [kept] = kept_refs(root)
+    note = NotesStore(ws.repo).read(git(root, "rev-parse", kept))
+    assert note is not None and note.state is not None
+    assert note.state.error is not None and "test_calc.py" in note.state.error
+    assert note.state.next_phase == Phase.GREEN
+    # the second session was told why the first was rejected; no back-off for that
+    assert "test_calc.py" in backend.requests[1].prompt
+    assert waits == []
+    kinds = [e["type"] for e in events]
+    assert kinds.count("attempt_started") == 2 and kinds.count("guard_verdict") == 2
+    assert "retry" in kinds and kinds[-1] == "phase_done"
+    assert inflight.read(ws.git_dir) is None
+    assert NotesStore(ws.repo).read(tip) is not None
+
+
+def test_a_rate_limited_phase_backs_off_and_a_fatal_error_stops_with_a_note(
+        tmp_path: Path, waits: list[float]) -> None:
+    root = project(tmp_path)
+    ws = workspace(root)
+    prev = green_state(ws)
+    backend = FakeBackend(fails("rate_limit", retryable=True),
+                          fails("overloaded", retryable=True),
+                          fails("not_logged_in", retryable=False))
+    with pytest.raises(BackendError):
+        orchestrator(ws, backend, []).run_phase(prev)
+    assert waits == [0.5, 1.0]  # 1x, 2x the base before each retry
+    note = NotesStore(ws.repo).read(str(ws.repo.head.target))
+    assert note is not None and note.state is not None
+    assert note.state.error_details is not None
+    assert note.state.error_details.type == "agent-not_logged_in"
+    assert inflight.read(ws.git_dir) is None
+
+
+def test_the_budget_stops_before_the_next_session_and_says_so_on_the_base(
+        tmp_path: Path, waits: list[float]) -> None:
+    root = project(tmp_path)
+    ws = workspace(root)
+    prev = green_state(ws)
+    limits = Limits(max_budget_usd=0.05)
+    backend = FakeBackend(commits({"notes.txt": "x\n"}, "feat: nothing useful", cost=0.06))
+    with pytest.raises(LimitReached) as stopped:
+        orchestrator(ws, backend, [], limits).run_phase(prev)
+    assert stopped.value.limit == "max-budget-usd" and len(backend.requests) == 1
+    assert backend.requests[0].max_budget_usd == 0.05  # the session got what was left
+    note = NotesStore(ws.repo).read(str(ws.repo.head.target))
+    assert note is not None and note.state is not None and note.state.error_details
+    assert note.state.error_details.type == "limit-max-budget-usd"
+
+
+def test_out_of_tries_the_phase_fails_and_the_base_note_says_why(
+        tmp_path: Path, waits: list[float]) -> None:
+    root = project(tmp_path)
+    (root / "tdd.toml").write_text("max_retries = 1\n")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "red: config")
+    ws = workspace(root)
+    prev = green_state(ws)
+    backend = FakeBackend(answer, answer)  # two sessions that commit nothing
+    with pytest.raises(PhaseFailed):
+        orchestrator(ws, backend, []).run_phase(prev)
+    note = NotesStore(ws.repo).read(str(ws.repo.head.target))
+    assert note is not None and note.state is not None and note.state.error
+    assert "failed after 2 attempt(s)" in note.state.error and kept_refs(root) == []
+
+
+class Died(Exception):
+    """rgr's death between bringing the commits in and judging them."""
+
+
+class DyingKernel(Kernel):
+    def judge(self, *args: object, **kwargs: object) -> Accepted:
+        raise Died
+
+
+def test_an_attempt_interrupted_before_its_verdict_is_judged_on_resume(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = project(tmp_path)
+    ws = workspace(root)
+    prev = green_state(ws)
+    backend = FakeBackend(commits({"calc.py": "def add(a, b):\n    return a + b\n"},
+                                  "feat: add"))
+    o = orchestrator(ws, backend, [])
+    monkeypatch.setattr(Orchestrator, "kernel", property(
+        lambda self: DyingKernel(self.ws, self.backend, self.sealer, self.report)))
+    with pytest.raises(Died):
+        o.run_phase(prev)
+    record = inflight.read(ws.git_dir)
+    assert record is not None and record.mode == "tdd" and record.tip is not None
+    assert str(ws.repo.head.target) == record.base  # the branch never moved
+    monkeypatch.undo()
+    state = orchestrator(ws, FakeBackend(), []).judge_interrupted(prev, record)
+    assert state.next_phase == Phase.REFACTOR
+    assert str(ws.repo.head.target) == record.tip and inflight.read(ws.git_dir) is None
+
+
+# -------------------------------------------------------------------- refactor batch
+
+
+def refactor_state(ws: Workspace, batch_scope: str = "calc.py") -> HandoffState:
+    batch = {"id": "b1", "goal": "tidy add", "scope_globs": [batch_scope],
+             "allowed_operations": ["simplify"], "diff_budget_loc": 20, "risk_score": 10,
+             "verifier_level": "fast"}
+    state = HandoffState(phase=Phase.PLAN, next_phase=Phase.REFACTOR, mode="refactor",
+                         run_id="r2", refactor=RefactorProgress(goal="tidy", plan=[batch]))
+    ws.notes.write(str(ws.repo.head.target), state)
+    return state
+
+
+def green_project(tmp_path: Path) -> Path:
+    root = project(tmp_path)
+    (root / "calc.py").write_text("def add(a, b):\n    result = a + b\n    return result\n")
+    git(root, "commit", "-qam", "feat: add")
+    return root
+
+
+def engine(ws: Workspace, backend: FakeBackend, limits: Limits | None = None
+           ) -> RefactorEngine:
+    test_command = resolve_test_command(ws.config, ws.root)
+    return RefactorEngine(ws, backend, test_command, lambda line: None,
+                          Sealer(ws, backend, test_command, None), backoff_base_s=0.5,
+                          observer=limits or Limits(), limits=limits)
+
+
+def test_a_rate_limited_refactor_batch_backs_off_then_lands_with_its_note(
+        tmp_path: Path, waits: list[float]) -> None:
+    root = green_project(tmp_path)
+    ws = workspace(root)
+    prev = refactor_state(ws)
+    backend = FakeBackend(
+        fails("rate_limit", retryable=True),
+        commits({"calc.py": "def add(a, b):\n    return a + b\n"}, "refactor(b1): tidy add"))
+    state = engine(ws, backend).run_batch(prev)
+    assert waits == [0.5]  # it used to retry a rate limit at once
+    assert state.refactor is not None and state.refactor.applied == ["b1"]
+    assert state.batch is not None and state.batch.status == "applied"
+    assert git(root, "log", "-1", "--format=%s") == "refactor(b1): tidy add"
+    assert inflight.read(ws.git_dir) is None
+
+
+def test_a_refactor_session_is_held_to_the_budget_by_the_kernel(
+        tmp_path: Path, waits: list[float]) -> None:
+    root = green_project(tmp_path)
+    ws = workspace(root)
+    prev = refactor_state(ws)
+    limits = Limits(max_budget_usd=0.02)
+    backend = FakeBackend(commits({"test_calc.py": "def test_add():\n    pass\n"},
+                                  "refactor(b1): out of scope", cost=0.03))
+    with pytest.raises(LimitReached):
+        engine(ws, backend, limits).run_batch(prev)
+    assert len(backend.requests) == 1 and backend.requests[0].max_budget_usd == 0.02
+    [kept] = kept_refs(root)  # the rejected batch attempt, noted
+    note = NotesStore(ws.repo).read(git(root, "rev-parse", kept))
+    assert note is not None and note.state is not None and note.state.batch is not None
+    assert note.state.batch.status == "failed"
+
+
+def test_an_interrupted_refactor_batch_is_judged_on_resume(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = green_project(tmp_path)
+    ws = workspace(root)
+    prev = refactor_state(ws)
+    backend = FakeBackend(commits({"calc.py": "def add(a, b):\n    return a + b\n"},
+                                  "refactor(b1): tidy add"))
+    e = engine(ws, backend)
+    monkeypatch.setattr(RefactorEngine, "kernel", property(
+        lambda self: DyingKernel(self.ws, self.backend, self.sealer, self.report)))
+    with pytest.raises(Died):
+        e.run_batch(prev)
+    monkeypatch.undo()
+    record = inflight.read(ws.git_dir)
+    assert isinstance(record, Inflight) and record.mode == "refactor"
+    state = engine(ws, FakeBackend()).settle_interrupted(prev, record)
+    assert state.refactor is not None and state.refactor.next_batch == 1
+    assert str(ws.repo.head.target) == record.tip
+
+
+# ------------------------------------------------------------------------ merge fix
+
+
+def conflicting_job(tmp_path: Path) -> tuple[Workspace, MergeJob]:
+    """A finished job whose change to calc.py conflicts with main's newer one."""
+    root = green_project(tmp_path)
+    git(root, "switch", "-q", "-c", "job")
+    (root / "calc.py").write_text("def add(a, b):\n    return b + a\n")
+    git(root, "commit", "-qam", "feat: job's add")
+    job_tip = git(root, "rev-parse", "HEAD")
+    git(root, "switch", "-q", "main")
+    (root / "calc.py").write_text("def add(a, b):\n    return a + b  # main\n")
+    git(root, "commit", "-qam", "feat: main's add")
+    git(root, "switch", "-q", "job")
+    ws = workspace(root)
+    state = HandoffState(phase=Phase.COMPLETE, run_id="r3", feature="add")
+    ws.notes.write(job_tip, state)
+    repo = ws.repo
+    base_tip = repo.revparse_single("main").peel(pygit2.Commit)
+    tip = repo.revparse_single("job").peel(pygit2.Commit)
+    merged = merging.auto_merge(repo, base_tip.id, tip.id)
+    assert list(merged.conflicts) == ["calc.py"]
+    return ws, MergeJob("job", "main", base_tip, tip, state, merged)
+
+
+def resolves(request: AgentRequest) -> AgentResult:
+    (request.cwd / "calc.py").write_text("def add(a, b):\n    return a + b\n")
+    git(request.cwd, "add", "calc.py")
+    subprocess.run(["git", "commit", "-q", "--no-edit"], cwd=request.cwd, check=True,
+                   env=clean_env(request.cwd.parent / "h", {
+                       "GIT_AUTHOR_NAME": "a", "GIT_AUTHOR_EMAIL": "a@b",
+                       "GIT_COMMITTER_NAME": "a", "GIT_COMMITTER_EMAIL": "a@b"}))
+    return answer(request, 0.02, "kept both")
+
+
+def fixer(ws: Workspace, backend: FakeBackend, budget: float | None = None) -> MergeFixer:
+    test_command = resolve_test_command(ws.config, ws.root)
+    return MergeFixer(ws, backend, test_command, Sealer(ws, backend, test_command, None),
+                      lambda line: None, backoff_base_s=0.5, max_budget_usd=budget)
+
+
+def test_a_rate_limited_merge_fix_backs_off_then_lands(
+        tmp_path: Path, waits: list[float]) -> None:
+    ws, job = conflicting_job(tmp_path)
+    backend = FakeBackend(fails("overloaded", retryable=True), resolves)
+    fix = fixer(ws, backend)
+    head = fix.fix(job, tries=2)
+    assert waits == [0.5]
+    assert [str(p) for p in head.parent_ids] == [str(job.base_tip.id), str(job.job_tip.id)]
+    note = NotesStore(ws.repo).read(str(head.id))
+    assert note is not None and note.state is not None and note.state.merge_fix is not None
+    assert note.state.merge_fix.status == "resolved" and fix.spent_usd == pytest.approx(0.02)
+    assert str(ws.repo.head.target) == str(head.id)
+
+
+def test_the_merge_fixers_budget_is_the_kernels_limit(
+        tmp_path: Path, waits: list[float]) -> None:
+    ws, job = conflicting_job(tmp_path)
+    backend = FakeBackend(commits({"other.txt": "x\n"}, "fix: nothing merged", cost=0.05))
+    with pytest.raises(MergeFixFailed) as failed:
+        fixer(ws, backend, budget=0.04).fix(job, tries=3)
+    assert "--max-budget-usd is spent" in failed.value.message
+    assert len(backend.requests) == 1 and backend.requests[0].max_budget_usd == 0.04
+    assert str(ws.repo.head.target) == str(job.job_tip.id)  # the job's branch unmoved
