@@ -126,3 +126,44 @@ def test_no_command_imports_a_private_name_of_another() -> None:
                     and taken is not None and taken.startswith("_")):
                 offences.append(f"{name} takes {taken} from {other}")
     assert offences == []
+
+
+#: Where a process may be started: rgr.proc, the one module that owns process groups,
+#: timeouts and launchers; and the sandbox's relay, which runs inside the jail as a
+#: standard-library script (rgr's own modules may not even be visible there).
+PROCESS_MODULES = {"rgr.proc", "rgr.sandbox.relay"}
+#: What starts a process in Python's standard library.
+_SPAWNERS = {"subprocess", "os.system", "os.popen", "os.fork", "os.forkpty", "pty.spawn",
+             *(f"os.{name}" for name in ("execv", "execve", "execvp", "execvpe", "execl",
+                                        "execle", "execlp", "execlpe", "spawnv", "spawnve",
+                                        "spawnvp", "spawnvpe", "spawnl", "spawnle",
+                                        "posix_spawn", "posix_spawnp"))}
+
+
+def _spawns(path: Path) -> list[str]:
+    """The process-starting names a file imports or calls (``subprocess``, ``os.exec*``
+    ...), whether imported at the top or inside a function."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found += [a.name for a in node.names if a.name in _SPAWNERS]
+        elif isinstance(node, ast.ImportFrom):
+            found += [f"{node.module}.{a.name}" for a in node.names
+                      if node.module == "subprocess" or f"{node.module}.{a.name}" in _SPAWNERS]
+        elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+            if f"{node.value.id}.{node.attr}" in _SPAWNERS:
+                found.append(f"{node.value.id}.{node.attr}")
+    return found
+
+
+def test_processes_start_only_in_rgr_proc() -> None:
+    offences = {name: spawns for name, path in MODULES.items()
+                if name not in PROCESS_MODULES and (spawns := _spawns(path))}
+    assert offences == {}
+
+
+def test_the_process_check_sees_a_spawn(tmp_path: Path) -> None:
+    sample = tmp_path / "sample.py"
+    sample.write_text("import os\n\ndef f():\n    from subprocess import run\n"
+                      "    os.execvp('x', ['x'])\n")
+    assert _spawns(sample) == ["subprocess.run", "os.execvp"]

@@ -11,7 +11,6 @@ from __future__ import annotations
 import importlib.util
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -33,6 +32,7 @@ from rgr.demo.kata import FEATURE, codex_config, make_project, two_test_kata
 from rgr.errors import RgrError
 from rgr.fake_model import FakeModelServer
 from rgr.fake_model.responses import ResponsesModelServer
+from rgr.proc import run as run_process
 from rgr.starting import RunOptions
 from rgr.ui import esc, make_console
 from rgr.workspace import open_workspace
@@ -203,5 +203,7 @@ def _replay(out: Console, kata: Path, env: dict[str, str], server: FakeModelServ
 
 
 def _git(cwd: Path, *args: str) -> str:
-    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True,
-                          text=True).stdout
+    done = run_process(["git", *args], cwd=cwd, timeout=60)
+    if done.returncode != 0:
+        raise RgrError(f"git {' '.join(args)} failed in the demo's kata: {done.describe()}")
+    return done.stdout

@@ -8,12 +8,13 @@ The end-to-end tests drive rgr with the same scripts (tests/e2e/kata.py).
 from __future__ import annotations
 
 import json
-import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 
+from rgr.errors import RgrError
 from rgr.fake_model import SessionScript, Step, Text, bash, read, structured, write
 from rgr.fake_model.responses import FAKE_MODEL
+from rgr.proc import run
 
 FEATURE = "add a slugify function that lowercases and joins words with dashes"
 
@@ -137,5 +138,6 @@ def make_project(root: Path, test_command: Sequence[str], agent_binary: str,
 def _git(cwd: Path, *args: str) -> None:
     # Only the kata's own repository, with a fixed environment-free config: the user's
     # global hooks or signing settings must not break the demo.
-    subprocess.run(["git", "-c", "core.hooksPath=/dev/null", *args], cwd=cwd, check=True,
-                   capture_output=True)
+    done = run(["git", "-c", "core.hooksPath=/dev/null", *args], cwd=cwd, timeout=60)
+    if done.returncode != 0:
+        raise RgrError(f"git {' '.join(args)} failed in the demo's kata: {done.describe()}")
