@@ -1,0 +1,122 @@
+"""podman for the container tests and the bench: the settings this machine needs
+(deploy/fleet/containers.conf), the worker image built from this working tree (the
+Debian base made once per machine by deploy/fleet/base-image.sh), and worker containers
+on the host network next to a hub and the scripted model server on the host's loopback.
+
+Never skips: without podman (or debootstrap, or root) a test fails with the command
+that installs it."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parent.parent.parent
+DEPLOY = REPO_ROOT / "deploy" / "fleet"
+CONTAINERS_CONF = DEPLOY / "containers.conf"
+BASE_IMAGE = "localhost/rgr-base:bookworm"
+#: The image the tests build from this working tree (the README's is rgr-worker).
+WORKER_IMAGE = "localhost/rgr-worker:test"
+#: What every test container's name starts with (cleanup removes only these).
+PREFIX = "rgr-test-"
+INSTALL = "apt-get install -y podman runc debootstrap"
+CA_BUNDLE = Path("/etc/ssl/certs/ca-certificates.crt")
+
+#: The one setting bubblewrap needs inside a rootful podman container, measured here
+#: (test_fleet_containers.py shows the sandbox fails without it): podman covers parts of
+#: /proc (kcore, keys, timer_list ... masked; bus, fs, irq, sys read-only binds), and the
+#: kernel refuses a fresh proc mount in a new user namespace while anything of the outer
+#: /proc is covered ("bwrap: Can't mount proc on /newroot/proc: Operation not
+#: permitted"). Unmasking only some of them is not enough; /sys stays masked. podman's
+#: default seccomp profile already allows the user namespace (no seccomp=unconfined), and
+#: no capability is added: the worker runs as an unprivileged user.
+SANDBOX_OPTS = ("--security-opt", "unmask=/proc/*")
+
+
+def env() -> dict[str, str]:
+    return {**os.environ, "CONTAINERS_CONF": str(CONTAINERS_CONF)}
+
+
+def podman(*args: str, check: bool = True, timeout: float = 600,
+           input: str | None = None) -> subprocess.CompletedProcess[str]:
+    done = subprocess.run(["podman", *args], capture_output=True, text=True, env=env(),
+                          timeout=timeout, input=input, stdin=None if input else
+                          subprocess.DEVNULL)
+    if check and done.returncode != 0:
+        raise AssertionError(f"podman {' '.join(args)} exited {done.returncode}:\n"
+                             f"{done.stdout[-4000:]}{done.stderr[-4000:]}")
+    return done
+
+
+def missing() -> str | None:
+    """Why the container tests cannot run on this machine, or None."""
+    for tool in ("podman", "runc", "debootstrap"):
+        if shutil.which(tool) is None:
+            return f"{tool} is not installed: {INSTALL} (README: \"A fleet\")"
+    if os.geteuid() != 0:
+        return "the container tests run rootful podman and debootstrap: run them as root"
+    return None
+
+
+def build_images(log: Path | None = None) -> dict[str, float]:
+    """The base (once per machine) and the worker image from this working tree (layers
+    cached: only what changed is redone). Returns the seconds each step took."""
+    took: dict[str, float] = {}
+    started = time.monotonic()
+    base = subprocess.run(["sh", str(DEPLOY / "base-image.sh")], capture_output=True,
+                          text=True, env={**env(), "RGR_BASE_IMAGE": BASE_IMAGE},
+                          timeout=3600, stdin=subprocess.DEVNULL)
+    took["base"] = time.monotonic() - started
+    if log is not None:
+        log.write_text(base.stdout + base.stderr)
+    assert base.returncode == 0, f"base-image.sh failed:\n{base.stdout[-3000:]}{base.stderr}"
+    started = time.monotonic()
+    # The machine's CA bundle for the build's npm and pip downloads (this machine's
+    # traffic goes through a proxy that re-signs TLS); mounted for those steps only.
+    ca = [f"--secret=id=cacert,src={CA_BUNDLE}"] if CA_BUNDLE.is_file() else []
+    podman("build", "--network", "host", *ca, "-f", str(DEPLOY / "Dockerfile"),
+           "--build-arg", f"BASE={BASE_IMAGE}", "-t", WORKER_IMAGE, str(REPO_ROOT),
+           timeout=3600)
+    took["worker"] = time.monotonic() - started
+    return took
+
+
+def run_worker(name: str, variables: Mapping[str, str], *,
+               image: str = WORKER_IMAGE, options: Sequence[str] = SANDBOX_OPTS) -> str:
+    """A worker container (detached, on the host network) named ``PREFIX + name``;
+    ``variables`` are its environment (given by name: no value on podman's command line)."""
+    full = PREFIX + name
+    args = ["run", "-d", "--name", full, "--network", "host", *options]
+    for key in variables:
+        args += ["--env", key]
+    proc_env = {**env(), **variables}
+    done = subprocess.run(["podman", *args, image], capture_output=True, text=True,
+                          env=proc_env, timeout=120, stdin=subprocess.DEVNULL)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return full
+
+
+def logs(name: str) -> str:
+    done = podman("logs", name, check=False)
+    return done.stdout + done.stderr
+
+
+def state(name: str) -> str:
+    """running, exited, ... ("" once removed)."""
+    done = podman("inspect", "--format", "{{.State.Status}}", name, check=False)
+    return done.stdout.strip()
+
+
+def remove_test_containers() -> None:
+    """Every container (and pod) this module started, whatever state it is in."""
+    names = podman("ps", "-a", "--format", "{{.Names}}", check=False).stdout.split()
+    ours = [n for n in names if n.startswith(PREFIX)]
+    if ours:
+        podman("rm", "-f", "-t", "0", *ours, check=False)
+    pods = podman("pod", "ps", "--format", "{{.Name}}", check=False).stdout.split()
+    for pod in (p for p in pods if p.startswith(PREFIX)):
+        podman("pod", "rm", "-f", "-t", "0", pod, check=False)
