@@ -8,7 +8,9 @@ that installs it."""
 
 from __future__ import annotations
 
+import hashlib
 import os
+import re
 import shutil
 import subprocess
 import time
@@ -19,10 +21,13 @@ REPO_ROOT = Path(__file__).resolve().parent.parent.parent
 DEPLOY = REPO_ROOT / "deploy" / "fleet"
 CONTAINERS_CONF = DEPLOY / "containers.conf"
 BASE_IMAGE = "localhost/rgr-base:bookworm"
-#: The image the tests build from this working tree (the README's is rgr-worker).
-WORKER_IMAGE = "localhost/rgr-worker:test"
-#: What every test container's name starts with (cleanup removes only these).
-PREFIX = "rgr-test-"
+#: The image the tests build from this working tree (the README's is rgr-worker), one
+#: tag per checkout: two checkouts on one machine never test each other's code.
+WORKER_IMAGE = ("localhost/rgr-worker:test-"
+                + hashlib.sha256(str(REPO_ROOT).encode()).hexdigest()[:12])
+#: What every test container's (and secret's) name starts with: this process's own, so
+#: test runs at once on one machine leave each other's containers alone.
+PREFIX = f"rgr-test-{os.getpid()}-"
 INSTALL = "apt-get install -y podman runc debootstrap"
 CA_BUNDLE = Path("/etc/ssl/certs/ca-certificates.crt")
 
@@ -112,11 +117,18 @@ def state(name: str) -> str:
 
 
 def remove_test_containers() -> None:
-    """Every container (and pod) this module started, whatever state it is in."""
+    """Every container (and pod) this process started, and those of test runs that
+    died without cleaning up (their pid is gone)."""
+
+    def ours(name: str) -> bool:
+        match = re.match(r"rgr-test-(\d+)-", name)
+        return match is not None and (name.startswith(PREFIX)
+                                      or not Path(f"/proc/{match.group(1)}").exists())
+
     names = podman("ps", "-a", "--format", "{{.Names}}", check=False).stdout.split()
-    ours = [n for n in names if n.startswith(PREFIX)]
-    if ours:
-        podman("rm", "-f", "-t", "0", *ours, check=False)
     pods = podman("pod", "ps", "--format", "{{.Name}}", check=False).stdout.split()
-    for pod in (p for p in pods if p.startswith(PREFIX)):
+    for pod in filter(ours, pods):
         podman("pod", "rm", "-f", "-t", "0", pod, check=False)
+    leftover = [n for n in names if ours(n)]
+    if leftover:
+        podman("rm", "-f", "-t", "0", *leftover, check=False)

@@ -35,6 +35,8 @@ MANIFEST = podman.DEPLOY / "kubernetes.yaml"
 NAMES = ("alpha", "beta", "gamma")
 #: The job whose worker is killed, at the first model request of its GREEN session.
 VICTIM = "beta"
+#: The Secret's name here (the manifest's is rgr-fleet): this test run's own.
+SECRET = PREFIX + "fleet"
 DONE_TIMEOUT_S = 900.0
 
 
@@ -152,7 +154,8 @@ def kube_manifest(name: str, image: str, variables: dict[str, str]) -> str:
     # Kubernetes file it reads that lifts the /proc masks (the worker still runs as uid
     # 1000 with no capability: the test checks it in each pod).
     once("procMount: Unmasked", "privileged: true")
-    return text
+    assert text.count("name: rgr-fleet,") == 5
+    return text.replace("name: rgr-fleet,", f"name: {SECRET},")
 
 
 def kube_secret(f: Fleet) -> str:
@@ -175,8 +178,7 @@ def test_kubernetes_deployment_with_podman_kube_play(image: str, tmp_path: Path)
         f.queue(*NAMES)
         secret = tmp_path / "secret.json"
         secret.write_text(kube_secret(f))
-        podman.podman("secret", "rm", "rgr-fleet", check=False)
-        podman.podman("secret", "create", "rgr-fleet", str(secret))
+        podman.podman("secret", "create", SECRET, str(secret))
         env = f.worker_env()
         # What the Secret carries is not set again in the Deployment.
         for key in ("RGR_REMOTE_URL", "RGR_GIT_USERNAME", "RGR_GIT_PASSWORD",
@@ -185,7 +187,7 @@ def test_kubernetes_deployment_with_podman_kube_play(image: str, tmp_path: Path)
         pods = []
         try:
             for i in range(1, 4):
-                name = f"{PREFIX}kube{i}"
+                name = f"{PREFIX}kube{i}"  # the pod: <name>-pod-0
                 play = tmp_path / f"{name}.yaml"
                 play.write_text(kube_manifest(name, image, dict(env)))
                 podman.podman("kube", "play", "--network", "host", str(play))
@@ -207,7 +209,7 @@ def test_kubernetes_deployment_with_podman_kube_play(image: str, tmp_path: Path)
         finally:
             for pod in pods:
                 podman.podman("pod", "rm", "-f", "-t", "0", f"{pod}-pod-0", check=False)
-            podman.podman("secret", "rm", "rgr-fleet", check=False)
+            podman.podman("secret", "rm", SECRET, check=False)
         check(f, killed, logs)
 
 
