@@ -108,3 +108,31 @@ def test_the_entrypoint_gives_git_the_credentials_from_the_environment(
 def test_the_image_pins_the_claude_code_release_the_suite_pins() -> None:
     pinned = re.search(r"^ARG CLAUDE_CODE_VERSION=(\S+)$", DOCKERFILE.read_text(), re.M)
     assert pinned is not None and pinned.group(1) == PINNED
+
+
+def test_the_container_tests_are_opt_in_and_say_how_to_run_them(tmp_path: Path) -> None:
+    """Without RGR_CONTAINERS=1 (the default run, CI) tests/containers builds no image
+    and runs no container: each test is reported skipped with the command that runs it,
+    never passed."""
+    env = clean_env(tmp_path / "home")
+    env.pop("RGR_CONTAINERS", None)
+    done = subprocess.run([sys.executable, "-m", "pytest", "tests/containers", "-q",
+                           "-p", "no:cacheprovider"], cwd=REPO_ROOT, env=env,
+                          capture_output=True, text=True, timeout=120,
+                          stdin=subprocess.DEVNULL)
+    assert done.returncode == 0, done.stdout + done.stderr
+    summary = done.stdout.strip().splitlines()[-1]
+    assert re.fullmatch(r"3 skipped in [\d.]+s", summary), done.stdout
+    assert ("container tests are opt-in: run with RGR_CONTAINERS=1 .venv/bin/python -m "
+            "pytest -m containers") in done.stdout, done.stdout
+
+
+def test_ci_runs_exactly_the_readme_test_command() -> None:
+    """.ci/run is the README's command and nothing more: no tool installed or image
+    built there (the container tests are opt-in, README: "A fleet")."""
+    readme = (REPO_ROOT / "README.md").read_text()
+    command = re.search(r"^Run the tests .*?```sh\n(.+?)\n```", readme, re.M | re.S)
+    assert command is not None
+    lines = [line for line in (REPO_ROOT / ".ci" / "run").read_text().splitlines()
+             if line.strip() and not line.startswith("#")]
+    assert lines == ["set -euo pipefail", 'cd "$(dirname "$0")/.."', command.group(1)], lines

@@ -3,8 +3,10 @@
 Debian base made once per machine by deploy/fleet/base-image.sh), and worker containers
 on the host network next to a hub and the scripted model server on the host's loopback.
 
-Never skips: without podman (or debootstrap, or root) a test fails with the command
-that installs it."""
+The tests are opt-in (RGR_CONTAINERS=1, tests/conftest.py). Once asked for, they never
+skip: they need root (rootful podman, debootstrap), podman, runc and debootstrap are
+installed from the OS packages with apt-get where they are missing, and on a machine where
+that cannot be done a test fails saying what to install."""
 
 from __future__ import annotations
 
@@ -57,14 +59,29 @@ def podman(*args: str, check: bool = True, timeout: float = 600,
     return done
 
 
+TOOLS = ("podman", "runc", "debootstrap")
+
+
 def missing() -> str | None:
-    """Why the container tests cannot run on this machine, or None."""
-    for tool in ("podman", "runc", "debootstrap"):
-        if shutil.which(tool) is None:
-            return f"{tool} is not installed: {INSTALL} (README: \"A fleet\")"
+    """Why the container tests cannot run on this machine, or None. podman, runc and
+    debootstrap are installed with apt-get where they are missing (what rgr's suite does
+    for bubblewrap); rootful podman and debootstrap need root."""
     if os.geteuid() != 0:
         return "the container tests run rootful podman and debootstrap: run them as root"
-    return None
+    absent = [tool for tool in TOOLS if shutil.which(tool) is None]
+    if not absent:
+        return None
+    if shutil.which("apt-get") is None:
+        return f"{', '.join(absent)} not installed and no apt-get here: {INSTALL}"
+    for argv in (["apt-get", "update", "-qq"], ["apt-get", "install", "-y", "-qq", *TOOLS]):
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=1800,
+                              stdin=subprocess.DEVNULL,
+                              env={**os.environ, "DEBIAN_FRONTEND": "noninteractive"})
+        if done.returncode != 0:
+            return (f"installing {', '.join(absent)} failed ({' '.join(argv)} exited "
+                    f"{done.returncode}):\n{done.stdout[-2000:]}{done.stderr[-2000:]}")
+    still = [tool for tool in TOOLS if shutil.which(tool) is None]
+    return f"{', '.join(still)} still missing after apt-get: {INSTALL}" if still else None
 
 
 def build_images(log: Path | None = None) -> dict[str, float]:

@@ -4,9 +4,10 @@ mirror), N worker containers on one bare remote on the host (git's HTTP protocol
 credentials), the scripted model server on the host's loopback, the real claude inside
 the image, and every agent and test run sealed in bubblewrap inside the container.
 
-Marked ``containers``: CI runs them (.ci/run installs podman, runc and debootstrap when
-they are missing); ``-m "not containers"`` deselects them. They never skip: on a machine
-that cannot run them they fail saying what is missing."""
+Marked ``containers`` and opt-in: skipped (saying how to run them) unless RGR_CONTAINERS=1,
+so the default run and CI stay fast: ``RGR_CONTAINERS=1 .venv/bin/python -m pytest -m
+containers``. Once asked for they never skip: podman, runc and debootstrap are installed
+with apt-get where missing, and on a machine that cannot run them they fail saying why."""
 
 from __future__ import annotations
 
