@@ -146,6 +146,15 @@ class Fleet:
             branch = self.spec_of(name)[1]["branch"]
             phases = [n["phase"] for n in notes if n.get("branch") == branch]
             assert phases == PHASES, (branch, phases)
+        # main's test list holds each job's item once, done: a job rebased onto a main
+        # where others landed comes out of git's union merge with its item's open line
+        # kept next to the done one, which the landing removes (else the next job's
+        # planner sees finished work as still to do).
+        items = [line for line in sh_git(self.hub, "show", "main:test-list.md").splitlines()
+                 if line.startswith("- [")]
+        assert not [line for line in items if line.startswith("- [ ]")], items
+        for name in names:
+            assert sum(f" {name} " in f"{line} " for line in items) == 1, (name, items)
         # And the suite of main passes on a fresh checkout (the project's own pytest).
         check = self.tmp / "check-main"
         sh_git(self.tmp, "clone", "-q", "--branch", "main", str(self.hub), str(check))

@@ -28,12 +28,9 @@ from podman import PREFIX, SANDBOX_OPTS, WORKER_IMAGE
 pytestmark = pytest.mark.containers
 
 MANIFEST = podman.DEPLOY / "kubernetes.yaml"
-#: One job per worker container, all planned on the first main: a job planned on a main
-#: where others already landed meets the test-list.md git's union merge left there (a
-#: done item's open line kept), and its planner is refused for dropping that line. The
-#: daemon's landing work for issue 26 cleans the list after a rebase; until it is in,
-#: a fourth job here would fail its PLAN for that, not for anything of the containers.
-NAMES = ("alpha", "beta", "gamma")
+#: One more job than workers (one worker a container): the fourth is claimed when a
+#: worker has landed its first job, so it is planned on a main where others landed.
+NAMES = ("alpha", "beta", "gamma", "delta")
 #: The job whose worker is killed, at the first model request of its GREEN session.
 VICTIM = "beta"
 #: The Secret's name here (the manifest's is rgr-fleet): this test run's own.
@@ -115,7 +112,7 @@ def check(fleet_: Fleet, killed: str, logs: dict[str, str]) -> None:
 
 
 def test_worker_containers_one_killed_mid_job(image: str, tmp_path: Path) -> None:
-    """3 worker containers, 3 jobs integrated into main; the container running beta's
+    """3 worker containers, 4 jobs integrated into main; the container running beta's
     GREEN session is `podman kill`ed; the others finish everything, exactly once."""
     green = threading.Event()
     with fleet(tmp_path, on_session=lambda n: n == f"green-{VICTIM}" and green.set()) as f:
