@@ -242,6 +242,25 @@ def pytest_sessionstart(session: pytest.Session) -> None:
                         f"{done.stderr}", returncode=4)
 
 
+#: The container tests (tests/containers, marker ``containers``) build the worker image
+#: with podman (cached: minutes; cold: about 8) and run workers in containers for several
+#: minutes more: opt-in, never in the default run (.ci/run, the README's command).
+CONTAINERS_OPT_IN = "RGR_CONTAINERS"
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Without RGR_CONTAINERS=1 each ``containers`` test is skipped, saying how to run it
+    (``pytest -ra`` lists it among the skipped: not verified by that run)."""
+    if os.environ.get(CONTAINERS_OPT_IN) == "1":
+        return
+    skip = pytest.mark.skip(reason=f"container tests are opt-in: run with "
+                                   f"{CONTAINERS_OPT_IN}=1 .venv/bin/python -m pytest -m "
+                                   f"containers (README: \"A fleet\")")
+    for item in items:
+        if item.get_closest_marker("containers") is not None:
+            item.add_marker(skip)
+
+
 # -- the backend point of the e2e kata helpers (tests/e2e/kata.py) ---------------------
 
 #: The agent CLIs the e2e suite can drive (tests/e2e/kata.py's AGENT_BACKENDS).

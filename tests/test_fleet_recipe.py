@@ -1,10 +1,14 @@
 """The fleet recipe's entrypoint (deploy/fleet/entrypoint.sh), run as a container would
-run it, minus the container (no engine here): it clones the shared remote, starts
-`rgr daemon --remote hub --watch`, and stops cleanly on SIGTERM (`docker stop`)."""
+run it, minus the container (tests/containers/ runs it in real ones): it clones the
+shared remote, with credentials from the environment when the remote asks for them,
+starts `rgr daemon --remote hub --watch`, and stops cleanly on SIGTERM (`docker stop`).
+And the image pins the Claude Code release the end-to-end suite pins."""
 
 from __future__ import annotations
 
 import os
+import re
+import secrets
 import signal
 import subprocess
 import sys
@@ -12,8 +16,12 @@ import time
 from pathlib import Path
 
 from conftest import REPO_ROOT, clean_env, git, make_repo
+from git_http import GitHttpServer
+
+from rgr.backends.claude_release import PINNED
 
 ENTRYPOINT = REPO_ROOT / "deploy" / "fleet" / "entrypoint.sh"
+DOCKERFILE = REPO_ROOT / "deploy" / "fleet" / "Dockerfile"
 
 
 def worker_env(tmp_path: Path, **extra: str) -> dict[str, str]:
@@ -58,3 +66,73 @@ def test_the_entrypoint_names_a_missing_remote(tmp_path: Path) -> None:
                           text=True, env=worker_env(tmp_path), timeout=30)
     assert done.returncode != 0 and "RGR_REMOTE_URL" in done.stderr
     assert not (tmp_path / "home" / "work").exists()
+
+
+def test_the_entrypoint_gives_git_the_credentials_from_the_environment(
+        tmp_path: Path) -> None:
+    """An https remote that asks for credentials: the entrypoint's helper answers with
+    RGR_GIT_USERNAME/RGR_GIT_PASSWORD, which appear in no file and not in the URL."""
+    source = make_repo(tmp_path, commits=1)
+    hubs = tmp_path / "hubs"
+    hubs.mkdir()
+    git(tmp_path, "clone", "-q", "--bare", str(source.path), str(hubs / "p.git"))
+    password = secrets.token_hex(16)
+    with GitHttpServer(hubs, "rgr-bot", password) as http:
+        url = http.url("p.git")
+        worker = subprocess.Popen(
+            ["sh", str(ENTRYPOINT)], cwd=tmp_path, stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+            env=worker_env(tmp_path, RGR_REMOTE_URL=url, RGR_GIT_USERNAME="rgr-bot",
+                           RGR_GIT_PASSWORD=password, GIT_TERMINAL_PROMPT="0"))
+        assert worker.stdout is not None
+        seen = []
+        for line in worker.stdout:
+            seen.append(line)
+            if "rgr daemon: 1 worker(s)" in line or len(seen) > 50:
+                break
+        worker.send_signal(signal.SIGTERM)
+        rest, _ = worker.communicate(timeout=60)
+        assert worker.returncode == 0, "".join(seen) + rest
+        assert http.refused > 0 and http.served > 0  # asked, then answered
+        wrong = subprocess.run(["git", "ls-remote", url], capture_output=True, text=True,
+                               env=worker_env(tmp_path, GIT_TERMINAL_PROMPT="0"))
+        assert wrong.returncode != 0  # the remote does ask
+    clone = tmp_path / "home" / "work"
+    assert git(clone, "remote", "get-url", "hub") == url
+    assert git(clone, "rev-parse", "HEAD") == source.head()
+    for path in [*clone.joinpath(".git").rglob("*"), *(tmp_path / "home").glob(".*")]:
+        if path.is_file():
+            assert password.encode() not in path.read_bytes(), path
+
+
+def test_the_image_pins_the_claude_code_release_the_suite_pins() -> None:
+    pinned = re.search(r"^ARG CLAUDE_CODE_VERSION=(\S+)$", DOCKERFILE.read_text(), re.M)
+    assert pinned is not None and pinned.group(1) == PINNED
+
+
+def test_the_container_tests_are_opt_in_and_say_how_to_run_them(tmp_path: Path) -> None:
+    """Without RGR_CONTAINERS=1 (the default run, CI) tests/containers builds no image
+    and runs no container: each test is reported skipped with the command that runs it,
+    never passed."""
+    env = clean_env(tmp_path / "home")
+    env.pop("RGR_CONTAINERS", None)
+    done = subprocess.run([sys.executable, "-m", "pytest", "tests/containers", "-q",
+                           "-p", "no:cacheprovider"], cwd=REPO_ROOT, env=env,
+                          capture_output=True, text=True, timeout=120,
+                          stdin=subprocess.DEVNULL)
+    assert done.returncode == 0, done.stdout + done.stderr
+    summary = done.stdout.strip().splitlines()[-1]
+    assert re.fullmatch(r"3 skipped in [\d.]+s", summary), done.stdout
+    assert ("container tests are opt-in: run with RGR_CONTAINERS=1 .venv/bin/python -m "
+            "pytest -m containers") in done.stdout, done.stdout
+
+
+def test_ci_runs_exactly_the_readme_test_command() -> None:
+    """.ci/run is the README's command and nothing more: no tool installed or image
+    built there (the container tests are opt-in, README: "A fleet")."""
+    readme = (REPO_ROOT / "README.md").read_text()
+    command = re.search(r"^Run the tests .*?```sh\n(.+?)\n```", readme, re.M | re.S)
+    assert command is not None
+    lines = [line for line in (REPO_ROOT / ".ci" / "run").read_text().splitlines()
+             if line.strip() and not line.startswith("#")]
+    assert lines == ["set -euo pipefail", 'cd "$(dirname "$0")/.."', command.group(1)], lines

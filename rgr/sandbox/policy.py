@@ -64,6 +64,16 @@ class SandboxPolicy:
         jail = Jail(found, masked=(), readable=(), writable=())
         done = run(jail.wrap(["true"], "/"), cwd="/", timeout=30)
         if done.returncode != 0 or done.timed_out:
+            if "Can't mount proc" in done.stderr:
+                # Inside a container: the kernel refuses a fresh /proc while the
+                # runtime's masks cover parts of the outer one.
+                raise SandboxUnavailable(
+                    f"bubblewrap cannot create a sandbox here: {done.stderr.strip()} (this "
+                    "looks like a container whose runtime masks parts of /proc)",
+                    "run the container with /proc unmasked: podman --security-opt "
+                    "'unmask=/proc/*', docker --security-opt systempaths=unconfined, "
+                    "Kubernetes securityContext procMount: Unmasked (README: \"A fleet\"); "
+                    "or pass --no-sandbox and let the container alone confine the agents")
             raise SandboxUnavailable(
                 f"bubblewrap cannot create a sandbox on this machine: {done.stderr.strip()} "
                 "(user namespaces are off, or this is a container that forbids them)",
