@@ -8,12 +8,12 @@ fix, so each rule is checked through more than one of them."""
 from __future__ import annotations
 
 import subprocess
-from collections.abc import Callable
 from pathlib import Path
 
 import pygit2
 import pytest
 from conftest import clean_env, git
+from fake_backend import FakeBackend, Session
 
 from rgr import inflight, merging, retry
 from rgr.attempt import Sealer
@@ -30,41 +30,6 @@ from rgr.notes import NotesStore
 from rgr.orchestrator import Orchestrator
 from rgr.refactor.engine import RefactorEngine
 from rgr.workspace import Workspace, open_workspace
-
-#: What a fake session does in its scratch copy (request.cwd), then answers.
-Session = Callable[[AgentRequest], AgentResult]
-
-
-class FakeBackend:
-    """Runs each session as the next function of ``sessions``: a few lines of git in
-    the scratch copy stand in for the agent."""
-
-    name = "fake"
-    binary = "fake"
-    env_keep: tuple[str, ...] = ()
-
-    def __init__(self, *sessions: Session) -> None:
-        self.sessions = list(sessions)
-        self.requests: list[AgentRequest] = []
-
-    def version(self) -> str:
-        return "1"
-
-    def api_urls(self, env: object) -> list[str]:
-        return []
-
-    def seal_api(self, env: object, open_gateway: object) -> list[str]:
-        return []
-
-    def prepare_home(self, home: Path, env: object) -> None:
-        return None
-
-    def check_login(self, cwd: Path) -> None:
-        return None
-
-    def run(self, request: AgentRequest) -> AgentResult:
-        self.requests.append(request)
-        return self.sessions.pop(0)(request)
 
 
 def commits(files: dict[str, str], message: str, cost: float = 0.01,

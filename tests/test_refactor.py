@@ -299,44 +299,27 @@ def test_the_root_tdd_toml_documents_every_gate_refactor_and_sandbox_key() -> No
 
 
 def test_three_invalid_plans_end_with_the_codes_and_nothing_changed(shop: Path) -> None:
+    from fake_backend import FakeBackend
+
     from rgr.backends.base import AgentRequest, AgentResult
     from rgr.refactor.engine import PlanRejected, RefactorEngine
     from rgr.workspace import open_workspace
 
     prompts: list[str] = []
 
-    class ScriptedPlanner:  # the backend boundary: the agent's answer, nothing else
-        name = "scripted"
-        binary = "scripted"
-        env_keep: tuple[str, ...] = ()
-
-        def version(self) -> str:
-            return "1"
-
-        def api_urls(self, env: object) -> list[str]:
-            return []
-
-        def seal_api(self, env: object, open_gateway: object) -> list[str]:
-            return []
-
-        def prepare_home(self, home: Path, env: object) -> None:
-            return None
-
-        def check_login(self, cwd: Path) -> None:
-            return None
-
-        def run(self, request: AgentRequest) -> AgentResult:
-            prompts.append(request.prompt)
-            assert request.tools == ("Read", "Grep", "Glob")
-            output = request.output_model.model_validate(
-                {"batches": [batch("b", "g", ["nowhere/*.py"], ["dedupe"])]})
-            return AgentResult("s", output, 1, 0.0, 1, {}, [], {})
+    def plans(request: AgentRequest) -> AgentResult:  # the agent's answer, nothing else
+        prompts.append(request.prompt)
+        assert request.tools == ("Read", "Grep", "Glob")
+        output = request.output_model.model_validate(
+            {"batches": [batch("b", "g", ["nowhere/*.py"], ["dedupe"])]})
+        return AgentResult("s", output, 1, 0.0, 1, {}, [], {})
 
     ws = open_workspace(shop, env=clean_env(shop.parent / "home"))
     from rgr.attempt import Sealer
     from rgr.config import resolve_test_command
 
-    planner, test_command = ScriptedPlanner(), resolve_test_command(ws.config, shop)
+    planner = FakeBackend(plans, plans, plans)
+    test_command = resolve_test_command(ws.config, shop)
     engine = RefactorEngine(ws, planner, test_command, lambda message: None,
                             Sealer(ws, planner, test_command, None))
     with pytest.raises(PlanRejected) as caught:

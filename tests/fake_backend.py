@@ -1,0 +1,44 @@
+"""The one mocked boundary of the in-process tests: an agent session. Everything else
+(git, the scratch copies, the notes, the test runs) is real."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from rgr.backends.base import AgentRequest, AgentResult
+
+#: What a fake session does in its scratch copy (request.cwd), then answers.
+Session = Callable[[AgentRequest], AgentResult]
+
+
+class FakeBackend:
+    """Runs each session as the next function of ``sessions``: a few lines of git in
+    the scratch copy stand in for the agent."""
+
+    name = "fake"
+    binary = "fake"
+    env_keep: tuple[str, ...] = ()
+
+    def __init__(self, *sessions: Session) -> None:
+        self.sessions = list(sessions)
+        self.requests: list[AgentRequest] = []
+
+    def version(self) -> str:
+        return "1"
+
+    def api_urls(self, env: object) -> list[str]:
+        return []
+
+    def seal_api(self, env: object, open_gateway: object) -> list[str]:
+        return []
+
+    def prepare_home(self, home: Path, env: object) -> None:
+        return None
+
+    def check_login(self, cwd: Path) -> None:
+        return None
+
+    def run(self, request: AgentRequest) -> AgentResult:
+        self.requests.append(request)
+        return self.sessions.pop(0)(request)
