@@ -15,7 +15,7 @@ import pytest
 
 from rgr.proc import run
 from rgr.sandbox.bridge import Bridge
-from rgr.sandbox.jail import Jail, install_root
+from rgr.sandbox.jail import Jail, executable_roots, install_root
 from rgr.sandbox.policy import SandboxPolicy, SandboxUnavailable
 
 PY = sys.executable
@@ -198,3 +198,22 @@ def test_the_environment_keeps_only_what_is_named(tmp_path: Path) -> None:
 ])
 def test_install_roots(path: str, root: str) -> None:
     assert install_root(Path(path)) == Path(root)
+
+
+def test_every_link_an_executable_leads_through_is_shown(tmp_path: Path) -> None:
+    """``~/bin/claude`` -> ``~/.npm-global/bin/claude`` -> the package: the middle link
+    sits in another hidden folder, and without its folder inside the sandbox the kernel
+    cannot follow the chain (it was found with claude linked from a checkout in /tmp)."""
+    package = tmp_path / "prefix" / "lib" / "node_modules" / "pkg"
+    (package / "bin").mkdir(parents=True)
+    (package / "bin" / "tool.js").write_text("#!/bin/sh\n")
+    middle = tmp_path / "prefix" / "bin" / "tool"
+    middle.parent.mkdir()
+    middle.symlink_to("../lib/node_modules/pkg/bin/tool.js")
+    first = tmp_path / "home" / "bin" / "tool"
+    first.parent.mkdir(parents=True)
+    first.symlink_to(middle)
+    roots = executable_roots(first)
+    assert tmp_path / "home" in roots  # the link as named
+    assert tmp_path / "prefix" in roots  # the link it leads through
+    assert package in roots  # where it resolves

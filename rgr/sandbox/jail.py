@@ -20,6 +20,7 @@ cannot remount them writable (bubblewrap's own guarantee, checked by the tests).
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -123,9 +124,19 @@ def install_root(path: Path) -> Path:
 
 
 def executable_roots(path: Path) -> list[Path]:
-    """Install roots of ``path`` as named and as resolved (a venv's ``python`` is a
-    link into the base interpreter), and of a ``#!`` interpreter it names."""
+    """Install roots of ``path`` as named, of every link it leads through and as
+    resolved (a venv's ``python`` is a link into the base interpreter; ``~/bin/claude``
+    may lead through ``~/.npm-global/bin/claude``, a link in another hidden folder,
+    which the kernel must find too), and of a ``#!`` interpreter it names."""
     roots = [install_root(path)]
+    hop = path
+    for _ in range(40):  # the kernel's own limit on links followed
+        try:
+            target = Path(os.readlink(hop))
+        except OSError:
+            break
+        hop = target if target.is_absolute() else hop.parent / target
+        roots.append(install_root(Path(os.path.normpath(hop))))
     real = path.resolve()
     if real != path:
         roots.append(install_root(real))
