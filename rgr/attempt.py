@@ -376,8 +376,22 @@ class Sealer:
              message: str = "rgr: rejected attempt") -> str:
         """Keep a rejected attempt's commits reachable; the ref's name."""
         name = attempt_ref(label, run_id)
+        # A kill between this ref and the attempt's note (crash point attempt:kept)
+        # makes resume judge and keep the same tip again: the ref it already has is
+        # reused, so one rejected attempt is one kept ref.
+        stem = name.rsplit("-", 1)[0] + "-"
+        for kept, commit in git.commits_under(self.ws.repo, stem).items():
+            if commit == str(tip.id) and kept[len(stem):].isdigit():
+                return kept
         git.create_ref(self.ws.repo, name, tip.id, message)
         return name
+
+    def drop(self, folder: str | None) -> None:
+        """Remove an interrupted attempt's scratch folder once it is judged (only a
+        folder of this repository's work root: the path comes from a file on disk)."""
+        if folder and Path(folder).parent == work_root(self.ws.git_dir,
+                                                       self.ws.config.sandbox.scratch_dir):
+            _remove(Path(folder))
 
     def accept(self, base: pygit2.Commit, tip: pygit2.Commit, message: str) -> None:
         """Move the checked-out branch from ``base`` to the verified ``tip`` and bring the

@@ -38,11 +38,13 @@ from rgr.errors import RgrError
 from rgr.events import Event, Observer, Observers
 from rgr.guards import Violation, edit_rules
 from rgr.handoff import HandoffState, MergeFixNote, Phase, TestResult
+from rgr.inflight import Inflight
 from rgr.limits import LimitReached, Limits
 from rgr.loop.kernel import Accepted, Exhausted, Kernel, Try, Verdict, Work
 from rgr.mergefix_checks import check_merge_commits, check_merge_scope, check_merge_tests
 from rgr.outputs import PhaseOutput
 from rgr.prompting import quoted
+from rgr.retry import AttemptRejected
 from rgr.verify import TestReport
 from rgr.workspace import Workspace
 
@@ -139,6 +141,19 @@ class MergeFixer:
                 f"tr{'y' if tries == 1 else 'ies'}; last rejection: {out.final}",
                 f"merge it by hand (`git merge {job.into}` on {job.branch}); the rejected "
                 "fixes are kept under refs/rgr/attempts/ (`rgr history --all`)") from None
+
+    def settle_interrupted(self, job: MergeJob, record: Inflight,
+                           tries: int) -> pygit2.Commit | None:
+        """Judge the merge-fix attempt a killed rgr left in flight (``record``), as it
+        would have been judged: its merge, the job's branch moved to it; None when it
+        is rejected (kept with its note if it made commits): then fix() runs."""
+        work = MergeFix(self, job, tries, (self.tests_at(job.base_tip),
+                                           self.tests_at(job.job_tip)))
+        self.report(f"judging merge fix {record.attempt}, running when rgr stopped")
+        try:
+            return self.kernel.judge_interrupted(work, record).tip
+        except AttemptRejected:
+            return None
 
     def record_spend(self) -> None:
         """Append what the sessions cost to the ledger (see MERGE_FIX_SPEND)."""

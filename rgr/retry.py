@@ -28,11 +28,16 @@ class AttemptRejected(Exception):
         self.backend_side = backend_side
 
 
+def backoff_seconds(base_s: float, attempt_number: int) -> float:
+    """The wait after the ``attempt_number``-th attempt failed on the backend's side."""
+    return float(base_s * 2 ** (attempt_number - 1))
+
+
 def backoff_wait(base_s: float) -> Callable[[RetryCallState], float]:
     def wait(state: RetryCallState) -> float:
         error = state.outcome.exception() if state.outcome else None
         if isinstance(error, AttemptRejected) and error.backend_side:
-            return float(base_s * 2 ** (state.attempt_number - 1))
+            return backoff_seconds(base_s, state.attempt_number)
         return 0.0
 
     return wait

@@ -49,7 +49,7 @@ from rgr.loop.sessions import (
     result_from_record,
     result_record,
 )
-from rgr.retry import AttemptRejected, phase_retrying
+from rgr.retry import AttemptRejected, backoff_seconds, phase_retrying
 from rgr.scratch import ImportRefused, Scratch
 from rgr.verify import TestReport
 from rgr.workspace import Workspace
@@ -235,6 +235,12 @@ class Kernel:
                     except AttemptRejected as rejected:
                         brief = rejected.brief
                         last_reason = str(rejected)[:500]
+                        if rejected.backend_side and number < work.tries:
+                            # Said before the wait, so a run that seems idle says why
+                            # (a rate limit, an overloaded API), in every mode's log.
+                            self.report(f"{work.title(number)}: the agent's backend failed: "
+                                        "retrying in "
+                                        f"{backoff_seconds(self.backoff_base_s, number):g}s")
                         raise
         except AttemptRejected as final:
             # Out of tries, or out of budget or time: a limit is the clearer reason.
@@ -427,14 +433,20 @@ class Kernel:
         attempt = Try(record.attempt, record.session_id,
                       datetime.fromisoformat(record.started_at), None,
                       work.label(record.attempt))
-        if record.output is None or record.result is None:
-            return self.judge(work, attempt, None, BackendError(
-                "interrupted", "rgr stopped while the agent was still working; its session "
-                "never finished", retryable=False), work.base, None)
-        output = work.output_model().model_validate(record.output)
-        tip, refused = self._interrupted_tip(work, record)
-        return self.judge(work, attempt, result_from_record(record.result, output), None,
-                          tip, refused)
+        try:
+            if record.output is None or record.result is None:
+                return self.judge(work, attempt, None, BackendError(
+                    "interrupted", "rgr stopped while the agent was still working; its "
+                    "session never finished", retryable=False), work.base, None)
+            output = work.output_model().model_validate(record.output)
+            tip, refused = self._interrupted_tip(work, record)
+            return self.judge(work, attempt, result_from_record(record.result, output),
+                              None, tip, refused)
+        finally:
+            # recover_after_crash spared the attempt's scratch copy for this judgment;
+            # nothing else removes it (its `seat` died with rgr), so it would stay in
+            # /dev/shm until some later command's recovery.
+            self.sealer.drop(record.scratch)
 
     def _interrupted_tip(self, work: Work, record: Inflight
                          ) -> tuple[pygit2.Commit, str | None]:
