@@ -267,7 +267,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 E2E_BACKENDS = ("claude", "codex")
 
 
-def _e2e_backends() -> list[str]:
+def e2e_backends() -> list[str]:
     names = [n.strip() for n in os.environ.get("RGR_E2E_BACKENDS", "claude").split(",")
              if n.strip()]
     unknown = sorted(set(names) - set(E2E_BACKENDS))
@@ -284,7 +284,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     ``make_project(root, agent_backend)``, ``model_server(agent_backend)(scripts)``,
     ``rgr_env(home, server.url, agent_backend)``."""
     if "agent_backend" in metafunc.fixturenames:
-        metafunc.parametrize("agent_backend", _e2e_backends())
+        metafunc.parametrize("agent_backend", e2e_backends())
 
 
 # ------------------------------------------------------------------- GitHub CLI

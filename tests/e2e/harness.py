@@ -5,6 +5,11 @@ Which release: ``rgr.backends.claude_release`` names them. The suite runs on PIN
 (from ``node/package-lock.json``); ``RGR_E2E_CLAUDE=newest`` (or an exact version) runs
 every e2e test on that release instead, installed into ``node-<version>/`` (ignored by
 git) with ``npm install``. ``test_claude_releases.py`` runs a sample on NEWEST always.
+
+Sweeps: a long parametrized sweep (crash points, ecosystems, layouts) runs a fixed,
+deterministic sample in every test run and the rest only with ``RGR_FULL_SWEEP=1``;
+``sweep`` and ``sweep_only`` below mark the rest as skipped, with the command that runs
+them as the reason (pytest -ra lists them: a case left out is never counted as passed).
 """
 
 from __future__ import annotations
@@ -16,9 +21,10 @@ import os
 import shutil
 import subprocess
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import pydantic
 
@@ -26,9 +32,13 @@ from rgr.backends.claude_release import NEWEST, PACKAGE, PINNED
 from rgr.demo.env import DUMMY_API_KEY, claude_env, codex_env
 from rgr.proc import run
 
+if TYPE_CHECKING:
+    from _pytest.mark.structures import MarkDecorator, ParameterSet
+
 __all__ = ["DUMMY_API_KEY", "NODE_DIR", "Report", "StrictReport", "claude_env",
            "claude_path", "codex_env", "codex_path", "ensure_claude", "ensure_codex",
-           "init_repo", "processes_running", "selected_release"]
+           "full_sweep", "init_repo", "processes_running", "selected_release", "sweep",
+           "sweep_only"]
 
 #: package.json + package-lock.json pin @anthropic-ai/claude-code and @openai/codex (its
 #: platform binary comes as an optional dependency from the same registry); node_modules
@@ -169,3 +179,48 @@ def processes_running(needle: str) -> bool:
         if needle in text and str(os.getpid()) != cmdline.parent.name:
             return True
     return False
+
+
+# -- sweeps: a deterministic sample by default, everything with RGR_FULL_SWEEP=1 --------
+
+#: The one switch for every long sweep of the e2e suite.
+FULL_SWEEP_VAR = "RGR_FULL_SWEEP"
+
+
+def full_sweep() -> bool:
+    """Whether this test run is a full sweep (``RGR_FULL_SWEEP`` set, and not to 0)."""
+    return os.environ.get(FULL_SWEEP_VAR, "") not in ("", "0")
+
+
+def sweep_command(where: str, env: str = "") -> str:
+    """The command that runs the full sweep of the test file ``where`` (``env``: more
+    variables it needs, such as ``RGR_E2E_BACKENDS=claude,codex``)."""
+    return f"{FULL_SWEEP_VAR}=1 {env + ' ' if env else ''}.venv/bin/python -m pytest {where}"
+
+
+def sweep_only(where: str, case: str = "", env: str = "",
+               run: bool | None = None) -> MarkDecorator:
+    """A mark for a test that only the full sweep runs (or, with ``run``, that runs
+    when ``run`` is true): skipped otherwise, with the command that runs it as the
+    reason."""
+    import pytest
+
+    reason = (f"{case + ': ' if case else ''}not in the default sample: "
+              f"{sweep_command(where, env)}")
+    return pytest.mark.skipif(not (full_sweep() if run is None else run), reason=reason)
+
+
+def sweep(cases: list[Any], sampled: Callable[[Any], bool], where: str,
+          ids: list[str] | None = None, env: str = "") -> list[ParameterSet]:
+    """``cases`` as pytest parameters: those ``sampled`` says yes to run, the others
+    are skipped with the command of the full sweep as the reason. ``sampled`` is true
+    for a fixed sample in every run and for every case in a full sweep (``full_sweep``):
+    never rotating, never random, so two runs of one commit run the same cases."""
+    import pytest
+
+    params = []
+    for i, case in enumerate(cases):
+        values = case if isinstance(case, tuple) else (case,)
+        marks = () if sampled(case) else (sweep_only(where, env=env, run=False),)
+        params.append(pytest.param(*values, marks=marks, id=ids[i] if ids else None))
+    return params

@@ -2,8 +2,13 @@
 workers' sessions at once), real git and pytest. Jobs are one-test katas
 (daemon_kata.py): five agent sessions each.
 
-The long sweep of kill points runs with RGR_DAEMON_SWEEP=1 (every point of
-rgr.failpoints.DAEMON_POINTS and LAND_POINTS; CI runs two)."""
+Every test run kills the daemon at one point of rgr.failpoints.DAEMON_POINTS and one of
+LAND_POINTS, runs two jobs on two workers, two jobs on two machines and a fleet of four
+landing jobs; the full sweep (every point, four jobs on two workers, six on two machines,
+a fleet of six) is
+
+    RGR_FULL_SWEEP=1 .venv/bin/python -m pytest tests/e2e/test_daemon.py
+"""
 
 from __future__ import annotations
 
@@ -17,6 +22,7 @@ from pathlib import Path
 import pytest
 from conftest import gh_bin
 from daemon_kata import MERGED_ALPHA, choose, merge_fix
+from harness import full_sweep, sweep
 from kata import (
     assert_suite_green,
     git,
@@ -36,9 +42,11 @@ from rgr.fake_model import FakeModelServer, RequestRecord
 
 pytestmark = pytest.mark.e2e
 
-#: RGR_DAEMON_SWEEP=1: every daemon crash point and 6 jobs on two machines (CI: one
-#: point, 2 jobs), about ten minutes more on two cores.
-SWEEP = os.environ.get("RGR_DAEMON_SWEEP") == "1"
+#: RGR_FULL_SWEEP=1: every daemon crash point, 4 jobs on two workers, 6 on two machines
+#: and a fleet of 6 (by default: one point of each kind, 2 jobs, 2 jobs, a fleet of 4),
+#: about ten minutes more on two cores.
+SWEEP = full_sweep()
+WHERE = "tests/e2e/test_daemon.py"
 
 #: One job's handoffs on its branch: the start marker, one cycle, the closing plan.
 PHASES = ["REFACTOR", "PLAN", "RED", "GREEN", "REFACTOR", "COMPLETE"]
@@ -87,12 +95,14 @@ def sessions_by_job(server: FakeModelServer) -> dict[str, int]:
 
 
 def test_four_jobs_two_workers(tmp_path: Path) -> None:
+    """Two workers run jobs at once (two jobs in every test run, one for each worker;
+    four in the full sweep, so that each worker claims again after a finish)."""
     repo = make_project(tmp_path / "kata")
-    names = ("alpha", "beta", "gamma", "delta")
+    names = ("alpha", "beta", "gamma", "delta")[:4 if SWEEP else 2]
     with FakeModelServer(choose=choose) as server:
         env = rgr_env(tmp_path / "home", server.url)
         add(repo, env, *names)
-        assert states(queue_json(repo, env)) == ["queued"] * 4
+        assert states(queue_json(repo, env)) == ["queued"] * len(names)
         daemon = start_rgr(["daemon", "--workers", "2", *FAST], repo, env)
         seen_running: set[int] = set()
         reader = Queue(Git(repo, git_env()), LocalHub(Git(repo, git_env())))
@@ -112,7 +122,7 @@ def test_four_jobs_two_workers(tmp_path: Path) -> None:
         assert daemon.returncode == 0, out
         assert server.errors == [], server.errors
     jobs = queue_json(repo, env)
-    assert states(jobs) == ["complete"] * 4, out
+    assert states(jobs) == ["complete"] * len(names), out
     assert all(j["claim"] is None for j in jobs)
     assert all(j["state"]["runs"] == 1 for j in jobs)  # type: ignore[index]
     assert len(seen_running) >= 2
@@ -125,11 +135,12 @@ def test_four_jobs_two_workers(tmp_path: Path) -> None:
     assert sum("claimed job" in line for line in lines[:first_done]) >= 2, out
     assert git(repo, "status", "--porcelain") == ""
     listing = rgr(["queue"], repo, env).stdout
-    assert listing.count("complete") == 4 and "COMPLETE/2" in listing
+    assert listing.count("complete") == len(names) and "COMPLETE/2" in listing
     # The jobs' clones filed each note's history row in this repository's cache too.
     cache = (repo / ".git" / "rgr" / "cache" / "history-rows").read_bytes().splitlines()
     listed = git(repo, "notes", "--ref=refs/notes/tdd-handoffs", "list").split()[0::2]
-    assert len(listed) > 20 and set(listed) <= {line.split()[1].decode() for line in cache[1:]}
+    assert len(listed) >= len(names) * len(PHASES)
+    assert set(listed) <= {line.split()[1].decode() for line in cache[1:]}
 
 
 def killer(server_box: list[FakeModelServer], daemon_box: list[subprocess.Popen[str]],
@@ -192,7 +203,8 @@ def test_kill_9_mid_agent_session_then_restart(tmp_path: Path) -> None:
 CI_POINTS = ("daemon:branch-pushed",)
 
 
-@pytest.mark.parametrize("point", [p for p in DAEMON_POINTS if SWEEP or p in CI_POINTS])
+@pytest.mark.parametrize("point", sweep(list(DAEMON_POINTS),
+                                        lambda p: SWEEP or p in CI_POINTS, WHERE))
 def test_kill_9_at_daemon_point_then_restart(tmp_path: Path, point: str) -> None:
     run_killed_then_restarted(tmp_path, point)
 
@@ -482,14 +494,18 @@ def job_clones_main(clone: Path) -> set[str]:
 
 def test_a_fleet_lands_on_the_remote_exactly_once_and_a_fresh_clone_has_it_all(
         tmp_path: Path) -> None:
-    """Two clones of one bare remote, --integrate merge: four jobs on separate files
-    land; a person lands their own alpha.py on the remote meanwhile, so both alpha jobs
-    conflict: the first fixer's merge lands, the second weakens a test and that job
-    needs attention. The remote's main, read by a fresh clone, holds every landed job
-    once, its suite passes, and the remote's notes hold every handoff; nobody's
-    checked-out main moved."""
+    """Two clones of one bare remote, --integrate merge: jobs on separate files (two by
+    default, four in the full sweep) land; a person lands their own alpha.py on the
+    remote meanwhile, so both alpha jobs conflict: the first fixer's merge lands, the
+    second weakens a test and that job needs attention. The remote's main, read by a
+    fresh clone, holds every landed job once, its suite passes, and the remote's notes
+    hold every handoff; nobody's checked-out main moved."""
     bare, a, b = two_clones(tmp_path)
     first = git(bare, "rev-parse", "main").strip()
+    # One job on separate files per machine by default (each machine still runs a
+    # conflicting alpha and a clean job); the full sweep gives each machine two.
+    on_a, on_b = (("beta", "gamma"), ("delta", "eps")) if SWEEP else (("beta",), ("delta",))
+    clean = (*on_a, *on_b)
     fixers: list[str] = []
     lock = threading.Lock()
     pushed: list[str] = []
@@ -519,8 +535,8 @@ def test_a_fleet_lands_on_the_remote_exactly_once_and_a_fresh_clone_has_it_all(
         # The two alpha jobs first: one machine claims each at once.
         add(a, env, "alpha", extra=("--remote", "hub"))
         add(b, env, "alpha", extra=("--remote", "hub"))
-        add(a, env, "beta", "gamma", extra=("--remote", "hub"))
-        add(b, env, "delta", "eps", extra=("--remote", "hub"))
+        add(a, env, *on_a, extra=("--remote", "hub"))
+        add(b, env, *on_b, extra=("--remote", "hub"))
         flags = ["daemon", "--remote", "hub", "--integrate", "merge", "--merge-fix-tries", "1",
                  *FAST]
         one = start_rgr(flags, a, {**env, "RGR_DAEMON_HOST": "machine-a"})
@@ -535,19 +551,18 @@ def test_a_fleet_lands_on_the_remote_exactly_once_and_a_fresh_clone_has_it_all(
     for job in jobs:
         by_state.setdefault(str(job["state"]["state"]), []).append(job)  # type: ignore[index]
     assert sorted(by_state) == ["complete", "needs-attention"], out
-    assert len(by_state["complete"]) == 5, out
+    assert len(by_state["complete"]) == 1 + len(clean), out
     assert sessions_by_job(server) == {"alpha": 2 * SESSIONS_PER_JOB + 2,
-                                       **dict.fromkeys(("beta", "gamma", "delta", "eps"),
-                                                       SESSIONS_PER_JOB)}
+                                       **dict.fromkeys(clean, SESSIONS_PER_JOB)}
     # What the remote holds, read by someone who was never part of the fleet.
     fresh = fresh_clone(bare, tmp_path / "fresh")
     tip = git(fresh, "rev-parse", "HEAD").strip()
-    for name in ("beta", "gamma", "delta", "eps"):
+    for name in clean:
         assert (fresh / f"{name}.py").exists() and (fresh / "tests" / f"test_{name}.py").exists()
     assert (fresh / "alpha.py").read_text() == MERGED_ALPHA
     assert_suite_green(fresh)
     subjects = git(fresh, "log", "--format=%s", "main").splitlines()
-    for name in ("alpha", "beta", "gamma", "delta", "eps"):
+    for name in ("alpha", *clean):
         assert subjects.count(f"feat: {name}") == 1, subjects  # landed once, not twice
     assert pushed[0] in git(fresh, "rev-list", "main").split()
     # Each complete job says what the remote held when it landed (read back), and the
@@ -591,7 +606,8 @@ def fresh_notes(bare: Path, fresh: Path) -> Path:
 LAND_CI_POINTS = ("land:pushed",)
 
 
-@pytest.mark.parametrize("point", [p for p in LAND_POINTS if SWEEP or p in LAND_CI_POINTS])
+@pytest.mark.parametrize("point", sweep(list(LAND_POINTS),
+                                        lambda p: SWEEP or p in LAND_CI_POINTS, WHERE))
 def test_kill_9_while_landing_on_a_remote_lands_exactly_once(tmp_path: Path,
                                                               point: str) -> None:
     """kill -9 between the verification and the push, during the push, and after the

@@ -7,9 +7,12 @@ cycle 1's first RED writes a test that passes at once (``red-passes``: rejected,
 retried) and its GREEN also rewrites the test (refused by rgr's PreToolUse hook, so only
 the implementation is committed; the commit-level ``green-touches-tests`` check behind
 the hook is runner-independent and exercised in tests/e2e/test_tdd_loop.py), before the
-run completes honestly. CI runs a deterministic sample of two (the runs with rejections
-in Vitest and Rust, about 3 minutes on 2 cores; every runner's parser is covered in CI by
-tests/test_runners.py against the real runner); ``RGR_FULL_SWEEP=1`` runs all twelve:
+run completes honestly. Every test run runs one of the twelve, always the same (Rust with
+the rejections: a compiled language, libtest's stdout parsed, rustup's homes outside HOME;
+about 1.5 minutes on 2 cores). Vitest runs end to end in every test run through
+tests/e2e/test_real_projects.py (an npm project through the daemon), and every runner's
+parser in tests/test_runners.py against the real runner. ``RGR_FULL_SWEEP=1`` runs all
+twelve:
 
     RGR_FULL_SWEEP=1 .venv/bin/python -m pytest tests/e2e/test_ecosystem_katas.py
 
@@ -20,31 +23,28 @@ name (tests/e2e/toolchains.py), among the skipped: never counted as passed.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 from pathlib import Path
 
 import pytest
 from ecosystems import ECOSYSTEMS, Ecosystem, kata_scripts, make_project
-from harness import ensure_claude
+from harness import ensure_claude, full_sweep, sweep
 from kata import git, notes_on_branch, rgr, rgr_env
 
 from rgr.fake_model import FakeModelServer
 
 pytestmark = pytest.mark.e2e
 
-FULL_SWEEP = os.environ.get("RGR_FULL_SWEEP", "") not in ("", "0")
+#: What every test run does without RGR_FULL_SWEEP: libtest's parsed stdout, with both
+#: rejections and an honest finish (87-90 s on a shared 2-core machine at a load of 10;
+#: Vitest's, with its JSON report, took as long: it runs in the full sweep).
+CI_SAMPLE = {("rust", True)}
 
-#: What CI runs without RGR_FULL_SWEEP: a report file (Vitest's JSON) and a parsed
-#: stdout (libtest's lines), each with both rejections and an honest finish. Each run
-#: took 87-90 s on a shared 2-core machine at a load of 10.
-CI_SAMPLE = {("vitest", True), ("rust", True)}
-
-CASES = [
-    pytest.param(name, rejections, id=f"{name}-{'rejections' if rejections else 'honest'}")
-    for name in ECOSYSTEMS for rejections in (False, True)
-    if FULL_SWEEP or (name, rejections) in CI_SAMPLE
-]
+ALL_CASES = [(name, rejections) for name in ECOSYSTEMS for rejections in (False, True)]
+CASES = sweep(ALL_CASES, lambda case: full_sweep() or case in CI_SAMPLE,
+              "tests/e2e/test_ecosystem_katas.py",
+              ids=[f"{name}-{'rejections' if rejections else 'honest'}"
+                   for name, rejections in ALL_CASES])
 
 PHASES = ["REFACTOR", "PLAN", "RED", "GREEN", "REFACTOR", "PLAN", "RED", "GREEN", "REFACTOR",
           "COMPLETE"]

@@ -14,21 +14,25 @@ first GREEN of cycle 1 edits the test (rejected, kept, retried) and the first RE
 cycle 2 meets an overloaded API (retried after a backoff), so the rejection and backoff
 paths have kill points too.
 
-CI runs a sample; the full sweep is ``RGR_FAULT_SWEEP=full python -m pytest
-tests/e2e/test_kill_anywhere.py`` (19 minutes on two cores, measured). On codex:
-``RGR_E2E_BACKENDS=codex`` (or ``claude,codex``).
+Every test run kills at a fixed sample of points on both agent CLIs (SAMPLE below: four
+on claude, one on codex; the same every run); the others are skipped, naming the command
+of the full sweep, which kills at every point on each CLI of RGR_E2E_BACKENDS (default
+claude; ``claude,codex`` for both):
+
+    RGR_FULL_SWEEP=1 .venv/bin/python -m pytest tests/e2e/test_kill_anywhere.py
 """
 
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from conftest import E2E_BACKENDS, e2e_backends
+from harness import full_sweep, sweep
 from kata import (
     NOTES,
     KataModel,
@@ -96,28 +100,40 @@ ALL_KILLS: list[Kill] = [
     *[Kill(request=k) for k in (1, 4, 8, 12, 16, 20, 25, 30)],
 ]
 
-SAMPLE = {"run:started@1", "agent:spawned@3", "agent:returned@4", "tests:spawned@2",
-          "seal:imported@3", "seal:checked-out@2", "phase:noted@4", "attempt:kept@1",
-          "retry:backoff@1", "model-request-12"}
+#: What every test run kills at, per agent CLI (the others: RGR_FULL_SWEEP=1). On claude,
+#: one of each kind of moment: inside the import of an attempt's commits, between a
+#: note's objects and its ref, on the rejection path (the failed attempt kept), and the
+#: whole process tree mid-session; on codex, inside the import of its patch's commits.
+SAMPLE = {
+    "claude": {"seal:imported@3", "notes:ref-moved@4", "attempt:kept@1", "model-request-12"},
+    "codex": {"seal:imported@3"},
+}
 
-KILLS = ALL_KILLS if os.environ.get("RGR_FAULT_SWEEP") == "full" else [
-    k for k in ALL_KILLS if k.id in SAMPLE]
+
+def _sampled(case: tuple[str, Kill]) -> bool:
+    backend, kill = case
+    return kill.id in SAMPLE[backend] or (full_sweep() and backend in e2e_backends())
+
+
+CASES = [(backend, kill) for backend in E2E_BACKENDS for kill in ALL_KILLS]
 
 
 def test_the_sweep_has_forty_distinct_kill_points() -> None:
     ids = [k.id for k in ALL_KILLS]
     assert len(set(ids)) == len(ids) >= 40
-    assert set(ids) >= SAMPLE
+    for backend in E2E_BACKENDS:
+        assert set(ids) >= SAMPLE[backend], backend
     from rgr.failpoints import POINTS
 
     # every crash point rgr has is in the sweep
     assert {k.point.split("@")[0] for k in ALL_KILLS if k.point} == set(POINTS)
 
 
-@pytest.mark.parametrize("kill", KILLS, ids=[k.id for k in KILLS])
-def test_kill_then_resume_loses_nothing(tmp_path: Path, kill: Kill,
-                                        agent_backend: str) -> None:
-    repo = make_project(tmp_path / "kata", agent_backend)
+@pytest.mark.parametrize(("backend", "kill"), sweep(
+    CASES, _sampled, "tests/e2e/test_kill_anywhere.py", env="RGR_E2E_BACKENDS=claude,codex",
+    ids=[f"{kill.id}-{backend}" for backend, kill in CASES]))
+def test_kill_then_resume_loses_nothing(tmp_path: Path, kill: Kill, backend: str) -> None:
+    repo = make_project(tmp_path / "kata", backend)
     model = KataModel()
     victim: list[subprocess.Popen[str]] = []
     agent_requests = Counter[str]()
@@ -127,8 +143,8 @@ def test_kill_then_resume_loses_nothing(tmp_path: Path, kill: Kill,
         if kill.request is not None and agent_requests["n"] == kill.request and victim:
             kill_tree(victim[0].pid)
 
-    with model_server(agent_backend)(choose=model, on_request=on_request) as server:
-        env = rgr_env(tmp_path / "home", server.url, agent_backend)
+    with model_server(backend)(choose=model, on_request=on_request) as server:
+        env = rgr_env(tmp_path / "home", server.url, backend)
         first_env = {**env, **({"RGR_FAILPOINT": kill.point} if kill.point else {})}
         proc = start_rgr(["run", "--yes", "--skip-preflight", FEATURE], repo, first_env)
         victim.append(proc)

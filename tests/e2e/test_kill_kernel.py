@@ -20,11 +20,11 @@ CI runs one point of each mode; the whole sweep is
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 from pathlib import Path
 
 import pytest
+from harness import full_sweep, sweep
 from kata import (
     NOTES,
     assert_suite_green,
@@ -53,15 +53,13 @@ from rgr.fake_model import FakeModelServer
 
 pytestmark = pytest.mark.e2e
 
-FULL_SWEEP = os.environ.get("RGR_FULL_SWEEP", "") not in ("", "0")
 INFLIGHT = Path(".git") / "rgr" / "inflight.json"
+WHERE = "tests/e2e/test_kill_kernel.py"
 
 
-def sweep(points: list[str], sample: str) -> list[object]:
-    """``points`` as parameters; all but ``sample`` run only in the full sweep."""
-    return [pytest.param(p, id=p, marks=() if p == sample else pytest.mark.skipif(
-        not FULL_SWEEP, reason=f"{p}: RGR_FULL_SWEEP=1 .venv/bin/python -m pytest "
-        "tests/e2e/test_kill_kernel.py runs it")) for p in points]
+def points(kills: dict[str, list[str]], sample: str) -> list[object]:
+    """The kill points as parameters; all but ``sample`` run only in the full sweep."""
+    return sweep(list(kills), lambda p: full_sweep() or p == sample, WHERE, ids=list(kills))
 
 
 #: point -> the batches noted on the branch when rgr died there
@@ -78,7 +76,7 @@ REFACTOR_KILLS = {
 }
 
 
-@pytest.mark.parametrize("point", sweep(list(REFACTOR_KILLS), "phase:noted@1"))
+@pytest.mark.parametrize("point", points(REFACTOR_KILLS, "phase:noted@1"))
 def test_refactor_killed_in_a_batch_then_resume_applies_every_batch_once(
         tmp_path: Path, point: str) -> None:
     repo = make_messy_project(tmp_path / "shop")
@@ -146,7 +144,7 @@ MERGE_KILLS = {
 }
 
 
-@pytest.mark.parametrize("point", sweep(list(MERGE_KILLS), "phase:noted@1"))
+@pytest.mark.parametrize("point", points(MERGE_KILLS, "phase:noted@1"))
 def test_fix_merge_killed_then_run_again_lands_the_merge_once(
         tmp_path: Path, point: str) -> None:
     repo, base, job = make_merge_job(tmp_path / "kata")
