@@ -1,0 +1,1 @@
+"""Watching a run: events, the live view, artifacts, summary, report, limits."""
