@@ -271,9 +271,9 @@ def job_clone_with_runs(tmp: Path, phases: int) -> Path:
 
 
 def bench_budget(tmp: Path, runs: int, sizes: list[int], checkers: list[int]) -> None:
-    from rgr.artifacts import sessions_spent
     from rgr.daemon.queue import fleet_spent
     from rgr.daemon.worker import Budget
+    from rgr.observe.artifacts import sessions_spent
 
     git_dir = job_clone_with_runs(tmp, 40)
     spend_ms = median_ms(lambda: sessions_spent(git_dir), runs)
@@ -313,8 +313,8 @@ failed_why: list[str] = []
 def contended_checks(clones: list[Path], runs: int) -> tuple[list[float], int]:
     """Every clone refreshes the queue from the remote and sums it, ``runs`` times, all
     at once: the latency of each check (ms) that worked, and how many did not."""
+    from rgr.base.errors import RgrError
     from rgr.daemon.queue import fleet_spent
-    from rgr.errors import RgrError
 
     latencies: list[float] = []
     failures = [0]

@@ -51,9 +51,9 @@ import pygit2
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from make_repo import build
 
-from rgr.handoff import HandoffState, Phase
-from rgr.history.cache import add_written, cache_file, order_file, validator_key
-from rgr.notes import NotesStore
+from rgr.store.handoff import HandoffState, Phase
+from rgr.store.history.cache import add_written, cache_file, order_file, validator_key
+from rgr.store.notes import NotesStore
 
 #: Runs rgr's entry point and reports its own peak RSS (KiB) on stderr, children excluded
 #: (also when a quick answer ends with os._exit, which skips ``finally``).
@@ -335,7 +335,7 @@ def bench_foreign_json(rgr: list[str], path: Path, count: int, runs: int) -> Non
 
 def file_rows_as_written(path: Path, out: Path) -> None:
     """The row cache as rgr would have left it had it written every note of ``path``
-    itself: rgr.history.cache.add_written on each note, into ``out`` (kept beside the
+    itself: rgr.store.history.cache.add_written on each note, into ``out`` (kept beside the
     cache for the next bench run: at a million notes it takes a few minutes)."""
     print(f"filing the rows of {path}'s notes as rgr writes them (once) ...", flush=True)
     listed = subprocess.run(["git", "notes", "--ref=tdd-handoffs", "list"], cwd=path,

@@ -24,13 +24,13 @@ sys.path.insert(0, str(ROOT / "tests" / "e2e"))
 
 from kata import make_project, rgr_env, two_test_kata  # noqa: E402
 
-from rgr import orchestrator as orch_module  # noqa: E402
 from rgr.backends.base import AgentRequest, AgentResult  # noqa: E402
 from rgr.backends.claude import ClaudeBackend  # noqa: E402
 from rgr.commands.run import run  # noqa: E402
 from rgr.fake_model import FakeModelServer  # noqa: E402
-from rgr.starting import RunOptions  # noqa: E402
-from rgr.workspace import open_workspace  # noqa: E402
+from rgr.loop import tdd as orch_module  # noqa: E402
+from rgr.loop.starting import RunOptions  # noqa: E402
+from rgr.store.workspace import open_workspace  # noqa: E402
 
 
 @dataclass

@@ -48,7 +48,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests" / "e2e"))
 
 from rgr import scratch  # noqa: E402
-from rgr.proc import run  # noqa: E402
+from rgr.base.proc import run  # noqa: E402
 from rgr.sandbox.jail import Jail  # noqa: E402
 
 
@@ -76,7 +76,7 @@ def timer(into: list[float]) -> Iterator[None]:
 def per_attempt(files: int, rounds: int, scratch_dir: str, session_s: float) -> None:
     with tempfile.TemporaryDirectory(prefix="rgr-seal-bench-") as tmp, \
             tempfile.TemporaryDirectory(prefix="rgr-seal-bench-", dir=scratch_dir) as fast:
-        base_dir = Path(fast)  # where rgr makes scratch copies (rgr.attempt.work_root)
+        base_dir = Path(fast)  # where rgr makes scratch copies (rgr.loop.attempt.work_root)
         repo_path = Path(tmp) / "repo"
         print(f"scratch copies and checkouts in {scratch_dir}")
         made: list[float] = []
@@ -97,7 +97,7 @@ def per_attempt(files: int, rounds: int, scratch_dir: str, session_s: float) -> 
             work = base_dir / f"attempt-{n}" / "work"
             with timer(rows["scratch copy"]):
                 scratch.make_scratch(repo, base, "main", work, who)
-            # As rgr.attempt.Sealer.seat does under the sandbox: the base's pristine tree
+            # As rgr.loop.attempt.Sealer.seat does under the sandbox: the base's pristine tree
             # is checked out in a thread while the agent works.
             (base_dir / f"staged-{n}").mkdir()
             stager.stage(base.id, base_dir / f"staged-{n}")

@@ -15,11 +15,11 @@ from typing import TYPE_CHECKING, NamedTuple
 import click
 
 from rgr import __version__
-from rgr.errors import ExitCode, RgrError
+from rgr.base.errors import ExitCode, RgrError
 
 if TYPE_CHECKING:
-    from rgr.starting import RunOptions
-    from rgr.workspace import Workspace
+    from rgr.loop.starting import RunOptions
+    from rgr.store.workspace import Workspace
 
 
 class Context:
@@ -33,7 +33,7 @@ class Context:
     def workspace(self, **flags: object) -> Workspace:
         if self._workspace is None:
             # Imported here: `rgr --help` and usage errors need no repository layer.
-            from rgr.workspace import open_workspace
+            from rgr.store.workspace import open_workspace
 
             self._workspace = open_workspace(self.root, flags=flags,
                                              no_sandbox=self.no_sandbox)
@@ -77,8 +77,8 @@ class Limits(NamedTuple):
 
 def _run_options(assume_yes: bool, skip_preflight: bool, max_phases: int | None,
                  flags: Limits | None = None, integrate: str = "none") -> RunOptions:
-    from rgr.starting import RunOptions
-    from rgr.view import NORMAL, QUIET, VERBOSE
+    from rgr.loop.starting import RunOptions
+    from rgr.observe.view import NORMAL, QUIET, VERBOSE
 
     flags = flags or Limits()
     if flags.verbose and flags.quiet:
@@ -172,7 +172,7 @@ def run(ctx: Context, feature: str | None, brief: Path | None, here: bool,
     any time, then `rgr resume`.
     """
     from rgr.commands import run as command
-    from rgr.starting import read_text_argument
+    from rgr.loop.starting import read_text_argument
 
     text = read_text_argument(feature, brief, "feature description",
                                       'rgr run "<feature>" or --brief FILE')
@@ -569,7 +569,7 @@ def _json_error(args: list[str], kind: str, message: str, hint: str | None,
                 code: int) -> None:
     """With --json, a failure is a JSON object on stdout too, so a script that parses
     stdout gets an answer it can read instead of nothing (the text still goes to stderr).
-    ``kind`` is a key of rgr.errors.ERROR_KINDS."""
+    ``kind`` is a key of rgr.base.errors.ERROR_KINDS."""
     options = args[: args.index("--")] if "--" in args else args
     if "--json" not in options:
         return

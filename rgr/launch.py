@@ -11,7 +11,7 @@ comes from click itself: a stale copy costs speed, never a wrong answer.
 --write-help`` renews it.
 
 ``rgr history`` and ``rgr history --limit N`` are answered by
-:func:`rgr.history.quick.quick` when it can (git and the standard library only); when
+:func:`rgr.store.history.quick.quick` when it can (git and the standard library only); when
 it cannot, and for everything else, the arguments go to :func:`rgr.cli.main` unchanged.
 """
 
@@ -21,7 +21,7 @@ import os
 import sys
 import zlib
 
-from rgr.terminal import terminal_columns
+from rgr.base.terminal import terminal_columns
 
 #: click's help is at most this wide (``HelpFormatter``'s max_width), minus 2.
 _HELP_COLUMNS = 80
@@ -90,7 +90,7 @@ def main(argv: list[str] | None = None) -> None:
         sys.stdout.write(answer)
         answered(0)
     if args[:1] == ["history"]:
-        from rgr.history.quick import quick
+        from rgr.store.history.quick import quick
 
         try:
             code = quick(args[1:])

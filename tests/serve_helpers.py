@@ -109,7 +109,7 @@ def make_run(repo: Repo, feature: str = "slugify words", test_name: str = "lower
 
 
 def _run_folder(repo: Repo, red: str, attempt: str) -> None:
-    """events.jsonl as rgr.artifacts writes it, for the RED phase and the rejected
+    """events.jsonl as rgr.observe.artifacts writes it, for the RED phase and the rejected
     attempt: a test run with its output file, a result.json with a refused call."""
     folder = repo.path / ".git" / "rgr" / "runs" / RUN_ID
     (folder / "tests").mkdir(parents=True)

@@ -1,6 +1,6 @@
 """The package's shape, read from its source: no import cycles (imports inside
 functions count: they run too, only later), and no command reaching into another
-command's private names (what two commands share lives below them, in rgr.starting
+command's private names (what two commands share lives below them, in rgr.loop.starting
 and the layers under it)."""
 
 from __future__ import annotations
@@ -128,10 +128,10 @@ def test_no_command_imports_a_private_name_of_another() -> None:
     assert offences == []
 
 
-#: Where a process may be started: rgr.proc, the one module that owns process groups,
+#: Where a process may be started: rgr.base.proc, the one module that owns process groups,
 #: timeouts and launchers; and the sandbox's relay, which runs inside the jail as a
 #: standard-library script (rgr's own modules may not even be visible there).
-PROCESS_MODULES = {"rgr.proc", "rgr.sandbox.relay"}
+PROCESS_MODULES = {"rgr.base.proc", "rgr.sandbox.relay"}
 #: What starts a process in Python's standard library.
 _SPAWNERS = {"subprocess", "os.system", "os.popen", "os.fork", "os.forkpty", "pty.spawn",
              *(f"os.{name}" for name in ("execv", "execve", "execvp", "execvpe", "execl",
@@ -150,8 +150,8 @@ def _spawns(path: Path) -> list[str]:
         elif isinstance(node, ast.ImportFrom):
             found += [f"{node.module}.{a.name}" for a in node.names
                       if node.module == "subprocess" or f"{node.module}.{a.name}" in _SPAWNERS]
-        elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
-            if f"{node.value.id}.{node.attr}" in _SPAWNERS:
+        elif (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+              and f"{node.value.id}.{node.attr}" in _SPAWNERS):
                 found.append(f"{node.value.id}.{node.attr}")
     return found
 

@@ -14,12 +14,12 @@ import pytest
 from rgr.backends.codex import CodexBackend, classify_failure, strict_schema
 from rgr.backends.codex_stream import StreamState, stream_reader
 from rgr.backends.router import agent_backends, make_backend
-from rgr.config import CodexConfig, load_config
-from rgr.errors import ConfigError
+from rgr.base.config import CodexConfig, load_config
+from rgr.base.errors import ConfigError
+from rgr.base.proc import Completed
 from rgr.fake_model import Text, bash, read, structured, write
 from rgr.fake_model.responses import count_answers, translate
-from rgr.outputs import PhaseOutput, PlanOutput
-from rgr.proc import Completed
+from rgr.loop.outputs import PhaseOutput, PlanOutput
 
 #: Lines codex-cli 0.169.0 printed in one session (tests/e2e saw them).
 SESSION = [

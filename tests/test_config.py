@@ -1,4 +1,4 @@
-"""rgr.config: precedence, error messages, test-command detection, the glob matcher."""
+"""rgr.base.config: precedence, error messages, test-command detection, the glob matcher."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from rgr.config import (
+from rgr.base.config import (
     DEFAULT_TEST_FILE_GLOBS,
     Config,
     GlobSet,
@@ -18,7 +18,7 @@ from rgr.config import (
     load_config,
     resolve_test_command,
 )
-from rgr.errors import ConfigError
+from rgr.base.errors import ConfigError
 
 
 def write_toml(root: Path, text: str) -> Path:

@@ -258,7 +258,7 @@ def test_a_schedule_fires_once_per_firing(repo: Repo) -> None:
 
 
 def test_test_slots_bound_concurrent_runs(tmp_path: Path) -> None:
-    from rgr.daemon.slots import slot_env, test_slot
+    from rgr.base.slots import slot_env, test_slot
 
     env = slot_env(tmp_path / "slots", 2)
     inside = []

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from conftest import clean_env, git
 
-from rgr.proc import run
+from rgr.base.proc import run
 
 PY = sys.executable
 

@@ -1,4 +1,4 @@
-"""rgr's PreToolUse hook (rgr.sandbox.pretool) with the rules rgr.guards.edit_rules makes
+"""rgr's PreToolUse hook (rgr.sandbox.pretool) with the rules rgr.check.guards.edit_rules makes
 per phase, and the after-the-fact guards it stands in front of (real git repositories)."""
 
 from __future__ import annotations
@@ -12,11 +12,11 @@ import pygit2
 import pytest
 from conftest import Repo, make_repo
 
-from rgr.config import Config
-from rgr.guards import check_scope, edit_rules
-from rgr.handoff import Phase
+from rgr.base.config import Config
+from rgr.check.guards import check_scope, edit_rules
 from rgr.sandbox.jail import PRETOOL
 from rgr.sandbox.pretool import verdict
+from rgr.store.handoff import Phase
 
 ROOT = "/work/copy"
 

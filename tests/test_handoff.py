@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from rgr.handoff import (
+from rgr.store.handoff import (
     SCHEMA_VERSION,
     AgentSummary,
     HandoffState,

@@ -1,4 +1,4 @@
-"""rgr.handoff_read (one note, no pydantic) against the model it stands in for: where it
+"""rgr.store.handoff_read (one note, no pydantic) against the model it stands in for: where it
 answers, the model accepts the note with the same values; where the model says no, it
 never answers; and it knows every field the model has."""
 
@@ -12,8 +12,8 @@ import pytest
 from conftest import REPO_ROOT, note_json
 from pydantic import BaseModel
 
-from rgr import handoff
-from rgr.handoff import (
+from rgr.store import handoff
+from rgr.store.handoff import (
     AgentSummary,
     BatchNote,
     ErrorDetails,
@@ -27,8 +27,8 @@ from rgr.handoff import (
     TestRunSummary,
     parse_note,
 )
-from rgr.handoff_read import FOLLOWS, HANDOFF, NESTED, read_plain, resume_phase
-from rgr.handoff_state import read_state
+from rgr.store.handoff_read import FOLLOWS, HANDOFF, NESTED, read_plain, resume_phase
+from rgr.store.handoff_state import read_state
 
 sys.path.insert(0, str(REPO_ROOT / "bench"))
 from make_repo import note_for

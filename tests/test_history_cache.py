@@ -1,5 +1,5 @@
-"""``rgr history --json`` with its row cache (rgr.history.cache) gives the bytes the model
-gives (rgr.history.rows.row over every note, oldest first), whatever the cache
+"""``rgr history --json`` with its row cache (rgr.store.history.cache) gives the bytes the model
+gives (rgr.store.history.rows.row over every note, oldest first), whatever the cache
 holds: nothing, every row, rows of notes since changed or removed, damaged lines, rows
 of another validator, or no cache directory at all."""
 
@@ -19,10 +19,10 @@ from pydantic_core import to_json
 from test_handoff_read import mutations, valid_notes
 
 from rgr.commands import history
-from rgr.handoff import HandoffState, TestCase
-from rgr.history import cache as history_cache
-from rgr.history.rows import row
-from rgr.workspace import open_workspace
+from rgr.store.handoff import HandoffState, TestCase
+from rgr.store.history import cache as history_cache
+from rgr.store.history.rows import row
+from rgr.store.workspace import open_workspace
 
 
 def finished(i: int) -> str:
@@ -295,7 +295,7 @@ def test_notes_changed_mid_read_give_one_consistent_read_and_no_wrong_row(
     output is one read of everything after the write (not cached rows of before mixed
     with texts of after), and no row is filed under a blob id that is not its note's
     (cold: the notes were listed before ``git log`` read them)."""
-    from rgr.notes import NotesStore
+    from rgr.store.notes import NotesStore
 
     rgr_json(noted, tmp_path)
     commits = noted.git("log", "--format=%H").splitlines()
@@ -440,7 +440,7 @@ def handoff(i: int, finished_at: bool = True) -> HandoffState:
 
 
 def test_each_note_rgr_writes_files_the_row_a_read_would(repo: Repo, tmp_path: Path) -> None:
-    """The row filed as rgr writes a note (rgr.history.cache.add_written) is the row a
+    """The row filed as rgr writes a note (rgr.store.history.cache.add_written) is the row a
     cold read computes, and the first read after the writes takes it from the cache."""
     commits = fast_commits(repo, 30)
     ws = open_workspace(repo.path)
@@ -580,7 +580,7 @@ def test_a_job_clone_files_its_rows_in_the_daemons_cache_too(
     """rgr run by a daemon in a job's clone (ROWS_ALSO_IN: the daemon's git dir) files
     each row in both caches; a variable naming no directory, or a relative one, is
     ignored and creates nothing."""
-    from rgr.history import ROWS_ALSO_IN
+    from rgr.store.history import ROWS_ALSO_IN
 
     commits = fast_commits(repo, 3)
     daemon = tmp_path / "daemon.git"
@@ -602,7 +602,7 @@ def test_a_process_older_than_its_code_on_disk_files_no_rows(
     """rgr upgraded under a running rgr: the key names the code on disk, not the code
     that process runs, so it files nothing (the next read validates those notes). No
     clock decides it: the files' size and mtime as the process loaded them do."""
-    from rgr import handoff
+    from rgr.store import handoff
 
     loaded = list(handoff.LOADED_CODE)
     path, size, mtime = loaded[0]

@@ -15,10 +15,10 @@ from pydantic_core import to_json
 from test_handoff_read import mutations, valid_notes
 
 from rgr.commands import history
-from rgr.handoff import HISTORY_DEFAULTS, HistoryFields, _AgentFields, _BatchFields
-from rgr.handoff import _TestCaseFields as CaseFields
-from rgr.handoff_read import HISTORY_NESTED, read_plain
-from rgr.history.rows import quick_row, row
+from rgr.store.handoff import HISTORY_DEFAULTS, HistoryFields, _AgentFields, _BatchFields
+from rgr.store.handoff import _TestCaseFields as CaseFields
+from rgr.store.handoff_read import HISTORY_NESTED, read_plain
+from rgr.store.history.rows import quick_row, row
 
 
 def test_the_plain_projection_knows_the_history_fields() -> None:

@@ -1,4 +1,4 @@
-"""`rgr history`'s table, answered before the CLI loads (rgr.history.quick) and by
+"""`rgr history`'s table, answered before the CLI loads (rgr.store.history.quick) and by
 the full command: the same bytes either way, N + 1 notes read, nothing from a note
 reaching the terminal as a control sequence. Real repositories, real `rgr` processes."""
 
@@ -10,7 +10,7 @@ import pytest
 from conftest import Repo, RunRgr, fast_commits, make_repo, note_json
 from test_startup import imported_by
 
-from rgr.history.table import table_lines
+from rgr.store.history.table import table_lines
 
 #: Set in the environment, any TDD_* variable sends `rgr history` to the full command
 #: (it may change the config); this one changes nothing history shows.
@@ -68,9 +68,9 @@ def test_the_quick_answer_is_the_full_commands_answer(run_rgr: RunRgr, repo: Rep
 def test_the_quick_answer_loads_no_cli_models_or_renderer(repo: Repo, tmp_path: Path) -> None:
     noted_history(repo, 3)
     heavy = ("click", "pygit2", "pydantic", "pydantic_core", "rich", "rgr.cli",
-             "rgr.handoff", "rgr.workspace", "rgr.config")
+             "rgr.store.handoff", "rgr.store.workspace", "rgr.base.config")
     quick = imported_by(["history", "--limit", "2"], repo.path, tmp_path)
-    assert "rgr.history.table" in quick
+    assert "rgr.store.history.table" in quick
     assert not {m for m in quick if m.split(".")[0] in heavy or m in heavy}
     # The control: the same command sent to the full CLI does load them.
     full = imported_by(["history", "--limit", "2"], repo.path, tmp_path, FULL_COMMAND)
@@ -135,7 +135,7 @@ def test_a_tdd_toml_is_trusted_once_a_command_has_validated_those_bytes(
 
 
 def test_a_forged_mark_cannot_point_history_elsewhere(run_rgr: RunRgr, tmp_path: Path) -> None:
-    from rgr import config_seen
+    from rgr.base import config_seen
 
     repo = make_repo(tmp_path, commits=1)
     repo.note_cli(repo.head(), note_json("RED"))
@@ -196,7 +196,7 @@ def test_on_a_narrow_terminal_the_last_column_goes_under_its_row() -> None:
 
 
 def test_wide_characters_take_two_cells() -> None:
-    from rgr.history.table import cells_of
+    from rgr.store.history.table import cells_of
 
     wide = rows(2)
     wide[0]["currentTest"] = {"description": "日本語のテストが二つのセルを使う " * 5}
@@ -227,8 +227,8 @@ def test_a_bad_limit_is_still_clicks_usage_error(limit: str, run_rgr: RunRgr,
 
 
 def test_the_quick_path_shows_as_many_rows_as_the_full_command_by_default() -> None:
-    # rgr.history.quick keeps its own copy (importing the table's would load json and
+    # rgr.store.history.quick keeps its own copy (importing the table's would load json and
     # datetime before git starts): the two must agree.
-    from rgr.history import quick, table
+    from rgr.store.history import quick, table
 
     assert quick._limit([]) == table.DEFAULT_TABLE_LIMIT

@@ -15,21 +15,22 @@ import pytest
 from conftest import clean_env, git
 from fake_backend import FakeBackend, Session
 
-from rgr import inflight, merging, retry
-from rgr.attempt import Sealer
 from rgr.backends.base import AgentRequest, AgentResult
-from rgr.config import resolve_test_command
-from rgr.errors import BackendError, PhaseFailed
-from rgr.events import Event
-from rgr.handoff import HandoffState, Phase, RefactorProgress, TestCase
-from rgr.inflight import Inflight
-from rgr.limits import LimitReached, Limits
+from rgr.base.config import resolve_test_command
+from rgr.base.errors import BackendError, PhaseFailed
+from rgr.loop import retry
+from rgr.loop.attempt import Sealer
 from rgr.loop.kernel import Accepted, Kernel
-from rgr.mergefix import MergeFixer, MergeFixFailed, MergeJob
-from rgr.notes import NotesStore
-from rgr.orchestrator import Orchestrator
+from rgr.loop.mergefix import MergeFixer, MergeFixFailed, MergeJob
+from rgr.loop.tdd import Orchestrator
+from rgr.observe.events import Event
+from rgr.observe.limits import LimitReached, Limits
 from rgr.refactor.engine import RefactorEngine
-from rgr.workspace import Workspace, open_workspace
+from rgr.store import inflight, merging
+from rgr.store.handoff import HandoffState, Phase, RefactorProgress, TestCase
+from rgr.store.inflight import Inflight
+from rgr.store.notes import NotesStore
+from rgr.store.workspace import Workspace, open_workspace
 
 
 def commits(files: dict[str, str], message: str, cost: float = 0.01,

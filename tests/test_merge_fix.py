@@ -13,19 +13,19 @@ import pygit2
 import pytest
 from conftest import Repo, RunRgr, git, make_repo
 
-from rgr import git as rgit
-from rgr import merging, scratch
-from rgr.config import load_config
+from rgr.base.config import load_config
+from rgr.base.proc import Completed
+from rgr.check.gate import CommandResult, GateResult
+from rgr.check.mergefix_checks import check_merge_commits, check_merge_scope, check_merge_tests
+from rgr.check.verify import TestOutcome, TestReport
 from rgr.daemon import land
 from rgr.daemon.gitcli import Git, git_env
 from rgr.daemon.queue import JobSpec
 from rgr.daemon.workcopy import WorkCopy
-from rgr.handoff import HandoffState, MergeFixNote, Phase
-from rgr.mergefix_checks import check_merge_commits, check_merge_scope, check_merge_tests
-from rgr.notes import NotesStore
-from rgr.proc import Completed
-from rgr.refactor.gate import CommandResult, GateResult
-from rgr.verify import TestOutcome, TestReport
+from rgr.store import git as rgit
+from rgr.store import merging, scratch
+from rgr.store.handoff import HandoffState, MergeFixNote, Phase
+from rgr.store.notes import NotesStore
 
 CALC = "def add(a, b):\n    return a + b\n"
 TESTS = "from calc import add\n\n\ndef test_add():\n    assert add(1, 2) == 3\n"

@@ -16,10 +16,10 @@ import pygit2
 import pytest
 from conftest import NOTES_REF, REPO_ROOT, Repo, clean_env, fast_commits, make_repo, note_json
 
-from rgr import notes as notes_module
-from rgr.errors import NotesError
-from rgr.handoff import HandoffState, Phase, TestCase, parse_note
-from rgr.notes import FLAT_MIGRATION_THRESHOLD, NotesStore
+from rgr.base.errors import NotesError
+from rgr.store import notes as notes_module
+from rgr.store.handoff import HandoffState, Phase, TestCase, parse_note
+from rgr.store.notes import FLAT_MIGRATION_THRESHOLD, NotesStore
 
 
 def store_of(repo: Repo, ref: str = NOTES_REF) -> NotesStore:
@@ -362,8 +362,8 @@ def test_a_stale_ref_lock_fails_the_write_clearly_instead_of_hanging(repo: Repo)
 WRITER = textwrap.dedent(
     """
     import sys, time, pygit2
-    from rgr.handoff import HandoffState, TestCase
-    from rgr.notes import NotesStore
+    from rgr.store.handoff import HandoffState, TestCase
+    from rgr.store.notes import NotesStore
 
     path, start, worker, todo = sys.argv[1], float(sys.argv[2]), sys.argv[3], sys.argv[4]
     commits = open(todo).read().split()

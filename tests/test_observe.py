@@ -13,12 +13,12 @@ from typing import Any
 import pytest
 from rich.console import Console
 
-from rgr.artifacts import REDACTED, Redactor, RunArtifacts
-from rgr.events import event
-from rgr.limits import Limits, usd
-from rgr.proc import run_lines
-from rgr.summary import summarize
-from rgr.view import NORMAL, QUIET, VERBOSE, LiveView, PlainView, make_view
+from rgr.base.proc import run_lines
+from rgr.observe.artifacts import REDACTED, Redactor, RunArtifacts
+from rgr.observe.events import event
+from rgr.observe.limits import Limits, usd
+from rgr.observe.summary import summarize
+from rgr.observe.view import NORMAL, QUIET, VERBOSE, LiveView, PlainView, make_view
 
 # -- proc.run_lines ------------------------------------------------------------------------
 

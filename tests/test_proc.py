@@ -1,4 +1,4 @@
-"""rgr.proc's light reader (start_output / output), used by the views that answer before
+"""rgr.base.proc's light reader (start_output / output), used by the views that answer before
 the CLI loads: real child processes, no mocks."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from rgr.errors import CommandError
-from rgr.proc import output, start_output
+from rgr.base.errors import CommandError
+from rgr.base.proc import output, start_output
 
 
 def python(code: str) -> list[str]:

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from conftest import REPO_ROOT
 
-from rgr.handoff import BatchNote, HandoffState, RefactorProgress, parse_note
+from rgr.store.handoff import BatchNote, HandoffState, RefactorProgress, parse_note
 
 README = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
 BLOCKS = re.findall(r"^```(\w*)\n(.*?)^```", README, re.DOTALL | re.MULTILINE)

@@ -18,13 +18,14 @@ from pathlib import Path
 import pytest
 from conftest import Repo, RunRgr, make_repo, note_json
 
-from rgr import inflight, report_store
-from rgr.failpoints import POINTS, _armed
-from rgr.handoff import Phase
-from rgr.inflight import Inflight
-from rgr.orchestrator import inside_repository
-from rgr.processes import REPO_MARK_VAR
-from rgr.verify import TestOutcome, TestReport
+from rgr.base.failpoints import POINTS, _armed
+from rgr.base.processes import REPO_MARK_VAR
+from rgr.check import report_store
+from rgr.check.verify import TestOutcome, TestReport
+from rgr.loop.tdd import inside_repository
+from rgr.store import inflight
+from rgr.store.handoff import Phase
+from rgr.store.inflight import Inflight
 
 
 def _resumable(tmp_path: Path) -> Repo:
@@ -131,8 +132,8 @@ DISK_FULL_SCRIPT = """
 import json, sys
 from pathlib import Path
 import pygit2
-from rgr.errors import NotesError
-from rgr.notes import NotesStore
+from rgr.base.errors import NotesError
+from rgr.store.notes import NotesStore
 
 mount = Path(sys.argv[1])
 repo = pygit2.init_repository(str(mount / "repo"), initial_head="main")
@@ -214,7 +215,7 @@ def test_a_zombie_holds_no_lock() -> None:
     import subprocess as sp
     import time
 
-    from rgr.locks import pid_alive
+    from rgr.store.locks import pid_alive
 
     child = sp.Popen(["sleep", "30"])
     assert pid_alive(child.pid)

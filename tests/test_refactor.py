@@ -25,8 +25,8 @@ from messy import (
     make_messy_project,
 )
 
-from rgr.config import RefactorConfig, load_config
-from rgr.errors import ConfigError
+from rgr.base.config import RefactorConfig, load_config
+from rgr.base.errors import ConfigError
 from rgr.refactor.api import compare, module_api, renamed
 from rgr.refactor.checks import check_batch_commits
 from rgr.refactor.index import build_index, context_packet, overview
@@ -286,7 +286,7 @@ def test_refactor_refuses_dirty_tree_and_red_baseline(shop: Path, tmp_path: Path
 def test_the_root_tdd_toml_documents_every_gate_refactor_and_sandbox_key() -> None:
     import tomllib
 
-    from rgr.config import Config, GateConfig, SandboxConfig
+    from rgr.base.config import Config, GateConfig, SandboxConfig
 
     root = Path(__file__).resolve().parent.parent
     data = tomllib.loads((root / "tdd.toml").read_text())
@@ -303,7 +303,7 @@ def test_three_invalid_plans_end_with_the_codes_and_nothing_changed(shop: Path) 
 
     from rgr.backends.base import AgentRequest, AgentResult
     from rgr.refactor.engine import PlanRejected, RefactorEngine
-    from rgr.workspace import open_workspace
+    from rgr.store.workspace import open_workspace
 
     prompts: list[str] = []
 
@@ -315,8 +315,8 @@ def test_three_invalid_plans_end_with_the_codes_and_nothing_changed(shop: Path) 
         return AgentResult("s", output, 1, 0.0, 1, {}, [], {})
 
     ws = open_workspace(shop, env=clean_env(shop.parent / "home"))
-    from rgr.attempt import Sealer
-    from rgr.config import resolve_test_command
+    from rgr.base.config import resolve_test_command
+    from rgr.loop.attempt import Sealer
 
     planner = FakeBackend(plans, plans, plans)
     test_command = resolve_test_command(ws.config, shop)
@@ -334,8 +334,8 @@ def test_resume_asks_about_unnoted_commits_then_rope_finishes_without_an_agent(
         shop: Path, tmp_path: Path) -> None:
     """A refactor whose next batch is a rename needs no model: rgr resume sets the
     user's commit aside only when told to, then rope does the batch and the gate runs."""
-    from rgr.handoff import HandoffState, Phase, RefactorProgress
-    from rgr.notes import NotesStore
+    from rgr.store.handoff import HandoffState, Phase, RefactorProgress
+    from rgr.store.notes import NotesStore
 
     env = clean_env(tmp_path / "home")
     repo = pygit2.Repository(str(shop))

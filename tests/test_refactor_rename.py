@@ -12,7 +12,7 @@ import pygit2
 import pytest
 from messy import TESTS, batch, make_messy_project
 
-from rgr.config import RefactorConfig, load_config
+from rgr.base.config import RefactorConfig, load_config
 from rgr.refactor.checks import check_batch_commits
 from rgr.refactor.index import build_index
 from rgr.refactor.plan import Batch, RefactorPlanOutput, validate_plan

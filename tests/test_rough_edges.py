@@ -197,8 +197,8 @@ def test_piped_history_rows_have_no_trailing_spaces(run_rgr: RunRgr, tmp_path: P
 def test_cost_carries_no_floating_point_noise() -> None:
     from rgr.backends.base import AgentRequest
     from rgr.backends.claude import to_result
-    from rgr.handoff import AgentSummary
-    from rgr.outputs import PhaseOutput
+    from rgr.loop.outputs import PhaseOutput
+    from rgr.store.handoff import AgentSummary
 
     noisy = 0.1 + 0.2  # 0.30000000000000004
     request = AgentRequest(prompt="p", system_prompt_file=Path("p.md"),
@@ -217,7 +217,7 @@ def test_cost_carries_no_floating_point_noise() -> None:
 
 
 def test_slugs_keep_letters_and_never_collapse() -> None:
-    from rgr.starting import slugify
+    from rgr.loop.starting import slugify
 
     assert slugify("Añadir función de búsqueda") == "anadir-funcion-de-busqueda"
     assert slugify("Größe prüfen") == "große-prufen"

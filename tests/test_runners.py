@@ -1,4 +1,4 @@
-"""Every runner adapter in rgr.runners against the real runner (no mocks): per-test
+"""Every runner adapter in rgr.check.runners against the real runner (no mocks): per-test
 outcomes, a test file that fails to load or compile named as an error, and an empty
 project read as "no tests yet". The toolchains are installed by tests/e2e/toolchains.py
 when missing; a toolchain that cannot be installed, or that is on PATH but cannot run,
@@ -26,9 +26,9 @@ from toolchains import (
     maven_pom,
 )
 
-from rgr.config import TestCommand, detect_test_command
-from rgr.errors import ConfigError
-from rgr.verify import TestReport, require_results, run_tests
+from rgr.base.config import TestCommand, detect_test_command
+from rgr.base.errors import ConfigError
+from rgr.check.verify import TestReport, require_results, run_tests
 
 TIMEOUT = 300.0
 
@@ -445,7 +445,7 @@ def test_git_status_clean_after_runs(tmp_path: Path, node_modules: Path) -> None
     "  test.fails('x', () => {});", "  it.skip('x', () => {});", "  @Ignore",
 ])
 def test_skip_markers_of_every_runner_are_caught(line: str) -> None:
-    from rgr.guards import SKIP_MARKERS
+    from rgr.check.guards import SKIP_MARKERS
 
     assert SKIP_MARKERS.search(line)
 
@@ -453,7 +453,7 @@ def test_skip_markers_of_every_runner_are_caught(line: str) -> None:
 @pytest.mark.parametrize("line", ["  // we skip nothing here", "let skip = true;",
                                   "  assert!(ignored.is_empty());"])
 def test_ordinary_lines_are_not_skip_markers(line: str) -> None:
-    from rgr.guards import SKIP_MARKERS
+    from rgr.check.guards import SKIP_MARKERS
 
     assert not SKIP_MARKERS.search(line)
 
@@ -464,8 +464,8 @@ def test_node_and_vitest_inside_the_sandbox(tmp_path: Path, node_modules: Path) 
     node's reporter copied there (rgr's own install may be hidden)."""
     import shutil
 
+    from rgr.check.verify import Confinement
     from rgr.sandbox.policy import SandboxPolicy
-    from rgr.verify import Confinement
 
     repo = tmp_path / "work" / "repo"
     checkout, home, tmp = tmp_path / "checkout", tmp_path / "home", tmp_path / "tmp"
@@ -481,12 +481,12 @@ def test_node_and_vitest_inside_the_sandbox(tmp_path: Path, node_modules: Path) 
     for entry in node_modules.iterdir():
         (modules / entry.name).symlink_to(entry)
     node = Path(shutil.which("node") or "node")
-    import rgr.runners
+    import rgr.check.runners
 
     # rgr's own install hidden, as it is when it lives beside the user's projects
     # (the links in node_modules lead to the pinned runners, which may be under a hidden
     # folder such as /tmp: shown read-only, as [sandbox] read_paths would)
-    policy = SandboxPolicy(hide_paths=(Path(rgr.runners.__file__).parent,),
+    policy = SandboxPolicy(hide_paths=(Path(rgr.check.runners.__file__).parent,),
                            read_paths=(node_modules,))
     jail = policy.test_jail(repo_root=repo, checkout=checkout, home=home, tmp=tmp,
                             executables=[node])
@@ -510,9 +510,9 @@ def test_pytest_subtests_inside_the_sandbox(tmp_path: Path) -> None:
     whose subtest was skipped passes."""
     import sys
 
-    import rgr.runners
+    import rgr.check.runners
+    from rgr.check.verify import Confinement
     from rgr.sandbox.policy import SandboxPolicy
-    from rgr.verify import Confinement
 
     repo = tmp_path / "work" / "repo"
     checkout, home, tmp = tmp_path / "checkout", tmp_path / "home", tmp_path / "tmp"
@@ -530,7 +530,7 @@ def test_pytest_subtests_inside_the_sandbox(tmp_path: Path) -> None:
                             pytest.skip("not b")
         """,
     })
-    policy = SandboxPolicy(hide_paths=(Path(rgr.runners.__file__).parent,))
+    policy = SandboxPolicy(hide_paths=(Path(rgr.check.runners.__file__).parent,))
     jail = policy.test_jail(repo_root=repo, checkout=checkout, home=home, tmp=tmp,
                             executables=[Path(sys.executable)])
     cmd = TestCommand((sys.executable, "-m", "pytest"), "pytest", (), False, "test")

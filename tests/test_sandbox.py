@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from rgr.proc import run
+from rgr.base.proc import run
 from rgr.sandbox.bridge import Bridge
 from rgr.sandbox.jail import Jail, executable_roots, install_root
 from rgr.sandbox.policy import SandboxPolicy, SandboxUnavailable

@@ -10,9 +10,9 @@ import pygit2
 import pytest
 from conftest import Repo, git, make_repo
 
-from rgr import scratch
-from rgr.errors import RgrError
-from rgr.scratch import ImportRefused, checkout_pristine, import_branch, make_scratch
+from rgr.base.errors import RgrError
+from rgr.store import scratch
+from rgr.store.scratch import ImportRefused, checkout_pristine, import_branch, make_scratch
 
 WHO = pygit2.Signature("Agent", "agent@example.com")
 

@@ -17,16 +17,17 @@ from rgr import help_text
 from rgr.launch import render_help
 
 #: Everything `rgr --version` and `rgr --help` may import beyond a bare interpreter.
-STARTUP_BUDGET = {"__future__", "rgr", "rgr.launch", "rgr.terminal", "rgr.help_text", "zlib"}
+STARTUP_BUDGET = {"__future__", "rgr", "rgr.launch", "rgr.base.terminal", "rgr.help_text", "zlib"}
 
-#: Everything `rgr history` (the table, answered before the CLI: rgr.history.quick) may
+#: Everything `rgr history` (the table, answered before the CLI: rgr.store.history.quick) may
 #: import beyond a bare interpreter: rgr's reading and drawing modules, json and
 #: _datetime (datetime's C half) to read notes, and what they bring (re, which the
 #: console script imports anyway). Not typing, subprocess, hashlib or datetime's Python
 #: half: 1-5 ms each, on a 25 ms path.
 HISTORY_TABLE_BUDGET = STARTUP_BUDGET | {
-    "rgr.errors", "rgr.handoff_read", "rgr.history", "rgr.history.quick",
-    "rgr.history.table", "rgr.notes_log", "rgr.proc", "rgr.ui", "rgr.config_seen",
+    "rgr.base.errors", "rgr.store.handoff_read", "rgr.store.history",
+    "rgr.store.history.quick", "rgr.store.history.table", "rgr.store.notes_log",
+    "rgr.base.proc", "rgr.base.ui", "rgr.base.config_seen",
     "json", "json.decoder", "json.encoder", "json.scanner", "_json",
     "_datetime", "select",
     "re", "re._casefix", "re._compiler", "re._constants", "re._parser", "_sre", "copyreg",
@@ -36,8 +37,8 @@ HISTORY_TABLE_BUDGET = STARTUP_BUDGET | {
 
 #: Never loaded by `rgr status` / `rgr show` in a repository without tdd.toml: the
 #: models, the config, the table renderer and the retry library all cost start-up time.
-READ_PATH_FORBIDDEN = ("pydantic", "pydantic_core", "rich", "tenacity", "rgr.handoff",
-                       "rgr.config", "rgr.commands.report")
+READ_PATH_FORBIDDEN = ("pydantic", "pydantic_core", "rich", "tenacity", "rgr.store.handoff",
+                       "rgr.base.config", "rgr.commands.report")
 
 #: Runs rgr's real entry point and writes the modules it added to sys.modules (taken at
 #: exit, after the command ran) to the file named by argv[1]. A quick answer ends with
@@ -101,7 +102,7 @@ def test_the_history_table_stays_within_its_import_budget(
         (repo.path / "tdd.toml").write_text(config)
         assert run_rgr(["status"], repo.path)[0] == 0
     modules = imported_by(["history"], repo.path, tmp_path)
-    assert "rgr.history.quick" in modules and "rgr.cli" not in modules
+    assert "rgr.store.history.quick" in modules and "rgr.cli" not in modules
     extra = modules - HISTORY_TABLE_BUDGET
     assert not extra, f"`rgr history` now imports {sorted(extra)}"
 
@@ -184,9 +185,9 @@ def test_a_narrow_terminal_gets_clicks_wrapping(tmp_path: Path) -> None:
 
 
 def test_the_process_wrapper_imports_nothing_heavy() -> None:
-    # rgr.history.table reads through rgr.proc before click loads: importing the module
+    # rgr.store.history.table reads through rgr.base.proc before click loads: importing the module
     # must stay cheap (subprocess and friends load when a process is started).
-    probe = ("import sys; before = set(sys.modules); import rgr.proc; "
+    probe = ("import sys; before = set(sys.modules); import rgr.base.proc; "
              "print(' '.join(sorted(set(sys.modules) - before)))")
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
                           timeout=60, check=True)

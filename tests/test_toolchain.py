@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from rgr.proc import run
+from rgr.base.proc import run
 from rgr.sandbox.jail import Jail
 from rgr.sandbox.policy import SandboxPolicy
 from rgr.sandbox.toolchain import DEPENDENCIES_FROM_VAR, detect
@@ -275,11 +275,11 @@ def test_a_tracked_folder_is_never_an_environment(project: Path, home: Path) -> 
 
 
 def test_the_run_reads_what_git_tracks_from_the_repository(project: Path, home: Path) -> None:
-    """Through rgr.attempt.toolchain_of, as a run asks: git's own index decides."""
+    """Through rgr.loop.attempt.toolchain_of, as a run asks: git's own index decides."""
     from conftest import git
 
-    from rgr.attempt import toolchain_of
-    from rgr.workspace import open_workspace
+    from rgr.loop.attempt import toolchain_of
+    from rgr.store.workspace import open_workspace
 
     (project / "tools" / "bin").mkdir(parents=True)
     (project / "tools" / "pyvenv.cfg").write_text("home = /usr/bin\n")

@@ -1,4 +1,4 @@
-"""rgr.verify against real pytest runs in temporary projects (no mocks)."""
+"""rgr.check.verify against real pytest runs in temporary projects (no mocks)."""
 
 from __future__ import annotations
 
@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from rgr.config import TestCommand
-from rgr.errors import CommandError
-from rgr.guards import Violation, failure_brief
-from rgr.verify import OUTPUT_EXCERPT_LIMIT, TestReport, report_to_json, run_tests
+from rgr.base.config import TestCommand
+from rgr.base.errors import CommandError
+from rgr.check.guards import Violation, failure_brief
+from rgr.check.verify import OUTPUT_EXCERPT_LIMIT, TestReport, report_to_json, run_tests
 
 PYTEST = TestCommand((sys.executable, "-m", "pytest"), "pytest", (), False, "test")
 
@@ -424,8 +424,8 @@ def test_custom_runner_with_globs_but_no_report_collected_nothing(tmp_path: Path
 
 
 def test_a_blind_run_is_refused_naming_the_runner_and_the_fix(tmp_path: Path) -> None:
-    from rgr.errors import ConfigError
-    from rgr.verify import blind_run, require_results
+    from rgr.base.errors import ConfigError
+    from rgr.check.verify import blind_run, require_results
 
     ok = TestCommand((sys.executable, "-c", "print('3 passed')"), "custom", (), False,
                      "tdd.toml")

@@ -196,7 +196,7 @@ def _every_error_class() -> list[type]:
     import pkgutil
 
     import rgr
-    from rgr.errors import RgrError
+    from rgr.base.errors import RgrError
 
     for info in pkgutil.walk_packages(rgr.__path__, "rgr."):
         if not info.name.startswith(("rgr.fake_model", "rgr.__main__")):
@@ -213,7 +213,7 @@ def _every_error_class() -> list[type]:
 def test_every_error_kind_is_one_of_the_documented_set() -> None:
     from conftest import REPO_ROOT
 
-    from rgr.errors import ERROR_KINDS
+    from rgr.base.errors import ERROR_KINDS
 
     classes = _every_error_class()
     assert len(classes) > 15

@@ -15,10 +15,10 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import pydantic
 
-from rgr.errors import BackendError
+from rgr.base.errors import BackendError
 
-if TYPE_CHECKING:  # a Protocol, so only for the type checker (rgr.proc)
-    from rgr.proc import Launcher
+if TYPE_CHECKING:  # a Protocol, so only for the type checker (rgr.base.proc)
+    from rgr.base.proc import Launcher
 
 #: What a sealed session's CLI holds instead of its key (see Backend.seal_api).
 SEALED_KEY = "rgr-sealed-no-key-in-the-sandbox"

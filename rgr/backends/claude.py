@@ -82,7 +82,6 @@ from typing import TYPE_CHECKING, Any
 
 import pydantic
 
-from rgr import failpoints
 from rgr.backends import claude_release, locate
 from rgr.backends.base import (
     SEALED_KEY,
@@ -92,12 +91,13 @@ from rgr.backends.base import (
     OpenGateway,
     usd,
 )
-from rgr.errors import BackendError, CommandError
-from rgr.proc import Completed, run, run_lines
-from rgr.processes import REPO_MARK_VAR, SESSION_MARK_VAR, kill_marked_processes
+from rgr.base import failpoints
+from rgr.base.errors import BackendError, CommandError
+from rgr.base.proc import Completed, run, run_lines
+from rgr.base.processes import REPO_MARK_VAR, SESSION_MARK_VAR, kill_marked_processes
 
-if TYPE_CHECKING:  # a Protocol, so only for the type checker (rgr.proc)
-    from rgr.proc import Launcher
+if TYPE_CHECKING:  # a Protocol, so only for the type checker (rgr.base.proc)
+    from rgr.base.proc import Launcher
 
 INSTALL_COMMAND = locate.install_command(claude_release.PACKAGE, claude_release.PINNED)
 
@@ -254,7 +254,7 @@ class ClaudeBackend:
                if k not in OTHER_BACKENDS_KEYS}
         env[SESSION_MARK_VAR] = request.session_id
         # The repository the session works for (a sealed session's cwd is its scratch
-        # copy; rgr.attempt marks the user's repository): orphans are found by it.
+        # copy; rgr.loop.attempt marks the user's repository): orphans are found by it.
         env.setdefault(REPO_MARK_VAR, str(request.cwd))
         try:
             done = self._run(

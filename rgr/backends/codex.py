@@ -68,17 +68,17 @@ from typing import TYPE_CHECKING, Any
 
 import pydantic
 
-from rgr import failpoints
 from rgr.backends import locate
 from rgr.backends.base import SEALED_KEY, AgentRequest, AgentResult, AgentRunError, OpenGateway
 from rgr.backends.codex_stream import StreamState, stream_reader
-from rgr.config import CodexConfig
-from rgr.errors import BackendError, CommandError
-from rgr.proc import Completed, run, run_lines
-from rgr.processes import REPO_MARK_VAR, SESSION_MARK_VAR, kill_marked_processes
+from rgr.base import failpoints
+from rgr.base.config import CodexConfig
+from rgr.base.errors import BackendError, CommandError
+from rgr.base.proc import Completed, run, run_lines
+from rgr.base.processes import REPO_MARK_VAR, SESSION_MARK_VAR, kill_marked_processes
 
-if TYPE_CHECKING:  # a Protocol, so only for the type checker (rgr.proc)
-    from rgr.proc import Launcher
+if TYPE_CHECKING:  # a Protocol, so only for the type checker (rgr.base.proc)
+    from rgr.base.proc import Launcher
 
 PACKAGE = "@openai/codex"
 LOGIN_HINT = (

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rgr.backends.base import AgentRequest
-from rgr.processes import SESSION_MARK_VAR, kill_marked_processes
+from rgr.base.processes import SESSION_MARK_VAR, kill_marked_processes
 
 _RETRY = re.compile(r"^Reconnecting\.\.\.\s*(\d+)/(\d+)\s*(?:\((.*)\))?\s*$", re.S)
 _STATUS = re.compile(r"\b([1-5]\d\d)\b")

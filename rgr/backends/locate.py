@@ -21,7 +21,7 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-from rgr.errors import CommandError
+from rgr.base.errors import CommandError
 
 #: How long ``npm config get prefix`` may take (it only runs when nothing was found).
 NPM_TIMEOUT_S = 15.0
@@ -115,7 +115,7 @@ def _npmrc_prefix(env: Mapping[str, str]) -> Path | None:
 def _ask_npm(env: Mapping[str, str]) -> Path | None:
     import shutil
 
-    from rgr.proc import run
+    from rgr.base.proc import run
 
     npm = shutil.which("npm", path=env.get("PATH", os.defpath))
     if npm is None:

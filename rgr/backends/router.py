@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
-from rgr.agents import OVERRIDE_DIR, load_agent, packaged_dir
 from rgr.backends.base import AgentRequest, AgentResult, Backend, OpenGateway
-from rgr.config import Config
-from rgr.errors import ConfigError
+from rgr.base.config import Config
+from rgr.base.errors import ConfigError
+from rgr.store.agents import OVERRIDE_DIR, load_agent, packaged_dir
 
 BackendFactory = Callable[[], Backend]
 

@@ -20,7 +20,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
 
-from rgr.errors import ConfigError
+from rgr.base.errors import ConfigError
 
 CONFIG_FILE = "tdd.toml"
 
@@ -417,7 +417,7 @@ class Config(BaseModel):
     @property
     def file_bytes(self) -> bytes | None:
         """The bytes of tdd.toml this config was validated from (None: there was none),
-        read once: what rgr.config_seen marks as valid is exactly what was validated."""
+        read once: what rgr.base.config_seen marks as valid is exactly what was validated."""
         return self._file_bytes
 
     def source_of(self, field: str) -> str:

@@ -13,7 +13,7 @@ import os
 import sys
 import time
 
-from rgr.errors import CommandError
+from rgr.base.errors import CommandError
 
 #: typing.TYPE_CHECKING without importing typing (3 ms, a tenth of `rgr history`'s
 #: budget): mypy takes any name spelt TYPE_CHECKING as true.

@@ -10,7 +10,7 @@ import json
 import os
 import sys
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without typing's import (see rgr.proc)
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without typing's import (see rgr.base.proc)
 if TYPE_CHECKING:
     from collections.abc import Iterable
     from typing import Any, TextIO

@@ -1,6 +1,6 @@
 """``[gate]``: the deterministic gate a refactor batch must pass (seed 000 §9).
 
-A gate run is the project's test command (through ``rgr.verify.run_tests``: its per-test
+A gate run is the project's test command (through ``rgr.check.verify.run_tests``: its per-test
 report is the contract every batch is held to), then the ``fast`` commands, then for a
 full gate the ``full`` ones. Commands are argv lists, never a shell, unless the config
 says ``shell = true``. The first failing command ends the run.
@@ -15,9 +15,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from rgr.config import Config, GateCommand, TestCommand
-from rgr.proc import Completed, run, tail
-from rgr.verify import Confinement, TestReport, run_tests
+from rgr.base.config import Config, GateCommand, TestCommand
+from rgr.base.proc import Completed, run, tail
+from rgr.check.guards import Violation, check_tests
+from rgr.check.verify import Confinement, TestReport, run_tests
+from rgr.store.handoff import Phase
 
 Level = Literal["fast", "full"]
 
@@ -86,3 +88,16 @@ def run_gate(config: Config, test_command: TestCommand, root: Path, level: Level
         if not result.commands[-1].ok:
             break
     return result
+
+
+def check_gate(before: TestReport, gate: GateResult) -> list[Violation]:
+    """What a gate run says against the suite before the change: the test rules
+    (rgr.check.guards.check_tests, the suite before is the contract) and a failing
+    ``fast``/``full`` command."""
+    found = check_tests(Phase.REFACTOR, before, gate.tests)
+    failed = gate.failed_command
+    if not found and failed is not None:
+        status = "timed out" if failed.timed_out else f"exit code {failed.exit_code}"
+        found.append(Violation("gate-command-failed", f"`{failed.command}` ({status}): "
+                               f"{failed.output_tail[-1500:]}"))
+    return found

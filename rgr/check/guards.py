@@ -11,11 +11,11 @@ from dataclasses import dataclass
 
 import pygit2
 
-from rgr import git
-from rgr.config import Config, GlobSet, glob_to_regex
-from rgr.handoff import Phase
-from rgr.testlist import FILENAME as TEST_LIST
-from rgr.verify import TestReport
+from rgr.base.config import Config, GlobSet, glob_to_regex
+from rgr.check.testlist import FILENAME as TEST_LIST
+from rgr.check.verify import TestReport
+from rgr.store import git
+from rgr.store.handoff import Phase
 
 #: Files no agent may touch, whatever its phase: rgr's config and its overrides.
 PROTECTED = ("tdd.toml", ".rgr/")

@@ -1,5 +1,5 @@
 """The rules a merge fix is judged by, deterministically, on what the fixer committed
-and on what the real test runner says (rgr.mergefix runs them).
+and on what the real test runner says (rgr.loop.mergefix runs them).
 
 A fix is a commit that descends from the base tip and from the job's tip (a merge of
 the two: the job's change, carried onto the base), made of commits with the fixer's
@@ -18,18 +18,17 @@ import dataclasses
 
 import pygit2
 
-from rgr import git, merging
-from rgr.config import Config
-from rgr.guards import (
+from rgr.base.config import Config
+from rgr.check.gate import GateResult, check_gate
+from rgr.check.guards import (
     SKIP_MARKERS,
     Violation,
     escaping_links,
     forbidden_path,
     hooks_framework,
 )
-from rgr.refactor.checks import check_gate
-from rgr.refactor.gate import GateResult
-from rgr.verify import TestReport
+from rgr.check.verify import TestReport
+from rgr.store import git, merging
 
 #: Lines of a test file shown in one violation (the brief stays short).
 SHOWN_LINES = 5

@@ -3,7 +3,7 @@
 rgr never takes an agent's word for what the tests do: every phase ends with this run.
 
 How a runner is told to write a machine-readable report, and how that report is read,
-lives in ``rgr.runners`` (one module per runner family, a registry by name): pytest,
+lives in ``rgr.check.runners`` (one module per runner family, a registry by name): pytest,
 Jest, Vitest, Mocha, node's runner, cargo test / nextest, go test, Maven, Gradle, RSpec,
 PHPUnit, and any command that writes JUnit XML where the ``junit_xml`` globs say. Report
 files go to a temporary directory of rgr's, never into the repository (Maven, Gradle and
@@ -22,16 +22,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from rgr import failpoints
-from rgr.config import TestCommand
-from rgr.daemon.slots import test_slot
-from rgr.errors import ConfigError
-from rgr.proc import Completed, bound, run
-from rgr.runners import Finished, Results, Status, TestOutcome, runner_for
-from rgr.runners.base import MESSAGE_LIMIT, strip_ansi
+from rgr.base import failpoints
+from rgr.base.config import TestCommand
+from rgr.base.errors import ConfigError
+from rgr.base.proc import Completed, bound, run
+from rgr.base.slots import test_slot
+from rgr.check.runners import Finished, Results, Status, TestOutcome, runner_for
+from rgr.check.runners.base import MESSAGE_LIMIT, strip_ansi
 
-if TYPE_CHECKING:  # a Protocol, so only for the type checker (rgr.proc)
-    from rgr.proc import Launcher
+if TYPE_CHECKING:  # a Protocol, so only for the type checker (rgr.base.proc)
+    from rgr.base.proc import Launcher
 
 #: How much of the runner's combined output a report keeps (head and tail). The excerpt
 #: goes into failure briefs and notes, so it must stay small whatever the tests print.

@@ -25,17 +25,17 @@ from rgr.backends.claude_release import PINNED
 from rgr.backends.codex import INSTALL_COMMAND as CODEX_INSTALL
 from rgr.backends.codex import PACKAGE as CODEX_PACKAGE
 from rgr.backends.codex import VERIFIED_VERSIONS, CodexBackend
+from rgr.base.errors import RgrError
+from rgr.base.proc import run as run_process
+from rgr.base.ui import esc, make_console
 from rgr.commands import history
 from rgr.commands import run as run_command
 from rgr.demo.env import claude_env, codex_env
 from rgr.demo.kata import FEATURE, codex_config, make_project, two_test_kata
-from rgr.errors import RgrError
 from rgr.fake_model import FakeModelServer
 from rgr.fake_model.responses import ResponsesModelServer
-from rgr.proc import run as run_process
-from rgr.starting import RunOptions
-from rgr.ui import esc, make_console
-from rgr.workspace import open_workspace
+from rgr.loop.starting import RunOptions
+from rgr.store.workspace import open_workspace
 
 #: The Claude Code release the replay was recorded against: the e2e suite's pinned one.
 TESTED_CLAUDE = PINNED

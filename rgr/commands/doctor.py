@@ -10,16 +10,16 @@ from dataclasses import dataclass
 
 import click
 
-from rgr.attempt import Sealer, tests_summary
 from rgr.backends import locate
 from rgr.backends.base import backend_binaries
+from rgr.base.ui import esc, make_console
+from rgr.check.gate import GateResult, gate_argvs
 from rgr.commands.verify import print_result, sealed_gate
-from rgr.refactor.gate import GateResult, gate_argvs
+from rgr.loop.attempt import Sealer, tests_summary
+from rgr.loop.starting import make_backend
 from rgr.sandbox.explain import Diagnosis, missing_program
 from rgr.sandbox.toolchain import home_relative
-from rgr.starting import make_backend
-from rgr.ui import esc, make_console
-from rgr.workspace import Workspace
+from rgr.store.workspace import Workspace
 
 
 @dataclass(frozen=True)

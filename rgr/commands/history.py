@@ -1,11 +1,11 @@
 """``rgr history``: the handoffs on the current branch, oldest to newest.
 
 Built for long histories. The table and ``--limit N`` read the newest N + 1 commits
-with their notes through ``git log`` (rgr.history.table, which also draws the table;
-rgr.history.quick answers ``rgr history`` with it before the CLI is loaded), whatever
+with their notes through ``git log`` (rgr.store.history.table, which also draws the table;
+rgr.store.history.quick answers ``rgr history`` with it before the CLI is loaded), whatever
 the repository holds.
 ``--json`` over everything takes each row from a content-addressed cache (note blob id
--> row bytes, rgr.history.cache) and validates only the notes it lacks: it lists the
+-> row bytes, rgr.store.history.cache) and validates only the notes it lacks: it lists the
 notes (``git notes list``) and walks the commits (``git rev-list``), and reads the
 missing notes with ``git log --no-walk`` (see :func:`_stream_json`). With many rows
 missing (the first run) it reads ``git log --notes`` as git writes it, each note
@@ -22,9 +22,9 @@ from __future__ import annotations
 import sys
 from typing import IO, TYPE_CHECKING, Any
 
-from rgr import git
-from rgr.history.rows import ROW_START, cached_part, quick_row, row, validated_rows
-from rgr.history.table import (
+from rgr.store import git
+from rgr.store.history.rows import ROW_START, cached_part, quick_row, row, validated_rows
+from rgr.store.history.table import (
     DEFAULT_TABLE_LIMIT,
     newest_more,
     newest_texts,
@@ -35,13 +35,13 @@ from rgr.history.table import (
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
-    from rgr.history import cache as history_cache
-    from rgr.workspace import Workspace
+    from rgr.store.history import cache as history_cache
+    from rgr.store.workspace import Workspace
 
 
 def _newest(ws: Workspace, count: int) -> tuple[list[dict[str, Any]], bool]:
     """The ``count`` newest handoffs on the branch, oldest first, and whether there are
-    more: reads ``count + 1`` notes, not all of them (rgr.history.table.newest_texts)."""
+    more: reads ``count + 1`` notes, not all of them (rgr.store.history.table.newest_texts)."""
     git.head_commit(ws.repo)  # an empty repository is an error, said plainly
     if ws.notes.tip() is None:
         return [], False
@@ -91,7 +91,7 @@ _OUT_BATCH = 4096
 def _stream_json(ws: Workspace) -> None:
     """Every handoff on the branch as a JSON list, oldest first, one row per line.
 
-    Rows come from the row cache (rgr.history.cache: note blob id -> row bytes) where it
+    Rows come from the row cache (rgr.store.history.cache: note blob id -> row bytes) where it
     has them: the notes are listed (``git notes list``, commit -> blob) and the commits
     walked (``git rev-list``), and only the notes the cache lacks are read and validated
     (``git log --no-walk`` on those commits). When over a quarter of the notes are
@@ -100,7 +100,7 @@ def _stream_json(ws: Workspace) -> None:
     either way: tests/test_history_cache.py."""
     from operator import countOf
 
-    from rgr.history import cache as history_cache
+    from rgr.store.history import cache as history_cache
 
     head = str(git.head_commit(ws.repo).id)
     tip = ws.notes.tip_id()
@@ -115,7 +115,7 @@ def _stream_json(ws: Workspace) -> None:
     notes: dict[bytes, history_cache.Line] = {}
     # Through a replace ref (or a graft, a shallow boundary) git shows a commit id with
     # another commit's time: rows that take their commit's time are then neither served
-    # nor filed (rgr.history.cache.pair_key assumes a commit id names its time).
+    # nor filed (rgr.store.history.cache.pair_key assumes a commit id names its time).
     plain = ws.notes.walk_is_plain()
     for annotated, blobs in ws.notes.note_blobs():
         notes.update(zip(annotated, _lines_of(cache, annotated, blobs, plain), strict=True))
@@ -140,10 +140,10 @@ def _lines_of(cache: history_cache.RowCache, annotated: list[bytes], blobs: list
     """For each note (``annotated[i]``'s is ``blobs[i]``): its cache line, or its blob id
     when the cache has no row for it. A row is filed under the blob id, or, when it
     takes its commit's time (no finishedAt), under the pair's key
-    (rgr.history.cache.row_key): looked for only when the blob id has no row, so notes
+    (rgr.store.history.cache.row_key): looked for only when the blob id has no row, so notes
     with finishedAt cost one C-level lookup each. ``plain``: the walk is plain
-    (rgr.notes.NotesStore.walk_is_plain), else pair keys are not looked for."""
-    from rgr.history.cache import ROW_AT, pair_key
+    (rgr.store.notes.NotesStore.walk_is_plain), else pair keys are not looked for."""
+    from rgr.store.history.cache import ROW_AT, pair_key
 
     found = cache.lines.get
     lines: list[history_cache.Line] = list(map(found, blobs, blobs))
@@ -173,7 +173,7 @@ def _stream_cached(ws: Workspace, head: str, tip: str, notes: dict[bytes, histor
     """:func:`_stream_json` when the cache has most rows; returns the walk (the commits
     from ``head``, newest first), or None (nothing written) when the notes ref moved
     from ``tip``, the one ``notes`` was listed at, while they were read."""
-    from rgr.history.cache import BLOB, ROW_AT, row_key
+    from rgr.store.history.cache import BLOB, ROW_AT, row_key
 
     commits = _walk(ws, head, plain)
     get = notes.get
@@ -228,7 +228,7 @@ def _walk(ws: Workspace, head: str, plain: bool) -> list[bytes]:
     walk saved by the last run when it started from ``head`` too, or from an ancestor
     that ``head`` extends by a chain of one-parent commits (each rgr phase adds one);
     else ``git rev-list`` (0.3 s of git's CPU at 100,000 commits), then saved."""
-    from rgr.history import cache as history_cache
+    from rgr.store.history import cache as history_cache
 
     if not plain:  # ws.notes.walk_is_plain()
         return ws.notes.reachable_commits(head)
@@ -262,7 +262,7 @@ def _stream_uncached(ws: Workspace, head: str,
     ``git log --notes`` needs, however many notes."""
     import tempfile
 
-    from rgr.history.cache import BLOB, row_key
+    from rgr.store.history.cache import BLOB, row_key
 
     with tempfile.TemporaryFile() as spool:
         for batch in ws.notes.reachable_batches(head):

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from rgr.base.ui import esc, make_console, print_json_rows
 from rgr.daemon import cron
 from rgr.daemon.gitcli import Git, git_env
 from rgr.daemon.hub import open_hub
@@ -24,8 +25,7 @@ from rgr.daemon.queue import (
     who,
 )
 from rgr.daemon.remote import remote_tip
-from rgr.ui import esc, make_console, print_json_rows
-from rgr.workspace import Workspace
+from rgr.store.workspace import Workspace
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -40,8 +40,8 @@ def add(ws: Workspace, feature: str, after: tuple[int, ...], refactor: bool,
         every: str | None, base: str | None, remote: str | None,
         max_budget_usd: float | None = None, out: Console | None = None) -> int:
     """``out``: where to say what was queued (`rgr serve` shows it on the page)."""
-    from rgr import git as rgit
-    from rgr.starting import slugify  # the run's own branch naming (a heavy import)
+    from rgr.loop.starting import slugify  # the run's own branch naming (a heavy import)
+    from rgr.store import git as rgit
 
     feature = feature.strip()
     if not feature:

@@ -11,18 +11,15 @@ import click
 import pygit2
 from rich.table import Table
 
-from rgr import __version__, git, inflight, integrate
-from rgr.attempt import ATTEMPTS_PREFIX, open_sealer, tests_summary
+from rgr import __version__
 from rgr.backends.base import Backend
-from rgr.config import resolve_test_command
-from rgr.errors import RepositoryError
-from rgr.handoff import HandoffState, Phase, RefactorProgress, TestResult, now_utc
-from rgr.invocation import describe_limits
-from rgr.locks import run_lock
-from rgr.refactor.engine import RefactorEngine
-from rgr.refactor.gate import GateResult
-from rgr.refactor.plan import RefactorPlanOutput
-from rgr.starting import (
+from rgr.base.config import resolve_test_command
+from rgr.base.errors import RepositoryError
+from rgr.base.ui import esc, make_console, short
+from rgr.check.gate import GateResult
+from rgr.loop import integrate
+from rgr.loop.attempt import ATTEMPTS_PREFIX, open_sealer, tests_summary
+from rgr.loop.starting import (
     PhaseLog,
     RunOptions,
     ask_unnoted,
@@ -37,8 +34,13 @@ from rgr.starting import (
     require_clean,
     require_new_branch,
 )
-from rgr.ui import esc, make_console, short
-from rgr.workspace import Workspace
+from rgr.observe.invocation import describe_limits
+from rgr.refactor.engine import RefactorEngine
+from rgr.refactor.plan import RefactorPlanOutput
+from rgr.store import git, inflight
+from rgr.store.handoff import HandoffState, Phase, RefactorProgress, TestResult, now_utc
+from rgr.store.locks import run_lock
+from rgr.store.workspace import Workspace
 
 
 @dataclass(frozen=True)
@@ -160,7 +162,7 @@ def _finish(ws: Workspace, state: HandoffState, log: PhaseLog, mode: str = "none
         if mode == "merge":
             return accept(ws)
         if mode == "pr":
-            from rgr.report import collect
+            from rgr.observe.report import collect
 
             integrate.pull_request(ws, collect(ws), progress.source_branch,
                                    f"Refactor by rgr: {progress.goal}", log.always)

@@ -13,12 +13,12 @@ from pathlib import Path
 
 import pygit2
 
-from rgr import locks
-from rgr.errors import NotesError
-from rgr.handoff import InvalidNote, parse_note
-from rgr.notes import NotesStore
-from rgr.ui import esc, make_console, print_json, short
-from rgr.workspace import Workspace
+from rgr.base.errors import NotesError
+from rgr.base.ui import esc, make_console, print_json, short
+from rgr.store import locks
+from rgr.store.handoff import InvalidNote, parse_note
+from rgr.store.notes import NotesStore
+from rgr.store.workspace import Workspace
 
 
 @dataclass

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from rich.console import Console
 
-from rgr import integrate
-from rgr.report import RunReport, collect
-from rgr.ui import duration, esc, make_console, money, print_json, short
-from rgr.workspace import Workspace
+from rgr.base.ui import duration, esc, make_console, money, print_json, short
+from rgr.loop import integrate
+from rgr.observe.report import RunReport, collect
+from rgr.store.workspace import Workspace
 
 
 def lines(report: RunReport) -> list[tuple[str, str]]:

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from rgr import git
-from rgr.errors import NeedsConfirmation, RepositoryError
-from rgr.ui import esc, make_console, short
-from rgr.workspace import Workspace
+from rgr.base.errors import NeedsConfirmation, RepositoryError
+from rgr.base.ui import esc, make_console, short
+from rgr.store import git
+from rgr.store.workspace import Workspace
 
 if TYPE_CHECKING:
     from rich.console import Console

@@ -9,23 +9,21 @@ from collections.abc import Callable
 import click
 import pygit2
 
-from rgr import __version__, failpoints, git, inflight, integrate
-from rgr.attempt import (
+from rgr import __version__
+from rgr.backends.base import Backend
+from rgr.base import failpoints
+from rgr.base.config import TestCommand, resolve_test_command
+from rgr.base.errors import RepositoryError
+from rgr.base.ui import esc, make_console, short
+from rgr.check.verify import require_results
+from rgr.loop import integrate
+from rgr.loop.attempt import (
     ATTEMPTS_PREFIX,
     open_sealer,
     tests_summary,
 )
-from rgr.backends.base import Backend
-from rgr.config import TestCommand, resolve_test_command
-from rgr.errors import RepositoryError
-from rgr.events import event
-from rgr.handoff import ErrorDetails, HandoffState, Phase, TestResult, now_utc
-from rgr.inflight import Inflight
-from rgr.invocation import Invocation, describe_limits, observed
-from rgr.locks import run_lock
-from rgr.orchestrator import LEFTOVERS_PREFIX, Orchestrator
-from rgr.retry import AttemptRejected
-from rgr.starting import (
+from rgr.loop.retry import AttemptRejected
+from rgr.loop.starting import (
     RunOptions,
     ask_unnoted,
     check_branch_option,
@@ -40,10 +38,15 @@ from rgr.starting import (
     require_new_branch,
     require_startable,
 )
-from rgr.ui import esc, make_console, short
-from rgr.verify import require_results
-from rgr.view import PlainView
-from rgr.workspace import Workspace
+from rgr.loop.tdd import LEFTOVERS_PREFIX, Orchestrator
+from rgr.observe.events import event
+from rgr.observe.invocation import Invocation, describe_limits, observed
+from rgr.observe.view import PlainView
+from rgr.store import git, inflight
+from rgr.store.handoff import ErrorDetails, HandoffState, Phase, TestResult, now_utc
+from rgr.store.inflight import Inflight
+from rgr.store.locks import run_lock
+from rgr.store.workspace import Workspace
 
 Log = Callable[[str], None]
 

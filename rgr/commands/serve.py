@@ -14,10 +14,10 @@ import socket
 import sys
 from typing import TYPE_CHECKING
 
-from rgr.errors import RgrError
+from rgr.base.errors import RgrError
 
 if TYPE_CHECKING:
-    from rgr.workspace import Workspace
+    from rgr.store.workspace import Workspace
 
 DEFAULT_PORT = 8765
 

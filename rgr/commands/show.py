@@ -6,13 +6,13 @@ from __future__ import annotations
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from rgr import git
-from rgr.errors import RepositoryError
-from rgr.handoff_state import read_state
-from rgr.ui import duration, money, phase_label, print_fields, print_json, short
+from rgr.base.errors import RepositoryError
+from rgr.base.ui import duration, money, phase_label, print_fields, print_json, short
+from rgr.store import git
+from rgr.store.handoff_state import read_state
 
 if TYPE_CHECKING:
-    from rgr.workspace import Workspace
+    from rgr.store.workspace import Workspace
 
 
 def _find(ws: Workspace, rev: str | None, full_state: bool) -> tuple[str, dict[str, Any], int]:
@@ -70,7 +70,7 @@ def rows(commit: str, state: dict[str, Any]) -> list[tuple[str, str]]:
     if state.get("summary"):
         out.append(("summary", state["summary"]))
     fix = state.get("mergeFix")
-    if isinstance(fix, dict):  # the daemon's merge fixer (rgr.mergefix)
+    if isinstance(fix, dict):  # the daemon's merge fixer (rgr.loop.mergefix)
         out.append(("merge fix", f"{fix.get('status')}: onto {fix.get('into')} at "
                                  f"{str(fix.get('baseTip'))[:8]}, conflicts in "
                                  f"{', '.join(fix.get('conflicts') or []) or '-'} (attempt "

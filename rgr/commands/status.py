@@ -4,15 +4,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from rgr import git
-from rgr.handoff_read import resume_phase
-from rgr.handoff_state import read_state
-from rgr.testlist import FILENAME as TEST_LIST
-from rgr.testlist import parse_test_list
-from rgr.ui import phase_label, print_fields, print_json, short
+from rgr.base.ui import phase_label, print_fields, print_json, short
+from rgr.check.testlist import FILENAME as TEST_LIST
+from rgr.check.testlist import parse_test_list
+from rgr.store import git
+from rgr.store.handoff_read import resume_phase
+from rgr.store.handoff_state import read_state
 
 if TYPE_CHECKING:
-    from rgr.workspace import Workspace
+    from rgr.store.workspace import Workspace
 
 
 def collect(ws: Workspace, full_state: bool = True) -> dict[str, Any]:

@@ -10,15 +10,15 @@ from pathlib import Path
 
 import click
 
-from rgr import git
-from rgr.attempt import Sealer, open_sealer, tests_summary
 from rgr.backends.base import AgentRequest, AgentResult, OpenGateway
-from rgr.config import resolve_test_command
-from rgr.refactor.gate import GateResult, Level
+from rgr.base.config import resolve_test_command
+from rgr.base.ui import esc, make_console, short
+from rgr.check.gate import GateResult, Level
+from rgr.loop.attempt import Sealer, open_sealer, tests_summary
+from rgr.observe.view import PlainView
 from rgr.sandbox.explain import Diagnosis
-from rgr.ui import esc, make_console, short
-from rgr.view import PlainView
-from rgr.workspace import Workspace
+from rgr.store import git
+from rgr.store.workspace import Workspace
 
 
 def verify(ws: Workspace, level: Level, as_json: bool) -> int:

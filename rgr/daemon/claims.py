@@ -24,7 +24,7 @@ from dataclasses import dataclass, field, replace
 
 from rgr.daemon.hub import Hub, RefUpdate
 from rgr.daemon.queue import CLAIMS, Claim, Job, host
-from rgr.locks import pid_alive
+from rgr.store.locks import pid_alive
 
 DEFAULT_LEASE_S = 60.0
 

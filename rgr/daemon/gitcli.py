@@ -3,7 +3,7 @@
 The daemon uses git's own CLI, not libgit2, for everything that must be a
 compare-and-swap: ``git update-ref <ref> <new> <old>`` and ``git push
 --force-with-lease`` are checked atomically by git itself, and libgit2 updates some refs
-without that check. Every call goes through rgr.proc (argv only, a timeout).
+without that check. Every call goes through rgr.base.proc (argv only, a timeout).
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from rgr.errors import CommandError
-from rgr.proc import Completed, run
+from rgr.base.errors import CommandError
+from rgr.base.proc import Completed, run
 
 #: No hook, no pager, no prompt for credentials: the daemon runs unattended.
 _SAFE = ("-c", "core.hooksPath=/dev/null", "-c", "core.pager=cat")
@@ -68,7 +68,7 @@ class Git:
     def read_blobs(self, ids: Sequence[str]) -> dict[str, str]:
         """The contents of many blobs in one ``git cat-file --batch``."""
         found: dict[str, str] = {}
-        # In chunks: rgr.proc keeps at most a few MB of a command's output.
+        # In chunks: rgr.base.proc keeps at most a few MB of a command's output.
         for start in range(0, len(ids), _BATCH):
             found.update(self._read_batch(ids[start:start + _BATCH]))
         return found
@@ -101,7 +101,7 @@ class Git:
             done = self.run("for-each-ref", "--format=%(refname)%00%(objectname)%00%(raw)%00",
                             pattern)
             if done.returncode != 0 or "characters cut ..." in done.stdout:
-                # An old git, or more than rgr.proc keeps of one output: per first digit.
+                # An old git, or more than rgr.base.proc keeps of one output: per first digit.
                 if pattern == prefix and done.returncode == 0 and prefix.endswith("/"):
                     for digit in "123456789":
                         found.update(self._ref_blobs_exact(f"{prefix}{digit}*"))

@@ -15,9 +15,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from rgr.base.errors import RgrError
+from rgr.base.proc import Completed
 from rgr.daemon.gitcli import Git
-from rgr.errors import RgrError
-from rgr.proc import Completed
 
 #: Every way git reports that a ref was not at the value the update expected.
 LOST_RACE = ("non-fast-forward", "fetch first", "cannot lock ref", "but expected",

@@ -2,7 +2,7 @@
 suite on exactly that commit, then move the base branch only if it is still at the tip
 that was verified (compare-and-swap). A conflict gets merge-fixer sessions (``rgr
 fix-merge`` in the job's clone: sealed attempts judged by the full suite and the
-guards, see rgr.mergefix) when the daemon allows them; a conflict they cannot resolve,
+guards, see rgr.loop.mergefix) when the daemon allows them; a conflict they cannot resolve,
 or a red suite, leaves the base branch as it was and the job ``needs-attention``,
 naming the conflict or the failure.
 
@@ -22,15 +22,15 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from rgr import failpoints
+from rgr.base import failpoints
+from rgr.base.proc import Completed, run, tail
+from rgr.base.slots import COUNT_VAR, test_slot
+from rgr.check.testlist import FILENAME as TEST_LIST
+from rgr.check.testlist import ITEM
 from rgr.daemon import remote
 from rgr.daemon.gitcli import Git
 from rgr.daemon.hub import RemoteRejected
-from rgr.daemon.slots import COUNT_VAR, test_slot
 from rgr.daemon.workcopy import ORIGIN, WorkCopy
-from rgr.proc import Completed, run, tail
-from rgr.testlist import FILENAME as TEST_LIST
-from rgr.testlist import ITEM
 
 #: Rebase-and-verify rounds when the base branch keeps moving under the integration.
 LAND_ROUNDS = 5

@@ -28,10 +28,10 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any, TypeVar
 
+from rgr.base.errors import RgrError
 from rgr.daemon.gitcli import Git
 from rgr.daemon.hub import Hub, RefUpdate
-from rgr.errors import RgrError
-from rgr.locks import pid_alive
+from rgr.store.locks import pid_alive
 
 QUEUE = "refs/rgr/queue/"
 STATE = "refs/rgr/state/"

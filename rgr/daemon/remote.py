@@ -20,10 +20,10 @@ import random
 import time
 from collections.abc import Callable
 
+from rgr.base.errors import RgrError
 from rgr.daemon.gitcli import Git
 from rgr.daemon.hub import RemoteRejected, RemoteUnreachable, answer, lost_race, unreachable
-from rgr.errors import RgrError
-from rgr.notes_log import DEFAULT_REF
+from rgr.store.notes_log import DEFAULT_REF
 
 #: How long a notes sync keeps retrying lost races before it gives up (loses nothing).
 NOTES_PATIENCE_S = 300.0

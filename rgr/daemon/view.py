@@ -13,7 +13,7 @@ from rich.console import Console
 from rich.live import Live
 from rich.table import Table
 
-from rgr.ui import esc, make_console
+from rgr.base.ui import esc, make_console
 
 
 def stamp() -> str:

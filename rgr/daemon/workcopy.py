@@ -22,14 +22,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from rgr import failpoints
-from rgr.artifacts import sessions_spent
+from rgr.base import failpoints
+from rgr.base.errors import CommandError, RgrError
+from rgr.check.testlist import FILENAME as TEST_LIST
 from rgr.daemon import remote
 from rgr.daemon.gitcli import Git
 from rgr.daemon.queue import JobSpec
-from rgr.errors import CommandError, RgrError
-from rgr.notes_log import DEFAULT_REF
-from rgr.testlist import FILENAME as TEST_LIST
+from rgr.observe.artifacts import sessions_spent
+from rgr.store.notes_log import DEFAULT_REF
 
 JOBS_DIR = Path("rgr") / "jobs"  # in the git dir: the per-job child logs
 #: In a job clone's git dir: how much of its sessions' cost the job's state counts.

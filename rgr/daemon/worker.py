@@ -20,17 +20,17 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from rgr import failpoints
+from rgr.base import failpoints
+from rgr.base.errors import RgrError
+from rgr.base.proc import Completed, run_lines, tail
 from rgr.daemon import claims, land
 from rgr.daemon.gitcli import Git
 from rgr.daemon.hub import Hub, RemoteUnreachable
 from rgr.daemon.queue import FAILED, Claim, Job, Queue, fleet_spent, runnable, who
 from rgr.daemon.workcopy import LostJob, WorkCopy, jobs_root
-from rgr.errors import RgrError
-from rgr.history import ROWS_ALSO_IN
-from rgr.limits import usd
-from rgr.proc import Completed, run_lines, tail
+from rgr.observe.limits import usd
 from rgr.sandbox.toolchain import DEPENDENCIES_FROM_VAR
+from rgr.store.history import ROWS_ALSO_IN
 
 #: How many phases one child runs before the worker looks at stop, cancel and budget.
 PHASES_PER_CHILD = 1

@@ -11,10 +11,10 @@ import json
 from collections.abc import Sequence
 from pathlib import Path
 
-from rgr.errors import RgrError
+from rgr.base.errors import RgrError
+from rgr.base.proc import run
 from rgr.fake_model import SessionScript, Step, Text, bash, read, structured, write
 from rgr.fake_model.responses import FAKE_MODEL
-from rgr.proc import run
 
 FEATURE = "add a slugify function that lowercases and joins words with dashes"
 

@@ -1,9 +1,9 @@
 """The attempt kernel: one sealed agent session and the checks around it.
 
-The TDD loop (rgr.orchestrator), refactor mode (rgr.refactor.engine) and the daemon's
+The TDD loop (rgr.loop.tdd), refactor mode (rgr.refactor.engine) and the daemon's
 workers all try work the same way, through this module:
 
-1. ``seat``: a scratch repository of the phase's base commit (rgr.scratch), a throwaway
+1. ``seat``: a scratch repository of the phase's base commit (rgr.store.scratch), a throwaway
    HOME and TMPDIR, an environment scrubbed down to what the agent CLI needs, and a
    bubblewrap jail (rgr.sandbox) around all of it. The agent never sees the user's
    repository, HOME or other projects, and reaches nothing on the network but the model
@@ -36,15 +36,14 @@ from urllib.parse import urlsplit
 
 import pygit2
 
-from rgr import failpoints, git, scratch
-from rgr.agents import AgentSpec, packaged_dir, prompt_path, prompt_version
 from rgr.backends.base import AgentResult, Backend, backend_binaries
-from rgr.config import Config, TestCommand
-from rgr.errors import BackendError, RgrError
-from rgr.handoff import AgentSummary, SandboxNote, TestRunSummary
-from rgr.proc import run
-from rgr.processes import REPO_MARK_VAR
-from rgr.refactor.gate import GateResult, Level, gate_argvs, run_gate
+from rgr.base import failpoints
+from rgr.base.config import Config, TestCommand
+from rgr.base.errors import BackendError, RgrError
+from rgr.base.proc import run
+from rgr.base.processes import REPO_MARK_VAR
+from rgr.check.gate import GateResult, Level, gate_argvs, run_gate
+from rgr.check.verify import Confinement, TestReport, run_tests
 from rgr.sandbox import explain, setup, toolchain
 from rgr.sandbox.bridge import Bridge
 from rgr.sandbox.explain import Diagnosis
@@ -52,9 +51,11 @@ from rgr.sandbox.gateway import Upstream
 from rgr.sandbox.jail import PRETOOL, Jail
 from rgr.sandbox.policy import SandboxPolicy
 from rgr.sandbox.toolchain import Toolchain
-from rgr.scratch import Scratch
-from rgr.verify import Confinement, TestReport, run_tests
-from rgr.workspace import Workspace
+from rgr.store import git, scratch
+from rgr.store.agents import AgentSpec, packaged_dir, prompt_path, prompt_version
+from rgr.store.handoff import AgentSummary, SandboxNote, TestRunSummary
+from rgr.store.scratch import Scratch
+from rgr.store.workspace import Workspace
 
 ATTEMPTS_PREFIX = git.ATTEMPTS_PREFIX
 #: The loopback port inside the agent's sandbox where the CONNECT proxy answers.
@@ -279,7 +280,7 @@ class Sealer:
     def seat(self, base: pygit2.Commit, label: str,
              edit_rules: Mapping[str, object] | None = None) -> Iterator[Seat]:
         """A sealed place for one agent session at ``base``; removed on the way out
-        (bring the commits in before leaving). ``edit_rules`` (rgr.guards.edit_rules)
+        (bring the commits in before leaving). ``edit_rules`` (rgr.check.guards.edit_rules)
         arm the PreToolUse hook that refuses out-of-scope edits with a reason."""
         folder = self._folder(label)
         failpoints.hit("seal:folder-made")

@@ -11,12 +11,12 @@ from __future__ import annotations
 import shutil
 from collections.abc import Callable
 
-from rgr import git
-from rgr.errors import RepositoryError, RgrError
-from rgr.proc import run
-from rgr.report import RunReport
-from rgr.ui import short
-from rgr.workspace import Workspace
+from rgr.base.errors import RepositoryError, RgrError
+from rgr.base.proc import run
+from rgr.base.ui import short
+from rgr.observe.report import RunReport
+from rgr.store import git
+from rgr.store.workspace import Workspace
 
 MODES = ("none", "merge", "pr")
 

@@ -1,12 +1,12 @@
 """The attempt kernel: the one loop every agent attempt of rgr goes through.
 
-A TDD phase (rgr.orchestrator), a refactor batch (rgr.refactor.engine) and a merge fix
-(rgr.mergefix) differ only in what they ask and how they judge; they describe that as a
+A TDD phase (rgr.loop.tdd), a refactor batch (rgr.refactor.engine) and a merge fix
+(rgr.loop.mergefix) differ only in what they ask and how they judge; they describe that as a
 ``Work`` and the kernel does the rest, the same way for each:
 
     for each try, up to work.tries:
         the limits allow it?            (budget, time, cycles: else a note and a stop)
-        seat a sealed scratch copy      (rgr.attempt.Sealer)
+        seat a sealed scratch copy      (rgr.loop.attempt.Sealer)
         work.prepare(seat)              (a merge left for the agent, a rope rename)
         record the attempt in flight    (so `rgr resume` after kill -9 judges it)
         run the agent session           (events for the live view, the artifacts, limits)
@@ -33,26 +33,28 @@ from typing import Any
 import pydantic
 import pygit2
 
-from rgr import __version__, failpoints, git, inflight
-from rgr.agents import AgentSpec, prompt_version
-from rgr.attempt import Sealer, Seat, agent_summary, is_fatal, tests_summary
+from rgr import __version__
 from rgr.backends.base import AgentRequest, AgentResult, Backend
-from rgr.errors import BackendError
-from rgr.events import NULL_OBSERVER, Observer, event
-from rgr.guards import Violation, failure_brief
-from rgr.handoff import ErrorDetails, HandoffState, Phase, now_utc
-from rgr.inflight import Inflight
-from rgr.limits import LIMIT_ERROR_PREFIX, LimitReached, Limits
+from rgr.base import failpoints
+from rgr.base.errors import BackendError
+from rgr.check.guards import Violation, failure_brief
+from rgr.check.verify import TestReport
+from rgr.loop.attempt import Sealer, Seat, agent_summary, is_fatal, tests_summary
+from rgr.loop.retry import AttemptRejected, backoff_seconds, phase_retrying
 from rgr.loop.sessions import (
     agent_call_event,
     describe_denials,
     result_from_record,
     result_record,
 )
-from rgr.retry import AttemptRejected, backoff_seconds, phase_retrying
-from rgr.scratch import ImportRefused, Scratch
-from rgr.verify import TestReport
-from rgr.workspace import Workspace
+from rgr.observe.events import NULL_OBSERVER, Observer, event
+from rgr.observe.limits import LIMIT_ERROR_PREFIX, LimitReached, Limits
+from rgr.store import git, inflight
+from rgr.store.agents import AgentSpec, prompt_version
+from rgr.store.handoff import ErrorDetails, HandoffState, Phase, now_utc
+from rgr.store.inflight import Inflight
+from rgr.store.scratch import ImportRefused, Scratch
+from rgr.store.workspace import Workspace
 
 Report = Callable[[str], None]
 
@@ -146,7 +148,7 @@ class Work:
         """Said and emitted before each attempt (after the limits allowed it)."""
 
     def edit_rules(self) -> Mapping[str, object] | None:
-        """The PreToolUse guard's rules for the session (rgr.guards.edit_rules)."""
+        """The PreToolUse guard's rules for the session (rgr.check.guards.edit_rules)."""
         return None
 
     def prepare(self, seat: Seat, attempt: Try) -> list[Violation]:
@@ -190,7 +192,7 @@ class Work:
         return "rgr: rejected attempt"
 
     def stopped(self, error: BackendError) -> None:
-        """A backend failure no retry can fix (rgr.attempt.is_fatal) ends the work: say
+        """A backend failure no retry can fix (rgr.loop.attempt.is_fatal) ends the work: say
         so where the user looks, if the mode has such a place."""
 
     def limit_reached(self, message: str, limit: str) -> str:

@@ -1,6 +1,6 @@
 """The merge-fixer: a finished job whose rebase onto its base branch's newer tip
-conflicted gets sealed agent sessions (rgr.attempt, as every phase) that resolve git's
-merge of the job into that tip; rgr judges each result (rgr.mergefix_checks) and
+conflicted gets sealed agent sessions (rgr.loop.attempt, as every phase) that resolve git's
+merge of the job into that tip; rgr judges each result (rgr.check.mergefix_checks) and
 accepts the first that passes.
 
 Why a merge and not a replayed rebase: a sealed attempt starts from one commit (the
@@ -28,25 +28,26 @@ from typing import Any, Literal
 import pydantic
 import pygit2
 
-from rgr import git, merging, report_store
-from rgr.agents import AgentSpec, load_agent, prompt_path
-from rgr.artifacts import MERGE_FIX_SPEND
-from rgr.attempt import Sealer, Seat
 from rgr.backends.base import AgentRequest, AgentResult, Backend
-from rgr.config import TestCommand
-from rgr.errors import RgrError
-from rgr.events import Event, Observer, Observers
-from rgr.guards import Violation, edit_rules
-from rgr.handoff import HandoffState, MergeFixNote, Phase, TestResult
-from rgr.inflight import Inflight
-from rgr.limits import LimitReached, Limits
+from rgr.base.config import TestCommand
+from rgr.base.errors import RgrError
+from rgr.check import report_store
+from rgr.check.guards import Violation, edit_rules
+from rgr.check.mergefix_checks import check_merge_commits, check_merge_scope, check_merge_tests
+from rgr.check.verify import TestReport
+from rgr.loop.attempt import Sealer, Seat
 from rgr.loop.kernel import Accepted, Exhausted, Kernel, Try, Verdict, Work
-from rgr.mergefix_checks import check_merge_commits, check_merge_scope, check_merge_tests
-from rgr.outputs import PhaseOutput
-from rgr.prompting import quoted
-from rgr.retry import AttemptRejected
-from rgr.verify import TestReport
-from rgr.workspace import Workspace
+from rgr.loop.outputs import PhaseOutput
+from rgr.loop.prompting import quoted
+from rgr.loop.retry import AttemptRejected
+from rgr.observe.artifacts import MERGE_FIX_SPEND
+from rgr.observe.events import Event, Observer, Observers
+from rgr.observe.limits import LimitReached, Limits
+from rgr.store import git, merging
+from rgr.store.agents import AgentSpec, load_agent, prompt_path
+from rgr.store.handoff import HandoffState, MergeFixNote, Phase, TestResult
+from rgr.store.inflight import Inflight
+from rgr.store.workspace import Workspace
 
 AGENT = "merge-fixer"
 TEMPLATE = "merge-fix.md"
@@ -202,7 +203,7 @@ class _Emit:
 class MergeFix(Work):
     """One merge fix, as the kernel's work: git's merge of the job into the base
     branch's tip left in the scratch copy for the agent to finish, judged by the merge's
-    rules (rgr.mergefix_checks) and the full gate."""
+    rules (rgr.check.mergefix_checks) and the full gate."""
 
     mode = "merge-fix"
     phase = Phase.COMPLETE

@@ -7,9 +7,9 @@ import shlex
 from pathlib import Path
 from string import Template
 
-from rgr.agents import prompt_path
-from rgr.handoff import HandoffState, Phase
-from rgr.testlist import FILENAME as TEST_LIST
+from rgr.check.testlist import FILENAME as TEST_LIST
+from rgr.store.agents import prompt_path
+from rgr.store.handoff import HandoffState, Phase
 
 #: A test list longer than this is cut in the prompt (the agent can read the file).
 TEST_LIST_LIMIT = 6000

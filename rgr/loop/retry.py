@@ -14,8 +14,8 @@ from collections.abc import Callable
 
 from tenacity import RetryCallState, Retrying, retry_if_exception_type, stop_after_attempt
 
-from rgr import failpoints
-from rgr.guards import Violation
+from rgr.base import failpoints
+from rgr.check.guards import Violation
 
 
 class AttemptRejected(Exception):

@@ -10,8 +10,8 @@ import pydantic
 
 from rgr.backends.base import AgentResult, AgentRunError, usd
 from rgr.backends.claude import usage_of
-from rgr.errors import BackendError
-from rgr.events import Event, event
+from rgr.base.errors import BackendError
+from rgr.observe.events import Event, event
 
 
 def describe_denials(denials: list[dict[str, Any]], limit: int = 5) -> str:

@@ -16,20 +16,20 @@ from pathlib import Path
 
 import click
 
-from rgr import git, inflight
-from rgr.attempt import Sealer, remove_stale_folders
 from rgr.backends import claude_release
 from rgr.backends.base import Backend
 from rgr.backends.router import make_backend as _make_backend
-from rgr.errors import ConfigError, NeedsConfirmation, RepositoryError
-from rgr.handoff import HandoffState
-from rgr.limits import Limits
-from rgr.locks import clear_stale_git_locks
-from rgr.processes import kill_orphans
-from rgr.ui import make_console, short
-from rgr.verify import TestReport
-from rgr.view import NORMAL, PlainView
-from rgr.workspace import Workspace
+from rgr.base.errors import ConfigError, NeedsConfirmation, RepositoryError
+from rgr.base.processes import kill_orphans
+from rgr.base.ui import make_console, short
+from rgr.check.verify import TestReport
+from rgr.loop.attempt import Sealer, remove_stale_folders
+from rgr.observe.limits import Limits
+from rgr.observe.view import NORMAL, PlainView
+from rgr.store import git, inflight
+from rgr.store.handoff import HandoffState
+from rgr.store.locks import clear_stale_git_locks
+from rgr.store.workspace import Workspace
 
 Log = Callable[[str], None]
 
@@ -42,7 +42,7 @@ class RunOptions:
     max_phases: int | None = None
     backoff_base_s: float = 1.0
     integrate: str = "none"  # at the end of a completed run: none, merge or pr
-    verbosity: int = NORMAL  # rgr.view.QUIET / NORMAL / VERBOSE (-q / default / -v)
+    verbosity: int = NORMAL  # rgr.observe.view.QUIET / NORMAL / VERBOSE (-q / default / -v)
     max_budget_usd: float | None = None
     max_cycles: int | None = None
     max_minutes: float | None = None

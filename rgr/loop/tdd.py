@@ -1,7 +1,7 @@
 """The phase state machine: PLAN → RED → GREEN → REFACTOR → PLAN … → COMPLETE.
 
 One phase, as data: the noted HEAD (its nextPhase says what runs) → a prompt → one
-fresh agent session, sealed (rgr.attempt: a scratch copy of the base in a sandbox), run
+fresh agent session, sealed (rgr.loop.attempt: a scratch copy of the base in a sandbox), run
 by the attempt kernel (rgr.loop.kernel) as every mode's attempts are →
 the commits on its branch imported → checks on base..tip (commits, scope, markers) →
 one test run on a pristine checkout of the tip → on success a note on the tip, then
@@ -25,21 +25,30 @@ from typing import Any
 import pydantic
 import pygit2
 
-from rgr import git, report_store
-from rgr.agents import AgentSpec, agent_for, prompt_path
-from rgr.attempt import Sealer, Seat, tests_summary
 from rgr.backends.base import AgentRequest, AgentResult, Backend
-from rgr.config import TestCommand
-from rgr.errors import BackendError, PhaseFailed
-from rgr.events import NULL_OBSERVER, Observer, event
-from rgr.guards import (
+from rgr.base.config import TestCommand
+from rgr.base.errors import BackendError, PhaseFailed
+from rgr.check import report_store
+from rgr.check.guards import (
     Violation,
     check_commits,
     check_scope,
     check_tests,
     edit_rules,
 )
-from rgr.handoff import (
+from rgr.check.testlist import FILENAME as TEST_LIST
+from rgr.check.testlist import parse_test_list
+from rgr.check.verify import TestReport
+from rgr.loop.attempt import Sealer, Seat, tests_summary
+from rgr.loop.kernel import Accepted, Exhausted, Kernel, Try, Verdict, Work, limit_note
+from rgr.loop.outputs import OUTPUT_MODELS, PhaseOutput, PlanOutput
+from rgr.loop.prompting import build_prompt
+from rgr.loop.retry import AttemptRejected
+from rgr.observe.events import NULL_OBSERVER, Observer, event
+from rgr.observe.limits import LIMIT_ERROR_PREFIX, Limits
+from rgr.store import git
+from rgr.store.agents import AgentSpec, agent_for, prompt_path
+from rgr.store.handoff import (
     FOLLOWS,
     ErrorDetails,
     HandoffState,
@@ -47,16 +56,8 @@ from rgr.handoff import (
     TestCase,
     TestResult,
 )
-from rgr.inflight import Inflight
-from rgr.limits import LIMIT_ERROR_PREFIX, Limits
-from rgr.loop.kernel import Accepted, Exhausted, Kernel, Try, Verdict, Work, limit_note
-from rgr.outputs import OUTPUT_MODELS, PhaseOutput, PlanOutput
-from rgr.prompting import build_prompt
-from rgr.retry import AttemptRejected
-from rgr.testlist import FILENAME as TEST_LIST
-from rgr.testlist import parse_test_list
-from rgr.verify import TestReport
-from rgr.workspace import Workspace
+from rgr.store.inflight import Inflight
+from rgr.store.workspace import Workspace
 
 LEFTOVERS_PREFIX = "refs/rgr/leftovers/"
 __all__ = ["LEFTOVERS_PREFIX", "Orchestrator"]
@@ -70,11 +71,11 @@ class Orchestrator:
     backend: Backend
     test_command: TestCommand
     report: Report
-    #: How attempts are sealed and verified (rgr.attempt).
+    #: How attempts are sealed and verified (rgr.loop.attempt).
     sealer: Sealer
     backoff_base_s: float = 1.0
     max_phases: int | None = None  # stop after this many phases (tests, --max-phases)
-    #: Who watches the run (artifacts, console): see rgr.events for what it is told.
+    #: Who watches the run (artifacts, console): see rgr.observe.events for what it is told.
     observer: Observer = NULL_OBSERVER
     #: Budget, cycle and time limits, asked before every attempt.
     limits: Limits | None = None

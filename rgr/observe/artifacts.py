@@ -8,7 +8,7 @@ the clone. Nothing in it is shared by ``git push``.
 
 Layout (``rgr resume`` of the same run appends to the same folder)::
 
-    events.jsonl             one JSON event per line (see rgr.events), without the bulky
+    events.jsonl             one JSON event per line (see rgr.observe.events), without the bulky
                              parts, which are files:
     summary.json             totals and per-phase figures, rewritten after every phase,
                              at a limit and at the end
@@ -35,7 +35,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from rgr.events import Event
+from rgr.observe.events import Event
 
 RUNS_DIR = Path("rgr") / "runs"
 
@@ -196,7 +196,7 @@ class RunArtifacts:
             self._write_summary()
 
     def _write_summary(self) -> None:
-        from rgr.summary import summarize
+        from rgr.observe.summary import summarize
 
         tmp = self.summary_path.with_suffix(".json.tmp")
         tmp.write_text(json.dumps(summarize(self.events), indent=2, ensure_ascii=False) + "\n",

@@ -9,13 +9,13 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from rgr import __version__
-from rgr.artifacts import RunArtifacts
-from rgr.errors import PhaseFailed, RgrError
-from rgr.events import Observers, event
-from rgr.limits import LimitReached, Limits, usd
-from rgr.summary import summarize
-from rgr.view import PlainView, make_view
-from rgr.workspace import Workspace
+from rgr.base.errors import PhaseFailed, RgrError
+from rgr.observe.artifacts import RunArtifacts
+from rgr.observe.events import Observers, event
+from rgr.observe.limits import LimitReached, Limits, usd
+from rgr.observe.summary import summarize
+from rgr.observe.view import PlainView, make_view
+from rgr.store.workspace import Workspace
 
 
 class Invocation:

@@ -18,8 +18,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from rgr.errors import RgrError
-from rgr.events import Event
+from rgr.base.errors import RgrError
+from rgr.observe.events import Event
 
 #: errorDetails.type of a note whose phase was stopped by a limit: ``limit-<name>``.
 LIMIT_ERROR_PREFIX = "limit-"

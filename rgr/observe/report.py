@@ -19,10 +19,10 @@ from typing import Any
 
 import pygit2
 
-from rgr import git
-from rgr.handoff import HandoffState, InvalidNote, Phase, parse_note
-from rgr.limits import LIMIT_ERROR_PREFIX
-from rgr.workspace import Workspace
+from rgr.observe.limits import LIMIT_ERROR_PREFIX
+from rgr.store import git
+from rgr.store.handoff import HandoffState, InvalidNote, Phase, parse_note
+from rgr.store.workspace import Workspace
 
 
 @dataclass
@@ -243,8 +243,8 @@ def collect_at(ws: Workspace, head: str, branch: str | None = None,
 def _time_split(ws: Workspace, run_id: str | None) -> dict[str, float] | None:
     """summary.json's timeSplit, rebuilt from the run's events.jsonl (the summary file
     may be stale after a kill); None when the artifacts are not here."""
-    from rgr.artifacts import read_events, runs_dir
-    from rgr.summary import summarize
+    from rgr.observe.artifacts import read_events, runs_dir
+    from rgr.observe.summary import summarize
 
     if run_id is None:
         return None

@@ -1,4 +1,4 @@
-"""``summary.json``: a run's figures, computed from its events (rgr.events).
+"""``summary.json``: a run's figures, computed from its events (rgr.observe.events).
 
 A pure function of the event list, so the summary can always be rebuilt from
 ``events.jsonl`` and never disagrees with it. Costs and tokens are the agent's own
@@ -19,7 +19,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from rgr.events import Event
+from rgr.observe.events import Event
 
 SUMMARY_VERSION = 1
 

@@ -1,6 +1,6 @@
 """What a person watching ``rgr run``/``rgr resume`` sees.
 
-Two views of the same events (rgr.events) and progress messages:
+Two views of the same events (rgr.observe.events) and progress messages:
 
 - ``LiveView`` when stdout is a terminal: a rich Live panel at the bottom (phase,
   cycle, test, attempt, elapsed time of the phase and of the run, cost and tokens so
@@ -28,8 +28,8 @@ from rich.spinner import Spinner
 from rich.table import Table
 from rich.text import Text
 
-from rgr.events import Event
-from rgr.ui import make_console
+from rgr.base.ui import make_console
+from rgr.observe.events import Event
 
 QUIET, NORMAL, VERBOSE = 0, 1, 2
 #: A line only -q shows (at higher levels a progress message already says it).

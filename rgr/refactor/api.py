@@ -14,9 +14,9 @@ from collections.abc import Callable, Iterable
 
 import pygit2
 
-from rgr import git
 from rgr.refactor.index import RepoIndex, function_signature, module_name
 from rgr.refactor.plan import RenameSpec
+from rgr.store import git
 
 #: module -> name -> signature
 Snapshot = dict[str, dict[str, str]]

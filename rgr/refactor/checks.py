@@ -1,6 +1,6 @@
 """The rules a refactor batch's commits are held to, on base..HEAD, before any gate run:
 
-    commit-prefix / no-commit / history-rewritten   (rgr.guards.check_commits)
+    commit-prefix / no-commit / history-rewritten   (rgr.check.guards.check_commits)
     protected-file     tdd.toml or .rgr/ changed
     test-infra-changed a file that decides how tests are collected or reported changed
     link-escapes       a symbolic link that leads out of the repository
@@ -9,10 +9,10 @@
     test-file-changed  a test file changed in a batch that does not allow 'tests'
     binary-file        a binary file added or changed
     diff-budget        more changed lines (added + deleted) than diff_budget_loc
-    skip-marker        a skip/xfail marker added (rgr.guards.SKIP_MARKERS)
+    skip-marker        a skip/xfail marker added (rgr.check.guards.SKIP_MARKERS)
     api-changed        the public API snapshot differs, in a batch that does not allow 'api'
 
-Then the gate: ``test-removed`` and ``tests-fail`` (rgr.guards.check_tests: the suite
+Then the gate: ``test-removed`` and ``tests-fail`` (rgr.check.guards.check_tests: the suite
 before the batch is the contract) and ``gate-command-failed``.
 """
 
@@ -22,23 +22,19 @@ from dataclasses import dataclass
 
 import pygit2
 
-from rgr import git
-from rgr.config import Config, GlobSet
-from rgr.guards import (
+from rgr.base.config import Config, GlobSet
+from rgr.check.guards import (
     SKIP_MARKERS,
     Violation,
     check_commits,
-    check_tests,
     escaping_links,
     forbidden_path,
     hooks_framework,
 )
-from rgr.handoff import Phase
 from rgr.refactor.api import compare, renamed, snapshot_paths
-from rgr.refactor.gate import GateResult
 from rgr.refactor.plan import Batch
 from rgr.refactor.rename import is_pure_rename
-from rgr.verify import TestReport
+from rgr.store import git
 
 
 def commit_prefix(batch: Batch) -> str:
@@ -134,13 +130,3 @@ def _text(repo: pygit2.Repository, commit: pygit2.Oid, path: str) -> str | None:
         return bytes(blob.data).decode("utf-8")  # type: ignore[union-attr]
     except (KeyError, UnicodeDecodeError, AttributeError):
         return None
-
-
-def check_gate(before: TestReport, gate: GateResult) -> list[Violation]:
-    found = check_tests(Phase.REFACTOR, before, gate.tests)
-    failed = gate.failed_command
-    if not found and failed is not None:
-        status = "timed out" if failed.timed_out else f"exit code {failed.exit_code}"
-        found.append(Violation("gate-command-failed", f"`{failed.command}` ({status}): "
-                               f"{failed.output_tail[-1500:]}"))
-    return found

@@ -1,6 +1,6 @@
 """The refactor loop: baseline gate → planner (validated, re-asked with error codes) →
 one batch at a time → checks → gate → note; every session is sealed by the attempt
-kernel (rgr.attempt) exactly as in TDD mode: the planner and the patchers work in
+kernel (rgr.loop.attempt) exactly as in TDD mode: the planner and the patchers work in
 scratch copies inside the sandbox, a batch's commits are imported, the gate runs on a
 pristine checkout of them, and the branch moves only once the batch is noted. A
 rejected attempt is kept under ``refs/rgr/attempts/...`` and a fresh patcher session
@@ -23,29 +23,20 @@ from typing import Any
 import pydantic
 import pygit2
 
-from rgr import git, scratch
-from rgr.agents import AgentSpec, load_agent, prompt_path
-from rgr.attempt import Sealer, Seat, is_fatal
 from rgr.backends.base import AgentRequest, AgentResult, Backend
-from rgr.config import TestCommand
-from rgr.errors import BackendError, PhaseFailed, RgrError
-from rgr.events import NULL_OBSERVER, Observer
-from rgr.guards import Violation, edit_rules
-from rgr.handoff import (
-    BatchNote,
-    ErrorDetails,
-    HandoffState,
-    Phase,
-    TestResult,
-    now_utc,
-)
-from rgr.inflight import Inflight
-from rgr.limits import LimitReached, Limits
+from rgr.base.config import TestCommand
+from rgr.base.errors import BackendError, PhaseFailed, RgrError
+from rgr.check.gate import GateResult, Level, check_gate, gate_argvs, run_gate
+from rgr.check.guards import Violation, edit_rules
+from rgr.check.verify import TestReport
+from rgr.loop.attempt import Sealer, Seat, is_fatal
 from rgr.loop.kernel import Accepted, Exhausted, Kernel, Try, Verdict, Work, limit_note
+from rgr.loop.outputs import PhaseOutput
+from rgr.loop.retry import AttemptRejected
 from rgr.loop.sessions import agent_call_event
-from rgr.outputs import PhaseOutput
-from rgr.refactor.checks import check_batch_commits, check_gate, commit_prefix
-from rgr.refactor.gate import GateResult, Level, gate_argvs, run_gate
+from rgr.observe.events import NULL_OBSERVER, Observer
+from rgr.observe.limits import LimitReached, Limits
+from rgr.refactor.checks import check_batch_commits, commit_prefix
 from rgr.refactor.index import build_index, context_packet, overview
 from rgr.refactor.plan import (
     OPERATIONS,
@@ -56,9 +47,18 @@ from rgr.refactor.plan import (
     validate_plan,
 )
 from rgr.refactor.rename import RenameFailed, rope_rename
-from rgr.retry import AttemptRejected
-from rgr.verify import TestReport
-from rgr.workspace import Workspace
+from rgr.store import git, scratch
+from rgr.store.agents import AgentSpec, load_agent, prompt_path
+from rgr.store.handoff import (
+    BatchNote,
+    ErrorDetails,
+    HandoffState,
+    Phase,
+    TestResult,
+    now_utc,
+)
+from rgr.store.inflight import Inflight
+from rgr.store.workspace import Workspace
 
 PLANNER = "refactor-planner"
 PATCHER = "patcher"
@@ -81,7 +81,7 @@ class RefactorEngine:
     backend: Backend
     test_command: TestCommand
     report: Report
-    #: How sessions are sealed and batches verified (rgr.attempt). None only for
+    #: How sessions are sealed and batches verified (rgr.loop.attempt). None only for
     #: ``rgr verify``, which runs the gate on the working tree as it is and no agent.
     sealer: Sealer | None = None
     backoff_base_s: float = 1.0
@@ -127,7 +127,7 @@ class RefactorEngine:
     @property
     def _sealer(self) -> Sealer:
         if self.sealer is None:
-            raise AssertionError("a refactor run needs a sealer (rgr.attempt)")
+            raise AssertionError("a refactor run needs a sealer (rgr.loop.attempt)")
         return self.sealer
 
     # ------------------------------------------------------------------ planning --

@@ -28,7 +28,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from rgr.config import DEFAULT_TEST_FILE_GLOBS, GlobSet, RefactorConfig
+from rgr.base.config import DEFAULT_TEST_FILE_GLOBS, GlobSet, RefactorConfig
 from rgr.refactor.index import RepoIndex
 
 #: Seed 000 §11.2: the order batches must come in, by the riskiest operation they allow.

@@ -11,7 +11,7 @@ import tokenize
 import warnings
 from pathlib import Path
 
-from rgr.errors import RgrError
+from rgr.base.errors import RgrError
 from rgr.refactor.plan import RenameSpec
 
 

@@ -19,8 +19,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from rgr.errors import RgrError
-from rgr.proc import run
+from rgr.base.errors import RgrError
+from rgr.base.proc import run
 from rgr.sandbox.jail import RELAY, Jail, executable_roots
 from rgr.sandbox.toolchain import Toolchain
 

@@ -21,8 +21,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import replace
 from pathlib import Path
 
-from rgr.errors import ConfigError
-from rgr.proc import run
+from rgr.base.errors import ConfigError
+from rgr.base.proc import run
 from rgr.sandbox.bridge import Bridge
 from rgr.sandbox.jail import Jail
 from rgr.sandbox.policy import SandboxPolicy

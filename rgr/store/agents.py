@@ -15,8 +15,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from rgr.errors import ConfigError
-from rgr.handoff import Phase
+from rgr.base.errors import ConfigError
+from rgr.store.handoff import Phase
 
 OVERRIDE_DIR = ".rgr"
 TEST_COMMAND_PLACEHOLDER = "{test_command}"

@@ -12,7 +12,7 @@ from pathlib import Path
 import pygit2
 from pygit2.enums import DeltaStatus, FileStatus, ResetMode, SortMode
 
-from rgr.errors import RepositoryError
+from rgr.base.errors import RepositoryError
 
 BACKUP_PREFIX = "refs/rgr/backups/"
 #: Rejected attempts (and commits set aside), kept reachable for an audit.

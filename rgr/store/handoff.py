@@ -36,7 +36,7 @@ from pydantic import (
 from pydantic.alias_generators import to_camel
 from typing_extensions import TypedDict
 
-from rgr import handoff_read
+from rgr.store import handoff_read
 
 
 def file_stamp(path: str) -> tuple[str, int, int]:
@@ -53,7 +53,7 @@ def _loaded_code() -> tuple[tuple[str, int, int], ...]:
 
 
 #: The schema's code as this process loaded it: (path, size, mtime_ns) of this module,
-#: rgr.handoff_read and pydantic's. rgr.history.cache files history rows only while the
+#: rgr.store.handoff_read and pydantic's. rgr.store.history.cache files history rows only while the
 #: files on disk are still these (not after an upgrade under a running rgr), which needs
 #: no clock: a wall clock stepped back made a start-time comparison misjudge.
 LOADED_CODE = _loaded_code()

@@ -1,7 +1,7 @@
 """Read one handoff note without building the pydantic models.
 
 ``rgr status`` and ``rgr show`` run every few seconds and read one note; importing
-pydantic and building :class:`rgr.handoff.HandoffState` costs them more than everything
+pydantic and building :class:`rgr.store.handoff.HandoffState` costs them more than everything
 else together (about 100 ms). :func:`read_plain` answers instead for the notes rgr
 writes itself: plain JSON whose every known field already has the type the model wants,
 so pydantic would accept it without changing a value. Anything else (a missing or
@@ -16,12 +16,12 @@ from __future__ import annotations
 import json
 import re
 
-# typing.TYPE_CHECKING without typing's import (see rgr.proc): annotations only, as
+# typing.TYPE_CHECKING without typing's import (see rgr.base.proc): annotations only, as
 # `rgr history` reads notes before much is loaded.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
-    from datetime import UTC as UTC  # re-exported for rgr.history.table
+    from datetime import UTC as UTC  # re-exported for rgr.store.history.table
     from datetime import datetime as datetime
     from typing import Any
 
@@ -29,11 +29,11 @@ if TYPE_CHECKING:
 else:
     # The same classes, from the C module: CPython's datetime.py defines every class in
     # Python before replacing them with these (1 ms, on `rgr history`'s 25 ms path).
-    # rgr.history.table takes them from here too.
+    # rgr.store.history.table takes them from here too.
     try:
         from _datetime import UTC, datetime
     except ImportError:  # another Python: its own datetime
-        from datetime import UTC, datetime  # noqa: F401 (UTC: for rgr.history.table)
+        from datetime import UTC, datetime  # noqa: F401 (UTC: for rgr.store.history.table)
 
 #: The phase that follows each phase when a note has no nextPhase (older writers).
 FOLLOWS: Mapping[str, str] = {
@@ -175,7 +175,7 @@ def read_plain(text: str | bytes) -> dict[str, Any] | None:
     return data if _is_handoff(data) else None
 
 
-#: rgr.handoff.HistoryFields, the note's fields a history listing shows: their defaults,
+#: rgr.store.handoff.HistoryFields, the note's fields a history listing shows: their defaults,
 #: and which keys of the nested objects it keeps (tests/test_history_rows.py checks both
 #: against the TypedDicts).
 HISTORY_DEFAULTS: Mapping[str, Any] = {
@@ -191,7 +191,7 @@ HISTORY_NESTED: Mapping[str, tuple[str, ...]] = {
 
 
 def history_fields_of(plain: Mapping[str, Any]) -> dict[str, Any]:
-    """What rgr.handoff.history_fields() gives for a note :func:`read_plain` accepted."""
+    """What rgr.store.handoff.history_fields() gives for a note :func:`read_plain` accepted."""
     fields: dict[str, Any] = {}
     for key in ("phase", *HISTORY_DEFAULTS):
         if key not in plain:

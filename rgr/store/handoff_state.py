@@ -1,13 +1,13 @@
 """A handoff note as a dict, for the commands that print one (``rgr show``,
 ``rgr status``, the web view): the light reader's answer when it can give one
-(rgr.handoff_read, no pydantic), else the model's (rgr.handoff). It sits above both so
+(rgr.store.handoff_read, no pydantic), else the model's (rgr.store.handoff). It sits above both so
 that neither imports the other back."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from rgr.handoff_read import read_plain
+from rgr.store.handoff_read import read_plain
 
 
 def read_state(text: str | bytes,
@@ -19,7 +19,7 @@ def read_state(text: str | bytes,
     plain = None if full else read_plain(text)
     if plain is not None:
         return plain, None
-    from rgr.handoff import InvalidNote, parse_note  # pydantic: only when needed
+    from rgr.store.handoff import InvalidNote, parse_note  # pydantic: only when needed
 
     try:
         state = parse_note(text)

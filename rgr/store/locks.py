@@ -18,7 +18,7 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from rgr.errors import LockedError
+from rgr.base.errors import LockedError
 
 RUN_LOCK = Path("rgr") / "run.lock"
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import pygit2
 from pygit2.enums import ObjectType, SortMode
 
-from rgr.scratch import Scratch
+from rgr.store.scratch import Scratch
 
 
 @dataclass(frozen=True)

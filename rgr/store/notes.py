@@ -27,14 +27,15 @@ from typing import TYPE_CHECKING
 import pygit2
 from pygit2.enums import ObjectType
 
-from rgr import failpoints, git
-from rgr.errors import NotesError, RepositoryError
-from rgr.notes_log import DEFAULT_REF, RECORD_SEP, log_argv, log_records, no_walk_argv
+from rgr.base import failpoints
+from rgr.base.errors import NotesError, RepositoryError
+from rgr.store import git
+from rgr.store.notes_log import DEFAULT_REF, RECORD_SEP, log_argv, log_records, no_walk_argv
 
 if TYPE_CHECKING:
     # Imported where used: `rgr status` and `rgr show` read one note without pydantic
-    # (rgr.handoff_read), and no reader needs tenacity.
-    from rgr.handoff import HandoffState
+    # (rgr.store.handoff_read), and no reader needs tenacity.
+    from rgr.store.handoff import HandoffState
 
 
 #: Once the root tree holds this many flat notes, a write migrates them to fan-out.
@@ -59,7 +60,7 @@ class NoteRecord:
 
     @classmethod
     def parse(cls, commit: str, text: str) -> NoteRecord:
-        from rgr.handoff import InvalidNote, parse_note
+        from rgr.store.handoff import InvalidNote, parse_note
 
         try:
             return cls(commit, text, parse_note(text), None)
@@ -87,7 +88,7 @@ class NotesStore:
         self.repo = repo
         self.ref = ref
         #: Told (commit, note blob id, text) after each note is written: the workspace
-        #: files the note's history row (rgr.history.cache.add_written).
+        #: files the note's history row (rgr.store.history.cache.add_written).
         self.on_written = on_written
         #: The root tree this store last wrote: it holds fewer flat notes than
         #: FLAT_MIGRATION_THRESHOLD (a write never adds one there, and moves them all
@@ -165,13 +166,13 @@ class NotesStore:
         This bulk read goes through ``git log --notes``: on a packed repository libgit2
         resolves note blobs about 6x slower than git (no delta-base cache), which for
         100,000 notes is the difference between 8 s and 1.5 s. Streamed: rows come as
-        git writes them (rgr.proc.stream), and git and Python use both cores.
+        git writes them (rgr.base.proc.stream), and git and Python use both cores.
         """
         if self.repo.references.get(self.ref) is None:
             return
         self.tip()  # a broken ref is reported as such, not as a git failure
-        from rgr import proc
-        from rgr.errors import CommandError
+        from rgr.base import proc
+        from rgr.base.errors import CommandError
 
         argv = log_argv(self.ref, head, reverse=oldest_first)
         pending = b""
@@ -195,7 +196,7 @@ class NotesStore:
         fan-out, odd names and notes at two depths included; libgit2 from Python takes
         twice as long on git's two-level fan-out). Batches, not one list: at 100,000
         notes the whole output and its pieces would be 25 MB more at rgr's peak."""
-        from rgr.errors import CommandError
+        from rgr.base.errors import CommandError
 
         argv = ["git", "notes", f"--ref={self.ref}", "list"]
         try:
@@ -207,7 +208,7 @@ class NotesStore:
     def reachable_commits(self, head: str) -> list[bytes]:
         """The commits reachable from ``head`` (hex bytes), newest first in ``git log``'s
         order: ``git rev-list`` walks the same way, without formatting each commit."""
-        from rgr.errors import CommandError
+        from rgr.base.errors import CommandError
 
         commits: list[bytes] = []
         try:
@@ -237,8 +238,8 @@ class NotesStore:
         from ``head`` is this chain and then the walk from ``old``: at each step of the
         chain git's walk holds that one commit, and at ``old`` it is where a walk from
         ``old`` starts, whatever the commit dates."""
-        from rgr import proc
-        from rgr.errors import CommandError
+        from rgr.base import proc
+        from rgr.base.errors import CommandError
 
         argv = ["git", "rev-list", "--parents", head, f"^{old}"]
         try:
@@ -259,8 +260,8 @@ class NotesStore:
         """:meth:`reachable_batches` for the given commits only (``git log --no-walk``,
         so the text is what the full read gives), in batches; commits without a note
         give nothing."""
-        from rgr import proc
-        from rgr.errors import CommandError
+        from rgr.base import proc
+        from rgr.base.errors import CommandError
 
         for start in range(0, len(commits), _ARGS_PER_LOG):
             argv = no_walk_argv(self.ref, commits[start:start + _ARGS_PER_LOG])
@@ -444,7 +445,7 @@ _ARGS_PER_LOG = 4096
 def _split_stream(argv: list[str], cwd: str) -> Iterator[list[bytes]]:
     """The whitespace-separated words of ``argv``'s output, a batch per chunk read (no
     word is cut between two batches: the output is split at its last newline)."""
-    from rgr import proc
+    from rgr.base import proc
 
     pending = b""
     for chunk in proc.stream(argv, cwd=cwd, env=_unflushed()):

@@ -1,8 +1,8 @@
 """Handoff notes as ``git log --notes`` writes them: the command and its parser.
 
 Bulk reads of notes go through git's own log rather than libgit2 (see
-``rgr.notes.NotesStore.reachable_batches``), and so does ``rgr history``'s table, which
-answers before pygit2 is even imported (``rgr.history.quick``). Both read the same
+``rgr.store.notes.NotesStore.reachable_batches``), and so does ``rgr history``'s table, which
+answers before pygit2 is even imported (``rgr.store.history.quick``). Both read the same
 records, built here, so they agree on order and content. No pygit2 here: this module is
 on the start-up path.
 """

@@ -26,8 +26,8 @@ from pathlib import Path
 import pygit2
 from pygit2.enums import CheckoutStrategy, DeltaStatus, ObjectType
 
-from rgr import git
-from rgr.errors import RgrError
+from rgr.base.errors import RgrError
+from rgr.store import git
 
 #: Bounds on what one attempt may bring in: more is not a TDD step but an attack.
 MAX_IMPORT_COMMITS = 200

@@ -12,15 +12,16 @@ from typing import TYPE_CHECKING
 
 import pygit2
 
-from rgr import failpoints, git
-from rgr.history import ROWS_ALSO_IN
-from rgr.notes import NotesStore
-from rgr.notes_log import DEFAULT_REF
+from rgr.base import failpoints
+from rgr.store import git
+from rgr.store.history import ROWS_ALSO_IN
+from rgr.store.notes import NotesStore
+from rgr.store.notes_log import DEFAULT_REF
 
 if TYPE_CHECKING:
-    from rgr.config import Config
+    from rgr.base.config import Config
 
-#: The file rgr.config reads (rgr.config.CONFIG_FILE; not imported: it loads pydantic).
+#: The file rgr.base.config reads (rgr.base.config.CONFIG_FILE; not imported: it loads pydantic).
 _CONFIG_FILE = "tdd.toml"
 
 
@@ -41,7 +42,7 @@ class Workspace:
         self._config = config
         self.notes = notes
         self.env = env
-        #: --no-sandbox was given: agents and test runs are not confined (rgr.attempt).
+        #: --no-sandbox was given: agents and test runs are not confined (rgr.loop.attempt).
         self.no_sandbox = no_sandbox
         #: Where tdd.toml and the .rgr/ overrides are read from: the working tree, or
         #: for a run a snapshot of the committed tree (see ``pinned``).
@@ -54,7 +55,7 @@ class Workspace:
     @property
     def config(self) -> Config:
         if self._config is None:
-            from rgr.config import load_config
+            from rgr.base.config import load_config
 
             self._config = load_config(self.config_root, env=self.env, flags=self.flags)
         return self._config
@@ -78,8 +79,8 @@ class Workspace:
         snapshot of tdd.toml and .rgr/ under the git dir), never from files in the
         working tree that nobody committed: what agents could leave there (ignored or
         not) cannot change an agent's definition, permissions or the test command."""
-        from rgr.agents import OVERRIDE_DIR
-        from rgr.config import CONFIG_FILE, load_config
+        from rgr.base.config import CONFIG_FILE, load_config
+        from rgr.store.agents import OVERRIDE_DIR
 
         head = git.head_commit(self.repo)
         snapshot = self.git_dir / "rgr" / "config" / str(head.tree.id)
@@ -95,13 +96,13 @@ class Workspace:
 def _notes(repo: pygit2.Repository, ref: str, env: Mapping[str, str]) -> NotesStore:
     """The workspace's notes, each note written filing its ``rgr history --json`` row:
     in this repository's cache, and in the daemon's when a daemon runs this rgr in a
-    job's clone (rgr.history.ROWS_ALSO_IN)."""
+    job's clone (rgr.store.history.ROWS_ALSO_IN)."""
     also = env.get(ROWS_ALSO_IN, "")
     # Only a git dir that exists: the variable never makes rgr create directories.
     daemons = [Path(also).resolve()] if os.path.isabs(also) and os.path.isdir(also) else []
 
     def file_history_row(commit: str, blob: str, text: str) -> None:
-        from rgr.history.cache import add_written
+        from rgr.store.history.cache import add_written
 
         when = git.commit_time(repo, commit)  # a row without finishedAt takes it
         if when is None:
@@ -115,7 +116,7 @@ def _notes(repo: pygit2.Repository, ref: str, env: Mapping[str, str]) -> NotesSt
 
 def _overridden(env: Mapping[str, str], flags: Mapping[str, object] | None) -> bool:
     """Whether a TDD_* variable or a flag sets anything beside tdd.toml. Any TDD_*
-    variable counts (more than rgr.config reads: a superset is safe)."""
+    variable counts (more than rgr.base.config reads: a superset is safe)."""
     return (any(value for name, value in env.items()
                 if name.startswith("TDD_") and name != "TDD_PROJECT_ROOT")
             or any(value is not None for value in (flags or {}).values()))
@@ -142,7 +143,7 @@ def open_workspace(
         return Workspace(root, repo, None, _notes(repo, DEFAULT_REF, environment), environment,
                          no_sandbox, flags=flags)
     # A mistake in tdd.toml or a variable is reported by every command, at once.
-    from rgr.config import load_config
+    from rgr.base.config import load_config
 
     config = load_config(root, env=environment, flags=flags)
     _remember_valid_file(repo, environment, flags, config)
@@ -153,10 +154,10 @@ def open_workspace(
 def _remember_valid_file(repo: pygit2.Repository, env: Mapping[str, str],
                          flags: Mapping[str, object] | None, config: Config) -> None:
     """When tdd.toml alone made this config, mark the bytes it was validated from as
-    valid for the quick read paths (rgr.config_seen)."""
+    valid for the quick read paths (rgr.base.config_seen)."""
     if _overridden(env, flags) or config.file_bytes is None:
         return
-    from rgr import config_seen
+    from rgr.base import config_seen
 
     config_seen.remember(repo.path, config.file_bytes, config.notes_ref)
 
@@ -164,6 +165,6 @@ def _remember_valid_file(repo: pygit2.Repository, env: Mapping[str, str],
 def _project_root(cwd: Path, env: Mapping[str, str]) -> Path:
     if not env.get("TDD_PROJECT_ROOT", ""):
         return cwd
-    from rgr.config import find_project_root
+    from rgr.base.config import find_project_root
 
     return find_project_root(cwd, env)

@@ -17,8 +17,8 @@ import io
 import click
 from rich.console import Console
 
-from rgr.errors import RgrError
-from rgr.workspace import Workspace
+from rgr.base.errors import RgrError
+from rgr.store.workspace import Workspace
 
 
 class UnknownAction(LookupError):

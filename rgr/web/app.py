@@ -24,15 +24,15 @@ from starlette.responses import HTMLResponse, PlainTextResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from rgr import git
+from rgr.base.errors import RepositoryError, RgrError
+from rgr.base.ui import duration, money, phase_label, short
 from rgr.commands.queue import open_queue
 from rgr.daemon.hub import RemoteUnreachable
 from rgr.daemon.queue import Job, Queue, QueueError, describe_state
-from rgr.errors import RepositoryError, RgrError
-from rgr.ui import duration, money, phase_label, short
+from rgr.store import git
+from rgr.store.workspace import Workspace
 from rgr.web import actions, board, history, plots, runs
 from rgr.web.security import Guard, same
-from rgr.workspace import Workspace
 
 #: A commit as the routes take it: an abbreviated or full hex id, nothing else (a
 #: branch name or a revision expression is not a URL's business).

@@ -2,7 +2,7 @@
 with its cost and status, the tests done after each cycle, and the rejections by rule.
 
 Read from every handoff note (``NotesStore.all_texts``, as `rgr history --all` does),
-each read by rgr.handoff_read.read_state, the reader of `rgr show`: rejected attempts'
+each read by rgr.store.handoff_read.read_state, the reader of `rgr show`: rejected attempts'
 notes sit off every branch, and they are the ones that say why.
 """
 
@@ -12,11 +12,11 @@ from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from rgr import git
-from rgr.handoff_state import read_state
-from rgr.limits import LIMIT_ERROR_PREFIX
-from rgr.report import SET_ASIDE_NAME
-from rgr.workspace import Workspace
+from rgr.observe.limits import LIMIT_ERROR_PREFIX
+from rgr.observe.report import SET_ASIDE_NAME
+from rgr.store import git
+from rgr.store.handoff_state import read_state
+from rgr.store.workspace import Workspace
 
 
 @dataclass

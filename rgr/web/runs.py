@@ -4,8 +4,8 @@ session's figures; the rejected attempts beside them with their rule, reason and
 and, when the run's folder is on this machine (``.git/rgr/runs/<runId>/``), the test
 output and the refused tool calls of each attempt.
 
-Everything comes from rgr's own readers: rgr.report (the run's notes and its report,
-the figures `rgr report` prints), rgr.notes, rgr.git and rgr.artifacts.
+Everything comes from rgr's own readers: rgr.observe.report (the run's notes and its report,
+the figures `rgr report` prints), rgr.store.notes, rgr.store.git and rgr.observe.artifacts.
 """
 
 from __future__ import annotations
@@ -15,15 +15,15 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from rgr import git
-from rgr.artifacts import attempt_result, read_events, read_text_in, runs_dir
+from rgr.check.testlist import FILENAME as TEST_LIST
 from rgr.daemon.queue import Job
 from rgr.daemon.workcopy import JOB_NOTES, jobs_root
-from rgr.handoff import HandoffState, Phase
-from rgr.notes import NotesStore
-from rgr.report import RunReport, collect_at, run_notes
-from rgr.testlist import FILENAME as TEST_LIST
-from rgr.workspace import Workspace, open_workspace
+from rgr.observe.artifacts import attempt_result, read_events, read_text_in, runs_dir
+from rgr.observe.report import RunReport, collect_at, run_notes
+from rgr.store import git
+from rgr.store.handoff import HandoffState, Phase
+from rgr.store.notes import NotesStore
+from rgr.store.workspace import Workspace, open_workspace
 
 #: A diff longer than this is cut on the page (the raw commit is a `git show` away).
 MAX_DIFF_BYTES = 200_000

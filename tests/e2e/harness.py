@@ -29,8 +29,8 @@ from typing import TYPE_CHECKING, Any
 import pydantic
 
 from rgr.backends.claude_release import NEWEST, PACKAGE, PINNED
+from rgr.base.proc import run
 from rgr.demo.env import DUMMY_API_KEY, claude_env, codex_env
-from rgr.proc import run
 
 if TYPE_CHECKING:
     from _pytest.mark.structures import MarkDecorator, ParameterSet

@@ -33,9 +33,9 @@ from messy import (
     planner,
 )
 
-from rgr.attempt import work_root
 from rgr.fake_model import HttpError, SessionScript
-from rgr.handoff import HandoffState, Phase, TestResult
+from rgr.loop.attempt import work_root
+from rgr.store.handoff import HandoffState, Phase, TestResult
 
 __all__ = ["BATCH_IDS", "GOAL", "MERGED_ALPHA", "RefactorModel", "all_notes", "assert_no_scratch",
            "batch_notes", "fix_merge_args", "make_merge_job", "merge_fix_notes",
@@ -107,7 +107,7 @@ def merge_fix_notes(repo: Path) -> list[dict[str, object]]:
 
 
 def assert_no_scratch(repo: Path) -> None:
-    """No scratch copy or pristine checkout of this repository is left (rgr.attempt
+    """No scratch copy or pristine checkout of this repository is left (rgr.loop.attempt
     puts them under /dev/shm or the temporary folder, one folder per repository)."""
     root = work_root(repo / ".git")
     left = sorted(p.name for p in root.iterdir()) if root.is_dir() else []

@@ -20,7 +20,7 @@ from harness import Report, StrictReport, claude_env, ensure_claude, init_repo, 
 
 from rgr.backends.base import AgentRequest
 from rgr.backends.claude import ClaudeBackend
-from rgr.errors import BackendError
+from rgr.base.errors import BackendError
 from rgr.fake_model import (
     CutStream,
     FakeModelServer,

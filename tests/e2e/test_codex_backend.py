@@ -19,8 +19,8 @@ from harness import Report, StrictReport, codex_env, ensure_codex, init_repo, pr
 
 from rgr.backends.base import AgentRequest
 from rgr.backends.codex import CodexBackend
-from rgr.config import CodexConfig
-from rgr.errors import BackendError
+from rgr.base.config import CodexConfig
+from rgr.base.errors import BackendError
 from rgr.fake_model import CutStream, Hang, HttpError, SessionScript, Step, Text, bash, structured
 from rgr.fake_model import write as write_file
 from rgr.fake_model.responses import FAKE_MODEL, ResponsesModelServer

@@ -2,7 +2,7 @@
 workers' sessions at once), real git and pytest. Jobs are one-test katas
 (daemon_kata.py): five agent sessions each.
 
-Every test run kills the daemon at one point of rgr.failpoints.DAEMON_POINTS and one of
+Every test run kills the daemon at one point of rgr.base.failpoints.DAEMON_POINTS and one of
 LAND_POINTS, runs two jobs on two workers, two jobs on two machines and a fleet of four
 landing jobs; the full sweep (every point, four jobs on two workers, six on two machines,
 a fleet of six) is
@@ -34,10 +34,10 @@ from kata import (
     start_rgr,
 )
 
+from rgr.base.failpoints import DAEMON_POINTS, LAND_POINTS
 from rgr.daemon.gitcli import Git, git_env
 from rgr.daemon.hub import LocalHub
 from rgr.daemon.queue import Queue
-from rgr.failpoints import DAEMON_POINTS, LAND_POINTS
 from rgr.fake_model import FakeModelServer, RequestRecord
 
 pytestmark = pytest.mark.e2e

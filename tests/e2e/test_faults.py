@@ -28,8 +28,8 @@ from kata import (
     start_rgr,
 )
 
+from rgr.base.processes import REPO_MARK_VAR
 from rgr.fake_model import CutStream, FakeModelServer, Hang, HttpError, SessionScript, bash
-from rgr.processes import REPO_MARK_VAR
 
 pytestmark = pytest.mark.e2e
 

@@ -31,7 +31,7 @@ from rgr.fake_model import FakeModelServer, RequestRecord
 
 pytestmark = pytest.mark.e2e
 
-#: rgr's first wait after a backend-side failure (rgr.retry, backoff_base_s).
+#: rgr's first wait after a backend-side failure (rgr.loop.retry, backoff_base_s).
 FIRST_WAIT_S = 1.0
 
 

@@ -2,7 +2,7 @@
 `rgr resume`, and check that nothing was lost, repeated or left locked.
 
 Two ways to kill, both real SIGKILLs:
-- crash points (rgr/failpoints.py): ``RGR_FAILPOINT=<name>@<n>`` makes rgr kill
+- crash points (rgr/base/failpoints.py): ``RGR_FAILPOINT=<name>@<n>`` makes rgr kill
   itself at the n-th time it reaches that point; only rgr dies, as when the OOM killer
   picks it, and its agent must die with it (parent-death signal) or be swept up by resume;
 - model requests: the scripted model server kills rgr and every process under it when
@@ -48,8 +48,8 @@ from kata import (
     start_rgr,
 )
 
+from rgr.base.processes import REPO_MARK_VAR
 from rgr.fake_model import RequestRecord
-from rgr.processes import REPO_MARK_VAR
 
 pytestmark = pytest.mark.e2e
 
@@ -123,7 +123,7 @@ def test_the_sweep_has_forty_distinct_kill_points() -> None:
     assert len(set(ids)) == len(ids) >= 40
     for backend in E2E_BACKENDS:
         assert set(ids) >= SAMPLE[backend], backend
-    from rgr.failpoints import POINTS
+    from rgr.base.failpoints import POINTS
 
     # every crash point rgr has is in the sweep
     assert {k.point.split("@")[0] for k in ALL_KILLS if k.point} == set(POINTS)

@@ -1,7 +1,7 @@
 """Kill -9 inside the attempt kernel (rgr/loop/kernel.py) in its other two modes: a
 refactor batch (`rgr refactor`, then `rgr resume`) and a merge fix (`rgr fix-merge`,
 then `rgr fix-merge` again: the merge fixer's resume is a restart, as the daemon does
-it). rgr kills itself at a crash point (RGR_FAILPOINT=<name>@<n>, rgr/failpoints.py);
+it). rgr kills itself at a crash point (RGR_FAILPOINT=<name>@<n>, rgr/base/failpoints.py);
 the real claude binary talks to the scripted model on 127.0.0.1; git, pytest and the
 sandbox are real. test_kill_anywhere.py sweeps the same points in TDD phases.
 

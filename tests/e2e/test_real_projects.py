@@ -37,9 +37,9 @@ from harness import claude_env, ensure_claude
 from kata import git, notes_on_branch
 from toolchains import ToolchainMissing, ensure_cargo, ensure_go, ensure_maven, maven_home
 
+from rgr.base.proc import run
 from rgr.demo.kata import TEST_1, TEST_2
 from rgr.fake_model import FakeModelServer, SessionScript, bash, structured, write
-from rgr.proc import run
 
 pytestmark = pytest.mark.e2e
 

@@ -16,7 +16,7 @@ import pytest
 from kata import IMPL_1, TEST_FILE_1, git, green, make_project, plan, red, refactor, rgr, rgr_env
 from toolchains import ensure_program
 
-from rgr import proc
+from rgr.base import proc
 from rgr.fake_model import FakeModelServer
 
 pytestmark = pytest.mark.e2e

@@ -230,7 +230,7 @@ def test_killed_mid_phase_then_resume_finishes(tmp_path: Path) -> None:
 def test_a_committed_prompt_override_reaches_the_sealed_agent(tmp_path: Path) -> None:
     """`.rgr/prompts/tester.md`, committed, is the system prompt the sandboxed claude
     sends (the run reads it from its configuration snapshot, shown read-only inside)."""
-    from rgr.agents import packaged_dir
+    from rgr.store.agents import packaged_dir
 
     repo = make_project(tmp_path / "kata")
     override = repo / ".rgr" / "prompts" / "tester.md"

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from harness import _install_lock
 
-from rgr.proc import run
+from rgr.base.proc import run
 
 #: package.json + package-lock.json pin Vitest, Jest, Mocha and TypeScript.
 RUNNERS_DIR = Path(__file__).resolve().parent / "runners"

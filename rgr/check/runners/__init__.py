@@ -3,20 +3,20 @@ names them by.
 
 Each adapter adds what rgr needs to the command for its own run (a reporter flag, an
 output file in rgr's temporary directory) and reads the result into per-test outcomes;
-``rgr.verify.run_tests`` turns them into a TestReport.
+``rgr.check.verify.run_tests`` turns them into a TestReport.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
-from rgr.runners.base import Finished, Results, Runner, Status, TestOutcome
-from rgr.runners.cargo import Cargo, Nextest
-from rgr.runners.go import Go
-from rgr.runners.javascript import Jest, Mocha, NodeTest, Vitest
-from rgr.runners.junit import CustomCommand, Gradle, JUnitGlobs, Maven, NpmScript, PHPUnit
-from rgr.runners.pytest_runner import Pytest
-from rgr.runners.rspec import RSpec
+from rgr.check.runners.base import Finished, Results, Runner, Status, TestOutcome
+from rgr.check.runners.cargo import Cargo, Nextest
+from rgr.check.runners.go import Go
+from rgr.check.runners.javascript import Jest, Mocha, NodeTest, Vitest
+from rgr.check.runners.junit import CustomCommand, Gradle, JUnitGlobs, Maven, NpmScript, PHPUnit
+from rgr.check.runners.pytest_runner import Pytest
+from rgr.check.runners.rspec import RSpec
 
 __all__ = ["RUNNERS", "Finished", "Results", "Runner", "Status", "TestOutcome", "runner_for"]
 

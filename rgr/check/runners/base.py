@@ -14,10 +14,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, Protocol
 
-from rgr.proc import Completed, bound
+from rgr.base.proc import Completed, bound
 
 if TYPE_CHECKING:
-    from rgr.config import TestCommand
+    from rgr.base.config import TestCommand
 
 #: How much of one test's failure text is kept.
 MESSAGE_LIMIT = 4 * 1024

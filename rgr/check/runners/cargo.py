@@ -18,11 +18,19 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from rgr.runners.base import Finished, Results, Status, TestOutcome, existing, message, relative
-from rgr.runners.junit import ReportUnreadable, parse_xml, status_of, testcases
+from rgr.check.runners.base import (
+    Finished,
+    Results,
+    Status,
+    TestOutcome,
+    existing,
+    message,
+    relative,
+)
+from rgr.check.runners.junit import ReportUnreadable, parse_xml, status_of, testcases
 
 if TYPE_CHECKING:
-    from rgr.config import TestCommand
+    from rgr.base.config import TestCommand
 
 _TARGET = re.compile(r"^\s+(?:Running (?:unittests )?(\S+)(?: \(.*\))?|Doc-tests (\S+))\s*$",
                      re.MULTILINE)

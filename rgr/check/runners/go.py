@@ -14,10 +14,10 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from rgr.runners.base import Finished, Results, Status, TestOutcome, message, relative
+from rgr.check.runners.base import Finished, Results, Status, TestOutcome, message, relative
 
 if TYPE_CHECKING:
-    from rgr.config import TestCommand
+    from rgr.base.config import TestCommand
 
 _STATUS: dict[str, Status] = {"pass": "passed", "fail": "failed", "skip": "skipped"}
 _GO_ERROR = re.compile(r"^(?:#.*\n)?\s*((?:\./)?[^\s:#]+\.go):\d+(?::\d+)?: ", re.MULTILINE)

@@ -18,7 +18,7 @@ import shutil
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rgr.runners.base import (
+from rgr.check.runners.base import (
     Finished,
     Results,
     Status,
@@ -32,7 +32,7 @@ from rgr.runners.base import (
 )
 
 if TYPE_CHECKING:
-    from rgr.config import TestCommand
+    from rgr.base.config import TestCommand
 
 REPORT = "report.json"
 

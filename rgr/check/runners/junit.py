@@ -15,10 +15,18 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from rgr.runners.base import Finished, Results, Status, TestOutcome, existing, message, relative
+from rgr.check.runners.base import (
+    Finished,
+    Results,
+    Status,
+    TestOutcome,
+    existing,
+    message,
+    relative,
+)
 
 if TYPE_CHECKING:
-    from rgr.config import TestCommand
+    from rgr.base.config import TestCommand
 
 #: Filesystem timestamps lag the wall clock (coarse kernel clocks, 1-2 s on some
 #: filesystems), so a report written just after the run started can look older than it.
@@ -146,7 +154,7 @@ class JUnitGlobs:
         results = Results()
         if not run.cmd.junit_globs:
             # Only the exit code is known: enough for a refactor gate, not for a TDD run,
-            # whose baseline refuses it (rgr.verify.require_results).
+            # whose baseline refuses it (rgr.check.verify.require_results).
             return results
         reports = fresh_reports(run.root, run.cmd.junit_globs, since=run.started - MTIME_SLACK_S)
         read_reports(run, reports, results, jvm=False)

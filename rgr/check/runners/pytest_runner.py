@@ -7,7 +7,7 @@ so a run leaves nothing in the working tree. A shell command gets the options th
 Subtests (the ``subtests`` fixture, unittest's ``self.subTest``) report into their test's
 testcase in the XML, where a skipped subtest looks like a skipped test. A test is its own
 outcome: it fails when a subtest failed (the XML says so), and is skipped only when it
-skipped itself, which rgr's plugin (rgr.runners.pytest_own_outcomes, in rgr's folder of
+skipped itself, which rgr's plugin (rgr.check.runners.pytest_own_outcomes, in rgr's folder of
 the run) tells beside the XML.
 """
 
@@ -21,12 +21,12 @@ import shutil
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from rgr.runners.base import Finished, Results, TestOutcome
-from rgr.runners.junit import ReportUnreadable, parse_xml, status_of, testcases
-from rgr.runners.pytest_own_outcomes import OUTCOMES_ENV
+from rgr.check.runners.base import Finished, Results, TestOutcome
+from rgr.check.runners.junit import ReportUnreadable, parse_xml, status_of, testcases
+from rgr.check.runners.pytest_own_outcomes import OUTCOMES_ENV
 
 if TYPE_CHECKING:
-    from rgr.config import TestCommand
+    from rgr.base.config import TestCommand
 
 PYTEST_NO_TESTS_COLLECTED = 5
 
@@ -91,7 +91,7 @@ def _read_xml(path: Path, root: Path, results: Results) -> None:
 
 
 def _add_plugin(tmp: Path, env: dict[str, str]) -> None:
-    """rgr.runners.pytest_own_outcomes in ``tmp``, where the run's pytest finds it: a
+    """rgr.check.runners.pytest_own_outcomes in ``tmp``, where the run's pytest finds it: a
     ``pytest11`` entry point of a dist-info folder on PYTHONPATH (pytest loads those by
     itself). Not ``-p``: where PYTHONPATH does not reach pytest (a script that sets its
     own), ``-p`` would stop the run on an import error; an entry point that is not found

@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from rgr.runners.base import (
+from rgr.check.runners.base import (
     Finished,
     Results,
     Status,
@@ -23,7 +23,7 @@ from rgr.runners.base import (
 )
 
 if TYPE_CHECKING:
-    from rgr.config import TestCommand
+    from rgr.base.config import TestCommand
 
 REPORT = "rspec.json"
 _STATUS: dict[str, Status] = {"passed": "passed", "failed": "failed", "pending": "skipped"}

@@ -5,5 +5,5 @@ is the command that uses them."""
 
 #: Set by ``rgr daemon`` for the ``rgr`` it runs in a job's clone: the git dir of the
 #: daemon's repository, whose row cache also gets the row of each note the job writes
-#: (the job pushes those notes there; rgr.history.cache.add_written).
+#: (the job pushes those notes there; rgr.store.history.cache.add_written).
 ROWS_ALSO_IN = "RGR_HISTORY_ROWS_ALSO_IN"

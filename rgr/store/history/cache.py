@@ -12,8 +12,8 @@ a fresh validation would give, and a changed, added or removed note is a differe
 absent) key: nothing is ever invalidated by hand.
 
 The validator version is part of the file: its first line is ``rgr-history-rows <key>``,
-the key a digest of the code that validates and serializes a row (rgr/handoff.py,
-rgr/handoff_read.py, rgr/history/table.py, rgr/history/rows.py), of the installed
+the key a digest of the code that validates and serializes a row (rgr/store/handoff.py,
+rgr/store/handoff_read.py, rgr/store/history/table.py, rgr/store/history/rows.py), of the installed
 pydantic and pydantic-core, and of :data:`FORMAT`, bumped when the row's shape changes.
 A file with another key is ignored and rewritten. (Source files rather than the live validator's
 schema: a run whose rows are all cached then never imports pydantic.)
@@ -114,7 +114,7 @@ def _pair_prefix() -> hashlib._Hash:
 
 def row_key(commit: bytes, blob: Line, by_note: bool) -> bytes:
     """Where a row is filed: under its note's blob id when it depends on the note alone
-    (rgr.history.rows.validated_rows says), else under :func:`pair_key`."""
+    (rgr.store.history.rows.validated_rows says), else under :func:`pair_key`."""
     blob = bytes(blob)  # (a blob id is bytes already: bytes() copies nothing)
     return blob if by_note else pair_key(commit, blob)
 
@@ -131,7 +131,7 @@ def validator_key() -> bytes:
 
     digest = hashlib.sha256(b"%d\n" % FORMAT)
     rgr = Path(__file__).resolve().parent.parent
-    # The models and the row builders (rgr/history/rows.py; rgr/history/table.py:
+    # The models and the row builders (rgr/store/history/rows.py; rgr/store/history/table.py:
     # finish, iso).
     sources = [rgr / "handoff.py", rgr / "handoff_read.py", rgr / "history" / "table.py",
                rgr / "history" / "rows.py"]
@@ -150,9 +150,9 @@ def validator_key() -> bytes:
 
 
 def _loaded_code_on_disk() -> bool:
-    """The schema's code on disk is still what this process loaded (rgr.handoff's
+    """The schema's code on disk is still what this process loaded (rgr.store.handoff's
     LOADED_CODE; rows.py and table.py are loaded by the caller just now)."""
-    from rgr.handoff import LOADED_CODE, file_stamp
+    from rgr.store.handoff import LOADED_CODE, file_stamp
 
     try:
         return all(file_stamp(entry[0]) == entry for entry in LOADED_CODE)
@@ -184,11 +184,11 @@ def add_written(common_dirs: Iterable[Path], commit: str, blob: str, text: str,
     elsewhere still are, once).
 
     Exact for the reason every row here is: the same code builds it
-    (rgr.history.rows) from the text whose bytes the blob id names. Appended in one
+    (rgr.store.history.rows) from the text whose bytes the blob id names. Appended in one
     ``O_APPEND`` write, and only to a file of this validator (with another key it is
     left for the next read to rewrite). Never raises for the file system: a row not
     filed is a note validated at the next read."""
-    from rgr.history.rows import cached_part, validated_rows
+    from rgr.store.history.rows import cached_part, validated_rows
 
     global _written_key
     if _written_key is None:

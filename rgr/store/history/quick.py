@@ -4,9 +4,9 @@ A person runs the table every few seconds, and it should cost what ``git log -N`
 plus Python's start-up (issue 14). So ``rgr.launch`` hands those two spellings here
 before click, pygit2, pydantic or rich are imported. What it needs to know before
 starting git comes from a few file-system calls: the work tree, the notes ref (the
-default, or the one a ``tdd.toml`` rgr has already validated names: rgr.config_seen),
+default, or the one a ``tdd.toml`` rgr has already validated names: rgr.base.config_seen),
 and whether that ref exists. ``git log`` is then started at once and reads while this
-process imports what it draws with (rgr.history.table, which brings json and datetime):
+process imports what it draws with (rgr.store.history.table, which brings json and datetime):
 on two cores the two overlap.
 
 Anything it is not sure of goes to the full command, which explains or decides: a
@@ -20,14 +20,15 @@ from __future__ import annotations
 import os
 import sys
 
-from rgr import notes_log, proc
-from rgr.errors import CommandError
+from rgr.base import proc
+from rgr.base.errors import CommandError
+from rgr.store import notes_log
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without typing's import (see rgr.proc)
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without typing's import (see rgr.base.proc)
 if TYPE_CHECKING:
     from typing import TextIO
 
-#: Rows shown when --limit is not given (rgr.history.table.DEFAULT_TABLE_LIMIT: not
+#: Rows shown when --limit is not given (rgr.store.history.table.DEFAULT_TABLE_LIMIT: not
 #: imported from there, which would load json and datetime before git is started).
 _DEFAULT_LIMIT = 50
 
@@ -82,7 +83,7 @@ def _has_notes_ref(git_dir: str, ref: str) -> bool:
 
 def _notes_ref(root: str, git_dir: str) -> str | None:
     """The notes ref to read: the default without a tdd.toml, the one a tdd.toml names
-    when rgr has validated exactly that file before (rgr.config_seen), else None."""
+    when rgr has validated exactly that file before (rgr.base.config_seen), else None."""
     try:
         with open(os.path.join(root, "tdd.toml"), "rb") as config:
             text = config.read()
@@ -90,7 +91,7 @@ def _notes_ref(root: str, git_dir: str) -> str | None:
         return notes_log.DEFAULT_REF
     except OSError:
         return None
-    from rgr import config_seen
+    from rgr.base import config_seen
 
     return config_seen.recall(git_dir, text)
 
@@ -130,7 +131,7 @@ def quick(args: list[str], out: TextIO | None = None) -> int | None:
         return None  # no git to run: the full command says so
     try:
         # Imported while git reads: json, datetime and the drawing code.
-        from rgr.history import table
+        from rgr.store.history import table
 
         texts, more = table.newest_texts(root, ref, count, first)
     except CommandError:

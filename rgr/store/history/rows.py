@@ -1,8 +1,8 @@
 """The JSON rows of ``rgr history``, validated by the model: the one builder of them.
 
 A row is the note's own (camelCase) fields that a listing needs, as the model validates
-them (rgr.handoff.HistoryFields), with the commit, its reachability and a time. The
-full command, the bulk ``--json`` read and the row cache (rgr.history.cache, filled by
+them (rgr.store.handoff.HistoryFields), with the commit, its reachability and a time. The
+full command, the bulk ``--json`` read and the row cache (rgr.store.history.cache, filled by
 that read and by every note rgr writes) all take their rows from here, so a cached row
 is byte for byte the row a fresh validation gives.
 """
@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from rgr.history.table import finish, iso, plain_row
+from rgr.store.history.table import finish, iso, plain_row
 
 #: How every reachable row starts; the cache keeps what follows it (:func:`cached_part`).
 ROW_START = b'{"commit":"%s","reachable":true,'
@@ -22,7 +22,7 @@ def row(commit: str, when: int, text: str | bytes, reachable: bool) -> dict[str,
     """One history row; an invalid note gives a row saying why (``problem``)."""
     from pydantic import ValidationError
 
-    from rgr.handoff import InvalidNote, history_fields, parse_note
+    from rgr.store.handoff import InvalidNote, history_fields, parse_note
 
     try:
         fields = history_fields().validate_json(text)
@@ -39,7 +39,7 @@ def row(commit: str, when: int, text: str | bytes, reachable: bool) -> dict[str,
 
 
 def quick_row(commit: str, when: int, text: str | bytes, reachable: bool) -> dict[str, Any]:
-    """:func:`row` without pydantic for the notes rgr.handoff_read can read (the same
+    """:func:`row` without pydantic for the notes rgr.store.handoff_read can read (the same
     row: tests/test_history_rows.py), for listings of a few rows."""
     plain = plain_row(commit, when, text, reachable)
     return row(commit, when, text, reachable) if plain is None else plain
@@ -54,7 +54,7 @@ def validated_rows(batch: Iterable[tuple[str, int, str | bytes]]
     from pydantic import ValidationError
     from pydantic_core import to_json
 
-    from rgr.handoff import history_fields
+    from rgr.store.handoff import history_fields
 
     validate = history_fields().validate_json
     out = []
@@ -73,7 +73,7 @@ def validated_rows(batch: Iterable[tuple[str, int, str | bytes]]
 def cached_part(commit: str, text: bytes) -> bytes:
     """What the row cache keeps of ``commit``'s row ``text`` (from
     :func:`validated_rows`): the bytes after :data:`ROW_START` (filed under a key that
-    names all they depend on: rgr.history.cache.row_key); nothing for a row that does
+    names all they depend on: rgr.store.history.cache.row_key); nothing for a row that does
     not start so (never kept)."""
     start = ROW_START % commit.encode()
     return text[len(start):] if text.startswith(start) else b""

@@ -5,24 +5,25 @@ The table is what a person runs every few seconds, so it costs what it shows: ``
 log`` reads the newest ``N + 1`` commits with their notes (more only when commits
 without a note are in between), whatever the repository holds. ``rgr history`` and
 ``rgr history --limit N`` are answered with it before click, pygit2, pydantic or rich
-are imported (``rgr.history.quick``), and the full command builds its rows and draws
+are imported (``rgr.store.history.quick``), and the full command builds its rows and draws
 its table with this same code. So this module imports only the standard library's
 lightest modules: not typing, not subprocess (``tests/test_startup.py`` holds the
 list).
 
-Rows are the notes' own camelCase fields (``rgr.handoff.HistoryFields``), taken by
-``rgr.handoff_read`` the way the model would take them (``tests/test_history_rows.py``).
+Rows are the notes' own camelCase fields (``rgr.store.handoff.HistoryFields``), taken by
+``rgr.store.handoff_read`` the way the model would take them (``tests/test_history_rows.py``).
 Everything shown that came from a note or an agent has its control characters replaced:
 a note is data, and must not move the cursor or colour the terminal.
 """
 
 from __future__ import annotations
 
-from rgr import notes_log, proc
-from rgr.handoff_read import HISTORY_DEFAULTS, UTC, datetime, history_fields_of, read_plain
-from rgr.ui import phase_label, short, styles_ok
+from rgr.base import proc
+from rgr.base.ui import phase_label, short, styles_ok
+from rgr.store import notes_log
+from rgr.store.handoff_read import HISTORY_DEFAULTS, UTC, datetime, history_fields_of, read_plain
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without typing's import (see rgr.proc)
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without typing's import (see rgr.base.proc)
 if TYPE_CHECKING:
     from collections.abc import Mapping
     from typing import Any, TextIO
@@ -96,8 +97,8 @@ def finish(commit: str, when: int, reachable: bool,
 
 def plain_row(commit: str, when: int, text: str | bytes,
               reachable: bool) -> dict[str, Any] | None:
-    """The row of a note rgr.handoff_read can read as the model would; None for any
-    other note (the caller asks the model: rgr.history.rows.row)."""
+    """The row of a note rgr.store.handoff_read can read as the model would; None for any
+    other note (the caller asks the model: rgr.store.history.rows.row)."""
     plain = read_plain(text)
     if plain is None:
         return None
@@ -278,6 +279,6 @@ def terminal_columns(out: TextIO) -> int | None:
     """The width to wrap the table to: None when ``out`` is not a terminal."""
     if not out.isatty():
         return None
-    from rgr.terminal import terminal_columns as columns
+    from rgr.base.terminal import terminal_columns as columns
 
     return columns()
