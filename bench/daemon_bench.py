@@ -37,9 +37,9 @@ sys.path.insert(0, str(HERE.parent / "tests" / "e2e"))
 from daemon_race import race  # noqa: E402
 
 from rgr.daemon import claims, remote  # noqa: E402
-from rgr.daemon.gitcli import Git, git_env  # noqa: E402
 from rgr.daemon.hub import Hub, LocalHub, RemoteHub  # noqa: E402
 from rgr.daemon.queue import Job, JobSpec, JobState, Queue  # noqa: E402
+from rgr.store.gitcli import Git, git_env  # noqa: E402
 
 
 def sh(cwd: Path, *args: str) -> str:

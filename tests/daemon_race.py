@@ -12,9 +12,9 @@ from multiprocessing.synchronize import Barrier
 from pathlib import Path
 
 from rgr.daemon import claims
-from rgr.daemon.gitcli import Git, git_env
 from rgr.daemon.hub import Hub, open_hub
 from rgr.daemon.queue import CLAIMS, Queue
+from rgr.store.gitcli import Git, git_env
 
 
 def _contender(clone: str, remote: str | None, job_id: int, rounds: int, barrier: Barrier,

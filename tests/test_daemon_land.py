@@ -13,10 +13,10 @@ import pytest
 from conftest import git, make_repo
 
 from rgr.daemon import land
-from rgr.daemon.gitcli import Git, git_env
 from rgr.daemon.hub import RemoteUnreachable
 from rgr.daemon.queue import JobSpec
 from rgr.daemon.workcopy import WorkCopy
+from rgr.store.gitcli import Git, git_env
 
 CALC = "def add(a, b):\n    return a + b\n"
 TESTS = "from calc import add\n\n\ndef test_add():\n    assert add(1, 2) == 3\n"

@@ -19,11 +19,11 @@ from rgr.check.gate import CommandResult, GateResult
 from rgr.check.mergefix_checks import check_merge_commits, check_merge_scope, check_merge_tests
 from rgr.check.verify import TestOutcome, TestReport
 from rgr.daemon import land
-from rgr.daemon.gitcli import Git, git_env
 from rgr.daemon.queue import JobSpec
 from rgr.daemon.workcopy import WorkCopy
 from rgr.store import git as rgit
 from rgr.store import merging, scratch
+from rgr.store.gitcli import Git, git_env
 from rgr.store.handoff import HandoffState, MergeFixNote, Phase
 from rgr.store.notes import NotesStore
 

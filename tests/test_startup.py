@@ -17,7 +17,8 @@ from rgr import help_text
 from rgr.launch import render_help
 
 #: Everything `rgr --version` and `rgr --help` may import beyond a bare interpreter.
-STARTUP_BUDGET = {"__future__", "rgr", "rgr.launch", "rgr.base.terminal", "rgr.help_text", "zlib"}
+STARTUP_BUDGET = {"__future__", "rgr", "rgr.launch", "rgr.base", "rgr.base.terminal",
+                  "rgr.help_text", "zlib"}
 
 #: Everything `rgr history` (the table, answered before the CLI: rgr.store.history.quick) may
 #: import beyond a bare interpreter: rgr's reading and drawing modules, json and
@@ -25,8 +26,9 @@ STARTUP_BUDGET = {"__future__", "rgr", "rgr.launch", "rgr.base.terminal", "rgr.h
 #: console script imports anyway). Not typing, subprocess, hashlib or datetime's Python
 #: half: 1-5 ms each, on a 25 ms path.
 HISTORY_TABLE_BUDGET = STARTUP_BUDGET | {
-    "rgr.base.errors", "rgr.store.handoff_read", "rgr.store.history",
+    "rgr.base.errors", "rgr.store", "rgr.store.handoff_read", "rgr.store.history",
     "rgr.store.history.quick", "rgr.store.history.table", "rgr.store.notes_log",
+    "rgr.store.gitcli",
     "rgr.base.proc", "rgr.base.ui", "rgr.base.config_seen",
     "json", "json.decoder", "json.encoder", "json.scanner", "_json",
     "_datetime", "select",

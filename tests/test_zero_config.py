@@ -314,9 +314,9 @@ def test_a_job_whose_base_is_gone_fails_says_why_and_the_queue_goes_on(
 
 def test_old_failures_in_the_queue_do_not_fail_a_clean_daemon(
         run_rgr: RunRgr, repo: Repo) -> None:
-    from rgr.daemon.gitcli import Git, git_env
     from rgr.daemon.hub import LocalHub
     from rgr.daemon.queue import JobSpec, JobState, Queue
+    from rgr.store.gitcli import Git, git_env
 
     g = Git(repo.path, git_env())
     queue = Queue(g, LocalHub(g))
@@ -334,9 +334,9 @@ def test_old_failures_in_the_queue_do_not_fail_a_clean_daemon(
 ])
 def test_retry_refuses_a_job_that_did_not_fail(run_rgr: RunRgr, repo: Repo, state: str,
                                                why: str) -> None:
-    from rgr.daemon.gitcli import Git, git_env
     from rgr.daemon.hub import LocalHub
     from rgr.daemon.queue import JobSpec, JobState, Queue
+    from rgr.store.gitcli import Git, git_env
 
     g = Git(repo.path, git_env())
     Queue(g, LocalHub(g)).add(JobSpec(0, "run", "x", "main", "rgr/x"), JobState(state))

@@ -6,8 +6,8 @@ from typing import TYPE_CHECKING
 
 from rgr.base.ui import esc, make_console
 from rgr.daemon.daemon import common_git_dir, request_stop, run_daemon
-from rgr.daemon.gitcli import Git, git_env
 from rgr.daemon.worker import DaemonOptions
+from rgr.store.gitcli import Git, git_env
 from rgr.store.workspace import Workspace
 
 if TYPE_CHECKING:

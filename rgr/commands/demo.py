@@ -35,6 +35,7 @@ from rgr.demo.kata import FEATURE, codex_config, make_project, two_test_kata
 from rgr.fake_model import FakeModelServer
 from rgr.fake_model.responses import ResponsesModelServer
 from rgr.loop.starting import RunOptions
+from rgr.store.gitcli import argv
 from rgr.store.workspace import open_workspace
 
 #: The Claude Code release the replay was recorded against: the e2e suite's pinned one.
@@ -203,7 +204,7 @@ def _replay(out: Console, kata: Path, env: dict[str, str], server: FakeModelServ
 
 
 def _git(cwd: Path, *args: str) -> str:
-    done = run_process(["git", *args], cwd=cwd, timeout=60)
+    done = run_process(argv(*args), cwd=cwd, timeout=60)
     if done.returncode != 0:
         raise RgrError(f"git {' '.join(args)} failed in the demo's kata: {done.describe()}")
     return done.stdout

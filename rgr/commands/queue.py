@@ -11,7 +11,6 @@ import click
 
 from rgr.base.ui import esc, make_console, print_json_rows
 from rgr.daemon import cron
-from rgr.daemon.gitcli import Git, git_env
 from rgr.daemon.hub import open_hub
 from rgr.daemon.queue import (
     JobSpec,
@@ -25,6 +24,7 @@ from rgr.daemon.queue import (
     who,
 )
 from rgr.daemon.remote import remote_tip
+from rgr.store.gitcli import Git, git_env
 from rgr.store.workspace import Workspace
 
 if TYPE_CHECKING:

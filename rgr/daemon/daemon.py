@@ -22,13 +22,13 @@ from rgr.base import failpoints
 from rgr.base.errors import ExitCode, RgrError
 from rgr.base.slots import slot_env
 from rgr.daemon import cron
-from rgr.daemon.gitcli import Git, git_env
 from rgr.daemon.hub import RemoteUnreachable, open_hub
 from rgr.daemon.queue import TERMINAL, Job, JobState, Queue, dead_end, fleet_spent, who
 from rgr.daemon.view import DaemonView
 from rgr.daemon.workcopy import JOBS_DIR
 from rgr.daemon.worker import Budget, DaemonContext, DaemonOptions, Worker
 from rgr.observe.limits import usd
+from rgr.store.gitcli import Git, git_env
 from rgr.store.locks import pid_alive, read_lock_info, run_lock
 
 DAEMON_LOCK = Path("rgr") / "daemon.lock"

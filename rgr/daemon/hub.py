@@ -17,7 +17,7 @@ from typing import Protocol
 
 from rgr.base.errors import RgrError
 from rgr.base.proc import Completed
-from rgr.daemon.gitcli import Git
+from rgr.store.gitcli import Git
 
 #: Every way git reports that a ref was not at the value the update expected.
 LOST_RACE = ("non-fast-forward", "fetch first", "cannot lock ref", "but expected",

@@ -28,9 +28,9 @@ from rgr.base.slots import COUNT_VAR, test_slot
 from rgr.check.testlist import FILENAME as TEST_LIST
 from rgr.check.testlist import ITEM
 from rgr.daemon import remote
-from rgr.daemon.gitcli import Git
 from rgr.daemon.hub import RemoteRejected
 from rgr.daemon.workcopy import ORIGIN, WorkCopy
+from rgr.store.gitcli import Git
 
 #: Rebase-and-verify rounds when the base branch keeps moving under the integration.
 LAND_ROUNDS = 5

@@ -29,8 +29,8 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import Any, TypeVar
 
 from rgr.base.errors import RgrError
-from rgr.daemon.gitcli import Git
 from rgr.daemon.hub import Hub, RefUpdate
+from rgr.store.gitcli import Git
 from rgr.store.locks import pid_alive
 
 QUEUE = "refs/rgr/queue/"

@@ -21,8 +21,8 @@ import time
 from collections.abc import Callable
 
 from rgr.base.errors import RgrError
-from rgr.daemon.gitcli import Git
 from rgr.daemon.hub import RemoteRejected, RemoteUnreachable, answer, lost_race, unreachable
+from rgr.store.gitcli import Git
 from rgr.store.notes_log import DEFAULT_REF
 
 #: How long a notes sync keeps retrying lost races before it gives up (loses nothing).

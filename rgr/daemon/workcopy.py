@@ -26,9 +26,9 @@ from rgr.base import failpoints
 from rgr.base.errors import CommandError, RgrError
 from rgr.check.testlist import FILENAME as TEST_LIST
 from rgr.daemon import remote
-from rgr.daemon.gitcli import Git
 from rgr.daemon.queue import JobSpec
 from rgr.observe.artifacts import sessions_spent
+from rgr.store.gitcli import Git
 from rgr.store.notes_log import DEFAULT_REF
 
 JOBS_DIR = Path("rgr") / "jobs"  # in the git dir: the per-job child logs

@@ -24,12 +24,12 @@ from rgr.base import failpoints
 from rgr.base.errors import RgrError
 from rgr.base.proc import Completed, run_lines, tail
 from rgr.daemon import claims, land
-from rgr.daemon.gitcli import Git
 from rgr.daemon.hub import Hub, RemoteUnreachable
 from rgr.daemon.queue import FAILED, Claim, Job, Queue, fleet_spent, runnable, who
 from rgr.daemon.workcopy import LostJob, WorkCopy, jobs_root
 from rgr.observe.limits import usd
 from rgr.sandbox.toolchain import DEPENDENCIES_FROM_VAR
+from rgr.store.gitcli import Git
 from rgr.store.history import ROWS_ALSO_IN
 
 #: How many phases one child runs before the worker looks at stop, cancel and budget.

@@ -15,6 +15,7 @@ from rgr.base.errors import RgrError
 from rgr.base.proc import run
 from rgr.fake_model import SessionScript, Step, Text, bash, read, structured, write
 from rgr.fake_model.responses import FAKE_MODEL
+from rgr.store.gitcli import argv
 
 FEATURE = "add a slugify function that lowercases and joins words with dashes"
 
@@ -138,6 +139,6 @@ def make_project(root: Path, test_command: Sequence[str], agent_binary: str,
 def _git(cwd: Path, *args: str) -> None:
     # Only the kata's own repository, with a fixed environment-free config: the user's
     # global hooks or signing settings must not break the demo.
-    done = run(["git", "-c", "core.hooksPath=/dev/null", *args], cwd=cwd, timeout=60)
+    done = run(argv(*args), cwd=cwd, timeout=60)
     if done.returncode != 0:
         raise RgrError(f"git {' '.join(args)} failed in the demo's kata: {done.describe()}")

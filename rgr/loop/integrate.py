@@ -16,6 +16,7 @@ from rgr.base.proc import run
 from rgr.base.ui import short
 from rgr.observe.report import RunReport
 from rgr.store import git
+from rgr.store.gitcli import argv
 from rgr.store.workspace import Workspace
 
 MODES = ("none", "merge", "pr")
@@ -123,12 +124,13 @@ def pull_request(ws: Workspace, report: RunReport, into: str | None, body: str,
     branch = git.require_branch(ws.repo)
     gh = _gh(ws, branch)
     remote = _remote(ws, branch)
-    push = run(["git", "push", "-u", remote, f"{branch}:{branch}"], cwd=ws.root,
+    push = run(argv("push", "-u", remote, f"{branch}:{branch}", user_hooks=True), cwd=ws.root,
                timeout=300, env=ws.env)
     if push.returncode != 0:
         raise RepositoryError(f"pushing {branch} to {remote} failed:\n{push.describe(1500)}")
     say(f"pushed {branch} to {remote}")
-    notes = run(["git", "push", remote, f"{ws.notes.ref}:{ws.notes.ref}"], cwd=ws.root,
+    notes = run(argv("push", remote, f"{ws.notes.ref}:{ws.notes.ref}", user_hooks=True),
+                cwd=ws.root,
                 timeout=300, env=ws.env)
     if notes.returncode == 0:
         say(f"pushed the handoff notes ({ws.notes.ref}) to {remote}")
@@ -136,11 +138,11 @@ def pull_request(ws: Workspace, report: RunReport, into: str | None, body: str,
         say(f"warning: the handoff notes were not pushed ({ws.notes.ref}); the pull request "
             f"has the commits only:\n{notes.describe(600)}")
     title = f"rgr: {report.feature or branch}"
-    argv = [gh, "pr", "create", "--head", branch, "--title", title, "--body", body]
+    create = [gh, "pr", "create", "--head", branch, "--title", title, "--body", body]
     target = into or report.start_branch
     if target:
-        argv += ["--base", target]
-    created = run(argv, cwd=ws.root, timeout=300, env=ws.env)
+        create += ["--base", target]
+    created = run(create, cwd=ws.root, timeout=300, env=ws.env)
     if created.returncode != 0:
         raise IntegrateError(f"`gh pr create` failed:\n{created.describe(1500)}",
                              "the branch is pushed; open the pull request in the browser")

@@ -1,4 +1,5 @@
-"""The git CLI for the daemon's ref plumbing (update-ref, push, fetch, notes merge).
+"""git's CLI: every git command rgr runs is built here (:func:`argv`), and the daemon's ref
+plumbing (update-ref, push, fetch, notes merge) runs through :class:`Git`.
 
 The daemon uses git's own CLI, not libgit2, for everything that must be a
 compare-and-swap: ``git update-ref <ref> <new> <old>`` and ``git push
@@ -9,15 +10,27 @@ without that check. Every call goes through rgr.base.proc (argv only, a timeout)
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
-from pathlib import Path
 
 from rgr.base.errors import CommandError
 from rgr.base.proc import Completed, run
 
+TYPE_CHECKING = False  # typing's, without importing typing: `rgr history` builds argv here
+
+if TYPE_CHECKING:  # `rgr history` builds its argv here: nothing heavy at import
+    from collections.abc import Callable, Mapping, Sequence
+    from pathlib import Path
+
 #: No hook, no pager, no prompt for credentials: the daemon runs unattended.
 _SAFE = ("-c", "core.hooksPath=/dev/null", "-c", "core.pager=cat")
+_NO_PAGER = ("-c", "core.pager=cat")
+
+
+def argv(*args: str, user_hooks: bool = False) -> list[str]:
+    """The argv of ``git args``, with no pager and no hook: rgr's own reads and writes must
+    not run whatever a repository's hooks do. ``user_hooks``: a command rgr runs on the
+    user's behalf in their own repository (a push of their branch) runs their hooks as
+    their own push would."""
+    return ["git", *(_NO_PAGER if user_hooks else _SAFE), *args]
 
 GIT_TIMEOUT_S = 120.0
 
@@ -33,17 +46,19 @@ def git_env(base: Mapping[str, str] | None = None) -> dict[str, str]:
     return env
 
 
-@dataclass(frozen=True)
 class Git:
     """git in one directory (a work tree or a git dir)."""
 
-    cwd: Path
-    env: Mapping[str, str]
+    __slots__ = ("cwd", "env")
+
+    def __init__(self, cwd: Path, env: Mapping[str, str]) -> None:
+        self.cwd = cwd
+        self.env = env
 
     def run(self, *args: str, input: str | None = None,
             timeout: float = GIT_TIMEOUT_S,
             on_spawn: Callable[[int], None] | None = None) -> Completed:
-        return run(["git", *_SAFE, *args], cwd=self.cwd, timeout=timeout, env=self.env,
+        return run(argv(*args), cwd=self.cwd, timeout=timeout, env=self.env,
                    stdin_data=input, on_spawn=on_spawn)
 
     def out(self, *args: str, input: str | None = None) -> str:
@@ -74,7 +89,7 @@ class Git:
         return found
 
     def _read_batch(self, ids: Sequence[str]) -> dict[str, str]:
-        done = run(["git", *_SAFE, "cat-file", "--batch"], cwd=self.cwd,
+        done = run(argv("cat-file", "--batch"), cwd=self.cwd,
                    timeout=GIT_TIMEOUT_S, env=self.env,
                    stdin_data="".join(f"{i}\n" for i in ids))
         if done.returncode != 0:

@@ -197,10 +197,11 @@ class NotesStore:
         twice as long on git's two-level fan-out). Batches, not one list: at 100,000
         notes the whole output and its pieces would be 25 MB more at rgr's peak."""
         from rgr.base.errors import CommandError
+        from rgr.store.gitcli import argv
 
-        argv = ["git", "notes", f"--ref={self.ref}", "list"]
         try:
-            for parts in _split_stream(argv, self.repo.path):
+            for parts in _split_stream(argv("notes", f"--ref={self.ref}", "list"),
+                                       self.repo.path):
                 yield parts[1::2], parts[0::2]
         except CommandError as exc:
             raise NotesError(f"git notes list failed reading {self.ref}: {exc.message}") from None
@@ -209,10 +210,11 @@ class NotesStore:
         """The commits reachable from ``head`` (hex bytes), newest first in ``git log``'s
         order: ``git rev-list`` walks the same way, without formatting each commit."""
         from rgr.base.errors import CommandError
+        from rgr.store.gitcli import argv
 
         commits: list[bytes] = []
         try:
-            for parts in _split_stream(["git", "rev-list", head], self.repo.path):
+            for parts in _split_stream(argv("rev-list", head), self.repo.path):
                 commits += parts
         except CommandError as exc:
             raise NotesError(f"git rev-list failed: {exc.message}") from None
@@ -240,10 +242,11 @@ class NotesStore:
         ``old`` starts, whatever the commit dates."""
         from rgr.base import proc
         from rgr.base.errors import CommandError
+        from rgr.store.gitcli import argv
 
-        argv = ["git", "rev-list", "--parents", head, f"^{old}"]
         try:
-            lines = b"".join(proc.stream(argv, cwd=self.repo.path, env=_unflushed())
+            walk = argv("rev-list", "--parents", head, f"^{old}")
+            lines = b"".join(proc.stream(walk, cwd=self.repo.path, env=_unflushed())
                              ).splitlines()
         except CommandError:
             return None  # `old` is not a commit (any more)

@@ -9,6 +9,8 @@ on the start-up path.
 
 from __future__ import annotations
 
+from rgr.store.gitcli import argv
+
 #: The handoffs' notes ref (``notes_ref`` in tdd.toml names another).
 DEFAULT_REF = "refs/notes/tdd-handoffs"
 
@@ -35,14 +37,14 @@ def log_argv(ref: str, head: str, *, count: int | None = None, skip: int = 0,
     in the repository at ``repo`` (``git -C``) when given, else in the working directory."""
     window = [f"--max-count={count}", f"--skip={skip}"] if count is not None else []
     where = ["-C", repo] if repo is not None else []
-    return ["git", *where, "log", *_records_of(ref), *window,
-            *(["--reverse"] if reverse else []), head, "--"]
+    return argv(*where, "log", *_records_of(ref), *window,
+                *(["--reverse"] if reverse else []), head, "--")
 
 
 def no_walk_argv(ref: str, commits: list[str]) -> list[str]:
     """``git log`` printing exactly ``commits`` (in that order) with their notes in
     ``ref``, as :func:`log_argv`'s records."""
-    return ["git", "log", *_records_of(ref), "--no-walk=unsorted", *commits, "--"]
+    return argv("log", *_records_of(ref), "--no-walk=unsorted", *commits, "--")
 
 
 def log_records(records: list[bytes]) -> list[tuple[str, int, bytes]]:

@@ -35,10 +35,10 @@ from kata import (
 )
 
 from rgr.base.failpoints import DAEMON_POINTS, LAND_POINTS
-from rgr.daemon.gitcli import Git, git_env
 from rgr.daemon.hub import LocalHub
 from rgr.daemon.queue import Queue
 from rgr.fake_model import FakeModelServer, RequestRecord
+from rgr.store.gitcli import Git, git_env
 
 pytestmark = pytest.mark.e2e
 
