@@ -19,9 +19,8 @@ def crash_dir() -> Path:
 
 
 def write_crash_log(exc: BaseException, argv: list[str]) -> Path:
-    import pygit2
-
     from rgr import __version__
+    from rgr.store.objects import LIBGIT2_VERSION, PYGIT2_VERSION
 
     directory = crash_dir()
     directory.mkdir(parents=True, exist_ok=True)
@@ -29,7 +28,7 @@ def write_crash_log(exc: BaseException, argv: list[str]) -> Path:
     lines = [
         f"rgr {__version__}",
         f"python {sys.version.split()[0]} ({platform.platform()})",
-        f"pygit2 {getattr(pygit2, '__version__', '?')}, libgit2 {pygit2.LIBGIT2_VERSION}",
+        f"pygit2 {PYGIT2_VERSION}, libgit2 {LIBGIT2_VERSION}",
         f"command: rgr {' '.join(argv)}",
         "",
         "".join(traceback.format_exception(exc)),

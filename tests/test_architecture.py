@@ -1,7 +1,8 @@
 """The package's shape, read from its source: no import cycles (imports inside
-functions count: they run too, only later), and no command reaching into another
-command's private names (what two commands share lives below them, in rgr.loop.starting
-and the layers under it)."""
+functions count: they run too, only later), no import from a layer above, no command
+reaching into another command's private names (what two commands share lives below
+them, in rgr.loop.starting and the layers under it), pygit2 only in the store, git's
+command line built in one module, and processes started in one."""
 
 from __future__ import annotations
 
@@ -152,7 +153,7 @@ def _spawns(path: Path) -> list[str]:
                       if node.module == "subprocess" or f"{node.module}.{a.name}" in _SPAWNERS]
         elif (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
               and f"{node.value.id}.{node.attr}" in _SPAWNERS):
-                found.append(f"{node.value.id}.{node.attr}")
+            found.append(f"{node.value.id}.{node.attr}")
     return found
 
 
@@ -167,3 +168,91 @@ def test_the_process_check_sees_a_spawn(tmp_path: Path) -> None:
     sample.write_text("import os\n\ndef f():\n    from subprocess import run\n"
                       "    os.execvp('x', ['x'])\n")
     assert _spawns(sample) == ["subprocess.run", "os.execvp"]
+
+
+#: The layers, bottom up: a module may import from its own layer and those below it,
+#: never from one above (imports inside functions count). rgr's top-level modules that
+#: are not listed (cli, launch, crash, help_text) are the entry, above everything.
+LAYERS: list[tuple[str, ...]] = [
+    ("rgr.base",),
+    ("rgr.store",),
+    ("rgr.sandbox",),
+    ("rgr.backends",),
+    ("rgr.check",),
+    ("rgr.observe",),
+    ("rgr.loop",),
+    ("rgr.refactor",),
+    ("rgr.daemon", "rgr.demo", "rgr.fake_model"),
+    ("rgr.commands", "rgr.web"),
+]
+
+
+def _layer(module: str) -> int:
+    for rank, packages in enumerate(LAYERS):
+        if any(module == p or module.startswith(p + ".") for p in packages):
+            return rank
+    return len(LAYERS) if module != "rgr" else -1  # the entry; rgr/__init__ is a leaf
+
+
+def _upward(graph: dict[str, set[str]]) -> list[str]:
+    return sorted(f"{a} -> {b}" for a, targets in graph.items() for b in targets
+                  if _layer(b) > _layer(a))
+
+
+def test_no_module_imports_from_a_layer_above_it() -> None:
+    assert _upward(_graph()) == []
+
+
+def test_the_layer_check_sees_an_arrow_up() -> None:
+    graph = {"rgr.store.git": {"rgr.loop.kernel"}, "rgr.loop.kernel": {"rgr.store.git"},
+             "rgr.cli": {"rgr.commands.run"}}
+    assert _upward(graph) == ["rgr.store.git -> rgr.loop.kernel"]
+
+
+def _imports_pygit2(path: Path) -> bool:
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import) and any(
+                a.name.split(".")[0] == "pygit2" for a in node.names):
+            return True
+        if (isinstance(node, ast.ImportFrom) and node.level == 0
+                and (node.module or "").split(".")[0] == "pygit2"):
+            return True
+    return False
+
+
+def test_pygit2_is_imported_only_in_the_store() -> None:
+    offences = sorted(name for name, path in MODULES.items()
+                      if not name.startswith("rgr.store.") and _imports_pygit2(path))
+    assert offences == []
+
+
+def test_the_pygit2_check_sees_an_import(tmp_path: Path) -> None:
+    sample = tmp_path / "sample.py"
+    sample.write_text("def f():\n    from pygit2 import Repository\n")
+    assert _imports_pygit2(sample)
+    sample.write_text("from rgr.store.objects import Repository\n")
+    assert not _imports_pygit2(sample)
+
+
+#: Where git's command line is built: every git command rgr runs comes from
+#: rgr.store.gitcli.argv (no hooks, no pager, one place to change that).
+GIT_CLI_MODULES = {"rgr.store.gitcli"}
+
+
+def _git_argvs(path: Path) -> int:
+    """How many argv lists in the file start with the literal ``"git"``."""
+    return sum(1 for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+               if isinstance(node, (ast.List, ast.Tuple)) and node.elts
+               and isinstance(node.elts[0], ast.Constant) and node.elts[0].value == "git")
+
+
+def test_git_commands_are_built_only_in_gitcli() -> None:
+    offences = {name: n for name, path in MODULES.items()
+                if name not in GIT_CLI_MODULES and (n := _git_argvs(path))}
+    assert offences == {}
+
+
+def test_the_git_cli_check_sees_an_argv(tmp_path: Path) -> None:
+    sample = tmp_path / "sample.py"
+    sample.write_text("run(['git', 'log'])\nrun(('git', *args))\nrun(['gh', 'pr'])\n")
+    assert _git_argvs(sample) == 2

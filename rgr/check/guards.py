@@ -9,13 +9,12 @@ import functools
 import re
 from dataclasses import dataclass
 
-import pygit2
-
 from rgr.base.config import Config, GlobSet, glob_to_regex
 from rgr.check.testlist import FILENAME as TEST_LIST
 from rgr.check.verify import TestReport
 from rgr.store import git
 from rgr.store.handoff import Phase
+from rgr.store.objects import Oid, Repository, Tree
 
 #: Files no agent may touch, whatever its phase: rgr's config and its overrides.
 PROTECTED = ("tdd.toml", ".rgr/")
@@ -73,7 +72,7 @@ class Violation:
 
 
 def check_commits(
-    repo: pygit2.Repository, base: pygit2.Oid, head: pygit2.Oid, prefixes: list[str]
+    repo: Repository, base: Oid, head: Oid, prefixes: list[str]
 ) -> list[Violation]:
     """The agent committed on top of ``base``, every message with its phase's prefix."""
     if head == base:
@@ -95,7 +94,7 @@ def check_commits(
 
 
 def check_scope(
-    repo: pygit2.Repository, config: Config, phase: Phase, base: pygit2.Oid, head: pygit2.Oid
+    repo: Repository, config: Config, phase: Phase, base: Oid, head: Oid
 ) -> list[Violation]:
     """Which files the phase may touch, no skip markers added anywhere, no link that
     leads out of the repository, no hook into the test framework from non-test code,
@@ -196,11 +195,11 @@ def _scope_rule(config: Config, phase: Phase, path: str, status: str) -> list[Vi
     return []
 
 
-def escaping_links(repo: pygit2.Repository, head: pygit2.Oid,
+def escaping_links(repo: Repository, head: Oid,
                     paths: list[str]) -> list[Violation]:
     """Symbolic links added or changed whose target is absolute or climbs out of the
     repository: checked out, they would lead a later reader or writer elsewhere."""
-    tree = repo[head].peel(pygit2.Tree)
+    tree = repo[head].peel(Tree)
     found = []
     for path in paths:
         target = git.link_target(repo, tree, path)
@@ -219,12 +218,12 @@ def escaping_links(repo: pygit2.Repository, head: pygit2.Oid,
     return found
 
 
-def _added_lines(repo: pygit2.Repository, base: pygit2.Oid, head: pygit2.Oid,
+def _added_lines(repo: Repository, base: Oid, head: Oid,
                  config: Config, phase: Phase) -> list[Violation]:
     """Skip markers anywhere; in GREEN and REFACTOR, hooks into the test framework in
     non-test code."""
-    old = repo[base].peel(pygit2.Tree)
-    new = repo[head].peel(pygit2.Tree)
+    old = repo[base].peel(Tree)
+    new = repo[head].peel(Tree)
     watch_hooks = phase in (Phase.GREEN, Phase.REFACTOR)
     found = []
     for patch in old.diff_to_tree(new):

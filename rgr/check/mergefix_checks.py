@@ -16,8 +16,6 @@ from __future__ import annotations
 
 import dataclasses
 
-import pygit2
-
 from rgr.base.config import Config
 from rgr.check.gate import GateResult, check_gate
 from rgr.check.guards import (
@@ -29,13 +27,14 @@ from rgr.check.guards import (
 )
 from rgr.check.verify import TestReport
 from rgr.store import git, merging
+from rgr.store.objects import Oid, Repository
 
 #: Lines of a test file shown in one violation (the brief stays short).
 SHOWN_LINES = 5
 
 
-def check_merge_commits(repo: pygit2.Repository, base_tip: pygit2.Oid, job_tip: pygit2.Oid,
-                        head: pygit2.Oid, prefixes: list[str]) -> list[Violation]:
+def check_merge_commits(repo: Repository, base_tip: Oid, job_tip: Oid,
+                        head: Oid, prefixes: list[str]) -> list[Violation]:
     """A commit on top of the base tip that merges the job's tip, every new commit with
     the fixer's prefix."""
     if head == base_tip:
@@ -58,8 +57,8 @@ def check_merge_commits(repo: pygit2.Repository, base_tip: pygit2.Oid, job_tip: 
     return violations
 
 
-def check_merge_scope(repo: pygit2.Repository, config: Config, base_tip: pygit2.Oid,
-                      job_tip: pygit2.Oid, head: pygit2.Oid,
+def check_merge_scope(repo: Repository, config: Config, base_tip: Oid,
+                      job_tip: Oid, head: Oid,
                       merged: merging.AutoMerge) -> list[Violation]:
     """The rules of every phase on what the fixer changed relative to git's merge."""
     changed = merging.changed_from_merge(repo, merged, head)
@@ -87,7 +86,7 @@ def check_merge_scope(repo: pygit2.Repository, config: Config, base_tip: pygit2.
     return violations
 
 
-def _lines(repo: pygit2.Repository, commit: pygit2.Oid | None, path: str) -> list[str]:
+def _lines(repo: Repository, commit: Oid | None, path: str) -> list[str]:
     text = git.file_text(repo, commit, path) if commit is not None else None
     return [line.strip() for line in (text or "").splitlines() if line.strip()]
 

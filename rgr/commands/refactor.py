@@ -8,7 +8,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import click
-import pygit2
 from rich.table import Table
 
 from rgr import __version__
@@ -40,6 +39,7 @@ from rgr.refactor.plan import RefactorPlanOutput
 from rgr.store import git, inflight
 from rgr.store.handoff import HandoffState, Phase, RefactorProgress, TestResult, now_utc
 from rgr.store.locks import run_lock
+from rgr.store.objects import Commit
 from rgr.store.workspace import Workspace
 
 
@@ -272,7 +272,7 @@ def accept(ws: Workspace) -> int:
     if current == source:
         make_console().print(f"the refactor is already on {source}")
         return 0
-    tip = branch.peel(pygit2.Commit)
+    tip = branch.peel(Commit)
     if not git.is_ancestor(ws.repo, tip.id, head.id):
         raise RepositoryError(
             f"{source} moved since the refactor started: it cannot be fast-forwarded",

@@ -11,13 +11,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-import pygit2
-
 from rgr.base.errors import NotesError
 from rgr.base.ui import esc, make_console, print_json, short
 from rgr.store import locks
 from rgr.store.handoff import InvalidNote, parse_note
 from rgr.store.notes import NotesStore
+from rgr.store.objects import Commit, Oid, Repository
 from rgr.store.workspace import Workspace
 
 
@@ -33,13 +32,13 @@ class Finding:
                 "fixed": self.fixed}
 
 
-def _good_reflog_target(repo: pygit2.Repository, ref: str) -> pygit2.Oid | None:
+def _good_reflog_target(repo: Repository, ref: str) -> Oid | None:
     reference = repo.references.get(ref)
     if reference is None:
         return None
     for entry in reference.log():  # newest first
         obj = repo.get(entry.oid_new)
-        if isinstance(obj, pygit2.Commit):
+        if isinstance(obj, Commit):
             return entry.oid_new
     return None
 
@@ -68,7 +67,7 @@ def _check_notes(ws: Workspace, apply: bool) -> list[Finding]:
     for commit, text in ws.notes.all_texts().items():
         obj = ws.repo.get(commit)
         problem = None
-        if not isinstance(obj, pygit2.Commit):
+        if not isinstance(obj, Commit):
             problem = ("orphaned", "the annotated commit no longer exists")
         else:
             try:

@@ -7,7 +7,6 @@ import uuid
 from collections.abc import Callable
 
 import click
-import pygit2
 
 from rgr import __version__
 from rgr.backends.base import Backend
@@ -46,6 +45,7 @@ from rgr.store import git, inflight
 from rgr.store.handoff import ErrorDetails, HandoffState, Phase, TestResult, now_utc
 from rgr.store.inflight import Inflight
 from rgr.store.locks import run_lock
+from rgr.store.objects import Commit
 from rgr.store.workspace import Workspace
 
 Log = Callable[[str], None]
@@ -104,7 +104,7 @@ def run(ws: Workspace, feature: str, here: bool, branch: str | None, options: Ru
 
 def _start_and_loop(ws: Workspace, backend: Backend, test_command: TestCommand,
                     options: RunOptions, inv: Invocation, here: bool, target: str,
-                    start_branch: str, start: pygit2.Commit, feature: str,
+                    start_branch: str, start: Commit, feature: str,
                     run_id: str) -> HandoffState:
     log = inv.view
     preflight(backend, ws, options, log, login=False)

@@ -34,8 +34,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
-import pygit2
-
 from rgr.backends.base import AgentResult, Backend, backend_binaries
 from rgr.base import failpoints
 from rgr.base.config import Config, TestCommand
@@ -54,6 +52,7 @@ from rgr.sandbox.toolchain import Toolchain
 from rgr.store import git, scratch
 from rgr.store.agents import AgentSpec, packaged_dir, prompt_path, prompt_version
 from rgr.store.handoff import AgentSummary, SandboxNote, TestRunSummary
+from rgr.store.objects import Commit
 from rgr.store.scratch import Scratch
 from rgr.store.workspace import Workspace
 
@@ -277,7 +276,7 @@ class Sealer:
     # -- agent sessions ----------------------------------------------------------------
 
     @contextmanager
-    def seat(self, base: pygit2.Commit, label: str,
+    def seat(self, base: Commit, label: str,
              edit_rules: Mapping[str, object] | None = None) -> Iterator[Seat]:
         """A sealed place for one agent session at ``base``; removed on the way out
         (bring the commits in before leaving). ``edit_rules`` (rgr.check.guards.edit_rules)
@@ -317,7 +316,7 @@ class Sealer:
             shutil.rmtree(control, ignore_errors=True)
             _remove(folder)
 
-    def bring_in(self, seat: Seat, base: pygit2.Commit) -> pygit2.Commit:
+    def bring_in(self, seat: Seat, base: Commit) -> Commit:
         """The attempt's tip, its objects now in the user's repository (``base`` when
         the agent committed nothing). ImportRefused when it is not a thing to judge."""
         failpoints.hit("seal:before-import")
@@ -327,7 +326,7 @@ class Sealer:
 
     # -- verification ------------------------------------------------------------------
 
-    def run_tests(self, commit: pygit2.Commit) -> TestReport:
+    def run_tests(self, commit: Commit) -> TestReport:
         """The test command on a pristine checkout of ``commit``, sealed."""
         with self._checkout(commit, "verify") as (tree, confinement, env):
             return run_tests(self.test_command, tree, timeout=self.ws.config.command_timeout,
@@ -345,13 +344,13 @@ class Sealer:
         return {name: (line if line not in ("", "-") else None)
                 for name, line in zip(names, lines, strict=False)}
 
-    def run_gate(self, commit: pygit2.Commit, level: Level) -> GateResult:
+    def run_gate(self, commit: Commit, level: Level) -> GateResult:
         """Refactor mode's gate (tests, then the gate commands) on ``commit``, sealed."""
         with self._checkout(commit, f"gate-{level}") as (tree, confinement, env):
             return run_gate(self.ws.config, self.test_command, tree, level, env, confinement)
 
     @contextmanager
-    def _checkout(self, commit: pygit2.Commit, label: str
+    def _checkout(self, commit: Commit, label: str
                   ) -> Iterator[tuple[Path, Confinement | None, dict[str, str]]]:
         folder = self._folder(label)
         try:
@@ -373,7 +372,7 @@ class Sealer:
 
     # -- outcomes ----------------------------------------------------------------------
 
-    def keep(self, tip: pygit2.Commit, label: str, run_id: str | None,
+    def keep(self, tip: Commit, label: str, run_id: str | None,
              message: str = "rgr: rejected attempt") -> str:
         """Keep a rejected attempt's commits reachable; the ref's name."""
         name = attempt_ref(label, run_id)
@@ -394,7 +393,7 @@ class Sealer:
                                                        self.ws.config.sandbox.scratch_dir):
             _remove(Path(folder))
 
-    def accept(self, base: pygit2.Commit, tip: pygit2.Commit, message: str) -> None:
+    def accept(self, base: Commit, tip: Commit, message: str) -> None:
         """Move the checked-out branch from ``base`` to the verified ``tip`` and bring the
         working tree along."""
         branch = git.require_branch(self.ws.repo)

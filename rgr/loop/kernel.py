@@ -31,7 +31,6 @@ from pathlib import Path
 from typing import Any
 
 import pydantic
-import pygit2
 
 from rgr import __version__
 from rgr.backends.base import AgentRequest, AgentResult, Backend
@@ -53,6 +52,7 @@ from rgr.store import git, inflight
 from rgr.store.agents import AgentSpec, prompt_version
 from rgr.store.handoff import ErrorDetails, HandoffState, Phase, now_utc
 from rgr.store.inflight import Inflight
+from rgr.store.objects import Commit
 from rgr.store.scratch import ImportRefused, Scratch
 from rgr.store.workspace import Workspace
 
@@ -87,7 +87,7 @@ class Accepted:
     """An accepted attempt: the state noted on ``tip``, which the branch now points at."""
 
     state: HandoffState
-    tip: pygit2.Commit
+    tip: Commit
     attempts: int
 
 
@@ -109,9 +109,9 @@ class Work:
     #: The handoff state this work continues from: notes derive from it.
     prev: HandoffState
     #: The commit every attempt starts from (the last verified one).
-    base: pygit2.Commit
+    base: Commit
     #: Where the user's branch is while the attempts run (moved only on acceptance).
-    branch_at: pygit2.Commit
+    branch_at: Commit
     tries: int = 1
     #: The brief of the first attempt (a resumed phase's last failure), if any.
     first_brief: str | None = None
@@ -165,18 +165,18 @@ class Work:
         raise NotImplementedError
 
     def judge(self, attempt: Try, result: AgentResult | None,
-              tip: pygit2.Commit) -> Verdict:
+              tip: Commit) -> Verdict:
         """The mode's checks of ``base..tip`` (commits, scope, tests)."""
         raise NotImplementedError
 
     # -- outcomes ---------------------------------------------------------------------
 
-    def accepted_fields(self, attempt: Try, result: AgentResult | None, tip: pygit2.Commit,
+    def accepted_fields(self, attempt: Try, result: AgentResult | None, tip: Commit,
                         verdict: Verdict) -> dict[str, Any]:
         """What the accepted note says beyond the kernel's common fields."""
         return {}
 
-    def accepted_messages(self, attempt: Try, tip: pygit2.Commit) -> tuple[str | None, str]:
+    def accepted_messages(self, attempt: Try, tip: Commit) -> tuple[str | None, str]:
         """The note's log message (None: the notes' default) and the branch move's
         reflog message."""
         raise NotImplementedError
@@ -341,7 +341,7 @@ class Kernel:
                         + describe_denials(result.permission_denials))
         return result, error
 
-    def bring_in(self, seat: Seat, base: pygit2.Commit) -> tuple[pygit2.Commit, str | None]:
+    def bring_in(self, seat: Seat, base: Commit) -> tuple[Commit, str | None]:
         """The attempt's tip in the user's repository, or the base and why not."""
         try:
             return self.sealer.bring_in(seat, base), None
@@ -352,7 +352,7 @@ class Kernel:
     # -- judging ----------------------------------------------------------------------
 
     def judge(self, work: Work, attempt: Try, result: AgentResult | None,
-              error: BackendError | None, tip: pygit2.Commit, refused: str | None,
+              error: BackendError | None, tip: Commit, refused: str | None,
               violations: list[Violation] | None = None) -> Accepted:
         """The verdict on one attempt, then its note and the branch moved to its tip, or
         its commits kept with a note saying why (the branch never moved)."""
@@ -402,7 +402,7 @@ class Kernel:
                 "tests": tests_summary(verdict.tests) if verdict.tests else None}
 
     def _keep(self, work: Work, attempt: Try, result: AgentResult | None,
-              tip: pygit2.Commit, verdict: Verdict) -> None:
+              tip: Commit, verdict: Verdict) -> None:
         """Keep a rejected attempt's commits reachable, then note why. The ref comes
         first, so the work is never unreachable; the note goes on the kept commit, off
         the branch, so it can never be mistaken for the branch's latest handoff. A
@@ -451,7 +451,7 @@ class Kernel:
             self.sealer.drop(record.scratch)
 
     def _interrupted_tip(self, work: Work, record: Inflight
-                         ) -> tuple[pygit2.Commit, str | None]:
+                         ) -> tuple[Commit, str | None]:
         """The tip an interrupted attempt had brought in, or bring it in now from its
         scratch copy if that is still there."""
         if record.tip is not None and record.tip in self.ws.repo:

@@ -26,7 +26,6 @@ from string import Template
 from typing import Any, Literal
 
 import pydantic
-import pygit2
 
 from rgr.backends.base import AgentRequest, AgentResult, Backend
 from rgr.base.config import TestCommand
@@ -47,6 +46,7 @@ from rgr.store import git, merging
 from rgr.store.agents import AgentSpec, load_agent, prompt_path
 from rgr.store.handoff import HandoffState, MergeFixNote, Phase, TestResult
 from rgr.store.inflight import Inflight
+from rgr.store.objects import Commit
 from rgr.store.workspace import Workspace
 
 AGENT = "merge-fixer"
@@ -69,8 +69,8 @@ class MergeJob:
 
     branch: str  # the job's branch, checked out at ``job_tip``
     into: str  # the base branch, at ``base_tip``
-    base_tip: pygit2.Commit
-    job_tip: pygit2.Commit
+    base_tip: Commit
+    job_tip: Commit
     prev: HandoffState  # the job's handoff at its tip
     merged: merging.AutoMerge
 
@@ -109,7 +109,7 @@ class MergeFixer:
         return Kernel(self.ws, self.backend, self.sealer, self.report, Observers(watchers),
                       self.limits, self.backoff_base_s)
 
-    def tests_at(self, commit: pygit2.Commit) -> TestReport:
+    def tests_at(self, commit: Commit) -> TestReport:
         """The suite's report of ``commit``'s tree (recorded, or run sealed now)."""
         tree = str(commit.tree.id)
         recorded = report_store.load(self.ws.git_dir, tree)
@@ -123,7 +123,7 @@ class MergeFixer:
         report_store.save(self.ws.git_dir, tree, result)
         return result
 
-    def fix(self, job: MergeJob, tries: int) -> pygit2.Commit:
+    def fix(self, job: MergeJob, tries: int) -> Commit:
         """The accepted merge (the job's branch moved to it), or MergeFixFailed."""
         work = MergeFix(self, job, tries, (self.tests_at(job.base_tip),
                                            self.tests_at(job.job_tip)))
@@ -144,7 +144,7 @@ class MergeFixer:
                 "fixes are kept under refs/rgr/attempts/ (`rgr history --all`)") from None
 
     def settle_interrupted(self, job: MergeJob, record: Inflight,
-                           tries: int) -> pygit2.Commit | None:
+                           tries: int) -> Commit | None:
         """Judge the merge-fix attempt a killed rgr left in flight (``record``), as it
         would have been judged: its merge, the job's branch moved to it; None when it
         is rejected (kept with its note if it made commits): then fix() runs."""
@@ -163,7 +163,7 @@ class MergeFixer:
         with ledger.open("a", encoding="utf-8") as handle:
             handle.write(json.dumps({"costUsd": round(self.spent_usd, 6)}) + "\n")
 
-    def check(self, job: MergeJob, spec: AgentSpec, head: pygit2.Commit) -> list[Violation]:
+    def check(self, job: MergeJob, spec: AgentSpec, head: Commit) -> list[Violation]:
         """The checks on the fixer's commit that need no test run."""
         repo = self.ws.repo
         violations = check_merge_commits(repo, job.base_tip.id, job.job_tip.id, head.id,
@@ -263,7 +263,7 @@ class MergeFix(Work):
         return PhaseOutput
 
     def judge(self, attempt: Try, result: AgentResult | None,
-              tip: pygit2.Commit) -> Verdict:
+              tip: Commit) -> Verdict:
         violations = self.f.check(self.job, self.agent, tip)
         if violations:
             return Verdict(violations)
@@ -278,7 +278,7 @@ class MergeFix(Work):
                             job_tip=str(job.job_tip.id), conflicts=job.conflicts,
                             attempt=attempt.number, tries=self.tries, status=status)
 
-    def accepted_fields(self, attempt: Try, result: AgentResult | None, tip: pygit2.Commit,
+    def accepted_fields(self, attempt: Try, result: AgentResult | None, tip: Commit,
                         verdict: Verdict) -> dict[str, Any]:
         summary = (result.output.summary if result is not None
                    and isinstance(result.output, PhaseOutput) else "")
@@ -286,7 +286,7 @@ class MergeFix(Work):
                 "merge_fix": self.note(attempt, "resolved"),
                 "batch": None}  # a refactor job's last batch is not this commit's
 
-    def accepted_messages(self, attempt: Try, tip: pygit2.Commit) -> tuple[str | None, str]:
+    def accepted_messages(self, attempt: Try, tip: Commit) -> tuple[str | None, str]:
         return (f"rgr: merge fix of {self.job.branch}",
                 f"rgr: merge fix onto {self.job.into} verified")
 

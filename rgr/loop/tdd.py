@@ -23,7 +23,6 @@ from pathlib import Path
 from typing import Any
 
 import pydantic
-import pygit2
 
 from rgr.backends.base import AgentRequest, AgentResult, Backend
 from rgr.base.config import TestCommand
@@ -57,6 +56,7 @@ from rgr.store.handoff import (
     TestResult,
 )
 from rgr.store.inflight import Inflight
+from rgr.store.objects import Commit
 from rgr.store.workspace import Workspace
 
 LEFTOVERS_PREFIX = "refs/rgr/leftovers/"
@@ -91,7 +91,7 @@ class Orchestrator:
     def tests_at_head(self) -> TestReport:
         return self.tests_at(git.head_commit(self.ws.repo))
 
-    def tests_at(self, commit: pygit2.Commit) -> TestReport:
+    def tests_at(self, commit: Commit) -> TestReport:
         """The suite's report for ``commit``'s tree, run on a pristine checkout of it:
         run once, reused while the tree is unchanged (an empty refactor commit, a plan
         commit that only touched test-list.md)."""
@@ -111,11 +111,11 @@ class Orchestrator:
         self.remember_report(commit, result)
         return result
 
-    def remember_report(self, commit: pygit2.Commit, report: TestReport) -> None:
+    def remember_report(self, commit: Commit, report: TestReport) -> None:
         self._reports[str(commit.tree.id)] = report
         report_store.save(self.ws.git_dir, str(commit.tree.id), report)
 
-    def recorded_report(self, commit: pygit2.Commit) -> TestReport | None:
+    def recorded_report(self, commit: Commit) -> TestReport | None:
         """The report of ``commit``'s tree from this run or an earlier one, if any."""
         tree = str(commit.tree.id)
         return self._reports.get(tree) or report_store.load(self.ws.git_dir, tree)
@@ -189,7 +189,7 @@ class TddPhase(Work):
 
     mode = "tdd"
 
-    def __init__(self, orchestrator: Orchestrator, prev: HandoffState, base: pygit2.Commit,
+    def __init__(self, orchestrator: Orchestrator, prev: HandoffState, base: Commit,
                  before: TestReport, phase: Phase | None = None,
                  cycle: int | None = None) -> None:
         self.o = orchestrator
@@ -253,7 +253,7 @@ class TddPhase(Work):
     # -- judging ----------------------------------------------------------------------
 
     def judge(self, attempt: Try, result: AgentResult | None,
-              tip: pygit2.Commit) -> Verdict:
+              tip: Commit) -> Verdict:
         repo, base = self.ws.repo, self.base
         violations = check_commits(repo, base.id, tip.id, self.spec.commit_prefixes)
         if not violations:
@@ -268,7 +268,7 @@ class TddPhase(Work):
         after = self.o.tests_at(tip)
         return Verdict(check_tests(self.phase, self.before, after), after)
 
-    def _check_plan(self, result: AgentResult, head: pygit2.Commit) -> list[Violation]:
+    def _check_plan(self, result: AgentResult, head: Commit) -> list[Violation]:
         output = result.output
         assert isinstance(output, PlanOutput)
         prev = self.prev
@@ -308,7 +308,7 @@ class TddPhase(Work):
 
     # -- outcomes ---------------------------------------------------------------------
 
-    def accepted_fields(self, attempt: Try, result: AgentResult | None, tip: pygit2.Commit,
+    def accepted_fields(self, attempt: Try, result: AgentResult | None, tip: Commit,
                         verdict: Verdict) -> dict[str, Any]:
         assert result is not None
         tests = verdict.tests or self.before
@@ -338,7 +338,7 @@ class TddPhase(Work):
             "summary": summary,
         }
 
-    def accepted_messages(self, attempt: Try, tip: pygit2.Commit) -> tuple[str | None, str]:
+    def accepted_messages(self, attempt: Try, tip: Commit) -> tuple[str | None, str]:
         return None, f"rgr: {self.phase} verified (cycle {self.cycle})"
 
     def accepted(self, done: Accepted, attempt: Try) -> None:

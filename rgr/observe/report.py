@@ -17,11 +17,10 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from typing import Any
 
-import pygit2
-
 from rgr.observe.limits import LIMIT_ERROR_PREFIX
 from rgr.store import git
 from rgr.store.handoff import HandoffState, InvalidNote, Phase, parse_note
+from rgr.store.objects import Commit, Oid
 from rgr.store.workspace import Workspace
 
 
@@ -151,7 +150,7 @@ def _rejections(ws: Workspace, run_id: str | None) -> list[Rejection]:
     for name in sorted(ws.repo.references):
         if not name.startswith(prefix) or name.startswith(prefix + SET_ASIDE_NAME):
             continue
-        target = ws.repo.references[name].peel(pygit2.Commit)
+        target = ws.repo.references[name].peel(Commit)
         record = ws.notes.read(str(target.id))
         state = record.state if record is not None else None
         found.append(Rejection(
@@ -205,7 +204,7 @@ def collect_at(ws: Workspace, head: str, branch: str | None = None,
     base = marker.base_commit if marker else None
     commits = 0
     if base is not None and ws.repo.get(base) is not None:
-        commits = len(git.commits_between(ws.repo, pygit2.Oid(hex=base), pygit2.Oid(hex=head)))
+        commits = len(git.commits_between(ws.repo, Oid(hex=base), Oid(hex=head)))
     first_start = (marker or notes[0][1]).started_at
     last_end = last.finished_at or last.started_at
     if last.resume_phase == Phase.COMPLETE:

@@ -12,11 +12,10 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable, Iterable
 
-import pygit2
-
 from rgr.refactor.index import RepoIndex, function_signature, module_name
 from rgr.refactor.plan import RenameSpec
 from rgr.store import git
+from rgr.store.objects import Blob, Oid, Repository
 
 #: module -> name -> signature
 Snapshot = dict[str, dict[str, str]]
@@ -70,20 +69,20 @@ def _top_level(node: ast.stmt) -> list[tuple[str, str]]:
     return []
 
 
-def snapshot(repo: pygit2.Repository, index: RepoIndex,
+def snapshot(repo: Repository, index: RepoIndex,
              is_test_file: Callable[[str], bool]) -> Snapshot:
     out: Snapshot = {}
     for entry in index.python_files():
         if is_test_file(entry.path) or entry.module is None:
             continue
-        blob = repo[pygit2.Oid(hex=entry.blob)]
-        assert isinstance(blob, pygit2.Blob)
+        blob = repo[Oid(hex=entry.blob)]
+        assert isinstance(blob, Blob)
         api = module_api(blob.data.decode("utf-8", "replace"))
         out[entry.module] = api if api is not None else {"<does not parse>": entry.blob}
     return out
 
 
-def snapshot_paths(repo: pygit2.Repository, commit: pygit2.Oid, paths: Iterable[str],
+def snapshot_paths(repo: Repository, commit: Oid, paths: Iterable[str],
                    is_test_file: Callable[[str], bool]) -> Snapshot:
     """The snapshot of just ``paths`` at ``commit`` (paths missing there are left out)."""
     out: Snapshot = {}

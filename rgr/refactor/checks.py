@@ -20,8 +20,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import pygit2
-
 from rgr.base.config import Config, GlobSet
 from rgr.check.guards import (
     SKIP_MARKERS,
@@ -35,6 +33,7 @@ from rgr.refactor.api import compare, renamed, snapshot_paths
 from rgr.refactor.plan import Batch
 from rgr.refactor.rename import is_pure_rename
 from rgr.store import git
+from rgr.store.objects import Oid, Repository, Tree
 
 
 def commit_prefix(batch: Batch) -> str:
@@ -47,8 +46,8 @@ class DiffFacts:
     violations: list[Violation]
 
 
-def check_batch_commits(repo: pygit2.Repository, config: Config, batch: Batch,
-                        base: pygit2.Oid, head: pygit2.Oid) -> DiffFacts:
+def check_batch_commits(repo: Repository, config: Config, batch: Batch,
+                        base: Oid, head: Oid) -> DiffFacts:
     found = check_commits(repo, base, head, [commit_prefix(batch)])
     if found:
         return DiffFacts(0, found)
@@ -70,8 +69,8 @@ def check_batch_commits(repo: pygit2.Repository, config: Config, batch: Batch,
                                        "them (operation 'tests' not allowed)", path))
     found += escaping_links(repo, head, [c.path for c in changes if c.status != "deleted"])
     lines = 0
-    old = repo[base].peel(pygit2.Tree)
-    new = repo[head].peel(pygit2.Tree)
+    old = repo[base].peel(Tree)
+    new = repo[head].peel(Tree)
     for patch in old.diff_to_tree(new):
         if patch is None:
             continue
@@ -111,8 +110,8 @@ def check_batch_commits(repo: pygit2.Repository, config: Config, batch: Batch,
     return DiffFacts(lines, found)
 
 
-def _renamed_in_test(repo: pygit2.Repository, config: Config, batch: Batch,
-                     base: pygit2.Oid, head: pygit2.Oid, change: git.FileChange) -> bool:
+def _renamed_in_test(repo: Repository, config: Config, batch: Batch,
+                     base: Oid, head: Oid, change: git.FileChange) -> bool:
     """A rename batch may touch a test file (in its scope or not) when the only change
     is the renamed identifier: the tests' assertions are the same, byte for byte, so
     the contract is unchanged; the plan validator accepts the same (plan.py)."""
@@ -124,9 +123,9 @@ def _renamed_in_test(repo: pygit2.Repository, config: Config, batch: Batch,
         old, new, batch.rename.symbol, batch.rename.new_name)
 
 
-def _text(repo: pygit2.Repository, commit: pygit2.Oid, path: str) -> str | None:
+def _text(repo: Repository, commit: Oid, path: str) -> str | None:
     try:
-        blob = repo[commit].peel(pygit2.Tree)[path]
+        blob = repo[commit].peel(Tree)[path]
         return bytes(blob.data).decode("utf-8")  # type: ignore[union-attr]
     except (KeyError, UnicodeDecodeError, AttributeError):
         return None

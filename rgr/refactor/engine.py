@@ -21,7 +21,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pydantic
-import pygit2
 
 from rgr.backends.base import AgentRequest, AgentResult, Backend
 from rgr.base.config import TestCommand
@@ -58,6 +57,7 @@ from rgr.store.handoff import (
     now_utc,
 )
 from rgr.store.inflight import Inflight
+from rgr.store.objects import Commit, Oid, Repository
 from rgr.store.workspace import Workspace
 
 PLANNER = "refactor-planner"
@@ -95,7 +95,7 @@ class RefactorEngine:
 
     # ------------------------------------------------------------------ the gate --
 
-    def gate(self, level: Level, commit: pygit2.Commit | None = None) -> GateResult:
+    def gate(self, level: Level, commit: Commit | None = None) -> GateResult:
         """The gate on ``commit``'s tree (HEAD's by default), on a pristine checkout,
         run once per tree and level."""
         commit = commit or git.head_commit(self.ws.repo)
@@ -120,7 +120,7 @@ class RefactorEngine:
         self._gates[key] = result
         return result
 
-    def remember_gate(self, commit: pygit2.Commit, result: GateResult) -> None:
+    def remember_gate(self, commit: Commit, result: GateResult) -> None:
         """A gate already run on ``commit`` (the baseline): not run again."""
         self._gates[(str(commit.tree.id), result.level)] = result
 
@@ -283,7 +283,7 @@ class RefactorEngine:
             "gate_commands": gate.command_labels() if gate else [],
             "by": "rope" if batch.is_rename else "agent"})
 
-    def patcher_prompt(self, batch: Batch, index: int, total: int, base: pygit2.Commit,
+    def patcher_prompt(self, batch: Batch, index: int, total: int, base: Commit,
                         brief: str | None) -> str:
         repo_index = build_index(self.ws.repo, base.id)
         files = scope_files(batch, sorted(repo_index.files))
@@ -313,7 +313,7 @@ class RefactorEngine:
             parts.append(brief)
         return "\n\n".join(parts)
 
-    def rope(self, batch: Batch, base: pygit2.Commit, seat: Seat) -> list[Violation]:
+    def rope(self, batch: Batch, base: Commit, seat: Seat) -> list[Violation]:
         """A rename batch: rope (a library, not a model) renames in the attempt's scratch
         copy and rgr commits the result there, to be imported like an agent's work."""
         assert batch.rename is not None
@@ -357,7 +357,7 @@ class RefactorEngine:
     # ------------------------------------------------------------ failures --
 
     def _batch_failed(self, prev: HandoffState, batch: Batch, index: int, total: int,
-                      base: pygit2.Commit, attempts: int,
+                      base: Commit, attempts: int,
                       final: AttemptRejected) -> HandoffState:
         progress = prev.refactor
         assert progress is not None
@@ -427,7 +427,7 @@ class RefactorBatch(Work):
     keep_message = "rgr: rejected refactor attempt"
 
     def __init__(self, engine: RefactorEngine, prev: HandoffState, batch: Batch, index: int,
-                 total: int, base: pygit2.Commit, before: TestReport) -> None:
+                 total: int, base: Commit, before: TestReport) -> None:
         self.e = engine
         self.ws = engine.ws
         self.prev = prev
@@ -479,7 +479,7 @@ class RefactorBatch(Work):
         return PhaseOutput
 
     def judge(self, attempt: Try, result: AgentResult | None,
-              tip: pygit2.Commit) -> Verdict:
+              tip: Commit) -> Verdict:
         facts = check_batch_commits(self.ws.repo, self.ws.config, self.batch, self.base.id,
                                     tip.id)
         if facts.violations:
@@ -487,7 +487,7 @@ class RefactorBatch(Work):
         gate = self.e.gate(self.level, tip)
         return Verdict(check_gate(self.before, gate), gate.tests, (gate, facts.lines))
 
-    def accepted_fields(self, attempt: Try, result: AgentResult | None, tip: pygit2.Commit,
+    def accepted_fields(self, attempt: Try, result: AgentResult | None, tip: Commit,
                         verdict: Verdict) -> dict[str, Any]:
         gate, lines = verdict.evidence
         progress = self.prev.refactor
@@ -504,7 +504,7 @@ class RefactorBatch(Work):
                 "next_batch": self.index + 1, "applied": [*progress.applied, self.batch.id]}),
         }
 
-    def accepted_messages(self, attempt: Try, tip: pygit2.Commit) -> tuple[str | None, str]:
+    def accepted_messages(self, attempt: Try, tip: Commit) -> tuple[str | None, str]:
         return (f"rgr: refactor batch {self.batch.id}",
                 f"rgr: refactor batch {self.batch.id} verified")
 
@@ -541,7 +541,7 @@ def _first_line(text: str) -> str:
     return line[:72]
 
 
-def _commit_paths(repo: pygit2.Repository, paths: list[str], message: str) -> pygit2.Oid:
+def _commit_paths(repo: Repository, paths: list[str], message: str) -> Oid:
     """Commit ``paths`` (working-tree content) on the checked-out branch; rgr's own
     commits (rope renames, the summary). No paths: an empty commit."""
     index = repo.index
@@ -556,5 +556,5 @@ def _commit_paths(repo: pygit2.Repository, paths: list[str], message: str) -> py
     tree = index.write_tree()
     head = git.head_commit(repo)
     who = git.signature(repo)
-    oid: pygit2.Oid = repo.create_commit("HEAD", who, who, message, tree, [head.id])
+    oid: Oid = repo.create_commit("HEAD", who, who, message, tree, [head.id])
     return oid

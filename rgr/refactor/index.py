@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
-import pygit2
+from rgr.store.objects import Blob, Oid, Repository, Tree
 
 #: Seed 000 §13.1: the budgets of one context packet.
 PACKET_CHARS = 40_000
@@ -70,8 +70,8 @@ def module_name(path: str) -> str | None:
     return ".".join(parts) if parts else None
 
 
-def build_index(repo: pygit2.Repository, commit: pygit2.Oid) -> RepoIndex:
-    tree = repo[commit].peel(pygit2.Tree)
+def build_index(repo: Repository, commit: Oid) -> RepoIndex:
+    tree = repo[commit].peel(Tree)
     files: dict[str, FileEntry] = {}
     for path, blob in _walk(repo, tree, ""):
         entry = FileEntry(path, str(blob.id), blob.size, module_name(path))
@@ -90,15 +90,15 @@ def build_index(repo: pygit2.Repository, commit: pygit2.Oid) -> RepoIndex:
     return RepoIndex(str(commit), files, fan_in)
 
 
-def _walk(repo: pygit2.Repository, tree: pygit2.Tree,
-          prefix: str) -> list[tuple[str, pygit2.Blob]]:
-    out: list[tuple[str, pygit2.Blob]] = []
+def _walk(repo: Repository, tree: Tree,
+          prefix: str) -> list[tuple[str, Blob]]:
+    out: list[tuple[str, Blob]] = []
     for item in tree:
         name = f"{prefix}{item.name}"
         obj = repo[item.id]
-        if isinstance(obj, pygit2.Tree):
+        if isinstance(obj, Tree):
             out.extend(_walk(repo, obj, name + "/"))
-        elif isinstance(obj, pygit2.Blob):
+        elif isinstance(obj, Blob):
             out.append((name, obj))
     return out
 
@@ -195,7 +195,7 @@ def overview(index: RepoIndex, limit_chars: int = 6_000) -> str:
     return _cut("\n".join(lines), limit_chars)
 
 
-def context_packet(repo: pygit2.Repository, index: RepoIndex, paths: list[str], *,
+def context_packet(repo: Repository, index: RepoIndex, paths: list[str], *,
                    max_chars: int = PACKET_CHARS,
                    max_lines: int = PACKET_EXCERPT_LINES) -> str:
     """One batch's context (seed 000 §13): for each in-scope file its signatures, and an
@@ -213,8 +213,8 @@ def context_packet(repo: pygit2.Repository, index: RepoIndex, paths: list[str], 
                 f"imported by {index.fan_in.get(entry.module or '', 0)})"]
         head += [f"    L{s.line} {s.signature}" + (f"  # {s.doc}" if s.doc else "")
                  for s in entry.symbols]
-        blob = repo[pygit2.Oid(hex=entry.blob)]
-        assert isinstance(blob, pygit2.Blob)
+        blob = repo[Oid(hex=entry.blob)]
+        assert isinstance(blob, Blob)
         lines = [] if blob.is_binary else blob.data.decode("utf-8", "replace").splitlines()
         excerpt = lines[: min(max_lines - used_lines, 120)]
         body: list[str] = []
