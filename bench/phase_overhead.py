@@ -1,10 +1,14 @@
 """rgr's own overhead per phase: everything but the agent's and the test runner's time.
 
-Runs the two-test kata of the end-to-end suite in-process (real claude from
-tests/e2e/node, the scripted model server, real git and pytest), timing each phase and
-subtracting the agent session and the test run inside it.
+Runs the two-test kata of the end-to-end suite (nine phases) with ``python -m rgr run``
+(the real claude from tests/e2e/node, the scripted model server, real git and pytest),
+then reads the run folder's events.jsonl: a phase's overhead is its ``phase_done``
+duration less its agent sessions (from ``attempt_started`` to ``agent_call``, so the
+CLI's own start counts as the agent's) and less the test runs inside it (``test_run``).
+The events are the run's own record, so the same measure reads any rgr since the run
+folder exists: ``--checkout`` runs another checkout's rgr (bench/before_after.py does).
 
-    python bench/phase_overhead.py
+    python bench/phase_overhead.py [--checkout PATH] [--runs N]
 
 Target (issue 3): median overhead under 100 ms. Also prints the first request each
 phase sends to the model (target: at most 16 KB).
@@ -12,91 +16,87 @@ phase sends to the model (target: at most 16 KB).
 
 from __future__ import annotations
 
+import argparse
+import json
+import os
 import statistics
+import subprocess
 import sys
 import tempfile
-import time
-from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests" / "e2e"))
 
-from kata import make_project, rgr_env, two_test_kata  # noqa: E402
+from kata import make_project, rgr_env  # noqa: E402
 
-from rgr.backends.base import AgentRequest, AgentResult  # noqa: E402
-from rgr.backends.claude import ClaudeBackend  # noqa: E402
-from rgr.commands.run import run  # noqa: E402
+from rgr.demo.kata import two_test_kata  # noqa: E402
 from rgr.fake_model import FakeModelServer  # noqa: E402
-from rgr.loop import tdd as orch_module  # noqa: E402
-from rgr.loop.starting import RunOptions  # noqa: E402
-from rgr.store.workspace import open_workspace  # noqa: E402
 
 
-@dataclass
-class TimedBackend:
-    inner: ClaudeBackend
-    name: str = "claude"
-    spent: list[float] = field(default_factory=list)
-
-    def version(self) -> str:
-        return self.inner.version()
-
-    def check_login(self, cwd: Path) -> None:
-        self.inner.check_login(cwd)
-
-    def run(self, request: AgentRequest) -> AgentResult:
-        started = time.perf_counter()
-        try:
-            return self.inner.run(request)
-        finally:
-            self.spent.append(time.perf_counter() - started)
+def _seconds(ts: str) -> float:
+    return datetime.fromisoformat(ts.replace("Z", "+00:00")).timestamp()
 
 
-def main() -> int:
-    phase_times: list[float] = []
-    test_times: list[tuple[int, float]] = []  # (index of the phase running, seconds)
-    original_phase = orch_module.Orchestrator.run_phase
-    original_tests = orch_module.run_tests
+def overheads(events: list[dict[str, object]]) -> list[float]:
+    """Each phase's seconds outside its agent sessions and its test runs."""
+    found: list[float] = []
+    in_phase = False
+    agent_s = tests_s = 0.0
+    started: float | None = None
+    for event in events:
+        kind = event.get("type")
+        if kind == "phase_started":
+            in_phase, agent_s, tests_s = True, 0.0, 0.0
+        elif kind == "attempt_started":
+            started = _seconds(str(event["ts"]))
+        elif kind == "agent_call" and started is not None:
+            agent_s += _seconds(str(event["ts"])) - started
+            started = None
+        elif kind == "test_run" and in_phase:
+            tests_s += float(event.get("durationS") or 0.0)  # type: ignore[arg-type]
+        elif kind == "phase_done" and in_phase:
+            found.append(float(event["durationS"]) - agent_s - tests_s)  # type: ignore[arg-type]
+            in_phase = False
+    return found
 
-    def timed_phase(self: orch_module.Orchestrator, prev: object) -> object:
-        started = time.perf_counter()
-        try:
-            return original_phase(self, prev)  # type: ignore[arg-type]
-        finally:
-            phase_times.append(time.perf_counter() - started)
 
-    def timed_tests(*args: object, **kwargs: object) -> object:
-        started = time.perf_counter()
-        try:
-            return original_tests(*args, **kwargs)  # type: ignore[arg-type]
-        finally:
-            test_times.append((len(phase_times), time.perf_counter() - started))
-
-    orch_module.Orchestrator.run_phase = timed_phase  # type: ignore[assignment,method-assign]
-    orch_module.run_tests = timed_tests  # type: ignore[assignment]
+def run_kata(checkout: Path) -> tuple[list[float], dict[str, int]]:
     with tempfile.TemporaryDirectory() as tmp, FakeModelServer(two_test_kata()) as server:
         repo = make_project(Path(tmp) / "kata")
-        env = rgr_env(Path(tmp) / "home", server.url)
-        ws = open_workspace(repo, env=env)
-        backend = TimedBackend(ClaudeBackend(ws.config.agent_binary, env=env))
-        code = run(ws, "add a slugify function", False, None,
-                   RunOptions(assume_yes=True, skip_preflight=True), backend=backend)
-        assert code == 0 and server.remaining == 0, server.errors
+        env = {**rgr_env(Path(tmp) / "home", server.url), "PYTHONPATH": str(checkout)}
+        done = subprocess.run([sys.executable, "-m", "rgr", "run", "--yes", "--skip-preflight",
+                               "add a slugify function"], cwd=repo, env=env,
+                              capture_output=True, text=True, timeout=900,
+                              stdin=subprocess.DEVNULL)
+        if done.returncode != 0 or server.remaining:
+            sys.exit(f"the kata did not complete (exit {done.returncode}, "
+                     f"{server.remaining} sessions unplayed):\n{done.stdout[-1500:]}"
+                     f"{done.stderr[-1500:]}{server.errors}")
+        [log] = (repo / ".git" / "rgr" / "runs").glob("*/events.jsonl")
+        events = [json.loads(line) for line in log.read_text().splitlines() if line]
         first: dict[str, int] = {}
         for record in server.requests:
             if record.session_id and "StructuredOutput" in record.tools:
                 first.setdefault(record.session_id, record.body_bytes)
-    # The baseline run happens before the first phase starts: it is the run phase 0 sees
-    # first, outside run_phase; count it out by its position.
-    baseline, *in_phase = test_times
-    per_phase = [phase_s - agent_s for phase_s, agent_s in
-                 zip(phase_times, backend.spent, strict=True)]
-    for index, seconds in in_phase:
-        per_phase[index] -= seconds
-    print(f"phases: {len(phase_times)}; agent sessions: {len(backend.spent)}; test runs "
-          f"inside phases: {len(in_phase)} ({sum(s for _, s in in_phase):.2f} s); baseline "
-          f"run {baseline[1]:.2f} s")
+    return overheads(events), first
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--checkout", type=Path, default=ROOT,
+                        help="the rgr checkout to run (default: this one)")
+    parser.add_argument("--runs", type=int, default=1, help="katas to run (9 phases each)")
+    opts = parser.parse_args()
+    os.environ.pop("PYTHONPATH", None)
+    per_phase: list[float] = []
+    first: dict[str, int] = {}
+    for _ in range(opts.runs):
+        phases, requests = run_kata(opts.checkout.resolve())
+        per_phase += phases
+        first.update(requests)
+    print(f"phases: {len(per_phase)} in {opts.runs} kata run(s) of {opts.checkout}")
     print("rgr overhead per phase (ms):", " ".join(f"{o * 1000:.0f}" for o in per_phase))
     median = statistics.median(per_phase)
     print(f"median overhead: {median * 1000:.1f} ms (target < 100 ms)")

@@ -60,7 +60,7 @@ class AgentSpec(BaseModel):
 
 def packaged_dir(name: str) -> Path:
     """``agents`` or ``prompts`` as installed (wheel) or beside the package (checkout)."""
-    package = Path(__file__).resolve().parent
+    package = Path(__file__).resolve().parent.parent  # rgr/, this module is rgr/store/
     installed = package / "_data" / name
     return installed if installed.is_dir() else package.parent / name
 

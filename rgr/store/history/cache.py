@@ -130,11 +130,11 @@ def validator_key() -> bytes:
     from importlib.util import find_spec
 
     digest = hashlib.sha256(b"%d\n" % FORMAT)
-    rgr = Path(__file__).resolve().parent.parent
+    store = Path(__file__).resolve().parent.parent
     # The models and the row builders (rgr/store/history/rows.py; rgr/store/history/table.py:
     # finish, iso).
-    sources = [rgr / "handoff.py", rgr / "handoff_read.py", rgr / "history" / "table.py",
-               rgr / "history" / "rows.py"]
+    sources = [store / "handoff.py", store / "handoff_read.py", store / "history" / "table.py",
+               store / "history" / "rows.py"]
     for package in ("pydantic", "pydantic_core"):
         spec = find_spec(package)
         for folder in (spec.submodule_search_locations or []) if spec else []:
