@@ -47,9 +47,9 @@ import pygit2
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests" / "e2e"))
 
-from rgr import scratch  # noqa: E402
 from rgr.base.proc import run  # noqa: E402
 from rgr.sandbox.jail import Jail  # noqa: E402
+from rgr.store import scratch  # noqa: E402
 
 
 def make_big_repo(path: Path, files: int) -> None:
