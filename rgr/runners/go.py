@@ -14,6 +14,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from rgr.check.failure_kind import FailureKind, first_match
 from rgr.runners.base import Finished, Results, Status, TestOutcome, message, relative
 
 if TYPE_CHECKING:
@@ -21,6 +22,25 @@ if TYPE_CHECKING:
 
 _STATUS: dict[str, Status] = {"pass": "passed", "fail": "failed", "skip": "skipped"}
 _GO_ERROR = re.compile(r"^(?:#.*\n)?\s*((?:\./)?[^\s:#]+\.go):\d+(?::\d+)?: ", re.MULTILINE)
+
+
+#: What a failing Go test printed: the test binary's timeout panic, a stub's panic, or
+#: ``t.Error``/``t.Fatal`` lines (``x_test.go:12: ...``), testify's ``Error Trace:``.
+_KINDS: tuple[tuple[re.Pattern[str], FailureKind], ...] = (
+    (re.compile(r"panic: test timed out after"), "timeout"),
+    (re.compile(r"panic: .*(not (yet )?implemented|TODO|unimplemented)", re.IGNORECASE),
+     "missing-code"),
+    (re.compile(r"^panic: ", re.MULTILINE), "unknown"),
+    (re.compile(r"^\s+\S+_test\.go:\d+: |Error Trace:", re.MULTILINE), "assertion"),
+)
+
+
+def failure_kind(outcome: TestOutcome) -> FailureKind:
+    """Why a Go test failed: a missing function or method does not compile (a load
+    error), so a failing test reported through ``t.Error``/``t.Fatal`` (``assertion``),
+    panicked in a stub (``missing-code``), panicked otherwise (``unknown``) or ran out
+    of time (the binary's ``panic: test timed out``)."""
+    return first_match(outcome.message, _KINDS)
 
 
 class Go:
@@ -64,6 +84,7 @@ class Go:
                                         message(text)))
         for raw in _GO_ERROR.findall("".join(build_output) + "\n" + run.stderr):
             results.load_error(relative(raw, run.root))
+        results.classify(failure_kind)
         if packages == 0 and not results.outcomes and not results.collection_errors \
                 and run.done.returncode != 0:
             results.report_error = (f"go test printed no JSON test events (exit code "
