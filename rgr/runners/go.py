@@ -76,12 +76,18 @@ class Go:
             if not test:
                 packages += action in _STATUS
                 continue
-            if action == "output":
+            if action in ("run", "output"):
                 output.setdefault((package, test), []).append(str(event.get("Output", "")))
             elif action in _STATUS:
                 text = "".join(output.get((package, test), [])) if action == "fail" else ""
                 results.add(TestOutcome(f"{package}::{test}", None, _STATUS[action],
                                         message(text)))
+        # A test binary that dies (its -timeout, say) ends its running test with no
+        # event of its own (go before 1.20): the test failed with what it printed.
+        for (package, test), lines in output.items():
+            if f"{package}::{test}" not in results.outcomes:
+                results.add(TestOutcome(f"{package}::{test}", None, "failed",
+                                        message("".join(lines))))
         for raw in _GO_ERROR.findall("".join(build_output) + "\n" + run.stderr):
             results.load_error(relative(raw, run.root))
         results.classify(failure_kind)

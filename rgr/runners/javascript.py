@@ -107,6 +107,8 @@ class _JestLike:
                 status = _JEST_STATUS.get(str(case.get("status")), "failed")
                 names = [*case.get("ancestorTitles", []), str(case.get("title", ""))]
                 text = "\n".join(case.get("failureMessages") or [])
+                if text.startswith(_LOST_MESSAGE):
+                    text = _printed_error(run.output, file, names) + text
                 results.add(TestOutcome(_test_id(file, *names), existing(run.root, file),
                                         status, message(text)))
         results.classify(failure_kind)
@@ -136,6 +138,20 @@ class Vitest(_JestLike):
     def prepare(self, cmd: TestCommand, tmp: Path, env: dict[str, str]) -> tuple[str, ...]:
         return with_args(cmd.argv, ("--reporter=default", "--reporter=json",
                                     f"--outputFile.json={tmp / REPORT}", "--passWithNoTests"))
+
+
+#: Vitest 3's JSON report keeps only this for some errors (a timeout among them); its
+#: default reporter, which rgr keeps, prints the real one under the test's name.
+_LOST_MESSAGE = "Error: STACK_TRACE_ERROR"
+
+
+def _printed_error(output: str, file: str, names: list[str]) -> str:
+    """The error line Vitest's default reporter printed under ``FAIL  file > names``."""
+    heading = f"FAIL  {' > '.join([file, *names])}\n"
+    at = output.find(heading)
+    if at < 0:
+        return ""
+    return output[at + len(heading):].split("\n", 1)[0].strip() + "\n"
 
 
 def _load_failures_from_output(run: Finished, results: Results) -> None:
