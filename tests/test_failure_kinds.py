@@ -212,6 +212,20 @@ def test_pytest_kinds_and_reds(tmp_path: Path) -> None:
     }
 
 
+@pytest.mark.parametrize("style", ["short", "line", "native", "no"])
+def test_pytest_reds_whatever_traceback_style_the_project_sets(tmp_path: Path,
+                                                               style: str) -> None:
+    """The project's ``--tb`` changes what the report holds: the kinds may fall back to
+    ``unknown`` (accepted), never an honest test to ``test-error``."""
+    ini = f"[pytest]\naddopts = --tb={style}\n"
+    report = run(files(tmp_path, {**PYTEST_RED, "pytest.ini": ini}), PYTEST)
+    assert len(kinds(report)) == 14
+    assert red_rules(report) == dict.fromkeys(
+        ["tests/test_wrong.py::test_missing_fixture",
+         "tests/test_wrong.py::test_missing_test_helper_module",
+         "tests/test_wrong.py::test_setup_error"], "red-wrong-failure")
+
+
 def test_the_rejection_names_test_kind_and_the_runners_words(tmp_path: Path) -> None:
     report = run(files(tmp_path, {"pytest.ini": "[pytest]\n", "tests/test_x.py": """
         def test_sums(numbers):
@@ -351,6 +365,36 @@ def test_node_test_runner_kinds(tmp_path: Path, node_modules: Path) -> None:
         test + "asserts": "assertion",
         test + "calls a missing function": "missing-code",
         test + "runs out of time": "timeout",
+    }, report.outcomes
+
+
+def test_mocha_kinds(tmp_path: Path, node_modules: Path) -> None:
+    root = js_project(tmp_path, node_modules, {"scripts": {"test": "mocha 'test/*.spec.js'"}}, {
+        "slug.js": "module.exports = { other: () => '' };\n",
+        "test/slug.spec.js": """
+            const assert = require('assert');
+            const slug = require('../slug');
+            describe('slug', () => {
+              it('asserts', () => assert.equal(slug.other('A'), 'a'));
+              it('calls a missing function', () => assert.equal(slug.slugify('A'), 'a'));
+              it('runs out of time', function () {
+                this.timeout(50);
+                return new Promise((done) => setTimeout(done, 3000));
+              });
+            });
+            describe('words', () => {
+              beforeEach(() => { throw new Error('the setup itself is broken'); });
+              it('splits', () => assert.ok(true));
+            });
+        """,
+    })
+    report = run(root)
+    test = "test/slug.spec.js::"
+    assert kinds(report) == {
+        test + "slug asserts": "assertion",
+        test + "slug calls a missing function": "missing-code",
+        test + "slug runs out of time": "timeout",
+        test + 'words "before each" hook for "splits"': "test-error",
     }, report.outcomes
 
 

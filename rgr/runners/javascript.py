@@ -74,12 +74,19 @@ _MISSING_MODULE = re.compile(r"Cannot find module '([^']+)'|Failed to (?:load|re
                              r"import) (?:url )?[\"']([^\"']+)[\"']")
 
 
+_ERROR_HEAD = re.compile(r"^\w*(Error|Exception)\b[^:]*: ")
+
+
 def failure_kind(outcome: TestOutcome) -> FailureKind:
-    """Why a Jest, Vitest, Mocha or node test failed, from the first line of its error:
+    """Why a Jest, Vitest, Mocha or node test failed, from the first line of its error
+    (and the line naming the error's class):
     a timeout, an assertion, or a function, export or name that does not exist; a module
     that cannot be found is the test's own when it is named like test code
     (``./helpers.test``, ``../test/utils``), else missing code."""
-    first = outcome.message.strip().split("\n", 1)[0]
+    lines = outcome.message.strip().splitlines() or [""]
+    # Mocha puts the message first and the stack (which names the error's class) after.
+    named = [line for line in lines if _ERROR_HEAD.match(line)][:1]
+    first = "\n".join([lines[0], *named])
     missing = _MISSING_MODULE.search(first)
     if missing is not None:
         module = missing.group(1) or missing.group(2)

@@ -97,9 +97,10 @@ def _read_xml(path: Path, root: Path, results: Results) -> None:
 _FIXTURE_NOT_FOUND = re.compile(r"fixture '[^']+' not found")
 _NOT_IN_CALL = re.compile(r"^failed on (setup|teardown) with ")
 _TIMEOUT = re.compile(r"^(Failed: )?Timeout \(?>|^\+{3,} Timeout \+{3,}$", re.MULTILINE)
-#: pytest's location lines, ``path:line: ExceptionType``; the last is where it was raised.
-_RAISED_AT = re.compile(r"^(\S[^\n]*?\.py):\d+: (\w+(?:\.\w+)*)$", re.MULTILINE)
-_SUMMARY_TYPE = re.compile(r"^(?:failed on \w+ with \")?(\w+(?:\.\w+)*)(?::|$)")
+#: pytest's location lines, ``path:line: ExceptionType`` (``--tb=long``, the default) or
+#: ``path:line: in function`` (``--tb=short``); the last is where it was raised.
+_RAISED_AT = re.compile(r"^(\S[^\n]*?\.py):\d+: (?:in \w+|(\w+(?:\.\w+)*))$", re.MULTILINE)
+_SUMMARY_TYPE = re.compile(r"^(?:failed on \w+ with \")?(\w+(?:\.\w+)*)(?::|\n|$)")
 _MISSING_MODULE = re.compile(r"No module named '([\w.]+)'|cannot import name '\w+' from "
                              r"'([\w.]+)'|module '([\w.]+)' has no attribute")
 _MISSING_MEMBER = re.compile(r"'\w+' object has no attribute|type object '\w+' has no "
