@@ -19,8 +19,11 @@ from toolchains import (
     ensure_cargo,
     ensure_go,
     ensure_js_runners,
+    ensure_maven,
     ensure_phpunit,
     ensure_ruby_rspec,
+    maven_home,
+    maven_pom,
 )
 
 from rgr.check.failure_kind import is_right_red, is_test_module, is_test_path
@@ -482,7 +485,7 @@ def test_rspec_kinds(tmp_path: Path) -> None:
 
 
 def test_phpunit_kinds(tmp_path: Path) -> None:
-    """PHPUnit stands for the JUnit XML readers (Maven, Gradle, junit_xml globs)."""
+    """PHPUnit's JUnit XML, read like every JUnit XML report (Gradle, junit_xml globs)."""
     phpunit = ensure_phpunit()
     root = files(tmp_path, {"tests/SlugTest.php": """
         <?php
@@ -496,3 +499,32 @@ def test_phpunit_kinds(tmp_path: Path) -> None:
     assert kinds(report) == {"tests/SlugTest.php::testAsserts": "assertion",
                              "tests/SlugTest.php::testMissingFunction": "missing-code"}, \
         report.outcomes
+
+
+def test_maven_kinds(tmp_path: Path) -> None:
+    ensure_maven()
+    root = files(tmp_path / "kata", {
+        "pom.xml": maven_pom(),
+        "src/main/java/kata/Slug.java": """
+            package kata;
+            public class Slug {
+              public static String other(String s) { return ""; }
+              public static String slug(String s) { throw new UnsupportedOperationException(); }
+            }
+        """,
+        "src/test/java/kata/SlugTest.java": """
+            package kata;
+            import static org.junit.Assert.assertEquals;
+            import org.junit.Test;
+            public class SlugTest {
+              @Test public void asserts() { assertEquals("a", Slug.other("A")); }
+              @Test public void stub() { assertEquals("a", Slug.slug("A")); }
+              @Test(timeout = 50) public void slow() throws Exception { Thread.sleep(3000); }
+            }
+        """,
+    })
+    env, _ = maven_home()
+    report = run(root, env=env)
+    assert kinds(report) == {"kata.SlugTest::asserts": "assertion",
+                             "kata.SlugTest::stub": "missing-code",
+                             "kata.SlugTest::slow": "timeout"}, report.outcomes
