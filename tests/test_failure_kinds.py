@@ -95,6 +95,7 @@ def test_code_paths(path: str) -> None:
 @pytest.mark.parametrize(("module", "test_only"), [
     ("tests.helpers", True), ("test_utils", True), ("conftest", True),
     ("./helpers.test", True), ("../test/utils", True), ("pkg.testing.fakes", True),
+    ("./test-utils", True), ("spec_helper", True), ("lib/specification", False),
     ("slug", False), ("pkg.slug", False), ("./slug.js", False), ("latest", False)])
 def test_test_modules(module: str, test_only: bool) -> None:
     assert is_test_module(module) is test_only

@@ -51,7 +51,7 @@ _TEST_DIRS = frozenset({"test", "tests", "testing", "spec", "specs", "__tests__"
                         "testdata", "fixtures", "conftest", "testutils", "test_helpers",
                         "helpers_test"})
 _TEST_NAME = re.compile(
-    r"^(test_.*|.*_test|.*_tests|.*[._-](test|spec)(\.[jt]sx?|\.[cm][jt]s)?|conftest)$")
+    r"^((test|spec)[_-].*|.*[_-]tests?|.*[._-](test|spec)(\.[jt]sx?|\.[cm][jt]s)?|conftest)$")
 
 
 def is_test_path(path: str) -> bool:
