@@ -30,7 +30,7 @@ from rgr.check.failure_kind import is_right_red, is_test_module, is_test_path
 from rgr.config import TestCommand, detect_test_command
 from rgr.guards import check_tests
 from rgr.handoff import Phase
-from rgr.verify import TestReport, report_from_json, report_to_json, run_tests
+from rgr.verify import TestOutcome, TestReport, report_from_json, report_to_json, run_tests
 
 TIMEOUT = 300.0
 
@@ -276,6 +276,26 @@ def test_kinds_survive_the_report_file_and_old_reports_still_load(tmp_path: Path
     loaded = report_from_json(json.dumps(old))
     assert set(kinds(loaded).values()) == {None}
     assert red_rules(loaded) == {}  # accepted, as before
+
+
+def report_of(*outcomes: TestOutcome) -> TestReport:
+    return TestReport(argv=(), exit_code=1, duration_s=0.0, timed_out=False,
+                      outcomes={o.test_id: o for o in outcomes}, collection_errors=(),
+                      no_tests_collected=False, output_excerpt="")
+
+
+def test_only_new_tests_are_judged_by_their_kind_and_the_other_rules_stay() -> None:
+    old = TestOutcome("t.py::old", "t.py", "error", "fixture 'x' not found", "test-error")
+    before = report_of(old)
+    after = report_of(
+        old,  # failed the same way before this RED: not RED's to answer for
+        TestOutcome("t.py::slow", "t.py", "failed", "Timeout (>1s)", "timeout"),
+        TestOutcome("t.py::fine", "t.py", "failed", "assert 1 == 2", "assertion"),
+        TestOutcome("t.py::odd", "t.py", "failed", "ValueError", "unknown"),
+        TestOutcome("t.py::passes", "t.py", "passed", ""))
+    rules = [(v.rule, v.message.split(" ")[2]) for v in check_tests(Phase.RED, before, after)]
+    assert sorted(rules) == [("red-passes", "t.py::passes"), ("red-wrong-failure", "t.py::slow")]
+    assert check_tests(Phase.GREEN, after, after)[0].rule == "tests-fail"  # GREEN: as before
 
 
 # ------------------------------------------------------------------ JavaScript
