@@ -10,6 +10,9 @@ import re
 from dataclasses import dataclass
 
 from rgr.base.config import Config, GlobSet, glob_to_regex
+from rgr.base.proc import bound
+from rgr.check.failure_kind import MEANING, is_right_red
+from rgr.check.runners.base import TestOutcome
 from rgr.check.testlist import FILENAME as TEST_LIST
 from rgr.check.verify import TestReport
 from rgr.store import git
@@ -271,6 +274,8 @@ def check_tests(phase: Phase, before: TestReport, after: TestReport) -> list[Vio
                     "missing behaviour (check its assertion)"))
             elif after.outcomes[test_id].status == "skipped":
                 violations.append(Violation("red-skipped", f"new test {test_id} is skipped"))
+            elif not is_right_red(after.outcomes[test_id].kind):
+                violations.append(wrong_red_failure(after.outcomes[test_id]))
         for test_id in sorted(previously_passing & new_ids):
             if after.outcomes[test_id].status != "passed":
                 violations.append(Violation(
@@ -290,6 +295,26 @@ def check_tests(phase: Phase, before: TestReport, after: TestReport) -> list[Vio
             violations.append(Violation(
                 "tests-fail", f"the test command failed (exit code {after.exit_code})"))
     return violations
+
+
+#: How much of the runner's words about one wrongly failing RED test the brief quotes.
+WRONG_FAILURE_QUOTE = 600
+
+
+def wrong_red_failure(outcome: TestOutcome) -> Violation:
+    """A new RED test that fails for a reason GREEN cannot fix: which test, which kind,
+    the runner's own words (bounded), and what a right RED looks like."""
+    kind = outcome.kind or "unknown"
+    meaning = MEANING.get(kind, "a failure GREEN cannot fix")
+    words = bound(outcome.message.strip(), WRONG_FAILURE_QUOTE)
+    return Violation(
+        "red-wrong-failure",
+        f"new test {outcome.test_id} fails with {kind}: {meaning}. GREEN may not "
+        "change tests, so it could never make this one pass. A right RED fails on an "
+        "assertion about the missing behaviour, or because the code under test does not "
+        "exist yet (its module, function or method); use only fixtures and helpers that "
+        f"exist or that the test file defines. The runner said:\n{words}",
+        outcome.file)
 
 
 def failure_brief(violations: list[Violation], after: TestReport | None) -> str:

@@ -9,12 +9,13 @@ lives in ``tmp``, a directory rgr creates for this one run and deletes afterward
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, Protocol
 
 from rgr.base.proc import Completed, bound
+from rgr.check.failure_kind import FailureKind
 
 if TYPE_CHECKING:
     from rgr.base.config import TestCommand
@@ -37,6 +38,9 @@ class TestOutcome:
     file: str | None
     status: Status
     message: str
+    #: Why a failed or errored test failed (rgr.check.failure_kind), as its runner tells;
+    #: None for a test that did not fail, and in reports written before the kinds existed.
+    kind: FailureKind | None = None
 
 
 @dataclass
@@ -57,6 +61,13 @@ class Results:
     def load_error(self, file: str) -> None:
         if file not in self.collection_errors:
             self.collection_errors.append(file)
+
+    def classify(self, kind_of: Callable[[TestOutcome], FailureKind]) -> None:
+        """Give every failed or errored outcome without a kind the one ``kind_of`` reads
+        from it (the runner's own words)."""
+        for test_id, outcome in self.outcomes.items():
+            if outcome.status in ("failed", "error") and outcome.kind is None:
+                self.outcomes[test_id] = replace(outcome, kind=kind_of(outcome))
 
 
 @dataclass(frozen=True)
@@ -118,7 +129,8 @@ def merge(outcomes: dict[str, TestOutcome], outcome: TestOutcome) -> None:
         return
     worse, other = sorted((previous, outcome), key=lambda o: -_SEVERITY[o.status])
     message = "\n".join(m for m in (worse.message, other.message) if m)
-    outcomes[outcome.test_id] = TestOutcome(worse.test_id, worse.file, worse.status, message)
+    outcomes[outcome.test_id] = TestOutcome(worse.test_id, worse.file, worse.status, message,
+                                            worse.kind or other.kind)
 
 
 def read_report(path: Path) -> str:

@@ -18,6 +18,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from rgr.check.failure_kind import FailureKind, first_match
 from rgr.check.runners.base import (
     Finished,
     Results,
@@ -28,6 +29,7 @@ from rgr.check.runners.base import (
     relative,
 )
 from rgr.check.runners.junit import ReportUnreadable, parse_xml, status_of, testcases
+from rgr.check.runners.junit import failure_kind as junit_kind
 
 if TYPE_CHECKING:
     from rgr.base.config import TestCommand
@@ -66,6 +68,7 @@ class Cargo:
             target = targets[index] if len(targets) == len(blocks) else ""
             _read_block(block, target, run.root, results)
         _compile_errors(run.stderr, run.root, results)
+        results.classify(failure_kind)
         results.no_tests = (run.done.returncode == 0 and bool(blocks)
                             and not results.outcomes)
         if not blocks and not results.collection_errors and run.done.returncode != 0:
@@ -75,6 +78,20 @@ class Cargo:
 
     def fix(self) -> str:
         return "set test_command to `cargo test` (rgr reads libtest's own output lines)"
+
+
+#: libtest's panic messages: ``assert!``/``assert_eq!`` and ``todo!``/``unimplemented!``.
+_KINDS: tuple[tuple[re.Pattern[str], FailureKind], ...] = (
+    (re.compile(r"assertion (`[^`]*` )?failed|assertion failed:"), "assertion"),
+    (re.compile(r"not yet implemented|not implemented"), "missing-code"),
+)
+
+
+def failure_kind(outcome: TestOutcome) -> FailureKind:
+    """Why a Rust test failed, from its panic message. A missing function does not
+    compile (a load error), so a failing test panicked: on an assertion, in a ``todo!()``
+    stub, or elsewhere (``unknown``: an ``unwrap`` in the test or in the code alike)."""
+    return first_match(outcome.message, _KINDS)
 
 
 def _read_block(block: str, target: str, root: Path, results: Results) -> None:
@@ -147,6 +164,7 @@ class Nextest:
         except ReportUnreadable as exc:
             results.report_error = str(exc)
         _compile_errors(run.stderr, run.root, results)
+        results.classify(junit_kind)
         if results.collection_errors:
             results.report_error = None
         results.no_tests = run.done.returncode == 0 and not results.outcomes

@@ -14,6 +14,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from rgr.check.failure_kind import FailureKind, first_match
 from rgr.check.runners.base import Finished, Results, Status, TestOutcome, message, relative
 
 if TYPE_CHECKING:
@@ -21,6 +22,25 @@ if TYPE_CHECKING:
 
 _STATUS: dict[str, Status] = {"pass": "passed", "fail": "failed", "skip": "skipped"}
 _GO_ERROR = re.compile(r"^(?:#.*\n)?\s*((?:\./)?[^\s:#]+\.go):\d+(?::\d+)?: ", re.MULTILINE)
+
+
+#: What a failing Go test printed: the test binary's timeout panic, a stub's panic, or
+#: ``t.Error``/``t.Fatal`` lines (``x_test.go:12: ...``), testify's ``Error Trace:``.
+_KINDS: tuple[tuple[re.Pattern[str], FailureKind], ...] = (
+    (re.compile(r"panic: test timed out after"), "timeout"),
+    (re.compile(r"panic: .*(not (yet )?implemented|TODO|unimplemented)", re.IGNORECASE),
+     "missing-code"),
+    (re.compile(r"^panic: ", re.MULTILINE), "unknown"),
+    (re.compile(r"^\s+\S+_test\.go:\d+: |Error Trace:", re.MULTILINE), "assertion"),
+)
+
+
+def failure_kind(outcome: TestOutcome) -> FailureKind:
+    """Why a Go test failed: a missing function or method does not compile (a load
+    error), so a failing test reported through ``t.Error``/``t.Fatal`` (``assertion``),
+    panicked in a stub (``missing-code``), panicked otherwise (``unknown``) or ran out
+    of time (the binary's ``panic: test timed out``)."""
+    return first_match(outcome.message, _KINDS)
 
 
 class Go:
@@ -56,14 +76,21 @@ class Go:
             if not test:
                 packages += action in _STATUS
                 continue
-            if action == "output":
+            if action in ("run", "output"):
                 output.setdefault((package, test), []).append(str(event.get("Output", "")))
             elif action in _STATUS:
                 text = "".join(output.get((package, test), [])) if action == "fail" else ""
                 results.add(TestOutcome(f"{package}::{test}", None, _STATUS[action],
                                         message(text)))
+        # A test binary that dies (its -timeout, say) ends its running test with no
+        # event of its own (go before 1.20): the test failed with what it printed.
+        for (package, test), lines in output.items():
+            if f"{package}::{test}" not in results.outcomes:
+                results.add(TestOutcome(f"{package}::{test}", None, "failed",
+                                        message("".join(lines))))
         for raw in _GO_ERROR.findall("".join(build_output) + "\n" + run.stderr):
             results.load_error(relative(raw, run.root))
+        results.classify(failure_kind)
         if packages == 0 and not results.outcomes and not results.collection_errors \
                 and run.done.returncode != 0:
             results.report_error = (f"go test printed no JSON test events (exit code "

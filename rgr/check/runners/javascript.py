@@ -14,10 +14,13 @@ Test ids: ``<file>::<describe>::...::<title>``, the file relative to the project
 from __future__ import annotations
 
 import json
+import re
 import shutil
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from rgr.check.failure_kind import FailureKind, first_match, is_test_module
 from rgr.check.runners.base import (
     Finished,
     Results,
@@ -56,6 +59,41 @@ def _test_id(file: str, *names: str) -> str:
     return "::".join([file, *names])
 
 
+#: The first line of a JavaScript test's error: Vitest's and Jest's timeouts, node's
+#: and Mocha's; chai/node assertions and Jest's ``expect``; a function, constructor or
+#: name that does not exist (ReferenceError is JavaScript's NameError).
+_KINDS: tuple[tuple[re.Pattern[str], FailureKind], ...] = (
+    (re.compile(r"Test timed out in \d+|Exceeded timeout of \d+|Timeout of \d+ ?ms exceeded|"
+                r"test timed out after \d+|timed out after \d+ ?ms", re.IGNORECASE), "timeout"),
+    (re.compile(r"AssertionError|ERR_ASSERTION|expect\(|^Error: (expect|Expected)"),
+     "assertion"),
+    (re.compile(r"TypeError: .+ is not a (function|constructor)|ReferenceError: .+ is not "
+                r"defined|does not provide an export named|Not implemented"), "missing-code"),
+)
+_MISSING_MODULE = re.compile(r"Cannot find module '([^']+)'|Failed to (?:load|resolve "
+                             r"import) (?:url )?[\"']([^\"']+)[\"']")
+
+
+_ERROR_HEAD = re.compile(r"^\w*(Error|Exception)\b[^:]*: ")
+
+
+def failure_kind(outcome: TestOutcome) -> FailureKind:
+    """Why a Jest, Vitest, Mocha or node test failed, from the first line of its error
+    (and the line naming the error's class):
+    a timeout, an assertion, or a function, export or name that does not exist; a module
+    that cannot be found is the test's own when it is named like test code
+    (``./helpers.test``, ``../test/utils``), else missing code."""
+    lines = outcome.message.strip().splitlines() or [""]
+    # Mocha puts the message first and the stack (which names the error's class) after.
+    named = [line for line in lines if _ERROR_HEAD.match(line)][:1]
+    first = "\n".join([lines[0], *named])
+    missing = _MISSING_MODULE.search(first)
+    if missing is not None:
+        module = missing.group(1) or missing.group(2)
+        return "test-error" if is_test_module(module) else "missing-code"
+    return first_match(first, _KINDS)
+
+
 class _JestLike:
     name: str
     label: str
@@ -76,8 +114,11 @@ class _JestLike:
                 status = _JEST_STATUS.get(str(case.get("status")), "failed")
                 names = [*case.get("ancestorTitles", []), str(case.get("title", ""))]
                 text = "\n".join(case.get("failureMessages") or [])
+                if text.startswith(_LOST_MESSAGE):
+                    text = _printed_error(run.output, file, names) + text
                 results.add(TestOutcome(_test_id(file, *names), existing(run.root, file),
                                         status, message(text)))
+        results.classify(failure_kind)
         results.no_tests = (run.done.returncode == 0 and not results.outcomes
                             and not results.collection_errors
                             and not data.get("numTotalTests"))
@@ -104,6 +145,20 @@ class Vitest(_JestLike):
     def prepare(self, cmd: TestCommand, tmp: Path, env: dict[str, str]) -> tuple[str, ...]:
         return with_args(cmd.argv, ("--reporter=default", "--reporter=json",
                                     f"--outputFile.json={tmp / REPORT}", "--passWithNoTests"))
+
+
+#: Vitest 3's JSON report keeps only this for some errors (a timeout among them); its
+#: default reporter, which rgr keeps, prints the real one under the test's name.
+_LOST_MESSAGE = "Error: STACK_TRACE_ERROR"
+
+
+def _printed_error(output: str, file: str, names: list[str]) -> str:
+    """The error line Vitest's default reporter printed under ``FAIL  file > names``."""
+    heading = f"FAIL  {' > '.join([file, *names])}\n"
+    at = output.find(heading)
+    if at < 0:
+        return ""
+    return output[at + len(heading):].split("\n", 1)[0].strip() + "\n"
 
 
 def _load_failures_from_output(run: Finished, results: Results) -> None:
@@ -153,8 +208,12 @@ class Mocha:
             test_id = _test_id(file, str(case.get("fullTitle", "")))
             if test_id not in results.outcomes:
                 err = case.get("err") or {}
-                results.add(TestOutcome(test_id, existing(run.root, file), "error",
-                                        message(str(err.get("message", "")))))
+                hook = TestOutcome(test_id, existing(run.root, file), "error",
+                                   message(str(err.get("message", ""))))
+                # a failing hook is the test's own setup, unless it met missing code
+                results.add(replace(hook, kind="missing-code" if failure_kind(hook)
+                                    == "missing-code" else "test-error"))
+        results.classify(failure_kind)
         results.no_tests = run.done.returncode == 0 and not results.outcomes
         return results
 
@@ -212,6 +271,7 @@ class NodeTest:
         if not lines and run.done.returncode != 0:
             results.report_error = (f"node's test runner reported no test (exit code "
                                     f"{run.done.returncode})")
+        results.classify(failure_kind)
         results.no_tests = run.done.returncode == 0 and not results.outcomes
         return results
 

@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from rgr.check.failure_kind import FailureKind, first_match
 from rgr.check.runners.base import (
     Finished,
     Results,
@@ -123,6 +124,28 @@ def read_reports(run: Finished, reports: list[Path], results: Results, *, jvm: b
             continue
         for case in cases:
             results.add(_outcome(run.root, report, case, jvm=jvm, by_file=by_file))
+    results.classify(failure_kind)
+
+
+#: JUnit XML's failure texts: the exception's class and message, then its stack (JUnit 4
+#: and 5, TestNG, kotlin.test, PHPUnit, nextest's panics).
+_KINDS: tuple[tuple[re.Pattern[str], FailureKind], ...] = (
+    (re.compile(r"TestTimedOutException|test timed out after|timed out after \d+|"
+                r"\bTimeoutException\b"), "timeout"),
+    (re.compile(r"AssertionError|AssertionFailedError|ComparisonFailure|"
+                r"ExpectationFailedException|Failed asserting|MultipleFailuresError|"
+                r"assertion (`[^`]*` )?failed"), "assertion"),
+    (re.compile(r"UnsupportedOperationException|NotImplementedError|NoSuchMethodError|"
+                r"NoSuchFieldError|AbstractMethodError|Call to undefined (method|function)|"
+                r"not (yet )?implemented"), "missing-code"),
+)
+
+
+def failure_kind(outcome: TestOutcome) -> FailureKind:
+    """Why a JUnit XML testcase failed, from the exception its text names; a missing
+    class or method usually stops the compile (a load error), so what is left is mostly
+    an assertion, a stub that throws, or a timeout. Anything else: ``unknown``."""
+    return first_match(outcome.message, _KINDS)
 
 
 def _outcome(root: Path, report: Path, case: ET.Element, *, jvm: bool,

@@ -21,6 +21,7 @@ import shutil
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from rgr.check.failure_kind import FailureKind, is_test_module, is_test_path
 from rgr.check.runners.base import Finished, Results, TestOutcome
 from rgr.check.runners.junit import ReportUnreadable, parse_xml, status_of, testcases
 from rgr.check.runners.pytest_own_outcomes import OUTCOMES_ENV
@@ -52,6 +53,7 @@ class Pytest:
         try:
             _read_xml(run.tmp / "junit.xml", run.root, results)
             _own_outcomes(run.tmp / "own-outcomes.json", results)
+            results.classify(failure_kind)
         except ReportUnreadable as exc:
             # A broken conftest.py stops pytest before it writes a report (exit code 4);
             # it is a file that failed to import, like any other collection error.
@@ -88,6 +90,73 @@ def _read_xml(path: Path, root: Path, results: Results) -> None:
         test_id = "::".join([file, *classes, name])
         known_file = file if _exists(root, file) else None
         results.add(TestOutcome(test_id, known_file, status, message))
+
+
+# ------------------------------------------------------------------ why a test failed
+
+_FIXTURE_NOT_FOUND = re.compile(r"fixture '[^']+' not found")
+_NOT_IN_CALL = re.compile(r"^failed on (setup|teardown) with ")
+_TIMEOUT = re.compile(r"^(Failed: )?Timeout \(?>|^\+{3,} Timeout \+{3,}$", re.MULTILINE)
+#: pytest's location lines, ``path:line: ExceptionType`` (``--tb=long``, the default) or
+#: ``path:line: in function`` (``--tb=short``); the last is where it was raised.
+_RAISED_AT = re.compile(r"^(\S[^\n]*?\.py):\d+: (?:in \w+|(\w+(?:\.\w+)*))$", re.MULTILINE)
+_SUMMARY_TYPE = re.compile(r"^(?:failed on \w+ with \")?(\w+(?:\.\w+)*)(?::|\n|$)")
+_MISSING_MODULE = re.compile(r"No module named '([\w.]+)'|cannot import name '\w+' from "
+                             r"'([\w.]+)'|module '([\w.]+)' has no attribute")
+_MISSING_MEMBER = re.compile(r"'\w+' object has no attribute|type object '\w+' has no "
+                             r"attribute|name '\w+' is not defined")
+_BAD_CALL = re.compile(r"takes no arguments|takes \d+ positional argument|unexpected keyword "
+                       r"argument|missing \d+ required|object is not callable")
+
+
+def failure_kind(outcome: TestOutcome) -> FailureKind:
+    """Why a pytest test failed, from its JUnit testcase: the report's text (pytest's
+    long representation, whose ``E`` lines and ``path:line: Type`` lines say what was
+    raised where) and whether it broke in setup or teardown instead of the test itself.
+
+    A fixture that does not exist, or any error while setting the test up that is not
+    missing code, is the test's own; so is a missing module named like test code
+    (``tests.helpers``, ``test_utils``). ImportError, AttributeError and NameError that
+    name anything else are missing code, as is NotImplementedError and a call the code
+    under test does not accept yet (TypeError at the test's call). Anything else raised
+    inside code that is not a test is the code under test misbehaving: ``assertion``.
+    """
+    text = outcome.message
+    if _FIXTURE_NOT_FOUND.search(text):
+        return "test-error"
+    if _TIMEOUT.search(text):
+        return "timeout"
+    raised = _RAISED_AT.findall(text)
+    where, exc = raised[-1] if raised else (None, "")
+    if not exc and (summary := _SUMMARY_TYPE.match(text)):
+        exc = summary.group(1)
+    kind = _raised_kind(exc.rsplit(".", 1)[-1], where, text)
+    if _NOT_IN_CALL.match(text) and kind != "missing-code":
+        return "test-error"
+    return kind
+
+
+def _raised_kind(exc: str, where: str | None, text: str) -> FailureKind:
+    in_test = where is not None and is_test_path(where)
+    if exc in ("AssertionError", "Failed") or text.startswith("assert "):
+        return "assertion"
+    if exc in ("ModuleNotFoundError", "ImportError", "AttributeError"):
+        missing = _MISSING_MODULE.search(text)
+        if missing is not None:
+            module = next(group for group in missing.groups() if group)
+            return "test-error" if is_test_module(module) else "missing-code"
+        if exc == "AttributeError" and _MISSING_MEMBER.search(text):
+            return "missing-code"
+        return "unknown"
+    if exc in ("NameError", "NotImplementedError"):
+        return "missing-code"
+    if exc == "TypeError" and in_test and _BAD_CALL.search(text):
+        return "missing-code"
+    if exc in ("SyntaxError", "IndentationError"):
+        return "test-error" if in_test else "unknown"
+    if where is not None and not in_test:
+        return "assertion"
+    return "unknown"
 
 
 def _add_plugin(tmp: Path, env: dict[str, str]) -> None:

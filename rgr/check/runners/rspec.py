@@ -11,6 +11,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from rgr.check.failure_kind import FailureKind, first_match
 from rgr.check.runners.base import (
     Finished,
     Results,
@@ -28,6 +29,24 @@ if TYPE_CHECKING:
 REPORT = "rspec.json"
 _STATUS: dict[str, Status] = {"passed": "passed", "failed": "failed", "pending": "skipped"}
 _LOAD_ERROR = re.compile(r"An error occurred while loading (\S+?)\.?(?:\s|$)", re.MULTILINE)
+
+
+#: An RSpec example's exception, ``Class: message``. A ``let`` or helper that does not
+#: exist is a NameError whose receiver is the example group itself.
+_KINDS: tuple[tuple[re.Pattern[str], FailureKind], ...] = (
+    (re.compile(r"Timeout::Error|execution expired"), "timeout"),
+    (re.compile(r"ExpectationNotMetError|MultipleExpectationsNotMetError|"
+                r"Minitest::Assertion"), "assertion"),
+    (re.compile(r"^(NameError|NoMethodError): .*(for #<RSpec::ExampleGroups|"
+                r"for an instance of RSpec::ExampleGroups)", re.MULTILINE), "test-error"),
+    (re.compile(r"^(NameError|NoMethodError|NotImplementedError|LoadError): ", re.MULTILINE),
+     "missing-code"),
+)
+
+
+def failure_kind(outcome: TestOutcome) -> FailureKind:
+    """Why an RSpec example failed, from its exception's class and message."""
+    return first_match(outcome.message, _KINDS)
 
 
 class RSpec:
@@ -55,6 +74,7 @@ class RSpec:
                 text = f"{error.get('class', '')}: {error.get('message', '')}" if error else ""
                 results.add(TestOutcome(f"{file}::{example.get('full_description', '')}",
                                         existing(run.root, file), status, message(text)))
+        results.classify(failure_kind)
         for raw in _LOAD_ERROR.findall("\n".join(texts)):
             results.load_error(relative(raw, run.root))
         if results.collection_errors:
