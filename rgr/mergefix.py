@@ -35,7 +35,7 @@ from rgr.attempt import Sealer, Seat
 from rgr.backends.base import AgentRequest, AgentResult, Backend
 from rgr.config import TestCommand
 from rgr.errors import RgrError
-from rgr.events import Event, Observer, Observers
+from rgr.events import Event, Observer, Observers, Where
 from rgr.guards import Violation, edit_rules
 from rgr.handoff import HandoffState, MergeFixNote, Phase, TestResult
 from rgr.inflight import Inflight
@@ -227,9 +227,8 @@ class MergeFix(Work):
     def title(self, number: int) -> str:
         return f"merge fix {number}"
 
-    def where(self, number: int, session_id: str) -> dict[str, object]:
-        return {"phase": "merge fix", "cycle": number, "attempt": number,
-                "sessionId": session_id}
+    def where(self, number: int, session_id: str) -> Where:
+        return Where("merge fix", number, number, session_id)
 
     def edit_rules(self) -> Mapping[str, object]:
         return edit_rules(self.ws.config, Phase.COMPLETE)

@@ -31,7 +31,7 @@ from rgr.attempt import Sealer, Seat, tests_summary
 from rgr.backends.base import AgentRequest, AgentResult, Backend
 from rgr.config import TestCommand
 from rgr.errors import BackendError, PhaseFailed
-from rgr.events import NULL_OBSERVER, Observer, event
+from rgr.events import NULL_OBSERVER, Observer, PhaseDone, PhaseStarted, TestRun
 from rgr.guards import (
     Violation,
     check_commits,
@@ -102,10 +102,10 @@ class Orchestrator:
         result = self.sealer.run_tests(commit)
         self.report(f"tests: {result.passed} passed, {result.failed} failed, "
                     f"{result.errors} errors ({result.duration_s:.1f}s)")
-        self.observer.emit(event(
-            "test_run", command=list(result.argv), exitCode=result.exit_code,
-            durationS=round(result.duration_s, 3), passed=result.passed, failed=result.failed,
-            errors=result.errors, skipped=result.skipped, timedOut=result.timed_out,
+        self.observer.emit(TestRun(
+            command=list(result.argv), exit_code=result.exit_code,
+            duration_s=round(result.duration_s, 3), passed=result.passed, failed=result.failed,
+            errors=result.errors, skipped=result.skipped, timed_out=result.timed_out,
             output=result.output or result.output_excerpt))
         self.remember_report(commit, result)
         return result
@@ -146,12 +146,12 @@ class Orchestrator:
                 f"again (raise {self.ws.config.setting('max_retries')} for more attempts)",
             ) from None
         state = done.state
-        self.observer.emit(event(
-            "phase_done", phase=str(work.phase), cycle=work.cycle, attempts=done.attempts,
+        self.observer.emit(PhaseDone(
+            phase=str(work.phase), cycle=work.cycle, attempts=done.attempts,
             commit=str(git.head_commit(self.ws.repo).id),
-            nextPhase=str(state.next_phase) if state.next_phase else None,
+            next_phase=str(state.next_phase) if state.next_phase else None,
             complete=state.phase == Phase.COMPLETE,
-            durationS=round(time.monotonic() - started, 3)))
+            duration_s=round(time.monotonic() - started, 3)))
         return state
 
     def judge_interrupted(self, prev: HandoffState, record: Inflight) -> HandoffState:
@@ -213,10 +213,10 @@ class TddPhase(Work):
         if number == 1:
             self.o.report(f"cycle {self.cycle} {self.phase}: {self.spec.name} starts")
             current = self.prev.current_test
-            self.o.observer.emit(event(
-                "phase_started", phase=str(self.phase), cycle=self.cycle, agent=self.spec.name,
-                currentTest=(current.description if current and self.phase != Phase.PLAN
-                             else None)))
+            self.o.observer.emit(PhaseStarted(
+                phase=str(self.phase), cycle=self.cycle, agent=self.spec.name,
+                current_test=(current.description if current and self.phase != Phase.PLAN
+                              else None)))
         else:
             self.o.report(f"cycle {self.cycle} {self.phase}: retry {number - 1} of "
                           f"{self.ws.config.max_retries}")

@@ -19,7 +19,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from rgr.events import Event
+from rgr.events import Record
 
 SUMMARY_VERSION = 1
 
@@ -37,7 +37,7 @@ def _zero() -> dict[str, Any]:
     }
 
 
-def summarize(events: list[Event]) -> dict[str, Any]:
+def summarize(events: list[Record]) -> dict[str, Any]:
     totals = _zero()
     phases: dict[tuple[int, str], dict[str, Any]] = {}
     invocations: list[dict[str, Any]] = []
@@ -47,7 +47,7 @@ def summarize(events: list[Event]) -> dict[str, Any]:
     backends: dict[str, dict[str, Any]] = {}
     session_started: dict[tuple[object, ...], str | None] = {}
 
-    def phase_of(event: Event) -> dict[str, Any] | None:
+    def phase_of(event: Record) -> dict[str, Any] | None:
         if "phase" not in event or "cycle" not in event:
             return None
         key = (int(event["cycle"]), str(event["phase"]))
@@ -160,11 +160,11 @@ def summarize(events: list[Event]) -> dict[str, Any]:
     }
 
 
-def _session_key(event: Event) -> tuple[object, ...]:
+def _session_key(event: Record) -> tuple[object, ...]:
     return (event.get("cycle"), event.get("phase"), event.get("attempt"))
 
 
-def _session_times(call: Event, started: str | None) -> tuple[float, float]:
+def _session_times(call: Record, started: str | None) -> tuple[float, float]:
     """(wall, model) seconds of the session that ``call`` ends. Wall from its
     attempt_started (or, when that is missing, the agent's own duration); model time
     as the agent reports it (its API time, else its whole duration), never above wall."""
@@ -176,7 +176,7 @@ def _session_times(call: Event, started: str | None) -> tuple[float, float]:
 
 
 def _time_split(totals: dict[str, Any], invocations: list[dict[str, Any]],
-                events: list[Event]) -> dict[str, float]:
+                events: list[Record]) -> dict[str, float]:
     """The run's wall time (a running invocation counted up to the last event) as
     model + agent other + tests + rgr."""
     last = events[-1].get("ts") if events else None

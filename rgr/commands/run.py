@@ -18,7 +18,7 @@ from rgr.attempt import (
 from rgr.backends.base import Backend
 from rgr.config import TestCommand, resolve_test_command
 from rgr.errors import RepositoryError
-from rgr.events import event
+from rgr.events import SandboxShown
 from rgr.handoff import ErrorDetails, HandoffState, Phase, TestResult, now_utc
 from rgr.inflight import Inflight
 from rgr.invocation import Invocation, describe_limits, observed
@@ -52,8 +52,7 @@ def _orchestrator(ws: Workspace, backend: Backend, test_command: TestCommand,
                   options: RunOptions, inv: Invocation) -> Orchestrator:
     sealer = open_sealer(ws, backend, test_command, inv.view)
     # The run folder's sandbox.json: what agents and test runs were shown, and why.
-    inv.observer.emit(event("sandbox", **sealer.note().model_dump(mode="json",
-                                                                  by_alias=True)))
+    inv.observer.emit(SandboxShown(note=sealer.note().model_dump(mode="json", by_alias=True)))
     return Orchestrator(ws, backend, test_command, inv.view, sealer,
                         backoff_base_s=options.backoff_base_s, max_phases=options.max_phases,
                         observer=inv.observer, limits=inv.limits)
