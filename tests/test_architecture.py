@@ -1,7 +1,8 @@
 """The package's shape, read from its source: no import cycles (imports inside
-functions count: they run too, only later), and no command reaching into another
+functions count: they run too, only later), no command reaching into another
 command's private names (what two commands share lives below them, in rgr.starting
-and the layers under it)."""
+and the layers under it), processes started only through rgr.proc, and a backend's
+own output read only inside rgr.backends."""
 
 from __future__ import annotations
 
@@ -150,9 +151,9 @@ def _spawns(path: Path) -> list[str]:
         elif isinstance(node, ast.ImportFrom):
             found += [f"{node.module}.{a.name}" for a in node.names
                       if node.module == "subprocess" or f"{node.module}.{a.name}" in _SPAWNERS]
-        elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
-            if f"{node.value.id}.{node.attr}" in _SPAWNERS:
-                found.append(f"{node.value.id}.{node.attr}")
+        elif (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+              and f"{node.value.id}.{node.attr}" in _SPAWNERS):
+            found.append(f"{node.value.id}.{node.attr}")
     return found
 
 
@@ -167,3 +168,48 @@ def test_the_process_check_sees_a_spawn(tmp_path: Path) -> None:
     sample.write_text("import os\n\ndef f():\n    from subprocess import run\n"
                       "    os.execvp('x', ['x'])\n")
     assert _spawns(sample) == ["subprocess.run", "os.execvp"]
+
+
+#: What reads a backend CLI's own output: its parsers, and the output itself (``.raw``
+#: on a result or a failed session). Outside rgr.backends, rgr reads the typed figures
+#: (rgr.backends.base.SessionFigures) that every backend fills.
+_BACKEND_OUTPUT_READERS = {"usage_of", "figures_of", "parse_result", "to_result",
+                           "classify_error", "classify_failure", "stream_reader",
+                           "StreamState"}
+
+#: The one place that hands a session's own result on, unread, to be kept verbatim as
+#: the attempt's result.json (the audit trail): where the agent_call event is made.
+AUDIT_RECORD_USERS = {"rgr.loop.sessions"}
+
+
+def _backend_output_reads(path: Path) -> list[str]:
+    """Where a file reads a backend's own output: ``x.raw``, a backend's parser imported
+    or called (``rgr.backends.claude.usage_of``), ``audit_record`` used."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Attribute) and node.attr in {"raw", *_BACKEND_OUTPUT_READERS}:
+            found.append(f"line {node.lineno}: .{node.attr}")
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("rgr.backends"):
+            found += [f"line {node.lineno}: {node.module}.{a.name}" for a in node.names
+                      if a.name in {*_BACKEND_OUTPUT_READERS, "audit_record"}]
+    return found
+
+
+def test_nothing_outside_the_backends_reads_a_backends_own_output() -> None:
+    offences = {name: reads for name, path in MODULES.items()
+                if not name.startswith("rgr.backends") and (reads := [
+                    r for r in _backend_output_reads(path)
+                    if not (name in AUDIT_RECORD_USERS and r.endswith(".audit_record"))])}
+    assert offences == {}
+
+
+def test_the_backend_output_check_sees_a_raw_read(tmp_path: Path) -> None:
+    sample = tmp_path / "sample.py"
+    sample.write_text("from rgr.backends.claude import usage_of\n\n"
+                      "def cost(result):\n"
+                      "    from rgr.backends import claude\n"
+                      "    tokens = claude.usage_of(result.raw)\n"
+                      "    return result.raw.get('total_cost_usd'), tokens\n")
+    assert _backend_output_reads(sample) == [
+        "line 1: rgr.backends.claude.usage_of", "line 5: .usage_of", "line 5: .raw",
+        "line 6: .raw"]
