@@ -326,3 +326,26 @@ def test_summary_splits_session_wall_time_into_model_and_the_rest() -> None:
     assert split == {"wallS": 12.0, "agentModelS": 2.9, "agentOtherS": 2.6, "testsS": 2.0,
                      "rgrS": 4.5}
     assert data["phases"][0]["agentWallS"] == 5.5
+
+
+# -- the typed events and their one encoding ------------------------------------------------
+
+
+def test_each_event_class_has_its_own_kind_and_encodes_in_field_order() -> None:
+    from rgr import events
+
+    classes = [c for c in vars(events).values()
+               if isinstance(c, type) and issubclass(c, events.Event) and c is not events.Event]
+    kinds = [c.kind for c in classes]
+    assert len(kinds) == len(set(kinds)) == 12
+    batch = Where("REFACTOR", 0, 2, "s9", batch="b-1")
+    started = events.to_json(AttemptStarted(where=batch, max_turns=5, ts="T"))
+    assert list(started)[:8] == ["type", "ts", "phase", "cycle", "attempt", "sessionId",
+                                 "batch", "agent"]
+    assert started["maxTurns"] == 5 and started["type"] == "attempt_started"
+    # the fields for observers only never reach a line; a sandbox note is flattened
+    call = events.to_json(AgentCalled(where=batch, ok=True, duration_api_ms=5,
+                                      result={"secret": "kept apart"}))
+    assert "result" not in call and "durationApiMs" not in call
+    assert events.to_json(events.SandboxShown(note={"tools": ["git"]}, ts="T")) == {
+        "type": "sandbox", "ts": "T", "tools": ["git"]}
