@@ -5,11 +5,23 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from rgr.backends.base import AgentRequest, AgentResult
 
 #: What a fake session does in its scratch copy (request.cwd), then answers.
 Session = Callable[[AgentRequest], AgentResult]
+
+
+def answer(request: AgentRequest, cost: float = 0.01, **output: Any) -> AgentResult:
+    """The fake session's result: ``output`` (a phase's ``summary: done`` when none is
+    given) validated as the request asks, and the typed figures every backend fills
+    (3 turns, 10 ms, 100 tokens in, 20 out)."""
+    answered = request.output_model.model_validate(output or {"summary": "done"})
+    return AgentResult(
+        session_id=request.session_id, output=answered,
+        backend="fake", model="fake-model", num_turns=3, duration_ms=10, input_tokens=100,
+        output_tokens=20, cost_usd=cost, raw={"fake": True})
 
 
 class FakeBackend:

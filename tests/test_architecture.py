@@ -2,7 +2,8 @@
 functions count: they run too, only later), no import from a layer above, no command
 reaching into another command's private names (what two commands share lives below
 them, in rgr.loop.starting and the layers under it), pygit2 only in the store, git's
-command line built in one module, and processes started in one."""
+command line built in one module, processes started in one, and a backend's own output
+read only inside rgr.backends."""
 
 from __future__ import annotations
 
@@ -256,3 +257,48 @@ def test_the_git_cli_check_sees_an_argv(tmp_path: Path) -> None:
     sample = tmp_path / "sample.py"
     sample.write_text("run(['git', 'log'])\nrun(('git', *args))\nrun(['gh', 'pr'])\n")
     assert _git_argvs(sample) == 2
+
+
+#: What reads a backend CLI's own output: its parsers, and the output itself (``.raw``
+#: on a result or a failed session). Outside rgr.backends, rgr reads the typed figures
+#: (rgr.backends.base.SessionFigures) that every backend fills.
+_BACKEND_OUTPUT_READERS = {"usage_of", "figures_of", "parse_result", "to_result",
+                           "classify_error", "classify_failure", "stream_reader",
+                           "StreamState"}
+
+#: The one place that hands a session's own result on, unread, to be kept verbatim as
+#: the attempt's result.json (the audit trail): where the agent_call event is made.
+AUDIT_RECORD_USERS = {"rgr.loop.sessions"}
+
+
+def _backend_output_reads(path: Path) -> list[str]:
+    """Where a file reads a backend's own output: ``x.raw``, a backend's parser imported
+    or called (``rgr.backends.claude.usage_of``), ``audit_record`` used."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Attribute) and node.attr in {"raw", *_BACKEND_OUTPUT_READERS}:
+            found.append(f"line {node.lineno}: .{node.attr}")
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("rgr.backends"):
+            found += [f"line {node.lineno}: {node.module}.{a.name}" for a in node.names
+                      if a.name in {*_BACKEND_OUTPUT_READERS, "audit_record"}]
+    return found
+
+
+def test_nothing_outside_the_backends_reads_a_backends_own_output() -> None:
+    offences = {name: reads for name, path in MODULES.items()
+                if not name.startswith("rgr.backends") and (reads := [
+                    r for r in _backend_output_reads(path)
+                    if not (name in AUDIT_RECORD_USERS and r.endswith(".audit_record"))])}
+    assert offences == {}
+
+
+def test_the_backend_output_check_sees_a_raw_read(tmp_path: Path) -> None:
+    sample = tmp_path / "sample.py"
+    sample.write_text("from rgr.backends.claude import usage_of\n\n"
+                      "def cost(result):\n"
+                      "    from rgr.backends import claude\n"
+                      "    tokens = claude.usage_of(result.raw)\n"
+                      "    return result.raw.get('total_cost_usd'), tokens\n")
+    assert _backend_output_reads(sample) == [
+        "line 1: rgr.backends.claude.usage_of", "line 5: .usage_of", "line 5: .raw",
+        "line 6: .raw"]

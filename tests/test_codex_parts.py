@@ -75,10 +75,16 @@ def test_usage_is_tokens_with_cached_input_apart_and_no_cost() -> None:
 
     request = AgentRequest("p", Path("s"), PhaseOutput, (), (), (), 5, None, Path("."), 1.0,
                            "sid")
+    figures = state.figures("m", 10)
+    assert (figures.input_tokens, figures.output_tokens, figures.cache_read_input_tokens,
+            figures.cache_creation_input_tokens) == (800, 50, 100, 0)
+    assert (figures.cost_usd, figures.backend, figures.model) == (None, "codex", "m")
+    # the record kept for the audit trail is codex's own, not a claude-shaped copy
     raw = state.result(request, "m", 10)
-    assert raw["usage"] == {"input_tokens": 800, "output_tokens": 50,
-                            "cache_read_input_tokens": 100, "cache_creation_input_tokens": 0}
-    assert raw["total_cost_usd"] is None and raw["backend"] == "codex"
+    assert raw["usage"] == {"input_tokens": 900, "cached_input_tokens": 100,
+                            "cache_write_input_tokens": 0, "output_tokens": 50,
+                            "reasoning_output_tokens": 0}
+    assert "total_cost_usd" not in raw and raw["backend"] == "codex"
 
 
 def test_a_line_that_is_not_json_is_passed_on_unparsed() -> None:

@@ -13,7 +13,7 @@ from pathlib import Path
 import pygit2
 import pytest
 from conftest import clean_env, git
-from fake_backend import FakeBackend, Session
+from fake_backend import FakeBackend, Session, answer
 
 from rgr.backends.base import AgentRequest, AgentResult
 from rgr.base.config import resolve_test_command
@@ -23,7 +23,7 @@ from rgr.loop.attempt import Sealer
 from rgr.loop.kernel import Accepted, Kernel
 from rgr.loop.mergefix import MergeFixer, MergeFixFailed, MergeJob
 from rgr.loop.tdd import Orchestrator
-from rgr.observe.events import Event
+from rgr.observe.events import AttemptStarted, Event, GuardVerdict, PhaseDone, Retry
 from rgr.observe.limits import LimitReached, Limits
 from rgr.refactor.engine import RefactorEngine
 from rgr.store import inflight, merging
@@ -41,14 +41,8 @@ def commits(files: dict[str, str], message: str, cost: float = 0.01,
             (request.cwd / name).write_text(text)
         git(request.cwd, "add", "-A")
         git(request.cwd, "commit", "-q", "-m", message)
-        return answer(request, cost, summary)
+        return answer(request, cost, summary=summary)
     return session
-
-
-def answer(request: AgentRequest, cost: float = 0.01, summary: str = "done") -> AgentResult:
-    output = request.output_model.model_validate({"summary": summary})
-    return AgentResult(request.session_id, output, 3, cost, 10, {}, [],
-                       {"total_cost_usd": cost, "num_turns": 3})
 
 
 def fails(kind: str, retryable: bool) -> Session:
@@ -171,9 +165,9 @@ def test_a_rejected_attempt_is_kept_with_its_note_and_the_retry_gets_the_brief(
     # the second session was told why the first was rejected; no back-off for that
     assert "test_calc.py" in backend.requests[1].prompt
     assert waits == []
-    kinds = [e["type"] for e in events]
-    assert kinds.count("attempt_started") == 2 and kinds.count("guard_verdict") == 2
-    assert "retry" in kinds and kinds[-1] == "phase_done"
+    kinds = [type(e) for e in events]
+    assert kinds.count(AttemptStarted) == 2 and kinds.count(GuardVerdict) == 2
+    assert Retry in kinds and kinds[-1] is PhaseDone
     assert inflight.read(ws.git_dir) is None
     assert NotesStore(ws.repo).read(tip) is not None
 
@@ -372,7 +366,7 @@ def resolves(request: AgentRequest) -> AgentResult:
                    env=clean_env(request.cwd.parent / "h", {
                        "GIT_AUTHOR_NAME": "a", "GIT_AUTHOR_EMAIL": "a@b",
                        "GIT_COMMITTER_NAME": "a", "GIT_COMMITTER_EMAIL": "a@b"}))
-    return answer(request, 0.02, "kept both")
+    return answer(request, 0.02, summary="kept both")
 
 
 def fixer(ws: Workspace, backend: FakeBackend, budget: float | None = None) -> MergeFixer:

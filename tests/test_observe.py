@@ -15,7 +15,19 @@ from rich.console import Console
 
 from rgr.base.proc import run_lines
 from rgr.observe.artifacts import REDACTED, Redactor, RunArtifacts
-from rgr.observe.events import event
+from rgr.observe.events import (
+    AgentCalled,
+    AgentStreamed,
+    AttemptStarted,
+    GuardVerdict,
+    InvocationStarted,
+    PhaseDone,
+    PhaseStarted,
+    Record,
+    TestRun,
+    Where,
+    utc_now,
+)
 from rgr.observe.limits import Limits, usd
 from rgr.observe.summary import summarize
 from rgr.observe.view import NORMAL, QUIET, VERBOSE, LiveView, PlainView, make_view
@@ -71,10 +83,12 @@ class Clock:
 def test_budget_limit_counts_every_agent_call() -> None:
     limits = Limits(max_budget_usd=0.1)
     assert limits.remaining_budget_usd() == 0.1
-    limits.emit(event("agent_call", costUsd=0.06, ok=False))
+    where = Where("RED", 1, 1, "s1")
+    limits.emit(AgentCalled(where=where, cost_usd=0.06, ok=False))
     assert limits.before_attempt(False) is None
     assert limits.remaining_budget_usd() == pytest.approx(0.04)
-    limits.emit(event("agent_call", costUsd=0.05, ok=True))
+    limits.emit(AgentCalled(where=where, cost_usd=0.05, ok=True))
+    limits.emit(AgentCalled(where=where, cost_usd=None, ok=True))  # codex: no cost
     hit = limits.before_attempt(False)
     assert hit is not None and hit.limit == "max-budget-usd"
     assert "$0.1 is spent ($0.1100 so far)" in hit.message
@@ -119,18 +133,19 @@ def test_artifacts_write_files_and_redact(tmp_path: Path) -> None:
     system = tmp_path / "tester.md"
     system.write_text("<!-- prompt-version: tester/1 -->\nYou are the TESTER")
     arts = RunArtifacts(tmp_path / "git", "run-1", {"DEPLOY_TOKEN": secret})
-    where = {"phase": "RED", "cycle": 1, "attempt": 1, "sessionId": "s1"}
-    arts.emit(event("invocation_started", command="run", runId="run-1"))
-    arts.emit(event("attempt_started", **where, prompt=f"use {secret}",
-                    systemPromptFile=str(system), promptVersion="tester/1"))
-    arts.emit(event("agent_event", **where, event={"type": "system", "subtype": "api_retry",
-                                                   "attempt": 1, "error_status": 529}))
-    arts.emit(event("agent_event", **where, event={
+    where = Where("RED", 1, 1, "s1")
+    arts.emit(InvocationStarted(command="run", run_id="run-1"))
+    arts.emit(AttemptStarted(where=where, prompt=f"use {secret}",
+                             system_prompt_file=str(system), prompt_version="tester/1"))
+    arts.emit(AgentStreamed(where=where, event={"type": "system", "subtype": "api_retry",
+                                                "attempt": 1, "error_status": 529}))
+    arts.emit(AgentStreamed(where=where, event={
         "type": "assistant", "message": {"content": [
             {"type": "tool_use", "name": "Bash", "input": {"command": f"echo {secret}"}}]}}))
-    arts.emit(event("agent_call", **where, ok=True, costUsd=0.5, inputTokens=10,
-                    outputTokens=2, result={"type": "result", "echo": secret}))
-    arts.emit(event("test_run", passed=1, failed=0, output=f"printed {secret}"))
+    arts.emit(AgentCalled(where=where, ok=True, cost_usd=0.5, input_tokens=10,
+                          output_tokens=2, duration_api_ms=7,
+                          result={"type": "result", "echo": secret}))
+    arts.emit(TestRun(passed=1, failed=0, output=f"printed {secret}"))
     arts.close()
     folder = tmp_path / "git" / "rgr" / "runs" / "run-1"
     files = {p.relative_to(folder).as_posix(): p.read_text()
@@ -145,18 +160,35 @@ def test_artifacts_write_files_and_redact(tmp_path: Path) -> None:
     assert all(secret not in text and escaped not in text for text in files.values())
     assert files["attempts/002-c1-RED-a1/prompt.md"] == f"use {REDACTED}"
     assert "prompt-version: tester/1" in files["attempts/002-c1-RED-a1/system-prompt.md"]
-    kinds = [json.loads(x)["type"] for x in files["events.jsonl"].splitlines()]
-    assert kinds == ["invocation_started", "attempt_started", "retry", "agent_call",
-                     "test_run"]
+    records = [json.loads(x) for x in files["events.jsonl"].splitlines()]
+    assert [r["type"] for r in records] == ["invocation_started", "attempt_started", "retry",
+                                            "agent_call", "test_run"]
+    # the agent_call line, field by field and in order, as rgr has always written it
+    call = records[3]
+    assert list(call) == [
+        "type", "ts", "phase", "cycle", "attempt", "sessionId", "ok", "backend", "model",
+        "errorKind", "error", "numTurns", "costUsd", "durationMs", "inputTokens",
+        "outputTokens", "cacheReadInputTokens", "cacheCreationInputTokens",
+        "permissionDenials", "toolCalls", "durationApiMs", "dir", "seq"]
+    assert (call["costUsd"], call["durationApiMs"], call["toolCalls"]) == (0.5, 7, 1)
+    assert json.loads(files["attempts/002-c1-RED-a1/result.json"])["echo"] == REDACTED
+    assert list(records[4]) == ["type", "ts", "command", "exitCode", "durationS", "passed",
+                                "failed", "errors", "skipped", "timedOut", "outputFile",
+                                "seq"]
     totals = json.loads(files["summary.json"])["totals"]
     assert (totals["apiRetries"], totals["toolCalls"], totals["costUsd"]) == (1, 1, 0.5)
     # a second invocation of the same run appends to the same folder
     again = RunArtifacts(tmp_path / "git", "run-1", {})
-    again.emit(event("invocation_started", command="resume", runId="run-1"))
+    again.emit(InvocationStarted(command="resume", run_id="run-1"))
     assert len(again.events) == 6
 
 
 # -- the summary reducer --------------------------------------------------------------------
+
+
+def event(kind: str, **fields: Any) -> Record:
+    """A line of events.jsonl, as the summary reads it back."""
+    return {"type": kind, "ts": utc_now(), **fields}
 
 
 def test_summary_per_phase_and_stop_reason() -> None:
@@ -200,21 +232,21 @@ def _console(terminal: bool) -> tuple[Console, io.StringIO]:
 
 
 STREAM = [
-    event("phase_started", phase="RED", cycle=1, agent="tester", currentTest="lowercases"),
-    event("attempt_started", phase="RED", cycle=1, attempt=1, sessionId="abc12345"),
-    event("agent_event", phase="RED", cycle=1, sessionId="abc12345", event={
+    PhaseStarted(phase="RED", cycle=1, agent="tester", current_test="lowercases"),
+    AttemptStarted(where=Where("RED", 1, 1, "abc12345")),
+    AgentStreamed(where=Where("RED", 1, 1, "abc12345"), event={
         "type": "assistant", "message": {"content": [
             {"type": "text", "text": "I will write the test."},
             {"type": "tool_use", "name": "Write", "input": {"file_path": "tests/test_a.py"}}]}}),
-    event("agent_event", phase="RED", cycle=1, sessionId="abc12345", event={
+    AgentStreamed(where=Where("RED", 1, 1, "abc12345"), event={
         "type": "system", "subtype": "api_retry", "attempt": 1, "max_retries": 10,
         "retry_delay_ms": 500, "error_status": 529}),
-    event("agent_call", phase="RED", cycle=1, sessionId="abc12345", ok=True, costUsd=0.05,
-          numTurns=2, inputTokens=1200, outputTokens=30, durationMs=900),
-    event("guard_verdict", phase="RED", cycle=1, ok=False,
-          violations=[{"rule": "red-passes", "message": "the new test passes"}]),
-    event("phase_done", phase="RED", cycle=1, attempts=1, commit="0123456789ab",
-          durationS=2.5, nextPhase="GREEN", complete=False),
+    AgentCalled(where=Where("RED", 1, 1, "abc12345"), ok=True, cost_usd=0.05, num_turns=2,
+                input_tokens=1200, output_tokens=30, duration_ms=900),
+    GuardVerdict(where=Where("RED", 1, 1, "abc12345"), ok=False,
+                 violations=[{"rule": "red-passes", "message": "the new test passes"}]),
+    PhaseDone(phase="RED", cycle=1, attempts=1, commit="0123456789ab", duration_s=2.5,
+              next_phase="GREEN", complete=False),
 ]
 
 
@@ -252,7 +284,7 @@ def test_live_view_panel_shows_phase_tools_cost_and_tests() -> None:
     view = LiveView(NORMAL, console, title="rgr run: slugify", limits={"maxBudgetUsd": 2.0})
     for e in STREAM[:3]:
         view.emit(e)
-    view.emit(event("test_run", passed=1, failed=1, errors=0, durationS=0.44))
+    view.emit(TestRun(passed=1, failed=1, errors=0, duration_s=0.44))
     view.emit(STREAM[4])
     render, plain = _console(terminal=False)
     render.print(view._render())
@@ -294,3 +326,26 @@ def test_summary_splits_session_wall_time_into_model_and_the_rest() -> None:
     assert split == {"wallS": 12.0, "agentModelS": 2.9, "agentOtherS": 2.6, "testsS": 2.0,
                      "rgrS": 4.5}
     assert data["phases"][0]["agentWallS"] == 5.5
+
+
+# -- the typed events and their one encoding ------------------------------------------------
+
+
+def test_each_event_class_has_its_own_kind_and_encodes_in_field_order() -> None:
+    from rgr.observe import events
+
+    classes = [c for c in vars(events).values()
+               if isinstance(c, type) and issubclass(c, events.Event) and c is not events.Event]
+    kinds = [c.kind for c in classes]
+    assert len(kinds) == len(set(kinds)) == 12
+    batch = Where("REFACTOR", 0, 2, "s9", batch="b-1")
+    started = events.to_json(AttemptStarted(where=batch, max_turns=5, ts="T"))
+    assert list(started)[:8] == ["type", "ts", "phase", "cycle", "attempt", "sessionId",
+                                 "batch", "agent"]
+    assert started["maxTurns"] == 5 and started["type"] == "attempt_started"
+    # the fields for observers only never reach a line; a sandbox note is flattened
+    call = events.to_json(AgentCalled(where=batch, ok=True, duration_api_ms=5,
+                                      result={"secret": "kept apart"}))
+    assert "result" not in call and "durationApiMs" not in call
+    assert events.to_json(events.SandboxShown(note={"tools": ["git"]}, ts="T")) == {
+        "type": "sandbox", "ts": "T", "tools": ["git"]}

@@ -299,7 +299,7 @@ def test_the_root_tdd_toml_documents_every_gate_refactor_and_sandbox_key() -> No
 
 
 def test_three_invalid_plans_end_with_the_codes_and_nothing_changed(shop: Path) -> None:
-    from fake_backend import FakeBackend
+    from fake_backend import FakeBackend, answer
 
     from rgr.backends.base import AgentRequest, AgentResult
     from rgr.refactor.engine import PlanRejected, RefactorEngine
@@ -310,9 +310,7 @@ def test_three_invalid_plans_end_with_the_codes_and_nothing_changed(shop: Path) 
     def plans(request: AgentRequest) -> AgentResult:  # the agent's answer, nothing else
         prompts.append(request.prompt)
         assert request.tools == ("Read", "Grep", "Glob")
-        output = request.output_model.model_validate(
-            {"batches": [batch("b", "g", ["nowhere/*.py"], ["dedupe"])]})
-        return AgentResult("s", output, 1, 0.0, 1, {}, [], {})
+        return answer(request, cost=0.0, batches=[batch("b", "g", ["nowhere/*.py"], ["dedupe"])])
 
     ws = open_workspace(shop, env=clean_env(shop.parent / "home"))
     from rgr.base.config import resolve_test_command

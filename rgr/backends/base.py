@@ -9,7 +9,7 @@ retry policy understands.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -61,26 +61,51 @@ def usd(value: object) -> float:
     return round(float(value or 0.0), 6)  # type: ignore[arg-type]
 
 
-@dataclass(frozen=True)
-class AgentResult:
-    session_id: str
-    output: pydantic.BaseModel  # validated with the request's output_model
-    num_turns: int
-    cost_usd: float
-    duration_ms: int
-    usage: dict[str, int]  # input_tokens, output_tokens, cache_read/creation_input_tokens
-    permission_denials: list[dict[str, Any]]
-    raw: dict[str, Any]  # the backend's parsed result, for the audit trail
+@dataclass(frozen=True, kw_only=True)
+class SessionFigures:
+    """What one session used, as its backend reports it. Every backend fills these, so
+    rgr's accounting (events, notes, limits, the views) reads the same typed fields for
+    each CLI and nothing outside rgr/backends/ reads a backend's own output."""
+
     backend: str = "claude"  # the CLI that ran the session
     model: str | None = None  # the model it used, when the backend says
-    cost_known: bool = True  # False: the backend reports no cost (cost_usd is 0.0)
+    num_turns: int = 0
+    duration_ms: int = 0
+    #: The model's share of ``duration_ms``, as the backend reports it (0: not reported).
+    duration_api_ms: int = 0
+    input_tokens: int = 0  # uncached input
+    output_tokens: int = 0
+    cache_read_input_tokens: int = 0
+    cache_creation_input_tokens: int = 0
+    #: None: the backend reports no cost (codex), which is not the same as $0.
+    cost_usd: float | None = 0.0
+    #: The tool calls the CLI refused, as it lists them (tool_name, tool_input).
+    permission_denials: tuple[dict[str, Any], ...] = ()
+
+
+@dataclass(frozen=True, kw_only=True)
+class AgentResult(SessionFigures):
+    """A session that answered: its validated output and its figures."""
+
+    session_id: str
+    output: pydantic.BaseModel  # validated with the request's output_model
+    #: The backend's own final result, verbatim, for the attempt's result.json (the
+    #: audit trail). Opaque outside rgr/backends/: read ``audit_record`` there.
+    raw: dict[str, Any] = field(default_factory=dict, compare=False)
+
+    @classmethod
+    def of(cls, figures: SessionFigures, *, session_id: str, output: pydantic.BaseModel,
+           raw: dict[str, Any]) -> AgentResult:
+        """The result of a session that answered ``output`` and used ``figures``."""
+        used = {f.name: getattr(figures, f.name) for f in fields(SessionFigures)}
+        return cls(session_id=session_id, output=output, raw=raw, **used)
 
 
 class AgentRunError(BackendError):
     """A session that ran (and may have spent money) but did not give a usable result.
 
-    ``raw`` is the backend's parsed result when there was one, so the orchestrator can
-    still account for cost and turns of a failed attempt.
+    ``figures`` are what the session used, so a failed attempt is still accounted for
+    (cost, turns, tokens); ``raw`` is the backend's parsed result when there was one.
     """
 
     def __init__(
@@ -91,14 +116,31 @@ class AgentRunError(BackendError):
         *,
         retryable: bool = False,
         raw: dict[str, Any] | None = None,
+        figures: SessionFigures | None = None,
     ) -> None:
         super().__init__(kind, message, hint, retryable=retryable)
         self.raw = raw
+        self.figures = figures
 
-    @property
-    def cost_usd(self) -> float:
-        value = (self.raw or {}).get("total_cost_usd")
-        return float(value) if isinstance(value, int | float) else 0.0
+
+def session_figures(outcome: AgentResult | BackendError | None) -> SessionFigures | None:
+    """The figures of a session that answered or failed; None when it never ran (or its
+    backend could not say what it used)."""
+    if isinstance(outcome, AgentResult):
+        return outcome
+    if isinstance(outcome, AgentRunError):
+        return outcome.figures
+    return None
+
+
+def audit_record(outcome: AgentResult | BackendError | None) -> dict[str, Any] | None:
+    """The backend's own final result, to be kept verbatim as the attempt's result.json;
+    None when there was none. rgr reads nothing in it (the figures say it all)."""
+    if isinstance(outcome, AgentResult):
+        return outcome.raw
+    if isinstance(outcome, AgentRunError):
+        return outcome.raw
+    return None
 
 
 class Backend(Protocol):

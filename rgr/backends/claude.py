@@ -89,6 +89,7 @@ from rgr.backends.base import (
     AgentResult,
     AgentRunError,
     OpenGateway,
+    SessionFigures,
     usd,
 )
 from rgr.base import failpoints
@@ -402,7 +403,14 @@ def parse_result(done: Completed) -> dict[str, Any]:
 
 
 def classify_error(data: dict[str, Any]) -> AgentRunError:
-    """The BackendError for a result with ``is_error: true`` or an error subtype."""
+    """The BackendError for a result with ``is_error: true`` or an error subtype, with
+    what the session used (a failed session still cost money)."""
+    error = _classify(data)
+    error.figures = figures_of(data)
+    return error
+
+
+def _classify(data: dict[str, Any]) -> AgentRunError:
     subtype = str(data.get("subtype") or "")
     errors = "; ".join(str(e) for e in data.get("errors") or [])
     text = str(data.get("result") or errors or subtype)
@@ -467,7 +475,7 @@ def to_result(data: dict[str, Any], request: AgentRequest) -> AgentResult:
         raise AgentRunError(
             "no_structured_output",
             f"claude finished without calling StructuredOutput; it said: {said!r}",
-            raw=data,
+            raw=data, figures=figures_of(data),
         )
     try:
         output = request.output_model.model_validate(structured)
@@ -480,21 +488,27 @@ def to_result(data: dict[str, Any], request: AgentRequest) -> AgentResult:
             "invalid_output",
             f"claude's structured output is not a valid {request.output_model.__name__}:\n"
             f"{problems}",
-            raw=data,
+            raw=data, figures=figures_of(data),
         ) from exc
-    return AgentResult(
-        session_id=str(data.get("session_id") or request.session_id),
-        output=output,
-        num_turns=_int(data.get("num_turns")),
-        cost_usd=usd(data.get("total_cost_usd")),
-        duration_ms=_int(data.get("duration_ms")),
-        usage=usage_of(data),
-        permission_denials=[d for d in data.get("permission_denials") or [] if isinstance(d, dict)],
-        raw=data,
+    return AgentResult.of(figures_of(data), output=output, raw=data,
+                          session_id=str(data.get("session_id") or request.session_id))
+
+
+def figures_of(data: Mapping[str, Any]) -> SessionFigures:
+    """The typed figures of claude's result object."""
+    usage = usage_of(data)
+    return SessionFigures(
         backend="claude",
         # claude's result names its models only as the keys of modelUsage.
-        model=next(iter(data.get("modelUsage") or {}), None),
-    )
+        model=next(iter(data.get("modelUsage") or {}), None) or (
+            str(data["model"]) if data.get("model") else None),
+        num_turns=_int(data.get("num_turns")),
+        duration_ms=_int(data.get("duration_ms")),
+        duration_api_ms=_int(data.get("duration_api_ms")),
+        cost_usd=usd(data.get("total_cost_usd")),
+        permission_denials=tuple(d for d in data.get("permission_denials") or []
+                                 if isinstance(d, dict)),
+        **usage)
 
 
 _MODEL_USAGE_KEYS = {

@@ -69,7 +69,14 @@ from typing import TYPE_CHECKING, Any
 import pydantic
 
 from rgr.backends import locate
-from rgr.backends.base import SEALED_KEY, AgentRequest, AgentResult, AgentRunError, OpenGateway
+from rgr.backends.base import (
+    SEALED_KEY,
+    AgentRequest,
+    AgentResult,
+    AgentRunError,
+    OpenGateway,
+    SessionFigures,
+)
 from rgr.backends.codex_stream import StreamState, stream_reader
 from rgr.base import failpoints
 from rgr.base.config import CodexConfig
@@ -271,10 +278,11 @@ class CodexBackend:
                 f"{request.timeout_s:g}s; it and its tool processes were killed",
                 "raise the phase timeout in tdd.toml if the agent needs longer",
                 retryable=True)
-        raw = state.result(request, self._model(request),
-                           int((time.monotonic() - started) * 1000))
+        duration_ms = int((time.monotonic() - started) * 1000)
+        raw = state.result(request, self._model(request), duration_ms)
         try:
-            return to_result(state, done, request, raw)
+            return to_result(state, done, request, raw,
+                             state.figures(self._model(request), duration_ms))
         finally:
             if request.on_event is not None and state.started:
                 # The stream ends with the session's result, as claude's does.
@@ -499,8 +507,17 @@ def _tighten(node: Any) -> None:
 
 
 def classify_failure(state: StreamState, done: Completed,
-                     raw: dict[str, Any] | None = None) -> AgentRunError:
-    """The error for a session that did not end with ``turn.completed``."""
+                     raw: dict[str, Any] | None = None,
+                     figures: SessionFigures | None = None) -> AgentRunError:
+    """The error for a session that did not end with ``turn.completed``, with what the
+    session used when it ran at all."""
+    error = _classify(state, done, raw)
+    error.figures = figures
+    return error
+
+
+def _classify(state: StreamState, done: Completed,
+              raw: dict[str, Any] | None) -> AgentRunError:
     if state.turns_exceeded:
         return AgentRunError(
             "max_turns", f"codex made more than {state.max_turns} tool calls; rgr stopped it",
@@ -527,21 +544,21 @@ def classify_failure(state: StreamState, done: Completed,
 
 
 def to_result(state: StreamState, done: Completed, request: AgentRequest,
-              raw: dict[str, Any]) -> AgentResult:
+              raw: dict[str, Any], figures: SessionFigures) -> AgentResult:
     """A validated AgentResult, or the BackendError that explains why there is none."""
     if not state.completed or state.turns_exceeded:
-        raise classify_failure(state, done, raw)
+        raise classify_failure(state, done, raw, figures)
     text = state.final_message
     if text is None:
         raise AgentRunError("no_structured_output",
-                            "codex finished without a final message", raw=raw)
+                            "codex finished without a final message", raw=raw, figures=figures)
     try:
         data = json.loads(text)
     except ValueError:
         raise AgentRunError(
             "no_structured_output",
             f"codex's final message is not JSON; it said: {text[:EXCERPT_CHARS]!r}",
-            raw=raw) from None
+            raw=raw, figures=figures) from None
     try:
         output = request.output_model.model_validate(data)
     except pydantic.ValidationError as exc:
@@ -551,10 +568,6 @@ def to_result(state: StreamState, done: Completed, request: AgentRequest,
         raise AgentRunError(
             "invalid_output",
             f"codex's answer is not a valid {request.output_model.__name__}:\n{problems}",
-            raw=raw) from exc
+            raw=raw, figures=figures) from exc
     raw["structured_output"] = data
-    return AgentResult(
-        session_id=request.session_id, output=output, num_turns=state.turns,
-        cost_usd=0.0, duration_ms=int(raw["duration_ms"]), usage=dict(raw["usage"]),
-        permission_denials=[], raw=raw, backend="codex", model=raw.get("model"),
-        cost_known=False)
+    return AgentResult.of(figures, session_id=request.session_id, output=output, raw=raw)

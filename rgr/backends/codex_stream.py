@@ -26,7 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from rgr.backends.base import AgentRequest
+from rgr.backends.base import AgentRequest, SessionFigures
 from rgr.base.processes import SESSION_MARK_VAR, kill_marked_processes
 
 _RETRY = re.compile(r"^Reconnecting\.\.\.\s*(\d+)/(\d+)\s*(?:\((.*)\))?\s*$", re.S)
@@ -58,10 +58,8 @@ class StreamState:
 
     def result(self, request: AgentRequest, model: str | None,
                duration_ms: int) -> dict[str, Any]:
-        """The session as one record, with the keys a claude result has (so accounting
-        reads both alike); ``total_cost_usd`` is None: Codex reports no cost."""
-        usage = self.usage
-        cached = int(usage.get("cached_input_tokens") or 0)
+        """The session as one record in Codex's own terms (its usage as it reported
+        it), for the audit trail; what rgr reads of it is ``figures``."""
         return {
             "type": "result",
             "backend": "codex",
@@ -70,21 +68,26 @@ class StreamState:
             "codex_thread_id": self.thread_id,
             "subtype": "success" if self.completed and not self.turns_exceeded else "error",
             "is_error": not self.completed or self.turns_exceeded,
-            "num_turns": self.turns,
+            "tool_calls": self.turns,
             "duration_ms": duration_ms,
-            "total_cost_usd": None,
-            "usage": {
-                "input_tokens": max(0, int(usage.get("input_tokens") or 0) - cached),
-                "output_tokens": int(usage.get("output_tokens") or 0),
-                "cache_read_input_tokens": cached,
-                "cache_creation_input_tokens": int(usage.get("cache_write_input_tokens") or 0),
-            },
-            "codex_usage": dict(usage),
-            "permission_denials": [],
+            "usage": dict(self.usage),
             "result": self.final_message if self.completed else self.failure,
             "errors": list(self.errors),
             "api_retries": self.retries,
         }
+
+    def figures(self, model: str | None, duration_ms: int) -> SessionFigures:
+        """What the session used. Codex counts cached input inside ``input_tokens``;
+        rgr's figures keep them apart, as claude's do. It reports no cost: None."""
+        usage = self.usage
+        cached = int(usage.get("cached_input_tokens") or 0)
+        return SessionFigures(
+            backend="codex", model=model, num_turns=self.turns, duration_ms=duration_ms,
+            input_tokens=max(0, int(usage.get("input_tokens") or 0) - cached),
+            output_tokens=int(usage.get("output_tokens") or 0),
+            cache_read_input_tokens=cached,
+            cache_creation_input_tokens=int(usage.get("cache_write_input_tokens") or 0),
+            cost_usd=None)
 
 
 def stream_reader(state: StreamState,

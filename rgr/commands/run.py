@@ -38,7 +38,7 @@ from rgr.loop.starting import (
     require_startable,
 )
 from rgr.loop.tdd import LEFTOVERS_PREFIX, Orchestrator
-from rgr.observe.events import event
+from rgr.observe.events import SandboxShown
 from rgr.observe.invocation import Invocation, describe_limits, observed
 from rgr.observe.view import PlainView
 from rgr.store import git, inflight
@@ -55,8 +55,7 @@ def _orchestrator(ws: Workspace, backend: Backend, test_command: TestCommand,
                   options: RunOptions, inv: Invocation) -> Orchestrator:
     sealer = open_sealer(ws, backend, test_command, inv.view)
     # The run folder's sandbox.json: what agents and test runs were shown, and why.
-    inv.observer.emit(event("sandbox", **sealer.note().model_dump(mode="json",
-                                                                  by_alias=True)))
+    inv.observer.emit(SandboxShown(note=sealer.note().model_dump(mode="json", by_alias=True)))
     return Orchestrator(ws, backend, test_command, inv.view, sealer,
                         backoff_base_s=options.backoff_base_s, max_phases=options.max_phases,
                         observer=inv.observer, limits=inv.limits)

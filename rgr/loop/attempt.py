@@ -93,13 +93,13 @@ def agent_summary(result: AgentResult | None, spec: AgentSpec | None,
     return AgentSummary(
         backend=result.backend,
         session_id=result.session_id,
-        model=result.model or (str(result.raw["model"]) if result.raw.get("model") else None),
+        model=result.model,
         num_turns=result.num_turns,
         # None: the backend reports no cost (codex), which is not the same as $0.
-        cost_usd=result.cost_usd if result.cost_known else None,
+        cost_usd=result.cost_usd,
         duration_ms=result.duration_ms,
-        input_tokens=result.usage.get("input_tokens"),
-        output_tokens=result.usage.get("output_tokens"),
+        input_tokens=result.input_tokens,
+        output_tokens=result.output_tokens,
         permission_denials=len(result.permission_denials),
         prompt_version=version,
     )

@@ -46,7 +46,16 @@ from rgr.loop.sessions import (
     result_from_record,
     result_record,
 )
-from rgr.observe.events import NULL_OBSERVER, Observer, event
+from rgr.observe.events import (
+    NULL_OBSERVER,
+    AgentStreamed,
+    AttemptStarted,
+    GuardVerdict,
+    LimitStopped,
+    Observer,
+    Retry,
+    Where,
+)
 from rgr.observe.limits import LIMIT_ERROR_PREFIX, LimitReached, Limits
 from rgr.store import git, inflight
 from rgr.store.agents import AgentSpec, prompt_version
@@ -133,10 +142,9 @@ class Work:
         """How the run log names this work (``cycle 2 RED``, ``b3``, ``merge fix 2``)."""
         return f"cycle {self.cycle} {self.phase}"
 
-    def where(self, number: int, session_id: str) -> dict[str, object]:
-        """The fields every event about this attempt carries."""
-        return {"phase": str(self.phase), "cycle": self.cycle, "attempt": number,
-                "sessionId": session_id}
+    def where(self, number: int, session_id: str) -> Where:
+        """The attempt every event about it names."""
+        return Where(str(self.phase), self.cycle, number, session_id)
 
     # -- the attempt ------------------------------------------------------------------
 
@@ -228,8 +236,8 @@ class Kernel:
                     number = attempt.retry_state.attempt_number
                     self.check_limits(work, number)
                     if number > 1:
-                        self.observer.emit(event(
-                            "retry", phase=str(work.phase), cycle=work.cycle, attempt=number,
+                        self.observer.emit(Retry(
+                            phase=str(work.phase), cycle=work.cycle, attempt=number,
                             reason=last_reason))
                     work.starting(number, last_reason)
                     try:
@@ -259,9 +267,9 @@ class Kernel:
             return
         message = f"stopped before {work.phase} (cycle {work.cycle}): {hit.message}"
         hint = work.limit_reached(message, hit.limit)
-        self.observer.emit(event("limit_reached", limit=hit.limit, message=message,
-                                 phase=str(work.phase), cycle=work.cycle,
-                                 commit=str(work.base.id)))
+        self.observer.emit(LimitStopped(limit=hit.limit, message=message,
+                                        phase=str(work.phase), cycle=work.cycle,
+                                        commit=str(work.base.id)))
         raise LimitReached(
             hit.limit, f"{message}; the branch is at {str(work.base.id)[:8]}, the last "
             "verified commit", hint)
@@ -287,7 +295,7 @@ class Kernel:
             violations = work.prepare(seat, attempt)
             request = None if violations else work.request(
                 seat, attempt, lambda e: self.observer.emit(
-                    event("agent_event", **where, event=e)))
+                    AgentStreamed(where=where, event=e)))
             record = Inflight(run_id=work.prev.run_id, phase=work.phase, cycle=work.cycle,
                               attempt=number, base=str(work.base.id), session_id=session_id,
                               started_at=attempt.started.isoformat(),
@@ -307,14 +315,14 @@ class Kernel:
         return self.judge(work, attempt, result, error, tip, refused, violations)
 
     def _session(self, work: Work, attempt: Try, request: AgentRequest,
-                 where: dict[str, object], seat: Seat
+                 where: Where, seat: Seat
                  ) -> tuple[AgentResult | None, BackendError | None]:
         who = work.title(attempt.number)
-        self.observer.emit(event(
-            "attempt_started", **where, agent=work.spec.name if work.spec else None,
-            promptVersion=prompt_version(request.system_prompt_file), prompt=request.prompt,
-            systemPromptFile=str(request.system_prompt_file), maxTurns=request.max_turns,
-            maxBudgetUsd=request.max_budget_usd, model=request.model,
+        self.observer.emit(AttemptStarted(
+            where=where, agent=work.spec.name if work.spec else None,
+            prompt_version=prompt_version(request.system_prompt_file), prompt=request.prompt,
+            system_prompt_file=str(request.system_prompt_file), max_turns=request.max_turns,
+            max_budget_usd=request.max_budget_usd, model=request.model,
             sandboxed=request.launcher is not None, backend=request.backend))
         self.report(f"{who}: agent session {request.session_id[:8]} running")
         result: AgentResult | None = None
@@ -363,8 +371,8 @@ class Kernel:
             verdict.violations.append(Violation("import-refused", refused))
         elif not verdict.violations:
             verdict = work.judge(attempt, result, tip)
-            self.observer.emit(event(
-                "guard_verdict", **work.where(attempt.number, attempt.session_id),
+            self.observer.emit(GuardVerdict(
+                where=work.where(attempt.number, attempt.session_id),
                 ok=not verdict.violations, commit=str(tip.id),
                 violations=[{"rule": v.rule, "message": v.message, "path": v.path}
                             for v in verdict.violations]))

@@ -40,7 +40,7 @@ from rgr.loop.outputs import PhaseOutput
 from rgr.loop.prompting import quoted
 from rgr.loop.retry import AttemptRejected
 from rgr.observe.artifacts import MERGE_FIX_SPEND
-from rgr.observe.events import Event, Observer, Observers
+from rgr.observe.events import Event, Observer, Observers, Where
 from rgr.observe.limits import LimitReached, Limits
 from rgr.store import git, merging
 from rgr.store.agents import AgentSpec, load_agent, prompt_path
@@ -228,9 +228,8 @@ class MergeFix(Work):
     def title(self, number: int) -> str:
         return f"merge fix {number}"
 
-    def where(self, number: int, session_id: str) -> dict[str, object]:
-        return {"phase": "merge fix", "cycle": number, "attempt": number,
-                "sessionId": session_id}
+    def where(self, number: int, session_id: str) -> Where:
+        return Where("merge fix", number, number, session_id)
 
     def edit_rules(self) -> Mapping[str, object]:
         return edit_rules(self.ws.config, Phase.COMPLETE)

@@ -4,17 +4,17 @@ run log's line for the tool calls its sandbox refused."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import pydantic
 
-from rgr.backends.base import AgentResult, AgentRunError, usd
-from rgr.backends.claude import usage_of
+from rgr.backends.base import AgentResult, audit_record, session_figures
 from rgr.base.errors import BackendError
-from rgr.observe.events import Event, event
+from rgr.observe.events import AgentCalled, Where
 
 
-def describe_denials(denials: list[dict[str, Any]], limit: int = 5) -> str:
+def describe_denials(denials: Sequence[dict[str, Any]], limit: int = 5) -> str:
     """``Bash: git push origin main; Write: /etc/passwd`` for the run log (bounded)."""
     shown = []
     for denial in denials[:limit]:
@@ -32,40 +32,50 @@ def describe_denials(denials: list[dict[str, Any]], limit: int = 5) -> str:
 def result_record(result: AgentResult) -> dict[str, Any]:
     """What the in-flight record keeps of a finished session (not its raw transcript)."""
     return {"session_id": result.session_id, "num_turns": result.num_turns,
-            "cost_usd": result.cost_usd, "duration_ms": result.duration_ms,
-            "usage": dict(result.usage), "permission_denials": len(result.permission_denials),
-            "backend": result.backend, "model": result.model, "cost_known": result.cost_known}
+            "cost_usd": result.cost_usd or 0.0, "duration_ms": result.duration_ms,
+            "usage": {"input_tokens": result.input_tokens,
+                      "output_tokens": result.output_tokens,
+                      "cache_read_input_tokens": result.cache_read_input_tokens,
+                      "cache_creation_input_tokens": result.cache_creation_input_tokens},
+            "permission_denials": len(result.permission_denials),
+            "backend": result.backend, "model": result.model,
+            "cost_known": result.cost_usd is not None}
 
 
 def result_from_record(record: dict[str, Any], output: pydantic.BaseModel) -> AgentResult:
+    usage = record.get("usage") or {}
     return AgentResult(
         session_id=str(record.get("session_id", "")), output=output,
-        num_turns=int(record.get("num_turns", 0)), cost_usd=float(record.get("cost_usd", 0.0)),
-        duration_ms=int(record.get("duration_ms", 0)), usage=dict(record.get("usage", {})),
-        permission_denials=[{}] * int(record.get("permission_denials", 0)),
+        num_turns=int(record.get("num_turns", 0)),
+        cost_usd=(float(record.get("cost_usd", 0.0)) if record.get("cost_known", True)
+                  else None),
+        duration_ms=int(record.get("duration_ms", 0)),
+        input_tokens=int(usage.get("input_tokens", 0)),
+        output_tokens=int(usage.get("output_tokens", 0)),
+        cache_read_input_tokens=int(usage.get("cache_read_input_tokens", 0)),
+        cache_creation_input_tokens=int(usage.get("cache_creation_input_tokens", 0)),
+        permission_denials=({},) * int(record.get("permission_denials", 0)),
         raw={"recovered": True}, backend=str(record.get("backend") or "claude"),
-        model=record.get("model"), cost_known=bool(record.get("cost_known", True)))
+        model=record.get("model"))
 
 
-def agent_call_event(where: dict[str, Any], result: AgentResult | None,
-                     error: BackendError | None) -> Event:
-    """The ``agent_call`` event of one session: its accounting, whether it succeeded."""
-    raw: dict[str, Any] | None = result.raw if result is not None else (
-        error.raw if isinstance(error, AgentRunError) else None)
-    usage = usage_of(raw or {})
-    denials = raw.get("permission_denials") if raw else None
-    return event(
-        "agent_call", **where, ok=error is None,
-        backend=result.backend if result is not None else (raw or {}).get("backend"),
-        model=result.model if result is not None else (raw or {}).get("model"),
-        errorKind=error.kind if error else None, error=error.message[:2000] if error else None,
-        numTurns=int(raw.get("num_turns") or 0) if raw else 0,
-        # None: the backend reports no cost (codex), which is not the same as $0.
-        costUsd=None if raw and "total_cost_usd" in raw and raw["total_cost_usd"] is None
-        else usd(raw.get("total_cost_usd")) if raw else 0.0,
-        durationMs=int(raw.get("duration_ms") or 0) if raw else 0,
-        inputTokens=usage["input_tokens"], outputTokens=usage["output_tokens"],
-        cacheReadInputTokens=usage["cache_read_input_tokens"],
-        cacheCreationInputTokens=usage["cache_creation_input_tokens"],
-        permissionDenials=len(denials) if isinstance(denials, list) else 0,
-        result=raw)
+def agent_call_event(where: Where, result: AgentResult | None,
+                     error: BackendError | None) -> AgentCalled:
+    """The ``agent_call`` event of one session: its figures, whether it succeeded."""
+    outcome = result if result is not None else error
+    figures = session_figures(outcome)
+    record = audit_record(outcome)
+    kind = error.kind if error else None
+    message = error.message[:2000] if error else None
+    if figures is None:  # the session never ran, or its backend could not say
+        return AgentCalled(where=where, ok=error is None, error_kind=kind, error=message,
+                           result=record)
+    return AgentCalled(
+        where=where, ok=error is None, backend=figures.backend, model=figures.model,
+        error_kind=kind, error=message,
+        num_turns=figures.num_turns, cost_usd=figures.cost_usd,
+        duration_ms=figures.duration_ms, duration_api_ms=figures.duration_api_ms,
+        input_tokens=figures.input_tokens, output_tokens=figures.output_tokens,
+        cache_read_input_tokens=figures.cache_read_input_tokens,
+        cache_creation_input_tokens=figures.cache_creation_input_tokens,
+        permission_denials=len(figures.permission_denials), result=record)

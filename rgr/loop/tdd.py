@@ -43,7 +43,7 @@ from rgr.loop.kernel import Accepted, Exhausted, Kernel, Try, Verdict, Work, lim
 from rgr.loop.outputs import OUTPUT_MODELS, PhaseOutput, PlanOutput
 from rgr.loop.prompting import build_prompt
 from rgr.loop.retry import AttemptRejected
-from rgr.observe.events import NULL_OBSERVER, Observer, event
+from rgr.observe.events import NULL_OBSERVER, Observer, PhaseDone, PhaseStarted, TestRun
 from rgr.observe.limits import LIMIT_ERROR_PREFIX, Limits
 from rgr.store import git
 from rgr.store.agents import AgentSpec, agent_for, prompt_path
@@ -103,10 +103,10 @@ class Orchestrator:
         result = self.sealer.run_tests(commit)
         self.report(f"tests: {result.passed} passed, {result.failed} failed, "
                     f"{result.errors} errors ({result.duration_s:.1f}s)")
-        self.observer.emit(event(
-            "test_run", command=list(result.argv), exitCode=result.exit_code,
-            durationS=round(result.duration_s, 3), passed=result.passed, failed=result.failed,
-            errors=result.errors, skipped=result.skipped, timedOut=result.timed_out,
+        self.observer.emit(TestRun(
+            command=list(result.argv), exit_code=result.exit_code,
+            duration_s=round(result.duration_s, 3), passed=result.passed, failed=result.failed,
+            errors=result.errors, skipped=result.skipped, timed_out=result.timed_out,
             output=result.output or result.output_excerpt))
         self.remember_report(commit, result)
         return result
@@ -147,12 +147,12 @@ class Orchestrator:
                 f"again (raise {self.ws.config.setting('max_retries')} for more attempts)",
             ) from None
         state = done.state
-        self.observer.emit(event(
-            "phase_done", phase=str(work.phase), cycle=work.cycle, attempts=done.attempts,
+        self.observer.emit(PhaseDone(
+            phase=str(work.phase), cycle=work.cycle, attempts=done.attempts,
             commit=str(git.head_commit(self.ws.repo).id),
-            nextPhase=str(state.next_phase) if state.next_phase else None,
+            next_phase=str(state.next_phase) if state.next_phase else None,
             complete=state.phase == Phase.COMPLETE,
-            durationS=round(time.monotonic() - started, 3)))
+            duration_s=round(time.monotonic() - started, 3)))
         return state
 
     def judge_interrupted(self, prev: HandoffState, record: Inflight) -> HandoffState:
@@ -214,10 +214,10 @@ class TddPhase(Work):
         if number == 1:
             self.o.report(f"cycle {self.cycle} {self.phase}: {self.spec.name} starts")
             current = self.prev.current_test
-            self.o.observer.emit(event(
-                "phase_started", phase=str(self.phase), cycle=self.cycle, agent=self.spec.name,
-                currentTest=(current.description if current and self.phase != Phase.PLAN
-                             else None)))
+            self.o.observer.emit(PhaseStarted(
+                phase=str(self.phase), cycle=self.cycle, agent=self.spec.name,
+                current_test=(current.description if current and self.phase != Phase.PLAN
+                              else None)))
         else:
             self.o.report(f"cycle {self.cycle} {self.phase}: retry {number - 1} of "
                           f"{self.ws.config.max_retries}")

@@ -35,7 +35,17 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from rgr.observe.events import Event
+from rgr.observe.events import (
+    AgentCalled,
+    AgentStreamed,
+    AttemptStarted,
+    Event,
+    Record,
+    Retry,
+    SandboxShown,
+    TestRun,
+    to_json,
+)
 
 RUNS_DIR = Path("rgr") / "runs"
 
@@ -130,7 +140,7 @@ class RunArtifacts:
         self.events_path = self.root / "events.jsonl"
         self.summary_path = self.root / "summary.json"
         self.redact = Redactor(env)
-        self.events: list[Event] = read_events(self.events_path)
+        self.events: list[Record] = read_events(self.events_path)
         self._attempt_dir: Path | None = None
         self._stream: Any = None  # the open stream.jsonl of the running attempt
         self._tool_calls = 0  # tool_use blocks seen in the running attempt's stream
@@ -139,34 +149,34 @@ class RunArtifacts:
     # -- the observer ------------------------------------------------------------------
 
     def emit(self, event: Event) -> None:
-        kind = event["type"]
-        if kind == "agent_event":
-            self._stream_line(event["event"])
-            raw = event["event"]
-            self._tool_calls += count_tool_calls(raw)
-            if raw.get("type") == "system" and raw.get("subtype") == "api_retry":
-                self._record({**_without(event, "event"), "type": "retry", "source": "api",
-                              "retryAttempt": raw.get("attempt"),
-                              "maxRetries": raw.get("max_retries"),
-                              "errorStatus": raw.get("error_status"),
-                              "error": raw.get("error"),
-                              "delayMs": raw.get("retry_delay_ms")})
-            return
-        record = dict(event)
-        if kind == "attempt_started":
-            record = self._start_attempt(record)
-        elif kind == "agent_call":
-            record = self._finish_attempt(record)
-        elif kind == "test_run":
-            name = f"tests/{len(self.events) + 1:03d}.txt"
-            self._write(name, str(record.pop("output", "")))
-            record["outputFile"] = name
-        elif kind == "sandbox":
-            self._write("sandbox.json", json.dumps(_without(record, "type", "ts"), indent=2,
-                                                   ensure_ascii=False) + "\n")
-        if kind == "retry":
-            record.setdefault("source", "rgr")
-        self._record(record)
+        match event:
+            case AgentStreamed(event=line):
+                self._stream_line(line)
+                self._tool_calls += count_tool_calls(line)
+                if line.get("type") == "system" and line.get("subtype") == "api_retry":
+                    self._record({**_without(to_json(event), "event"), "type": "retry",
+                                  "source": "api", "retryAttempt": line.get("attempt"),
+                                  "maxRetries": line.get("max_retries"),
+                                  "errorStatus": line.get("error_status"),
+                                  "error": line.get("error"),
+                                  "delayMs": line.get("retry_delay_ms")})
+            case AttemptStarted():
+                self._record(self._start_attempt(to_json(event)))
+            case AgentCalled():
+                self._record(self._finish_attempt(event))
+            case TestRun(output=output):
+                record = _without(to_json(event), "output")
+                name = f"tests/{len(self.events) + 1:03d}.txt"
+                self._write(name, output)
+                self._record({**record, "outputFile": name})
+            case SandboxShown(note=note):
+                self._write("sandbox.json", json.dumps(note, indent=2, ensure_ascii=False)
+                            + "\n")
+                self._record(to_json(event))
+            case Retry():
+                self._record({**to_json(event), "source": "rgr"})
+            case _:
+                self._record(to_json(event))
 
     def close(self) -> None:
         """Close what is open; the folder stays usable (a later event reopens)."""
@@ -184,7 +194,7 @@ class RunArtifacts:
 
     # -- pieces ------------------------------------------------------------------------
 
-    def _record(self, record: Event) -> None:
+    def _record(self, record: Record) -> None:
         record = self.redact.data(record)
         record["seq"] = len(self.events) + 1
         self.events.append(record)
@@ -209,7 +219,7 @@ class RunArtifacts:
         path.write_text(self.redact.text(text), encoding="utf-8")
         return path
 
-    def _start_attempt(self, record: Event) -> Event:
+    def _start_attempt(self, record: Record) -> Record:
         self._close_stream()
         label = (f"attempts/{len(self.events) + 1:03d}-c{record['cycle']}-{record['phase']}"
                  f"-a{record['attempt']}")
@@ -236,17 +246,17 @@ class RunArtifacts:
         self._stream.write(json.dumps(self.redact.data(raw), ensure_ascii=False) + "\n")
         self._stream.flush()
 
-    def _finish_attempt(self, record: Event) -> Event:
-        result = record.pop("result", None)
+    def _finish_attempt(self, event: AgentCalled) -> Record:
+        record = to_json(event)
         record["toolCalls"] = self._tool_calls
-        if isinstance(result, dict) and "durationApiMs" not in record:
+        if event.result is not None:
             # The model's share of the session (summary.json's agentModelS); the rest of
             # the result goes to result.json.
-            record["durationApiMs"] = int(result.get("duration_api_ms") or 0)
+            record["durationApiMs"] = event.duration_api_ms
         if self._attempt_dir is not None:
-            if result is not None:
+            if event.result is not None:
                 self._write(str((self._attempt_dir / "result.json").relative_to(self.root)),
-                            json.dumps(self.redact.data(result), indent=2,
+                            json.dumps(self.redact.data(event.result), indent=2,
                                        ensure_ascii=False) + "\n")
             record["dir"] = str(self._attempt_dir.relative_to(self.root))
         self._close_stream()
@@ -264,13 +274,13 @@ def count_tool_calls(raw: Mapping[str, Any]) -> int:
     return sum(1 for b in content if isinstance(b, dict) and b.get("type") == "tool_use")
 
 
-def _without(event: Event, *keys: str) -> Event:
-    return {k: v for k, v in event.items() if k not in keys}
+def _without(record: Record, *keys: str) -> Record:
+    return {k: v for k, v in record.items() if k not in keys}
 
 
-def read_events(path: Path) -> list[Event]:
+def read_events(path: Path) -> list[Record]:
     """The events of ``events.jsonl``; a torn last line (rgr killed mid-write) is skipped."""
-    events: list[Event] = []
+    events: list[Record] = []
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
     except FileNotFoundError:

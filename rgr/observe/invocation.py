@@ -11,7 +11,7 @@ from contextlib import contextmanager
 from rgr import __version__
 from rgr.base.errors import PhaseFailed, RgrError
 from rgr.observe.artifacts import RunArtifacts
-from rgr.observe.events import Observers, event
+from rgr.observe.events import InvocationFinished, InvocationStarted, Observers
 from rgr.observe.limits import LimitReached, Limits, usd
 from rgr.observe.summary import summarize
 from rgr.observe.view import PlainView, make_view
@@ -41,8 +41,9 @@ def observed(ws: Workspace, command: str, run_id: str, feature: str | None,
     artifacts = RunArtifacts(ws.git_dir, run_id, ws.env)
     observer = Observers([artifacts, view, limits])
     inv = Invocation(observer, view, artifacts, limits)
-    observer.emit(event("invocation_started", command=command, runId=run_id, feature=feature,
-                        branch=branch, limits=limits.as_dict(), rgrVersion=__version__))
+    observer.emit(InvocationStarted(command=command, run_id=run_id, feature=feature,
+                                    branch=branch, limits=limits.as_dict(),
+                                    rgr_version=__version__))
     try:
         with view:
             yield inv
@@ -62,8 +63,8 @@ def observed(ws: Workspace, command: str, run_id: str, feature: str | None,
         inv.outcome, inv.message = "crashed", f"{type(exc).__name__}: {exc}"
         raise
     finally:
-        observer.emit(event("invocation_finished", outcome=inv.outcome, message=inv.message,
-                            spentUsd=round(limits.spent_usd, 6)))
+        observer.emit(InvocationFinished(outcome=inv.outcome, message=inv.message,
+                                         spent_usd=round(limits.spent_usd, 6)))
         artifacts.close()
         if view.tally.sessions or inv.outcome != "error":
             view.always(f"spent {view.tally.line()}")

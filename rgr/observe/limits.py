@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rgr.base.errors import RgrError
-from rgr.observe.events import Event
+from rgr.observe.events import AgentCalled, Event
 
 #: errorDetails.type of a note whose phase was stopped by a limit: ``limit-<name>``.
 LIMIT_ERROR_PREFIX = "limit-"
@@ -51,7 +51,7 @@ class Limits:
     """Spending and progress of this invocation against its limits (None: no limit).
 
     An observer: it counts the cost of every agent call (failed ones included) from the
-    ``agent_call`` events.
+    ``AgentCalled`` events.
     """
 
     max_budget_usd: float | None = None
@@ -76,8 +76,9 @@ class Limits:
                 "maxMinutes": self.max_minutes}
 
     def emit(self, event: Event) -> None:
-        if event["type"] == "agent_call":
-            self.spent_usd += float(event.get("costUsd") or 0.0)
+        match event:
+            case AgentCalled(cost_usd=cost):
+                self.spent_usd += cost or 0.0
 
     def elapsed_s(self) -> float:
         return self.clock() - self.started

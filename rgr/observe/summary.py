@@ -1,7 +1,10 @@
 """``summary.json``: a run's figures, computed from its events (rgr.observe.events).
 
 A pure function of the event list, so the summary can always be rebuilt from
-``events.jsonl`` and never disagrees with it. Costs and tokens are the agent's own
+``events.jsonl`` and never disagrees with it. It reads the recorded lines, not the
+typed events: they carry what the run folder adds (``toolCalls``, ``durationApiMs``,
+the CLI's own API retries) and may come from an older rgr; each line is matched on the
+``kind`` of the event class that wrote it. Costs and tokens are the agent's own
 accounting (claude's ``total_cost_usd`` and ``modelUsage``), summed over every session,
 failed and rejected ones included: money spent on a rejected attempt is still spent.
 
@@ -19,7 +22,19 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from rgr.observe.events import Event
+from rgr.observe.events import (
+    AgentCalled,
+    AttemptStarted,
+    GuardVerdict,
+    InvocationFinished,
+    InvocationStarted,
+    LimitStopped,
+    PhaseDone,
+    PhaseStarted,
+    Record,
+    Retry,
+    TestRun,
+)
 
 SUMMARY_VERSION = 1
 
@@ -37,7 +52,7 @@ def _zero() -> dict[str, Any]:
     }
 
 
-def summarize(events: list[Event]) -> dict[str, Any]:
+def summarize(events: list[Record]) -> dict[str, Any]:
     totals = _zero()
     phases: dict[tuple[int, str], dict[str, Any]] = {}
     invocations: list[dict[str, Any]] = []
@@ -47,7 +62,7 @@ def summarize(events: list[Event]) -> dict[str, Any]:
     backends: dict[str, dict[str, Any]] = {}
     session_started: dict[tuple[object, ...], str | None] = {}
 
-    def phase_of(event: Event) -> dict[str, Any] | None:
+    def phase_of(event: Record) -> dict[str, Any] | None:
         if "phase" not in event or "cycle" not in event:
             return None
         key = (int(event["cycle"]), str(event["phase"]))
@@ -61,76 +76,77 @@ def summarize(events: list[Event]) -> dict[str, Any]:
         kind = event.get("type")
         target = phase_of(event)
         buckets = [totals] + ([target] if target is not None else [])
-        if kind == "invocation_started":
-            run.update({k: event.get(k) for k in ("runId", "feature", "branch", "rgrVersion")
-                        if event.get(k) is not None})
-            invocations.append({"command": event.get("command"), "startedAt": event.get("ts"),
-                                "finishedAt": None, "outcome": "running",
-                                "limits": event.get("limits")})
-            stop = None
-        elif kind == "invocation_finished":
-            if invocations:
-                invocations[-1].update(finishedAt=event.get("ts"),
-                                       outcome=event.get("outcome"),
-                                       message=event.get("message"))
-        elif kind == "phase_started" and target is not None:
-            target["agent"] = event.get("agent")
-            target["outcome"] = "running"
-            current = (target["cycle"], target["phase"])
-        elif kind == "attempt_started" and target is not None:
-            target["attempts"] = max(target["attempts"], int(event.get("attempt") or 0))
-            session_started[_session_key(event)] = event.get("ts")
-        elif kind == "agent_call":
-            if target is not None:
-                # Which CLI and model ran the phase's sessions (the last one wins).
-                target["backend"] = event.get("backend") or "claude"
-                target["model"] = event.get("model")
-            backend = backends.setdefault(str(event.get("backend") or "claude"), {
-                "sessions": 0, "costReported": True, "inputTokens": 0, "outputTokens": 0})
-            backend["sessions"] += 1
-            backend["inputTokens"] += int(event.get("inputTokens") or 0)
-            backend["outputTokens"] += int(event.get("outputTokens") or 0)
-            if "costUsd" in event and event["costUsd"] is None:
-                backend["costReported"] = False  # codex reports tokens, not cost
-            for bucket in buckets:
-                bucket["agentCalls"] += 1
-                bucket["failedAgentCalls"] += 0 if event.get("ok") else 1
-                bucket["turns"] += int(event.get("numTurns") or 0)
-                bucket["costUsd"] += float(event.get("costUsd") or 0.0)
-                bucket["agentDurationS"] += (event.get("durationMs") or 0) / 1000
-            wall, model = _session_times(event, session_started.pop(_session_key(event), None))
-            for bucket in buckets:
-                bucket["agentWallS"] += wall
-                bucket["agentModelS"] += model
-                bucket["agentOtherS"] += wall - model
-            for bucket in buckets:
-                bucket["permissionDenials"] += int(event.get("permissionDenials") or 0)
-                for name in _TOKEN_FIELDS:
-                    bucket[name] += int(event.get(name) or 0)
-                bucket["toolCalls"] += int(event.get("toolCalls") or 0)
-        elif kind == "test_run":
-            # Test runs belong to the phase that is running, if any (the baseline does not).
-            if current is not None and current in phases:
-                buckets = [totals, phases[current]]
-            for bucket in buckets:
-                bucket["testRuns"] += 1
-                bucket["testDurationS"] += float(event.get("durationS") or 0.0)
-        elif kind == "guard_verdict" and not event.get("ok"):
-            for bucket in buckets:
-                bucket["guardRejections"] += 1
-        elif kind == "retry":
-            field = "apiRetries" if event.get("source") == "api" else "retries"
-            for bucket in buckets:
-                bucket[field] += 1
-        elif kind == "phase_done" and target is not None:
-            target.update(outcome="complete" if event.get("complete") else "verified",
-                          commit=event.get("commit"), durationS=event.get("durationS"),
-                          attempts=event.get("attempts"))
-            current = None
-        elif kind == "limit_reached":
-            stop = {"limit": event.get("limit"), "message": event.get("message"),
-                    "at": event.get("ts")}
-        if kind == "invocation_finished" and current is not None and current in phases:
+        match kind:
+            case InvocationStarted.kind:
+                run.update({k: event.get(k) for k in ("runId", "feature", "branch", "rgrVersion")
+                            if event.get(k) is not None})
+                invocations.append({"command": event.get("command"), "startedAt": event.get("ts"),
+                                    "finishedAt": None, "outcome": "running",
+                                    "limits": event.get("limits")})
+                stop = None
+            case InvocationFinished.kind:
+                if invocations:
+                    invocations[-1].update(finishedAt=event.get("ts"),
+                                           outcome=event.get("outcome"),
+                                           message=event.get("message"))
+            case PhaseStarted.kind if target is not None:
+                target["agent"] = event.get("agent")
+                target["outcome"] = "running"
+                current = (target["cycle"], target["phase"])
+            case AttemptStarted.kind if target is not None:
+                target["attempts"] = max(target["attempts"], int(event.get("attempt") or 0))
+                session_started[_session_key(event)] = event.get("ts")
+            case AgentCalled.kind:
+                if target is not None:
+                    # Which CLI and model ran the phase's sessions (the last one wins).
+                    target["backend"] = event.get("backend") or "claude"
+                    target["model"] = event.get("model")
+                backend = backends.setdefault(str(event.get("backend") or "claude"), {
+                    "sessions": 0, "costReported": True, "inputTokens": 0, "outputTokens": 0})
+                backend["sessions"] += 1
+                backend["inputTokens"] += int(event.get("inputTokens") or 0)
+                backend["outputTokens"] += int(event.get("outputTokens") or 0)
+                if "costUsd" in event and event["costUsd"] is None:
+                    backend["costReported"] = False  # codex reports tokens, not cost
+                for bucket in buckets:
+                    bucket["agentCalls"] += 1
+                    bucket["failedAgentCalls"] += 0 if event.get("ok") else 1
+                    bucket["turns"] += int(event.get("numTurns") or 0)
+                    bucket["costUsd"] += float(event.get("costUsd") or 0.0)
+                    bucket["agentDurationS"] += (event.get("durationMs") or 0) / 1000
+                wall, model = _session_times(event, session_started.pop(_session_key(event), None))
+                for bucket in buckets:
+                    bucket["agentWallS"] += wall
+                    bucket["agentModelS"] += model
+                    bucket["agentOtherS"] += wall - model
+                for bucket in buckets:
+                    bucket["permissionDenials"] += int(event.get("permissionDenials") or 0)
+                    for name in _TOKEN_FIELDS:
+                        bucket[name] += int(event.get(name) or 0)
+                    bucket["toolCalls"] += int(event.get("toolCalls") or 0)
+            case TestRun.kind:
+                # Test runs belong to the phase that is running, if any (the baseline does not).
+                if current is not None and current in phases:
+                    buckets = [totals, phases[current]]
+                for bucket in buckets:
+                    bucket["testRuns"] += 1
+                    bucket["testDurationS"] += float(event.get("durationS") or 0.0)
+            case GuardVerdict.kind if not event.get("ok"):
+                for bucket in buckets:
+                    bucket["guardRejections"] += 1
+            case Retry.kind:
+                field = "apiRetries" if event.get("source") == "api" else "retries"
+                for bucket in buckets:
+                    bucket[field] += 1
+            case PhaseDone.kind if target is not None:
+                target.update(outcome="complete" if event.get("complete") else "verified",
+                              commit=event.get("commit"), durationS=event.get("durationS"),
+                              attempts=event.get("attempts"))
+                current = None
+            case LimitStopped.kind:
+                stop = {"limit": event.get("limit"), "message": event.get("message"),
+                        "at": event.get("ts")}
+        if kind == InvocationFinished.kind and current is not None and current in phases:
             if phases[current]["outcome"] == "running":
                 phases[current]["outcome"] = str(event.get("outcome") or "stopped")
             current = None
@@ -160,11 +176,11 @@ def summarize(events: list[Event]) -> dict[str, Any]:
     }
 
 
-def _session_key(event: Event) -> tuple[object, ...]:
+def _session_key(event: Record) -> tuple[object, ...]:
     return (event.get("cycle"), event.get("phase"), event.get("attempt"))
 
 
-def _session_times(call: Event, started: str | None) -> tuple[float, float]:
+def _session_times(call: Record, started: str | None) -> tuple[float, float]:
     """(wall, model) seconds of the session that ``call`` ends. Wall from its
     attempt_started (or, when that is missing, the agent's own duration); model time
     as the agent reports it (its API time, else its whole duration), never above wall."""
@@ -176,7 +192,7 @@ def _session_times(call: Event, started: str | None) -> tuple[float, float]:
 
 
 def _time_split(totals: dict[str, Any], invocations: list[dict[str, Any]],
-                events: list[Event]) -> dict[str, float]:
+                events: list[Record]) -> dict[str, float]:
     """The run's wall time (a running invocation counted up to the last event) as
     model + agent other + tests + rgr."""
     last = events[-1].get("ts") if events else None

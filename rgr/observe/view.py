@@ -29,7 +29,19 @@ from rich.table import Table
 from rich.text import Text
 
 from rgr.base.ui import make_console
-from rgr.observe.events import Event
+from rgr.observe.events import (
+    AgentCalled,
+    AgentStreamed,
+    AttemptStarted,
+    Event,
+    GuardVerdict,
+    LimitStopped,
+    PhaseDone,
+    PhaseStarted,
+    Retry,
+    TestRun,
+    Where,
+)
 
 QUIET, NORMAL, VERBOSE = 0, 1, 2
 #: A line only -q shows (at higher levels a progress message already says it).
@@ -97,23 +109,23 @@ class _Tally:
         self.phase_uncosted = 0
 
     def add(self, event: Event) -> None:
-        kind = event["type"]
-        if kind == "phase_started":
-            self.phase_cost, self.phase_turns, self.phase_uncosted = 0.0, 0, 0
-        elif kind == "agent_call":
-            self.sessions += 1
-            if "costUsd" in event and event["costUsd"] is None:
-                self.uncosted += 1
-                self.phase_uncosted += 1
-            self.cost += float(event.get("costUsd") or 0.0)
-            self.phase_cost += float(event.get("costUsd") or 0.0)
-            self.phase_turns += int(event.get("numTurns") or 0)
-            self.input_tokens += int(event.get("inputTokens") or 0)
-            self.output_tokens += int(event.get("outputTokens") or 0)
-        elif kind == "retry":
-            self.retries += 1
-        elif kind == "guard_verdict" and not event.get("ok"):
-            self.rejections += 1
+        match event:
+            case PhaseStarted():
+                self.phase_cost, self.phase_turns, self.phase_uncosted = 0.0, 0, 0
+            case AgentCalled():
+                self.sessions += 1
+                if event.cost_usd is None:
+                    self.uncosted += 1
+                    self.phase_uncosted += 1
+                self.cost += event.cost_usd or 0.0
+                self.phase_cost += event.cost_usd or 0.0
+                self.phase_turns += event.num_turns
+                self.input_tokens += event.input_tokens
+                self.output_tokens += event.output_tokens
+            case Retry():
+                self.retries += 1
+            case GuardVerdict(ok=False):
+                self.rejections += 1
 
     def line(self) -> str:
         uncosted = (f" ({self.uncosted} without a cost: codex reports tokens only)"
@@ -166,39 +178,38 @@ def agent_lines(where: str, raw: dict[str, Any], turn: int) -> list[tuple[int, s
     return out
 
 
+def _where(where: Where) -> str:
+    return f"cycle {where.cycle} {where.phase}"
+
+
 def event_lines(event: Event, tally: _Tally) -> list[tuple[int, str]]:
     """Lines for rgr's own events (not the agent's stream)."""
-    kind = event["type"]
-    where = f"cycle {event.get('cycle')} {event.get('phase')}"
-    if kind == "agent_call":
-        who = " ".join(str(p) for p in (event.get("backend"), event.get("model")) if p)
-        cost = event.get("costUsd")
-        text = (f"{where}: {who + ' ' if who else ''}session {str(event.get('sessionId'))[:8]} "
-                f"{'done' if event.get('ok') else 'failed (' + str(event.get('errorKind')) + ')'}"
-                f" in {int(event.get('durationMs') or 0) / 1000:.1f}s, "
-                f"{event.get('numTurns')} turns, "
-                + ("cost not reported, " if "costUsd" in event and cost is None
-                   else f"${float(cost or 0):.4f}, ")
-                + f"{_tokens(int(event.get('inputTokens') or 0))} in / "
-                f"{_tokens(int(event.get('outputTokens') or 0))} out")
-        return [(VERBOSE, text)]
-    if kind == "guard_verdict" and not event.get("ok"):
-        violations = event.get("violations") or [{}]
-        first = violations[0]
-        return [(QUIET_ONLY, f"{where}: rejected: {first.get('rule')}: "
-                        f"{_clip(str(first.get('message')), 200)}")]
-    if kind == "phase_done":
-        attempts = int(event.get("attempts") or 1)
-        after = "feature complete" if event.get("complete") else f"next: {event.get('nextPhase')}"
-        return [(QUIET, f"{where}: ✓ verified {str(event.get('commit'))[:8]} in "
-                        f"{float(event.get('durationS') or 0):.1f}s, "
-                        + (f"${tally.phase_cost:.4f}, " if not tally.phase_uncosted
-                           else "cost not reported, ")
-                        + f"{tally.phase_turns} turns"
-                        + (f", {attempts} attempts" if attempts > 1 else "")
-                        + f" ({after}); so far ${tally.cost:.4f}")]
-    if kind == "limit_reached":
-        return [(QUIET, f"limit reached: {event.get('message')}")]
+    match event:
+        case AgentCalled(where=where):
+            who = " ".join(p for p in (event.backend, event.model) if p)
+            outcome = "done" if event.ok else f"failed ({event.error_kind})"
+            text = (f"{_where(where)}: {who + ' ' if who else ''}session "
+                    f"{where.session_id[:8]} {outcome} in {event.duration_ms / 1000:.1f}s, "
+                    f"{event.num_turns} turns, "
+                    + ("cost not reported, " if event.cost_usd is None
+                       else f"${event.cost_usd:.4f}, ")
+                    + f"{_tokens(event.input_tokens)} in / {_tokens(event.output_tokens)} out")
+            return [(VERBOSE, text)]
+        case GuardVerdict(where=where, ok=False, violations=violations):
+            first = (violations or [{}])[0]
+            return [(QUIET_ONLY, f"{_where(where)}: rejected: {first.get('rule')}: "
+                                 f"{_clip(str(first.get('message')), 200)}")]
+        case PhaseDone():
+            after = ("feature complete" if event.complete else f"next: {event.next_phase}")
+            return [(QUIET, f"cycle {event.cycle} {event.phase}: ✓ verified "
+                            f"{event.commit[:8]} in {event.duration_s:.1f}s, "
+                            + (f"${tally.phase_cost:.4f}, " if not tally.phase_uncosted
+                               else "cost not reported, ")
+                            + f"{tally.phase_turns} turns"
+                            + (f", {event.attempts} attempts" if event.attempts > 1 else "")
+                            + f" ({after}); so far ${tally.cost:.4f}")]
+        case LimitStopped(message=message):
+            return [(QUIET, f"limit reached: {message}")]
     return []
 
 
@@ -245,13 +256,11 @@ class PlainView:
         return self.verbosity == QUIET if level == QUIET_ONLY else self.verbosity >= level
 
     def _lines(self, event: Event) -> list[tuple[int, str]]:
-        if event["type"] == "agent_event":
-            raw = event["event"]
-            session = str(event.get("sessionId"))
-            if raw.get("type") == "assistant":
+        if isinstance(event, AgentStreamed):
+            line, session = event.event, event.where.session_id
+            if line.get("type") == "assistant":
                 self._turns[session] = self._turns.get(session, 0) + 1
-            where = f"cycle {event.get('cycle')} {event.get('phase')}"
-            return agent_lines(where, raw, self._turns.get(session, 0))
+            return agent_lines(_where(event.where), line, self._turns.get(session, 0))
         return event_lines(event, self.tally)
 
 
@@ -264,7 +273,7 @@ class LiveView(PlainView):
         self.title = title
         self.limits = limits or {}
         self.started = time.monotonic()
-        self.phase: dict[str, Any] | None = None
+        self.phase: PhaseStarted | None = None
         self.phase_started = 0.0
         self.attempt = 1
         self.tools: list[str] = []
@@ -290,48 +299,31 @@ class LiveView(PlainView):
         self.console.print(Text.assemble((stamp, "dim"), " ", text))
 
     def emit(self, event: Event) -> None:
-        kind = event["type"]
-        if kind == "phase_started":
-            self.phase = event
-            self.phase_started = time.monotonic()
-            self.attempt = 1
-            self.tools = []
-            self.activity = f"{event.get('agent')} starting"
-        elif kind == "attempt_started":
-            self.attempt = int(event.get("attempt") or 1)
-            self.tools = []
-            self.activity = (f"{event.get('backend') or 'agent'} session "
-                             f"{str(event.get('sessionId'))[:8]}"
-                             + (f" ({event['model']})" if event.get("model") else "")
-                             + " thinking")
-        elif kind == "agent_event":
-            raw = event["event"]
-            if raw.get("type") == "assistant":
-                turn = self._turns.get(str(event.get("sessionId")), 0) + 1
-                for block in (raw.get("message") or {}).get("content") or []:
-                    if isinstance(block, dict) and block.get("type") == "tool_use":
-                        self.tools.append(f"turn {turn}  "
-                                          + describe_tool(str(block.get("name")),
-                                                          block.get("input")))
-                self.activity = "running a tool"
-            elif raw.get("type") == "user":
-                self.activity = "thinking"
-            elif raw.get("type") == "system" and raw.get("subtype") == "api_retry":
-                self.activity = (f"API {raw.get('error_status') or raw.get('error')}: "
-                                 f"{raw.get('backend') or 'claude'} retries "
-                                 f"({raw.get('attempt')}/"
-                                 f"{raw.get('max_retries')})")
-        elif kind == "agent_call":
-            self.activity = "checking the commit"
-        elif kind == "test_run":
-            self.last_tests = (f"{event.get('passed')} passed, {event.get('failed')} failed, "
-                               f"{event.get('errors')} errors "
-                               f"({float(event.get('durationS') or 0):.1f}s)")
-        elif kind == "phase_done":
-            self.done_phases += 1
-            self.activity = "verified"
-        elif kind == "retry" and event.get("source") != "api":
-            self.activity = "retrying"
+        match event:
+            case PhaseStarted():
+                self.phase = event
+                self.phase_started = time.monotonic()
+                self.attempt = 1
+                self.tools = []
+                self.activity = f"{event.agent} starting"
+            case AttemptStarted(where=where):
+                self.attempt = where.attempt
+                self.tools = []
+                self.activity = (f"{event.backend or 'agent'} session {where.session_id[:8]}"
+                                 + (f" ({event.model})" if event.model else "")
+                                 + " thinking")
+            case AgentStreamed(where=where, event=line):
+                self._watch_stream(where, line)
+            case AgentCalled():
+                self.activity = "checking the commit"
+            case TestRun():
+                self.last_tests = (f"{event.passed} passed, {event.failed} failed, "
+                                   f"{event.errors} errors ({event.duration_s:.1f}s)")
+            case PhaseDone():
+                self.done_phases += 1
+                self.activity = "verified"
+            case Retry():  # rgr's own retry (the CLI's API retries are stream lines)
+                self.activity = "retrying"
         # Lines for the scrolling log; tool calls only show in the panel unless -v.
         self.tally.add(event)
         for level, text in self._lines(event):
@@ -339,6 +331,21 @@ class LiveView(PlainView):
                 continue
             if self.shows(level):
                 self.line(text)
+
+    def _watch_stream(self, where: Where, line: dict[str, Any]) -> None:
+        if line.get("type") == "assistant":
+            turn = self._turns.get(where.session_id, 0) + 1
+            for block in (line.get("message") or {}).get("content") or []:
+                if isinstance(block, dict) and block.get("type") == "tool_use":
+                    self.tools.append(f"turn {turn}  " + describe_tool(
+                        str(block.get("name")), block.get("input")))
+            self.activity = "running a tool"
+        elif line.get("type") == "user":
+            self.activity = "thinking"
+        elif line.get("type") == "system" and line.get("subtype") == "api_retry":
+            self.activity = (f"API {line.get('error_status') or line.get('error')}: "
+                             f"{line.get('backend') or 'claude'} retries "
+                             f"({line.get('attempt')}/{line.get('max_retries')})")
 
     def __call__(self, message: str) -> None:
         # What the panel shows itself (the phase starting, the session, the test run)
@@ -353,10 +360,10 @@ class LiveView(PlainView):
         head.add_column(style="bold")
         head.add_column()
         if self.phase is not None:
-            test = self.phase.get("currentTest")
+            test = self.phase.current_test
             head.add_row(
-                f"cycle {self.phase.get('cycle')} · {self.phase.get('phase')}",
-                f"{self.phase.get('agent')}  attempt {self.attempt}  "
+                f"cycle {self.phase.cycle} · {self.phase.phase}",
+                f"{self.phase.agent}  attempt {self.attempt}  "
                 f"phase {_clock(now - self.phase_started)}"
                 + (f"  test: {test}" if test else ""))
         else:

@@ -17,7 +17,7 @@ import json
 import shlex
 import uuid
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import pydantic
@@ -33,7 +33,7 @@ from rgr.loop.kernel import Accepted, Exhausted, Kernel, Try, Verdict, Work, lim
 from rgr.loop.outputs import PhaseOutput
 from rgr.loop.retry import AttemptRejected
 from rgr.loop.sessions import agent_call_event
-from rgr.observe.events import NULL_OBSERVER, Observer
+from rgr.observe.events import NULL_OBSERVER, Observer, Where
 from rgr.observe.limits import LimitReached, Limits
 from rgr.refactor.checks import check_batch_commits, commit_prefix
 from rgr.refactor.index import build_index, context_packet, overview
@@ -144,8 +144,7 @@ class RefactorEngine:
             self.report(f"plan: planner session {session_id[:8]} (attempt {attempt} of "
                         f"{MAX_PLAN_ATTEMPTS})")
             prompt = self._planner_prompt(goal, index_text=overview(index), brief=brief)
-            where = {"phase": "refactor plan", "cycle": 0, "attempt": attempt,
-                     "sessionId": session_id}
+            where = Where("refactor plan", 0, attempt, session_id)
             try:
                 # The planner's answer is all that counts: its copy, commits and all,
                 # is dropped when the session ends.
@@ -449,8 +448,8 @@ class RefactorBatch(Work):
     def title(self, number: int) -> str:
         return self.batch.id
 
-    def where(self, number: int, session_id: str) -> dict[str, object]:
-        return {**super().where(number, session_id), "batch": self.batch.id}
+    def where(self, number: int, session_id: str) -> Where:
+        return replace(super().where(number, session_id), batch=self.batch.id)
 
     def starting(self, number: int, last_reason: str) -> None:
         if number > 1:

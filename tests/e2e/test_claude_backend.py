@@ -136,11 +136,12 @@ def test_session_writes_commits_and_returns_validated_output(h: Harness) -> None
 
     # claude's own accounting agrees with what the server reported.
     usage = server.usage[request.session_id]
-    assert result.usage["input_tokens"] == usage.input_tokens
-    assert result.usage["output_tokens"] == usage.output_tokens
-    assert result.cost_usd > 0
+    assert result.input_tokens == usage.input_tokens
+    assert result.output_tokens == usage.output_tokens
+    assert result.cost_usd is not None and result.cost_usd > 0
+    assert result.backend == "claude" and result.model is not None
     assert result.num_turns >= 3
-    assert result.permission_denials == []
+    assert result.permission_denials == ()
 
     scripted = [r for r in server.requests if r.script_index == 0]
     assert [r.turn for r in scripted] == [0, 1, 2]
