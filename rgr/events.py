@@ -9,8 +9,8 @@ orchestrator does, except ``Limits``, which the orchestrator asks before each at
 Event types, in the order a phase produces them:
 
 - ``invocation_started`` (command, runId, feature, branch, limits, rgrVersion) and
-  ``invocation_finished`` (outcome: complete | paused | stopped | failed | interrupted
-  | error, message) around each ``rgr run``/``rgr resume``;
+  ``invocation_finished`` (outcome: complete | paused | stopped | failed
+  | needs-attention | interrupted | error, message) around each ``rgr run``/``rgr resume``;
 - ``test_run`` (command, exitCode, durationS, passed, failed, errors, skipped,
   timedOut, output): one per real test run;
 - ``phase_started`` (phase, cycle, agent, currentTest);
@@ -24,6 +24,9 @@ Event types, in the order a phase produces them:
 - ``guard_verdict`` (phase, cycle, attempt, ok, commit, violations);
 - ``retry`` (phase, cycle, attempt, reason, backendSide): before attempt 2, 3, ...;
 - ``phase_done`` (phase, cycle, attempts, commit, nextPhase, durationS);
+- ``needs_attention`` (phase, cycle, attempt, sessionId, kind, reason, commit, kept): the
+  agent said its task cannot be done honestly; the run stops, no retry (not a
+  ``guard_verdict``: nothing was judged);
 - ``limit_reached`` (limit, message, phase, cycle).
 """
 

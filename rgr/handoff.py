@@ -71,6 +71,12 @@ class Phase(StrEnum):
     COMPLETE = "COMPLETE"
 
 
+#: ``errorDetails.type`` of a note saying an agent took the honest way out (its task
+#: cannot be done honestly), followed by the kind it gave: on the kept commits of that
+#: attempt, if any, and on the last verified commit's note, where the run stopped.
+NEEDS_ATTENTION_PREFIX = "needs-attention:"
+
+
 #: The fixed cycle. PLAN may also go to COMPLETE, which the orchestrator decides.
 FOLLOWS = {
     Phase.PLAN: Phase.RED,
@@ -258,6 +264,12 @@ class HandoffState(CamelModel):
     @property
     def is_error(self) -> bool:
         return self.error is not None
+
+    @property
+    def needs_attention(self) -> bool:
+        """Did an agent stop the run by saying its task cannot be done honestly?"""
+        return self.error_details is not None and \
+            self.error_details.type.startswith(NEEDS_ATTENTION_PREFIX)
 
 
 _PhaseName = Literal["PLAN", "RED", "GREEN", "REFACTOR", "COMPLETE"]

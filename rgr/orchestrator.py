@@ -30,7 +30,7 @@ from rgr.agents import AgentSpec, agent_for, prompt_path
 from rgr.attempt import Sealer, Seat, tests_summary
 from rgr.backends.base import AgentRequest, AgentResult, Backend
 from rgr.config import TestCommand
-from rgr.errors import BackendError, PhaseFailed
+from rgr.errors import BackendError, NeedsAttention, PhaseFailed
 from rgr.events import NULL_OBSERVER, Observer, event
 from rgr.guards import (
     Violation,
@@ -41,6 +41,7 @@ from rgr.guards import (
 )
 from rgr.handoff import (
     FOLLOWS,
+    NEEDS_ATTENTION_PREFIX,
     ErrorDetails,
     HandoffState,
     Phase,
@@ -49,7 +50,17 @@ from rgr.handoff import (
 )
 from rgr.inflight import Inflight
 from rgr.limits import LIMIT_ERROR_PREFIX, Limits
-from rgr.loop.kernel import Accepted, Exhausted, Kernel, Try, Verdict, Work, limit_note
+from rgr.loop.kernel import (
+    Accepted,
+    Declined,
+    Exhausted,
+    Kernel,
+    Try,
+    Verdict,
+    Work,
+    limit_note,
+    needs_attention_note,
+)
 from rgr.outputs import OUTPUT_MODELS, PhaseOutput, PlanOutput
 from rgr.prompting import build_prompt
 from rgr.retry import AttemptRejected
@@ -145,6 +156,8 @@ class Orchestrator:
                 "see `rgr history --all` for the rejected attempts, then `rgr resume` to try "
                 f"again (raise {self.ws.config.setting('max_retries')} for more attempts)",
             ) from None
+        except Declined as declined:
+            raise self._needs_attention(work, declined) from None
         state = done.state
         self.observer.emit(event(
             "phase_done", phase=str(work.phase), cycle=work.cycle, attempts=done.attempts,
@@ -166,7 +179,24 @@ class Orchestrator:
                                              "was recorded; the attempt is redone")],
                                   "The previous attempt was interrupted.", backend_side=False)
         work = TddPhase(self, prev, base, before, phase=record.phase, cycle=record.cycle)
-        return self.kernel.judge_interrupted(work, record).state
+        try:
+            return self.kernel.judge_interrupted(work, record).state
+        except Declined as declined:
+            raise self._needs_attention(work, declined) from None
+
+    def _needs_attention(self, work: TddPhase, declined: Declined) -> NeedsAttention:
+        """The agent took the honest way out: its reason on the last verified commit's
+        note; the run stops for a person (no further attempt)."""
+        needs_attention_note(self.ws, work, declined)
+        kept = f"; its commits are kept at {declined.kept}" if declined.kept else ""
+        return NeedsAttention(
+            f"{work.phase} (cycle {work.cycle}) needs attention: the agent says it cannot "
+            f"be done honestly ({declined.way_out.kind}): {declined.way_out.reason}. The "
+            f"branch is at {str(work.base.id)[:8]}, the last verified commit{kept}",
+            "decide what is wrong: edit test-list.md or the test and commit, then `rgr "
+            "resume` (it tries the phase again, telling the agent the reason); `rgr "
+            "rollback` to an earlier handoff to redo it; or a new `rgr run` with a clearer "
+            "feature")
 
     def _record_exhausted(self, work: TddPhase, out: Exhausted) -> None:
         """Retries exhausted: the error goes on the last verified commit's note, whose
@@ -375,6 +405,13 @@ def _resume_brief(prev: HandoffState) -> str | None:
     if not prev.error or (prev.error_details is not None
                           and prev.error_details.type.startswith(LIMIT_ERROR_PREFIX)):
         return None
+    if prev.error_details is not None and \
+            prev.error_details.type.startswith(NEEDS_ATTENTION_PREFIX):
+        return ("The last run of this phase stopped: its agent said the task cannot be "
+                "done honestly, because: " + prev.error_details.message[:3000] + "\nA "
+                "person has resumed the run since (and may have changed the test list, the "
+                "tests or the code). If the task still cannot be done honestly, say so "
+                "again; never weaken or skip a test to get past it.")
     details = prev.error_details.message if prev.error_details else prev.error or ""
     return ("The last run of this phase failed and was rolled back. What went wrong:\n"
             + details[:3000])

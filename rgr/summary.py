@@ -33,7 +33,8 @@ def _zero() -> dict[str, Any]:
         **dict.fromkeys(_TOKEN_FIELDS, 0),
         "costUsd": 0.0, "agentDurationS": 0.0, "agentWallS": 0.0, "agentModelS": 0.0,
         "agentOtherS": 0.0, "testRuns": 0, "testDurationS": 0.0,
-        "retries": 0, "apiRetries": 0, "guardRejections": 0, "permissionDenials": 0,
+        "retries": 0, "apiRetries": 0, "guardRejections": 0, "needsAttention": 0,
+        "permissionDenials": 0,
     }
 
 
@@ -127,6 +128,15 @@ def summarize(events: list[Event]) -> dict[str, Any]:
                           commit=event.get("commit"), durationS=event.get("durationS"),
                           attempts=event.get("attempts"))
             current = None
+        elif kind == "needs_attention":
+            # The honest way out: counted apart from rejections (nothing was judged).
+            for bucket in buckets:
+                bucket["needsAttention"] += 1
+            if target is not None:
+                target["outcome"] = "needs-attention"
+                current = None
+            stop = {"needsAttention": event.get("kind"), "message": event.get("reason"),
+                    "at": event.get("ts")}
         elif kind == "limit_reached":
             stop = {"limit": event.get("limit"), "message": event.get("message"),
                     "at": event.get("ts")}

@@ -26,7 +26,7 @@ from rgr.daemon.gitcli import Git
 from rgr.daemon.hub import Hub, RemoteUnreachable
 from rgr.daemon.queue import FAILED, Claim, Job, Queue, fleet_spent, runnable, who
 from rgr.daemon.workcopy import LostJob, WorkCopy, jobs_root
-from rgr.errors import RgrError
+from rgr.errors import ExitCode, RgrError
 from rgr.history import ROWS_ALSO_IN
 from rgr.limits import usd
 from rgr.proc import Completed, run_lines, tail
@@ -313,6 +313,15 @@ class Worker(threading.Thread):
                     return
                 failure = tail((done.stderr or done.stdout).strip(), 600)
                 wc.share_notes()
+                if done.returncode == ExitCode.NEEDS_ATTENTION:
+                    # An agent said its task cannot be done honestly: not a failure of
+                    # the work, a question for a person (`rgr queue retry` once decided).
+                    why = reason((done.stderr or done.stdout).strip()).split(" fix: ")[0]
+                    self.update(job, state="needs-attention", message=(
+                        f"{why}. Decide what is wrong (fix the test list, the test or the "
+                        f"feature on {job.spec.branch}), then `rgr queue retry {job.id}`"))
+                    self.say(f"job {job.id} needs attention: {why}", outcome=True)
+                    return
                 self.update(job, state="failed", message=failure)
                 self.say(f"job {job.id} failed: {reason(failure)}", outcome=True)
                 return

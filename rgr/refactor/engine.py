@@ -28,7 +28,7 @@ from rgr.agents import AgentSpec, load_agent, prompt_path
 from rgr.attempt import Sealer, Seat, is_fatal
 from rgr.backends.base import AgentRequest, AgentResult, Backend
 from rgr.config import TestCommand
-from rgr.errors import BackendError, PhaseFailed, RgrError
+from rgr.errors import BackendError, NeedsAttention, PhaseFailed, RgrError
 from rgr.events import NULL_OBSERVER, Observer
 from rgr.guards import Violation, edit_rules
 from rgr.handoff import (
@@ -41,7 +41,17 @@ from rgr.handoff import (
 )
 from rgr.inflight import Inflight
 from rgr.limits import LimitReached, Limits
-from rgr.loop.kernel import Accepted, Exhausted, Kernel, Try, Verdict, Work, limit_note
+from rgr.loop.kernel import (
+    Accepted,
+    Declined,
+    Exhausted,
+    Kernel,
+    Try,
+    Verdict,
+    Work,
+    limit_note,
+    needs_attention_note,
+)
 from rgr.loop.sessions import agent_call_event
 from rgr.outputs import PhaseOutput
 from rgr.refactor.checks import check_batch_commits, check_gate, commit_prefix
@@ -249,6 +259,8 @@ class RefactorEngine:
         except Exhausted as out:
             return self._batch_failed(prev, batch, index, total, work.base, out.attempts,
                                       out.final)
+        except Declined as declined:
+            raise self._needs_attention(work, declined) from None
 
     def settle_interrupted(self, prev: HandoffState, record: Inflight) -> HandoffState:
         """Judge the batch attempt a killed rgr left in flight, as it would have been
@@ -263,6 +275,8 @@ class RefactorEngine:
         self.report(f"judging the {batch.id} attempt that was running when rgr stopped")
         try:
             return self.kernel.judge_interrupted(work, record).state
+        except Declined as declined:
+            raise self._needs_attention(work, declined) from None
         except AttemptRejected as rejected:
             return prev.model_copy(update={"error": str(rejected), "error_details":
                                            ErrorDetails(type=rejected.violations[0].rule,
@@ -355,6 +369,17 @@ class RefactorEngine:
             backend=spec.backend or self.ws.config.backend, on_event=on_event)
 
     # ------------------------------------------------------------ failures --
+
+    def _needs_attention(self, work: RefactorBatch, declined: Declined) -> NeedsAttention:
+        """The patcher took the honest way out: the batch is neither retried nor skipped
+        (on_failure does not apply: a person decides); its reason on the base's note."""
+        needs_attention_note(self.ws, work, declined)
+        return NeedsAttention(
+            f"batch {work.batch.id} needs attention: the agent says it cannot be done "
+            f"honestly ({declined.way_out.kind}): {declined.way_out.reason}. The branch is "
+            f"at {str(work.base.id)[:8]}, the last verified commit",
+            "change the code or the goal as needed and commit, then `rgr resume` tries the "
+            "batch again; or `rgr rollback`")
 
     def _batch_failed(self, prev: HandoffState, batch: Batch, index: int, total: int,
                       base: pygit2.Commit, attempts: int,
