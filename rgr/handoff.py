@@ -71,10 +71,7 @@ class Phase(StrEnum):
     COMPLETE = "COMPLETE"
 
 
-#: ``errorDetails.type`` of a note saying an agent took the honest way out (its task
-#: cannot be done honestly), followed by the kind it gave: on the kept commits of that
-#: attempt, if any, and on the last verified commit's note, where the run stopped.
-NEEDS_ATTENTION_PREFIX = "needs-attention:"
+NEEDS_ATTENTION_PREFIX = handoff_read.NEEDS_ATTENTION_PREFIX  # defined without pydantic
 
 
 #: The fixed cycle. PLAN may also go to COMPLETE, which the orchestrator decides.

@@ -1,9 +1,10 @@
 """The attempt kernel's rules, driven in-process by a fake backend (the one boundary
 mocked: the agent's session; git, the scratch copies, the notes and pytest are real):
 retries with the failure brief, back-off on the backend's failures in every mode, the
-limits before each session, rejection notes, the in-flight record and the judging of an
-attempt whose rgr died, the honest way out (no retry, noted apart). The same kernel runs a TDD phase, a refactor batch and a merge
-fix, so each rule is checked through more than one of them."""
+limits before each session, rejection notes, the in-flight record, the judging of an
+attempt whose rgr died and the honest way out (no retry, noted apart). The same kernel
+runs a TDD phase, a refactor batch and a merge fix, so each rule is checked through
+more than one of them."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from fake_backend import FakeBackend, Session
 from rgr import inflight, merging, retry
 from rgr.attempt import Sealer
 from rgr.backends.base import AgentRequest, AgentResult
+from rgr.commands import status
 from rgr.config import resolve_test_command
 from rgr.errors import BackendError, ExitCode, NeedsAttention, PhaseFailed
 from rgr.events import Event
@@ -477,6 +479,10 @@ def test_the_way_out_stops_the_phase_at_once_noted_and_counted_apart(
     assert report.needs_attention["kind"] == "test-contradicts-feature"
     assert report.needs_attention["kept"] in kept.values()
     assert report.agent_sessions == 2 and report.cost_usd == pytest.approx(0.02)
+    # `rgr status`: what to do next
+    advice = status.collect(ws)["advice"]
+    assert advice.startswith("needs attention") and CONTRADICTION in advice
+    assert "`rgr resume` continues with GREEN" in advice
 
 
 def test_a_resumed_phase_tells_the_agent_the_reason_it_stopped(

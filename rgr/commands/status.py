@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from rgr import git
-from rgr.handoff_read import resume_phase
+from rgr.handoff_read import NEEDS_ATTENTION_PREFIX, resume_phase
 from rgr.handoff_state import read_state
 from rgr.testlist import FILENAME as TEST_LIST
 from rgr.testlist import parse_test_list
@@ -57,6 +57,13 @@ def collect(ws: Workspace, full_state: bool = True) -> dict[str, Any]:
             if distance else ""
         )
         data["advice"] = f"`rgr resume` continues with {following}{extra}"
+        details = state.get("errorDetails") or {}
+        if str(details.get("type", "")).startswith(NEEDS_ATTENTION_PREFIX):
+            data["advice"] = (f"needs attention: an agent said its task cannot be done "
+                              f"honestly ({details.get('message', '')}); decide what is "
+                              f"wrong (fix the test list, the test or the feature and "
+                              f"commit), then `rgr resume` continues with {following}; or "
+                              f"`rgr rollback`")
     return data
 
 
