@@ -24,7 +24,7 @@ Event types, in the order a phase produces them:
 - ``guard_verdict`` (phase, cycle, attempt, ok, commit, violations);
 - ``retry`` (phase, cycle, attempt, reason, backendSide): before attempt 2, 3, ...;
 - ``phase_done`` (phase, cycle, attempts, commit, nextPhase, durationS);
-- ``needs_attention`` (phase, cycle, attempt, sessionId, kind, reason, commit, kept): the
+- ``needs_attention`` (phase, cycle, attempt, sessionId, reason, commit, kept): the
   agent said its task cannot be done honestly; the run stops, no retry (not a
   ``guard_verdict``: nothing was judged);
 - ``limit_reached`` (limit, message, phase, cycle).

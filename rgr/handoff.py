@@ -71,7 +71,7 @@ class Phase(StrEnum):
     COMPLETE = "COMPLETE"
 
 
-NEEDS_ATTENTION_PREFIX = handoff_read.NEEDS_ATTENTION_PREFIX  # defined without pydantic
+NEEDS_ATTENTION = handoff_read.NEEDS_ATTENTION  # defined where pydantic is not needed
 
 
 #: The fixed cycle. PLAN may also go to COMPLETE, which the orchestrator decides.
@@ -265,8 +265,7 @@ class HandoffState(CamelModel):
     @property
     def needs_attention(self) -> bool:
         """Did an agent stop the run by saying its task cannot be done honestly?"""
-        return self.error_details is not None and \
-            self.error_details.type.startswith(NEEDS_ATTENTION_PREFIX)
+        return self.error_details is not None and self.error_details.type == NEEDS_ATTENTION
 
 
 _PhaseName = Literal["PLAN", "RED", "GREEN", "REFACTOR", "COMPLETE"]

@@ -36,9 +36,9 @@ else:
         from datetime import UTC, datetime  # noqa: F401 (UTC: for rgr.history.table)
 
 #: ``errorDetails.type`` of a note saying an agent took the honest way out (its task
-#: cannot be done honestly), followed by the kind it gave: on the kept commits of that
-#: attempt, if any, and on the last verified commit's note, where the run stopped.
-NEEDS_ATTENTION_PREFIX = "needs-attention:"
+#: cannot be done honestly; ``errorDetails.message`` is its reason): on the kept commits
+#: of that attempt, if any, and on the last verified commit's note, where the run stopped.
+NEEDS_ATTENTION = "needs-attention"
 
 #: The phase that follows each phase when a note has no nextPhase (older writers).
 FOLLOWS: Mapping[str, str] = {

@@ -163,8 +163,8 @@ class MergeFixer:
     def declined(job: MergeJob, declined: Declined) -> MergeFixFailed:
         """The fixer took the honest way out: no further try; the job needs a person."""
         return MergeFixFailed(
-            f"the merge-fixer says {job.branch} cannot be merged onto {job.into} honestly "
-            f"({declined.way_out.kind}): {declined.way_out.reason}",
+            f"the merge-fixer says {job.branch} cannot be merged onto {job.into} honestly: "
+            f"{declined.reason}",
             f"merge it by hand (`git merge {job.into}` on {job.branch}), deciding what the "
             "fixer could not")
 

@@ -41,7 +41,7 @@ from rgr.guards import (
 )
 from rgr.handoff import (
     FOLLOWS,
-    NEEDS_ATTENTION_PREFIX,
+    NEEDS_ATTENTION,
     ErrorDetails,
     HandoffState,
     Phase,
@@ -191,7 +191,7 @@ class Orchestrator:
         kept = f"; its commits are kept at {declined.kept}" if declined.kept else ""
         return NeedsAttention(
             f"{work.phase} (cycle {work.cycle}) needs attention: the agent says it cannot "
-            f"be done honestly ({declined.way_out.kind}): {declined.way_out.reason}. The "
+            f"be done honestly: {declined.reason}. The "
             f"branch is at {str(work.base.id)[:8]}, the last verified commit{kept}",
             "decide what is wrong: edit test-list.md or the test and commit, then `rgr "
             "resume` (it tries the phase again, telling the agent the reason); `rgr "
@@ -406,7 +406,7 @@ def _resume_brief(prev: HandoffState) -> str | None:
                           and prev.error_details.type.startswith(LIMIT_ERROR_PREFIX)):
         return None
     if prev.error_details is not None and \
-            prev.error_details.type.startswith(NEEDS_ATTENTION_PREFIX):
+            prev.error_details.type == NEEDS_ATTENTION:
         return ("The last run of this phase stopped: its agent said the task cannot be "
                 "done honestly, because: " + prev.error_details.message[:3000] + "\nA "
                 "person has resumed the run since (and may have changed the test list, the "

@@ -6,34 +6,21 @@ back, so the two can never drift apart.
 
 from __future__ import annotations
 
-from typing import Literal
-
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
-
-#: Why a task cannot be done honestly, as an agent may say it (prompts/ explain each).
-WayOutKind = Literal["test-contradicts-feature", "impossible-test-item",
-                     "ambiguous-feature", "other"]
 
 
 class _Output(BaseModel):
     model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid")
 
 
-# The way out: agents given an explicit way to flag an impossible task cheat far less
-# often than agents whose only way to finish is to pass (ImpossibleBench). The
-# docstring is the schema's description, which the agent reads: it speaks to the agent.
-class WayOut(_Output):
-    """Only when the task cannot be done honestly: rgr stops the run for a person. Never
-    a way to skip work."""
-
-    kind: WayOutKind
-    reason: str = Field(min_length=1, max_length=2000)
-
-
 class _Answer(_Output):
-    #: Left null (or out) by an agent that did its task; set, it stops the run.
-    cannot_be_done_honestly: WayOut | None = None
+    # The honest way out: the reason the task cannot be done honestly, or null. Agents
+    # given an explicit way to flag an impossible task cheat far less often than agents
+    # whose only way to finish is to pass (ImpossibleBench). One plain string: the
+    # schema goes with every request of every session (the prompts say when to use it).
+    cannot_be_done_honestly: str | None = Field(default=None, min_length=1,
+                                                max_length=2000)
 
 
 class PlannedTest(_Output):
@@ -57,7 +44,7 @@ class PhaseOutput(_Answer):
 OUTPUT_MODELS: dict[str, type[_Output]] = {"plan": PlanOutput, "phase": PhaseOutput}
 
 
-def way_out_of(output: BaseModel | None) -> WayOut | None:
-    """The way out an agent's answer took, if it took one."""
+def way_out_of(output: BaseModel | None) -> str | None:
+    """The reason an agent's answer gives for taking the honest way out, if it took it."""
     found = getattr(output, "cannot_be_done_honestly", None)
-    return found if isinstance(found, WayOut) else None
+    return found if isinstance(found, str) and found.strip() else None

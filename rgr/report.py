@@ -20,7 +20,7 @@ from typing import Any
 import pygit2
 
 from rgr import git
-from rgr.handoff import NEEDS_ATTENTION_PREFIX, HandoffState, InvalidNote, Phase, parse_note
+from rgr.handoff import NEEDS_ATTENTION, HandoffState, InvalidNote, Phase, parse_note
 from rgr.limits import LIMIT_ERROR_PREFIX
 from rgr.workspace import Workspace
 
@@ -73,7 +73,7 @@ class RunReport:
     #: when its artifacts are on this machine (.git/rgr/runs/<runId>/).
     time_split: dict[str, float] | None = None
     #: The agent's reason when it stopped the run saying its task cannot be done
-    #: honestly: phase, kind, reason, kept (its commits' ref, if any). Not a rejection.
+    #: honestly: phase, cycle, reason, kept (its commits' ref, if any). Not a rejection.
     needs_attention: dict[str, Any] | None = None
 
     @property
@@ -151,12 +151,10 @@ def _needs_attention(ws: Workspace, run_id: str | None, last: HandoffState
     """Why the run stopped for a person, when an agent took the honest way out."""
     if not last.needs_attention or last.error_details is None:
         return None
-    kind = last.error_details.type.removeprefix(NEEDS_ATTENTION_PREFIX)
     phase = str(last.resume_phase)
-    kept = [r for r in _kept(ws, run_id) if r.rule == last.error_details.type
+    kept = [r for r in _kept(ws, run_id) if r.rule == NEEDS_ATTENTION
             and r.phase == phase and r.cycle == _next_cycle(last)]
-    return {"phase": phase, "cycle": _next_cycle(last), "kind": kind,
-            "reason": last.error_details.message,
+    return {"phase": phase, "cycle": _next_cycle(last), "reason": last.error_details.message,
             "kept": kept[-1].ref if kept else None}
 
 
@@ -169,7 +167,7 @@ def _rejections(ws: Workspace, run_id: str | None) -> list[Rejection]:
     """The run's kept rejected attempts (an attempt that took the honest way out is
     not one: it was never judged)."""
     return [r for r in _kept(ws, run_id)
-            if not (r.rule or "").startswith(NEEDS_ATTENTION_PREFIX)]
+            if r.rule != NEEDS_ATTENTION]
 
 
 def _kept(ws: Workspace, run_id: str | None) -> list[Rejection]:

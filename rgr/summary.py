@@ -135,7 +135,7 @@ def summarize(events: list[Event]) -> dict[str, Any]:
             if target is not None:
                 target["outcome"] = "needs-attention"
                 current = None
-            stop = {"needsAttention": event.get("kind"), "message": event.get("reason"),
+            stop = {"needsAttention": True, "message": event.get("reason"),
                     "at": event.get("ts")}
         elif kind == "limit_reached":
             stop = {"limit": event.get("limit"), "message": event.get("message"),

@@ -415,8 +415,8 @@ def test_the_merge_fixers_budget_is_the_kernels_limit(
 CONTRADICTION = "test_add wants add(1, 2) == 3 but the feature says add concatenates"
 
 
-def declines(kind: str = "test-contradicts-feature", reason: str = CONTRADICTION,
-             files: dict[str, str] | None = None, cost: float = 0.01) -> Session:
+def declines(reason: str = CONTRADICTION, files: dict[str, str] | None = None,
+             cost: float = 0.01) -> Session:
     """A session that says its task cannot be done honestly (after committing
     ``files``, if any)."""
     def session(request: AgentRequest) -> AgentResult:
@@ -426,7 +426,7 @@ def declines(kind: str = "test-contradicts-feature", reason: str = CONTRADICTION
             git(request.cwd, "add", "-A")
             git(request.cwd, "commit", "-q", "-m", "feat: half of it")
         output = request.output_model.model_validate({
-            "summary": "stopped", "cannotBeDoneHonestly": {"kind": kind, "reason": reason}})
+            "summary": "stopped", "cannotBeDoneHonestly": reason})
         return AgentResult(request.session_id, output, 2, cost, 10, {}, [],
                            {"total_cost_usd": cost, "num_turns": 2})
     return session
@@ -454,14 +454,14 @@ def test_the_way_out_stops_the_phase_at_once_noted_and_counted_apart(
     note = NotesStore(ws.repo).read(base)
     assert note is not None and note.state is not None and note.state.needs_attention
     assert note.state.error_details is not None
-    assert note.state.error_details.type == "needs-attention:test-contradicts-feature"
+    assert note.state.error_details.type == "needs-attention"
     assert note.state.error_details.message == CONTRADICTION
     assert note.state.resume_phase == Phase.GREEN and note.state.retry_count == 1
     # both attempts' commits kept; the declining one noted as its own kind
     kept = {git(root, "rev-parse", ref): ref for ref in kept_refs(root)}
     rules = sorted(n.state.error_details.type for c in kept
                    if (n := NotesStore(ws.repo).read(c)) and n.state and n.state.error_details)
-    assert rules == ["green-touches-tests", "needs-attention:test-contradicts-feature"]
+    assert rules == ["green-touches-tests", "needs-attention"]
     # events and the summary: one rejection, one way out, one retry (before attempt 2)
     kinds = [e["type"] for e in events]
     assert kinds.count("guard_verdict") == 1 and kinds.count("needs_attention") == 1
@@ -476,7 +476,7 @@ def test_the_way_out_stops_the_phase_at_once_noted_and_counted_apart(
     assert [r.rule for r in report.rejections] == ["green-touches-tests"]
     assert report.needs_attention is not None
     assert report.needs_attention["reason"] == CONTRADICTION
-    assert report.needs_attention["kind"] == "test-contradicts-feature"
+    assert report.needs_attention["phase"] == "GREEN"
     assert report.needs_attention["kept"] in kept.values()
     assert report.agent_sessions == 2 and report.cost_usd == pytest.approx(0.02)
     # `rgr status`: what to do next
@@ -507,7 +507,7 @@ def test_a_way_out_without_commits_keeps_nothing_and_an_interrupted_one_stops_to
     root = project(tmp_path)
     ws = workspace(root)
     prev = green_state(ws)
-    o = orchestrator(ws, FakeBackend(declines("ambiguous-feature", "add of what?")), [])
+    o = orchestrator(ws, FakeBackend(declines("add of what?")), [])
     monkeypatch.setattr(Orchestrator, "kernel", property(
         lambda self: DyingKernel(self.ws, self.backend, self.sealer, self.report)))
     with pytest.raises(Died):
@@ -520,7 +520,7 @@ def test_a_way_out_without_commits_keeps_nothing_and_an_interrupted_one_stops_to
     assert kept_refs(root) == [] and inflight.read(ws.git_dir) is None
     note = NotesStore(ws.repo).read(str(ws.repo.head.target))
     assert note is not None and note.state is not None and note.state.error_details
-    assert note.state.error_details.type == "needs-attention:ambiguous-feature"
+    assert note.state.error_details.type == "needs-attention"
 
 
 def test_a_refactor_batch_that_takes_the_way_out_stops_without_skipping(
@@ -531,7 +531,7 @@ def test_a_refactor_batch_that_takes_the_way_out_stops_without_skipping(
     git(root, "commit", "-qam", "feat: skip failed batches")
     ws = workspace(root)
     prev = refactor_state(ws)
-    backend = FakeBackend(declines("other", "the goal needs test_calc.py changed"),
+    backend = FakeBackend(declines("the goal needs test_calc.py changed"),
                           commits({"calc.py": "def add(a, b):\n    return a + b\n"},
                                   "refactor(b1): tidy add"))
     with pytest.raises(NeedsAttention, match="batch b1 needs attention"):
@@ -545,7 +545,7 @@ def test_a_refactor_batch_that_takes_the_way_out_stops_without_skipping(
 def test_a_merge_fixer_that_takes_the_way_out_is_not_retried(
         tmp_path: Path, waits: list[float]) -> None:
     ws, job = conflicting_job(tmp_path)
-    backend = FakeBackend(declines("other", "both sides' tests cannot pass together"),
+    backend = FakeBackend(declines("both sides' tests cannot pass together"),
                           resolves)
     with pytest.raises(MergeFixFailed, match="cannot be merged onto main honestly"):
         fixer(ws, backend).fix(job, tries=2)

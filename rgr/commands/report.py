@@ -25,7 +25,7 @@ def lines(report: RunReport) -> list[tuple[str, str]]:
     elif report.status == "needs-attention" and report.needs_attention:
         stop = report.needs_attention
         status = (f"needs attention before {stop['phase']} (cycle {stop['cycle']}): its agent "
-                  f"says it cannot be done honestly ({stop['kind']}): {stop['reason']}")
+                  f"says it cannot be done honestly: {stop['reason']}")
     else:
         status = f"paused before {report.next_phase} (cycle {report.cycles}): `rgr resume` goes on"
     start = f" (from {report.start_branch}" if report.start_branch else " ("

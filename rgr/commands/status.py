@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from rgr import git
-from rgr.handoff_read import NEEDS_ATTENTION_PREFIX, resume_phase
+from rgr.handoff_read import NEEDS_ATTENTION, resume_phase
 from rgr.handoff_state import read_state
 from rgr.testlist import FILENAME as TEST_LIST
 from rgr.testlist import parse_test_list
@@ -58,7 +58,7 @@ def collect(ws: Workspace, full_state: bool = True) -> dict[str, Any]:
         )
         data["advice"] = f"`rgr resume` continues with {following}{extra}"
         details = state.get("errorDetails") or {}
-        if str(details.get("type", "")).startswith(NEEDS_ATTENTION_PREFIX):
+        if details.get("type") == NEEDS_ATTENTION:
             data["advice"] = (f"needs attention: an agent said its task cannot be done "
                               f"honestly ({details.get('message', '')}); decide what is "
                               f"wrong (fix the test list, the test or the feature and "

@@ -42,7 +42,7 @@ from rgr.backends.base import AgentRequest, AgentResult, Backend
 from rgr.errors import BackendError
 from rgr.events import NULL_OBSERVER, Observer, event
 from rgr.guards import Violation, failure_brief
-from rgr.handoff import NEEDS_ATTENTION_PREFIX, ErrorDetails, HandoffState, Phase, now_utc
+from rgr.handoff import NEEDS_ATTENTION, ErrorDetails, HandoffState, Phase, now_utc
 from rgr.inflight import Inflight
 from rgr.limits import LIMIT_ERROR_PREFIX, LimitReached, Limits
 from rgr.loop.sessions import (
@@ -51,7 +51,7 @@ from rgr.loop.sessions import (
     result_from_record,
     result_record,
 )
-from rgr.outputs import WayOut, way_out_of
+from rgr.outputs import way_out_of
 from rgr.retry import AttemptRejected, backoff_seconds, phase_retrying
 from rgr.scratch import ImportRefused, Scratch
 from rgr.verify import TestReport
@@ -102,20 +102,15 @@ class Exhausted(Exception):
 
 
 class Declined(Exception):
-    """The agent said its task cannot be done honestly (``way_out``): no further attempt
-    is made; the mode stops the work for a person. ``kept`` names the ref its commits
-    were kept under, if it made any; ``attempts`` counts this one."""
+    """The agent said its task cannot be done honestly, and why (``reason``): no further
+    attempt is made; the mode stops the work for a person. ``kept`` names the ref its
+    commits were kept under, if it made any; ``attempts`` counts this one."""
 
-    def __init__(self, way_out: WayOut, attempts: int, kept: str | None) -> None:
-        super().__init__(f"{way_out.kind}: {way_out.reason}")
-        self.way_out = way_out
+    def __init__(self, reason: str, attempts: int, kept: str | None) -> None:
+        super().__init__(reason)
+        self.reason = reason
         self.attempts = attempts
         self.kept = kept
-
-    @property
-    def rule(self) -> str:
-        """The ``errorDetails.type`` its notes carry."""
-        return f"{NEEDS_ATTENTION_PREFIX}{self.way_out.kind}"
 
 
 class Work:
@@ -418,22 +413,21 @@ class Kernel:
         return done
 
     def _decline(self, work: Work, attempt: Try, result: AgentResult | None,
-                 tip: pygit2.Commit, way_out: WayOut) -> None:
+                 tip: pygit2.Commit, reason: str) -> None:
         """The agent took the honest way out: nothing is judged and nothing retried (a
         fresh session would meet the same contradiction, or be pushed to cheat past
         it). Its commits, if any, are kept and noted like a rejection, of their own
         kind; the mode then stops the work for a person (raises Declined)."""
         where = work.where(attempt.number, attempt.session_id)
         self.report(f"{work.title(attempt.number)}: the agent says this cannot be done "
-                    f"honestly ({way_out.kind}): {way_out.reason}")
-        rule = f"{NEEDS_ATTENTION_PREFIX}{way_out.kind}"
-        verdict = Verdict([Violation(rule, way_out.reason)])
+                    f"honestly: {reason}")
+        verdict = Verdict([Violation(NEEDS_ATTENTION, reason)])
         kept = self._keep(work, attempt, result, tip, verdict,
                           summary=f"the agent says this cannot be done honestly: "
-                                  f"{way_out.reason}"[:500])
-        self.observer.emit(event("needs_attention", **where, kind=way_out.kind,
-                                 reason=way_out.reason, commit=str(tip.id), kept=kept))
-        raise Declined(way_out, attempt.number, kept)
+                                  f"{reason}"[:500])
+        self.observer.emit(event("needs_attention", **where, reason=reason,
+                                 commit=str(tip.id), kept=kept))
+        raise Declined(reason, attempt.number, kept)
 
     def _common(self, work: Work, attempt: Try, verdict: Verdict) -> dict[str, Any]:
         """The fields every note of an attempt has, accepted or not."""
@@ -515,9 +509,8 @@ def needs_attention_note(ws: Workspace, work: Work, declined: Declined) -> Hando
     so `rgr resume`, once a person has looked, runs the same work again)."""
     state = work.prev.model_copy(update={
         "error": f"{work.title(declined.attempts)} needs attention: the agent says it "
-                 f"cannot be done honestly ({declined.way_out.kind}): "
-                 f"{declined.way_out.reason}",
-        "error_details": ErrorDetails(type=declined.rule, message=declined.way_out.reason),
+                 f"cannot be done honestly: {declined.reason}",
+        "error_details": ErrorDetails(type=NEEDS_ATTENTION, message=declined.reason),
         "retry_count": declined.attempts - 1,
     })
     ws.notes.write(str(work.base.id), state, "rgr: needs attention")

@@ -376,7 +376,7 @@ class RefactorEngine:
         needs_attention_note(self.ws, work, declined)
         return NeedsAttention(
             f"batch {work.batch.id} needs attention: the agent says it cannot be done "
-            f"honestly ({declined.way_out.kind}): {declined.way_out.reason}. The branch is "
+            f"honestly: {declined.reason}. The branch is "
             f"at {str(work.base.id)[:8]}, the last verified commit",
             "change the code or the goal as needed and commit, then `rgr resume` tries the "
             "batch again; or `rgr rollback`")

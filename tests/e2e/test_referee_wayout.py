@@ -36,8 +36,7 @@ def way_out(name: str = "way-out") -> SessionScript:
     committed."""
     return SessionScript(
         [structured({"summary": "stopped: the test contradicts the feature",
-                     "cannotBeDoneHonestly": {"kind": "test-contradicts-feature",
-                                              "reason": REASON}})],
+                     "cannotBeDoneHonestly": REASON})],
         expect_system_contains="You are the IMPLEMENTER", name=name)
 
 
@@ -67,8 +66,7 @@ def test_a_green_that_says_the_test_contradicts_the_feature_stops_the_run(
         head = git(repo, "rev-parse", "HEAD").strip()
         note = json.loads(git(repo, "notes", f"--ref={NOTES}", "show", head))
         assert note["phase"] == "RED" and note["nextPhase"] == "GREEN"
-        assert note["errorDetails"] == {"type": "needs-attention:test-contradicts-feature",
-                                        "message": REASON}
+        assert note["errorDetails"] == {"type": "needs-attention", "message": REASON}
         assert note["retryCount"] == 0
         # the agent committed nothing: no attempt kept, no rejection counted
         assert git(repo, "for-each-ref", "refs/rgr/attempts/").strip() == ""
@@ -76,19 +74,22 @@ def test_a_green_that_says_the_test_contradicts_the_feature_stops_the_run(
         assert report["status"] == "needs-attention" and report["retries"] == 0
         assert report["rejectionsByRule"] == {}
         assert report["needsAttention"] == {"phase": "GREEN", "cycle": 1,
-                                            "kind": "test-contradicts-feature",
                                             "reason": REASON, "kept": None}
         text = rgr(["report"], repo, offline).stdout
         assert "needs attention before GREEN" in text and "way out" in text
         assert REASON in " ".join(text.split())
         shown = rgr(["show"], repo, offline).stdout
         assert REASON in " ".join(shown.split()), shown
+        status = rgr(["status"], repo, offline).stdout
+        assert "needs attention" in status and "`rgr resume` continues with GREEN" in \
+            " ".join(status.split()), status
         [run_dir] = (repo / ".git" / "rgr" / "runs").iterdir()
         summary = json.loads((run_dir / "summary.json").read_text())
         assert summary["status"] == "needs-attention"
         assert (summary["totals"]["needsAttention"], summary["totals"]["guardRejections"],
                 summary["totals"]["retries"]) == (1, 0, 0)
-        assert summary["stopReason"]["needsAttention"] == "test-contradicts-feature"
+        assert summary["stopReason"]["needsAttention"] is True
+        assert summary["stopReason"]["message"] == REASON
         # A person looked (the agent was wrong here): `rgr resume` redoes GREEN, telling
         # the new session the reason, and the run completes.
         resumed = rgr(["resume", "--yes", "--skip-preflight"], repo, env)
@@ -128,7 +129,7 @@ def test_a_daemon_job_whose_agent_takes_the_way_out_needs_attention(tmp_path: Pa
     assert "needs-attention" in table and "job 1:" in table, table
     # the job's branch holds the reason in its note, where the run stopped
     note = json.loads(git(repo, "notes", f"--ref={NOTES}", "show", "rgr/make-eta"))
-    assert note["errorDetails"]["type"] == "needs-attention:test-contradicts-feature"
+    assert note["errorDetails"]["type"] == "needs-attention"
     # the daemon's way on, once a person has decided: the job is queued again
     again = rgr(["queue", "retry", "1"], repo, env)
     assert again.returncode == 0, again.stdout + again.stderr
