@@ -16,6 +16,7 @@ from kata import (
     TEST_FILE_1,
     git,
     make_project,
+    model_server,
     one_test_kata_tail,
     plan,
     red,
@@ -101,6 +102,23 @@ def test_a_green_that_says_the_test_contradicts_the_feature_stops_the_run(
             second.first_user_text
     final = json.loads(rgr(["report", "--json"], repo, offline).stdout)
     assert final["status"] == "complete" and final["needsAttention"] is None
+
+
+def test_the_way_out_on_codex(tmp_path: Path) -> None:
+    """codex gets the schema in strict mode (every property required, the way out as
+    nullable): its answer with the reason stops the run the same way."""
+    repo = make_project(tmp_path / "kata", "codex")
+    scripts = [plan(0, first=True, total=1), red(TEST_FILE_1, first=True), way_out(),
+               *one_test_kata_tail()]
+    with model_server("codex")(scripts) as server:
+        done = rgr(["run", "--yes", "--skip-preflight", "slugify"], repo,
+                   rgr_env(tmp_path / "home", server.url, "codex"))
+        assert done.returncode == 4, done.stdout + done.stderr
+        assert server.errors == [] and server.remaining == 3
+    head = git(repo, "rev-parse", "HEAD").strip()
+    note = json.loads(git(repo, "notes", f"--ref={NOTES}", "show", head))
+    assert note["errorDetails"] == {"type": "needs-attention", "message": REASON}
+    assert note["nextPhase"] == "GREEN"
 
 
 def test_a_daemon_job_whose_agent_takes_the_way_out_needs_attention(tmp_path: Path) -> None:
