@@ -193,10 +193,11 @@ class Orchestrator:
             f"{work.phase} (cycle {work.cycle}) needs attention: the agent says it cannot "
             f"be done honestly: {declined.reason}. The "
             f"branch is at {str(work.base.id)[:8]}, the last verified commit{kept}",
-            "decide what is wrong: edit test-list.md or the test and commit, then `rgr "
-            "resume` (it tries the phase again, telling the agent the reason); `rgr "
-            "rollback` to an earlier handoff to redo it; or a new `rgr run` with a clearer "
-            "feature")
+            "decide who is right. The agent is wrong: `rgr resume` tries the phase again, "
+            "telling the agent the reason. An earlier phase's work is: `rgr rollback "
+            "<commit>` to the handoff before it (`rgr history` lists them), then `rgr "
+            "resume`. The feature is unclear: `rgr rollback` to the start marker and a new "
+            "`rgr run` with a clearer description")
 
     def _record_exhausted(self, work: TddPhase, out: Exhausted) -> None:
         """Retries exhausted: the error goes on the last verified commit's note, whose

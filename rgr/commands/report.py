@@ -64,9 +64,8 @@ def lines(report: RunReport) -> list[tuple[str, str]]:
         kept_at = report.needs_attention.get("kept")
         rows.append(("way out", "1 attempt stopped the run instead of being retried"
                                 + (f"; its commits kept at {kept_at}" if kept_at else "")
-                                + "; a person decides: fix the test list, the "
-                                  "test or the feature, then `rgr resume`; or `rgr "
-                                  "rollback`"))
+                                + "; a person decides: `rgr resume` tries again, "
+                                  "`rgr rollback` redoes an earlier phase"))
     if kept and report.run_id:
         rows.append(("kept at", f"refs/rgr/attempts/{report.run_id}/ ({kept}; "
                                 "`rgr history --all` lists them)"))

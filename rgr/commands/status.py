@@ -60,10 +60,10 @@ def collect(ws: Workspace, full_state: bool = True) -> dict[str, Any]:
         details = state.get("errorDetails") or {}
         if details.get("type") == NEEDS_ATTENTION:
             data["advice"] = (f"needs attention: an agent said its task cannot be done "
-                              f"honestly ({details.get('message', '')}); decide what is "
-                              f"wrong (fix the test list, the test or the feature and "
-                              f"commit), then `rgr resume` continues with {following}; or "
-                              f"`rgr rollback`")
+                              f"honestly ({details.get('message', '')}); decide who is "
+                              f"right: `rgr resume` continues with {following} (telling "
+                              f"the agent the reason), `rgr rollback` redoes an earlier "
+                              f"phase")
     return data
 
 

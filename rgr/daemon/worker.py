@@ -318,8 +318,9 @@ class Worker(threading.Thread):
                     # the work, a question for a person (`rgr queue retry` once decided).
                     why = reason((done.stderr or done.stdout).strip()).split(" fix: ")[0]
                     self.update(job, state="needs-attention", message=(
-                        f"{why}. Decide what is wrong (fix the test list, the test or the "
-                        f"feature on {job.spec.branch}), then `rgr queue retry {job.id}`"))
+                        f"{why}. Decide who is right: `rgr queue retry {job.id}` tries the "
+                        "phase again (telling the agent the reason); or cancel it and queue "
+                        "a clearer feature"))
                     self.say(f"job {job.id} needs attention: {why}", outcome=True)
                     return
                 self.update(job, state="failed", message=failure)
