@@ -11,8 +11,8 @@ A TDD phase (rgr.orchestrator), a refactor batch (rgr.refactor.engine) and a mer
         record the attempt in flight    (so `rgr resume` after kill -9 judges it)
         run the agent session           (events for the live view, the artifacts, limits)
         bring the commits in
-        the answer took the honest way out?   (the task cannot be done honestly: its
-                                         commits kept and noted, Declined, no retry)
+        the honest way out taken?       (the task cannot be done honestly: its commits
+                                         kept and noted, Declined, no retry)
         judge: the backend's error, the import's refusal, or work.judge(tip)
         accepted: the note first, then the branch, then the record cleared
         rejected: the commits kept under refs/rgr/attempts/ with a note saying why;
