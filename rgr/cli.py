@@ -169,7 +169,9 @@ def run(ctx: Context, feature: str | None, brief: Path | None, here: bool,
 
     Needs a clean working tree, a named branch and a green test suite. Each phase is a
     fresh `claude -p` session; rgr verifies its commit and notes the handoff. Ctrl-C at
-    any time, then `rgr resume`.
+    any time, then `rgr resume`. An agent that says its task cannot be done honestly
+    stops the run with exit 4 and its reason (needs attention): `rgr resume` tries again,
+    `rgr rollback` redoes an earlier phase.
     """
     from rgr.commands import run as command
     from rgr.loop.starting import read_text_argument

@@ -117,7 +117,9 @@ def test_strict_schema_closes_objects_requires_all_and_drops_length_limits() -> 
     assert planned["additionalProperties"] is False
     assert planned["required"] == ["description", "testFile", "implFile"]
     assert "minLength" not in json.dumps(plan) and "maxLength" not in json.dumps(plan)
-    assert plan["required"] == ["currentTest"]
+    # every property required, the optional way out as nullable (strict mode's rule)
+    assert plan["required"] == ["cannotBeDoneHonestly", "currentTest"]
+    assert {"type": "null"} in plan["properties"]["cannotBeDoneHonestly"]["anyOf"]
     # the pydantic model still holds its limits: rgr validates the answer with it
     with pytest.raises(ValueError):
         PhaseOutput.model_validate({"summary": ""})

@@ -1,9 +1,10 @@
 """The attempt kernel's rules, driven in-process by a fake backend (the one boundary
 mocked: the agent's session; git, the scratch copies, the notes and pytest are real):
 retries with the failure brief, back-off on the backend's failures in every mode, the
-limits before each session, rejection notes, the in-flight record and the judging of an
-attempt whose rgr died. The same kernel runs a TDD phase, a refactor batch and a merge
-fix, so each rule is checked through more than one of them."""
+limits before each session, rejection notes, the in-flight record, the judging of an
+attempt whose rgr died and the honest way out (no retry, noted apart). The same kernel
+runs a TDD phase, a refactor batch and a merge fix, so each rule is checked through
+more than one of them."""
 
 from __future__ import annotations
 
@@ -17,7 +18,8 @@ from fake_backend import FakeBackend, Session, answer
 
 from rgr.backends.base import AgentRequest, AgentResult
 from rgr.base.config import resolve_test_command
-from rgr.base.errors import BackendError, PhaseFailed
+from rgr.base.errors import BackendError, ExitCode, NeedsAttention, PhaseFailed
+from rgr.commands import status
 from rgr.loop import retry
 from rgr.loop.attempt import Sealer
 from rgr.loop.kernel import Accepted, Kernel
@@ -25,6 +27,8 @@ from rgr.loop.mergefix import MergeFixer, MergeFixFailed, MergeJob
 from rgr.loop.tdd import Orchestrator
 from rgr.observe.events import AttemptStarted, Event, GuardVerdict, PhaseDone, Retry
 from rgr.observe.limits import LimitReached, Limits
+from rgr.observe.report import collect
+from rgr.observe.summary import summarize
 from rgr.refactor.engine import RefactorEngine
 from rgr.store import inflight, merging
 from rgr.store.handoff import HandoffState, Phase, RefactorProgress, TestCase
@@ -398,3 +402,147 @@ def test_the_merge_fixers_budget_is_the_kernels_limit(
     assert "--max-budget-usd is spent" in failed.value.message
     assert len(backend.requests) == 1 and backend.requests[0].max_budget_usd == 0.04
     assert str(ws.repo.head.target) == str(job.job_tip.id)  # the job's branch unmoved
+
+
+# ------------------------------------------------------------------ the honest way out
+
+
+CONTRADICTION = "test_add wants add(1, 2) == 3 but the feature says add concatenates"
+
+
+def declines(reason: str = CONTRADICTION, files: dict[str, str] | None = None,
+             cost: float = 0.01) -> Session:
+    """A session that says its task cannot be done honestly (after committing
+    ``files``, if any)."""
+    def session(request: AgentRequest) -> AgentResult:
+        if files:
+            for name, text in files.items():
+                (request.cwd / name).write_text(text)
+            git(request.cwd, "add", "-A")
+            git(request.cwd, "commit", "-q", "-m", "feat: half of it")
+        output = request.output_model.model_validate({
+            "summary": "stopped", "cannotBeDoneHonestly": reason})
+        return AgentResult(request.session_id, output, 2, cost, 10, {}, [],
+                           {"total_cost_usd": cost, "num_turns": 2})
+    return session
+
+
+def test_the_way_out_stops_the_phase_at_once_noted_and_counted_apart(
+        tmp_path: Path, waits: list[float]) -> None:
+    root = project(tmp_path)
+    ws = workspace(root)
+    prev = green_state(ws)
+    base = str(ws.repo.head.target)
+    # A rejected attempt first, then the way out: a third session is never asked for.
+    backend = FakeBackend(
+        commits({"test_calc.py": "def test_add():\n    pass\n"}, "feat: weaken the test"),
+        declines(files={"calc.py": "def add(a, b):\n    return str(a) + str(b)\n"}),
+        commits({"calc.py": "def add(a, b):\n    return a + b\n"}, "feat: add"))
+    events: list[Event] = []
+    with pytest.raises(NeedsAttention) as stopped:
+        orchestrator(ws, backend, events).run_phase(prev)
+    assert len(backend.requests) == 2 and waits == []
+    assert stopped.value.exit_code == ExitCode.NEEDS_ATTENTION == 4
+    assert CONTRADICTION in stopped.value.message and "rgr resume" in (stopped.value.hint or "")
+    assert str(ws.repo.head.target) == base and inflight.read(ws.git_dir) is None
+    # the base's note: the reason, its own kind, nextPhase unchanged (resume redoes GREEN)
+    note = NotesStore(ws.repo).read(base)
+    assert note is not None and note.state is not None and note.state.needs_attention
+    assert note.state.error_details is not None
+    assert note.state.error_details.type == "needs-attention"
+    assert note.state.error_details.message == CONTRADICTION
+    assert note.state.resume_phase == Phase.GREEN and note.state.retry_count == 1
+    # both attempts' commits kept; the declining one noted as its own kind
+    kept = {git(root, "rev-parse", ref): ref for ref in kept_refs(root)}
+    rules = sorted(n.state.error_details.type for c in kept
+                   if (n := NotesStore(ws.repo).read(c)) and n.state and n.state.error_details)
+    assert rules == ["green-touches-tests", "needs-attention"]
+    # events and the summary: one rejection, one way out, one retry (before attempt 2)
+    kinds = [e["type"] for e in events]
+    assert kinds.count("guard_verdict") == 1 and kinds.count("needs_attention") == 1
+    assert kinds.count("retry") == 1 and "phase_done" not in kinds
+    totals = summarize(events)["totals"]
+    assert (totals["guardRejections"], totals["needsAttention"], totals["retries"]) == (1, 1, 1)
+    [phase] = summarize(events)["phases"]
+    assert phase["outcome"] == "needs-attention"
+    # the report: status needs-attention, the reason, 1 rejected attempt (not 2)
+    report = collect(ws)
+    assert report.status == "needs-attention" and report.retries == 1
+    assert [r.rule for r in report.rejections] == ["green-touches-tests"]
+    assert report.needs_attention is not None
+    assert report.needs_attention["reason"] == CONTRADICTION
+    assert report.needs_attention["phase"] == "GREEN"
+    assert report.needs_attention["kept"] in kept.values()
+    assert report.agent_sessions == 2 and report.cost_usd == pytest.approx(0.02)
+    # `rgr status`: what to do next
+    advice = status.collect(ws)["advice"]
+    assert advice.startswith("needs attention") and CONTRADICTION in advice
+    assert "`rgr resume` continues with GREEN" in advice
+
+
+def test_a_resumed_phase_tells_the_agent_the_reason_it_stopped(
+        tmp_path: Path, waits: list[float]) -> None:
+    root = project(tmp_path)
+    ws = workspace(root)
+    prev = green_state(ws)
+    with pytest.raises(NeedsAttention):
+        orchestrator(ws, FakeBackend(declines()), []).run_phase(prev)
+    note = NotesStore(ws.repo).read(str(ws.repo.head.target))
+    assert note is not None and note.state is not None
+    backend = FakeBackend(commits({"calc.py": "def add(a, b):\n    return a + b\n"},
+                                  "feat: add"))
+    state = orchestrator(ws, backend, []).run_phase(note.state)
+    assert state.error is None and state.next_phase == Phase.REFACTOR
+    prompt = backend.requests[0].prompt
+    assert CONTRADICTION in prompt and "cannot be done honestly" in prompt
+
+
+def test_a_way_out_without_commits_keeps_nothing_and_an_interrupted_one_stops_too(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = project(tmp_path)
+    ws = workspace(root)
+    prev = green_state(ws)
+    o = orchestrator(ws, FakeBackend(declines("add of what?")), [])
+    monkeypatch.setattr(Orchestrator, "kernel", property(
+        lambda self: DyingKernel(self.ws, self.backend, self.sealer, self.report)))
+    with pytest.raises(Died):
+        o.run_phase(prev)
+    monkeypatch.undo()
+    record = inflight.read(ws.git_dir)
+    assert record is not None and record.output is not None
+    with pytest.raises(NeedsAttention, match="add of what"):
+        orchestrator(ws, FakeBackend(), []).judge_interrupted(prev, record)
+    assert kept_refs(root) == [] and inflight.read(ws.git_dir) is None
+    note = NotesStore(ws.repo).read(str(ws.repo.head.target))
+    assert note is not None and note.state is not None and note.state.error_details
+    assert note.state.error_details.type == "needs-attention"
+
+
+def test_a_refactor_batch_that_takes_the_way_out_stops_without_skipping(
+        tmp_path: Path, waits: list[float]) -> None:
+    root = green_project(tmp_path)
+    with (root / "tdd.toml").open("a") as config:
+        config.write('[refactor]\non_failure = "skip"\n')
+    git(root, "commit", "-qam", "feat: skip failed batches")
+    ws = workspace(root)
+    prev = refactor_state(ws)
+    backend = FakeBackend(declines("the goal needs test_calc.py changed"),
+                          commits({"calc.py": "def add(a, b):\n    return a + b\n"},
+                                  "refactor(b1): tidy add"))
+    with pytest.raises(NeedsAttention, match="batch b1 needs attention"):
+        engine(ws, backend).run_batch(prev)
+    assert len(backend.requests) == 1  # on_failure = skip does not apply: a person decides
+    note = NotesStore(ws.repo).read(str(ws.repo.head.target))
+    assert note is not None and note.state is not None and note.state.refactor is not None
+    assert note.state.refactor.next_batch == 0 and note.state.needs_attention
+
+
+def test_a_merge_fixer_that_takes_the_way_out_is_not_retried(
+        tmp_path: Path, waits: list[float]) -> None:
+    ws, job = conflicting_job(tmp_path)
+    backend = FakeBackend(declines("both sides' tests cannot pass together"),
+                          resolves)
+    with pytest.raises(MergeFixFailed, match="cannot be merged onto main honestly"):
+        fixer(ws, backend).fix(job, tries=2)
+    assert len(backend.requests) == 1
+    assert str(ws.repo.head.target) == str(job.job_tip.id)

@@ -12,6 +12,8 @@ class ExitCode:
     ERROR = 1  # an expected failure: bad input, a refused precondition, a failed phase
     USAGE = 2  # click's own code for a bad flag or argument
     CRASH = 3  # a bug in rgr: a crash log was written
+    #: An agent said its task cannot be done honestly: the run waits for a person.
+    NEEDS_ATTENTION = 4
     INTERRUPTED = 130  # Ctrl-C
 
 
@@ -32,6 +34,8 @@ ERROR_KINDS: dict[str, str] = {
     "backend": "the agent CLI is missing, not logged in, or failed",
     "sandbox": "the sandbox (bubblewrap) cannot be used",
     "phase": "an agent's work was refused until its attempts ran out; `rgr resume` goes on",
+    "needs-attention": "an agent said its task cannot be done honestly (exit 4): the "
+                       "message gives its reason; a person decides, then `rgr resume`",
     "limit": "a limit (--max-budget-usd, --max-cycles, --max-minutes) was reached",
     "queue": "the daemon's queue cannot change as asked",
     "remote": "the shared remote cannot be reached or refused an update",
@@ -105,6 +109,15 @@ class PhaseFailed(RgrError):
     """A phase exhausted its retries; the state is recorded and ``rgr resume`` can go on."""
 
     category = "phase"
+
+
+class NeedsAttention(RgrError):
+    """An agent took the honest way out: its task cannot be done honestly, it says why.
+    The run stops with no further attempt; the reason is on the last verified commit's
+    note, and ``rgr resume`` tries the same phase again once a person has looked."""
+
+    category = "needs-attention"
+    exit_code = ExitCode.NEEDS_ATTENTION
 
 
 class NeedsConfirmation(RgrError):

@@ -22,6 +22,10 @@ def lines(report: RunReport) -> list[tuple[str, str]]:
         status = f"complete after {report.cycles} cycle(s)"
     elif report.status == "failed":
         status = f"failed before {report.next_phase}: {report.error}"
+    elif report.status == "needs-attention" and report.needs_attention:
+        stop = report.needs_attention
+        status = (f"needs attention before {stop['phase']} (cycle {stop['cycle']}): its agent "
+                  f"says it cannot be done honestly: {stop['reason']}")
     else:
         status = f"paused before {report.next_phase} (cycle {report.cycles}): `rgr resume` goes on"
     start = f" (from {report.start_branch}" if report.start_branch else " ("
@@ -56,6 +60,12 @@ def lines(report: RunReport) -> list[tuple[str, str]]:
     if report.retries > kept:
         retries += f"; {report.retries - kept} without a commit (no-commit or agent error)"
     rows.append(("retries", retries))
+    if report.needs_attention:
+        kept_at = report.needs_attention.get("kept")
+        rows.append(("way out", "1 attempt stopped the run instead of being retried"
+                                + (f"; its commits kept at {kept_at}" if kept_at else "")
+                                + "; a person decides: `rgr resume` tries again, "
+                                  "`rgr rollback` redoes an earlier phase"))
     if kept and report.run_id:
         rows.append(("kept at", f"refs/rgr/attempts/{report.run_id}/ ({kept}; "
                                 "`rgr history --all` lists them)"))

@@ -8,7 +8,7 @@ from rgr.base.ui import phase_label, print_fields, print_json, short
 from rgr.check.testlist import FILENAME as TEST_LIST
 from rgr.check.testlist import parse_test_list
 from rgr.store import git
-from rgr.store.handoff_read import resume_phase
+from rgr.store.handoff_read import NEEDS_ATTENTION, resume_phase
 from rgr.store.handoff_state import read_state
 
 if TYPE_CHECKING:
@@ -57,6 +57,13 @@ def collect(ws: Workspace, full_state: bool = True) -> dict[str, Any]:
             if distance else ""
         )
         data["advice"] = f"`rgr resume` continues with {following}{extra}"
+        details = state.get("errorDetails") or {}
+        if details.get("type") == NEEDS_ATTENTION:
+            data["advice"] = (f"needs attention: an agent said its task cannot be done "
+                              f"honestly ({details.get('message', '')}); decide who is "
+                              f"right: `rgr resume` continues with {following} (telling "
+                              f"the agent the reason), `rgr rollback` redoes an earlier "
+                              f"phase")
     return data
 
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from rgr.base import failpoints
-from rgr.base.errors import RgrError
+from rgr.base.errors import ExitCode, RgrError
 from rgr.base.proc import Completed, run_lines, tail
 from rgr.daemon import claims, land
 from rgr.daemon.hub import Hub, RemoteUnreachable
@@ -313,6 +313,16 @@ class Worker(threading.Thread):
                     return
                 failure = tail((done.stderr or done.stdout).strip(), 600)
                 wc.share_notes()
+                if done.returncode == ExitCode.NEEDS_ATTENTION:
+                    # An agent said its task cannot be done honestly: not a failure of
+                    # the work, a question for a person (`rgr queue retry` once decided).
+                    why = reason((done.stderr or done.stdout).strip()).split(" fix: ")[0]
+                    self.update(job, state="needs-attention", message=(
+                        f"{why}. Decide who is right: `rgr queue retry {job.id}` tries the "
+                        "phase again (telling the agent the reason); or cancel it and queue "
+                        "a clearer feature"))
+                    self.say(f"job {job.id} needs attention: {why}", outcome=True)
+                    return
                 self.update(job, state="failed", message=failure)
                 self.say(f"job {job.id} failed: {reason(failure)}", outcome=True)
                 return

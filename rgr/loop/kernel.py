@@ -11,6 +11,8 @@ A TDD phase (rgr.loop.tdd), a refactor batch (rgr.refactor.engine) and a merge f
         record the attempt in flight    (so `rgr resume` after kill -9 judges it)
         run the agent session           (events for the live view, the artifacts, limits)
         bring the commits in
+        the honest way out taken?       (the task cannot be done honestly: its commits
+                                         kept and noted, Declined, no retry)
         judge: the backend's error, the import's refusal, or work.judge(tip)
         accepted: the note first, then the branch, then the record cleared
         rejected: the commits kept under refs/rgr/attempts/ with a note saying why;
@@ -39,6 +41,7 @@ from rgr.base.errors import BackendError
 from rgr.check.guards import Violation, failure_brief
 from rgr.check.verify import TestReport
 from rgr.loop.attempt import Sealer, Seat, agent_summary, is_fatal, tests_summary
+from rgr.loop.outputs import way_out_of
 from rgr.loop.retry import AttemptRejected, backoff_seconds, phase_retrying
 from rgr.loop.sessions import (
     agent_call_event,
@@ -52,6 +55,7 @@ from rgr.observe.events import (
     AttemptStarted,
     GuardVerdict,
     LimitStopped,
+    NeedsAttention,
     Observer,
     Retry,
     Where,
@@ -59,7 +63,7 @@ from rgr.observe.events import (
 from rgr.observe.limits import LIMIT_ERROR_PREFIX, LimitReached, Limits
 from rgr.store import git, inflight
 from rgr.store.agents import AgentSpec, prompt_version
-from rgr.store.handoff import ErrorDetails, HandoffState, Phase, now_utc
+from rgr.store.handoff import NEEDS_ATTENTION, ErrorDetails, HandoffState, Phase, now_utc
 from rgr.store.inflight import Inflight
 from rgr.store.objects import Commit
 from rgr.store.scratch import ImportRefused, Scratch
@@ -107,6 +111,18 @@ class Exhausted(Exception):
         super().__init__(str(final))
         self.final = final
         self.attempts = attempts
+
+
+class Declined(Exception):
+    """The agent said its task cannot be done honestly, and why (``reason``): no further
+    attempt is made; the mode stops the work for a person. ``kept`` names the ref its
+    commits were kept under, if it made any; ``attempts`` counts this one."""
+
+    def __init__(self, reason: str, attempts: int, kept: str | None) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.attempts = attempts
+        self.kept = kept
 
 
 class Work:
@@ -226,7 +242,8 @@ class Kernel:
 
     def run(self, work: Work) -> Accepted:
         """Try ``work`` until an attempt is accepted; Exhausted when none was (the last
-        rejection noted on its kept commits), LimitReached when a limit stopped it."""
+        rejection noted on its kept commits), LimitReached when a limit stopped it,
+        Declined (at once, no retry) when the agent said it cannot be done honestly."""
         brief = work.first_brief
         number = 0
         last_reason = ""
@@ -365,6 +382,10 @@ class Kernel:
         """The verdict on one attempt, then its note and the branch moved to its tip, or
         its commits kept with a note saying why (the branch never moved)."""
         verdict = Verdict(list(violations or []))
+        way_out = way_out_of(result.output) if result is not None and error is None \
+            else None
+        if way_out is not None and not verdict.violations:
+            self._decline(work, attempt, result, tip, way_out)
         if error is not None:
             verdict.violations.append(Violation(f"agent-{error.kind}", error.message))
         elif refused is not None:
@@ -402,6 +423,23 @@ class Kernel:
         work.accepted(done, attempt)
         return done
 
+    def _decline(self, work: Work, attempt: Try, result: AgentResult | None,
+                 tip: Commit, reason: str) -> None:
+        """The agent took the honest way out: nothing is judged and nothing retried (a
+        fresh session would meet the same contradiction, or be pushed to cheat past
+        it). Its commits, if any, are kept and noted like a rejection, of their own
+        kind; the mode then stops the work for a person (raises Declined)."""
+        where = work.where(attempt.number, attempt.session_id)
+        self.report(f"{work.title(attempt.number)}: the agent says this cannot be done "
+                    f"honestly: {reason}")
+        verdict = Verdict([Violation(NEEDS_ATTENTION, reason)])
+        kept = self._keep(work, attempt, result, tip, verdict,
+                          summary=f"the agent says this cannot be done honestly: "
+                                  f"{reason}"[:500])
+        self.observer.emit(NeedsAttention(where=where, reason=reason, commit=str(tip.id),
+                                          kept=kept))
+        raise Declined(reason, attempt.number, kept)
+
     def _common(self, work: Work, attempt: Try, verdict: Verdict) -> dict[str, Any]:
         """The fields every note of an attempt has, accepted or not."""
         return {"retry_count": attempt.number - 1, "schema_version": 1,
@@ -410,12 +448,14 @@ class Kernel:
                 "tests": tests_summary(verdict.tests) if verdict.tests else None}
 
     def _keep(self, work: Work, attempt: Try, result: AgentResult | None,
-              tip: Commit, verdict: Verdict) -> None:
+              tip: Commit, verdict: Verdict, summary: str | None = None
+              ) -> str | None:
         """Keep a rejected attempt's commits reachable, then note why. The ref comes
         first, so the work is never unreachable; the note goes on the kept commit, off
         the branch, so it can never be mistaken for the branch's latest handoff. A
         commit that already has a note (the agent left its branch on an older, noted
-        commit) is never noted over."""
+        commit) is never noted over. Returns the kept ref's name, if any."""
+        name = None
         if tip.id not in (work.base.id, work.branch_at.id) and \
                 self.ws.notes.read_text(str(tip.id)) is None:
             name = self.sealer.keep(tip, attempt.label, work.prev.run_id, work.keep_message)
@@ -427,12 +467,14 @@ class Kernel:
                 "error_details": ErrorDetails(type=first.rule, message="\n".join(
                     str(v) for v in verdict.violations)[:4000]),
                 "agent": agent_summary(result, None, self.ws.config_root),
-                "summary": f"rejected attempt kept at {name}",
+                "summary": summary or f"rejected attempt kept at {name}",
                 **work.rejected_fields(attempt, verdict, name)})
             self.ws.notes.write(str(tip.id), state, work.rejected_message(attempt))
             failpoints.hit("attempt:noted")
-            self.report(f"rejected attempt kept at {name}")
+            self.report(f"rejected attempt kept at {name}" if summary is None
+                        else f"the attempt's commits kept at {name}")
         inflight.clear(self.ws.git_dir)
+        return name
 
     # -- after a crash ----------------------------------------------------------------
 
@@ -471,6 +513,19 @@ class Kernel:
         seat = Seat(folder, Scratch(folder / "work", branch), folder / "home", folder / "tmp",
                     {}, None)
         return self.bring_in(seat, work.base)
+
+
+def needs_attention_note(ws: Workspace, work: Work, declined: Declined) -> HandoffState:
+    """The way out's reason on the last verified commit's note (its nextPhase unchanged,
+    so `rgr resume`, once a person has looked, runs the same work again)."""
+    state = work.prev.model_copy(update={
+        "error": f"{work.title(declined.attempts)} needs attention: the agent says it "
+                 f"cannot be done honestly: {declined.reason}",
+        "error_details": ErrorDetails(type=NEEDS_ATTENTION, message=declined.reason),
+        "retry_count": declined.attempts - 1,
+    })
+    ws.notes.write(str(work.base.id), state, "rgr: needs attention")
+    return state
 
 
 def limit_note(ws: Workspace, work: Work, message: str, limit: str) -> None:

@@ -35,7 +35,7 @@ from rgr.check.guards import Violation, edit_rules
 from rgr.check.mergefix_checks import check_merge_commits, check_merge_scope, check_merge_tests
 from rgr.check.verify import TestReport
 from rgr.loop.attempt import Sealer, Seat
-from rgr.loop.kernel import Accepted, Exhausted, Kernel, Try, Verdict, Work
+from rgr.loop.kernel import Accepted, Declined, Exhausted, Kernel, Try, Verdict, Work
 from rgr.loop.outputs import PhaseOutput
 from rgr.loop.prompting import quoted
 from rgr.loop.retry import AttemptRejected
@@ -129,6 +129,8 @@ class MergeFixer:
                                            self.tests_at(job.job_tip)))
         try:
             return self.kernel.run(work).tip
+        except Declined as declined:
+            raise self.declined(job, declined) from None
         except LimitReached as spent:
             raise MergeFixFailed(
                 f"the daemon's --max-budget-usd is spent before merge fix "
@@ -153,8 +155,19 @@ class MergeFixer:
         self.report(f"judging merge fix {record.attempt}, running when rgr stopped")
         try:
             return self.kernel.judge_interrupted(work, record).tip
+        except Declined as declined:
+            raise self.declined(job, declined) from None
         except AttemptRejected:
             return None
+
+    @staticmethod
+    def declined(job: MergeJob, declined: Declined) -> MergeFixFailed:
+        """The fixer took the honest way out: no further try; the job needs a person."""
+        return MergeFixFailed(
+            f"the merge-fixer says {job.branch} cannot be merged onto {job.into} honestly: "
+            f"{declined.reason}",
+            f"merge it by hand (`git merge {job.into}` on {job.branch}), deciding what the "
+            "fixer could not")
 
     def record_spend(self) -> None:
         """Append what the sessions cost to the ledger (see MERGE_FIX_SPEND)."""

@@ -14,22 +14,37 @@ class _Output(BaseModel):
     model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid")
 
 
+class _Answer(_Output):
+    # The honest way out: the reason the task cannot be done honestly, or null. Agents
+    # given an explicit way to flag an impossible task cheat far less often than agents
+    # whose only way to finish is to pass (ImpossibleBench). One plain string: the
+    # schema goes with every request of every session (the prompts say when to use it).
+    cannot_be_done_honestly: str | None = Field(default=None, min_length=1,
+                                                max_length=2000)
+
+
 class PlannedTest(_Output):
     description: str = Field(min_length=1, max_length=500)
     test_file: str = Field(min_length=1, max_length=300)
     impl_file: str = Field(min_length=1, max_length=300)
 
 
-class PlanOutput(_Output):
+class PlanOutput(_Answer):
     """The planner's answer: the next test case, or null when the feature is done."""
 
     current_test: PlannedTest | None
 
 
-class PhaseOutput(_Output):
+class PhaseOutput(_Answer):
     """RED, GREEN and REFACTOR answer with a one-line account of what they did."""
 
     summary: str = Field(min_length=1, max_length=2000)
 
 
 OUTPUT_MODELS: dict[str, type[_Output]] = {"plan": PlanOutput, "phase": PhaseOutput}
+
+
+def way_out_of(output: BaseModel | None) -> str | None:
+    """The reason an agent's answer gives for taking the honest way out, if it took it."""
+    found = getattr(output, "cannot_be_done_honestly", None)
+    return found if isinstance(found, str) and found.strip() else None

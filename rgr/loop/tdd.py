@@ -26,7 +26,7 @@ import pydantic
 
 from rgr.backends.base import AgentRequest, AgentResult, Backend
 from rgr.base.config import TestCommand
-from rgr.base.errors import BackendError, PhaseFailed
+from rgr.base.errors import BackendError, NeedsAttention, PhaseFailed
 from rgr.check import report_store
 from rgr.check.guards import (
     Violation,
@@ -39,7 +39,17 @@ from rgr.check.testlist import FILENAME as TEST_LIST
 from rgr.check.testlist import parse_test_list
 from rgr.check.verify import TestReport
 from rgr.loop.attempt import Sealer, Seat, tests_summary
-from rgr.loop.kernel import Accepted, Exhausted, Kernel, Try, Verdict, Work, limit_note
+from rgr.loop.kernel import (
+    Accepted,
+    Declined,
+    Exhausted,
+    Kernel,
+    Try,
+    Verdict,
+    Work,
+    limit_note,
+    needs_attention_note,
+)
 from rgr.loop.outputs import OUTPUT_MODELS, PhaseOutput, PlanOutput
 from rgr.loop.prompting import build_prompt
 from rgr.loop.retry import AttemptRejected
@@ -49,6 +59,7 @@ from rgr.store import git
 from rgr.store.agents import AgentSpec, agent_for, prompt_path
 from rgr.store.handoff import (
     FOLLOWS,
+    NEEDS_ATTENTION,
     ErrorDetails,
     HandoffState,
     Phase,
@@ -146,6 +157,8 @@ class Orchestrator:
                 "see `rgr history --all` for the rejected attempts, then `rgr resume` to try "
                 f"again (raise {self.ws.config.setting('max_retries')} for more attempts)",
             ) from None
+        except Declined as declined:
+            raise self._needs_attention(work, declined) from None
         state = done.state
         self.observer.emit(PhaseDone(
             phase=str(work.phase), cycle=work.cycle, attempts=done.attempts,
@@ -167,7 +180,25 @@ class Orchestrator:
                                              "was recorded; the attempt is redone")],
                                   "The previous attempt was interrupted.", backend_side=False)
         work = TddPhase(self, prev, base, before, phase=record.phase, cycle=record.cycle)
-        return self.kernel.judge_interrupted(work, record).state
+        try:
+            return self.kernel.judge_interrupted(work, record).state
+        except Declined as declined:
+            raise self._needs_attention(work, declined) from None
+
+    def _needs_attention(self, work: TddPhase, declined: Declined) -> NeedsAttention:
+        """The agent took the honest way out: its reason on the last verified commit's
+        note; the run stops for a person (no further attempt)."""
+        needs_attention_note(self.ws, work, declined)
+        kept = f"; its commits are kept at {declined.kept}" if declined.kept else ""
+        return NeedsAttention(
+            f"{work.phase} (cycle {work.cycle}) needs attention: the agent says it cannot "
+            f"be done honestly: {declined.reason}. The "
+            f"branch is at {str(work.base.id)[:8]}, the last verified commit{kept}",
+            "decide who is right. The agent is wrong: `rgr resume` tries the phase again, "
+            "telling the agent the reason. An earlier phase's work is: `rgr rollback "
+            "<commit>` to the handoff before it (`rgr history` lists them), then `rgr "
+            "resume`. The feature is unclear: `rgr rollback` to the start marker and a new "
+            "`rgr run` with a clearer description")
 
     def _record_exhausted(self, work: TddPhase, out: Exhausted) -> None:
         """Retries exhausted: the error goes on the last verified commit's note, whose
@@ -376,6 +407,13 @@ def _resume_brief(prev: HandoffState) -> str | None:
     if not prev.error or (prev.error_details is not None
                           and prev.error_details.type.startswith(LIMIT_ERROR_PREFIX)):
         return None
+    if prev.error_details is not None and \
+            prev.error_details.type == NEEDS_ATTENTION:
+        return ("The last run of this phase stopped: its agent said the task cannot be "
+                "done honestly, because: " + prev.error_details.message[:3000] + "\nA "
+                "person has resumed the run since (and may have changed the test list, the "
+                "tests or the code). If the task still cannot be done honestly, say so "
+                "again; never weaken or skip a test to get past it.")
     details = prev.error_details.message if prev.error_details else prev.error or ""
     return ("The last run of this phase failed and was rolled back. What went wrong:\n"
             + details[:3000])

@@ -21,6 +21,8 @@ The kinds, in the order a phase produces them (the JSON ``type`` in brackets):
 - ``GuardVerdict`` (guard_verdict);
 - ``Retry`` (retry): before attempt 2, 3, ...;
 - ``PhaseDone`` (phase_done);
+- ``NeedsAttention`` (needs_attention): the agent said its task cannot be done
+  honestly; the run stops, no retry (not a ``GuardVerdict``: nothing was judged);
 - ``LimitStopped`` (limit_reached).
 """
 
@@ -86,7 +88,7 @@ class InvocationStarted(Event):
 
 @dataclass(frozen=True, kw_only=True)
 class InvocationFinished(Event):
-    #: complete | paused | stopped | failed | interrupted | error | crashed
+    #: complete | paused | stopped | failed | needs-attention | interrupted | error | crashed
     kind: ClassVar[str] = "invocation_finished"
     outcome: str
     message: str | None = None
@@ -183,6 +185,18 @@ class GuardVerdict(Event):
     ok: bool
     commit: str = ""
     violations: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass(frozen=True, kw_only=True)
+class NeedsAttention(Event):
+    """The agent took the honest way out: its reason, the commit it worked on and where
+    its commits were kept (if it made any)."""
+
+    kind: ClassVar[str] = "needs_attention"
+    where: Where = field(metadata=FLATTEN)
+    reason: str
+    commit: str = ""
+    kept: str | None = None
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -1,7 +1,7 @@
 """One ``rgr run``/``rgr resume`` as its observers see it: the run folder, the console
 view and the limits, wired into one observer for the orchestrator, and the outcome
-recorded however the invocation ends (done, paused, stopped by a limit, failed, Ctrl-C,
-crashed)."""
+recorded however the invocation ends (done, paused, stopped by a limit, failed, stopped
+for a person, Ctrl-C, crashed)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from rgr import __version__
-from rgr.base.errors import PhaseFailed, RgrError
+from rgr.base.errors import NeedsAttention, PhaseFailed, RgrError
 from rgr.observe.artifacts import RunArtifacts
 from rgr.observe.events import InvocationFinished, InvocationStarted, Observers
 from rgr.observe.limits import LimitReached, Limits, usd
@@ -52,6 +52,9 @@ def observed(ws: Workspace, command: str, run_id: str, feature: str | None,
         raise
     except PhaseFailed as exc:
         inv.outcome, inv.message = "failed", exc.message
+        raise
+    except NeedsAttention as exc:
+        inv.outcome, inv.message = "needs-attention", exc.message
         raise
     except RgrError as exc:
         inv.outcome, inv.message = "error", exc.message

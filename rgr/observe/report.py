@@ -19,7 +19,7 @@ from typing import Any
 
 from rgr.observe.limits import LIMIT_ERROR_PREFIX
 from rgr.store import git
-from rgr.store.handoff import HandoffState, InvalidNote, Phase, parse_note
+from rgr.store.handoff import NEEDS_ATTENTION, HandoffState, InvalidNote, Phase, parse_note
 from rgr.store.objects import Commit, Oid
 from rgr.store.workspace import Workspace
 
@@ -44,7 +44,7 @@ class RunReport:
     base_commit: str | None  # the commit the run started from
     marker: str | None  # the start marker commit (cycle 0)
     head: str
-    status: str  # complete | paused | failed
+    status: str  # complete | paused | failed | needs-attention
     next_phase: str | None
     cycles: int
     tests_done: list[str]
@@ -71,6 +71,9 @@ class RunReport:
     #: The run's wall time as summary.json splits it (model, agent other, tests, rgr),
     #: when its artifacts are on this machine (.git/rgr/runs/<runId>/).
     time_split: dict[str, float] | None = None
+    #: The agent's reason when it stopped the run saying its task cannot be done
+    #: honestly: phase, cycle, reason, kept (its commits' ref, if any). Not a rejection.
+    needs_attention: dict[str, Any] | None = None
 
     @property
     def rejections_by_rule(self) -> dict[str, int]:
@@ -142,7 +145,31 @@ def _limit_stop(state: HandoffState) -> bool:
     return details is not None and details.type.startswith(LIMIT_ERROR_PREFIX)
 
 
+def _needs_attention(ws: Workspace, run_id: str | None, last: HandoffState
+                     ) -> dict[str, Any] | None:
+    """Why the run stopped for a person, when an agent took the honest way out."""
+    if not last.needs_attention or last.error_details is None:
+        return None
+    phase = str(last.resume_phase)
+    kept = [r for r in _kept(ws, run_id) if r.rule == NEEDS_ATTENTION
+            and r.phase == phase and r.cycle == _next_cycle(last)]
+    return {"phase": phase, "cycle": _next_cycle(last), "reason": last.error_details.message,
+            "kept": kept[-1].ref if kept else None}
+
+
+def _next_cycle(state: HandoffState) -> int:
+    """The cycle of the work a note's nextPhase names (a PLAN starts the next one)."""
+    return state.cycle_number + (1 if state.resume_phase == Phase.PLAN else 0)
+
+
 def _rejections(ws: Workspace, run_id: str | None) -> list[Rejection]:
+    """The run's kept rejected attempts (an attempt that took the honest way out is
+    not one: it was never judged)."""
+    return [r for r in _kept(ws, run_id)
+            if r.rule != NEEDS_ATTENTION]
+
+
+def _kept(ws: Workspace, run_id: str | None) -> list[Rejection]:
     if run_id is None:
         return []
     prefix = f"{git.ATTEMPTS_PREFIX}{run_id}/"
@@ -197,10 +224,14 @@ def collect_at(ws: Workspace, head: str, branch: str | None = None,
     branch = branch or last.branch
     verified = [(c, s) for c, s in notes if c != marker_commit]
     rejections = _rejections(ws, last.run_id)
+    declined = [r for r in _kept(ws, last.run_id) if r not in rejections]
     cost = sum(s.agent.cost_usd or 0.0 for _, s in verified if s.agent)
     rejected_cost = sum(r.cost_usd or 0.0 for r in rejections)
-    retries = sum(s.retry_count + 1 if s.error and not _limit_stop(s) else s.retry_count
-                  for _, s in notes)
+    declined_cost = sum(r.cost_usd or 0.0 for r in declined)
+    # A note whose error ended the phase counts its last attempt as rejected too, unless
+    # a limit stopped it before an attempt or its agent took the honest way out.
+    retries = sum(s.retry_count + 1 if s.error and not _limit_stop(s)
+                  and not s.needs_attention else s.retry_count for _, s in notes)
     base = marker.base_commit if marker else None
     commits = 0
     if base is not None and ws.repo.get(base) is not None:
@@ -209,12 +240,14 @@ def collect_at(ws: Workspace, head: str, branch: str | None = None,
     last_end = last.finished_at or last.started_at
     if last.resume_phase == Phase.COMPLETE:
         status = "complete"
+    elif last.needs_attention:
+        status = "needs-attention"
     elif last.error:
         status = "failed"
     else:
         status = "paused"
     agents = [s.agent for _, s in verified if s.agent]
-    attempt_states = [ws.notes.read(r.commit) for r in rejections]
+    attempt_states = [ws.notes.read(r.commit) for r in [*rejections, *declined]]
     attempt_agents = [a.state.agent for a in attempt_states
                       if a is not None and a.state is not None and a.state.agent]
     return RunReport(
@@ -227,7 +260,8 @@ def collect_at(ws: Workspace, head: str, branch: str | None = None,
         started_at=_iso(first_start), finished_at=_iso(last_end),
         elapsed_s=_seconds(first_start, last_end),
         phase_time_s=sum(_seconds(s.started_at, s.finished_at) or 0.0 for _, s in verified),
-        cost_usd=round(cost + rejected_cost, 6), rejected_cost_usd=round(rejected_cost, 6),
+        cost_usd=round(cost + rejected_cost + declined_cost, 6),
+        rejected_cost_usd=round(rejected_cost, 6),
         input_tokens=sum(a.input_tokens or 0 for a in [*agents, *attempt_agents]),
         output_tokens=sum(a.output_tokens or 0 for a in [*agents, *attempt_agents]),
         agent_sessions=len(agents) + len(attempt_agents),
@@ -236,6 +270,7 @@ def collect_at(ws: Workspace, head: str, branch: str | None = None,
         set_aside=_set_aside(ws, last.run_id),
         sessions_without_cost=sum(1 for a in [*agents, *attempt_agents] if a.cost_usd is None),
         time_split=_time_split(ws, last.run_id),
+        needs_attention=_needs_attention(ws, last.run_id, last),
     )
 
 

@@ -29,6 +29,7 @@ from rgr.observe.events import (
     InvocationFinished,
     InvocationStarted,
     LimitStopped,
+    NeedsAttention,
     PhaseDone,
     PhaseStarted,
     Record,
@@ -48,7 +49,8 @@ def _zero() -> dict[str, Any]:
         **dict.fromkeys(_TOKEN_FIELDS, 0),
         "costUsd": 0.0, "agentDurationS": 0.0, "agentWallS": 0.0, "agentModelS": 0.0,
         "agentOtherS": 0.0, "testRuns": 0, "testDurationS": 0.0,
-        "retries": 0, "apiRetries": 0, "guardRejections": 0, "permissionDenials": 0,
+        "retries": 0, "apiRetries": 0, "guardRejections": 0, "needsAttention": 0,
+        "permissionDenials": 0,
     }
 
 
@@ -143,6 +145,15 @@ def summarize(events: list[Record]) -> dict[str, Any]:
                               commit=event.get("commit"), durationS=event.get("durationS"),
                               attempts=event.get("attempts"))
                 current = None
+            case NeedsAttention.kind:
+                # The honest way out: counted apart from rejections (nothing was judged).
+                for bucket in buckets:
+                    bucket["needsAttention"] += 1
+                if target is not None:
+                    target["outcome"] = "needs-attention"
+                    current = None
+                stop = {"needsAttention": True, "message": event.get("reason"),
+                        "at": event.get("ts")}
             case LimitStopped.kind:
                 stop = {"limit": event.get("limit"), "message": event.get("message"),
                         "at": event.get("ts")}

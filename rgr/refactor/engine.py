@@ -24,12 +24,22 @@ import pydantic
 
 from rgr.backends.base import AgentRequest, AgentResult, Backend
 from rgr.base.config import TestCommand
-from rgr.base.errors import BackendError, PhaseFailed, RgrError
+from rgr.base.errors import BackendError, NeedsAttention, PhaseFailed, RgrError
 from rgr.check.gate import GateResult, Level, check_gate, gate_argvs, run_gate
 from rgr.check.guards import Violation, edit_rules
 from rgr.check.verify import TestReport
 from rgr.loop.attempt import Sealer, Seat, is_fatal
-from rgr.loop.kernel import Accepted, Exhausted, Kernel, Try, Verdict, Work, limit_note
+from rgr.loop.kernel import (
+    Accepted,
+    Declined,
+    Exhausted,
+    Kernel,
+    Try,
+    Verdict,
+    Work,
+    limit_note,
+    needs_attention_note,
+)
 from rgr.loop.outputs import PhaseOutput
 from rgr.loop.retry import AttemptRejected
 from rgr.loop.sessions import agent_call_event
@@ -248,6 +258,8 @@ class RefactorEngine:
         except Exhausted as out:
             return self._batch_failed(prev, batch, index, total, work.base, out.attempts,
                                       out.final)
+        except Declined as declined:
+            raise self._needs_attention(work, declined) from None
 
     def settle_interrupted(self, prev: HandoffState, record: Inflight) -> HandoffState:
         """Judge the batch attempt a killed rgr left in flight, as it would have been
@@ -262,6 +274,8 @@ class RefactorEngine:
         self.report(f"judging the {batch.id} attempt that was running when rgr stopped")
         try:
             return self.kernel.judge_interrupted(work, record).state
+        except Declined as declined:
+            raise self._needs_attention(work, declined) from None
         except AttemptRejected as rejected:
             return prev.model_copy(update={"error": str(rejected), "error_details":
                                            ErrorDetails(type=rejected.violations[0].rule,
@@ -354,6 +368,17 @@ class RefactorEngine:
             backend=spec.backend or self.ws.config.backend, on_event=on_event)
 
     # ------------------------------------------------------------ failures --
+
+    def _needs_attention(self, work: RefactorBatch, declined: Declined) -> NeedsAttention:
+        """The patcher took the honest way out: the batch is neither retried nor skipped
+        (on_failure does not apply: a person decides); its reason on the base's note."""
+        needs_attention_note(self.ws, work, declined)
+        return NeedsAttention(
+            f"batch {work.batch.id} needs attention: the agent says it cannot be done "
+            f"honestly: {declined.reason}. The branch is "
+            f"at {str(work.base.id)[:8]}, the last verified commit",
+            "change the code or the goal as needed and commit, then `rgr resume` tries the "
+            "batch again; or `rgr rollback`")
 
     def _batch_failed(self, prev: HandoffState, batch: Batch, index: int, total: int,
                       base: Commit, attempts: int,

@@ -71,6 +71,9 @@ class Phase(StrEnum):
     COMPLETE = "COMPLETE"
 
 
+NEEDS_ATTENTION = handoff_read.NEEDS_ATTENTION  # defined where pydantic is not needed
+
+
 #: The fixed cycle. PLAN may also go to COMPLETE, which the orchestrator decides.
 FOLLOWS = {
     Phase.PLAN: Phase.RED,
@@ -258,6 +261,11 @@ class HandoffState(CamelModel):
     @property
     def is_error(self) -> bool:
         return self.error is not None
+
+    @property
+    def needs_attention(self) -> bool:
+        """Did an agent stop the run by saying its task cannot be done honestly?"""
+        return self.error_details is not None and self.error_details.type == NEEDS_ATTENTION
 
 
 _PhaseName = Literal["PLAN", "RED", "GREEN", "REFACTOR", "COMPLETE"]

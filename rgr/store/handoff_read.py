@@ -35,6 +35,11 @@ else:
     except ImportError:  # another Python: its own datetime
         from datetime import UTC, datetime  # noqa: F401 (UTC: for rgr.store.history.table)
 
+#: ``errorDetails.type`` of a note saying an agent took the honest way out (its task
+#: cannot be done honestly; ``errorDetails.message`` is its reason): on the kept commits
+#: of that attempt, if any, and on the last verified commit's note, where the run stopped.
+NEEDS_ATTENTION = "needs-attention"
+
 #: The phase that follows each phase when a note has no nextPhase (older writers).
 FOLLOWS: Mapping[str, str] = {
     "PLAN": "RED", "RED": "GREEN", "GREEN": "REFACTOR", "REFACTOR": "PLAN",
