@@ -31,6 +31,7 @@ from rgr.guards import (
     check_tests,
     escaping_links,
     forbidden_path,
+    hidden_configuration,
     hooks_framework,
 )
 from rgr.handoff import Phase
@@ -72,6 +73,7 @@ def check_batch_commits(repo: pygit2.Repository, config: Config, batch: Batch,
                 found.append(Violation("test-file-changed", f"{change.status} {path}: the "
                                        "tests are the contract; this batch may not change "
                                        "them (operation 'tests' not allowed)", path))
+    found += hidden_configuration(repo, base, head, changes)
     found += escaping_links(repo, head, [c.path for c in changes if c.status != "deleted"])
     lines = 0
     old = repo[base].peel(pygit2.Tree)
