@@ -29,6 +29,7 @@ from rich.table import Table
 from rich.text import Text
 
 from rgr.events import Event
+from rgr.summary import refused_edits
 from rgr.ui import make_console
 
 QUIET, NORMAL, VERBOSE = 0, 1, 2
@@ -91,6 +92,7 @@ class _Tally:
         self.sessions = 0
         self.retries = 0
         self.rejections = 0
+        self.refused_edits = 0
         self.phase_cost = 0.0
         self.phase_turns = 0
         self.uncosted = 0  # sessions whose backend reports no cost (codex)
@@ -114,6 +116,8 @@ class _Tally:
             self.retries += 1
         elif kind == "guard_verdict" and not event.get("ok"):
             self.rejections += 1
+        elif kind == "agent_event":
+            self.refused_edits += refused_edits(event.get("event"))
 
     def line(self) -> str:
         uncosted = (f" ({self.uncosted} without a cost: codex reports tokens only)"
@@ -121,7 +125,8 @@ class _Tally:
         return (f"${self.cost:.4f}, {self.sessions} agent session(s){uncosted}, "
                 f"{_tokens(self.input_tokens)} tokens in / {_tokens(self.output_tokens)} out, "
                 f"{self.retries} retr{'y' if self.retries == 1 else 'ies'}, "
-                f"{self.rejections} rejection(s)")
+                f"{self.rejections} rejected attempt(s), "
+                f"{self.refused_edits} edit(s) refused before the fact")
 
 
 #: Tool-call lines, which the live panel shows itself (and logs only with -v).
