@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from rgr.events import Event
+from rgr.summary import refused_edits
 
 RUNS_DIR = Path("rgr") / "runs"
 
@@ -134,6 +135,7 @@ class RunArtifacts:
         self._attempt_dir: Path | None = None
         self._stream: Any = None  # the open stream.jsonl of the running attempt
         self._tool_calls = 0  # tool_use blocks seen in the running attempt's stream
+        self._refused_edits = 0  # the edit hook's refusals in that stream
         self._events_file: Any = None
 
     # -- the observer ------------------------------------------------------------------
@@ -144,6 +146,7 @@ class RunArtifacts:
             self._stream_line(event["event"])
             raw = event["event"]
             self._tool_calls += count_tool_calls(raw)
+            self._refused_edits += refused_edits(raw)
             if raw.get("type") == "system" and raw.get("subtype") == "api_retry":
                 self._record({**_without(event, "event"), "type": "retry", "source": "api",
                               "retryAttempt": raw.get("attempt"),
@@ -227,6 +230,7 @@ class RunArtifacts:
             {k: v for k, v in record.items() if k not in ("type", "ts")}), indent=2) + "\n")
         record["dir"] = label
         self._tool_calls = 0
+        self._refused_edits = 0
         self._stream = (self._attempt_dir / "stream.jsonl").open("a", encoding="utf-8")
         return record
 
@@ -239,6 +243,7 @@ class RunArtifacts:
     def _finish_attempt(self, record: Event) -> Event:
         result = record.pop("result", None)
         record["toolCalls"] = self._tool_calls
+        record["refusedEdits"] = self._refused_edits
         if isinstance(result, dict) and "durationApiMs" not in record:
             # The model's share of the session (summary.json's agentModelS); the rest of
             # the result goes to result.json.

@@ -15,7 +15,8 @@ the checks, waits), which add up to ``wallS``.
 
 Refused and rejected. ``refusedEdits`` counts the edits rgr's PreToolUse hook refused
 before they were written (the agent read the reason and could correct itself in the
-same session); ``guardRejections`` counts the attempts rgr's checks rejected after the
+same session; each ``agent_call`` carries its session's count, from the agent's
+stream); ``guardRejections`` counts the attempts rgr's checks rejected after the
 fact (their commits kept aside, the phase retried). Nothing an agent changed is dropped
 without one of the two.
 """
@@ -118,10 +119,7 @@ def summarize(events: list[Event]) -> dict[str, Any]:
                 for name in _TOKEN_FIELDS:
                     bucket[name] += int(event.get(name) or 0)
                 bucket["toolCalls"] += int(event.get("toolCalls") or 0)
-        elif kind == "agent_event":
-            refused = refused_edits(event.get("event"))
-            for bucket in buckets:
-                bucket["refusedEdits"] += refused
+                bucket["refusedEdits"] += int(event.get("refusedEdits") or 0)
         elif kind == "test_run":
             # Test runs belong to the phase that is running, if any (the baseline does not).
             if current is not None and current in phases:
@@ -176,7 +174,8 @@ def summarize(events: list[Event]) -> dict[str, Any]:
 
 def refused_edits(raw: object) -> int:
     """How many tool results in one line of the agent's stream are refusals by rgr's
-    edit hook (an errored tool result that carries its mark)."""
+    edit hook: an errored tool result that claude words as a PreToolUse hook's error
+    and that carries the hook's mark (a command's output cannot start that way)."""
     if not isinstance(raw, dict) or raw.get("type") != "user":
         return 0
     message = raw.get("message")
@@ -185,6 +184,7 @@ def refused_edits(raw: object) -> int:
         return 0
     return sum(1 for block in blocks if isinstance(block, dict)
                and block.get("type") == "tool_result" and block.get("is_error")
+               and str(block.get("content")).startswith("PreToolUse:")
                and REFUSAL_MARK in str(block.get("content")))
 
 

@@ -336,3 +336,29 @@ def test_the_hook_judges_the_content_an_edit_leaves(tmp_path: Path) -> None:
     refused = write(Phase.GREEN, "package.json", '{"dependencies": {}}')
     assert refused.returncode == 2 and "a new package.json decides how rgr" in refused.stderr
     assert write(Phase.GREEN, ".gitignore", "dist/\n").returncode == 0
+
+
+# -- the run summary counts refusals and rejections apart ----------------------------------
+
+#: A refusal as claude 2.1.197 put it in its stream (recorded in an e2e run, trimmed).
+REFUSAL_LINE = {"type": "user", "message": {"role": "user", "content": [{
+    "type": "tool_result", "is_error": True, "tool_use_id": "toolu_1",
+    "content": "PreToolUse:Write hook error: [python -I -S pretool.py rules.json]: rgr refuses "
+               "this edit: conftest.py: this conftest.py would decide how tests are collected"}]}}
+
+
+def test_the_summary_counts_refused_edits_and_rejected_attempts_apart() -> None:
+    from rgr.summary import refused_edits, summarize
+
+    forged = json.loads(json.dumps(REFUSAL_LINE))
+    forged["message"]["content"][0]["content"] = "Exit code 1\nrgr refuses this edit: (echo)"
+    assert (refused_edits(REFUSAL_LINE), refused_edits(forged)) == (1, 0)
+    where = {"phase": "RED", "cycle": 1, "attempt": 1, "sessionId": "s"}
+    events = [
+        {"type": "phase_started", "ts": "2026-11-24T10:00:00Z", **where},
+        {"type": "agent_call", "ts": "2026-11-24T10:00:01Z", **where, "ok": True,
+         "refusedEdits": 2},
+        {"type": "guard_verdict", "ts": "2026-11-24T10:00:02Z", **where, "ok": False},
+    ]
+    totals = summarize(events)["totals"]
+    assert (totals["refusedEdits"], totals["guardRejections"]) == (2, 1)
