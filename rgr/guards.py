@@ -164,7 +164,10 @@ CONFTEST_GLOB = "**/conftest.py"
 
 def _judged_globs(phase: Phase) -> dict[str, str]:
     """Glob → the file of the rgr.check module that judges a write to it in ``phase``."""
-    judged = {CONFTEST_GLOB: conftest_rules.__file__, "**/.gitignore": ignore_rules.__file__}
+    judged = {"**/.gitignore": ignore_rules.__file__}
+    if phase != Phase.COMPLETE:
+        # a merge fix's checks (rgr.mergefix_checks) still refuse every conftest.py
+        judged[CONFTEST_GLOB] = conftest_rules.__file__
     if phase in DEPENDENCY_PHASES:
         judged.update({f"**/{name}": manifest_keys.__file__
                        for name in manifest_keys.MANIFESTS})
@@ -234,6 +237,18 @@ def hidden_configuration(repo: pygit2.Repository, base: pygit2.Oid, head: pygit2
                       f"hide rgr's configuration ({', '.join(hidden)}) from git; that is "
                       "configuration tampering, refused in every phase (remove those rules)",
                       touched[0])]
+
+
+def forbidden_change(repo: pygit2.Repository, phase: Phase, base: pygit2.Oid,
+                     head: pygit2.Oid, change: git.FileChange, path: str) -> Violation | None:
+    """:func:`forbidden_path`, except for the files judged by what the change does
+    (:func:`judged_by_content`): for those, the content decides."""
+    texts = (git.file_text(repo, base, change.old_path or change.path),
+             git.file_text(repo, head, change.path))
+    judged, refused = judged_by_content(phase, path, *texts)
+    if refused is not None:
+        return Violation("test-infra-changed", f"{change.status} {path}: {refused}", path)
+    return None if judged else forbidden_path(path, change.status)
 
 
 def _scope_rule(config: Config, phase: Phase, path: str, status: str,

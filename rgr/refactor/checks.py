@@ -30,7 +30,7 @@ from rgr.guards import (
     check_commits,
     check_tests,
     escaping_links,
-    forbidden_path,
+    forbidden_change,
     hidden_configuration,
     hooks_framework,
 )
@@ -61,7 +61,7 @@ def check_batch_commits(repo: pygit2.Repository, config: Config, batch: Batch,
     changes = git.changed_files(repo, base, head)
     for change in changes:
         for path in [change.path] + ([change.old_path] if change.old_path else []):
-            forbidden = forbidden_path(path, change.status)
+            forbidden = forbidden_change(repo, Phase.REFACTOR, base, head, change, path)
             if forbidden is not None:
                 found.append(forbidden)
             elif _renamed_in_test(repo, config, batch, base, head, change):
