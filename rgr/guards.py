@@ -109,8 +109,7 @@ def check_scope(
     for change in changes:
         paths = [change.path] + ([change.old_path] if change.old_path else [])
         for path in paths:
-            texts = (git.file_text(repo, base, change.old_path or change.path),
-                     git.file_text(repo, head, change.path))
+            texts = _texts(repo, base, head, change) if _judged_name(path) else (None, None)
             violations.extend(_scope_rule(config, phase, path, change.status, texts))
     violations.extend(hidden_configuration(repo, base, head, changes))
     violations.extend(escaping_links(repo, head, [c.path for c in changes
@@ -243,12 +242,21 @@ def forbidden_change(repo: pygit2.Repository, phase: Phase, base: pygit2.Oid,
                      head: pygit2.Oid, change: git.FileChange, path: str) -> Violation | None:
     """:func:`forbidden_path`, except for the files judged by what the change does
     (:func:`judged_by_content`): for those, the content decides."""
-    texts = (git.file_text(repo, base, change.old_path or change.path),
-             git.file_text(repo, head, change.path))
-    judged, refused = judged_by_content(phase, path, *texts)
+    judged, refused = judged_by_content(phase, path, *_texts(repo, base, head, change))
     if refused is not None:
         return Violation("test-infra-changed", f"{change.status} {path}: {refused}", path)
     return None if judged else forbidden_path(path, change.status)
+
+
+def _judged_name(path: str) -> bool:
+    return path.rsplit("/", 1)[-1] == "conftest.py" or manifest_keys.is_manifest(path)
+
+
+def _texts(repo: pygit2.Repository, base: pygit2.Oid, head: pygit2.Oid,
+           change: git.FileChange) -> tuple[str | None, str | None]:
+    """The changed file before (at its old path) and after."""
+    return (git.file_text(repo, base, change.old_path or change.path),
+            git.file_text(repo, head, change.path))
 
 
 def _scope_rule(config: Config, phase: Phase, path: str, status: str,
