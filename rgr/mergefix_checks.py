@@ -25,6 +25,7 @@ from rgr.guards import (
     Violation,
     escaping_links,
     forbidden_path,
+    hidden_configuration,
     hooks_framework,
 )
 from rgr.refactor.checks import check_gate
@@ -71,6 +72,9 @@ def check_merge_scope(repo: pygit2.Repository, config: Config, base_tip: pygit2.
         if forbidden is not None:
             violations.append(forbidden)
     violations += escaping_links(repo, head, [p for p in changed if p in present])
+    # ignore rules that hide rgr's configuration, compared with the base tip's
+    violations += hidden_configuration(repo, base_tip, head,
+                                       [git.FileChange(p, "changed") for p in changed])
     ancestor = merging.merge_base(repo, base_tip, job_tip)
     for path in changed:
         if path not in present:
