@@ -45,7 +45,7 @@ def words() -> list[str]:
 
 @pytest.fixture(params=["Hello World", "  spaced  "], ids=["plain", "spaced"])
 def title(request: pytest.FixtureRequest) -> str:
-    return str(request.param)
+    return str(getattr(request, "param", ""))
 
 
 @pytest.fixture(autouse=True)
@@ -86,6 +86,8 @@ HOOKS = {
     "code at import": "import os\nos.environ['PYTEST_ADDOPTS'] = '-k nothing'\n",
     "a call at import": "import os\nos.system('sed -i s/failed/passed/ report.xml')\n",
     "a decorator that runs code": "import atexit\n\n@atexit.register\ndef bye():\n    pass\n",
+    "a computed attribute": ("import pytest\n\n@pytest.fixture\ndef sneaky(request):\n"
+                             "    return getattr(request.config, 'plugin' + 'manager')\n"),
 }
 
 

@@ -26,13 +26,14 @@ SPECIAL_NAMES = frozenset({"pytest_plugins", "collect_ignore", "collect_ignore_g
 
 #: Modules whose import means reaching into the framework's machinery.
 MACHINERY_MODULES = frozenset({"_pytest", "pluggy", "atexit", "faulthandler", "builtins",
-                               "xdist", "junitparser"})
+                               "xdist", "junitparser", "importlib"})
 
 #: Attributes no fixture or helper needs: the plugin manager, hook markers, the hook
 #: relay, process exits and tracers, the import machinery.
 MACHINERY_ATTRIBUTES = frozenset({"pluginmanager", "hookimpl", "hookspec", "hook", "_exit",
                                   "settrace", "setprofile", "modules", "__import__",
-                                  "register_assert_rewrite", "add_hookspecs"})
+                                  "register_assert_rewrite", "add_hookspecs", "__dict__",
+                                  "__class__", "__subclasses__", "__globals__", "__code__"})
 
 #: Decorators a fixture or helper may carry (the last part of their dotted name).
 HARMLESS_DECORATORS = frozenset({"fixture", "contextmanager", "asynccontextmanager",
@@ -176,8 +177,14 @@ def _machinery(node: ast.AST) -> list[str]:
             "__import__", "__builtins__")):
         return [f"{where}: uses {node.id}"]
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and \
-            node.func.id in ("exec", "eval", "compile", "setattr", "delattr", "globals"):
+            node.func.id in ("exec", "eval", "compile", "setattr", "delattr", "globals",
+                             "vars", "__import__"):
         return [f"{where}: calls {node.func.id}()"]
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and \
+            node.func.id in ("getattr", "hasattr") and not (
+                len(node.args) > 1 and isinstance(node.args[1], ast.Constant)):
+        # getattr(request, "param", None) is fine; a computed name hides what it reads
+        return [f"{where}: calls {node.func.id}() with a computed name"]
     return []
 
 
