@@ -140,6 +140,7 @@ def test_commits_must_merge_the_job_onto_the_base_tip_with_the_prefix(tmp_path: 
       + TEST_MUL.strip() + "\n"}, (), ["skip-marker"]),
     ({**RESOLVED, "conftest.py": "collect_ignore = ['tests']\n"}, (), ["test-infra-changed"]),
     ({**RESOLVED, "tdd.toml": "max_retries = 9\n"}, (), ["protected-file"]),
+    ({**RESOLVED, ".gitignore": "tdd.toml\n"}, (), ["hides-configuration"]),
     ({**RESOLVED, "calc.py": CALC + SUB + MUL + "import atexit\n"}, (),
      ["hooks-test-framework"]),
     (RESOLVED, ("tests/test_calc.py",), ["test-file-removed"]),

@@ -176,6 +176,12 @@ def test_batch_checks_on_real_commits(shop: Path) -> None:
     assert attempt({"shop/pricing.py": PRICING + "\n" * 50}) == ["diff-budget"]
     assert attempt({"shop/pricing.py": PRICING + "import pytest\n@pytest.mark.skip\n"
                     "def _x(): ...\n"}) == ["hooks-test-framework", "skip-marker"]
+    # judged by what the change does (tests/test_referee_rules.py has the rules themselves)
+    assert attempt({".gitignore": "*.toml\n"}) == ["out-of-scope", "hides-configuration"]
+    assert attempt({"shop/conftest.py": "import pytest\n\n@pytest.fixture\ndef n():\n"
+                    "    return 1\n"}) == ["out-of-scope"]
+    assert attempt({"shop/conftest.py": "def pytest_configure(config):\n    pass\n"}) == [
+        "test-infra-changed"]
     wide = Batch.model_validate({**DEDUPE, "scope_globs": ["**"]})
     (shop / "shop" / "logo.bin").write_bytes(b"\x00\x01\x02" * 10)
     (shop / "tests" / "test_shop.py").write_text("")

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from rgr.base.config import Config, GlobSet, glob_to_regex
 from rgr.base.proc import bound
+from rgr.check import conftest_rules, ignore_rules, manifest_keys
 from rgr.check.failure_kind import MEANING, is_right_red
 from rgr.check.runners.base import TestOutcome
 from rgr.check.testlist import FILENAME as TEST_LIST
@@ -34,6 +35,9 @@ TEST_INFRA_GLOBS: tuple[str, ...] = (
     "**/go.mod", "**/pom.xml", "**/build.gradle*", "**/settings.gradle*",
     "**/gradle.properties", "**/Gemfile", "**/.rspec", "**/phpunit.xml*",
 )
+
+#: Phases that may declare a dependency in a manifest (key by key: rgr.check.manifest_keys).
+DEPENDENCY_PHASES = (Phase.GREEN, Phase.REFACTOR)
 
 #: Code that reaches into a test framework or the runner's report from outside the
 #: tests: a GREEN or REFACTOR change to non-test code must not contain it (it could
@@ -107,7 +111,9 @@ def check_scope(
     for change in changes:
         paths = [change.path] + ([change.old_path] if change.old_path else [])
         for path in paths:
-            violations.extend(_scope_rule(config, phase, path, change.status))
+            texts = _texts(repo, base, head, change) if _judged_name(path) else (None, None)
+            violations.extend(_scope_rule(config, phase, path, change.status, texts))
+    violations.extend(hidden_configuration(repo, base, head, changes))
     violations.extend(escaping_links(repo, head, [c.path for c in changes
                                                   if c.status != "deleted"]))
     violations.extend(_added_lines(repo, base, head, config, phase))
@@ -123,14 +129,18 @@ def edit_rules(config: Config, phase: Phase,
                scope: list[str] | None = None, tests_allowed: bool = True) -> dict[str, object]:
     """The Write/Edit rules of ``phase`` for the PreToolUse hook (rgr.sandbox.pretool):
     what :func:`check_scope` will reject, said before the agent writes it. ``scope``
-    (refactor mode) replaces the phase's allow-list with a batch's globs."""
+    (refactor mode) replaces the phase's allow-list with a batch's globs. ``judges``
+    name the files judged by their content (a conftest.py, a manifest where dependencies
+    may be declared, an ignore file) and the rgr.check module the hook asks."""
+    judged = _judged_globs(phase)
     deny: list[tuple[str, str]] = [
         (r"\.git(/.*)?", "git's own files are not yours to edit; commit instead"),
         (r"tdd\.toml|\.rgr(/.*)?", "rgr's configuration is off limits to agents"),
         *((glob_to_regex(g), "this file decides how tests are collected or reported; "
-           "no agent may change it") for g in TEST_INFRA_GLOBS),
+           "no agent may change it") for g in TEST_INFRA_GLOBS if g not in judged),
     ]
-    tests = [glob_to_regex(g) for g in config.test_file_globs]
+    judges = [(glob_to_regex(g), str(module)) for g, module in judged.items()]
+    tests = [glob_to_regex(g) for g in [*config.test_file_globs, CONFTEST_GLOB]]
     test_list = re.escape(TEST_LIST)
     allow: list[str] | None = None
     reason = ""
@@ -146,7 +156,23 @@ def edit_rules(config: Config, phase: Phase,
     elif phase == Phase.GREEN:
         deny += [(t, "GREEN must make the test pass without changing any test file")
                  for t in [*tests, test_list]]
-    return {"deny": deny, "allow": allow, "scope": reason}
+    return {"deny": deny, "allow": allow, "scope": reason, "judges": judges}
+
+
+#: The glob of pytest's conftest files, judged by content (rgr.check.conftest_rules).
+CONFTEST_GLOB = "**/conftest.py"
+
+
+def _judged_globs(phase: Phase) -> dict[str, str]:
+    """Glob → the file of the rgr.check module that judges a write to it in ``phase``."""
+    judged = {"**/.gitignore": ignore_rules.__file__}
+    if phase != Phase.COMPLETE:
+        # a merge fix's checks (rgr.check.mergefix_checks) still refuse every conftest.py
+        judged[CONFTEST_GLOB] = conftest_rules.__file__
+    if phase in DEPENDENCY_PHASES:
+        judged.update({f"**/{name}": manifest_keys.__file__
+                       for name in manifest_keys.MANIFESTS})
+    return judged
 
 
 @functools.cache
@@ -166,9 +192,11 @@ def forbidden_path(path: str, status: str) -> Violation | None:
         return Violation("protected-file", f"{status} {path}: rgr's configuration is off "
                          "limits to agents", path)
     if is_test_infra(path):
+        hint = (" (a dependency may be declared in it in GREEN or REFACTOR, key by key)"
+                if manifest_keys.is_manifest(path) else "")
         return Violation("test-infra-changed", f"{status} {path}: this file decides how tests "
                          "are collected, configured or reported; no agent may change it "
-                         "(change it yourself, outside a run)", path)
+                         f"(change it yourself, outside a run){hint}", path)
     return None
 
 
@@ -181,11 +209,71 @@ def hooks_framework(line: str, path: str, lineno: int) -> Violation | None:
                      "implementation code must not", path, lineno)
 
 
-def _scope_rule(config: Config, phase: Phase, path: str, status: str) -> list[Violation]:
-    forbidden = forbidden_path(path, status)
-    if forbidden is not None:
-        return [forbidden]
-    is_test = config.is_test_file(path)
+def judged_by_content(phase: Phase, path: str, old: str | None,
+                      new: str | None) -> tuple[bool, str | None]:
+    """Whether ``path`` is a file whose change rgr judges by what it does rather than by
+    its name in ``phase`` (a conftest.py in any phase; a manifest where dependencies may
+    be declared), and if so why the change from ``old`` to ``new`` is refused (None:
+    it is allowed)."""
+    name = path.rsplit("/", 1)[-1]
+    if name == "conftest.py":
+        return True, conftest_rules.refusal(path, old, new)
+    if manifest_keys.is_manifest(path) and phase in DEPENDENCY_PHASES:
+        return True, manifest_keys.refusal(path, old, new)
+    return False, None
+
+
+def hidden_configuration(repo: Repository, base: Oid, head: Oid,
+                         changes: list[git.FileChange]) -> list[Violation]:
+    """Ignore rules added in ``base..head`` that hide rgr's configuration from git (any
+    phase, any level): git itself says which configuration paths became ignored."""
+    touched = [c.path for c in changes if ignore_rules.is_ignore_file(c.path)]
+    if not touched:
+        return []
+    probes = ignore_rules.PROBES
+    hidden = sorted(git.ignored_paths(repo, head, probes) - git.ignored_paths(repo, base, probes))
+    if not hidden:
+        return []
+    return [Violation("hides-configuration", f"{', '.join(touched)}: the ignore rules added "
+                      f"hide rgr's configuration ({', '.join(hidden)}) from git; that is "
+                      "configuration tampering, refused in every phase (remove those rules)",
+                      touched[0])]
+
+
+def forbidden_change(repo: Repository, phase: Phase, base: Oid,
+                     head: Oid, change: git.FileChange, path: str) -> Violation | None:
+    """:func:`forbidden_path`, except for the files judged by what the change does
+    (:func:`judged_by_content`): for those, the content decides."""
+    judged, refused = judged_by_content(phase, path, *_texts(repo, base, head, change))
+    if refused is not None:
+        return Violation("test-infra-changed", f"{change.status} {path}: {refused}", path)
+    return None if judged else forbidden_path(path, change.status)
+
+
+def _judged_name(path: str) -> bool:
+    return path.rsplit("/", 1)[-1] == "conftest.py" or manifest_keys.is_manifest(path)
+
+
+def _texts(repo: Repository, base: Oid, head: Oid,
+           change: git.FileChange) -> tuple[str | None, str | None]:
+    """The changed file before (at its old path) and after."""
+    return (git.file_text(repo, base, change.old_path or change.path),
+            git.file_text(repo, head, change.path))
+
+
+def _scope_rule(config: Config, phase: Phase, path: str, status: str,
+                texts: tuple[str | None, str | None] = (None, None)) -> list[Violation]:
+    judged, refused = judged_by_content(phase, path, *texts)
+    if refused is not None:
+        return [Violation("test-infra-changed", f"{status} {path}: {refused}", path)]
+    if not judged:
+        forbidden = forbidden_path(path, status)
+        if forbidden is not None:
+            return [forbidden]
+    elif manifest_keys.is_manifest(path):
+        return []  # only dependency declarations changed, in a phase that may make them
+    # a conftest.py of fixtures and helpers is test code, whatever test_file_globs say
+    is_test = config.is_test_file(path) or path.rsplit("/", 1)[-1] == "conftest.py"
     if phase == Phase.PLAN and path != TEST_LIST:
         return [Violation("plan-scope", f"{status} {path}: the planner may only change "
                           f"{TEST_LIST}", path)]

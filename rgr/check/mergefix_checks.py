@@ -23,6 +23,7 @@ from rgr.check.guards import (
     Violation,
     escaping_links,
     forbidden_path,
+    hidden_configuration,
     hooks_framework,
 )
 from rgr.check.verify import TestReport
@@ -69,6 +70,9 @@ def check_merge_scope(repo: Repository, config: Config, base_tip: Oid,
         if forbidden is not None:
             violations.append(forbidden)
     violations += escaping_links(repo, head, [p for p in changed if p in present])
+    # ignore rules that hide rgr's configuration, compared with the base tip's
+    violations += hidden_configuration(repo, base_tip, head,
+                                       [git.FileChange(p, "changed") for p in changed])
     ancestor = merging.merge_base(repo, base_tip, job_tip)
     for path in changed:
         if path not in present:

@@ -40,6 +40,7 @@ from rgr.base.config import Config, TestCommand
 from rgr.base.errors import BackendError, RgrError
 from rgr.base.proc import run
 from rgr.base.processes import REPO_MARK_VAR
+from rgr.check import conftest_rules
 from rgr.check.gate import GateResult, Level, gate_argvs, run_gate
 from rgr.check.verify import Confinement, TestReport, run_tests
 from rgr.sandbox import explain, setup, toolchain
@@ -67,6 +68,9 @@ LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1", "[::1]"})
 #: Backend failures no retry can fix: stop at once (resumably) and say what to do.
 #: (A session stopped by its budget is an ordinary rejection: the run's budget limit,
 #: checked before the next attempt, is what stops the run, with that reason.)
+#: The rgr.check modules the edit hook loads by path (shown read-only in the sandbox).
+JUDGES = Path(conftest_rules.__file__).parent
+
 FATAL_BACKEND_KINDS = frozenset({"missing_binary", "not_logged_in"})
 
 
@@ -305,7 +309,7 @@ class Sealer:
                     executables=self._executables(env, agent=True), forwards=forwards,
                     shared=((scratch.objects_dir(self.ws.repo),) * 2,
                             *((p, p) for p in self._prompt_dirs()),),
-                    extra_readable=(control, PRETOOL.parent))
+                    extra_readable=(control, PRETOOL.parent, JUDGES))
             if self._stager is not None:
                 # The verification after this session starts from this tree.
                 self._stager.stage(base.id, self._folder("staged"))

@@ -46,6 +46,7 @@ from rgr.observe.events import (
     TestRun,
     to_json,
 )
+from rgr.observe.summary import refused_edits
 
 RUNS_DIR = Path("rgr") / "runs"
 
@@ -144,6 +145,7 @@ class RunArtifacts:
         self._attempt_dir: Path | None = None
         self._stream: Any = None  # the open stream.jsonl of the running attempt
         self._tool_calls = 0  # tool_use blocks seen in the running attempt's stream
+        self._refused_edits = 0  # the edit hook's refusals in that stream
         self._events_file: Any = None
 
     # -- the observer ------------------------------------------------------------------
@@ -153,6 +155,7 @@ class RunArtifacts:
             case AgentStreamed(event=line):
                 self._stream_line(line)
                 self._tool_calls += count_tool_calls(line)
+                self._refused_edits += refused_edits(line)
                 if line.get("type") == "system" and line.get("subtype") == "api_retry":
                     self._record({**_without(to_json(event), "event"), "type": "retry",
                                   "source": "api", "retryAttempt": line.get("attempt"),
@@ -237,6 +240,7 @@ class RunArtifacts:
             {k: v for k, v in record.items() if k not in ("type", "ts")}), indent=2) + "\n")
         record["dir"] = label
         self._tool_calls = 0
+        self._refused_edits = 0
         self._stream = (self._attempt_dir / "stream.jsonl").open("a", encoding="utf-8")
         return record
 
@@ -249,6 +253,7 @@ class RunArtifacts:
     def _finish_attempt(self, event: AgentCalled) -> Record:
         record = to_json(event)
         record["toolCalls"] = self._tool_calls
+        record["refusedEdits"] = self._refused_edits
         if event.result is not None:
             # The model's share of the session (summary.json's agentModelS); the rest of
             # the result goes to result.json.

@@ -15,6 +15,13 @@ it (``agentModelS``: claude's ``duration_api_ms``) and the rest (``agentOtherS``
 agent process starting, its tools, its own work). ``timeSplit`` puts the run's wall
 time together: model + agent other + test runs + rgr (everything else: rgr itself, git,
 the checks, waits), which add up to ``wallS``.
+
+Refused and rejected. ``refusedEdits`` counts the edits rgr's PreToolUse hook refused
+before they were written (the agent read the reason and could correct itself in the
+same session; each ``agent_call`` carries its session's count, from the agent's
+stream); ``guardRejections`` counts the attempts rgr's checks rejected after the
+fact (their commits kept aside, the phase retried). Nothing an agent changed is dropped
+without one of the two.
 """
 
 from __future__ import annotations
@@ -39,6 +46,9 @@ from rgr.observe.events import (
 
 SUMMARY_VERSION = 1
 
+#: How rgr's PreToolUse hook (rgr.sandbox.pretool) starts every refusal it gives.
+REFUSAL_MARK = "rgr refuses this edit"
+
 _TOKEN_FIELDS = ("inputTokens", "outputTokens", "cacheReadInputTokens",
                  "cacheCreationInputTokens")
 
@@ -49,7 +59,8 @@ def _zero() -> dict[str, Any]:
         **dict.fromkeys(_TOKEN_FIELDS, 0),
         "costUsd": 0.0, "agentDurationS": 0.0, "agentWallS": 0.0, "agentModelS": 0.0,
         "agentOtherS": 0.0, "testRuns": 0, "testDurationS": 0.0,
-        "retries": 0, "apiRetries": 0, "guardRejections": 0, "needsAttention": 0,
+        "retries": 0, "apiRetries": 0, "guardRejections": 0, "refusedEdits": 0,
+        "needsAttention": 0,
         "permissionDenials": 0,
     }
 
@@ -126,6 +137,7 @@ def summarize(events: list[Record]) -> dict[str, Any]:
                     for name in _TOKEN_FIELDS:
                         bucket[name] += int(event.get(name) or 0)
                     bucket["toolCalls"] += int(event.get("toolCalls") or 0)
+                    bucket["refusedEdits"] += int(event.get("refusedEdits") or 0)
             case TestRun.kind:
                 # Test runs belong to the phase that is running, if any (the baseline does not).
                 if current is not None and current in phases:
@@ -185,6 +197,22 @@ def summarize(events: list[Record]) -> dict[str, Any]:
         "phases": list(phases.values()),
         "invocations": invocations,
     }
+
+
+def refused_edits(raw: object) -> int:
+    """How many tool results in one line of the agent's stream are refusals by rgr's
+    edit hook: an errored tool result that claude words as a PreToolUse hook's error
+    and that carries the hook's mark (a command's output cannot start that way)."""
+    if not isinstance(raw, dict) or raw.get("type") != "user":
+        return 0
+    message = raw.get("message")
+    blocks = message.get("content") if isinstance(message, dict) else None
+    if not isinstance(blocks, list):
+        return 0
+    return sum(1 for block in blocks if isinstance(block, dict)
+               and block.get("type") == "tool_result" and block.get("is_error")
+               and str(block.get("content")).startswith("PreToolUse:")
+               and REFUSAL_MARK in str(block.get("content")))
 
 
 def _session_key(event: Record) -> tuple[object, ...]:

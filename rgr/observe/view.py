@@ -42,6 +42,7 @@ from rgr.observe.events import (
     TestRun,
     Where,
 )
+from rgr.observe.summary import refused_edits
 
 QUIET, NORMAL, VERBOSE = 0, 1, 2
 #: A line only -q shows (at higher levels a progress message already says it).
@@ -103,6 +104,7 @@ class _Tally:
         self.sessions = 0
         self.retries = 0
         self.rejections = 0
+        self.refused_edits = 0
         self.phase_cost = 0.0
         self.phase_turns = 0
         self.uncosted = 0  # sessions whose backend reports no cost (codex)
@@ -126,6 +128,8 @@ class _Tally:
                 self.retries += 1
             case GuardVerdict(ok=False):
                 self.rejections += 1
+            case AgentStreamed(event=line):
+                self.refused_edits += refused_edits(line)
 
     def line(self) -> str:
         uncosted = (f" ({self.uncosted} without a cost: codex reports tokens only)"
@@ -133,7 +137,8 @@ class _Tally:
         return (f"${self.cost:.4f}, {self.sessions} agent session(s){uncosted}, "
                 f"{_tokens(self.input_tokens)} tokens in / {_tokens(self.output_tokens)} out, "
                 f"{self.retries} retr{'y' if self.retries == 1 else 'ies'}, "
-                f"{self.rejections} rejection(s)")
+                f"{self.rejections} rejected attempt(s), "
+                f"{self.refused_edits} edit(s) refused before the fact")
 
 
 #: Tool-call lines, which the live panel shows itself (and logs only with -v).

@@ -26,13 +26,15 @@ from rgr.check.guards import (
     Violation,
     check_commits,
     escaping_links,
-    forbidden_path,
+    forbidden_change,
+    hidden_configuration,
     hooks_framework,
 )
 from rgr.refactor.api import compare, renamed, snapshot_paths
 from rgr.refactor.plan import Batch
 from rgr.refactor.rename import is_pure_rename
 from rgr.store import git
+from rgr.store.handoff import Phase
 from rgr.store.objects import Oid, Repository, Tree
 
 
@@ -55,7 +57,7 @@ def check_batch_commits(repo: Repository, config: Config, batch: Batch,
     changes = git.changed_files(repo, base, head)
     for change in changes:
         for path in [change.path] + ([change.old_path] if change.old_path else []):
-            forbidden = forbidden_path(path, change.status)
+            forbidden = forbidden_change(repo, Phase.REFACTOR, base, head, change, path)
             if forbidden is not None:
                 found.append(forbidden)
             elif _renamed_in_test(repo, config, batch, base, head, change):
@@ -67,6 +69,7 @@ def check_batch_commits(repo: Repository, config: Config, batch: Batch,
                 found.append(Violation("test-file-changed", f"{change.status} {path}: the "
                                        "tests are the contract; this batch may not change "
                                        "them (operation 'tests' not allowed)", path))
+    found += hidden_configuration(repo, base, head, changes)
     found += escaping_links(repo, head, [c.path for c in changes if c.status != "deleted"])
     lines = 0
     old = repo[base].peel(Tree)

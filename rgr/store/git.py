@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pygit2
-from pygit2.enums import DeltaStatus, FileStatus, ResetMode, SortMode
+from pygit2.enums import DeltaStatus, FileStatus, ObjectType, ResetMode, SortMode
 
 from rgr.base.errors import RepositoryError
 
@@ -233,6 +233,36 @@ def file_text(repo: pygit2.Repository, commit: pygit2.Oid, path: str) -> str | N
     if not isinstance(blob, pygit2.Blob):
         return None
     return blob.data.decode("utf-8", "replace")
+
+
+def ignored_paths(repo: pygit2.Repository, commit: pygit2.Oid,
+                  paths: tuple[str, ...]) -> set[str]:
+    """Which of ``paths`` the ``.gitignore`` files of ``commit``'s tree ignore, as git
+    itself matches them: the ignore files on the way to each path are written into a
+    throwaway repository (no global excludes file) and libgit2 is asked there."""
+    import tempfile
+
+    tree = repo[commit].peel(pygit2.Tree)
+    with tempfile.TemporaryDirectory(prefix="rgr-ignore-") as folder:
+        probe = pygit2.init_repository(folder)
+        probe.config["core.excludesFile"] = "/dev/null"
+        for path in paths:
+            parts = path.split("/")[:-1]
+            for depth in range(len(parts) + 1):
+                ignore = "/".join([*parts[:depth], ".gitignore"])
+                text = file_text(repo, commit, ignore) if _is_blob(tree, ignore) else None
+                if text is not None:
+                    target = Path(folder, ignore)
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    target.write_text(text, encoding="utf-8")
+        return {p for p in paths if probe.path_is_ignored(p)}
+
+
+def _is_blob(tree: pygit2.Tree, path: str) -> bool:
+    try:
+        return tree[path].type == ObjectType.BLOB
+    except KeyError:
+        return False
 
 
 def materialize(repo: pygit2.Repository, commit: pygit2.Commit, paths: tuple[str, ...],
