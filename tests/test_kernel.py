@@ -25,7 +25,7 @@ from rgr.loop.attempt import Sealer
 from rgr.loop.kernel import Accepted, Kernel
 from rgr.loop.mergefix import MergeFixer, MergeFixFailed, MergeJob
 from rgr.loop.tdd import Orchestrator
-from rgr.observe.events import AttemptStarted, Event, GuardVerdict, PhaseDone, Retry
+from rgr.observe.events import AttemptStarted, Event, GuardVerdict, PhaseDone, Retry, to_json
 from rgr.observe.limits import LimitReached, Limits
 from rgr.observe.report import collect
 from rgr.observe.summary import summarize
@@ -420,10 +420,7 @@ def declines(reason: str = CONTRADICTION, files: dict[str, str] | None = None,
                 (request.cwd / name).write_text(text)
             git(request.cwd, "add", "-A")
             git(request.cwd, "commit", "-q", "-m", "feat: half of it")
-        output = request.output_model.model_validate({
-            "summary": "stopped", "cannotBeDoneHonestly": reason})
-        return AgentResult(request.session_id, output, 2, cost, 10, {}, [],
-                           {"total_cost_usd": cost, "num_turns": 2})
+        return answer(request, cost, summary="stopped", cannotBeDoneHonestly=reason)
     return session
 
 
@@ -458,12 +455,13 @@ def test_the_way_out_stops_the_phase_at_once_noted_and_counted_apart(
                    if (n := NotesStore(ws.repo).read(c)) and n.state and n.state.error_details)
     assert rules == ["green-touches-tests", "needs-attention"]
     # events and the summary: one rejection, one way out, one retry (before attempt 2)
-    kinds = [e["type"] for e in events]
+    records = [to_json(e) for e in events]  # as events.jsonl records them
+    kinds = [r["type"] for r in records]
     assert kinds.count("guard_verdict") == 1 and kinds.count("needs_attention") == 1
     assert kinds.count("retry") == 1 and "phase_done" not in kinds
-    totals = summarize(events)["totals"]
+    totals = summarize(records)["totals"]
     assert (totals["guardRejections"], totals["needsAttention"], totals["retries"]) == (1, 1, 1)
-    [phase] = summarize(events)["phases"]
+    [phase] = summarize(records)["phases"]
     assert phase["outcome"] == "needs-attention"
     # the report: status needs-attention, the reason, 1 rejected attempt (not 2)
     report = collect(ws)

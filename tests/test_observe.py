@@ -169,7 +169,7 @@ def test_artifacts_write_files_and_redact(tmp_path: Path) -> None:
         "type", "ts", "phase", "cycle", "attempt", "sessionId", "ok", "backend", "model",
         "errorKind", "error", "numTurns", "costUsd", "durationMs", "inputTokens",
         "outputTokens", "cacheReadInputTokens", "cacheCreationInputTokens",
-        "permissionDenials", "toolCalls", "durationApiMs", "dir", "seq"]
+        "permissionDenials", "toolCalls", "refusedEdits", "durationApiMs", "dir", "seq"]
     assert (call["costUsd"], call["durationApiMs"], call["toolCalls"]) == (0.5, 7, 1)
     assert json.loads(files["attempts/002-c1-RED-a1/result.json"])["echo"] == REDACTED
     assert list(records[4]) == ["type", "ts", "command", "exitCode", "durationS", "passed",
@@ -337,7 +337,7 @@ def test_each_event_class_has_its_own_kind_and_encodes_in_field_order() -> None:
     classes = [c for c in vars(events).values()
                if isinstance(c, type) and issubclass(c, events.Event) and c is not events.Event]
     kinds = [c.kind for c in classes]
-    assert len(kinds) == len(set(kinds)) == 12
+    assert len(kinds) == len(set(kinds)) == 13
     batch = Where("REFACTOR", 0, 2, "s9", batch="b-1")
     started = events.to_json(AttemptStarted(where=batch, max_turns=5, ts="T"))
     assert list(started)[:8] == ["type", "ts", "phase", "cycle", "attempt", "sessionId",
