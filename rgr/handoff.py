@@ -184,6 +184,72 @@ class MergeFixNote(CamelModel):
     status: Literal["resolved", "rejected"] = "resolved"
 
 
+#: What became of one mutant (rgr.check.mutation): ``killed`` (a test that runs its line
+#: failed), ``survived`` (those tests passed), ``uncovered`` (no test runs its line: it
+#: survives without a run), ``equivalent`` (an agent's claim, kept with its reason, never
+#: a kill), ``not-run`` (the time budget ran out first: no verdict, never a pass).
+MutantStatus = Literal["killed", "survived", "uncovered", "equivalent", "not-run"]
+
+#: What the mutation gate decided (rgr.check.mutation.rule).
+AdequacyDecision = Literal["pass", "over-implemented", "test-too-weak", "refactor-unpinned",
+                           "report-only", "not-measured", "incomplete"]
+
+
+class MutantFinding(CamelModel):
+    """One mutant of a changed line that was not killed, and where it is."""
+
+    path: str
+    line: int
+    col: int
+    operator: str
+    original: str
+    replacement: str
+    status: MutantStatus
+    #: The tests that run the mutant's line (the ones its run used).
+    tests: list[str] = Field(default_factory=list)
+    #: Why an agent says it is equivalent (``status == "equivalent"``).
+    reason: str | None = None
+
+    def describe(self) -> str:
+        return (f"{self.path}:{self.line}:{self.col} {self.original!r} -> "
+                f"{self.replacement!r} ({self.operator})")
+
+
+class AdequacyNote(CamelModel):
+    """The mutation gate's account of one phase: what it tried and what it decided."""
+
+    phase: str
+    mode: Literal["reject", "report", "off"] = "reject"
+    tried: int = 0
+    killed: int = 0
+    survived: int = 0
+    uncovered: int = 0
+    equivalent: int = 0
+    not_run: int = 0
+    decision: AdequacyDecision = "pass"
+    #: Why something was not measured, or what cut the run short (the budget).
+    remark: str | None = None
+    duration_s: float = 0.0
+    #: The mutants that were not killed (killed ones are only counted).
+    mutants: list[MutantFinding] = Field(default_factory=list)
+
+    def score(self) -> str:
+        """``7/9 killed (2 uncovered)``, for one line of a table."""
+        if self.decision == "not-measured":
+            return "not measured"
+        text = f"{self.killed}/{self.tried} killed"
+        extra = [f"{n} {what}" for n, what in ((self.survived, "survived"),
+                                               (self.uncovered, "uncovered"),
+                                               (self.equivalent, "equivalent (claimed)"),
+                                               (self.not_run, "not run: budget"))
+                 if n]
+        return text + (f" ({', '.join(extra)})" if extra else "")
+
+    @property
+    def survivors(self) -> list[MutantFinding]:
+        return [m for m in self.mutants if m.status in ("survived", "uncovered")]
+
+
 class ShownPath(CamelModel):
     path: str
     why: str
@@ -241,6 +307,8 @@ class HandoffState(CamelModel):
     refactor: RefactorProgress | None = None
     # --- the daemon's merge fix ---------------------------------------------------
     merge_fix: MergeFixNote | None = None
+    # --- the mutation gate after GREEN and REFACTOR (rgr.check.mutation) -----------
+    adequacy: AdequacyNote | None = None
 
     def to_json(self) -> str:
         """Pretty JSON with a trailing newline, so ``git notes show`` reads well."""

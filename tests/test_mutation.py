@@ -1,0 +1,162 @@
+"""The mutation gate (rgr.check.mutation) on real repositories and real pytest runs: the
+mutator on real files, the line tracer, the rule, and the two failures the gate exists
+for (a test too weak to pin ``add``; a GREEN that carries code no test asks for)."""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+from rgr import git as rgr_git
+from rgr.check.mutation.gate import Checkout, measure, subject_of
+from rgr.check.mutation.mutants import apply, mutants_of
+from rgr.check.mutation.rule import decide
+from rgr.config import AdequacyConfig, Config, TestCommand
+from rgr.handoff import AdequacyNote, MutantFinding
+from rgr.scratch import checkout_pristine
+from tests.conftest import Repo, make_repo
+
+PYTEST = TestCommand((sys.executable, "-m", "pytest", "-q"), "pytest", (), False, "test")
+
+STUB = "def add(a, b):\n    raise NotImplementedError\n"
+HONEST = "def add(a, b):\n    return a + b\n"
+OVER = "def add(a, b):\n    if a == 1337:\n        return 0\n    return a + b\n"
+STRONG_TEST = "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n"
+WEAK_TEST = "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) is not None\n"
+
+
+def project(tmp_path: Path, test: str, code: str) -> tuple[Repo, str, str]:
+    """A repository whose base has the stub and ``test`` and whose tip has ``code``."""
+    repo = make_repo(tmp_path)
+    base = repo.commit("test: add", {"calc.py": STUB, "tests/test_calc.py": test,
+                                     "pytest.ini": "[pytest]\npythonpath = .\n"})
+    tip = repo.commit("feat: add", {"calc.py": code})
+    return repo, base, tip
+
+
+def gate(repo: Repo, base: str, tip: str, phase: str = "GREEN",
+         settings: AdequacyConfig | None = None) -> AdequacyNote:
+    pygit = rgr_git.open_repo(repo.path)
+    base_commit = rgr_git.resolve_commit(pygit, base)
+    tip_commit = rgr_git.resolve_commit(pygit, tip)
+    config = Config()
+
+    @contextmanager
+    def open_checkout(label: str) -> Iterator[Checkout]:
+        with tempfile.TemporaryDirectory(prefix=f"{label}-") as folder:
+            tree = Path(folder) / "tree"
+            checkout_pristine(pygit, tip_commit.id, tree)
+            yield tree, None, {"PATH": "/usr/bin:/bin", "HOME": folder}
+
+    subject = subject_of(pygit, config, phase, base_commit, tip_commit)
+    return measure(subject, settings or AdequacyConfig(), PYTEST, open_checkout,
+                   Path(pygit.path), command_timeout=60)
+
+
+# ---------------------------------------------------------------------------- mutator
+
+
+def test_mutants_cover_only_the_changed_lines_and_each_still_parses() -> None:
+    source = ('"""Doc."""\n\n\ndef add(a: int, b: int) -> int:\n    """Adds."""\n'
+              "    total = a + b\n    if total > 10 and a:\n        return total * 2\n"
+              "    return total\n")
+    found = mutants_of("calc.py", source, {6, 7})
+    assert {m.line for m in found} == {6, 7}
+    kinds = {(m.operator, m.original, m.replacement) for m in found}
+    assert ("arithmetic", "a + b", "a - b") in kinds
+    assert ("statement", "total = a + b", "pass") in kinds
+    assert ("comparison", "total > 10", "total <= 10") in kinds
+    assert ("constant", "10", "11") in kinds
+    assert ("boolean", "total > 10 and a", "total > 10 or a") in kinds
+    assert ("condition", "total > 10 and a", "not (total > 10 and a)") in kinds
+    for mutant in found:
+        compile(apply(source, mutant), "calc.py", "exec")
+    # annotations and docstrings on changed lines have no behaviour to mutate
+    assert mutants_of("calc.py", source, {1, 4, 5}) == []
+
+
+def test_operators_limit_the_mutants_and_a_file_that_does_not_parse_has_none() -> None:
+    found = mutants_of("calc.py", HONEST, {2}, operators=("return",))
+    assert [(m.operator, m.replacement) for m in found] == [("return", "return None")]
+    assert mutants_of("calc.py", "def add(:\n", {1}) == []
+
+
+def test_unknown_operator_in_config_is_refused_by_name() -> None:
+    with pytest.raises(ValueError, match="unknown operator"):
+        AdequacyConfig(operators=["arithmetic", "flip"])
+
+
+# ------------------------------------------------------------------- gate, real pytest
+
+
+def test_an_honest_green_kills_every_mutant(tmp_path: Path) -> None:
+    repo, base, tip = project(tmp_path, STRONG_TEST, HONEST)
+    note = gate(repo, base, tip)
+    assert note.tried == 2 and note.killed == 2, note
+    assert note.decision == "pass" and note.mutants == []
+
+
+def test_weak_test_lets_a_mutant_of_a_covered_line_survive(tmp_path: Path) -> None:
+    repo, base, tip = project(tmp_path, WEAK_TEST, HONEST)
+    note = gate(repo, base, tip)
+    survivors = {(m.original, m.replacement, m.status) for m in note.mutants}
+    assert ("a + b", "a - b", "survived") in survivors
+    assert all(m.tests == ["tests/test_calc.py::test_add"] for m in note.mutants)
+    assert note.decision == "test-too-weak"
+
+
+def test_code_no_test_runs_is_over_implementation(tmp_path: Path) -> None:
+    repo, base, tip = project(tmp_path, STRONG_TEST, OVER)
+    note = gate(repo, base, tip)
+    uncovered = [m for m in note.mutants if m.status == "uncovered"]
+    assert {m.line for m in uncovered} == {3}
+    assert note.decision == "over-implemented"
+    # the line that runs has killed mutants too: a + b -> a - b
+    assert note.killed >= 1
+
+
+def test_report_mode_decides_nothing_and_a_spent_budget_is_not_a_pass(tmp_path: Path) -> None:
+    repo, base, tip = project(tmp_path, WEAK_TEST, HONEST)
+    note = gate(repo, base, tip, settings=AdequacyConfig(mode="report"))
+    assert note.decision == "report-only"
+    tiny = gate(repo, base, tip, settings=AdequacyConfig(budget=0.5))
+    assert tiny.not_run >= 1 and tiny.killed == 0
+    assert "budget" in (tiny.remark or "")
+    assert tiny.decision == "incomplete"
+
+
+def test_non_python_code_is_said_to_be_unmeasured(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path)
+    base = repo.commit("test: x", {"tests/test_x.py": "def test_x():\n    pass\n"})
+    tip = repo.commit("feat: x", {"lib.rb": "def x\n  1\nend\n"})
+    note = gate(repo, base, tip)
+    assert note.decision == "not-measured"
+    assert "lib.rb" in (note.remark or "")
+
+
+# ---------------------------------------------------------------------------- the rule
+
+
+def finding(status: str) -> MutantFinding:
+    return MutantFinding(path="a.py", line=1, col=1, operator="constant", original="1",
+                         replacement="2", status=status)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(("phase", "mode", "statuses", "decision"), [
+    ("GREEN", "reject", [], "pass"),
+    ("GREEN", "reject", ["survived"], "test-too-weak"),
+    ("GREEN", "reject", ["survived", "uncovered"], "over-implemented"),
+    ("GREEN", "reject", ["not-run"], "incomplete"),
+    ("GREEN", "reject", ["equivalent"], "pass"),
+    ("REFACTOR", "reject", ["survived"], "refactor-unpinned"),
+    ("GREEN", "report", ["uncovered"], "report-only"),
+])
+def test_the_rule(phase: str, mode: str, statuses: list[str], decision: str) -> None:
+    note = AdequacyNote(phase=phase, mode=mode,  # type: ignore[arg-type]
+                        mutants=[finding(s) for s in statuses])
+    assert decide(note) == decision
