@@ -233,18 +233,6 @@ class AdequacyNote(CamelModel):
     #: The mutants that were not killed (killed ones are only counted).
     mutants: list[MutantFinding] = Field(default_factory=list)
 
-    def score(self) -> str:
-        """``7/9 killed (2 uncovered)``, for one line of a table."""
-        if self.decision == "not-measured":
-            return "not measured"
-        text = f"{self.killed}/{self.tried} killed"
-        extra = [f"{n} {what}" for n, what in ((self.survived, "survived"),
-                                               (self.uncovered, "uncovered"),
-                                               (self.equivalent, "equivalent (claimed)"),
-                                               (self.not_run, "not run: budget"))
-                 if n]
-        return text + (f" ({', '.join(extra)})" if extra else "")
-
     @property
     def survivors(self) -> list[MutantFinding]:
         return [m for m in self.mutants if m.status in ("survived", "uncovered")]
@@ -350,6 +338,12 @@ class _AgentFields(TypedDict, total=False):
     durationMs: int | None
 
 
+class _AdequacyFields(TypedDict, total=False):
+    tried: int
+    killed: int
+    decision: AdequacyDecision
+
+
 class HistoryFields(TypedDict, total=False):
     """The fields of a note that a history listing shows, under their JSON names.
 
@@ -370,6 +364,7 @@ class HistoryFields(TypedDict, total=False):
     finishedAt: str | None
     agent: _AgentFields | None
     batch: _BatchFields | None  # refactor mode
+    adequacy: _AdequacyFields | None  # the mutation gate
 
 
 @cache

@@ -198,12 +198,13 @@ def read_plain(text: str | bytes) -> dict[str, Any] | None:
 HISTORY_DEFAULTS: Mapping[str, Any] = {
     "nextPhase": None, "cycleNumber": 0, "currentTest": None, "testResult": None,
     "error": None, "retryCount": 0, "runId": None, "startedAt": None, "finishedAt": None,
-    "agent": None, "batch": None,
+    "agent": None, "batch": None, "adequacy": None,
 }
 HISTORY_NESTED: Mapping[str, tuple[str, ...]] = {
     "currentTest": ("description", "testFile", "implFile"),
     "agent": ("backend", "model", "sessionId", "costUsd", "durationMs"),
     "batch": ("id", "goal"),
+    "adequacy": ("tried", "killed", "decision"),
 }
 
 

@@ -31,6 +31,7 @@ from rgr.attempt import Sealer, Seat, tests_summary
 from rgr.backends.base import AgentRequest, AgentResult, Backend
 from rgr.check.mutation import gate as mutation_gate
 from rgr.check.mutation.rule import decide
+from rgr.check.mutation.score import lines as adequacy_lines
 from rgr.check.mutation.verdicts import apply_claims, strengthen_brief, violations_of
 from rgr.config import TestCommand
 from rgr.errors import BackendError, PhaseFailed
@@ -294,8 +295,8 @@ class TddPhase(Work):
             subject, self.ws.config.adequacy, self.o.test_command,
             lambda label: self.o.sealer.checkout(tip, label), self.ws.git_dir,
             self.ws.config.command_timeout)
-        self.o.report(f"cycle {self.cycle} {self.phase}: mutation gate: {note.score()}: "
-                      f"{note.decision}" + (f" ({note.remark})" if note.remark else ""))
+        self.o.report(f"cycle {self.cycle} {self.phase}: mutation gate: "
+                      + adequacy_lines(note.model_dump(mode="json", by_alias=True))[0])
         self.o.observer.emit(event(
             "adequacy", phase=str(self.phase), cycle=self.cycle, tried=note.tried,
             killed=note.killed, survived=note.survived, uncovered=note.uncovered,

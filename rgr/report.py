@@ -72,6 +72,9 @@ class RunReport:
     #: The run's wall time as summary.json splits it (model, agent other, tests, rgr),
     #: when its artifacts are on this machine (.git/rgr/runs/<runId>/).
     time_split: dict[str, float] | None = None
+    #: The mutation gate of each verified phase that ran it (rgr.check.mutation): the
+    #: phase, its commit and the note's ``adequacy`` counts and decision.
+    mutation: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def rejections_by_rule(self) -> dict[str, int]:
@@ -237,6 +240,11 @@ def collect_at(ws: Workspace, head: str, branch: str | None = None,
         set_aside=_set_aside(ws, last.run_id),
         sessions_without_cost=sum(1 for a in [*agents, *attempt_agents] if a.cost_usd is None),
         time_split=_time_split(ws, last.run_id),
+        mutation=[{"commit": c, "phase": str(s.phase), "cycle": s.cycle_number,
+                   **s.adequacy.model_dump(mode="json", by_alias=True, exclude={"mutants"}),
+                   "claims": [m.model_dump(mode="json", by_alias=True)
+                              for m in s.adequacy.mutants if m.status == "equivalent"]}
+                  for c, s in verified if s.adequacy is not None],
     )
 
 

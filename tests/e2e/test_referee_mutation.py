@@ -24,7 +24,7 @@ pytestmark = pytest.mark.e2e
 
 ITEM = "adds two numbers"
 TEST_FILE = "tests/test_calc.py"
-WEAK = f"""def test_adds_two_numbers():
+WEAK = """def test_adds_two_numbers():
     from calc import add
 
     assert add(2, 3) is not None
@@ -87,8 +87,8 @@ def test_a_weak_red_test_is_strengthened_before_the_feature_completes(tmp_path: 
     scripts = [plan(False), red(WEAK), green(HONEST), red(STRONG, again=True), refactor(),
                plan(True)]
     with FakeModelServer(scripts) as server:
-        done = rgr(["run", "--yes", "add numbers"], repo,
-                   rgr_env(tmp_path / "home", server.url))
+        env = rgr_env(tmp_path / "home", server.url)
+        done = rgr(["run", "--yes", "add numbers"], repo, env)
         assert done.returncode == 0, done.stdout + done.stderr
         assert server.errors == [] and server.remaining == 0, server.errors
         prompts = [r.first_user_text for r in server.requests if r.first_user_text]
@@ -111,8 +111,19 @@ def test_a_weak_red_test_is_strengthened_before_the_feature_completes(tmp_path: 
     assert suite_passes_with(repo, HONEST)
     assert not suite_passes_with(repo, "def add(a, b):\n    return a - b\n")
     assert not suite_passes_with(repo, "def add(a, b):\n    return 0\n")
-    shown = rgr(["show"], repo, rgr_env(tmp_path / "home", server.url))
-    assert "mutation" in shown.stdout and "2/2 killed" in shown.stdout, shown.stdout
+    # The score where the user looks: show (the strengthening RED), history, report.
+    shown = rgr(["show", notes[4]["commit"]], repo, env)  # type: ignore[list-item]
+    assert "2/2 killed: pass" in shown.stdout, shown.stdout
+    weak = rgr(["show", notes[3]["commit"]], repo, env)  # type: ignore[list-item]
+    assert "1/2 killed (1 survived): test-too-weak" in weak.stdout, weak.stdout
+    assert "survived: calc.py:2:12 'a + b' -> 'a - b' (arithmetic)" in weak.stdout
+    history = rgr(["history"], repo, env)
+    assert "1/2 mutants killed" in history.stdout and "2/2 mutants killed" in history.stdout, \
+        history.stdout
+    report = rgr(["report"], repo, env)
+    assert "3/4 mutants of changed lines killed over 2 gated phase(s)" in report.stdout, \
+        report.stdout
+    assert "test-too-weak" in report.stdout
 
 
 def test_an_over_implementing_green_is_rejected_naming_its_survivors(tmp_path: Path) -> None:
