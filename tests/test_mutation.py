@@ -40,7 +40,8 @@ def project(tmp_path: Path, test: str, code: str) -> tuple[Repo, str, str]:
 
 
 def gate(repo: Repo, base: str, tip: str, phase: str = "GREEN",
-         settings: AdequacyConfig | None = None) -> AdequacyNote:
+         settings: AdequacyConfig | None = None,
+         env: dict[str, str] | None = None) -> AdequacyNote:
     pygit = rgr_git.open_repo(repo.path)
     base_commit = rgr_git.resolve_commit(pygit, base)
     tip_commit = rgr_git.resolve_commit(pygit, tip)
@@ -51,7 +52,7 @@ def gate(repo: Repo, base: str, tip: str, phase: str = "GREEN",
         with tempfile.TemporaryDirectory(prefix=f"{label}-") as folder:
             tree = Path(folder) / "tree"
             checkout_pristine(pygit, tip_commit.id, tree)
-            yield tree, None, {"PATH": "/usr/bin:/bin", "HOME": folder}
+            yield tree, None, {"PATH": "/usr/bin:/bin", "HOME": folder, **(env or {})}
 
     subject = subject_of(pygit, config, phase, base_commit, tip_commit)
     return measure(subject, settings or AdequacyConfig(), PYTEST, open_checkout,
@@ -128,6 +129,16 @@ def test_report_mode_decides_nothing_and_a_spent_budget_is_not_a_pass(tmp_path: 
     assert tiny.not_run >= 1 and tiny.killed == 0
     assert "budget" in (tiny.remark or "")
     assert tiny.decision == "incomplete"
+
+
+def test_without_line_data_every_mutant_runs_the_whole_suite(tmp_path: Path) -> None:
+    """pytest without rgr's tracer (plugins not loaded; another runner alike): no line
+    is known to be unrun, so none is called uncovered; each mutant runs everything."""
+    repo, base, tip = project(tmp_path, STRONG_TEST, OVER)
+    note = gate(repo, base, tip, env={"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"})
+    assert note.uncovered == 0 and note.survived >= 1
+    assert "no per-test line data" in (note.remark or "")
+    assert note.decision == "test-too-weak"
 
 
 def test_non_python_code_is_said_to_be_unmeasured(tmp_path: Path) -> None:

@@ -89,18 +89,26 @@ def measure(subject: Subject, settings: AdequacyConfig, cmd: TestCommand,
             coverage = coverage_lines.collect(
                 cmd, tree, files, timeout=command_timeout, env=env,
                 confinement=confinement, scratch=confinement.tmp if confinement else tree.parent)
-        if coverage.report is not None and coverage.report.all_passed:
+        if coverage.traced and coverage.report is not None and coverage.report.all_passed:
             coverage_lines.save(git_dir, key, coverage)
             per_mutant_timeout = min(command_timeout, _TIMEOUT_FACTOR
                                      * coverage.report.duration_s + _TIMEOUT_MARGIN_S)
     findings: dict[str, MutantFinding] = {}
     to_run: list[tuple[Mutant, list[str]]] = []
     for mutant in mutants:
+        if not coverage.traced:
+            to_run.append((mutant, []))  # [] runs the whole suite
+            continue
         tests = coverage.tests_running(mutant.path, (mutant.line, mutant.statement_line))
         if tests:
             to_run.append((mutant, tests))
         else:
             findings[mutant.id] = _finding(mutant, "uncovered", [])
+    if not coverage.traced:
+        untraced = ("no per-test line data (rgr's tracer works with pytest only): each "
+                    "mutant ran the whole suite, and no survivor could be told uncovered")
+        remark = f"{remark}; {untraced}" if remark else untraced
+        base = base.model_copy(update={"remark": remark})
     for mutant, tests, status in _run_all(to_run, subject, settings, cmd, open_checkout,
                                           deadline, per_mutant_timeout):
         findings[mutant.id] = _finding(mutant, status, tests)
@@ -182,7 +190,7 @@ def _run_one(mutant: Mutant, tests: list[str], subject: Subject, cmd: TestComman
 def _selecting(cmd: TestCommand, tests: list[str]) -> TestCommand:
     """``cmd`` limited to ``tests`` where rgr knows how (pytest's node ids on a command
     line of its own); otherwise the whole command, which is slower but as honest."""
-    if cmd.runner != "pytest" or cmd.shell:
+    if cmd.runner != "pytest" or cmd.shell or not tests:
         return cmd
     return TestCommand(cmd.argv + tuple(tests), cmd.runner, cmd.junit_globs, cmd.shell,
                        cmd.source)

@@ -38,10 +38,13 @@ Lines = dict[str, set[int]]
 @dataclass(frozen=True)
 class Coverage:
     """Which test ran which watched line; ``report`` is the run that said so (None when
-    it came from the cache)."""
+    it came from the cache). ``traced`` is False when the tracer never reported (the
+    runner is not pytest, or pytest did not load the plugin): then no line is known to
+    be unrun, and each mutant runs the whole suite."""
 
     by_test: Mapping[str, Mapping[str, frozenset[int]]]
     report: TestReport | None = None
+    traced: bool = True
 
     def tests_running(self, path: str, lines: tuple[int, ...]) -> list[str]:
         return sorted(test for test, files in self.by_test.items()
@@ -68,12 +71,12 @@ def collect(cmd: TestCommand, tree: Path, files: list[str], *, timeout: float,
     report = run_tests(cmd, tree, timeout=timeout, env=child, confinement=confinement)
     try:
         data = json.loads(out.read_text(encoding="utf-8"))
-        tests = data["tests"]
+        tests, traced = data["tests"], True
     except (OSError, ValueError, KeyError):
-        tests = {}
+        tests, traced = {}, False
     finally:
         shutil.rmtree(folder, ignore_errors=True)
-    return Coverage(_frozen(tests), report)
+    return Coverage(_frozen(tests), report, traced)
 
 
 def cache_key(tree: str, files: list[str]) -> str:
