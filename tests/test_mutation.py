@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from rgr import git as rgr_git
+from rgr.check.mutation import lines as coverage_lines
 from rgr.check.mutation.gate import Checkout, measure, subject_of
 from rgr.check.mutation.mutants import apply, mutants_of
 from rgr.check.mutation.rule import decide
@@ -171,3 +172,27 @@ def test_the_rule(phase: str, mode: str, statuses: list[str], decision: str) -> 
     note = AdequacyNote(phase=phase, mode=mode,  # type: ignore[arg-type]
                         mutants=[finding(s) for s in statuses])
     assert decide(note) == decision
+
+
+def test_one_pytest_session_traces_then_runs_each_mutant_in_a_fork(tmp_path: Path) -> None:
+    """The fast path: the tracer's session runs the mutants itself, each in a child that
+    patches the already imported module (the test imported ``add`` by name at the top)."""
+    repo, base, tip = project(tmp_path, STRONG_TEST, OVER + "\n\ndef unused():\n    return 1\n")
+    checkout = tmp_path / "checkout"
+    pygit = rgr_git.open_repo(repo.path)
+    checkout_pristine(pygit, rgr_git.resolve_commit(pygit, tip).id, checkout)
+    source = (checkout / "calc.py").read_text()
+    found = mutants_of("calc.py", source, set(range(1, 9)))
+    batch = {m.id: (m, apply(source, m)) for m in found}
+    coverage = coverage_lines.collect(
+        PYTEST, checkout, ["calc.py"], timeout=120, env={"PATH": "/usr/bin:/bin"},
+        confinement=None, scratch=tmp_path, mutants=batch, per_mutant_timeout=30)
+    assert coverage.traced and coverage.mutants is not None
+    status = {(m.original, m.replacement): coverage.mutants[m.id] for m in found}
+    assert status[("a + b", "a - b")] == "killed"
+    assert status[("return 0", "return None")] == "uncovered"
+    assert status[("1337", "1338")] == "survived"
+    assert status[("return 1", "return None")] == "uncovered"
+    # the file is back as it was, and the session's own report is the suite's
+    assert (checkout / "calc.py").read_text() == source
+    assert coverage.report is not None and coverage.report.passed == 1

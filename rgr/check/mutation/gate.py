@@ -82,7 +82,29 @@ def measure(subject: Subject, settings: AdequacyConfig, cmd: TestCommand,
                                        "duration_s": round(time.monotonic() - started, 3)})
     files = sorted(python)
     key = coverage_lines.cache_key(subject.tree, files)
-    coverage = coverage_lines.load(git_dir, key)
+    findings: dict[str, MutantFinding] = {}
+    coverage = None
+    if cmd.runner == "pytest":
+        # The fast path: one sealed pytest session traces, then forks a child per mutant.
+        batch = {m.id: (m, apply(subject.sources[m.path], m)) for m in mutants}
+        with open_checkout("mutation") as (tree, confinement, env):
+            coverage = coverage_lines.collect(
+                cmd, tree, files, timeout=command_timeout + settings.budget, env=env,
+                confinement=confinement, scratch=confinement.tmp if confinement else tree.parent,
+                mutants=batch, deadline=time.time() + deadline - time.monotonic(),
+                per_mutant_timeout=command_timeout)
+        results = coverage.mutants or {}
+        if coverage.traced and set(results) == set(batch):
+            for mutant in mutants:
+                tests = coverage.tests_running(mutant.path, (mutant.line,
+                                                             mutant.statement_line))
+                findings[mutant.id] = _finding(mutant, results[mutant.id], tests)
+            if coverage.report is not None and coverage.report.all_passed:
+                coverage_lines.save(git_dir, key, coverage)
+        elif not coverage.traced:
+            coverage = None
+    if coverage is None:
+        coverage = coverage_lines.load(git_dir, key)
     per_mutant_timeout = command_timeout
     if coverage is None:
         with open_checkout("mutation-lines") as (tree, confinement, env):
@@ -93,9 +115,10 @@ def measure(subject: Subject, settings: AdequacyConfig, cmd: TestCommand,
             coverage_lines.save(git_dir, key, coverage)
             per_mutant_timeout = min(command_timeout, _TIMEOUT_FACTOR
                                      * coverage.report.duration_s + _TIMEOUT_MARGIN_S)
-    findings: dict[str, MutantFinding] = {}
     to_run: list[tuple[Mutant, list[str]]] = []
     for mutant in mutants:
+        if mutant.id in findings:
+            continue
         if not coverage.traced:
             to_run.append((mutant, []))  # [] runs the whole suite
             continue

@@ -23,7 +23,14 @@ from pathlib import Path
 import pygit2
 
 from rgr import git
-from rgr.check.mutation.pytest_lines import FILES_ENV, OUT_ENV
+from rgr.check.mutation.mutants import Mutant
+from rgr.check.mutation.pytest_lines import (
+    DEADLINE_ENV,
+    FILES_ENV,
+    MUTANTS_ENV,
+    OUT_ENV,
+    TIMEOUT_ENV,
+)
 from rgr.config import Config, TestCommand
 from rgr.verify import Confinement, TestReport, run_tests
 
@@ -45,6 +52,8 @@ class Coverage:
     by_test: Mapping[str, Mapping[str, frozenset[int]]]
     report: TestReport | None = None
     traced: bool = True
+    #: Each mutant's status, when the same run ran them (the fast path).
+    mutants: Mapping[str, str] | None = None
 
     def tests_running(self, path: str, lines: tuple[int, ...]) -> list[str]:
         return sorted(test for test, files in self.by_test.items()
@@ -59,24 +68,40 @@ def changed_code(repo: pygit2.Repository, config: Config, base: pygit2.Oid,
 
 
 def collect(cmd: TestCommand, tree: Path, files: list[str], *, timeout: float,
-            env: Mapping[str, str], confinement: Confinement | None,
-            scratch: Path) -> Coverage:
-    """Run ``cmd`` in ``tree`` once with the tracer watching ``files``."""
+            env: Mapping[str, str], confinement: Confinement | None, scratch: Path,
+            mutants: Mapping[str, tuple[Mutant, str]] | None = None,
+            deadline: float | None = None, per_mutant_timeout: float = 60) -> Coverage:
+    """Run ``cmd`` in ``tree`` once with the tracer watching ``files``; with ``mutants``
+    (id -> the mutant and its whole mutated file) the same session then runs them,
+    stopping at ``deadline`` (epoch seconds)."""
     child = dict(env)
     folder = scratch / "mutation-lines"
     _install_plugin(folder, child)
     out = folder / "lines.json"
     child[FILES_ENV] = os.pathsep.join(files)
     child[OUT_ENV] = str(out)
+    if mutants:
+        spec = folder / "mutants.json"
+        spec.write_text(json.dumps([
+            {"id": key, "path": m.path, "line": m.line, "statementLine": m.statement_line,
+             "source": source} for key, (m, source) in mutants.items()]), encoding="utf-8")
+        child[MUTANTS_ENV] = str(spec)
+        child[TIMEOUT_ENV] = f"{per_mutant_timeout:g}"
+        if deadline is not None:
+            child[DEADLINE_ENV] = f"{deadline:.3f}"
     report = run_tests(cmd, tree, timeout=timeout, env=child, confinement=confinement)
     try:
         data = json.loads(out.read_text(encoding="utf-8"))
         tests, traced = data["tests"], True
-    except (OSError, ValueError, KeyError):
-        tests, traced = {}, False
+        ran = data.get("mutants")
+    except (OSError, ValueError, KeyError, AttributeError):
+        tests, traced, ran = {}, False, None
     finally:
         shutil.rmtree(folder, ignore_errors=True)
-    return Coverage(_frozen(tests), report, traced)
+    statuses = ({str(k): str(v) for k, v in ran.items()
+                 if v in ("killed", "survived", "uncovered", "not-run")}
+                if isinstance(ran, dict) else None)
+    return Coverage(_frozen(tests), report, traced, statuses)
 
 
 def cache_key(tree: str, files: list[str]) -> str:
