@@ -85,24 +85,11 @@ def measure(subject: Subject, settings: AdequacyConfig, cmd: TestCommand,
     findings: dict[str, MutantFinding] = {}
     coverage = None
     if cmd.runner == "pytest":
-        # The fast path: one sealed pytest session traces, then forks a child per mutant.
-        batch = {m.id: (m, apply(subject.sources[m.path], m)) for m in mutants}
-        with open_checkout("mutation") as (tree, confinement, env):
-            coverage = coverage_lines.collect(
-                cmd, tree, files, timeout=command_timeout + settings.budget, env=env,
-                confinement=confinement, scratch=confinement.tmp if confinement else tree.parent,
-                mutants=batch, deadline=time.time() + deadline - time.monotonic(),
-                per_mutant_timeout=command_timeout)
-        results = coverage.mutants or {}
-        if coverage.traced and set(results) == set(batch):
-            for mutant in mutants:
-                tests = coverage.tests_running(mutant.path, (mutant.line,
-                                                             mutant.statement_line))
-                findings[mutant.id] = _finding(mutant, results[mutant.id], tests)
-            if coverage.report is not None and coverage.report.all_passed:
-                coverage_lines.save(git_dir, key, coverage)
-        elif not coverage.traced:
-            coverage = None
+        coverage = _fast_path(subject, mutants, files, settings, cmd, open_checkout,
+                              command_timeout, deadline, findings)
+        if coverage is not None and findings and coverage.report is not None \
+                and coverage.report.all_passed:
+            coverage_lines.save(git_dir, key, coverage)
     if coverage is None:
         coverage = coverage_lines.load(git_dir, key)
     per_mutant_timeout = command_timeout
@@ -145,6 +132,42 @@ def measure(subject: Subject, settings: AdequacyConfig, cmd: TestCommand,
         "duration_s": round(time.monotonic() - started, 3),
         "remark": _budget_remark(remark, counts["not-run"], settings.budget)})
     return note.model_copy(update={"decision": decide(note)})
+
+
+def _fast_path(subject: Subject, mutants: list[Mutant], files: list[str],
+               settings: AdequacyConfig, cmd: TestCommand, open_checkout: OpenCheckout,
+               command_timeout: float, deadline: float,
+               findings: dict[str, MutantFinding]) -> coverage_lines.Coverage | None:
+    """pytest: ``jobs`` sealed sessions at once, each tracing the suite and then running
+    its share of the mutants, each in a child forked from it. Fills ``findings`` when
+    every session answered for every mutant; returns the line data (None: no session
+    traced, so the slow path must not trust any)."""
+    jobs = max(1, min(settings.jobs, len(mutants)))
+    shares = [mutants[n::jobs] for n in range(jobs)]
+    wall_deadline = time.time() + deadline - time.monotonic()
+
+    def session(number: int) -> coverage_lines.Coverage:
+        batch = {m.id: (m, apply(subject.sources[m.path], m)) for m in shares[number]}
+        with open_checkout(f"mutation-{number}") as (tree, confinement, env):
+            return coverage_lines.collect(
+                cmd, tree, files, timeout=command_timeout + settings.budget, env=env,
+                confinement=confinement,
+                scratch=confinement.tmp if confinement else tree.parent, mutants=batch,
+                deadline=wall_deadline, per_mutant_timeout=command_timeout)
+
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        answers = list(pool.map(session, range(jobs)))
+    if not all(a.traced for a in answers):
+        return None
+    results: dict[str, str] = {}
+    for answer in answers:
+        results.update(answer.mutants or {})
+    coverage = answers[0]
+    if set(results) == {m.id for m in mutants}:
+        for mutant in mutants:
+            tests = coverage.tests_running(mutant.path, (mutant.line, mutant.statement_line))
+            findings[mutant.id] = _finding(mutant, results[mutant.id], tests)
+    return coverage
 
 
 def _finding(mutant: Mutant, status: str, tests: list[str]) -> MutantFinding:

@@ -119,7 +119,9 @@ def _candidates(statement: ast.stmt, operators: Collection[str], skip: set[int]
         if id(node) in skip:
             continue
         yield from _expression_mutants(node, operators)
-    if "condition" in operators and isinstance(statement, ast.If | ast.While):
+    # A single comparison's own mutants already include its negation (a > b -> a <= b).
+    if "condition" in operators and isinstance(statement, ast.If | ast.While) \
+            and not _single_comparison(statement.test):
         yield statement.test, "condition", f"not ({ast.unparse(statement.test)})"
 
 
@@ -138,7 +140,8 @@ def _expression_mutants(node: ast.expr, operators: Collection[str]
         yield node, "boolean", ast.unparse(ast.BoolOp(flipped, node.values))
     if "boolean" in operators and isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
         yield node, "boolean", ast.unparse(node.operand)
-    if "condition" in operators and isinstance(node, ast.IfExp):
+    if "condition" in operators and isinstance(node, ast.IfExp) \
+            and not _single_comparison(node.test):
         yield node.test, "condition", f"not ({ast.unparse(node.test)})"
     if "constant" in operators and isinstance(node, ast.Constant):
         value = node.value
@@ -148,6 +151,11 @@ def _expression_mutants(node: ast.expr, operators: Collection[str]
             yield node, "constant", repr(value + 1)
         elif isinstance(value, str) and value:
             yield node, "constant", '""'
+
+
+def _single_comparison(test: ast.expr) -> bool:
+    return isinstance(test, ast.Compare) and len(test.ops) == 1 \
+        and type(test.ops[0]) in _COMPARISON
 
 
 def _own_expressions(statement: ast.stmt) -> Iterator[ast.expr]:

@@ -125,6 +125,7 @@ def _run_mutant(mutant: dict[str, Any], items: list[Any], timeout: float) -> str
     path = os.path.join(os.getcwd(), mutant["path"])
     with open(path, encoding="utf-8") as handle:
         original = handle.read()
+    module = _module_of(path)  # looked up once, before the fork: children inherit it
     pid = os.fork()
     if pid == 0:  # the child: mutate, run, report by exit code, never return
         global _in_mutant
@@ -133,7 +134,7 @@ def _run_mutant(mutant: dict[str, Any], items: list[Any], timeout: float) -> str
         try:
             with open(path, "w", encoding="utf-8") as handle:
                 handle.write(mutant["source"])
-            _patch_loaded(path, mutant["source"])
+            _patch_loaded(module, path, mutant["source"])
             from _pytest.runner import runtestprotocol
 
             passed = True
@@ -168,14 +169,23 @@ def _run_mutant(mutant: dict[str, Any], items: list[Any], timeout: float) -> str
     return status
 
 
-def _patch_loaded(path: str, source: str) -> None:
-    """The loaded module of ``path`` (if any) made to run ``source``: functions keep
-    their identity (tests that imported them by name see the change), their code is
-    the mutated one's."""
-    real = os.path.realpath(path)
-    module = next((m for m in list(sys.modules.values())
-                   if os.path.realpath(str(getattr(m, "__file__", None) or "")) == real),
-                  None)
+_modules: dict[str, Any] = {}
+
+
+def _module_of(path: str) -> Any:
+    """The loaded module of ``path``, or None (not imported yet)."""
+    if path not in _modules or _modules[path] is None:
+        real = os.path.realpath(path)
+        _modules[path] = next(
+            (m for m in list(sys.modules.values())
+             if os.path.realpath(str(getattr(m, "__file__", None) or "")) == real), None)
+    return _modules[path]
+
+
+def _patch_loaded(module: Any, path: str, source: str) -> None:
+    """``module`` (``path``'s, if loaded) made to run ``source``: functions keep their
+    identity (tests that imported them by name see the change), their code is the
+    mutated one's."""
     if module is None:
         return  # imported later by the tests, from the mutated file
     fresh: dict[str, Any] = {"__name__": module.__name__, "__file__": path}
