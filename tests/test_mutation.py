@@ -17,6 +17,8 @@ from rgr.check.mutation import lines as coverage_lines
 from rgr.check.mutation.gate import Checkout, measure, subject_of
 from rgr.check.mutation.mutants import apply, mutants_of
 from rgr.check.mutation.rule import decide
+from rgr.check.mutation.score import score
+from rgr.check.mutation.verdicts import apply_claims, violations_of
 from rgr.config import AdequacyConfig, Config, TestCommand
 from rgr.handoff import AdequacyNote, MutantFinding
 from rgr.scratch import checkout_pristine
@@ -177,7 +179,7 @@ def test_the_rule(phase: str, mode: str, statuses: list[str], decision: str) -> 
 def test_one_pytest_session_traces_then_runs_each_mutant_in_a_fork(tmp_path: Path) -> None:
     """The fast path: the tracer's session runs the mutants itself, each in a child that
     patches the already imported module (the test imported ``add`` by name at the top)."""
-    repo, base, tip = project(tmp_path, STRONG_TEST, OVER + "\n\ndef unused():\n    return 1\n")
+    repo, _, tip = project(tmp_path, STRONG_TEST, OVER + "\n\ndef unused():\n    return 1\n")
     checkout = tmp_path / "checkout"
     pygit = rgr_git.open_repo(repo.path)
     checkout_pristine(pygit, rgr_git.resolve_commit(pygit, tip).id, checkout)
@@ -196,3 +198,23 @@ def test_one_pytest_session_traces_then_runs_each_mutant_in_a_fork(tmp_path: Pat
     # the file is back as it was, and the session's own report is the suite's
     assert (checkout / "calc.py").read_text() == source
     assert coverage.report is not None and coverage.report.passed == 1
+
+
+def test_an_equivalence_claim_is_recorded_with_its_reason_and_never_counts_as_killed() -> None:
+    survivor = finding("survived")
+    note = AdequacyNote(phase="RED", tried=3, killed=2, survived=1, mutants=[survivor],
+                        decision="test-too-weak")
+    claimed, refused = apply_claims(note, [(f"- {survivor.describe()}", "1 and 2 are the same "
+                                            "here: the value is only compared with 0")])
+    assert refused == []
+    assert claimed.equivalent == 1 and claimed.survived == 0 and claimed.killed == 2
+    assert claimed.mutants[0].status == "equivalent"
+    assert "compared with 0" in (claimed.mutants[0].reason or "")
+    assert decide(claimed) == "pass"
+    assert score(claimed.model_dump(mode="json", by_alias=True)) == \
+        "2/3 killed (1 equivalent (claimed))"
+    # a claim that names no survivor, or gives no reason, is refused by name
+    same, refused = apply_claims(note, [("a.py:9:1 'x' -> 'y' (constant)", "because"),
+                                        (survivor.describe(), " ")])
+    assert same == note and [v.rule for v in refused] == ["equivalence-claim-unknown"] * 2
+    assert violations_of(note)[0].rule == "test-still-weak"
