@@ -21,6 +21,8 @@ Event types, in the order a phase produces them:
 - ``agent_call`` (phase, cycle, attempt, sessionId, ok, errorKind, error, numTurns,
   costUsd, durationMs, inputTokens, outputTokens, cacheReadInputTokens,
   cacheCreationInputTokens, permissionDenials, result): one per agent session;
+- ``adequacy`` (phase, cycle, tried, killed, survived, uncovered, notRun, decision,
+  durationS): the mutation gate after GREEN/REFACTOR (rgr.check.mutation), when it ran;
 - ``guard_verdict`` (phase, cycle, attempt, ok, commit, violations);
 - ``retry`` (phase, cycle, attempt, reason, backendSide): before attempt 2, 3, ...;
 - ``phase_done`` (phase, cycle, attempts, commit, nextPhase, durationS);

@@ -115,6 +115,12 @@ def summarize(events: list[Event]) -> dict[str, Any]:
             for bucket in buckets:
                 bucket["testRuns"] += 1
                 bucket["testDurationS"] += float(event.get("durationS") or 0.0)
+        elif kind == "adequacy":
+            # The mutation gate's time is test runs (sealed pytest sessions), not rgr's.
+            if current is not None and current in phases:
+                buckets = [totals, phases[current]]
+            for bucket in buckets:
+                bucket["testDurationS"] += float(event.get("durationS") or 0.0)
         elif kind == "guard_verdict" and not event.get("ok"):
             for bucket in buckets:
                 bucket["guardRejections"] += 1
