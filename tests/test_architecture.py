@@ -132,8 +132,10 @@ def test_no_command_imports_a_private_name_of_another() -> None:
 
 #: Where a process may be started: rgr.base.proc, the one module that owns process groups,
 #: timeouts and launchers; and the sandbox's relay, which runs inside the jail as a
-#: standard-library script (rgr's own modules may not even be visible there).
-PROCESS_MODULES = {"rgr.base.proc", "rgr.sandbox.relay"}
+#: standard-library script (rgr's own modules may not even be visible there); and the
+#: mutation gate's pytest plugin, which runs inside the sealed test run in the project's
+#: interpreter and forks that pytest once per mutant (never rgr's own process).
+PROCESS_MODULES = {"rgr.base.proc", "rgr.sandbox.relay", "rgr.check.mutation.pytest_lines"}
 #: What starts a process in Python's standard library.
 _SPAWNERS = {"subprocess", "os.system", "os.popen", "os.fork", "os.forkpty", "pty.spawn",
              *(f"os.{name}" for name in ("execv", "execve", "execvp", "execvpe", "execl",

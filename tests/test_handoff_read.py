@@ -14,6 +14,7 @@ from pydantic import BaseModel
 
 from rgr.store import handoff
 from rgr.store.handoff import (
+    AdequacyNote,
     AgentSummary,
     BatchNote,
     ErrorDetails,
@@ -42,7 +43,7 @@ def test_every_field_of_the_model_is_known() -> None:
     assert set(HANDOFF) == aliases(HandoffState)
     models = {"currentTest": TestCase, "errorDetails": ErrorDetails, "agent": AgentSummary,
               "tests": TestRunSummary, "batch": BatchNote, "refactor": RefactorProgress,
-              "mergeFix": MergeFixNote, "sandbox": SandboxNote}
+              "mergeFix": MergeFixNote, "sandbox": SandboxNote, "adequacy": AdequacyNote}
     assert set(NESTED) == set(models)
     for name, model in models.items():
         assert set(NESTED[name]) == aliases(model), name
@@ -75,6 +76,13 @@ def full_state() -> HandoffState:
                      "startCommit": "b" * 40},
         "mergeFix": {"into": "main", "baseTip": "c" * 40, "jobTip": "d" * 40,
                      "conflicts": ["a.py"], "attempt": 2, "tries": 2, "status": "resolved"},
+        "adequacy": {"phase": "GREEN", "mode": "reject", "tried": 3, "killed": 2,
+                     "survived": 0, "uncovered": 1, "equivalent": 0, "notRun": 0,
+                     "decision": "over-implemented", "remark": None, "durationS": 1.25,
+                     "mutants": [{"path": "calc.py", "line": 3, "col": 9,
+                                  "operator": "return", "original": "return 0",
+                                  "replacement": "return None", "status": "uncovered",
+                                  "tests": [], "reason": None}]},
         "someFutureField": {"kept": True},
     })
 

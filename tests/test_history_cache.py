@@ -351,6 +351,7 @@ def test_history_that_is_not_one_more_chain_is_walked_again(
         noted: Repo, tmp_path: Path) -> None:
     """After a merge, a reset, an amended commit or a replace ref the saved walk is not
     extended: the rows are in git's order every time."""
+    rows_at_first = expected(noted).count(b"\n")
     rgr_json(noted, tmp_path)  # cold: fills the row cache
     rgr_json(noted, tmp_path)  # warm: saves the walk
     assert order_path(noted).exists()
@@ -376,7 +377,9 @@ def test_history_that_is_not_one_more_chain_is_walked_again(
     commits = noted.git("log", "--format=%H").splitlines()
     noted.git("replace", commits[10], commits[200])  # history seen through a replace ref
     want = expected(noted)
-    assert want.count(b"\n") < 2900
+    # the replace ref hides most of the history (the count grows with the notes that
+    # test_handoff_read's mutations() makes, so it is compared, not fixed)
+    assert want.count(b"\n") < rows_at_first - 100
     assert rgr_json(noted, tmp_path) == want
 
 

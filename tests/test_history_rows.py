@@ -15,7 +15,13 @@ from pydantic_core import to_json
 from test_handoff_read import mutations, valid_notes
 
 from rgr.commands import history
-from rgr.store.handoff import HISTORY_DEFAULTS, HistoryFields, _AgentFields, _BatchFields
+from rgr.store.handoff import (
+    HISTORY_DEFAULTS,
+    HistoryFields,
+    _AdequacyFields,
+    _AgentFields,
+    _BatchFields,
+)
 from rgr.store.handoff import _TestCaseFields as CaseFields
 from rgr.store.handoff_read import HISTORY_NESTED, read_plain
 from rgr.store.history.rows import quick_row, row
@@ -23,7 +29,8 @@ from rgr.store.history.rows import quick_row, row
 
 def test_the_plain_projection_knows_the_history_fields() -> None:
     assert set(HistoryFields.__annotations__) == {"phase", *HISTORY_DEFAULTS}
-    nested = {"currentTest": CaseFields, "agent": _AgentFields, "batch": _BatchFields}
+    nested = {"currentTest": CaseFields, "agent": _AgentFields, "batch": _BatchFields,
+              "adequacy": _AdequacyFields}
     assert {k: tuple(get_type_hints(v)) for k, v in nested.items()} == dict(HISTORY_NESTED)
 
 

@@ -337,7 +337,7 @@ def test_each_event_class_has_its_own_kind_and_encodes_in_field_order() -> None:
     classes = [c for c in vars(events).values()
                if isinstance(c, type) and issubclass(c, events.Event) and c is not events.Event]
     kinds = [c.kind for c in classes]
-    assert len(kinds) == len(set(kinds)) == 13
+    assert len(kinds) == len(set(kinds)) == 14
     batch = Where("REFACTOR", 0, 2, "s9", batch="b-1")
     started = events.to_json(AttemptStarted(where=batch, max_turns=5, ts="T"))
     assert list(started)[:8] == ["type", "ts", "phase", "cycle", "attempt", "sessionId",

@@ -56,6 +56,11 @@ ENV_VARS: Mapping[str, str] = {
     "TDD_COMMAND_TIMEOUT": "command_timeout",
 }
 
+#: The mutation operators rgr.check.mutation knows (``[adequacy] operators``).
+MUTATION_OPERATORS = ("arithmetic", "comparison", "constant", "return", "condition",
+                      "boolean", "statement")
+
+
 #: What each field must be, in the words the error messages use.
 EXPECTED: Mapping[str, str] = {
     "test_command": "a non-empty command string or list of strings",
@@ -80,6 +85,7 @@ EXPECTED: Mapping[str, str] = {
                "setup, setup_hosts, scratch_dir",
     "refactor": "a table: max_batches, max_diff_lines, max_attempts, allow_overlap, "
                 "on_failure, changelog",
+    "adequacy": "a table: mode (reject/report/off), budget, jobs, operators",
 }
 
 #: The same for the keys of the [gate] and [refactor] tables.
@@ -98,6 +104,12 @@ EXPECTED_IN_TABLE: Mapping[str, Mapping[str, str]] = {
         "allow_overlap": "true or false",
         "on_failure": "one of 'stop', 'skip'",
         "changelog": "a file path string",
+    },
+    "adequacy": {
+        "mode": "one of 'reject', 'report', 'off'",
+        "budget": "a number of seconds > 0",
+        "jobs": "an integer >= 1",
+        "operators": "a list of: " + ", ".join(MUTATION_OPERATORS),
     },
     "codex": {
         "login": "true or false",
@@ -265,6 +277,30 @@ class RefactorConfig(BaseModel):
     changelog: str = "CHANGELOG.md"
 
 
+class AdequacyConfig(BaseModel):
+    """``[adequacy]``: the mutation gate after GREEN and REFACTOR (rgr.check.mutation).
+
+    ``reject`` acts on survivors (GREEN over-implemented: rejected; a test too weak: the
+    cycle goes back to RED), ``report`` only notes the score, ``off`` skips the gate.
+    ``budget`` is the seconds one phase's mutants may take; ``jobs`` how many mutant
+    runs go at once (each still takes a daemon test slot when there are slots)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    mode: Literal["reject", "report", "off"] = "reject"
+    budget: float = Field(default=120.0, gt=0)
+    jobs: int = Field(default=2, ge=1)
+    operators: list[str] = Field(default_factory=lambda: list(MUTATION_OPERATORS))
+
+    @field_validator("operators")
+    @classmethod
+    def _known_operators(cls, value: list[str]) -> list[str]:
+        unknown = sorted(set(value) - set(MUTATION_OPERATORS))
+        if unknown:
+            raise ValueError("unknown operator(s) " + ", ".join(unknown))
+        return value
+
+
 #: The agent CLIs rgr can drive (rgr.backends: one module each).
 BackendName = Literal["claude", "codex"]
 
@@ -364,6 +400,7 @@ class Config(BaseModel):
     gate: GateConfig = Field(default_factory=GateConfig)
     refactor: RefactorConfig = Field(default_factory=RefactorConfig)
     sandbox: SandboxConfig = Field(default_factory=SandboxConfig)
+    adequacy: AdequacyConfig = Field(default_factory=AdequacyConfig)
 
     _sources: dict[str, str] = PrivateAttr(default_factory=dict)
     _file_bytes: bytes | None = PrivateAttr(default=None)

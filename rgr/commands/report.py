@@ -11,6 +11,7 @@ from __future__ import annotations
 from rich.console import Console
 
 from rgr.base.ui import duration, esc, make_console, money, print_json, short
+from rgr.check.mutation.score import score as adequacy_score
 from rgr.loop import integrate
 from rgr.observe.report import RunReport, collect
 from rgr.store.workspace import Workspace
@@ -72,9 +73,31 @@ def lines(report: RunReport) -> list[tuple[str, str]]:
     if report.set_aside:
         rows.append(("set aside", f"{len(report.set_aside)} commit(s) made outside rgr, kept by "
                                   f"`rgr resume`: {', '.join(report.set_aside)}"))
+    rows += _mutation_rows(report)
     if report.permission_denials:
         rows.append(("denials", f"{report.permission_denials} tool call(s) refused by the "
                                 "agents' permission rules"))
+    return rows
+
+
+def _mutation_rows(report: RunReport) -> list[tuple[str, str]]:
+    """The mutation gate: the run's totals, then each phase that did not simply pass,
+    and every equivalence claim with its reason."""
+    gated = [m for m in report.mutation if m.get("tried")]
+    if not report.mutation:
+        return []
+    tried = sum(m["tried"] for m in gated)
+    killed = sum(m["killed"] for m in gated)
+    rows = [("mutation", f"{killed}/{tried} mutants of changed lines killed over "
+                         f"{len(gated)} gated phase(s)")]
+    for gate in report.mutation:
+        if gate["decision"] not in ("pass", "report-only") or gate.get("notRun"):
+            rows.append(("gated", f"cycle {gate['cycle']} {gate['phase']} "
+                             f"{short(gate['commit'])}: {adequacy_score(gate)}: "
+                             f"{gate['decision']}"))
+        rows += [("equivalent", f"{c['path']}:{c['line']} {c['original']!r} -> "
+                                f"{c['replacement']!r}: {c.get('reason')}")
+                 for c in gate.get("claims") or []]
     return rows
 
 

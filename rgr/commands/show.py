@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from rgr.base.errors import RepositoryError
 from rgr.base.ui import duration, money, phase_label, print_fields, print_json, short
+from rgr.check.mutation.score import lines as adequacy_lines
 from rgr.store import git
 from rgr.store.handoff_state import read_state
 
@@ -100,6 +101,11 @@ def rows(commit: str, state: dict[str, Any]) -> list[tuple[str, str]]:
                              f"{tests.get('skipped', 0)} skipped; exit code "
                              f"{tests.get('exitCode')} ({duration(tests.get('durationS'))})"))
         out += [("failing", test_id) for test_id in tests.get("failing") or []]
+    adequacy = state.get("adequacy")
+    if isinstance(adequacy, dict):  # the mutation gate (rgr.check.mutation)
+        first, *more = adequacy_lines(adequacy)
+        out.append(("mutation", first))
+        out += [("mutant", line) for line in more]
     if state.get("error"):
         out.append(("error", state["error"]))
         if state.get("errorDetails"):

@@ -29,7 +29,7 @@ import tempfile
 import time
 import weakref
 from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager, suppress
+from contextlib import AbstractContextManager, contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -352,6 +352,12 @@ class Sealer:
         """Refactor mode's gate (tests, then the gate commands) on ``commit``, sealed."""
         with self._checkout(commit, f"gate-{level}") as (tree, confinement, env):
             return run_gate(self.ws.config, self.test_command, tree, level, env, confinement)
+
+    def checkout(self, commit: Commit, label: str
+                 ) -> AbstractContextManager[tuple[Path, Confinement | None, dict[str, str]]]:
+        """A pristine sealed checkout of ``commit`` for a check of its own (the mutation
+        gate changes a file in it and runs tests there): removed on the way out."""
+        return self._checkout(commit, label)
 
     @contextmanager
     def _checkout(self, commit: Commit, label: str

@@ -35,10 +35,20 @@ class PlanOutput(_Answer):
     current_test: PlannedTest | None
 
 
+class EquivalenceClaim(_Output):
+    """A surviving mutant the strengthening RED says changes no behaviour, and why
+    (rgr.check.mutation.verdicts)."""
+
+    mutant: str = Field(min_length=1, max_length=500)
+    reason: str = Field(min_length=1, max_length=1000)
+
+
 class PhaseOutput(_Answer):
     """RED, GREEN and REFACTOR answer with a one-line account of what they did."""
 
     summary: str = Field(min_length=1, max_length=2000)
+    #: Only read from a RED sent back by the mutation gate; empty otherwise.
+    equivalent_mutants: list[EquivalenceClaim] = Field(default_factory=list, max_length=20)
 
 
 OUTPUT_MODELS: dict[str, type[_Output]] = {"plan": PlanOutput, "phase": PhaseOutput}

@@ -35,6 +35,10 @@ from rgr.check.guards import (
     check_tests,
     edit_rules,
 )
+from rgr.check.mutation import gate as mutation_gate
+from rgr.check.mutation.rule import decide
+from rgr.check.mutation.score import lines as adequacy_lines
+from rgr.check.mutation.verdicts import apply_claims, strengthen_brief, violations_of
 from rgr.check.testlist import FILENAME as TEST_LIST
 from rgr.check.testlist import parse_test_list
 from rgr.check.verify import TestReport
@@ -53,13 +57,21 @@ from rgr.loop.kernel import (
 from rgr.loop.outputs import OUTPUT_MODELS, PhaseOutput, PlanOutput
 from rgr.loop.prompting import build_prompt
 from rgr.loop.retry import AttemptRejected
-from rgr.observe.events import NULL_OBSERVER, Observer, PhaseDone, PhaseStarted, TestRun
+from rgr.observe.events import (
+    NULL_OBSERVER,
+    MutationGate,
+    Observer,
+    PhaseDone,
+    PhaseStarted,
+    TestRun,
+)
 from rgr.observe.limits import LIMIT_ERROR_PREFIX, Limits
 from rgr.store import git
 from rgr.store.agents import AgentSpec, agent_for, prompt_path
 from rgr.store.handoff import (
     FOLLOWS,
     NEEDS_ATTENTION,
+    AdequacyNote,
     ErrorDetails,
     HandoffState,
     Phase,
@@ -234,6 +246,14 @@ class TddPhase(Work):
         self.spec: AgentSpec = agent_for(self.ws.config_root, self.phase)
         self.tries = self.ws.config.max_retries + 1
         self.first_brief = _resume_brief(prev)
+        #: A RED the mutation gate sent back: strengthen the cycle's test (no new one).
+        self.strengthening = (self.phase == Phase.RED and prev.phase == Phase.GREEN
+                              and prev.adequacy is not None
+                              and prev.adequacy.decision == "test-too-weak")
+        if self.strengthening:
+            assert prev.adequacy is not None
+            self.first_brief = "\n\n".join(filter(None, (strengthen_brief(prev.adequacy),
+                                                          self.first_brief)))
 
     def label(self, number: int) -> str:
         return f"{self.phase}-c{self.cycle}-a{number}"
@@ -297,7 +317,48 @@ class TddPhase(Work):
             self.o.remember_report(tip, self.before)
             return Verdict(self._check_plan(result, tip))
         after = self.o.tests_at(tip)
-        return Verdict(check_tests(self.phase, self.before, after), after)
+        if self.strengthening:
+            return self._judge_strengthened(result, tip, after)
+        violations = check_tests(self.phase, self.before, after)
+        if violations or self.phase not in (Phase.GREEN, Phase.REFACTOR) \
+                or self.ws.config.adequacy.mode == "off":
+            return Verdict(violations, after)
+        adequacy = self._mutation_gate(self.base, tip)
+        return Verdict(violations_of(adequacy), after, adequacy)
+
+    def _mutation_gate(self, since: Commit, tip: Commit) -> AdequacyNote:
+        """rgr.check.mutation on the non-test lines ``since..tip`` changed."""
+        subject = mutation_gate.subject_of(self.ws.repo, self.ws.config, str(self.phase),
+                                           since, tip)
+        note = mutation_gate.measure(
+            subject, self.ws.config.adequacy, self.o.test_command,
+            lambda label: self.o.sealer.checkout(tip, label), self.ws.git_dir,
+            self.ws.config.command_timeout)
+        self.o.report(f"cycle {self.cycle} {self.phase}: mutation gate: "
+                      + adequacy_lines(note.model_dump(mode="json", by_alias=True))[0])
+        self.o.observer.emit(MutationGate(
+            phase=str(self.phase), cycle=self.cycle, tried=note.tried, killed=note.killed,
+            survived=note.survived, uncovered=note.uncovered, not_run=note.not_run,
+            decision=note.decision, duration_s=note.duration_s))
+        return note
+
+    def _judge_strengthened(self, result: AgentResult, tip: Commit,
+                            after: TestReport) -> Verdict:
+        """A RED sent back by the mutation gate: only tests changed (check_scope), every
+        test passes, and the cycle's code, mutated again, no longer survives (or the
+        survivor is claimed equivalent, with a reason the note keeps)."""
+        violations = check_tests(Phase.REFACTOR, self.before, after)
+        if violations:
+            return Verdict(violations, after)
+        green_base = git.resolve_commit(self.ws.repo, self.prev.base_commit or
+                                        str(self.base.parents[0].id))
+        note = self._mutation_gate(green_base, tip)
+        output = result.output
+        claims = [(c.mutant, c.reason) for c in output.equivalent_mutants] \
+            if isinstance(output, PhaseOutput) else []
+        note, refused = apply_claims(note, claims)
+        note = note.model_copy(update={"decision": decide(note)})
+        return Verdict(refused + violations_of(note), after, note)
 
     def _check_plan(self, result: AgentResult, head: Commit) -> list[Violation]:
         output = result.output
@@ -357,9 +418,16 @@ class TddPhase(Work):
                 if current else None
         elif isinstance(result.output, PhaseOutput):
             summary = result.output.summary
+        adequacy = verdict.evidence if isinstance(verdict.evidence, AdequacyNote) else None
+        following = None if done else FOLLOWS[self.phase]
+        if adequacy is not None and adequacy.decision == "test-too-weak":
+            following = Phase.RED  # back to RED: the cycle's test must pin GREEN's code
+        elif self.strengthening:
+            following = Phase.REFACTOR  # GREEN's code is already there and pinned now
         return {
             "phase": Phase.COMPLETE if done else self.phase,
-            "next_phase": None if done else FOLLOWS[self.phase],
+            "next_phase": following,
+            "adequacy": adequacy,
             "cycle_number": self.cycle,
             "current_test": current,
             "completed_tests": list(listing.done),
@@ -380,7 +448,9 @@ class TddPhase(Work):
                          else " (feature complete)"))
 
     def rejected_fields(self, attempt: Try, verdict: Verdict, kept: str) -> dict[str, Any]:
-        return {"phase": self.phase, "next_phase": self.phase, "cycle_number": self.cycle}
+        adequacy = verdict.evidence if isinstance(verdict.evidence, AdequacyNote) else None
+        return {"phase": self.phase, "next_phase": self.phase, "cycle_number": self.cycle,
+                "adequacy": adequacy}
 
     def rejected_message(self, attempt: Try) -> str:
         return f"rgr: rejected {self.phase} attempt"
@@ -420,6 +490,8 @@ def _resume_brief(prev: HandoffState) -> str | None:
 
 
 def test_result(phase: Phase, tests: TestReport) -> TestResult | None:
+    if phase == Phase.RED and tests.all_passed and tests.outcomes:
+        return TestResult.PASS  # a RED that strengthened a test on code already green
     if phase == Phase.RED:
         return TestResult.FAIL
     if phase in (Phase.GREEN, Phase.REFACTOR):

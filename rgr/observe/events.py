@@ -18,6 +18,8 @@ The kinds, in the order a phase produces them (the JSON ``type`` in brackets):
 - ``AttemptStarted`` (attempt_started): one agent session about to run;
 - ``AgentStreamed`` (agent_event): one line of the agent's own stream, as it arrives;
 - ``AgentCalled`` (agent_call): one per agent session, its figures and outcome;
+- ``MutationGate`` (adequacy): the mutation gate after GREEN/REFACTOR
+  (rgr.check.mutation), when it ran;
 - ``GuardVerdict`` (guard_verdict);
 - ``Retry`` (retry): before attempt 2, 3, ...;
 - ``PhaseDone`` (phase_done);
@@ -185,6 +187,22 @@ class GuardVerdict(Event):
     ok: bool
     commit: str = ""
     violations: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass(frozen=True, kw_only=True)
+class MutationGate(Event):
+    """What the mutation gate found on a phase's changed lines, and how long it took."""
+
+    kind: ClassVar[str] = "adequacy"
+    phase: str
+    cycle: int
+    tried: int
+    killed: int
+    survived: int
+    uncovered: int
+    not_run: int
+    decision: str
+    duration_s: float
 
 
 @dataclass(frozen=True, kw_only=True)

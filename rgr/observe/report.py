@@ -74,6 +74,9 @@ class RunReport:
     #: The agent's reason when it stopped the run saying its task cannot be done
     #: honestly: phase, cycle, reason, kept (its commits' ref, if any). Not a rejection.
     needs_attention: dict[str, Any] | None = None
+    #: The mutation gate of each verified phase that ran it (rgr.check.mutation): the
+    #: phase, its commit and the note's ``adequacy`` counts and decision.
+    mutation: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def rejections_by_rule(self) -> dict[str, int]:
@@ -271,6 +274,11 @@ def collect_at(ws: Workspace, head: str, branch: str | None = None,
         sessions_without_cost=sum(1 for a in [*agents, *attempt_agents] if a.cost_usd is None),
         time_split=_time_split(ws, last.run_id),
         needs_attention=_needs_attention(ws, last.run_id, last),
+        mutation=[{"commit": c, "phase": str(s.phase), "cycle": s.cycle_number,
+                   **s.adequacy.model_dump(mode="json", by_alias=True, exclude={"mutants"}),
+                   "claims": [m.model_dump(mode="json", by_alias=True)
+                              for m in s.adequacy.mutants if m.status == "equivalent"]}
+                  for c, s in verified if s.adequacy is not None],
     )
 
 

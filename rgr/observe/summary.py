@@ -36,6 +36,7 @@ from rgr.observe.events import (
     InvocationFinished,
     InvocationStarted,
     LimitStopped,
+    MutationGate,
     NeedsAttention,
     PhaseDone,
     PhaseStarted,
@@ -144,6 +145,12 @@ def summarize(events: list[Record]) -> dict[str, Any]:
                     buckets = [totals, phases[current]]
                 for bucket in buckets:
                     bucket["testRuns"] += 1
+                    bucket["testDurationS"] += float(event.get("durationS") or 0.0)
+            case MutationGate.kind:
+                # The mutation gate's time is test runs (sealed pytest sessions), not rgr's.
+                if current is not None and current in phases:
+                    buckets = [totals, phases[current]]
+                for bucket in buckets:
                     bucket["testDurationS"] += float(event.get("durationS") or 0.0)
             case GuardVerdict.kind if not event.get("ok"):
                 for bucket in buckets:

@@ -439,3 +439,22 @@ def commits_under(repo: pygit2.Repository, prefix: str) -> dict[str, str]:
             except (pygit2.InvalidSpecError, ValueError, KeyError):
                 continue
     return found
+
+
+def added_lines(repo: pygit2.Repository, base: pygit2.Oid, head: pygit2.Oid
+                ) -> dict[str, set[int]]:
+    """The lines ``head`` added or changed relative to ``base``: each file's new line
+    numbers (1-based) that are not in ``base``, deleted files left out."""
+    old = repo[base].peel(pygit2.Tree)
+    new = repo[head].peel(pygit2.Tree)
+    diff = old.diff_to_tree(new)
+    diff.find_similar()
+    found: dict[str, set[int]] = {}
+    for patch in diff:
+        if patch is None or patch.delta.is_binary or patch.delta.status == DeltaStatus.DELETED:
+            continue
+        lines = {line.new_lineno for hunk in patch.hunks for line in hunk.lines
+                 if line.origin == "+"}
+        if lines:
+            found[patch.delta.new_file.path] = lines
+    return found

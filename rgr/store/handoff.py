@@ -187,6 +187,60 @@ class MergeFixNote(CamelModel):
     status: Literal["resolved", "rejected"] = "resolved"
 
 
+#: What became of one mutant (rgr.check.mutation): ``killed`` (a test that runs its line
+#: failed), ``survived`` (those tests passed), ``uncovered`` (no test runs its line: it
+#: survives without a run), ``equivalent`` (an agent's claim, kept with its reason, never
+#: a kill), ``not-run`` (the time budget ran out first: no verdict, never a pass).
+MutantStatus = Literal["killed", "survived", "uncovered", "equivalent", "not-run"]
+
+#: What the mutation gate decided (rgr.check.mutation.rule).
+AdequacyDecision = Literal["pass", "over-implemented", "test-too-weak", "refactor-unpinned",
+                           "report-only", "not-measured", "incomplete"]
+
+
+class MutantFinding(CamelModel):
+    """One mutant of a changed line that was not killed, and where it is."""
+
+    path: str
+    line: int
+    col: int
+    operator: str
+    original: str
+    replacement: str
+    status: MutantStatus
+    #: The tests that run the mutant's line (the ones its run used).
+    tests: list[str] = Field(default_factory=list)
+    #: Why an agent says it is equivalent (``status == "equivalent"``).
+    reason: str | None = None
+
+    def describe(self) -> str:
+        return (f"{self.path}:{self.line}:{self.col} {self.original!r} -> "
+                f"{self.replacement!r} ({self.operator})")
+
+
+class AdequacyNote(CamelModel):
+    """The mutation gate's account of one phase: what it tried and what it decided."""
+
+    phase: str
+    mode: Literal["reject", "report", "off"] = "reject"
+    tried: int = 0
+    killed: int = 0
+    survived: int = 0
+    uncovered: int = 0
+    equivalent: int = 0
+    not_run: int = 0
+    decision: AdequacyDecision = "pass"
+    #: Why something was not measured, or what cut the run short (the budget).
+    remark: str | None = None
+    duration_s: float = 0.0
+    #: The mutants that were not killed (killed ones are only counted).
+    mutants: list[MutantFinding] = Field(default_factory=list)
+
+    @property
+    def survivors(self) -> list[MutantFinding]:
+        return [m for m in self.mutants if m.status in ("survived", "uncovered")]
+
+
 class ShownPath(CamelModel):
     path: str
     why: str
@@ -244,6 +298,8 @@ class HandoffState(CamelModel):
     refactor: RefactorProgress | None = None
     # --- the daemon's merge fix ---------------------------------------------------
     merge_fix: MergeFixNote | None = None
+    # --- the mutation gate after GREEN and REFACTOR (rgr.check.mutation) -----------
+    adequacy: AdequacyNote | None = None
 
     def to_json(self) -> str:
         """Pretty JSON with a trailing newline, so ``git notes show`` reads well."""
@@ -290,6 +346,12 @@ class _AgentFields(TypedDict, total=False):
     durationMs: int | None
 
 
+class _AdequacyFields(TypedDict, total=False):
+    tried: int
+    killed: int
+    decision: AdequacyDecision
+
+
 class HistoryFields(TypedDict, total=False):
     """The fields of a note that a history listing shows, under their JSON names.
 
@@ -310,6 +372,7 @@ class HistoryFields(TypedDict, total=False):
     finishedAt: str | None
     agent: _AgentFields | None
     batch: _BatchFields | None  # refactor mode
+    adequacy: _AdequacyFields | None  # the mutation gate
 
 
 @cache

@@ -143,6 +143,21 @@ SANDBOX = {
     "env": _STRINGS, "pathPrefix": _STRINGS, "aliases": _STRINGS, "homeFiles": _STRINGS,
     "skipped": _STRINGS,
 }
+MUTANT = {
+    "path": _str, "line": _int, "col": _int, "operator": _str, "original": _str,
+    "replacement": _str,
+    "status": _one_of("killed", "survived", "uncovered", "equivalent", "not-run"),
+    "tests": _STRINGS, "reason": _STR,
+}
+ADEQUACY = {
+    "phase": _str, "mode": _one_of("reject", "report", "off"), "tried": _int, "killed": _int,
+    "survived": _int, "uncovered": _int, "equivalent": _int, "notRun": _int,
+    "decision": _one_of("pass", "over-implemented", "test-too-weak", "refactor-unpinned",
+                        "report-only", "not-measured", "incomplete"),
+    "remark": _STR, "durationS": _float,
+    "mutants": _list_of(_object(MUTANT, ("path", "line", "col", "operator", "original",
+                                         "replacement", "status"))),
+}
 HANDOFF = {
     "phase": _PHASE, "nextPhase": _optional(_PHASE), "cycleNumber": _int,
     "currentTest": _optional(_object(TEST_CASE, ("description",))),
@@ -158,6 +173,7 @@ HANDOFF = {
     "batch": _optional(_object(BATCH, ("id", "goal", "index", "total"))),
     "refactor": _optional(_object(REFACTOR, ("goal",))),
     "mergeFix": _optional(_object(MERGE_FIX, ("into", "baseTip", "jobTip"))),
+    "adequacy": _optional(_object(ADEQUACY, ("phase",))),
 }
 
 #: Every nested object above, by the HandoffState field that holds it (for the test
@@ -165,6 +181,7 @@ HANDOFF = {
 NESTED: Mapping[str, Mapping[str, Check]] = {
     "currentTest": TEST_CASE, "errorDetails": ERROR_DETAILS, "agent": AGENT, "tests": TESTS,
     "batch": BATCH, "refactor": REFACTOR, "mergeFix": MERGE_FIX, "sandbox": SANDBOX,
+    "adequacy": ADEQUACY,
 }
 
 _is_handoff = _object(HANDOFF, ("phase",))
@@ -186,12 +203,13 @@ def read_plain(text: str | bytes) -> dict[str, Any] | None:
 HISTORY_DEFAULTS: Mapping[str, Any] = {
     "nextPhase": None, "cycleNumber": 0, "currentTest": None, "testResult": None,
     "error": None, "retryCount": 0, "runId": None, "startedAt": None, "finishedAt": None,
-    "agent": None, "batch": None,
+    "agent": None, "batch": None, "adequacy": None,
 }
 HISTORY_NESTED: Mapping[str, tuple[str, ...]] = {
     "currentTest": ("description", "testFile", "implFile"),
     "agent": ("backend", "model", "sessionId", "costUsd", "durationMs"),
     "batch": ("id", "goal"),
+    "adequacy": ("tried", "killed", "decision"),
 }
 
 

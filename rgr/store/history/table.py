@@ -158,6 +158,9 @@ def _cells(row: dict[str, Any]) -> tuple[list[str], list[tuple[str, bool]]]:
     result = str(row["testResult"] or "-")
     if row["retryCount"]:
         result += f" ({row['retryCount']} retr{'y' if row['retryCount'] == 1 else 'ies'})"
+    gate = row.get("adequacy") or {}
+    if gate.get("tried"):  # the mutation gate's score (rgr.check.mutation)
+        result += f", {gate.get('killed', 0)}/{gate['tried']} mutants killed"
     detail = [(clean(test), False)]
     if row["error"]:
         detail.append((clean(row["error"]), True))

@@ -1,0 +1,152 @@
+"""Which changed lines a phase's mutants come from, and which tests run each of them.
+
+The diff's lines come from the git layer (``rgr.store.git.added_lines``): the non-test files
+the phase added or changed, their new line numbers. Which test runs which of those lines
+comes from one run of the project's tests with rgr's tracer beside it
+(rgr.check.mutation.pytest_lines), on a pristine sealed checkout like every test run of
+rgr's; the result is kept by tree id (and the files watched) under
+``<git dir>/rgr/coverage/``, so a resumed rgr or a second gate on the same tree does not
+run it again.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import shutil
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from rgr.base.config import Config, TestCommand
+from rgr.check.mutation.mutants import Mutant
+from rgr.check.mutation.pytest_lines import (
+    DEADLINE_ENV,
+    FILES_ENV,
+    MUTANTS_ENV,
+    OUT_ENV,
+    TIMEOUT_ENV,
+)
+from rgr.check.verify import Confinement, TestReport, run_tests
+from rgr.store import git
+from rgr.store.objects import Oid, Repository
+
+FOLDER = Path("rgr") / "coverage"
+KEEP = 64
+_PLUGIN = "rgr_mutation_lines"
+
+#: Lines per file (``{"calc.py": {3, 4}}``).
+Lines = dict[str, set[int]]
+
+
+@dataclass(frozen=True)
+class Coverage:
+    """Which test ran which watched line; ``report`` is the run that said so (None when
+    it came from the cache). ``traced`` is False when the tracer never reported (the
+    runner is not pytest, or pytest did not load the plugin): then no line is known to
+    be unrun, and each mutant runs the whole suite."""
+
+    by_test: Mapping[str, Mapping[str, frozenset[int]]]
+    report: TestReport | None = None
+    traced: bool = True
+    #: Each mutant's status, when the same run ran them (the fast path).
+    mutants: Mapping[str, str] | None = None
+
+    def tests_running(self, path: str, lines: tuple[int, ...]) -> list[str]:
+        return sorted(test for test, files in self.by_test.items()
+                      if any(line in files.get(path, frozenset()) for line in lines))
+
+
+def changed_code(repo: Repository, config: Config, base: Oid,
+                 tip: Oid) -> Lines:
+    """The lines ``base..tip`` added or changed in files that are not tests."""
+    return {path: lines for path, lines in git.added_lines(repo, base, tip).items()
+            if not config.is_test_file(path)}
+
+
+def collect(cmd: TestCommand, tree: Path, files: list[str], *, timeout: float,
+            env: Mapping[str, str], confinement: Confinement | None, scratch: Path,
+            mutants: Mapping[str, tuple[Mutant, str]] | None = None,
+            deadline: float | None = None, per_mutant_timeout: float = 60) -> Coverage:
+    """Run ``cmd`` in ``tree`` once with the tracer watching ``files``; with ``mutants``
+    (id -> the mutant and its whole mutated file) the same session then runs them,
+    stopping at ``deadline`` (epoch seconds)."""
+    child = dict(env)
+    folder = scratch / "mutation-lines"
+    _install_plugin(folder, child)
+    out = folder / "lines.json"
+    child[FILES_ENV] = os.pathsep.join(files)
+    child[OUT_ENV] = str(out)
+    if mutants:
+        spec = folder / "mutants.json"
+        spec.write_text(json.dumps([
+            {"id": key, "path": m.path, "line": m.line, "statementLine": m.statement_line,
+             "source": source} for key, (m, source) in mutants.items()]), encoding="utf-8")
+        child[MUTANTS_ENV] = str(spec)
+        child[TIMEOUT_ENV] = f"{per_mutant_timeout:g}"
+        if deadline is not None:
+            child[DEADLINE_ENV] = f"{deadline:.3f}"
+    report = run_tests(cmd, tree, timeout=timeout, env=child, confinement=confinement)
+    try:
+        data = json.loads(out.read_text(encoding="utf-8"))
+        tests, traced = data["tests"], True
+        ran = data.get("mutants")
+    except (OSError, ValueError, KeyError, AttributeError):
+        tests, traced, ran = {}, False, None
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    statuses = ({str(k): str(v) for k, v in ran.items()
+                 if v in ("killed", "survived", "uncovered", "not-run")}
+                if isinstance(ran, dict) else None)
+    return Coverage(_frozen(tests), report, traced, statuses)
+
+
+def cache_key(tree: str, files: list[str]) -> str:
+    digest = hashlib.sha256("\0".join(sorted(files)).encode()).hexdigest()[:16]
+    return f"{tree}-{digest}"
+
+
+def load(git_dir: Path, key: str) -> Coverage | None:
+    try:
+        data = json.loads((git_dir / FOLDER / f"{key}.json").read_text("utf-8"))
+        return Coverage(_frozen(data["tests"]))
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+
+
+def save(git_dir: Path, key: str, coverage: Coverage) -> None:
+    folder = git_dir / FOLDER
+    folder.mkdir(parents=True, exist_ok=True)
+    temporary = folder / f".{key}.{os.getpid()}.tmp"
+    temporary.write_text(json.dumps({"tests": {
+        test: {path: sorted(lines) for path, lines in files.items()}
+        for test, files in coverage.by_test.items()}}), encoding="utf-8")
+    os.replace(temporary, folder / f"{key}.json")
+    with contextlib.suppress(OSError):
+        files_by_age = sorted(folder.glob("*.json"), key=lambda p: p.stat().st_mtime,
+                              reverse=True)
+        for old in files_by_age[KEEP:]:
+            old.unlink()
+
+
+def _frozen(tests: object) -> dict[str, dict[str, frozenset[int]]]:
+    if not isinstance(tests, dict):
+        return {}
+    return {str(test): {str(path): frozenset(int(n) for n in lines)
+                        for path, lines in files.items()}
+            for test, files in tests.items() if isinstance(files, dict)}
+
+
+def _install_plugin(folder: Path, env: dict[str, str]) -> None:
+    """The tracer where the run's pytest finds it: a ``pytest11`` entry point of a
+    dist-info folder on PYTHONPATH (as rgr.check.runners.pytest_runner adds its own)."""
+    info = folder / f"{_PLUGIN}-0.dist-info"
+    info.mkdir(parents=True)
+    shutil.copyfile(Path(__file__).with_name("pytest_lines.py"), folder / f"{_PLUGIN}.py")
+    (info / "METADATA").write_text(
+        f"Metadata-Version: 2.1\nName: {_PLUGIN}\nVersion: 0\n", encoding="utf-8")
+    (info / "entry_points.txt").write_text(f"[pytest11]\nrgr_lines = {_PLUGIN}\n",
+                                          encoding="utf-8")
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, (str(folder), env.get("PYTHONPATH"))))

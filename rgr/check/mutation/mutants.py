@@ -1,0 +1,220 @@
+"""Python mutants of the lines a phase changed: a small AST mutator, standard library only.
+
+Why not mutmut or cosmic-ray: both mutate whole modules (mutmut 3 whole functions, through
+trampolines it writes into a ``mutants/`` copy; cosmic-ray a module per session database),
+neither takes "these lines of this diff" as its scope, and both would have to be installed
+in the user's project environment, which rgr never changes. rgr only needs the mutants of
+a few changed lines, and applies each one itself to a pristine checkout, so a page of
+``ast`` does it: each mutant replaces one node's source text (found by its line and
+column offsets) and must still parse.
+
+Operators (``[adequacy] operators``):
+
+* ``arithmetic``: ``+``↔``-``, ``*``↔``/``, ``//``→``*``, ``%``→``*``, ``**``→``*``
+* ``comparison``: ``==``↔``!=``, ``<``↔``>=``, ``>``↔``<=``, ``<``→``<=``, ``>``→``>=``,
+  ``is``↔``is not``, ``in``↔``not in``
+* ``constant``: a number n → n + 1, a boolean → its negation, a non-empty string → ``""``
+* ``return``: ``return x`` → ``return None``
+* ``condition``: the test of ``if``/``while``/a conditional expression → ``not (test)``
+* ``boolean``: ``and``↔``or``, ``not x`` → ``x``
+* ``statement``: an expression statement, an assignment or a ``raise`` → ``pass``
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Collection, Iterator
+from dataclasses import dataclass
+
+from rgr.base.config import MUTATION_OPERATORS
+
+__all__ = ["Mutant", "apply", "mutants_of"]
+
+#: A node with a position in the source.
+Located = ast.expr | ast.stmt
+
+_ARITHMETIC: dict[type[ast.operator], type[ast.operator]] = {
+    ast.Add: ast.Sub, ast.Sub: ast.Add, ast.Mult: ast.Div, ast.Div: ast.Mult,
+    ast.FloorDiv: ast.Mult, ast.Mod: ast.Mult, ast.Pow: ast.Mult,
+}
+_COMPARISON: dict[type[ast.cmpop], tuple[type[ast.cmpop], ...]] = {
+    ast.Eq: (ast.NotEq,), ast.NotEq: (ast.Eq,), ast.Lt: (ast.GtE, ast.LtE),
+    ast.GtE: (ast.Lt,), ast.Gt: (ast.LtE, ast.GtE), ast.LtE: (ast.Gt,),
+    ast.Is: (ast.IsNot,), ast.IsNot: (ast.Is,), ast.In: (ast.NotIn,), ast.NotIn: (ast.In,),
+}
+
+
+@dataclass(frozen=True)
+class Mutant:
+    """One small change of one changed line: where, which operator, and the source text
+    it replaces (``start``/``end``: character offsets in the file's text)."""
+
+    path: str
+    line: int
+    col: int
+    operator: str
+    original: str
+    replacement: str
+    start: int
+    end: int
+    #: The line of the statement holding it: the line a tracer sees run.
+    statement_line: int
+
+    @property
+    def id(self) -> str:
+        return f"{self.path}:{self.line}:{self.col}:{self.operator}:{self.replacement}"
+
+    def describe(self) -> str:
+        return (f"{self.path}:{self.line}: {self.original!r} -> {self.replacement!r} "
+                f"({self.operator})")
+
+
+def apply(source: str, mutant: Mutant) -> str:
+    """``source`` with ``mutant`` applied."""
+    return source[:mutant.start] + mutant.replacement + source[mutant.end:]
+
+
+def mutants_of(path: str, source: str, lines: Collection[int],
+               operators: Collection[str] = MUTATION_OPERATORS) -> list[Mutant]:
+    """Every mutant of the nodes that start on ``lines`` of ``source`` (a Python file),
+    each one still parsing; none when the file does not parse."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return []
+    offsets = _line_offsets(source)
+    skip = _docstrings(tree) | _annotations(tree)
+    found: dict[tuple[int, int, str], Mutant] = {}
+    for statement in ast.walk(tree):
+        if not isinstance(statement, ast.stmt):
+            continue
+        for node, operator, replacement in _candidates(statement, operators, skip):
+            if node.lineno not in lines or node.end_lineno is None:
+                continue
+            start = _offset(source, offsets, node.lineno, node.col_offset)
+            end = _offset(source, offsets, node.end_lineno, node.end_col_offset or 0)
+            original = source[start:end]
+            if replacement == original:
+                continue
+            mutant = Mutant(path, node.lineno, node.col_offset + 1, operator, original,
+                            replacement, start, end, statement.lineno)
+            if _parses(apply(source, mutant)):
+                found.setdefault((start, end, replacement), mutant)
+    return sorted(found.values(), key=lambda m: (m.line, m.col, m.operator, m.replacement))
+
+
+def _candidates(statement: ast.stmt, operators: Collection[str], skip: set[int]
+                ) -> Iterator[tuple[Located, str, str]]:
+    """(node, operator, the node's replacement text) for one statement's own mutants:
+    the statement itself and the expressions inside it that no nested statement owns."""
+    if "statement" in operators and isinstance(
+            statement, ast.Expr | ast.Assign | ast.AugAssign | ast.AnnAssign | ast.Raise) \
+            and id(statement) not in skip:
+        yield statement, "statement", "pass"
+    if "return" in operators and isinstance(statement, ast.Return) \
+            and statement.value is not None \
+            and not (isinstance(statement.value, ast.Constant) and statement.value.value is None):
+        yield statement, "return", "return None"
+    for node in _own_expressions(statement):
+        if id(node) in skip:
+            continue
+        yield from _expression_mutants(node, operators)
+    # A single comparison's own mutants already include its negation (a > b -> a <= b).
+    if "condition" in operators and isinstance(statement, ast.If | ast.While) \
+            and not _single_comparison(statement.test):
+        yield statement.test, "condition", f"not ({ast.unparse(statement.test)})"
+
+
+def _expression_mutants(node: ast.expr, operators: Collection[str]
+                        ) -> Iterator[tuple[Located, str, str]]:
+    if "arithmetic" in operators and isinstance(node, ast.BinOp) \
+            and type(node.op) in _ARITHMETIC:
+        swapped = ast.BinOp(node.left, _ARITHMETIC[type(node.op)](), node.right)
+        yield node, "arithmetic", ast.unparse(swapped)
+    if "comparison" in operators and isinstance(node, ast.Compare) and len(node.ops) == 1:
+        for other in _COMPARISON.get(type(node.ops[0]), ()):
+            yield node, "comparison", ast.unparse(ast.Compare(node.left, [other()],
+                                                              node.comparators))
+    if "boolean" in operators and isinstance(node, ast.BoolOp):
+        flipped: ast.boolop = ast.Or() if isinstance(node.op, ast.And) else ast.And()
+        yield node, "boolean", ast.unparse(ast.BoolOp(flipped, node.values))
+    if "boolean" in operators and isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        yield node, "boolean", ast.unparse(node.operand)
+    if "condition" in operators and isinstance(node, ast.IfExp) \
+            and not _single_comparison(node.test):
+        yield node.test, "condition", f"not ({ast.unparse(node.test)})"
+    if "constant" in operators and isinstance(node, ast.Constant):
+        value = node.value
+        if isinstance(value, bool):
+            yield node, "constant", repr(not value)
+        elif isinstance(value, int | float) and not isinstance(value, bool):
+            yield node, "constant", repr(value + 1)
+        elif isinstance(value, str) and value:
+            yield node, "constant", '""'
+
+
+def _single_comparison(test: ast.expr) -> bool:
+    return isinstance(test, ast.Compare) and len(test.ops) == 1 \
+        and type(test.ops[0]) in _COMPARISON
+
+
+def _own_expressions(statement: ast.stmt) -> Iterator[ast.expr]:
+    """The expression nodes of ``statement`` outside its nested statements (those are
+    walked as statements of their own)."""
+    pending: list[ast.AST] = [child for child in ast.iter_child_nodes(statement)
+                              if not isinstance(child, ast.stmt)]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, ast.expr):
+            yield node
+        pending += [child for child in ast.iter_child_nodes(node)
+                    if not isinstance(child, ast.stmt)]
+
+
+def _docstrings(tree: ast.Module) -> set[int]:
+    """The ids of docstring statements and their constants: changing one changes no
+    behaviour a test should pin."""
+    found: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef) \
+                and node.body and isinstance(node.body[0], ast.Expr) \
+                and isinstance(node.body[0].value, ast.Constant) \
+                and isinstance(node.body[0].value.value, str):
+            found |= {id(node.body[0]), id(node.body[0].value)}
+    return found
+
+
+def _annotations(tree: ast.Module) -> set[int]:
+    """The ids of nodes inside type annotations (no runtime behaviour to mutate)."""
+    roots: list[ast.AST] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.arg) and node.annotation is not None:
+            roots.append(node.annotation)
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.returns:
+            roots.append(node.returns)
+        elif isinstance(node, ast.AnnAssign):
+            roots.append(node.annotation)
+    return {id(inner) for root in roots for inner in ast.walk(root)}
+
+
+def _line_offsets(source: str) -> list[int]:
+    offsets, total = [0], 0
+    for line in source.splitlines(keepends=True):
+        total += len(line)
+        offsets.append(total)
+    return offsets
+
+
+def _offset(source: str, offsets: list[int], line: int, col_bytes: int) -> int:
+    """The character offset of (line, UTF-8 byte column), as ast reports positions."""
+    start = offsets[line - 1]
+    text = source[start:offsets[line] if line < len(offsets) else len(source)]
+    return start + len(text.encode("utf-8")[:col_bytes].decode("utf-8", "replace"))
+
+
+def _parses(source: str) -> bool:
+    try:
+        ast.parse(source)
+    except (SyntaxError, ValueError):
+        return False
+    return True

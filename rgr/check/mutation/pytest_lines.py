@@ -1,0 +1,224 @@
+"""A pytest plugin rgr puts beside one test run: which test ran which changed line.
+
+rgr's own line collector for the mutation gate (rgr.check.mutation): the user's project
+may have no coverage.py, and rgr needs only the lines a phase changed, per test. The
+files to watch come in ``RGR_MUTATION_TRACE_FILES`` (paths relative to the run's
+directory, ``os.pathsep`` between them); when the session ends the plugin writes
+``{"tests": {node id: {path: [line, ...]}}}`` to ``RGR_MUTATION_TRACE_OUT``.
+
+With ``RGR_MUTATION_MUTANTS`` (a JSON file: each mutant's id, path, line, statement line
+and its whole mutated source) the same session then runs the mutants, after the normal
+test loop: for each mutant the tests that ran its line, each mutant in a child process
+forked from this one (``os.fork``: everything imported stays imported, so a mutant
+costs a fork and its tests, not a new pytest). The child writes the mutated source to
+the file and patches the loaded module in place (each function's ``__code__``, and
+methods of classes, replaced by the mutated one's; other module-level names rebound),
+then runs the tests (``_pytest.runner.runtestprotocol``) and exits 0 (all passed) or 1;
+the parent puts the original file back, kills a child that outlives the per-mutant
+timeout (a hang counts as killed), and stops at the deadline
+(``RGR_MUTATION_DEADLINE``, epoch seconds): the mutants left are ``not-run``. Results go
+into the same output file, under ``"mutants"``.
+
+The tracer is ``sys.settrace`` set around each test's run and removed after it (the one
+that was there before is put back): the global trace function returns a line tracer only
+for frames of the watched files, so other code pays one call per function entered. It
+runs in the project's interpreter, which may be older than rgr's: standard library
+only, nothing newer than Python 3.8. Loaded like rgr.check.runners.pytest_own_outcomes,
+through a ``pytest11`` entry point of a dist-info folder on PYTHONPATH.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sys
+import time
+import types
+from typing import Any
+
+FILES_ENV = "RGR_MUTATION_TRACE_FILES"
+OUT_ENV = "RGR_MUTATION_TRACE_OUT"
+MUTANTS_ENV = "RGR_MUTATION_MUTANTS"
+DEADLINE_ENV = "RGR_MUTATION_DEADLINE"
+TIMEOUT_ENV = "RGR_MUTATION_TIMEOUT"
+
+_watched: dict[str, str] = {}  # absolute path -> the path rgr named
+_seen: dict[str, dict[str, set[int]]] = {}
+
+
+def pytest_configure(config: Any) -> None:
+    names = [n for n in os.environ.get(FILES_ENV, "").split(os.pathsep) if n]
+    root = os.getcwd()
+    for name in names:
+        _watched[os.path.realpath(os.path.join(root, name))] = name
+
+
+def _tracer_for(lines: dict[str, set[int]]) -> Any:
+    def global_trace(frame: Any, event: str, arg: Any) -> Any:
+        name = _watched.get(frame.f_code.co_filename) or _watched.get(
+            os.path.realpath(frame.f_code.co_filename))
+        if name is None:
+            return None
+        hit = lines.setdefault(name, set())
+        hit.add(frame.f_lineno)
+
+        def local_trace(frame: Any, event: str, arg: Any) -> Any:
+            if event == "line":
+                hit.add(frame.f_lineno)
+            return local_trace
+        return local_trace
+    return global_trace
+
+
+_in_mutant = False  # True in a mutant's child process: nothing more to trace
+
+
+def pytest_runtest_call(item: Any) -> None:
+    if _watched and not _in_mutant:
+        sys.settrace(_tracer_for(_seen.setdefault(item.nodeid, {})))
+
+
+def pytest_runtest_teardown(item: Any, nextitem: Any) -> None:
+    if _watched and not _in_mutant:
+        sys.settrace(None)
+
+
+_mutant_results: dict[str, str] = {}
+
+
+def pytest_runtestloop(session: Any) -> Any:
+    """After pytest's own loop (run first, traced), the mutants, when asked for."""
+    spec = os.environ.get(MUTANTS_ENV)
+    if not spec or session.testsfailed or session.config.option.collectonly:
+        return None
+    from _pytest.main import pytest_runtestloop as run_the_tests
+
+    run_the_tests(session)
+    if session.testsfailed:
+        return True
+    with open(spec, encoding="utf-8") as handle:
+        mutants = json.load(handle)
+    items = {item.nodeid: item for item in session.items}
+    deadline = float(os.environ.get(DEADLINE_ENV) or 0) or None
+    timeout = float(os.environ.get(TIMEOUT_ENV) or 60)
+    for mutant in mutants:
+        tests = _covering(mutant)
+        if not tests:
+            _mutant_results[mutant["id"]] = "uncovered"
+        elif deadline is not None and time.time() > deadline - 1:
+            _mutant_results[mutant["id"]] = "not-run"
+        else:
+            left = timeout if deadline is None else min(timeout, deadline - time.time())
+            _mutant_results[mutant["id"]] = _run_mutant(
+                mutant, [items[t] for t in tests if t in items], left)
+    return True
+
+
+def _covering(mutant: dict[str, Any]) -> list[str]:
+    lines = (mutant["line"], mutant["statementLine"])
+    return sorted(test for test, files in _seen.items()
+                  if any(line in files.get(mutant["path"], ()) for line in lines))
+
+
+def _run_mutant(mutant: dict[str, Any], items: list[Any], timeout: float) -> str:
+    path = os.path.join(os.getcwd(), mutant["path"])
+    with open(path, encoding="utf-8") as handle:
+        original = handle.read()
+    module = _module_of(path)  # looked up once, before the fork: children inherit it
+    pid = os.fork()
+    if pid == 0:  # the child: mutate, run, report by exit code, never return
+        global _in_mutant
+        _in_mutant = True
+        code = 1
+        try:
+            with open(path, "w", encoding="utf-8") as handle:
+                handle.write(mutant["source"])
+            _patch_loaded(module, path, mutant["source"])
+            from _pytest.runner import runtestprotocol
+
+            passed = True
+            for index, item in enumerate(items):
+                following = items[index + 1] if index + 1 < len(items) else None
+                reports = runtestprotocol(item, nextitem=following, log=False)
+                if any(report.failed for report in reports):
+                    passed = False
+                    break
+            code = 0 if passed else 1
+        except BaseException:
+            code = 1
+        finally:
+            os._exit(code)
+    status = "killed"
+    try:
+        ends = time.time() + max(timeout, 1)
+        while True:
+            done, exit_status = os.waitpid(pid, os.WNOHANG)
+            if done:
+                status = "survived" if os.WIFEXITED(exit_status) and \
+                    os.WEXITSTATUS(exit_status) == 0 else "killed"
+                break
+            if time.time() > ends:
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+                break
+            time.sleep(0.005)
+    finally:
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write(original)
+    return status
+
+
+_modules: dict[str, Any] = {}
+
+
+def _module_of(path: str) -> Any:
+    """The loaded module of ``path``, or None (not imported yet)."""
+    if path not in _modules or _modules[path] is None:
+        real = os.path.realpath(path)
+        _modules[path] = next(
+            (m for m in list(sys.modules.values())
+             if os.path.realpath(str(getattr(m, "__file__", None) or "")) == real), None)
+    return _modules[path]
+
+
+def _patch_loaded(module: Any, path: str, source: str) -> None:
+    """``module`` (``path``'s, if loaded) made to run ``source``: functions keep their
+    identity (tests that imported them by name see the change), their code is the
+    mutated one's."""
+    if module is None:
+        return  # imported later by the tests, from the mutated file
+    fresh: dict[str, Any] = {"__name__": module.__name__, "__file__": path}
+    exec(compile(source, path, "exec"), fresh)
+    for name, value in fresh.items():
+        old = module.__dict__.get(name)
+        if isinstance(value, types.FunctionType) and isinstance(old, types.FunctionType):
+            _patch_function(old, value)
+        elif isinstance(value, type) and isinstance(old, type):
+            for attr, member in vars(value).items():
+                previous = vars(old).get(attr)
+                if isinstance(member, types.FunctionType) and \
+                        isinstance(previous, types.FunctionType):
+                    _patch_function(previous, member)
+                elif not attr.startswith("__"):
+                    setattr(old, attr, member)
+        elif not name.startswith("__") and not isinstance(value, types.ModuleType):
+            module.__dict__[name] = value
+
+
+def _patch_function(old: Any, new: Any) -> None:
+    old.__code__ = new.__code__
+    old.__defaults__ = new.__defaults__
+    old.__kwdefaults__ = new.__kwdefaults__
+
+
+def pytest_sessionfinish(session: Any, exitstatus: Any) -> None:
+    out = os.environ.get(OUT_ENV)
+    if not out:
+        return
+    data: dict[str, Any] = {"tests": {test: {path: sorted(lines) for path, lines in files.items()}
+                                      for test, files in _seen.items()}}
+    if os.environ.get(MUTANTS_ENV):
+        data["mutants"] = _mutant_results
+    with open(out, "w", encoding="utf-8") as handle:
+        json.dump(data, handle)

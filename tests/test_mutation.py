@@ -1,0 +1,220 @@
+"""The mutation gate (rgr.check.mutation) on real repositories and real pytest runs: the
+mutator on real files, the line tracer, the rule, and the two failures the gate exists
+for (a test too weak to pin ``add``; a GREEN that carries code no test asks for)."""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+from rgr.base.config import AdequacyConfig, Config, TestCommand
+from rgr.check.mutation import lines as coverage_lines
+from rgr.check.mutation.gate import Checkout, measure, subject_of
+from rgr.check.mutation.mutants import apply, mutants_of
+from rgr.check.mutation.rule import decide
+from rgr.check.mutation.score import score
+from rgr.check.mutation.verdicts import apply_claims, violations_of
+from rgr.store import git as rgr_git
+from rgr.store.handoff import AdequacyNote, MutantFinding
+from rgr.store.scratch import checkout_pristine
+from tests.conftest import Repo, make_repo
+
+PYTEST = TestCommand((sys.executable, "-m", "pytest", "-q"), "pytest", (), False, "test")
+
+STUB = "def add(a, b):\n    raise NotImplementedError\n"
+HONEST = "def add(a, b):\n    return a + b\n"
+OVER = "def add(a, b):\n    if a == 1337:\n        return 0\n    return a + b\n"
+STRONG_TEST = "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n"
+WEAK_TEST = "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) is not None\n"
+
+
+def project(tmp_path: Path, test: str, code: str) -> tuple[Repo, str, str]:
+    """A repository whose base has the stub and ``test`` and whose tip has ``code``."""
+    repo = make_repo(tmp_path)
+    base = repo.commit("test: add", {"calc.py": STUB, "tests/test_calc.py": test,
+                                     "pytest.ini": "[pytest]\npythonpath = .\n"})
+    tip = repo.commit("feat: add", {"calc.py": code})
+    return repo, base, tip
+
+
+def gate(repo: Repo, base: str, tip: str, phase: str = "GREEN",
+         settings: AdequacyConfig | None = None,
+         env: dict[str, str] | None = None) -> AdequacyNote:
+    pygit = rgr_git.open_repo(repo.path)
+    base_commit = rgr_git.resolve_commit(pygit, base)
+    tip_commit = rgr_git.resolve_commit(pygit, tip)
+    config = Config()
+
+    @contextmanager
+    def open_checkout(label: str) -> Iterator[Checkout]:
+        with tempfile.TemporaryDirectory(prefix=f"{label}-") as folder:
+            tree = Path(folder) / "tree"
+            checkout_pristine(pygit, tip_commit.id, tree)
+            yield tree, None, {"PATH": "/usr/bin:/bin", "HOME": folder, **(env or {})}
+
+    subject = subject_of(pygit, config, phase, base_commit, tip_commit)
+    return measure(subject, settings or AdequacyConfig(), PYTEST, open_checkout,
+                   Path(pygit.path), command_timeout=60)
+
+
+# ---------------------------------------------------------------------------- mutator
+
+
+def test_mutants_cover_only_the_changed_lines_and_each_still_parses() -> None:
+    source = ('"""Doc."""\n\n\ndef add(a: int, b: int) -> int:\n    """Adds."""\n'
+              "    total = a + b\n    if total > 10 and a:\n        return total * 2\n"
+              "    return total\n")
+    found = mutants_of("calc.py", source, {6, 7})
+    assert {m.line for m in found} == {6, 7}
+    kinds = {(m.operator, m.original, m.replacement) for m in found}
+    assert ("arithmetic", "a + b", "a - b") in kinds
+    assert ("statement", "total = a + b", "pass") in kinds
+    assert ("comparison", "total > 10", "total <= 10") in kinds
+    assert ("constant", "10", "11") in kinds
+    assert ("boolean", "total > 10 and a", "total > 10 or a") in kinds
+    assert ("condition", "total > 10 and a", "not (total > 10 and a)") in kinds
+    for mutant in found:
+        compile(apply(source, mutant), "calc.py", "exec")
+    # annotations and docstrings on changed lines have no behaviour to mutate
+    assert mutants_of("calc.py", source, {1, 4, 5}) == []
+
+
+def test_operators_limit_the_mutants_and_a_file_that_does_not_parse_has_none() -> None:
+    found = mutants_of("calc.py", HONEST, {2}, operators=("return",))
+    assert [(m.operator, m.replacement) for m in found] == [("return", "return None")]
+    assert mutants_of("calc.py", "def add(:\n", {1}) == []
+
+
+def test_unknown_operator_in_config_is_refused_by_name() -> None:
+    with pytest.raises(ValueError, match="unknown operator"):
+        AdequacyConfig(operators=["arithmetic", "flip"])
+
+
+# ------------------------------------------------------------------- gate, real pytest
+
+
+def test_an_honest_green_kills_every_mutant(tmp_path: Path) -> None:
+    repo, base, tip = project(tmp_path, STRONG_TEST, HONEST)
+    note = gate(repo, base, tip)
+    assert note.tried == 2 and note.killed == 2, note
+    assert note.decision == "pass" and note.mutants == []
+
+
+def test_weak_test_lets_a_mutant_of_a_covered_line_survive(tmp_path: Path) -> None:
+    repo, base, tip = project(tmp_path, WEAK_TEST, HONEST)
+    note = gate(repo, base, tip)
+    survivors = {(m.original, m.replacement, m.status) for m in note.mutants}
+    assert ("a + b", "a - b", "survived") in survivors
+    assert all(m.tests == ["tests/test_calc.py::test_add"] for m in note.mutants)
+    assert note.decision == "test-too-weak"
+
+
+def test_code_no_test_runs_is_over_implementation(tmp_path: Path) -> None:
+    repo, base, tip = project(tmp_path, STRONG_TEST, OVER)
+    note = gate(repo, base, tip)
+    uncovered = [m for m in note.mutants if m.status == "uncovered"]
+    assert {m.line for m in uncovered} == {3}
+    assert note.decision == "over-implemented"
+    # the line that runs has killed mutants too: a + b -> a - b
+    assert note.killed >= 1
+
+
+def test_report_mode_decides_nothing_and_a_spent_budget_is_not_a_pass(tmp_path: Path) -> None:
+    repo, base, tip = project(tmp_path, WEAK_TEST, HONEST)
+    note = gate(repo, base, tip, settings=AdequacyConfig(mode="report"))
+    assert note.decision == "report-only"
+    tiny = gate(repo, base, tip, settings=AdequacyConfig(budget=0.5))
+    assert tiny.not_run >= 1 and tiny.killed == 0
+    assert "budget" in (tiny.remark or "")
+    assert tiny.decision == "incomplete"
+
+
+def test_without_line_data_every_mutant_runs_the_whole_suite(tmp_path: Path) -> None:
+    """pytest without rgr's tracer (plugins not loaded; another runner alike): no line
+    is known to be unrun, so none is called uncovered; each mutant runs everything."""
+    repo, base, tip = project(tmp_path, STRONG_TEST, OVER)
+    note = gate(repo, base, tip, env={"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"})
+    assert note.uncovered == 0 and note.survived >= 1
+    assert "no per-test line data" in (note.remark or "")
+    assert note.decision == "test-too-weak"
+
+
+def test_non_python_code_is_said_to_be_unmeasured(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path)
+    base = repo.commit("test: x", {"tests/test_x.py": "def test_x():\n    pass\n"})
+    tip = repo.commit("feat: x", {"lib.rb": "def x\n  1\nend\n"})
+    note = gate(repo, base, tip)
+    assert note.decision == "not-measured"
+    assert "lib.rb" in (note.remark or "")
+
+
+# ---------------------------------------------------------------------------- the rule
+
+
+def finding(status: str) -> MutantFinding:
+    return MutantFinding(path="a.py", line=1, col=1, operator="constant", original="1",
+                         replacement="2", status=status)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(("phase", "mode", "statuses", "decision"), [
+    ("GREEN", "reject", [], "pass"),
+    ("GREEN", "reject", ["survived"], "test-too-weak"),
+    ("GREEN", "reject", ["survived", "uncovered"], "over-implemented"),
+    ("GREEN", "reject", ["not-run"], "incomplete"),
+    ("GREEN", "reject", ["equivalent"], "pass"),
+    ("REFACTOR", "reject", ["survived"], "refactor-unpinned"),
+    ("GREEN", "report", ["uncovered"], "report-only"),
+])
+def test_the_rule(phase: str, mode: str, statuses: list[str], decision: str) -> None:
+    note = AdequacyNote(phase=phase, mode=mode,  # type: ignore[arg-type]
+                        mutants=[finding(s) for s in statuses])
+    assert decide(note) == decision
+
+
+def test_one_pytest_session_traces_then_runs_each_mutant_in_a_fork(tmp_path: Path) -> None:
+    """The fast path: the tracer's session runs the mutants itself, each in a child that
+    patches the already imported module (the test imported ``add`` by name at the top)."""
+    repo, _, tip = project(tmp_path, STRONG_TEST, OVER + "\n\ndef unused():\n    return 1\n")
+    checkout = tmp_path / "checkout"
+    pygit = rgr_git.open_repo(repo.path)
+    checkout_pristine(pygit, rgr_git.resolve_commit(pygit, tip).id, checkout)
+    source = (checkout / "calc.py").read_text()
+    found = mutants_of("calc.py", source, set(range(1, 9)))
+    batch = {m.id: (m, apply(source, m)) for m in found}
+    coverage = coverage_lines.collect(
+        PYTEST, checkout, ["calc.py"], timeout=120, env={"PATH": "/usr/bin:/bin"},
+        confinement=None, scratch=tmp_path, mutants=batch, per_mutant_timeout=30)
+    assert coverage.traced and coverage.mutants is not None
+    status = {(m.original, m.replacement): coverage.mutants[m.id] for m in found}
+    assert status[("a + b", "a - b")] == "killed"
+    assert status[("return 0", "return None")] == "uncovered"
+    assert status[("1337", "1338")] == "survived"
+    assert status[("return 1", "return None")] == "uncovered"
+    # the file is back as it was, and the session's own report is the suite's
+    assert (checkout / "calc.py").read_text() == source
+    assert coverage.report is not None and coverage.report.passed == 1
+
+
+def test_an_equivalence_claim_is_recorded_with_its_reason_and_never_counts_as_killed() -> None:
+    survivor = finding("survived")
+    note = AdequacyNote(phase="RED", tried=3, killed=2, survived=1, mutants=[survivor],
+                        decision="test-too-weak")
+    claimed, refused = apply_claims(note, [(f"- {survivor.describe()}", "1 and 2 are the same "
+                                            "here: the value is only compared with 0")])
+    assert refused == []
+    assert claimed.equivalent == 1 and claimed.survived == 0 and claimed.killed == 2
+    assert claimed.mutants[0].status == "equivalent"
+    assert "compared with 0" in (claimed.mutants[0].reason or "")
+    assert decide(claimed) == "pass"
+    assert score(claimed.model_dump(mode="json", by_alias=True)) == \
+        "2/3 killed (1 equivalent (claimed))"
+    # a claim that names no survivor, or gives no reason, is refused by name
+    same, refused = apply_claims(note, [("a.py:9:1 'x' -> 'y' (constant)", "because"),
+                                        (survivor.describe(), " ")])
+    assert same == note and [v.rule for v in refused] == ["equivalence-claim-unknown"] * 2
+    assert violations_of(note)[0].rule == "test-still-weak"
