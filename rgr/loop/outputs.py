@@ -35,10 +35,10 @@ class PlanOutput(_Answer):
     current_test: PlannedTest | None
 
 
+# A surviving mutant the strengthening RED says changes no behaviour, and why
+# (rgr.check.mutation.verdicts). A comment, not a docstring: a docstring would be the
+# schema's description, sent with every RED, GREEN and REFACTOR request (16 KB budget).
 class EquivalenceClaim(_Output):
-    """A surviving mutant the strengthening RED says changes no behaviour, and why
-    (rgr.check.mutation.verdicts)."""
-
     mutant: str = Field(min_length=1, max_length=500)
     reason: str = Field(min_length=1, max_length=1000)
 
