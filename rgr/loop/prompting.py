@@ -35,6 +35,7 @@ def build_prompt(
     test_argv: tuple[str, ...],
     test_list: str | None,
     failure_brief: str | None,
+    impact: str = "",
 ) -> str:
     template = Template(prompt_path(root, "phase.md").read_text())
     test = state.current_test if phase != Phase.PLAN else None
@@ -63,6 +64,7 @@ def build_prompt(
         test_list=quoted(listing),
         previous=previous,
         failure_brief=failure_brief or "",
+        impact=impact,
     )
     # The version tag is for the file's readers, not the model.
     return "\n".join(line for line in text.splitlines() if not line.startswith("<!--")).strip()

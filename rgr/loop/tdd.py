@@ -27,7 +27,7 @@ import pydantic
 from rgr.backends.base import AgentRequest, AgentResult, Backend
 from rgr.base.config import TestCommand
 from rgr.base.errors import BackendError, NeedsAttention, PhaseFailed
-from rgr.check import report_store
+from rgr.check import impact, report_store
 from rgr.check.guards import (
     Violation,
     check_commits,
@@ -287,6 +287,7 @@ class TddPhase(Work):
             test_argv=self.o.test_command.argv,
             test_list=git.file_text(self.ws.repo, self.base.id, TEST_LIST),
             failure_brief=attempt.brief,
+            impact=self._impact(),
         )
         timeout, budget = self.o.kernel.request_limits(self.ws.config.agent_timeout)
         spec = self.spec
@@ -300,6 +301,14 @@ class TddPhase(Work):
             session_id=attempt.session_id, env=seat.env, max_budget_usd=budget,
             on_event=on_event, launcher=seat.launcher, settings_file=seat.settings_file,
             backend=spec.backend or self.ws.config.backend)
+
+    def _impact(self) -> str:
+        """GREEN and REFACTOR: the existing tests that run the item's implementation
+        file, from the coverage earlier mutation gates recorded (rgr.check.impact)."""
+        test = self.prev.current_test
+        if self.phase not in (Phase.GREEN, Phase.REFACTOR) or test is None:
+            return ""
+        return impact.hint(self.ws.git_dir, [test.impl_file or ""], self.before.outcomes)
 
     # -- judging ----------------------------------------------------------------------
 

@@ -85,6 +85,14 @@ def test_two_test_kata_end_to_end(tmp_path: Path) -> None:
     assert [r["phase"] for r in rows] == phases
     status = rgr(["status", "--json"], repo, rgr_env(tmp_path / "home", "http://127.0.0.1:9"))
     assert json.loads(status.stdout)["resumable"] is False
+    # Impact hints: cycle 2's GREEN is told which existing test runs slug.py (cycle 1's
+    # mutation gate traced it); cycle 1's GREEN, with nothing traced yet, is told nothing.
+    [run_dir] = (repo / ".git" / "rgr" / "runs").iterdir()
+    prompts = {d.name.split("-", 1)[1]: (d / "prompt.md").read_text()
+               for d in (run_dir / "attempts").iterdir()}
+    assert "Existing tests that run" not in prompts["c1-GREEN-a1"]
+    assert ("Existing tests that run `slug.py` (from rgr's coverage; run these first): "
+            "`tests/test_slug.py::test_lowercases_a_single_word`") in prompts["c2-GREEN-a1"]
     assert_suite_green(repo)
     assert git(repo, "status", "--porcelain") == ""
 
