@@ -158,7 +158,7 @@ def test_an_honest_run_meets_no_rejection(tmp_path: Path) -> None:
                    rgr_env(tmp_path / "home", server.url))
         assert done.returncode == 0, done.stdout + done.stderr
         assert server.remaining == 0
-    assert ": rejected:" not in done.stdout and "0 rejection(s)" in done.stdout, done.stdout
+    assert ": rejected:" not in done.stdout and "0 rejected attempt(s)" in done.stdout, done.stdout
     print([line for line in done.stdout.splitlines() if "mutation gate" in line])
     assert kept_attempts(repo) == []
     greens = [n for n in notes_on_branch(repo) if n["phase"] == "GREEN"]
