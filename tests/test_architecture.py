@@ -304,3 +304,14 @@ def test_the_backend_output_check_sees_a_raw_read(tmp_path: Path) -> None:
     assert _backend_output_reads(sample) == [
         "line 1: rgr.backends.claude.usage_of", "line 5: .usage_of", "line 5: .raw",
         "line 6: .raw"]
+
+
+def test_no_two_test_files_share_a_name() -> None:
+    """pytest imports test files by their base name (no packages under tests/): two
+    files of one name stop the whole run at collection, in whichever order it meets
+    them."""
+    names: dict[str, list[str]] = {}
+    for path in (REPO_ROOT / "tests").rglob("test_*.py"):
+        if "node_modules" not in path.parts:
+            names.setdefault(path.name, []).append(str(path.relative_to(REPO_ROOT)))
+    assert {n: p for n, p in names.items() if len(p) > 1} == {}

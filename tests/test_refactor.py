@@ -176,7 +176,7 @@ def test_batch_checks_on_real_commits(shop: Path) -> None:
     assert attempt({"shop/pricing.py": PRICING + "\n" * 50}) == ["diff-budget"]
     assert attempt({"shop/pricing.py": PRICING + "import pytest\n@pytest.mark.skip\n"
                     "def _x(): ...\n"}) == ["hooks-test-framework", "skip-marker"]
-    # judged by what the change does (tests/test_referee_rules.py has the rules themselves)
+    # judged by what the change does (tests/test_judged_by_content.py has the rules themselves)
     assert attempt({".gitignore": "*.toml\n"}) == ["out-of-scope", "hides-configuration"]
     assert attempt({"shop/conftest.py": "import pytest\n\n@pytest.fixture\ndef n():\n"
                     "    return 1\n"}) == ["out-of-scope"]
