@@ -10,11 +10,10 @@ longer exists at the phase's base is left out. Nothing is run to make a hint.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Collection, Iterable
 from pathlib import Path
 
-from rgr.check.mutation.lines import FOLDER
+from rgr.check.mutation.lines import FOLDER, load
 
 #: At most this many test ids in a hint, and this many characters: the hint rides in
 #: the first request of a phase, which stays under 16 KB.
@@ -34,16 +33,12 @@ def tests_running(git_dir: Path, files: Iterable[str],
     except OSError:
         return []
     for cache in caches:
-        try:
-            tests = json.loads(cache.read_text("utf-8"))["tests"]
-        except (OSError, ValueError, KeyError, TypeError):
-            continue  # a cache being replaced or damaged: no hint from it
-        if not isinstance(tests, dict):
+        coverage = load(git_dir, cache.stem)  # None: being replaced or damaged, no hint
+        if coverage is None:
             continue
-        for test, ran in tests.items():
-            if isinstance(ran, dict) and wanted & set(ran) and (
-                    existing is None or test in existing):
-                found.setdefault(str(test), None)
+        for test, ran in coverage.by_test.items():
+            if wanted & set(ran) and (existing is None or test in existing):
+                found.setdefault(test, None)
     return list(found)
 
 
