@@ -190,8 +190,10 @@ class MergeFixNote(CamelModel):
 #: What became of one mutant (rgr.check.mutation): ``killed`` (a test that runs its line
 #: failed), ``survived`` (those tests passed), ``uncovered`` (no test runs its line: it
 #: survives without a run), ``equivalent`` (an agent's claim, kept with its reason, never
-#: a kill), ``not-run`` (the time budget ran out first: no verdict, never a pass).
-MutantStatus = Literal["killed", "survived", "uncovered", "equivalent", "not-run"]
+#: a kill), ``not-run`` (the time budget ran out first: no verdict, never a pass),
+#: ``unviable`` (the mutant did not build or load: no verdict, counted apart).
+MutantStatus = Literal["killed", "survived", "uncovered", "equivalent", "not-run",
+                       "unviable"]
 
 #: What the mutation gate decided (rgr.check.mutation.rule).
 AdequacyDecision = Literal["pass", "over-implemented", "test-too-weak", "refactor-unpinned",
@@ -229,6 +231,9 @@ class AdequacyNote(CamelModel):
     uncovered: int = 0
     equivalent: int = 0
     not_run: int = 0
+    #: Mutants that did not build or load (a token-level mutant of a compiled
+    #: language): neither killed nor survived, and not in ``tried``.
+    unviable: int = 0
     decision: AdequacyDecision = "pass"
     #: Why something was not measured, or what cut the run short (the budget).
     remark: str | None = None

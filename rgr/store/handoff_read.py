@@ -146,12 +146,14 @@ SANDBOX = {
 MUTANT = {
     "path": _str, "line": _int, "col": _int, "operator": _str, "original": _str,
     "replacement": _str,
-    "status": _one_of("killed", "survived", "uncovered", "equivalent", "not-run"),
+    "status": _one_of("killed", "survived", "uncovered", "equivalent", "not-run",
+                      "unviable"),
     "tests": _STRINGS, "reason": _STR,
 }
 ADEQUACY = {
     "phase": _str, "mode": _one_of("reject", "report", "off"), "tried": _int, "killed": _int,
     "survived": _int, "uncovered": _int, "equivalent": _int, "notRun": _int,
+    "unviable": _int,
     "decision": _one_of("pass", "over-implemented", "test-too-weak", "refactor-unpinned",
                         "report-only", "not-measured", "incomplete"),
     "remark": _STR, "durationS": _float,

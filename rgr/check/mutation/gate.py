@@ -9,9 +9,16 @@
                                                       phase's time budget
     findings                                     ──►  rule.decide  ──►  the phase's verdict
 
-Where rgr has no mutator (any file that is not Python, for now) the gate says so in the
-findings (``not measured``) instead of passing it silently. A mutant the budget leaves
-unrun is ``not-run``: reported, never counted as killed.
+JavaScript/TypeScript, Go and Rust (rgr.check.mutation.textual) have no tracer: each
+mutant runs the whole suite on checkouts kept open for the gate (a compiled project
+builds incrementally), after one unmutated run that warms them and sets the mutants'
+time limit; then each survivor's statement is probed (made to fail at once): when every
+test still passes, no test runs it, and its survivors are ``uncovered``. A mutant that
+does not build is ``unviable``, counted apart, never killed.
+
+Where rgr has no mutator (any other language) the gate says so in the findings (``not
+measured``) instead of passing it silently. A mutant the budget leaves unrun is
+``not-run``: reported, never counted as killed.
 """
 
 from __future__ import annotations
@@ -19,17 +26,18 @@ from __future__ import annotations
 import queue
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import AbstractContextManager
+from contextlib import AbstractContextManager, ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 
 from rgr.base.config import AdequacyConfig, Config, TestCommand
 from rgr.check.mutation import lines as coverage_lines
+from rgr.check.mutation import textual
 from rgr.check.mutation.mutants import Mutant, apply, mutants_of
 from rgr.check.mutation.rule import decide
-from rgr.check.verify import Confinement, run_tests
+from rgr.check.verify import Confinement, TestReport, run_tests
 from rgr.store import git
 from rgr.store.handoff import AdequacyNote, MutantFinding
 from rgr.store.objects import Commit, Repository
@@ -68,20 +76,54 @@ def measure(subject: Subject, settings: AdequacyConfig, cmd: TestCommand,
     started = time.monotonic()
     deadline = started + settings.budget
     python = {p: ls for p, ls in subject.changed.items() if p.endswith(".py")}
-    others = sorted(set(subject.changed) - set(python))
+    probed = {p: ls for p, ls in subject.changed.items() if textual.language_of(p)}
+    others = sorted(set(subject.changed) - set(python) - set(probed))
     remark = (f"not measured: {', '.join(others[:5])} (no mutator for this language yet)"
               if others else None)
-    mutants = [m for path, ls in sorted(python.items())
-               for m in mutants_of(path, subject.sources.get(path, ""), ls,
-                                   settings.operators)]
-    base = AdequacyNote(phase=subject.phase, mode=settings.mode, remark=remark)
+    python_mutants = [m for path, ls in sorted(python.items())
+                      for m in mutants_of(path, subject.sources.get(path, ""), ls,
+                                          settings.operators)]
+    probed_mutants = [m for path, ls in sorted(probed.items())
+                      for m in textual.mutants_of(path, subject.sources.get(path, ""), ls,
+                                                  settings.operators)]
+    mutants = python_mutants + probed_mutants
     if not mutants:
-        decision = "not-measured" if others else "pass"
-        return base.model_copy(update={"decision": decision,
-                                       "duration_s": round(time.monotonic() - started, 3)})
-    files = sorted(python)
-    key = coverage_lines.cache_key(subject.tree, files)
+        return AdequacyNote(phase=subject.phase, mode=settings.mode, remark=remark,
+                            decision="not-measured" if others else "pass",
+                            duration_s=round(time.monotonic() - started, 3))
     findings: dict[str, MutantFinding] = {}
+    remarks = [remark]
+    if python_mutants:
+        remarks.append(_measure_python(subject, python_mutants, sorted(python), settings,
+                                       cmd, open_checkout, git_dir, command_timeout,
+                                       deadline, findings))
+    if probed_mutants:
+        remarks.append(_measure_probed(subject, probed_mutants, settings, cmd,
+                                       open_checkout, command_timeout, deadline, findings))
+    ordered = [findings[m.id] for m in mutants]
+    counts = {status: sum(1 for f in ordered if f.status == status)
+              for status in ("killed", "survived", "uncovered", "not-run", "unviable")}
+    said = "; ".join(r for r in remarks if r) or None
+    note = AdequacyNote(
+        phase=subject.phase, mode=settings.mode,
+        tried=len(ordered) - counts["unviable"], killed=counts["killed"],
+        survived=counts["survived"], uncovered=counts["uncovered"],
+        not_run=counts["not-run"], unviable=counts["unviable"],
+        mutants=[f for f in ordered if f.status not in ("killed", "unviable")],
+        duration_s=round(time.monotonic() - started, 3),
+        remark=_budget_remark(said, counts["not-run"], settings.budget)
+        if time.monotonic() >= deadline - 1 else said)
+    return note.model_copy(update={"decision": decide(note)})
+
+
+def _measure_python(subject: Subject, mutants: list[Mutant], files: list[str],
+                    settings: AdequacyConfig, cmd: TestCommand,
+                    open_checkout: OpenCheckout, git_dir: Path, command_timeout: float,
+                    deadline: float, findings: dict[str, MutantFinding]) -> str | None:
+    """Fills ``findings`` for Python ``mutants``: rgr's tracer tells which tests run each
+    line (pytest), so a line no test runs is ``uncovered`` without a run. Returns a
+    remark, or None."""
+    key = coverage_lines.cache_key(subject.tree, files)
     coverage = None
     if cmd.runner == "pytest":
         coverage = _fast_path(subject, mutants, files, settings, cmd, open_checkout,
@@ -99,8 +141,7 @@ def measure(subject: Subject, settings: AdequacyConfig, cmd: TestCommand,
                 confinement=confinement, scratch=confinement.tmp if confinement else tree.parent)
         if coverage.traced and coverage.report is not None and coverage.report.all_passed:
             coverage_lines.save(git_dir, key, coverage)
-            per_mutant_timeout = min(command_timeout, _TIMEOUT_FACTOR
-                                     * coverage.report.duration_s + _TIMEOUT_MARGIN_S)
+            per_mutant_timeout = _timeout_after(coverage.report.duration_s, command_timeout)
     to_run: list[tuple[Mutant, list[str]]] = []
     for mutant in mutants:
         if mutant.id in findings:
@@ -113,24 +154,60 @@ def measure(subject: Subject, settings: AdequacyConfig, cmd: TestCommand,
             to_run.append((mutant, tests))
         else:
             findings[mutant.id] = _finding(mutant, "uncovered", [])
-    if not coverage.traced:
-        untraced = ("no per-test line data (rgr's tracer works with pytest only): each "
-                    "mutant ran the whole suite, and no survivor could be told uncovered")
-        remark = f"{remark}; {untraced}" if remark else untraced
-        base = base.model_copy(update={"remark": remark})
-    for mutant, tests, status in _run_all(to_run, subject, settings, cmd, open_checkout,
-                                          deadline, per_mutant_timeout):
-        findings[mutant.id] = _finding(mutant, status, tests)
-    ordered = [findings[m.id] for m in mutants]
-    counts = {status: sum(1 for f in ordered if f.status == status)
-              for status in ("killed", "survived", "uncovered", "not-run")}
-    note = base.model_copy(update={
-        "tried": len(ordered), "killed": counts["killed"], "survived": counts["survived"],
-        "uncovered": counts["uncovered"], "not_run": counts["not-run"],
-        "mutants": [f for f in ordered if f.status != "killed"],
-        "duration_s": round(time.monotonic() - started, 3),
-        "remark": _budget_remark(remark, counts["not-run"], settings.budget)})
-    return note.model_copy(update={"decision": decide(note)})
+    if to_run:
+        with _Checkouts(open_checkout, min(settings.jobs, len(to_run))) as pool:
+            for mutant, tests, status in pool.run(to_run, subject.sources, cmd, deadline,
+                                                  per_mutant_timeout):
+                findings[mutant.id] = _finding(mutant, status, tests)
+    if coverage.traced:
+        return None
+    return ("no per-test line data (rgr's tracer works with pytest only): each mutant ran "
+            "the whole suite, and no survivor could be told uncovered")
+
+
+def _measure_probed(subject: Subject, mutants: list[Mutant], settings: AdequacyConfig,
+                    cmd: TestCommand, open_checkout: OpenCheckout, command_timeout: float,
+                    deadline: float, findings: dict[str, MutantFinding]) -> str | None:
+    """Fills ``findings`` for JavaScript, Go and Rust ``mutants``: each runs the whole
+    suite (rgr has no per-test line data there); then each survivor's statement is
+    probed (a statement that fails at once, inserted before it: rgr.check.mutation.
+    textual.probe_of). Tests that still all pass never reach that line: its survivors
+    are ``uncovered``. Returns a remark, or None."""
+    jobs = max(1, min(settings.jobs, len(mutants)))
+    with _Checkouts(open_checkout, jobs) as pool:
+        warm = pool.warm(cmd, min(command_timeout, max(1.0, deadline - time.monotonic())))
+        if warm is None:
+            for mutant in mutants:
+                findings[mutant.id] = _finding(mutant, "not-run", [])
+            return ("the suite did not pass in a checkout of its own, so no mutant was "
+                    "run")
+        timeout = _timeout_after(warm, command_timeout)
+        for mutant, _tests, status in pool.run([(m, []) for m in mutants], subject.sources,
+                                               cmd, deadline, timeout):
+            findings[mutant.id] = _finding(mutant, status, [])
+        probes: dict[tuple[str, int], Mutant] = {}
+        for mutant in mutants:
+            if findings[mutant.id].status == "survived":
+                probe = textual.probe_of(mutant.path, subject.sources[mutant.path],
+                                         mutant.statement_line)
+                if probe is not None:
+                    probes.setdefault((probe.path, probe.line), probe)
+        reached = {(probe.path, probe.line): status for probe, _tests, status in pool.run(
+            [(p, []) for p in probes.values()], subject.sources, cmd, deadline, timeout)}
+    for mutant in mutants:
+        finding = findings[mutant.id]
+        # "survived" under a probe: every test passed with the line's statement made to
+        # fail at once, so no test runs it. Anything else (a test failed, the probe did
+        # not build, the budget ran out) leaves the line counted as run.
+        if finding.status == "survived" \
+                and reached.get((mutant.path, mutant.statement_line)) == "survived":
+            findings[mutant.id] = finding.model_copy(update={"status": "uncovered"})
+    return None
+
+
+def _timeout_after(duration_s: float, command_timeout: float) -> float:
+    """A mutant's time limit: a few times the unmutated run, never over the command's."""
+    return min(command_timeout, _TIMEOUT_FACTOR * duration_s + _TIMEOUT_MARGIN_S)
 
 
 def _fast_path(subject: Subject, mutants: list[Mutant], files: list[str],
@@ -184,20 +261,51 @@ def _budget_remark(remark: str | None, not_run: int, budget: float) -> str | Non
     return f"{remark}; {said}" if remark else said
 
 
-def _run_all(to_run: list[tuple[Mutant, list[str]]], subject: Subject,
-             settings: AdequacyConfig, cmd: TestCommand, open_checkout: OpenCheckout,
-             deadline: float, timeout: float) -> Iterator[tuple[Mutant, list[str], str]]:
-    """Each mutant's status, ``settings.jobs`` checkouts working through one queue."""
-    if not to_run:
-        return
-    pending: queue.Queue[tuple[Mutant, list[str]]] = queue.Queue()
-    for item in to_run:
-        pending.put(item)
-    results: list[tuple[Mutant, list[str], str]] = []
-    lock = threading.Lock()
+class _Checkouts:
+    """``jobs`` pristine sealed checkouts, open for the whole gate (a compiled project
+    builds incrementally from one mutant to the next), working through one queue."""
 
-    def worker(number: int) -> None:
-        with open_checkout(f"mutation-{number}") as (tree, confinement, env):
+    def __init__(self, open_checkout: OpenCheckout, jobs: int) -> None:
+        self._open, self._jobs = open_checkout, max(1, jobs)
+        self._stack = ExitStack()
+        self._open_ones: list[Checkout] = []
+
+    def __enter__(self) -> _Checkouts:
+        with ThreadPoolExecutor(max_workers=self._jobs) as pool:
+            self._open_ones = list(pool.map(
+                lambda n: self._stack.enter_context(self._open(f"mutation-{n}")),
+                range(self._jobs)))
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stack.close()
+
+    def warm(self, cmd: TestCommand, timeout: float) -> float | None:
+        """Runs the unmutated suite in every checkout (its build caches warm for the
+        mutants); the slowest run's seconds, or None when any did not pass."""
+        def one(checkout: Checkout) -> TestReport:
+            tree, confinement, env = checkout
+            return run_tests(cmd, tree, timeout=timeout, env=env, confinement=confinement)
+
+        with ThreadPoolExecutor(max_workers=self._jobs) as pool:
+            reports = list(pool.map(one, self._open_ones))
+        if not all(r.all_passed and not r.no_tests_collected for r in reports):
+            return None
+        return max(r.duration_s for r in reports)
+
+    def run(self, to_run: list[tuple[Mutant, list[str]]], sources: dict[str, str],
+            cmd: TestCommand, deadline: float, timeout: float
+            ) -> list[tuple[Mutant, list[str], str]]:
+        """Each mutant's status (``killed``, ``survived``, ``unviable``, or ``not-run``
+        once ``deadline`` has passed)."""
+        pending: queue.Queue[tuple[Mutant, list[str]]] = queue.Queue()
+        for item in to_run:
+            pending.put(item)
+        results: list[tuple[Mutant, list[str], str]] = []
+        lock = threading.Lock()
+
+        def worker(checkout: Checkout) -> None:
+            tree, confinement, env = checkout
             while True:
                 try:
                     mutant, tests = pending.get_nowait()
@@ -205,30 +313,34 @@ def _run_all(to_run: list[tuple[Mutant, list[str]]], subject: Subject,
                     return
                 left = deadline - time.monotonic()
                 status = "not-run" if left <= 1 else _run_one(
-                    mutant, tests, subject, cmd, tree, confinement, env, min(timeout, left))
+                    mutant, tests, sources, cmd, tree, confinement, env, min(timeout, left))
                 with lock:
                     results.append((mutant, tests, status))
 
-    jobs = max(1, min(settings.jobs, len(to_run)))
-    with ThreadPoolExecutor(max_workers=jobs) as pool:
-        for future in [pool.submit(worker, n) for n in range(jobs)]:
-            future.result()
-    yield from results
+        with ThreadPoolExecutor(max_workers=self._jobs) as pool:
+            for future in [pool.submit(worker, c) for c in self._open_ones]:
+                future.result()
+        return results
 
 
-def _run_one(mutant: Mutant, tests: list[str], subject: Subject, cmd: TestCommand,
+def _run_one(mutant: Mutant, tests: list[str], sources: dict[str, str], cmd: TestCommand,
              tree: Path, confinement: Confinement | None, env: dict[str, str],
              timeout: float) -> str:
     target = tree / mutant.path
-    original = subject.sources[mutant.path]
+    original = sources[mutant.path]
     target.write_text(apply(original, mutant), encoding="utf-8")
     try:
         report = run_tests(_selecting(cmd, tests), tree, timeout=timeout, env=env,
                            confinement=confinement)
     finally:
         target.write_text(original, encoding="utf-8")
-    # A failing, erroring or hanging covering test notices the mutant; so does a run
-    # that no longer loads.
+    if mutant.path.endswith(".py"):
+        # Every Python mutant parses: a run that no longer loads is the mutant noticed.
+        return "survived" if report.all_passed and not report.no_tests_collected \
+            else "killed"
+    if report.collection_errors and not report.outcomes and not report.timed_out:
+        return "unviable"  # a token-level mutant that does not build: no verdict
+    # A failing, erroring or hanging test notices the mutant.
     return "survived" if report.all_passed and not report.no_tests_collected else "killed"
 
 

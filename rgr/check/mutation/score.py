@@ -19,7 +19,8 @@ def score(adequacy: Mapping[str, Any]) -> str:
         return "nothing to mutate"
     extra = [f"{adequacy.get(key, 0)} {what}" for key, what in (
         ("survived", "survived"), ("uncovered", "uncovered"),
-        ("equivalent", "equivalent (claimed)"), ("notRun", "not run: budget"))
+        ("equivalent", "equivalent (claimed)"), ("notRun", "not run: budget"),
+        ("unviable", "did not build"))
         if adequacy.get(key, 0)]
     text = f"{adequacy.get('killed', 0)}/{tried} killed"
     return text + (f" ({', '.join(extra)})" if extra else "")

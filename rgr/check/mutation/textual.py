@@ -1,0 +1,448 @@
+"""Mutants of the changed lines of JavaScript/TypeScript, Go and Rust files: a small
+token-level mutator, standard library only.
+
+Why not each ecosystem's tool (Stryker, go-mutesting, cargo-mutants): each would have
+to be installed where the project's tests run (Stryker into the project's
+``node_modules``, cargo-mutants built from source into a cargo home), and rgr never
+changes the user's environment; each also brings its own runner, sandbox and copy of the
+tree, where rgr must run every mutant in its own sealed checkout with the project's own
+test command. rgr only needs the mutants of a few changed lines, so it scans the file
+once (comments, strings, template literals, regular-expression literals and Rust's
+``#[cfg(test)]`` modules are skipped) and offers, on the changed lines only:
+
+* ``arithmetic``: binary ``+``↔``-``, ``*``↔``/``, ``%``→``*``
+* ``comparison``: ``==``↔``!=`` (``===``↔``!==``), ``<``→``>=``/``<=``, ``>``→``<=``/``>=``,
+  ``<=``→``>``, ``>=``→``<`` (only with a space on each side, so ``Vec<u8>`` is no
+  comparison)
+* ``boolean``: ``&&``↔``||``, ``!x`` → ``x``
+* ``constant``: an integer or decimal n → n + 1, ``true``↔``false``, a non-empty string →
+  an empty one
+* ``return`` (JavaScript only): ``return x;`` → ``return undefined;``
+* ``condition``: an ``if``/``while`` condition that is not a single comparison →
+  its negation
+
+A token-level mutant may not build (``-`` between two Go strings): the gate runs it and
+counts it ``unviable`` when the tests no longer load, never ``killed``.
+
+Which lines a test runs is not traced here: a survivor's line is *probed* instead (a
+statement that fails at once, inserted before the line's statement: a test reaching it
+fails). See ``probe_of``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection, Iterator
+from dataclasses import dataclass
+
+from rgr.base.config import MUTATION_OPERATORS
+from rgr.check.mutation.mutants import Mutant
+
+__all__ = ["LANGUAGES", "language_of", "mutants_of", "probe_of"]
+
+#: File suffix -> language.
+LANGUAGES = {
+    ".js": "js", ".mjs": "js", ".cjs": "js", ".jsx": "js", ".ts": "js", ".tsx": "js",
+    ".mts": "js", ".cts": "js", ".go": "go", ".rs": "rust",
+}
+
+#: What fails at once where it is inserted, per language.
+_PROBES = {"js": 'throw new Error("rgr-probe");', "go": 'panic("rgr-probe")',
+           "rust": 'panic!("rgr-probe");'}
+
+_ARITHMETIC = {"+": ("-",), "-": ("+",), "*": ("/",), "/": ("*",), "%": ("*",)}
+_COMPARISON = {"==": ("!=",), "!=": ("==",), "===": ("!==",), "!==": ("===",),
+               "<": (">=", "<="), ">": ("<=", ">="), "<=": (">",), ">=": ("<",)}
+_BOOLEAN = {"&&": ("||",), "||": ("&&",)}
+#: Longest first, so ``===`` is one token and not ``==`` then ``=``.
+_OPERATORS = sorted(
+    ["===", "!==", "...", "..=", ">>=", "<<=", "**=", "&&=", "||=", "??=", "==", "!=", "<=",
+     ">=", "&&", "||", "??", "?.", "=>", "->", "::", "..", "<<", ">>", "++", "--", "+=",
+     "-=", "*=", "/=", "%=", "&=", "|=", "^=", ":=", "<-", "**"], key=len, reverse=True)
+#: Lines that only declare where code comes from: nothing there to mutate.
+_DECLARATION = re.compile(
+    r"^\s*(import\b|export\s.*\bfrom\b|package\b|use\b|pub\s+use\b|mod\b|pub\s+mod\b|"
+    r"extern\b|#!?\[|//|/\*|\*)")
+_NUMBER = re.compile(r"(\d[\d_]*)(\.\d[\d_]*)?([a-z]\w*)?$")
+_IF_JS = re.compile(r"^(\s*(?:\}\s*else\s+)?(?:if|while)\s*\()(.*)(\)\s*\{?\s*)$")
+_IF_BRACE = re.compile(r"^(\s*(?:\}\s*else\s+)?(?:if|while|for)\s+)(.*?)(\s*\{\s*)$")
+_CONTINUES_AFTER = {",", "(", "[", ".", "=", "+", "-", "*", "/", "%", "&&", "||", "??",
+                    "?", ":", "=>", "|", "&", "<", ">", "==", "!=", "===", "!==", "<=",
+                    ">=", "+=", "-=", ":=", "->"}
+_CONTINUES_BEFORE = {".", ")", "]", "}", "&&", "||", "??", "?", ":", "+", "-", "*", "/",
+                     ",", "=>", "?.", "else", "case", "default", "catch", "finally"}
+
+
+@dataclass(frozen=True)
+class Token:
+    kind: str  # "word", "number", "string", "op", "punct"
+    text: str
+    start: int
+    end: int
+    line: int
+    #: Whitespace right before and right after it.
+    space_before: bool
+    space_after: bool = False
+
+
+def language_of(path: str) -> str | None:
+    dot = path.rfind(".")
+    return LANGUAGES.get(path[dot:].lower()) if dot >= 0 else None
+
+
+def mutants_of(path: str, source: str, lines: Collection[int],
+               operators: Collection[str] = MUTATION_OPERATORS) -> list[Mutant]:
+    """Every mutant of the tokens on ``lines`` of ``source`` (a file in one of
+    ``LANGUAGES``), outside comments, strings, declarations and Rust test modules."""
+    language = language_of(path)
+    if language is None:
+        return []
+    tokens = list(_tokens(source, language))
+    texts = source.splitlines()
+    skipped = _skipped_lines(tokens, texts, language)
+    found: dict[tuple[int, int, str], Mutant] = {}
+
+    def add(line: int, start: int, end: int, operator: str, replacement: str) -> None:
+        if operator not in operators or line not in lines or line in skipped:
+            return
+        col = start - _line_start(source, start) + 1
+        mutant = Mutant(path, line, col, operator, source[start:end], replacement, start, end,
+                        statement_line(texts, tokens, line))
+        found.setdefault((start, end, replacement), mutant)
+
+    for index, token in enumerate(tokens):
+        before = tokens[index - 1] if index else None
+        after = tokens[index + 1] if index + 1 < len(tokens) else None
+        if token.kind == "string" and index > 1 and before is not None \
+                and before.text == "(" and tokens[index - 2].text == "!":
+            continue  # a Rust macro's format string: its braces must match its arguments
+        for operator, replacement in _token_mutants(token, before, after):
+            add(token.line, token.start, token.end, operator, replacement)
+    for line in lines:
+        if 0 < line <= len(texts) and line not in skipped:
+            start = _offset_of_line(source, line)
+            for operator, begin, end, replacement in _line_mutants(texts[line - 1], language):
+                add(line, start + begin, start + end, operator, replacement)
+    return sorted(found.values(), key=lambda m: (m.line, m.col, m.operator, m.replacement))
+
+
+def probe_of(path: str, source: str, line: int) -> Mutant | None:
+    """A change of ``source`` that fails at once when a test reaches ``line``'s
+    statement: a statement inserted before it, at its indentation. None where no
+    statement can stand (a line that continues another, an ``else`` or a ``case``)."""
+    language = language_of(path)
+    texts = source.splitlines()
+    if language is None or not 0 < line <= len(texts):
+        return None
+    text = texts[line - 1]
+    stripped = text.lstrip()
+    first = stripped.split(" ", 1)[0]
+    if not stripped or stripped[0] in ".)]},?:" or first in _CONTINUES_BEFORE \
+            or statement_line(texts, list(_tokens(source, language)), line) != line:
+        return None
+    indent = text[:len(text) - len(stripped)]
+    start = _offset_of_line(source, line)
+    return Mutant(path, line, 1, "probe", "", f"{indent}{_PROBES[language]}\n", start, start,
+                  line)
+
+
+def statement_line(texts: list[str], tokens: list[Token], line: int) -> int:
+    """The first line of the statement ``line`` belongs to: climb while a line continues
+    the one before it (it starts with ``.``/``)``/an operator, or the line before ends with
+    one)."""
+    last_op = _last_tokens(tokens)
+    while line > 1:
+        stripped = texts[line - 1].lstrip()
+        first = stripped.split(" ", 1)[0] if stripped else ""
+        previous = line - 1
+        while previous > 0 and not texts[previous - 1].strip():
+            previous -= 1
+        if previous == 0:
+            break
+        ends_open = last_op.get(previous) in _CONTINUES_AFTER
+        starts_closed = bool(stripped) and (stripped[0] in ".)]?:" or first in {
+            "&&", "||", "??", "+", "-", "*", "/", "?."})
+        if not (ends_open or starts_closed):
+            break
+        line = previous
+    return line
+
+
+# ------------------------------------------------------------------ tokens
+
+
+def _tokens(source: str, language: str) -> Iterator[Token]:
+    index, line, length = 0, 1, len(source)
+    previous: Token | None = None
+    while index < length:
+        char = source[index]
+        if char == "\n":
+            line += 1
+            index += 1
+            continue
+        if char in " \t\r":
+            index += 1
+            continue
+        space = index > 0 and source[index - 1] in " \t\r\n"
+        end, kind = _scan(source, index, language, previous)
+        if kind == "skip":  # a comment
+            line += source.count("\n", index, end)
+            index = end
+            continue
+        token = Token(kind, source[index:end], index, end, line, space)
+        line += source.count("\n", index, end)
+        if previous is not None:
+            yield _with_space_after(previous, space)
+        previous = token
+        index = end
+    if previous is not None:
+        yield _with_space_after(previous, True)
+
+
+def _with_space_after(token: Token, space: bool) -> Token:
+    return Token(token.kind, token.text, token.start, token.end, token.line,
+                 token.space_before, space)
+
+
+def _scan(source: str, index: int, language: str, previous: Token | None
+          ) -> tuple[int, str]:
+    """(end, kind) of the token at ``index``."""
+    char, rest = source[index], source[index:index + 3]
+    if rest.startswith("//"):
+        end = source.find("\n", index)
+        return (len(source) if end < 0 else end), "skip"
+    if rest.startswith("/*"):
+        end = source.find("*/", index + 2)
+        return (len(source) if end < 0 else end + 2), "skip"
+    if language == "rust" and re.match(r'b?r#*"', source[index:index + 8]):
+        match = re.match(r'b?r(#*)"', source[index:])
+        assert match is not None
+        close = source.find('"' + match.group(1), index + match.end())
+        return (len(source) if close < 0 else close + 1 + len(match.group(1))), "string"
+    if char in "\"'`":
+        if char == "'" and language == "rust":
+            char_literal = re.match(r"'(\\.[^']*|[^\\'])'", source[index:])
+            if char_literal is None:  # a lifetime: 'a
+                return index + 1, "punct"
+            return index + char_literal.end(), "char"
+        return _string_end(source, index, char, language), "string"
+    if char == "/" and language == "js" and _regex_may_start(previous):
+        regex_end = _regex_end(source, index)
+        if regex_end is not None:
+            return regex_end, "string"
+    if char.isdigit():
+        match = re.match(r"0[xXoObB][0-9a-fA-F_]+|\d[\d_]*(\.\d[\d_]*)?([eE][+-]?\d+)?\w*",
+                         source[index:])
+        assert match is not None
+        return index + match.end(), "number"
+    if char.isalpha() or char in "_$":
+        match = re.match(r"[\w$]+", source[index:])
+        assert match is not None
+        return index + match.end(), "word"
+    for operator in _OPERATORS:
+        if source.startswith(operator, index):
+            return index + len(operator), "op"
+    return index + 1, "op" if char in "+-*/%<>=!&|^~?:" else "punct"
+
+
+def _string_end(source: str, index: int, quote: str, language: str) -> int:
+    """The end of the string literal opening at ``index`` (escapes honoured; a template
+    literal or a Go raw string may span lines, other strings end at the line's end)."""
+    spans_lines = quote == "`" or language == "rust"
+    position = index + 1
+    while position < len(source):
+        char = source[position]
+        if char == "\\" and not (quote == "`" and language == "go"):
+            position += 2
+            continue
+        if char == quote:
+            return position + 1
+        if char == "\n" and not spans_lines:
+            return position
+        position += 1
+    return len(source)
+
+
+def _regex_may_start(previous: Token | None) -> bool:
+    """A ``/`` starts a regular expression unless it follows a value."""
+    if previous is None:
+        return True
+    if previous.kind in ("number", "string", "char"):
+        return False
+    if previous.kind == "word":
+        return previous.text in {"return", "typeof", "case", "in", "of", "new", "delete",
+                                 "void", "throw", "yield", "await"}
+    return previous.text not in {")", "]", "}"}
+
+
+def _regex_end(source: str, index: int) -> int | None:
+    position, in_class = index + 1, False
+    while position < len(source):
+        char = source[position]
+        if char == "\n":
+            return None
+        if char == "\\":
+            position += 2
+            continue
+        if char == "[":
+            in_class = True
+        elif char == "]":
+            in_class = False
+        elif char == "/" and not in_class:
+            flags = re.match(r"[a-z]*", source[position + 1:])
+            return position + 1 + (flags.end() if flags else 0)
+        position += 1
+    return None
+
+
+# ------------------------------------------------------------------ mutants
+
+
+def _token_mutants(token: Token, before: Token | None, after: Token | None
+                   ) -> Iterator[tuple[str, str]]:
+    if token.kind == "op":
+        binary = _is_binary(token, before, after)
+        if token.text in _ARITHMETIC and binary and not (
+                token.text in "+-" and after is not None and after.text == token.text):
+            for replacement in _ARITHMETIC[token.text]:
+                yield "arithmetic", replacement
+        if token.text in _COMPARISON and binary and (
+                token.text not in ("<", ">") or (token.space_before and token.space_after)):
+            for replacement in _COMPARISON[token.text]:
+                yield "comparison", replacement
+        if token.text in _BOOLEAN and binary:
+            for replacement in _BOOLEAN[token.text]:
+                yield "boolean", replacement
+        if token.text == "!" and after is not None and not token.space_after \
+                and (before is None or before.kind == "op" or before.text in "([{,;"
+                     or before.text in ("return", "if", "while")):
+            yield "boolean", ""
+    elif token.kind == "number":
+        match = _NUMBER.match(token.text)
+        if match and not (before is not None and before.text in (".", "-")
+                          and not before.space_after):
+            whole, fraction, suffix = match.groups()
+            value = int(whole.replace("_", "")) + 1
+            yield "constant", f"{value}{fraction or ''}{suffix or ''}"
+    elif token.kind == "word" and token.text in ("true", "false"):
+        yield "constant", "false" if token.text == "true" else "true"
+    elif token.kind == "string" and token.text[:1] in "\"'" and len(token.text) > 2:
+        yield "constant", token.text[0] * 2
+
+
+def _is_binary(token: Token, before: Token | None, after: Token | None) -> bool:
+    """An operator between two values, spaced alike on both sides (``a + b``, ``a+b``):
+    not a sign, a dereference, a pointer type or a generic's bracket."""
+    if before is None or after is None or token.space_before != token.space_after:
+        return False
+    value_before = before.kind in ("word", "number", "string", "char") \
+        or before.text in (")", "]")
+    if before.kind == "word" and before.text in ("return", "case", "in", "of", "typeof",
+                                                 "let", "var", "const", "mut"):
+        return False
+    value_after = after.kind in ("word", "number", "string", "char") \
+        or after.text in ("(", "[", "!", "-", "&", "*")
+    return value_before and value_after
+
+
+def _line_mutants(text: str, language: str) -> Iterator[tuple[str, int, int, str]]:
+    """(operator, start, end, replacement) of the mutants that need a whole line: a
+    JavaScript ``return x;`` and an ``if``/``while`` condition."""
+    code = text.split("//", 1)[0].rstrip()
+    if language == "js":
+        match = re.match(r"^(\s*return\s+)(.+?);?\s*$", code)
+        if match and match.group(2) not in ("undefined", "") \
+                and _balanced(match.group(2)) and code.rstrip().endswith(";"):
+            yield "return", match.start(2), match.end(2), "undefined"
+        condition = _IF_JS.match(code)
+    else:
+        condition = _IF_BRACE.match(code)
+        # ``if let``, an init statement (``if x := f(); x > 0``) and every ``for`` but
+        # Go's plain ``for cond {`` are not one condition to negate.
+        if condition and (condition.group(2).startswith(("let ", "range "))
+                          or ";" in condition.group(2) or ":=" in condition.group(2)
+                          or (code.lstrip().startswith("for") and (
+                              language != "go" or " range " in code))):
+            condition = None
+    if condition and _balanced(condition.group(2)) and not _single_comparison(
+            condition.group(2)):
+        test = condition.group(2)
+        yield "condition", condition.start(2), condition.end(2), f"!({test})"
+
+
+def _single_comparison(test: str) -> bool:
+    if "&&" in test or "||" in test:
+        return False
+    spaced = re.findall(r"\s(===|!==|==|!=|<=|>=|<|>)\s", f" {test} ")
+    return len(spaced) == 1
+
+
+def _balanced(text: str) -> bool:
+    depth = 0
+    for char in text:
+        depth += char in "([{"
+        depth -= char in ")]}"
+        if depth < 0:
+            return False
+    return depth == 0
+
+
+# ------------------------------------------------------------------ lines
+
+
+def _skipped_lines(tokens: list[Token], texts: list[str], language: str) -> set[int]:
+    """Lines with nothing to mutate: declarations (imports, ``use``, attributes), a Go
+    ``import ( ... )`` block, and Rust's ``#[cfg(test)]`` modules (tests, not code)."""
+    skipped = {number for number, text in enumerate(texts, 1) if _DECLARATION.match(text)}
+    if language == "go":
+        inside = False
+        for number, text in enumerate(texts, 1):
+            if re.match(r"^\s*import\s*\($", text):
+                inside = True
+            if inside:
+                skipped.add(number)
+                if text.strip() == ")":
+                    inside = False
+    if language == "rust":
+        for index, token in enumerate(tokens):
+            if token.text == "#" and texts[token.line - 1].strip().startswith("#[cfg(test)]"):
+                skipped |= _item_lines(tokens, index)
+    if language == "js":
+        for index, token in enumerate(tokens[:-2]):
+            if token.text == "require" and tokens[index + 1].text == "(":
+                skipped.add(tokens[index + 2].line)
+    return skipped
+
+
+def _item_lines(tokens: list[Token], index: int) -> set[int]:
+    """The lines from the token at ``index`` to the end of the first braced block after
+    it (an attribute's item)."""
+    depth, started = 0, False
+    for token in tokens[index:]:
+        if token.text == "{":
+            depth += 1
+            started = True
+        elif token.text == "}":
+            depth -= 1
+            if started and depth == 0:
+                return set(range(tokens[index].line, token.line + 1))
+    return set(range(tokens[index].line, tokens[-1].line + 1))
+
+
+def _last_tokens(tokens: list[Token]) -> dict[int, str]:
+    """Each line's last token's text (the last one starting on it)."""
+    last: dict[int, str] = {}
+    for token in tokens:
+        last[token.line + token.text.count("\n")] = token.text
+    return last
+
+
+def _line_start(source: str, offset: int) -> int:
+    return source.rfind("\n", 0, offset) + 1
+
+
+def _offset_of_line(source: str, line: int) -> int:
+    offset = 0
+    for _ in range(line - 1):
+        offset = source.index("\n", offset) + 1
+    return offset

@@ -1,0 +1,220 @@
+"""The mutation gate for JavaScript, Go and Rust (rgr.check.mutation.textual): the token
+mutator on real sources, then the gate on real git repositories with the real go,
+cargo and Vitest, each scenario of the calc kata (a weak test, an over-implementing
+GREEN, an honest one). A toolchain that cannot be installed fails by name
+(tests/e2e/toolchains.py)."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+from toolchains import ensure_cargo, ensure_go, ensure_js_runners
+
+from rgr.base.config import AdequacyConfig, Config, TestCommand, detect_test_command
+from rgr.check.mutation.gate import Checkout, measure, subject_of
+from rgr.check.mutation.mutants import apply
+from rgr.check.mutation.textual import mutants_of, probe_of
+from rgr.store import git as rgr_git
+from rgr.store.handoff import AdequacyNote
+from rgr.store.scratch import checkout_pristine
+from tests.conftest import make_repo
+
+GO = """package calc
+
+import "strings"
+
+// Add adds two numbers. // not "a string"
+func Add(a, b int) int {
+\tif a == 1337 {
+\t\treturn 0
+\t}
+\t_ = strings.Repeat("-", 2)
+\treturn a + b
+}
+"""
+
+JS = """import { x } from './y.js';
+const path = require('node:path');
+export function add(a, b) {
+  if (a === 1337 || b > 2) {
+    return 0;
+  }
+  const slug = 'A B'.split(/\\s+/).join('-'); // a + b
+  return a +
+    b;
+}
+"""
+
+RUST = """use std::fmt;
+
+pub fn add(a: i64, b: i64) -> i64 {
+    let v: Vec<u8> = Vec::new();
+    if a == 1337 { return 0; }
+    println!("{}", a);
+    a + b
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn t() { assert_eq!(super::add(2, 3), 5); }
+}
+"""
+
+
+def described(path: str, source: str) -> list[str]:
+    return [f"{m.line}:{m.original}->{m.replacement}"
+            for m in mutants_of(path, source, range(1, 100))]
+
+
+def test_go_mutants_skip_imports_comments_and_keep_to_the_changed_lines() -> None:
+    assert described("calc.go", GO) == [
+        "7:==->!=", "7:1337->1338", "8:0->1", '10:"-"->""', "10:2->3", "11:+->-"]
+    assert [m.line for m in mutants_of("calc.go", GO, {11})] == [11]
+    [mutant] = mutants_of("calc.go", GO, {11})
+    assert apply(GO, mutant).endswith("\treturn a - b\n}\n")
+
+
+def test_javascript_mutants_skip_regular_expressions_requires_and_comments() -> None:
+    assert described("src/calc.js", JS) == [
+        "4:a === 1337 || b > 2->!(a === 1337 || b > 2)", "4:===->!==", "4:1337->1338",
+        "4:||->&&", "4:>-><=", "4:>->>=", "4:2->3", "5:0->1", "5:0->undefined",
+        "7:'A B'->''", "7:'-'->''", "8:+->-"]
+    # a statement over two lines is probed at its first
+    assert {m.statement_line for m in mutants_of("src/calc.js", JS, {8})} == {8}
+
+
+def test_rust_mutants_skip_generics_macro_formats_and_test_modules() -> None:
+    assert described("src/lib.rs", RUST) == ["5:==->!=", "5:1337->1338", "5:0->1", "7:+->-"]
+
+
+def test_a_probe_stands_before_a_statement_and_nowhere_else() -> None:
+    probe = probe_of("calc.go", GO, 8)
+    assert probe is not None
+    assert '\t\tpanic("rgr-probe")\n\t\treturn 0\n' in apply(GO, probe)
+    js = probe_of("src/calc.js", JS, 8)
+    assert js is not None and "  throw new Error" in apply(JS, js)
+    assert probe_of("calc.go", GO, 9) is None  # a closing brace
+    assert probe_of("src/calc.js", JS, 9) is None  # the second line of a statement
+    assert probe_of("calc.rb", "x = 1\n", 1) is None
+
+
+# ------------------------------------------------------------------ the gate, for real
+
+HONEST = {"go": "\treturn a + b\n", "rust": "    a + b\n", "vitest": "  return a + b;\n"}
+OVER = {"go": "\tif a == 1337 {\n\t\treturn 0\n\t}\n\treturn a + b\n",
+        "rust": "    if a == 1337 {\n        return 0;\n    }\n    a + b\n",
+        "vitest": "  if (a === 1337) {\n    return 0;\n  }\n  return a + b;\n"}
+STUB = {"go": "\treturn 0\n", "rust": "    let _ = (a, b);\n    0\n",
+        "vitest": "  return 0;\n"}
+
+
+def project_files(kind: str, body: str, strong: bool) -> dict[str, str]:
+    want = "== 5" if strong else "!= 0"
+    if kind == "go":
+        check = "got != 5" if strong else "got == 0"
+        return {"go.mod": "module example.com/calc\n\ngo 1.19\n",
+                "calc.go": "package calc\n\n// Add adds.\nfunc Add(a, b int) int {\n"
+                           + body + "}\n",
+                "calc_test.go": "package calc\n\nimport \"testing\"\n\n"
+                                "func TestAdd(t *testing.T) {\n"
+                                f"\tif got := Add(2, 3); {check} {{\n"
+                                "\t\tt.Fatalf(\"Add(2, 3) = %d\", got)\n\t}\n}\n"}
+    if kind == "rust":
+        return {"Cargo.toml": '[package]\nname = "calc"\nversion = "0.1.0"\nedition = "2021"\n',
+                ".gitignore": "/target\nCargo.lock\n",
+                "src/lib.rs": "pub fn add(a: i64, b: i64) -> i64 {\n" + body + "}\n",
+                "tests/calc.rs": "#[test]\nfn adds() {\n"
+                                 f"    assert!(calc::add(2, 3) {want});\n}}\n"}
+    strict = want.replace("==", "===").replace("!=", "!==")
+    return {"package.json": '{"name": "calc", "private": true, "type": "module", '
+                            '"scripts": {"test": "vitest run"}}\n',
+            ".gitignore": "node_modules\n",
+            "src/calc.js": "export function add(a, b) {\n" + body + "}\n",
+            "src/calc.test.js": "import { it, expect } from 'vitest';\n"
+                                "import { add } from './calc.js';\n\n"
+                                f"it('adds', () => {{\n  expect(add(2, 3) {strict})"
+                                ".toBe(true);\n});\n"}
+
+
+def toolchain(kind: str, tmp_path: Path) -> dict[str, str]:
+    if kind == "go":
+        ensure_go()
+        return {"GOCACHE": str(tmp_path / "gocache"), "GOFLAGS": "-mod=mod"}
+    if kind == "rust":
+        return ensure_cargo()
+    return {}
+
+
+def gate_of(tmp_path: Path, kind: str, body: str, strong: bool) -> AdequacyNote:
+    env = toolchain(kind, tmp_path)
+    modules = ensure_js_runners() if kind == "vitest" else None
+    (tmp_path / "repo").mkdir()
+    repo = make_repo(tmp_path / "repo")
+    base = repo.commit("test: add", project_files(kind, STUB[kind], strong))
+    tip = repo.commit("feat: add", {path: text for path, text in
+                                    project_files(kind, body, strong).items()
+                                    if path in ("calc.go", "src/lib.rs", "src/calc.js")})
+    pygit = rgr_git.open_repo(repo.path)
+    tip_commit = rgr_git.resolve_commit(pygit, tip)
+
+    @contextmanager
+    def open_checkout(label: str) -> Iterator[Checkout]:
+        with tempfile.TemporaryDirectory(prefix=f"{label}-") as folder:
+            tree = Path(folder) / "tree"
+            checkout_pristine(pygit, tip_commit.id, tree)
+            if modules is not None:
+                (tree / "node_modules").symlink_to(modules)
+            yield tree, None, {**os.environ, "HOME": folder, **env}
+
+    cmd = detect_test_command(repo.path)
+    assert isinstance(cmd, TestCommand)
+    subject = subject_of(pygit, Config(), "GREEN", rgr_git.resolve_commit(pygit, base),
+                         tip_commit)
+    return measure(subject, AdequacyConfig(jobs=2), cmd, open_checkout, Path(pygit.path),
+                   command_timeout=240)
+
+
+KINDS = ["go", "rust", "vitest"]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_weak_test_lets_a_run_line_survive(kind: str, tmp_path: Path) -> None:
+    note = gate_of(tmp_path, kind, HONEST[kind], strong=False)
+    assert note.decision == "test-too-weak", note
+    assert ("+", "-", "survived") in {(m.original, m.replacement, m.status)
+                                      for m in note.mutants}, note
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_code_no_test_runs_is_found_by_its_probe(kind: str, tmp_path: Path) -> None:
+    note = gate_of(tmp_path, kind, OVER[kind], strong=True)
+    assert note.decision == "over-implemented", note
+    # the lines of the body: the file's head takes 3 lines in Go, 1 elsewhere
+    first = 5 if kind == "go" else 2
+    uncovered = {(m.line - first, m.original) for m in note.mutants
+                 if m.status == "uncovered"}
+    assert (1, "0") in uncovered, note  # return 0
+    # the condition's line runs under the test: its survivor is not called uncovered
+    assert (0, "1337") not in uncovered and (0, "1337") in {
+        (m.line - first, m.original) for m in note.mutants}, note
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_an_honest_change_with_a_strong_test_passes(kind: str, tmp_path: Path) -> None:
+    note = gate_of(tmp_path, kind, HONEST[kind], strong=True)
+    assert note.decision == "pass" and note.killed == note.tried >= 1, note
+
+
+def test_a_mutant_that_does_not_build_is_unviable_not_killed(tmp_path: Path) -> None:
+    body = '\ts := "x" + "y"\n\t_ = s\n\treturn a + b\n'
+    note = gate_of(tmp_path, "go", body, strong=True)
+    # '"x" - "y"' does not compile; the string constants do and change nothing tested
+    assert note.unviable == 1, note
+    assert note.tried == note.killed + note.survived + note.uncovered
+    assert note.decision == "test-too-weak", note
