@@ -13,6 +13,10 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+from ecosystems import CALC_HONEST as HONEST
+from ecosystems import CALC_OVER as OVER
+from ecosystems import CALC_STUB as STUB
+from ecosystems import calc_files as project_files
 from toolchains import ensure_cargo, ensure_go, ensure_js_runners
 
 from rgr.base.config import AdequacyConfig, Config, TestCommand, detect_test_command
@@ -105,42 +109,6 @@ def test_a_probe_stands_before_a_statement_and_nowhere_else() -> None:
 
 
 # ------------------------------------------------------------------ the gate, for real
-
-HONEST = {"go": "\treturn a + b\n", "rust": "    a + b\n", "vitest": "  return a + b;\n"}
-OVER = {"go": "\tif a == 1337 {\n\t\treturn 0\n\t}\n\treturn a + b\n",
-        "rust": "    if a == 1337 {\n        return 0;\n    }\n    a + b\n",
-        "vitest": "  if (a === 1337) {\n    return 0;\n  }\n  return a + b;\n"}
-STUB = {"go": "\treturn 0\n", "rust": "    let _ = (a, b);\n    0\n",
-        "vitest": "  return 0;\n"}
-
-
-def project_files(kind: str, body: str, strong: bool) -> dict[str, str]:
-    want = "== 5" if strong else "!= 0"
-    if kind == "go":
-        check = "got != 5" if strong else "got == 0"
-        return {"go.mod": "module example.com/calc\n\ngo 1.19\n",
-                "calc.go": "package calc\n\n// Add adds.\nfunc Add(a, b int) int {\n"
-                           + body + "}\n",
-                "calc_test.go": "package calc\n\nimport \"testing\"\n\n"
-                                "func TestAdd(t *testing.T) {\n"
-                                f"\tif got := Add(2, 3); {check} {{\n"
-                                "\t\tt.Fatalf(\"Add(2, 3) = %d\", got)\n\t}\n}\n"}
-    if kind == "rust":
-        return {"Cargo.toml": '[package]\nname = "calc"\nversion = "0.1.0"\nedition = "2021"\n',
-                ".gitignore": "/target\nCargo.lock\n",
-                "src/lib.rs": "pub fn add(a: i64, b: i64) -> i64 {\n" + body + "}\n",
-                "tests/calc.rs": "#[test]\nfn adds() {\n"
-                                 f"    assert!(calc::add(2, 3) {want});\n}}\n"}
-    strict = want.replace("==", "===").replace("!=", "!==")
-    return {"package.json": '{"name": "calc", "private": true, "type": "module", '
-                            '"scripts": {"test": "vitest run"}}\n',
-            ".gitignore": "node_modules\n",
-            "src/calc.js": "export function add(a, b) {\n" + body + "}\n",
-            "src/calc.test.js": "import { it, expect } from 'vitest';\n"
-                                "import { add } from './calc.js';\n\n"
-                                f"it('adds', () => {{\n  expect(add(2, 3) {strict})"
-                                ".toBe(true);\n});\n"}
-
 
 def toolchain(kind: str, tmp_path: Path) -> dict[str, str]:
     if kind == "go":

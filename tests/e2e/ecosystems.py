@@ -292,6 +292,49 @@ MAVEN = Ecosystem(
     check=("mvn", "-B", "-q", "test"), setup=_maven_setup,
 )
 
+# ---------------------------------------------------------------------- the calc kata
+
+#: One function, ``add``, in Go, Rust and JavaScript (Vitest), for the mutation gate
+#: (tests/test_mutation_probed.py, tests/e2e/test_referee_mutation_langs.py): the body
+#: of a stub, of an honest GREEN, and of one that carries code no test asks for.
+CALC_HONEST = {"go": "\treturn a + b\n", "rust": "    a + b\n", "vitest": "  return a + b;\n"}
+CALC_OVER = {"go": "\tif a == 1337 {\n\t\treturn 0\n\t}\n\treturn a + b\n",
+        "rust": "    if a == 1337 {\n        return 0;\n    }\n    a + b\n",
+        "vitest": "  if (a === 1337) {\n    return 0;\n  }\n  return a + b;\n"}
+CALC_STUB = {"go": "\treturn 0\n", "rust": "    let _ = (a, b);\n    0\n",
+        "vitest": "  return 0;\n"}
+
+
+def calc_files(kind: str, body: str, strong: bool) -> dict[str, str]:
+    """The project with ``add``'s body and its test: a strong test (``== 5``) or a weak
+    one (``!= 0``: ``a - b`` passes it)."""
+    want = "== 5" if strong else "!= 0"
+    if kind == "go":
+        check = "got != 5" if strong else "got == 0"
+        return {"go.mod": "module example.com/calc\n\ngo 1.19\n",
+                "calc.go": "package calc\n\n// Add adds.\nfunc Add(a, b int) int {\n"
+                           + body + "}\n",
+                "calc_test.go": "package calc\n\nimport \"testing\"\n\n"
+                                "func TestAdd(t *testing.T) {\n"
+                                f"\tif got := Add(2, 3); {check} {{\n"
+                                "\t\tt.Fatalf(\"Add(2, 3) = %d\", got)\n\t}\n}\n"}
+    if kind == "rust":
+        return {"Cargo.toml": '[package]\nname = "calc"\nversion = "0.1.0"\nedition = "2021"\n',
+                ".gitignore": "/target\nCargo.lock\n",
+                "src/lib.rs": "pub fn add(a: i64, b: i64) -> i64 {\n" + body + "}\n",
+                "tests/calc.rs": "#[test]\nfn adds() {\n"
+                                 f"    assert!(calc::add(2, 3) {want});\n}}\n"}
+    strict = want.replace("==", "===").replace("!=", "!==")
+    return {"package.json": '{"name": "calc", "private": true, "type": "module", '
+                            '"scripts": {"test": "vitest run"}}\n',
+            ".gitignore": "node_modules\n",
+            "src/calc.js": "export function add(a, b) {\n" + body + "}\n",
+            "src/calc.test.js": "import { it, expect } from 'vitest';\n"
+                                "import { add } from './calc.js';\n\n"
+                                f"it('adds', () => {{\n  expect(add(2, 3) {strict})"
+                                ".toBe(true);\n});\n"}
+
+
 ECOSYSTEMS: Mapping[str, Ecosystem] = {
     e.name: e for e in (VITEST, JEST, TYPESCRIPT, RUST, GO, MAVEN)}
 
