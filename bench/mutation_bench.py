@@ -8,9 +8,13 @@ checkouts, the coverage cache cleared before every round):
 
 * the calc kata: one test, ``add`` written by GREEN (2 lines changed);
 * a 10,000-file repository (git fast-import) with 100 test files, whose GREEN adds a
-  50-line module (ten small functions) that its RED's tests pin.
+  50-line module (ten small functions) that its RED's tests pin;
+* the calc kata in Go, Rust and JavaScript (Vitest) (tests/e2e/ecosystems.py's
+  ``calc_files``; rgr.check.mutation.textual: every mutant runs the whole suite, and
+  survivors' lines are probed), with ``--languages``.
 
     python bench/mutation_bench.py [--files 10000] [--rounds 3] [--jobs 2] [--no-sandbox]
+                                   [--languages go,rust,vitest] [--skip-python]
 
 Targets: the gate at most 2x the phase's own test run on the kata; at most 20 s for the
 large repository's 50-line change on a 2-core machine.
@@ -19,16 +23,19 @@ large repository's 50-line change on a 2-core machine.
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "tests" / "e2e"))
 
 from fake_backend import FakeBackend  # noqa: E402
 
@@ -104,6 +111,24 @@ def large(path: Path, files: int) -> None:
     commit(path, {"src/feature.py": FEATURE}, "feat: feature (50 lines)")
 
 
+def language_kata(path: Path, kind: str) -> None:
+    """The calc kata in ``kind`` (go, rust, vitest), its toolchain installed and shown to
+    the sandbox as the e2e tests do; base = the test, tip = ``add``'s honest body."""
+    from ecosystems import CALC_HONEST, CALC_STUB, ECOSYSTEMS, calc_files, make_project
+
+    eco = ECOSYSTEMS[kind]
+    toolchain = eco.setup(path.parent / "home")
+    os.environ.update(toolchain.env)  # the names tdd.toml's pass_env lists
+    stub = calc_files(kind, CALC_STUB[kind], True)
+    test = next(name for name in stub if "test" in name)
+    make_project(replace(eco, files={k: v for k, v in stub.items() if k != test}), path,
+                 "claude", toolchain)
+    eco.link(path)
+    commit(path, {test: stub[test]}, "test: add")
+    impl = next(name for name in stub if name != test and name.endswith((".go", ".rs", ".js")))
+    commit(path, {impl: calc_files(kind, CALC_HONEST[kind], True)[impl]}, "feat: add")
+
+
 def judge(path: Path, rounds: int, jobs: int, no_sandbox: bool, label: str) -> None:
     ws = open_workspace(path, no_sandbox=no_sandbox)
     cmd = resolve_test_command(ws.config, ws.root)
@@ -122,13 +147,13 @@ def judge(path: Path, rounds: int, jobs: int, no_sandbox: bool, label: str) -> N
         subject = subject_of(ws.repo, ws.config, "GREEN", base, tip)
         started = time.perf_counter()
         note = measure(subject, settings, cmd, lambda label: sealer.checkout(tip, label),
-                       ws.git_dir, ws.config.command_timeout)
+                       ws.git_dir, ws.config.command_timeout, baseline_s=report.duration_s)
         gates.append(time.perf_counter() - started)
     assert note is not None
     run_s, gate_s = statistics.median(runs), statistics.median(gates)
     changed = sum(len(v) for v in subject.changed.values())
     print(f"{label}: {changed} changed line(s), {note.tried} mutants, {note.killed} killed, "
-          f"decision {note.decision}")
+          f"{note.unviable} unviable, decision {note.decision}")
     print(f"  phase test run {run_s:6.2f}s   gate {gate_s:6.2f}s   ratio {gate_s / run_s:4.2f}x"
           f"   (median of {rounds}; sandbox {'off' if no_sandbox else 'on'}, jobs {jobs})")
 
@@ -139,8 +164,18 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--no-sandbox", action="store_true")
+    parser.add_argument("--languages", default="",
+                        help="comma-separated: go, rust, vitest (the calc kata in each)")
+    parser.add_argument("--skip-python", action="store_true",
+                        help="only the --languages katas")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="rgr-mutation-bench-") as tmp:
+        for kind in filter(None, args.languages.split(",")):
+            language_kata(Path(tmp) / kind / "calc", kind)
+            judge(Path(tmp) / kind / "calc", args.rounds, args.jobs, args.no_sandbox,
+                  f"calc kata ({kind})")
+        if args.skip_python:
+            return
         kata(Path(tmp) / "kata")
         judge(Path(tmp) / "kata", args.rounds, args.jobs, args.no_sandbox, "calc kata")
         started = time.perf_counter()

@@ -332,17 +332,18 @@ class TddPhase(Work):
         if violations or self.phase not in (Phase.GREEN, Phase.REFACTOR) \
                 or self.ws.config.adequacy.mode == "off":
             return Verdict(violations, after)
-        adequacy = self._mutation_gate(self.base, tip)
+        adequacy = self._mutation_gate(self.base, tip, after)
         return Verdict(violations_of(adequacy), after, adequacy)
 
-    def _mutation_gate(self, since: Commit, tip: Commit) -> AdequacyNote:
-        """rgr.check.mutation on the non-test lines ``since..tip`` changed."""
+    def _mutation_gate(self, since: Commit, tip: Commit, run: TestReport) -> AdequacyNote:
+        """rgr.check.mutation on the non-test lines ``since..tip`` changed (``run``: the
+        phase's own passing test run of ``tip``, the mutants' time yardstick)."""
         subject = mutation_gate.subject_of(self.ws.repo, self.ws.config, str(self.phase),
                                            since, tip)
         note = mutation_gate.measure(
             subject, self.ws.config.adequacy, self.o.test_command,
             lambda label: self.o.sealer.checkout(tip, label), self.ws.git_dir,
-            self.ws.config.command_timeout)
+            self.ws.config.command_timeout, baseline_s=run.duration_s)
         self.o.report(f"cycle {self.cycle} {self.phase}: mutation gate: "
                       + adequacy_lines(note.model_dump(mode="json", by_alias=True))[0])
         self.o.observer.emit(MutationGate(
@@ -361,7 +362,7 @@ class TddPhase(Work):
             return Verdict(violations, after)
         green_base = git.resolve_commit(self.ws.repo, self.prev.base_commit or
                                         str(self.base.parents[0].id))
-        note = self._mutation_gate(green_base, tip)
+        note = self._mutation_gate(green_base, tip, after)
         output = result.output
         claims = [(c.mutant, c.reason) for c in output.equivalent_mutants] \
             if isinstance(output, PhaseOutput) else []

@@ -11,8 +11,8 @@
 
 JavaScript/TypeScript, Go and Rust (rgr.check.mutation.textual) have no tracer: each
 mutant runs the whole suite on checkouts kept open for the gate (a compiled project
-builds incrementally), after one unmutated run that warms them and sets the mutants'
-time limit; then each survivor's statement is probed (made to fail at once): when every
+builds incrementally), each within a few times the phase's own test run; then each
+survivor's statement is probed (made to fail at once): when every
 test still passes, no test runs it, and its survivors are ``uncovered``. A mutant that
 does not build is ``unviable``, counted apart, never killed.
 
@@ -70,9 +70,12 @@ def subject_of(repo: Repository, config: Config, phase: str, base: Commit,
 
 
 def measure(subject: Subject, settings: AdequacyConfig, cmd: TestCommand,
-            open_checkout: OpenCheckout, git_dir: Path, command_timeout: float
-            ) -> AdequacyNote:
-    """The findings of ``subject`` (never raises for what the tests do)."""
+            open_checkout: OpenCheckout, git_dir: Path, command_timeout: float,
+            baseline_s: float | None = None) -> AdequacyNote:
+    """The findings of ``subject`` (never raises for what the tests do). ``baseline_s``:
+    how long the phase's own passing run of the same tree took, when the caller has one
+    (the mutants' time limit follows from it); without it, the gate runs the unmutated
+    suite once first to learn it."""
     started = time.monotonic()
     deadline = started + settings.budget
     python = {p: ls for p, ls in subject.changed.items() if p.endswith(".py")}
@@ -99,7 +102,8 @@ def measure(subject: Subject, settings: AdequacyConfig, cmd: TestCommand,
                                        deadline, findings))
     if probed_mutants:
         remarks.append(_measure_probed(subject, probed_mutants, settings, cmd,
-                                       open_checkout, command_timeout, deadline, findings))
+                                       open_checkout, command_timeout, deadline, findings,
+                                       baseline_s))
     ordered = [findings[m.id] for m in mutants]
     counts = {status: sum(1 for f in ordered if f.status == status)
               for status in ("killed", "survived", "uncovered", "not-run", "unviable")}
@@ -167,15 +171,19 @@ def _measure_python(subject: Subject, mutants: list[Mutant], files: list[str],
 
 def _measure_probed(subject: Subject, mutants: list[Mutant], settings: AdequacyConfig,
                     cmd: TestCommand, open_checkout: OpenCheckout, command_timeout: float,
-                    deadline: float, findings: dict[str, MutantFinding]) -> str | None:
+                    deadline: float, findings: dict[str, MutantFinding],
+                    baseline_s: float | None) -> str | None:
     """Fills ``findings`` for JavaScript, Go and Rust ``mutants``: each runs the whole
-    suite (rgr has no per-test line data there); then each survivor's statement is
+    suite (rgr has no per-test line data there) on checkouts kept open for the gate (a
+    compiled project's first mutant builds it, the others build incrementally); then
+    each survivor's statement is
     probed (a statement that fails at once, inserted before it: rgr.check.mutation.
     textual.probe_of). Tests that still all pass never reach that line: its survivors
     are ``uncovered``. Returns a remark, or None."""
     jobs = max(1, min(settings.jobs, len(mutants)))
     with _Checkouts(open_checkout, jobs) as pool:
-        warm = pool.warm(cmd, min(command_timeout, max(1.0, deadline - time.monotonic())))
+        warm = baseline_s if baseline_s is not None else pool.warm(
+            cmd, min(command_timeout, max(1.0, deadline - time.monotonic())))
         if warm is None:
             for mutant in mutants:
                 findings[mutant.id] = _finding(mutant, "not-run", [])
@@ -281,8 +289,8 @@ class _Checkouts:
         self._stack.close()
 
     def warm(self, cmd: TestCommand, timeout: float) -> float | None:
-        """Runs the unmutated suite in every checkout (its build caches warm for the
-        mutants); the slowest run's seconds, or None when any did not pass."""
+        """Runs the unmutated suite in every checkout; the slowest run's seconds, or None
+        when any did not pass (then no mutant's result would mean anything)."""
         def one(checkout: Checkout) -> TestReport:
             tree, confinement, env = checkout
             return run_tests(cmd, tree, timeout=timeout, env=env, confinement=confinement)
