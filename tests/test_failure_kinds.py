@@ -549,3 +549,60 @@ def test_maven_kinds(tmp_path: Path) -> None:
     assert kinds(report) == {"kata.SlugTest::asserts": "assertion",
                              "kata.SlugTest::stub": "missing-code",
                              "kata.SlugTest::slow": "timeout"}, report.outcomes
+
+
+# ------------------------------------------------------------------ a test file that does not load
+
+
+LOADS = {
+    "pytest.ini": "[pytest]\npythonpath = .\n",
+    "tests/test_missing_module.py": "from calc import add\n\n\ndef test_add():\n"
+                                    "    assert add(2, 3) == 5\n",
+}
+
+
+def test_a_test_file_that_misses_only_the_code_under_test_is_a_right_red(tmp_path: Path) -> None:
+    root = files(tmp_path, LOADS)
+    red = run(root, PYTEST)
+    assert red.collection_errors == ("tests/test_missing_module.py",)
+    assert red.load_kinds == {"tests/test_missing_module.py": "missing-code"}
+    assert check_tests(Phase.RED, empty_report(), red) == []
+    # GREEN writes calc.py: the file's tests appear, the only new ids GREEN may bring
+    files(root, {"calc.py": "def add(a, b):\n    return a + b\n"})
+    green = run(root, PYTEST)
+    assert green.all_passed and check_tests(Phase.GREEN, red, green) == []
+    files(root, {"tests/test_other.py": "def test_other():\n    pass\n"})
+    sneaked = run(root, PYTEST)
+    assert [v.rule for v in check_tests(Phase.GREEN, red, sneaked)] == ["green-changes-tests"]
+
+
+@pytest.mark.parametrize(("source", "kind"), [
+    ("from tests.helpers import words\n\n\ndef test_x():\n    assert words\n", "test-error"),
+    ("def test_x(:\n    pass\n", "test-error"),
+    ("import json\n\njson.loads('{')\n\n\ndef test_x():\n    pass\n", "unknown"),
+])
+def test_any_other_load_error_is_no_red(tmp_path: Path, source: str, kind: str) -> None:
+    red = run(files(tmp_path, {**LOADS, "tests/test_missing_module.py": source}), PYTEST)
+    assert red.load_kinds.get("tests/test_missing_module.py", "unknown") == kind
+    [violation] = check_tests(Phase.RED, empty_report(), red)
+    assert violation.rule == "tests-do-not-load", violation
+    assert "tests/test_missing_module.py" in violation.message
+    if kind != "unknown":
+        assert f"({kind})" in violation.message
+
+
+def test_a_missing_code_load_error_is_no_result_outside_red(tmp_path: Path) -> None:
+    red = run(files(tmp_path, LOADS), PYTEST)
+    for phase in (Phase.GREEN, Phase.REFACTOR):
+        assert [v.rule for v in check_tests(phase, empty_report(), red)] == [
+            "tests-do-not-load"]
+
+
+def test_an_existing_test_hidden_by_the_load_error_is_removed(tmp_path: Path) -> None:
+    root = files(tmp_path, {**LOADS, "tests/test_missing_module.py": "def test_old():\n"
+                                                                      "    pass\n"})
+    before = run(root, PYTEST)
+    files(root, {"tests/test_missing_module.py": "from calc import add\n\n\n"
+                                                 "def test_old():\n    pass\n"})
+    after = run(root, PYTEST)
+    assert [v.rule for v in check_tests(Phase.RED, before, after)] == ["test-removed"]

@@ -61,6 +61,9 @@ class TestReport:
     output: str = ""
     #: The runner adapter that read it (``TestCommand.runner``), for messages.
     runner: str = ""
+    #: Why files in ``collection_errors`` did not load, where the runner says
+    #: (rgr.check.failure_kind's words; reports written before this have none).
+    load_kinds: Mapping[str, str] = dataclasses.field(default_factory=dict)
 
     def _count(self, status: Status) -> int:
         return sum(1 for o in self.outcomes.values() if o.status == status)
@@ -174,6 +177,7 @@ def run_tests(
         output=_whole(done.stdout, done.stderr),
         report_error=results.report_error,
         runner=cmd.runner,
+        load_kinds=dict(results.load_kinds),
     )
 
 

@@ -72,3 +72,35 @@ def test_red_with_a_missing_fixture_is_rejected_as_a_test_error(tmp_path: Path) 
     assert red_note["retryCount"] == 1 and red_note["nextPhase"] == "GREEN"
     assert notes[-1]["phase"] == "COMPLETE", notes[-1]
     assert git(repo, "show", "HEAD:tests/test_slug.py") == TEST_FILE_1
+
+
+#: The kata's first test, importing the module under test at the top, before it exists.
+TOP_LEVEL_IMPORT = """from slug import slugify
+
+
+def test_lowercases_a_single_word():
+    assert slugify("Hello") == "hello"
+"""
+
+
+def test_red_whose_file_misses_only_the_code_under_test_is_accepted(tmp_path: Path) -> None:
+    """``from slug import slugify`` at the top of a new test file, before slug.py: the
+    file does not load, for the right reason. RED is accepted at once, GREEN's run
+    collects the file's test, and the run completes with no rejection."""
+    repo = make_project(tmp_path / "kata")
+    scripts = [plan(0, first=True, total=1), red(TOP_LEVEL_IMPORT, first=True),
+               *one_test_kata_tail()]
+    with FakeModelServer(scripts) as server:
+        done = rgr(["run", "--yes", "--skip-preflight", "slugify"], repo,
+                   rgr_env(tmp_path / "home", server.url))
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert server.errors == [] and server.remaining == 0, server.errors
+    assert ": rejected:" not in done.stdout and "0 rejected attempt(s)" in done.stdout, \
+        done.stdout
+    notes = notes_on_branch(repo)
+    red_note = next(n for n in notes if n["phase"] == "RED")
+    assert red_note["retryCount"] == 0 and red_note["testResult"] == "FAIL", red_note
+    green_note = next(n for n in notes if n["phase"] == "GREEN")
+    assert green_note["tests"]["passed"] == 1, green_note  # type: ignore[index]
+    assert notes[-1]["phase"] == "COMPLETE", notes[-1]
+    assert git(repo, "show", "HEAD:tests/test_slug.py") == TOP_LEVEL_IMPORT

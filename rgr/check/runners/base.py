@@ -50,6 +50,9 @@ class Results:
     outcomes: dict[str, TestOutcome] = field(default_factory=dict)
     #: Files (relative to the project root when inside it) that failed to load or compile.
     collection_errors: list[str] = field(default_factory=list)
+    #: Why some of those files failed to load, where the runner says (only
+    #: ``missing-code`` lets a RED through: rgr.check.guards).
+    load_kinds: dict[str, FailureKind] = field(default_factory=dict)
     #: Why per-test results could not be read at all, or None.
     report_error: str | None = None
     #: The runner said, in its own words, that there are no tests (a valid green start).
@@ -58,9 +61,11 @@ class Results:
     def add(self, outcome: TestOutcome) -> None:
         merge(self.outcomes, outcome)
 
-    def load_error(self, file: str) -> None:
+    def load_error(self, file: str, kind: FailureKind | None = None) -> None:
         if file not in self.collection_errors:
             self.collection_errors.append(file)
+        if kind is not None:
+            self.load_kinds[file] = kind
 
     def classify(self, kind_of: Callable[[TestOutcome], FailureKind]) -> None:
         """Give every failed or errored outcome without a kind the one ``kind_of`` reads

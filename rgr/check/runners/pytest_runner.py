@@ -82,7 +82,9 @@ def _read_xml(path: Path, root: Path, results: Results) -> None:
             # A module-level problem: pytest names the module, e.g. "tests.test_x".
             file = _module_file(root, name.split("."))
             if status == "error":
-                results.load_error(file)
+                # A module that does not import because the code under test does not
+                # exist yet is a right RED; any other load error is not.
+                results.load_error(file, load_kind(file, message))
                 continue
             results.add(TestOutcome(file, file, status, message))  # skipped module
             continue
@@ -134,6 +136,19 @@ def failure_kind(outcome: TestOutcome) -> FailureKind:
     if _NOT_IN_CALL.match(text) and kind != "missing-code":
         return "test-error"
     return kind
+
+
+#: The exception line of pytest's long representation: ``E   ModuleNotFoundError: ...``.
+_EXCEPTION_LINE = re.compile(r"^E\s+(\w+(?:\.\w+)*): ", re.MULTILINE)
+
+
+def load_kind(file: str, message: str) -> FailureKind:
+    """Why the test module ``file`` did not import (its JUnit error's text): a module or
+    name that is not test code and does not exist yet is ``missing-code``; a missing
+    test-only module is ``test-error``; anything else (a syntax error, code that raises
+    while importing) is no kind rgr accepts in a RED."""
+    raised = _EXCEPTION_LINE.findall(message)
+    return _raised_kind(raised[-1].rsplit(".", 1)[-1] if raised else "", file, message)
 
 
 def _raised_kind(exc: str, where: str | None, text: str) -> FailureKind:
