@@ -606,3 +606,31 @@ def test_an_existing_test_hidden_by_the_load_error_is_removed(tmp_path: Path) ->
                                                  "def test_old():\n    pass\n"})
     after = run(root, PYTEST)
     assert [v.rule for v in check_tests(Phase.RED, before, after)] == ["test-removed"]
+
+
+@pytest.mark.parametrize("runner", ["vitest", "jest"])
+def test_a_js_test_file_importing_code_not_written_yet_is_a_right_red(
+        tmp_path: Path, node_modules: Path, runner: str) -> None:
+    """Vitest and Jest say a suite did not load, and why: a module under test that does
+    not exist yet is a right RED; a missing test helper is not."""
+    esm = runner == "vitest"
+    head = ("import { it, expect } from 'vitest';\nimport { add } from './calc.js';\n"
+            if esm else "const { add } = require('./calc');\n")
+    helper = ("import { words } from './helpers.test.js';\n" if esm
+              else "const { words } = require('./helpers.test');\n")
+    body = "it('adds', () => { expect(add(2, 3)).toBe(5); });\n"
+    package = {"type": "module", "scripts": {"test": "vitest run"}} if esm \
+        else {"scripts": {"test": "jest"}}
+    root = js_project(tmp_path, node_modules, package, {"src/calc.test.js": head + body})
+    red = run(root)
+    assert red.load_kinds == {"src/calc.test.js": "missing-code"}, red.output_excerpt
+    assert check_tests(Phase.RED, empty_report(), red) == []
+    files(root, {"src/calc.js": "export const add = (a, b) => a + b;\n" if esm
+                 else "module.exports = { add: (a, b) => a + b };\n"})
+    green = run(root)
+    assert green.all_passed and check_tests(Phase.GREEN, red, green) == []
+    files(root, {"src/calc.test.js": helper + head + body})
+    wrong = run(root)
+    assert wrong.load_kinds == {"src/calc.test.js": "test-error"}, wrong.output_excerpt
+    assert [v.rule for v in check_tests(Phase.RED, empty_report(), wrong)] == [
+        "tests-do-not-load"]

@@ -108,7 +108,13 @@ class _JestLike:
             file = relative(str(suite.get("name", "")), run.root)
             assertions = suite.get("assertionResults") or []
             if not assertions and suite.get("status") == "failed":
-                results.load_error(file)  # the file did not load, compile or run
+                # The file did not load, compile or run: why, in the suite's message
+                # (an import of code that does not exist yet is a right RED).
+                # (Jest heads it "● Test suite failed to run".)
+                why = message("\n".join(
+                    line for line in str(suite.get("message") or "").splitlines()
+                    if line.strip() and not line.strip().startswith("●")))
+                results.load_error(file, failure_kind(TestOutcome(file, file, "error", why)))
                 continue
             for case in assertions:
                 status = _JEST_STATUS.get(str(case.get("status")), "failed")
