@@ -634,3 +634,76 @@ def test_a_js_test_file_importing_code_not_written_yet_is_a_right_red(
     assert wrong.load_kinds == {"src/calc.test.js": "test-error"}, wrong.output_excerpt
     assert [v.rule for v in check_tests(Phase.RED, empty_report(), wrong)] == [
         "tests-do-not-load"]
+
+
+# ------------------------------------------------------------------ compiled: code not written yet
+
+
+def compiled(kind: str, tmp_path: Path) -> tuple[Path, dict[str, str], dict[str, str]]:
+    """A project whose code has ``one`` and a test of it; the test file that adds a test
+    of ``two`` (not written yet); the code with ``two``."""
+    if kind == "go":
+        ensure_go()
+        env = {"GOCACHE": str(tmp_path / "gocache"), "GOFLAGS": "-mod=mod"}
+        test = ("package calc\n\nimport \"testing\"\n\nfunc TestOne(t *testing.T) {\n"
+                "\tif One() != 1 {\n\t\tt.Fatal(\"one\")\n\t}\n}\n")
+        root = files(tmp_path / "p", {"go.mod": "module example.com/calc\n\ngo 1.19\n",
+                                      "calc.go": "package calc\n\nfunc One() int { return 1 }\n",
+                                      "calc_test.go": test})
+        more = {"calc_test.go": test + "\nfunc TestTwo(t *testing.T) {\n\tif Two() != 2 {\n"
+                                       "\t\tt.Fatal(\"two\")\n\t}\n}\n"}
+        code = {"calc.go": "package calc\n\nfunc One() int { return 1 }\n\n"
+                           "func Two() int { return 2 }\n"}
+        return root, env, {**more, **{"__code__": json.dumps(code)}}
+    env = ensure_cargo()
+    test = "#[test]\nfn one() {\n    assert_eq!(calc::one(), 1);\n}\n"
+    root = files(tmp_path / "p", {
+        "Cargo.toml": '[package]\nname = "calc"\nversion = "0.1.0"\nedition = "2021"\n',
+        "src/lib.rs": "pub fn one() -> i32 {\n    1\n}\n", "tests/calc.rs": test})
+    more = {"tests/calc.rs": test + "\n#[test]\nfn two() {\n    assert_eq!(calc::two(), 2);\n}\n"}
+    code = {"src/lib.rs": "pub fn one() -> i32 {\n    1\n}\n\npub fn two() -> i32 {\n    2\n}\n"}
+    return root, env, {**more, "__code__": json.dumps(code)}
+
+
+@pytest.mark.parametrize("kind", ["go", "rust"])
+def test_a_compile_error_for_code_not_written_yet_is_a_right_red(tmp_path: Path,
+                                                                 kind: str) -> None:
+    """Go and Rust build every test of a package or crate together: RED's test of a
+    function not written yet hides them all. RED is accepted; GREEN's run is held against
+    the report before RED, so a test that vanished with RED is still caught."""
+    root, env, change = compiled(kind, tmp_path)
+    code = json.loads(change.pop("__code__"))
+    start = run(root, env=env)
+    assert start.all_passed and len(start.outcomes) == 1
+    files(root, change)
+    red = run(root, env=env)
+    assert not red.outcomes and set(red.load_kinds.values()) == {"missing-code"}, \
+        red.output_excerpt
+    assert check_tests(Phase.RED, start, red) == []
+    files(root, code)
+    green = run(root, env=env)
+    assert green.all_passed and len(green.outcomes) == 2
+    assert check_tests(Phase.GREEN, start, green, red_hid_every_test=True) == []
+    # a RED that dropped the old test under the compile error (here: renamed it), seen
+    # by GREEN's check
+    [test_file] = change
+    files(root, {test_file: (root / test_file).read_text().replace("TestOne", "TestGone")
+                 .replace("fn one()", "fn gone()")})
+    dropped = run(root, env=env)
+    assert [v.rule for v in check_tests(Phase.GREEN, start, dropped,
+                                        red_hid_every_test=True)] == ["test-removed"]
+
+
+@pytest.mark.parametrize("kind", ["go", "rust"])
+def test_a_compile_error_of_the_tests_own_making_is_no_red(tmp_path: Path, kind: str) -> None:
+    root, env, change = compiled(kind, tmp_path)
+    change.pop("__code__")
+    [(test_file, text)] = change.items()
+    own = ('func TestTwo(t *testing.T) {\n\tvar x int = "two"\n\t_ = x\n}\n' if kind == "go"
+           else '#[test]\nfn two() {\n    let _x: i32 = "two";\n}\n')
+    files(root, {test_file: text[:text.index("\nfunc TestTwo" if kind == "go"
+                                             else "\n#[test]\nfn two")] + "\n" + own})
+    red = run(root, env=env)
+    assert set(red.load_kinds.values()) == {"test-error"}, red.output_excerpt
+    assert [v.rule for v in check_tests(Phase.RED, empty_report(), red)] == [
+        "tests-do-not-load"]

@@ -34,6 +34,7 @@ from rgr.check.guards import (
     check_scope,
     check_tests,
     edit_rules,
+    hid_every_test,
 )
 from rgr.check.mutation import gate as mutation_gate
 from rgr.check.mutation.rule import decide
@@ -328,12 +329,22 @@ class TddPhase(Work):
         after = self.o.tests_at(tip)
         if self.strengthening:
             return self._judge_strengthened(result, tip, after)
-        violations = check_tests(self.phase, self.before, after)
+        violations = check_tests(self.phase, self._before_tests(), after,
+                                 red_hid_every_test=hid_every_test(self.before))
         if violations or self.phase not in (Phase.GREEN, Phase.REFACTOR) \
                 or self.ws.config.adequacy.mode == "off":
             return Verdict(violations, after)
         adequacy = self._mutation_gate(self.base, tip, after)
         return Verdict(violations_of(adequacy), after, adequacy)
+
+    def _before_tests(self) -> TestReport:
+        """What GREEN's run is held against: RED's report, or, when RED's compile error
+        hid every test (a test of code not written yet, in a compiled language), the
+        report before RED, so that no test that existed then can vanish unseen."""
+        if self.phase != Phase.GREEN or not hid_every_test(self.before) \
+                or not self.prev.base_commit:
+            return self.before
+        return self.o.tests_at(git.resolve_commit(self.ws.repo, self.prev.base_commit))
 
     def _mutation_gate(self, since: Commit, tip: Commit, run: TestReport) -> AdequacyNote:
         """rgr.check.mutation on the non-test lines ``since..tip`` changed (``run``: the

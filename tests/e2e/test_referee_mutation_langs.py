@@ -149,3 +149,34 @@ def test_an_over_implementing_green_is_rejected_in_each_language(kind: str,
     green_note = next(n for n in notes_on_branch(repo) if n["phase"] == "GREEN")
     assert green_note["adequacy"]["decision"] == "pass"  # type: ignore[index]
     assert "1337" not in (repo / IMPL[kind]).read_text()
+
+
+#: The code file before ``add`` exists at all (nothing for a test of it to compile against).
+EMPTY = {"go": "package calc\n", "rust": "\n"}
+
+
+@pytest.mark.parametrize("kind", ["go", "rust"])
+def test_a_red_test_of_code_not_written_yet_may_fail_to_compile(kind: str,
+                                                                tmp_path: Path) -> None:
+    """No stub: RED's test calls ``add``, which does not exist, so the package (Go) or
+    crate (Rust) does not compile. That is the right reason: RED is accepted at once,
+    GREEN writes ``add``, and the run completes with no rejection."""
+    eco = replace(calc(kind), files={**calc(kind).files, IMPL[kind]: EMPTY[kind]})
+    home = tmp_path / "home"
+    toolchain = eco.setup(home)
+    repo = make_project(eco, tmp_path / "calc", str(ensure_claude()), toolchain)
+    scripts = [plan(eco, False), red(kind, strong=True), green(kind, CALC_HONEST[kind]),
+               refactor(), plan(eco, True)]
+    with FakeModelServer(scripts) as server:
+        env = {**rgr_env(home, server.url), **toolchain.env}
+        done = rgr(["run", "--yes", "--skip-preflight", "add numbers"], repo, env,
+                   timeout=1200)
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert server.errors == [] and server.remaining == 0, server.errors
+    assert ": rejected:" not in done.stdout and "0 rejected attempt(s)" in done.stdout, \
+        done.stdout
+    notes = notes_on_branch(repo)
+    red_note = next(n for n in notes if n["phase"] == "RED")
+    assert red_note["retryCount"] == 0 and red_note["testResult"] == "FAIL", red_note
+    assert notes[-1]["phase"] == "COMPLETE", notes[-1]
+    assert kept_attempts(repo) == []

@@ -64,7 +64,8 @@ class Results:
     def load_error(self, file: str, kind: FailureKind | None = None) -> None:
         if file not in self.collection_errors:
             self.collection_errors.append(file)
-        if kind is not None:
+        # One error that is not missing code makes the whole file's load error not.
+        if kind is not None and self.load_kinds.get(file, "missing-code") == "missing-code":
             self.load_kinds[file] = kind
 
     def classify(self, kind_of: Callable[[TestOutcome], FailureKind]) -> None:

@@ -18,7 +18,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from rgr.check.failure_kind import FailureKind, first_match
+from rgr.check.failure_kind import FailureKind, first_match, is_test_module, is_test_path
 from rgr.check.runners.base import (
     Finished,
     Results,
@@ -87,6 +87,24 @@ _KINDS: tuple[tuple[re.Pattern[str], FailureKind], ...] = (
 )
 
 
+#: rustc's codes for a name, path, method or type that does not exist.
+_MISSING_CODES = re.compile(r"^error\[E0(?:425|432|433|599|412|422|423)\]: ")
+_NAMED = re.compile(r"`([\w:]+)`")
+
+
+def compile_kind(file: str, head: str) -> FailureKind:
+    """Why ``file`` did not compile, from the error's first line: in a test file, a name
+    of the code under test that does not exist yet (``cannot find function `add` in
+    crate `calc```, ``unresolved import``) is ``missing-code``; one named like test code
+    (``common::words``), or any other error, the test's own."""
+    if not is_test_path(file):
+        return "unknown"
+    if _MISSING_CODES.match(head) and not any(
+            is_test_module(name.replace("::", ".")) for name in _NAMED.findall(head)):
+        return "missing-code"
+    return "test-error"
+
+
 def failure_kind(outcome: TestOutcome) -> FailureKind:
     """Why a Rust test failed, from its panic message. A missing function does not
     compile (a load error), so a failing test panicked: on an assertion, in a ``todo!()``
@@ -120,17 +138,18 @@ def _read_block(block: str, target: str, root: Path, results: Results) -> None:
 
 
 def _compile_errors(stderr: str, root: Path, results: Results) -> None:
-    in_error = False
+    head: str | None = None
     for line in stderr.splitlines():
         if _ERROR_HEAD.match(line):
-            in_error = True
+            head = line
         elif line.startswith("warning"):
-            in_error = False
-        elif in_error:
+            head = None
+        elif head is not None:
             location = _LOCATION.match(line)
             if location is not None:
-                results.load_error(relative(location.group(1), root))
-                in_error = False
+                file = relative(location.group(1), root)
+                results.load_error(file, compile_kind(file, head))
+                head = None
     if not results.collection_errors:
         # an error without a location (a missing crate, say): name what did not compile
         for crate, what in _NOT_COMPILED.findall(stderr):

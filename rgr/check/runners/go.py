@@ -14,14 +14,16 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from rgr.check.failure_kind import FailureKind, first_match
+from rgr.check.failure_kind import FailureKind, first_match, is_test_path
 from rgr.check.runners.base import Finished, Results, Status, TestOutcome, message, relative
 
 if TYPE_CHECKING:
     from rgr.base.config import TestCommand
 
 _STATUS: dict[str, Status] = {"pass": "passed", "fail": "failed", "skip": "skipped"}
-_GO_ERROR = re.compile(r"^(?:#.*\n)?\s*((?:\./)?[^\s:#]+\.go):\d+(?::\d+)?: ", re.MULTILINE)
+_GO_ERROR = re.compile(r"^(?:#.*\n)?\s*((?:\./)?[^\s:#]+\.go):\d+(?::\d+)?: (.*)$", re.MULTILINE)
+#: A compile error in a test file that only says the code under test does not exist yet.
+_GO_MISSING = re.compile(r"^undefined: \w+$|has no field or method \w+")
 
 
 #: What a failing Go test printed: the test binary's timeout panic, a stub's panic, or
@@ -33,6 +35,14 @@ _KINDS: tuple[tuple[re.Pattern[str], FailureKind], ...] = (
     (re.compile(r"^panic: ", re.MULTILINE), "unknown"),
     (re.compile(r"^\s+\S+_test\.go:\d+: |Error Trace:", re.MULTILINE), "assertion"),
 )
+
+
+def compile_kind(file: str, said: str) -> FailureKind:
+    """Why ``file`` did not compile: in a test file, a name or method of the code under
+    test that does not exist yet is ``missing-code``, any other error the test's own."""
+    if not is_test_path(file):
+        return "unknown"
+    return "missing-code" if _GO_MISSING.search(said.strip()) else "test-error"
 
 
 def failure_kind(outcome: TestOutcome) -> FailureKind:
@@ -88,8 +98,9 @@ class Go:
             if f"{package}::{test}" not in results.outcomes:
                 results.add(TestOutcome(f"{package}::{test}", None, "failed",
                                         message("".join(lines))))
-        for raw in _GO_ERROR.findall("".join(build_output) + "\n" + run.stderr):
-            results.load_error(relative(raw, run.root))
+        for raw, said in _GO_ERROR.findall("".join(build_output) + "\n" + run.stderr):
+            file = relative(raw, run.root)
+            results.load_error(file, compile_kind(file, said))
         results.classify(failure_kind)
         if packages == 0 and not results.outcomes and not results.collection_errors \
                 and run.done.returncode != 0:
