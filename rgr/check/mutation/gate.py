@@ -12,9 +12,9 @@
 JavaScript/TypeScript, Go and Rust (rgr.check.mutation.textual) have no tracer: each
 mutant runs the whole suite on checkouts kept open for the gate (a compiled project
 builds incrementally), each within a few times the phase's own test run; then each
-survivor's statement is probed (made to fail at once): when every
-test still passes, no test runs it, and its survivors are ``uncovered``. A mutant that
-does not build is ``unviable``, counted apart, never killed.
+survivor's statement is probed (made to fail at once): when every test still passes, no
+test runs it, and its survivors are ``uncovered``. A mutant that does not build is
+``unviable``, counted apart, never killed.
 
 Where rgr has no mutator (any other language) the gate says so in the findings (``not
 measured``) instead of passing it silently. A mutant the budget leaves unrun is
@@ -108,15 +108,15 @@ def measure(subject: Subject, settings: AdequacyConfig, cmd: TestCommand,
     counts = {status: sum(1 for f in ordered if f.status == status)
               for status in ("killed", "survived", "uncovered", "not-run", "unviable")}
     said = "; ".join(r for r in remarks if r) or None
+    if time.monotonic() >= deadline - 1:  # mutants not run for want of time: say so
+        said = _budget_remark(said, counts["not-run"], settings.budget)
     note = AdequacyNote(
         phase=subject.phase, mode=settings.mode,
         tried=len(ordered) - counts["unviable"], killed=counts["killed"],
         survived=counts["survived"], uncovered=counts["uncovered"],
         not_run=counts["not-run"], unviable=counts["unviable"],
         mutants=[f for f in ordered if f.status not in ("killed", "unviable")],
-        duration_s=round(time.monotonic() - started, 3),
-        remark=_budget_remark(said, counts["not-run"], settings.budget)
-        if time.monotonic() >= deadline - 1 else said)
+        duration_s=round(time.monotonic() - started, 3), remark=said)
     return note.model_copy(update={"decision": decide(note)})
 
 
@@ -176,10 +176,9 @@ def _measure_probed(subject: Subject, mutants: list[Mutant], settings: AdequacyC
     """Fills ``findings`` for JavaScript, Go and Rust ``mutants``: each runs the whole
     suite (rgr has no per-test line data there) on checkouts kept open for the gate (a
     compiled project's first mutant builds it, the others build incrementally); then
-    each survivor's statement is
-    probed (a statement that fails at once, inserted before it: rgr.check.mutation.
-    textual.probe_of). Tests that still all pass never reach that line: its survivors
-    are ``uncovered``. Returns a remark, or None."""
+    each survivor's statement is probed (a statement that fails at once, inserted before
+    it: rgr.check.mutation.textual.probe_of). Tests that still all pass never reach that
+    line: its survivors are ``uncovered``. Returns a remark, or None."""
     jobs = max(1, min(settings.jobs, len(mutants)))
     with _Checkouts(open_checkout, jobs) as pool:
         warm = baseline_s if baseline_s is not None else pool.warm(
@@ -346,8 +345,12 @@ def _run_one(mutant: Mutant, tests: list[str], sources: dict[str, str], cmd: Tes
         # Every Python mutant parses: a run that no longer loads is the mutant noticed.
         return "survived" if report.all_passed and not report.no_tests_collected \
             else "killed"
-    if report.collection_errors and not report.outcomes and not report.timed_out:
-        return "unviable"  # a token-level mutant that does not build: no verdict
+    if report.collection_errors and not report.outcomes and not report.timed_out and (
+            textual.language_of(mutant.path) in ("go", "rust")
+            or "SyntaxError" in report.output_excerpt):
+        # A token-level mutant that does not build or parse: no verdict. (JavaScript
+        # that parses but throws while its module loads is behaviour the tests noticed.)
+        return "unviable"
     # A failing, erroring or hanging test notices the mutant.
     return "survived" if report.all_passed and not report.no_tests_collected else "killed"
 
