@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rgr.base.config import AdequacyConfig, Config, TestCommand
+from rgr.check.manifest_keys import MANIFESTS
 from rgr.check.mutation import lines as coverage_lines
 from rgr.check.mutation import textual
 from rgr.check.mutation.mutants import Mutant, apply, mutants_of
@@ -80,7 +81,8 @@ def measure(subject: Subject, settings: AdequacyConfig, cmd: TestCommand,
     deadline = started + settings.budget
     python = {p: ls for p, ls in subject.changed.items() if p.endswith(".py")}
     probed = {p: ls for p, ls in subject.changed.items() if textual.language_of(p)}
-    others = sorted(set(subject.changed) - set(python) - set(probed))
+    others = sorted(p for p in set(subject.changed) - set(python) - set(probed)
+                    if not _declares(p))
     remark = (f"not measured: {', '.join(others[:5])} (no mutator for this language yet)"
               if others else None)
     python_mutants = [m for path, ls in sorted(python.items())
@@ -210,6 +212,13 @@ def _measure_probed(subject: Subject, mutants: list[Mutant], settings: AdequacyC
                 and reached.get((mutant.path, mutant.statement_line)) == "survived":
             findings[mutant.id] = finding.model_copy(update={"status": "uncovered"})
     return None
+
+
+def _declares(path: str) -> bool:
+    """A manifest, lock file or text: no code to mutate (its keys are judged by
+    rgr.check.manifest_keys), so nothing "not measured" either."""
+    name = path.rsplit("/", 1)[-1]
+    return name in MANIFESTS or name.endswith((".lock", ".sum", ".md", ".txt"))
 
 
 def _timeout_after(duration_s: float, command_timeout: float) -> float:
