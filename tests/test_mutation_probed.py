@@ -97,6 +97,11 @@ def test_rust_mutants_skip_generics_macro_formats_and_test_modules() -> None:
     assert described("src/lib.rs", RUST) == ["5:==->!=", "5:1337->1338", "5:0->1", "7:+->-"]
 
 
+def test_numbers_keep_their_suffix_and_other_bases_are_left_alone() -> None:
+    source = "fn f() -> u32 {\n    let m = 0xFF;\n    2u32 + 1_000\n}\n"
+    assert described("src/lib.rs", source) == ["3:2u32->3u32", "3:+->-", "3:1_000->1001"]
+
+
 def test_a_probe_stands_before_a_statement_and_nowhere_else() -> None:
     probe = probe_of("calc.go", GO, 8)
     assert probe is not None

@@ -317,7 +317,7 @@ def _token_mutants(token: Token, before: Token | None, after: Token | None
                 and (before is None or before.kind == "op" or before.text in "([{,;"
                      or before.text in ("return", "if", "while")):
             yield "boolean", ""
-    elif token.kind == "number":
+    elif token.kind == "number" and token.text[:2].lower() not in ("0x", "0o", "0b"):
         match = _NUMBER.match(token.text)
         if match and not (before is not None and before.text in (".", "-")
                           and not before.space_after):
