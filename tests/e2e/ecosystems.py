@@ -335,6 +335,21 @@ def calc_files(kind: str, body: str, strong: bool) -> dict[str, str]:
                                 ".toBe(true);\n});\n"}
 
 
+#: The calc kata's one test-list item.
+CALC_ITEM = "adds two numbers"
+
+
+def calc_plan(eco: Ecosystem, done: bool) -> SessionScript:
+    """The calc kata's PLAN: its one item open (naming ``eco``'s files), or ticked."""
+    steps: list[Step] = [read("test-list.md")] if done else []
+    steps += [write("test-list.md", f"# Test list\n\n- [{'x' if done else ' '}] {CALC_ITEM}\n"),
+              commit("plan: calc", "test-list.md"),
+              structured({"currentTest": None} if done else {"currentTest": {
+                  "description": CALC_ITEM, "testFile": eco.test_file,
+                  "implFile": eco.impl_file}})]
+    return SessionScript(steps, expect_system_contains="You are the PLANNER", name="plan")
+
+
 ECOSYSTEMS: Mapping[str, Ecosystem] = {
     e.name: e for e in (VITEST, JEST, TYPESCRIPT, RUST, GO, MAVEN)}
 

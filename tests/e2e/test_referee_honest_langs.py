@@ -18,16 +18,23 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from ecosystems import CALC_STUB, ECOSYSTEMS, Ecosystem, calc_files, make_project, refactor
+from ecosystems import (
+    CALC_STUB,
+    ECOSYSTEMS,
+    Ecosystem,
+    calc_files,
+    calc_plan,
+    make_project,
+    refactor,
+)
 from harness import ensure_claude
 from kata import git, notes_on_branch, rgr, rgr_env
 
 from rgr.demo.kata import commit
-from rgr.fake_model import FakeModelServer, SessionScript, Step, read, structured, write
+from rgr.fake_model import FakeModelServer, SessionScript, read, structured, write
 
 pytestmark = pytest.mark.e2e
 
-ITEM = "adds two numbers"
 IMPL = {"go": "calc.go", "rust": "src/lib.rs", "vitest": "src/calc.js"}
 
 #: RED's files per language: a helper module and a second test file that uses it.
@@ -100,15 +107,6 @@ def green_manifest(kind: str, repo: Path) -> dict[str, str]:
 
 
 def scripts(kind: str, eco: Ecosystem, repo: Path) -> list[SessionScript]:
-    def plan(done: bool) -> SessionScript:
-        steps: list[Step] = [read("test-list.md")] if done else []
-        steps += [write("test-list.md", f"# Test list\n\n- [{'x' if done else ' '}] {ITEM}\n"),
-                  commit("plan: calc", "test-list.md"),
-                  structured({"currentTest": None} if done else {"currentTest": {
-                      "description": ITEM, "testFile": eco.test_file,
-                      "implFile": eco.impl_file}})]
-        return SessionScript(steps, expect_system_contains="You are the PLANNER", name="plan")
-
     red = SessionScript([*(write(p, t) for p, t in RED_FILES[kind].items()),
                          commit("test: add pairs", *RED_FILES[kind]),
                          structured({"summary": "a helper and a test of pairs"})],
@@ -120,7 +118,7 @@ def scripts(kind: str, eco: Ecosystem, repo: Path) -> list[SessionScript]:
                            commit("feat: add", *changes),
                            structured({"summary": "add, with a dependency"})],
                           expect_system_contains="You are the IMPLEMENTER", name="green")
-    return [plan(False), red, green, refactor(), plan(True)]
+    return [calc_plan(eco, False), red, green, refactor(), calc_plan(eco, True)]
 
 
 @pytest.mark.parametrize("kind", ["vitest", "go", "rust"])

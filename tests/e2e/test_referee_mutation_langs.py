@@ -27,6 +27,7 @@ from ecosystems import (
     make_project,
     refactor,
 )
+from ecosystems import calc_plan as plan
 from harness import ensure_claude
 from kata import git, notes_on_branch, rgr, rgr_env
 
@@ -35,7 +36,6 @@ from rgr.fake_model import FakeModelServer, SessionScript, Step, read, structure
 
 pytestmark = pytest.mark.e2e
 
-ITEM = "adds two numbers"
 KINDS = ["go", "rust", "vitest"]
 IMPL = {"go": "calc.go", "rust": "src/lib.rs", "vitest": "src/calc.js"}
 TEST = {"go": "calc_test.go", "rust": "tests/calc.rs", "vitest": "src/calc.test.js"}
@@ -46,16 +46,6 @@ def calc(kind: str) -> Ecosystem:
     files = {path: text for path, text in calc_files(kind, CALC_STUB[kind], True).items()
              if path != TEST[kind]}
     return replace(ECOSYSTEMS[kind], files=files, test_file=TEST[kind], impl_file=IMPL[kind])
-
-
-def plan(eco: Ecosystem, done: bool) -> SessionScript:
-    steps: list[Step] = [read("test-list.md")] if done else []
-    steps += [write("test-list.md", f"# Test list\n\n- [{'x' if done else ' '}] {ITEM}\n"),
-              commit("plan: calc", "test-list.md"),
-              structured({"currentTest": None} if done else {"currentTest": {
-                  "description": ITEM, "testFile": eco.test_file,
-                  "implFile": eco.impl_file}})]
-    return SessionScript(steps, expect_system_contains="You are the PLANNER", name="plan")
 
 
 def red(kind: str, strong: bool, again: bool = False) -> SessionScript:
@@ -73,9 +63,11 @@ def green(kind: str, body: str) -> SessionScript:
         expect_system_contains="You are the IMPLEMENTER", name="green")
 
 
-def run(kind: str, scripts: list[SessionScript], tmp_path: Path
-        ) -> tuple[Path, str, list[str], dict[str, str]]:
-    eco = calc(kind)
+def run(kind: str, scripts: list[SessionScript], tmp_path: Path,
+        eco: Ecosystem | None = None) -> tuple[Path, str, list[str], dict[str, str]]:
+    """``rgr run`` of the calc project (``eco``, by default ``calc(kind)``) against
+    ``scripts``: it must finish; the repository, rgr's output, the prompts, the env."""
+    eco = eco or calc(kind)
     home = tmp_path / "home"
     toolchain = eco.setup(home)
     repo = make_project(eco, tmp_path / "calc", str(ensure_claude()), toolchain)
@@ -162,19 +154,10 @@ def test_a_red_test_of_code_not_written_yet_may_fail_to_compile(kind: str,
     crate (Rust) does not compile. That is the right reason: RED is accepted at once,
     GREEN writes ``add``, and the run completes with no rejection."""
     eco = replace(calc(kind), files={**calc(kind).files, IMPL[kind]: EMPTY[kind]})
-    home = tmp_path / "home"
-    toolchain = eco.setup(home)
-    repo = make_project(eco, tmp_path / "calc", str(ensure_claude()), toolchain)
     scripts = [plan(eco, False), red(kind, strong=True), green(kind, CALC_HONEST[kind]),
                refactor(), plan(eco, True)]
-    with FakeModelServer(scripts) as server:
-        env = {**rgr_env(home, server.url), **toolchain.env}
-        done = rgr(["run", "--yes", "--skip-preflight", "add numbers"], repo, env,
-                   timeout=1200)
-        assert done.returncode == 0, done.stdout + done.stderr
-        assert server.errors == [] and server.remaining == 0, server.errors
-    assert ": rejected:" not in done.stdout and "0 rejected attempt(s)" in done.stdout, \
-        done.stdout
+    repo, stdout, _prompts, _env = run(kind, scripts, tmp_path, eco)
+    assert ": rejected:" not in stdout and "0 rejected attempt(s)" in stdout, stdout
     notes = notes_on_branch(repo)
     red_note = next(n for n in notes if n["phase"] == "RED")
     assert red_note["retryCount"] == 0 and red_note["testResult"] == "FAIL", red_note
