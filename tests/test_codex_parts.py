@@ -11,9 +11,10 @@ from typing import Any
 
 import pytest
 
-from rgr.backends.codex import CodexBackend, classify_failure, strict_schema
+from rgr.backends.codex import CodexBackend, classify_failure
 from rgr.backends.codex_stream import StreamState, stream_reader
 from rgr.backends.router import agent_backends, make_backend
+from rgr.backends.strict_output import strict_schema
 from rgr.base.config import CodexConfig, load_config
 from rgr.base.errors import ConfigError
 from rgr.base.proc import Completed

@@ -15,7 +15,8 @@ Invocation
   answer is the last ``agent_message``, a JSON string. OpenAI's strict mode wants every
   object closed (``additionalProperties: false``) with every property required, and
   knows no ``minLength``/``maxLength``/``default``: ``strict_schema`` adapts the
-  pydantic schema, and the answer is validated with the pydantic model itself.
+  pydantic schema (rgr.backends.strict_output), and the answer is validated with the
+  pydantic model itself.
 - The prompt goes on stdin (``-``). ``-c model_instructions_file=PATH`` replaces
   Codex's built-in instructions with rgr's system prompt (the first developer message).
   ``--ignore-user-config`` skips ``$CODEX_HOME/config.toml``; ``project_doc_max_bytes=0``
@@ -54,7 +55,6 @@ timeout do.
 
 from __future__ import annotations
 
-import copy
 import functools
 import json
 import os
@@ -78,6 +78,7 @@ from rgr.backends.base import (
     SessionFigures,
 )
 from rgr.backends.codex_stream import StreamState, stream_reader
+from rgr.backends.strict_output import strict_schema
 from rgr.base import failpoints
 from rgr.base.config import CodexConfig
 from rgr.base.errors import BackendError, CommandError
@@ -465,42 +466,6 @@ def check_version(text: str) -> None:
 def is_verified(text: str) -> bool:
     found = parse_version(text)
     return found is not None and ".".join(map(str, found)) in VERIFIED_VERSIONS
-
-
-# -- the output schema -----------------------------------------------------------------
-
-#: Keywords OpenAI's strict structured outputs reject; pydantic checks them afterwards.
-_UNSUPPORTED = ("minLength", "maxLength", "default", "format")
-
-
-def strict_schema(schema: Mapping[str, Any]) -> dict[str, Any]:
-    """``schema`` as OpenAI's strict mode accepts it: every object closed with all its
-    properties required (an optional one becomes nullable), unsupported keywords gone.
-    The answer is still validated with the pydantic model that made ``schema``."""
-    out = copy.deepcopy(dict(schema))
-    _tighten(out)
-    return out
-
-
-def _tighten(node: Any) -> None:
-    if isinstance(node, list):
-        for item in node:
-            _tighten(item)
-        return
-    if not isinstance(node, dict):
-        return
-    for key in _UNSUPPORTED:
-        node.pop(key, None)
-    props = node.get("properties")
-    if isinstance(props, dict):
-        required = set(node.get("required") or [])
-        for name, sub in props.items():
-            if name not in required and isinstance(sub, dict):
-                props[name] = {"anyOf": [sub, {"type": "null"}]}
-        node["required"] = list(props)
-        node["additionalProperties"] = False
-    for value in node.values():
-        _tighten(value)
 
 
 # -- classification (pure functions) ---------------------------------------------------
