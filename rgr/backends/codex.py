@@ -15,8 +15,9 @@ Invocation
   answer is the last ``agent_message``, a JSON string. OpenAI's strict mode wants every
   object closed (``additionalProperties: false``) with every property required, and
   knows no ``minLength``/``maxLength``/``default``: ``strict_schema`` adapts the
-  pydantic schema (rgr.backends.strict_output), and the answer is validated with the
-  pydantic model itself.
+  pydantic schema (an optional property becomes required and nullable), and the answer
+  is validated with the pydantic model itself, once ``nulls_to_defaults`` has turned
+  each such ``null`` back into the property's default (rgr.backends.strict_output).
 - The prompt goes on stdin (``-``). ``-c model_instructions_file=PATH`` replaces
   Codex's built-in instructions with rgr's system prompt (the first developer message).
   ``--ignore-user-config`` skips ``$CODEX_HOME/config.toml``; ``project_doc_max_bytes=0``
@@ -78,7 +79,7 @@ from rgr.backends.base import (
     SessionFigures,
 )
 from rgr.backends.codex_stream import StreamState, stream_reader
-from rgr.backends.strict_output import strict_schema
+from rgr.backends.strict_output import nulls_to_defaults, strict_schema
 from rgr.base import failpoints
 from rgr.base.config import CodexConfig
 from rgr.base.errors import BackendError, CommandError
@@ -525,7 +526,8 @@ def to_result(state: StreamState, done: Completed, request: AgentRequest,
             f"codex's final message is not JSON; it said: {text[:EXCERPT_CHARS]!r}",
             raw=raw, figures=figures) from None
     try:
-        output = request.output_model.model_validate(data)
+        output = request.output_model.model_validate(
+            nulls_to_defaults(request.output_model.model_json_schema(), data))
     except pydantic.ValidationError as exc:
         problems = "\n".join(
             f"  {'.'.join(str(p) for p in err['loc']) or '<root>'}: {err['msg']}"
