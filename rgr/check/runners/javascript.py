@@ -17,10 +17,11 @@ import json
 import re
 import shutil
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rgr.check.failure_kind import FailureKind, first_match, is_test_module
+from rgr.check.failure_kind import FailureKind, first_match
 from rgr.check.runners.base import (
     Finished,
     Results,
@@ -33,6 +34,7 @@ from rgr.check.runners.base import (
     relative,
     with_args,
 )
+from rgr.check.runners.js_modules import importers, missing_module, module_kind
 
 if TYPE_CHECKING:
     from rgr.base.config import TestCommand
@@ -61,36 +63,35 @@ def _test_id(file: str, *names: str) -> str:
 
 #: The first line of a JavaScript test's error: Vitest's and Jest's timeouts, node's
 #: and Mocha's; chai/node assertions and Jest's ``expect``; a function, constructor or
-#: name that does not exist (ReferenceError is JavaScript's NameError).
+#: name that does not exist (ReferenceError is JavaScript's NameError; a CommonJS
+#: destructuring of a name the module does not export calls undefined).
 _KINDS: tuple[tuple[re.Pattern[str], FailureKind], ...] = (
     (re.compile(r"Test timed out in \d+|Exceeded timeout of \d+|Timeout of \d+ ?ms exceeded|"
                 r"test timed out after \d+|timed out after \d+ ?ms", re.IGNORECASE), "timeout"),
     (re.compile(r"AssertionError|ERR_ASSERTION|expect\(|^Error: (expect|Expected)"),
      "assertion"),
     (re.compile(r"TypeError: .+ is not a (function|constructor)|ReferenceError: .+ is not "
-                r"defined|does not provide an export named|Not implemented"), "missing-code"),
+                r"defined|Not implemented"), "missing-code"),
 )
-_MISSING_MODULE = re.compile(r"Cannot find module '([^']+)'|Failed to (?:load|resolve "
-                             r"import) (?:url )?[\"']([^\"']+)[\"']")
-
 
 _ERROR_HEAD = re.compile(r"^\w*(Error|Exception)\b[^:]*: ")
 
 
-def failure_kind(outcome: TestOutcome) -> FailureKind:
+def failure_kind(outcome: TestOutcome, root: Path | None = None) -> FailureKind:
     """Why a Jest, Vitest, Mocha or node test failed, from the first line of its error
     (and the line naming the error's class):
     a timeout, an assertion, or a function, export or name that does not exist; a module
-    that cannot be found is the test's own when it is named like test code
-    (``./helpers.test``, ``../test/utils``), else missing code."""
+    that cannot be found, or lacks the export imported, is missing code when it is the
+    project's and not test code (rgr.check.runners.js_modules), else the test's own error.
+    ``root``: the project the run ran in, where the module is looked for."""
     lines = outcome.message.strip().splitlines() or [""]
     # Mocha puts the message first and the stack (which names the error's class) after.
     named = [line for line in lines if _ERROR_HEAD.match(line)][:1]
     first = "\n".join([lines[0], *named])
-    missing = _MISSING_MODULE.search(first)
+    missing = missing_module(first, outcome.message)
     if missing is not None:
-        module = missing.group(1) or missing.group(2)
-        return "test-error" if is_test_module(module) else "missing-code"
+        module, importer = missing
+        return module_kind(module, importer or outcome.file, root)
     return first_match(first, _KINDS)
 
 
@@ -114,7 +115,8 @@ class _JestLike:
                 why = message("\n".join(
                     line for line in str(suite.get("message") or "").splitlines()
                     if line.strip() and not line.strip().startswith("●")))
-                results.load_error(file, failure_kind(TestOutcome(file, file, "error", why)))
+                results.load_error(file, failure_kind(TestOutcome(file, file, "error", why),
+                                                      run.root))
                 continue
             for case in assertions:
                 status = _JEST_STATUS.get(str(case.get("status")), "failed")
@@ -124,7 +126,7 @@ class _JestLike:
                     text = _printed_error(run.output, file, names) + text
                 results.add(TestOutcome(_test_id(file, *names), existing(run.root, file),
                                         status, message(text)))
-        results.classify(failure_kind)
+        results.classify(partial(failure_kind, root=run.root))
         results.no_tests = (run.done.returncode == 0 and not results.outcomes
                             and not results.collection_errors
                             and not data.get("numTotalTests"))
@@ -168,13 +170,41 @@ def _printed_error(output: str, file: str, names: list[str]) -> str:
 
 
 def _load_failures_from_output(run: Finished, results: Results) -> None:
-    """No report: a runner that died on a file names it in its stack trace."""
+    """No report: a runner that died on a file names it in its stack trace (or, for an
+    ESM import of a name a module does not export, only the module: the file is the test
+    that imports it). Why it died is the error it printed."""
     if run.done.returncode == 0:
         return
+    why = load_error_text(run.output)
     files = project_files_named(run.output, run.root)
+    missing = missing_module(why, why)
+    if not files and missing is not None:
+        files = importers(run.root, missing[0])
     if files:
-        results.load_error(files[0])
+        kind = failure_kind(TestOutcome(files[0], files[0], "error", why), run.root) \
+            if why else None
+        results.load_error(files[0], kind)
         results.report_error = None
+
+
+#: Mocha's words before the error that stopped it while loading the spec files.
+_MOCHA_EXCEPTION = "Exception during run: "
+#: How many lines of a load error are read (the error, then CommonJS's require stack).
+_LOAD_ERROR_LINES = 12
+
+
+def load_error_text(output: str) -> str:
+    """The error a runner or node printed when a file did not load: from the line that
+    names the error's class (``Error: Cannot find module ...``, ``SyntaxError: ...``)
+    on, past the source excerpt node prints above it; empty if there is none."""
+    lines = output.splitlines()
+    for at, line in enumerate(lines):
+        head = line.strip()
+        if _MOCHA_EXCEPTION in head:
+            head = head.split(_MOCHA_EXCEPTION, 1)[1]
+        if _ERROR_HEAD.match(head):
+            return message("\n".join([head, *lines[at + 1:at + _LOAD_ERROR_LINES]]))
+    return ""
 
 
 class Mocha:
@@ -217,9 +247,9 @@ class Mocha:
                 hook = TestOutcome(test_id, existing(run.root, file), "error",
                                    message(str(err.get("message", ""))))
                 # a failing hook is the test's own setup, unless it met missing code
-                results.add(replace(hook, kind="missing-code" if failure_kind(hook)
+                results.add(replace(hook, kind="missing-code" if failure_kind(hook, run.root)
                                     == "missing-code" else "test-error"))
-        results.classify(failure_kind)
+        results.classify(partial(failure_kind, root=run.root))
         results.no_tests = run.done.returncode == 0 and not results.outcomes
         return results
 
@@ -268,7 +298,10 @@ class NodeTest:
             file = relative(raw_file, run.root)
             names = [str(n) for n in event.get("path", [])]
             if raw_file and names == [raw_file] and event.get("status") == "failed":
-                results.load_error(file)  # node names a file that failed to load after it
+                # node names a file that failed to load after it; why is on its stderr
+                why = load_error_text(str(event.get("stderr") or ""))
+                results.load_error(file, failure_kind(TestOutcome(file, file, "error", why),
+                                                      run.root) if why else None)
                 continue
             status: Status = "skipped" if event.get("skip") or event.get("todo") else (
                 "failed" if event.get("status") == "failed" else "passed")
@@ -277,7 +310,7 @@ class NodeTest:
         if not lines and run.done.returncode != 0:
             results.report_error = (f"node's test runner reported no test (exit code "
                                     f"{run.done.returncode})")
-        results.classify(failure_kind)
+        results.classify(partial(failure_kind, root=run.root))
         results.no_tests = run.done.returncode == 0 and not results.outcomes
         return results
 

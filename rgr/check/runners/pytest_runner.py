@@ -1,8 +1,12 @@
 """pytest: ``--junitxml`` into rgr's directory, test ids ``tests/test_x.py::TestY::test_z[p]``.
 
 rgr also passes ``-p no:cacheprovider`` (and the caller sets ``PYTHONDONTWRITEBYTECODE``)
-so a run leaves nothing in the working tree. A shell command gets the options through
-``PYTEST_ADDOPTS``: the script's last word is not necessarily pytest's.
+so a run leaves nothing in the working tree, and ``--continue-on-collection-errors``:
+without it pytest ends the whole session at one module that does not import
+("Interrupted: N errors during collection"), so a RED test file importing code not written
+yet would hide every other test of the project, which rgr would then see removed. A shell
+command gets the options through ``PYTEST_ADDOPTS``: the script's last word is not
+necessarily pytest's.
 
 Subtests (the ``subtests`` fixture, unittest's ``self.subTest``) report into their test's
 testcase in the XML, where a skipped subtest looks like a skipped test. A test is its own
@@ -30,6 +34,8 @@ if TYPE_CHECKING:
     from rgr.base.config import TestCommand
 
 PYTEST_NO_TESTS_COLLECTED = 5
+#: Every other test module still runs and counts when one does not import.
+CONTINUE_ON_COLLECTION_ERRORS = "--continue-on-collection-errors"
 
 #: The plugin's module name in the run's folder (unlikely to be a project's own module).
 _PLUGIN = "rgr_pytest_own_outcomes"
@@ -40,7 +46,8 @@ class Pytest:
     label = "pytest"
 
     def prepare(self, cmd: TestCommand, tmp: Path, env: dict[str, str]) -> tuple[str, ...]:
-        extra = (f"--junitxml={tmp / 'junit.xml'}", "-p", "no:cacheprovider")
+        extra = (f"--junitxml={tmp / 'junit.xml'}", "-p", "no:cacheprovider",
+                 CONTINUE_ON_COLLECTION_ERRORS)
         _add_plugin(tmp, env)
         if cmd.shell:
             env["PYTEST_ADDOPTS"] = " ".join(
