@@ -13,6 +13,7 @@ from rgr.check.mutation.arid import ARID
 from rgr.check.mutation.mutants import Mutant, mutants_of
 from rgr.check.mutation.score import lines as score_lines
 from rgr.check.mutation.score import score
+from rgr.check.mutation.verdicts import violations_of
 from tests.conftest import make_repo
 from tests.test_mutation import gate
 
@@ -291,3 +292,36 @@ def test_without_the_low_equals_high_test_that_boundary_still_survives(
     assert survivors == {("low > high", "low >= high")}, note
     assert note.decision == "test-too-weak"
     assert note.equivalent_by_rule == 2
+
+
+# ------------------------------------------------------- module-level lines, real pytest
+
+GEO_STUB = "def area(r):\n    raise NotImplementedError\n"
+GEO = "PRECISION = 2\nUNUSED = 7\n\n\ndef area(r):\n    return round(3.0 * r * r, PRECISION)\n"
+GEO_TEST = "from geo import area\n\n\ndef test_area():\n    assert area(1.1111) == 3.7\n"
+
+
+def test_module_level_statements_are_marked_and_definitions_are_not() -> None:
+    found = mutants_of("geo.py", GEO, ALL)
+    assert {m.line for m in found if m.module_level} == {1, 2}
+    assert not [m for m in found if m.line == 6 and m.module_level]
+
+
+def test_a_module_level_survivor_is_over_implementation_and_a_read_one_is_killed(
+        tmp_path: Path) -> None:
+    """``PRECISION = 2`` runs only at import, never under a test: its mutants run against
+    the tests that use the module (and die: ``area`` reads it); ``UNUSED = 7``'s survive,
+    which is code no test asks for, GREEN's, never RED's weakness."""
+    repo = make_repo(tmp_path)
+    base = repo.commit("test: area", {"geo.py": GEO_STUB, "tests/test_geo.py": GEO_TEST,
+                                      "pytest.ini": "[pytest]\npythonpath = .\n"})
+    tip = repo.commit("feat: area", {"geo.py": GEO})
+    for env in (None, {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}):  # traced; whole suite
+        note = gate(repo, base, tip, env=env)  # type: ignore[arg-type]
+        assert {m.line for m in note.survivors} == {2}, (env, note)
+        assert all(m.status == "uncovered" for m in note.survivors)
+        assert note.decision == "over-implemented", note
+        texts = [v.message for v in violations_of(note)]
+        assert texts and all("geo.py:2" in t for t in texts)
+        if env is None:
+            assert all("runs only when the module loads" in t for t in texts), texts

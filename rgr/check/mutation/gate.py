@@ -120,7 +120,7 @@ def measure(subject: Subject, settings: AdequacyConfig, cmd: TestCommand,
         remarks.append(_measure_probed(subject, probed_mutants, settings, cmd,
                                        open_checkout, command_timeout, deadline, findings,
                                        baseline_s))
-    ordered = [findings[m.id] for m in mutants]
+    ordered = [_loaded_only(m, findings[m.id]) for m in mutants]
     counts = {status: sum(1 for f in ordered if f.status == status)
               for status in ("killed", "survived", "uncovered", "not-run", "unviable")}
     said = "; ".join(r for r in remarks if r) or None
@@ -171,7 +171,7 @@ def _measure_python(subject: Subject, mutants: list[Mutant], files: list[str],
         if not coverage.traced:
             to_run.append((mutant, []))  # [] runs the whole suite
             continue
-        tests = coverage.tests_running(mutant.path, (mutant.line, mutant.statement_line))
+        tests = coverage.tests_for(mutant)
         if tests:
             to_run.append((mutant, tests))
         else:
@@ -230,6 +230,17 @@ def _measure_probed(subject: Subject, mutants: list[Mutant], settings: AdequacyC
     return None
 
 
+def _loaded_only(mutant: Mutant, finding: MutantFinding) -> MutantFinding:
+    """A survivor of a module-level statement (``PRECISION = 2`` beside the changed
+    function) is ``uncovered``: the line runs only when the module loads, no test runs
+    it, and no test reads what it sets; code no test asks for is GREEN's
+    over-implementation, never a weakness of RED's test. Its ``tests`` stay the ones its
+    run used."""
+    if mutant.module_level and finding.status == "survived":
+        return finding.model_copy(update={"status": "uncovered"})
+    return finding
+
+
 def _declares(path: str) -> bool:
     """A manifest, lock file or text: no code to mutate (its keys are judged by
     rgr.check.manifest_keys), so nothing "not measured" either."""
@@ -273,8 +284,8 @@ def _fast_path(subject: Subject, mutants: list[Mutant], files: list[str],
     coverage = answers[0]
     if set(results) == {m.id for m in mutants}:
         for mutant in mutants:
-            tests = coverage.tests_running(mutant.path, (mutant.line, mutant.statement_line))
-            findings[mutant.id] = _finding(mutant, results[mutant.id], tests)
+            findings[mutant.id] = _finding(mutant, results[mutant.id],
+                                           coverage.tests_for(mutant))
     return coverage
 
 

@@ -68,6 +68,9 @@ class Mutant:
     statement_line: int
     #: Why rgr decided it equivalent (rgr.check.mutation.boundary): then it is not run.
     equivalent: str = ""
+    #: Its statement is a module-level one that is no definition (``PRECISION = 2``):
+    #: it runs when the module loads, never under a test (rgr.check.mutation.gate).
+    module_level: bool = False
 
     @property
     def id(self) -> str:
@@ -94,6 +97,8 @@ def mutants_of(path: str, source: str, lines: Collection[int],
     offsets = _line_offsets(source)
     skip = _docstrings(tree) | _annotations(tree) | _arid(tree)
     guards = python_guards(tree)
+    loaded = {id(s) for s in tree.body if not isinstance(
+        s, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Import | ast.ImportFrom)}
     found: dict[tuple[int, int, str], Mutant] = {}
     for statement in ast.walk(tree):
         if not isinstance(statement, ast.stmt):
@@ -108,7 +113,7 @@ def mutants_of(path: str, source: str, lines: Collection[int],
                 continue
             mutant = Mutant(path, node.lineno, node.col_offset + 1, operator, original,
                             replacement, start, end, statement.lineno,
-                            _equivalent(node, replacement, guards))
+                            _equivalent(node, replacement, guards), id(statement) in loaded)
             if _parses(apply(source, mutant)):
                 found.setdefault((start, end, replacement), mutant)
     return sorted(found.values(), key=lambda m: (m.line, m.col, m.operator, m.replacement))
