@@ -188,6 +188,10 @@ def test_the_python_rule_takes_only_the_exact_shape() -> None:
         "    if x > hi:\n        print(x)\n        return hi\n    return x\n": False,
         "    if x < lo:\n        return lo\n    else:\n        return x\n": True,
         "    if x < lo:\n        return lo\n    else:\n        return 0\n": False,
+        "    if x < lo:\n        y = lo\n    else:\n        y = x\n    return y\n": True,
+        # at equality the original sets z and the mutant y: not the same
+        "    if x < lo:\n        y = lo\n    else:\n        z = x\n    return y\n": False,
+        "    if x < lo:\n        return lo\n    else:\n        y = x\n    return y\n": False,
         "    if self.x < lo:\n        return self.x\n    return lo\n": True,
     }
     for body, equivalent in guards.items():

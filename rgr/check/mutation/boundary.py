@@ -52,11 +52,12 @@ def python_guards(tree: ast.AST) -> dict[int, str]:
                 picks = _py_is_operand(node.body, operands) \
                     and _py_is_operand(node.orelse, operands)
             else:
+                target = _py_target(node.body)
                 picks = _py_branch(node.body, operands) and (
-                    not node.orelse or _py_branch(node.orelse, operands))
+                    not node.orelse or (_py_branch(node.orelse, operands)
+                                        and _same(_py_target(node.orelse), target)))
                 # An assignment guard with no else must assign to an operand itself (x
                 # = high when x > high): at equality that changes nothing.
-                target = _py_target(node.body)
                 if picks and target is not None and not node.orelse:
                     picks = _py_is_operand(target, operands)
             if picks:
@@ -109,6 +110,12 @@ def _py_branch(body: list[ast.stmt], operands: tuple[str, str]) -> bool:
     if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
         return _py_is_operand(statement.value, operands)
     return False
+
+
+def _same(one: ast.expr | None, other: ast.expr | None) -> bool:
+    """Both branches return (None, None) or assign the same target."""
+    return (one is None and other is None) or (
+        one is not None and other is not None and ast.dump(one) == ast.dump(other))
 
 
 def _py_target(body: list[ast.stmt]) -> ast.expr | None:
