@@ -191,9 +191,11 @@ class MergeFixNote(CamelModel):
 #: failed), ``survived`` (those tests passed), ``uncovered`` (no test runs its line: it
 #: survives without a run), ``equivalent`` (an agent's claim, kept with its reason, never
 #: a kill), ``not-run`` (the time budget ran out first: no verdict, never a pass),
-#: ``unviable`` (the mutant did not build or load: no verdict, counted apart).
+#: ``unviable`` (the mutant did not build or load: no verdict, counted apart),
+#: ``equivalent-by-rule`` (rgr decided it cannot change behaviour, so it was not run:
+#: rgr.check.mutation.boundary; never a kill, never a survivor).
 MutantStatus = Literal["killed", "survived", "uncovered", "equivalent", "not-run",
-                       "unviable"]
+                       "unviable", "equivalent-by-rule"]
 
 #: What the mutation gate decided (rgr.check.mutation.rule).
 AdequacyDecision = Literal["pass", "over-implemented", "test-too-weak", "refactor-unpinned",
@@ -212,7 +214,8 @@ class MutantFinding(CamelModel):
     status: MutantStatus
     #: The tests that run the mutant's line (the ones its run used).
     tests: list[str] = Field(default_factory=list)
-    #: Why an agent says it is equivalent (``status == "equivalent"``).
+    #: Why an agent says it is equivalent (``status == "equivalent"``), or why rgr
+    #: decided so (``equivalent-by-rule``).
     reason: str | None = None
 
     def describe(self) -> str:
@@ -234,6 +237,9 @@ class AdequacyNote(CamelModel):
     #: Mutants that did not build or load (a token-level mutant of a compiled
     #: language): neither killed nor survived, and not in ``tried``.
     unviable: int = 0
+    #: Mutants rgr decided equivalent by rule and did not run (rgr.check.mutation.
+    #: boundary): neither killed nor survived, and not in ``tried``; each one is listed.
+    equivalent_by_rule: int = 0
     decision: AdequacyDecision = "pass"
     #: Why something was not measured, or what cut the run short (the budget).
     remark: str | None = None

@@ -147,13 +147,13 @@ MUTANT = {
     "path": _str, "line": _int, "col": _int, "operator": _str, "original": _str,
     "replacement": _str,
     "status": _one_of("killed", "survived", "uncovered", "equivalent", "not-run",
-                      "unviable"),
+                      "unviable", "equivalent-by-rule"),
     "tests": _STRINGS, "reason": _STR,
 }
 ADEQUACY = {
     "phase": _str, "mode": _one_of("reject", "report", "off"), "tried": _int, "killed": _int,
     "survived": _int, "uncovered": _int, "equivalent": _int, "notRun": _int,
-    "unviable": _int,
+    "unviable": _int, "equivalentByRule": _int,
     "decision": _one_of("pass", "over-implemented", "test-too-weak", "refactor-unpinned",
                         "report-only", "not-measured", "incomplete"),
     "remark": _STR, "durationS": _float,

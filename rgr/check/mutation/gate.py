@@ -16,6 +16,10 @@ survivor's statement is probed (made to fail at once): when every test still pas
 test runs it, and its survivors are ``uncovered``. A mutant that does not build is
 ``unviable``, counted apart, never killed.
 
+A mutant the mutator marks equivalent (rgr.check.mutation.boundary: a boundary that
+cannot change what its branch gives) is not run: ``equivalent-by-rule``, counted apart
+and listed, never killed, never a survivor.
+
 Where rgr has no mutator (any other language) the gate says so in the findings (``not
 measured``) instead of passing it silently. A mutant the budget leaves unrun is
 ``not-run``: reported, never counted as killed.
@@ -91,7 +95,17 @@ def measure(subject: Subject, settings: AdequacyConfig, cmd: TestCommand,
     probed_mutants = [m for path, ls in sorted(probed.items())
                       for m in textual.mutants_of(path, subject.sources.get(path, ""), ls,
                                                   settings.operators)]
+    decided = [m for m in python_mutants + probed_mutants if m.equivalent]
+    python_mutants = [m for m in python_mutants if not m.equivalent]
+    probed_mutants = [m for m in probed_mutants if not m.equivalent]
     mutants = python_mutants + probed_mutants
+    if not mutants and decided:
+        return AdequacyNote(phase=subject.phase, mode=settings.mode, remark=remark,
+                            decision="not-measured" if others else "pass",
+                            equivalent_by_rule=len(decided),
+                            mutants=[_finding(m, "equivalent-by-rule", [], m.equivalent)
+                                     for m in decided],
+                            duration_s=round(time.monotonic() - started, 3))
     if not mutants:
         return AdequacyNote(phase=subject.phase, mode=settings.mode, remark=remark,
                             decision="not-measured" if others else "pass",
@@ -106,7 +120,7 @@ def measure(subject: Subject, settings: AdequacyConfig, cmd: TestCommand,
         remarks.append(_measure_probed(subject, probed_mutants, settings, cmd,
                                        open_checkout, command_timeout, deadline, findings,
                                        baseline_s))
-    ordered = [findings[m.id] for m in mutants]
+    ordered = [_loaded_only(m, findings[m.id]) for m in mutants]
     counts = {status: sum(1 for f in ordered if f.status == status)
               for status in ("killed", "survived", "uncovered", "not-run", "unviable")}
     said = "; ".join(r for r in remarks if r) or None
@@ -117,7 +131,9 @@ def measure(subject: Subject, settings: AdequacyConfig, cmd: TestCommand,
         tried=len(ordered) - counts["unviable"], killed=counts["killed"],
         survived=counts["survived"], uncovered=counts["uncovered"],
         not_run=counts["not-run"], unviable=counts["unviable"],
-        mutants=[f for f in ordered if f.status not in ("killed", "unviable")],
+        equivalent_by_rule=len(decided),
+        mutants=[f for f in ordered if f.status not in ("killed", "unviable")]
+        + [_finding(m, "equivalent-by-rule", [], m.equivalent) for m in decided],
         duration_s=round(time.monotonic() - started, 3), remark=said)
     return note.model_copy(update={"decision": decide(note)})
 
@@ -155,7 +171,7 @@ def _measure_python(subject: Subject, mutants: list[Mutant], files: list[str],
         if not coverage.traced:
             to_run.append((mutant, []))  # [] runs the whole suite
             continue
-        tests = coverage.tests_running(mutant.path, (mutant.line, mutant.statement_line))
+        tests = coverage.tests_for(mutant)
         if tests:
             to_run.append((mutant, tests))
         else:
@@ -214,6 +230,17 @@ def _measure_probed(subject: Subject, mutants: list[Mutant], settings: AdequacyC
     return None
 
 
+def _loaded_only(mutant: Mutant, finding: MutantFinding) -> MutantFinding:
+    """A survivor of a module-level statement (``PRECISION = 2`` beside the changed
+    function) is ``uncovered``: the line runs only when the module loads, no test runs
+    it, and no test reads what it sets; code no test asks for is GREEN's
+    over-implementation, never a weakness of RED's test. Its ``tests`` stay the ones its
+    run used."""
+    if mutant.module_level and finding.status == "survived":
+        return finding.model_copy(update={"status": "uncovered"})
+    return finding
+
+
 def _declares(path: str) -> bool:
     """A manifest, lock file or text: no code to mutate (its keys are judged by
     rgr.check.manifest_keys), so nothing "not measured" either."""
@@ -257,16 +284,18 @@ def _fast_path(subject: Subject, mutants: list[Mutant], files: list[str],
     coverage = answers[0]
     if set(results) == {m.id for m in mutants}:
         for mutant in mutants:
-            tests = coverage.tests_running(mutant.path, (mutant.line, mutant.statement_line))
-            findings[mutant.id] = _finding(mutant, results[mutant.id], tests)
+            findings[mutant.id] = _finding(mutant, results[mutant.id],
+                                           coverage.tests_for(mutant))
     return coverage
 
 
-def _finding(mutant: Mutant, status: str, tests: list[str]) -> MutantFinding:
+def _finding(mutant: Mutant, status: str, tests: list[str], reason: str = ""
+             ) -> MutantFinding:
     return MutantFinding.model_validate({
         "path": mutant.path, "line": mutant.line, "col": mutant.col,
         "operator": mutant.operator, "original": mutant.original,
-        "replacement": mutant.replacement, "status": status, "tests": tests})
+        "replacement": mutant.replacement, "status": status, "tests": tests,
+        "reason": reason or None})
 
 
 def _budget_remark(remark: str | None, not_run: int, budget: float) -> str | None:

@@ -58,6 +58,15 @@ class Coverage:
         return sorted(test for test, files in self.by_test.items()
                       if any(line in files.get(path, frozenset()) for line in lines))
 
+    def tests_for(self, mutant: Mutant) -> list[str]:
+        """The tests that can notice ``mutant``: those that run its line; for a
+        module-level statement (it runs when the module loads, before any test, so no
+        test is seen running it), those that run any line of its file."""
+        if mutant.module_level:
+            return sorted(test for test, files in self.by_test.items()
+                          if files.get(mutant.path))
+        return self.tests_running(mutant.path, (mutant.line, mutant.statement_line))
+
 
 def changed_code(repo: Repository, config: Config, base: Oid,
                  tip: Oid) -> Lines:
@@ -83,7 +92,8 @@ def collect(cmd: TestCommand, tree: Path, files: list[str], *, timeout: float,
         spec = folder / "mutants.json"
         spec.write_text(json.dumps([
             {"id": key, "path": m.path, "line": m.line, "statementLine": m.statement_line,
-             "source": source} for key, (m, source) in mutants.items()]), encoding="utf-8")
+             "moduleLevel": m.module_level, "source": source}
+            for key, (m, source) in mutants.items()]), encoding="utf-8")
         child[MUTANTS_ENV] = str(spec)
         child[TIMEOUT_ENV] = f"{per_mutant_timeout:g}"
         if deadline is not None:

@@ -18,6 +18,11 @@ Operators (``[adequacy] operators``):
 * ``condition``: the test of ``if``/``while``/a conditional expression → ``not (test)``
 * ``boolean``: ``and``↔``or``, ``not x`` → ``x``
 * ``statement``: an expression statement, an assignment or a ``raise`` → ``pass``
+
+Never mutated (rgr.check.mutation.arid.ARID): docstrings, annotations, error messages,
+log and print calls, assert messages. A boundary comparison whose twin cannot change
+what it returns (rgr.check.mutation.boundary) is offered marked ``equivalent``: the gate
+counts it and runs nothing.
 """
 
 from __future__ import annotations
@@ -27,6 +32,8 @@ from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 
 from rgr.base.config import MUTATION_OPERATORS
+from rgr.check.mutation.arid import LOG_RECEIVER, PRINT_CALLS
+from rgr.check.mutation.boundary import TWINS, python_guards
 
 __all__ = ["Mutant", "apply", "mutants_of"]
 
@@ -59,6 +66,11 @@ class Mutant:
     end: int
     #: The line of the statement holding it: the line a tracer sees run.
     statement_line: int
+    #: Why rgr decided it equivalent (rgr.check.mutation.boundary): then it is not run.
+    equivalent: str = ""
+    #: Its statement is a module-level one that is no definition (``PRECISION = 2``):
+    #: it runs when the module loads, never under a test (rgr.check.mutation.gate).
+    module_level: bool = False
 
     @property
     def id(self) -> str:
@@ -83,7 +95,10 @@ def mutants_of(path: str, source: str, lines: Collection[int],
     except (SyntaxError, ValueError):
         return []
     offsets = _line_offsets(source)
-    skip = _docstrings(tree) | _annotations(tree)
+    skip = _docstrings(tree) | _annotations(tree) | _arid(tree)
+    guards = python_guards(tree)
+    loaded = {id(s) for s in tree.body if not isinstance(
+        s, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Import | ast.ImportFrom)}
     found: dict[tuple[int, int, str], Mutant] = {}
     for statement in ast.walk(tree):
         if not isinstance(statement, ast.stmt):
@@ -97,7 +112,8 @@ def mutants_of(path: str, source: str, lines: Collection[int],
             if replacement == original:
                 continue
             mutant = Mutant(path, node.lineno, node.col_offset + 1, operator, original,
-                            replacement, start, end, statement.lineno)
+                            replacement, start, end, statement.lineno,
+                            _equivalent(node, replacement, guards), id(statement) in loaded)
             if _parses(apply(source, mutant)):
                 found.setdefault((start, end, replacement), mutant)
     return sorted(found.values(), key=lambda m: (m.line, m.col, m.operator, m.replacement))
@@ -153,6 +169,17 @@ def _expression_mutants(node: ast.expr, operators: Collection[str]
             yield node, "constant", '""'
 
 
+def _equivalent(node: Located, replacement: str, guards: dict[int, str]) -> str:
+    """Why ``node`` turned into ``replacement`` is an equivalent boundary, or ""."""
+    if not isinstance(node, ast.Compare) or id(node) not in guards:
+        return ""
+    swapped = ast.parse(replacement, mode="eval").body
+    ops = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">="}
+    before = ops.get(type(node.ops[0]))
+    after = ops.get(type(swapped.ops[0])) if isinstance(swapped, ast.Compare) else None
+    return guards[id(node)] if before is not None and TWINS[before] == after else ""
+
+
 def _single_comparison(test: ast.expr) -> bool:
     return isinstance(test, ast.Compare) and len(test.ops) == 1 \
         and type(test.ops[0]) in _COMPARISON
@@ -195,6 +222,49 @@ def _annotations(tree: ast.Module) -> set[int]:
         elif isinstance(node, ast.AnnAssign):
             roots.append(node.annotation)
     return {id(inner) for root in roots for inner in ast.walk(root)}
+
+
+def _arid(tree: ast.Module) -> set[int]:
+    """The ids of the nodes rgr does not mutate (rgr.check.mutation.arid.ARID): error
+    messages (``error-message``), log and print calls with their statements
+    (``log-call``), assert messages (``assert-message``)."""
+    roots: list[ast.AST] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call):
+            roots += [arg for arg in node.exc.args if _text(arg)]  # error-message
+        elif isinstance(node, ast.Assert) and node.msg is not None:
+            roots.append(node.msg)  # assert-message
+        elif isinstance(node, ast.Call) and _logs(node.func):
+            roots.append(node)  # log-call
+        elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) \
+                and _logs(node.value.func):
+            roots.append(node)  # log-call: the statement too (no ``pass`` for it)
+    return {id(inner) for root in roots for inner in ast.walk(root)}
+
+
+def _text(node: ast.expr) -> bool:
+    """A string, an f-string, or one formatted (``"..." % x``, ``"..." + x``,
+    ``"...".format(x)``): a message, not a value a caller computes with."""
+    if isinstance(node, ast.Constant):
+        return isinstance(node.value, str)
+    if isinstance(node, ast.JoinedStr):
+        return True
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod | ast.Add):
+        return _text(node.left)
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+        and node.func.attr == "format" and _text(node.func.value)
+
+
+def _logs(func: ast.expr) -> bool:
+    """``print``, or a method of a logger (``logging.info``, ``self.logger.debug``)."""
+    if isinstance(func, ast.Name):
+        return func.id in PRINT_CALLS
+    if not isinstance(func, ast.Attribute):
+        return False
+    receiver = func.value
+    name = receiver.attr if isinstance(receiver, ast.Attribute) else \
+        receiver.id if isinstance(receiver, ast.Name) else ""
+    return bool(LOG_RECEIVER.match(name))
 
 
 def _line_offsets(source: str) -> list[int]:

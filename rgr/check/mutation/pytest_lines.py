@@ -117,6 +117,9 @@ def pytest_runtestloop(session: Any) -> Any:
 
 def _covering(mutant: dict[str, Any]) -> list[str]:
     lines = (mutant["line"], mutant["statementLine"])
+    if mutant.get("moduleLevel"):
+        # It ran when the module loaded, before any test: the tests that use the module.
+        return sorted(test for test, files in _seen.items() if files.get(mutant["path"]))
     return sorted(test for test, files in _seen.items()
                   if any(line in files.get(mutant["path"], ()) for line in lines))
 
@@ -204,6 +207,11 @@ def _patch_loaded(module: Any, path: str, source: str) -> None:
                     setattr(old, attr, member)
         elif not name.startswith("__") and not isinstance(value, types.ModuleType):
             module.__dict__[name] = value
+    # A name the mutated source no longer sets (``PRECISION = 2`` -> ``pass``) is gone,
+    # as it would be from a fresh import: a test that reads it must notice.
+    for name in [n for n, v in module.__dict__.items() if n not in fresh
+                 and not n.startswith("__") and not isinstance(v, types.ModuleType)]:
+        del module.__dict__[name]
 
 
 def _patch_function(old: Any, new: Any) -> None:

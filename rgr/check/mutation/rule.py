@@ -6,7 +6,8 @@ where the survivor sits:
 * **over-implemented**: some survivor is on a line *no test runs* (``uncovered``). That
   code is not asked for by any test: GREEN is rejected, each survivor named, with "remove
   it; a later test can ask for it". (``if a == 1337: return 0``: the ``return 0`` runs
-  under no test.)
+  under no test.) A survivor of a module-level statement (``PRECISION = 2``) counts here
+  too: it runs only when the module loads, and no test reads what it sets.
 * **test too weak**: every survivor is on a line some test runs, yet the tests pass with
   it changed. The code is asked for, but the test does not pin it: GREEN's commit stays,
   and the cycle goes back to RED, whose task is to strengthen the cycle's test until the
@@ -52,6 +53,7 @@ def decide(note: AdequacyNote) -> AdequacyDecision:
 def survivor_lines(note: AdequacyNote, limit: int = 12) -> list[str]:
     """One line per survivor, for a brief."""
     lines = [f"- {m.describe()}: " + ("no test runs this line" if m.status == "uncovered"
+                                      and not m.tests
                                       else "the tests " + ", ".join(m.tests[:3])
                                       + " still pass with it")
              for m in note.survivors[:limit]]

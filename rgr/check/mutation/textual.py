@@ -21,6 +21,11 @@ once (comments, strings, template literals, regular-expression literals and Rust
 * ``condition``: an ``if``/``while`` condition that is not a single comparison →
   its negation
 
+Never mutated (rgr.check.mutation.arid.ARID): error messages, log and print calls, assert
+messages and directives (``'use strict'``). A boundary comparison whose twin cannot change
+what it returns (rgr.check.mutation.boundary.token_guard) is offered marked
+``equivalent``: the gate counts it and runs nothing.
+
 A token-level mutant may not build (``-`` between two Go strings): the gate runs it and
 counts it ``unviable`` when the tests no longer load, never ``killed``.
 
@@ -36,6 +41,14 @@ from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 
 from rgr.base.config import MUTATION_OPERATORS
+from rgr.check.mutation.arid import (
+    ERROR_CALLS,
+    LOG_RECEIVER,
+    PRINT_CALLS,
+    RUST_ASSERT_MACROS,
+    RUST_MESSAGE_MACROS,
+)
+from rgr.check.mutation.boundary import TWINS, token_guard
 from rgr.check.mutation.mutants import Mutant
 
 __all__ = ["LANGUAGES", "language_of", "mutants_of", "probe_of"]
@@ -63,6 +76,8 @@ _OPERATORS = sorted(
 _DECLARATION = re.compile(
     r"^\s*(import\b|export\s.*\bfrom\b|package\b|use\b|pub\s+use\b|mod\b|pub\s+mod\b|"
     r"extern\b|#!?\[|//|/\*|\*)")
+#: A JavaScript directive: a statement that is only a string (``'use strict';``).
+_DIRECTIVE = re.compile(r"""^\s*(['"])[^'"]*\1;?\s*$""")
 _NUMBER = re.compile(r"(\d[\d_]*)(\.\d[\d_]*)?([a-z]\w*)?$")
 _IF_JS = re.compile(r"^(\s*(?:\}\s*else\s+)?(?:if|while)\s*\()(.*)(\)\s*\{?\s*)$")
 _IF_BRACE = re.compile(r"^(\s*(?:\}\s*else\s+)?(?:if|while|for)\s+)(.*?)(\s*\{\s*)$")
@@ -100,14 +115,17 @@ def mutants_of(path: str, source: str, lines: Collection[int],
     tokens = list(_tokens(source, language))
     texts = source.splitlines()
     skipped = _skipped_lines(tokens, texts, language)
+    arid = _arid_tokens(tokens, language)
+    words = [token.text for token in tokens]
     found: dict[tuple[int, int, str], Mutant] = {}
 
-    def add(line: int, start: int, end: int, operator: str, replacement: str) -> None:
+    def add(line: int, start: int, end: int, operator: str, replacement: str,
+            equivalent: str = "") -> None:
         if operator not in operators or line not in lines or line in skipped:
             return
         col = start - _line_start(source, start) + 1
         mutant = Mutant(path, line, col, operator, source[start:end], replacement, start, end,
-                        statement_line(texts, tokens, line))
+                        statement_line(texts, tokens, line), equivalent)
         found.setdefault((start, end, replacement), mutant)
 
     for index, token in enumerate(tokens):
@@ -116,8 +134,13 @@ def mutants_of(path: str, source: str, lines: Collection[int],
         if token.kind == "string" and index > 1 and before is not None \
                 and before.text == "(" and tokens[index - 2].text == "!":
             continue  # a Rust macro's format string: its braces must match its arguments
+        if arid.get(index) == "all" or (arid.get(index) == "strings"
+                                        and token.kind == "string"):
+            continue
         for operator, replacement in _token_mutants(token, before, after):
-            add(token.line, token.start, token.end, operator, replacement)
+            twin = TWINS.get(token.text) == replacement
+            equivalent = (token_guard(words, index) or "") if twin else ""
+            add(token.line, token.start, token.end, operator, replacement, equivalent)
     for line in lines:
         if 0 < line <= len(texts) and line not in skipped:
             start = _offset_of_line(source, line)
@@ -393,7 +416,8 @@ def _balanced(text: str) -> bool:
 def _skipped_lines(tokens: list[Token], texts: list[str], language: str) -> set[int]:
     """Lines with nothing to mutate: declarations (imports, ``use``, attributes), a Go
     ``import ( ... )`` block, and Rust's ``#[cfg(test)]`` modules (tests, not code)."""
-    skipped = {number for number, text in enumerate(texts, 1) if _DECLARATION.match(text)}
+    skipped = {number for number, text in enumerate(texts, 1) if _DECLARATION.match(text)
+               or (language == "js" and _DIRECTIVE.match(text))}  # ARID "directive"
     if language == "go":
         inside = False
         for number, text in enumerate(texts, 1):
@@ -412,6 +436,53 @@ def _skipped_lines(tokens: list[Token], texts: list[str], language: str) -> set[
             if token.text == "require" and tokens[index + 1].text == "(":
                 skipped.add(tokens[index + 2].line)
     return skipped
+
+
+def _arid_tokens(tokens: list[Token], language: str) -> dict[int, str]:
+    """The tokens inside calls rgr does not mutate (rgr.check.mutation.arid.ARID), index
+    -> ``all`` (an error's message, a log or print call: ``error-message``,
+    ``log-call``) or ``strings`` (only its strings: a Rust ``Err(...)`` or assert
+    macro's, ``assert-message``)."""
+    arid: dict[int, str] = {}
+    for index, token in enumerate(tokens):
+        if token.text != "(" or index == 0:
+            continue
+        what = _call_kind(tokens, index, language)
+        if what is None:
+            continue
+        depth = 0
+        for inner in range(index, len(tokens)):
+            depth += tokens[inner].text in "([{"
+            depth -= tokens[inner].text in ")]}"
+            arid.setdefault(inner, what)
+            if depth == 0:
+                break
+    return arid
+
+
+def _call_kind(tokens: list[Token], paren: int, language: str) -> str | None:
+    """What the call whose ``(`` is at ``paren`` is, for ``_arid_tokens``, or None."""
+    name = tokens[paren - 1].text
+    receiver = tokens[paren - 3].text if paren >= 3 and tokens[paren - 2].text == "." \
+        else ""
+    dotted = f"{receiver}.{name}" if receiver else name
+    if receiver and LOG_RECEIVER.match(receiver):
+        return "all"
+    if language == "js":
+        before = tokens[paren - 2].text if paren >= 2 else ""
+        if before in ("new", "throw") and name.endswith(("Error", "Exception")):
+            return "all"
+        return "strings" if name == "assert" or receiver == "assert" else None
+    if language == "go":
+        return "all" if dotted in ERROR_CALLS or dotted in PRINT_CALLS else None
+    if name == "!" and paren >= 2:  # a Rust macro
+        macro = tokens[paren - 2].text
+        if macro in RUST_MESSAGE_MACROS:
+            return "all"
+        return "strings" if macro in RUST_ASSERT_MACROS else None
+    if name == "expect" and receiver:
+        return "all"
+    return "strings" if name == "Err" else None
 
 
 def _item_lines(tokens: list[Token], index: int) -> set[int]:

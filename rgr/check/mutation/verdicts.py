@@ -94,6 +94,10 @@ def apply_claims(note: AdequacyNote, claims: Sequence[tuple[str, str]]
 
 
 def _survivor_text(mutant: MutantFinding) -> str:
+    if mutant.status == "uncovered" and mutant.tests:  # a module-level line (gate)
+        return (f"{mutant.describe()} survives: this line runs only when the module "
+                f"loads, and {', '.join(mutant.tests[:3])} still pass: no test reads "
+                "what it sets")
     if mutant.status == "uncovered":
         return f"{mutant.describe()} survives: no test runs this line"
     return f"{mutant.describe()} survives: {', '.join(mutant.tests[:3])} still pass"

@@ -1,0 +1,64 @@
+"""What the mutation gate never mutates, and why: the one list both mutators
+(rgr.check.mutation.mutants for Python, rgr.check.mutation.textual for JavaScript/
+TypeScript, Go and Rust) follow, and the README repeats.
+
+Measured on honest, tested changes to real projects, most survivors were noise: an
+error message emptied, a log line's text changed, a ``'use strict'`` directive. No test
+should pin such text (a test that asserts a log line's wording pins nothing the user
+asked for), so a survivor there only sends an honest GREEN back. Like Google's diff
+mutation testing, which skips "arid" lines (logging among them), and PIT, whose default
+mutators leave logging calls alone, rgr does not mutate them at all: they are neither
+tried, killed nor survivors.
+
+What still is mutated: the ``raise``/``throw``/``panic`` itself (``raise`` → ``pass``), the
+condition that guards it, and an error's non-message arguments (a Rust ``Err(kind)``, a
+Python exception's keyword arguments), which are behaviour a caller can see.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["ARID", "ERROR_CALLS", "LOG_RECEIVER", "PRINT_CALLS", "RUST_ASSERT_MACROS",
+           "RUST_MESSAGE_MACROS"]
+
+#: What rgr skips, and why (kind -> why). Each mutator names the kind it skips.
+ARID: dict[str, str] = {
+    "docstring": "a docstring documents; no behaviour depends on it (Python)",
+    "annotation": "a type annotation is read by type checkers, not at run time (Python)",
+    "directive": "a directive such as 'use strict' only tells the engine how to run the "
+                 "file; emptying it changes nothing a test can see (JavaScript)",
+    "error-message": "the text of an error: the message of `raise X(\"...\")`, `throw new "
+                     "Error('...')`, Go's errors.New/fmt.Errorf/panic, Rust's panic!/"
+                     "unreachable!/todo!/expect(\"...\") and the strings of Err(...); the "
+                     "raise, and the condition that leads to it, are still mutated",
+    "log-call": "a log or print call, all of it (its arguments and, in Python, the call's "
+                "statement): logging.*, logger.*/log.*, print, console.*, Go's log.*/"
+                "slog.*/fmt.Print*, Rust's println!/eprintln!/print!/eprint! and the log "
+                "crate's macros (Google's \"arid lines\")",
+    "assert-message": "the message of an assert (Python's `assert x, \"...\"`, Rust's "
+                      "assert!/assert_eq!/debug_assert!): text shown when it fails; the "
+                      "asserted condition is still mutated",
+}
+
+#: A receiver whose calls are logging: ``logging``, ``logger``, ``self.log``, ``LOG``,
+#: ``console``, ``slog``, ``app_logger``.
+LOG_RECEIVER = re.compile(r"^_*(?:\w*_)?(?:log|logs|logger|logging|console|slog)$",
+                          re.IGNORECASE)
+
+#: Plain print calls, per language (Python's ``print``; Go's ``fmt.Print*`` to stdout).
+PRINT_CALLS = frozenset({"print", "fmt.Print", "fmt.Printf", "fmt.Println"})
+
+#: Calls whose arguments are an error's message (Go) or that build an error (JS: any
+#: ``new XError(...)``/``throw Error(...)``, matched by name in textual).
+ERROR_CALLS = frozenset({"errors.New", "fmt.Errorf", "panic"})
+
+#: Rust macros whose arguments are only a message (format string and its values).
+RUST_MESSAGE_MACROS = frozenset({
+    "panic", "unreachable", "todo", "unimplemented", "println", "eprintln", "print",
+    "eprint", "trace", "debug", "info", "warn", "error"})
+
+#: Rust macros whose strings are a failure message (their conditions are behaviour).
+RUST_ASSERT_MACROS = frozenset({
+    "assert", "assert_eq", "assert_ne", "debug_assert", "debug_assert_eq",
+    "debug_assert_ne"})
