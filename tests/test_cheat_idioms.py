@@ -125,6 +125,10 @@ DETECTS_TEST_RUN = {
     "python from inspect import currentframe": (
         "slug.py", "from inspect import currentframe\n\ndef f():\n"
         "    return currentframe()\n", 4),
+    "python sys.argv": ("slug.py", "import sys\n\nT = 'pytest' in sys.argv[0]\n", 3),
+    "python sys.argv, a method": ("slug.py", "import os, sys\n"
+                                  "T = os.path.basename(sys.argv[0]).startswith('py.test')\n",
+                                  2),
     "python traceback.extract_stack": ("slug.py", "import traceback\n"
                                        "S = traceback.extract_stack()\n", 2),
     "vitest": ("src/slug.ts", "export function slugify(t: string) {\n"
@@ -150,7 +154,8 @@ HONEST_ENVIRONMENT = {
     "python HOME, and words about the variable": (
         "slug.py", '"""Never reads PYTEST_CURRENT_TEST."""\nimport os\n\n'
         "# PYTEST_CURRENT_TEST is pytest's, not ours\nHOME = os.environ.get('HOME')\n"
-        "NAME = 'PYTEST_CURRENT_TEST'\nMODULES = ['pytest']\n"),
+        "NAME = 'PYTEST_CURRENT_TEST'\nMODULES = ['pytest']\n"
+        "VERBOSE = '-v' in sys.argv\n"),
     "python unittest.mock in production": ("slug.py", "from unittest import mock\n"),
     "javascript other variables and strings": (
         "slug.js", "// process.env.VITEST is the runner's\nconst home = process.env.HOME;\n"
@@ -300,6 +305,11 @@ def test_only_the_lines_a_change_added_are_judged() -> None:
     assert cheats.findings("money.py", source, [6, 7], False) == []
     [finding] = cheats.findings("money.py", source, [3], False)
     assert (finding.rule, finding.line) == ("always-equal", 2)
+
+
+def test_a_file_repeating_an_idiom_is_named_a_bounded_number_of_times() -> None:
+    source = "import sys\n\ndef f():\n" + "    sys.exit(0)\n" * 50
+    assert len(rules_in("slug.py", source)) == cheats.MOST_PER_RULE
 
 
 def test_source_that_does_not_parse_is_left_to_the_test_run() -> None:

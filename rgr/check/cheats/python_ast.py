@@ -18,9 +18,9 @@ COMPARISONS = frozenset({"__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge
 #: Modules whose presence says "a test is running".
 FRAMEWORK_MODULES = frozenset({"pytest", "_pytest", "unittest", "nose", "nose2"})
 
-#: Calls that look a module up by name without failing when it is absent.
-FRAMEWORK_LOOKUPS = frozenset({"sys.modules.get", "sys.modules.__contains__",
-                               "importlib.util.find_spec", "pkgutil.find_loader"})
+#: Calls that ask whether a module is loaded (not whether it is installed: a tool may
+#: honestly ask ``importlib.util.find_spec("pytest")`` before offering to run tests).
+FRAMEWORK_LOOKUPS = frozenset({"sys.modules.get", "sys.modules.__contains__"})
 
 #: What reads the call stack, to find a test function among the callers.
 STACK_READERS = frozenset({
@@ -70,8 +70,13 @@ def findings(path: str, source: str, is_test: bool) -> list[Finding]:
     patches count: the other idioms are cheats of code under test."""
     try:
         tree = ast.parse(source)
-    except (SyntaxError, ValueError):
-        return []  # the test run says so; nothing here runs it
+        return _judged(path, tree, is_test)
+    except (SyntaxError, ValueError, RecursionError):
+        # Python itself cannot compile it either: the test run says so
+        return []
+
+
+def _judged(path: str, tree: ast.Module, is_test: bool) -> list[Finding]:
     names = _imported_names(tree)
     found: list[Finding] = []
     # a conftest's hooks are conftest_rules' to refuse (test-infra-changed), any of them
@@ -89,17 +94,20 @@ def findings(path: str, source: str, is_test: bool) -> list[Finding]:
 # -- the walk --------------------------------------------------------------------------
 
 
-def _walk(node: ast.AST, where: _Where, depth: int = 0) -> Iterator[tuple[ast.AST, _Where]]:
-    yield node, where
-    for child in ast.iter_child_nodes(node):
-        guarded = isinstance(node, ast.If) and _is_main_guard(node.test) \
-            and child in node.body
-        main = isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef) and depth == 0 \
-            and child.name == "main"
-        trying = isinstance(node, ast.Try | ast.TryStar) and child in node.body
-        inner = _Where(main_entry=where.main_entry or guarded or main,
-                       trying=where.trying or trying)
-        yield from _walk(child, inner, depth + 1)
+def _walk(tree: ast.Module, where: _Where) -> Iterator[tuple[ast.AST, _Where]]:
+    """Every node with what encloses it; a stack, not recursion, for the deepest file."""
+    stack: list[tuple[ast.AST, _Where, int]] = [(tree, where, 0)]
+    while stack:
+        node, outer, depth = stack.pop()
+        yield node, outer
+        for child in ast.iter_child_nodes(node):
+            guarded = isinstance(node, ast.If) and _is_main_guard(node.test) \
+                and child in node.body
+            main = isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef) and depth == 0 \
+                and child.name == "main"
+            trying = isinstance(node, ast.Try | ast.TryStar) and child in node.body
+            stack.append((child, _Where(main_entry=outer.main_entry or guarded or main,
+                                        trying=outer.trying or trying), depth + 1))
 
 
 def _is_main_guard(test: ast.expr) -> bool:
@@ -222,6 +230,8 @@ def _detects_test_run(path: str, node: ast.AST, names: dict[str, str],
                      and not m.startswith("unittest.mock")]
         return _finding(rule, path, node, f"tries to import {framework[0]} to learn "
                         "whether it runs under a test") if framework else []
+    if isinstance(node, ast.Compare | ast.Call) and _names_runner_in_argv(node, names):
+        return _finding(rule, path, node, f"{_said(node)} looks for a test runner in sys.argv")
     if isinstance(node, ast.Call):
         called = _resolved(node.func, names)
         first = node.args[0] if node.args else None
@@ -250,6 +260,18 @@ def _detects_test_run(path: str, node: ast.AST, names: dict[str, str],
     if isinstance(node, ast.Attribute) and node.attr in FRAME_CLIMBERS:
         return _finding(rule, path, node, f"{_said(node)} climbs to a caller's frame")
     return []
+
+
+def _names_runner_in_argv(node: ast.Compare | ast.Call, names: dict[str, str]) -> bool:
+    """``"pytest" in sys.argv[0]``, ``sys.argv[0].endswith("pytest")``: the command line
+    compared with a test runner's name."""
+    parts = [node.left, *node.comparators] if isinstance(node, ast.Compare) \
+        else [node.func, *node.args]
+    inside = [n for part in parts for n in ast.walk(part)]
+    return any(isinstance(n, ast.Attribute) and _resolved(n, names) == "sys.argv"
+               for n in inside) and any(
+        any(runner in (_text(n) or "") for runner in ("pytest", "unittest", "py.test"))
+        for n in inside if isinstance(n, ast.Constant))
 
 
 # -- exits-with-success ----------------------------------------------------------------

@@ -68,6 +68,7 @@ class _Scan:
         self.path, self.dialect, self.tokens = path, dialect, tokens
         self.texts = [t.text for t in tokens]
         self.pairs = _pairs(self.texts)
+        self._blocks: list[int] | None = None
 
     def at(self, index: int) -> str:
         return self.texts[index] if 0 <= index < len(self.texts) else ""
@@ -232,15 +233,31 @@ class _Scan:
         """Whether a block around ``index`` is a program's entry: Go's ``func main()``,
         Rust's ``fn main``, Java's ``static void main``, or Node's ``if (require.main
         === module)``."""
-        for opening, closing in self.pairs.items():
-            if self.at(opening) != "{" or not opening < index < closing:
-                continue
+        for opening in self._enclosing(index):
             header = self._header(opening)
             if _named(header, "func") == "main" or _named(header, "fn") == "main" \
                     or ("static" in header and "void" in header and "main" in header) \
                     or ("require" in header and "main" in header and "module" in header):
                 return True
         return False
+
+    def _enclosing(self, index: int) -> list[int]:
+        """The ``{`` of every block around ``index``, innermost first."""
+        if self._blocks is None:
+            # innermost[n]: the brace block token n is in (-1: none), one pass
+            self._blocks = []
+            open_braces: list[int] = []
+            for text in self.texts:
+                self._blocks.append(open_braces[-1] if open_braces else -1)
+                if text == "{":
+                    open_braces.append(len(self._blocks) - 1)
+                elif text == "}" and open_braces:
+                    open_braces.pop()
+        found, block = [], self._blocks[index]
+        while block >= 0:
+            found.append(block)
+            block = self._blocks[block]
+        return found
 
     def _header(self, opening: int) -> list[str]:
         """The tokens before the brace at ``opening``, back to the statement's start."""
