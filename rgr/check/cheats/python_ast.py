@@ -165,7 +165,12 @@ def _finding(rule: str, path: str, node: ast.AST, detail: str) -> list[Finding]:
 
 
 def _said(node: ast.AST) -> str:
-    return ast.unparse(node).splitlines()[0][:80]
+    """The code of ``node``, shortened (unparsing recurses: a file built to be deep gets
+    the line number alone, and its finding stands)."""
+    try:
+        return ast.unparse(node).splitlines()[0][:80]
+    except RecursionError:
+        return f"the code on line {getattr(node, 'lineno', '?')}"
 
 
 # -- always-equal ----------------------------------------------------------------------
