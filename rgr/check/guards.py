@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from rgr.base.config import Config, GlobSet, glob_to_regex
 from rgr.base.proc import bound
-from rgr.check import conftest_rules, ignore_rules, manifest_keys
+from rgr.check import cheats, conftest_rules, ignore_rules, manifest_keys
 from rgr.check.failure_kind import MEANING, is_right_red
 from rgr.check.runners.base import TestOutcome
 from rgr.check.testlist import FILENAME as TEST_LIST
@@ -117,6 +117,7 @@ def check_scope(
     violations.extend(escaping_links(repo, head, [c.path for c in changes
                                                   if c.status != "deleted"]))
     violations.extend(_added_lines(repo, base, head, config, phase))
+    violations = with_cheat_idioms(violations, cheat_idioms(repo, config, base, head))
     if phase == Phase.GREEN and not violations and not any(
             not config.is_test_file(c.path) and c.path != TEST_LIST for c in changes):
         violations.append(Violation("green-no-code", "GREEN changed no code: a test that "
@@ -334,6 +335,38 @@ def _added_lines(repo: Repository, base: Oid, head: Oid,
                                                           line.new_lineno)):
                     found.append(hooked)
     return found
+
+
+def cheat_idioms(repo: Repository, config: Config, base: Oid,
+                 head: Oid) -> list[Violation]:
+    """The cheat idioms (rgr.check.cheats) on the lines ``base..head`` added, in any phase
+    or batch: each a violation named by its rule, at its file and line."""
+    old = repo[base].peel(Tree)
+    new = repo[head].peel(Tree)
+    found = []
+    for patch in old.diff_to_tree(new):
+        if patch is None or patch.delta.is_binary or not cheats.judged(
+                path := patch.delta.new_file.path):
+            continue
+        added = {line.new_lineno for hunk in patch.hunks for line in hunk.lines
+                 if line.origin == "+"}
+        source = git.file_text(repo, head, path) if added else None
+        if source is None:
+            continue
+        # a conftest.py is test code here: only its patches of the framework count
+        is_test = config.is_test_file(path) or path.rsplit("/", 1)[-1] == "conftest.py"
+        found += [Violation(f.rule, f.message, path, f.line)
+                  for f in cheats.findings(path, source, added, is_test)]
+    return found
+
+
+def with_cheat_idioms(violations: list[Violation],
+                      idioms: list[Violation]) -> list[Violation]:
+    """``violations`` and the cheat idioms found, once each: a line that the word-level
+    rule ``hooks-test-framework`` caught and a cheat idiom names keeps only the name."""
+    named = {(v.path, v.line) for v in idioms}
+    return [v for v in violations if not (
+        v.rule == "hooks-test-framework" and (v.path, v.line) in named)] + idioms
 
 
 #: Runners that load each test file on its own: a file that does not load hides only

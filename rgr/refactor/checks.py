@@ -5,6 +5,8 @@
     test-infra-changed a file that decides how tests are collected or reported changed
     link-escapes       a symbolic link that leads out of the repository
     hooks-test-framework  non-test code that reaches into the test framework
+    always-equal, detects-test-run, exits-with-success, patches-test-framework
+                       cheat idioms on added lines (rgr.check.cheats)
     out-of-scope       a file outside the batch's scope_globs changed
     test-file-changed  a test file changed in a batch that does not allow 'tests'
     binary-file        a binary file added or changed
@@ -24,11 +26,13 @@ from rgr.base.config import Config, GlobSet
 from rgr.check.guards import (
     SKIP_MARKERS,
     Violation,
+    cheat_idioms,
     check_commits,
     escaping_links,
     forbidden_change,
     hidden_configuration,
     hooks_framework,
+    with_cheat_idioms,
 )
 from rgr.refactor.api import compare, renamed, snapshot_paths
 from rgr.refactor.plan import Batch
@@ -94,6 +98,7 @@ def check_batch_commits(repo: Repository, config: Config, batch: Batch,
                 elif not config.is_test_file(path) and (
                         hooked := hooks_framework(line.content, path, line.new_lineno)):
                     found.append(hooked)
+    found = with_cheat_idioms(found, cheat_idioms(repo, config, base, head))
     if lines > batch.diff_budget_loc:
         found.append(Violation("diff-budget", f"{lines} changed lines, the batch's budget is "
                                f"{batch.diff_budget_loc}: do less, or only what the goal says"))

@@ -51,7 +51,8 @@ from rgr.check.mutation.arid import (
 from rgr.check.mutation.boundary import TWINS, token_guard
 from rgr.check.mutation.mutants import Mutant
 
-__all__ = ["LANGUAGES", "language_of", "mutants_of", "probe_of"]
+__all__ = ["LANGUAGES", "Token", "language_of", "mutants_of", "probe_of", "rust_test_lines",
+           "tokens_of"]
 
 #: File suffix -> language.
 LANGUAGES = {
@@ -167,6 +168,12 @@ def probe_of(path: str, source: str, line: int) -> Mutant | None:
     start = _offset_of_line(source, line)
     return Mutant(path, line, 1, "probe", "", f"{indent}{_PROBES[language]}\n", start, start,
                   line)
+
+
+def tokens_of(source: str, language: str) -> list[Token]:
+    """The tokens of ``source`` in ``language`` (one of ``LANGUAGES``' values): comments
+    skipped, each string, template or regular-expression literal one token."""
+    return list(_tokens(source, language))
 
 
 def statement_line(texts: list[str], tokens: list[Token], line: int) -> int:
@@ -428,9 +435,7 @@ def _skipped_lines(tokens: list[Token], texts: list[str], language: str) -> set[
                 if text.strip() == ")":
                     inside = False
     if language == "rust":
-        for index, token in enumerate(tokens):
-            if token.text == "#" and texts[token.line - 1].strip().startswith("#[cfg(test)]"):
-                skipped |= _item_lines(tokens, index)
+        skipped |= rust_test_lines(tokens, texts)
     if language == "js":
         for index, token in enumerate(tokens[:-2]):
             if token.text == "require" and tokens[index + 1].text == "(":
@@ -483,6 +488,30 @@ def _call_kind(tokens: list[Token], paren: int, language: str) -> str | None:
     if name == "expect" and receiver:
         return "all"
     return "strings" if name == "Err" else None
+
+
+def rust_test_lines(tokens: list[Token], texts: list[str],
+                    modules_only: bool = False) -> set[int]:
+    """The lines of Rust's ``#[cfg(test)]`` items: code compiled only for the test run.
+    ``modules_only``: only a ``#[cfg(test)] mod`` (the honest home of tests), not a
+    function or constant that exists only when tests run."""
+    found: set[int] = set()
+    for index, token in enumerate(tokens):
+        if token.text == "#" and texts[token.line - 1].strip().startswith("#[cfg(test)]") \
+                and (not modules_only or _attributes_a_module(tokens, index)):
+            found |= _item_lines(tokens, index)
+    return found
+
+
+def _attributes_a_module(tokens: list[Token], index: int) -> bool:
+    """Whether the attribute starting at ``index`` (``#``) stands on a ``mod`` item."""
+    position = index
+    while position < len(tokens) and tokens[position].text != "]":
+        position += 1
+    words = [t.text for t in tokens[position + 1:position + 6]]
+    while words and words[0] in ("pub", "(", "crate", "super", ")"):
+        words.pop(0)
+    return bool(words) and words[0] == "mod"
 
 
 def _item_lines(tokens: list[Token], index: int) -> set[int]:
