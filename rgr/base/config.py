@@ -82,7 +82,7 @@ EXPECTED: Mapping[str, str] = {
     "gate": "a table: fast, full (lists of commands), shell, full_every, timeout",
     "sandbox": "a table: enabled, bwrap, agent_network (api/open), test_network "
                "(none/open), allow_hosts, read_paths, hide_paths, pass_env, detect, share, "
-               "setup, setup_hosts, scratch_dir",
+               "setup, setup_hosts, scratch_dir, show_generated, hide_generated",
     "refactor": "a table: max_batches, max_diff_lines, max_attempts, allow_overlap, "
                 "on_failure, changelog",
     "adequacy": "a table: mode (reject/report/off), budget, jobs, operators",
@@ -134,6 +134,8 @@ EXPECTED_IN_TABLE: Mapping[str, Mapping[str, str]] = {
         "setup": "a command (a string or a list of strings), e.g. \"npm ci\"",
         "setup_hosts": "a list of \"host:port\" strings",
         "scratch_dir": "a folder path (\"\": /dev/shm, else the temporary folder)",
+        "show_generated": "a list of globs of files inside the project",
+        "hide_generated": "a list of globs of files inside the project",
     },
 }
 
@@ -210,6 +212,27 @@ def _char_class(segment: str, start: int) -> tuple[str, int]:
     body = segment[body_start:i].replace("\\", "\\\\").replace("^", "\\^").replace("[", "\\[")
     body = body.replace("]", "\\]")
     return (f"[^/{body}]" if negate else f"[{body}]"), i + 1
+
+
+def glob_problem(pattern: str) -> str | None:
+    """Why ``pattern`` is not a glob of paths inside the project, or None."""
+    if not pattern.strip():
+        return "is empty"
+    if pattern.startswith(("/", "~")) or (len(pattern) > 1 and pattern[1] == ":"):
+        return "is not relative to the project (write it from the project's root)"
+    if ".." in pattern.replace("\\", "/").split("/"):
+        return "leads out of the project ('..')"
+    for segment in pattern.split("/"):
+        i = 0
+        while i < len(segment):
+            if segment[i] != "[":
+                i += 1
+                continue
+            end = _char_class(segment, i)[1]
+            if end == i + 1:
+                return "has an unclosed '[' (write [[] for a literal '[')"
+            i = end
+    return None
 
 
 def normalize_path(path: str) -> str:
@@ -354,6 +377,11 @@ class SandboxConfig(BaseModel):
     setup: str | list[str] = Field(default_factory=list)
     setup_hosts: list[str] = Field(default_factory=lambda: [
         "registry.npmjs.org:443", "pypi.org:443", "files.pythonhosted.org:443"])
+    #: Globs of files the project's build generates and git ignores, copied read-only
+    #: into every checkout besides those found by rule (rgr.store.generated); and globs
+    #: of found ones to leave out. Secrets and local state are never copied.
+    show_generated: list[str] = Field(default_factory=list)
+    hide_generated: list[str] = Field(default_factory=list)
 
     @property
     def setup_argv(self) -> list[str]:
@@ -366,6 +394,15 @@ class SandboxConfig(BaseModel):
             host, sep, port = item.rpartition(":")
             if not sep or not host or not port.isdigit():
                 raise ValueError(f"{item!r} is not host:port")
+        return value
+
+    @field_validator("show_generated", "hide_generated")
+    @classmethod
+    def _project_globs(cls, value: list[str]) -> list[str]:
+        for item in value:
+            problem = glob_problem(item)
+            if problem is not None:
+                raise ValueError(f"{item!r} {problem}")
         return value
 
     @field_validator("share")

@@ -50,6 +50,7 @@ def doctor(ws: Workspace, as_json: bool, run_tests: bool = True) -> int:
             "testCommand": list(sealer.test_command.argv),
             "testCommandSource": sealer.test_command.source,
             "sandbox": sealer.note().model_dump(mode="json", by_alias=True),
+            "generated": [f.as_dict() for f in sealer.generated_files()],
             "programs": [p.as_dict() for p in programs],
             "problems": [{"problem": d.problem, "fix": d.fix} for d in problems],
             "tests": tests_summary(result.tests).model_dump(mode="json", by_alias=True),
@@ -122,6 +123,13 @@ def _print(ws: Workspace, sealer: Sealer, programs: list[Resolved], problems: li
         console.print(f"copied into the sandbox's HOME: ~/{esc(copied)}")
     for skipped in note.skipped:
         console.print(f"not shown: {esc(skipped)}")
+    files = sealer.generated_files()
+    if files:
+        console.print("copied read-only into every checkout from your working tree "
+                      "(generated, ignored by git; [sandbox] show_generated / "
+                      "hide_generated change it):")
+    for item in files:
+        console.print(f"  {esc(item.path)}  {esc(item.why)}")
     console.print("programs:")
     for program in programs:
         missing = ("NOT FOUND (on PATH, in ~/.local/bin, in npm's prefix)"

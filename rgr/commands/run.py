@@ -48,6 +48,13 @@ from rgr.store.locks import run_lock
 from rgr.store.objects import Commit
 from rgr.store.workspace import Workspace
 
+#: Said when the baseline could not even load some tests: green in the user's tree,
+#: such a suite usually misses a file the build generated and git ignores.
+LOAD_ERROR_HINT = ("; if they pass in your working tree, a file your build generated "
+                   "and git ignores may be missing from the checkout: `rgr doctor` lists "
+                   "the ones copied in, and [sandbox] show_generated = [\"<glob>\"] in "
+                   "tdd.toml adds one")
+
 Log = Callable[[str], None]
 
 
@@ -118,7 +125,8 @@ def _start_and_loop(ws: Workspace, backend: Backend, test_command: TestCommand,
     if not baseline.all_passed:
         raise RepositoryError(
             f"the test suite is not green before rgr starts: {baseline.problem()}",
-            "TDD starts from green: fix or remove the failing tests, then run again",
+            "TDD starts from green: fix or remove the failing tests, then run again"
+            + (LOAD_ERROR_HINT if baseline.errors else ""),
         )
     if baseline.no_tests_collected:
         log("baseline: no tests yet (a valid green start)")

@@ -50,7 +50,7 @@ from rgr.sandbox.gateway import Upstream
 from rgr.sandbox.jail import PRETOOL, Jail
 from rgr.sandbox.policy import SandboxPolicy
 from rgr.sandbox.toolchain import Toolchain
-from rgr.store import git, scratch
+from rgr.store import generated, git, scratch
 from rgr.store.agents import AgentSpec, packaged_dir, prompt_path, prompt_version
 from rgr.store.handoff import AgentSummary, SandboxNote, TestRunSummary
 from rgr.store.objects import Commit
@@ -254,6 +254,9 @@ class Sealer:
     toolchain: Toolchain = field(default_factory=Toolchain)
     bubblewrap: str | None = None  # its version, when the sandbox is on
     _stager: scratch.PristineStager | None = field(default=None, init=False)
+    #: What the project's build generated and git ignores, copied into every checkout
+    #: (rgr.store.generated): found again at each attempt's seat.
+    _generated: list[generated.GeneratedFile] | None = field(default=None, init=False)
 
     def __post_init__(self) -> None:
         # Only under the sandbox is a staged tree out of every agent's reach until used.
@@ -269,6 +272,19 @@ class Sealer:
         record = self.toolchain.record()
         return SandboxNote.model_validate({**record, "enabled": self.policy is not None,
                                            "bubblewrap": self.bubblewrap})
+
+    def generated_files(self, refresh: bool = False) -> list[generated.GeneratedFile]:
+        """The generated files every checkout gets, found in the user's working tree
+        (again when ``refresh``: each attempt sees the build's current output)."""
+        if self._generated is None or refresh:
+            table = self.ws.config.sandbox
+            self._generated = generated.find(self.ws.repo, self.ws.root,
+                                             show=table.show_generated,
+                                             hide=table.hide_generated)
+        return self._generated
+
+    def _copy_generated(self, tree: Path) -> None:
+        generated.copy_into(self.ws.root, self.generated_files(), tree)
 
     def diagnose(self, report: TestReport) -> Diagnosis | None:
         """Why a test run could not start inside the sandbox (a program it does not
@@ -290,6 +306,9 @@ class Sealer:
         branch = git.current_branch(self.ws.repo) or "main"
         made = scratch.make_scratch(self.ws.repo, base, branch, folder / "work",
                                     git.signature(self.ws.repo))
+        shown = self.generated_files(refresh=True)
+        generated.copy_into(self.ws.root, shown, made.work)
+        generated.exclude_in(made.git_dir, shown)
         home, tmp = self._home_and_tmp(folder, made.work)
         self.backend.prepare_home(home, self.ws.env)
         env = self._environment(self.backend.env_keep, home, tmp)
@@ -367,6 +386,7 @@ class Sealer:
             tree = folder / "tree"
             if self._stager is None or not self._stager.take(self.ws.repo, commit.id, tree):
                 scratch.checkout_pristine(self.ws.repo, commit.id, tree)
+            self._copy_generated(tree)
             home, tmp = self._home_and_tmp(folder, tree)
             failpoints.hit("seal:checked-out")
             env = self._environment((), home, tmp)
