@@ -165,11 +165,19 @@ def test_without_its_version_file_the_same_suite_cannot_load(tmp_path: Path) -> 
     """The control: hidden by hide_generated, the version file is missing from the
     checkout, and the suite fails to load exactly as it did before rgr copied it."""
     root = make_project(tmp_path / "verso", tmp_path / "elsewhere",
+                        'agent_binary = "/bin/echo"\n'  # the baseline runs before any agent
                         '[sandbox]\nhide_generated = ["**/_version.py"]\n')
-    done = rgr(["verify", "--json"], root, clean_env(tmp_path / "home"))
+    env = clean_env(tmp_path / "home")
+    done = rgr(["verify", "--json"], root, env)
     assert done.returncode == 1, done.stdout + done.stderr
     report = json.loads(done.stdout)
     assert report["tests"]["passed"] == 0 and report["tests"]["errors"] >= 1, report
+    # `rgr run` refuses the red baseline and names the likely cause and the setting.
+    done = rgr(["run", "add a thing", "--yes", "--skip-preflight"], root, env)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "not green before rgr starts: could not load tests/test_verso.py" in done.stderr
+    assert "a file your build generated and git ignores may be missing" in done.stderr
+    assert "[sandbox] show_generated" in done.stderr, done.stderr
 
 
 def test_secrets_state_and_escapes_are_never_found(tmp_path: Path) -> None:
