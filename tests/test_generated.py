@@ -178,6 +178,11 @@ def test_without_its_version_file_the_same_suite_cannot_load(tmp_path: Path) -> 
     assert "not green before rgr starts: could not load tests/test_verso.py" in done.stderr
     assert "a file your build generated and git ignores may be missing" in done.stderr
     assert "[sandbox] show_generated" in done.stderr, done.stderr
+    # The run log names what every checkout gets.
+    assert ("checkouts get read-only copies of "
+            "src/verso/_speedups.cpython-311-x86_64-linux-gnu.so, "
+            "src/verso/locale/de/LC_MESSAGES/verso.mo (generated, ignored by git") \
+        in done.stdout, done.stdout
 
 
 def test_secrets_state_and_escapes_are_never_found(tmp_path: Path) -> None:
@@ -187,6 +192,8 @@ def test_secrets_state_and_escapes_are_never_found(tmp_path: Path) -> None:
     (venv / "pyvenv.cfg").write_text("home = /usr/bin\n")
     (venv / "lib" / "native.so").write_bytes(SO)
     (root / ".gitignore").write_text((root / ".gitignore").read_text() + "env/\n")
+    # A link that stays inside the project but leads into that virtualenv.
+    (root / "src" / "verso" / "_inside.so").symlink_to(venv / "lib" / "native.so")
     repo = pygit2.Repository(str(root))
     show = ["src/verso/.env", "**/*.pem", "src/verso/linked/**", "src/verso/_escape.so",
             "src/verso/env/**", "**/*_pb2.py"]
@@ -230,6 +237,22 @@ def test_a_checkout_is_never_written_through_its_own_links(tmp_path: Path) -> No
     (checkout / "src" / "verso" / "_version.py").write_text("committed\n")
     assert generated.copy_into(root, files, checkout) == []
     assert (checkout / "src" / "verso" / "_version.py").read_text() == "committed\n"
+
+
+def test_build_output_goes_with_a_removed_package_and_generated_folders_are_made(
+        tmp_path: Path) -> None:
+    root = make_project(tmp_path / "verso", tmp_path / "elsewhere")
+    (root / "gen" / "api").mkdir(parents=True)  # generated code in an ignored folder
+    (root / "gen" / "api" / "client.py").write_text("CLIENT = 1\n")
+    (root / ".git" / "info" / "exclude").write_text("*.mo\ngen/\n")
+    files = generated.find(pygit2.Repository(str(root)), root, show=["gen/**/*.py"])
+    assert {f.path for f in files} == {*FOUND, "gen/api/client.py"} - {
+        "src/verso/schema_pb2.py"}
+    checkout = tmp_path / "checkout"  # a commit that removed src/verso
+    (checkout / "tests").mkdir(parents=True)
+    assert generated.copy_into(root, files, checkout) == ["gen/api/client.py"]
+    assert not (checkout / "src").exists()
+    assert (checkout / "gen" / "api" / "client.py").read_text() == "CLIENT = 1\n"
 
 
 def test_each_attempt_copies_the_current_version_file(tmp_path: Path) -> None:

@@ -150,7 +150,9 @@ def open_sealer(ws: Workspace, backend: Backend, test_command: TestCommand,
             "write outside their scratch copy and use the network. Only the scratch copy, "
             "the pristine checkout and the guards protect this repository.")
         _setup(ws, None, log)
-        return Sealer(ws, backend, test_command, None, toolchain_of(ws))
+        unsealed = Sealer(ws, backend, test_command, None, toolchain_of(ws))
+        _log_generated(unsealed, log)
+        return unsealed
     policy = policy_from_config(ws.config, toolchain_of(ws), ws.root)
     version = policy.probe()
     if _setup(ws, policy, log):
@@ -165,7 +167,18 @@ def open_sealer(ws: Workspace, backend: Backend, test_command: TestCommand,
         log("sandbox: shows read-only " + ", ".join(toolchain.home_relative(s.path, ws.env)
                                                     for s in shown)
             + " (`rgr doctor` says why)")
-    return Sealer(ws, backend, test_command, policy, bubblewrap=version)
+    sealer = Sealer(ws, backend, test_command, policy, bubblewrap=version)
+    _log_generated(sealer, log)
+    return sealer
+
+
+def _log_generated(sealer: Sealer, log: Callable[[str], None]) -> None:
+    """Say which ignored build output every checkout gets (rgr.store.generated)."""
+    files = sealer.generated_files()
+    if files:
+        log("checkouts get read-only copies of " + ", ".join(f.path for f in files[:5])
+            + (f" and {len(files) - 5} more" if len(files) > 5 else "")
+            + " (generated, ignored by git; `rgr doctor` says why)")
 
 
 def _setup(ws: Workspace, policy: SandboxPolicy | None, log: Callable[[str], None]) -> bool:

@@ -53,10 +53,12 @@ _NOT_WALKED = {".git"}
 @dataclass(frozen=True)
 class GeneratedFile:
     """One file copied into every checkout: ``path`` relative to the work tree (with
-    ``/``), ``why`` the rule that found it."""
+    ``/``), ``why`` the rule that found it. ``in_tracked_folder``: its folder holds
+    tracked files, so a checkout without that folder is of a commit that removed it."""
 
     path: str
     why: str
+    in_tracked_folder: bool = False
 
     def as_dict(self) -> dict[str, str]:
         return {"path": self.path, "why": self.why}
@@ -78,6 +80,7 @@ def find(repo: pygit2.Repository, root: Path, show: Iterable[str] = (),
     if repo.is_bare:
         return []
     tracked = {entry.path for entry in repo.index}
+    folders = {path.rpartition("/")[0] for path in tracked}
     hidden = GlobSet(hide)
     found: dict[str, GeneratedFile] = {}
     candidates = [*_version_files(root), *_beside_tracked(tracked, root),
@@ -90,7 +93,8 @@ def find(repo: pygit2.Repository, root: Path, show: Iterable[str] = (),
         # A version file, a .mo or a .so the user left untracked without ignoring it is
         # not build output rgr may vouch for; the user's own glob is their say.
         if candidate.why.startswith("[sandbox]") or repo.path_is_ignored(path):
-            found[path] = candidate
+            found[path] = GeneratedFile(path, candidate.why,
+                                        path.rpartition("/")[0] in folders)
     return sorted(found.values(), key=lambda f: f.path)
 
 
@@ -217,16 +221,21 @@ def _regular_inside(root: Path, path: str) -> bool:
         inside = resolved.relative_to(root.resolve())
     except (OSError, ValueError, RuntimeError):
         return False
-    return resolved.is_file() and not denied(inside.as_posix())
+    return (resolved.is_file() and not denied(inside.as_posix())
+            and not _in_virtualenv(root, inside.as_posix()))
 
 
 def copy_into(root: Path, files: Iterable[GeneratedFile], checkout: Path) -> list[str]:
     """Copy ``files`` from the work tree ``root`` into ``checkout``, read-only; the
     paths copied. A file the checkout already has (the commit tracks it) is left as the
     commit has it; so is one whose folder there is a symlink or a file, or whose source
-    is gone or leads outside ``root``. Missing folders are made."""
+    is gone or leads outside ``root``. A missing folder is made, unless it is one of
+    tracked files (the commit removed it: its build output goes with it)."""
     copied = []
     for item in files:
+        folder = item.path.rpartition("/")[0]
+        if item.in_tracked_folder and folder and not (checkout / folder).is_dir():
+            continue
         if not _regular_inside(root, item.path):
             continue
         source = (root / item.path).resolve()
