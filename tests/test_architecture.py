@@ -178,6 +178,7 @@ def test_the_process_check_sees_a_spawn(tmp_path: Path) -> None:
 #: are not listed (cli, launch, crash, help_text) are the entry, above everything.
 LAYERS: list[tuple[str, ...]] = [
     ("rgr.base",),
+    ("rgr.ecosystems",),
     ("rgr.store",),
     ("rgr.sandbox",),
     ("rgr.backends",),

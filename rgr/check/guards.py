@@ -12,10 +12,10 @@ from dataclasses import dataclass
 from rgr.base.config import Config, GlobSet, glob_to_regex
 from rgr.base.proc import bound
 from rgr.check import cheats, conftest_rules, ignore_rules, manifest_keys
-from rgr.check.failure_kind import MEANING, is_right_red
-from rgr.check.runners.base import TestOutcome
 from rgr.check.testlist import FILENAME as TEST_LIST
 from rgr.check.verify import TestReport
+from rgr.ecosystems.base import TestOutcome
+from rgr.ecosystems.failure_kind import MEANING, is_right_red
 from rgr.store import git
 from rgr.store.handoff import Phase
 from rgr.store.objects import Oid, Repository, Tree

@@ -11,7 +11,7 @@ necessarily pytest's.
 Subtests (the ``subtests`` fixture, unittest's ``self.subTest``) report into their test's
 testcase in the XML, where a skipped subtest looks like a skipped test. A test is its own
 outcome: it fails when a subtest failed (the XML says so), and is skipped only when it
-skipped itself, which rgr's plugin (rgr.check.runners.pytest_own_outcomes, in rgr's folder of
+skipped itself, which rgr's plugin (rgr.ecosystems.pytest_own_outcomes, in rgr's folder of
 the run) tells beside the XML.
 """
 
@@ -25,10 +25,10 @@ import shutil
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from rgr.check.failure_kind import FailureKind, is_test_module, is_test_path
-from rgr.check.runners.base import Finished, Results, TestOutcome
-from rgr.check.runners.junit import ReportUnreadable, parse_xml, status_of, testcases
-from rgr.check.runners.pytest_own_outcomes import OUTCOMES_ENV
+from rgr.ecosystems.base import Finished, Results, TestOutcome
+from rgr.ecosystems.failure_kind import FailureKind, is_test_module, is_test_path
+from rgr.ecosystems.junit import ReportUnreadable, parse_xml, status_of, testcases
+from rgr.ecosystems.pytest_own_outcomes import OUTCOMES_ENV
 
 if TYPE_CHECKING:
     from rgr.base.config import TestCommand
@@ -182,7 +182,7 @@ def _raised_kind(exc: str, where: str | None, text: str) -> FailureKind:
 
 
 def _add_plugin(tmp: Path, env: dict[str, str]) -> None:
-    """rgr.check.runners.pytest_own_outcomes in ``tmp``, where the run's pytest finds it: a
+    """rgr.ecosystems.pytest_own_outcomes in ``tmp``, where the run's pytest finds it: a
     ``pytest11`` entry point of a dist-info folder on PYTHONPATH (pytest loads those by
     itself). Not ``-p``: where PYTHONPATH does not reach pytest (a script that sets its
     own), ``-p`` would stop the run on an import error; an entry point that is not found

@@ -15,8 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from rgr.check.failure_kind import FailureKind, first_match
-from rgr.check.runners.base import (
+from rgr.ecosystems.base import (
     Finished,
     Results,
     Status,
@@ -25,6 +24,7 @@ from rgr.check.runners.base import (
     message,
     relative,
 )
+from rgr.ecosystems.failure_kind import FailureKind, first_match
 
 if TYPE_CHECKING:
     from rgr.base.config import TestCommand

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from rgr.check.runners.base import Finished, Results, Runner, Status, TestOutcome
-from rgr.check.runners.cargo import Cargo, Nextest
-from rgr.check.runners.go import Go
-from rgr.check.runners.javascript import Jest, Mocha, NodeTest, Vitest
-from rgr.check.runners.junit import CustomCommand, Gradle, JUnitGlobs, Maven, NpmScript, PHPUnit
-from rgr.check.runners.pytest_runner import Pytest
-from rgr.check.runners.rspec import RSpec
+from rgr.ecosystems.base import Finished, Results, Runner, Status, TestOutcome
+from rgr.ecosystems.go import Go
+from rgr.ecosystems.javascript import Jest, Mocha, NodeTest, Vitest
+from rgr.ecosystems.junit import CustomCommand, Gradle, JUnitGlobs, Maven, NpmScript, PHPUnit
+from rgr.ecosystems.python import Pytest
+from rgr.ecosystems.ruby import RSpec
+from rgr.ecosystems.rust import Cargo, Nextest
 
 __all__ = ["RUNNERS", "Finished", "Results", "Runner", "Status", "TestOutcome", "runner_for"]
 

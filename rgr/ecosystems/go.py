@@ -14,8 +14,8 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from rgr.check.failure_kind import FailureKind, first_match, is_test_path
-from rgr.check.runners.base import Finished, Results, Status, TestOutcome, message, relative
+from rgr.ecosystems.base import Finished, Results, Status, TestOutcome, message, relative
+from rgr.ecosystems.failure_kind import FailureKind, first_match, is_test_path
 
 if TYPE_CHECKING:
     from rgr.base.config import TestCommand

@@ -18,8 +18,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from rgr.check.failure_kind import FailureKind, first_match, is_test_module, is_test_path
-from rgr.check.runners.base import (
+from rgr.ecosystems.base import (
     Finished,
     Results,
     Status,
@@ -28,8 +27,9 @@ from rgr.check.runners.base import (
     message,
     relative,
 )
-from rgr.check.runners.junit import ReportUnreadable, parse_xml, status_of, testcases
-from rgr.check.runners.junit import failure_kind as junit_kind
+from rgr.ecosystems.failure_kind import FailureKind, first_match, is_test_module, is_test_path
+from rgr.ecosystems.junit import ReportUnreadable, parse_xml, status_of, testcases
+from rgr.ecosystems.junit import failure_kind as junit_kind
 
 if TYPE_CHECKING:
     from rgr.base.config import TestCommand

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal, Protocol
 
 from rgr.base.proc import Completed, bound
-from rgr.check.failure_kind import FailureKind
+from rgr.ecosystems.failure_kind import FailureKind
 
 if TYPE_CHECKING:
     from rgr.base.config import TestCommand
@@ -38,7 +38,7 @@ class TestOutcome:
     file: str | None
     status: Status
     message: str
-    #: Why a failed or errored test failed (rgr.check.failure_kind), as its runner tells;
+    #: Why a failed or errored test failed (rgr.ecosystems.failure_kind), as its runner tells;
     #: None for a test that did not fail, and in reports written before the kinds existed.
     kind: FailureKind | None = None
 

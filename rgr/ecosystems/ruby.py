@@ -11,8 +11,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from rgr.check.failure_kind import FailureKind, first_match
-from rgr.check.runners.base import (
+from rgr.ecosystems.base import (
     Finished,
     Results,
     Status,
@@ -22,6 +21,7 @@ from rgr.check.runners.base import (
     read_report,
     relative,
 )
+from rgr.ecosystems.failure_kind import FailureKind, first_match
 
 if TYPE_CHECKING:
     from rgr.base.config import TestCommand

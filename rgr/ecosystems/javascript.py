@@ -21,8 +21,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rgr.check.failure_kind import FailureKind, first_match
-from rgr.check.runners.base import (
+from rgr.ecosystems.base import (
     Finished,
     Results,
     Status,
@@ -34,7 +33,8 @@ from rgr.check.runners.base import (
     relative,
     with_args,
 )
-from rgr.check.runners.js_modules import importers, missing_module, module_kind
+from rgr.ecosystems.failure_kind import FailureKind, first_match
+from rgr.ecosystems.js_modules import importers, missing_module, module_kind
 
 if TYPE_CHECKING:
     from rgr.base.config import TestCommand
@@ -82,7 +82,7 @@ def failure_kind(outcome: TestOutcome, root: Path | None = None) -> FailureKind:
     (and the line naming the error's class):
     a timeout, an assertion, or a function, export or name that does not exist; a module
     that cannot be found, or lacks the export imported, is missing code when it is the
-    project's and not test code (rgr.check.runners.js_modules), else the test's own error.
+    project's and not test code (rgr.ecosystems.js_modules), else the test's own error.
     ``root``: the project the run ran in, where the module is looked for."""
     lines = outcome.message.strip().splitlines() or [""]
     # Mocha puts the message first and the stack (which names the error's class) after.
