@@ -26,10 +26,11 @@ from toolchains import (
     maven_pom,
 )
 
-from rgr.base.config import TestCommand, detect_test_command
+from rgr.base.config import TestCommand
 from rgr.check.guards import check_tests
 from rgr.check.verify import TestOutcome, TestReport, report_from_json, report_to_json, run_tests
 from rgr.ecosystems.failure_kind import is_right_red, is_test_module, is_test_path
+from rgr.ecosystems.registry import detect_test_command
 from rgr.store.handoff import Phase
 
 TIMEOUT = 300.0

@@ -26,9 +26,10 @@ from toolchains import (
     maven_pom,
 )
 
-from rgr.base.config import TestCommand, detect_test_command
+from rgr.base.config import TestCommand
 from rgr.base.errors import ConfigError
 from rgr.check.verify import TestReport, require_results, run_tests
+from rgr.ecosystems.registry import detect_test_command
 
 TIMEOUT = 300.0
 
