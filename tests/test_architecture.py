@@ -8,6 +8,7 @@ read only inside rgr.backends."""
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -178,6 +179,7 @@ def test_the_process_check_sees_a_spawn(tmp_path: Path) -> None:
 #: are not listed (cli, launch, crash, help_text) are the entry, above everything.
 LAYERS: list[tuple[str, ...]] = [
     ("rgr.base",),
+    ("rgr.ecosystems",),
     ("rgr.store",),
     ("rgr.sandbox",),
     ("rgr.backends",),
@@ -315,3 +317,80 @@ def test_no_two_test_files_share_a_name() -> None:
         if "node_modules" not in path.parts:
             names.setdefault(path.name, []).append(str(path.relative_to(REPO_ROOT)))
     assert {n: p for n, p in names.items() if len(p) > 1} == {}
+
+
+#: Runner programs, as words: what only rgr.ecosystems names (its modules know how each
+#: ecosystem's tests are found, run and read; everything else asks the registry).
+_RUNNER_WORDS = re.compile(
+    r"(?<![\w.-])(vitest|jest|mocha|cargo|nextest|go test|mvnw?|gradlew?|rspec|phpunit|bun)"
+    r"(?![\w-])", re.IGNORECASE)
+
+#: Modules outside rgr.ecosystems that still name runner programs, with the words they
+#: may name and why. A word not listed here fails the rule.
+ECOSYSTEM_WORDS_ALLOWED: dict[str, tuple[frozenset[str], str]] = {
+    "rgr.check.manifest_keys": (
+        frozenset({"cargo", "jest", "mocha", "vitest"}),
+        "the PreToolUse hook loads this file by path inside the sandbox, with the "
+        "standard library only: it cannot import rgr.ecosystems"),
+    "rgr.check.cheats.tokens": (
+        frozenset({"go test", "jest", "mocha", "vitest"}),
+        "the cheat idioms read the words of source code in any language (a test "
+        "framework's globals, `import.meta.vitest`), not a runner: not moved yet"),
+    "rgr.check.guards": (
+        frozenset({"jest", "mocha", "vitest"}),
+        "FRAMEWORK_HOOKS and SKIP_MARKERS, one regex across every language: not split "
+        "per ecosystem yet"),
+    "rgr.sandbox.setup": (frozenset({"cargo"}), "the setup command's caches: not moved yet"),
+    "rgr.sandbox.toolchain": (
+        frozenset({"gradle"}),
+        "the caches a run reads (Go's module cache, ~/.m2, Gradle's): not moved yet"),
+}
+
+
+def _runner_words(path: Path) -> set[str]:
+    """The runner programs that a file's string literals name (docstrings, which
+    explain, are not counted)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    docstrings = {id(node.body[0].value) for node in ast.walk(tree)
+                  if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef,
+                                       ast.AsyncFunctionDef))
+                  and node.body and isinstance(node.body[0], ast.Expr)
+                  and isinstance(node.body[0].value, ast.Constant)}
+    return {match.group(1).lower() for node in ast.walk(tree)
+            if isinstance(node, ast.Constant) and isinstance(node.value, str)
+            and id(node) not in docstrings for match in _RUNNER_WORDS.finditer(node.value)}
+
+
+def _ecosystem_knowledge_outside(modules: dict[str, Path]) -> dict[str, list[str]]:
+    offences = {}
+    for name, path in modules.items():
+        if name == "rgr.ecosystems" or name.startswith("rgr.ecosystems."):
+            continue
+        allowed = ECOSYSTEM_WORDS_ALLOWED.get(name, (frozenset(), ""))[0]
+        if words := sorted(_runner_words(path) - allowed):
+            offences[name] = words
+    return offences
+
+
+def test_ecosystem_knowledge_lives_only_in_rgr_ecosystems() -> None:
+    assert _ecosystem_knowledge_outside(MODULES) == {}
+
+
+def test_the_allow_list_holds_only_what_is_still_there() -> None:
+    """An allowance outlives its reason only until the words leave the module."""
+    stale = {name: sorted(words - _runner_words(MODULES[name]))
+             for name, (words, _) in ECOSYSTEM_WORDS_ALLOWED.items()
+             if words - _runner_words(MODULES[name])}
+    assert stale == {}
+
+
+def test_the_ecosystem_check_sees_a_runner_named_outside(tmp_path: Path) -> None:
+    sample = tmp_path / "sample.py"
+    sample.write_text('"""Runs mocha, explained: a docstring is not counted."""\n'
+                      'ARGV = ("npx", "mocha")\n'
+                      'def f(words):\n    return "go test" in " ".join(words) or "cargo"\n'
+                      'GOOD = "a cargo-culted go-tested name"\n')
+    assert _runner_words(sample) == {"mocha", "go test", "cargo"}
+    assert _ecosystem_knowledge_outside({"rgr.check.sample": sample}) == {
+        "rgr.check.sample": ["cargo", "go test", "mocha"]}
+    assert _ecosystem_knowledge_outside({"rgr.ecosystems.sample": sample}) == {}

@@ -12,13 +12,11 @@ from rgr.base.config import (
     Config,
     GlobSet,
     TestCommand,
-    detect_test_command,
     find_project_root,
-    guess_runner,
     load_config,
-    resolve_test_command,
 )
 from rgr.base.errors import ConfigError
+from rgr.ecosystems.registry import detect_test_command, guess_runner, resolve_test_command
 
 
 def write_toml(root: Path, text: str) -> Path:

@@ -1,4 +1,4 @@
-"""Why a test failed (rgr.check.failure_kind), read by each runner adapter from the real
+"""Why a test failed (rgr.ecosystems.failure_kind), read by each runner adapter from the real
 runner's own report, and RED's check on it (rgr.check.guards.check_tests): a new test must fail
 on an assertion or on missing code, never on an error of its own making.
 
@@ -26,10 +26,11 @@ from toolchains import (
     maven_pom,
 )
 
-from rgr.base.config import TestCommand, detect_test_command
-from rgr.check.failure_kind import is_right_red, is_test_module, is_test_path
+from rgr.base.config import TestCommand
 from rgr.check.guards import check_tests
 from rgr.check.verify import TestOutcome, TestReport, report_from_json, report_to_json, run_tests
+from rgr.ecosystems.failure_kind import is_right_red, is_test_module, is_test_path
+from rgr.ecosystems.registry import detect_test_command
 from rgr.store.handoff import Phase
 
 TIMEOUT = 300.0

@@ -17,9 +17,9 @@ from conftest import clean_env, git
 from fake_backend import FakeBackend, Session, answer
 
 from rgr.backends.base import AgentRequest, AgentResult
-from rgr.base.config import resolve_test_command
 from rgr.base.errors import BackendError, ExitCode, NeedsAttention, PhaseFailed
 from rgr.commands import status
+from rgr.ecosystems.registry import resolve_test_command
 from rgr.loop import retry
 from rgr.loop.attempt import Sealer
 from rgr.loop.kernel import Accepted, Kernel

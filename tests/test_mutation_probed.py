@@ -19,10 +19,11 @@ from ecosystems import CALC_STUB as STUB
 from ecosystems import calc_files as project_files
 from toolchains import ensure_cargo, ensure_go, ensure_js_runners
 
-from rgr.base.config import AdequacyConfig, Config, TestCommand, detect_test_command
+from rgr.base.config import AdequacyConfig, Config, TestCommand
 from rgr.check.mutation.gate import Checkout, measure, subject_of
 from rgr.check.mutation.mutants import apply
 from rgr.check.mutation.textual import mutants_of, probe_of
+from rgr.ecosystems.registry import detect_test_command
 from rgr.store import git as rgr_git
 from rgr.store.handoff import AdequacyNote
 from rgr.store.scratch import checkout_pristine

@@ -51,7 +51,7 @@ def test_the_wheel_declares_the_console_script_and_runnable_module(wheel: Path) 
     names = _names(wheel)
     # launch answers --version/--help from help_text, which is checked against cli.py
     assert {"rgr/__main__.py", "rgr/cli.py", "rgr/launch.py", "rgr/help_text.py"} <= set(names)
-    assert "rgr/check/runners/node_reporter.mjs" in names  # node --test's reporter is not Python
+    assert "rgr/ecosystems/node_reporter.mjs" in names  # node --test's reporter is not Python
     entry_points = next(n for n in names if n.endswith(".dist-info/entry_points.txt"))
     with zipfile.ZipFile(wheel) as archive:
         parser = configparser.ConfigParser()

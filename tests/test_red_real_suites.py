@@ -18,10 +18,11 @@ import pytest
 from conftest import Repo, make_repo
 from toolchains import ensure_js_runners
 
-from rgr.base.config import Config, TestCommand, detect_test_command, guess_runner
+from rgr.base.config import Config, TestCommand
 from rgr.check.guards import check_scope, check_tests, hid_every_test
-from rgr.check.runners.pytest_runner import CONTINUE_ON_COLLECTION_ERRORS, Pytest
 from rgr.check.verify import TestReport, run_tests
+from rgr.ecosystems.python import CONTINUE_ON_COLLECTION_ERRORS, Pytest
+from rgr.ecosystems.registry import detect_test_command, guess_runner
 from rgr.store.handoff import Phase
 
 TIMEOUT = 300.0

@@ -319,7 +319,7 @@ def test_three_invalid_plans_end_with_the_codes_and_nothing_changed(shop: Path) 
         return answer(request, cost=0.0, batches=[batch("b", "g", ["nowhere/*.py"], ["dedupe"])])
 
     ws = open_workspace(shop, env=clean_env(shop.parent / "home"))
-    from rgr.base.config import resolve_test_command
+    from rgr.ecosystems.registry import resolve_test_command
     from rgr.loop.attempt import Sealer
 
     planner = FakeBackend(plans, plans, plans)

@@ -1,4 +1,4 @@
-"""Every runner adapter in rgr.check.runners against the real runner (no mocks): per-test
+"""Every runner adapter in rgr.ecosystems against the real runner (no mocks): per-test
 outcomes, a test file that fails to load or compile named as an error, and an empty
 project read as "no tests yet". The toolchains are installed by tests/e2e/toolchains.py
 when missing; a toolchain that cannot be installed, or that is on PATH but cannot run,
@@ -26,9 +26,10 @@ from toolchains import (
     maven_pom,
 )
 
-from rgr.base.config import TestCommand, detect_test_command
+from rgr.base.config import TestCommand
 from rgr.base.errors import ConfigError
 from rgr.check.verify import TestReport, require_results, run_tests
+from rgr.ecosystems.registry import detect_test_command
 
 TIMEOUT = 300.0
 
@@ -481,12 +482,12 @@ def test_node_and_vitest_inside_the_sandbox(tmp_path: Path, node_modules: Path) 
     for entry in node_modules.iterdir():
         (modules / entry.name).symlink_to(entry)
     node = Path(shutil.which("node") or "node")
-    import rgr.check.runners
+    import rgr.ecosystems
 
     # rgr's own install hidden, as it is when it lives beside the user's projects
     # (the links in node_modules lead to the pinned runners, which may be under a hidden
     # folder such as /tmp: shown read-only, as [sandbox] read_paths would)
-    policy = SandboxPolicy(hide_paths=(Path(rgr.check.runners.__file__).parent,),
+    policy = SandboxPolicy(hide_paths=(Path(rgr.ecosystems.__file__).parent,),
                            read_paths=(node_modules,))
     jail = policy.test_jail(repo_root=repo, checkout=checkout, home=home, tmp=tmp,
                             executables=[node])
@@ -510,7 +511,7 @@ def test_pytest_subtests_inside_the_sandbox(tmp_path: Path) -> None:
     whose subtest was skipped passes."""
     import sys
 
-    import rgr.check.runners
+    import rgr.ecosystems
     from rgr.check.verify import Confinement
     from rgr.sandbox.policy import SandboxPolicy
 
@@ -530,7 +531,7 @@ def test_pytest_subtests_inside_the_sandbox(tmp_path: Path) -> None:
                             pytest.skip("not b")
         """,
     })
-    policy = SandboxPolicy(hide_paths=(Path(rgr.check.runners.__file__).parent,))
+    policy = SandboxPolicy(hide_paths=(Path(rgr.ecosystems.__file__).parent,))
     jail = policy.test_jail(repo_root=repo, checkout=checkout, home=home, tmp=tmp,
                             executables=[Path(sys.executable)])
     cmd = TestCommand((sys.executable, "-m", "pytest"), "pytest", (), False, "test")

@@ -9,7 +9,6 @@ expected, because a config error is the first thing a new user meets.
 from __future__ import annotations
 
 import difflib
-import json
 import re
 import shlex
 import tomllib
@@ -139,8 +138,6 @@ EXPECTED_IN_TABLE: Mapping[str, Mapping[str, str]] = {
     },
 }
 
-NPM_PLACEHOLDER_TEST = 'echo "Error: no test specified" && exit 1'
-PYTHON_MARKERS = ("pytest.ini", "pyproject.toml", "setup.py", "setup.cfg", "tox.ini")
 
 
 # --------------------------------------------------------------------------- globs
@@ -657,11 +654,8 @@ def _short_repr(value: object, limit: int = 80) -> str:
 
 # --------------------------------------------------------------------------- test command
 
-Runner = Literal["pytest", "jest", "vitest", "mocha", "node", "cargo", "nextest", "go",
-                 "maven", "gradle", "rspec", "phpunit", "npm", "custom"]
-
-#: JavaScript runners rgr can read, found as a word of a test script or a devDependency.
-JS_RUNNERS: tuple[Runner, ...] = ("vitest", "jest", "mocha")
+#: A runner adapter's name (rgr.ecosystems.registry.RUNNERS).
+Runner = str
 
 
 @dataclass(frozen=True)
@@ -675,229 +669,3 @@ class TestCommand:
     junit_globs: tuple[str, ...]
     shell: bool
     source: str
-
-
-def resolve_test_command(config: Config, root: Path) -> TestCommand:
-    """The configured test command, else the detected one, else a ConfigError."""
-    if config.test_command is not None:
-        return _configured_command(config, root)
-    detected = detect_test_command(root)
-    if detected is None:
-        raise ConfigError(
-            f"no test command configured and none detected in {root}",
-            hint='set test_command in tdd.toml, e.g. test_command = "pytest -q"',
-        )
-    if config.junit_xml:
-        return TestCommand(detected.argv, _junit_override(detected.runner),
-                           tuple(config.junit_xml), False, detected.source)
-    return detected
-
-
-def _junit_override(runner: Runner) -> Runner:
-    """With ``junit_xml`` set, rgr reads those files instead of adding its own reporter
-    (pytest's --junitxml is always rgr's; Maven and Gradle read their globs anyway)."""
-    return runner if runner in ("pytest", "maven", "gradle") else "custom"
-
-
-def _configured_command(config: Config, root: Path | None = None) -> TestCommand:
-    raw = config.test_command
-    assert raw is not None
-    words = shlex.split(raw) if isinstance(raw, str) else list(raw)
-    if config.test_shell:
-        script = raw if isinstance(raw, str) else shlex.join(raw)
-        argv: tuple[str, ...] = ("/bin/sh", "-c", script)
-    else:
-        argv = tuple(words)
-    runner = guess_runner(words)
-    if runner == "npm" and root is not None:
-        # `npm test` configured by hand: the script says which runner it is
-        runner = _npm_runner(root) or "npm"
-    if config.junit_xml:
-        runner = _junit_override(runner)
-    return TestCommand(
-        argv=argv,
-        runner=runner,
-        junit_globs=tuple(config.junit_xml),
-        shell=config.test_shell,
-        source=config.source_of("test_command"),
-    )
-
-
-def guess_runner(argv: Iterable[str]) -> Runner:
-    """Which runner a command uses, from its words (``uv run pytest`` is pytest,
-    ``npx vitest run`` Vitest, ``node --test`` node's runner)."""
-    words = list(argv)
-    names = [Path(word).name.removesuffix(".exe") for word in words]
-    if any(re.fullmatch(r"(pytest|py\.test)(-?[\d.]+)?", n) for n in names):
-        return "pytest"
-    for name in names:
-        if name in JS_RUNNERS:
-            return name
-    if "node" in names and "--test" in words:
-        return "node"
-    if "cargo" in names:
-        return "nextest" if "nextest" in names else "cargo"
-    if "go" in names and "test" in names:
-        return "go"
-    if any(n in ("mvn", "mvnw") for n in names):
-        return "maven"
-    if any(n in ("gradle", "gradlew") for n in names):
-        return "gradle"
-    if "rspec" in names:
-        return "rspec"
-    if "phpunit" in names:
-        return "phpunit"
-    if any(n in ("npm", "npx", "yarn", "pnpm") for n in names):
-        return "npm"
-    return "custom"
-
-
-def detect_test_command(root: Path) -> TestCommand | None:
-    """Seed 003's detection order, then the other ecosystems; the first match wins."""
-    for detector in (_detect_maven, _detect_gradle, _detect_npm, _detect_cargo, _detect_go,
-                     _detect_rspec, _detect_phpunit, _detect_pytest):
-        found = detector(root)
-        if found is not None:
-            return found
-    return None
-
-
-def _detected(argv: tuple[str, ...], runner: Runner, source: str,
-              globs: tuple[str, ...] = ()) -> TestCommand:
-    return TestCommand(argv=argv, runner=runner, junit_globs=globs, shell=False,
-                       source=f"detected from {source}")
-
-
-def _detect_maven(root: Path) -> TestCommand | None:
-    pom = root / "pom.xml"
-    if not pom.is_file() or "junit" not in pom.read_text(errors="replace").lower():
-        return None
-    # the second glob covers the modules of a multi-module build
-    return _detected(("mvn", "test"), "maven", "pom.xml",
-                     ("target/surefire-reports/TEST-*.xml",
-                      "*/target/surefire-reports/TEST-*.xml"))
-
-
-def _detect_gradle(root: Path) -> TestCommand | None:
-    for name in ("build.gradle", "build.gradle.kts"):
-        if (root / name).is_file():
-            gradle = "./gradlew" if (root / "gradlew").is_file() else "gradle"
-            return _detected((gradle, "test"), "gradle", name,
-                             ("build/test-results/test/*.xml",
-                              "*/build/test-results/test/*.xml"))
-    return None
-
-
-def _read_package(root: Path) -> dict[str, Any] | None:
-    path = root / "package.json"
-    if not path.is_file():
-        return None
-    try:
-        package = json.loads(path.read_text(encoding="utf-8"))
-    except (ValueError, OSError) as exc:
-        # Loud, not skipped: silently falling through to pytest would run the wrong thing.
-        raise ConfigError(
-            f"{path}: not valid JSON: {exc}", "fix package.json, or set test_command in tdd.toml"
-        ) from exc
-    return package if isinstance(package, dict) else {}
-
-
-def _test_script(package: Mapping[str, Any]) -> str | None:
-    scripts = package.get("scripts")
-    test = scripts.get("test") if isinstance(scripts, dict) else None
-    if not isinstance(test, str) or not test.strip() or test.strip() == NPM_PLACEHOLDER_TEST:
-        return None
-    return test
-
-
-def _dev_runners(package: Mapping[str, Any]) -> list[Runner]:
-    deps: dict[str, Any] = {}
-    for key in ("devDependencies", "dependencies"):
-        value = package.get(key)
-        if isinstance(value, dict):
-            deps.update(value)
-    return [name for name in JS_RUNNERS if name in deps]
-
-
-def _script_runner(script: str, package: Mapping[str, Any]) -> Runner:
-    """The runner a test script runs: the last command of the script that names one
-    (rgr's options are appended to the script, so they reach its last command)."""
-    commands = re.split(r"&&|\|\||;", script)
-    try:
-        words = shlex.split(commands[-1])
-    except ValueError:
-        words = commands[-1].split()
-    runner = guess_runner(words)
-    if runner in ("npm", "custom"):
-        found = _dev_runners(package)
-        # `npm test` -> `npm run test:unit`: the one runner the package depends on
-        return found[0] if len(found) == 1 else "npm"
-    return runner
-
-
-def _npm_runner(root: Path) -> Runner | None:
-    package = _read_package(root)
-    script = _test_script(package) if package is not None else None
-    return _script_runner(script, package) if script and package is not None else None
-
-
-def _detect_npm(root: Path) -> TestCommand | None:
-    package = _read_package(root)
-    if package is None:
-        return None
-    script = _test_script(package)
-    if script is not None:
-        return _detected(("npm", "test"), _script_runner(script, package), "package.json")
-    # No test script (or npm's placeholder) but one runner among the dependencies.
-    found = _dev_runners(package)
-    if len(found) == 1:
-        argv = ("npx", "vitest", "run") if found[0] == "vitest" else ("npx", found[0])
-        return _detected(argv, found[0], "package.json (devDependencies)")
-    return None
-
-
-def _detect_cargo(root: Path) -> TestCommand | None:
-    if not (root / "Cargo.toml").is_file():
-        return None
-    if (root / ".config" / "nextest.toml").is_file():
-        return _detected(("cargo", "nextest", "run"), "nextest", ".config/nextest.toml")
-    return _detected(("cargo", "test"), "cargo", "Cargo.toml")
-
-
-def _detect_go(root: Path) -> TestCommand | None:
-    if not (root / "go.mod").is_file():
-        return None
-    return _detected(("go", "test", "./..."), "go", "go.mod")
-
-
-def _detect_rspec(root: Path) -> TestCommand | None:
-    gemfile = root / "Gemfile"
-    if (root / ".rspec").is_file() or (
-            gemfile.is_file() and "rspec" in gemfile.read_text(errors="replace")):
-        if gemfile.is_file():
-            return _detected(("bundle", "exec", "rspec"), "rspec", "Gemfile")
-        return _detected(("rspec",), "rspec", ".rspec")
-    return None
-
-
-def _detect_phpunit(root: Path) -> TestCommand | None:
-    composer = root / "composer.json"
-    for name in ("phpunit.xml", "phpunit.xml.dist"):
-        if (root / name).is_file():
-            return _detected(("vendor/bin/phpunit",), "phpunit", name)
-    if composer.is_file() and "phpunit/phpunit" in composer.read_text(errors="replace"):
-        return _detected(("vendor/bin/phpunit",), "phpunit", "composer.json")
-    return None
-
-
-def _detect_pytest(root: Path) -> TestCommand | None:
-    for name in PYTHON_MARKERS:
-        if (root / name).is_file():
-            return TestCommand(
-                argv=("pytest",),
-                runner="pytest",
-                junit_globs=(),
-                shell=False,
-                source=f"detected from {name}",
-            )
-    return None

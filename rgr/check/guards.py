@@ -12,10 +12,11 @@ from dataclasses import dataclass
 from rgr.base.config import Config, GlobSet, glob_to_regex
 from rgr.base.proc import bound
 from rgr.check import cheats, conftest_rules, ignore_rules, manifest_keys
-from rgr.check.failure_kind import MEANING, is_right_red
-from rgr.check.runners.base import TestOutcome
 from rgr.check.testlist import FILENAME as TEST_LIST
 from rgr.check.verify import TestReport
+from rgr.ecosystems import registry
+from rgr.ecosystems.base import TestOutcome
+from rgr.ecosystems.failure_kind import MEANING, is_right_red
 from rgr.store import git
 from rgr.store.handoff import Phase
 from rgr.store.objects import Oid, Repository, Tree
@@ -26,15 +27,7 @@ PROTECTED = ("tdd.toml", ".rgr/")
 #: Files that decide how tests are collected, configured or reported (runner config,
 #: plugins, interpreter start-up hooks, manifests). rgr's verdict rests on them, so no
 #: agent may change them in any phase: the user changes them, outside a run.
-TEST_INFRA_GLOBS: tuple[str, ...] = (
-    "**/conftest.py", "**/pytest.ini", "**/tox.ini", "**/setup.cfg", "**/pyproject.toml",
-    "**/sitecustomize.py", "**/usercustomize.py", "**/*.pth", "**/.coveragerc",
-    "**/noxfile.py", "**/package.json", "**/jest.config.*", "**/vitest.config.*",
-    "**/vite.config.*", "**/vitest.workspace.*", "**/.mocharc*", "**/babel.config.*",
-    "**/.babelrc*", "**/tsconfig*.json", "**/Cargo.toml", "**/.cargo/**", "**/build.rs",
-    "**/go.mod", "**/pom.xml", "**/build.gradle*", "**/settings.gradle*",
-    "**/gradle.properties", "**/Gemfile", "**/.rspec", "**/phpunit.xml*",
-)
+TEST_INFRA_GLOBS: tuple[str, ...] = registry.test_config_globs()
 
 #: Phases that may declare a dependency in a manifest (key by key: rgr.check.manifest_keys).
 DEPENDENCY_PHASES = (Phase.GREEN, Phase.REFACTOR)
@@ -369,16 +362,11 @@ def with_cheat_idioms(violations: list[Violation],
         v.rule == "hooks-test-framework" and (v.path, v.line) in named)] + idioms
 
 
-#: Runners that load each test file on its own: a file that does not load hides only
-#: its own tests, so a test of an existing file that vanished with it was removed.
-_LOADS_FILE_BY_FILE = frozenset({"pytest", "vitest", "jest", "node"})
-
-
 def hid_every_test(report: TestReport) -> bool:
     """Whether ``report`` ran no test because test files did not compile for want of the
     code under test only, in a runner that builds its tests together (Go's package,
     Rust's crate): one test of code not written yet hides them all."""
-    return report.runner not in _LOADS_FILE_BY_FILE and bool(report.collection_errors) \
+    return not registry.loads_file_by_file(report.runner) and bool(report.collection_errors) \
         and not report.outcomes and all(
             report.load_kinds.get(f) == "missing-code" for f in report.collection_errors)
 

@@ -3,7 +3,7 @@
 rgr never takes an agent's word for what the tests do: every phase ends with this run.
 
 How a runner is told to write a machine-readable report, and how that report is read,
-lives in ``rgr.check.runners`` (one module per runner family, a registry by name): pytest,
+lives in ``rgr.ecosystems`` (one module per ecosystem, listed in rgr.ecosystems.registry): pytest,
 Jest, Vitest, Mocha, node's runner, cargo test / nextest, go test, Maven, Gradle, RSpec,
 PHPUnit, and any command that writes JUnit XML where the ``junit_xml`` globs say. Report
 files go to a temporary directory of rgr's, never into the repository (Maven, Gradle and
@@ -27,8 +27,8 @@ from rgr.base.config import TestCommand
 from rgr.base.errors import ConfigError
 from rgr.base.proc import Completed, bound, run
 from rgr.base.slots import test_slot
-from rgr.check.runners import Finished, Results, Status, TestOutcome, runner_for
-from rgr.check.runners.base import MESSAGE_LIMIT, strip_ansi
+from rgr.ecosystems.base import MESSAGE_LIMIT, Finished, Results, Status, TestOutcome, strip_ansi
+from rgr.ecosystems.registry import runner_for
 
 if TYPE_CHECKING:  # a Protocol, so only for the type checker (rgr.base.proc)
     from rgr.base.proc import Launcher
@@ -62,7 +62,7 @@ class TestReport:
     #: The runner adapter that read it (``TestCommand.runner``), for messages.
     runner: str = ""
     #: Why files in ``collection_errors`` did not load, where the runner says
-    #: (rgr.check.failure_kind's words; reports written before this have none).
+    #: (rgr.ecosystems.failure_kind's words; reports written before this have none).
     load_kinds: Mapping[str, str] = dataclasses.field(default_factory=dict)
 
     def _count(self, status: Status) -> int:

@@ -4,8 +4,8 @@ the base tip passes rgr's checks (rgr.loop.mergefix), then the job's branch move
 
 from __future__ import annotations
 
-from rgr.base.config import resolve_test_command
 from rgr.base.errors import RepositoryError
+from rgr.ecosystems.registry import resolve_test_command
 from rgr.loop.attempt import open_sealer
 from rgr.loop.mergefix import MergeFixer, MergeJob
 from rgr.loop.starting import make_backend, recover_after_crash, require_clean

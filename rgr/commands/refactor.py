@@ -12,10 +12,10 @@ from rich.table import Table
 
 from rgr import __version__
 from rgr.backends.base import Backend
-from rgr.base.config import resolve_test_command
 from rgr.base.errors import RepositoryError
 from rgr.base.ui import esc, make_console, short
 from rgr.check.gate import GateResult
+from rgr.ecosystems.registry import resolve_test_command
 from rgr.loop import integrate
 from rgr.loop.attempt import ATTEMPTS_PREFIX, open_sealer, tests_summary
 from rgr.loop.starting import (

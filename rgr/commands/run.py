@@ -11,10 +11,11 @@ import click
 from rgr import __version__
 from rgr.backends.base import Backend
 from rgr.base import failpoints
-from rgr.base.config import TestCommand, resolve_test_command
+from rgr.base.config import TestCommand
 from rgr.base.errors import RepositoryError
 from rgr.base.ui import esc, make_console, short
 from rgr.check.verify import require_results
+from rgr.ecosystems.registry import resolve_test_command
 from rgr.loop import integrate
 from rgr.loop.attempt import (
     ATTEMPTS_PREFIX,

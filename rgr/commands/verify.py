@@ -11,9 +11,9 @@ from pathlib import Path
 import click
 
 from rgr.backends.base import AgentRequest, AgentResult, OpenGateway
-from rgr.base.config import resolve_test_command
 from rgr.base.ui import esc, make_console, short
 from rgr.check.gate import GateResult, Level
+from rgr.ecosystems.registry import resolve_test_command
 from rgr.loop.attempt import Sealer, open_sealer, tests_summary
 from rgr.observe.view import PlainView
 from rgr.sandbox.explain import Diagnosis

@@ -14,9 +14,10 @@ import os
 import re
 import shutil
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 
+from rgr.ecosystems import registry
+from rgr.ecosystems.base import Diagnosis as Diagnosis
 from rgr.sandbox.jail import install_root
 from rgr.sandbox.toolchain import Toolchain, home_relative, masked_roots, user_homes
 
@@ -30,24 +31,15 @@ _MISSING_PROGRAM = (
                r"directory"),
 )
 _MISSING_SOURCE = re.compile(r"bwrap: Can't find source path (?P<path>\S+?):? No such file")
-_RUSTUP = re.compile(r"rustup could not choose a version of (?P<name>\S+) to run")
-
-
-@dataclass(frozen=True)
-class Diagnosis:
-    """A failure inside the sandbox, explained: what is missing, and the fix."""
-
-    problem: str
-    fix: str
 
 
 def diagnose(output: str, argv: Iterable[str], toolchain: Toolchain, repo_root: Path,
              env: Mapping[str, str], detect_enabled: bool = True) -> Diagnosis | None:
     """The precise cause of a sandboxed command's failure to start, read from its
     ``output``; None when the output shows no such cause (a real test failure, say)."""
-    rustup = _RUSTUP.search(output)
-    if rustup is not None:
-        return _rustup(rustup.group("name"), toolchain)
+    own = registry.diagnose(output, toolchain.env)
+    if own is not None:
+        return own
     source = _MISSING_SOURCE.search(output)
     if source is not None:
         path = source.group("path")
@@ -128,18 +120,3 @@ def why_hidden(path: Path, toolchain: Toolchain, repo_root: Path, env: Mapping[s
         reason += " ([sandbox] detect = false)"
     return reason, (f'show it read-only with [sandbox] read_paths = ["{home_relative(root, env)}"] '
                     "in tdd.toml (and pass_env for any variable it needs)")
-
-
-def _rustup(name: str, toolchain: Toolchain) -> Diagnosis:
-    home = toolchain.env.get("RUSTUP_HOME")
-    if home is None:
-        return Diagnosis(
-            f"rustup could not choose a version of {name} to run: the sandbox shows no "
-            "rustup home (RUSTUP_HOME unset and no ~/.rustup)",
-            'show it with [sandbox] read_paths = ["<your rustup home>"] and pass_env = '
-            '["RUSTUP_HOME"], or set RUSTUP_HOME before running rgr')
-    return Diagnosis(
-        f"rustup could not choose a version of {name} to run: the rustup home the sandbox "
-        f"shows ({home}) has no default toolchain for this user",
-        "run `rustup default stable` (or set RUSTUP_TOOLCHAIN) and try again")
-

@@ -43,6 +43,9 @@ from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from rgr.ecosystems import registry
+from rgr.ecosystems.base import ToolHome
+
 #: Environment variable a daemon worker sets for the ``rgr`` it runs in a job clone: the
 #: working tree whose dependency folders the job's working copies share (the job clone
 #: has none of its own: ``node_modules`` and ``.venv`` are never committed).
@@ -131,37 +134,14 @@ class Toolchain:
         }
 
 
-@dataclass(frozen=True)
-class _Home:
-    """A tool's home: where its variable points, or its default under HOME."""
-
-    tool: str
-    variable: str
-    default: str | None  # relative to HOME; None: only the variable says where
-    #: Variables passed along as they are when set (they select versions or options).
-    passes: tuple[str, ...] = ()
-
-
-#: Version managers and toolchain homes. Each is shown read-only when its folder exists,
+#: Version managers and toolchain homes: those every ecosystem may use, then each
+#: ecosystem's own (rgr.ecosystems). Each is shown read-only when its folder exists,
 #: and its variable is set inside to that folder (the sandbox's HOME is another one).
 TOOL_HOMES = (
-    _Home("pyenv", "PYENV_ROOT", ".pyenv", ("PYENV_VERSION",)),
-    _Home("asdf", "ASDF_DATA_DIR", ".asdf", ("ASDF_DIR",)),
-    _Home("mise", "MISE_DATA_DIR", ".local/share/mise", ("MISE_ENV",)),
-    _Home("mise", "MISE_CONFIG_DIR", ".config/mise"),
-    _Home("nvm", "NVM_DIR", ".nvm", ("NVM_BIN", "NVM_INC")),
-    _Home("volta", "VOLTA_HOME", ".volta"),
-    _Home("fnm", "FNM_DIR", ".local/share/fnm", ("FNM_MULTISHELL_PATH",)),
-    _Home("rustup", "RUSTUP_HOME", ".rustup", ("RUSTUP_TOOLCHAIN",)),
-    _Home("cargo", "CARGO_HOME", ".cargo"),
-    _Home("goenv", "GOENV_ROOT", ".goenv", ("GOENV_VERSION",)),
-    _Home("go", "GOROOT", None, ("GOTOOLCHAIN", "GOFLAGS", "GOPROXY", "GONOSUMDB",
-                                 "GOPRIVATE", "GOSUMDB")),
-    _Home("sdkman", "SDKMAN_DIR", ".sdkman"),
-    _Home("java", "JAVA_HOME", None, ("JAVA_TOOL_OPTIONS",)),
-    _Home("maven", "M2_HOME", None),
-    _Home("maven", "MAVEN_HOME", None),
-    _Home("gradle", "GRADLE_HOME", None),
+    ToolHome("asdf", "ASDF_DATA_DIR", ".asdf", ("ASDF_DIR",)),
+    ToolHome("mise", "MISE_DATA_DIR", ".local/share/mise", ("MISE_ENV",)),
+    ToolHome("mise", "MISE_CONFIG_DIR", ".config/mise"),
+    *registry.tool_homes(),
 )
 
 #: Files under HOME that choose a toolchain version, copied into the sandbox's HOME.

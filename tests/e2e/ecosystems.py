@@ -1,11 +1,12 @@
-"""The slugify kata in JavaScript (Vitest, Jest), TypeScript, Rust, Go and Java (Maven):
-each project, its toolchain, and the scripted agent sessions that play it.
+"""The slugify kata in JavaScript (Vitest, Jest), TypeScript (Vitest, Bun), Rust, Go and
+Java (Maven): each project, its toolchain, and the scripted agent sessions that play it.
 
 Every project starts with the function's signature and a stub (``slugify`` returns an
 empty string) and no tests: in a compiled language a test that calls a function that
 does not exist does not compile, which rgr rightly rejects as a test that does not load,
 so RED adds a test that compiles and fails. The test command is never configured: rgr
-detects it from the project's files (package.json, Cargo.toml, go.mod, pom.xml).
+detects it from the project's files (package.json, bunfig.toml, Cargo.toml, go.mod,
+pom.xml).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from toolchains import (
+    ensure_bun,
     ensure_cargo,
     ensure_go,
     ensure_js_runners,
@@ -165,6 +167,37 @@ TYPESCRIPT = Ecosystem(
     impl_2="export function slugify(text: string): string {\n  return text.toLowerCase()"
            ".split(/\\s+/).join('-');\n}\n",
     check=("npm", "test"), setup=_js_setup, link=_js_link,
+)
+
+
+# ---------------------------------------------------------------------- Bun
+
+
+def _bun_setup(home: Path) -> Toolchain:
+    # bun on PATH for rgr and its sealed runs; its install (under this checkout, which
+    # the sandbox may hide) shown read-only, as a user's ~/.bun would be.
+    modules = ensure_bun()
+    path = f"{modules / '.bin'}{os.pathsep}{os.environ.get('PATH', os.defpath)}"
+    return Toolchain({"PATH": path}, (str(modules),))
+
+
+_B1, _B2, _BP, _BW = _js_tests(
+    "import { it, expect } from 'bun:test';\nimport { slugify } from './slug';\n")
+BUN = Ecosystem(
+    name="bun", runner="bun", test_file="src/slug.test.ts", impl_file="src/slug.ts",
+    files={
+        "package.json": json.dumps({"name": "kata", "private": True, "type": "module"},
+                                   indent=2) + "\n",
+        # bun's own config: how rgr detects `bun test` (no agent may change it)
+        "bunfig.toml": "[test]\n",
+        ".gitignore": "node_modules\n",
+        "src/slug.ts": "export function slugify(text: string): string {\n  return '';\n}\n",
+    },
+    test_1=_B1, test_2=_B2, passing_test=_BP, weakened_test=_BW,
+    impl_1="export function slugify(text: string): string {\n  return text.toLowerCase();\n}\n",
+    impl_2="export function slugify(text: string): string {\n  return text.toLowerCase()"
+           ".split(/\\s+/).join('-');\n}\n",
+    check=("bun", "test"), setup=_bun_setup,
 )
 
 
@@ -351,7 +384,7 @@ def calc_plan(eco: Ecosystem, done: bool) -> SessionScript:
 
 
 ECOSYSTEMS: Mapping[str, Ecosystem] = {
-    e.name: e for e in (VITEST, JEST, TYPESCRIPT, RUST, GO, MAVEN)}
+    e.name: e for e in (VITEST, JEST, TYPESCRIPT, BUN, RUST, GO, MAVEN)}
 
 
 # ---------------------------------------------------------------------- scripts

@@ -230,3 +230,29 @@ def ensure_js_runners(runners_dir: Path = RUNNERS_DIR) -> Path:
             raise ToolchainMissing(f"installing the JavaScript test runners failed:\n"
                                    f"{done.describe()}")
     return modules
+
+
+BUN_DIR = Path(__file__).resolve().parent / "bun"
+
+
+def ensure_bun(bun_dir: Path = BUN_DIR) -> Path:
+    """``node_modules`` with the pinned Bun (npm's ``bun`` package ships the binary);
+    ToolchainMissing when it cannot be installed or does not run here."""
+    modules = bun_dir / "node_modules"
+    binary = modules / ".bin" / "bun"
+    npm = shutil.which("npm")
+    if not binary.exists():
+        if npm is None:
+            raise ToolchainMissing("npm is not on PATH to install bun: install Node.js 20 "
+                                   "or later")
+        with _install_lock(bun_dir):
+            if not binary.exists():
+                done = run([npm, "install", "--no-audit", "--no-fund", "--no-save"],
+                           cwd=bun_dir, timeout=600.0)
+                if done.returncode != 0 or done.timed_out or not binary.exists():
+                    raise ToolchainMissing(f"installing bun failed:\n{done.describe()}")
+    probe = run([str(binary), "--version"], cwd=bun_dir, timeout=60.0)
+    if probe.returncode != 0 or probe.timed_out:
+        raise ToolchainMissing(f"bun is installed ({binary}) but cannot run here:\n"
+                               f"{probe.describe()}")
+    return modules

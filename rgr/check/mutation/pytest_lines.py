@@ -23,7 +23,7 @@ The tracer is ``sys.settrace`` set around each test's run and removed after it (
 that was there before is put back): the global trace function returns a line tracer only
 for frames of the watched files, so other code pays one call per function entered. It
 runs in the project's interpreter, which may be older than rgr's: standard library
-only, nothing newer than Python 3.8. Loaded like rgr.check.runners.pytest_own_outcomes,
+only, nothing newer than Python 3.8. Loaded like rgr.ecosystems.pytest_own_outcomes,
 through a ``pytest11`` entry point of a dist-info folder on PYTHONPATH.
 """
 

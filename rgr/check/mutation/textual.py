@@ -50,19 +50,17 @@ from rgr.check.mutation.arid import (
 )
 from rgr.check.mutation.boundary import TWINS, token_guard
 from rgr.check.mutation.mutants import Mutant
+from rgr.ecosystems import registry
 
 __all__ = ["LANGUAGES", "Token", "language_of", "mutants_of", "probe_of", "rust_test_lines",
            "tokens_of"]
 
-#: File suffix -> language.
-LANGUAGES = {
-    ".js": "js", ".mjs": "js", ".cjs": "js", ".jsx": "js", ".ts": "js", ".tsx": "js",
-    ".mts": "js", ".cts": "js", ".go": "go", ".rs": "rust",
-}
+#: File suffix -> language, as the ecosystems declare them.
+LANGUAGES = {suffix: syntax.language for syntax in registry.mutation_syntax()
+             for suffix in syntax.suffixes}
 
 #: What fails at once where it is inserted, per language.
-_PROBES = {"js": 'throw new Error("rgr-probe");', "go": 'panic("rgr-probe")',
-           "rust": 'panic!("rgr-probe");'}
+_PROBES = {syntax.language: syntax.probe for syntax in registry.mutation_syntax()}
 
 _ARITHMETIC = {"+": ("-",), "-": ("+",), "*": ("/",), "/": ("*",), "%": ("*",)}
 _COMPARISON = {"==": ("!=",), "!=": ("==",), "===": ("!==",), "!==": ("===",),

@@ -11,14 +11,24 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from rgr.check.failure_kind import FailureKind, first_match, is_test_path
-from rgr.check.runners.base import Finished, Results, Status, TestOutcome, message, relative
-
-if TYPE_CHECKING:
-    from rgr.base.config import TestCommand
+from rgr.base.config import TestCommand
+from rgr.ecosystems.base import (
+    Finished,
+    Guess,
+    MutationSyntax,
+    Plain,
+    Results,
+    Status,
+    TestOutcome,
+    ToolHome,
+    detected,
+    message,
+    relative,
+)
+from rgr.ecosystems.failure_kind import FailureKind, first_match, is_test_path
 
 _STATUS: dict[str, Status] = {"pass": "passed", "fail": "failed", "skip": "skipped"}
 _GO_ERROR = re.compile(r"^(?:#.*\n)?\s*((?:\./)?[^\s:#]+\.go):\d+(?::\d+)?: (.*)$", re.MULTILINE)
@@ -112,3 +122,25 @@ class Go:
 
     def fix(self) -> str:
         return "set test_command to `go test ./...` (rgr adds -json)"
+
+
+class GoEcosystem(Plain):
+    name = "Go (go test)"
+    runners = (Go(),)
+    test_config_globs = ("**/go.mod",)
+    tool_homes = (
+        ToolHome("goenv", "GOENV_ROOT", ".goenv", ("GOENV_VERSION",)),
+        ToolHome("go", "GOROOT", None, ("GOTOOLCHAIN", "GOFLAGS", "GOPROXY", "GONOSUMDB",
+                                        "GOPRIVATE", "GOSUMDB")),
+    )
+    mutation_syntax = (MutationSyntax("go", (".go",), 'panic("rgr-probe")'),)
+
+    def detect(self, root: Path, guess: Guess) -> TestCommand | None:
+        return detected(("go", "test", "./..."), "go", "go.mod") \
+            if (root / "go.mod").is_file() else None
+
+    def runner_named(self, names: Sequence[str], words: Sequence[str]) -> str | None:
+        return "go" if "go" in names and "test" in names else None
+
+
+ECOSYSTEM = GoEcosystem()

@@ -7,7 +7,7 @@ test's own making (a fixture or helper that does not exist, a test-only module t
 not there, an error raised while setting the test up) or a test that ran out of time can
 never be fixed by GREEN, which may not touch tests.
 
-Each runner adapter (rgr.check.runners) reads the kind from what its runner reports and puts
+Each runner adapter (rgr.ecosystems) reads the kind from what its runner reports and puts
 it on the test's outcome; where it cannot tell it says ``unknown``, which RED accepts as
 it accepted every failure before the kinds existed.
 """

@@ -9,16 +9,14 @@ lives in ``tmp``, a directory rgr creates for this one run and deletes afterward
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal, Protocol
+from typing import Literal, Protocol
 
+from rgr.base.config import TestCommand
 from rgr.base.proc import Completed, bound
-from rgr.check.failure_kind import FailureKind
-
-if TYPE_CHECKING:
-    from rgr.base.config import TestCommand
+from rgr.ecosystems.failure_kind import FailureKind
 
 #: How much of one test's failure text is kept.
 MESSAGE_LIMIT = 4 * 1024
@@ -38,7 +36,7 @@ class TestOutcome:
     file: str | None
     status: Status
     message: str
-    #: Why a failed or errored test failed (rgr.check.failure_kind), as its runner tells;
+    #: Why a failed or errored test failed (rgr.ecosystems.failure_kind), as its runner tells;
     #: None for a test that did not fail, and in reports written before the kinds existed.
     kind: FailureKind | None = None
 
@@ -206,3 +204,137 @@ def project_files_named(text: str, root: Path) -> list[str]:
         if (root / rel).is_file():
             found.append(rel)
     return found
+
+
+# --------------------------------------------------------------------------- ecosystems
+
+
+@dataclass(frozen=True)
+class ToolHome:
+    """A tool's home the sandbox shows read-only: where its variable points, or its
+    default under HOME (rgr.sandbox.toolchain)."""
+
+    tool: str
+    variable: str
+    default: str | None  # relative to HOME; None: only the variable says where
+    #: Variables passed along as they are when set (they select versions or options).
+    passes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Diagnosis:
+    """A failure inside the sandbox, explained: what is missing, and the fix."""
+
+    problem: str
+    fix: str
+
+
+@dataclass(frozen=True)
+class MutationSyntax:
+    """What the textual mutator (rgr.check.mutation.textual) needs of a language: the
+    file suffixes that are written in it, and a statement that fails at once where it is
+    inserted (the probe)."""
+
+    language: str
+    suffixes: tuple[str, ...]
+    probe: str
+
+
+#: How the registry names the runner of a command's words (rgr.ecosystems.registry):
+#: handed to an ecosystem whose launcher may run any other's runner (``npm test``).
+Guess = Callable[[Sequence[str]], str]
+
+
+class Ecosystem(Protocol):
+    """Everything rgr knows of one ecosystem, in one module: how its tests are found and
+    run, how their results and failures are read, which of its files decide how tests
+    run, what the sandbox must show for its tools, and how its failures are explained.
+    rgr.ecosystems.registry lists every one once; nothing else names a runner."""
+
+    #: How the README names it.
+    @property
+    def name(self) -> str: ...
+
+    #: Its runner adapters (``TestCommand.runner`` names them).
+    @property
+    def runners(self) -> tuple[Runner, ...]: ...
+
+    #: Runner names that keep their own reader when ``junit_xml`` is set (they write
+    #: the XML themselves, or rgr reads it from their build directory anyway).
+    @property
+    def reads_junit_xml_itself(self) -> frozenset[str]: ...
+
+    #: Runner names that load each test file on its own: a file that does not load hides
+    #: only its own tests (rgr.check.guards).
+    @property
+    def loads_file_by_file(self) -> frozenset[str]: ...
+
+    #: Files that decide how its tests are collected, configured or reported: no agent
+    #: may change them (rgr.check.guards).
+    @property
+    def test_config_globs(self) -> tuple[str, ...]: ...
+
+    #: Its version managers and toolchain homes (rgr.sandbox.toolchain).
+    @property
+    def tool_homes(self) -> tuple[ToolHome, ...]: ...
+
+    #: Its languages, as the textual mutator reads them.
+    @property
+    def mutation_syntax(self) -> tuple[MutationSyntax, ...]: ...
+
+    def detect(self, root: Path, guess: Guess) -> TestCommand | None:
+        """The test command its files in ``root`` say, or None."""
+        ...
+
+    def runner_named(self, names: Sequence[str], words: Sequence[str]) -> str | None:
+        """Its runner that a command's words run (``names``: each word's file name), or
+        None."""
+        ...
+
+    def launcher_named(self, names: Sequence[str]) -> str | None:
+        """Its runner for a command that only launches a script it cannot see into
+        (asked after every ecosystem's ``runner_named``), or None."""
+        ...
+
+    def configured_runner(self, runner: str, root: Path, guess: Guess) -> str:
+        """``runner`` as guessed from a configured command, made precise by the project's
+        files (``npm test`` by hand: the script says which runner)."""
+        ...
+
+    def diagnose(self, output: str, shown_env: Mapping[str, str]) -> Diagnosis | None:
+        """Why a sandboxed command of this ecosystem could not start, from its output and
+        the variables the sandbox sets; None when this ecosystem sees no cause."""
+        ...
+
+
+class Plain:
+    """Defaults an ecosystem module overrides: it claims nothing."""
+
+    runners: tuple[Runner, ...] = ()
+    reads_junit_xml_itself: frozenset[str] = frozenset()
+    loads_file_by_file: frozenset[str] = frozenset()
+    test_config_globs: tuple[str, ...] = ()
+    tool_homes: tuple[ToolHome, ...] = ()
+    mutation_syntax: tuple[MutationSyntax, ...] = ()
+
+    def detect(self, root: Path, guess: Guess) -> TestCommand | None:
+        return None
+
+    def runner_named(self, names: Sequence[str], words: Sequence[str]) -> str | None:
+        return None
+
+    def launcher_named(self, names: Sequence[str]) -> str | None:
+        return None
+
+    def configured_runner(self, runner: str, root: Path, guess: Guess) -> str:
+        return runner
+
+    def diagnose(self, output: str, shown_env: Mapping[str, str]) -> Diagnosis | None:
+        return None
+
+
+def detected(argv: tuple[str, ...], runner: str, source: str,
+             globs: tuple[str, ...] = ()) -> TestCommand:
+    """A test command found in the project's files (``source`` names the file)."""
+    return TestCommand(argv=argv, runner=runner, junit_globs=globs, shell=False,
+                       source=f"detected from {source}")

@@ -15,18 +15,26 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 import shutil
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from rgr.check.failure_kind import FailureKind, first_match
-from rgr.check.runners.base import (
+from rgr.base.config import TestCommand
+from rgr.base.errors import ConfigError
+from rgr.ecosystems.base import (
     Finished,
+    Guess,
+    MutationSyntax,
+    Plain,
     Results,
     Status,
     TestOutcome,
+    ToolHome,
+    detected,
     existing,
     message,
     project_files_named,
@@ -34,10 +42,9 @@ from rgr.check.runners.base import (
     relative,
     with_args,
 )
-from rgr.check.runners.js_modules import importers, missing_module, module_kind
-
-if TYPE_CHECKING:
-    from rgr.base.config import TestCommand
+from rgr.ecosystems.failure_kind import FailureKind, first_match
+from rgr.ecosystems.js_modules import importers, missing_module, module_kind
+from rgr.ecosystems.junit import JUnitGlobs
 
 REPORT = "report.json"
 
@@ -82,7 +89,7 @@ def failure_kind(outcome: TestOutcome, root: Path | None = None) -> FailureKind:
     (and the line naming the error's class):
     a timeout, an assertion, or a function, export or name that does not exist; a module
     that cannot be found, or lacks the export imported, is missing code when it is the
-    project's and not test code (rgr.check.runners.js_modules), else the test's own error.
+    project's and not test code (rgr.ecosystems.js_modules), else the test's own error.
     ``root``: the project the run ran in, where the module is looked for."""
     lines = outcome.message.strip().splitlines() or [""]
     # Mocha puts the message first and the stack (which names the error's class) after.
@@ -317,3 +324,126 @@ class NodeTest:
     def fix(self) -> str:
         return ("run `node --test` (Node.js 20 or later) so that rgr can add its reporter "
                 "through NODE_OPTIONS")
+
+
+class NpmScript(JUnitGlobs):
+    """``npm test`` whose script runs nothing rgr recognises: JUnit globs or nothing."""
+
+    name = "npm"
+    label = "an npm test script rgr does not recognise"
+
+    def fix(self) -> str:
+        return ("make the test script end with the runner (vitest, jest, mocha or "
+                "node --test), set test_command to the runner itself, or set junit_xml in "
+                "tdd.toml to the JUnit XML files the script writes")
+
+
+
+# --------------------------------------------------------------------------- the ecosystem
+
+#: What ``npm init`` writes as the test script: no test command.
+NPM_PLACEHOLDER_TEST = 'echo "Error: no test specified" && exit 1'
+#: JavaScript runners rgr can read, found as a word of a test script or a devDependency.
+JS_RUNNERS = ("vitest", "jest", "mocha")
+
+
+def _read_package(root: Path) -> dict[str, Any] | None:
+    path = root / "package.json"
+    if not path.is_file():
+        return None
+    try:
+        package = json.loads(path.read_text(encoding="utf-8"))
+    except (ValueError, OSError) as exc:
+        # Loud, not skipped: silently falling through to pytest would run the wrong thing.
+        raise ConfigError(
+            f"{path}: not valid JSON: {exc}", "fix package.json, or set test_command in tdd.toml"
+        ) from exc
+    return package if isinstance(package, dict) else {}
+
+
+def _test_script(package: Mapping[str, Any]) -> str | None:
+    scripts = package.get("scripts")
+    test = scripts.get("test") if isinstance(scripts, dict) else None
+    if not isinstance(test, str) or not test.strip() or test.strip() == NPM_PLACEHOLDER_TEST:
+        return None
+    return test
+
+
+def _dev_runners(package: Mapping[str, Any]) -> list[str]:
+    deps: dict[str, Any] = {}
+    for key in ("devDependencies", "dependencies"):
+        value = package.get(key)
+        if isinstance(value, dict):
+            deps.update(value)
+    return [name for name in JS_RUNNERS if name in deps]
+
+
+def _script_runner(script: str, package: Mapping[str, Any], guess: Guess) -> str:
+    """The runner a test script runs: the last command of the script that names one
+    (rgr's options are appended to the script, so they reach its last command)."""
+    commands = re.split(r"&&|\|\||;", script)
+    try:
+        words = shlex.split(commands[-1])
+    except ValueError:
+        words = commands[-1].split()
+    runner = guess(words)
+    if runner in ("npm", "custom"):
+        found = _dev_runners(package)
+        # `npm test` -> `npm run test:unit`: the one runner the package depends on
+        return found[0] if len(found) == 1 else "npm"
+    return runner
+
+
+class JavaScript(Plain):
+    name = "JavaScript, TypeScript (Vitest, Jest, Mocha, node --test)"
+    runners = (Jest(), Vitest(), Mocha(), NodeTest(), NpmScript())
+    loads_file_by_file = frozenset({"vitest", "jest", "node"})
+    test_config_globs = (
+        "**/package.json", "**/jest.config.*", "**/vitest.config.*", "**/vite.config.*",
+        "**/vitest.workspace.*", "**/.mocharc*", "**/babel.config.*", "**/.babelrc*",
+        "**/tsconfig*.json")
+    tool_homes = (
+        ToolHome("nvm", "NVM_DIR", ".nvm", ("NVM_BIN", "NVM_INC")),
+        ToolHome("volta", "VOLTA_HOME", ".volta"),
+        ToolHome("fnm", "FNM_DIR", ".local/share/fnm", ("FNM_MULTISHELL_PATH",)),
+    )
+    mutation_syntax = (MutationSyntax(
+        "js", (".js", ".mjs", ".cjs", ".jsx", ".ts", ".tsx", ".mts", ".cts"),
+        'throw new Error("rgr-probe");'),)
+
+    def detect(self, root: Path, guess: Guess) -> TestCommand | None:
+        package = _read_package(root)
+        if package is None:
+            return None
+        script = _test_script(package)
+        if script is not None:
+            return detected(("npm", "test"), _script_runner(script, package, guess),
+                            "package.json")
+        # No test script (or npm's placeholder) but one runner among the dependencies.
+        found = _dev_runners(package)
+        if len(found) == 1:
+            argv = ("npx", "vitest", "run") if found[0] == "vitest" else ("npx", found[0])
+            return detected(argv, found[0], "package.json (devDependencies)")
+        return None
+
+    def runner_named(self, names: Sequence[str], words: Sequence[str]) -> str | None:
+        for name in names:
+            if name in JS_RUNNERS:
+                return name
+        return "node" if "node" in names and "--test" in words else None
+
+    def launcher_named(self, names: Sequence[str]) -> str | None:
+        return "npm" if any(n in ("npm", "npx", "yarn", "pnpm") for n in names) else None
+
+    def configured_runner(self, runner: str, root: Path, guess: Guess) -> str:
+        if runner != "npm":
+            return runner
+        # `npm test` configured by hand: the script says which runner it is
+        package = _read_package(root)
+        script = _test_script(package) if package is not None else None
+        if script is None or package is None:
+            return runner
+        return _script_runner(script, package, guess)
+
+
+ECOSYSTEM = JavaScript()

@@ -1,10 +1,9 @@
-"""JUnit XML: the reader every XML-writing runner shares, and the runners that write it
-where their build puts it (Maven Surefire, Gradle) or where the user's ``junit_xml``
-globs say (any other command).
+"""JUnit XML: the reader every XML-writing runner shares (rgr.ecosystems.jvm,
+rgr.ecosystems.php, rgr.ecosystems.bun), and the runner of any command rgr does not
+recognise, read from where the user's ``junit_xml`` globs say.
 
-Surefire and Gradle have no switch to move their reports out of the build directory
-(``target/``, ``build/``), which is their own output and normally ignored by git; rgr
-reads only the reports written during this run (by modification time) there.
+Reports written into a build directory are read only when written during this run (by
+modification time).
 """
 
 from __future__ import annotations
@@ -15,8 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from rgr.check.failure_kind import FailureKind, first_match
-from rgr.check.runners.base import (
+from rgr.ecosystems.base import (
     Finished,
     Results,
     Status,
@@ -25,6 +23,7 @@ from rgr.check.runners.base import (
     message,
     relative,
 )
+from rgr.ecosystems.failure_kind import FailureKind, first_match
 
 if TYPE_CHECKING:
     from rgr.base.config import TestCommand
@@ -190,124 +189,6 @@ class JUnitGlobs:
                 "or set test_command to a runner rgr knows (see the README's runner table)")
 
 
-class NpmScript(JUnitGlobs):
-    """``npm test`` whose script runs nothing rgr recognises: JUnit globs or nothing."""
-
-    name = "npm"
-    label = "an npm test script rgr does not recognise"
-
-    def fix(self) -> str:
-        return ("make the test script end with the runner (vitest, jest, mocha or "
-                "node --test), set test_command to the runner itself, or set junit_xml in "
-                "tdd.toml to the JUnit XML files the script writes")
-
-
 class CustomCommand(JUnitGlobs):
     name = "custom"
     label = "a command rgr does not recognise"
-
-
-# Maven: "[ERROR] /abs/src/test/java/x/FooTest.java:[12,5] cannot find symbol"
-_JAVAC_ERROR = re.compile(r"^\[ERROR\] (\S+?\.(?:java|kt|groovy|scala)):\[\d+", re.MULTILINE)
-# Gradle: "/abs/FooTest.java:12: error: ..." (javac) or "e: file:///abs/Foo.kt:12:5 ..."
-_GRADLE_ERROR = re.compile(
-    r"^(?:e: )?(?:file://)?(/\S+?\.(?:java|kt|groovy|scala)):(?:\d+:)?(?:\d+ )?(?: ?error:)?",
-    re.MULTILINE)
-
-
-class _BuildTool:
-    """Maven and Gradle: reports in the build directory, compile errors in the output."""
-
-    name: str
-    label: str
-    tool: str
-    globs: tuple[str, ...]
-    compile_error: re.Pattern[str]
-    no_tests_words: tuple[str, ...]
-
-    def prepare(self, cmd: TestCommand, tmp: Path, env: dict[str, str]) -> tuple[str, ...]:
-        return cmd.argv
-
-    def read(self, run: Finished) -> Results:
-        results = Results()
-        globs = run.cmd.junit_globs or self.globs
-        reports = fresh_reports(run.root, globs, since=run.started - MTIME_SLACK_S)
-        read_reports(run, reports, results, jvm=True)
-        if run.done.returncode != 0:
-            for raw in self.compile_error.findall(run.output):
-                results.load_error(relative(raw, run.root))
-        results.no_tests = (run.done.returncode == 0 and not results.outcomes
-                            and not reports and self.ran_no_tests(run.output))
-        return results
-
-    def ran_no_tests(self, output: str) -> bool:
-        return any(w in output for w in self.no_tests_words)
-
-    def fix(self) -> str:
-        return (f"make sure `{self.tool}` builds and runs the tests (its output is in the run "
-                f"folder) and writes JUnit XML reports ({', '.join(self.globs)}), or set "
-                "junit_xml in tdd.toml to where they go")
-
-
-class Maven(_BuildTool):
-    name = "maven"
-
-    def prepare(self, cmd: TestCommand, tmp: Path, env: dict[str, str]) -> tuple[str, ...]:
-        # batch mode: no colours, no download progress in the output rgr reads
-        if cmd.shell or {"-B", "--batch-mode"} & set(cmd.argv):
-            return cmd.argv
-        return (*cmd.argv, "--batch-mode")
-
-    label = "Maven Surefire"
-    # the second glob covers the modules of a multi-module build
-    globs = ("target/surefire-reports/TEST-*.xml", "*/target/surefire-reports/TEST-*.xml")
-    compile_error = _JAVAC_ERROR
-    no_tests_words = ("No tests to run.", "Tests run: 0,")
-
-    def ran_no_tests(self, output: str) -> bool:
-        # Surefire writes a report per test class it runs; when it ran (and was not
-        # told to skip) and wrote none, there are none. It does not always say so.
-        return super().ran_no_tests(output) or (
-            "maven-surefire-plugin" in output and "Tests are skipped" not in output)
-
-
-class Gradle(_BuildTool):
-    name = "gradle"
-    label = "Gradle"
-    tool = "gradle test"
-    globs = ("build/test-results/test/*.xml", "*/build/test-results/test/*.xml")
-    compile_error = _GRADLE_ERROR
-    no_tests_words = ("NO-SOURCE",)
-
-
-_PHP_FATAL = re.compile(r" in (/\S+?\.php)(?::\d+| on line \d+)")
-
-
-class PHPUnit:
-    """PHPUnit's ``--log-junit``, into rgr's own directory."""
-
-    name = "phpunit"
-    label = "PHPUnit"
-
-    def prepare(self, cmd: TestCommand, tmp: Path, env: dict[str, str]) -> tuple[str, ...]:
-        return (*cmd.argv, "--log-junit", str(tmp / "phpunit.xml"))
-
-    def read(self, run: Finished) -> Results:
-        results = Results()
-        path = run.tmp / "phpunit.xml"
-        if path.is_file():
-            read_reports(run, [path], results, jvm=False, by_file=True)
-        if run.done.returncode != 0:
-            for raw in _PHP_FATAL.findall(run.output):
-                file = relative(raw, run.root)
-                if not file.startswith(("/", "vendor/")):  # PHPUnit's own files are not it
-                    results.load_error(file)
-        if not path.is_file() and not results.collection_errors:
-            results.report_error = f"PHPUnit wrote no JUnit report (exit code " \
-                                   f"{run.done.returncode})"
-        results.no_tests = (run.done.returncode == 0 and not results.outcomes
-                            and "No tests executed" in run.output)
-        return results
-
-    def fix(self) -> str:
-        return "run PHPUnit directly (vendor/bin/phpunit) so that rgr can add --log-junit"

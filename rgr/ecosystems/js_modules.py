@@ -15,7 +15,7 @@ import os
 import re
 from pathlib import Path, PurePosixPath
 
-from rgr.check.failure_kind import FailureKind, is_test_module, is_test_path
+from rgr.ecosystems.failure_kind import FailureKind, is_test_module, is_test_path
 
 #: ``Cannot find module 'x'`` (CommonJS, ESM's ERR_MODULE_NOT_FOUND), Vite's ``Failed to
 #: load url x`` / ``Failed to resolve import "x"``, ESM's ``Cannot find package 'x'``,

@@ -15,24 +15,28 @@ line under an ``error`` heading. ``cargo nextest run`` gets a JUnit report inste
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from rgr.check.failure_kind import FailureKind, first_match, is_test_module, is_test_path
-from rgr.check.runners.base import (
+from rgr.base.config import TestCommand
+from rgr.ecosystems.base import (
+    Diagnosis,
     Finished,
+    Guess,
+    MutationSyntax,
+    Plain,
     Results,
     Status,
     TestOutcome,
+    ToolHome,
+    detected,
     existing,
     message,
     relative,
 )
-from rgr.check.runners.junit import ReportUnreadable, parse_xml, status_of, testcases
-from rgr.check.runners.junit import failure_kind as junit_kind
-
-if TYPE_CHECKING:
-    from rgr.base.config import TestCommand
+from rgr.ecosystems.failure_kind import FailureKind, first_match, is_test_module, is_test_path
+from rgr.ecosystems.junit import ReportUnreadable, parse_xml, status_of, testcases
+from rgr.ecosystems.junit import failure_kind as junit_kind
 
 _TARGET = re.compile(r"^\s+(?:Running (?:unittests )?(\S+)(?: \(.*\))?|Doc-tests (\S+))\s*$",
                      re.MULTILINE)
@@ -198,3 +202,50 @@ def _target_dir(run: Finished) -> Path:
     if "--target-dir" in argv[:-1]:
         return run.root / argv[argv.index("--target-dir") + 1]
     return run.root / "target"
+
+
+#: What rustup prints when the sandbox shows it no toolchain to choose.
+_RUSTUP = re.compile(r"rustup could not choose a version of (?P<name>\S+) to run")
+
+
+class Rust(Plain):
+    name = "Rust (cargo test, cargo-nextest)"
+    runners = (Cargo(), Nextest())
+    test_config_globs = ("**/Cargo.toml", "**/.cargo/**", "**/build.rs")
+    tool_homes = (
+        ToolHome("rustup", "RUSTUP_HOME", ".rustup", ("RUSTUP_TOOLCHAIN",)),
+        ToolHome("cargo", "CARGO_HOME", ".cargo"),
+    )
+    mutation_syntax = (MutationSyntax("rust", (".rs",), 'panic!("rgr-probe");'),)
+
+    def detect(self, root: Path, guess: Guess) -> TestCommand | None:
+        if not (root / "Cargo.toml").is_file():
+            return None
+        if (root / ".config" / "nextest.toml").is_file():
+            return detected(("cargo", "nextest", "run"), "nextest", ".config/nextest.toml")
+        return detected(("cargo", "test"), "cargo", "Cargo.toml")
+
+    def runner_named(self, names: Sequence[str], words: Sequence[str]) -> str | None:
+        if "cargo" in names:
+            return "nextest" if "nextest" in names else "cargo"
+        return None
+
+    def diagnose(self, output: str, shown_env: Mapping[str, str]) -> Diagnosis | None:
+        found = _RUSTUP.search(output)
+        if found is None:
+            return None
+        name = found.group("name")
+        home = shown_env.get("RUSTUP_HOME")
+        if home is None:
+            return Diagnosis(
+                f"rustup could not choose a version of {name} to run: the sandbox shows no "
+                "rustup home (RUSTUP_HOME unset and no ~/.rustup)",
+                'show it with [sandbox] read_paths = ["<your rustup home>"] and pass_env = '
+                '["RUSTUP_HOME"], or set RUSTUP_HOME before running rgr')
+        return Diagnosis(
+            f"rustup could not choose a version of {name} to run: the rustup home the "
+            f"sandbox shows ({home}) has no default toolchain for this user",
+            "run `rustup default stable` (or set RUSTUP_TOOLCHAIN) and try again")
+
+
+ECOSYSTEM = Rust()

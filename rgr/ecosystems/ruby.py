@@ -8,23 +8,24 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from rgr.check.failure_kind import FailureKind, first_match
-from rgr.check.runners.base import (
+from rgr.base.config import TestCommand
+from rgr.ecosystems.base import (
     Finished,
+    Guess,
+    Plain,
     Results,
     Status,
     TestOutcome,
+    detected,
     existing,
     message,
     read_report,
     relative,
 )
-
-if TYPE_CHECKING:
-    from rgr.base.config import TestCommand
+from rgr.ecosystems.failure_kind import FailureKind, first_match
 
 REPORT = "rspec.json"
 _STATUS: dict[str, Status] = {"passed": "passed", "failed": "failed", "pending": "skipped"}
@@ -85,3 +86,24 @@ class RSpec:
 
     def fix(self) -> str:
         return "run rspec directly (`bundle exec rspec`) so that rgr can add its formatters"
+
+
+class Ruby(Plain):
+    name = "Ruby (RSpec)"
+    runners = (RSpec(),)
+    test_config_globs = ("**/Gemfile", "**/.rspec")
+
+    def detect(self, root: Path, guess: Guess) -> TestCommand | None:
+        gemfile = root / "Gemfile"
+        if not (root / ".rspec").is_file() and not (
+                gemfile.is_file() and "rspec" in gemfile.read_text(errors="replace")):
+            return None
+        if gemfile.is_file():
+            return detected(("bundle", "exec", "rspec"), "rspec", "Gemfile")
+        return detected(("rspec",), "rspec", ".rspec")
+
+    def runner_named(self, names: Sequence[str], words: Sequence[str]) -> str | None:
+        return "rspec" if "rspec" in names else None
+
+
+ECOSYSTEM = Ruby()

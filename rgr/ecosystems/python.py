@@ -11,7 +11,7 @@ necessarily pytest's.
 Subtests (the ``subtests`` fixture, unittest's ``self.subTest``) report into their test's
 testcase in the XML, where a skipped subtest looks like a skipped test. A test is its own
 outcome: it fails when a subtest failed (the XML says so), and is skipped only when it
-skipped itself, which rgr's plugin (rgr.check.runners.pytest_own_outcomes, in rgr's folder of
+skipped itself, which rgr's plugin (rgr.ecosystems.pytest_own_outcomes, in rgr's folder of
 the run) tells beside the XML.
 """
 
@@ -22,16 +22,14 @@ import os
 import re
 import shlex
 import shutil
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from rgr.check.failure_kind import FailureKind, is_test_module, is_test_path
-from rgr.check.runners.base import Finished, Results, TestOutcome
-from rgr.check.runners.junit import ReportUnreadable, parse_xml, status_of, testcases
-from rgr.check.runners.pytest_own_outcomes import OUTCOMES_ENV
-
-if TYPE_CHECKING:
-    from rgr.base.config import TestCommand
+from rgr.base.config import TestCommand
+from rgr.ecosystems.base import Finished, Guess, Plain, Results, TestOutcome, ToolHome
+from rgr.ecosystems.failure_kind import FailureKind, is_test_module, is_test_path
+from rgr.ecosystems.junit import ReportUnreadable, parse_xml, status_of, testcases
+from rgr.ecosystems.pytest_own_outcomes import OUTCOMES_ENV
 
 PYTEST_NO_TESTS_COLLECTED = 5
 #: Every other test module still runs and counts when one does not import.
@@ -182,7 +180,7 @@ def _raised_kind(exc: str, where: str | None, text: str) -> FailureKind:
 
 
 def _add_plugin(tmp: Path, env: dict[str, str]) -> None:
-    """rgr.check.runners.pytest_own_outcomes in ``tmp``, where the run's pytest finds it: a
+    """rgr.ecosystems.pytest_own_outcomes in ``tmp``, where the run's pytest finds it: a
     ``pytest11`` entry point of a dist-info folder on PYTHONPATH (pytest loads those by
     itself). Not ``-p``: where PYTHONPATH does not reach pytest (a script that sets its
     own), ``-p`` would stop the run on an import error; an entry point that is not found
@@ -256,3 +254,34 @@ def _module_file(root: Path, parts: list[str]) -> str:
 
 def _exists(root: Path, relative: str) -> bool:
     return (root / relative).is_file()
+
+
+#: Files that make a folder a Python project whose tests pytest runs.
+PYTHON_MARKERS = ("pytest.ini", "pyproject.toml", "setup.py", "setup.cfg", "tox.ini")
+_PYTEST_NAME = re.compile(r"(pytest|py\.test)(-?[\d.]+)?")
+
+
+class Python(Plain):
+    name = "Python (pytest)"
+    runners = (Pytest(),)
+    # pytest's --junitxml is always rgr's own
+    reads_junit_xml_itself = frozenset({"pytest"})
+    loads_file_by_file = frozenset({"pytest"})
+    test_config_globs = (
+        "**/conftest.py", "**/pytest.ini", "**/tox.ini", "**/setup.cfg", "**/pyproject.toml",
+        "**/sitecustomize.py", "**/usercustomize.py", "**/*.pth", "**/.coveragerc",
+        "**/noxfile.py")
+    tool_homes = (ToolHome("pyenv", "PYENV_ROOT", ".pyenv", ("PYENV_VERSION",)),)
+
+    def detect(self, root: Path, guess: Guess) -> TestCommand | None:
+        for name in PYTHON_MARKERS:
+            if (root / name).is_file():
+                return TestCommand(argv=("pytest",), runner="pytest", junit_globs=(),
+                                   shell=False, source=f"detected from {name}")
+        return None
+
+    def runner_named(self, names: Sequence[str], words: Sequence[str]) -> str | None:
+        return "pytest" if any(_PYTEST_NAME.fullmatch(n) for n in names) else None
+
+
+ECOSYSTEM = Python()

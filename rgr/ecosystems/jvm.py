@@ -1,0 +1,124 @@
+"""Java and the JVM: Maven Surefire and Gradle, found from ``pom.xml`` (with JUnit in it)
+or a Gradle build file, read from the JUnit XML they write into their build directory.
+
+Surefire and Gradle have no switch to move their reports out of the build directory
+(``target/``, ``build/``), which is their own output and normally ignored by git; rgr
+reads only the reports written during this run (by modification time) there.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from pathlib import Path
+
+from rgr.base.config import TestCommand
+from rgr.ecosystems.base import Finished, Guess, Plain, Results, ToolHome, detected, relative
+from rgr.ecosystems.junit import MTIME_SLACK_S, fresh_reports, read_reports
+
+# Maven: "[ERROR] /abs/src/test/java/x/FooTest.java:[12,5] cannot find symbol"
+_JAVAC_ERROR = re.compile(r"^\[ERROR\] (\S+?\.(?:java|kt|groovy|scala)):\[\d+", re.MULTILINE)
+# Gradle: "/abs/FooTest.java:12: error: ..." (javac) or "e: file:///abs/Foo.kt:12:5 ..."
+_GRADLE_ERROR = re.compile(
+    r"^(?:e: )?(?:file://)?(/\S+?\.(?:java|kt|groovy|scala)):(?:\d+:)?(?:\d+ )?(?: ?error:)?",
+    re.MULTILINE)
+
+
+class _BuildTool:
+    """Maven and Gradle: reports in the build directory, compile errors in the output."""
+
+    name: str
+    label: str
+    tool: str
+    globs: tuple[str, ...]
+    compile_error: re.Pattern[str]
+    no_tests_words: tuple[str, ...]
+
+    def prepare(self, cmd: TestCommand, tmp: Path, env: dict[str, str]) -> tuple[str, ...]:
+        return cmd.argv
+
+    def read(self, run: Finished) -> Results:
+        results = Results()
+        globs = run.cmd.junit_globs or self.globs
+        reports = fresh_reports(run.root, globs, since=run.started - MTIME_SLACK_S)
+        read_reports(run, reports, results, jvm=True)
+        if run.done.returncode != 0:
+            for raw in self.compile_error.findall(run.output):
+                results.load_error(relative(raw, run.root))
+        results.no_tests = (run.done.returncode == 0 and not results.outcomes
+                            and not reports and self.ran_no_tests(run.output))
+        return results
+
+    def ran_no_tests(self, output: str) -> bool:
+        return any(w in output for w in self.no_tests_words)
+
+    def fix(self) -> str:
+        return (f"make sure `{self.tool}` builds and runs the tests (its output is in the run "
+                f"folder) and writes JUnit XML reports ({', '.join(self.globs)}), or set "
+                "junit_xml in tdd.toml to where they go")
+
+
+class Maven(_BuildTool):
+    name = "maven"
+
+    def prepare(self, cmd: TestCommand, tmp: Path, env: dict[str, str]) -> tuple[str, ...]:
+        # batch mode: no colours, no download progress in the output rgr reads
+        if cmd.shell or {"-B", "--batch-mode"} & set(cmd.argv):
+            return cmd.argv
+        return (*cmd.argv, "--batch-mode")
+
+    label = "Maven Surefire"
+    # the second glob covers the modules of a multi-module build
+    globs = ("target/surefire-reports/TEST-*.xml", "*/target/surefire-reports/TEST-*.xml")
+    compile_error = _JAVAC_ERROR
+    no_tests_words = ("No tests to run.", "Tests run: 0,")
+
+    def ran_no_tests(self, output: str) -> bool:
+        # Surefire writes a report per test class it runs; when it ran (and was not
+        # told to skip) and wrote none, there are none. It does not always say so.
+        return super().ran_no_tests(output) or (
+            "maven-surefire-plugin" in output and "Tests are skipped" not in output)
+
+
+class Gradle(_BuildTool):
+    name = "gradle"
+    label = "Gradle"
+    tool = "gradle test"
+    globs = ("build/test-results/test/*.xml", "*/build/test-results/test/*.xml")
+    compile_error = _GRADLE_ERROR
+    no_tests_words = ("NO-SOURCE",)
+
+
+class JVM(Plain):
+    name = "Java (Maven, Gradle)"
+    runners = (Maven(), Gradle())
+    reads_junit_xml_itself = frozenset({"maven", "gradle"})
+    test_config_globs = ("**/pom.xml", "**/build.gradle*", "**/settings.gradle*",
+                         "**/gradle.properties")
+    tool_homes = (
+        ToolHome("sdkman", "SDKMAN_DIR", ".sdkman"),
+        ToolHome("java", "JAVA_HOME", None, ("JAVA_TOOL_OPTIONS",)),
+        ToolHome("maven", "M2_HOME", None),
+        ToolHome("maven", "MAVEN_HOME", None),
+        ToolHome("gradle", "GRADLE_HOME", None),
+    )
+
+    def detect(self, root: Path, guess: Guess) -> TestCommand | None:
+        pom = root / "pom.xml"
+        if pom.is_file() and "junit" in pom.read_text(errors="replace").lower():
+            return detected(("mvn", "test"), "maven", "pom.xml", Maven.globs)
+        for name in ("build.gradle", "build.gradle.kts"):
+            if (root / name).is_file():
+                gradle = "./gradlew" if (root / "gradlew").is_file() else "gradle"
+                return detected((gradle, "test"), "gradle", name, Gradle.globs)
+        return None
+
+    def runner_named(self, names: Sequence[str], words: Sequence[str]) -> str | None:
+        if any(n in ("mvn", "mvnw") for n in names):
+            return "maven"
+        if any(n in ("gradle", "gradlew") for n in names):
+            return "gradle"
+        return None
+
+
+ECOSYSTEM = JVM()

@@ -1,0 +1,141 @@
+"""Every ecosystem rgr knows, once, in the order their files are looked for: the one
+list that detection, the runner adapters, the guards, the mutator and the sandbox read.
+
+Adding a runner is a module under rgr/ecosystems/ that defines ``ECOSYSTEM`` (the
+protocol in rgr.ecosystems.base) and one line here.
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+from rgr.base.config import Config, TestCommand
+from rgr.base.errors import ConfigError
+from rgr.ecosystems import bun, go, javascript, jvm, php, python, ruby, rust
+from rgr.ecosystems.base import Diagnosis, Ecosystem, MutationSyntax, Runner, ToolHome
+from rgr.ecosystems.junit import CustomCommand, JUnitGlobs
+
+#: The first whose files are found wins: a Java build with a package.json for its web
+#: assets is a Java project; Python's markers (pyproject.toml ...) come last, as any
+#: project may carry one.
+ECOSYSTEMS: tuple[Ecosystem, ...] = (
+    jvm.ECOSYSTEM,
+    bun.ECOSYSTEM,
+    javascript.ECOSYSTEM,
+    rust.ECOSYSTEM,
+    go.ECOSYSTEM,
+    ruby.ECOSYSTEM,
+    php.ECOSYSTEM,
+    python.ECOSYSTEM,
+)
+
+_JUNIT = JUnitGlobs()
+
+#: Every runner adapter by name. ``custom`` (any other command) and ``junit`` are read
+#: from the ``junit_xml`` globs when there are some.
+RUNNERS: Mapping[str, Runner] = {
+    runner.name: runner
+    for runner in (*(r for eco in ECOSYSTEMS for r in eco.runners), _JUNIT, CustomCommand())
+}
+
+
+def runner_for(name: str) -> Runner:
+    """The adapter for ``name``; an unknown name (a newer note, say) reads JUnit globs."""
+    return RUNNERS.get(name, _JUNIT)
+
+
+def guess_runner(argv: Iterable[str]) -> str:
+    """Which runner a command uses, from its words (``uv run pytest`` is pytest,
+    ``npx vitest run`` Vitest, ``node --test`` node's runner); a launcher that runs a
+    script rgr cannot see into (``npm test``) only when no runner is named."""
+    words = list(argv)
+    names = [Path(word).name.removesuffix(".exe") for word in words]
+    for eco in ECOSYSTEMS:
+        if (runner := eco.runner_named(names, words)) is not None:
+            return runner
+    for eco in ECOSYSTEMS:
+        if (runner := eco.launcher_named(names)) is not None:
+            return runner
+    return "custom"
+
+
+def detect_test_command(root: Path) -> TestCommand | None:
+    """The test command the project's files say: the first ecosystem that finds its
+    files wins."""
+    for eco in ECOSYSTEMS:
+        found = eco.detect(root, guess_runner)
+        if found is not None:
+            return found
+    return None
+
+
+def resolve_test_command(config: Config, root: Path) -> TestCommand:
+    """The configured test command, else the detected one, else a ConfigError."""
+    if config.test_command is not None:
+        return configured_command(config, root)
+    detected = detect_test_command(root)
+    if detected is None:
+        raise ConfigError(
+            f"no test command configured and none detected in {root}",
+            hint='set test_command in tdd.toml, e.g. test_command = "pytest -q"',
+        )
+    if config.junit_xml:
+        return TestCommand(detected.argv, _junit_override(detected.runner),
+                           tuple(config.junit_xml), False, detected.source)
+    return detected
+
+
+def _junit_override(runner: str) -> str:
+    """With ``junit_xml`` set, rgr reads those files instead of adding its own reporter,
+    but for a runner that reads its own XML anyway."""
+    keeps = any(runner in eco.reads_junit_xml_itself for eco in ECOSYSTEMS)
+    return runner if keeps else "custom"
+
+
+def configured_command(config: Config, root: Path | None = None) -> TestCommand:
+    """``test_command`` from the config, its runner guessed from its words."""
+    raw = config.test_command
+    assert raw is not None
+    words = shlex.split(raw) if isinstance(raw, str) else list(raw)
+    if config.test_shell:
+        script = raw if isinstance(raw, str) else shlex.join(raw)
+        argv: tuple[str, ...] = ("/bin/sh", "-c", script)
+    else:
+        argv = tuple(words)
+    runner = guess_runner(words)
+    if root is not None:
+        for eco in ECOSYSTEMS:
+            runner = eco.configured_runner(runner, root, guess_runner)
+    if config.junit_xml:
+        runner = _junit_override(runner)
+    return TestCommand(argv=argv, runner=runner, junit_globs=tuple(config.junit_xml),
+                       shell=config.test_shell, source=config.source_of("test_command"))
+
+
+def loads_file_by_file(runner: str) -> bool:
+    """Whether ``runner`` loads each test file on its own (rgr.check.guards)."""
+    return any(runner in eco.loads_file_by_file for eco in ECOSYSTEMS)
+
+
+def test_config_globs() -> tuple[str, ...]:
+    """Every ecosystem's files that decide how its tests run, once each."""
+    return tuple(dict.fromkeys(g for eco in ECOSYSTEMS for g in eco.test_config_globs))
+
+
+def tool_homes() -> tuple[ToolHome, ...]:
+    return tuple(home for eco in ECOSYSTEMS for home in eco.tool_homes)
+
+
+def mutation_syntax() -> tuple[MutationSyntax, ...]:
+    return tuple(syntax for eco in ECOSYSTEMS for syntax in eco.mutation_syntax)
+
+
+def diagnose(output: str, shown_env: Mapping[str, str]) -> Diagnosis | None:
+    """The first ecosystem's own explanation of a sandboxed command's failure to start."""
+    for eco in ECOSYSTEMS:
+        found = eco.diagnose(output, shown_env)
+        if found is not None:
+            return found
+    return None
