@@ -48,6 +48,11 @@ def build_prompt(
     else:
         current = quoted(f"description: {test.description}\ntest file: {test.test_file}\n"
                          f"implementation file: {test.impl_file}")
+    if phase == Phase.PLAN and state.open_debt:
+        current += ("\n\nOpen fake-it debt: the feature is not done until a test with other "
+                    "values passes without it. Plan an item that pays it:\n"
+                    + quoted("\n".join(f"{d.describe()}: needs {d.payment()}"
+                                        for d in state.open_debt)))
     listing = (test_list or f"({TEST_LIST} does not exist yet)").strip()
     if len(listing) > TEST_LIST_LIMIT:
         listing = listing[:TEST_LIST_LIMIT] + f"\n[... cut; read {TEST_LIST} for the rest]"
