@@ -18,7 +18,7 @@ from fake_backend import FakeBackend, Session, answer
 from rgr.backends.base import AgentRequest, AgentResult
 from rgr.base.config import resolve_test_command
 from rgr.base.errors import ExitCode, NeedsAttention
-from rgr.commands import show
+from rgr.commands import show, status
 from rgr.commands.report import lines
 from rgr.loop.attempt import Sealer
 from rgr.loop.tdd import Orchestrator
@@ -123,6 +123,20 @@ def test_a_faked_green_is_noted_as_debt_and_the_run_stops_instead_of_completing(
     assert "way out" not in rows
     shown = dict(show.rows(str(ws.repo.head.target), json.loads(state.to_json())))
     assert "needs a test of add with other values than (2, 3)" in shown["fake-it debt"]
+    advice = status.collect(ws)["advice"]
+    assert advice.startswith("needs attention: the feature is not complete: fake-it debt")
+    # `rgr resume`: the planner is told why the run stopped and the debt; it plans a
+    # triangulating test, GREEN generalises, the debt is paid and the run completes
+    listing = "- [x] adds two numbers\n- [ ] adds other numbers\n"
+    resumed = FakeBackend(
+        *one_cycle(listing, "adds other numbers", TEST_2, REAL),
+        plans(listing.replace("[ ]", "[x]"), None))
+    final = orchestrator(ws, resumed).loop(state)
+    assert "fake-it debt was open" in resumed.requests[0].prompt
+    assert "Open fake-it debt" in resumed.requests[0].prompt
+    assert final.phase == Phase.COMPLETE and final.fake_it_debt[0].paid_by is not None
+    assert final.fake_it_debt[0].paid_by.startswith("GREEN cycle 2")
+    assert [d.status for d in final.fake_it_debt] == ["paid"]
 
 
 def test_a_later_test_with_other_values_pays_the_debt_and_the_run_completes(

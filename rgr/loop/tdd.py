@@ -554,6 +554,10 @@ def _resume_brief(prev: HandoffState) -> str | None:
     if not prev.error or (prev.error_details is not None
                           and prev.error_details.type.startswith(LIMIT_ERROR_PREFIX)):
         return None
+    if prev.error_details is not None and prev.error_details.type == NEEDS_ATTENTION \
+            and prev.error_details.message.startswith(DEBT_OPEN):
+        return ("The last run stopped before completing: the test list was all done but "
+                "fake-it debt was open (see above). Plan a test that pays it.")
     if prev.error_details is not None and \
             prev.error_details.type == NEEDS_ATTENTION:
         return ("The last run of this phase stopped: its agent said the task cannot be "

@@ -252,9 +252,7 @@ class AdequacyNote(CamelModel):
         return [m for m in self.mutants if m.status in ("survived", "uncovered")]
 
 
-#: How the reason of a needs-attention stop over open fake-it debt begins (rgr's own stop,
-#: not an agent's way out).
-DEBT_OPEN = "fake-it debt is open: "
+DEBT_OPEN = handoff_read.DEBT_OPEN  # defined where pydantic is not needed
 
 
 class FakeItDebt(CamelModel):

@@ -40,6 +40,11 @@ else:
 #: of that attempt, if any, and on the last verified commit's note, where the run stopped.
 NEEDS_ATTENTION = "needs-attention"
 
+#: How the ``errorDetails.message`` of a needs-attention stop over open fake-it debt
+#: begins: rgr's own stop (the planner found nothing left while debt is open), not an
+#: agent's way out.
+DEBT_OPEN = "fake-it debt is open: "
+
 #: The phase that follows each phase when a note has no nextPhase (older writers).
 FOLLOWS: Mapping[str, str] = {
     "PLAN": "RED", "RED": "GREEN", "GREEN": "REFACTOR", "REFACTOR": "PLAN",

@@ -178,12 +178,14 @@ def _cases(path: str, tokens: list[Token], function: _Function,
     found: list[SpecialCase] = []
     start, end = function.body
     by_input = {f.inputs: f for f in facts if len(f.args) == 1}
-    found.extend(_tables(path, tokens, function, by_input))
+    tables = _tables(path, tokens, function, by_input)
+    found.extend(case for case, _ in tables)
     returns = _returns(tokens, function)
     if not returns or any(value is None for _, value in returns):
         return found  # a general path: branches are base cases
     literal = dict(returns)
-    in_branch: set[int] = set()
+    # a table's own answers (``case 2: return "two"``) are the table, not constants
+    in_branch = {i for i in literal for _, (first, last) in tables if first < i < last}
     for at in range(start, end):
         if tokens[at].text != "if":
             continue
@@ -254,8 +256,9 @@ def _bound(condition: list[Token], params: list[str]) -> dict[str, str] | None:
 
 
 def _tables(path: str, tokens: list[Token], function: _Function,
-            by_input: dict[str, Fact]) -> list[SpecialCase]:
-    """Object/map literals, ``case`` labels and match arms keyed only by test inputs."""
+            by_input: dict[str, Fact]) -> list[tuple[SpecialCase, tuple[int, int]]]:
+    """Object/map literals, ``case`` labels and match arms keyed only by test inputs,
+    each with its braces' token indexes."""
     if len(function.params) != 1 or not by_input:
         return []
     start, end = function.body
@@ -274,9 +277,9 @@ def _tables(path: str, tokens: list[Token], function: _Function,
     found = []
     for table, found_keys in keys.items():
         if found_keys and all(k in by_input for k in found_keys):
-            found.append(SpecialCase(path, function.name, tokens[table].line, "input-table",
-                                     "{" + ", ".join(found_keys) + "}",
-                                     by_input[found_keys[0]]))
+            case = SpecialCase(path, function.name, tokens[table].line, "input-table",
+                               "{" + ", ".join(found_keys) + "}", by_input[found_keys[0]])
+            found.append((case, (table, _matching(tokens, table))))
     return found
 
 
