@@ -13,6 +13,8 @@ from rgr.store.handoff import HandoffState, Phase
 
 #: A test list longer than this is cut in the prompt (the agent can read the file).
 TEST_LIST_LIMIT = 6000
+#: Open fake-it debt listed in the planner's prompt (the rest: a count).
+DEBT_LISTED = 5
 
 
 def quoted(text: str) -> str:
@@ -49,10 +51,12 @@ def build_prompt(
         current = quoted(f"description: {test.description}\ntest file: {test.test_file}\n"
                          f"implementation file: {test.impl_file}")
     if phase == Phase.PLAN and state.open_debt:
-        current += ("\n\nOpen fake-it debt: the feature is not done until a test with other "
-                    "values passes without it. Plan an item that pays it:\n"
-                    + quoted("\n".join(f"{d.describe()}: needs {d.payment()}"
-                                        for d in state.open_debt)))
+        # Short: the first request of a phase stays under 16 KB (bench/request_size.py).
+        debt = state.open_debt
+        listed = [f"{d.describe()}; needs {d.payment()}" for d in debt[:DEBT_LISTED]]
+        if len(debt) > DEBT_LISTED:
+            listed.append(f"(and {len(debt) - DEBT_LISTED} more: `rgr show`)")
+        current += "\n\nOpen fake-it debt; plan items that pay it:\n" + quoted("\n".join(listed))
     listing = (test_list or f"({TEST_LIST} does not exist yet)").strip()
     if len(listing) > TEST_LIST_LIMIT:
         listing = listing[:TEST_LIST_LIMIT] + f"\n[... cut; read {TEST_LIST} for the rest]"
