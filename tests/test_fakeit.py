@@ -81,6 +81,9 @@ def test_python_special_cases_are_found(source: str, found: list[tuple[str, int,
     "def add(a, b):\n    return {'I': 1, 'V': 5}.get(a, 0) + b\n",
     # a branch beside a general return is a base case
     "def add(a, b):\n    if (a, b) == (2, 3):\n        return 5\n    return a + b\n",
+    # literal answers chosen by a computation: no fake
+    "def add(a, b):\n    if a > b:\n        return 5\n    return 0\n",
+    "def add(a, b):\n    for _ in range(a):\n        return 5\n    return 0\n",
 ])
 def test_python_code_that_computes_or_holds_real_data_is_no_debt(source: str) -> None:
     assert kinds("calc.py", source, {"test_calc.py": PY_TEST}) == []
@@ -125,6 +128,10 @@ def test_javascript_tables_keyed_by_the_tests_inputs_are_found_and_real_data_is_
     assert kinds("name.js", lookup, tests) == [("input-table", 2, '{2}')]
     real = ("function name(n) {\n  return {1: 'one', 2: 'two', 3: 'three'}[n];\n}\n")
     assert kinds("name.js", real, tests) == []
+    sign = ("function add(a, b) {\n  if (a + b > 0) {\n    return 5;\n  }\n  return 0;\n}\n")
+    assert kinds("calc.js", sign, {"calc.test.js": JS_TEST}) == []
+    ternary = "const add = (a, b) => (a > b ? 5 : 0);\n"
+    assert kinds("calc.js", ternary, {"calc.test.js": JS_TEST}) == []
     computes = "function add(a, b) {\n  return a + b;\n}\n"
     assert kinds("calc.js", computes, {"calc.test.js": JS_TEST}) == []
     assert kinds("calc.js", "function add(a, b) {\n  return 7;\n}\n",

@@ -55,8 +55,8 @@ def literal_text(node: ast.AST) -> str | None:
 def _python_facts(path: str, source: str) -> list[Fact]:
     try:
         tree = ast.parse(source)
-    except (SyntaxError, ValueError):
-        return []
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return []  # not Python rgr can read: nothing said about it
     found: list[Fact] = []
     for function in ast.walk(tree):
         if not isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):

@@ -25,6 +25,14 @@ from rgr.store.objects import Commit, Repository
 __all__ = ["account", "cases_in", "test_path"]
 
 
+#: The longest value, inputs or test name a note keeps (a test may hold a huge literal).
+KEPT = 200
+
+
+def _short(text: str) -> str:
+    return text if len(text) <= KEPT else text[:KEPT - 1] + "…"
+
+
 def test_path(test: str) -> str:
     """The file of a fact's test name (``path::name`` or ``path:line``)."""
     return test.split("::", 1)[0] if "::" in test else test.rsplit(":", 1)[0]
@@ -56,14 +64,14 @@ def account(repo: Repository, config: Config, debt: Sequence[FakeItDebt],
             if any(_same(entry, case) for entry in ledger if entry.status == "open"):
                 continue
             ledger.append(FakeItDebt(path=case.path, line=case.line, function=case.function,
-                                     kind=case.kind, value=case.value, test=case.fact.test,
-                                     inputs=case.fact.inputs))
+                                     kind=case.kind, value=_short(case.value),
+                                     test=case.fact.test, inputs=_short(case.fact.inputs)))
     return ledger
 
 
 def _same(entry: FakeItDebt, case: SpecialCase) -> bool:
     return (entry.path, entry.function, entry.inputs) == (case.path, case.function,
-                                                          case.fact.inputs)
+                                                          _short(case.fact.inputs))
 
 
 def _settled(repo: Repository, tip: Commit, entry: FakeItDebt, facts: Sequence[Fact],
@@ -73,11 +81,11 @@ def _settled(repo: Repository, tip: Commit, entry: FakeItDebt, facts: Sequence[F
     mine = [f for f in facts if f.callee == entry.function]
     source = git.file_text(repo, tip.id, entry.path) or ""
     still = [c for c in cases_in(entry.path, source, None, mine)
-             if c.function == entry.function and c.fact.inputs == entry.inputs]
+             if c.function == entry.function and _short(c.fact.inputs) == entry.inputs]
     if still:
         case = still[0]
         return entry.model_copy(update={"line": case.line, "kind": case.kind,
-                                        "value": case.value})
-    if any(f.inputs != entry.inputs for f in mine):
+                                        "value": _short(case.value)})
+    if any(_short(f.inputs) != entry.inputs for f in mine):
         return entry.model_copy(update={"status": "paid", "paid_by": paid_by})
     return entry

@@ -2,16 +2,18 @@
 
 For a function ``f`` and the facts of the tests that call ``f``:
 
-* ``constant``: every ``return`` of ``f`` gives a literal, and one of them is a test's
-  expected value (``return 5`` for ``assert add(2, 3) == 5``);
+* ``constant``: every ``return`` of ``f`` gives a literal, one of them a test's
+  expected value (``return 5`` for ``assert add(2, 3) == 5``), and ``f`` decides
+  nothing from its inputs but by equality with fixed values (no ``if n > 0``, no loop);
 * ``input-branch``: an ``if`` on exactly a test's arguments (``(a, b) == (2, 3)``,
   ``a == 2 and b == 3``) that returns that test's expected value, in a function whose
   every return gives a literal;
 * ``input-table``: a dict literal whose every key is a test's input (``{(2, 3): 5}``).
 
-A function with a general path (a return that computes, ``return n * f(n - 1)``) keeps
-its branches: ``if n == 0: return 0`` there is a base case, not a fake. A table with any
-key no test uses is real data.
+A function with a general path (a return that computes, ``return n * f(n - 1)``, or a
+condition that is no equality, ``if n > 0: return 1``) keeps its branches and
+constants: ``if n == 0: return 0`` there is a base case, ``sign``'s ``return 1`` an
+answer, not a fake. A table with any key no test uses is real data.
 """
 
 from __future__ import annotations
@@ -33,8 +35,8 @@ def python_cases(path: str, source: str, lines: Collection[int] | None,
     function), judged against ``facts``."""
     try:
         tree = ast.parse(source)
-    except (SyntaxError, ValueError):
-        return []
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return []  # not Python rgr can read: nothing said about it
     found: list[SpecialCase] = []
     for function in ast.walk(tree):
         if not isinstance(function, _Function):
@@ -76,7 +78,7 @@ def _cases(path: str, function: _Function, facts: list[Fact]) -> list[SpecialCas
                                          "{" + ", ".join(str(k) for k in keys) + "}", first))
     literal = {id(r): literal_text(r.value) if r.value is not None else "None"
                for r in returns}
-    if not returns or any(v is None for v in literal.values()):
+    if not returns or any(v is None for v in literal.values()) or _decides(nodes):
         return found  # a general path: branches are base cases
     expected = {f.expected: f for f in facts}
     in_branch: set[int] = set()
@@ -99,6 +101,18 @@ def _cases(path: str, function: _Function, facts: list[Fact]) -> list[SpecialCas
             found.append(SpecialCase(path, function.name, ret.lineno, "constant", str(value),
                                      expected[str(value)]))
     return found
+
+
+def _decides(nodes: list[ast.AST]) -> bool:
+    """Does the function choose its answer from its inputs other than by equality with
+    fixed values (``if n > 0``, a loop, a ``match``)? Then its literal returns are a
+    computation's answers (``sign``), not a fake."""
+    for node in nodes:
+        if isinstance(node, ast.For | ast.AsyncFor | ast.While | ast.Match):
+            return True
+        if isinstance(node, ast.If | ast.IfExp) and _bound(node.test) is None:
+            return True
+    return False
 
 
 def _own_returns(body: list[ast.stmt]) -> list[ast.Return]:

@@ -4,7 +4,8 @@ found in functions declared ``function f(``, ``func f(``, ``fn f(`` or
 ``const f = (...) =>``:
 
 * ``constant``: every ``return`` (and a Rust body's tail expression) is a literal, one
-  of them a test's expected value;
+  of them a test's expected value, and the body decides nothing but by equality with
+  fixed values (no ``if (n > 0)``, loop, ternary or ``switch``);
 * ``input-branch``: an ``if`` whose condition only compares the parameters with a
   test's arguments (``a === 2 && b === 3``, Rust's ``(a, b) == (2, 3)``) and whose
   block returns that test's expected value, in a function whose every return is a
@@ -184,6 +185,8 @@ def _cases(path: str, tokens: list[Token], function: _Function,
     if not returns or any(value is None for _, value in returns):
         return found  # a general path: branches are base cases
     literal = dict(returns)
+    if _decides(tokens, start, end, function.params):
+        return found
     # a table's own answers (``case 2: return "two"``) are the table, not constants
     in_branch = {i for i in literal for _, (first, last) in tables if first < i < last}
     for at in range(start, end):
@@ -207,6 +210,25 @@ def _cases(path: str, tokens: list[Token], function: _Function,
             found.append(SpecialCase(path, function.name, tokens[at].line, "constant",
                                      str(value), expected[str(value)]))
     return found
+
+
+#: Words and operators that choose an answer by more than equality with fixed values.
+_DECIDING = {"for", "while", "switch", "match", "select", "?", "loop"}
+
+
+def _decides(tokens: list[Token], start: int, end: int, params: list[str]) -> bool:
+    """Does the body choose its answer from its inputs other than by equality with fixed
+    values (``if (n > 0)``, a loop, a ternary, a ``switch``)? Then its literal returns are
+    a computation's answers, not a fake."""
+    for at in range(start, end):
+        text = tokens[at].text
+        if text in _DECIDING:
+            return True
+        if text == "if":
+            block, _ = _branch(tokens, at, end)
+            if _bound(tokens[at + 1:block], params) is None:
+                return True
+    return False
 
 
 def _branch(tokens: list[Token], at: int, end: int) -> tuple[int, int]:
