@@ -7,6 +7,7 @@ passes without the special case."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -158,7 +159,7 @@ def test_go_and_rust_special_cases_are_found() -> None:
 # ---------------------------------------------------------------------- the ledger
 
 
-def test_the_ledger_notes_carries_and_pays_debt_on_real_commits(tmp_path: Path) -> None:
+def project(tmp_path: Path) -> tuple[Path, Callable[[dict[str, str]], str]]:
     root = tmp_path / "proj"
     root.mkdir()
     git(root, "init", "-q", "-b", "main")
@@ -171,7 +172,11 @@ def test_the_ledger_notes_carries_and_pays_debt_on_real_commits(tmp_path: Path) 
         git(root, "add", "-A")
         git(root, "commit", "-q", "--allow-empty", "-m", "step")
         return git(root, "rev-parse", "HEAD").strip()
+    return root, commit
 
+
+def test_the_ledger_notes_carries_and_pays_debt_on_real_commits(tmp_path: Path) -> None:
+    root, commit = project(tmp_path)
     start = commit({"calc.py": "def add(a, b):\n    return 0\n"})
     red = commit({"test_calc.py": PY_TEST})
     green = commit({"calc.py": "def add(a, b):\n    return 5\n"})
@@ -200,3 +205,25 @@ def test_the_ledger_notes_carries_and_pays_debt_on_real_commits(tmp_path: Path) 
     real = commit({"calc.py": "def add(a, b):\n    return a + b\n"})
     paid = account(ws.repo, ws.config, ledger, at(green2), at(green2), at(real), "REFACTOR 2")
     assert [(d.status, d.paid_by) for d in paid] == [("paid", "REFACTOR 2")] * 2
+
+
+def test_what_an_agent_writes_never_crashes_the_detector_nor_bloats_the_note(
+        tmp_path: Path) -> None:
+    deep = "def add(a, b):\n    return " + "(" * 300 + "5" + ")" * 300 + "\n"
+    assert kinds("calc.py", deep, {"test_calc.py": PY_TEST}) == []
+    assert facts_of("test_deep.py", "def test_d():\n    assert f(" + "[" * 300 + "]" * 300
+                    + ") == 1\n") == []
+    assert kinds("calc.js", "function add(a, b) {\n  return (((5;\n", {
+        "calc.test.js": JS_TEST}) == []
+    root, commit = project(tmp_path)
+    long = "x" * 5000
+    start = commit({"calc.py": "def echo(s):\n    return ''\n"})
+    red = commit({"test_calc.py": f"def test_echo():\n    assert echo('{long}') == '{long}'\n"})
+    green = commit({"calc.py": f"def echo(s):\n    return '{long}'\n"})
+    ws = open_workspace(root, env=clean_env(tmp_path / "home"))
+    at = lambda rev: store_git.resolve_commit(ws.repo, rev)  # noqa: E731
+    [debt] = account(ws.repo, ws.config, [], at(start), at(red), at(green), "GREEN 1")
+    assert len(debt.value) == len(debt.inputs) == 200 and debt.status == "open"
+    # the cut inputs still name the same debt: carried open, not paid by its own test
+    again = account(ws.repo, ws.config, [debt], at(green), at(green), at(green), "R")
+    assert [d.status for d in again] == ["open"]

@@ -178,8 +178,7 @@ class Orchestrator:
         except Declined as declined:
             raise self._needs_attention(work, declined) from None
         state = done.state
-        if state.needs_attention and state.error_details is not None:
-            raise self._debt_open(work, done)
+        self._stop_on_debt(work, done)
         self.observer.emit(PhaseDone(
             phase=str(work.phase), cycle=work.cycle, attempts=done.attempts,
             commit=str(git.head_commit(self.ws.repo).id),
@@ -201,9 +200,11 @@ class Orchestrator:
                                   "The previous attempt was interrupted.", backend_side=False)
         work = TddPhase(self, prev, base, before, phase=record.phase, cycle=record.cycle)
         try:
-            return self.kernel.judge_interrupted(work, record).state
+            done = self.kernel.judge_interrupted(work, record)
         except Declined as declined:
             raise self._needs_attention(work, declined) from None
+        self._stop_on_debt(work, done)
+        return done.state
 
     def _needs_attention(self, work: TddPhase, declined: Declined) -> NeedsAttention:
         """The agent took the honest way out: its reason on the last verified commit's
@@ -220,17 +221,20 @@ class Orchestrator:
             "resume`. The feature is unclear: `rgr rollback` to the start marker and a new "
             "`rgr run` with a clearer description")
 
-    def _debt_open(self, work: TddPhase, done: Accepted) -> NeedsAttention:
+    def _stop_on_debt(self, work: TddPhase, done: Accepted) -> None:
         """The planner found nothing left to do, but fake-it debt is open (the note on
         its commit says which): a stop for a person, never COMPLETE."""
         state = done.state
-        assert state.error_details is not None
-        reason = state.error_details.message
+        details = state.error_details
+        if not state.needs_attention or details is None \
+                or not details.message.startswith(DEBT_OPEN):
+            return
+        reason = details.message
         self.observer.emit(NeedsAttentionEvent(
             where=Where(str(work.phase), work.cycle, done.attempts,
                         state.agent.session_id or "" if state.agent else ""),
             reason=reason, commit=str(done.tip.id)))
-        return NeedsAttention(
+        raise NeedsAttention(
             f"the feature is not complete: {reason}",
             "`rgr resume` asks the planner again, with the debt in its prompt; add a "
             f"test-list item that triangulates it (to {TEST_LIST}) if you want to choose it")
