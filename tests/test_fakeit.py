@@ -9,13 +9,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import Literal
 
 import pytest
 from conftest import clean_env, git
 
 from rgr.check.fakeit.facts import Fact, facts_of
 from rgr.check.fakeit.ledger import account, cases_in
+from rgr.loop.prompting import build_prompt
 from rgr.store import git as store_git
+from rgr.store.handoff import FakeItDebt, HandoffState, Phase
 from rgr.store.workspace import open_workspace
 
 PY_TEST = "from calc import add\n\n\ndef test_adds():\n    assert add(2, 3) == 5\n"
@@ -227,3 +230,24 @@ def test_what_an_agent_writes_never_crashes_the_detector_nor_bloats_the_note(
     # the cut inputs still name the same debt: carried open, not paid by its own test
     again = account(ws.repo, ws.config, [debt], at(green), at(green), at(green), "R")
     assert [d.status for d in again] == ["open"]
+
+
+def test_the_planner_is_told_the_open_debt_briefly(tmp_path: Path) -> None:
+    def owed(n: int, status: Literal["open", "paid"] = "open") -> FakeItDebt:
+        return FakeItDebt(path="calc.py", line=n, function="add", kind="constant",
+                          value="'" + "v" * 500 + "'", test="t.py::t", inputs=f"({n}, 3)",
+                          status=status)
+
+    def prompt(phase: Phase, debt: list[FakeItDebt]) -> str:
+        state = HandoffState(phase=Phase.REFACTOR, cycle_number=1, fake_it_debt=debt)
+        return build_prompt(tmp_path, phase=phase, state=state, cycle=2, branch="b",
+                            head="0" * 40, test_argv=("pytest",), test_list="- [x] adds\n",
+                            failure_brief=None)
+
+    told = prompt(Phase.PLAN, [owed(1), owed(2, "paid"), owed(3), owed(4), owed(5)])
+    assert "Open fake-it debt: plan tests with other inputs that pay it." in told
+    assert "calc.py:1 add: constant '" + "v" * 38 + "… for inputs (1, 3)" in told
+    assert "calc.py:3 add" in told and "calc.py:4" not in told and "calc.py:2" not in told
+    assert "(and 2 more: `rgr show`)" in told
+    assert "fake-it" not in prompt(Phase.PLAN, [owed(2, "paid")])
+    assert "fake-it" not in prompt(Phase.GREEN, [owed(1)])

@@ -112,7 +112,8 @@ def test_a_faked_green_is_noted_as_debt_and_the_run_stops_instead_of_completing(
     assert debt.test == "test_calc.py::test_adds" and debt.inputs == "(2, 3)"
     # the planner was told the debt before it answered
     plan_prompt = backend.requests[-1].prompt
-    assert "Open fake-it debt" in plan_prompt and "other values than (2, 3)" in plan_prompt
+    assert "Open fake-it debt" in plan_prompt
+    assert "calc.py:2 add: constant 5 for inputs (2, 3)" in plan_prompt
     # the report and show say it
     report = collect(ws)
     assert report.status == "needs-attention"

@@ -76,7 +76,8 @@ def test_a_faked_green_stops_the_run_until_a_test_with_other_values_pays_it(
         planners = [r for r in server.requests if r.turn == 0 and r.attempt == 0
                     and "You are the PLANNER" in r.system]
         told = " ".join(planners[2].first_user_text.split())
-        assert "Open fake-it debt" in told and PAYS in told
+        assert "Open fake-it debt" in told
+        assert "slug.py:2 slugify: constant 'hello' for inputs 'Hello'" in told
     final = json.loads(rgr(["report", "--json"], repo, offline).stdout)
     assert final["status"] == "complete"
     [paid] = final["fakeItDebt"]
