@@ -102,7 +102,13 @@ def make_run(repo: Repo, feature: str = "slugify words", test_name: str = "lower
           completedTests=[test_name])
     done = repo.commit("plan: done", {"test-list.md": f"# Test list\n\n- [x] {test_name}\n"})
     _note(repo, done, "COMPLETE", 1, feature=feature, agent=_agent(0.02),
-          completedTests=[test_name], finishedAt="2026-11-20T10:05:00Z")
+          completedTests=[test_name], finishedAt="2026-11-20T10:05:00Z",
+          fakeItDebt=[{"path": "slug.py", "line": 2, "function": "slug", "kind": "constant",
+                       "value": "'a'", "test": "tests/test_slug.py::test_lower",
+                       "inputs": "'A'", "status": "paid", "paidBy": "GREEN cycle 2 (0123abcd)"},
+                      {"path": "slug.py", "line": 4, "function": "slug",
+                       "kind": "input-branch", "value": "'<b>'", "test": "t.py::test_b",
+                       "inputs": "'<b>'", "status": "open"}])
     _run_folder(repo, red, attempt)
     return MadeRun(marker, plan, red, green, refactor, done, attempt, attempt_ref,
                    [0.05, 0.06, 0.04, 0.07, 0.03, 0.02])

@@ -18,6 +18,7 @@ from rgr.store.handoff import (
     AgentSummary,
     BatchNote,
     ErrorDetails,
+    FakeItDebt,
     HandoffState,
     InvalidNote,
     MergeFixNote,
@@ -43,7 +44,8 @@ def test_every_field_of_the_model_is_known() -> None:
     assert set(HANDOFF) == aliases(HandoffState)
     models = {"currentTest": TestCase, "errorDetails": ErrorDetails, "agent": AgentSummary,
               "tests": TestRunSummary, "batch": BatchNote, "refactor": RefactorProgress,
-              "mergeFix": MergeFixNote, "sandbox": SandboxNote, "adequacy": AdequacyNote}
+              "mergeFix": MergeFixNote, "sandbox": SandboxNote, "adequacy": AdequacyNote,
+              "fakeItDebt": FakeItDebt}
     assert set(NESTED) == set(models)
     for name, model in models.items():
         assert set(NESTED[name]) == aliases(model), name
@@ -83,6 +85,9 @@ def full_state() -> HandoffState:
                                   "operator": "return", "original": "return 0",
                                   "replacement": "return None", "status": "uncovered",
                                   "tests": [], "reason": None}]},
+        "fakeItDebt": [{"path": "calc.py", "line": 2, "function": "add", "kind": "constant",
+                        "value": "5", "test": "t.py::test_adds", "inputs": "(2, 3)",
+                        "status": "paid", "paidBy": "GREEN cycle 2 (abcdef12)"}],
         "someFutureField": {"kept": True},
     })
 

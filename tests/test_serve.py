@@ -81,6 +81,13 @@ def test_pages_agree_with_the_cli_and_escape_what_agents_wrote(
         assert "No module named &#39;slug&#39;" in page.text  # its output (run folder)
         assert "Bash: curl http://example.com" in page.text  # the refused call
         assert "- [ ] javascript:alert(1)" in page.text  # the planner's test list
+        # fake-it debt, paid and open, as `rgr report` lists it
+        assert [d["status"] for d in report["fakeItDebt"]] == ["paid", "open"]
+        assert ('class="fake-it-debt debt-paid">paid: slug.py:2 slug returns the constant '
+                "&#39;a&#39; (from tests/test_slug.py::test_lower), by GREEN cycle 2 "
+                "(0123abcd)</dd>") in page.text
+        assert ('class="fake-it-debt debt-open">open: slug.py:4 slug special-cases the '
+                "inputs &#39;&lt;b&gt;&#39;") in page.text
         # one raw-note link per commit, each what `git notes show` prints
         for commit in (made.marker, made.plan, made.red, made.green, made.attempt):
             assert f'href="/notes/{commit}"' in page.text

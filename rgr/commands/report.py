@@ -14,6 +14,7 @@ from rgr.base.ui import duration, esc, make_console, money, print_json, short
 from rgr.check.mutation.score import score as adequacy_score
 from rgr.loop import integrate
 from rgr.observe.report import RunReport, collect
+from rgr.store.handoff import FakeItDebt
 from rgr.store.workspace import Workspace
 
 
@@ -23,6 +24,11 @@ def lines(report: RunReport) -> list[tuple[str, str]]:
         status = f"complete after {report.cycles} cycle(s)"
     elif report.status == "failed":
         status = f"failed before {report.next_phase}: {report.error}"
+    elif report.status == "needs-attention" and report.needs_attention \
+            and report.needs_attention.get("by") == "fake-it debt":
+        stop = report.needs_attention
+        status = (f"needs attention before {stop['phase']} (cycle {stop['cycle']}): the "
+                  f"feature is not complete: {stop['reason']}")
     elif report.status == "needs-attention" and report.needs_attention:
         stop = report.needs_attention
         status = (f"needs attention before {stop['phase']} (cycle {stop['cycle']}): its agent "
@@ -61,7 +67,9 @@ def lines(report: RunReport) -> list[tuple[str, str]]:
     if report.retries > kept:
         retries += f"; {report.retries - kept} without a commit (no-commit or agent error)"
     rows.append(("retries", retries))
-    if report.needs_attention:
+    rows += [("fake-it debt", FakeItDebt.model_validate(d).line_of_account())
+             for d in report.fake_it_debt]
+    if report.needs_attention and report.needs_attention.get("by") != "fake-it debt":
         kept_at = report.needs_attention.get("kept")
         rows.append(("way out", "1 attempt stopped the run instead of being retried"
                                 + (f"; its commits kept at {kept_at}" if kept_at else "")

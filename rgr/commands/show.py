@@ -6,10 +6,13 @@ from __future__ import annotations
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from pydantic import ValidationError
+
 from rgr.base.errors import RepositoryError
 from rgr.base.ui import duration, money, phase_label, print_fields, print_json, short
 from rgr.check.mutation.score import lines as adequacy_lines
 from rgr.store import git
+from rgr.store.handoff import FakeItDebt
 from rgr.store.handoff_state import read_state
 
 if TYPE_CHECKING:
@@ -106,11 +109,20 @@ def rows(commit: str, state: dict[str, Any]) -> list[tuple[str, str]]:
         first, *more = adequacy_lines(adequacy)
         out.append(("mutation", first))
         out += [("mutant", line) for line in more]
+    for debt in state.get("fakeItDebt") or []:  # rgr.check.fakeit
+        out.append(("fake-it debt", _debt_line(debt)))
     if state.get("error"):
         out.append(("error", state["error"]))
         if state.get("errorDetails"):
             out.append(("error type", state["errorDetails"]["type"]))
     return out
+
+
+def _debt_line(debt: Any) -> str:
+    try:
+        return FakeItDebt.model_validate(debt).line_of_account()
+    except ValidationError:  # a note by another writer: shown as it is
+        return str(debt)
 
 
 def run(ws: Workspace, rev: str | None, as_json: bool) -> int:

@@ -8,7 +8,7 @@ from rgr.base.ui import phase_label, print_fields, print_json, short
 from rgr.check.testlist import FILENAME as TEST_LIST
 from rgr.check.testlist import parse_test_list
 from rgr.store import git
-from rgr.store.handoff_read import NEEDS_ATTENTION, resume_phase
+from rgr.store.handoff_read import DEBT_OPEN, NEEDS_ATTENTION, resume_phase
 from rgr.store.handoff_state import read_state
 
 if TYPE_CHECKING:
@@ -58,7 +58,12 @@ def collect(ws: Workspace, full_state: bool = True) -> dict[str, Any]:
         )
         data["advice"] = f"`rgr resume` continues with {following}{extra}"
         details = state.get("errorDetails") or {}
-        if details.get("type") == NEEDS_ATTENTION:
+        if details.get("type") == NEEDS_ATTENTION and \
+                str(details.get("message", "")).startswith(DEBT_OPEN):
+            data["advice"] = (f"needs attention: the feature is not complete: "
+                              f"{details['message']}; `rgr resume` asks the planner again "
+                              f"(the debt is in its prompt)")
+        elif details.get("type") == NEEDS_ATTENTION:
             data["advice"] = (f"needs attention: an agent said its task cannot be done "
                               f"honestly ({details.get('message', '')}); decide who is "
                               f"right: `rgr resume` continues with {following} (telling "

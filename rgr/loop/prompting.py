@@ -13,6 +13,15 @@ from rgr.store.handoff import HandoffState, Phase
 
 #: A test list longer than this is cut in the prompt (the agent can read the file).
 TEST_LIST_LIMIT = 6000
+#: Open fake-it debt listed in the planner's prompt (the rest: a count), each value cut
+#: at this length: the first request of a phase stays under 16 KB (bench/request_size.py;
+#: one listed debt adds about 200 bytes, each more about 70).
+DEBT_LISTED = 2
+DEBT_VALUE_LIMIT = 40
+
+
+def _cut(text: str) -> str:
+    return text if len(text) <= DEBT_VALUE_LIMIT else text[:DEBT_VALUE_LIMIT - 1] + "…"
 
 
 def quoted(text: str) -> str:
@@ -48,6 +57,14 @@ def build_prompt(
     else:
         current = quoted(f"description: {test.description}\ntest file: {test.test_file}\n"
                          f"implementation file: {test.impl_file}")
+    if phase == Phase.PLAN and state.open_debt:
+        debt = state.open_debt
+        listed = [f"{d.path}:{d.line} {d.function}: {d.kind} {_cut(d.value)} for inputs "
+                  f"{_cut(d.inputs)}" for d in debt[:DEBT_LISTED]]
+        if len(debt) > DEBT_LISTED:
+            listed.append(f"(and {len(debt) - DEBT_LISTED} more: `rgr show`)")
+        current += ("\n\nOpen fake-it debt: plan tests with other inputs that pay it.\n"
+                    + quoted("\n".join(listed)))
     listing = (test_list or f"({TEST_LIST} does not exist yet)").strip()
     if len(listing) > TEST_LIST_LIMIT:
         listing = listing[:TEST_LIST_LIMIT] + f"\n[... cut; read {TEST_LIST} for the rest]"

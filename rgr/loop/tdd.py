@@ -28,6 +28,7 @@ from rgr.backends.base import AgentRequest, AgentResult, Backend
 from rgr.base.config import TestCommand
 from rgr.base.errors import BackendError, NeedsAttention, PhaseFailed
 from rgr.check import impact, report_store
+from rgr.check.fakeit import ledger as fakeit_ledger
 from rgr.check.guards import (
     Violation,
     check_commits,
@@ -41,7 +42,7 @@ from rgr.check.mutation.rule import decide
 from rgr.check.mutation.score import lines as adequacy_lines
 from rgr.check.mutation.verdicts import apply_claims, strengthen_brief, violations_of
 from rgr.check.testlist import FILENAME as TEST_LIST
-from rgr.check.testlist import parse_test_list
+from rgr.check.testlist import TestList, parse_test_list
 from rgr.check.verify import TestReport
 from rgr.loop.attempt import Sealer, Seat, tests_summary
 from rgr.loop.kernel import (
@@ -65,15 +66,19 @@ from rgr.observe.events import (
     PhaseDone,
     PhaseStarted,
     TestRun,
+    Where,
 )
+from rgr.observe.events import NeedsAttention as NeedsAttentionEvent
 from rgr.observe.limits import LIMIT_ERROR_PREFIX, Limits
 from rgr.store import git
 from rgr.store.agents import AgentSpec, agent_for, prompt_path
 from rgr.store.handoff import (
+    DEBT_OPEN,
     FOLLOWS,
     NEEDS_ATTENTION,
     AdequacyNote,
     ErrorDetails,
+    FakeItDebt,
     HandoffState,
     Phase,
     TestCase,
@@ -173,6 +178,7 @@ class Orchestrator:
         except Declined as declined:
             raise self._needs_attention(work, declined) from None
         state = done.state
+        self._stop_on_debt(work, done)
         self.observer.emit(PhaseDone(
             phase=str(work.phase), cycle=work.cycle, attempts=done.attempts,
             commit=str(git.head_commit(self.ws.repo).id),
@@ -194,9 +200,11 @@ class Orchestrator:
                                   "The previous attempt was interrupted.", backend_side=False)
         work = TddPhase(self, prev, base, before, phase=record.phase, cycle=record.cycle)
         try:
-            return self.kernel.judge_interrupted(work, record).state
+            done = self.kernel.judge_interrupted(work, record)
         except Declined as declined:
             raise self._needs_attention(work, declined) from None
+        self._stop_on_debt(work, done)
+        return done.state
 
     def _needs_attention(self, work: TddPhase, declined: Declined) -> NeedsAttention:
         """The agent took the honest way out: its reason on the last verified commit's
@@ -212,6 +220,24 @@ class Orchestrator:
             "<commit>` to the handoff before it (`rgr history` lists them), then `rgr "
             "resume`. The feature is unclear: `rgr rollback` to the start marker and a new "
             "`rgr run` with a clearer description")
+
+    def _stop_on_debt(self, work: TddPhase, done: Accepted) -> None:
+        """The planner found nothing left to do, but fake-it debt is open (the note on
+        its commit says which): a stop for a person, never COMPLETE."""
+        state = done.state
+        details = state.error_details
+        if not state.needs_attention or details is None \
+                or not details.message.startswith(DEBT_OPEN):
+            return
+        reason = details.message
+        self.observer.emit(NeedsAttentionEvent(
+            where=Where(str(work.phase), work.cycle, done.attempts,
+                        state.agent.session_id or "" if state.agent else ""),
+            reason=reason, commit=str(done.tip.id)))
+        raise NeedsAttention(
+            f"the feature is not complete: {reason}",
+            "`rgr resume` asks the planner again, with the debt in its prompt; add a "
+            f"test-list item that triangulates it (to {TEST_LIST}) if you want to choose it")
 
     def _record_exhausted(self, work: TddPhase, out: Exhausted) -> None:
         """Retries exhausted: the error goes on the last verified commit's note, whose
@@ -440,6 +466,8 @@ class TddPhase(Work):
         elif isinstance(result.output, PhaseOutput):
             summary = result.output.summary
         adequacy = verdict.evidence if isinstance(verdict.evidence, AdequacyNote) else None
+        if done and self.prev.open_debt:
+            return self._unpaid(listing, tests)
         following = None if done else FOLLOWS[self.phase]
         if adequacy is not None and adequacy.decision == "test-too-weak":
             following = Phase.RED  # back to RED: the cycle's test must pin GREEN's code
@@ -456,6 +484,38 @@ class TddPhase(Work):
             "test_result": test_result(self.phase, tests),
             "tests": tests_summary(tests),
             "summary": summary,
+            "fake_it_debt": self._debt(tip),
+        }
+
+    def _debt(self, tip: Commit) -> list[FakeItDebt]:
+        """GREEN and REFACTOR: the fake-it ledger after this phase (rgr.check.fakeit):
+        new special cases noted as open debt (never a rejection: faking it is a step),
+        open debt settled when a test with other values now passes without it."""
+        if self.phase not in (Phase.GREEN, Phase.REFACTOR) or self.strengthening:
+            return list(self.prev.fake_it_debt)
+        since = self.base
+        if self.phase == Phase.GREEN and self.prev.base_commit \
+                and self.prev.base_commit in self.ws.repo:
+            since = git.resolve_commit(self.ws.repo, self.prev.base_commit)
+        return fakeit_ledger.account(
+            self.ws.repo, self.ws.config, self.prev.fake_it_debt, since, self.base, tip,
+            f"{self.phase} cycle {self.cycle} ({str(tip.id)[:8]})")
+
+    def _unpaid(self, listing: TestList, tests: TestReport) -> dict[str, Any]:
+        """The planner says the feature is done while fake-it debt is open: the run
+        never completes on it. Its plan commit is kept (verified) with a needs-attention
+        error naming the debt and what pays it; `rgr resume` plans again."""
+        debt = self.prev.open_debt
+        reason = DEBT_OPEN + "; ".join(
+            f"{d.describe()}: pay it with {d.payment()}" for d in debt)
+        return {
+            "phase": Phase.PLAN, "next_phase": Phase.PLAN,
+            "cycle_number": self.prev.cycle_number, "current_test": None,
+            "completed_tests": list(listing.done), "pending_tests": list(listing.pending),
+            "test_result": None, "tests": tests_summary(tests),
+            "summary": "feature not complete: fake-it debt is open",
+            "error": f"PLAN needs attention: {reason}",
+            "error_details": ErrorDetails(type=NEEDS_ATTENTION, message=reason),
         }
 
     def accepted_messages(self, attempt: Try, tip: Commit) -> tuple[str | None, str]:
@@ -498,6 +558,10 @@ def _resume_brief(prev: HandoffState) -> str | None:
     if not prev.error or (prev.error_details is not None
                           and prev.error_details.type.startswith(LIMIT_ERROR_PREFIX)):
         return None
+    if prev.error_details is not None and prev.error_details.type == NEEDS_ATTENTION \
+            and prev.error_details.message.startswith(DEBT_OPEN):
+        return ("The last run stopped before completing: the test list was all done but "
+                "fake-it debt was open (see above). Plan a test that pays it.")
     if prev.error_details is not None and \
             prev.error_details.type == NEEDS_ATTENTION:
         return ("The last run of this phase stopped: its agent said the task cannot be "

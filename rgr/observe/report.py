@@ -19,7 +19,14 @@ from typing import Any
 
 from rgr.observe.limits import LIMIT_ERROR_PREFIX
 from rgr.store import git
-from rgr.store.handoff import NEEDS_ATTENTION, HandoffState, InvalidNote, Phase, parse_note
+from rgr.store.handoff import (
+    DEBT_OPEN,
+    NEEDS_ATTENTION,
+    HandoffState,
+    InvalidNote,
+    Phase,
+    parse_note,
+)
 from rgr.store.objects import Commit, Oid
 from rgr.store.workspace import Workspace
 
@@ -74,6 +81,8 @@ class RunReport:
     #: The agent's reason when it stopped the run saying its task cannot be done
     #: honestly: phase, cycle, reason, kept (its commits' ref, if any). Not a rejection.
     needs_attention: dict[str, Any] | None = None
+    #: Fake-it debt at HEAD (rgr.check.fakeit), open and paid: each entry's JSON.
+    fake_it_debt: list[dict[str, Any]] = field(default_factory=list)
     #: The mutation gate of each verified phase that ran it (rgr.check.mutation): the
     #: phase, its commit and the note's ``adequacy`` counts and decision.
     mutation: list[dict[str, Any]] = field(default_factory=list)
@@ -156,8 +165,10 @@ def _needs_attention(ws: Workspace, run_id: str | None, last: HandoffState
     phase = str(last.resume_phase)
     kept = [r for r in _kept(ws, run_id) if r.rule == NEEDS_ATTENTION
             and r.phase == phase and r.cycle == _next_cycle(last)]
-    return {"phase": phase, "cycle": _next_cycle(last), "reason": last.error_details.message,
-            "kept": kept[-1].ref if kept else None}
+    reason = last.error_details.message
+    return {"phase": phase, "cycle": _next_cycle(last), "reason": reason,
+            "kept": kept[-1].ref if kept else None,
+            "by": "fake-it debt" if reason.startswith(DEBT_OPEN) else "agent"}
 
 
 def _next_cycle(state: HandoffState) -> int:
@@ -274,6 +285,7 @@ def collect_at(ws: Workspace, head: str, branch: str | None = None,
         sessions_without_cost=sum(1 for a in [*agents, *attempt_agents] if a.cost_usd is None),
         time_split=_time_split(ws, last.run_id),
         needs_attention=_needs_attention(ws, last.run_id, last),
+        fake_it_debt=[d.model_dump(mode="json", by_alias=True) for d in last.fake_it_debt],
         mutation=[{"commit": c, "phase": str(s.phase), "cycle": s.cycle_number,
                    **s.adequacy.model_dump(mode="json", by_alias=True, exclude={"mutants"}),
                    "claims": [m.model_dump(mode="json", by_alias=True)

@@ -252,6 +252,39 @@ class AdequacyNote(CamelModel):
         return [m for m in self.mutants if m.status in ("survived", "uncovered")]
 
 
+DEBT_OPEN = handoff_read.DEBT_OPEN  # defined where pydantic is not needed
+
+
+class FakeItDebt(CamelModel):
+    """A special case GREEN left in production code that answers a test's own values
+    (rgr.check.fakeit): paid once a later test with other values passes without it."""
+
+    path: str
+    line: int
+    function: str
+    kind: Literal["constant", "input-table", "input-branch"]
+    value: str  # the constant, the table's keys or the branch's inputs
+    test: str  # the test whose values it answers
+    inputs: str  # that test's arguments
+    status: Literal["open", "paid"] = "open"
+    paid_by: str | None = None  # the phase, cycle and commit that paid it
+
+    def describe(self) -> str:
+        what = {"constant": f"returns the constant {self.value}",
+                "input-table": f"looks its answer up in a table keyed by {self.value}",
+                "input-branch": f"special-cases the inputs {self.value}"}[self.kind]
+        return f"{self.path}:{self.line} {self.function} {what} (from {self.test})"
+
+    def payment(self) -> str:
+        return f"a test of {self.function} with other values than {self.inputs}"
+
+    def line_of_account(self) -> str:
+        """One line for `rgr show`, `rgr report` and the web run page."""
+        if self.status == "paid":
+            return f"paid: {self.describe()}, by {self.paid_by or '-'}"
+        return f"open: {self.describe()}: needs {self.payment()}"
+
+
 class ShownPath(CamelModel):
     path: str
     why: str
@@ -311,6 +344,12 @@ class HandoffState(CamelModel):
     merge_fix: MergeFixNote | None = None
     # --- the mutation gate after GREEN and REFACTOR (rgr.check.mutation) -----------
     adequacy: AdequacyNote | None = None
+    # --- fake-it debt, carried from note to note (rgr.check.fakeit) ------------------
+    fake_it_debt: list[FakeItDebt] = Field(default_factory=list)
+
+    @property
+    def open_debt(self) -> list[FakeItDebt]:
+        return [d for d in self.fake_it_debt if d.status == "open"]
 
     def to_json(self) -> str:
         """Pretty JSON with a trailing newline, so ``git notes show`` reads well."""

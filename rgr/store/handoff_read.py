@@ -40,6 +40,11 @@ else:
 #: of that attempt, if any, and on the last verified commit's note, where the run stopped.
 NEEDS_ATTENTION = "needs-attention"
 
+#: How the ``errorDetails.message`` of a needs-attention stop over open fake-it debt
+#: begins: rgr's own stop (the planner found nothing left while debt is open), not an
+#: agent's way out.
+DEBT_OPEN = "fake-it debt is open: "
+
 #: The phase that follows each phase when a note has no nextPhase (older writers).
 FOLLOWS: Mapping[str, str] = {
     "PLAN": "RED", "RED": "GREEN", "GREEN": "REFACTOR", "REFACTOR": "PLAN",
@@ -160,6 +165,11 @@ ADEQUACY = {
     "mutants": _list_of(_object(MUTANT, ("path", "line", "col", "operator", "original",
                                          "replacement", "status"))),
 }
+FAKE_IT_DEBT = {
+    "path": _str, "line": _int, "function": _str,
+    "kind": _one_of("constant", "input-table", "input-branch"), "value": _str, "test": _str,
+    "inputs": _str, "status": _one_of("open", "paid"), "paidBy": _STR,
+}
 HANDOFF = {
     "phase": _PHASE, "nextPhase": _optional(_PHASE), "cycleNumber": _int,
     "currentTest": _optional(_object(TEST_CASE, ("description",))),
@@ -176,6 +186,8 @@ HANDOFF = {
     "refactor": _optional(_object(REFACTOR, ("goal",))),
     "mergeFix": _optional(_object(MERGE_FIX, ("into", "baseTip", "jobTip"))),
     "adequacy": _optional(_object(ADEQUACY, ("phase",))),
+    "fakeItDebt": _list_of(_object(FAKE_IT_DEBT, ("path", "line", "function", "kind",
+                                                  "value", "test", "inputs"))),
 }
 
 #: Every nested object above, by the HandoffState field that holds it (for the test
@@ -183,7 +195,7 @@ HANDOFF = {
 NESTED: Mapping[str, Mapping[str, Check]] = {
     "currentTest": TEST_CASE, "errorDetails": ERROR_DETAILS, "agent": AGENT, "tests": TESTS,
     "batch": BATCH, "refactor": REFACTOR, "mergeFix": MERGE_FIX, "sandbox": SANDBOX,
-    "adequacy": ADEQUACY,
+    "adequacy": ADEQUACY, "fakeItDebt": FAKE_IT_DEBT,
 }
 
 _is_handoff = _object(HANDOFF, ("phase",))

@@ -21,7 +21,7 @@ from rgr.daemon.workcopy import JOB_NOTES, jobs_root
 from rgr.observe.artifacts import attempt_result, read_events, read_text_in, runs_dir
 from rgr.observe.report import RunReport, collect_at, run_notes
 from rgr.store import git
-from rgr.store.handoff import HandoffState, Phase
+from rgr.store.handoff import FakeItDebt, HandoffState, Phase
 from rgr.store.notes import NotesStore
 from rgr.store.workspace import Workspace, open_workspace
 
@@ -113,6 +113,8 @@ class RunPage:
     phases: list[PhaseView]
     rejected: list[RejectedView]
     folder: Path | None
+    #: Fake-it debt at the run's last note, open and paid (rgr.check.fakeit).
+    debt: list[FakeItDebt] = field(default_factory=list)
 
 
 def _seconds(state: HandoffState) -> float | None:
@@ -231,7 +233,8 @@ def build(source: Source) -> RunPage:
             accepted.rejected.append(attempt)
         else:
             unplaced.append(attempt)
-    return RunPage(source, report, marker, phases, unplaced, folder)
+    debt = [FakeItDebt.model_validate(d) for d in report.fake_it_debt]
+    return RunPage(source, report, marker, phases, unplaced, folder, debt)
 
 
 def when(moment: datetime | None) -> str:

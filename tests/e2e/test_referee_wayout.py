@@ -75,7 +75,7 @@ def test_a_green_that_says_the_test_contradicts_the_feature_stops_the_run(
         assert report["status"] == "needs-attention" and report["retries"] == 0
         assert report["rejectionsByRule"] == {}
         assert report["needsAttention"] == {"phase": "GREEN", "cycle": 1,
-                                            "reason": REASON, "kept": None}
+                                            "reason": REASON, "kept": None, "by": "agent"}
         text = rgr(["report"], repo, offline).stdout
         assert "needs attention before GREEN" in text and "way out" in text
         assert REASON in " ".join(text.split())

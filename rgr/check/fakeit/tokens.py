@@ -1,0 +1,319 @@
+"""Special cases in JavaScript/TypeScript, Go and Rust functions, at the token level
+(rgr.check.mutation.textual's tokenizer): the same three kinds as the Python reader,
+found in functions declared ``function f(``, ``func f(``, ``fn f(`` or
+``const f = (...) =>``:
+
+* ``constant``: every ``return`` (and a Rust body's tail expression) is a literal, one
+  of them a test's expected value, and the body decides nothing but by equality with
+  fixed values (no ``if (n > 0)``, loop, ternary or ``switch``);
+* ``input-branch``: an ``if`` whose condition only compares the parameters with a
+  test's arguments (``a === 2 && b === 3``, Rust's ``(a, b) == (2, 3)``) and whose
+  block returns that test's expected value, in a function whose every return is a
+  literal;
+* ``input-table``: an object or map literal (``{2: "two"}``), ``case`` labels or match
+  arms (``2 => ...``) whose every key is a test's input (one-argument functions).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+
+from rgr.check.fakeit.cases import SpecialCase
+from rgr.check.fakeit.facts import Fact, token_literal
+from rgr.check.mutation.textual import Token, tokens_of
+
+__all__ = ["token_cases"]
+
+_DECLARES = {"function", "func", "fn"}
+_COMPARE = {"==", "==="}
+_CONDITION = {"(", ")", ",", "&&", "==", "==="}
+
+
+@dataclass(frozen=True)
+class _Function:
+    name: str
+    params: list[str]
+    body: tuple[int, int]  # token indexes of the body's braces (or expression bounds)
+    braced: bool
+
+
+def token_cases(path: str, source: str, language: str, lines: Collection[int] | None,
+                facts: Sequence[Fact]) -> list[SpecialCase]:
+    tokens = tokens_of(source, language)
+    found: list[SpecialCase] = []
+    for function in _functions(tokens):
+        first, last = tokens[function.body[0]].line, tokens[function.body[1]].line
+        if lines is not None and not any(first <= n <= last for n in lines):
+            continue
+        mine = [f for f in facts if f.callee == function.name]
+        if mine:
+            found.extend(_cases(path, tokens, function, mine))
+    return found
+
+
+def _matching(tokens: list[Token], index: int) -> int:
+    """The index of the bracket closing the one at ``index`` (the last token if none)."""
+    opening = tokens[index].text
+    closing = {"(": ")", "{": "}", "[": "]"}[opening]
+    depth = 0
+    for at in range(index, len(tokens)):
+        if tokens[at].text == opening:
+            depth += 1
+        elif tokens[at].text == closing:
+            depth -= 1
+            if depth == 0:
+                return at
+    return len(tokens) - 1
+
+
+def _functions(tokens: list[Token]) -> list[_Function]:
+    found: list[_Function] = []
+    for index, token in enumerate(tokens):
+        name_at: int | None = None
+        if token.kind == "word" and token.text in _DECLARES:
+            at = index + 1
+            if at < len(tokens) and tokens[at].text == "(":  # a Go method's receiver
+                at = _matching(tokens, at) + 1
+            if at < len(tokens) and tokens[at].kind == "word":
+                name_at = at
+        elif token.kind == "word" and token.text in ("const", "let", "var") \
+                and index + 3 < len(tokens) and tokens[index + 2].text == "=":
+            name_at = index + 1
+        if name_at is None:
+            continue
+        function = _declared(tokens, name_at)
+        if function is not None:
+            found.append(function)
+    return found
+
+
+def _declared(tokens: list[Token], name_at: int) -> _Function | None:
+    """The function whose name is at ``name_at``: its parameters and body."""
+    at = name_at + 1
+    if at < len(tokens) and tokens[at].text == "=":
+        at += 1
+        while at < len(tokens) and tokens[at].text in ("async", "function"):
+            at += 1
+    while at < len(tokens) and tokens[at].text == "<":  # generics: skip to the "("
+        at += 1
+    if at >= len(tokens) or tokens[at].text != "(":
+        return None
+    close = _matching(tokens, at)
+    params = _params(tokens[at + 1:close])
+    at = close + 1
+    while at < len(tokens) and tokens[at].text not in ("{", "=>", ";"):
+        at += 1  # a return type
+    if at < len(tokens) and tokens[at].text == "=>":
+        at += 1
+        if at < len(tokens) and tokens[at].text != "{":
+            end = at
+            while end + 1 < len(tokens) and tokens[end + 1].text not in (";",) \
+                    and tokens[end + 1].line == tokens[at].line:
+                end += 1
+            return _Function(tokens[name_at].text, params, (at, end), braced=False)
+    if at >= len(tokens) or tokens[at].text != "{":
+        return None
+    return _Function(tokens[name_at].text, params, (at, _matching(tokens, at)), braced=True)
+
+
+def _params(tokens: list[Token]) -> list[str]:
+    """Each parameter's name: the first word of each top-level, comma-separated part."""
+    names: list[str] = []
+    depth, first = 0, True
+    for token in tokens:
+        if token.text in ("(", "[", "{", "<"):
+            depth += 1
+        elif token.text in (")", "]", "}", ">"):
+            depth -= 1
+        elif token.text == "," and depth == 0:
+            first = True
+        elif first and depth == 0 and token.kind == "word" and token.text not in (
+                "mut", "self", "const"):
+            names.append(token.text)
+            first = False
+    return names
+
+
+def _single_literal(tokens: list[Token], start: int, end: int) -> str | None:
+    """The literal that is the whole of ``tokens[start:end]``, if it is one."""
+    if start >= end:
+        return None
+    literal = token_literal(tokens, start)
+    return literal[0] if literal is not None and literal[1] == end else None
+
+
+def _returns(tokens: list[Token], function: _Function) -> list[tuple[int, str | None]]:
+    """(index, literal or None) of each value the function returns: ``return x``, an
+    arrow's expression, a Rust body's tail expression."""
+    start, end = function.body
+    if not function.braced:
+        return [(start, _single_literal(tokens, start, end + 1))]
+    found: list[tuple[int, str | None]] = []
+    depth = 0
+    statement_start = start + 1
+    for at in range(start + 1, end):
+        text = tokens[at].text
+        if text in ("(", "[", "{"):
+            depth += 1
+        elif text in (")", "]", "}"):
+            depth -= 1
+        if text in (";", "{", "}"):
+            statement_start = at + 1
+        if text == "return":
+            stop = at + 1
+            while stop < end and tokens[stop].text not in (";", "}") \
+                    and tokens[stop].line == tokens[at].line:
+                stop += 1
+            found.append((at, _single_literal(tokens, at + 1, stop)))
+    if statement_start < end and tokens[statement_start].text not in ("return",) \
+            and not any(t.text in ("=", ":=", "let") for t in tokens[statement_start:end]):
+        tail = _single_literal(tokens, statement_start, end)
+        if tail is not None:
+            found.append((statement_start, tail))
+    return found
+
+
+def _cases(path: str, tokens: list[Token], function: _Function,
+           facts: list[Fact]) -> list[SpecialCase]:
+    found: list[SpecialCase] = []
+    start, end = function.body
+    by_input = {f.inputs: f for f in facts if len(f.args) == 1}
+    tables = _tables(path, tokens, function, by_input)
+    found.extend(case for case, _ in tables)
+    returns = _returns(tokens, function)
+    if not returns or any(value is None for _, value in returns):
+        return found  # a general path: branches are base cases
+    literal = dict(returns)
+    if _decides(tokens, start, end, function.params):
+        return found
+    # a table's own answers (``case 2: return "two"``) are the table, not constants
+    in_branch = {i for i in literal for _, (first, last) in tables if first < i < last}
+    for at in range(start, end):
+        if tokens[at].text != "if":
+            continue
+        block, close = _branch(tokens, at, end)
+        bound = _bound(tokens[at + 1:block], function.params)
+        for fact in facts:
+            if bound is None or len(fact.args) != len(function.params) or \
+                    bound != dict(zip(function.params, fact.args, strict=True)):
+                continue
+            answers = [i for i, v in literal.items() if block <= i <= close
+                       and v == fact.expected]
+            if answers:
+                in_branch.update(answers)
+                found.append(SpecialCase(path, function.name, tokens[at].line, "input-branch",
+                                         fact.inputs, fact))
+    expected = {f.expected: f for f in facts}
+    for at, value in returns:
+        if at not in in_branch and value in expected:
+            found.append(SpecialCase(path, function.name, tokens[at].line, "constant",
+                                     str(value), expected[str(value)]))
+    return found
+
+
+#: Words and operators that choose an answer by more than equality with fixed values.
+_DECIDING = {"for", "while", "switch", "match", "select", "?", "loop"}
+
+
+def _decides(tokens: list[Token], start: int, end: int, params: list[str]) -> bool:
+    """Does the body choose its answer from its inputs other than by equality with fixed
+    values (``if (n > 0)``, a loop, a ternary, a ``switch``)? Then its literal returns are
+    a computation's answers, not a fake."""
+    for at in range(start, end):
+        text = tokens[at].text
+        if text in _DECIDING:
+            return True
+        if text == "if":
+            block, _ = _branch(tokens, at, end)
+            if _bound(tokens[at + 1:block], params) is None:
+                return True
+    return False
+
+
+def _branch(tokens: list[Token], at: int, end: int) -> tuple[int, int]:
+    """(first, last) token index of the block of the ``if`` at ``at``: braced, or a
+    braceless ``if (...) return x;``."""
+    depth = 0
+    for index in range(at + 1, end):
+        text = tokens[index].text
+        if text in ("(", "["):
+            depth += 1
+        elif text in (")", "]"):
+            depth -= 1
+        elif depth == 0 and text == "{":
+            return index, _matching(tokens, index)
+        elif depth == 0 and text == "return":
+            stop = index
+            while stop + 1 < end and tokens[stop + 1].text != ";" \
+                    and tokens[stop + 1].line == tokens[index].line:
+                stop += 1
+            return index, stop
+    return end, end
+
+
+def _bound(condition: list[Token], params: list[str]) -> dict[str, str] | None:
+    """The parameter values a condition pins (``a === 2 && b === 3``, ``(a, b) == (2,
+    3)``): the parameters and the literals, paired in order; None when the condition
+    holds anything else."""
+    names: list[str] = []
+    values: list[str] = []
+    at = 0
+    while at < len(condition):
+        token = condition[at]
+        literal = token_literal(condition, at)
+        if literal is not None:
+            values.append(literal[0])
+            at = literal[1]
+            continue
+        if token.kind == "word" and token.text in params:
+            names.append(token.text)
+        elif token.text not in _CONDITION:
+            return None
+        at += 1
+    if not names or len(names) != len(values) or \
+            not any(t.text in _COMPARE for t in condition):
+        return None
+    return dict(zip(names, values, strict=True))
+
+
+def _tables(path: str, tokens: list[Token], function: _Function,
+            by_input: dict[str, Fact]) -> list[tuple[SpecialCase, tuple[int, int]]]:
+    """Object/map literals, ``case`` labels and match arms keyed only by test inputs,
+    each with its braces' token indexes."""
+    if len(function.params) != 1 or not by_input:
+        return []
+    start, end = function.body
+    keys: dict[int, list[str]] = {}  # the line of a table -> its keys
+    for at in range(start, end):
+        literal = token_literal(tokens, at)
+        if literal is None:
+            continue
+        after = literal[1]
+        before = tokens[at - 1].text if at else ""
+        if after < len(tokens) and (
+                (tokens[after].text == ":" and before in ("{", ",", "case"))
+                or (tokens[after].text == "=>" and before in ("{", ",", "|"))):
+            table = _enclosing(tokens, at, start)
+            keys.setdefault(table, []).append(literal[0])
+    found = []
+    for table, found_keys in keys.items():
+        if found_keys and all(k in by_input for k in found_keys):
+            case = SpecialCase(path, function.name, tokens[table].line, "input-table",
+                               "{" + ", ".join(found_keys) + "}", by_input[found_keys[0]])
+            found.append((case, (table, _matching(tokens, table))))
+    return found
+
+
+def _enclosing(tokens: list[Token], at: int, start: int) -> int:
+    """The index of the ``{`` that opens the block around ``at``."""
+    depth = 0
+    for index in range(at - 1, start - 1, -1):
+        text = tokens[index].text
+        if text == "}":
+            depth += 1
+        elif text == "{":
+            if depth == 0:
+                return index
+            depth -= 1
+    return start

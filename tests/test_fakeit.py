@@ -1,0 +1,253 @@
+"""The fake-it detector (rgr.check.fakeit): which production code answers the tests'
+own values (a constant, a branch on the test's inputs, a table keyed by them), read from
+Python's syntax tree and from JavaScript/Go/Rust tokens; what it lets through (code that
+computes, constants and tables no test names, base cases beside a general return); and
+the ledger on real commits: noted, carried, paid only when a test with other values
+passes without the special case."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Literal
+
+import pytest
+from conftest import clean_env, git
+
+from rgr.check.fakeit.facts import Fact, facts_of
+from rgr.check.fakeit.ledger import account, cases_in
+from rgr.loop.prompting import build_prompt
+from rgr.store import git as store_git
+from rgr.store.handoff import FakeItDebt, HandoffState, Phase
+from rgr.store.workspace import open_workspace
+
+PY_TEST = "from calc import add\n\n\ndef test_adds():\n    assert add(2, 3) == 5\n"
+
+
+def kinds(path: str, source: str, tests: dict[str, str],
+          lines: set[int] | None = None) -> list[tuple[str, int, str]]:
+    facts = [f for name, text in tests.items() for f in facts_of(name, text)]
+    return [(c.kind, c.line, c.value) for c in cases_in(path, source, lines, facts)]
+
+
+# ------------------------------------------------------------------- the tests' values
+
+
+def test_facts_are_read_from_the_asserts_of_each_language() -> None:
+    assert facts_of("test_calc.py", PY_TEST) == [
+        Fact("add", ("2", "3"), "5", "test_calc.py::test_adds")]
+    unittest_style = ("class T:\n    def test_x(self):\n"
+                      "        self.assertEqual(calc.add(-1, 1), 0)\n"
+                      "        assert 'ab' == join('a', 'b')\n"
+                      "        assert not is_even(3)\n")
+    assert {(f.callee, f.args, f.expected) for f in facts_of("t.py", unittest_style)} == {
+        ("add", ("-1", "1"), "0"), ("join", ("'a'", "'b'"), "'ab'"),
+        ("is_even", ("3",), "False")}
+    js = "test('adds', () => {\n  expect(add(2, 3)).toBe(5);\n  assert.equal(sq(-2), 4);\n});\n"
+    assert [(f.callee, f.args, f.expected) for f in facts_of("calc.test.ts", js)] == [
+        ("add", ("2", "3"), "5"), ("sq", ("-2",), "4")]
+    go = ('func TestAdd(t *testing.T) {\n\tif got := Add(2, 3); got != 5 {\n'
+          '\t\tt.Errorf("Add(2, 3) = %d; want 5", got)\n\t}\n}\n')
+    assert [(f.callee, f.args, f.expected) for f in facts_of("calc_test.go", go)] == [
+        ("Add", ("2", "3"), "5")]
+    rust = '#[test]\nfn words() {\n    assert_eq!(slug("A b"), "a-b");\n}\n'
+    assert [(f.callee, f.args, f.expected) for f in facts_of("tests/s.rs", rust)] == [
+        ("slug", ('"A b"',), '"a-b"')]
+    # no literal arguments, no literal expectation, no arguments at all: nothing to read
+    vague = ("def test_v():\n    assert add(x, 3) == 5\n    assert add(2, 3) == y\n"
+             "    assert version() == '1.0'\n")
+    assert facts_of("test_v.py", vague) == []
+
+
+# ----------------------------------------------------------------- Python special cases
+
+
+@pytest.mark.parametrize(("source", "found"), [
+    ("def add(a, b):\n    return 5\n", [("constant", 2, "5")]),
+    ("def add(a, b):\n    return {(2, 3): 5}[(a, b)]\n", [("input-table", 2, "{(2, 3)}")]),
+    ("def add(a, b):\n    if (a, b) == (2, 3):\n        return 5\n    return 0\n",
+     [("input-branch", 2, "(2, 3)")]),
+    ("def add(a, b):\n    if a == 2 and b == 3:\n        return 5\n    raise ValueError\n",
+     [("input-branch", 2, "(2, 3)")]),
+    ("class Calc:\n    def add(self, a, b):\n        return 5\n", [("constant", 3, "5")]),
+])
+def test_python_special_cases_are_found(source: str, found: list[tuple[str, int, str]]
+                                        ) -> None:
+    assert kinds("calc.py", source, {"test_calc.py": PY_TEST}) == found
+
+
+@pytest.mark.parametrize("source", [
+    "def add(a, b):\n    return a + b\n",  # computes
+    "def add(a, b):\n    return 7\n",  # a constant no test expects
+    "def mul(a, b):\n    return 5\n",  # a function no test calls with those values
+    # real data: a table with keys no test uses
+    "TABLE = 0\ndef add(a, b):\n    return {(1, 1): 2, (2, 3): 5, (9, 9): 18}[(a, b)]\n",
+    "def add(a, b):\n    return {'I': 1, 'V': 5}.get(a, 0) + b\n",
+    # a branch beside a general return is a base case
+    "def add(a, b):\n    if (a, b) == (2, 3):\n        return 5\n    return a + b\n",
+    # literal answers chosen by a computation: no fake
+    "def add(a, b):\n    if a > b:\n        return 5\n    return 0\n",
+    "def add(a, b):\n    for _ in range(a):\n        return 5\n    return 0\n",
+])
+def test_python_code_that_computes_or_holds_real_data_is_no_debt(source: str) -> None:
+    assert kinds("calc.py", source, {"test_calc.py": PY_TEST}) == []
+
+
+def test_a_base_case_and_an_untouched_function_are_not_debt() -> None:
+    fib_test = "def test_fib():\n    assert fib(0) == 0\n"
+    fib = ("def fib(n):\n    if n == 0:\n        return 0\n"
+           "    return fib(n - 1) + fib(n - 2)\n")
+    assert kinds("fib.py", fib, {"test_fib.py": fib_test}) == []
+    # only the functions that touch the changed lines are read
+    fake = "def add(a, b):\n    return 5\n\n\ndef other():\n    return 1\n"
+    assert kinds("calc.py", fake, {"test_calc.py": PY_TEST}, lines={6}) == []
+    assert kinds("calc.py", fake, {"test_calc.py": PY_TEST}, lines={2}) == [
+        ("constant", 2, "5")]
+
+
+# ---------------------------------------------------------------- token special cases
+
+JS_TEST = "test('adds', () => {\n  expect(add(2, 3)).toBe(5);\n});\n"
+JS_WORD_TEST = "it('names two', () => {\n  assert.equal(name(2), 'two');\n});\n"
+
+
+@pytest.mark.parametrize(("source", "found"), [
+    ("export function add(a, b) {\n  return 5;\n}\n", [("constant", 2, "5")]),
+    ("export const add = (a: number, b: number): number => 5;\n", [("constant", 1, "5")]),
+    ("function add(a, b) {\n  if (a === 2 && b === 3) return 5;\n  return 0;\n}\n",
+     [("input-branch", 2, "(2, 3)")]),
+])
+def test_javascript_special_cases_are_found(source: str, found: list[tuple[str, int, str]]
+                                            ) -> None:
+    assert kinds("src/calc.ts", source, {"calc.test.ts": JS_TEST}) == found
+
+
+def test_javascript_tables_keyed_by_the_tests_inputs_are_found_and_real_data_is_not(
+        ) -> None:
+    tests = {"name.test.js": JS_WORD_TEST}
+    switch = ("function name(n) {\n  switch (n) {\n    case 2: return 'two';\n  }\n"
+              "  return '';\n}\n")
+    assert kinds("name.js", switch, tests) == [("input-table", 2, '{2}')]
+    lookup = "function name(n) {\n  return {2: 'two'}[n];\n}\n"
+    assert kinds("name.js", lookup, tests) == [("input-table", 2, '{2}')]
+    real = ("function name(n) {\n  return {1: 'one', 2: 'two', 3: 'three'}[n];\n}\n")
+    assert kinds("name.js", real, tests) == []
+    sign = ("function add(a, b) {\n  if (a + b > 0) {\n    return 5;\n  }\n  return 0;\n}\n")
+    assert kinds("calc.js", sign, {"calc.test.js": JS_TEST}) == []
+    ternary = "const add = (a, b) => (a > b ? 5 : 0);\n"
+    assert kinds("calc.js", ternary, {"calc.test.js": JS_TEST}) == []
+    computes = "function add(a, b) {\n  return a + b;\n}\n"
+    assert kinds("calc.js", computes, {"calc.test.js": JS_TEST}) == []
+    assert kinds("calc.js", "function add(a, b) {\n  return 7;\n}\n",
+                 {"calc.test.js": JS_TEST}) == []
+
+
+def test_go_and_rust_special_cases_are_found() -> None:
+    go_test = "func TestAdd(t *testing.T) {\n\tif got := Add(2, 3); got != 5 {\n\t}\n}\n"
+    go_tests = {"calc_test.go": go_test}
+    assert kinds("calc.go", "package calc\n\nfunc Add(a, b int) int {\n\treturn 5\n}\n",
+                 go_tests) == [("constant", 4, "5")]
+    assert kinds("calc.go", "package calc\n\nfunc Add(a, b int) int {\n\treturn a + b\n}\n",
+                 go_tests) == []
+    rust_tests = {"tests/calc.rs": "#[test]\nfn adds() {\n    assert_eq!(add(2, 3), 5);\n}\n"}
+    branch = ("pub fn add(a: i32, b: i32) -> i32 {\n    if (a, b) == (2, 3) {\n"
+              "        return 5;\n    }\n    0\n}\n")
+    assert kinds("src/lib.rs", branch, rust_tests) == [("input-branch", 2, "(2, 3)")]
+    assert kinds("src/lib.rs", "pub fn add(a: i32, b: i32) -> i32 {\n    5\n}\n",
+                 rust_tests) == [("constant", 2, "5")]
+    assert kinds("src/lib.rs", "pub fn add(a: i32, b: i32) -> i32 {\n    a + b\n}\n",
+                 rust_tests) == []
+
+
+# ---------------------------------------------------------------------- the ledger
+
+
+def project(tmp_path: Path) -> tuple[Path, Callable[[dict[str, str]], str]]:
+    root = tmp_path / "proj"
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    git(root, "config", "user.name", "Dev")
+    git(root, "config", "user.email", "dev@example.com")
+
+    def commit(files: dict[str, str]) -> str:
+        for name, text in files.items():
+            (root / name).write_text(text)
+        git(root, "add", "-A")
+        git(root, "commit", "-q", "--allow-empty", "-m", "step")
+        return git(root, "rev-parse", "HEAD").strip()
+    return root, commit
+
+
+def test_the_ledger_notes_carries_and_pays_debt_on_real_commits(tmp_path: Path) -> None:
+    root, commit = project(tmp_path)
+    start = commit({"calc.py": "def add(a, b):\n    return 0\n"})
+    red = commit({"test_calc.py": PY_TEST})
+    green = commit({"calc.py": "def add(a, b):\n    return 5\n"})
+    ws = open_workspace(root, env=clean_env(tmp_path / "home"))
+    at = lambda rev: store_git.resolve_commit(ws.repo, rev)  # noqa: E731
+    [debt] = account(ws.repo, ws.config, [], at(start), at(red), at(green), "GREEN cycle 1")
+    assert (debt.path, debt.line, debt.kind, debt.value, debt.status) == (
+        "calc.py", 2, "constant", "5", "open")
+    assert debt.describe() == ("calc.py:2 add returns the constant 5 "
+                               "(from test_calc.py::test_adds)")
+    assert debt.payment() == "a test of add with other values than (2, 3)"
+    # the constant gone without any test of other values: not paid (nothing shows the
+    # code general yet)
+    general = commit({"calc.py": "def add(a, b):\n    return a + b\n"})
+    alone = account(ws.repo, ws.config, [debt], at(green), at(green), at(general), "R")
+    assert [d.status for d in alone] == ["open"]
+    green = commit({"calc.py": "def add(a, b):\n    return 5\n"})
+    # a second test, faked again with a branch: the same debt, still open, now a branch
+    red2 = commit({"test_calc.py": PY_TEST + "\n\ndef test_more():\n    assert add(1, 1) == 2\n"})
+    green2 = commit({"calc.py": "def add(a, b):\n    if (a, b) == (2, 3):\n        return 5\n"
+                                "    return 2\n"})
+    ledger = account(ws.repo, ws.config, [debt], at(green), at(red2), at(green2), "GREEN 2")
+    assert [(d.inputs, d.kind, d.line, d.status) for d in ledger] == [
+        ("(2, 3)", "input-branch", 2, "open"), ("(1, 1)", "constant", 4, "open")]
+    # the special cases gone while tests with other values pass: both paid
+    real = commit({"calc.py": "def add(a, b):\n    return a + b\n"})
+    paid = account(ws.repo, ws.config, ledger, at(green2), at(green2), at(real), "REFACTOR 2")
+    assert [(d.status, d.paid_by) for d in paid] == [("paid", "REFACTOR 2")] * 2
+
+
+def test_what_an_agent_writes_never_crashes_the_detector_nor_bloats_the_note(
+        tmp_path: Path) -> None:
+    deep = "def add(a, b):\n    return " + "(" * 300 + "5" + ")" * 300 + "\n"
+    assert kinds("calc.py", deep, {"test_calc.py": PY_TEST}) == []
+    assert facts_of("test_deep.py", "def test_d():\n    assert f(" + "[" * 300 + "]" * 300
+                    + ") == 1\n") == []
+    assert kinds("calc.js", "function add(a, b) {\n  return (((5;\n", {
+        "calc.test.js": JS_TEST}) == []
+    root, commit = project(tmp_path)
+    long = "x" * 5000
+    start = commit({"calc.py": "def echo(s):\n    return ''\n"})
+    red = commit({"test_calc.py": f"def test_echo():\n    assert echo('{long}') == '{long}'\n"})
+    green = commit({"calc.py": f"def echo(s):\n    return '{long}'\n"})
+    ws = open_workspace(root, env=clean_env(tmp_path / "home"))
+    at = lambda rev: store_git.resolve_commit(ws.repo, rev)  # noqa: E731
+    [debt] = account(ws.repo, ws.config, [], at(start), at(red), at(green), "GREEN 1")
+    assert len(debt.value) == len(debt.inputs) == 200 and debt.status == "open"
+    # the cut inputs still name the same debt: carried open, not paid by its own test
+    again = account(ws.repo, ws.config, [debt], at(green), at(green), at(green), "R")
+    assert [d.status for d in again] == ["open"]
+
+
+def test_the_planner_is_told_the_open_debt_briefly(tmp_path: Path) -> None:
+    def owed(n: int, status: Literal["open", "paid"] = "open") -> FakeItDebt:
+        return FakeItDebt(path="calc.py", line=n, function="add", kind="constant",
+                          value="'" + "v" * 500 + "'", test="t.py::t", inputs=f"({n}, 3)",
+                          status=status)
+
+    def prompt(phase: Phase, debt: list[FakeItDebt]) -> str:
+        state = HandoffState(phase=Phase.REFACTOR, cycle_number=1, fake_it_debt=debt)
+        return build_prompt(tmp_path, phase=phase, state=state, cycle=2, branch="b",
+                            head="0" * 40, test_argv=("pytest",), test_list="- [x] adds\n",
+                            failure_brief=None)
+
+    told = prompt(Phase.PLAN, [owed(1), owed(2, "paid"), owed(3), owed(4), owed(5)])
+    assert "Open fake-it debt: plan tests with other inputs that pay it." in told
+    assert "calc.py:1 add: constant '" + "v" * 38 + "… for inputs (1, 3)" in told
+    assert "calc.py:3 add" in told and "calc.py:4" not in told and "calc.py:2" not in told
+    assert "(and 2 more: `rgr show`)" in told
+    assert "fake-it" not in prompt(Phase.PLAN, [owed(2, "paid")])
+    assert "fake-it" not in prompt(Phase.GREEN, [owed(1)])
