@@ -7,12 +7,15 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
 from conftest import Repo, RunRgr, gh_bin, make_repo, note_json
 
 RUN_ID = "11111111-2222-3333-4444-555555555555"
+TDD_TOML = f'test_command = "{sys.executable} -m pytest -q -p no:cacheprovider"\n'
+TEST_ONE = "def test_one():\n    from one import x\n    assert x == 1\n"
 
 
 def _agent(cost: float, tokens_in: int, tokens_out: int) -> dict[str, object]:
@@ -34,11 +37,12 @@ def make_run(tmp_path: Path, complete: bool = True) -> tuple[Repo, dict[str, str
         "REFACTOR", cycleNumber=0, currentTest=None, pendingTests=[], startBranch="main",
         baseCommit=base, startedAt="2026-11-21T10:00:00Z", finishedAt="2026-11-21T10:00:00Z",
         **common))
-    ids["plan"] = repo.commit("plan: one", {"test-list.md": "- [ ] one\n"})
+    # A real test command: integrating a complete run judges its tree again.
+    ids["plan"] = repo.commit("plan: one", {"test-list.md": "- [ ] one\n", "tdd.toml": TDD_TOML})
     repo.note_cli(ids["plan"], note_json(
         "PLAN", startedAt="2026-11-21T10:00:00Z", finishedAt="2026-11-21T10:00:10Z",
         agent=_agent(0.25, 1000, 10), **common))
-    ids["red"] = repo.commit("test: one", {"tests/test_one.py": "def test_one():\n    1/0\n"})
+    ids["red"] = repo.commit("test: one", {"tests/test_one.py": TEST_ONE})
     repo.note_cli(ids["red"], note_json(
         "RED", startedAt="2026-11-21T10:00:10Z", finishedAt="2026-11-21T10:01:40Z",
         retryCount=1, agent=_agent(0.5, 2000, 20), **common))

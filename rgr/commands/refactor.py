@@ -16,6 +16,7 @@ from rgr.base.config import resolve_test_command
 from rgr.base.errors import RepositoryError
 from rgr.base.ui import esc, make_console, short
 from rgr.check.gate import GateResult
+from rgr.commands.verify import judge_landing
 from rgr.loop import integrate
 from rgr.loop.attempt import ATTEMPTS_PREFIX, open_sealer, tests_summary
 from rgr.loop.starting import (
@@ -165,7 +166,8 @@ def _finish(ws: Workspace, state: HandoffState, log: PhaseLog, mode: str = "none
             from rgr.observe.report import collect
 
             integrate.pull_request(ws, collect(ws), progress.source_branch,
-                                   f"Refactor by rgr: {progress.goal}", log.always)
+                                   f"Refactor by rgr: {progress.goal}", log.always,
+                                   lambda i: judge_landing(ws, i, log.always))
     else:
         log.always(f"paused before batch {progress.next_batch + 1} of {len(progress.plan)}; "
                    "`rgr resume` continues")
