@@ -193,6 +193,45 @@ def test_merge_fast_forwards_the_start_branch(run_rgr: RunRgr, tmp_path: Path) -
     assert repo.git("symbolic-ref", "--short", "HEAD") == "main"
     assert repo.git("status", "--porcelain") == ""
     assert "rgr: fast-forward to rgr/slug" in repo.git("reflog", "show", "main")
+    # The commit main ends on says what was verified on it before main moved: its own
+    # phase note, kept, with the landing added.
+    assert f"the integrated tree {ids['done'][:8]} (fast-forward" in out and "passes" in out
+    note = json.loads(repo.show_note(repo.rev("main")))
+    assert note["phase"] == "COMPLETE" and note["completedTests"] == ["one"]
+    landing = note["landing"]
+    assert landing["verdict"] == "pass" and landing["by"] == "run"
+    assert landing["into"] == "main" and landing["how"] == "fast-forward"
+    assert landing["baseTip"] == ids["base"] and landing["jobTip"] == ids["done"]
+    assert landing["tip"] == ids["done"] and landing["failedCommand"] is None
+    assert landing["tests"]["passed"] == 1 and landing["tests"]["failed"] == 0
+    assert landing["tests"]["failing"] == [] and landing["verifiedAt"]
+
+
+def test_merge_of_a_red_tree_moves_nothing_and_names_the_failing_test(
+        run_rgr: RunRgr, tmp_path: Path) -> None:
+    """Notes that say complete are not enough: the tree main would hold is run again,
+    and a red one is not merged (whatever the notes say, whoever wrote them)."""
+    repo, ids = make_run(tmp_path)
+    red = repo.commit("feat: one, broken after its phase ran", {"one.py": "x = 2\n"})
+    repo.note_cli(red, repo.show_note(ids["done"]))
+    code, out, err = run_rgr(["report", "--integrate", "merge"], repo.path)
+    assert code == 1, out + err
+    assert "failing on the integrated tree: tests/test_one.py::test_one" in err
+    assert "main is unchanged" in err
+    assert repo.rev("main") == ids["base"] and repo.rev("rgr/slug") == red
+    assert repo.git("symbolic-ref", "--short", "HEAD") == "rgr/slug"
+    landing = json.loads(repo.show_note(red))["landing"]
+    assert landing["verdict"] == "fail" and landing["tip"] == red
+    assert landing["tests"]["failing"] == ["tests/test_one.py::test_one"]
+    # A pull request is not proposed either, and nothing is pushed.
+    remote = _with_remote(tmp_path, repo)
+    log = tmp_path / "gh.log"
+    env = {"PATH": f"{gh_bin(tmp_path)}{os.pathsep}{os.environ['PATH']}", "GH_LOG": str(log)}
+    code, _, err = run_rgr(["report", "--integrate", "pr"], repo.path, env)
+    assert code == 1 and "tests/test_one.py::test_one" in err
+    assert "nothing was pushed and no pull request opened" in err
+    assert Repo(remote).git("for-each-ref") == ""
+    assert log.read_text().splitlines() == ['["auth", "status"]']
 
 
 def test_merge_refuses_a_dirty_tree(run_rgr: RunRgr, tmp_path: Path) -> None:
@@ -261,7 +300,9 @@ def test_pr_pushes_the_branch_and_notes_and_calls_gh(run_rgr: RunRgr, tmp_path: 
     assert "pull request: https://github.com/example/kata/pull/7" in out
     pushed = Repo(remote)
     assert pushed.rev("refs/heads/rgr/slug") == ids["done"]
-    assert json.loads(pushed.show_note(ids["done"]))["phase"] == "COMPLETE"
+    pushed_note = json.loads(pushed.show_note(ids["done"]))
+    assert pushed_note["phase"] == "COMPLETE"
+    assert pushed_note["landing"]["verdict"] == "pass"  # judged before it was proposed
     calls = [json.loads(line) for line in log.read_text().splitlines()]
     assert calls[0] == ["auth", "status"]
     create = calls[1]
