@@ -346,6 +346,7 @@ def test_every_commit_rgr_adds_on_the_base_carries_a_landing_note(fleet: Fleet) 
         note = json.loads(git(fleet.bare, "notes", "--ref=tdd-handoffs", "show", commit))
         # rgr's own commit carries the job's handoff below it, not a phase's session.
         assert note["phase"] == "COMPLETE" and note["runId"] == "r-1" and note["agent"] is None
+        assert landing["copiedFrom"] == git(fleet.bare, "rev-parse", "main~1").strip()
     # The job's own noted commit kept its note through the rebase (notes.rewriteRef).
     rebased_done = git(fleet.bare, "rev-parse", "main~1").strip()
     kept = json.loads(git(fleet.bare, "notes", "--ref=tdd-handoffs", "show", rebased_done))

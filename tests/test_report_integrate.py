@@ -203,6 +203,7 @@ def test_merge_fast_forwards_the_start_branch(run_rgr: RunRgr, tmp_path: Path) -
     assert landing["into"] == "main" and landing["how"] == "fast-forward"
     assert landing["baseTip"] == ids["base"] and landing["jobTip"] == ids["done"]
     assert landing["tip"] == ids["done"] and landing["failedCommand"] is None
+    assert landing["copiedFrom"] is None and landing["notLoaded"] == []
     assert landing["tests"]["passed"] == 1 and landing["tests"]["failed"] == 0
     assert landing["tests"]["failing"] == [] and landing["verifiedAt"]
 

@@ -1,6 +1,7 @@
 """Integrating a finished job: rebase onto the base branch's current tip, run the full
-suite on exactly that commit, then move the base branch only if it is still at the tip
-that was verified (compare-and-swap). A conflict gets merge-fixer sessions (``rgr
+suite and the gate commands on exactly that commit (``rgr land-check``, which notes the
+verdict on it: rgr.loop.landing), then move the base branch only if it is still at the
+tip that was verified (compare-and-swap). A conflict gets merge-fixer sessions (``rgr
 fix-merge`` in the job's clone: sealed attempts judged by the full suite and the
 guards, see rgr.loop.mergefix) when the daemon allows them; a conflict they cannot resolve,
 or a red suite, leaves the base branch as it was and the job ``needs-attention``,

@@ -72,6 +72,9 @@ class Landing:
             shown = ", ".join(tests.failing[:10])
             more = f" (and {len(tests.failing) - 10} more)" if len(tests.failing) > 10 else ""
             return f"failing on the integrated tree: {shown}{more} ({counts})"
+        if note.not_loaded:
+            return f"test files that do not load on the integrated tree: " \
+                   f"{', '.join(note.not_loaded[:10])} ({counts})"
         if note.failed_command is not None:
             return f"the gate command `{note.failed_command}` fails on the integrated tree " \
                    f"(tests: {counts})"
@@ -110,6 +113,8 @@ def judge(ws: Workspace, sealer: Callable[[], Sealer], integration: Integration,
         f"{integration.base_tip[:8]}), sealed")
     result = sealer().run_gate(head, "full")
     note = _note(integration, tip, result, prev)
+    if found is not None and prev is not None and not own:
+        note = note.model_copy(update={"copied_from": found[0].commit})
     ws.notes.write(tip, _state(prev, own, note), f"rgr: landing on {integration.into}: "
                                                  f"{note.verdict} on {tip[:12]}")
     return Landing(note)
@@ -127,6 +132,7 @@ def _note(integration: Integration, tip: str, result: GateResult,
     return LandingNote(
         into=integration.into, base_tip=integration.base_tip, job_tip=integration.job_tip,
         tip=tip, how=integration.how, by=integration.by, verdict=verdict, tests=tests,
+        not_loaded=list(result.tests.collection_errors[:50]),
         gate_commands=[c.command for c in result.commands],
         failed_command=failed.command if failed is not None else None,
         verified_at=now_utc())

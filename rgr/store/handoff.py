@@ -202,10 +202,16 @@ class LandingNote(CamelModel):
     by: Literal["run", "daemon"] = "run"
     verdict: Literal["pass", "fail"] = "pass"
     tests: TestRunSummary = Field(default_factory=TestRunSummary)
+    #: Test files that did not even load on that tree (a collection or compile error).
+    not_loaded: list[str] = Field(default_factory=list)
     #: The ``[gate]`` commands run after the tests, and the first that failed.
     gate_commands: list[str] = Field(default_factory=list)
     failed_command: str | None = None
     verified_at: datetime | None = None
+    #: A commit rgr made while landing (the tidied test list, a merge) has no phase of
+    #: its own: its note carries the handoff of this commit below it. None: the note is
+    #: the commit's own (a phase's), with ``landing`` added.
+    copied_from: str | None = None
 
 
 #: What became of one mutant (rgr.check.mutation): ``killed`` (a test that runs its line
