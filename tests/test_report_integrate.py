@@ -218,7 +218,7 @@ def test_merge_of_a_red_tree_moves_nothing_and_names_the_failing_test(
     code, out, err = run_rgr(["report", "--integrate", "merge"], repo.path)
     assert code == 1, out + err
     assert "failing on the integrated tree: tests/test_one.py::test_one" in err
-    assert "main is unchanged" in err
+    assert "main is unchanged" in err and "rgr verify --full" in err
     assert repo.rev("main") == ids["base"] and repo.rev("rgr/slug") == red
     assert repo.git("symbolic-ref", "--short", "HEAD") == "rgr/slug"
     landing = json.loads(repo.show_note(red))["landing"]
@@ -233,6 +233,20 @@ def test_merge_of_a_red_tree_moves_nothing_and_names_the_failing_test(
     assert "nothing was pushed and no pull request opened" in err
     assert Repo(remote).git("for-each-ref") == ""
     assert log.read_text().splitlines() == ['["auth", "status"]']
+
+
+def test_merge_names_a_test_file_that_does_not_load_on_the_integrated_tree(
+        run_rgr: RunRgr, tmp_path: Path) -> None:
+    repo, ids = make_run(tmp_path)
+    broken = repo.commit("feat: one renamed", {"one.py": "y = 1\n",
+                                               "tests/test_top.py": "from one import x\n"})
+    repo.note_cli(broken, repo.show_note(ids["done"]))
+    code, out, err = run_rgr(["report", "--integrate", "merge"], repo.path)
+    assert code == 1, out + err
+    assert "tests/test_top.py" in err and "main is unchanged" in err, err
+    assert repo.rev("main") == ids["base"]
+    landing = json.loads(repo.show_note(broken))["landing"]
+    assert landing["verdict"] == "fail" and "tests/test_top.py" in landing["notLoaded"]
 
 
 def test_merge_refuses_a_dirty_tree(run_rgr: RunRgr, tmp_path: Path) -> None:

@@ -89,8 +89,8 @@ def _judged(check: Check, integration: Integration, say: Say, moving: str) -> No
             f"{landing.problem()}; {moving} (the verdict is noted on "
             f"{short(landing.note.tip)}: `git notes --ref=tdd-handoffs show "
             f"{short(landing.note.tip)}`)",
-            "see why with `rgr verify --full` on the branch, fix it (or `rgr resume` "
-            "after resetting the run's last phase), then integrate again",
+            "`rgr verify --full` on the branch shows the failure; fix it there, then "
+            "integrate again (`rgr report --integrate merge|pr`)",
         )
 
 

@@ -68,13 +68,13 @@ class Landing:
         note, tests = self.note, self.note.tests
         counts = (f"{tests.passed} passed, {tests.failed} failed, {tests.errors} errors, "
                   f"{tests.skipped} skipped")
+        named = []
         if tests.failing:
-            shown = ", ".join(tests.failing[:10])
-            more = f" (and {len(tests.failing) - 10} more)" if len(tests.failing) > 10 else ""
-            return f"failing on the integrated tree: {shown}{more} ({counts})"
+            named.append(f"failing on the integrated tree: {_listed(tests.failing)}")
         if note.not_loaded:
-            return f"test files that do not load on the integrated tree: " \
-                   f"{', '.join(note.not_loaded[:10])} ({counts})"
+            named.append(f"test files that do not load there: {_listed(note.not_loaded)}")
+        if named:
+            return f"{'; '.join(named)} ({counts})"
         if note.failed_command is not None:
             return f"the gate command `{note.failed_command}` fails on the integrated tree " \
                    f"(tests: {counts})"
@@ -93,6 +93,11 @@ class Landing:
                 f"{self.note.base_tip[:8]}) {verdict}: {tests.passed} passed, "
                 f"{tests.failed} failed, {tests.errors} errors, {tests.skipped} "
                 f"skipped{again}")
+
+
+def _listed(names: list[str]) -> str:
+    more = f" (and {len(names) - 10} more)" if len(names) > 10 else ""
+    return ", ".join(names[:10]) + more
 
 
 def judge(ws: Workspace, sealer: Callable[[], Sealer], integration: Integration,

@@ -476,6 +476,11 @@ def test_integrate_pr_opens_a_pull_request_for_the_verified_branch(tmp_path: Pat
     assert create[2:4] == ["--head", "rgr/make-alpha"] and create[-2:] == ["--base", "main"]
     assert git(repo, "rev-parse", "main").strip() == base  # a pull request merges nothing
     assert_branch_done(repo, "rgr/make-alpha", tmp_path)  # pushed here, notes and all
+    # The branch proposed was judged once, by the landing, and says so in its note; the
+    # pull request's own check found that verdict on the same commit and reused it.
+    tip_note = json.loads(git(repo, "notes", "--ref=tdd-handoffs", "show", "rgr/make-alpha"))
+    assert tip_note["landing"]["verdict"] == "pass" and tip_note["landing"]["by"] == "daemon"
+    assert "(verified before, noted on this commit)" in str(job["state"]["message"]), job  # type: ignore[index]
 
 
 # ------------------------------------------------- a fleet landing on one remote --
