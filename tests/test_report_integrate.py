@@ -249,6 +249,22 @@ def test_merge_names_a_test_file_that_does_not_load_on_the_integrated_tree(
     assert landing["verdict"] == "fail" and "tests/test_top.py" in landing["notLoaded"]
 
 
+def test_merge_of_a_tree_whose_tests_are_all_skipped_moves_nothing(
+        run_rgr: RunRgr, tmp_path: Path) -> None:
+    """Green by exit code with nothing run ("Tests: Skipped") while the run's own last
+    run passed tests: not a landing."""
+    repo, ids = make_run(tmp_path)
+    skipped = repo.commit("test: skip it", {"tests/test_one.py": "import pytest\n\n"
+                                            "pytestmark = pytest.mark.skip\n\n" + TEST_ONE})
+    done = json.loads(repo.show_note(ids["done"]))
+    repo.note_cli(skipped, json.dumps({**done, "tests": {"passed": 1, "failed": 0}}))
+    code, out, err = run_rgr(["report", "--integrate", "merge"], repo.path)
+    assert code == 1, out + err
+    assert "no test ran on the integrated tree (0 passed, 0 failed, 0 errors, 1 skipped" in err
+    assert repo.rev("main") == ids["base"]
+    assert json.loads(repo.show_note(skipped))["landing"]["verdict"] == "fail"
+
+
 def test_merge_refuses_a_dirty_tree(run_rgr: RunRgr, tmp_path: Path) -> None:
     repo, ids = make_run(tmp_path)
     (repo.path / "one.py").write_text("x = 2\n")

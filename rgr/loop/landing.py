@@ -21,6 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
+from rgr.base.errors import RepositoryError
 from rgr.check.gate import GateResult
 from rgr.loop.attempt import Sealer, tests_summary
 from rgr.store import git
@@ -108,6 +109,11 @@ def judge(ws: Workspace, sealer: Callable[[], Sealer], integration: Integration,
     tip = str(head.id)
     found = ws.notes.latest_reachable(tip)
     prev = found[0].state if found is not None else None
+    if found is not None and found[1] == 0 and prev is None:
+        # Writing the verdict would replace a note rgr cannot read: never lose one.
+        raise RepositoryError(f"the note on {tip[:8]} is not a valid handoff: "
+                              f"{found[0].problem}; nothing was integrated",
+                              "`rgr repair-notes` says what is wrong with it")
     own = found is not None and found[1] == 0 and prev is not None
     if own and prev is not None and prev.landing is not None and \
             prev.landing.tip == tip and prev.landing.verdict == "pass" and \
