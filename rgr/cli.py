@@ -550,6 +550,23 @@ def serve(ctx: Context, host: str, port: int, allow_actions: bool, token: str | 
     sys.exit(command.run(ctx.workspace(), host, port, allow_actions, token, remote))
 
 
+@cli.command("land-check", hidden=True)
+@click.option("--into", required=True, metavar="BRANCH", help="The base branch.")
+@click.option("--base-tip", required=True, metavar="COMMIT",
+              help="The base branch's tip the job was integrated onto.")
+@click.option("--job-tip", required=True, metavar="COMMIT",
+              help="The job's tip before it was integrated.")
+@click.option("--how", type=click.Choice(["fast-forward", "rebase", "merge"]),
+              required=True, help="How HEAD integrates the job.")
+@pass_context
+def land_check(ctx: Context, into: str, base_tip: str, job_tip: str, how: str) -> None:
+    """Internal (rgr daemon --integrate): judge the integrated tree at HEAD (the full
+    suite and the gate commands, sealed) and note the verdict on HEAD."""
+    from rgr.commands import land_check as command
+
+    sys.exit(command.run(ctx.workspace(), into, base_tip, job_tip, how))
+
+
 @cli.command("fix-merge", hidden=True)
 @click.option("--onto", required=True, metavar="COMMIT", help="The base branch's tip.")
 @click.option("--into", required=True, metavar="BRANCH", help="The base branch.")

@@ -6,8 +6,10 @@ lost. The remote's base branch is read back from the remote itself every time.""
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import git, make_repo
@@ -254,3 +256,100 @@ def test_the_test_list_lists_each_landed_item_once(fleet: Fleet) -> None:
     assert fleet.main_subjects()[0] == \
         "rgr: test-list.md after landing on main: each done item once"
     assert any("open line(s) of items done" in s for s in fleet.said), fleet.said
+
+
+TRIPLE = "import calc\n\n\ndef triple(a):\n    return calc.add(calc.add(a, a), a)\n"
+TEST_TRIPLE = "def test_triple():\n    from triple import triple\n    assert triple(2) == 6\n"
+RENAMED = "def plus(a, b):\n    return a + b\n"
+TESTS_RENAMED = "from calc import plus\n\n\ndef test_plus():\n    assert plus(1, 2) == 3\n"
+
+
+def _landing(git_dir: Path, commit: str) -> dict[str, Any]:
+    """The ``landing`` of ``commit``'s handoff note, read with the git CLI."""
+    note = json.loads(git(git_dir, "notes", "--ref=tdd-handoffs", "show", commit))
+    landing: dict[str, Any] = note["landing"]
+    return landing
+
+
+def test_a_merge_that_breaks_the_integrated_tree_does_not_land_and_names_the_test(
+        fleet: Fleet) -> None:
+    """Each side green, the union red: main renamed what the job's new code calls. The
+    rebase is clean (no file in common); only running the integrated tree shows it."""
+    wc = fleet.job()
+    (wc.root / "triple.py").write_text(TRIPLE)
+    (wc.root / "tests" / "test_triple.py").write_text(TEST_TRIPLE)
+    wc.git.out("add", "-A")
+    wc.git.out("commit", "-q", "-m", "feat: triple")
+    wc.publish()
+    job_tip = wc.git.rev("HEAD")
+    person = fleet.person
+    git(person, "fetch", "-q", "hub")
+    (person / "calc.py").write_text(RENAMED)
+    (person / "tests" / "test_calc.py").write_text(TESTS_RENAMED)
+    git(person, "commit", "-q", "-am", "person: add is plus now")
+    git(person, "push", "-q", "hub", "HEAD:main")
+    moved = fleet.tip()
+    landed = fleet.land(wc)
+    assert not landed.ok
+    assert moved is not None
+    assert landed.message.startswith(
+        f"the integrated tree (rgr/mul, rebase onto main at {moved[:8]}) does not pass; "
+        "main is unchanged: failing on the integrated tree: tests/test_triple.py::test_triple")
+    assert fleet.tip() == moved  # the base stayed where it was
+    assert not any(s.startswith("main on") for s in fleet.said)
+    # The verdict is noted on the integrated commit and published on the job's notes ref.
+    head = wc.git.rev("HEAD")
+    assert head is not None and head != job_tip
+    landing = _landing(wc.root, head)
+    assert landing["verdict"] == "fail" and landing["by"] == "daemon"
+    assert landing["how"] == "rebase" and landing["baseTip"] == moved
+    assert landing["jobTip"] == job_tip and landing["tip"] == head
+    assert landing["tests"] == {**landing["tests"], "passed": 1, "failed": 1,
+                                "failing": ["tests/test_triple.py::test_triple"]}
+    assert git(fleet.bare, "rev-parse", wc.job_notes_ref).strip() == \
+        wc.git.rev(wc.notes_ref)
+
+
+def test_every_commit_rgr_adds_on_the_base_carries_a_landing_note(fleet: Fleet) -> None:
+    """The job's branch lands with a commit of rgr's own on top (test-list.md tidied
+    after the rebase): that commit, the one main ends on, has a handoff recording what
+    was verified on it; the job's own noted commits keep theirs."""
+    wc = fleet.job()
+    (wc.root / "test-list.md").write_text("# Test list\n\n- [ ] mul\n")
+    wc.git.out("add", "test-list.md")
+    wc.git.out("commit", "-q", "-m", "plan: mul")
+    fleet.commit_job(wc)
+    (wc.root / "test-list.md").write_text("# Test list\n\n- [x] mul\n")
+    wc.git.out("commit", "-q", "-am", "plan: done")
+    done = wc.git.rev("HEAD")
+    assert done is not None
+    phase_note = {"phase": "COMPLETE", "nextPhase": None, "schemaVersion": 1,
+                  "runId": "r-1", "completedTests": ["mul"],
+                  "tests": {"passed": 2, "failed": 0}}
+    wc.git.out("notes", "--ref=tdd-handoffs", "add", "-m", json.dumps(phase_note), done)
+    wc.publish()
+    base_tip = fleet.person_pushes("test-list.md", "# Test list\n\n- [x] sub\n")
+    landed = fleet.land(wc)
+    assert landed.ok, (landed.message, fleet.said)
+    wc.share_notes()  # as the worker does once the job is landed
+    tip = fleet.tip()
+    assert tip == landed.commit
+    added = git(fleet.bare, "log", "--format=%H %s", f"{base_tip}..main").splitlines()
+    ours = [line.split()[0] for line in added if line.split()[1] == "rgr:"]
+    assert ours == [tip], added  # the tidied test list, on top
+    for commit in ours:
+        landing = _landing(fleet.bare, commit)
+        assert landing["verdict"] == "pass" and landing["tip"] == commit
+        assert landing["into"] == "main" and landing["baseTip"] == base_tip
+        assert landing["jobTip"] == done and landing["how"] == "rebase"
+        assert landing["tests"]["passed"] == 2 and landing["tests"]["failing"] == []
+        note = json.loads(git(fleet.bare, "notes", "--ref=tdd-handoffs", "show", commit))
+        # rgr's own commit carries the job's handoff below it, not a phase's session.
+        assert note["phase"] == "COMPLETE" and note["runId"] == "r-1" and note["agent"] is None
+        assert landing["copiedFrom"] == git(fleet.bare, "rev-parse", "main~1").strip()
+    # The job's own noted commit kept its note through the rebase (notes.rewriteRef).
+    rebased_done = git(fleet.bare, "rev-parse", "main~1").strip()
+    kept = json.loads(git(fleet.bare, "notes", "--ref=tdd-handoffs", "show", rebased_done))
+    assert kept["completedTests"] == ["mul"] and kept.get("landing") is None
+    assert "rgr: landing on main" in git(fleet.bare, "log", "--format=%B", "-1",
+                                         "refs/notes/tdd-handoffs")

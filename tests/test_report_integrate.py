@@ -7,12 +7,15 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
 from conftest import Repo, RunRgr, gh_bin, make_repo, note_json
 
 RUN_ID = "11111111-2222-3333-4444-555555555555"
+TDD_TOML = f'test_command = "{sys.executable} -m pytest -q -p no:cacheprovider"\n'
+TEST_ONE = "def test_one():\n    from one import x\n    assert x == 1\n"
 
 
 def _agent(cost: float, tokens_in: int, tokens_out: int) -> dict[str, object]:
@@ -34,11 +37,12 @@ def make_run(tmp_path: Path, complete: bool = True) -> tuple[Repo, dict[str, str
         "REFACTOR", cycleNumber=0, currentTest=None, pendingTests=[], startBranch="main",
         baseCommit=base, startedAt="2026-11-21T10:00:00Z", finishedAt="2026-11-21T10:00:00Z",
         **common))
-    ids["plan"] = repo.commit("plan: one", {"test-list.md": "- [ ] one\n"})
+    # A real test command: integrating a complete run judges its tree again.
+    ids["plan"] = repo.commit("plan: one", {"test-list.md": "- [ ] one\n", "tdd.toml": TDD_TOML})
     repo.note_cli(ids["plan"], note_json(
         "PLAN", startedAt="2026-11-21T10:00:00Z", finishedAt="2026-11-21T10:00:10Z",
         agent=_agent(0.25, 1000, 10), **common))
-    ids["red"] = repo.commit("test: one", {"tests/test_one.py": "def test_one():\n    1/0\n"})
+    ids["red"] = repo.commit("test: one", {"tests/test_one.py": TEST_ONE})
     repo.note_cli(ids["red"], note_json(
         "RED", startedAt="2026-11-21T10:00:10Z", finishedAt="2026-11-21T10:01:40Z",
         retryCount=1, agent=_agent(0.5, 2000, 20), **common))
@@ -189,6 +193,76 @@ def test_merge_fast_forwards_the_start_branch(run_rgr: RunRgr, tmp_path: Path) -
     assert repo.git("symbolic-ref", "--short", "HEAD") == "main"
     assert repo.git("status", "--porcelain") == ""
     assert "rgr: fast-forward to rgr/slug" in repo.git("reflog", "show", "main")
+    # The commit main ends on says what was verified on it before main moved: its own
+    # phase note, kept, with the landing added.
+    assert f"the integrated tree {ids['done'][:8]} (fast-forward" in out and "passes" in out
+    note = json.loads(repo.show_note(repo.rev("main")))
+    assert note["phase"] == "COMPLETE" and note["completedTests"] == ["one"]
+    landing = note["landing"]
+    assert landing["verdict"] == "pass" and landing["by"] == "run"
+    assert landing["into"] == "main" and landing["how"] == "fast-forward"
+    assert landing["baseTip"] == ids["base"] and landing["jobTip"] == ids["done"]
+    assert landing["tip"] == ids["done"] and landing["failedCommand"] is None
+    assert landing["copiedFrom"] is None and landing["notLoaded"] == []
+    assert landing["tests"]["passed"] == 1 and landing["tests"]["failed"] == 0
+    assert landing["tests"]["failing"] == [] and landing["verifiedAt"]
+
+
+def test_merge_of_a_red_tree_moves_nothing_and_names_the_failing_test(
+        run_rgr: RunRgr, tmp_path: Path) -> None:
+    """Notes that say complete are not enough: the tree main would hold is run again,
+    and a red one is not merged (whatever the notes say, whoever wrote them)."""
+    repo, ids = make_run(tmp_path)
+    red = repo.commit("feat: one, broken after its phase ran", {"one.py": "x = 2\n"})
+    repo.note_cli(red, repo.show_note(ids["done"]))
+    code, out, err = run_rgr(["report", "--integrate", "merge"], repo.path)
+    assert code == 1, out + err
+    assert "failing on the integrated tree: tests/test_one.py::test_one" in err
+    assert "main is unchanged" in err and "rgr verify --full" in err
+    assert repo.rev("main") == ids["base"] and repo.rev("rgr/slug") == red
+    assert repo.git("symbolic-ref", "--short", "HEAD") == "rgr/slug"
+    landing = json.loads(repo.show_note(red))["landing"]
+    assert landing["verdict"] == "fail" and landing["tip"] == red
+    assert landing["tests"]["failing"] == ["tests/test_one.py::test_one"]
+    # A pull request is not proposed either, and nothing is pushed.
+    remote = _with_remote(tmp_path, repo)
+    log = tmp_path / "gh.log"
+    env = {"PATH": f"{gh_bin(tmp_path)}{os.pathsep}{os.environ['PATH']}", "GH_LOG": str(log)}
+    code, _, err = run_rgr(["report", "--integrate", "pr"], repo.path, env)
+    assert code == 1 and "tests/test_one.py::test_one" in err
+    assert "nothing was pushed and no pull request opened" in err
+    assert Repo(remote).git("for-each-ref") == ""
+    assert log.read_text().splitlines() == ['["auth", "status"]']
+
+
+def test_merge_names_a_test_file_that_does_not_load_on_the_integrated_tree(
+        run_rgr: RunRgr, tmp_path: Path) -> None:
+    repo, ids = make_run(tmp_path)
+    broken = repo.commit("feat: one renamed", {"one.py": "y = 1\n",
+                                               "tests/test_top.py": "from one import x\n"})
+    repo.note_cli(broken, repo.show_note(ids["done"]))
+    code, out, err = run_rgr(["report", "--integrate", "merge"], repo.path)
+    assert code == 1, out + err
+    assert "tests/test_top.py" in err and "main is unchanged" in err, err
+    assert repo.rev("main") == ids["base"]
+    landing = json.loads(repo.show_note(broken))["landing"]
+    assert landing["verdict"] == "fail" and "tests/test_top.py" in landing["notLoaded"]
+
+
+def test_merge_of_a_tree_whose_tests_are_all_skipped_moves_nothing(
+        run_rgr: RunRgr, tmp_path: Path) -> None:
+    """Green by exit code with nothing run ("Tests: Skipped") while the run's own last
+    run passed tests: not a landing."""
+    repo, ids = make_run(tmp_path)
+    skipped = repo.commit("test: skip it", {"tests/test_one.py": "import pytest\n\n"
+                                            "pytestmark = pytest.mark.skip\n\n" + TEST_ONE})
+    done = json.loads(repo.show_note(ids["done"]))
+    repo.note_cli(skipped, json.dumps({**done, "tests": {"passed": 1, "failed": 0}}))
+    code, out, err = run_rgr(["report", "--integrate", "merge"], repo.path)
+    assert code == 1, out + err
+    assert "no test ran on the integrated tree (0 passed, 0 failed, 0 errors, 1 skipped" in err
+    assert repo.rev("main") == ids["base"]
+    assert json.loads(repo.show_note(skipped))["landing"]["verdict"] == "fail"
 
 
 def test_merge_refuses_a_dirty_tree(run_rgr: RunRgr, tmp_path: Path) -> None:
@@ -257,7 +331,9 @@ def test_pr_pushes_the_branch_and_notes_and_calls_gh(run_rgr: RunRgr, tmp_path: 
     assert "pull request: https://github.com/example/kata/pull/7" in out
     pushed = Repo(remote)
     assert pushed.rev("refs/heads/rgr/slug") == ids["done"]
-    assert json.loads(pushed.show_note(ids["done"]))["phase"] == "COMPLETE"
+    pushed_note = json.loads(pushed.show_note(ids["done"]))
+    assert pushed_note["phase"] == "COMPLETE"
+    assert pushed_note["landing"]["verdict"] == "pass"  # judged before it was proposed
     calls = [json.loads(line) for line in log.read_text().splitlines()]
     assert calls[0] == ["auth", "status"]
     create = calls[1]

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import socket
 import subprocess
+import sys
 import time
 from pathlib import Path
 from urllib.parse import urlencode
@@ -166,6 +167,9 @@ def test_actions_need_the_csrf_token_and_do_what_the_cli_does(
 def test_accept_and_reject_are_report_integrate_and_rollback(
         tmp_path: Path, run_rgr: RunRgr) -> None:
     repo = make_repo(tmp_path, commits=2)
+    # Accepting runs the integrated tree's tests again (rgr.loop.landing): a real command.
+    repo.commit("config", {"tdd.toml": f'test_command = "{sys.executable} -m pytest -q '
+                                       '-p no:cacheprovider"\n'})
     made = make_run(repo)
     main_before = repo.rev("main")
     with serve(repo.path, tmp_path / "home", "--allow-actions") as served:
@@ -186,7 +190,9 @@ def test_accept_and_reject_are_report_integrate_and_rollback(
             {"mode": "merge", "csrf": token}).encode())
         assert accepted.status == 200, accepted.text
         assert "main fast-forwarded by" in accepted.text
+        assert "passes: 1 passed, 0 failed" in accepted.text
     assert repo.rev("main") == made.done != main_before
+    assert json.loads(repo.show_note(made.done))["landing"]["verdict"] == "pass"
 
 
 def test_bad_starts_say_what_is_wrong(tmp_path: Path, run_rgr: RunRgr) -> None:

@@ -15,6 +15,7 @@ from rgr.backends.base import Backend
 from rgr.base.errors import RepositoryError
 from rgr.base.ui import esc, make_console, short
 from rgr.check.gate import GateResult
+from rgr.commands.verify import judge_landing
 from rgr.ecosystems.registry import resolve_test_command
 from rgr.loop import integrate
 from rgr.loop.attempt import ATTEMPTS_PREFIX, open_sealer, tests_summary
@@ -165,7 +166,8 @@ def _finish(ws: Workspace, state: HandoffState, log: PhaseLog, mode: str = "none
             from rgr.observe.report import collect
 
             integrate.pull_request(ws, collect(ws), progress.source_branch,
-                                   f"Refactor by rgr: {progress.goal}", log.always)
+                                   f"Refactor by rgr: {progress.goal}", log.always,
+                                   lambda i: judge_landing(ws, i, log.always))
     else:
         log.always(f"paused before batch {progress.next_batch + 1} of {len(progress.plan)}; "
                    "`rgr resume` continues")

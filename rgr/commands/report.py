@@ -12,7 +12,9 @@ from rich.console import Console
 
 from rgr.base.ui import duration, esc, make_console, money, print_json, short
 from rgr.check.mutation.score import score as adequacy_score
+from rgr.commands.verify import judge_landing
 from rgr.loop import integrate
+from rgr.loop.landing import Integration, Landing
 from rgr.observe.report import RunReport, collect
 from rgr.store.handoff import FakeItDebt
 from rgr.store.workspace import Workspace
@@ -156,10 +158,13 @@ def apply(ws: Workspace, report: RunReport, mode: str, into: str | None,
     def say(message: str) -> None:
         out.print(esc(message))
 
+    def check(integration: Integration) -> Landing:
+        return judge_landing(ws, integration, say)
+
     if mode == "merge":
-        integrate.merge(ws, report, into, say)
+        integrate.merge(ws, report, into, say, check)
     elif mode == "pr":
-        integrate.pull_request(ws, report, into, markdown(report), say)
+        integrate.pull_request(ws, report, into, markdown(report), say, check)
     return 0
 
 

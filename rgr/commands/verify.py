@@ -5,7 +5,7 @@ environment. What passes here passes a run's baseline; what fails says why."""
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import click
@@ -15,6 +15,7 @@ from rgr.base.ui import esc, make_console, short
 from rgr.check.gate import GateResult, Level
 from rgr.ecosystems.registry import resolve_test_command
 from rgr.loop.attempt import Sealer, open_sealer, tests_summary
+from rgr.loop.landing import Integration, Landing, judge
 from rgr.observe.view import PlainView
 from rgr.sandbox.explain import Diagnosis
 from rgr.store import git
@@ -58,6 +59,19 @@ def sealed_gate(ws: Workspace, level: Level, quiet: bool = False
     result = sealer.run_gate(git.head_commit(ws.repo), level)
     diagnosis = None if result.tests.all_passed else sealer.diagnose(result.tests)
     return sealer, result, diagnosis
+
+
+def judge_landing(ws: Workspace, integration: Integration,
+                  say: Callable[[str], None]) -> Landing:
+    """The integrated tree at HEAD judged as `rgr verify --full` judges it (the same
+    sealed gate), and the verdict noted on HEAD (rgr.loop.landing)."""
+    pinned = ws.pinned()
+
+    def sealer() -> Sealer:
+        return open_sealer(pinned, NoBackend(), resolve_test_command(pinned.config,
+                                                                     pinned.root), say)
+
+    return judge(pinned, sealer, integration, say)
 
 
 def print_result(result: GateResult, diagnosis: Diagnosis | None) -> None:

@@ -1,6 +1,7 @@
 """Integrating a finished job: rebase onto the base branch's current tip, run the full
-suite on exactly that commit, then move the base branch only if it is still at the tip
-that was verified (compare-and-swap). A conflict gets merge-fixer sessions (``rgr
+suite and the gate commands on exactly that commit (``rgr land-check``, which notes the
+verdict on it: rgr.loop.landing), then move the base branch only if it is still at the
+tip that was verified (compare-and-swap). A conflict gets merge-fixer sessions (``rgr
 fix-merge`` in the job's clone: sealed attempts judged by the full suite and the
 guards, see rgr.loop.mergefix) when the daemon allows them; a conflict they cannot resolve,
 or a red suite, leaves the base branch as it was and the job ``needs-attention``,
@@ -98,6 +99,7 @@ def _land(wc: WorkCopy, target: Target, env: Mapping[str, str], say: Callable[[s
           mode: str, fixer: Fixer | None) -> Landed:
     base, branch = wc.spec.base, wc.spec.branch
     fixed = False
+    job_tip = _head(wc)  # the job as it finished, before any integration
     for _ in range(LAND_ROUNDS):
         previous = wc.git.rev(_tracking(wc))
         base_tip = _fetch_base(wc, target)
@@ -112,15 +114,14 @@ def _land(wc: WorkCopy, target: Target, env: Mapping[str, str], say: Callable[[s
         # merge fix that a killed daemon had not pushed yet).
         wc.publish()
         head = _head(wc)
+        how = "merge" if fixed else "fast-forward" if head == job_tip else "rebase"
         say(f"verifying {branch} at {head[:8]} (the full suite, as {base} would be)")
-        with test_slot(env):
-            verified = run([sys.executable, "-m", "rgr", "verify", "--full"], cwd=wc.root,
-                           timeout=VERIFY_TIMEOUT_S, env=_without_slots(env))
+        verified = _land_check(wc, env, base_tip, job_tip, how)
+        # The verdict is noted on the integrated commit, pass or fail: on the hub before
+        # the base moves, so the commit the base ends on has its audit there.
+        wc.publish()
         if verified.returncode != 0:
-            how = "merged" if fixed else "rebased"
-            return Landed(False, f"the full suite fails on {branch} {how} onto {base} at "
-                                 f"{base_tip[:8]}; {base} is unchanged:\n"
-                                 f"{verified.describe(800)}")
+            return Landed(False, _not_landed(wc, verified, how, base_tip))
         if mode == "pr":
             opened = run([sys.executable, "-m", "rgr", "report", "--integrate", "pr",
                           "--into", base], cwd=wc.root, timeout=600, env=env)
@@ -133,6 +134,28 @@ def _land(wc: WorkCopy, target: Target, env: Mapping[str, str], say: Callable[[s
     return Landed(False, f"{base} kept moving during {LAND_ROUNDS} integration rounds; "
                          f"{base} is unchanged by this job; `rgr queue retry "
                          f"{wc.spec.id}` tries again")
+
+
+def _land_check(wc: WorkCopy, env: Mapping[str, str], base_tip: str, job_tip: str,
+                how: str) -> Completed:
+    """``rgr land-check`` in the job's clone: the full suite and the gate commands on
+    HEAD, sealed, the verdict noted on HEAD (rgr.loop.landing)."""
+    with test_slot(env):
+        return run([sys.executable, "-m", "rgr", "land-check", "--into", wc.spec.base,
+                    "--base-tip", base_tip, "--job-tip", job_tip, "--how", how],
+                   cwd=wc.root, timeout=VERIFY_TIMEOUT_S, env=_without_slots(env))
+
+
+def _not_landed(wc: WorkCopy, verified: Completed, how: str, base_tip: str) -> str:
+    """Why the integrated tree does not land: land-check's own last line (the failing
+    tests) when it got that far, else its whole answer (it could not run)."""
+    base, branch = wc.spec.base, wc.spec.branch
+    lines = [line.strip() for line in verified.stdout.splitlines() if line.strip()]
+    said = lines[-1].removeprefix("not landed: ") if lines and \
+        lines[-1].startswith("not landed: ") else None
+    why = said or verified.describe(800)
+    return (f"the integrated tree ({branch}, {how} onto {base} at {base_tip[:8]}) does "
+            f"not pass; {base} is unchanged: {why}")
 
 
 def _tracking(wc: WorkCopy) -> str:

@@ -3,7 +3,10 @@ request through ``gh``, or leave it (rejecting it is ``rgr rollback``).
 
 Only a complete run is integrated. A merge is a fast-forward or nothing: rgr never
 rebases (the notes sit on the run's commits and would not follow) and never makes a
-merge commit on the user's behalf.
+merge commit on the user's behalf. Before the branch moves (and before a pull request is
+proposed) the tree it would hold is judged again, sealed, by the full suite and the
+``[gate]`` commands (rgr.loop.landing), and the verdict is noted on it: a red tree moves
+nothing.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from collections.abc import Callable
 from rgr.base.errors import RepositoryError, RgrError
 from rgr.base.proc import run
 from rgr.base.ui import short
+from rgr.loop.landing import Integration, Landing
 from rgr.observe.report import RunReport
 from rgr.store import git
 from rgr.store.gitcli import argv
@@ -28,6 +32,9 @@ GH_INSTALL_HINT = (
 )
 
 Say = Callable[[str], None]
+#: Judges the integrated tree at HEAD and notes the verdict there (the commands layer
+#: supplies it: the sealed runner, as `rgr verify --full`).
+Check = Callable[[Integration], Landing]
 
 
 class IntegrateError(RgrError):
@@ -74,8 +81,23 @@ def _target(report: RunReport, into: str | None) -> str:
     return target
 
 
-def merge(ws: Workspace, report: RunReport, into: str | None, say: Say) -> None:
-    """Fast-forward ``into`` (default: the run's start branch) to the run's HEAD."""
+def _judged(check: Check, integration: Integration, say: Say, moving: str) -> None:
+    landing = check(integration)
+    say(landing.line())
+    if not landing.ok:
+        raise IntegrateError(
+            f"{landing.problem()}; {moving} (the verdict is noted on "
+            f"{short(landing.note.tip)}: `git notes --ref=tdd-handoffs show "
+            f"{short(landing.note.tip)}`)",
+            "`rgr verify --full` on the branch shows the failure; fix it there, then "
+            "integrate again (`rgr report --integrate merge|pr`)",
+        )
+
+
+def merge(ws: Workspace, report: RunReport, into: str | None, say: Say,
+          check: Check) -> None:
+    """Fast-forward ``into`` (default: the run's start branch) to the run's HEAD, once
+    ``check`` passes on that tree."""
     _require_complete(report, "merged")
     target = _target(report, into)
     branch = git.require_branch(ws.repo)
@@ -110,6 +132,11 @@ def merge(ws: Workspace, report: RunReport, into: str | None, say: Say) -> None:
             "pull request with `rgr report --integrate pr`",
         )
     count = len(git.commits_between(ws.repo, tip, head.id))
+    _judged(check, Integration(target, str(tip), str(head.id), "fast-forward", "run"), say,
+            f"{target} is unchanged")
+    if reference.peel().id != tip:
+        raise IntegrateError(f"{target} moved while {branch} was verified; it is unchanged "
+                             "by rgr", "run this again")
     reference.set_target(head.id, f"rgr: fast-forward to {branch}")
     ws.repo.checkout(reference.name)
     say(f"{target} fast-forwarded by {count} commit(s) to {short(str(head.id))} and "
@@ -117,12 +144,21 @@ def merge(ws: Workspace, report: RunReport, into: str | None, say: Say) -> None:
 
 
 def pull_request(ws: Workspace, report: RunReport, into: str | None, body: str,
-                 say: Say) -> str:
-    """Push the run's branch (and the notes) and open a pull request with ``gh``.
-    Returns the pull request's URL as ``gh`` printed it."""
+                 say: Say, check: Check) -> str:
+    """Push the run's branch (and the notes) and open a pull request with ``gh``, once
+    ``check`` passes on the branch's tree. Returns the pull request's URL as ``gh``
+    printed it."""
     _require_complete(report, "proposed")
     branch = git.require_branch(ws.repo)
     gh = _gh(ws, branch)
+    head = str(git.head_commit(ws.repo).id)
+    target = into or report.start_branch or ""
+    on = ws.repo.branches.local.get(target) if target else None
+    # The tree proposed is the branch's: the merge the forge makes of it is its CI's.
+    base_tip = str(on.peel().id) if on is not None else report.base_commit or head
+    _judged(check, Integration(target or "(the remote's default branch)", base_tip, head,
+                               "fast-forward", "run"), say,
+            "nothing was pushed and no pull request opened")
     remote = _remote(ws, branch)
     push = run(argv("push", "-u", remote, f"{branch}:{branch}", user_hooks=True), cwd=ws.root,
                timeout=300, env=ws.env)
@@ -139,7 +175,6 @@ def pull_request(ws: Workspace, report: RunReport, into: str | None, body: str,
             f"has the commits only:\n{notes.describe(600)}")
     title = f"rgr: {report.feature or branch}"
     create = [gh, "pr", "create", "--head", branch, "--title", title, "--body", body]
-    target = into or report.start_branch
     if target:
         create += ["--base", target]
     created = run(create, cwd=ws.root, timeout=300, env=ws.env)

@@ -187,6 +187,33 @@ class MergeFixNote(CamelModel):
     status: Literal["resolved", "rejected"] = "resolved"
 
 
+class LandingNote(CamelModel):
+    """The integration of a finished run or job into its base branch (``--integrate
+    merge|pr``, the daemon's landing): the integrated commit (this note's commit) and
+    what rgr's own run of the suite and the ``[gate]`` commands saw on exactly that tree,
+    sealed, before the base branch was allowed to move. ``verdict`` fail: it did not
+    move."""
+
+    into: str  # the base branch
+    base_tip: str  # the base branch's tip the work was integrated onto
+    job_tip: str  # the run's (job's) tip before it was integrated
+    tip: str  # the integrated commit that was verified
+    how: Literal["fast-forward", "rebase", "merge"] = "fast-forward"
+    by: Literal["run", "daemon"] = "run"
+    verdict: Literal["pass", "fail"] = "pass"
+    tests: TestRunSummary = Field(default_factory=TestRunSummary)
+    #: Test files that did not even load on that tree (a collection or compile error).
+    not_loaded: list[str] = Field(default_factory=list)
+    #: The ``[gate]`` commands run after the tests, and the first that failed.
+    gate_commands: list[str] = Field(default_factory=list)
+    failed_command: str | None = None
+    verified_at: datetime | None = None
+    #: A commit rgr made while landing (the tidied test list, a merge) has no phase of
+    #: its own: its note carries the handoff of this commit below it. None: the note is
+    #: the commit's own (a phase's), with ``landing`` added.
+    copied_from: str | None = None
+
+
 #: What became of one mutant (rgr.check.mutation): ``killed`` (a test that runs its line
 #: failed), ``survived`` (those tests passed), ``uncovered`` (no test runs its line: it
 #: survives without a run), ``equivalent`` (an agent's claim, kept with its reason, never
@@ -342,6 +369,8 @@ class HandoffState(CamelModel):
     refactor: RefactorProgress | None = None
     # --- the daemon's merge fix ---------------------------------------------------
     merge_fix: MergeFixNote | None = None
+    # --- integration: what was verified on the tree the base branch moved to --------
+    landing: LandingNote | None = None
     # --- the mutation gate after GREEN and REFACTOR (rgr.check.mutation) -----------
     adequacy: AdequacyNote | None = None
     # --- fake-it debt, carried from note to note (rgr.check.fakeit) ------------------

@@ -317,8 +317,10 @@ def test_integrate_merge_lands_parallel_jobs_and_names_a_conflict(tmp_path: Path
     # verified, and main fast-forwarded to it, notes and all (notes.rewriteRef).
     for branch in landed:
         assert f"rebasing {branch} onto main" in done.stdout, done.stdout
+        # (A commit rgr made while landing carries the job's handoff: not a phase.)
         phases = [n["phase"] for n in notes_on_branch(repo, "main")
-                  if n.get("branch") == branch]
+                  if n.get("branch") == branch
+                  and not (n.get("landing") or {}).get("copiedFrom")]  # type: ignore[attr-defined]
         assert phases == PHASES, (branch, phases)
     assert git(repo, "rev-parse", "main").strip() in {
         git(repo, "rev-parse", b).strip() for b in landed}
@@ -327,6 +329,19 @@ def test_integrate_merge_lands_parallel_jobs_and_names_a_conflict(tmp_path: Path
     listing = (repo / "test-list.md").read_text()
     assert "alpha value is one" in listing and "beta value is one" in listing
     assert_suite_green(repo)
+    # Every commit rgr added on main has a handoff note, and the commit main ends on
+    # says what was verified on it before main moved there (rgr.loop.landing).
+    changelog = git(repo, "log", "--format=%H", "--grep=docs: changelog", "main").strip()
+    added = git(repo, "log", "--format=%H %s", f"{changelog}..main").splitlines()
+    ours = [line.split()[0] for line in added if line.split()[1] == "rgr:"]
+    assert ours, added
+    for commit in ours:
+        assert git(repo, "notes", "--ref=tdd-handoffs", "show", commit).strip(), commit
+    tip_note = json.loads(git(repo, "notes", "--ref=tdd-handoffs", "show", "main"))
+    assert tip_note["landing"]["verdict"] == "pass", tip_note
+    assert tip_note["landing"]["by"] == "daemon" and tip_note["landing"]["into"] == "main"
+    assert tip_note["landing"]["tests"]["passed"] >= 2 and \
+        tip_note["landing"]["tests"]["failing"] == []
     # The other alpha conflicts in real code: named, main untouched.
     message = str(by_state["needs-attention"][0]["state"]["message"])  # type: ignore[index]
     assert "conflicts in alpha.py" in message and "main is unchanged" in message, message
@@ -371,10 +386,14 @@ def test_merge_fixer_lands_a_conflicting_job_and_a_cheat_needs_attention(
     assert fix["mergeFix"]["conflicts"] == ["alpha.py"]  # type: ignore[index]
     assert fix["phase"] == "COMPLETE" and fix["agent"]["sessionId"]  # type: ignore[index]
     assert git(repo, "rev-parse", "main^1").strip() == fix["mergeFix"]["baseTip"]  # type: ignore[index]
+    # ...and the landing judged that merge on main, noted on it before main moved.
+    assert fix["landing"]["verdict"] == "pass" and fix["landing"]["how"] == "merge"  # type: ignore[index]
+    assert fix["landing"]["tip"] == fix["commit"] and fix["landing"]["copiedFrom"] is None  # type: ignore[index]
     landed = [j for j in jobs if j["state"]["state"] == "complete"]  # type: ignore[index]
     for job in landed:
         phases = [n["phase"] for n in notes if n.get("branch") == job["branch"]
-                  and not n.get("mergeFix")]
+                  and not n.get("mergeFix")
+                  and not (n.get("landing") or {}).get("copiedFrom")]  # type: ignore[attr-defined]
         assert phases == PHASES, (job["branch"], phases)
     assert (repo / "alpha.py").read_text() == MERGED_ALPHA
     assert_suite_green(repo)
@@ -457,6 +476,11 @@ def test_integrate_pr_opens_a_pull_request_for_the_verified_branch(tmp_path: Pat
     assert create[2:4] == ["--head", "rgr/make-alpha"] and create[-2:] == ["--base", "main"]
     assert git(repo, "rev-parse", "main").strip() == base  # a pull request merges nothing
     assert_branch_done(repo, "rgr/make-alpha", tmp_path)  # pushed here, notes and all
+    # The branch proposed was judged once, by the landing, and says so in its note; the
+    # pull request's own check found that verdict on the same commit and reused it.
+    tip_note = json.loads(git(repo, "notes", "--ref=tdd-handoffs", "show", "rgr/make-alpha"))
+    assert tip_note["landing"]["verdict"] == "pass" and tip_note["landing"]["by"] == "daemon"
+    assert "(verified before, noted on this commit)" in str(job["state"]["message"]), job  # type: ignore[index]
 
 
 # ------------------------------------------------- a fleet landing on one remote --
@@ -578,7 +602,8 @@ def test_a_fleet_lands_on_the_remote_exactly_once_and_a_fresh_clone_has_it_all(
     notes = notes_on_branch(fresh_notes(bare, fresh), "main")
     for job in by_state["complete"]:
         phases = [n["phase"] for n in notes if n.get("branch") == job["branch"]
-                  and not n.get("mergeFix")]
+                  and not n.get("mergeFix")
+                  and not (n.get("landing") or {}).get("copiedFrom")]  # type: ignore[attr-defined]
         assert phases == PHASES, (job["branch"], phases)
     fixes = [n for n in notes if (n.get("mergeFix") or {}).get("status") == "resolved"]
     assert len(fixes) == 1 and fixes[0]["mergeFix"]["conflicts"] == ["alpha.py"]  # type: ignore[index]

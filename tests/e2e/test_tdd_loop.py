@@ -232,6 +232,10 @@ def test_killed_mid_phase_then_resume_finishes(tmp_path: Path) -> None:
     assert git(repo, "symbolic-ref", "--short", "HEAD").strip() == "main"
     phases = [n["phase"] for n in notes_on_branch(repo)]
     assert phases == ["REFACTOR", "PLAN", "RED", "GREEN", "REFACTOR", "COMPLETE"]
+    # main moved only once the tree it holds passed again, as noted on it
+    landing = notes_on_branch(repo)[-1]["landing"]
+    assert landing["verdict"] == "pass" and landing["by"] == "run", landing  # type: ignore[index]
+    assert landing["tip"] == git(repo, "rev-parse", "main").strip()  # type: ignore[index]
     assert_suite_green(repo)
 
 
