@@ -26,6 +26,7 @@ the events, the back-off, the in-flight record and the crash points
 from __future__ import annotations
 
 import uuid
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
@@ -125,9 +126,11 @@ class Declined(Exception):
         self.kept = kept
 
 
-class Work:
+class Work(ABC):
     """What one unit of agent work varies in. Subclasses (a page or two each) set the
-    fields and override the hooks; the defaults are what most modes want."""
+    fields and override the hooks; the defaults are what most modes want. The hooks
+    without a default are abstract: a mode that misses one is an error for mypy
+    (``Cannot instantiate abstract class``) and at construction, never mid-run."""
 
     #: "tdd" | "refactor" | "merge-fix": written into the in-flight record.
     mode: str = "tdd"
@@ -150,9 +153,9 @@ class Work:
 
     # -- naming -----------------------------------------------------------------------
 
+    @abstractmethod
     def label(self, number: int) -> str:
         """The attempt's name in scratch folders and kept refs."""
-        raise NotImplementedError
 
     def title(self, number: int) -> str:
         """How the run log names this work (``cycle 2 RED``, ``b3``, ``merge fix 2``)."""
@@ -179,19 +182,19 @@ class Work:
         """Work in the scratch copy before the agent starts (or instead of it)."""
         return []
 
+    @abstractmethod
     def request(self, seat: Seat, attempt: Try,
                 on_event: Callable[[dict[str, Any]], None]) -> AgentRequest | None:
         """The agent session to run; None: no session (the work was done in prepare)."""
-        raise NotImplementedError
 
+    @abstractmethod
     def output_model(self) -> type[pydantic.BaseModel]:
         """The session's output model (to read an interrupted attempt's record back)."""
-        raise NotImplementedError
 
+    @abstractmethod
     def judge(self, attempt: Try, result: AgentResult | None,
               tip: Commit) -> Verdict:
         """The mode's checks of ``base..tip`` (commits, scope, tests)."""
-        raise NotImplementedError
 
     # -- outcomes ---------------------------------------------------------------------
 
@@ -200,10 +203,10 @@ class Work:
         """What the accepted note says beyond the kernel's common fields."""
         return {}
 
+    @abstractmethod
     def accepted_messages(self, attempt: Try, tip: Commit) -> tuple[str | None, str]:
         """The note's log message (None: the notes' default) and the branch move's
         reflog message."""
-        raise NotImplementedError
 
     def accepted(self, done: Accepted, attempt: Try) -> None:
         """Said and emitted once the branch is at the accepted tip."""
