@@ -173,6 +173,7 @@ class Work(ABC):
 
     def starting(self, number: int, last_reason: str) -> None:
         """Said and emitted before each attempt (after the limits allowed it)."""
+        return  # by default, nothing (a hook, not an abstract method)
 
     def edit_rules(self) -> Mapping[str, object] | None:
         """The PreToolUse guard's rules for the session (rgr.check.guards.edit_rules)."""
@@ -210,6 +211,7 @@ class Work(ABC):
 
     def accepted(self, done: Accepted, attempt: Try) -> None:
         """Said and emitted once the branch is at the accepted tip."""
+        return  # by default, nothing (a hook, not an abstract method)
 
     def rejected_fields(self, attempt: Try, verdict: Verdict, kept: str) -> dict[str, Any]:
         """What the note on a kept rejected attempt says beyond the common fields."""
@@ -221,6 +223,7 @@ class Work(ABC):
     def stopped(self, error: BackendError) -> None:
         """A backend failure no retry can fix (rgr.loop.attempt.is_fatal) ends the work: say
         so where the user looks, if the mode has such a place."""
+        return  # by default, nothing (a hook, not an abstract method)
 
     def limit_reached(self, message: str, limit: str) -> str:
         """A limit stops the work before an attempt: record it; returns the hint."""
