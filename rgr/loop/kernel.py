@@ -64,7 +64,14 @@ from rgr.observe.events import (
 from rgr.observe.limits import LIMIT_ERROR_PREFIX, LimitReached, Limits
 from rgr.store import git, inflight
 from rgr.store.agents import AgentSpec, prompt_version
-from rgr.store.handoff import NEEDS_ATTENTION, ErrorDetails, HandoffState, Phase, now_utc
+from rgr.store.handoff import (
+    NEEDS_ATTENTION,
+    ErrorDetails,
+    HandoffState,
+    Phase,
+    now_utc,
+    validated_update,
+)
 from rgr.store.inflight import Inflight
 from rgr.store.objects import Commit
 from rgr.store.scratch import ImportRefused, Scratch
@@ -330,11 +337,12 @@ class Kernel:
             if not violations:
                 tip, refused = self.bring_in(seat, work.base)
             if result is not None or refused is not None:
-                inflight.write(self.ws.git_dir, record.model_copy(update={
-                    "output": (result.output.model_dump(mode="json", by_alias=True)
-                               if result is not None else None),
-                    "result": result_record(result) if result is not None else None,
-                    "tip": str(tip.id), "import_error": refused}))
+                inflight.write(self.ws.git_dir, validated_update(
+                    record,
+                    output=(result.output.model_dump(mode="json", by_alias=True)
+                            if result is not None else None),
+                    result=result_record(result) if result is not None else None,
+                    tip=str(tip.id), import_error=refused))
         return self.judge(work, attempt, result, error, tip, refused, violations)
 
     def _session(self, work: Work, attempt: Try, request: AgentRequest,
@@ -411,7 +419,7 @@ class Kernel:
             raise AttemptRejected(verdict.violations,
                                   failure_brief(verdict.violations, verdict.tests),
                                   backend_side=error is not None and error.retryable)
-        state = work.prev.model_copy(update={
+        state = work.prev.updated(**{
             **self._common(work, attempt, verdict),
             "error": None, "error_details": None,
             "agent": agent_summary(result, work.spec, self.ws.config_root),
@@ -467,7 +475,7 @@ class Kernel:
             name = self.sealer.keep(tip, attempt.label, work.prev.run_id, work.keep_message)
             failpoints.hit("attempt:kept")
             first = verdict.violations[0]
-            state = work.prev.model_copy(update={
+            state = work.prev.updated(**{
                 **self._common(work, attempt, verdict),
                 "error": str(first), "test_result": None,
                 "error_details": ErrorDetails(type=first.rule, message="\n".join(
@@ -524,12 +532,12 @@ class Kernel:
 def needs_attention_note(ws: Workspace, work: Work, declined: Declined) -> HandoffState:
     """The way out's reason on the last verified commit's note (its nextPhase unchanged,
     so `rgr resume`, once a person has looked, runs the same work again)."""
-    state = work.prev.model_copy(update={
-        "error": f"{work.title(declined.attempts)} needs attention: the agent says it "
+    state = work.prev.updated(
+        error=f"{work.title(declined.attempts)} needs attention: the agent says it "
                  f"cannot be done honestly: {declined.reason}",
-        "error_details": ErrorDetails(type=NEEDS_ATTENTION, message=declined.reason),
-        "retry_count": declined.attempts - 1,
-    })
+        error_details=ErrorDetails(type=NEEDS_ATTENTION, message=declined.reason),
+        retry_count=declined.attempts - 1,
+    )
     ws.notes.write(str(work.base.id), state, "rgr: needs attention")
     return state
 
@@ -537,7 +545,7 @@ def needs_attention_note(ws: Workspace, work: Work, declined: Declined) -> Hando
 def limit_note(ws: Workspace, work: Work, message: str, limit: str) -> None:
     """A limit's reason on the last verified commit's note (its nextPhase unchanged, so
     `rgr resume` runs the same work again)."""
-    ws.notes.write(str(work.base.id), work.prev.model_copy(update={
-        "error": message,
-        "error_details": ErrorDetails(type=f"{LIMIT_ERROR_PREFIX}{limit}", message=message),
-    }), f"rgr: stopped by --{limit}")
+    ws.notes.write(str(work.base.id), work.prev.updated(
+        error=message,
+        error_details=ErrorDetails(type=f"{LIMIT_ERROR_PREFIX}{limit}", message=message),
+    ), f"rgr: stopped by --{limit}")

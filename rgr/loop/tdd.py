@@ -218,11 +218,11 @@ class Orchestrator:
         nextPhase is unchanged, so `rgr resume` tries the same phase again."""
         final, attempts, phase = out.final, out.attempts, work.phase
         first = final.violations[0] if final.violations else Violation("unknown", str(final))
-        state = work.prev.model_copy(update={
-            "error": f"{phase} failed after {attempts} attempt(s): {first}",
-            "error_details": ErrorDetails(type=first.rule, message=final.brief[:4000]),
-            "retry_count": attempts - 1,
-        })
+        state = work.prev.updated(
+            error=f"{phase} failed after {attempts} attempt(s): {first}",
+            error_details=ErrorDetails(type=first.rule, message=final.brief[:4000]),
+            retry_count=attempts - 1,
+        )
         self.ws.notes.write(str(work.base.id), state,
                             f"rgr: {phase} failed after {attempts} attempts")
 
@@ -378,7 +378,7 @@ class TddPhase(Work):
         claims = [(c.mutant, c.reason) for c in output.equivalent_mutants] \
             if isinstance(output, PhaseOutput) else []
         note, refused = apply_claims(note, claims)
-        note = note.model_copy(update={"decision": decide(note)})
+        note = note.updated(decision=decide(note))
         return Verdict(refused + violations_of(note), after, note)
 
     def _check_plan(self, result: AgentResult, head: Commit) -> list[Violation]:
@@ -479,11 +479,11 @@ class TddPhase(Work):
     def stopped(self, error: BackendError) -> None:
         """A failure no retry can fix: said on the last verified commit's note (its
         nextPhase unchanged), so `rgr status` shows why the run stopped."""
-        state = self.prev.model_copy(update={
-            "error": f"{self.phase} stopped: {error.message}",
-            "error_details": ErrorDetails(type=f"agent-{error.kind}",
+        state = self.prev.updated(
+            error=f"{self.phase} stopped: {error.message}",
+            error_details=ErrorDetails(type=f"agent-{error.kind}",
                                           message=(error.hint or error.message)[:4000]),
-        })
+        )
         self.ws.notes.write(str(self.base.id), state,
                             f"rgr: {self.phase} stopped ({error.kind})")
 

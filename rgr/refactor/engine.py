@@ -277,9 +277,8 @@ class RefactorEngine:
         except Declined as declined:
             raise self._needs_attention(work, declined) from None
         except AttemptRejected as rejected:
-            return prev.model_copy(update={"error": str(rejected), "error_details":
-                                           ErrorDetails(type=rejected.violations[0].rule,
-                                                        message=rejected.brief[:4000])})
+            return prev.updated(error=str(rejected), error_details=ErrorDetails(
+                type=rejected.violations[0].rule, message=rejected.brief[:4000]))
 
     @property
     def kernel(self) -> Kernel:
@@ -388,9 +387,9 @@ class RefactorEngine:
         first = final.violations[0] if final.violations else Violation("unknown", str(final))
         error = f"batch {batch.id} failed after {attempts} attempt(s): {first}"
         if self.ws.config.refactor.on_failure == "stop":
-            state = prev.model_copy(update={
-                "error": error, "retry_count": attempts - 1,
-                "error_details": ErrorDetails(type=first.rule, message=final.brief[:4000])})
+            state = prev.updated(
+                error=error, retry_count=attempts - 1,
+                error_details=ErrorDetails(type=first.rule, message=final.brief[:4000]))
             self.ws.notes.write(str(base.id), state, f"rgr: batch {batch.id} failed")
             raise PhaseFailed(
                 f"{error}. The branch is back at {str(base.id)[:8]}, the last verified commit",
@@ -398,10 +397,10 @@ class RefactorEngine:
                 "batch again (or set on_failure = \"skip\" in [refactor] to move on)")
         self.report(f"{batch.id}: failed after {attempts} attempt(s); moving on "
                     "(on_failure = skip)")
-        state = prev.model_copy(update={
-            "refactor": progress.model_copy(update={
-                "next_batch": index + 1, "failed": [*progress.failed, batch.id]}),
-            "summary": f"{error}; skipped"})
+        state = prev.updated(
+            refactor=progress.updated(
+                next_batch=index + 1, failed=[*progress.failed, batch.id]),
+            summary=f"{error}; skipped")
         self.ws.notes.write(str(base.id), state, f"rgr: batch {batch.id} skipped")
         return state
 
@@ -431,12 +430,12 @@ class RefactorEngine:
                             else f"# Changelog\n{entry}\n{old}", encoding="utf-8")
             paths.append(changelog)
         commit = _commit_paths(self.ws.repo, paths, message)
-        final = state.model_copy(update={
-            "phase": Phase.COMPLETE, "next_phase": None, "error": None,
-            "error_details": None, "finished_at": now_utc(), "agent": None, "batch": None,
-            "summary": f"refactor complete: {len(applied)} batch(es) applied"
+        final = state.updated(
+            phase=Phase.COMPLETE, next_phase=None, error=None,
+            error_details=None, finished_at=now_utc(), agent=None, batch=None,
+            summary=f"refactor complete: {len(applied)} batch(es) applied"
                        + (f", {len(progress.failed)} failed" if progress.failed else ""),
-        })
+        )
         self.ws.notes.write(str(commit), final, "rgr: refactor complete")
         self.report(f"summary commit {str(commit)[:8]}: {len(applied)} batch(es) applied")
         return final
@@ -524,8 +523,8 @@ class RefactorBatch(Work):
                         else f"rope rename: {self.batch.goal}"),
             "batch": self.e.batch_note(self.batch, self.index, self.total, "applied", lines,
                                         gate),
-            "refactor": progress.model_copy(update={
-                "next_batch": self.index + 1, "applied": [*progress.applied, self.batch.id]}),
+            "refactor": progress.updated(
+                next_batch=self.index + 1, applied=[*progress.applied, self.batch.id]),
         }
 
     def accepted_messages(self, attempt: Try, tip: Commit) -> tuple[str | None, str]:
@@ -548,10 +547,10 @@ class RefactorBatch(Work):
         return f"rgr: rejected batch {self.batch.id}"
 
     def stopped(self, error: BackendError) -> None:
-        self.ws.notes.write(str(self.base.id), self.prev.model_copy(update={
-            "error": f"batch {self.batch.id} stopped: {error.message}",
-            "error_details": ErrorDetails(type=f"agent-{error.kind}",
-                                          message=(error.hint or error.message)[:4000])}),
+        self.ws.notes.write(str(self.base.id), self.prev.updated(
+            error=f"batch {self.batch.id} stopped: {error.message}",
+            error_details=ErrorDetails(type=f"agent-{error.kind}",
+                                          message=(error.hint or error.message)[:4000])),
             f"rgr: batch {self.batch.id} stopped ({error.kind})")
 
     def limit_reached(self, message: str, limit: str) -> str:
