@@ -227,7 +227,7 @@ class Orchestrator:
                             f"rgr: {phase} failed after {attempts} attempts")
 
 
-class TddPhase(Work):
+class TddPhase(Work[AdequacyNote]):
     """One phase of the TDD loop, as the kernel's work: its prompt, its checks (commits,
     scope, then the tests or the plan's rules) and its note."""
 
@@ -314,7 +314,7 @@ class TddPhase(Work):
     # -- judging ----------------------------------------------------------------------
 
     def judge(self, attempt: Try, result: AgentResult | None,
-              tip: Commit) -> Verdict:
+              tip: Commit) -> Verdict[AdequacyNote]:
         repo, base = self.ws.repo, self.base
         violations = check_commits(repo, base.id, tip.id, self.spec.commit_prefixes)
         if not violations:
@@ -364,7 +364,7 @@ class TddPhase(Work):
         return note
 
     def _judge_strengthened(self, result: AgentResult, tip: Commit,
-                            after: TestReport) -> Verdict:
+                            after: TestReport) -> Verdict[AdequacyNote]:
         """A RED sent back by the mutation gate: only tests changed (check_scope), every
         test passes, and the cycle's code, mutated again, no longer survives (or the
         survivor is claimed equivalent, with a reason the note keeps)."""
@@ -422,7 +422,7 @@ class TddPhase(Work):
     # -- outcomes ---------------------------------------------------------------------
 
     def accepted_fields(self, attempt: Try, result: AgentResult | None, tip: Commit,
-                        verdict: Verdict) -> dict[str, Any]:
+                        verdict: Verdict[AdequacyNote]) -> dict[str, Any]:
         assert result is not None
         tests = verdict.tests or self.before
         listing = parse_test_list(git.file_text(self.ws.repo, tip.id, TEST_LIST))
@@ -439,7 +439,7 @@ class TddPhase(Work):
                 if current else None
         elif isinstance(result.output, PhaseOutput):
             summary = result.output.summary
-        adequacy = verdict.evidence if isinstance(verdict.evidence, AdequacyNote) else None
+        adequacy = verdict.evidence
         following = None if done else FOLLOWS[self.phase]
         if adequacy is not None and adequacy.decision == "test-too-weak":
             following = Phase.RED  # back to RED: the cycle's test must pin GREEN's code
@@ -468,8 +468,9 @@ class TddPhase(Work):
                       + (f" (next: {state.resume_phase})" if state.phase != Phase.COMPLETE
                          else " (feature complete)"))
 
-    def rejected_fields(self, attempt: Try, verdict: Verdict, kept: str) -> dict[str, Any]:
-        adequacy = verdict.evidence if isinstance(verdict.evidence, AdequacyNote) else None
+    def rejected_fields(self, attempt: Try, verdict: Verdict[AdequacyNote],
+                        kept: str) -> dict[str, Any]:
+        adequacy = verdict.evidence
         return {"phase": self.phase, "next_phase": self.phase, "cycle_number": self.cycle,
                 "adequacy": adequacy}
 

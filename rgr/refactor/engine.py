@@ -441,7 +441,16 @@ class RefactorEngine:
         return final
 
 
-class RefactorBatch(Work):
+@dataclass(frozen=True)
+class BatchEvidence:
+    """What judging a batch found beside its violations: the gate's run and the
+    batch's changed lines (both go into the batch's note)."""
+
+    gate: GateResult
+    lines: int
+
+
+class RefactorBatch(Work[BatchEvidence]):
     """One batch of a refactor plan, as the kernel's work: a patcher session (or a rope
     rename, no agent), judged by the batch's commit checks and the gate."""
 
@@ -502,17 +511,20 @@ class RefactorBatch(Work):
         return PhaseOutput
 
     def judge(self, attempt: Try, result: AgentResult | None,
-              tip: Commit) -> Verdict:
+              tip: Commit) -> Verdict[BatchEvidence]:
         facts = check_batch_commits(self.ws.repo, self.ws.config, self.batch, self.base.id,
                                     tip.id)
         if facts.violations:
             return Verdict(facts.violations)
         gate = self.e.gate(self.level, tip)
-        return Verdict(check_gate(self.before, gate), gate.tests, (gate, facts.lines))
+        return Verdict(check_gate(self.before, gate), gate.tests,
+                       BatchEvidence(gate, facts.lines))
 
     def accepted_fields(self, attempt: Try, result: AgentResult | None, tip: Commit,
-                        verdict: Verdict) -> dict[str, Any]:
-        gate, lines = verdict.evidence
+                        verdict: Verdict[BatchEvidence]) -> dict[str, Any]:
+        if verdict.evidence is None:
+            raise AssertionError("an accepted batch was judged to the end: it has a gate")
+        gate, lines = verdict.evidence.gate, verdict.evidence.lines
         progress = self.prev.refactor
         assert progress is not None
         return {
@@ -536,8 +548,9 @@ class RefactorBatch(Work):
         self.e.report(f"{self.batch.id}: verified and noted on {str(done.tip.id)[:8]} "
                       f"({batch.diff_lines if batch else 0} changed lines)")
 
-    def rejected_fields(self, attempt: Try, verdict: Verdict, kept: str) -> dict[str, Any]:
-        gate = verdict.evidence[0] if verdict.evidence else None
+    def rejected_fields(self, attempt: Try, verdict: Verdict[BatchEvidence],
+                        kept: str) -> dict[str, Any]:
+        gate = verdict.evidence.gate if verdict.evidence else None
         return {"phase": Phase.REFACTOR, "next_phase": Phase.REFACTOR,
                 "cycle_number": self.cycle,
                 "batch": self.e.batch_note(self.batch, self.index, self.total, "failed", 0,
