@@ -126,7 +126,7 @@ class UnknownEvent(Event):
     kept as it was: ``to_json`` gives the line back unchanged."""
 
     kind: ClassVar[str] = "unknown"
-    line: dict[str, Any] = field(default_factory=dict)
+    line: dict[str, object] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -331,7 +331,7 @@ def to_json(event: Event) -> Record:
     return record
 
 
-def from_json(line: str | Mapping[str, Any]) -> Event:
+def from_json(line: str | Mapping[str, object]) -> Event:
     """A line of ``events.jsonl`` (the text, or its parsed dict) as its typed event:
     ``to_json`` backwards, plus the run folder's ``RUN_FOLDER`` fields. ValueError when
     the text is not JSON (a line a kill cut short)."""
@@ -343,7 +343,7 @@ def from_json(line: str | Mapping[str, Any]) -> Event:
         return UnknownEvent(ts=_typed(record.get("ts"), str, ""),
                             seq=_typed(record.get("seq"), int, None), line=dict(record))
     hints = _hints(cls)
-    values: dict[str, Any] = {}
+    values: dict[str, Any] = {}  # checked field by field below; the constructor cannot be
     taken = {"type"}
     for f in fields(cls):
         if not f.init:
@@ -381,10 +381,10 @@ def event_classes() -> dict[str, type[Event]]:
     return found
 
 
-_HINTS: dict[str, dict[str, Any]] = {}
+_HINTS: dict[str, dict[str, object]] = {}
 
 
-def _hints(cls: type[Event]) -> dict[str, Any]:
+def _hints(cls: type[Event]) -> dict[str, object]:
     """The fields' types, resolved once per class (they are strings in the source)."""
     if cls.kind not in _HINTS:
         _HINTS[cls.kind] = get_type_hints(cls)
@@ -397,7 +397,7 @@ def _typed(value: object, kind: type[_T], default: _D) -> _T | _D:
     return default
 
 
-def _decoded(value: object, hint: Any, f: Field[Any]) -> object:
+def _decoded(value: object, hint: object, f: Field[object]) -> object:
     """``value`` as the field's type; a missing or mistyped value takes the field's
     default, else its type's zero."""
     if value is not MISSING:
@@ -411,7 +411,7 @@ def _decoded(value: object, hint: Any, f: Field[Any]) -> object:
     return _zero(hint)
 
 
-def _as(value: object, hint: Any) -> tuple[bool, object]:
+def _as(value: object, hint: object) -> tuple[bool, object]:
     """(whether ``value`` is of type ``hint``, the value as that type): JSON's types
     only; a list or dict keeps the items that fit."""
     origin = get_origin(hint)
@@ -421,7 +421,7 @@ def _as(value: object, hint: Any) -> tuple[bool, object]:
             if matched:
                 return True, decoded
         return False, None
-    if hint is Any:
+    if hint is Any or hint is object:
         return True, value
     if hint is type(None):
         return value is None, None
@@ -446,7 +446,7 @@ def _as(value: object, hint: Any) -> tuple[bool, object]:
     return False, None
 
 
-def _zero(hint: Any) -> object:
+def _zero(hint: object) -> object:
     origin = get_origin(hint)
     if origin in (Union, types.UnionType) and type(None) in get_args(hint):
         return None
