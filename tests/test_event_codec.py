@@ -4,6 +4,7 @@ run folder adds to a line, and takes lines older rgr versions wrote."""
 
 from __future__ import annotations
 
+import ast
 import json
 import types
 from dataclasses import MISSING, fields
@@ -12,6 +13,7 @@ from typing import Any, Union, get_args, get_origin, get_type_hints
 
 import pytest
 
+import rgr
 from rgr.observe import events
 from rgr.observe.artifacts import RunArtifacts, read_events
 from rgr.observe.events import (
@@ -160,3 +162,22 @@ def test_a_torn_line_is_an_error_the_readers_skip() -> None:
         from_json('{"type": "agent_call", "ts": "2026')
     with pytest.raises(ValueError):
         from_json("[1, 2]")
+
+
+def test_no_reader_matches_an_event_kind_by_its_name() -> None:
+    """Outside the codec an event is matched by its class (or ``Kind.kind``), never by
+    the JSON ``type`` string: a renamed kind cannot leave a reader behind. Kinds with
+    an underscore are distinctive everywhere; the one-word ones (retry, sandbox,
+    adequacy) are also a CLI command and note keys, so they are looked for where events
+    are read."""
+    root = Path(rgr.__file__).parent
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        if path == Path(events.__file__):
+            continue
+        readers = path.parent.name in ("observe", "web")
+        kinds = {k for k in events.event_classes() if readers or "_" in k}
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Constant) and node.value in kinds:
+                found.append(f"{path.relative_to(root)}:{node.lineno}: {node.value!r}")
+    assert found == []

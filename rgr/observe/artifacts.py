@@ -172,7 +172,7 @@ class RunArtifacts:
                 self._tool_calls += count_tool_calls(line)
                 self._refused_edits += refused_edits(line)
                 if line.get("type") == "system" and line.get("subtype") == "api_retry":
-                    self._record({**_without(to_json(event), "event"), "type": "retry",
+                    self._record({**_without(to_json(event), "event"), "type": Retry.kind,
                                   "source": "api", "retryAttempt": line.get("attempt"),
                                   "maxRetries": line.get("max_retries"),
                                   "errorStatus": line.get("error_status"),
