@@ -9,7 +9,7 @@ import json
 import types
 from dataclasses import MISSING, fields
 from pathlib import Path
-from typing import Any, Union, get_args, get_origin, get_type_hints
+from typing import Any, Union, get_args, get_origin, get_type_hints, is_typeddict
 
 import pytest
 
@@ -49,6 +49,8 @@ def _sample(hint: Any, name: str) -> Any:
     if origin is list:
         (item,) = get_args(hint)
         return [_sample(item, name)]
+    if is_typeddict(hint):
+        return {key: _sample(kind, key) for key, kind in get_type_hints(hint).items()}
     if origin is dict or hint is dict:
         return {"key": ["nested", 1, None, {"deep": True}]}
     raise AssertionError(f"no sample for {name}: {hint!r}")
@@ -151,8 +153,9 @@ def test_old_and_odd_lines_read_with_defaults() -> None:
     bare = from_json({"type": "test_run"})
     assert bare == TestRun(ts="")  # a line without a time gets none, not now
     verdict = from_json({"type": "guard_verdict", "ok": False,
-                         "violations": [{"rule": "r"}, "junk", 3]})
-    assert isinstance(verdict, events.GuardVerdict) and verdict.violations == [{"rule": "r"}]
+                         "violations": [{"rule": "r", "line": 3}, "junk", 3]})
+    assert isinstance(verdict, events.GuardVerdict)
+    assert verdict.violations == [{"rule": "r", "message": "", "path": None}]
     note = from_json({"type": "sandbox", "ts": "T", "seq": 2, "tools": ["git"]})
     assert note == SandboxShown(ts="T", seq=2, note={"tools": ["git"]})
 

@@ -33,7 +33,7 @@ import os
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from rgr.observe.events import (
     AgentCalled,
@@ -158,10 +158,10 @@ class RunArtifacts:
         #: The lines of events.jsonl so far, as they were written (``seq`` counts them).
         self.events: list[Record] = read_events(self.events_path)
         self._attempt_dir: Path | None = None
-        self._stream: Any = None  # the open stream.jsonl of the running attempt
+        self._stream: TextIO | None = None  # the open stream.jsonl of the running attempt
         self._tool_calls = 0  # tool_use blocks seen in the running attempt's stream
         self._refused_edits = 0  # the edit hook's refusals in that stream
-        self._events_file: Any = None
+        self._events_file: TextIO | None = None
 
     # -- the observer ------------------------------------------------------------------
 

@@ -49,11 +49,13 @@ from typing import (
     Any,
     ClassVar,
     Protocol,
+    TypedDict,
     TypeVar,
     Union,
     get_args,
     get_origin,
     get_type_hints,
+    is_typeddict,
 )
 
 _T = TypeVar("_T")
@@ -241,13 +243,22 @@ class AgentCalled(Event):
     dir: str | None = field(default=None, metadata=RUN_FOLDER)
 
 
+class ViolationJson(TypedDict):
+    """One rule a judged attempt broke (rgr.check.guards.Violation), as a verdict's line
+    holds it."""
+
+    rule: str
+    message: str
+    path: str | None
+
+
 @dataclass(frozen=True, kw_only=True)
 class GuardVerdict(Event):
     kind: ClassVar[str] = "guard_verdict"
     where: Where = field(metadata=FLATTEN)
     ok: bool
     commit: str = ""
-    violations: list[dict[str, Any]] = field(default_factory=list)
+    violations: list[ViolationJson] = field(default_factory=list)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -436,6 +447,8 @@ def _as(value: object, hint: object) -> tuple[bool, object]:
         return number, float(value) if number else None  # type: ignore[arg-type]
     if hint is str:
         return isinstance(value, str), value
+    if is_typeddict(hint):
+        return (True, _typed_dict(value, hint)) if isinstance(value, dict) else (False, None)
     if origin is list and isinstance(value, list):
         (item,) = get_args(hint)
         return True, [d for m, d in (_as(v, item) for v in value) if m]
@@ -444,6 +457,16 @@ def _as(value: object, hint: object) -> tuple[bool, object]:
         return True, {k: d for k, (m, d) in ((k, _as(v, item)) for k, v in value.items())
                       if m and isinstance(k, str)}
     return False, None
+
+
+def _typed_dict(value: dict[str, object], hint: object) -> dict[str, object]:
+    """``value`` with the TypedDict ``hint``'s keys only, each as its type (a missing or
+    mistyped one as its zero, like an event's field)."""
+    typed: dict[str, object] = {}
+    for key, kind in get_type_hints(hint).items():
+        matched, decoded = _as(value[key], kind) if key in value else (False, None)
+        typed[key] = decoded if matched else _zero(kind)
+    return typed
 
 
 def _zero(hint: object) -> object:

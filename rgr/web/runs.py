@@ -19,7 +19,7 @@ from rgr.check.testlist import FILENAME as TEST_LIST
 from rgr.daemon.queue import Job
 from rgr.daemon.workcopy import JOB_NOTES, jobs_root
 from rgr.observe.artifacts import attempt_result, decode_events, read_text_in, runs_dir
-from rgr.observe.events import AgentCalled, AttemptStarted, GuardVerdict, TestRun
+from rgr.observe.events import AgentCalled, AttemptStarted, GuardVerdict, TestRun, ViolationJson
 from rgr.observe.report import RunReport, collect_at, run_notes
 from rgr.store import git
 from rgr.store.handoff import HandoffState, Phase
@@ -78,7 +78,7 @@ class AttemptFiles:
     test_output: str | None = None
     test_exit: int | None = None
     denials: list[str] = field(default_factory=list)
-    violations: list[dict[str, Any]] = field(default_factory=list)
+    violations: list[ViolationJson] = field(default_factory=list)
 
 
 @dataclass
