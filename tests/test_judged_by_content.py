@@ -350,6 +350,7 @@ REFUSAL_LINE = {"type": "user", "message": {"role": "user", "content": [{
 
 
 def test_the_summary_counts_refused_edits_and_rejected_attempts_apart() -> None:
+    from rgr.observe.events import from_json
     from rgr.observe.summary import refused_edits, summarize
 
     forged = json.loads(json.dumps(REFUSAL_LINE))
@@ -362,5 +363,5 @@ def test_the_summary_counts_refused_edits_and_rejected_attempts_apart() -> None:
          "refusedEdits": 2},
         {"type": "guard_verdict", "ts": "2026-11-24T10:00:02Z", **where, "ok": False},
     ]
-    totals = summarize(events)["totals"]
+    totals = summarize([from_json(e) for e in events])["totals"]
     assert (totals["refusedEdits"], totals["guardRejections"]) == (2, 1)

@@ -25,7 +25,15 @@ from rgr.loop.attempt import Sealer
 from rgr.loop.kernel import Accepted, Kernel
 from rgr.loop.mergefix import MergeFixer, MergeFixFailed, MergeJob
 from rgr.loop.tdd import Orchestrator
-from rgr.observe.events import AttemptStarted, Event, GuardVerdict, PhaseDone, Retry, to_json
+from rgr.observe.events import (
+    AttemptStarted,
+    Event,
+    GuardVerdict,
+    PhaseDone,
+    Retry,
+    from_json,
+    to_json,
+)
 from rgr.observe.limits import LimitReached, Limits
 from rgr.observe.report import collect
 from rgr.observe.summary import summarize
@@ -459,9 +467,9 @@ def test_the_way_out_stops_the_phase_at_once_noted_and_counted_apart(
     kinds = [r["type"] for r in records]
     assert kinds.count("guard_verdict") == 1 and kinds.count("needs_attention") == 1
     assert kinds.count("retry") == 1 and "phase_done" not in kinds
-    totals = summarize(records)["totals"]
+    totals = summarize([from_json(r) for r in records])["totals"]
     assert (totals["guardRejections"], totals["needsAttention"], totals["retries"]) == (1, 1, 1)
-    [phase] = summarize(records)["phases"]
+    [phase] = summarize([from_json(r) for r in records])["phases"]
     assert phase["outcome"] == "needs-attention"
     # the report: status needs-attention, the reason, 1 rejected attempt (not 2)
     report = collect(ws)

@@ -264,10 +264,10 @@ def _settle_interrupted(ws: Workspace, orchestrator: Orchestrator, state: Handof
             # by the judge; the branch goes back to the last handoff.
             git.reset_hard(ws.repo, git.resolve_commit(ws.repo, interrupted.base).id)
         # The loop re-runs the phase; the brief tells the next session what went wrong.
-        return state.model_copy(update={
-            "error": str(rejected), "error_details": ErrorDetails(
+        return state.updated(
+            error=str(rejected), error_details=ErrorDetails(
                 type=rejected.violations[0].rule if rejected.violations else "rejected",
-                message=rejected.brief[:4000])})
+                message=rejected.brief[:4000]))
 
 
 def _settle_unnoted(ws: Workspace, orchestrator: Orchestrator, noted: str,

@@ -16,10 +16,11 @@ from rgr.store.handoff import FakeItDebt
 from rgr.store.handoff_state import read_state
 
 if TYPE_CHECKING:
+    from rgr.store.note_json import NoteJson
     from rgr.store.workspace import Workspace
 
 
-def _find(ws: Workspace, rev: str | None, full_state: bool) -> tuple[str, dict[str, Any], int]:
+def _find(ws: Workspace, rev: str | None, full_state: bool) -> tuple[str, NoteJson, int]:
     """The noted commit, its state (JSON names), and how far before the asked-for commit
     it lies (only HEAD, the default, falls back to the latest handoff before it).
     ``full_state``: the model's complete dump; else a plainly valid note as it is."""
@@ -48,7 +49,7 @@ def _time(value: str | None) -> datetime | None:
     return datetime.fromisoformat(value) if value else None
 
 
-def rows(commit: str, state: dict[str, Any]) -> list[tuple[str, str]]:
+def rows(commit: str, state: NoteJson) -> list[tuple[str, str]]:
     out: list[tuple[str, str]] = []
     started, finished = _time(state.get("startedAt")), _time(state.get("finishedAt"))
     elapsed = (finished - started).total_seconds() if started and finished else None
@@ -71,10 +72,10 @@ def rows(commit: str, state: dict[str, Any]) -> list[tuple[str, str]]:
         ("result", f"{state.get('testResult') or '-'}, {retries} retr"
                    f"{'y' if retries == 1 else 'ies'}"),
     ]
-    if state.get("summary"):
-        out.append(("summary", state["summary"]))
+    if summary := state.get("summary"):
+        out.append(("summary", summary))
     fix = state.get("mergeFix")
-    if isinstance(fix, dict):  # the daemon's merge fixer (rgr.loop.mergefix)
+    if fix is not None:  # the daemon's merge fixer (rgr.loop.mergefix)
         out.append(("merge fix", f"{fix.get('status')}: onto {fix.get('into')} at "
                                  f"{str(fix.get('baseTip'))[:8]}, conflicts in "
                                  f"{', '.join(fix.get('conflicts') or []) or '-'} (attempt "
@@ -85,8 +86,8 @@ def rows(commit: str, state: dict[str, Any]) -> list[tuple[str, str]]:
         out += [
             ("agent", f"{agent.get('backend', 'claude')} session {agent.get('sessionId') or '-'}"
                       + (f", model {agent['model']}" if agent.get("model") else "")),
-            ("turns", "-" if agent.get("numTurns") is None else str(agent["numTurns"])),
-            ("cost", money(agent["costUsd"]) if agent.get("costUsd") is not None else
+            ("turns", "-" if (turns := agent.get("numTurns")) is None else str(turns)),
+            ("cost", money(cost) if (cost := agent.get("costUsd")) is not None else
                      f"cost not reported ({agent.get('backend', 'claude')} reports tokens "
                      "only)"),
             ("agent time", duration(ms / 1000 if ms is not None else None)),
@@ -105,16 +106,16 @@ def rows(commit: str, state: dict[str, Any]) -> list[tuple[str, str]]:
                              f"{tests.get('exitCode')} ({duration(tests.get('durationS'))})"))
         out += [("failing", test_id) for test_id in tests.get("failing") or []]
     adequacy = state.get("adequacy")
-    if isinstance(adequacy, dict):  # the mutation gate (rgr.check.mutation)
+    if adequacy is not None:  # the mutation gate (rgr.check.mutation)
         first, *more = adequacy_lines(adequacy)
         out.append(("mutation", first))
         out += [("mutant", line) for line in more]
     for debt in state.get("fakeItDebt") or []:  # rgr.check.fakeit
         out.append(("fake-it debt", _debt_line(debt)))
-    if state.get("error"):
-        out.append(("error", state["error"]))
-        if state.get("errorDetails"):
-            out.append(("error type", state["errorDetails"]["type"]))
+    if error := state.get("error"):
+        out.append(("error", error))
+        if details := state.get("errorDetails"):
+            out.append(("error type", details["type"]))
     return out
 
 

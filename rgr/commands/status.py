@@ -12,6 +12,7 @@ from rgr.store.handoff_read import DEBT_OPEN, NEEDS_ATTENTION, resume_phase
 from rgr.store.handoff_state import read_state
 
 if TYPE_CHECKING:
+    from rgr.store.note_json import NoteJson
     from rgr.store.workspace import Workspace
 
 
@@ -57,15 +58,15 @@ def collect(ws: Workspace, full_state: bool = True) -> dict[str, Any]:
             if distance else ""
         )
         data["advice"] = f"`rgr resume` continues with {following}{extra}"
-        details = state.get("errorDetails") or {}
-        if details.get("type") == NEEDS_ATTENTION and \
-                str(details.get("message", "")).startswith(DEBT_OPEN):
+        details = state.get("errorDetails")
+        if details and details["type"] == NEEDS_ATTENTION and \
+                str(details["message"]).startswith(DEBT_OPEN):
             data["advice"] = (f"needs attention: the feature is not complete: "
                               f"{details['message']}; `rgr resume` asks the planner again "
                               f"(the debt is in its prompt)")
-        elif details.get("type") == NEEDS_ATTENTION:
+        elif details and details["type"] == NEEDS_ATTENTION:
             data["advice"] = (f"needs attention: an agent said its task cannot be done "
-                              f"honestly ({details.get('message', '')}); decide who is "
+                              f"honestly ({details['message']}); decide who is "
                               f"right: `rgr resume` continues with {following} (telling "
                               f"the agent the reason), `rgr rollback` redoes an earlier "
                               f"phase")
@@ -77,7 +78,7 @@ def run(ws: Workspace, as_json: bool) -> int:
     if as_json:
         print_json(data)
         return 0
-    state = data["state"] or {}
+    state: NoteJson | None = data["state"]
     rows: list[tuple[str, str]] = [
         ("branch", data["branch"] or "(detached HEAD)"),
         ("HEAD", short(data["head"])),
@@ -89,15 +90,15 @@ def run(ws: Workspace, as_json: bool) -> int:
             where += f" ({since} commit(s) before HEAD)"
         rows.append(("last handoff", where))
     if state:
-        test = state.get("currentTest") or {}
+        test = state.get("currentTest")
         rows += [
             ("feature", state.get("feature") or "-"),
-            ("last phase", phase_label(state.get("phase"), state.get("cycleNumber"))),
+            ("last phase", phase_label(state["phase"], state.get("cycleNumber"))),
             ("next phase", str(state.get("nextPhase") or "-")),
             ("cycle", str(state.get("cycleNumber", 0))),
-            ("current test", test.get("description") or "-"),
+            ("current test", (test["description"] if test else None) or "-"),
         ]
-        progress = state.get("refactor") or {}
+        progress = state.get("refactor")
         if state.get("mode") == "refactor" and progress:
             plan = progress.get("plan") or []
             at = progress.get("nextBatch", 0)
@@ -106,8 +107,8 @@ def run(ws: Workspace, as_json: bool) -> int:
             rows.append(("refactor", f"{len(progress.get('applied') or [])}/{len(plan)} "
                          f"batch(es) applied{following}"
                          + (f", failed: {', '.join(failed)}" if failed else "")))
-        if state.get("error"):
-            rows.append(("last error", f"{state['error']} (retries: {state.get('retryCount', 0)})"))
+        if error := state.get("error"):
+            rows.append(("last error", f"{error} (retries: {state.get('retryCount', 0)})"))
     total = data["testList"]["total"]
     rows.append(("test list", f"{data['testList']['done']}/{total} done" if total else "-"))
     if data["problem"]:

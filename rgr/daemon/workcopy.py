@@ -16,11 +16,11 @@ repository, and objects borrowed through ``alternates`` would be missing there.
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rgr.base import failpoints
 from rgr.base.errors import CommandError, RgrError
@@ -29,7 +29,11 @@ from rgr.daemon import remote
 from rgr.daemon.queue import JobSpec
 from rgr.observe.artifacts import sessions_spent
 from rgr.store.gitcli import Git
+from rgr.store.handoff_state import read_state
 from rgr.store.notes_log import DEFAULT_REF
+
+if TYPE_CHECKING:
+    from rgr.store.note_json import NoteJson
 
 JOBS_DIR = Path("rgr") / "jobs"  # in the git dir: the per-job child logs
 #: In a job clone's git dir: how much of its sessions' cost the job's state counts.
@@ -156,33 +160,28 @@ class WorkCopy:
         tip = self.git.rev("HEAD")
         out = self.git.run("log", "-n", "400", f"--notes={self.notes_ref}",
                            "--format=%x1e%H%n%N", "HEAD").stdout
-        latest: dict[str, object] | None = None
+        latest: NoteJson | None = None
         cost = 0.0
-        run_id: object = None
+        run_id: str | None = None
         for record in out.split("\x1e")[1:]:
             _, _, text = record.partition("\n")
             if not text.strip():
                 continue
-            try:
-                note = json.loads(text)
-            except ValueError:
-                continue
-            if not isinstance(note, dict) or note.get("branch") != self.spec.branch:
+            note, _ = read_state(text)
+            if note is None or note.get("branch") != self.spec.branch:
                 continue
             if latest is None:
                 latest, run_id = note, note.get("runId")
             if note.get("runId") != run_id:
                 break
             agent = note.get("agent")
-            if isinstance(agent, dict) and isinstance(agent.get("costUsd"), (int, float)):
-                cost += float(agent["costUsd"])
+            if agent is not None and (spent := agent.get("costUsd")) is not None:
+                cost += spent
         if latest is None:
             return Progress(False, False, None, None, 0.0, tip)
         nxt = latest.get("nextPhase")
-        cycle = latest.get("cycleNumber")
-        return Progress(True, latest.get("phase") == "COMPLETE" or nxt == "COMPLETE",
-                        str(nxt or latest.get("phase")),
-                        cycle if isinstance(cycle, int) else None, cost, tip)
+        return Progress(True, latest["phase"] == "COMPLETE" or nxt == "COMPLETE",
+                        str(nxt or latest["phase"]), latest.get("cycleNumber"), cost, tip)
 
     def publish(self) -> None:
         """Push the job branch (with a lease on what this worker last saw there, so a

@@ -26,11 +26,12 @@ the events, the back-off, the in-flight record and the crash points
 from __future__ import annotations
 
 import uuid
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 import pydantic
 
@@ -63,13 +64,23 @@ from rgr.observe.events import (
 from rgr.observe.limits import LIMIT_ERROR_PREFIX, LimitReached, Limits
 from rgr.store import git, inflight
 from rgr.store.agents import AgentSpec, prompt_version
-from rgr.store.handoff import NEEDS_ATTENTION, ErrorDetails, HandoffState, Phase, now_utc
+from rgr.store.handoff import (
+    NEEDS_ATTENTION,
+    ErrorDetails,
+    HandoffState,
+    Phase,
+    now_utc,
+    validated_update,
+)
 from rgr.store.inflight import Inflight
 from rgr.store.objects import Commit
 from rgr.store.scratch import ImportRefused, Scratch
 from rgr.store.workspace import Workspace
 
 Report = Callable[[str], None]
+
+#: A mode's own evidence from judging (see ``Verdict``).
+Evidence = TypeVar("Evidence")
 
 
 @dataclass(frozen=True)
@@ -85,14 +96,16 @@ class Try:
 
 
 @dataclass
-class Verdict:
+class Verdict(Generic[Evidence]):
     """What judging found: the violations (none: accepted) and the test report of the
     tip, when the judging ran the tests (it goes into the note and the failure brief).
-    ``evidence`` is the mode's own (a refactor batch's gate and diff size)."""
+    ``evidence`` is the mode's own, of the type its ``Work`` names (a TDD phase's
+    mutation gate note, a refactor batch's gate and diff size); None when the judging
+    stopped before it (or the kernel itself rejected the attempt)."""
 
     violations: list[Violation]
     tests: TestReport | None = None
-    evidence: Any = None
+    evidence: Evidence | None = None
 
 
 @dataclass(frozen=True)
@@ -125,9 +138,12 @@ class Declined(Exception):
         self.kept = kept
 
 
-class Work:
+class Work(ABC, Generic[Evidence]):
     """What one unit of agent work varies in. Subclasses (a page or two each) set the
-    fields and override the hooks; the defaults are what most modes want."""
+    fields and override the hooks; the defaults are what most modes want. ``Evidence``
+    is what the mode's ``judge`` hands its ``accepted_fields``/``rejected_fields``. The hooks
+    without a default are abstract: a mode that misses one is an error for mypy
+    (``Cannot instantiate abstract class``) and at construction, never mid-run."""
 
     #: "tdd" | "refactor" | "merge-fix": written into the in-flight record.
     mode: str = "tdd"
@@ -150,9 +166,9 @@ class Work:
 
     # -- naming -----------------------------------------------------------------------
 
+    @abstractmethod
     def label(self, number: int) -> str:
         """The attempt's name in scratch folders and kept refs."""
-        raise NotImplementedError
 
     def title(self, number: int) -> str:
         """How the run log names this work (``cycle 2 RED``, ``b3``, ``merge fix 2``)."""
@@ -170,6 +186,7 @@ class Work:
 
     def starting(self, number: int, last_reason: str) -> None:
         """Said and emitted before each attempt (after the limits allowed it)."""
+        return  # by default, nothing (a hook, not an abstract method)
 
     def edit_rules(self) -> Mapping[str, object] | None:
         """The PreToolUse guard's rules for the session (rgr.check.guards.edit_rules)."""
@@ -179,36 +196,38 @@ class Work:
         """Work in the scratch copy before the agent starts (or instead of it)."""
         return []
 
+    @abstractmethod
     def request(self, seat: Seat, attempt: Try,
                 on_event: Callable[[dict[str, Any]], None]) -> AgentRequest | None:
         """The agent session to run; None: no session (the work was done in prepare)."""
-        raise NotImplementedError
 
+    @abstractmethod
     def output_model(self) -> type[pydantic.BaseModel]:
         """The session's output model (to read an interrupted attempt's record back)."""
-        raise NotImplementedError
 
+    @abstractmethod
     def judge(self, attempt: Try, result: AgentResult | None,
-              tip: Commit) -> Verdict:
+              tip: Commit) -> Verdict[Evidence]:
         """The mode's checks of ``base..tip`` (commits, scope, tests)."""
-        raise NotImplementedError
 
     # -- outcomes ---------------------------------------------------------------------
 
     def accepted_fields(self, attempt: Try, result: AgentResult | None, tip: Commit,
-                        verdict: Verdict) -> dict[str, Any]:
+                        verdict: Verdict[Evidence]) -> dict[str, Any]:
         """What the accepted note says beyond the kernel's common fields."""
         return {}
 
+    @abstractmethod
     def accepted_messages(self, attempt: Try, tip: Commit) -> tuple[str | None, str]:
         """The note's log message (None: the notes' default) and the branch move's
         reflog message."""
-        raise NotImplementedError
 
     def accepted(self, done: Accepted, attempt: Try) -> None:
         """Said and emitted once the branch is at the accepted tip."""
+        return  # by default, nothing (a hook, not an abstract method)
 
-    def rejected_fields(self, attempt: Try, verdict: Verdict, kept: str) -> dict[str, Any]:
+    def rejected_fields(self, attempt: Try, verdict: Verdict[Evidence],
+                        kept: str) -> dict[str, Any]:
         """What the note on a kept rejected attempt says beyond the common fields."""
         return {}
 
@@ -218,6 +237,7 @@ class Work:
     def stopped(self, error: BackendError) -> None:
         """A backend failure no retry can fix (rgr.loop.attempt.is_fatal) ends the work: say
         so where the user looks, if the mode has such a place."""
+        return  # by default, nothing (a hook, not an abstract method)
 
     def limit_reached(self, message: str, limit: str) -> str:
         """A limit stops the work before an attempt: record it; returns the hint."""
@@ -240,7 +260,7 @@ class Kernel:
 
     # -- the loop ---------------------------------------------------------------------
 
-    def run(self, work: Work) -> Accepted:
+    def run(self, work: Work[Evidence]) -> Accepted:
         """Try ``work`` until an attempt is accepted; Exhausted when none was (the last
         rejection noted on its kept commits), LimitReached when a limit stopped it,
         Declined (at once, no retry) when the agent said it cannot be done honestly."""
@@ -275,7 +295,7 @@ class Kernel:
             raise Exhausted(final, number) from None
         raise AssertionError("unreachable: tenacity either returns or raises")
 
-    def check_limits(self, work: Work, number: int) -> None:
+    def check_limits(self, work: Work[Evidence], number: int) -> None:
         """Stop cleanly before an attempt a limit forbids (nothing half done is left)."""
         if self.limits is None:
             return
@@ -300,7 +320,7 @@ class Kernel:
 
     # -- one attempt ------------------------------------------------------------------
 
-    def attempt(self, work: Work, number: int, brief: str | None) -> Accepted:
+    def attempt(self, work: Work[Evidence], number: int, brief: str | None) -> Accepted:
         session_id = str(uuid.uuid4())
         attempt = Try(number, session_id, now_utc(), brief, work.label(number))
         where = work.where(number, session_id)
@@ -324,14 +344,15 @@ class Kernel:
             if not violations:
                 tip, refused = self.bring_in(seat, work.base)
             if result is not None or refused is not None:
-                inflight.write(self.ws.git_dir, record.model_copy(update={
-                    "output": (result.output.model_dump(mode="json", by_alias=True)
-                               if result is not None else None),
-                    "result": result_record(result) if result is not None else None,
-                    "tip": str(tip.id), "import_error": refused}))
+                inflight.write(self.ws.git_dir, validated_update(
+                    record,
+                    output=(result.output.model_dump(mode="json", by_alias=True)
+                            if result is not None else None),
+                    result=result_record(result) if result is not None else None,
+                    tip=str(tip.id), import_error=refused))
         return self.judge(work, attempt, result, error, tip, refused, violations)
 
-    def _session(self, work: Work, attempt: Try, request: AgentRequest,
+    def _session(self, work: Work[Evidence], attempt: Try, request: AgentRequest,
                  where: Where, seat: Seat
                  ) -> tuple[AgentResult | None, BackendError | None]:
         who = work.title(attempt.number)
@@ -376,12 +397,12 @@ class Kernel:
 
     # -- judging ----------------------------------------------------------------------
 
-    def judge(self, work: Work, attempt: Try, result: AgentResult | None,
+    def judge(self, work: Work[Evidence], attempt: Try, result: AgentResult | None,
               error: BackendError | None, tip: Commit, refused: str | None,
               violations: list[Violation] | None = None) -> Accepted:
         """The verdict on one attempt, then its note and the branch moved to its tip, or
         its commits kept with a note saying why (the branch never moved)."""
-        verdict = Verdict(list(violations or []))
+        verdict: Verdict[Evidence] = Verdict(list(violations or []))
         way_out = way_out_of(result.output) if result is not None and error is None \
             else None
         if way_out is not None and not verdict.violations:
@@ -405,7 +426,7 @@ class Kernel:
             raise AttemptRejected(verdict.violations,
                                   failure_brief(verdict.violations, verdict.tests),
                                   backend_side=error is not None and error.retryable)
-        state = work.prev.model_copy(update={
+        state = work.prev.updated(**{
             **self._common(work, attempt, verdict),
             "error": None, "error_details": None,
             "agent": agent_summary(result, work.spec, self.ws.config_root),
@@ -423,7 +444,7 @@ class Kernel:
         work.accepted(done, attempt)
         return done
 
-    def _decline(self, work: Work, attempt: Try, result: AgentResult | None,
+    def _decline(self, work: Work[Evidence], attempt: Try, result: AgentResult | None,
                  tip: Commit, reason: str) -> None:
         """The agent took the honest way out: nothing is judged and nothing retried (a
         fresh session would meet the same contradiction, or be pushed to cheat past
@@ -432,7 +453,7 @@ class Kernel:
         where = work.where(attempt.number, attempt.session_id)
         self.report(f"{work.title(attempt.number)}: the agent says this cannot be done "
                     f"honestly: {reason}")
-        verdict = Verdict([Violation(NEEDS_ATTENTION, reason)])
+        verdict: Verdict[Evidence] = Verdict([Violation(NEEDS_ATTENTION, reason)])
         kept = self._keep(work, attempt, result, tip, verdict,
                           summary=f"the agent says this cannot be done honestly: "
                                   f"{reason}"[:500])
@@ -440,15 +461,16 @@ class Kernel:
                                           kept=kept))
         raise Declined(reason, attempt.number, kept)
 
-    def _common(self, work: Work, attempt: Try, verdict: Verdict) -> dict[str, Any]:
+    def _common(self, work: Work[Evidence], attempt: Try,
+                verdict: Verdict[Evidence]) -> dict[str, Any]:
         """The fields every note of an attempt has, accepted or not."""
         return {"retry_count": attempt.number - 1, "schema_version": 1,
                 "base_commit": str(work.base.id), "started_at": attempt.started,
                 "finished_at": now_utc(), "rgr_version": __version__,
                 "tests": tests_summary(verdict.tests) if verdict.tests else None}
 
-    def _keep(self, work: Work, attempt: Try, result: AgentResult | None,
-              tip: Commit, verdict: Verdict, summary: str | None = None
+    def _keep(self, work: Work[Evidence], attempt: Try, result: AgentResult | None,
+              tip: Commit, verdict: Verdict[Evidence], summary: str | None = None
               ) -> str | None:
         """Keep a rejected attempt's commits reachable, then note why. The ref comes
         first, so the work is never unreachable; the note goes on the kept commit, off
@@ -461,7 +483,7 @@ class Kernel:
             name = self.sealer.keep(tip, attempt.label, work.prev.run_id, work.keep_message)
             failpoints.hit("attempt:kept")
             first = verdict.violations[0]
-            state = work.prev.model_copy(update={
+            state = work.prev.updated(**{
                 **self._common(work, attempt, verdict),
                 "error": str(first), "test_result": None,
                 "error_details": ErrorDetails(type=first.rule, message="\n".join(
@@ -478,7 +500,7 @@ class Kernel:
 
     # -- after a crash ----------------------------------------------------------------
 
-    def judge_interrupted(self, work: Work, record: Inflight) -> Accepted:
+    def judge_interrupted(self, work: Work[Evidence], record: Inflight) -> Accepted:
         """Judge the commits of an attempt whose rgr died before it could: by the same
         checks as any attempt. Raises AttemptRejected (its commits then kept, the branch
         where it was) or returns the accepted attempt."""
@@ -500,7 +522,7 @@ class Kernel:
             # /dev/shm until some later command's recovery.
             self.sealer.drop(record.scratch)
 
-    def _interrupted_tip(self, work: Work, record: Inflight
+    def _interrupted_tip(self, work: Work[Evidence], record: Inflight
                          ) -> tuple[Commit, str | None]:
         """The tip an interrupted attempt had brought in, or bring it in now from its
         scratch copy if that is still there."""
@@ -515,23 +537,23 @@ class Kernel:
         return self.bring_in(seat, work.base)
 
 
-def needs_attention_note(ws: Workspace, work: Work, declined: Declined) -> HandoffState:
+def needs_attention_note(ws: Workspace, work: Work[Evidence], declined: Declined) -> HandoffState:
     """The way out's reason on the last verified commit's note (its nextPhase unchanged,
     so `rgr resume`, once a person has looked, runs the same work again)."""
-    state = work.prev.model_copy(update={
-        "error": f"{work.title(declined.attempts)} needs attention: the agent says it "
+    state = work.prev.updated(
+        error=f"{work.title(declined.attempts)} needs attention: the agent says it "
                  f"cannot be done honestly: {declined.reason}",
-        "error_details": ErrorDetails(type=NEEDS_ATTENTION, message=declined.reason),
-        "retry_count": declined.attempts - 1,
-    })
+        error_details=ErrorDetails(type=NEEDS_ATTENTION, message=declined.reason),
+        retry_count=declined.attempts - 1,
+    )
     ws.notes.write(str(work.base.id), state, "rgr: needs attention")
     return state
 
 
-def limit_note(ws: Workspace, work: Work, message: str, limit: str) -> None:
+def limit_note(ws: Workspace, work: Work[Evidence], message: str, limit: str) -> None:
     """A limit's reason on the last verified commit's note (its nextPhase unchanged, so
     `rgr resume` runs the same work again)."""
-    ws.notes.write(str(work.base.id), work.prev.model_copy(update={
-        "error": message,
-        "error_details": ErrorDetails(type=f"{LIMIT_ERROR_PREFIX}{limit}", message=message),
-    }), f"rgr: stopped by --{limit}")
+    ws.notes.write(str(work.base.id), work.prev.updated(
+        error=message,
+        error_details=ErrorDetails(type=f"{LIMIT_ERROR_PREFIX}{limit}", message=message),
+    ), f"rgr: stopped by --{limit}")

@@ -213,7 +213,7 @@ class _Emit:
         self.emit = emit
 
 
-class MergeFix(Work):
+class MergeFix(Work[None]):
     """One merge fix, as the kernel's work: git's merge of the job into the base
     branch's tip left in the scratch copy for the agent to finish, judged by the merge's
     rules (rgr.check.mergefix_checks) and the full gate."""
@@ -275,7 +275,7 @@ class MergeFix(Work):
         return PhaseOutput
 
     def judge(self, attempt: Try, result: AgentResult | None,
-              tip: Commit) -> Verdict:
+              tip: Commit) -> Verdict[None]:
         violations = self.f.check(self.job, self.agent, tip)
         if violations:
             return Verdict(violations)
@@ -291,7 +291,7 @@ class MergeFix(Work):
                             attempt=attempt.number, tries=self.tries, status=status)
 
     def accepted_fields(self, attempt: Try, result: AgentResult | None, tip: Commit,
-                        verdict: Verdict) -> dict[str, Any]:
+                        verdict: Verdict[None]) -> dict[str, Any]:
         summary = (result.output.summary if result is not None
                    and isinstance(result.output, PhaseOutput) else "")
         return {"test_result": TestResult.PASS, "summary": f"merge fix: {summary}",
@@ -306,7 +306,8 @@ class MergeFix(Work):
         self.f.report(f"merge fix {attempt.number}: verified and noted on "
                       f"{str(done.tip.id)[:8]}")
 
-    def rejected_fields(self, attempt: Try, verdict: Verdict, kept: str) -> dict[str, Any]:
+    def rejected_fields(self, attempt: Try, verdict: Verdict[None],
+                        kept: str) -> dict[str, Any]:
         return {"summary": f"rejected merge fix kept at {kept}",
                 "merge_fix": self.note(attempt, "rejected"), "batch": None}
 

@@ -244,16 +244,16 @@ class Orchestrator:
         nextPhase is unchanged, so `rgr resume` tries the same phase again."""
         final, attempts, phase = out.final, out.attempts, work.phase
         first = final.violations[0] if final.violations else Violation("unknown", str(final))
-        state = work.prev.model_copy(update={
-            "error": f"{phase} failed after {attempts} attempt(s): {first}",
-            "error_details": ErrorDetails(type=first.rule, message=final.brief[:4000]),
-            "retry_count": attempts - 1,
-        })
+        state = work.prev.updated(
+            error=f"{phase} failed after {attempts} attempt(s): {first}",
+            error_details=ErrorDetails(type=first.rule, message=final.brief[:4000]),
+            retry_count=attempts - 1,
+        )
         self.ws.notes.write(str(work.base.id), state,
                             f"rgr: {phase} failed after {attempts} attempts")
 
 
-class TddPhase(Work):
+class TddPhase(Work[AdequacyNote]):
     """One phase of the TDD loop, as the kernel's work: its prompt, its checks (commits,
     scope, then the tests or the plan's rules) and its note."""
 
@@ -340,7 +340,7 @@ class TddPhase(Work):
     # -- judging ----------------------------------------------------------------------
 
     def judge(self, attempt: Try, result: AgentResult | None,
-              tip: Commit) -> Verdict:
+              tip: Commit) -> Verdict[AdequacyNote]:
         repo, base = self.ws.repo, self.base
         violations = check_commits(repo, base.id, tip.id, self.spec.commit_prefixes)
         if not violations:
@@ -390,7 +390,7 @@ class TddPhase(Work):
         return note
 
     def _judge_strengthened(self, result: AgentResult, tip: Commit,
-                            after: TestReport) -> Verdict:
+                            after: TestReport) -> Verdict[AdequacyNote]:
         """A RED sent back by the mutation gate: only tests changed (check_scope), every
         test passes, and the cycle's code, mutated again, no longer survives (or the
         survivor is claimed equivalent, with a reason the note keeps)."""
@@ -404,7 +404,7 @@ class TddPhase(Work):
         claims = [(c.mutant, c.reason) for c in output.equivalent_mutants] \
             if isinstance(output, PhaseOutput) else []
         note, refused = apply_claims(note, claims)
-        note = note.model_copy(update={"decision": decide(note)})
+        note = note.updated(decision=decide(note))
         return Verdict(refused + violations_of(note), after, note)
 
     def _check_plan(self, result: AgentResult, head: Commit) -> list[Violation]:
@@ -448,7 +448,7 @@ class TddPhase(Work):
     # -- outcomes ---------------------------------------------------------------------
 
     def accepted_fields(self, attempt: Try, result: AgentResult | None, tip: Commit,
-                        verdict: Verdict) -> dict[str, Any]:
+                        verdict: Verdict[AdequacyNote]) -> dict[str, Any]:
         assert result is not None
         tests = verdict.tests or self.before
         listing = parse_test_list(git.file_text(self.ws.repo, tip.id, TEST_LIST))
@@ -465,7 +465,7 @@ class TddPhase(Work):
                 if current else None
         elif isinstance(result.output, PhaseOutput):
             summary = result.output.summary
-        adequacy = verdict.evidence if isinstance(verdict.evidence, AdequacyNote) else None
+        adequacy = verdict.evidence
         if done and self.prev.open_debt:
             return self._unpaid(listing, tests)
         following = None if done else FOLLOWS[self.phase]
@@ -528,8 +528,9 @@ class TddPhase(Work):
                       + (f" (next: {state.resume_phase})" if state.phase != Phase.COMPLETE
                          else " (feature complete)"))
 
-    def rejected_fields(self, attempt: Try, verdict: Verdict, kept: str) -> dict[str, Any]:
-        adequacy = verdict.evidence if isinstance(verdict.evidence, AdequacyNote) else None
+    def rejected_fields(self, attempt: Try, verdict: Verdict[AdequacyNote],
+                        kept: str) -> dict[str, Any]:
+        adequacy = verdict.evidence
         return {"phase": self.phase, "next_phase": self.phase, "cycle_number": self.cycle,
                 "adequacy": adequacy}
 
@@ -539,11 +540,11 @@ class TddPhase(Work):
     def stopped(self, error: BackendError) -> None:
         """A failure no retry can fix: said on the last verified commit's note (its
         nextPhase unchanged), so `rgr status` shows why the run stopped."""
-        state = self.prev.model_copy(update={
-            "error": f"{self.phase} stopped: {error.message}",
-            "error_details": ErrorDetails(type=f"agent-{error.kind}",
+        state = self.prev.updated(
+            error=f"{self.phase} stopped: {error.message}",
+            error_details=ErrorDetails(type=f"agent-{error.kind}",
                                           message=(error.hint or error.message)[:4000]),
-        })
+        )
         self.ws.notes.write(str(self.base.id), state,
                             f"rgr: {self.phase} stopped ({error.kind})")
 

@@ -33,17 +33,22 @@ import os
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from rgr.observe.events import (
     AgentCalled,
     AgentStreamed,
     AttemptStarted,
     Event,
+    InvocationFinished,
+    InvocationStarted,
+    LimitStopped,
+    PhaseDone,
     Record,
     Retry,
     SandboxShown,
     TestRun,
+    from_json,
     to_json,
 )
 from rgr.observe.summary import refused_edits
@@ -70,8 +75,8 @@ REDACTED = "[redacted]"
 
 #: summary.json is rewritten after these events (and when the writer closes); events.jsonl
 #: gets every event at once, so a summary left stale by a kill can be rebuilt from it.
-SUMMARY_EVENTS = frozenset({"invocation_started", "invocation_finished",
-                            "phase_done", "limit_reached"})
+SUMMARY_EVENTS = frozenset({InvocationStarted.kind, InvocationFinished.kind,
+                            PhaseDone.kind, LimitStopped.kind})
 
 
 #: In the git dir: one JSON line (``costUsd``) per ``rgr fix-merge``, which has no run
@@ -96,13 +101,22 @@ def sessions_spent(git_dir: Path) -> float:
             if '"costUsd"' not in line:
                 continue
             try:
-                record = json.loads(line)
+                total += (_merge_fix_cost(line) if path.name == MERGE_FIX_SPEND.name
+                          else _session_cost(from_json(line)))
             except ValueError:
                 continue  # a line a kill cut short
-            if path.name == MERGE_FIX_SPEND.name or record.get("type") == "agent_call":
-                cost = record.get("costUsd")
-                total += float(cost) if isinstance(cost, (int, float)) else 0.0
     return total
+
+
+def _session_cost(event: Event) -> float:
+    return (event.cost_usd or 0.0) if isinstance(event, AgentCalled) else 0.0
+
+
+def _merge_fix_cost(line: str) -> float:
+    """A line of MERGE_FIX_SPEND (not an event: ``{"costUsd": <float>}``)."""
+    record = json.loads(line)
+    cost = record.get("costUsd") if isinstance(record, dict) else None
+    return float(cost) if isinstance(cost, int | float) and not isinstance(cost, bool) else 0.0
 
 
 class Redactor:
@@ -141,12 +155,13 @@ class RunArtifacts:
         self.events_path = self.root / "events.jsonl"
         self.summary_path = self.root / "summary.json"
         self.redact = Redactor(env)
+        #: The lines of events.jsonl so far, as they were written (``seq`` counts them).
         self.events: list[Record] = read_events(self.events_path)
         self._attempt_dir: Path | None = None
-        self._stream: Any = None  # the open stream.jsonl of the running attempt
+        self._stream: TextIO | None = None  # the open stream.jsonl of the running attempt
         self._tool_calls = 0  # tool_use blocks seen in the running attempt's stream
         self._refused_edits = 0  # the edit hook's refusals in that stream
-        self._events_file: Any = None
+        self._events_file: TextIO | None = None
 
     # -- the observer ------------------------------------------------------------------
 
@@ -157,7 +172,7 @@ class RunArtifacts:
                 self._tool_calls += count_tool_calls(line)
                 self._refused_edits += refused_edits(line)
                 if line.get("type") == "system" and line.get("subtype") == "api_retry":
-                    self._record({**_without(to_json(event), "event"), "type": "retry",
+                    self._record({**_without(to_json(event), "event"), "type": Retry.kind,
                                   "source": "api", "retryAttempt": line.get("attempt"),
                                   "maxRetries": line.get("max_retries"),
                                   "errorStatus": line.get("error_status"),
@@ -212,9 +227,13 @@ class RunArtifacts:
         from rgr.observe.summary import summarize
 
         tmp = self.summary_path.with_suffix(".json.tmp")
-        tmp.write_text(json.dumps(summarize(self.events), indent=2, ensure_ascii=False) + "\n",
-                       encoding="utf-8")
+        tmp.write_text(json.dumps(summarize(self.decoded()), indent=2, ensure_ascii=False)
+                       + "\n", encoding="utf-8")
         os.replace(tmp, self.summary_path)
+
+    def decoded(self) -> list[Event]:
+        """The run's events so far, typed (rgr.observe.events.from_json)."""
+        return [from_json(record) for record in self.events]
 
     def _write(self, name: str, text: str) -> Path:
         path = self.root / name
@@ -283,8 +302,14 @@ def _without(record: Record, *keys: str) -> Record:
     return {k: v for k, v in record.items() if k not in keys}
 
 
+def decode_events(path: Path) -> list[Event]:
+    """The events of ``events.jsonl``, typed; a torn line is skipped."""
+    return [from_json(record) for record in read_events(path)]
+
+
 def read_events(path: Path) -> list[Record]:
-    """The events of ``events.jsonl``; a torn last line (rgr killed mid-write) is skipped."""
+    """The lines of ``events.jsonl`` as written; a torn last line (rgr killed
+    mid-write) is skipped."""
     events: list[Record] = []
     try:
         lines = path.read_text(encoding="utf-8").splitlines()

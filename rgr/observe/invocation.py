@@ -71,7 +71,7 @@ def observed(ws: Workspace, command: str, run_id: str, feature: str | None,
         artifacts.close()
         if view.tally.sessions or inv.outcome != "error":
             view.always(f"spent {view.tally.line()}")
-        totals = summarize(artifacts.events)
+        totals = summarize(artifacts.decoded())
         if len(totals["invocations"]) > 1:
             view.always(f"the whole run: ${totals['totals']['costUsd']:.4f} over "
                         f"{len(totals['invocations'])} invocations")

@@ -297,12 +297,12 @@ def collect_at(ws: Workspace, head: str, branch: str | None = None,
 def _time_split(ws: Workspace, run_id: str | None) -> dict[str, float] | None:
     """summary.json's timeSplit, rebuilt from the run's events.jsonl (the summary file
     may be stale after a kill); None when the artifacts are not here."""
-    from rgr.observe.artifacts import read_events, runs_dir
+    from rgr.observe.artifacts import decode_events, runs_dir
     from rgr.observe.summary import summarize
 
     if run_id is None:
         return None
-    events = read_events(runs_dir(ws.git_dir) / run_id / "events.jsonl")
+    events = decode_events(runs_dir(ws.git_dir) / run_id / "events.jsonl")
     if not events:
         return None
     split: dict[str, float] = summarize(events)["timeSplit"]

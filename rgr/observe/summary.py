@@ -1,12 +1,12 @@
 """``summary.json``: a run's figures, computed from its events (rgr.observe.events).
 
 A pure function of the event list, so the summary can always be rebuilt from
-``events.jsonl`` and never disagrees with it. It reads the recorded lines, not the
-typed events: they carry what the run folder adds (``toolCalls``, ``durationApiMs``,
-the CLI's own API retries) and may come from an older rgr; each line is matched on the
-``kind`` of the event class that wrote it. Costs and tokens are the agent's own
-accounting (claude's ``total_cost_usd`` and ``modelUsage``), summed over every session,
-failed and rejected ones included: money spent on a rejected attempt is still spent.
+``events.jsonl`` and never disagrees with it. It reads the recorded lines decoded
+(``rgr.observe.events.from_json``): they carry what the run folder adds (``toolCalls``,
+``durationApiMs``, the CLI's own API retries) and may come from an older rgr. Costs and
+tokens are the agent's own accounting (claude's ``total_cost_usd`` and ``modelUsage``),
+summed over every session, failed and rejected ones included: money spent on a rejected
+attempt is still spent.
 
 Time. ``agentDurationS`` is the agents' own figure (claude's ``duration_ms``). A
 session costs more than that: rgr measures each one from ``attempt_started`` to
@@ -26,12 +26,15 @@ without one of the two.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
 from rgr.observe.events import (
     AgentCalled,
+    AgentStreamed,
     AttemptStarted,
+    Event,
     GuardVerdict,
     InvocationFinished,
     InvocationStarted,
@@ -40,9 +43,9 @@ from rgr.observe.events import (
     NeedsAttention,
     PhaseDone,
     PhaseStarted,
-    Record,
     Retry,
     TestRun,
+    Where,
 )
 
 SUMMARY_VERSION = 1
@@ -66,7 +69,8 @@ def _zero() -> dict[str, Any]:
     }
 
 
-def summarize(events: list[Record]) -> dict[str, Any]:
+def summarize(events: Sequence[Event]) -> dict[str, Any]:
+    """The summary of a run's events (``from_json`` of each line of its events.jsonl)."""
     totals = _zero()
     phases: dict[tuple[int, str], dict[str, Any]] = {}
     invocations: list[dict[str, Any]] = []
@@ -74,12 +78,12 @@ def summarize(events: list[Record]) -> dict[str, Any]:
     stop: dict[str, Any] | None = None
     current: tuple[int, str] | None = None
     backends: dict[str, dict[str, Any]] = {}
-    session_started: dict[tuple[object, ...], str | None] = {}
+    session_started: dict[tuple[int, str, int], str | None] = {}
 
-    def phase_of(event: Record) -> dict[str, Any] | None:
-        if "phase" not in event or "cycle" not in event:
+    def phase_of(event: Event) -> dict[str, Any] | None:
+        key = _phase_key(event)
+        if key is None:
             return None
-        key = (int(event["cycle"]), str(event["phase"]))
         if key not in phases:
             phases[key] = {"cycle": key[0], "phase": key[1], "agent": None,
                            "outcome": "running", "attempts": 0, "commit": None,
@@ -87,98 +91,97 @@ def summarize(events: list[Record]) -> dict[str, Any]:
         return phases[key]
 
     for event in events:
-        kind = event.get("type")
         target = phase_of(event)
         buckets = [totals] + ([target] if target is not None else [])
-        match kind:
-            case InvocationStarted.kind:
-                run.update({k: event.get(k) for k in ("runId", "feature", "branch", "rgrVersion")
-                            if event.get(k) is not None})
-                invocations.append({"command": event.get("command"), "startedAt": event.get("ts"),
+        match event:
+            case InvocationStarted():
+                run.update({k: v for k, v in (("runId", event.run_id), ("feature", event.feature),
+                                              ("branch", event.branch),
+                                              ("rgrVersion", event.rgr_version))
+                            if v is not None})
+                invocations.append({"command": event.command, "startedAt": _ts(event),
                                     "finishedAt": None, "outcome": "running",
-                                    "limits": event.get("limits")})
+                                    "limits": event.limits})
                 stop = None
-            case InvocationFinished.kind:
+            case InvocationFinished():
                 if invocations:
-                    invocations[-1].update(finishedAt=event.get("ts"),
-                                           outcome=event.get("outcome"),
-                                           message=event.get("message"))
-            case PhaseStarted.kind if target is not None:
-                target["agent"] = event.get("agent")
+                    invocations[-1].update(finishedAt=_ts(event), outcome=event.outcome,
+                                           message=event.message)
+            case PhaseStarted() if target is not None:
+                target["agent"] = event.agent
                 target["outcome"] = "running"
                 current = (target["cycle"], target["phase"])
-            case AttemptStarted.kind if target is not None:
-                target["attempts"] = max(target["attempts"], int(event.get("attempt") or 0))
-                session_started[_session_key(event)] = event.get("ts")
-            case AgentCalled.kind:
+            case AttemptStarted(where=where) if target is not None:
+                target["attempts"] = max(target["attempts"], where.attempt)
+                session_started[_session_key(where)] = _ts(event)
+            case AgentCalled(where=where):
                 if target is not None:
                     # Which CLI and model ran the phase's sessions (the last one wins).
-                    target["backend"] = event.get("backend") or "claude"
-                    target["model"] = event.get("model")
-                backend = backends.setdefault(str(event.get("backend") or "claude"), {
+                    target["backend"] = event.backend or "claude"
+                    target["model"] = event.model
+                backend = backends.setdefault(event.backend or "claude", {
                     "sessions": 0, "costReported": True, "inputTokens": 0, "outputTokens": 0})
                 backend["sessions"] += 1
-                backend["inputTokens"] += int(event.get("inputTokens") or 0)
-                backend["outputTokens"] += int(event.get("outputTokens") or 0)
-                if "costUsd" in event and event["costUsd"] is None:
+                backend["inputTokens"] += event.input_tokens
+                backend["outputTokens"] += event.output_tokens
+                if event.cost_usd is None:
                     backend["costReported"] = False  # codex reports tokens, not cost
+                wall, model = _session_times(event, session_started.pop(_session_key(where),
+                                                                        None))
                 for bucket in buckets:
                     bucket["agentCalls"] += 1
-                    bucket["failedAgentCalls"] += 0 if event.get("ok") else 1
-                    bucket["turns"] += int(event.get("numTurns") or 0)
-                    bucket["costUsd"] += float(event.get("costUsd") or 0.0)
-                    bucket["agentDurationS"] += (event.get("durationMs") or 0) / 1000
-                wall, model = _session_times(event, session_started.pop(_session_key(event), None))
-                for bucket in buckets:
+                    bucket["failedAgentCalls"] += 0 if event.ok else 1
+                    bucket["turns"] += event.num_turns
+                    bucket["costUsd"] += event.cost_usd or 0.0
+                    bucket["agentDurationS"] += event.duration_ms / 1000
                     bucket["agentWallS"] += wall
                     bucket["agentModelS"] += model
                     bucket["agentOtherS"] += wall - model
-                for bucket in buckets:
-                    bucket["permissionDenials"] += int(event.get("permissionDenials") or 0)
-                    for name in _TOKEN_FIELDS:
-                        bucket[name] += int(event.get(name) or 0)
-                    bucket["toolCalls"] += int(event.get("toolCalls") or 0)
-                    bucket["refusedEdits"] += int(event.get("refusedEdits") or 0)
-            case TestRun.kind:
+                    bucket["permissionDenials"] += event.permission_denials
+                    bucket["inputTokens"] += event.input_tokens
+                    bucket["outputTokens"] += event.output_tokens
+                    bucket["cacheReadInputTokens"] += event.cache_read_input_tokens
+                    bucket["cacheCreationInputTokens"] += event.cache_creation_input_tokens
+                    bucket["toolCalls"] += event.tool_calls
+                    bucket["refusedEdits"] += event.refused_edits
+            case TestRun():
                 # Test runs belong to the phase that is running, if any (the baseline does not).
                 if current is not None and current in phases:
                     buckets = [totals, phases[current]]
                 for bucket in buckets:
                     bucket["testRuns"] += 1
-                    bucket["testDurationS"] += float(event.get("durationS") or 0.0)
-            case MutationGate.kind:
+                    bucket["testDurationS"] += event.duration_s
+            case MutationGate():
                 # The mutation gate's time is test runs (sealed pytest sessions), not rgr's.
                 if current is not None and current in phases:
                     buckets = [totals, phases[current]]
                 for bucket in buckets:
-                    bucket["testDurationS"] += float(event.get("durationS") or 0.0)
-            case GuardVerdict.kind if not event.get("ok"):
+                    bucket["testDurationS"] += event.duration_s
+            case GuardVerdict(ok=False):
                 for bucket in buckets:
                     bucket["guardRejections"] += 1
-            case Retry.kind:
-                field = "apiRetries" if event.get("source") == "api" else "retries"
+            case Retry():
+                field = "apiRetries" if event.source == "api" else "retries"
                 for bucket in buckets:
                     bucket[field] += 1
-            case PhaseDone.kind if target is not None:
-                target.update(outcome="complete" if event.get("complete") else "verified",
-                              commit=event.get("commit"), durationS=event.get("durationS"),
-                              attempts=event.get("attempts"))
+            case PhaseDone() if target is not None:
+                target.update(outcome="complete" if event.complete else "verified",
+                              commit=event.commit, durationS=event.duration_s,
+                              attempts=event.attempts)
                 current = None
-            case NeedsAttention.kind:
+            case NeedsAttention():
                 # The honest way out: counted apart from rejections (nothing was judged).
                 for bucket in buckets:
                     bucket["needsAttention"] += 1
                 if target is not None:
                     target["outcome"] = "needs-attention"
                     current = None
-                stop = {"needsAttention": True, "message": event.get("reason"),
-                        "at": event.get("ts")}
-            case LimitStopped.kind:
-                stop = {"limit": event.get("limit"), "message": event.get("message"),
-                        "at": event.get("ts")}
-        if kind == InvocationFinished.kind and current is not None and current in phases:
+                stop = {"needsAttention": True, "message": event.reason, "at": _ts(event)}
+            case LimitStopped():
+                stop = {"limit": event.limit, "message": event.message, "at": _ts(event)}
+        if isinstance(event, InvocationFinished) and current is not None and current in phases:
             if phases[current]["outcome"] == "running":
-                phases[current]["outcome"] = str(event.get("outcome") or "stopped")
+                phases[current]["outcome"] = event.outcome or "stopped"
             current = None
 
     for bucket in [totals, *phases.values()]:
@@ -197,13 +200,32 @@ def summarize(events: list[Record]) -> dict[str, Any]:
         "status": last["outcome"] if last else "running",
         "stopReason": stop,
         "startedAt": invocations[0]["startedAt"] if invocations else None,
-        "updatedAt": events[-1].get("ts") if events else None,
+        "updatedAt": _ts(events[-1]) if events else None,
         "totals": totals,
         "backends": backends,
         "timeSplit": _time_split(totals, invocations, events),
         "phases": list(phases.values()),
         "invocations": invocations,
     }
+
+
+def _phase_key(event: Event) -> tuple[int, str] | None:
+    """(cycle, phase) of the phase an event belongs to, if it belongs to one."""
+    match event:
+        case AttemptStarted(where=where) | AgentStreamed(where=where) \
+                | AgentCalled(where=where) | GuardVerdict(where=where) \
+                | NeedsAttention(where=where):
+            cycle, phase = where.cycle, where.phase
+        case PhaseStarted() | MutationGate() | Retry() | PhaseDone() | LimitStopped():
+            cycle, phase = event.cycle, event.phase
+        case _:
+            return None
+    return (cycle, phase) if phase else None  # an old line without its phase
+
+
+def _ts(event: Event) -> str | None:
+    """When the event happened (None: a line without a time)."""
+    return event.ts or None
 
 
 def refused_edits(raw: object) -> int:
@@ -222,26 +244,26 @@ def refused_edits(raw: object) -> int:
                and REFUSAL_MARK in str(block.get("content")))
 
 
-def _session_key(event: Record) -> tuple[object, ...]:
-    return (event.get("cycle"), event.get("phase"), event.get("attempt"))
+def _session_key(where: Where) -> tuple[int, str, int]:
+    return (where.cycle, where.phase, where.attempt)
 
 
-def _session_times(call: Record, started: str | None) -> tuple[float, float]:
+def _session_times(call: AgentCalled, started: str | None) -> tuple[float, float]:
     """(wall, model) seconds of the session that ``call`` ends. Wall from its
     attempt_started (or, when that is missing, the agent's own duration); model time
     as the agent reports it (its API time, else its whole duration), never above wall."""
-    reported = (call.get("durationMs") or 0) / 1000
-    wall = _seconds(started, call.get("ts")) if started else reported
-    api = call.get("durationApiMs")
-    model = api / 1000 if isinstance(api, int | float) and api > 0 else reported
+    reported = call.duration_ms / 1000
+    wall = _seconds(started, _ts(call)) if started else reported
+    api = call.duration_api_ms
+    model = api / 1000 if api > 0 else reported
     return wall, min(model, wall)
 
 
 def _time_split(totals: dict[str, Any], invocations: list[dict[str, Any]],
-                events: list[Record]) -> dict[str, float]:
+                events: Sequence[Event]) -> dict[str, float]:
     """The run's wall time (a running invocation counted up to the last event) as
     model + agent other + tests + rgr."""
-    last = events[-1].get("ts") if events else None
+    last = _ts(events[-1]) if events else None
     wall = sum(_seconds(i["startedAt"], i["finishedAt"] or last) for i in invocations)
     parts = {"agentModelS": totals["agentModelS"], "agentOtherS": totals["agentOtherS"],
              "testsS": totals["testDurationS"]}

@@ -201,9 +201,10 @@ def event_lines(event: Event, tally: _Tally) -> list[tuple[int, str]]:
                     + f"{_tokens(event.input_tokens)} in / {_tokens(event.output_tokens)} out")
             return [(VERBOSE, text)]
         case GuardVerdict(where=where, ok=False, violations=violations):
-            first = (violations or [{}])[0]
-            return [(QUIET_ONLY, f"{_where(where)}: rejected: {first.get('rule')}: "
-                                 f"{_clip(str(first.get('message')), 200)}")]
+            rule, message = ((violations[0]["rule"], violations[0]["message"]) if violations
+                             else (None, None))
+            return [(QUIET_ONLY, f"{_where(where)}: rejected: {rule}: "
+                                 f"{_clip(str(message), 200)}")]
         case PhaseDone():
             after = ("feature complete" if event.complete else f"next: {event.next_phase}")
             return [(QUIET, f"cycle {event.cycle} {event.phase}: ✓ verified "

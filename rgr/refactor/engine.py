@@ -277,9 +277,8 @@ class RefactorEngine:
         except Declined as declined:
             raise self._needs_attention(work, declined) from None
         except AttemptRejected as rejected:
-            return prev.model_copy(update={"error": str(rejected), "error_details":
-                                           ErrorDetails(type=rejected.violations[0].rule,
-                                                        message=rejected.brief[:4000])})
+            return prev.updated(error=str(rejected), error_details=ErrorDetails(
+                type=rejected.violations[0].rule, message=rejected.brief[:4000]))
 
     @property
     def kernel(self) -> Kernel:
@@ -388,9 +387,9 @@ class RefactorEngine:
         first = final.violations[0] if final.violations else Violation("unknown", str(final))
         error = f"batch {batch.id} failed after {attempts} attempt(s): {first}"
         if self.ws.config.refactor.on_failure == "stop":
-            state = prev.model_copy(update={
-                "error": error, "retry_count": attempts - 1,
-                "error_details": ErrorDetails(type=first.rule, message=final.brief[:4000])})
+            state = prev.updated(
+                error=error, retry_count=attempts - 1,
+                error_details=ErrorDetails(type=first.rule, message=final.brief[:4000]))
             self.ws.notes.write(str(base.id), state, f"rgr: batch {batch.id} failed")
             raise PhaseFailed(
                 f"{error}. The branch is back at {str(base.id)[:8]}, the last verified commit",
@@ -398,10 +397,10 @@ class RefactorEngine:
                 "batch again (or set on_failure = \"skip\" in [refactor] to move on)")
         self.report(f"{batch.id}: failed after {attempts} attempt(s); moving on "
                     "(on_failure = skip)")
-        state = prev.model_copy(update={
-            "refactor": progress.model_copy(update={
-                "next_batch": index + 1, "failed": [*progress.failed, batch.id]}),
-            "summary": f"{error}; skipped"})
+        state = prev.updated(
+            refactor=progress.updated(
+                next_batch=index + 1, failed=[*progress.failed, batch.id]),
+            summary=f"{error}; skipped")
         self.ws.notes.write(str(base.id), state, f"rgr: batch {batch.id} skipped")
         return state
 
@@ -431,18 +430,27 @@ class RefactorEngine:
                             else f"# Changelog\n{entry}\n{old}", encoding="utf-8")
             paths.append(changelog)
         commit = _commit_paths(self.ws.repo, paths, message)
-        final = state.model_copy(update={
-            "phase": Phase.COMPLETE, "next_phase": None, "error": None,
-            "error_details": None, "finished_at": now_utc(), "agent": None, "batch": None,
-            "summary": f"refactor complete: {len(applied)} batch(es) applied"
+        final = state.updated(
+            phase=Phase.COMPLETE, next_phase=None, error=None,
+            error_details=None, finished_at=now_utc(), agent=None, batch=None,
+            summary=f"refactor complete: {len(applied)} batch(es) applied"
                        + (f", {len(progress.failed)} failed" if progress.failed else ""),
-        })
+        )
         self.ws.notes.write(str(commit), final, "rgr: refactor complete")
         self.report(f"summary commit {str(commit)[:8]}: {len(applied)} batch(es) applied")
         return final
 
 
-class RefactorBatch(Work):
+@dataclass(frozen=True)
+class BatchEvidence:
+    """What judging a batch found beside its violations: the gate's run and the
+    batch's changed lines (both go into the batch's note)."""
+
+    gate: GateResult
+    lines: int
+
+
+class RefactorBatch(Work[BatchEvidence]):
     """One batch of a refactor plan, as the kernel's work: a patcher session (or a rope
     rename, no agent), judged by the batch's commit checks and the gate."""
 
@@ -503,17 +511,20 @@ class RefactorBatch(Work):
         return PhaseOutput
 
     def judge(self, attempt: Try, result: AgentResult | None,
-              tip: Commit) -> Verdict:
+              tip: Commit) -> Verdict[BatchEvidence]:
         facts = check_batch_commits(self.ws.repo, self.ws.config, self.batch, self.base.id,
                                     tip.id)
         if facts.violations:
             return Verdict(facts.violations)
         gate = self.e.gate(self.level, tip)
-        return Verdict(check_gate(self.before, gate), gate.tests, (gate, facts.lines))
+        return Verdict(check_gate(self.before, gate), gate.tests,
+                       BatchEvidence(gate, facts.lines))
 
     def accepted_fields(self, attempt: Try, result: AgentResult | None, tip: Commit,
-                        verdict: Verdict) -> dict[str, Any]:
-        gate, lines = verdict.evidence
+                        verdict: Verdict[BatchEvidence]) -> dict[str, Any]:
+        if verdict.evidence is None:
+            raise AssertionError("an accepted batch was judged to the end: it has a gate")
+        gate, lines = verdict.evidence.gate, verdict.evidence.lines
         progress = self.prev.refactor
         assert progress is not None
         return {
@@ -524,8 +535,8 @@ class RefactorBatch(Work):
                         else f"rope rename: {self.batch.goal}"),
             "batch": self.e.batch_note(self.batch, self.index, self.total, "applied", lines,
                                         gate),
-            "refactor": progress.model_copy(update={
-                "next_batch": self.index + 1, "applied": [*progress.applied, self.batch.id]}),
+            "refactor": progress.updated(
+                next_batch=self.index + 1, applied=[*progress.applied, self.batch.id]),
         }
 
     def accepted_messages(self, attempt: Try, tip: Commit) -> tuple[str | None, str]:
@@ -537,8 +548,9 @@ class RefactorBatch(Work):
         self.e.report(f"{self.batch.id}: verified and noted on {str(done.tip.id)[:8]} "
                       f"({batch.diff_lines if batch else 0} changed lines)")
 
-    def rejected_fields(self, attempt: Try, verdict: Verdict, kept: str) -> dict[str, Any]:
-        gate = verdict.evidence[0] if verdict.evidence else None
+    def rejected_fields(self, attempt: Try, verdict: Verdict[BatchEvidence],
+                        kept: str) -> dict[str, Any]:
+        gate = verdict.evidence.gate if verdict.evidence else None
         return {"phase": Phase.REFACTOR, "next_phase": Phase.REFACTOR,
                 "cycle_number": self.cycle,
                 "batch": self.e.batch_note(self.batch, self.index, self.total, "failed", 0,
@@ -548,10 +560,10 @@ class RefactorBatch(Work):
         return f"rgr: rejected batch {self.batch.id}"
 
     def stopped(self, error: BackendError) -> None:
-        self.ws.notes.write(str(self.base.id), self.prev.model_copy(update={
-            "error": f"batch {self.batch.id} stopped: {error.message}",
-            "error_details": ErrorDetails(type=f"agent-{error.kind}",
-                                          message=(error.hint or error.message)[:4000])}),
+        self.ws.notes.write(str(self.base.id), self.prev.updated(
+            error=f"batch {self.batch.id} stopped: {error.message}",
+            error_details=ErrorDetails(type=f"agent-{error.kind}",
+                                          message=(error.hint or error.message)[:4000])),
             f"rgr: batch {self.batch.id} stopped ({error.kind})")
 
     def limit_reached(self, message: str, limit: str) -> str:

@@ -23,6 +23,8 @@ from typing import (
     Any,
     Literal,
     Required,  # pydantic needs these on 3.11
+    Self,
+    TypeVar,
 )
 
 from pydantic import (
@@ -90,10 +92,32 @@ class TestResult(StrEnum):
     FAIL = "FAIL"
 
 
+_Model = TypeVar("_Model", bound=BaseModel)
+
+
+def validated_update(model: _Model, **changes: object) -> _Model:
+    """``model`` with ``changes`` (by field name), validated as a new model would be:
+    ``model_copy(update=...)`` checks nothing, so a wrong type or a misspelt field went
+    into the note unseen. An unknown name is a TypeError (the models keep unknown keys
+    as extras, so validation alone would take it); a wrong value a ValidationError. The
+    fields keep their order and the note's extra keys stay, so the JSON only differs by
+    the changes."""
+    cls = type(model)
+    unknown = sorted(set(changes) - set(cls.model_fields))
+    if unknown:
+        raise TypeError(f"{cls.__name__} has no field {', '.join(unknown)}")
+    data: dict[str, object] = {name: getattr(model, name) for name in cls.model_fields}
+    return cls.model_validate({**data, **(model.model_extra or {}), **changes})
+
+
 class CamelModel(BaseModel):
     model_config = ConfigDict(
         alias_generator=to_camel, populate_by_name=True, extra="allow", frozen=True
     )
+
+    def updated(self, **changes: object) -> Self:
+        """This model with ``changes``, validated (see ``validated_update``)."""
+        return validated_update(self, **changes)
 
 
 class TestCase(CamelModel):

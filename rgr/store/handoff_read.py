@@ -23,7 +23,9 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
     from datetime import UTC as UTC  # re-exported for rgr.store.history.table
     from datetime import datetime as datetime
-    from typing import Any
+    from typing import Any, TypeGuard
+
+    from rgr.store.note_json import NoteJson
 
     Check = Callable[[object], bool]
 else:
@@ -201,14 +203,19 @@ NESTED: Mapping[str, Mapping[str, Check]] = {
 _is_handoff = _object(HANDOFF, ("phase",))
 
 
-def read_plain(text: str | bytes) -> dict[str, Any] | None:
-    """The note as a dict (JSON names, fields it omits left out) when it is plainly a
-    valid handoff; None when only the model can tell."""
+def is_plain_note(data: object) -> TypeGuard[NoteJson]:
+    """Is ``data`` plainly a valid handoff, every field of the type the model wants?"""
+    return _is_handoff(data)
+
+
+def read_plain(text: str | bytes) -> NoteJson | None:
+    """The note as its JSON (``NoteJson``: JSON names, fields it omits left out) when it
+    is plainly a valid handoff; None when only the model can tell."""
     try:
         data = json.loads(text)
     except (ValueError, UnicodeDecodeError):
         return None
-    return data if _is_handoff(data) else None
+    return data if is_plain_note(data) else None
 
 
 #: rgr.store.handoff.HistoryFields, the note's fields a history listing shows: their defaults,
@@ -243,7 +250,7 @@ def history_fields_of(plain: Mapping[str, Any]) -> dict[str, Any]:
     return fields
 
 
-def resume_phase(state: Mapping[str, Any]) -> str:
+def resume_phase(state: NoteJson) -> str:
     """``nextPhase``, or for notes that omit it the phase that follows ``phase``."""
     following = state.get("nextPhase")
     return str(following) if following else FOLLOWS[str(state["phase"])]

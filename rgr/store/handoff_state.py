@@ -5,13 +5,16 @@ that neither imports the other back."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, cast
 
 from rgr.store.handoff_read import read_plain
 
+if TYPE_CHECKING:
+    from rgr.store.note_json import NoteJson
+
 
 def read_state(text: str | bytes,
-               full: bool = False) -> tuple[dict[str, Any] | None, str | None]:
+               full: bool = False) -> tuple[NoteJson | None, str | None]:
     """(the note as a dict, None) for a handoff, (None, why not) for anything else.
 
     The dict has the note's own values; when the model had to decide, or ``full`` asks
@@ -25,4 +28,5 @@ def read_state(text: str | bytes,
         state = parse_note(text)
     except InvalidNote as exc:
         return None, str(exc)
-    return state.model_dump(mode="json", by_alias=True), None
+    # The model's JSON is the note's JSON (tests/test_note_json.py keeps them the same).
+    return cast("NoteJson", state.model_dump(mode="json", by_alias=True)), None

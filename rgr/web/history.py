@@ -65,8 +65,8 @@ def read(ws: Workspace) -> History:
             continue
         figures = runs.setdefault(run_id, RunFigures(run_id, state.get("feature") or "-"))
         figures.notes += 1
-        if state.get("feature"):
-            figures.feature = state["feature"]
+        if feature := state.get("feature"):
+            figures.feature = feature
         started, finished = _time(state.get("startedAt")), _time(state.get("finishedAt"))
         if started and (figures.started is None or started < figures.started):
             figures.started = started
@@ -74,8 +74,8 @@ def read(ws: Workspace) -> History:
         if end and (figures.finished is None or end > figures.finished):
             figures.finished = end
         agent = state.get("agent")
-        if isinstance(agent, dict) and isinstance(agent.get("costUsd"), int | float):
-            figures.cost_usd += float(agent["costUsd"])
+        if agent is not None and (cost := agent.get("costUsd")) is not None:
+            figures.cost_usd += cost
         if state.get("phase") == "COMPLETE" or state.get("nextPhase") == "COMPLETE":
             figures.complete = True
         cycle = state.get("cycleNumber") or 0

@@ -18,7 +18,8 @@ from typing import Any
 from rgr.check.testlist import FILENAME as TEST_LIST
 from rgr.daemon.queue import Job
 from rgr.daemon.workcopy import JOB_NOTES, jobs_root
-from rgr.observe.artifacts import attempt_result, read_events, read_text_in, runs_dir
+from rgr.observe.artifacts import attempt_result, decode_events, read_text_in, runs_dir
+from rgr.observe.events import AgentCalled, AttemptStarted, GuardVerdict, TestRun, ViolationJson
 from rgr.observe.report import RunReport, collect_at, run_notes
 from rgr.store import git
 from rgr.store.handoff import FakeItDebt, HandoffState, Phase
@@ -77,7 +78,7 @@ class AttemptFiles:
     test_output: str | None = None
     test_exit: int | None = None
     denials: list[str] = field(default_factory=list)
-    violations: list[dict[str, Any]] = field(default_factory=list)
+    violations: list[ViolationJson] = field(default_factory=list)
 
 
 @dataclass
@@ -150,25 +151,22 @@ def _attempt_files(folder: Path | None) -> dict[str, AttemptFiles]:
         return {}
     by_commit: dict[str, AttemptFiles] = {}
     current: AttemptFiles | None = None
-    for event in read_events(folder / "events.jsonl"):
-        kind = event.get("type")
-        if kind == "attempt_started":
-            current = AttemptFiles(str(event.get("dir") or ""), str(event.get("phase")),
-                                   event.get("cycle"), event.get("attempt"))
-        elif current is None:
-            continue
-        elif kind == "agent_call":
-            result = attempt_result(folder, current.dir) if current.dir else None
-            denials = result.get("permission_denials") if result else None
-            current.denials = [_denial(d) for d in denials or [] if isinstance(d, dict)]
-        elif kind == "test_run":
-            output = event.get("outputFile")
-            current.test_output = read_text_in(folder, str(output)) if output else None
-            current.test_exit = event.get("exitCode")
-        elif kind == "guard_verdict" and event.get("commit"):
-            current.violations = [v for v in event.get("violations") or []
-                                  if isinstance(v, dict)]
-            by_commit[str(event["commit"])] = current
+    for event in decode_events(folder / "events.jsonl"):
+        match event:
+            case AttemptStarted(where=where):
+                current = AttemptFiles(event.dir or "", where.phase, where.cycle, where.attempt)
+            case _ if current is None:
+                continue
+            case AgentCalled():
+                result = attempt_result(folder, current.dir) if current.dir else None
+                denials = result.get("permission_denials") if result else None
+                current.denials = [_denial(d) for d in denials or [] if isinstance(d, dict)]
+            case TestRun(output_file=output):
+                current.test_output = read_text_in(folder, output) if output else None
+                current.test_exit = event.exit_code
+            case GuardVerdict(commit=commit) if commit:
+                current.violations = list(event.violations)
+                by_commit[commit] = current
     return by_commit
 
 

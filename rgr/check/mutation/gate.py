@@ -135,7 +135,7 @@ def measure(subject: Subject, settings: AdequacyConfig, cmd: TestCommand,
         mutants=[f for f in ordered if f.status not in ("killed", "unviable")]
         + [_finding(m, "equivalent-by-rule", [], m.equivalent) for m in decided],
         duration_s=round(time.monotonic() - started, 3), remark=said)
-    return note.model_copy(update={"decision": decide(note)})
+    return note.updated(decision=decide(note))
 
 
 def _measure_python(subject: Subject, mutants: list[Mutant], files: list[str],
@@ -226,7 +226,7 @@ def _measure_probed(subject: Subject, mutants: list[Mutant], settings: AdequacyC
         # not build, the budget ran out) leaves the line counted as run.
         if finding.status == "survived" \
                 and reached.get((mutant.path, mutant.statement_line)) == "survived":
-            findings[mutant.id] = finding.model_copy(update={"status": "uncovered"})
+            findings[mutant.id] = finding.updated(status="uncovered")
     return None
 
 
@@ -237,7 +237,7 @@ def _loaded_only(mutant: Mutant, finding: MutantFinding) -> MutantFinding:
     over-implementation, never a weakness of RED's test. Its ``tests`` stay the ones its
     run used."""
     if mutant.module_level and finding.status == "survived":
-        return finding.model_copy(update={"status": "uncovered"})
+        return finding.updated(status="uncovered")
     return finding
 
 

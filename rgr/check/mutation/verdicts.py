@@ -81,16 +81,16 @@ def apply_claims(note: AdequacyNote, claims: Sequence[tuple[str, str]]
                                      "brief wrote it) or gives no reason"))
     if not claimed:
         return note, refused
-    mutants = [m.model_copy(update={"status": "equivalent", "reason": claimed[m.describe()]})
+    mutants = [m.updated(status="equivalent", reason=claimed[m.describe()])
                if m.describe() in claimed else m for m in note.mutants]
     moved = {"survived": sum(1 for m in note.mutants if m.describe() in claimed
                              and m.status == "survived"),
              "uncovered": sum(1 for m in note.mutants if m.describe() in claimed
                               and m.status == "uncovered")}
-    return note.model_copy(update={
-        "mutants": mutants, "equivalent": note.equivalent + len(claimed),
-        "survived": note.survived - moved["survived"],
-        "uncovered": note.uncovered - moved["uncovered"]}), refused
+    return note.updated(
+        mutants=mutants, equivalent=note.equivalent + len(claimed),
+        survived=note.survived - moved["survived"],
+        uncovered=note.uncovered - moved["uncovered"]), refused
 
 
 def _survivor_text(mutant: MutantFinding) -> str:
