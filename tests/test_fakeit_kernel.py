@@ -16,10 +16,10 @@ from conftest import clean_env, git
 from fake_backend import FakeBackend, Session, answer
 
 from rgr.backends.base import AgentRequest, AgentResult
-from rgr.base.config import resolve_test_command
 from rgr.base.errors import ExitCode, NeedsAttention
 from rgr.commands import show, status
 from rgr.commands.report import lines
+from rgr.ecosystems.registry import resolve_test_command
 from rgr.loop.attempt import Sealer
 from rgr.loop.tdd import Orchestrator
 from rgr.observe.report import collect

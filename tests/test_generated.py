@@ -18,7 +18,8 @@ import pytest
 from conftest import clean_env, git
 from fake_backend import FakeBackend
 
-from rgr.base.config import load_config, resolve_test_command
+from rgr.base.config import load_config
+from rgr.ecosystems.registry import resolve_test_command
 from rgr.base.errors import ConfigError
 from rgr.loop.attempt import Sealer
 from rgr.store import generated

@@ -21,6 +21,7 @@ from rgr.store.handoff import (
     FakeItDebt,
     HandoffState,
     InvalidNote,
+    LandingNote,
     MergeFixNote,
     Phase,
     RefactorProgress,
@@ -45,7 +46,7 @@ def test_every_field_of_the_model_is_known() -> None:
     models = {"currentTest": TestCase, "errorDetails": ErrorDetails, "agent": AgentSummary,
               "tests": TestRunSummary, "batch": BatchNote, "refactor": RefactorProgress,
               "mergeFix": MergeFixNote, "sandbox": SandboxNote, "adequacy": AdequacyNote,
-              "fakeItDebt": FakeItDebt}
+              "fakeItDebt": FakeItDebt, "landing": LandingNote}
     assert set(NESTED) == set(models)
     for name, model in models.items():
         assert set(NESTED[name]) == aliases(model), name

@@ -125,7 +125,7 @@ def judge(ws: Workspace, sealer: Callable[[], Sealer], integration: Integration,
     result = sealer().run_gate(head, "full")
     note = _note(integration, tip, result, prev)
     if found is not None and prev is not None and not own:
-        note = note.model_copy(update={"copied_from": found[0].commit})
+        note = note.updated(copied_from=found[0].commit)
     ws.notes.write(tip, _state(prev, own, note), f"rgr: landing on {integration.into}: "
                                                  f"{note.verdict} on {tip[:12]}")
     return Landing(note)
@@ -158,13 +158,13 @@ def _state(prev: HandoffState | None, own: bool, note: LandingNote) -> HandoffSt
                             test_result=_result(note), finished_at=note.verified_at,
                             summary=f"rgr: landing on {note.into}")
     if own:
-        return prev.model_copy(update={"landing": note})
+        return prev.updated(landing=note)
     # No agent session made this commit, and the phase's run was of another tree.
-    return prev.model_copy(update={
-        "landing": note, "tests": note.tests, "test_result": _result(note), "agent": None,
-        "adequacy": None, "merge_fix": None, "batch": None, "error": None,
-        "error_details": None, "started_at": note.verified_at,
-        "finished_at": note.verified_at, "summary": f"rgr: landing on {note.into}"})
+    return prev.updated(
+        landing=note, tests=note.tests, test_result=_result(note), agent=None,
+        adequacy=None, merge_fix=None, batch=None, error=None,
+        error_details=None, started_at=note.verified_at,
+        finished_at=note.verified_at, summary=f"rgr: landing on {note.into}")
 
 
 def _result(note: LandingNote) -> TestResult:

@@ -172,6 +172,13 @@ FAKE_IT_DEBT = {
     "kind": _one_of("constant", "input-table", "input-branch"), "value": _str, "test": _str,
     "inputs": _str, "status": _one_of("open", "paid"), "paidBy": _STR,
 }
+LANDING = {
+    "into": _str, "baseTip": _str, "jobTip": _str, "tip": _str,
+    "how": _one_of("fast-forward", "rebase", "merge"), "by": _one_of("run", "daemon"),
+    "verdict": _one_of("pass", "fail"), "tests": _object(TESTS), "notLoaded": _STRINGS,
+    "gateCommands": _STRINGS, "failedCommand": _STR, "verifiedAt": _optional(_datetime),
+    "copiedFrom": _STR,
+}
 HANDOFF = {
     "phase": _PHASE, "nextPhase": _optional(_PHASE), "cycleNumber": _int,
     "currentTest": _optional(_object(TEST_CASE, ("description",))),
@@ -187,6 +194,7 @@ HANDOFF = {
     "batch": _optional(_object(BATCH, ("id", "goal", "index", "total"))),
     "refactor": _optional(_object(REFACTOR, ("goal",))),
     "mergeFix": _optional(_object(MERGE_FIX, ("into", "baseTip", "jobTip"))),
+    "landing": _optional(_object(LANDING, ("into", "baseTip", "jobTip", "tip"))),
     "adequacy": _optional(_object(ADEQUACY, ("phase",))),
     "fakeItDebt": _list_of(_object(FAKE_IT_DEBT, ("path", "line", "function", "kind",
                                                   "value", "test", "inputs"))),
@@ -197,7 +205,7 @@ HANDOFF = {
 NESTED: Mapping[str, Mapping[str, Check]] = {
     "currentTest": TEST_CASE, "errorDetails": ERROR_DETAILS, "agent": AGENT, "tests": TESTS,
     "batch": BATCH, "refactor": REFACTOR, "mergeFix": MERGE_FIX, "sandbox": SANDBOX,
-    "adequacy": ADEQUACY, "fakeItDebt": FAKE_IT_DEBT,
+    "adequacy": ADEQUACY, "fakeItDebt": FAKE_IT_DEBT, "landing": LANDING,
 }
 
 _is_handoff = _object(HANDOFF, ("phase",))

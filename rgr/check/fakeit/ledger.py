@@ -84,8 +84,7 @@ def _settled(repo: Repository, tip: Commit, entry: FakeItDebt, facts: Sequence[F
              if c.function == entry.function and _short(c.fact.inputs) == entry.inputs]
     if still:
         case = still[0]
-        return entry.model_copy(update={"line": case.line, "kind": case.kind,
-                                        "value": _short(case.value)})
+        return entry.updated(line=case.line, kind=case.kind, value=_short(case.value))
     if any(_short(f.inputs) != entry.inputs for f in mine):
-        return entry.model_copy(update={"status": "paid", "paid_by": paid_by})
+        return entry.updated(status="paid", paid_by=paid_by)
     return entry
