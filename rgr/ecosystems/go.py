@@ -16,6 +16,7 @@ from pathlib import Path
 
 from rgr.base.config import TestCommand
 from rgr.ecosystems.base import (
+    PROBE_EXIT_CODE,
     Finished,
     Guess,
     MutationSyntax,
@@ -133,7 +134,10 @@ class GoEcosystem(Plain):
         ToolHome("go", "GOROOT", None, ("GOTOOLCHAIN", "GOFLAGS", "GOPROXY", "GONOSUMDB",
                                         "GOPRIVATE", "GOSUMDB")),
     )
-    mutation_syntax = (MutationSyntax("go", (".go",), 'panic("rgr-probe")'),)
+    # os.Exit under its own name: the file may import "os" already, or not at all;
+    # a recover() in a test cannot stop it, as it would a panic.
+    mutation_syntax = (MutationSyntax("go", (".go",), f"rgrprobeos.Exit({PROBE_EXIT_CODE})",
+                                      '; import rgrprobeos "os"'),)
 
     def detect(self, root: Path, guess: Guess) -> TestCommand | None:
         return detected(("go", "test", "./..."), "go", "go.mod") \

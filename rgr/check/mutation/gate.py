@@ -12,9 +12,9 @@
 JavaScript/TypeScript, Go and Rust (rgr.check.mutation.textual) have no tracer: each
 mutant runs the whole suite on checkouts kept open for the gate (a compiled project
 builds incrementally), each within a few times the phase's own test run; then each
-survivor's statement is probed (made to fail at once): when every test still passes, no
-test runs it, and its survivors are ``uncovered``. A mutant that does not build is
-``unviable``, counted apart, never killed.
+survivor's statement is probed (made to end the test process at once, which no test can
+catch): when every test still passes, no test runs it, and its survivors are
+``uncovered``. A mutant that does not build is ``unviable``, counted apart, never killed.
 
 A mutant the mutator marks equivalent (rgr.check.mutation.boundary: a boundary that
 cannot change what its branch gives) is not run: ``equivalent-by-rule``, counted apart
@@ -194,9 +194,9 @@ def _measure_probed(subject: Subject, mutants: list[Mutant], settings: AdequacyC
     """Fills ``findings`` for JavaScript, Go and Rust ``mutants``: each runs the whole
     suite (rgr has no per-test line data there) on checkouts kept open for the gate (a
     compiled project's first mutant builds it, the others build incrementally); then
-    each survivor's statement is probed (a statement that fails at once, inserted before
-    it: rgr.check.mutation.textual.probe_of). Tests that still all pass never reach that
-    line: its survivors are ``uncovered``. Returns a remark, or None."""
+    each survivor's statement is probed (a statement that ends the test process at once,
+    inserted before it: rgr.check.mutation.textual.probe_of). Tests that still all pass
+    never reach that line: its survivors are ``uncovered``. Returns a remark, or None."""
     jobs = max(1, min(settings.jobs, len(mutants)))
     with _Checkouts(open_checkout, jobs) as pool:
         warm = baseline_s if baseline_s is not None else pool.warm(
@@ -222,7 +222,7 @@ def _measure_probed(subject: Subject, mutants: list[Mutant], settings: AdequacyC
     for mutant in mutants:
         finding = findings[mutant.id]
         # "survived" under a probe: every test passed with the line's statement made to
-        # fail at once, so no test runs it. Anything else (a test failed, the probe did
+        # end the test process, so no test runs it. Anything else (a test failed, the probe did
         # not build, the budget ran out) leaves the line counted as run.
         if finding.status == "survived" \
                 and reached.get((mutant.path, mutant.statement_line)) == "survived":
