@@ -12,8 +12,10 @@ from toolchains import ensure_go
 
 from rgr.check.guards import check_tests, hidden_tests, hides_tests
 from rgr.check.verify import TestReport, run_tests
+from rgr.ecosystems.go import packages_reaching
 from rgr.ecosystems.registry import detect_test_command
 from rgr.store.handoff import Phase
+from tests.test_mutation_probe_exit import gate
 
 CALC_TEST = ('package calc\n\nimport "testing"\n\n'
              'func TestAdd(t *testing.T) {\n\tif Add(1, 2) != 3 {\n\t\tt.Fatal("add")\n\t}\n}\n')
@@ -94,3 +96,39 @@ def test_a_test_dropped_under_the_compile_error_is_caught_by_green(tmp_path: Pat
     assert green.all_passed, green.output_excerpt
     assert "test-removed" in [v.rule for v in check_tests(Phase.GREEN, start, green,
                                                            red_report=red)]
+
+
+# ------------------------------------------------------------------ the gate's packages
+
+
+def test_a_go_change_reaches_its_package_and_every_importer_only(tmp_path: Path) -> None:
+    root = tmp_path / "m"
+    write(root, {"go.mod": "module example.com/m\n\ngo 1.19\n", "calc/calc.go": CALC,
+                 "words/words.go": WORDS, "words/words_test.go": WORDS_TEST,
+                 "app/app.go": 'package app\n\nimport (\n\t"fmt"\n\t"example.com/m/calc"\n)\n\n'
+                               'func Total() string { return fmt.Sprint(calc.Add(2, 3)) }\n',
+                 "cmd/run/main.go": 'package main\n\nimport x "example.com/m/app"\n\n'
+                                    'func main() { println(x.Total()) }\n',
+                 "calc/calc_ext_test.go": 'package calc_test\n\nimport "example.com/m/calc"\n'
+                                          '\nvar _ = calc.Add\n',
+                 "main.go": 'package main\n\nimport "example.com/m/words"\n\n'
+                            'func main() { println(words.Up("x")) }\n'})
+    assert packages_reaching(root, "calc/calc.go") == ("./app", "./calc", "./cmd/run")
+    assert packages_reaching(root, "words/words.go") == (".", "./words")
+    assert packages_reaching(root, "main.go") == (".",)
+    assert packages_reaching(tmp_path, "calc.go") is None  # no go.mod
+
+
+def test_the_gate_runs_a_go_mutant_against_the_packages_importing_it(tmp_path: Path) -> None:
+    """calc has no test of its own: only app's test, importing it, kills its mutant."""
+    ensure_go()
+    app_test = ('package app\n\nimport "testing"\n\nfunc TestTotal(t *testing.T) {\n'
+                '\tif Total() != "5" {\n\t\tt.Fatal(Total())\n\t}\n}\n')
+    files = {"go.mod": "module example.com/m\n\ngo 1.19\n", "words/words.go": WORDS,
+             "words/words_test.go": WORDS_TEST, "app/app_test.go": app_test,
+             "app/app.go": 'package app\n\nimport (\n\t"fmt"\n\t"example.com/m/calc"\n)\n\n'
+                           'func Total() string { return fmt.Sprint(calc.Add(2, 3)) }\n'}
+    stub = "package calc\n\nfunc Add(a, b int) int { return 5 }\n"
+    note = gate(tmp_path, {**files, "calc/calc.go": stub}, {**files, "calc/calc.go": CALC},
+                {"GOCACHE": str(tmp_path / "gocache"), "GOFLAGS": "-mod=mod"})
+    assert note.killed >= 1 and note.survived == 0 and note.decision == "pass", note
