@@ -106,9 +106,9 @@ def test_numbers_keep_their_suffix_and_other_bases_are_left_alone() -> None:
 def test_a_probe_stands_before_a_statement_and_nowhere_else() -> None:
     probe = probe_of("calc.go", GO, 8)
     assert probe is not None
-    assert '\t\tpanic("rgr-probe")\n\t\treturn 0\n' in apply(GO, probe)
+    assert '\t\trgrprobeos.Exit(86)\n\t\treturn 0\n' in apply(GO, probe)
     js = probe_of("src/calc.js", JS, 8)
-    assert js is not None and "  throw new Error" in apply(JS, js)
+    assert js is not None and '  process.kill(process.pid, "SIGKILL");' in apply(JS, js)
     assert probe_of("calc.go", GO, 9) is None  # a closing brace
     assert probe_of("src/calc.js", JS, 9) is None  # the second line of a statement
     assert probe_of("calc.rb", "x = 1\n", 1) is None

@@ -362,20 +362,35 @@ def with_cheat_idioms(violations: list[Violation],
         v.rule == "hooks-test-framework" and (v.path, v.line) in named)] + idioms
 
 
-def hid_every_test(report: TestReport) -> bool:
-    """Whether ``report`` ran no test because test files did not compile for want of the
-    code under test only, in a runner that builds its tests together (Go's package,
-    Rust's crate): one test of code not written yet hides them all."""
+def hides_tests(report: TestReport) -> bool:
+    """Whether test files in ``report`` did not compile only for want of the code under
+    test, in a runner that builds its tests together (Go's package, Rust's crate): one
+    test of code not written yet hides every test built with it."""
     return not registry.loads_file_by_file(report.runner) and bool(report.collection_errors) \
-        and not report.outcomes and all(
-            report.load_kinds.get(f) == "missing-code" for f in report.collection_errors)
+        and all(report.load_kinds.get(f) == "missing-code" for f in report.collection_errors)
+
+
+def _unit(test_id: str) -> str:
+    """What a test is built with: its id's first part (Go's import path, Rust's target)."""
+    return test_id.split("::", 1)[0]
+
+
+def hidden_tests(before: TestReport, after: TestReport) -> set[str]:
+    """The tests of ``before`` that ``after`` does not run because their whole unit (a Go
+    package, a Rust target) vanished with a missing-code compile error (``hides_tests``).
+    A single test gone from a unit that still runs is not hidden: it was removed."""
+    if not hides_tests(after):
+        return set()
+    ran = {_unit(i) for i in after.outcomes}
+    return {i for i in set(before.outcomes) - set(after.outcomes) if _unit(i) not in ran}
 
 
 def check_tests(phase: Phase, before: TestReport, after: TestReport, *,
-                red_hid_every_test: bool = False) -> list[Violation]:
+                red_report: TestReport | None = None) -> list[Violation]:
     """What the test runner must say after ``phase``, given what it said before.
-    ``red_hid_every_test``: GREEN's ``before`` is the report before RED, whose compile
-    error hid every test (rgr.loop.tdd): RED's new tests appear in GREEN's run."""
+    ``red_report``: RED's own report, whose compile error hid tests (``hides_tests``);
+    then GREEN's ``before`` is the report before RED (rgr.loop.tdd), and the tests RED
+    hid, its new ones among them, appear in GREEN's run."""
     if after.timed_out:
         return [Violation("test-timeout", "the test command did not finish within "
                           "command_timeout; a hanging test is not a result")]
@@ -396,12 +411,12 @@ def check_tests(phase: Phase, before: TestReport, after: TestReport, *,
                              "under test does not exist yet, and only in RED)"
                              if phase == Phase.RED else ""))]
     old_ids, new_ids = set(before.outcomes), set(after.outcomes)
-    # A RED whose missing-code compile error hid every test removed none of them as far
-    # as anyone can see yet: GREEN's run is held against the report before RED.
-    hidden = phase == Phase.RED and hid_every_test(after)
-    violations = [] if hidden else [
-        Violation("test-removed", f"test {test_id} no longer exists")
-        for test_id in sorted(old_ids - new_ids)]
+    # A RED whose missing-code compile error hid a package's tests removed none of them
+    # as far as anyone can see yet: GREEN's run is held against the report before RED.
+    # The packages it did not break still run and count.
+    hidden = hidden_tests(before, after) if phase == Phase.RED else set()
+    violations = [Violation("test-removed", f"test {test_id} no longer exists")
+                  for test_id in sorted(old_ids - new_ids - hidden)]
     previously_passing = {i for i, o in before.outcomes.items() if o.status == "passed"}
     if phase == Phase.RED:
         added = sorted(new_ids - old_ids)
@@ -425,9 +440,13 @@ def check_tests(phase: Phase, before: TestReport, after: TestReport, *,
     # Tests of a file RED left unloadable for want of the code appear once GREEN writes it.
     unloaded = {f for f in before.collection_errors
                 if before.load_kinds.get(f) == "missing-code"}
-    appeared = [] if red_hid_every_test else sorted(
-        i for i in new_ids - old_ids
-        if (after.outcomes[i].file or i.split("::", 1)[0]) not in unloaded)
+    # Tests RED's compile error hid (their unit ran no test in RED's report) appear too.
+    red_ids = set(red_report.outcomes) if red_report is not None else set()
+    red_ran = {_unit(i) for i in red_ids} if red_report is not None else None
+    appeared = sorted(
+        i for i in new_ids - old_ids - red_ids
+        if (after.outcomes[i].file or i.split("::", 1)[0]) not in unloaded
+        and (red_ran is None or _unit(i) in red_ran))
     if phase == Phase.GREEN and appeared:
         violations.append(Violation(
             "green-changes-tests", "the runner now collects tests that did not exist before: "

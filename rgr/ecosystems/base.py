@@ -229,15 +229,24 @@ class Diagnosis:
     fix: str
 
 
+#: The exit status a probe ends its test process with (rgr.check.mutation.textual).
+PROBE_EXIT_CODE = 86
+
+
 @dataclass(frozen=True)
 class MutationSyntax:
     """What the textual mutator (rgr.check.mutation.textual) needs of a language: the
-    file suffixes that are written in it, and a statement that fails at once where it is
-    inserted (the probe)."""
+    file suffixes that are written in it, and a statement that ends the test process at
+    once where it is inserted (the probe). Ending the process, never raising: a test
+    asserting that the line raises (``assert.throws``, ``recover()``) would catch a
+    raising probe and hide that it ran the line."""
 
     language: str
     suffixes: tuple[str, ...]
     probe: str
+    #: A declaration the probe needs (Go's import of ``os``), appended to the file's
+    #: package clause line so that no line moves; empty when none is needed.
+    probe_header: str = ""
 
 
 #: How the registry names the runner of a command's words (rgr.ecosystems.registry):

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from rgr.base.config import TestCommand
 from rgr.ecosystems.base import (
+    PROBE_EXIT_CODE,
     Finished,
     Guess,
     MutationSyntax,
@@ -133,7 +134,10 @@ class GoEcosystem(Plain):
         ToolHome("go", "GOROOT", None, ("GOTOOLCHAIN", "GOFLAGS", "GOPROXY", "GONOSUMDB",
                                         "GOPRIVATE", "GOSUMDB")),
     )
-    mutation_syntax = (MutationSyntax("go", (".go",), 'panic("rgr-probe")'),)
+    # os.Exit under its own name: the file may import "os" already, or not at all;
+    # a recover() in a test cannot stop it, as it would a panic.
+    mutation_syntax = (MutationSyntax("go", (".go",), f"rgrprobeos.Exit({PROBE_EXIT_CODE})",
+                                      '; import rgrprobeos "os"'),)
 
     def detect(self, root: Path, guess: Guess) -> TestCommand | None:
         return detected(("go", "test", "./..."), "go", "go.mod") \
@@ -144,3 +148,54 @@ class GoEcosystem(Plain):
 
 
 ECOSYSTEM = GoEcosystem()
+
+
+# ------------------------------------------------------------------ packages a change reaches
+
+_MODULE = re.compile(r"^module\s+(\S+)", re.MULTILINE)
+_IMPORT_BLOCK = re.compile(r"^import\s*\(([^)]*)\)", re.MULTILINE)
+_IMPORT_LINE = re.compile(r'^import\s+(?:[\w.]+\s+)?"([^"]+)"', re.MULTILINE)
+_QUOTED = re.compile(r'"([^"]+)"')
+
+
+def packages_reaching(root: Path, path: str) -> tuple[str, ...] | None:
+    """The package patterns (``./dir``) whose tests can see a change of ``path`` (a .go
+    file of the module at ``root``): its own package and every package that imports it,
+    directly or not, tests included. None when the module cannot be read (then the
+    whole ``./...`` runs). Read from the files' import lines: no go command to run, and
+    a package's tests build only what they import, so nothing else can notice."""
+    try:
+        module = _MODULE.search((root / "go.mod").read_text(encoding="utf-8"))
+    except OSError:
+        return None
+    if module is None:
+        return None
+    prefix = module.group(1)
+    imports: dict[str, set[str]] = {}
+    for file in root.rglob("*.go"):
+        relative_dir = file.parent.relative_to(root).as_posix()
+        if any(part.startswith((".", "_")) or part in ("vendor", "testdata")
+               for part in Path(relative_dir).parts):
+            continue
+        try:
+            text = file.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            return None
+        found = imports.setdefault("" if relative_dir == "." else relative_dir, set())
+        for block in _IMPORT_BLOCK.findall(text):
+            found.update(_QUOTED.findall(block))
+        found.update(_IMPORT_LINE.findall(text))
+    changed = Path(path).parent.as_posix()
+    changed = "" if changed == "." else changed
+
+    def import_path(directory: str) -> str:
+        return f"{prefix}/{directory}" if directory else prefix
+
+    reached, frontier = {changed}, [changed]
+    while frontier:
+        target = import_path(frontier.pop())
+        for directory, names in imports.items():
+            if directory not in reached and target in names:
+                reached.add(directory)
+                frontier.append(directory)
+    return tuple(sorted(f"./{d}" if d else "." for d in reached))

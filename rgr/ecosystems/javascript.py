@@ -409,7 +409,12 @@ class JavaScript(Plain):
     )
     mutation_syntax = (MutationSyntax(
         "js", (".js", ".mjs", ".cjs", ".jsx", ".ts", ".tsx", ".mts", ".cts"),
-        'throw new Error("rgr-probe");'),)
+        # A kill, not a throw (assert.throws catches one), nor process.exit: Vitest
+        # turns process.exit into a throw, tests of command-line code stub it, and a
+        # Vitest thread's process.reallyExit ends only the thread, unseen. SIGKILL ends
+        # the worker (Jest, Vitest forks, node --test: the runner reports it died) or
+        # the runner itself (Mocha, Vitest threads): measured on each.
+        'process.kill(process.pid, "SIGKILL");'),)
 
     def detect(self, root: Path, guess: Guess) -> TestCommand | None:
         package = _read_package(root)

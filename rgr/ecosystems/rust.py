@@ -20,6 +20,7 @@ from pathlib import Path
 
 from rgr.base.config import TestCommand
 from rgr.ecosystems.base import (
+    PROBE_EXIT_CODE,
     Diagnosis,
     Finished,
     Guess,
@@ -216,7 +217,9 @@ class Rust(Plain):
         ToolHome("rustup", "RUSTUP_HOME", ".rustup", ("RUSTUP_TOOLCHAIN",)),
         ToolHome("cargo", "CARGO_HOME", ".cargo"),
     )
-    mutation_syntax = (MutationSyntax("rust", (".rs",), 'panic!("rgr-probe");'),)
+    # An exit, not a panic: a #[should_panic] test or catch_unwind would absorb a panic.
+    mutation_syntax = (MutationSyntax("rust", (".rs",),
+                                      f"std::process::exit({PROBE_EXIT_CODE});"),)
 
     def detect(self, root: Path, guess: Guess) -> TestCommand | None:
         if not (root / "Cargo.toml").is_file():

@@ -35,7 +35,7 @@ from rgr.check.guards import (
     check_scope,
     check_tests,
     edit_rules,
-    hid_every_test,
+    hides_tests,
 )
 from rgr.check.mutation import gate as mutation_gate
 from rgr.check.mutation.rule import decide
@@ -355,22 +355,24 @@ class TddPhase(Work[AdequacyNote]):
         after = self.o.tests_at(tip)
         if self.strengthening:
             return self._judge_strengthened(result, tip, after)
-        violations = check_tests(self.phase, self._before_tests(), after,
-                                 red_hid_every_test=hid_every_test(self.before))
+        before, red_report = self._before_tests()
+        violations = check_tests(self.phase, before, after, red_report=red_report)
         if violations or self.phase not in (Phase.GREEN, Phase.REFACTOR) \
                 or self.ws.config.adequacy.mode == "off":
             return Verdict(violations, after)
         adequacy = self._mutation_gate(self.base, tip, after)
         return Verdict(violations_of(adequacy), after, adequacy)
 
-    def _before_tests(self) -> TestReport:
+    def _before_tests(self) -> tuple[TestReport, TestReport | None]:
         """What GREEN's run is held against: RED's report, or, when RED's compile error
-        hid every test (a test of code not written yet, in a compiled language), the
-        report before RED, so that no test that existed then can vanish unseen."""
-        if self.phase != Phase.GREEN or not hid_every_test(self.before) \
+        hid tests (a test of code not written yet hides its Go package or Rust target),
+        the report before RED, so that no test that existed then can vanish unseen; then
+        also RED's report (the tests that ran in it)."""
+        if self.phase != Phase.GREEN or not hides_tests(self.before) \
                 or not self.prev.base_commit:
-            return self.before
-        return self.o.tests_at(git.resolve_commit(self.ws.repo, self.prev.base_commit))
+            return self.before, None
+        return (self.o.tests_at(git.resolve_commit(self.ws.repo, self.prev.base_commit)),
+                self.before)
 
     def _mutation_gate(self, since: Commit, tip: Commit, run: TestReport) -> AdequacyNote:
         """rgr.check.mutation on the non-test lines ``since..tip`` changed (``run``: the

@@ -12,9 +12,9 @@
 JavaScript/TypeScript, Go and Rust (rgr.check.mutation.textual) have no tracer: each
 mutant runs the whole suite on checkouts kept open for the gate (a compiled project
 builds incrementally), each within a few times the phase's own test run; then each
-survivor's statement is probed (made to fail at once): when every test still passes, no
-test runs it, and its survivors are ``uncovered``. A mutant that does not build is
-``unviable``, counted apart, never killed.
+survivor's statement is probed (made to end the test process at once, which no test can
+catch): when every test still passes, no test runs it, and its survivors are
+``uncovered``. A mutant that does not build is ``unviable``, counted apart, never killed.
 
 A mutant the mutator marks equivalent (rgr.check.mutation.boundary: a boundary that
 cannot change what its branch gives) is not run: ``equivalent-by-rule``, counted apart
@@ -43,6 +43,7 @@ from rgr.check.mutation import textual
 from rgr.check.mutation.mutants import Mutant, apply, mutants_of
 from rgr.check.mutation.rule import decide
 from rgr.check.verify import Confinement, TestReport, run_tests
+from rgr.ecosystems import go
 from rgr.store import git
 from rgr.store.handoff import AdequacyNote, MutantFinding
 from rgr.store.objects import Commit, Repository
@@ -194,9 +195,9 @@ def _measure_probed(subject: Subject, mutants: list[Mutant], settings: AdequacyC
     """Fills ``findings`` for JavaScript, Go and Rust ``mutants``: each runs the whole
     suite (rgr has no per-test line data there) on checkouts kept open for the gate (a
     compiled project's first mutant builds it, the others build incrementally); then
-    each survivor's statement is probed (a statement that fails at once, inserted before
-    it: rgr.check.mutation.textual.probe_of). Tests that still all pass never reach that
-    line: its survivors are ``uncovered``. Returns a remark, or None."""
+    each survivor's statement is probed (a statement that ends the test process at once,
+    inserted before it: rgr.check.mutation.textual.probe_of). Tests that still all pass
+    never reach that line: its survivors are ``uncovered``. Returns a remark, or None."""
     jobs = max(1, min(settings.jobs, len(mutants)))
     with _Checkouts(open_checkout, jobs) as pool:
         warm = baseline_s if baseline_s is not None else pool.warm(
@@ -222,7 +223,7 @@ def _measure_probed(subject: Subject, mutants: list[Mutant], settings: AdequacyC
     for mutant in mutants:
         finding = findings[mutant.id]
         # "survived" under a probe: every test passed with the line's statement made to
-        # fail at once, so no test runs it. Anything else (a test failed, the probe did
+        # end the test process, so no test runs it. Anything else (a test failed, the probe did
         # not build, the budget ran out) leaves the line counted as run.
         if finding.status == "survived" \
                 and reached.get((mutant.path, mutant.statement_line)) == "survived":
@@ -375,8 +376,8 @@ def _run_one(mutant: Mutant, tests: list[str], sources: dict[str, str], cmd: Tes
     original = sources[mutant.path]
     target.write_text(apply(original, mutant), encoding="utf-8")
     try:
-        report = run_tests(_selecting(cmd, tests), tree, timeout=timeout, env=env,
-                           confinement=confinement)
+        report = run_tests(_selecting(_reaching(cmd, tree, mutant.path), tests), tree,
+                           timeout=timeout, env=env, confinement=confinement)
     finally:
         target.write_text(original, encoding="utf-8")
     if mutant.path.endswith(".py"):
@@ -391,6 +392,22 @@ def _run_one(mutant: Mutant, tests: list[str], sources: dict[str, str], cmd: Tes
         return "unviable"
     # A failing, erroring or hanging test notices the mutant.
     return "survived" if report.all_passed and not report.no_tests_collected else "killed"
+
+
+def _reaching(cmd: TestCommand, tree: Path, path: str) -> TestCommand:
+    """Go's ``go test ./...`` limited to the packages that can see a change of ``path``
+    (its own and those importing it: rgr.ecosystems.go.packages_reaching): a mutant of
+    one package cannot change another's test that does not import it, and the whole
+    module per mutant cost several times the phase's run."""
+    if cmd.runner != "go" or cmd.shell or "./..." not in cmd.argv \
+            or not path.endswith(".go"):
+        return cmd
+    packages = go.packages_reaching(tree, path)
+    if packages is None:
+        return cmd
+    at = cmd.argv.index("./...")
+    return TestCommand((*cmd.argv[:at], *packages, *cmd.argv[at + 1:]), cmd.runner,
+                       cmd.junit_globs, cmd.shell, cmd.source)
 
 
 def _selecting(cmd: TestCommand, tests: list[str]) -> TestCommand:

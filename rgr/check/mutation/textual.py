@@ -30,8 +30,9 @@ A token-level mutant may not build (``-`` between two Go strings): the gate runs
 counts it ``unviable`` when the tests no longer load, never ``killed``.
 
 Which lines a test runs is not traced here: a survivor's line is *probed* instead (a
-statement that fails at once, inserted before the line's statement: a test reaching it
-fails). See ``probe_of``.
+statement that ends the test process at once, inserted before the line's statement: a
+run reaching it cannot pass, and no test can catch it as it would an exception). See
+``probe_of``.
 """
 
 from __future__ import annotations
@@ -59,8 +60,11 @@ __all__ = ["LANGUAGES", "Token", "language_of", "mutants_of", "probe_of", "rust_
 LANGUAGES = {suffix: syntax.language for syntax in registry.mutation_syntax()
              for suffix in syntax.suffixes}
 
-#: What fails at once where it is inserted, per language.
-_PROBES = {syntax.language: syntax.probe for syntax in registry.mutation_syntax()}
+#: What ends the test process at once where it is inserted, per language, and the
+#: declaration it needs on the package clause's line.
+_PROBES = {syntax.language: (syntax.probe, syntax.probe_header)
+           for syntax in registry.mutation_syntax()}
+_PACKAGE_CLAUSE = re.compile(r"^package\s+\w+[ \t]*(?=$|//)", re.MULTILINE)
 
 _ARITHMETIC = {"+": ("-",), "-": ("+",), "*": ("/",), "/": ("*",), "%": ("*",)}
 _COMPARISON = {"==": ("!=",), "!=": ("==",), "===": ("!==",), "!==": ("===",),
@@ -149,9 +153,10 @@ def mutants_of(path: str, source: str, lines: Collection[int],
 
 
 def probe_of(path: str, source: str, line: int) -> Mutant | None:
-    """A change of ``source`` that fails at once when a test reaches ``line``'s
-    statement: a statement inserted before it, at its indentation. None where no
-    statement can stand (a line that continues another, an ``else`` or a ``case``)."""
+    """A change of ``source`` that ends the test process when a test reaches ``line``'s
+    statement: a statement inserted before it, at its indentation (with the import it
+    needs, in Go). None where no statement can stand (a line that continues another, an
+    ``else`` or a ``case``)."""
     language = language_of(path)
     texts = source.splitlines()
     if language is None or not 0 < line <= len(texts):
@@ -164,8 +169,18 @@ def probe_of(path: str, source: str, line: int) -> Mutant | None:
         return None
     indent = text[:len(text) - len(stripped)]
     start = _offset_of_line(source, line)
-    return Mutant(path, line, 1, "probe", "", f"{indent}{_PROBES[language]}\n", start, start,
-                  line)
+    statement, header = _PROBES[language]
+    probed = Mutant(path, line, 1, "probe", "", f"{indent}{statement}\n", start, start, line)
+    if not header:
+        return probed
+    clause = _PACKAGE_CLAUSE.search(source)
+    if clause is None or clause.end() > start:
+        return None
+    # Two edits, so the probe replaces the whole file (no line moves: the header joins
+    # the package clause's line).
+    whole = source[:clause.end()] + header + source[clause.end():start] \
+        + probed.replacement + source[start:]
+    return Mutant(path, line, 1, "probe", source, whole, 0, len(source), line)
 
 
 def tokens_of(source: str, language: str) -> list[Token]:

@@ -1,0 +1,134 @@
+"""A Go module with several packages: RED's test of a function not written yet fails to
+compile its own package only. ``go test ./...`` builds each package apart, so the others
+still run and count; the package's hidden tests are held to GREEN's run (against the
+report before RED). Real go, real files in tmp_path, no network."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from toolchains import ensure_go
+
+from rgr.check.guards import check_tests, hidden_tests, hides_tests
+from rgr.check.verify import TestReport, run_tests
+from rgr.ecosystems.go import packages_reaching
+from rgr.ecosystems.registry import detect_test_command
+from rgr.store.handoff import Phase
+from tests.test_mutation_probe_exit import gate
+
+CALC_TEST = ('package calc\n\nimport "testing"\n\n'
+             'func TestAdd(t *testing.T) {\n\tif Add(1, 2) != 3 {\n\t\tt.Fatal("add")\n\t}\n}\n')
+DOUBLE_TEST = 'func TestDouble(t *testing.T) {\n\tif Double(2) != 4 {\n\t\tt.Fatal("d")\n\t}\n}\n'
+WORDS_TEST = ('package words\n\nimport "testing"\n\n'
+              'func TestUp(t *testing.T) {\n\tif Up("a") != "A" {\n\t\tt.Fatal("up")\n\t}\n}\n')
+MORE_WORDS = 'func TestUpEmpty(t *testing.T) {\n\tif Up("") != "" {\n\t\tt.Fatal("e")\n\t}\n}\n'
+CALC = "package calc\n\nfunc Add(a, b int) int { return a + b }\n"
+WORDS = ('package words\n\nimport "strings"\n\n'
+         'func Up(s string) string { return strings.ToUpper(s) }\n')
+
+
+def write(root: Path, contents: dict[str, str]) -> None:
+    for name, text in contents.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+
+
+def run(root: Path, tmp_path: Path) -> TestReport:
+    cmd = detect_test_command(root)
+    assert cmd is not None and cmd.runner == "go"
+    return run_tests(cmd, root, timeout=240, env={
+        **os.environ, "GOCACHE": str(tmp_path / "gocache"), "GOFLAGS": "-mod=mod"})
+
+
+def module(tmp_path: Path) -> tuple[Path, TestReport]:
+    ensure_go()
+    root = tmp_path / "m"
+    write(root, {"go.mod": "module example.com/m\n\ngo 1.19\n", "calc/calc.go": CALC,
+                 "calc/calc_test.go": CALC_TEST, "words/words.go": WORDS,
+                 "words/words_test.go": WORDS_TEST})
+    start = run(root, tmp_path)
+    assert start.all_passed and set(start.outcomes) == {
+        "example.com/m/calc::TestAdd", "example.com/m/words::TestUp"}, start.output_excerpt
+    return root, start
+
+
+def test_a_red_hides_only_its_own_package_and_green_is_held_to_the_rest(
+        tmp_path: Path) -> None:
+    root, start = module(tmp_path)
+    write(root, {"calc/calc_test.go": CALC_TEST + "\n" + DOUBLE_TEST})
+    red = run(root, tmp_path)
+    # the other package ran and counts; the broken one is hidden, not removed
+    assert set(red.outcomes) == {"example.com/m/words::TestUp"}, red.output_excerpt
+    assert red.load_kinds == {"calc/calc_test.go": "missing-code"}
+    assert hides_tests(red) and hidden_tests(start, red) == {"example.com/m/calc::TestAdd"}
+    assert check_tests(Phase.RED, start, red) == []
+    write(root, {"calc/calc.go": CALC + "\nfunc Double(n int) int { return 2 * n }\n"})
+    green = run(root, tmp_path)
+    assert green.all_passed and len(green.outcomes) == 3, green.output_excerpt
+    assert check_tests(Phase.GREEN, start, green, red_report=red) == []
+    # a test GREEN adds to a package that ran in RED's report is GREEN changing tests
+    write(root, {"words/words_test.go": WORDS_TEST + "\n" + MORE_WORDS})
+    added = run(root, tmp_path)
+    assert [v.rule for v in check_tests(Phase.GREEN, start, added, red_report=red)] == [
+        "green-changes-tests"]
+
+
+def test_a_red_that_removes_a_test_of_a_package_that_still_runs_is_caught(
+        tmp_path: Path) -> None:
+    root, start = module(tmp_path)
+    write(root, {"calc/calc_test.go": CALC_TEST + "\n" + DOUBLE_TEST,
+                 "words/words_test.go": WORDS_TEST.replace("TestUp", "TestUpper")})
+    red = run(root, tmp_path)
+    rules = [(v.rule, v.message) for v in check_tests(Phase.RED, start, red)]
+    assert ("test-removed", "test example.com/m/words::TestUp no longer exists") in rules
+    assert not any("calc::TestAdd" in message for _rule, message in rules)
+
+
+def test_a_test_dropped_under_the_compile_error_is_caught_by_green(tmp_path: Path) -> None:
+    root, start = module(tmp_path)
+    write(root, {"calc/calc_test.go": CALC_TEST.replace("TestAdd", "TestGone") + "\n"
+                 + DOUBLE_TEST})
+    red = run(root, tmp_path)
+    assert check_tests(Phase.RED, start, red) == []
+    write(root, {"calc/calc.go": CALC + "\nfunc Double(n int) int { return 2 * n }\n"})
+    green = run(root, tmp_path)
+    assert green.all_passed, green.output_excerpt
+    assert "test-removed" in [v.rule for v in check_tests(Phase.GREEN, start, green,
+                                                           red_report=red)]
+
+
+# ------------------------------------------------------------------ the gate's packages
+
+
+def test_a_go_change_reaches_its_package_and_every_importer_only(tmp_path: Path) -> None:
+    root = tmp_path / "m"
+    write(root, {"go.mod": "module example.com/m\n\ngo 1.19\n", "calc/calc.go": CALC,
+                 "words/words.go": WORDS, "words/words_test.go": WORDS_TEST,
+                 "app/app.go": 'package app\n\nimport (\n\t"fmt"\n\t"example.com/m/calc"\n)\n\n'
+                               'func Total() string { return fmt.Sprint(calc.Add(2, 3)) }\n',
+                 "cmd/run/main.go": 'package main\n\nimport x "example.com/m/app"\n\n'
+                                    'func main() { println(x.Total()) }\n',
+                 "calc/calc_ext_test.go": 'package calc_test\n\nimport "example.com/m/calc"\n'
+                                          '\nvar _ = calc.Add\n',
+                 "main.go": 'package main\n\nimport "example.com/m/words"\n\n'
+                            'func main() { println(words.Up("x")) }\n'})
+    assert packages_reaching(root, "calc/calc.go") == ("./app", "./calc", "./cmd/run")
+    assert packages_reaching(root, "words/words.go") == (".", "./words")
+    assert packages_reaching(root, "main.go") == (".",)
+    assert packages_reaching(tmp_path, "calc.go") is None  # no go.mod
+
+
+def test_the_gate_runs_a_go_mutant_against_the_packages_importing_it(tmp_path: Path) -> None:
+    """calc has no test of its own: only app's test, importing it, kills its mutant."""
+    ensure_go()
+    app_test = ('package app\n\nimport "testing"\n\nfunc TestTotal(t *testing.T) {\n'
+                '\tif Total() != "5" {\n\t\tt.Fatal(Total())\n\t}\n}\n')
+    files = {"go.mod": "module example.com/m\n\ngo 1.19\n", "words/words.go": WORDS,
+             "words/words_test.go": WORDS_TEST, "app/app_test.go": app_test,
+             "app/app.go": 'package app\n\nimport (\n\t"fmt"\n\t"example.com/m/calc"\n)\n\n'
+                           'func Total() string { return fmt.Sprint(calc.Add(2, 3)) }\n'}
+    stub = "package calc\n\nfunc Add(a, b int) int { return 5 }\n"
+    note = gate(tmp_path, {**files, "calc/calc.go": stub}, {**files, "calc/calc.go": CALC},
+                {"GOCACHE": str(tmp_path / "gocache"), "GOFLAGS": "-mod=mod"})
+    assert note.killed >= 1 and note.survived == 0 and note.decision == "pass", note
