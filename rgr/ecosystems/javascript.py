@@ -9,6 +9,8 @@ stack trace. node's runner takes reporters from ``NODE_OPTIONS``; rgr's own repo
 (``node_reporter.mjs`` beside this file) writes one JSON line per test with its file.
 
 Test ids: ``<file>::<describe>::...::<title>``, the file relative to the project root.
+Tests titled alike in one file are as many tests as the runner counts: the second is
+``<id> #2``, and so on, in the order the runner reported them.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import json
 import re
 import shlex
 import shutil
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from functools import partial
@@ -29,6 +32,7 @@ from rgr.ecosystems.base import (
     Finished,
     Guess,
     MutationSyntax,
+    Occurrences,
     Plain,
     Results,
     Status,
@@ -112,6 +116,7 @@ class _JestLike:
         if not isinstance(data, dict):
             _load_failures_from_output(run, results)
             return results
+        occurrences = Occurrences()
         for suite in data.get("testResults") or []:
             file = relative(str(suite.get("name", "")), run.root)
             assertions = suite.get("assertionResults") or []
@@ -131,8 +136,8 @@ class _JestLike:
                 text = "\n".join(case.get("failureMessages") or [])
                 if text.startswith(_LOST_MESSAGE):
                     text = _printed_error(run.output, file, names) + text
-                results.add(TestOutcome(_test_id(file, *names), existing(run.root, file),
-                                        status, message(text)))
+                results.add(TestOutcome(occurrences.key(_test_id(file, *names)),
+                                        existing(run.root, file), status, message(text)))
         results.classify(partial(failure_kind, root=run.root))
         results.no_tests = (run.done.returncode == 0 and not results.outcomes
                             and not results.collection_errors
@@ -231,20 +236,27 @@ class Mocha:
                 return results
             _load_failures_from_output(run, results)
             return results
-        skipped = {(t.get("file"), t.get("fullTitle")) for t in data.get("pending") or []}
-        for case in data.get("tests") or []:
+        tests = [case for case in data.get("tests") or [] if isinstance(case, dict)]
+        pending = Counter(_mocha_key(t) for t in data.get("pending") or [])
+        titled = Counter(_mocha_key(t) for t in tests)
+        occurrences = Occurrences()
+        for case in tests:
             file = relative(str(case.get("file", "")), run.root)
             title = str(case.get("fullTitle", case.get("title", "")))
             err = case.get("err") or {}
-            if (case.get("file"), case.get("fullTitle")) in skipped:
+            key = _mocha_key(case)
+            # Among tests titled alike, the pending ones are those that never ran (no
+            # duration); a title of its own is pending when the report lists it so.
+            if pending[key] and not err and (titled[key] == 1 or "duration" not in case):
+                pending[key] -= 1
                 status: Status = "skipped"
             elif err:
                 status = "failed"
             else:
                 status = "passed"
             text = "\n".join(str(err.get(k, "")) for k in ("message", "stack") if err.get(k))
-            results.add(TestOutcome(_test_id(file, title), existing(run.root, file), status,
-                                    message(text)))
+            results.add(TestOutcome(occurrences.key(_test_id(file, title)),
+                                    existing(run.root, file), status, message(text)))
         # A hook that failed ("before all" hook) is listed under failures only.
         for case in data.get("failures") or []:
             file = relative(str(case.get("file", "")), run.root)
@@ -263,6 +275,10 @@ class Mocha:
     def fix(self) -> str:
         return ("make the test script run mocha as its last command (rgr appends --reporter "
                 "options to it), or set test_command to e.g. `npx mocha`")
+
+
+def _mocha_key(case: Any) -> tuple[str, str]:
+    return (str(case.get("file", "")), str(case.get("fullTitle", case.get("title", ""))))
 
 
 #: rgr's reporter for node's runner, shipped inside the package.
@@ -296,6 +312,7 @@ class NodeTest:
             results.report_error = (f"node's test runner wrote no report to {path} "
                                     f"(exit code {run.done.returncode})")
             return results
+        occurrences = Occurrences()
         for line in lines:
             try:
                 event = json.loads(line)
@@ -312,7 +329,8 @@ class NodeTest:
                 continue
             status: Status = "skipped" if event.get("skip") or event.get("todo") else (
                 "failed" if event.get("status") == "failed" else "passed")
-            results.add(TestOutcome(_test_id(file, *names), existing(run.root, file), status,
+            results.add(TestOutcome(occurrences.key(_test_id(file, *names)),
+                                    existing(run.root, file), status,
                                     message(str(event.get("error") or ""))))
         if not lines and run.done.returncode != 0:
             results.report_error = (f"node's test runner reported no test (exit code "
