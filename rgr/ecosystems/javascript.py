@@ -3,7 +3,8 @@
 Jest (``--json --outputFile``) and Vitest (its ``json`` reporter) write the same
 document: one entry per test file (a file that failed to load has a ``message`` and no
 assertions) with its assertions' ``ancestorTitles``, ``title`` and ``status``. Mocha's
-``json`` reporter writes into a file given by ``--reporter-option output=``; a spec file
+``json`` reporter writes into a file given by ``--reporter-options output=`` (Mocha
+before 10 prints it on stdout instead, where rgr finds it); a spec file
 that throws while loading stops Mocha before any report, so that file is found in the
 stack trace. node's runner takes reporters from ``NODE_OPTIONS``; rgr's own reporter
 (``node_reporter.mjs`` beside this file) writes one JSON line per test with its file.
@@ -224,11 +225,19 @@ class Mocha:
     label = "Mocha"
 
     def prepare(self, cmd: TestCommand, tmp: Path, env: dict[str, str]) -> tuple[str, ...]:
-        return with_args(cmd.argv, ("--reporter=json", f"--reporter-option=output={tmp / REPORT}"))
+        # ``--reporter-options`` (plural): Mocha 10+ takes it as ``--reporter-option``,
+        # Mocha 5 knows only it (and stops at the singular as an unknown option).
+        return with_args(cmd.argv, ("--reporter=json",
+                                    f"--reporter-options=output={tmp / REPORT}"))
 
     def read(self, run: Finished) -> Results:
         results = Results()
         data = _load_json(run.tmp / REPORT, self.label, results, run.done.returncode)
+        if data is None and not (run.tmp / REPORT).exists():
+            # Mocha before 10 ignores ``output=`` and prints the report on stdout.
+            data = mocha_report_in(run.stdout)
+            if data is not None:
+                results.report_error = None
         if not isinstance(data, dict):
             if "No test files found" in run.output:
                 results.report_error = None
@@ -255,15 +264,19 @@ class Mocha:
             else:
                 status = "passed"
             text = "\n".join(str(err.get(k, "")) for k in ("message", "stack") if err.get(k))
-            results.add(TestOutcome(occurrences.key(_test_id(file, title)),
-                                    existing(run.root, file), status, message(text)))
+            # Mocha before 10 names no file: the title alone is the id.
+            test_id = _test_id(file, title) if file else title
+            results.add(TestOutcome(occurrences.key(test_id),
+                                    existing(run.root, file) if file else None, status,
+                                    message(text)))
         # A hook that failed ("before all" hook) is listed under failures only.
         for case in data.get("failures") or []:
             file = relative(str(case.get("file", "")), run.root)
-            test_id = _test_id(file, str(case.get("fullTitle", "")))
+            title = str(case.get("fullTitle", ""))
+            test_id = _test_id(file, title) if file else title
             if test_id not in results.outcomes:
                 err = case.get("err") or {}
-                hook = TestOutcome(test_id, existing(run.root, file), "error",
+                hook = TestOutcome(test_id, existing(run.root, file) if file else None, "error",
                                    message(str(err.get("message", ""))))
                 # a failing hook is the test's own setup, unless it met missing code
                 results.add(replace(hook, kind="missing-code" if failure_kind(hook, run.root)
@@ -275,6 +288,23 @@ class Mocha:
     def fix(self) -> str:
         return ("make the test script run mocha as its last command (rgr appends --reporter "
                 "options to it), or set test_command to e.g. `npx mocha`")
+
+
+_MOCHA_REPORT_START = re.compile(r'\{\s*"stats"\s*:')
+
+
+def mocha_report_in(stdout: str) -> dict[str, Any] | None:
+    """Mocha's JSON report inside its standard output, whatever the tests printed
+    around it: the first object that opens with ``"stats"`` and parses, or None."""
+    decoder = json.JSONDecoder()
+    for start in _MOCHA_REPORT_START.finditer(stdout):
+        try:
+            data, _ = decoder.raw_decode(stdout, start.start())
+        except ValueError:
+            continue
+        if isinstance(data, dict) and isinstance(data.get("tests"), list):
+            return data
+    return None
 
 
 def _mocha_key(case: Any) -> tuple[str, str]:
