@@ -267,3 +267,51 @@ def test_doctor_names_the_interpreter_and_one_outside_the_venv(tmp_path: Path) -
     report = doctor()
     (warning,) = report["warnings"]  # type: ignore[misc]
     assert f"{sys.executable}, outside the project's virtualenv .venv" in warning["problem"]
+
+
+def test_failure_kinds_read_from_unittests_tracebacks(tmp_path: Path) -> None:
+    repo = unittest_project(tmp_path)
+    repo.commit("failing", {"tests/test_kinds.py": '''import unittest
+
+import calc
+
+
+class TestKinds(unittest.TestCase):
+    def test_wrong(self):
+        self.assertEqual(calc.add(1, 1), 3)
+
+    def test_missing(self):
+        self.assertEqual(calc.subtract(3, 1), 2)
+
+    def test_raises_in_code(self):
+        calc.add(1, None)
+'''})
+    report = run(repo.path)
+    kinds = {i.rsplit("::", 1)[1]: (o.status, o.kind) for i, o in report.outcomes.items()
+             if i.startswith("tests/test_kinds.py")}
+    assert kinds == {"test_wrong": ("failed", "assertion"),
+                     "test_missing": ("error", "missing-code"),
+                     "test_raises_in_code": ("error", "assertion")}, report.output_excerpt
+
+
+def test_the_reporter_runs_sealed_with_rgrs_install_hidden(tmp_path: Path) -> None:
+    """Inside bubblewrap, with rgr's own install hidden: the reporter is copied into
+    rgr's folder of the run, so the project's python finds it there."""
+    import rgr.ecosystems
+    from rgr.check.verify import Confinement
+    from rgr.sandbox.policy import SandboxPolicy
+
+    repo = unittest_project(tmp_path)
+    home, tmp = tmp_path / "home", tmp_path / "tmp"
+    for folder in (home, tmp):
+        folder.mkdir()
+    python = repo.path / ".venv" / "bin" / "python"
+    policy = SandboxPolicy(hide_paths=(Path(rgr.ecosystems.__file__).parent,))
+    jail = policy.test_jail(repo_root=repo.path, checkout=repo.path, home=home, tmp=tmp,
+                            executables=[python])
+    cmd = detect_test_command(repo.path)
+    assert cmd is not None
+    report = run_tests(cmd, repo.path, timeout=TIMEOUT,
+                       env={**os.environ, "HOME": str(home), "TMPDIR": str(tmp)},
+                       confinement=Confinement(jail, tmp))
+    assert statuses(report) == EXISTING, report.output_excerpt
