@@ -15,6 +15,7 @@ from rgr.backends.base import backend_binaries
 from rgr.base.ui import esc, make_console
 from rgr.check.gate import GateResult, gate_argvs
 from rgr.commands.verify import print_result, sealed_gate
+from rgr.ecosystems.python import project_virtualenv
 from rgr.loop.attempt import Sealer, tests_summary
 from rgr.loop.starting import make_backend
 from rgr.sandbox.explain import Diagnosis, missing_program
@@ -53,6 +54,8 @@ def doctor(ws: Workspace, as_json: bool, run_tests: bool = True) -> int:
             "generated": [f.as_dict() for f in sealer.generated_files()],
             "programs": [p.as_dict() for p in programs],
             "problems": [{"problem": d.problem, "fix": d.fix} for d in problems],
+            "warnings": [{"problem": d.problem, "fix": d.fix}
+                         for d in _outside_environment(ws, programs)],
             "tests": tests_summary(result.tests).model_dump(mode="json", by_alias=True),
             "diagnosis": None if diagnosis is None else {"problem": diagnosis.problem,
                                                          "fix": diagnosis.fix},
@@ -80,6 +83,31 @@ def _resolve(ws: Workspace, sealer: Sealer) -> list[Resolved]:
         # installation is shown in the agent's sandbox whatever it is.
         found = name if "/" in name else locate.find_cli(name, ws.env)
         out.append(Resolved("agent", name, found, found))
+    return out
+
+
+def _outside_environment(ws: Workspace, programs: list[Resolved]) -> list[Diagnosis]:
+    """The test command's program, found inside but outside the project's own
+    virtualenv: its tests run on another interpreter than the one the project's
+    dependencies are installed in (a system pytest on another Python), which rgr runs
+    as told but never without saying so."""
+    venv = project_virtualenv(ws.root)
+    if venv is None:
+        return []
+    out = []
+    for program in programs:
+        where = program.inside
+        if program.role != "test" or where is None:
+            continue
+        # inside, the working copy (and its venv) is at the repository's path too
+        if where.startswith((f"{venv}/", f"{ws.root / venv}/")):
+            continue
+        out.append(Diagnosis(
+            f"the test command's {program.name} is {where}, outside the project's "
+            f"virtualenv {venv}: the tests run on that interpreter, not on the one the "
+            "project's dependencies are installed in",
+            f"install the test runner into {venv}, or set test_command in tdd.toml to run "
+            f"it from there (e.g. `{venv}/bin/python -m ...`)"))
     return out
 
 
@@ -138,6 +166,8 @@ def _print(ws: Workspace, sealer: Sealer, programs: list[Resolved], problems: li
         console.print(f"  {program.role:<6} {esc(program.name)} → {esc(inside)}")
     for problem in problems:
         console.print(esc(f"error: {problem.problem}\n  fix: {problem.fix}"))
+    for warning in _outside_environment(ws, programs):
+        console.print(esc(f"warning: {warning.problem}\n  fix: {warning.fix}"))
     console.print("test run (as `rgr run` runs it: a pristine checkout of HEAD, "
                   + ("sealed):" if note.enabled else "NOT sealed):"))
     print_result(result, diagnosis)

@@ -137,6 +137,19 @@ def merge(outcomes: dict[str, TestOutcome], outcome: TestOutcome) -> None:
                                             worse.kind or other.kind)
 
 
+class Occurrences:
+    """Keys for tests that share one id (two tests titled alike in one file, the same
+    test added twice to a suite): each counts, as its runner counts it. The first keeps
+    the id, the next ones get `` #2``, `` #3`` ... in the order the runner reported."""
+
+    def __init__(self) -> None:
+        self._seen: dict[str, int] = {}
+
+    def key(self, test_id: str) -> str:
+        count = self._seen[test_id] = self._seen.get(test_id, 0) + 1
+        return test_id if count == 1 else f"{test_id} #{count}"
+
+
 def read_report(path: Path) -> str:
     """A report file's text. Code under test can write where the runner writes, so a
     symbolic link (which may point at any file rgr can read) is refused."""

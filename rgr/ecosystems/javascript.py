@@ -3,12 +3,15 @@
 Jest (``--json --outputFile``) and Vitest (its ``json`` reporter) write the same
 document: one entry per test file (a file that failed to load has a ``message`` and no
 assertions) with its assertions' ``ancestorTitles``, ``title`` and ``status``. Mocha's
-``json`` reporter writes into a file given by ``--reporter-option output=``; a spec file
+``json`` reporter writes into a file given by ``--reporter-options output=`` (Mocha
+before 10 prints it on stdout instead, where rgr finds it); a spec file
 that throws while loading stops Mocha before any report, so that file is found in the
 stack trace. node's runner takes reporters from ``NODE_OPTIONS``; rgr's own reporter
 (``node_reporter.mjs`` beside this file) writes one JSON line per test with its file.
 
 Test ids: ``<file>::<describe>::...::<title>``, the file relative to the project root.
+Tests titled alike in one file are as many tests as the runner counts: the second is
+``<id> #2``, and so on, in the order the runner reported them.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import json
 import re
 import shlex
 import shutil
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from functools import partial
@@ -29,6 +33,7 @@ from rgr.ecosystems.base import (
     Finished,
     Guess,
     MutationSyntax,
+    Occurrences,
     Plain,
     Results,
     Status,
@@ -112,6 +117,7 @@ class _JestLike:
         if not isinstance(data, dict):
             _load_failures_from_output(run, results)
             return results
+        occurrences = Occurrences()
         for suite in data.get("testResults") or []:
             file = relative(str(suite.get("name", "")), run.root)
             assertions = suite.get("assertionResults") or []
@@ -131,8 +137,8 @@ class _JestLike:
                 text = "\n".join(case.get("failureMessages") or [])
                 if text.startswith(_LOST_MESSAGE):
                     text = _printed_error(run.output, file, names) + text
-                results.add(TestOutcome(_test_id(file, *names), existing(run.root, file),
-                                        status, message(text)))
+                results.add(TestOutcome(occurrences.key(_test_id(file, *names)),
+                                        existing(run.root, file), status, message(text)))
         results.classify(partial(failure_kind, root=run.root))
         results.no_tests = (run.done.returncode == 0 and not results.outcomes
                             and not results.collection_errors
@@ -219,11 +225,19 @@ class Mocha:
     label = "Mocha"
 
     def prepare(self, cmd: TestCommand, tmp: Path, env: dict[str, str]) -> tuple[str, ...]:
-        return with_args(cmd.argv, ("--reporter=json", f"--reporter-option=output={tmp / REPORT}"))
+        # ``--reporter-options`` (plural): Mocha 10+ takes it as ``--reporter-option``,
+        # Mocha 5 knows only it (and stops at the singular as an unknown option).
+        return with_args(cmd.argv, ("--reporter=json",
+                                    f"--reporter-options=output={tmp / REPORT}"))
 
     def read(self, run: Finished) -> Results:
         results = Results()
         data = _load_json(run.tmp / REPORT, self.label, results, run.done.returncode)
+        if data is None and not (run.tmp / REPORT).exists():
+            # Mocha before 10 ignores ``output=`` and prints the report on stdout.
+            data = mocha_report_in(run.stdout)
+            if data is not None:
+                results.report_error = None
         if not isinstance(data, dict):
             if "No test files found" in run.output:
                 results.report_error = None
@@ -231,27 +245,38 @@ class Mocha:
                 return results
             _load_failures_from_output(run, results)
             return results
-        skipped = {(t.get("file"), t.get("fullTitle")) for t in data.get("pending") or []}
-        for case in data.get("tests") or []:
+        tests = [case for case in data.get("tests") or [] if isinstance(case, dict)]
+        pending = Counter(_mocha_key(t) for t in data.get("pending") or [])
+        titled = Counter(_mocha_key(t) for t in tests)
+        occurrences = Occurrences()
+        for case in tests:
             file = relative(str(case.get("file", "")), run.root)
             title = str(case.get("fullTitle", case.get("title", "")))
             err = case.get("err") or {}
-            if (case.get("file"), case.get("fullTitle")) in skipped:
+            key = _mocha_key(case)
+            # Among tests titled alike, the pending ones are those that never ran (no
+            # duration); a title of its own is pending when the report lists it so.
+            if pending[key] and not err and (titled[key] == 1 or "duration" not in case):
+                pending[key] -= 1
                 status: Status = "skipped"
             elif err:
                 status = "failed"
             else:
                 status = "passed"
             text = "\n".join(str(err.get(k, "")) for k in ("message", "stack") if err.get(k))
-            results.add(TestOutcome(_test_id(file, title), existing(run.root, file), status,
+            # Mocha before 10 names no file: the title alone is the id.
+            test_id = _test_id(file, title) if file else title
+            results.add(TestOutcome(occurrences.key(test_id),
+                                    existing(run.root, file) if file else None, status,
                                     message(text)))
         # A hook that failed ("before all" hook) is listed under failures only.
         for case in data.get("failures") or []:
             file = relative(str(case.get("file", "")), run.root)
-            test_id = _test_id(file, str(case.get("fullTitle", "")))
+            title = str(case.get("fullTitle", ""))
+            test_id = _test_id(file, title) if file else title
             if test_id not in results.outcomes:
                 err = case.get("err") or {}
-                hook = TestOutcome(test_id, existing(run.root, file), "error",
+                hook = TestOutcome(test_id, existing(run.root, file) if file else None, "error",
                                    message(str(err.get("message", ""))))
                 # a failing hook is the test's own setup, unless it met missing code
                 results.add(replace(hook, kind="missing-code" if failure_kind(hook, run.root)
@@ -263,6 +288,27 @@ class Mocha:
     def fix(self) -> str:
         return ("make the test script run mocha as its last command (rgr appends --reporter "
                 "options to it), or set test_command to e.g. `npx mocha`")
+
+
+_MOCHA_REPORT_START = re.compile(r'\{\s*"stats"\s*:')
+
+
+def mocha_report_in(stdout: str) -> dict[str, Any] | None:
+    """Mocha's JSON report inside its standard output, whatever the tests printed
+    around it: the first object that opens with ``"stats"`` and parses, or None."""
+    decoder = json.JSONDecoder()
+    for start in _MOCHA_REPORT_START.finditer(stdout):
+        try:
+            data, _ = decoder.raw_decode(stdout, start.start())
+        except ValueError:
+            continue
+        if isinstance(data, dict) and isinstance(data.get("tests"), list):
+            return data
+    return None
+
+
+def _mocha_key(case: Any) -> tuple[str, str]:
+    return (str(case.get("file", "")), str(case.get("fullTitle", case.get("title", ""))))
 
 
 #: rgr's reporter for node's runner, shipped inside the package.
@@ -296,6 +342,7 @@ class NodeTest:
             results.report_error = (f"node's test runner wrote no report to {path} "
                                     f"(exit code {run.done.returncode})")
             return results
+        occurrences = Occurrences()
         for line in lines:
             try:
                 event = json.loads(line)
@@ -312,7 +359,8 @@ class NodeTest:
                 continue
             status: Status = "skipped" if event.get("skip") or event.get("todo") else (
                 "failed" if event.get("status") == "failed" else "passed")
-            results.add(TestOutcome(_test_id(file, *names), existing(run.root, file), status,
+            results.add(TestOutcome(occurrences.key(_test_id(file, *names)),
+                                    existing(run.root, file), status,
                                     message(str(event.get("error") or ""))))
         if not lines and run.done.returncode != 0:
             results.report_error = (f"node's test runner reported no test (exit code "

@@ -137,7 +137,7 @@ def failure_kind(outcome: TestOutcome) -> FailureKind:
     where, exc = raised[-1] if raised else (None, "")
     if not exc and (summary := _SUMMARY_TYPE.match(text)):
         exc = summary.group(1)
-    kind = _raised_kind(exc.rsplit(".", 1)[-1], where, text)
+    kind = raised_kind(exc.rsplit(".", 1)[-1], where, text)
     if _NOT_IN_CALL.match(text) and kind != "missing-code":
         return "test-error"
     return kind
@@ -153,10 +153,12 @@ def load_kind(file: str, message: str) -> FailureKind:
     test-only module is ``test-error``; anything else (a syntax error, code that raises
     while importing) is no kind rgr accepts in a RED."""
     raised = _EXCEPTION_LINE.findall(message)
-    return _raised_kind(raised[-1].rsplit(".", 1)[-1] if raised else "", file, message)
+    return raised_kind(raised[-1].rsplit(".", 1)[-1] if raised else "", file, message)
 
 
-def _raised_kind(exc: str, where: str | None, text: str) -> FailureKind:
+def raised_kind(exc: str, where: str | None, text: str) -> FailureKind:
+    """The kind of exception ``exc`` (its class's short name) raised in file ``where``
+    (relative), its report's text ``text`` naming what was missing."""
     in_test = where is not None and is_test_path(where)
     if exc in ("AssertionError", "Failed") or text.startswith("assert "):
         return "assertion"
@@ -254,6 +256,19 @@ def _module_file(root: Path, parts: list[str]) -> str:
 
 def _exists(root: Path, relative: str) -> bool:
     return (root / relative).is_file()
+
+
+#: Where a project keeps its own virtualenv, at its top.
+VENV_FOLDERS = (".venv", "venv", "env")
+
+
+def project_virtualenv(root: Path) -> str | None:
+    """The project's own virtualenv folder (relative to ``root``), or None: where its
+    dependencies, and the test runner they bring, are installed."""
+    for folder in VENV_FOLDERS:
+        if (root / folder / "pyvenv.cfg").is_file() and (root / folder / "bin").is_dir():
+            return folder
+    return None
 
 
 #: Files that make a folder a Python project whose tests pytest runs.

@@ -13,13 +13,13 @@ from pathlib import Path
 
 from rgr.base.config import Config, TestCommand
 from rgr.base.errors import ConfigError
-from rgr.ecosystems import bun, go, javascript, jvm, php, python, ruby, rust
+from rgr.ecosystems import bun, go, javascript, jvm, php, python, python_unittest, ruby, rust
 from rgr.ecosystems.base import Diagnosis, Ecosystem, MutationSyntax, Runner, ToolHome
 from rgr.ecosystems.junit import CustomCommand, JUnitGlobs
 
 #: The first whose files are found wins: a Java build with a package.json for its web
 #: assets is a Java project; Python's markers (pyproject.toml ...) come last, as any
-#: project may carry one.
+#: project may carry one (unittest first: it claims only a project that names no pytest).
 ECOSYSTEMS: tuple[Ecosystem, ...] = (
     jvm.ECOSYSTEM,
     bun.ECOSYSTEM,
@@ -28,6 +28,7 @@ ECOSYSTEMS: tuple[Ecosystem, ...] = (
     go.ECOSYSTEM,
     ruby.ECOSYSTEM,
     php.ECOSYSTEM,
+    python_unittest.ECOSYSTEM,
     python.ECOSYSTEM,
 )
 

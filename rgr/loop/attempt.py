@@ -476,6 +476,10 @@ class Sealer:
             names += [*backend_binaries(self.backend), "git"]
         found = []
         for name in names:
+            if "/" in name and not os.path.isabs(name):
+                # relative to the working copy (``.venv/bin/python``), whose dependency
+                # folders are the repository's
+                name = str(self.ws.root / name)
             path = shutil.which(name, path=env.get("PATH"))
             if path is not None:
                 found.append(Path(path))
