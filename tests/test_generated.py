@@ -19,8 +19,8 @@ from conftest import clean_env, git
 from fake_backend import FakeBackend
 
 from rgr.base.config import load_config
-from rgr.ecosystems.registry import resolve_test_command
 from rgr.base.errors import ConfigError
+from rgr.ecosystems.registry import resolve_test_command
 from rgr.loop.attempt import Sealer
 from rgr.store import generated
 from rgr.store.generated import GeneratedFile
