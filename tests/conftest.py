@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from harness import full_sweep
+from timing_budgets import BudgetAccount
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 NOTES_REF = "refs/notes/tdd-handoffs"
@@ -222,11 +224,14 @@ def repo(tmp_path: Path) -> Repo:
     return make_repo(tmp_path, commits=3)
 
 
+@pytest.hookimpl(tryfirst=True)
 def pytest_sessionstart(session: pytest.Session) -> None:
     """rgr runs every agent and test run inside bubblewrap: install it from the OS
     package manager where it is missing (as root, or with sudo that needs no password);
-    otherwise stop with the command to run, rather than fail test by test."""
-    if shutil.which("bwrap"):
+    otherwise stop with the command to run, rather than fail test by test. Under xdist
+    the controller does it (first, before its workers start): two workers running
+    apt-get at once would fight over dpkg's lock."""
+    if shutil.which("bwrap") or os.environ.get("PYTEST_XDIST_WORKER"):
         return
     prefix = [] if os.geteuid() == 0 else (["sudo", "-n"] if shutil.which("sudo") else None)
     if prefix is None or not shutil.which("apt-get"):
@@ -248,9 +253,69 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 CONTAINERS_OPT_IN = "RGR_CONTAINERS"
 
 
+#: The tiers (README "Development": the inner loop, the default run, the full sweeps).
+#: A test is ``unit`` when it runs in-process: no agent CLI, no sandbox started per test,
+#: no rgr, daemon, web server or toolchain started as a process of its own. These files'
+#: tests each start such a process (a second or more apiece): ``integration``, in the
+#: default run but not in the inner loop (``pytest -m unit``). Everything under
+#: tests/e2e is ``e2e`` and tests/containers ``containers``.
+PROCESS_SUITES = frozenset({
+    "test_cli_errors.py", "test_commands.py", "test_completion.py", "test_daemon_land.py",
+    "test_daemon_queue.py", "test_doctor.py", "test_failure_kinds.py",
+    "test_history_cache.py", "test_history_table.py", "test_mutation_probed.py",
+    "test_packaging.py", "test_red_real_suites.py", "test_refactor.py",
+    "test_report_integrate.py", "test_rough_edges.py", "test_runners.py", "test_serve.py",
+    "test_setup.py", "test_startup.py", "test_verify.py", "test_zero_config.py",
+})
+
+#: Test files that look for an attack's marks (files named PWNED under /tmp, processes
+#: with PWNED in their command line): machine-wide places, so two of them running at
+#: once would see each other's attacks in flight. One xdist worker runs them all, one
+#: after the other (``--dist loadgroup``, set in pyproject.toml).
+MARK_HUNTERS = frozenset({"test_hostile.py", "test_hostile_codex.py",
+                          "test_referee_rules.py"})
+
+_TESTS_DIR = Path(__file__).resolve().parent
+
+
+def tier_of(path: Path) -> str:
+    """The tier marker of the test file ``path``: e2e, containers, integration or unit."""
+    try:
+        parts = path.resolve().relative_to(_TESTS_DIR).parts
+    except ValueError:  # a file outside tests/, named on the command line
+        return "unit"
+    if parts[0] in ("e2e", "containers"):
+        return parts[0]
+    return "integration" if path.name in PROCESS_SUITES else "unit"
+
+
+def shares_a_costly_fixture(item: pytest.Item) -> bool:
+    """Whether ``item`` uses a module- or session-scoped fixture its own file defines (a
+    fleet of daemons and a browser, a demo run, downloaded projects): xdist builds such a
+    fixture once per worker that runs any of the file's tests, so the file's tests go to
+    one worker (an xdist group per file) and it is built once."""
+    info = getattr(item, "_fixtureinfo", None)
+    if info is None:
+        return False
+    return any(definition.scope in ("module", "package", "session")
+               and definition.baseid.endswith(".py")
+               for definitions in info.name2fixturedefs.values()
+               for definition in definitions)
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Without RGR_CONTAINERS=1 each ``containers`` test is skipped, saying how to run it
+    """Each test gets its tier's marker (``tier_of``); the mark hunters share one xdist
+    group, and a file with a costly shared fixture has one of its own; without
+    RGR_CONTAINERS=1 each ``containers`` test is skipped, saying how to run it
     (``pytest -ra`` lists it among the skipped: not verified by that run)."""
+    for item in items:
+        tier = tier_of(item.path)
+        if item.get_closest_marker(tier) is None:
+            item.add_marker(getattr(pytest.mark, tier))
+        if item.path.name in MARK_HUNTERS:
+            item.add_marker(pytest.mark.xdist_group("mark-hunters"))
+        elif shares_a_costly_fixture(item):
+            item.add_marker(pytest.mark.xdist_group(f"fixture-of-{item.path.name}"))
     if os.environ.get(CONTAINERS_OPT_IN) == "1":
         return
     skip = pytest.mark.skip(reason=f"container tests are opt-in: run with "
@@ -317,3 +382,14 @@ def gh_bin(tmp_path: Path) -> Path:
     gh.write_text(FAKE_GH)
     gh.chmod(gh.stat().st_mode | stat.S_IXUSR)
     return bin_dir
+
+
+# -- the e2e files' time against their budgets (tests/timing_budgets.py) ----------------
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Under xdist only the controller keeps the account: it sees every worker's
+    reports."""
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        config.pluginmanager.register(BudgetAccount(full_sweep=full_sweep()),
+                                      "rgr-e2e-budgets")

@@ -76,3 +76,12 @@ def test_no_path_of_the_writers_machine_and_no_internal_documents() -> None:
 def test_the_first_command_says_where_it_runs() -> None:
     start = README[: README.index("```sh")]
     assert "clone" in start
+
+
+def test_ci_runs_exactly_the_readmes_test_command() -> None:
+    """The README's second fenced command (the tests) is the command .ci/run runs: what
+    a newcomer runs is what CI proves."""
+    commands = [body.strip() for lang, body in BLOCKS if lang == "sh"]
+    assert len(commands) >= 2, "the README starts with two sh blocks: install+run, tests"
+    ci_lines = (REPO_ROOT / ".ci" / "run").read_text().strip().splitlines()
+    assert ci_lines[-1].strip() == commands[1]

@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 from conftest import gh_bin
 from daemon_kata import MERGED_ALPHA, choose, merge_fix
-from harness import full_sweep, sweep
+from harness import full_sweep, sweep, sweep_only
 from kata import (
     assert_suite_green,
     git,
@@ -516,6 +516,12 @@ def job_clones_main(clone: Path) -> set[str]:
     return found
 
 
+#: Its parts are each proven in every run (two machines on one remote:
+#: test_two_daemons_share_a_bare_remote; landing there exactly once through a kill -9:
+#: test_kill_9_while_landing_on_a_remote_lands_exactly_once; a conflicting job fixed
+#: and a cheat stopped: test_merge_fixer_lands_a_conflicting_job_and_a_cheat_needs_attention);
+#: all of them at once, the daemon suite's longest test, only in the full sweep.
+@sweep_only(WHERE, "the fleet, all at once")
 def test_a_fleet_lands_on_the_remote_exactly_once_and_a_fresh_clone_has_it_all(
         tmp_path: Path) -> None:
     """Two clones of one bare remote, --integrate merge: jobs on separate files (two by

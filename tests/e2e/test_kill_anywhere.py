@@ -14,7 +14,7 @@ first GREEN of cycle 1 edits the test (rejected, kept, retried) and the first RE
 cycle 2 meets an overloaded API (retried after a backoff), so the rejection and backoff
 paths have kill points too.
 
-Every test run kills at a fixed sample of points on both agent CLIs (SAMPLE below: four
+Every test run kills at a fixed sample of points on both agent CLIs (SAMPLE below: two
 on claude, one on codex; the same every run); the others are skipped, naming the command
 of the full sweep, which kills at every point on each CLI of RGR_E2E_BACKENDS (default
 claude; ``claude,codex`` for both):
@@ -101,11 +101,13 @@ ALL_KILLS: list[Kill] = [
 ]
 
 #: What every test run kills at, per agent CLI (the others: RGR_FULL_SWEEP=1). On claude,
-#: one of each kind of moment: inside the import of an attempt's commits, between a
-#: note's objects and its ref, on the rejection path (the failed attempt kept), and the
-#: whole process tree mid-session; on codex, inside the import of its patch's commits.
+#: between a note's objects and its ref, and on the rejection path (the failed attempt
+#: kept); on codex, inside the import of an attempt's commits. The whole process tree
+#: killed mid-session is test_tdd_loop.py's kill -9 then resume, in every run too; the
+#: import on claude (seal:imported@3) and the mid-session kill by request count
+#: (model-request-12) went to the full sweep to keep the default run within 15 minutes.
 SAMPLE = {
-    "claude": {"seal:imported@3", "notes:ref-moved@4", "attempt:kept@1", "model-request-12"},
+    "claude": {"notes:ref-moved@4", "attempt:kept@1"},
     "codex": {"seal:imported@3"},
 }
 

@@ -1,0 +1,77 @@
+"""Each end-to-end test file's time budget, and the run's account against it.
+
+The default run (the README's test command, what CI runs) must stay within 15 minutes on
+two cores, and the slow part is tests/e2e: each file there has a budget in seconds in
+``tests/e2e/budgets.toml`` (the time of its tests added up: setup, call and teardown, as
+``--durations`` counts them). At the end of every run that ran e2e tests, pytest's summary
+shows each file's time against its budget, and names the files over it loudly. It never
+fails the run: a time depends on the machine and its load, and a timed test is a flaky
+test. A file over its budget is sampled (``harness.sweep``) or split, never left silently
+slower; a new e2e file needs a budget (tests/test_architecture.py checks that each has
+one).
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+
+BUDGETS_FILE = Path(__file__).resolve().parent / "e2e" / "budgets.toml"
+
+#: A file within this share over its budget is noise of a loaded machine, not news.
+SLACK = 0.25
+
+
+def budgets(path: Path = BUDGETS_FILE) -> dict[str, float]:
+    """File name -> budget in seconds, from ``[budgets]`` of budgets.toml."""
+    table = tomllib.loads(path.read_text())["budgets"]
+    return {str(name): float(seconds) for name, seconds in table.items()}
+
+
+class BudgetAccount:
+    """A pytest plugin: the seconds each e2e file took in this run, written against its
+    budget at the end. ``full_sweep``: the run does more than the budgets are for, so the
+    times are listed, not judged."""
+
+    def __init__(self, full_sweep: bool = False) -> None:
+        self.full_sweep = full_sweep
+        self.seconds: dict[str, float] = defaultdict(float)
+        self.tests: dict[str, int] = defaultdict(int)
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        path = report.nodeid.split("::", 1)[0]
+        if not path.startswith("tests/e2e/"):
+            return
+        name = path.rsplit("/", 1)[-1]
+        self.seconds[name] += report.duration
+        if report.when == "call":
+            self.tests[name] += 1
+
+    def lines(self, limits: dict[str, float], judged: bool = True) -> list[tuple[str, bool]]:
+        """(line, over budget) for each file run, slowest first; ``judged`` false (a full
+        sweep, which runs more than the budgets are for) only lists the times."""
+        rows = []
+        for name, spent in sorted(self.seconds.items(), key=lambda kv: -kv[1]):
+            limit = limits.get(name)
+            if limit is None:
+                rows.append((f"{spent:7.1f} s  (no budget)  {name}: add one to "
+                             f"{BUDGETS_FILE.name}", True))
+                continue
+            over = judged and spent > limit * (1 + SLACK)
+            flag = "  OVER BUDGET: sample or split it" if over else ""
+            rows.append((f"{spent:7.1f} s of {limit:5.0f} s  {name} "
+                         f"({self.tests[name]} tests){flag}", over))
+        return rows
+
+    def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
+        if not self.seconds:
+            return
+        terminal = terminalreporter
+        terminal.section("time per end-to-end file against its budget (tests/e2e/budgets.toml)")
+        for line, over in self.lines(budgets(), judged=not self.full_sweep):
+            terminal.write_line(line, red=over, bold=over)
+        terminal.write_line(f"total {sum(self.seconds.values()):.0f} s of test time "
+                            f"(on N workers the wall time is about 1/N of it)")
