@@ -262,10 +262,13 @@ CONTAINERS_OPT_IN = "RGR_CONTAINERS"
 PROCESS_SUITES = frozenset({
     "test_cli_errors.py", "test_commands.py", "test_completion.py", "test_daemon_land.py",
     "test_daemon_queue.py", "test_doctor.py", "test_failure_kinds.py",
-    "test_history_cache.py", "test_history_table.py", "test_mutation_probed.py",
-    "test_packaging.py", "test_red_real_suites.py", "test_refactor.py",
-    "test_report_integrate.py", "test_rough_edges.py", "test_runners.py", "test_serve.py",
-    "test_setup.py", "test_startup.py", "test_verify.py", "test_zero_config.py",
+    "test_generated.py", "test_history_cache.py", "test_history_table.py",
+    "test_mocha_versions.py", "test_mutation_probe_exit.py", "test_mutation_probed.py",
+    "test_packaging.py", "test_red_compiled_packages.py", "test_red_real_suites.py",
+    "test_refactor.py", "test_report_integrate.py", "test_rough_edges.py",
+    "test_runner_counts.py", "test_runners.py", "test_serve.py", "test_setup.py",
+    "test_startup.py", "test_unittest_runner.py", "test_verify.py", "test_work_hooks.py",
+    "test_zero_config.py",
 })
 
 #: Test files that look for an attack's marks (files named PWNED under /tmp, processes
