@@ -29,6 +29,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from rgr.base.backend_names import DEFAULT
 from rgr.observe.events import (
     AgentCalled,
     AttemptStarted,
@@ -113,9 +114,9 @@ def summarize(events: list[Record]) -> dict[str, Any]:
             case AgentCalled.kind:
                 if target is not None:
                     # Which CLI and model ran the phase's sessions (the last one wins).
-                    target["backend"] = event.get("backend") or "claude"
+                    target["backend"] = event.get("backend") or DEFAULT
                     target["model"] = event.get("model")
-                backend = backends.setdefault(str(event.get("backend") or "claude"), {
+                backend = backends.setdefault(str(event.get("backend") or DEFAULT), {
                     "sessions": 0, "costReported": True, "inputTokens": 0, "outputTokens": 0})
                 backend["sessions"] += 1
                 backend["inputTokens"] += int(event.get("inputTokens") or 0)
