@@ -4,7 +4,7 @@ and class that run it, and what to call it. One line per backend; the router, th
 names from here or from rgr.base.backend_names (a test checks the two agree).
 
 A backend class is imported only when a run uses it (``load``): ``rgr --help`` and a
-run on claude never load codex's module.
+run on claude never load codex's or gemini's module.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
-from rgr.base.backend_names import CLAUDE, CODEX
+from rgr.base.backend_names import CLAUDE, CODEX, GEMINI
 
 if TYPE_CHECKING:
     from rgr.backends.base import Backend
@@ -40,6 +40,8 @@ BACKENDS: Mapping[str, BackendEntry] = {
     CLAUDE: BackendEntry("rgr.backends.claude", "ClaudeBackend", "Claude Code",
                          "@anthropic-ai/claude-code"),
     CODEX: BackendEntry("rgr.backends.codex", "CodexBackend", "OpenAI Codex", "@openai/codex"),
+    GEMINI: BackendEntry("rgr.backends.gemini", "GeminiBackend", "Gemini CLI",
+                         "@google/gemini-cli"),
 }
 
 

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 CLAUDE = "claude"  # Claude Code, `claude -p`
 CODEX = "codex"  # OpenAI Codex CLI, `codex exec`
+GEMINI = "gemini"  # Gemini CLI, `gemini -p`
 
 #: Every backend, in the order help and messages list them.
-NAMES = (CLAUDE, CODEX)
+NAMES = (CLAUDE, CODEX, GEMINI)
 
 #: The backend of a run that names none, and what a record written before rgr recorded
 #: backends (an old note, event or result) was made with.
