@@ -21,6 +21,8 @@ Facts measured with @google/gemini-cli 0.61.0 (npm; a node bundle, node >= 20) d
 - First request with the defaults: about 48.7 KB (16 tools, the long built-in prompt).
 - The CLI has no output schema: rgr appends the schema to the prompt and validates the
   last model message (JSON, code fences tolerated) with the pydantic model itself.
+- A 429 or 5xx is retried by the CLI itself (``general.maxAttempts``, 10 by default,
+  backing off 5 s to 30 s); after the last it exits 1 with an ``error`` result.
 - ``GEMINI_CLI_CUSTOM_HEADERS="Name: value"`` adds headers to every model request:
   rgr names the session there (``x-rgr-session-id``), as claude does with its own.
 
@@ -90,11 +92,13 @@ TOOLS = {"Read": ("read_file",), "Write": ("write_file",), "Edit": ("replace",),
          "Bash": ("run_shell_command",), "Grep": ("grep_search",),
          "Glob": ("glob", "list_directory")}
 
+#: A rate limit's text says "switch to another /auth method": only these mean the key.
 LOGIN_MARKERS = ("401", "403", "unauthenticated", "permission_denied", "api key not valid",
-                 "invalid api key", "auth method", "must specify the gemini_api_key")
-TRANSIENT_MARKERS = ("429", "resource_exhausted", "quota", "rate limit", "500", "502", "503",
-                     "unavailable", "internal", "overloaded", "fetch failed", "econnreset",
-                     "econnrefused", "socket hang up", "terminated", "timeout")
+                 "invalid api key", "invalid auth method", "must specify the gemini_api_key")
+TRANSIENT_MARKERS = ("429", "resource_exhausted", "resource exhausted", "quota", "rate limit",
+                     "500", "502", "503", "unavailable", "internal", "overloaded",
+                     "fetch failed", "econnreset", "econnrefused", "socket hang up",
+                     "terminated", "timeout")
 
 _VERSION = re.compile(r"(\d+)\.(\d+)\.(\d+)")
 _FENCE = re.compile(r"^```(?:json)?\s*\n(.*)\n```\s*$", re.DOTALL)
@@ -108,10 +112,13 @@ class GeminiBackend:
     env_keep: tuple[str, ...] = (KEY_VAR, BASE_URL_VAR)
 
     def __init__(self, binary: str = GEMINI, *, env: Mapping[str, str] | None = None,
-                 model: str | None = None) -> None:
+                 model: str | None = None, max_attempts: int | None = None) -> None:
         self.binary = locate.resolve_cli(binary, env if env is not None else os.environ)
         self.env = env
         self.model = model
+        #: The CLI's own attempts per model request (``general.maxAttempts``; None: its
+        #: default, 10, backing off from 5 s to 30 s: minutes on a lasting 429).
+        self.max_attempts = max_attempts
 
     @classmethod
     def from_config(cls, config: Config, env: Mapping[str, str]) -> GeminiBackend:
@@ -213,7 +220,9 @@ class GeminiBackend:
         settings = {"security": {"auth": {"selectedType": "gemini-api-key"}},
                     "tools": {"core": tools},
                     "general": {"disableAutoUpdate": True, "disableUpdateNag": True,
-                                "checkpointing": {"enabled": False}},
+                                "checkpointing": {"enabled": False},
+                                **({"maxAttempts": self.max_attempts}
+                                   if self.max_attempts is not None else {})},
                     "privacy": {"usageStatisticsEnabled": False},
                     "telemetry": {"enabled": False},
                     "context": {"fileName": "RGR-NO-CONTEXT-FILE.md"},

@@ -82,14 +82,14 @@ def _texts(content: Any) -> str:
 
 def first_user_text(body: Mapping[str, Any]) -> str:
     """The prompt: the user texts before the model's first answer, without the CLI's
-    own ``<session_context>``."""
+    own ``<session_context>`` part (it shares the first user content with the prompt)."""
     texts = []
     for content in body.get("contents") or []:
         if not isinstance(content, dict) or content.get("role") != "user":
             break
-        text = _texts(content)
-        if not text.lstrip().startswith("<session_context>"):
-            texts.append(text)
+        texts += [str(part["text"]) for part in content.get("parts") or []
+                  if isinstance(part, dict) and "text" in part
+                  and not str(part["text"]).lstrip().startswith("<session_context>")]
     return "\n".join(texts)
 
 
