@@ -178,7 +178,7 @@ def model_server(backend: str = "claude") -> type[FakeModelServer]:
 #: Secrets that must never appear in anything rgr writes (notes, logs, its files).
 CANARY_ENV = {"ANTHROPIC_API_KEY": "sk-ant-api03-CANARY-7f3a9c-never-write-me",
               "CODEX_API_KEY": "sk-proj-CANARY-31c7e2-never-write-me",
-              "GOOGLE_API_KEY": "AIza-CANARY-9b2d4f-never-write-me",
+              "GEMINI_API_KEY": "AIza-CANARY-9b2d4f-never-write-me",
               "RGR_TEST_CANARY_TOKEN": "canary-token-5d81e0-never-write-me"}
 
 
