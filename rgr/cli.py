@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, NamedTuple
 import click
 
 from rgr import __version__
+from rgr.base import backend_names
 from rgr.base.errors import ExitCode, RgrError
 
 if TYPE_CHECKING:
@@ -113,7 +114,7 @@ _common_run_options = [
     click.option("--max-phases", type=click.IntRange(min=1),
                  help="Stop (resumably) after this many phases."),
     click.option("--model", help="The model every agent uses (overrides tdd.toml, TDD_MODEL)."),
-    click.option("--backend", type=click.Choice(["claude", "codex"]),
+    click.option("--backend", type=click.Choice(backend_names.NAMES),
                  help="The agent CLI for every agent whose agents/*.toml names none "
                       "(overrides tdd.toml, TDD_BACKEND)."),
     click.option("--max-retries", type=click.IntRange(min=0),
@@ -380,11 +381,13 @@ def report(ctx: Context, as_json: bool, integrate: str, into: str | None) -> Non
 @cli.command()
 @click.option("--dir", "directory", type=click.Path(file_okay=False, path_type=Path),
               help="Create the kata here (new or empty) instead of a temporary directory.")
-@click.option("--claude", "claude", metavar="PATH",
+@click.option("--claude", metavar="PATH",
               help="The Claude Code binary (default: `claude` on PATH).")
-@click.option("--backend", type=click.Choice(["claude", "codex"]), default="claude",
+# The replay scripts exist for these two CLIs (rgr.demo).
+@click.option("--backend", type=click.Choice([backend_names.CLAUDE, backend_names.CODEX]),
+              default=backend_names.DEFAULT,
               show_default=True, help="The agent CLI the replay drives.")
-@click.option("--codex", "codex", metavar="PATH",
+@click.option("--codex", metavar="PATH",
               help="With --backend codex: the Codex binary (default: `codex` on PATH).")
 def demo(directory: Path | None, claude: str | None, backend: str, codex: str | None) -> None:
     """A complete TDD run on a throwaway kata in about a minute, with the model

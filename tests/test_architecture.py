@@ -394,3 +394,31 @@ def test_the_ecosystem_check_sees_a_runner_named_outside(tmp_path: Path) -> None
     assert _ecosystem_knowledge_outside({"rgr.check.sample": sample}) == {
         "rgr.check.sample": ["cargo", "go test", "mocha"]}
     assert _ecosystem_knowledge_outside({"rgr.ecosystems.sample": sample}) == {}
+
+
+#: Where a backend's name may be a string literal: the one list of names. Everything
+#: else (the registry, the CLI, the configuration, the agent files, the views) uses its
+#: constants, so a new backend is one name there and one line in rgr.backends.registry.
+BACKEND_NAME_MODULES = {"rgr.base.backend_names"}
+
+
+def _backend_name_literals(path: Path) -> list[str]:
+    """Where a file writes a backend's name as a string (the whole string: "claude",
+    not "claude -p" nor a docstring that mentions it)."""
+    from rgr.base.backend_names import NAMES
+    return [f"line {node.lineno}: {node.value!r}"
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+            if isinstance(node, ast.Constant) and node.value in NAMES]
+
+
+def test_backend_names_are_written_only_in_their_module() -> None:
+    offences = {name: found for name, path in MODULES.items()
+                if name not in BACKEND_NAME_MODULES and (found := _backend_name_literals(path))}
+    assert offences == {}
+
+
+def test_the_backend_name_check_sees_a_literal(tmp_path: Path) -> None:
+    sample = tmp_path / "sample.py"
+    sample.write_text('"""Runs claude."""\n\nBACKEND = "codex"\n\n'
+                      'def f(x):\n    return x == "claude" or x == "claude -p"\n')
+    assert _backend_name_literals(sample) == ["line 3: 'codex'", "line 6: 'claude'"]

@@ -26,7 +26,8 @@ STARTUP_BUDGET = {"__future__", "rgr", "rgr.launch", "rgr.base", "rgr.base.termi
 #: console script imports anyway). Not typing, subprocess, hashlib or datetime's Python
 #: half: 1-5 ms each, on a 25 ms path.
 HISTORY_TABLE_BUDGET = STARTUP_BUDGET | {
-    "rgr.base.errors", "rgr.store", "rgr.store.handoff_read", "rgr.store.history",
+    "rgr.base.errors", "rgr.base.backend_names", "rgr.store", "rgr.store.handoff_read",
+    "rgr.store.history",
     "rgr.store.history.quick", "rgr.store.history.table", "rgr.store.notes_log",
     "rgr.store.gitcli",
     "rgr.base.proc", "rgr.base.ui", "rgr.base.config_seen",

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import pydantic
 
+from rgr.base import backend_names
 from rgr.base.errors import BackendError
 
 if TYPE_CHECKING:  # a Protocol, so only for the type checker (rgr.base.proc)
@@ -42,7 +43,7 @@ class AgentRequest:
     session_id: str  # a uuid4 chosen by the caller: a fresh session per phase
     max_budget_usd: float | None = None
     env: Mapping[str, str] | None = None  # None: rgr's own environment passes through
-    #: Which CLI runs this session ("claude", "codex"); None: the run's default. Only
+    #: Which CLI runs this session (rgr.base.backend_names); None: the run's default. Only
     #: rgr.backends.router reads it.
     backend: str | None = None
     #: Called with each event the session reports while it runs (claude's stream-json
@@ -67,7 +68,7 @@ class SessionFigures:
     rgr's accounting (events, notes, limits, the views) reads the same typed fields for
     each CLI and nothing outside rgr/backends/ reads a backend's own output."""
 
-    backend: str = "claude"  # the CLI that ran the session
+    backend: str = backend_names.DEFAULT  # the CLI that ran the session
     model: str | None = None  # the model it used, when the backend says
     num_turns: int = 0
     duration_ms: int = 0

@@ -93,11 +93,13 @@ from rgr.backends.base import (
     usd,
 )
 from rgr.base import failpoints
+from rgr.base.backend_names import CLAUDE
 from rgr.base.errors import BackendError, CommandError
 from rgr.base.proc import Completed, run, run_lines
 from rgr.base.processes import REPO_MARK_VAR, SESSION_MARK_VAR, kill_marked_processes
 
 if TYPE_CHECKING:  # a Protocol, so only for the type checker (rgr.base.proc)
+    from rgr.base.config import Config
     from rgr.base.proc import Launcher
 
 INSTALL_COMMAND = locate.install_command(claude_release.PACKAGE, claude_release.PINNED)
@@ -173,15 +175,19 @@ class ClaudeBackend:
     ``check_login`` (and for requests that carry none); None passes rgr's own through.
     """
 
-    name = "claude"
+    name = CLAUDE
     env_keep: tuple[str, ...] = ENV_KEEP
 
-    def __init__(self, binary: str = "claude", *, env: Mapping[str, str] | None = None,
+    def __init__(self, binary: str = CLAUDE, *, env: Mapping[str, str] | None = None,
                  binary_setting: str = "agent_binary in tdd.toml") -> None:
         # A bare name is also looked for where the README's install puts it.
         self.binary = locate.resolve_cli(binary, env if env is not None else os.environ)
         self.env = env
         self.install_hint = install_hint(binary_setting)
+
+    @classmethod
+    def from_config(cls, config: Config, env: Mapping[str, str]) -> ClaudeBackend:
+        return cls(config.agent_binary, env=env, binary_setting=config.setting("agent_binary"))
 
     # -- the protocol ------------------------------------------------------------------
 
@@ -498,7 +504,7 @@ def figures_of(data: Mapping[str, Any]) -> SessionFigures:
     """The typed figures of claude's result object."""
     usage = usage_of(data)
     return SessionFigures(
-        backend="claude",
+        backend=CLAUDE,
         # claude's result names its models only as the keys of modelUsage.
         model=next(iter(data.get("modelUsage") or {}), None) or (
             str(data["model"]) if data.get("model") else None),

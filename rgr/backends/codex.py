@@ -81,7 +81,8 @@ from rgr.backends.base import (
 from rgr.backends.codex_stream import StreamState, stream_reader
 from rgr.backends.strict_output import nulls_to_defaults, strict_schema
 from rgr.base import failpoints
-from rgr.base.config import CodexConfig
+from rgr.base.backend_names import CODEX
+from rgr.base.config import CodexConfig, Config
 from rgr.base.errors import BackendError, CommandError
 from rgr.base.proc import Completed, run, run_lines
 from rgr.base.processes import REPO_MARK_VAR, SESSION_MARK_VAR, kill_marked_processes
@@ -169,12 +170,12 @@ class CodexBackend:
     """Runs ``codex exec`` headless. ``env`` is rgr's environment (the key and base URL
     are read from it); None uses ``os.environ``."""
 
-    name = "codex"
+    name = CODEX
     #: What codex needs of the session's environment (the sandbox drops the rest): the
     #: key, which only the codex process gets (as CODEX_API_KEY).
     env_keep: tuple[str, ...] = KEY_VARS
 
-    def __init__(self, binary: str = "codex", *, env: Mapping[str, str] | None = None,
+    def __init__(self, binary: str = CODEX, *, env: Mapping[str, str] | None = None,
                  settings: CodexConfig | None = None, run_model: str | None = None) -> None:
         source = env if env is not None else os.environ
         # The native executable, not npm's node launcher: no node needed in the sandbox,
@@ -186,6 +187,10 @@ class CodexBackend:
         #: tdd.toml's ``model`` (for every agent): ``[codex] model`` comes before it, an
         #: agent file's own model before both.
         self.run_model = run_model
+
+    @classmethod
+    def from_config(cls, config: Config, env: Mapping[str, str]) -> CodexBackend:
+        return cls(config.codex_binary, env=env, settings=config.codex, run_model=config.model)
 
     # -- the protocol ------------------------------------------------------------------
 
@@ -433,7 +438,7 @@ def native_executable(binary: str, path: str | None) -> str:
         return binary
     suffix, triple = platform
     for vendor in (package.parent / f"codex-{suffix}" / "vendor", package / "vendor"):
-        native = vendor / triple / "bin" / "codex"
+        native = vendor / triple / "bin" / CODEX  # the executable is named as its backend
         if native.is_file() and os.access(native, os.X_OK):
             return str(native)
     return binary

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rgr.backends.base import AgentRequest, SessionFigures
+from rgr.base.backend_names import CODEX
 from rgr.base.processes import SESSION_MARK_VAR, kill_marked_processes
 
 _RETRY = re.compile(r"^Reconnecting\.\.\.\s*(\d+)/(\d+)\s*(?:\((.*)\))?\s*$", re.S)
@@ -62,7 +63,7 @@ class StreamState:
         it), for the audit trail; what rgr reads of it is ``figures``."""
         return {
             "type": "result",
-            "backend": "codex",
+            "backend": CODEX,
             "model": model,
             "session_id": request.session_id,
             "codex_thread_id": self.thread_id,
@@ -82,7 +83,7 @@ class StreamState:
         usage = self.usage
         cached = int(usage.get("cached_input_tokens") or 0)
         return SessionFigures(
-            backend="codex", model=model, num_turns=self.turns, duration_ms=duration_ms,
+            backend=CODEX, model=model, num_turns=self.turns, duration_ms=duration_ms,
             input_tokens=max(0, int(usage.get("input_tokens") or 0) - cached),
             output_tokens=int(usage.get("output_tokens") or 0),
             cache_read_input_tokens=cached,
@@ -97,7 +98,7 @@ def stream_reader(state: StreamState,
 
     def emit(event: dict[str, Any]) -> None:
         if on_event is not None:
-            on_event({**event, "backend": "codex"})
+            on_event({**event, "backend": CODEX})
 
     def handle(line: str) -> None:
         if not line.strip():
@@ -111,7 +112,7 @@ def stream_reader(state: StreamState,
             emit({"type": "rgr_unparsed", "line": line})
             return
         for event in _map(state, raw):
-            emit({**event, "codex": raw})
+            emit({**event, CODEX: raw})
 
     return handle
 

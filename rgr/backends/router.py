@@ -8,9 +8,11 @@ one Backend; only this module and the backends themselves know which CLI runs.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
+from rgr.backends import registry
 from rgr.backends.base import AgentRequest, AgentResult, Backend, OpenGateway
 from rgr.base.config import Config
 from rgr.base.errors import ConfigError
@@ -89,16 +91,13 @@ class BackendRouter:
 
 def make_backend(config: Config, env: Mapping[str, str], root: Path) -> BackendRouter:
     """The run's backend: the configured default, plus any an agent file names."""
-    from rgr.backends.claude import ClaudeBackend
-    from rgr.backends.codex import CodexBackend
-
     factories: dict[str, BackendFactory] = {
-        "claude": lambda: ClaudeBackend(config.agent_binary, env=env,
-                                        binary_setting=config.setting("agent_binary")),
-        "codex": lambda: CodexBackend(config.codex_binary, env=env, settings=config.codex,
-                                      run_model=config.model),
-    }
+        name: functools.partial(_build, name, config, env) for name in registry.BACKENDS}
     return BackendRouter(factories, config.backend, agent_backends(root))
+
+
+def _build(name: str, config: Config, env: Mapping[str, str]) -> Backend:
+    return registry.load(name).from_config(config, env)
 
 
 def agent_backends(root: Path) -> list[str]:

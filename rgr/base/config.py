@@ -19,6 +19,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
 
+from rgr.base import backend_names
 from rgr.base.errors import ConfigError
 
 CONFIG_FILE = "tdd.toml"
@@ -52,6 +53,7 @@ ENV_VARS: Mapping[str, str] = {
     "TDD_AGENT_BINARY": "agent_binary",
     "TDD_BACKEND": "backend",
     "TDD_CODEX_BINARY": "codex_binary",
+    "TDD_GEMINI_BINARY": "gemini_binary",
     "TDD_COMMAND_TIMEOUT": "command_timeout",
 }
 
@@ -73,10 +75,11 @@ EXPECTED: Mapping[str, str] = {
     "model": "a non-empty string",
     "notes_ref": "a ref name starting with 'refs/notes/'",
     "agent_binary": "a non-empty string",
-    "backend": "one of " + ", ".join(repr(b) for b in ("claude", "codex")),
+    "backend": "one of " + backend_names.one_of(),
     "codex_binary": "a non-empty string",
-    "codex": "a table: login, base_url, model, request_max_retries, stream_max_retries, "
-             "stream_idle_timeout_ms, config",
+    "gemini_binary": "a non-empty string",
+    backend_names.CODEX: "a table: login, base_url, model, request_max_retries, "
+                         "stream_max_retries, stream_idle_timeout_ms, config",
     "branch_prefix": "a branch name prefix without spaces or any of ~^:?*[\\",
     "gate": "a table: fast, full (lists of commands), shell, full_every, timeout",
     "sandbox": "a table: enabled, bwrap, agent_network (api/open), test_network "
@@ -110,7 +113,7 @@ EXPECTED_IN_TABLE: Mapping[str, Mapping[str, str]] = {
         "jobs": "an integer >= 1",
         "operators": "a list of: " + ", ".join(MUTATION_OPERATORS),
     },
-    "codex": {
+    backend_names.CODEX: {
         "login": "true or false",
         "base_url": "a URL string",
         "model": "a model name string",
@@ -321,10 +324,6 @@ class AdequacyConfig(BaseModel):
         return value
 
 
-#: The agent CLIs rgr can drive (rgr.backends: one module each).
-BackendName = Literal["claude", "codex"]
-
-
 class CodexConfig(BaseModel):
     """``[codex]``: how the Codex backend reaches its model. Only what is set here or in
     rgr's environment reaches codex; the user's ``~/.codex`` stays out unless
@@ -426,10 +425,12 @@ class Config(BaseModel):
     max_turns: int = Field(default=40, ge=1)
     model: str | None = Field(default=None, min_length=1)
     notes_ref: str = "refs/notes/tdd-handoffs"
-    agent_binary: str = Field(default="claude", min_length=1)
-    backend: BackendName = "claude"
-    codex_binary: str = Field(default="codex", min_length=1)
+    # Each CLI's executable is named as its backend.
+    agent_binary: str = Field(default=backend_names.CLAUDE, min_length=1)
+    backend: str = backend_names.DEFAULT
+    codex_binary: str = Field(default=backend_names.CODEX, min_length=1)
     codex: CodexConfig = Field(default_factory=CodexConfig)
+    gemini_binary: str = Field(default=backend_names.GEMINI, min_length=1)
     branch_prefix: str = "rgr/"
     gate: GateConfig = Field(default_factory=GateConfig)
     refactor: RefactorConfig = Field(default_factory=RefactorConfig)
@@ -439,6 +440,11 @@ class Config(BaseModel):
     _sources: dict[str, str] = PrivateAttr(default_factory=dict)
     _file_bytes: bytes | None = PrivateAttr(default=None)
     _test_globs: GlobSet | None = PrivateAttr(default=None)
+
+    @field_validator("backend")
+    @classmethod
+    def _known_backend(cls, value: str) -> str:
+        return backend_names.check(value)
 
     @field_validator("max_retries", "max_turns", "command_timeout", "agent_timeout", mode="before")
     @classmethod

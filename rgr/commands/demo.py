@@ -25,6 +25,7 @@ from rgr.backends.claude_release import PINNED
 from rgr.backends.codex import INSTALL_COMMAND as CODEX_INSTALL
 from rgr.backends.codex import PACKAGE as CODEX_PACKAGE
 from rgr.backends.codex import VERIFIED_VERSIONS, CodexBackend
+from rgr.base.backend_names import CLAUDE, CODEX
 from rgr.base.errors import RgrError
 from rgr.base.proc import run as run_process
 from rgr.base.ui import esc, make_console
@@ -66,7 +67,7 @@ class DemoError(RgrError):
 
 
 def find_claude(claude: str | None) -> str:
-    return find_binary("claude", claude, "Claude Code", INSTALL_CLAUDE)
+    return find_binary(CLAUDE, claude, "Claude Code", INSTALL_CLAUDE)
 
 
 def find_binary(name: str, given: str | None, product: str, install: str) -> str:
@@ -109,9 +110,9 @@ def _directory(given: Path | None) -> Path:
     return given.resolve()
 
 
-def run(directory: Path | None, claude: str | None, backend: str = "claude",
+def run(directory: Path | None, claude: str | None, backend: str = CLAUDE,
         codex: str | None = None) -> int:
-    if backend == "codex":
+    if backend == CODEX:
         return run_codex(directory, codex)
     out = make_console()
     binary = find_claude(claude)
@@ -157,7 +158,7 @@ def run(directory: Path | None, claude: str | None, backend: str = "claude",
 def run_codex(directory: Path | None, codex: str | None) -> int:
     """The same replay through the real ``codex`` CLI and the Responses API server."""
     out = make_console()
-    binary = find_binary("codex", codex, "OpenAI Codex", INSTALL_CODEX)
+    binary = find_binary(CODEX, codex, "OpenAI Codex", INSTALL_CODEX)
     test_command = find_pytest()
     where = _directory(directory)
     kata = where / "kata"

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
+from rgr.base.backend_names import DEFAULT
 from rgr.base.errors import RepositoryError
 from rgr.base.ui import duration, money, phase_label, print_fields, print_json, short
 from rgr.check.mutation.score import lines as adequacy_lines
@@ -84,11 +85,11 @@ def rows(commit: str, state: NoteJson) -> list[tuple[str, str]]:
     if agent is not None:
         ms = agent.get("durationMs")
         out += [
-            ("agent", f"{agent.get('backend', 'claude')} session {agent.get('sessionId') or '-'}"
+            ("agent", f"{agent.get('backend', DEFAULT)} session {agent.get('sessionId') or '-'}"
                       + (f", model {agent['model']}" if agent.get("model") else "")),
             ("turns", "-" if (turns := agent.get("numTurns")) is None else str(turns)),
             ("cost", money(cost) if (cost := agent.get("costUsd")) is not None else
-                     f"cost not reported ({agent.get('backend', 'claude')} reports tokens "
+                     f"cost not reported ({agent.get('backend', DEFAULT)} reports tokens "
                      "only)"),
             ("agent time", duration(ms / 1000 if ms is not None else None)),
             ("tokens", f"{agent.get('inputTokens') or 0:,} in, "

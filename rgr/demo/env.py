@@ -51,6 +51,20 @@ def claude_env(home: Path, base_url: str, extra: Mapping[str, str] | None = None
 
 #: The Codex backend passes this to codex as CODEX_API_KEY; only 127.0.0.1 sees it.
 DUMMY_OPENAI_KEY = "sk-proj-fake-key-for-rgr-tests"
+DUMMY_GEMINI_KEY = "AIza-fake-key-for-rgr-tests"
+
+
+def gemini_env(home: Path, base_url: str,
+               extra: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The environment for an rgr whose Gemini backend talks to ``base_url`` (a Gemini
+    API server, rgr.fake_model.gemini), offline."""
+    env = claude_env(home, "http://127.0.0.1:9", extra=None)
+    for key in ("ANTHROPIC_BASE_URL", "ANTHROPIC_API_KEY"):
+        env.pop(key)
+    env["GOOGLE_GEMINI_BASE_URL"] = base_url.rstrip("/")
+    env["GEMINI_API_KEY"] = DUMMY_GEMINI_KEY
+    env.update(extra or {})
+    return env
 
 
 def codex_env(home: Path, base_url: str,

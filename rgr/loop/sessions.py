@@ -10,6 +10,7 @@ from typing import Any
 import pydantic
 
 from rgr.backends.base import AgentResult, audit_record, session_figures
+from rgr.base.backend_names import DEFAULT
 from rgr.base.errors import BackendError
 from rgr.observe.events import AgentCalled, Where
 
@@ -55,7 +56,7 @@ def result_from_record(record: dict[str, Any], output: pydantic.BaseModel) -> Ag
         cache_read_input_tokens=int(usage.get("cache_read_input_tokens", 0)),
         cache_creation_input_tokens=int(usage.get("cache_creation_input_tokens", 0)),
         permission_denials=({},) * int(record.get("permission_denials", 0)),
-        raw={"recovered": True}, backend=str(record.get("backend") or "claude"),
+        raw={"recovered": True}, backend=str(record.get("backend") or DEFAULT),
         model=record.get("model"))
 
 

@@ -19,6 +19,7 @@ import click
 from rgr.backends import claude_release
 from rgr.backends.base import Backend
 from rgr.backends.router import make_backend as _make_backend
+from rgr.base.backend_names import CLAUDE
 from rgr.base.errors import ConfigError, NeedsConfirmation, RepositoryError
 from rgr.base.processes import kill_orphans
 from rgr.base.ui import make_console, short
@@ -194,7 +195,7 @@ def preflight(backend: Backend, ws: Workspace, options: RunOptions, log: PlainVi
               login: bool = True) -> None:
     version = backend.version()
     log(f"agent backend: {backend.name} {version}")
-    warning = claude_release.range_warning(version) if backend.name == "claude" else None
+    warning = claude_release.range_warning(version) if backend.name == CLAUDE else None
     if warning is not None:
         log.always(f"warning: {warning}")
     if login:

@@ -30,6 +30,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
+from rgr.base.backend_names import DEFAULT
 from rgr.observe.events import (
     AgentCalled,
     AgentStreamed,
@@ -117,9 +118,9 @@ def summarize(events: Sequence[Event]) -> dict[str, Any]:
             case AgentCalled(where=where):
                 if target is not None:
                     # Which CLI and model ran the phase's sessions (the last one wins).
-                    target["backend"] = event.backend or "claude"
+                    target["backend"] = event.backend or DEFAULT
                     target["model"] = event.model
-                backend = backends.setdefault(event.backend or "claude", {
+                backend = backends.setdefault(event.backend or DEFAULT, {
                     "sessions": 0, "costReported": True, "inputTokens": 0, "outputTokens": 0})
                 backend["sessions"] += 1
                 backend["inputTokens"] += event.input_tokens

@@ -28,6 +28,7 @@ from rich.spinner import Spinner
 from rich.table import Table
 from rich.text import Text
 
+from rgr.base.backend_names import DEFAULT
 from rgr.base.ui import make_console
 from rgr.observe.events import (
     AgentCalled,
@@ -172,11 +173,11 @@ def agent_lines(where: str, raw: dict[str, Any], turn: int) -> list[tuple[int, s
         delay = float(raw.get("retry_delay_ms") or 0) / 1000
         status = raw.get("error_status") or raw.get("error") or "error"
         wait = f" in {delay:.1f}s" if raw.get("retry_delay_ms") is not None else ""
-        out.append((NORMAL, f"{where}: API {status}, {raw.get('backend') or 'claude'} retries "
+        out.append((NORMAL, f"{where}: API {status}, {raw.get('backend') or DEFAULT} retries "
                             f"({raw.get('attempt')}/{raw.get('max_retries')}){wait}"))
     elif kind == "system" and raw.get("subtype") == "init":
         model = f" (model {raw.get('model')})" if raw.get("model") else ""
-        out.append((VERBOSE, f"{where}: {raw.get('backend') or 'claude'} session "
+        out.append((VERBOSE, f"{where}: {raw.get('backend') or DEFAULT} session "
                              f"started{model}"))
     elif kind == "rgr_unparsed":
         out.append((VERBOSE, f"{where}: {_clip(str(raw.get('line')), 160)}"))
@@ -350,7 +351,7 @@ class LiveView(PlainView):
             self.activity = "thinking"
         elif line.get("type") == "system" and line.get("subtype") == "api_retry":
             self.activity = (f"API {line.get('error_status') or line.get('error')}: "
-                             f"{line.get('backend') or 'claude'} retries "
+                             f"{line.get('backend') or DEFAULT} retries "
                              f"({line.get('attempt')}/{line.get('max_retries')})")
 
     def __call__(self, message: str) -> None:

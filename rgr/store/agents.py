@@ -13,8 +13,9 @@ import tomllib
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from rgr.base import backend_names
 from rgr.base.errors import ConfigError
 from rgr.store.handoff import Phase
 
@@ -45,10 +46,15 @@ class AgentSpec(BaseModel):
     disallowed_tools: list[str] = Field(default_factory=list)
     max_turns: int = Field(default=30, ge=1)
     model: str = ""
-    #: The CLI that runs this agent ("claude", "codex"); "": the run's backend.
-    backend: Literal["", "claude", "codex"] = ""
+    #: The CLI that runs this agent (one of rgr.base.backend_names); "": the run's.
+    backend: str = ""
     commit_prefixes: list[str] = Field(min_length=1)
     source: str = ""  # where it was loaded from (set by the loader, not the file)
+
+    @field_validator("backend")
+    @classmethod
+    def _known_backend(cls, value: str) -> str:
+        return value and backend_names.check(value)
 
     def permission_rules(self, test_argv: tuple[str, ...]) -> tuple[str, ...]:
         """allowed_tools with ``{test_command}`` expanded to a Bash rule for it."""

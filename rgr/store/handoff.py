@@ -38,6 +38,7 @@ from pydantic import (
 from pydantic.alias_generators import to_camel
 from typing_extensions import TypedDict
 
+from rgr.base.backend_names import DEFAULT
 from rgr.store import handoff_read
 
 
@@ -137,7 +138,7 @@ class ErrorDetails(CamelModel):
 class AgentSummary(CamelModel):
     """What the agent session of this phase cost and did. Never holds a prompt or a secret."""
 
-    backend: str = "claude"
+    backend: str = DEFAULT
     session_id: str | None = None
     model: str | None = None
     num_turns: int | None = None

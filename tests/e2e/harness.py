@@ -30,15 +30,15 @@ import pydantic
 
 from rgr.backends.claude_release import NEWEST, PACKAGE, PINNED
 from rgr.base.proc import run
-from rgr.demo.env import DUMMY_API_KEY, claude_env, codex_env
+from rgr.demo.env import DUMMY_API_KEY, claude_env, codex_env, gemini_env
 
 if TYPE_CHECKING:
     from _pytest.mark.structures import MarkDecorator, ParameterSet
 
 __all__ = ["DUMMY_API_KEY", "NODE_DIR", "Report", "StrictReport", "claude_env",
            "claude_path", "codex_env", "codex_path", "ensure_claude", "ensure_codex",
-           "full_sweep", "init_repo", "processes_running", "selected_release", "sweep",
-           "sweep_only"]
+           "ensure_gemini", "full_sweep", "gemini_env", "gemini_path", "init_repo",
+           "processes_running", "selected_release", "sweep", "sweep_only"]
 
 #: package.json + package-lock.json pin @anthropic-ai/claude-code and @openai/codex (its
 #: platform binary comes as an optional dependency from the same registry); node_modules
@@ -81,6 +81,15 @@ def ensure_claude(version: str | None = None) -> Path:
 
 def codex_path(node_dir: Path = NODE_DIR) -> Path:
     return node_dir / "node_modules" / ".bin" / "codex"
+
+
+def gemini_path(node_dir: Path = NODE_DIR) -> Path:
+    return node_dir / "node_modules" / ".bin" / "gemini"
+
+
+def ensure_gemini() -> Path:
+    """The pinned Gemini CLI (the same ``npm ci`` as the pinned claude's)."""
+    return _install(NODE_DIR, ["ci"], gemini_path(NODE_DIR))
 
 
 def ensure_codex() -> Path:

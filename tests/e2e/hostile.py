@@ -369,7 +369,9 @@ def writes(files: dict[str, str]) -> dict[str, str]:
 
 #: The secrets each backend's agent must never see, beyond the planted ones: codex
 #: promises its commands never get its key (README, "What reaches codex").
-BACKEND_SECRETS = {"claude": (), "codex": (CANARY_ENV["CODEX_API_KEY"],)}
+BACKEND_SECRETS = {"claude": (), "codex": (CANARY_ENV["CODEX_API_KEY"],),
+                   # The gemini CLI in the sandbox holds only the placeholder.
+                   "gemini": (CANARY_ENV["GEMINI_API_KEY"],)}
 
 
 @contextmanager
@@ -445,7 +447,7 @@ def hostile_run(tmp_path: Path, attacks: Callable[[Places], Attacks], *,
     notes = notes_on_branch(repo)
     assert notes[-1]["phase"] == "COMPLETE", notes[-1]
     assert git(repo, "status", "--porcelain") == ""
-    if backend == "codex":
+    if backend in ("codex", "gemini"):
         assert_no_canary(repo, home, output)
     if expect_rejections is not None:
         assert output.count("rejected: ") == expect_rejections, output

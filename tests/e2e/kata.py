@@ -16,7 +16,7 @@ from collections import Counter
 from pathlib import Path
 from typing import ClassVar
 
-from harness import claude_env, codex_env, ensure_claude, ensure_codex
+from harness import claude_env, codex_env, ensure_claude, ensure_codex, ensure_gemini, gemini_env
 
 from rgr.demo import kata as _kata
 from rgr.demo.kata import (
@@ -45,6 +45,7 @@ from rgr.fake_model import (
     bash,
     write,
 )
+from rgr.fake_model.gemini import GeminiModelServer
 from rgr.fake_model.responses import ResponsesModelServer
 
 __all__ = [
@@ -142,7 +143,7 @@ def edit_past_the_hook(path: str, content: str, carrier: str = "rgr_edit.py",
 #: The agent CLIs the e2e helpers can drive. ``make_project``, ``rgr_env`` and
 #: ``model_server`` take one of these names; the ``agent_backend`` parameter
 #: (tests/conftest.py) runs a test once per backend listed in RGR_E2E_BACKENDS.
-AGENT_BACKENDS = ("claude", "codex")
+AGENT_BACKENDS = ("claude", "codex", "gemini")
 
 
 def codex_config() -> str:
@@ -157,6 +158,8 @@ def make_project(root: Path, backend: str = "claude", extra_config: str = "",
     that picks it). Settings a test appends to tdd.toml stay top-level either way."""
     assert backend in AGENT_BACKENDS, backend
     config = ""
+    if backend == "gemini":
+        config = f"backend = \"gemini\"\ngemini_binary = {json.dumps(str(ensure_gemini()))}\n"
     if backend == "codex" or codex:
         config = codex_config()
         if backend != "codex":
@@ -167,12 +170,15 @@ def make_project(root: Path, backend: str = "claude", extra_config: str = "",
 
 def model_server(backend: str = "claude") -> type[FakeModelServer]:
     """The scripted server ``backend`` talks to (the same scripts play on both)."""
+    if backend == "gemini":
+        return GeminiModelServer
     return ResponsesModelServer if backend == "codex" else FakeModelServer
 
 
 #: Secrets that must never appear in anything rgr writes (notes, logs, its files).
 CANARY_ENV = {"ANTHROPIC_API_KEY": "sk-ant-api03-CANARY-7f3a9c-never-write-me",
               "CODEX_API_KEY": "sk-proj-CANARY-31c7e2-never-write-me",
+              "GEMINI_API_KEY": "AIza-CANARY-9b2d4f-never-write-me",
               "RGR_TEST_CANARY_TOKEN": "canary-token-5d81e0-never-write-me"}
 
 
@@ -181,7 +187,9 @@ def rgr_env(home: Path, url: str, backend: str = "claude",
     """rgr's environment: ``url`` is the server of ``backend``; ``codex_url`` a
     Responses API server for agents that run on codex while the run's backend is
     claude (a mixed run)."""
-    if backend == "codex":
+    if backend == "gemini":
+        env = gemini_env(home, url)
+    elif backend == "codex":
         env = codex_env(home, url)
     else:
         env = claude_env(home, url)

@@ -19,6 +19,7 @@ a note is data, and must not move the cursor or colour the terminal.
 from __future__ import annotations
 
 from rgr.base import proc
+from rgr.base.backend_names import DEFAULT
 from rgr.base.ui import phase_label, short, styles_ok
 from rgr.store import notes_log
 from rgr.store.handoff_read import HISTORY_DEFAULTS, UTC, datetime, history_fields_of, read_plain
@@ -142,7 +143,7 @@ def agent_name(row: dict[str, Any]) -> str:
     agent = row.get("agent") or {}
     if not agent:
         return "-"
-    return " ".join(str(p) for p in (agent.get("backend") or "claude", agent.get("model")) if p)
+    return " ".join(str(p) for p in (agent.get("backend") or DEFAULT, agent.get("model")) if p)
 
 
 def _cells(row: dict[str, Any]) -> tuple[list[str], list[tuple[str, bool]]]:
