@@ -6,14 +6,12 @@ from __future__ import annotations
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from pydantic import ValidationError
-
 from rgr.base.backend_names import DEFAULT
 from rgr.base.errors import RepositoryError
 from rgr.base.ui import duration, money, phase_label, print_fields, print_json, short
 from rgr.check.mutation.score import lines as adequacy_lines
 from rgr.store import git
-from rgr.store.handoff import FakeItDebt
+from rgr.store.debt_text import line_of_account
 from rgr.store.handoff_state import read_state
 
 if TYPE_CHECKING:
@@ -121,10 +119,9 @@ def rows(commit: str, state: NoteJson) -> list[tuple[str, str]]:
 
 
 def _debt_line(debt: Any) -> str:
-    try:
-        return FakeItDebt.model_validate(debt).line_of_account()
-    except ValidationError:  # a note by another writer: shown as it is
-        return str(debt)
+    if isinstance(debt, dict):
+        return line_of_account(debt)
+    return str(debt)  # a note by another writer: shown as it is
 
 
 def run(ws: Workspace, rev: str | None, as_json: bool) -> int:

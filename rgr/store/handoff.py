@@ -39,7 +39,7 @@ from pydantic.alias_generators import to_camel
 from typing_extensions import TypedDict
 
 from rgr.base.backend_names import DEFAULT
-from rgr.store import handoff_read
+from rgr.store import debt_text, handoff_read
 
 
 def file_stamp(path: str) -> tuple[str, int, int]:
@@ -322,19 +322,16 @@ class FakeItDebt(CamelModel):
     paid_by: str | None = None  # the phase, cycle and commit that paid it
 
     def describe(self) -> str:
-        what = {"constant": f"returns the constant {self.value}",
-                "input-table": f"looks its answer up in a table keyed by {self.value}",
-                "input-branch": f"special-cases the inputs {self.value}"}[self.kind]
-        return f"{self.path}:{self.line} {self.function} {what} (from {self.test})"
+        return debt_text.describe(self._as_json())
 
     def payment(self) -> str:
-        return f"a test of {self.function} with other values than {self.inputs}"
+        return debt_text.payment(self._as_json())
 
     def line_of_account(self) -> str:
-        """One line for `rgr show`, `rgr report` and the web run page."""
-        if self.status == "paid":
-            return f"paid: {self.describe()}, by {self.paid_by or '-'}"
-        return f"open: {self.describe()}: needs {self.payment()}"
+        return debt_text.line_of_account(self._as_json())
+
+    def _as_json(self) -> dict[str, object]:
+        return self.model_dump(mode="json", by_alias=True)
 
 
 class ShownPath(CamelModel):
