@@ -150,3 +150,104 @@ def test_verify_doctor_and_run_agree_on_the_baseline(
     assert git(root, "rev-parse", "HEAD") == head
     assert git(root, "branch", "--list", "rgr/*") == ""
 
+
+# ------------------------------------------- hints name where each value came from --
+
+
+def _verify_json(root: Path, home: Path, env: dict[str, str]) -> dict[str, object]:
+    done = subprocess.run([sys.executable, "-m", "rgr", "verify", "--json"], cwd=root,
+                          env=clean_env(home, env), stdin=subprocess.DEVNULL,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 1, done.stdout + done.stderr
+    diagnosis = json.loads(done.stdout)["diagnosis"]
+    assert isinstance(diagnosis, dict), done.stdout
+    return diagnosis
+
+
+def test_a_missing_runner_names_the_variable_that_set_the_test_command(tmp_path: Path) -> None:
+    """tdd.toml names a good command; TDD_TEST_COMMAND overrides it with a program that
+    does not exist: the fix names the variable (editing tdd.toml would change nothing).
+    Without the variable, tdd.toml's own missing program names tdd.toml."""
+    root = good_suite(tmp_path / "p")
+    home = tmp_path / "home"
+    from_env = _verify_json(root, home, {"TDD_TEST_COMMAND": "no-such-runner -q"})
+    assert "no-such-runner is not installed" in str(from_env["problem"]), from_env
+    assert "set the environment variable TDD_TEST_COMMAND to the command" in \
+        str(from_env["fix"]), from_env
+    assert "in tdd.toml" not in str(from_env["fix"]), from_env
+    (root / "tdd.toml").write_text('test_command = "no-such-runner -q"\n')
+    git(root, "commit", "-qam", "a runner nobody installed")
+    from_file = _verify_json(root, home, {})
+    assert "set test_command in tdd.toml to the command" in str(from_file["fix"]), from_file
+
+
+def test_a_blind_runner_from_the_variable_says_to_change_the_variable(tmp_path: Path) -> None:
+    root = good_suite(tmp_path / "p")
+    home = tmp_path / "home"
+    refused = _verify_json(root, home, {"TDD_TEST_COMMAND": "true"})
+    assert str(refused["problem"]).startswith("rgr cannot see individual test results from "
+                                              "`true` (a command rgr does not recognise; "
+                                              "TDD_TEST_COMMAND; "), refused
+    assert str(refused["fix"]).endswith("(this test command comes from the environment "
+                                        "variable TDD_TEST_COMMAND: change it there)"), refused
+    # the same blind command in tdd.toml: named as the committed file, not rgr's snapshot
+    (root / "tdd.toml").write_text('test_command = "true"\n')
+    git(root, "commit", "-qam", "a blind test command")
+    head = git(root, "rev-parse", "HEAD")[:8]
+    from_file = _verify_json(root, home, {})
+    assert f"(a command rgr does not recognise; tdd.toml as committed at {head}; " in \
+        str(from_file["problem"]), from_file
+    assert ".git/rgr" not in str(from_file["problem"])
+    assert "change it there" not in str(from_file["fix"]), from_file
+
+
+def test_a_timed_out_baseline_names_the_timeout_where_it_was_set(tmp_path: Path) -> None:
+    root = _commit(tmp_path / "p", {
+        "tdd.toml": f"test_command = {PYTEST}\ncommand_timeout = 60\n",
+        "pytest.ini": "[pytest]\n",
+        "tests/test_slow.py": "import time\n\ndef test_slow():\n    time.sleep(30)\n"})
+    home = tmp_path / "home"
+    refused = _verify_json(root, home, {"TDD_COMMAND_TIMEOUT": "2"})
+    assert refused["problem"] == ("the test suite is not green before rgr starts: the test "
+                                  "command did not finish within 2s"), refused
+    assert str(refused["fix"]).endswith("raise the environment variable TDD_COMMAND_TIMEOUT"), \
+        refused
+
+
+@pytest.mark.parametrize(("env", "flags", "setting"), [
+    ({}, {}, "test_command in tdd.toml"),
+    ({"TDD_TEST_COMMAND": "pytest -x"}, {}, "the environment variable TDD_TEST_COMMAND"),
+    ({"TDD_TEST_COMMAND": "pytest -x"}, {"test_command": "pytest -q"},
+     "the --test-command option"),
+])
+def test_the_test_commands_setting_travels_with_it(
+        tmp_path: Path, env: dict[str, str], flags: dict[str, object], setting: str) -> None:
+    from rgr.base.config import load_config, resolve_test_command
+
+    (tmp_path / "tdd.toml").write_text('test_command = "pytest"\n')
+    command = resolve_test_command(load_config(tmp_path, env=env, flags=flags), tmp_path)
+    assert command.setting == setting
+    # detected (nothing set): changed by setting one in tdd.toml
+    (tmp_path / "tdd.toml").unlink()
+    (tmp_path / "package.json").write_text(json.dumps({"scripts": {"test": "jest"}}))
+    detected = resolve_test_command(load_config(tmp_path, env={}), tmp_path)
+    assert detected.source == "detected from package.json"
+    assert detected.setting == "test_command in tdd.toml"
+
+
+def test_a_missing_codex_names_the_variable_that_set_its_path(tmp_path: Path) -> None:
+    from rgr.backends.router import make_backend
+    from rgr.base.config import load_config
+    from rgr.base.errors import BackendError
+
+    missing = str(tmp_path / "nowhere" / "codex")
+    for env, setting in [({"TDD_CODEX_BINARY": missing}, "the environment variable "
+                          "TDD_CODEX_BINARY"), ({}, "codex_binary in tdd.toml")]:
+        (tmp_path / "tdd.toml").write_text(f'backend = "codex"\ncodex_binary = "{missing}"\n')
+        config = load_config(tmp_path, env={**env, "HOME": str(tmp_path)})
+        backend = make_backend(config, {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)},
+                               tmp_path)
+        with pytest.raises(BackendError) as raised:
+            backend.version()
+        assert raised.value.hint is not None
+        assert raised.value.hint.endswith(f"or set {setting}"), raised.value.hint

@@ -96,7 +96,8 @@ def make_backend(config: Config, env: Mapping[str, str], root: Path) -> BackendR
         "claude": lambda: ClaudeBackend(config.agent_binary, env=env,
                                         binary_setting=config.setting("agent_binary")),
         "codex": lambda: CodexBackend(config.codex_binary, env=env, settings=config.codex,
-                                      run_model=config.model),
+                                      run_model=config.model,
+                                      binary_setting=config.setting("codex_binary")),
     }
     return BackendRouter(factories, config.backend, agent_backends(root))
 

@@ -85,7 +85,7 @@ def _resolve(ws: Workspace, sealer: Sealer) -> list[Resolved]:
 
 def _missing(ws: Workspace, sealer: Sealer, program: Resolved) -> Diagnosis:
     return missing_program(program.name, sealer.toolchain, ws.root, ws.env,
-                           ws.config.sandbox.detect)
+                           ws.config.sandbox.detect, sealer.test_command.setting)
 
 
 def _print(ws: Workspace, sealer: Sealer, programs: list[Resolved], problems: list[Diagnosis],

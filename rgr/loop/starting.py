@@ -231,6 +231,12 @@ def baseline_refusal(sealer: Sealer, report: TestReport) -> RgrError | None:
         require_results(report, sealer.test_command)
     except ConfigError as refused:
         return refused
+    if report.timed_out:
+        config = sealer.ws.config
+        return RepositoryError(
+            f"the test suite is not green before rgr starts: the test command did not "
+            f"finish within {config.command_timeout:g}s",
+            f"make the suite finish sooner, or raise {config.setting('command_timeout')}")
     if not report.all_passed:
         return RepositoryError(
             f"the test suite is not green before rgr starts: {report.problem()}",
