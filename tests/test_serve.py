@@ -10,6 +10,7 @@ tests/e2e/test_serve_browser.py.
 from __future__ import annotations
 
 import json
+import re
 import socket
 import subprocess
 import sys
@@ -18,7 +19,7 @@ from pathlib import Path
 from urllib.parse import urlencode
 
 import pytest
-from conftest import Repo, RunRgr, git, make_repo
+from conftest import Repo, RunRgr, clean_env, git, make_repo
 from serve_helpers import RUN_ID, csrf_of, http, make_run, serve
 
 from rgr.web.security import CSP
@@ -109,7 +110,9 @@ def test_pages_agree_with_the_cli_and_escape_what_agents_wrote(
         assert "no handoff yet" in http(base + "/jobs/1").text
         for path, says in [("/jobs/99", "there is no job 99 in the queue"),
                            ("/runs/0123456789abcdef", "unknown commit 0123456789abcdef"),
-                           ("/runs/main", "is not a commit id"),
+                           ("/runs/main", "no rgr handoff on this branch"),
+                           ("/runs/no-such-branch", "is not a commit id, HEAD or a branch"),
+                           ("/runs/..%2Fetc", "is not a commit id, HEAD or a branch"),
                            (f"/runs/{repo.rev('main')}", "no rgr handoff on this branch"),
                            (f"/notes/{repo.rev('main')}", "has no rgr handoff note"),
                            ("/?state=bogus", "no job state"), ("/nowhere", "Not Found")]:
@@ -218,7 +221,9 @@ def test_bad_starts_say_what_is_wrong(tmp_path: Path, run_rgr: RunRgr) -> None:
     code, _, err = run_rgr(["serve", "--port", "0"], repo.path,
                            env={"PYTHONPATH": str(_without_web(tmp_path))})
     assert code == 1, err
-    assert "rgr serve needs the web extra" in err and "pipx install" in err
+    assert "rgr serve needs the web extra" in err
+    assert "fix: add it to rgr's pipx environment: pipx inject rgr starlette uvicorn jinja2" \
+        in err, err
 
 
 def _without_web(tmp_path: Path) -> Path:
@@ -278,3 +283,84 @@ def test_the_board_shows_jobs_queued_on_another_machine_after_a_fetch(
         assert "make zeta" in body
     assert subprocess.run(["git", "rev-parse", "-q", "--verify", "refs/rgr/queue/1"],
                           cwd=mine.path, capture_output=True).returncode == 0
+
+
+def _real_runs(root: Path, home: Path) -> dict[str, str]:
+    """Two `rgr run`s and an `rgr refactor` by rgr's own commands (agents: the fake
+    backend; git, the sealed baselines, the notes: real), each stopped by its phase cap
+    right after it started, one after the other: feature -> its branch."""
+    from fake_backend import FakeBackend, answer
+    from messy import DEDUPE
+
+    from rgr.backends.base import AgentRequest, AgentResult
+    from rgr.commands.refactor import RefactorOptions, refactor
+    from rgr.commands.run import run
+    from rgr.loop.starting import RunOptions
+    from rgr.store.workspace import open_workspace
+
+    def plans(request: AgentRequest) -> AgentResult:
+        return answer(request, cost=0.02, batches=[DEDUPE])
+
+    capped = RunOptions(assume_yes=True, skip_preflight=True, max_phases=0)
+    made = {}
+    for feature in ("first feature", "second feature"):
+        git(root, "switch", "-q", "main")
+        ws = open_workspace(root, env=clean_env(home))
+        assert run(ws, feature, False, None, capped, backend=FakeBackend()) == 0
+        made[feature] = git(root, "branch", "--show-current")
+    git(root, "switch", "-q", "main")
+    ws = open_workspace(root, env=clean_env(home))
+    assert refactor(ws, "tidy pricing", False, None, RefactorOptions(capped),
+                    backend=FakeBackend(plans)) == 0
+    made["tidy pricing"] = git(root, "branch", "--show-current")
+    return made
+
+
+def test_the_board_lists_every_run_newest_first_each_linking_to_its_page(
+        tmp_path: Path, run_rgr: RunRgr) -> None:
+    """Queue jobs and the runs `rgr run` and `rgr refactor` made here, on one board,
+    newest first; each row's link opens that run's page; /runs/HEAD and
+    /runs/<branch> resolve."""
+    from messy import make_messy_project
+
+    root = make_messy_project(tmp_path / "shop")
+    home = tmp_path / "home"
+    branches = _real_runs(root, home)
+    git(root, "switch", "-q", branches["second feature"])
+    assert run_rgr(["queue", "add", "queued feature"], root)[0] == 0
+    with serve(root, home) as served:
+        board = http(served.base + "/")
+        assert board.status == 200, board.text
+        body = board.text
+        # every run, newest first: the job queued last, then the refactor, then the runs
+        features = ["queued feature", "tidy pricing", "second feature", "first feature"]
+        places = [body.find(f">{feature}</a>") for feature in features]
+        assert -1 not in places, body
+        assert places == sorted(places), (features, places)
+        assert 'id="job-1"' in body and 'href="/jobs/1"' in body
+        assert "paused before PLAN" in body and "<td>refactor</td>" in body
+        assert "all <b>4</b>" in body
+        # each run's row links to its page, which is that run's
+        links = set(re.findall(r'<a href="(/runs/[0-9a-f]{40})">', body))
+        assert len(links) == 3, body
+        for link, feature in [(link, f) for link in links
+                              for f in features if f'href="{link}">{f}<' in body]:
+            page = http(served.base + link)
+            assert page.status == 200, page.text
+            assert feature in page.text
+            branch = branches[feature]
+            assert branch in page.text
+            assert http(f"{served.base}/runs/{branch}").text == page.text
+        # HEAD is the second run's branch: its page
+        head = http(served.base + "/runs/HEAD")
+        assert head.status == 200 and "second feature" in head.text, head.text
+        assert "first feature" not in head.text
+        # a state filter counts the runs too
+        stopped = http(served.base + "/?state=stopped")
+        assert "second feature" in stopped.text and "queued feature" not in stopped.text
+        # a new run's note changes the board's fingerprint (the live body is fetched)
+        tag = body.split('data-etag="')[1].split('"', 1)[0].replace("&#34;", '"')
+        assert http(served.base + "/board", headers={"If-None-Match": tag}).status == 304
+        git(root, "notes", "--ref=refs/notes/tdd-handoffs", "add", "-f", "-m", "{}",
+            git(root, "rev-parse", "main"))
+        assert http(served.base + "/board", headers={"If-None-Match": tag}).status == 200

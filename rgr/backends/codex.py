@@ -102,10 +102,14 @@ MIN_VERSION = (0, 169, 0)
 VERIFIED_VERSIONS = ("0.169.0",)
 #: The README's install line for the verified release (no root: into ~/.local/bin).
 INSTALL_COMMAND = locate.install_command(PACKAGE, VERIFIED_VERSIONS[0])
-INSTALL_HINT = (
-    f"install the Codex CLI (needs Node.js 18+): `{INSTALL_COMMAND}` (rgr finds it in "
-    "~/.local/bin), or set codex_binary in tdd.toml"
-)
+
+
+def install_hint(setting: str = "codex_binary in tdd.toml") -> str:
+    """How to get a codex rgr can run; ``setting`` is where codex_binary is changed
+    (rgr.base.config.Config.setting: TDD_CODEX_BINARY overrides tdd.toml)."""
+    return (f"install the Codex CLI (needs Node.js 18+): `{INSTALL_COMMAND}` (rgr finds it "
+            f"in ~/.local/bin), or set {setting}")
+
 
 EXCERPT_CHARS = 1500
 VERSION_TIMEOUT_S = 30.0
@@ -176,7 +180,8 @@ class CodexBackend:
     env_keep: tuple[str, ...] = KEY_VARS
 
     def __init__(self, binary: str = CODEX, *, env: Mapping[str, str] | None = None,
-                 settings: CodexConfig | None = None, run_model: str | None = None) -> None:
+                 settings: CodexConfig | None = None, run_model: str | None = None,
+                 binary_setting: str = "codex_binary in tdd.toml") -> None:
         source = env if env is not None else os.environ
         # The native executable, not npm's node launcher: no node needed in the sandbox,
         # and the sandbox shows exactly the package that holds it.
@@ -187,10 +192,13 @@ class CodexBackend:
         #: tdd.toml's ``model`` (for every agent): ``[codex] model`` comes before it, an
         #: agent file's own model before both.
         self.run_model = run_model
+        #: How to fix a missing codex (names TDD_CODEX_BINARY when that set it).
+        self.install_hint = install_hint(binary_setting)
 
     @classmethod
     def from_config(cls, config: Config, env: Mapping[str, str]) -> CodexBackend:
-        return cls(config.codex_binary, env=env, settings=config.codex, run_model=config.model)
+        return cls(config.codex_binary, env=env, settings=config.codex, run_model=config.model,
+                   binary_setting=config.setting("codex_binary"))
 
     # -- the protocol ------------------------------------------------------------------
 
@@ -200,7 +208,7 @@ class CodexBackend:
                              timeout=VERSION_TIMEOUT_S, env=self._env(home, None))
         if done.returncode != 0 or done.timed_out:
             raise BackendError("missing_binary", f"`{self.binary} --version` failed:\n"
-                               f"{done.describe(EXCERPT_CHARS)}", INSTALL_HINT)
+                               f"{done.describe(EXCERPT_CHARS)}", self.install_hint)
         text = done.stdout.strip()
         check_version(text)
         if not is_verified(text):
@@ -391,7 +399,7 @@ class CodexBackend:
         except CommandError as exc:
             where = exc.message if "/" in self.binary else locate.searched(self.binary, env)
             raise BackendError("missing_binary", f"cannot run codex ({self.binary!r}): {where}",
-                               INSTALL_HINT) from exc
+                               self.install_hint) from exc
 
 
 class _Home:

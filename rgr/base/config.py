@@ -527,15 +527,18 @@ def find_project_root(cwd: Path, env: Mapping[str, str]) -> Path:
 
 
 def load_config(
-    root: Path, *, env: Mapping[str, str], flags: Mapping[str, object] | None = None
+    root: Path, *, env: Mapping[str, str], flags: Mapping[str, object] | None = None,
+    label: str | None = None,
 ) -> Config:
     """Merge ``<root>/tdd.toml`` (optional), the ``TDD_*`` environment and ``flags``.
 
     ``flags`` are already-parsed values keyed by field name; ``None`` means not given.
+    ``label`` names the file in messages and sources (default: its path); a snapshot
+    of the committed file is named for what it is, not for where rgr keeps it.
     """
     path = root / CONFIG_FILE
     file_values, file_bytes = _read_toml(path)
-    label = str(path)
+    label = label or str(path)
     # Validate the file on its own first: a mistake in it is reported even when an
     # environment variable or a flag happens to override that key today.
     _validate(file_values, dict.fromkeys(file_values, label))
@@ -674,4 +677,11 @@ class TestCommand:
     runner: Runner
     junit_globs: tuple[str, ...]
     shell: bool
+    #: Where the command came from, for messages: the tdd.toml, ``TDD_TEST_COMMAND``,
+    #: ``--test-command`` or "detected from <file>".
     source: str
+    #: Where to change it, for hints (rgr.base.config.Config.setting): a variable or a
+    #: flag overrides tdd.toml, so "set test_command in tdd.toml" would change nothing.
+    #: A detected command is changed by setting one in tdd.toml.
+    setting: str = "test_command in tdd.toml"
+

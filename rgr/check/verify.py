@@ -226,4 +226,12 @@ def require_results(report: TestReport, cmd: TestCommand) -> None:
         f"rgr cannot see individual test results from `{command}` ({runner.label}; "
         f"{cmd.source}; exit code {report.exit_code}): {why}. Without them it cannot tell "
         "a new failing test from a broken run, so it does not start",
-        runner.fix())
+        runner.fix() + _overridden_by(cmd))
+
+
+def _overridden_by(cmd: TestCommand) -> str:
+    """A runner's fix says "set test_command"; when a variable or a flag sets it, that
+    is where to change it (tdd.toml's key would be overridden again)."""
+    if cmd.setting.endswith("in tdd.toml"):
+        return ""
+    return f" (this test command comes from {cmd.setting}: change it there)"

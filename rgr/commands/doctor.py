@@ -12,6 +12,7 @@ import click
 
 from rgr.backends import locate
 from rgr.backends.base import backend_binaries
+from rgr.base.errors import RgrError
 from rgr.base.ui import esc, make_console
 from rgr.check.gate import GateResult, gate_argvs
 from rgr.commands.verify import print_result, sealed_gate
@@ -39,11 +40,11 @@ class Resolved:
 
 def doctor(ws: Workspace, as_json: bool, run_tests: bool = True) -> int:
     ws = ws.pinned()
-    sealer, result, diagnosis = sealed_gate(ws, "fast", quiet=True)
+    sealer, result, refused = sealed_gate(ws, "fast", quiet=True)
     programs = _resolve(ws, sealer)
     problems = [_missing(ws, sealer, p) for p in programs
                 if p.role != "agent" and p.inside is None]
-    ok = result.tests.all_passed and not problems
+    ok = refused is None and not problems
     if as_json:
         click.echo(json.dumps({
             "ok": ok,
@@ -57,11 +58,11 @@ def doctor(ws: Workspace, as_json: bool, run_tests: bool = True) -> int:
             "warnings": [{"problem": d.problem, "fix": d.fix}
                          for d in _outside_environment(ws, programs)],
             "tests": tests_summary(result.tests).model_dump(mode="json", by_alias=True),
-            "diagnosis": None if diagnosis is None else {"problem": diagnosis.problem,
-                                                         "fix": diagnosis.fix},
+            "diagnosis": None if refused is None else {"problem": refused.message,
+                                                       "fix": refused.hint},
         }, indent=2))
         return 0 if ok else 1
-    _print(ws, sealer, programs, problems, result, diagnosis)
+    _print(ws, sealer, programs, problems, result, refused)
     return 0 if ok else 1
 
 
@@ -113,11 +114,11 @@ def _outside_environment(ws: Workspace, programs: list[Resolved]) -> list[Diagno
 
 def _missing(ws: Workspace, sealer: Sealer, program: Resolved) -> Diagnosis:
     return missing_program(program.name, sealer.toolchain, ws.root, ws.env,
-                           ws.config.sandbox.detect)
+                           ws.config.sandbox.detect, sealer.test_command.setting)
 
 
 def _print(ws: Workspace, sealer: Sealer, programs: list[Resolved], problems: list[Diagnosis],
-           result: GateResult, diagnosis: Diagnosis | None) -> None:
+           result: GateResult, refused: RgrError | None) -> None:
     console = make_console()
     note = sealer.note()
 
@@ -170,4 +171,4 @@ def _print(ws: Workspace, sealer: Sealer, programs: list[Resolved], problems: li
         console.print(esc(f"warning: {warning.problem}\n  fix: {warning.fix}"))
     console.print("test run (as `rgr run` runs it: a pristine checkout of HEAD, "
                   + ("sealed):" if note.enabled else "NOT sealed):"))
-    print_result(result, diagnosis)
+    print_result(result, refused)

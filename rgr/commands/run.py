@@ -12,9 +12,7 @@ from rgr import __version__
 from rgr.backends.base import Backend
 from rgr.base import failpoints
 from rgr.base.config import TestCommand
-from rgr.base.errors import RepositoryError
 from rgr.base.ui import esc, make_console, short
-from rgr.check.verify import require_results
 from rgr.ecosystems.registry import resolve_test_command
 from rgr.loop import integrate
 from rgr.loop.attempt import (
@@ -26,6 +24,7 @@ from rgr.loop.retry import AttemptRejected
 from rgr.loop.starting import (
     RunOptions,
     ask_unnoted,
+    baseline_refusal,
     check_branch_option,
     check_login,
     confirm,
@@ -36,7 +35,6 @@ from rgr.loop.starting import (
     recover_after_crash,
     require_clean,
     require_new_branch,
-    require_startable,
 )
 from rgr.loop.tdd import LEFTOVERS_PREFIX, Orchestrator
 from rgr.observe.events import SandboxShown
@@ -48,13 +46,6 @@ from rgr.store.inflight import Inflight
 from rgr.store.locks import run_lock
 from rgr.store.objects import Commit
 from rgr.store.workspace import Workspace
-
-#: Said when the baseline could not even load some tests: green in the user's tree,
-#: such a suite usually misses a file the build generated and git ignores.
-LOAD_ERROR_HINT = ("; if they pass in your working tree, a file your build generated "
-                   "and git ignores may be missing from the checkout: `rgr doctor` lists "
-                   "the ones copied in, and [sandbox] show_generated = [\"<glob>\"] in "
-                   "tdd.toml adds one")
 
 Log = Callable[[str], None]
 
@@ -118,17 +109,12 @@ def _start_and_loop(ws: Workspace, backend: Backend, test_command: TestCommand,
     orchestrator = _orchestrator(ws, backend, test_command, options, inv)
     # The baseline runs sealed before anything is spent (the login check is a request).
     baseline = orchestrator.tests_at_head()
-    require_startable(orchestrator.sealer, baseline)
-    # Refuse to referee blind: a runner whose results rgr cannot read would make every
-    # RED look like "no new test" and every GREEN like a pass of nothing.
-    require_results(baseline, test_command)
+    # The check `rgr verify` and `rgr doctor` make too: before the login check, which
+    # is a paid request.
+    refused = baseline_refusal(orchestrator.sealer, baseline)
+    if refused is not None:
+        raise refused
     check_login(backend, ws, options, log)
-    if not baseline.all_passed:
-        raise RepositoryError(
-            f"the test suite is not green before rgr starts: {baseline.problem()}",
-            "TDD starts from green: fix or remove the failing tests, then run again"
-            + (LOAD_ERROR_HINT if baseline.errors else ""),
-        )
     if baseline.no_tests_collected:
         log("baseline: no tests yet (a valid green start)")
     marker = git.resolve_commit(

@@ -1,7 +1,7 @@
 """``rgr serve``: the queue, the runs and the history in a browser (rgr.web).
 
-An optional extra (``pipx install 'rgr[web]'``): the web stack is imported here, when
-the command runs, never by the rest of rgr. The port is bound before anything is
+An optional extra (``pipx inject rgr starlette uvicorn jinja2``): the web stack is
+imported here, when the command runs, never by the rest of rgr. The port is bound before anything is
 printed, so a port in use is a clear error rather than a traceback from the server;
 the URL is printed and nothing is opened.
 """
@@ -24,8 +24,11 @@ DEFAULT_PORT = 8765
 #: The web extra's modules, checked before anything else is done.
 EXTRA_MODULES = ("starlette", "uvicorn", "jinja2")
 
-INSTALL_HINT = ("pipx install --force 'rgr[web]' (or `pipx inject rgr starlette uvicorn "
-                "jinja2`; in a virtualenv: pip install 'rgr[web]')")
+#: rgr is installed from its clone (the README's pipx install), not from PyPI, where no
+#: rgr exists: `pipx install --force 'rgr[web]'` finds no distribution. Injecting the
+#: three packages into that pipx environment works (measured with pipx 1.18.4).
+INSTALL_HINT = ("add it to rgr's pipx environment: pipx inject rgr starlette uvicorn jinja2 "
+                "(in a virtualenv of the clone: pip install '.[web]')")
 
 #: A token goes in a URL and a cookie as it is: URL-safe characters, long enough.
 TOKEN = re.compile(r"[A-Za-z0-9._~-]{16,}")

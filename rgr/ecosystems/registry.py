@@ -112,7 +112,8 @@ def configured_command(config: Config, root: Path | None = None) -> TestCommand:
     if config.junit_xml:
         runner = _junit_override(runner)
     return TestCommand(argv=argv, runner=runner, junit_globs=tuple(config.junit_xml),
-                       shell=config.test_shell, source=config.source_of("test_command"))
+                       shell=config.test_shell, source=config.source_of("test_command"),
+                       setting=config.setting("test_command"))
 
 
 def loads_file_by_file(runner: str) -> bool:

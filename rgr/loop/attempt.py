@@ -304,7 +304,8 @@ class Sealer:
         show, rustup without a toolchain), or None when the output shows no such cause."""
         return explain.diagnose(report.output or report.output_excerpt,
                                 self.test_command.argv, self.toolchain, self.ws.root,
-                                self.ws.env, self.ws.config.sandbox.detect)
+                                self.ws.env, self.ws.config.sandbox.detect,
+                                self.test_command.setting)
 
     # -- agent sessions ----------------------------------------------------------------
 

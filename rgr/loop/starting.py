@@ -20,10 +20,10 @@ from rgr.backends import claude_release
 from rgr.backends.base import Backend
 from rgr.backends.router import make_backend as _make_backend
 from rgr.base.backend_names import CLAUDE
-from rgr.base.errors import ConfigError, NeedsConfirmation, RepositoryError
+from rgr.base.errors import ConfigError, NeedsConfirmation, RepositoryError, RgrError
 from rgr.base.processes import kill_orphans
 from rgr.base.ui import make_console, short
-from rgr.check.verify import TestReport
+from rgr.check.verify import TestReport, require_results
 from rgr.loop.attempt import Sealer, remove_stale_folders
 from rgr.observe.limits import Limits
 from rgr.observe.view import NORMAL, PlainView
@@ -217,6 +217,41 @@ def require_startable(sealer: Sealer, report: TestReport) -> None:
     if found is not None:
         raise ConfigError(f"the test command cannot run inside the sandbox: {found.problem}",
                           f"{found.fix}; `rgr doctor` lists what the sandbox shows and why")
+
+
+#: Said when the baseline could not even load some tests: green in the user's tree,
+#: such a suite usually misses a file the build generated and git ignores.
+LOAD_ERROR_HINT = ("; if they pass in your working tree, a file your build generated "
+                   "and git ignores may be missing from the checkout: `rgr doctor` lists "
+                   "the ones copied in, and [sandbox] show_generated = [\"<glob>\"] in "
+                   "tdd.toml adds one")
+
+
+def baseline_refusal(sealer: Sealer, report: TestReport) -> RgrError | None:
+    """Why `rgr run` would not start from ``report``, its sealed baseline at HEAD, or
+    None. `rgr run`, `rgr verify` and `rgr doctor` all ask this one function, so the
+    three cannot disagree about a baseline: a run that cannot start in the sandbox, a
+    runner whose per-test results rgr cannot read (zero tests read from a run that did
+    not say "no tests"), a suite that is not green."""
+    try:
+        require_startable(sealer, report)
+        # Refuse to referee blind: a runner whose results rgr cannot read would make
+        # every RED look like "no new test" and every GREEN like a pass of nothing.
+        require_results(report, sealer.test_command)
+    except ConfigError as refused:
+        return refused
+    if report.timed_out:
+        config = sealer.ws.config
+        return RepositoryError(
+            f"the test suite is not green before rgr starts: the test command did not "
+            f"finish within {config.command_timeout:g}s",
+            f"make the suite finish sooner, or raise {config.setting('command_timeout')}")
+    if not report.all_passed:
+        return RepositoryError(
+            f"the test suite is not green before rgr starts: {report.problem()}",
+            "TDD starts from green: fix or remove the failing tests, then run again"
+            + (LOAD_ERROR_HINT if report.errors else ""))
+    return None
 
 
 def confirm(options: RunOptions, question: str) -> None:

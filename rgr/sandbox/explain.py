@@ -33,8 +33,13 @@ _MISSING_PROGRAM = (
 _MISSING_SOURCE = re.compile(r"bwrap: Can't find source path (?P<path>\S+?):? No such file")
 
 
+#: Where a test command is changed when nothing overrides tdd.toml.
+TEST_SETTING = "test_command in tdd.toml"
+
+
 def diagnose(output: str, argv: Iterable[str], toolchain: Toolchain, repo_root: Path,
-             env: Mapping[str, str], detect_enabled: bool = True) -> Diagnosis | None:
+             env: Mapping[str, str], detect_enabled: bool = True,
+             test_setting: str = TEST_SETTING) -> Diagnosis | None:
     """The precise cause of a sandboxed command's failure to start, read from its
     ``output``; None when the output shows no such cause (a real test failure, say)."""
     own = registry.diagnose(output, toolchain.env)
@@ -50,13 +55,17 @@ def diagnose(output: str, argv: Iterable[str], toolchain: Toolchain, repo_root: 
         if match is None:
             continue
         name = match.groupdict().get("name") or next(iter(argv), "")
-        return missing_program(name, toolchain, repo_root, env, detect_enabled)
+        return missing_program(name, toolchain, repo_root, env, detect_enabled,
+                               test_setting)
     return None
 
 
 def missing_program(name: str, toolchain: Toolchain, repo_root: Path,
-                    env: Mapping[str, str], detect_enabled: bool = True) -> Diagnosis:
-    """``name`` was not found inside: where it is outside, and why it is not shown."""
+                    env: Mapping[str, str], detect_enabled: bool = True,
+                    test_setting: str = TEST_SETTING) -> Diagnosis:
+    """``name`` was not found inside: where it is outside, and why it is not shown.
+    ``test_setting`` is where the test command is changed (rgr.base.config.TestCommand:
+    a TDD_TEST_COMMAND variable overrides tdd.toml)."""
     found = locate(name, repo_root, env)
     if found is None:
         return Diagnosis(
@@ -64,8 +73,7 @@ def missing_program(name: str, toolchain: Toolchain, repo_root: Path,
             f"did rgr outside it (PATH, the repository's virtualenvs and node_modules/.bin, "
             f"~/.local/bin)",
             f"install {name} for this project (for example in its virtualenv or with its "
-            "package manager), or set test_command in tdd.toml to the command that runs "
-            "the tests")
+            f"package manager), or set {test_setting} to the command that runs the tests")
     where = home_relative(found, env)
     reason, fix = why_hidden(found, toolchain, repo_root, env, detect_enabled)
     return Diagnosis(f"{name} is at {where}, which the sandbox does not show: {reason}", fix)

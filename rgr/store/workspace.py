@@ -85,7 +85,8 @@ class Workspace:
         head = git.head_commit(self.repo)
         snapshot = self.git_dir / "rgr" / "config" / str(head.tree.id)
         source = git.materialize(self.repo, head, (CONFIG_FILE, OVERRIDE_DIR), snapshot)
-        config = load_config(snapshot, env=self.env, flags=self.flags)
+        config = load_config(snapshot, env=self.env, flags=self.flags,
+                             label=f"{CONFIG_FILE} as committed at {str(head.id)[:8]}")
         notes = _notes(self.repo, config.notes_ref, self.env)
         return Workspace(self.root, self.repo, config, notes,
                          self.env, self.no_sandbox, config_root=snapshot,

@@ -35,7 +35,8 @@ from rgr.web import actions, board, history, plots, runs
 from rgr.web.security import Guard, same
 
 #: A commit as the routes take it: an abbreviated or full hex id, nothing else (a
-#: branch name or a revision expression is not a URL's business).
+#: revision expression is not a URL's business). A run's page also takes HEAD and a
+#: local branch's name (Pages.revision).
 COMMIT = re.compile(r"[0-9a-f]{4,40}")
 
 #: With --remote, the queue's refs are fetched at most this often (page polls included).
@@ -128,19 +129,20 @@ class Pages:
         only, page = self._only(request), self._page(request)
         ws = self.state.ws.reopened()
         queue = self.state.queue(ws)
-        tag = board.fingerprint(queue)
-        return self.render("board.html", board=board.read(queue, only, page), only=only,
+        tag = board.fingerprint(queue, ws.notes.tip_id())
+        return self.render("board.html", board=board.read(queue, only, page, ws), only=only,
                            etag=_etag(tag, only, page), poll_ms=POLL_MS,
                            repo=str(ws.root), title="board")
 
     def board_live(self, request: Request) -> Response:
         """The board's body for the page's script: 304 while nothing changed."""
         only, page = self._only(request), self._page(request)
-        queue = self.state.queue(self.state.ws.reopened())
-        tag = _etag(board.fingerprint(queue), only, page)
+        ws = self.state.ws.reopened()
+        queue = self.state.queue(ws)
+        tag = _etag(board.fingerprint(queue, ws.notes.tip_id()), only, page)
         if request.headers.get("if-none-match") == tag:
             return Response(status_code=304, headers={"etag": tag})
-        response = self.render("board_body.html", board=board.read(queue, only, page),
+        response = self.render("board_body.html", board=board.read(queue, only, page, ws),
                                only=only)
         response.headers["etag"] = tag
         return response
@@ -168,7 +170,7 @@ class Pages:
 
     def run_page(self, request: Request) -> Response:
         ws = self.state.ws.reopened()
-        commit = self._commit(ws, request.path_params["commit"])
+        commit = self.revision(ws, request.path_params["commit"])
         page = runs.build(runs.Source(ws, commit, None, "this repository"))
         at_head = (not ws.repo.head_is_unborn and page.report.head ==
                    str(git.head_commit(ws.repo).id))
@@ -198,6 +200,20 @@ class Pages:
         if text is None:
             raise HTTPException(404, f"{short(commit)} has no rgr handoff note")
         return PlainTextResponse(text, headers={"content-disposition": "inline"})
+
+    def revision(self, ws: Workspace, given: str) -> str:
+        """``given`` as a run's page takes it: HEAD, a local branch (its tip; a branch
+        wins over a hex-looking name, as in git), or a commit id."""
+        if given == "HEAD" and not ws.repo.head_is_unborn:
+            return str(git.head_commit(ws.repo).id)
+        if git.check_branch_name(given) is None:
+            tip = git.branch_tip(ws.repo, given)
+            if tip is not None:
+                return tip
+        if not COMMIT.fullmatch(given):
+            raise HTTPException(404, f"{given!r} is not a commit id, HEAD or a branch of "
+                                "this repository")
+        return self._commit(ws, given)
 
     def _commit(self, ws: Workspace, given: str) -> str:
         if not COMMIT.fullmatch(given):
@@ -284,7 +300,7 @@ def create_app(state: ServeState) -> Guard:
             Route("/board", pages.board_live),
             Route("/jobs/{ident:int}", pages.job_page),
             Route("/jobs/{ident:int}/notes/{commit}", pages.job_note),
-            Route("/runs/{commit}", pages.run_page),
+            Route("/runs/{commit:path}", pages.run_page),  # a branch name has slashes
             Route("/notes/{commit}", pages.note),
             Route("/history", pages.history_page),
             Route("/actions/{name}", pages.action, methods=["POST"]),

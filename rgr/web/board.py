@@ -1,6 +1,8 @@
-"""The board: every job of the queue with its state, worker, phase, cost and time,
-read with rgr.daemon.queue (what `rgr queue` reads), and a fingerprint of the queue's
-refs that tells a polling page whether anything changed."""
+"""The board: every run in the repository, newest first, each linking to its page: the
+queue's jobs with their state, worker, phase, cost and time, read with rgr.daemon.queue
+(what `rgr queue` reads), and the runs no job made (`rgr run`, `rgr refactor`: read
+from their notes by rgr.web.local_runs); and a fingerprint of the queue's refs and the
+notes ref that tells a polling page whether anything changed."""
 
 from __future__ import annotations
 
@@ -10,6 +12,9 @@ from dataclasses import dataclass
 
 from rgr.daemon.hub import QUEUE_NAMESPACES
 from rgr.daemon.queue import TERMINAL, Job, Queue, describe_state
+from rgr.store.workspace import Workspace
+from rgr.web.local_runs import LocalRun
+from rgr.web.local_runs import read as read_local_runs
 
 #: Every state a job can be in, in the order the board's filters list them.
 STATES = ("queued", "running", "stopped", "complete", "failed", "needs-attention",
@@ -38,6 +43,11 @@ class Row:
     branch: str
     message: str
     can_cancel: bool
+    #: Its page (/jobs/N, or /runs/<commit> for a run no job made), the row's HTML id,
+    #: and what its first cell says (the job's number, the run's short id).
+    link: str = ""
+    anchor: str = ""
+    label: str = ""
 
 
 #: Rows per page of the board: a thousand rows cost a browser little, but the server
@@ -63,11 +73,13 @@ class Board:
         return self.first + len(self.rows) - 1
 
 
-def fingerprint(queue: Queue) -> str:
-    """What every queue ref points at, hashed: one ``git for-each-ref``, no blob read.
-    Any change a worker publishes (a state, a claim, a new job) changes it."""
+def fingerprint(queue: Queue, notes_tip: str | None = None) -> str:
+    """What every queue ref points at, and the notes ref (a run's new handoff), hashed:
+    one ``git for-each-ref``, no blob read. Any change a worker publishes (a state, a
+    claim, a new job) or a run's note changes it."""
     refs = queue.git.refs(*QUEUE_NAMESPACES)
     digest = hashlib.sha1(usedforsecurity=False)
+    digest.update(f"notes {notes_tip}\n".encode())
     for name in sorted(refs):
         digest.update(f"{name} {refs[name]}\n".encode())
     return digest.hexdigest()
@@ -98,19 +110,49 @@ def _row(job: Job, now: float) -> Row:
         phase=state.phase or "-", cycle="-" if state.cycle is None else str(state.cycle),
         cost_usd=state.cost_usd, elapsed_s=elapsed, since=since, branch=spec.branch,
         message=state.message if state.state in ("failed", "needs-attention") else "",
-        can_cancel=state.state not in TERMINAL)
+        can_cancel=state.state not in TERMINAL, link=f"/jobs/{job.id}", anchor=f"job-{job.id}",
+        label=str(job.id))
 
 
-def read(queue: Queue, only: str | None, page: int = 1) -> Board:
-    """The board now, newest job first; ``only``: the jobs in that state; ``page``: which
-    PAGE_SIZE of them (1: the newest)."""
+def _run_row(run: LocalRun, now: float) -> Row:
+    start = run.started.timestamp() if run.started else None
+    end = run.finished.timestamp() if run.finished else None
+    running = run.state == "running"
+    elapsed: float | None = None
+    if start is not None:
+        elapsed = now - start if running else (end - start if end is not None else None)
+    return Row(
+        id=0, kind=run.kind, feature=run.feature, state=run.state, state_text=run.state_text,
+        worker="", host="", phase=run.phase, cycle=run.cycle, cost_usd=run.cost_usd,
+        elapsed_s=elapsed, since=start if running else None, branch=run.branch,
+        message=run.message, can_cancel=False, link=f"/runs/{run.commit}",
+        anchor=f"run-{run.run_id[:8]}", label=run.run_id[:8])
+
+
+def read(queue: Queue, only: str | None, page: int = 1, ws: Workspace | None = None
+         ) -> Board:
+    """The board now, newest first: the queue's jobs and, given ``ws``, the runs no job
+    made; ``only``: those in that state; ``page``: which PAGE_SIZE of them (1: the
+    newest)."""
     jobs = queue.jobs()
+    local = read_local_runs(ws, {j.spec.branch for j in jobs}) if ws is not None else []
     now = time.time()
     counts = dict.fromkeys(STATES, 0)
-    for job in jobs:
-        counts[job.state.state] = counts.get(job.state.state, 0) + 1
-    shown = [j for j in reversed(jobs) if only is None or j.state.state == only]
+    for state in [j.state.state for j in jobs] + [r.state for r in local]:
+        counts[state] = counts.get(state, 0) + 1
+    # Newest first by when each began (a job when it was queued); jobs of one second in
+    # the order they were queued, newest first.
+    entries: list[tuple[float, int, Job | LocalRun]] = [
+        *((j.spec.created_at or 0.0, j.id, j) for j in jobs),
+        *((r.started.timestamp() if r.started else 0.0, 0, r) for r in local)]
+    entries.sort(key=lambda e: (e[0], e[1]), reverse=True)
+    shown = [e[2] for e in entries if only is None or _state_of(e[2]) == only]
     pages = max(1, -(-len(shown) // PAGE_SIZE))
     page = min(max(page, 1), pages)
-    rows = [_row(j, now) for j in shown[(page - 1) * PAGE_SIZE:page * PAGE_SIZE]]
-    return Board(rows, counts, len(jobs), len(shown), page, pages)
+    rows = [_row(e, now) if isinstance(e, Job) else _run_row(e, now)
+            for e in shown[(page - 1) * PAGE_SIZE:page * PAGE_SIZE]]
+    return Board(rows, counts, len(jobs) + len(local), len(shown), page, pages)
+
+
+def _state_of(entry: Job | LocalRun) -> str:
+    return entry.state.state if isinstance(entry, Job) else entry.state
