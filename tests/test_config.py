@@ -444,7 +444,7 @@ def test_test_command_flag_beats_the_file(tmp_path: Path) -> None:
         (["/usr/bin/python3", "-m", "pytest"], "pytest"),
         (["py.test"], "pytest"),
         ([".venv/bin/pytest-3"], "pytest"),
-        (["python", "-m", "unittest"], "custom"),
+        (["python", "-m", "unittest"], "unittest"),
         (["mvn", "-q", "test"], "maven"),
         (["./mvnw", "test"], "maven"),
         (["./gradlew", "test"], "gradle"),
