@@ -222,7 +222,8 @@ def test_a_timed_out_baseline_names_the_timeout_where_it_was_set(tmp_path: Path)
 ])
 def test_the_test_commands_setting_travels_with_it(
         tmp_path: Path, env: dict[str, str], flags: dict[str, object], setting: str) -> None:
-    from rgr.base.config import load_config, resolve_test_command
+    from rgr.base.config import load_config
+    from rgr.ecosystems.registry import resolve_test_command
 
     (tmp_path / "tdd.toml").write_text('test_command = "pytest"\n')
     command = resolve_test_command(load_config(tmp_path, env=env, flags=flags), tmp_path)
