@@ -246,3 +246,15 @@ def test_npm_launcher_resolves_to_the_native_executable() -> None:
     assert native.name == "codex" and native.parent.name == "bin"
     assert "codex-linux" in str(native) or "codex-darwin" in str(native)
     assert native_executable("/usr/bin/true", None) == "/usr/bin/true"
+
+
+def test_a_status_marker_is_a_number_of_its_own_not_part_of_a_port() -> None:
+    """A 503 from a model server on port 40133 once read as a login failure ("401")."""
+    from rgr.backends.base import says_any
+    from rgr.backends.codex import LOGIN_MARKERS, TRANSIENT_MARKERS
+
+    text = "unexpected status 503 service unavailable: overloaded, url: http://127.0.0.1:40133/v1"
+    assert not says_any(text, LOGIN_MARKERS)
+    assert says_any(text, TRANSIENT_MARKERS)
+    assert says_any("unexpected status 401 unauthorized", ("401",))
+    assert not says_any("took 4015 ms", ("401",))

@@ -8,7 +8,8 @@ retry policy understands.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import re
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -54,6 +55,19 @@ class AgentRequest:
     #: Settings that install rgr's PreToolUse edit guard (claude's ``--settings``);
     #: a backend without such hooks ignores it (the checks on the commit still judge).
     settings_file: Path | None = None
+
+
+def says_any(text: str, markers: Iterable[str]) -> bool:
+    """Whether ``text`` (lower-cased by the caller) holds any of ``markers``. A marker
+    that is a number, an HTTP status, counts only as a number of its own: "401" is in
+    "status 401" but not in a URL's port 40133 (a 503 once read as a login failure)."""
+    for marker in markers:
+        if marker.isdigit():
+            if re.search(rf"(?<!\d){marker}(?!\d)", text):
+                return True
+        elif marker in text:
+            return True
+    return False
 
 
 def usd(value: object) -> float:

@@ -90,6 +90,7 @@ from rgr.backends.base import (
     AgentRunError,
     OpenGateway,
     SessionFigures,
+    says_any,
     usd,
 )
 from rgr.base import failpoints
@@ -447,7 +448,7 @@ def _classify(data: dict[str, Any]) -> AgentRunError:
         )
     status = data.get("api_error_status")
     lowered = text.lower()
-    if status == 401 or any(marker in lowered for marker in LOGIN_MARKERS):
+    if status == 401 or says_any(lowered, LOGIN_MARKERS):
         return AgentRunError(
             "not_logged_in", f"claude is not logged in: {text}", LOGIN_HINT, raw=data
         )
@@ -460,7 +461,7 @@ def _classify(data: dict[str, Any]) -> AgentRunError:
             retryable=retryable,
             raw=data,
         )
-    if any(marker in lowered for marker in TRANSIENT_MARKERS):
+    if says_any(lowered, TRANSIENT_MARKERS):
         return AgentRunError(
             "api_error",
             f"the model API could not be reached: {text}",

@@ -77,6 +77,7 @@ from rgr.backends.base import (
     AgentRunError,
     OpenGateway,
     SessionFigures,
+    says_any,
 )
 from rgr.backends.codex_stream import StreamState, stream_reader
 from rgr.backends.strict_output import nulls_to_defaults, strict_schema
@@ -510,10 +511,10 @@ def _classify(state: StreamState, done: Completed,
     text = state.failure or (state.errors[-1] if state.errors else
                              f"codex exited with code {done.returncode} before the turn ended")
     lowered = text.lower()
-    if any(marker in lowered for marker in LOGIN_MARKERS):
+    if says_any(lowered, LOGIN_MARKERS):
         return AgentRunError("not_logged_in", f"codex is not logged in: {text}", LOGIN_HINT,
                              raw=raw)
-    if any(marker in lowered for marker in TRANSIENT_MARKERS):
+    if says_any(lowered, TRANSIENT_MARKERS):
         return AgentRunError("api_error", f"the model API failed: {text}",
                              "wait and run `rgr resume`", retryable=True, raw=raw)
     if '"error"' in lowered or "400" in lowered or "bad request" in lowered:

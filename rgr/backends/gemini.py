@@ -54,6 +54,7 @@ from rgr.backends.base import (
     AgentRunError,
     OpenGateway,
     SessionFigures,
+    says_any,
 )
 from rgr.base import failpoints
 from rgr.base.backend_names import GEMINI
@@ -356,13 +357,13 @@ def classify_failure(state: StreamState, done: Completed, raw: dict[str, Any],
     text = "; ".join(state.errors) or (
         f"gemini exited with code {done.returncode}: {done.stderr.strip()[-EXCERPT_CHARS:]}")
     lowered = text.lower()
-    if any(m in lowered for m in LOGIN_MARKERS):
+    if says_any(lowered, LOGIN_MARKERS):
         return AgentRunError("not_logged_in", f"gemini is not logged in: {text}", LOGIN_HINT,
                              raw=raw, figures=figures)
     if "turn" in lowered and ("max" in lowered or "limit" in lowered):
         return AgentRunError("max_turns", f"gemini hit its turn limit: {text}",
                              "raise max_turns for this agent", raw=raw, figures=figures)
-    if any(m in lowered for m in TRANSIENT_MARKERS):
+    if says_any(lowered, TRANSIENT_MARKERS):
         return AgentRunError("api_error", f"the model API failed: {text}",
                              "wait and run `rgr resume`", retryable=True, raw=raw,
                              figures=figures)

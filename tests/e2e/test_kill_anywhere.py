@@ -109,6 +109,7 @@ ALL_KILLS: list[Kill] = [
 SAMPLE = {
     "claude": {"notes:ref-moved@4", "attempt:kept@1"},
     "codex": {"seal:imported@3"},
+    "gemini": set(),  # its sweep: RGR_FULL_SWEEP=1 RGR_E2E_BACKENDS=gemini (not run yet)
 }
 
 
