@@ -8,11 +8,12 @@ lives in ``tmp``, a directory rgr creates for this one run and deletes afterward
 
 from __future__ import annotations
 
+import json
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Literal, Protocol
+from typing import Any, Literal, Protocol
 
 from rgr.base.config import TestCommand
 from rgr.base.proc import Completed, bound
@@ -156,6 +157,27 @@ def read_report(path: Path) -> str:
     if path.is_symlink():
         raise OSError(f"{path} is a symbolic link")
     return path.read_text(encoding="utf-8")
+
+
+def report_lines(run: Finished, report: str, who: str) -> tuple[Results, list[str] | None]:
+    """Empty results and the lines of the report file ``report`` in the run's folder; when
+    it cannot be read, results whose report error says that ``who`` (the runner, as
+    messages call it) wrote none, and None."""
+    path = run.tmp / report
+    try:
+        return Results(), read_report(path).splitlines()
+    except OSError:
+        return Results(report_error=f"{who} wrote no report to {path} "
+                                    f"(exit code {run.done.returncode})"), None
+
+
+def json_lines(lines: Iterable[str]) -> Iterator[Any]:
+    """Each line's JSON value; a line that is not JSON is skipped."""
+    for line in lines:
+        try:
+            yield json.loads(line)
+        except ValueError:
+            continue
 
 
 def message(text: str) -> str:

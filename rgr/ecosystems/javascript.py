@@ -41,10 +41,12 @@ from rgr.ecosystems.base import (
     ToolHome,
     detected,
     existing,
+    json_lines,
     message,
     project_files_named,
     read_report,
     relative,
+    report_lines,
     with_args,
 )
 from rgr.ecosystems.failure_kind import FailureKind, first_match
@@ -334,20 +336,11 @@ class NodeTest:
         return cmd.argv
 
     def read(self, run: Finished) -> Results:
-        results = Results()
-        path = run.tmp / NODE_REPORT
-        try:
-            lines = read_report(path).splitlines()
-        except OSError:
-            results.report_error = (f"node's test runner wrote no report to {path} "
-                                    f"(exit code {run.done.returncode})")
+        results, lines = report_lines(run, NODE_REPORT, "node's test runner")
+        if lines is None:
             return results
         occurrences = Occurrences()
-        for line in lines:
-            try:
-                event = json.loads(line)
-            except ValueError:
-                continue
+        for event in json_lines(lines):
             raw_file = str(event.get("file") or "")
             file = relative(raw_file, run.root)
             names = [str(n) for n in event.get("path", [])]

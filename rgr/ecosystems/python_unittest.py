@@ -26,7 +26,6 @@ code under test that does not exist yet is a right RED.
 
 from __future__ import annotations
 
-import json
 import re
 import shlex
 import shutil
@@ -46,10 +45,11 @@ from rgr.ecosystems.base import (
     TestOutcome,
     detected,
     existing,
+    json_lines,
     message,
     project_files_named,
-    read_report,
     relative,
+    report_lines,
 )
 from rgr.ecosystems.failure_kind import FailureKind
 from rgr.ecosystems.python import PYTHON_MARKERS, project_virtualenv, raised_kind
@@ -83,20 +83,11 @@ class Unittest:
         return through_reporter(cmd.argv)
 
     def read(self, run: Finished) -> Results:
-        results = Results()
-        path = run.tmp / REPORT
-        try:
-            lines = read_report(path).splitlines()
-        except OSError:
-            results.report_error = (f"unittest wrote no report to {path} "
-                                    f"(exit code {run.done.returncode})")
+        results, lines = report_lines(run, REPORT, "unittest")
+        if lines is None:
             return results
         occurrences = Occurrences()
-        for line in lines:
-            try:
-                event = json.loads(line)
-            except ValueError:
-                continue
+        for event in json_lines(lines):
             if not isinstance(event, dict) or "testsRun" in event:
                 continue
             text = str(event.get("message") or "")

@@ -35,7 +35,6 @@ from typing import Any
 
 from rgr.fake_model.script import STRUCTURED_OUTPUT_TOOL, Text, ToolCall
 from rgr.fake_model.server import (
-    SIDE_CALL_TEXT,
     FakeModelServer,
     RequestRecord,
     _Handler,
@@ -146,19 +145,10 @@ class _GeminiHandler(_Handler):
                                            "status": _STATUS.get(status, "UNKNOWN")}}, headers)
 
     def _generate(self) -> None:
-        raw = self._read_body()
-        if self.state.bodies is not None:
-            with self.state.lock:
-                self.state.bodies.append(raw)
-        session = self._session()
-        try:
-            body = json.loads(raw)
-            if not isinstance(body, dict):
-                raise ValueError("body is not a JSON object")
-        except ValueError as exc:
-            self._fail(RequestRecord("POST", self.path, session, len(raw)), 400,
-                       "invalid_request_error", f"fake model: bad JSON body: {exc}")
+        request = self._json_request()
+        if request is None:
             return
+        raw, session, body = request
         tools = offered_tools(body)
         record = RequestRecord(
             "POST", self.path, session, len(raw), tools=tools,
@@ -166,12 +156,7 @@ class _GeminiHandler(_Handler):
             model=self.path.split("/models/", 1)[-1].split(":", 1)[0],
             stream="alt=sse" in self.path, first_user_text=first_user_text(body),
             body=body if self.state.bodies is not None else None)
-        if STRUCTURED_OUTPUT_TOOL not in tools:
-            self._answer(record, body, Text(SIDE_CALL_TEXT), "side")
-            return
-        selected = self._select(record, session, count_answers(body.get("contents") or []))
-        if selected is not None:
-            self._play(selected[0], body, selected[1])
+        self._reply(record, body, lambda: count_answers(body.get("contents") or []))
 
     def _answer(self, record: RequestRecord, body: Mapping[str, Any],
                 reply: ToolCall | Text, kind: str) -> None:

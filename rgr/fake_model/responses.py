@@ -44,7 +44,6 @@ from typing import Any
 
 from rgr.fake_model.script import STRUCTURED_OUTPUT_TOOL, Text, ToolCall
 from rgr.fake_model.server import (
-    SIDE_CALL_TEXT,
     FakeModelServer,
     RequestRecord,
     _Handler,
@@ -225,30 +224,16 @@ class _ResponsesHandler(_Handler):
                                            "param": None, "code": error_type}}, headers)
 
     def _responses(self) -> None:
-        raw = self._read_body()
-        if self.state.bodies is not None:
-            with self.state.lock:
-                self.state.bodies.append(raw)
-        session = self._session()
-        try:
-            body = json.loads(raw)
-            if not isinstance(body, dict):
-                raise ValueError("body is not a JSON object")
-        except ValueError as exc:
-            self._fail(RequestRecord("POST", self.path, session, len(raw)), 400,
-                       "invalid_request_error", f"fake model: bad JSON body: {exc}")
+        request = self._json_request()
+        if request is None:
             return
+        raw, session, body = request
         tools = offered_tools(body)
         record = RequestRecord(
             "POST", self.path, session, len(raw), tools=tools, system=system_text(body),
             model=body.get("model"), stream=bool(body.get("stream")),
             first_user_text=first_user_text(body))
-        if STRUCTURED_OUTPUT_TOOL not in tools:
-            self._answer(record, body, Text(SIDE_CALL_TEXT), "side")
-            return
-        selected = self._select(record, session, count_answers(body.get("input") or []))
-        if selected is not None:
-            self._play(selected[0], body, selected[1])
+        self._reply(record, body, lambda: count_answers(body.get("input") or []))
 
     def _answer(self, record: RequestRecord, body: Mapping[str, Any],
                 reply: ToolCall | Text, kind: str) -> None:

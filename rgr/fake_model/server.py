@@ -420,20 +420,29 @@ class _Handler(BaseHTTPRequestHandler):
     def _session(self) -> str | None:
         return self.headers.get(SESSION_HEADER)
 
-    def _messages(self) -> None:
+    def _json_request(self) -> tuple[bytes, str | None, dict[str, Any]] | None:
+        """The request's body (kept when the server keeps bodies), its session and the JSON
+        object it holds; None when it holds none, once that request got its 400."""
         raw = self._read_body()
         if self.state.bodies is not None:
             with self.state.lock:
                 self.state.bodies.append(raw)
         session = self._session()
-        base = RequestRecord("POST", self.path, session, len(raw))
         try:
             body = json.loads(raw)
             if not isinstance(body, dict):
                 raise ValueError("body is not a JSON object")
         except ValueError as exc:
-            self._fail(base, 400, "invalid_request_error", f"fake model: bad JSON body: {exc}")
+            self._fail(RequestRecord("POST", self.path, session, len(raw)), 400,
+                       "invalid_request_error", f"fake model: bad JSON body: {exc}")
+            return None
+        return raw, session, body
+
+    def _messages(self) -> None:
+        request = self._json_request()
+        if request is None:
             return
+        raw, session, body = request
         tools = tuple(str(t.get("name")) for t in body.get("tools") or [] if isinstance(t, dict))
         record = RequestRecord(
             "POST",
@@ -447,10 +456,17 @@ class _Handler(BaseHTTPRequestHandler):
             first_user_text=_first_user_text(body),
             body=body if self.state.bodies is not None else None,
         )
-        if STRUCTURED_OUTPUT_TOOL not in tools:
+        self._reply(record, body, lambda: count_turn(body.get("messages") or []))
+
+    def _reply(self, record: RequestRecord, body: Mapping[str, Any],
+               turn: Callable[[], int]) -> None:
+        """Answer a side call (no StructuredOutput tool offered) with the side text, and a
+        scripted request with its session's step for the ``turn()``-th answer (counted
+        only then)."""
+        if STRUCTURED_OUTPUT_TOOL not in record.tools:
             self._answer(record, body, Text(SIDE_CALL_TEXT), "side")
             return
-        selected = self._select(record, session, count_turn(body.get("messages") or []))
+        selected = self._select(record, record.session_id, turn())
         if selected is not None:
             self._play(selected[0], body, selected[1])
 

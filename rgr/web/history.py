@@ -40,7 +40,8 @@ class History:
     invalid: int
 
 
-def _time(value: object) -> datetime | None:
+def note_time(value: object) -> datetime | None:
+    """A note's ISO 8601 time (``Z`` for UTC included), or None when it holds none."""
     if not isinstance(value, str):
         return None
     try:
@@ -67,7 +68,7 @@ def read(ws: Workspace) -> History:
         figures.notes += 1
         if feature := state.get("feature"):
             figures.feature = feature
-        started, finished = _time(state.get("startedAt")), _time(state.get("finishedAt"))
+        started, finished = note_time(state.get("startedAt")), note_time(state.get("finishedAt"))
         if started and (figures.started is None or started < figures.started):
             figures.started = started
         end = finished or started

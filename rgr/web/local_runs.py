@@ -14,6 +14,7 @@ from rgr.store import git, inflight
 from rgr.store.handoff_state import read_state
 from rgr.store.locks import RUN_LOCK, read_lock_info, run_lock_is_stale
 from rgr.store.workspace import Workspace
+from rgr.web.history import note_time
 
 #: The error type of an agent's "this cannot be done honestly" (rgr.store.handoff).
 NEEDS_ATTENTION = "needs-attention"
@@ -35,15 +36,6 @@ class LocalRun:
     message: str
     #: The commit of its latest accepted note: its page is /runs/<commit>.
     commit: str
-
-
-def _time(value: object) -> datetime | None:
-    if not isinstance(value, str):
-        return None
-    try:
-        return datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        return None
 
 
 def _running_id(ws: Workspace) -> str | None:
@@ -90,7 +82,7 @@ def read(ws: Workspace, job_branches: Collection[str]) -> list[LocalRun]:
         agent = note.get("agent")
         if isinstance(agent, dict) and isinstance(agent.get("costUsd"), int | float):
             costs[run_id] = costs.get(run_id, 0.0) + float(agent["costUsd"])
-        started = _time(note.get("startedAt"))
+        started = note_time(note.get("startedAt"))
         if started is not None and (run_id not in starts or started < starts[run_id]):
             starts[run_id] = started
         if commit in attempts:
@@ -113,7 +105,7 @@ def read(ws: Workspace, job_branches: Collection[str]) -> list[LocalRun]:
             feature=str(note.get("feature") or "-"), state=state, state_text=words,
             phase=str(note.get("nextPhase") or note.get("phase") or "-"),
             cycle=str(note.get("cycleNumber", "-")), cost_usd=costs.get(run_id, 0.0),
-            started=starts.get(run_id), finished=_time(note.get("finishedAt")),
+            started=starts.get(run_id), finished=note_time(note.get("finishedAt")),
             branch=branch, message=message, commit=commit))
     found.sort(key=lambda r: r.started.timestamp() if r.started else 0.0, reverse=True)
     return found
