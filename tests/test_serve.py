@@ -303,11 +303,22 @@ def _real_runs(root: Path, home: Path) -> dict[str, str]:
 
     capped = RunOptions(assume_yes=True, skip_preflight=True, max_phases=0)
     made = {}
+
+    def next_second() -> None:
+        # A note's times are whole seconds (rgr.store.handoff.now_utc): two runs started
+        # in one second have no order to show, and a quiet machine starts these two in
+        # one second. Each run here starts in a second of its own.
+        start = int(time.time())
+        while int(time.time()) == start:
+            time.sleep(0.05)
+
     for feature in ("first feature", "second feature"):
+        next_second()
         git(root, "switch", "-q", "main")
         ws = open_workspace(root, env=clean_env(home))
         assert run(ws, feature, False, None, capped, backend=FakeBackend()) == 0
         made[feature] = git(root, "branch", "--show-current")
+    next_second()
     git(root, "switch", "-q", "main")
     ws = open_workspace(root, env=clean_env(home))
     assert refactor(ws, "tidy pricing", False, None, RefactorOptions(capped),
