@@ -7,8 +7,7 @@ two cores, and the slow part is tests/e2e: each file there has a budget in secon
 shows each file's time against its budget, and names the files over it loudly. It never
 fails the run: a time depends on the machine and its load, and a timed test is a flaky
 test. A file over its budget is sampled (``harness.sweep``) or split, never left silently
-slower; a new e2e file needs a budget (tests/test_architecture.py checks that each has
-one).
+slower; a new e2e file needs a budget (tests/test_tiers.py checks that each has one).
 """
 
 from __future__ import annotations
