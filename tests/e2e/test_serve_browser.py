@@ -210,7 +210,10 @@ def test_a_cancel_from_the_page_is_rgr_queue_cancel(fleet: Fleet) -> None:
 
 def test_a_run_page_shows_red_green_the_rejection_and_the_reports_cost(
         fleet: Fleet, tmp_path: Path) -> None:
-    page = fleet.board.page
+    # A page of its own: the fleet's board page is the other tests' (they read its rows),
+    # and clicking through here would leave it on a run page for whichever runs next.
+    page = watched_page(fleet.browser).page
+    page.goto(fleet.served.base + "/")
     page.click("#job-1 td.feature a")
     page.wait_for_selector("ol.timeline")
     assert page.url.endswith("/jobs/1")
