@@ -130,8 +130,8 @@ def test_token_languages_leave_messages_log_calls_and_directives_alone() -> None
     assert ("!=", "==") in kinds(rust)
 
 
-def test_the_list_of_what_rgr_skips_is_written_down_in_the_readme() -> None:
-    readme = " ".join((Path(__file__).parent.parent / "README.md").read_text(
+def test_the_list_of_what_rgr_skips_is_written_down_in_the_manual() -> None:
+    readme = " ".join((Path(__file__).parent.parent / "docs" / "referee.md").read_text(
         encoding="utf-8").split())
     assert "rgr/check/mutation/arid.py" in readme
     for kind in ARID:
