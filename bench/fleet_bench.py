@@ -11,7 +11,7 @@ the real claude inside the containers, the sandbox on (bubblewrap in each contai
 jobs not integrated (--integrate none: N independent jobs, no landing queue). The time
 is from starting the containers to the last job complete on the remote: container start,
 clone, five agent sessions and their test runs per job. Needs root; podman, runc and
-debootstrap are installed with apt-get where missing (tests/containers/podman.py, README:
+debootstrap are installed with apt-get where missing (tests/containers/podman.py, docs/daemon.md:
 "A fleet"); the images are built first (cached after the first time)."""
 
 from __future__ import annotations

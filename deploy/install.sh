@@ -11,7 +11,7 @@
 #   RGR_INSTALL_NO_DEMO=1   install only; do not run `rgr demo`
 #
 # Elsewhere (macOS, other distributions) it says what to install by hand and stops:
-# README "Install".
+# docs/install.md.
 set -eu
 
 say() { printf 'install.sh: %s\n' "$*"; }
@@ -28,7 +28,7 @@ if [ "$(uname -s)" != Linux ]; then
   die "this script installs from Debian's and Ubuntu's packages; on $(uname -s) install \
 Node.js, Python 3.11+ and pipx yourself (macOS: brew install node python pipx), then: \
 npm install -g --prefix ~/.local @anthropic-ai/claude-code@$claude_version && \
-pipx install '$clone[demo]' && ~/.local/bin/rgr demo (README \"Install\" says what rgr \
+pipx install '$clone[demo]' && ~/.local/bin/rgr demo (docs/install.md says what rgr \
 does without bubblewrap)"
 fi
 

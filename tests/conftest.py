@@ -253,7 +253,7 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 CONTAINERS_OPT_IN = "RGR_CONTAINERS"
 
 
-#: The tiers (README "Development": the inner loop, the default run, the full sweeps).
+#: The tiers (docs/development.md: the inner loop, the default run, the full sweeps).
 #: A test is ``unit`` when it runs in-process: no agent CLI, no sandbox started per test,
 #: no rgr, daemon, web server or toolchain started as a process of its own. These files'
 #: tests each start such a process (a second or more apiece): ``integration``, in the
@@ -323,7 +323,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         return
     skip = pytest.mark.skip(reason=f"container tests are opt-in: run with "
                                    f"{CONTAINERS_OPT_IN}=1 .venv/bin/python -m pytest -m "
-                                   f"containers (README: \"A fleet\")")
+                                   f"containers (docs/daemon.md: \"A fleet\")")
     for item in items:
         if item.get_closest_marker("containers") is not None:
             item.add_marker(skip)

@@ -129,7 +129,7 @@ def test_the_container_tests_are_opt_in_and_say_how_to_run_them(tmp_path: Path) 
 
 def test_ci_runs_exactly_the_readme_test_command() -> None:
     """.ci/run is the README's command and nothing more: no tool installed or image
-    built there (the container tests are opt-in, README: "A fleet")."""
+    built there (the container tests are opt-in, docs/daemon.md: "A fleet")."""
     readme = (REPO_ROOT / "README.md").read_text()
     command = re.search(r"^Run the tests .*?```sh\n(.+?)\n```", readme, re.M | re.S)
     assert command is not None

@@ -18,7 +18,7 @@ class ExitCode:
 
 
 #: The ``kind`` of the ``{"error": {...}}`` object a command prints with ``--json``: the
-#: one set of them, each documented here and in the README (a test holds the two
+#: one set of them, each documented here and in docs/reference/commands.md (a test holds the two
 #: together). Every RgrError class names its kind in ``category``; a script tells
 #: failures apart by it, and the message and hint say the rest.
 ERROR_KINDS: dict[str, str] = {

@@ -104,7 +104,7 @@ class Runner(Protocol):
 
     #: The registry key, also ``TestCommand.runner``.
     name: str
-    #: How the README and error messages call it.
+    #: How the manual and error messages call it.
     label: str
 
     def prepare(self, cmd: TestCommand, tmp: Path, env: dict[str, str]) -> tuple[str, ...]:
@@ -295,7 +295,7 @@ class Ecosystem(Protocol):
     run, what the sandbox must show for its tools, and how its failures are explained.
     rgr.ecosystems.registry lists every one once; nothing else names a runner."""
 
-    #: How the README names it.
+    #: How the manual names it.
     @property
     def name(self) -> str: ...
 

@@ -26,7 +26,7 @@ RIGHT_RED: frozenset[FailureKind] = frozenset({"assertion", "missing-code"})
 #: The kinds that reject a new RED test: GREEN, which may not touch tests, cannot fix them.
 WRONG_RED: frozenset[FailureKind] = frozenset({"test-error", "timeout"})
 
-#: One line per kind, for briefs and the README.
+#: One line per kind, for briefs and the manual (docs/).
 MEANING: dict[FailureKind, str] = {
     "assertion": "an assertion failed (or the code under test raised)",
     "missing-code": "the code under test does not exist yet (a missing module, function, "

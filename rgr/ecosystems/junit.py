@@ -186,7 +186,7 @@ class JUnitGlobs:
 
     def fix(self) -> str:
         return ("set junit_xml in tdd.toml to the JUnit XML files your test command writes, "
-                "or set test_command to a runner rgr knows (see the README's runner table)")
+                "or set test_command to a runner rgr knows (see docs/runners.md)")
 
 
 class CustomCommand(JUnitGlobs):

@@ -72,7 +72,7 @@ class SandboxPolicy:
                     "looks like a container whose runtime masks parts of /proc)",
                     "run the container with /proc unmasked: podman --security-opt "
                     "'unmask=/proc/*', docker --security-opt systempaths=unconfined, "
-                    "Kubernetes securityContext procMount: Unmasked (README: \"A fleet\"); "
+                    "Kubernetes securityContext procMount: Unmasked (docs/daemon.md: \"A fleet\"); "
                     "or pass --no-sandbox and let the container alone confine the agents")
             raise SandboxUnavailable(
                 f"bubblewrap cannot create a sandbox on this machine: {done.stderr.strip()} "

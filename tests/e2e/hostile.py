@@ -368,7 +368,7 @@ def writes(files: dict[str, str]) -> dict[str, str]:
 
 
 #: The secrets each backend's agent must never see, beyond the planted ones: codex
-#: promises its commands never get its key (README, "What reaches codex").
+#: promises its commands never get its key (docs/backends.md, "What reaches codex").
 BACKEND_SECRETS = {"claude": (), "codex": (CANARY_ENV["CODEX_API_KEY"],),
                    # The gemini CLI in the sandbox holds only the placeholder.
                    "gemini": (CANARY_ENV["GEMINI_API_KEY"],)}

@@ -6,7 +6,7 @@ files, the user's git config, hooks and refs, notes, the network recorder, secre
 what reached the model), the user's .git as it was, the cheating attempt rejected by
 rule or every attack call refused, and the run completing honestly on a retry.
 
-The classes (README: "What stops an attack"): writes outside the copy (tools, allowed
+The classes (docs/sealing.md: "What stops an attack"): writes outside the copy (tools, allowed
 commands' output options, code the agent runs, links), git hooks/config/refs/notes of
 the user's repository and of the agent's own copy, test-infrastructure tampering,
 ignored configuration files, rewritten history, planner lies, prompt injection, the

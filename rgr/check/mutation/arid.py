@@ -1,6 +1,6 @@
 """What the mutation gate never mutates, and why: the one list both mutators
 (rgr.check.mutation.mutants for Python, rgr.check.mutation.textual for JavaScript/
-TypeScript, Go and Rust) follow, and the README repeats.
+TypeScript, Go and Rust) follow, and docs/referee.md repeats.
 
 Measured on honest, tested changes to real projects, most survivors were noise: an
 error message emptied, a log line's text changed, a ``'use strict'`` directive. No test
