@@ -7,6 +7,7 @@ and git agree about what is in them.
 
 from __future__ import annotations
 
+import compileall
 import json
 import os
 import shutil
@@ -226,12 +227,30 @@ def repo(tmp_path: Path) -> Repo:
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_sessionstart(session: pytest.Session) -> None:
+    """Once per run, in the controller (under xdist, before its workers start): rgr's
+    bytecode compiled, bubblewrap installed."""
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        return
+    compile_rgr_bytecode()
+    install_bubblewrap()
+
+
+def compile_rgr_bytecode() -> None:
+    """rgr is installed editable here, so nothing compiled its modules, and the e2e
+    harness starts rgr with PYTHONDONTWRITEBYTECODE=1 (a test repository stays clean):
+    each of the suite's thousands of rgr processes compiled every module it imported
+    again, about 0.1 s of CPU apiece. pipx compiles on install; so does this, once.
+    Python checks each .pyc against its source, so an edited module is compiled anew."""
+    compileall.compile_dir(str(REPO_ROOT / "rgr"), quiet=1)
+
+
+def install_bubblewrap() -> None:
     """rgr runs every agent and test run inside bubblewrap: install it from the OS
     package manager where it is missing (as root, or with sudo that needs no password);
-    otherwise stop with the command to run, rather than fail test by test. Under xdist
-    the controller does it (first, before its workers start): two workers running
-    apt-get at once would fight over dpkg's lock."""
-    if shutil.which("bwrap") or os.environ.get("PYTEST_XDIST_WORKER"):
+    otherwise stop with the command to run, rather than fail test by test. Only the
+    controller does it: two workers running apt-get at once would fight over dpkg's
+    lock."""
+    if shutil.which("bwrap"):
         return
     prefix = [] if os.geteuid() == 0 else (["sudo", "-n"] if shutil.which("sudo") else None)
     if prefix is None or not shutil.which("apt-get"):
@@ -306,6 +325,11 @@ def shares_a_costly_fixture(item: pytest.Item) -> bool:
                for definition in definitions)
 
 
+# tryfirst: xdist's worker reads the xdist_group markers in its own
+# pytest_collection_modifyitems (to suffix each grouped test's node id with its group),
+# and that plugin registers after this conftest, so it runs first unless this runs
+# earlier still: the groups were silently ignored (a costly fixture built on both workers).
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Each test gets its tier's marker (``tier_of``); the mark hunters share one xdist
     group, and a file with a costly shared fixture has one of its own; without

@@ -3,6 +3,8 @@ end-to-end file has a time budget, and the budget account flags a file over its 
 
 from __future__ import annotations
 
+import os
+
 import pytest
 from conftest import MARK_HUNTERS, PROCESS_SUITES, REPO_ROOT, tier_of
 from timing_budgets import BudgetAccount, budgets
@@ -22,6 +24,19 @@ def test_each_test_file_gets_one_tier() -> None:
     assert tier_of(TESTS / "test_serve.py") == "integration"
     assert tier_of(TESTS / "e2e" / "test_daemon.py") == "e2e"
     assert tier_of(TESTS / "containers" / "test_fleet_containers.py") == "containers"
+
+
+@pytest.mark.skipif("PYTEST_XDIST_WORKER" not in os.environ,
+                    reason="checks xdist's groups: run under pytest-xdist (-n 2), as the "
+                           "default run does")
+def test_grouped_tests_reach_xdists_scheduler_as_groups(request: pytest.FixtureRequest) -> None:
+    """xdist sends a group to one worker by the "@group" suffix its worker adds to each
+    grouped test's node id: every test given a group here carries it."""
+    grouped = [item for item in request.session.items
+               if item.get_closest_marker("xdist_group") is not None]
+    assert grouped, "no grouped test collected with this one"
+    missing = [item.nodeid for item in grouped if "@" not in item.nodeid]
+    assert not missing, missing[:5]
 
 
 def test_every_end_to_end_file_has_a_budget_and_every_budget_a_file() -> None:
