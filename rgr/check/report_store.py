@@ -13,6 +13,7 @@ import contextlib
 import os
 from pathlib import Path
 
+from rgr.base.config import TestCommand
 from rgr.check.verify import TestReport, report_from_json, report_to_json
 
 FOLDER = Path("rgr") / "reports"
@@ -33,6 +34,15 @@ def load(git_dir: Path, tree: str) -> TestReport | None:
         return report_from_json((git_dir / FOLDER / f"{tree}.json").read_text("utf-8"))
     except (OSError, ValueError):
         return None
+
+
+def made_by(report: TestReport, command: TestCommand) -> bool:
+    """Whether ``report`` is a run of ``command``: the same runner, and the command's
+    words in order in what ran (the runner adds its report options and paths to them)."""
+    if report.runner != command.runner:
+        return False
+    ran = iter(report.argv)
+    return all(any(word == seen for seen in ran) for word in command.argv)
 
 
 def _prune(folder: Path) -> None:

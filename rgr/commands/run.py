@@ -230,6 +230,8 @@ def resume(ws: Workspace, options: RunOptions, set_aside: bool,
                 state = _settle_interrupted(ws, orchestrator, state, interrupted, log)
             elif distance:
                 state = _settle_unnoted(ws, orchestrator, record.commit, state, unnoted, log)
+            else:
+                orchestrator.reuse_recorded(head)
             if state.resume_phase == Phase.COMPLETE:  # the interrupted attempt finished it
                 return _finish(state, inv, ws, options)
             log(f"resuming with {state.resume_phase} (cycle {state.cycle_number})")

@@ -144,6 +144,22 @@ class Orchestrator:
         self._reports[str(commit.tree.id)] = report
         report_store.save(self.ws.git_dir, str(commit.tree.id), report)
 
+    def reuse_recorded(self, commit: Commit) -> bool:
+        """Take the report this run recorded for ``commit``'s tree as its test run, as
+        one process does for a tree it has run (``tests_at``). A resumed run (a daemon
+        runs each phase in a process of its own; `rgr resume` after a stop) starts at the
+        commit its last phase verified: running that tree again cost every phase of a
+        daemon job a second test run. Only a report of the same test command counts;
+        anything else runs again."""
+        recorded = report_store.load(self.ws.git_dir, str(commit.tree.id))
+        if recorded is None or not report_store.made_by(recorded, self.test_command):
+            return False
+        self._reports[str(commit.tree.id)] = recorded
+        self.report(f"tests at {str(commit.id)[:8]}: {recorded.passed} passed, "
+                    f"{recorded.failed} failed, {recorded.errors} errors (as this run "
+                    "recorded them for this tree; not run again)")
+        return True
+
     def recorded_report(self, commit: Commit) -> TestReport | None:
         """The report of ``commit``'s tree from this run or an earlier one, if any."""
         tree = str(commit.tree.id)

@@ -136,6 +136,14 @@ def test_four_jobs_two_workers(tmp_path: Path) -> None:
     assert git(repo, "status", "--porcelain") == ""
     listing = rgr(["queue"], repo, env).stdout
     assert listing.count("complete") == len(names) and "COMPLETE/2" in listing
+    # Each phase runs in a process of its own, from the commit the phase before it
+    # verified: that tree's recorded report stands, it is not run again.
+    for events in (tmp_path / "home").rglob("runs/*/events.jsonl"):
+        kinds = [json.loads(line)["type"] for line in events.read_text().splitlines()]
+        starts = [i for i, kind in enumerate(kinds) if kind == "invocation_started"]
+        assert len(starts) == SESSIONS_PER_JOB, (events, kinds)
+        for start in starts[1:]:
+            assert "test_run" not in kinds[start:kinds.index("phase_started", start)], kinds
     # The jobs' clones filed each note's history row in this repository's cache too.
     cache = (repo / ".git" / "rgr" / "cache" / "history-rows").read_bytes().splitlines()
     listed = git(repo, "notes", "--ref=refs/notes/tdd-handoffs", "list").split()[0::2]
