@@ -15,6 +15,7 @@ from rgr.backends.base import Backend
 from rgr.base.errors import RepositoryError
 from rgr.base.ui import esc, make_console, short
 from rgr.check.gate import GateResult
+from rgr.commands.common import ask_unnoted, confirm
 from rgr.commands.verify import judge_landing
 from rgr.ecosystems.registry import resolve_test_command
 from rgr.loop import integrate
@@ -22,9 +23,7 @@ from rgr.loop.attempt import ATTEMPTS_PREFIX, open_sealer, tests_summary
 from rgr.loop.starting import (
     PhaseLog,
     RunOptions,
-    ask_unnoted,
     check_branch_option,
-    confirm,
     default_branch,
     headline,
     make_backend,
