@@ -15,9 +15,10 @@ from rgr.backends.base import backend_binaries
 from rgr.base.errors import RgrError
 from rgr.base.ui import esc, make_console
 from rgr.check.gate import GateResult, gate_argvs
-from rgr.commands.verify import print_result, sealed_gate
+from rgr.commands.verify import print_result
 from rgr.ecosystems.python import project_virtualenv
 from rgr.loop.attempt import Sealer, tests_summary
+from rgr.loop.sealed_gate import sealed_gate
 from rgr.loop.starting import make_backend
 from rgr.sandbox.explain import Diagnosis, missing_program
 from rgr.sandbox.toolchain import home_relative

@@ -16,10 +16,10 @@ from rgr.base.errors import RepositoryError
 from rgr.base.ui import esc, make_console, short
 from rgr.check.gate import GateResult
 from rgr.commands.common import ask_unnoted, confirm
-from rgr.commands.verify import judge_landing
 from rgr.ecosystems.registry import resolve_test_command
 from rgr.loop import integrate
 from rgr.loop.attempt import ATTEMPTS_PREFIX, open_sealer, tests_summary
+from rgr.loop.sealed_gate import judge_landing
 from rgr.loop.starting import (
     PhaseLog,
     RunOptions,

@@ -1,15 +1,13 @@
-"""``rgr queue``: add, list and cancel the daemon's jobs (state in refs/rgr/*)."""
+"""The daemon's jobs as `rgr queue` and `rgr serve` change and list them (state in
+refs/rgr/*): each returns an Outcome, which the command prints and the page shows."""
 
 from __future__ import annotations
 
-import sys
 import time
 from datetime import datetime
-from typing import TYPE_CHECKING
 
-import click
-
-from rgr.base.ui import esc, make_console, print_json_rows
+from rgr.base.errors import BadUsage
+from rgr.base.outcome import Outcome
 from rgr.daemon import cron
 from rgr.daemon.hub import open_hub
 from rgr.daemon.queue import (
@@ -27,9 +25,6 @@ from rgr.daemon.remote import remote_tip
 from rgr.store.gitcli import Git, git_env
 from rgr.store.workspace import Workspace
 
-if TYPE_CHECKING:
-    from rich.console import Console
-
 
 def open_queue(ws: Workspace, remote: str | None) -> Queue:
     main = Git(ws.root, git_env(ws.env))
@@ -38,15 +33,15 @@ def open_queue(ws: Workspace, remote: str | None) -> Queue:
 
 def add(ws: Workspace, feature: str, after: tuple[int, ...], refactor: bool,
         every: str | None, base: str | None, remote: str | None,
-        max_budget_usd: float | None = None, out: Console | None = None) -> int:
-    """``out``: where to say what was queued (`rgr serve` shows it on the page)."""
+        max_budget_usd: float | None = None) -> Outcome:
+    """Queue a job (or a schedule, with ``every``): what was queued, said."""
     from rgr.loop.starting import slugify  # the run's own branch naming (a heavy import)
     from rgr.store import git as rgit
 
     feature = feature.strip()
     if not feature:
-        raise click.UsageError("the feature description is empty: say what the job "
-                               "should build, e.g. rgr queue add \"slugify: lowercase\"")
+        raise BadUsage("the feature description is empty: say what the job should build, "
+                       "e.g. rgr queue add \"slugify: lowercase\"")
     schedule = cron.parse(every) if every is not None else None
     base = base or rgit.require_branch(ws.repo)
     queue = open_queue(ws, remote)
@@ -70,13 +65,12 @@ def add(ws: Workspace, feature: str, after: tuple[int, ...], refactor: bool,
     else:
         state = JobState("queued", updated_at=now, by=who(), max_budget_usd=max_budget_usd)
     ident = queue.add(spec, state)
-    out = out or make_console()
     what = "schedule" if schedule else "job"
-    out.print(f"{what} {ident} queued: {esc(kind)} [bold]{esc(feature)}[/bold] on {esc(branch)} "
-              f"from {esc(base)}" + (f" after {', '.join(map(str, after))}" if after else ""))
+    said = [f"{what} {ident} queued: {kind} {feature} on {branch} from {base}"
+            + (f" after {', '.join(map(str, after))}" if after else "")]
     if schedule is not None and state.next_at is not None:
-        out.print(f"  fires {every!r}, next at {when(state.next_at)}")
-    return 0
+        said.append(f"  fires {every!r}, next at {when(state.next_at)}")
+    return Outcome(said)
 
 
 def check_base(git: Git, base: str, remote: str | None) -> None:
@@ -98,33 +92,30 @@ def check_base(git: Git, base: str, remote: str | None) -> None:
                          f"first (`git branch {base}`)")
 
 
-def listing(ws: Workspace, as_json: bool, remote: str | None) -> int:
+def listing(ws: Workspace, remote: str | None) -> Outcome:
+    """The jobs: as aligned columns (not a rich Table: rich takes seconds for 10,000
+    rows) and the messages of the ones that need a person, or as JSON rows."""
     queue = open_queue(ws, remote)
     queue.hub.refresh()
     jobs = queue.jobs()
-    if as_json:
-        print_json_rows(state_dict(j) for j in jobs)
-        return 0
+    rows = [state_dict(j) for j in jobs]
     if not jobs:
-        make_console().print("the queue is empty: add a job with `rgr queue add \"<feature>\"`")
-        return 0
-    # Plain aligned columns, not a rich Table: rich takes seconds for 10,000 rows.
+        return Outcome(["the queue is empty: add a job with `rgr queue add \"<feature>\"`"],
+                       rows, rows=True)
     header = ("id", "kind", "feature", "state", "worker", "phase/cycle", "cost", "branch")
-    rows = [header]
+    cells = [header]
     for job in jobs:
         s = job.state
-        rows.append((str(job.id), job.spec.kind, _one_line(job.spec.feature, 50),
-                     describe_state(job), describe_claim(job.claim),
-                     f"{s.phase or '-'}/{s.cycle if s.cycle is not None else '-'}",
-                     f"${s.cost_usd:.4f}", job.spec.branch))
-    widths = [max(len(r[i]) for r in rows) for i in range(len(header))]
-    lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip()
-             for r in rows]
-    sys.stdout.write("\n".join(lines) + "\n")
-    for job in jobs:
-        if job.state.state in ("failed", "needs-attention") and job.state.message:
-            sys.stdout.write(f"job {job.id}: {_one_line(job.state.message, 300)}\n")
-    return 0
+        cells.append((str(job.id), job.spec.kind, _one_line(job.spec.feature, 50),
+                      describe_state(job), describe_claim(job.claim),
+                      f"{s.phase or '-'}/{s.cycle if s.cycle is not None else '-'}",
+                      f"${s.cost_usd:.4f}", job.spec.branch))
+    widths = [max(len(r[i]) for r in cells) for i in range(len(header))]
+    text = ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip()
+            for r in cells]
+    text += [f"job {job.id}: {_one_line(job.state.message, 300)}" for job in jobs
+             if job.state.state in ("failed", "needs-attention") and job.state.message]
+    return Outcome(text, rows, rows=True)
 
 
 def _one_line(text: str, limit: int) -> str:
@@ -132,16 +123,22 @@ def _one_line(text: str, limit: int) -> str:
     return line if len(line) <= limit else line[:limit - 1] + "…"
 
 
-def cancel(ws: Workspace, ident: int, remote: str | None,
-           out: Console | None = None) -> int:
+def cancel(ws: Workspace, ident: int, remote: str | None) -> Outcome:
     state = open_queue(ws, remote).cancel(ident)
-    (out or make_console()).print(f"job {ident} {esc(state.message)}")
-    return 0
+    return Outcome([f"job {ident} {state.message}"])
 
 
 def retry(ws: Workspace, ident: int, remote: str | None,
-          max_budget_usd: float | None = None) -> int:
+          max_budget_usd: float | None = None) -> Outcome:
     open_queue(ws, remote).retry(ident, max_budget_usd)
-    make_console().print(f"job {ident} queued again: a daemon continues it from its last "
-                         "handoff (or starts it over if it has none); `rgr daemon` runs it")
-    return 0
+    return Outcome([f"job {ident} queued again: a daemon continues it from its last "
+                    "handoff (or starts it over if it has none); `rgr daemon` runs it"])
+
+
+def stop_daemon(ws: Workspace) -> Outcome:
+    """Ask the daemon working in this repository to stop at its next phase boundary."""
+    from rgr.daemon.daemon import common_git_dir, request_stop  # the daemon's whole stack
+
+    holder = request_stop(common_git_dir(Git(ws.root, git_env(ws.env))))
+    return Outcome([f"asked the daemon ({holder}) to stop at the next phase boundary; its "
+                    "jobs stay resumable"])

@@ -1,25 +1,25 @@
-"""``rgr rollback <commit>``: move the branch back to a noted commit, undoably.
+"""Move the branch back to a noted commit, undoably: `rgr rollback <commit>` and the
+reject button of `rgr serve`.
 
-The commits rolled past stay reachable under ``refs/rgr/backups/...`` (named in the
-output), and with ``--force`` uncommitted work is stashed, never discarded.
+The commits rolled past stay reachable under ``refs/rgr/backups/...`` (named in what is
+said), and with ``force`` uncommitted work is stashed, never discarded.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
 
 from rgr.base.errors import NeedsConfirmation, RepositoryError
-from rgr.base.ui import esc, make_console, short
+from rgr.base.ui import short
 from rgr.store import git
 from rgr.store.workspace import Workspace
 
-if TYPE_CHECKING:
-    from rich.console import Console
 
-
-def run(ws: Workspace, rev: str, force: bool, assume_yes: bool, interactive: bool,
-        out: Console | None = None) -> int:
-    out = out or make_console()
+def roll_back(ws: Workspace, rev: str, force: bool, assume_yes: bool,
+              ask: Callable[[str], bool] | None, say: Callable[[str], None]) -> int:
+    """Exit 0 when rolled back (or already there), 1 when the person said no.
+    ``say``: plain lines, said as they come (the plan before the question); ``ask``: the
+    question put to a person, None when there is nobody to ask."""
     branch = git.require_branch(ws.repo)
     head = git.head_commit(ws.repo)
     target = git.resolve_commit(ws.repo, rev)
@@ -41,7 +41,7 @@ def run(ws: Workspace, rev: str, force: bool, assume_yes: bool, interactive: boo
             "pick a commit from `rgr history` (without --all)",
         )
     if target.id == head.id:
-        out.print(f"{branch} is already at {short(str(head.id))}: nothing to roll back")
+        say(f"{branch} is already at {short(str(head.id))}: nothing to roll back")
         return 0
     dirty = git.uncommitted_paths(ws.repo)
     if dirty and not force:
@@ -52,33 +52,31 @@ def run(ws: Workspace, rev: str, force: bool, assume_yes: bool, interactive: boo
         )
     undone = git.commits_between(ws.repo, target.id, head.id)
     state = record.state
-    out.print(
-        f"Rolling {esc(branch)} back to {short(str(target.id))} "
+    say(
+        f"Rolling {branch} back to {short(str(target.id))} "
         f"({state.phase}, cycle {state.cycle_number}); {len(undone)} commit(s) will be undone:"
     )
     for commit in reversed(undone):
         subject = commit.message.splitlines()[0] if commit.message else ""
-        out.print(f"  {short(str(commit.id))} {esc(subject)}")
+        say(f"  {short(str(commit.id))} {subject}")
     if dirty:
-        out.print(f"  and {len(dirty)} uncommitted change(s) will be stashed")
+        say(f"  and {len(dirty)} uncommitted change(s) will be stashed")
     if not assume_yes:
-        if not interactive:
+        if ask is None:
             raise NeedsConfirmation(
                 "not a terminal: rgr will not roll back without confirmation",
                 "pass --yes to confirm",
             )
-        import click
-
-        if not click.confirm("Roll back?", default=False):
-            out.print("nothing changed")
+        if not ask("Roll back?"):
+            say("nothing changed")
             return 1
     backup = git.backup_ref(ws.repo, head.id, "rollback")
     stash = git.stash_everything(ws.repo, f"rgr rollback of {branch}") if dirty else None
     git.reset_hard(ws.repo, target.id)
-    out.print(f"{esc(branch)} is now at {short(str(target.id))}.")
-    out.print(f"The undone commits are kept at {backup}; undo this rollback with:")
-    out.print(f"  git reset --hard {backup}")
+    say(f"{branch} is now at {short(str(target.id))}.")
+    say(f"The undone commits are kept at {backup}; undo this rollback with:")
+    say(f"  git reset --hard {backup}")
     if stash is not None:
-        out.print(f"Your uncommitted changes are in the stash ({short(str(stash))}): "
+        say(f"Your uncommitted changes are in the stash ({short(str(stash))}): "
                   "`git stash pop`")
     return 0

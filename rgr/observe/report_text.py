@@ -8,16 +8,10 @@ through ``gh``, ``--integrate none`` (the default) leaves it; rejecting is
 
 from __future__ import annotations
 
-from rich.console import Console
-
-from rgr.base.ui import duration, esc, make_console, money, print_json, short
+from rgr.base.ui import duration, money, short
 from rgr.check.mutation.score import score as adequacy_score
-from rgr.commands.verify import judge_landing
-from rgr.loop import integrate
-from rgr.loop.landing import Integration, Landing
-from rgr.observe.report import RunReport, collect
+from rgr.observe.report import RunReport
 from rgr.store.handoff import FakeItDebt
-from rgr.store.workspace import Workspace
 
 
 def lines(report: RunReport) -> list[tuple[str, str]]:
@@ -123,24 +117,26 @@ def _time_split_row(report: RunReport) -> list[tuple[str, str]]:
                            f"{duration(split['rgrS'])} rgr and git")]
 
 
-def render(report: RunReport, out: Console, decision: bool = True) -> None:
-    out.print(f"[bold]rgr report[/bold]: {esc(report.feature or '-')}")
+def text(report: RunReport, decision: bool = True) -> list[str]:
+    """The report as plain lines; ``decision``: a complete run's ways to accept or
+    reject it follow."""
     rows = lines(report)
     width = max(len(k) for k, _ in rows)
-    for key, value in rows:
-        out.print(f"  {key:<{width}}  {esc(value)}")
+    said = [f"rgr report: {report.feature or '-'}"]
+    said += [f"  {key:<{width}}  {value}" for key, value in rows]
     if report.status != "complete" or not decision:
-        return
+        return said
     target = report.start_branch or "<branch>"
-    out.print("\nThe decision is yours:")
-    out.print(f"  accept   rgr report --integrate merge   fast-forward {esc(target)} to "
-              f"{esc(report.branch or '-')}")
-    out.print("           rgr report --integrate pr      push the branch and open a pull "
-              "request (gh)")
+    said += ["", "The decision is yours:",
+             f"  accept   rgr report --integrate merge   fast-forward {target} to "
+             f"{report.branch or '-'}",
+             "           rgr report --integrate pr      push the branch and open a pull "
+             "request (gh)"]
     if report.marker:
-        out.print(f"  reject   rgr rollback {short(report.marker)}          undo the run's "
-                  "commits (kept under refs/rgr/backups/)"
-                  + (f", then `git switch {esc(target)}`" if report.start_branch else ""))
+        said.append(f"  reject   rgr rollback {short(report.marker)}          undo the run's "
+                    "commits (kept under refs/rgr/backups/)"
+                    + (f", then `git switch {target}`" if report.start_branch else ""))
+    return said
 
 
 def markdown(report: RunReport) -> str:
@@ -151,47 +147,3 @@ def markdown(report: RunReport) -> str:
     body.append("\nAudit: `git fetch origin refs/notes/tdd-handoffs:refs/notes/tdd-handoffs "
                 "&& git log --notes=tdd-handoffs`")
     return "\n".join(body) + "\n"
-
-
-def apply(ws: Workspace, report: RunReport, mode: str, into: str | None,
-          out: Console) -> int:
-    def say(message: str) -> None:
-        out.print(esc(message))
-
-    def check(integration: Integration) -> Landing:
-        return judge_landing(ws, integration, say)
-
-    if mode == "merge":
-        integrate.merge(ws, report, into, say, check)
-    elif mode == "pr":
-        integrate.pull_request(ws, report, into, markdown(report), say, check)
-    return 0
-
-
-def run(ws: Workspace, as_json: bool, mode: str = "none", into: str | None = None,
-        out: Console | None = None) -> int:
-    """``out``: where the report goes (`rgr serve`'s accept shows it on the page)."""
-    report = collect(ws)
-    if as_json:
-        if mode != "none":
-            apply(ws, report, mode, into, make_console(stderr=True))
-        print_json(report.to_json())
-        return 0
-    out = out or make_console()
-    render(report, out, decision=mode == "none")
-    if mode != "none":
-        out.print()
-        apply(ws, report, mode, into, out)
-    return 0
-
-
-def at_end_of_run(ws: Workspace, mode: str, into: str | None = None) -> int:
-    """After a completed run or resume: the report, then the integration asked for."""
-    out = make_console()
-    out.print()
-    report = collect(ws)
-    render(report, out, decision=mode == "none")
-    if mode != "none":
-        out.print()
-        apply(ws, report, mode, into, out)
-    return 0
