@@ -619,10 +619,11 @@ def _json_error(args: list[str], kind: str, message: str, hint: str | None,
     options = args[: args.index("--")] if "--" in args else args
     if "--json" not in options:
         return
-    import json
+    from rgr.base.outcome import Outcome
+    from rgr.commands.common import emit
 
-    click.echo(json.dumps({"error": {"kind": kind, "message": message, "hint": hint,
-                                     "exitCode": code}}, indent=2))
+    emit(Outcome(data={"error": {"kind": kind, "message": message, "hint": hint,
+                                 "exitCode": code}}), as_json=True)
 
 
 def json_commands(group: click.Group = cli, prefix: str = "rgr") -> list[str]:

@@ -6,13 +6,11 @@ a run would refuse fails here with the same cause and fix."""
 
 from __future__ import annotations
 
-import json
-
-import click
-
 from rgr.base.errors import RgrError
+from rgr.base.outcome import Outcome
 from rgr.base.ui import esc, make_console, short
 from rgr.check.gate import GateResult, Level
+from rgr.commands.common import emit
 from rgr.loop.attempt import tests_summary
 from rgr.loop.sealed_gate import sealed_gate
 from rgr.store import git
@@ -27,7 +25,7 @@ def verify(ws: Workspace, level: Level, as_json: bool) -> int:
     head = git.head_commit(ws.repo)
     uncommitted = git.uncommitted_paths(ws.repo)
     if as_json:
-        click.echo(json.dumps({
+        emit(Outcome(data={
             "level": level, "ok": ok, "commit": str(head.id),
             "sandbox": sealer.note().model_dump(mode="json", by_alias=True),
             "uncommittedPaths": len(uncommitted),
@@ -38,7 +36,7 @@ def verify(ws: Workspace, level: Level, as_json: bool) -> int:
             # Why `rgr run` would not start here: the same words as its refusal.
             "diagnosis": None if refused is None else {"problem": refused.message,
                                                        "fix": refused.hint},
-        }, indent=2))
+        }), as_json=True)
         return 0 if ok else 1
     console = make_console()
     if uncommitted:
