@@ -16,7 +16,7 @@ import click
 
 from rgr import __version__
 from rgr.base import backend_names
-from rgr.base.errors import ExitCode, RgrError
+from rgr.base.errors import BadUsage, ExitCode, RgrError
 
 if TYPE_CHECKING:
     from rgr.loop.starting import RunOptions
@@ -49,7 +49,31 @@ def _no_sandbox(ctx: click.Context, _param: click.Parameter, value: bool) -> Non
 pass_context = click.make_pass_decorator(Context)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+def _invoke_showing_usage(invoke: Callable[[click.Context], object],
+                          ctx: click.Context) -> object:
+    """``invoke(ctx)``, with rgr's own BadUsage (raised below the entry layer, which
+    does not know click) turned into click's usage error for this command: the usage
+    line, ``Error: <message>``, exit 2, exactly as click says its own."""
+    try:
+        return invoke(ctx)
+    except BadUsage as exc:
+        raise click.UsageError(exc.message, ctx) from None
+
+
+class _Command(click.Command):
+    def invoke(self, ctx: click.Context) -> object:
+        return _invoke_showing_usage(super().invoke, ctx)
+
+
+class _Group(click.Group):
+    command_class = _Command
+    group_class = type  # subgroups (queue, daemon) are _Groups too
+
+    def invoke(self, ctx: click.Context) -> object:
+        return _invoke_showing_usage(super().invoke, ctx)
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="rgr")
 @click.option(
     "-C", "--root", type=click.Path(file_okay=False, path_type=Path),
@@ -595,10 +619,11 @@ def _json_error(args: list[str], kind: str, message: str, hint: str | None,
     options = args[: args.index("--")] if "--" in args else args
     if "--json" not in options:
         return
-    import json
+    from rgr.base.outcome import Outcome
+    from rgr.commands.common import emit
 
-    click.echo(json.dumps({"error": {"kind": kind, "message": message, "hint": hint,
-                                     "exitCode": code}}, indent=2))
+    emit(Outcome(data={"error": {"kind": kind, "message": message, "hint": hint,
+                                 "exitCode": code}}), as_json=True)
 
 
 def json_commands(group: click.Group = cli, prefix: str = "rgr") -> list[str]:

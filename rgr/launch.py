@@ -11,7 +11,7 @@ comes from click itself: a stale copy costs speed, never a wrong answer.
 --write-help`` renews it.
 
 ``rgr history`` and ``rgr history --limit N`` are answered by
-:func:`rgr.store.history.quick.quick` when it can (git and the standard library only); when
+:func:`rgr.history_quick.quick` when it can (git and the standard library only); when
 it cannot, and for everything else, the arguments go to :func:`rgr.cli.main` unchanged.
 """
 
@@ -90,7 +90,7 @@ def main(argv: list[str] | None = None) -> None:
         sys.stdout.write(answer)
         answered(0)
     if args[:1] == ["history"]:
-        from rgr.store.history.quick import quick
+        from rgr.history_quick import quick
 
         try:
             code = quick(args[1:])

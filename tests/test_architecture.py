@@ -1,9 +1,10 @@
 """The package's shape, read from its source: no import cycles (imports inside
 functions count: they run too, only later), no import from a layer above, no command
-reaching into another command's private names (what two commands share lives below
-them, in rgr.loop.starting and the layers under it), pygit2 only in the store, git's
-command line built in one module, processes started in one, and a backend's own output
-read only inside rgr.backends."""
+reaching into another command's private names (what two commands share lives in
+rgr.commands.common when it asks the person at the terminal, else below them, in
+rgr.loop.starting and the layers under it), click only in the entry layer, no command
+imported by the web, pygit2 only in the store, git's command line built in one module,
+processes started in one, and a backend's own output read only inside rgr.backends."""
 
 from __future__ import annotations
 
@@ -237,6 +238,66 @@ def test_the_pygit2_check_sees_an_import(tmp_path: Path) -> None:
     assert _imports_pygit2(sample)
     sample.write_text("from rgr.store.objects import Repository\n")
     assert not _imports_pygit2(sample)
+
+
+def _imports_package(path: Path, package: str) -> list[int]:
+    """The lines where a file imports ``package`` (or a module of it), at the top or
+    inside a function."""
+    def within(name: str) -> bool:
+        return name == package or name.startswith(package + ".")
+
+    return [node.lineno for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+            if (isinstance(node, ast.Import) and any(within(a.name) for a in node.names))
+            or (isinstance(node, ast.ImportFrom) and node.level == 0
+                and within(node.module or ""))]
+
+
+def _in_entry_layer(module: str) -> bool:
+    """The entry: rgr's top-level modules (cli, launch, crash, help_text) and the
+    commands. rgr.web is beside the commands but, like everything below them, talks to
+    no terminal: it renders what the services return."""
+    return _layer(module) == len(LAYERS) or module.startswith("rgr.commands.")
+
+
+def _click_below_the_entry(modules: dict[str, Path]) -> dict[str, list[int]]:
+    return {name: lines for name, path in modules.items()
+            if not _in_entry_layer(name) and (lines := _imports_package(path, "click"))}
+
+
+def test_click_is_imported_only_by_the_entry_layer() -> None:
+    """Below the commands, a bad argument is rgr.base.errors.BadUsage, which the entry
+    layer shows as click's usage error; asking the person is the commands' business."""
+    assert _click_below_the_entry(MODULES) == {}
+
+
+def test_the_click_check_sees_an_import_below_the_entry(tmp_path: Path) -> None:
+    sample = tmp_path / "sample.py"
+    sample.write_text("import os\n\ndef ask():\n    import click.exceptions\n"
+                      "    from click import confirm\n    return confirm('go?')\n")
+    assert _click_below_the_entry({"rgr.loop.sample": sample}) == {"rgr.loop.sample": [4, 5]}
+    assert _click_below_the_entry({"rgr.web.sample": sample}) == {"rgr.web.sample": [4, 5]}
+    assert _click_below_the_entry({"rgr.commands.sample": sample, "rgr.cli": sample}) == {}
+    sample.write_text("from clicks import x\nimport clicker\n")
+    assert _click_below_the_entry({"rgr.loop.sample": sample}) == {}
+
+
+def _web_imports_of_commands(graph: dict[str, set[str]]) -> list[str]:
+    return sorted(f"{a} -> {b}" for a, targets in graph.items() for b in targets
+                  if (a == "rgr.web" or a.startswith("rgr.web."))
+                  and (b == "rgr.commands" or b.startswith("rgr.commands.")))
+
+
+def test_the_web_imports_no_command() -> None:
+    """`rgr serve`'s pages call the services the commands call (rgr.daemon.jobs,
+    rgr.loop.rollback, ...), never a command module: a command prints, a page renders."""
+    assert _web_imports_of_commands(_graph()) == []
+
+
+def test_the_web_check_sees_a_command_imported() -> None:
+    graph = {"rgr.web.actions": {"rgr.commands.queue", "rgr.daemon.jobs"},
+             "rgr.web": {"rgr.commands"}, "rgr.commands.serve": {"rgr.web.app"}}
+    assert _web_imports_of_commands(graph) == ["rgr.web -> rgr.commands",
+                                               "rgr.web.actions -> rgr.commands.queue"]
 
 
 #: Where git's command line is built: every git command rgr runs comes from

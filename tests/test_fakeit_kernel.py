@@ -18,11 +18,11 @@ from fake_backend import FakeBackend, Session, answer
 from rgr.backends.base import AgentRequest, AgentResult
 from rgr.base.errors import ExitCode, NeedsAttention
 from rgr.commands import show, status
-from rgr.commands.report import lines
 from rgr.ecosystems.registry import resolve_test_command
 from rgr.loop.attempt import Sealer
 from rgr.loop.tdd import Orchestrator
 from rgr.observe.report import collect
+from rgr.observe.report_text import lines
 from rgr.store.handoff import HandoffState, Phase
 from rgr.store.notes import NotesStore
 from rgr.store.workspace import Workspace, open_workspace

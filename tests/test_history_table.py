@@ -1,4 +1,4 @@
-"""`rgr history`'s table, answered before the CLI loads (rgr.store.history.quick) and by
+"""`rgr history`'s table, answered before the CLI loads (rgr.history_quick) and by
 the full command: the same bytes either way, N + 1 notes read, nothing from a note
 reaching the terminal as a control sequence. Real repositories, real `rgr` processes."""
 
@@ -10,7 +10,7 @@ import pytest
 from conftest import Repo, RunRgr, fast_commits, make_repo, note_json
 from test_startup import imported_by
 
-from rgr.store.history.table import table_lines
+from rgr.commands.history_table import table_lines
 
 #: Set in the environment, any TDD_* variable sends `rgr history` to the full command
 #: (it may change the config); this one changes nothing history shows.
@@ -70,7 +70,7 @@ def test_the_quick_answer_loads_no_cli_models_or_renderer(repo: Repo, tmp_path: 
     heavy = ("click", "pygit2", "pydantic", "pydantic_core", "rich", "rgr.cli",
              "rgr.store.handoff", "rgr.store.workspace", "rgr.base.config")
     quick = imported_by(["history", "--limit", "2"], repo.path, tmp_path)
-    assert "rgr.store.history.table" in quick
+    assert "rgr.commands.history_table" in quick
     assert not {m for m in quick if m.split(".")[0] in heavy or m in heavy}
     # The control: the same command sent to the full CLI does load them.
     full = imported_by(["history", "--limit", "2"], repo.path, tmp_path, FULL_COMMAND)
@@ -196,7 +196,7 @@ def test_on_a_narrow_terminal_the_last_column_goes_under_its_row() -> None:
 
 
 def test_wide_characters_take_two_cells() -> None:
-    from rgr.store.history.table import cells_of
+    from rgr.commands.history_table import cells_of
 
     wide = rows(2)
     wide[0]["currentTest"] = {"description": "日本語のテストが二つのセルを使う " * 5}
@@ -227,8 +227,9 @@ def test_a_bad_limit_is_still_clicks_usage_error(limit: str, run_rgr: RunRgr,
 
 
 def test_the_quick_path_shows_as_many_rows_as_the_full_command_by_default() -> None:
-    # rgr.store.history.quick keeps its own copy (importing the table's would load json and
+    # rgr.history_quick keeps its own copy (importing the table's would load json and
     # datetime before git starts): the two must agree.
-    from rgr.store.history import quick, table
+    from rgr import history_quick as quick
+    from rgr.commands import history_table as table
 
     assert quick._limit([]) == table.DEFAULT_TABLE_LIMIT

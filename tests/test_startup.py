@@ -20,15 +20,15 @@ from rgr.launch import render_help
 STARTUP_BUDGET = {"__future__", "rgr", "rgr.launch", "rgr.base", "rgr.base.terminal",
                   "rgr.help_text", "zlib"}
 
-#: Everything `rgr history` (the table, answered before the CLI: rgr.store.history.quick) may
+#: Everything `rgr history` (the table, answered before the CLI: rgr.history_quick) may
 #: import beyond a bare interpreter: rgr's reading and drawing modules, json and
 #: _datetime (datetime's C half) to read notes, and what they bring (re, which the
 #: console script imports anyway). Not typing, subprocess, hashlib or datetime's Python
 #: half: 1-5 ms each, on a 25 ms path.
 HISTORY_TABLE_BUDGET = STARTUP_BUDGET | {
     "rgr.base.errors", "rgr.base.backend_names", "rgr.store", "rgr.store.handoff_read",
-    "rgr.store.history",
-    "rgr.store.history.quick", "rgr.store.history.table", "rgr.store.notes_log",
+    "rgr.store.history", "rgr.store.history.newest", "rgr.commands",
+    "rgr.history_quick", "rgr.commands.history_table", "rgr.store.notes_log",
     "rgr.store.gitcli",
     "rgr.base.proc", "rgr.base.ui", "rgr.base.config_seen",
     "json", "json.decoder", "json.encoder", "json.scanner", "_json",
@@ -105,7 +105,7 @@ def test_the_history_table_stays_within_its_import_budget(
         (repo.path / "tdd.toml").write_text(config)
         assert run_rgr(["status"], repo.path)[0] == 0
     modules = imported_by(["history"], repo.path, tmp_path)
-    assert "rgr.store.history.quick" in modules and "rgr.cli" not in modules
+    assert "rgr.history_quick" in modules and "rgr.cli" not in modules
     extra = modules - HISTORY_TABLE_BUDGET
     assert not extra, f"`rgr history` now imports {sorted(extra)}"
 
@@ -188,7 +188,7 @@ def test_a_narrow_terminal_gets_clicks_wrapping(tmp_path: Path) -> None:
 
 
 def test_the_process_wrapper_imports_nothing_heavy() -> None:
-    # rgr.store.history.table reads through rgr.base.proc before click loads: importing the module
+    # rgr.store.history.newest reads through rgr.base.proc before click loads: importing the module
     # must stay cheap (subprocess and friends load when a process is started).
     probe = ("import sys; before = set(sys.modules); import rgr.base.proc; "
              "print(' '.join(sorted(set(sys.modules) - before)))")

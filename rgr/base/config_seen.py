@@ -2,7 +2,7 @@
 
 Every command validates ``tdd.toml`` (a mistake is reported at once, whatever you ran),
 and that takes the config model: pydantic, about 100 ms before anything else happens.
-``rgr history``'s quick path (``rgr.store.history.quick``) cannot pay that, and needs one
+``rgr history``'s quick path (``rgr.history_quick``) cannot pay that, and needs one
 answer from the file: which notes ref to read. So when a command has validated a
 ``tdd.toml`` on its own (no ``TDD_*`` variable, no flag), it leaves a mark named by a
 digest of this rgr's version and the file's bytes, holding that notes ref. The quick

@@ -62,6 +62,15 @@ class RgrError(Exception):
         return self.message if not self.hint else f"{self.message}\n  fix: {self.hint}"
 
 
+class BadUsage(RgrError):
+    """A bad flag or argument, found by rgr rather than by click (an empty feature,
+    --branch with --here). The entry layer shows it as click shows its own: the command's
+    usage line, ``Error: <message>``, exit 2; below the entry nothing imports click."""
+
+    category = "usage"
+    exit_code = ExitCode.USAGE
+
+
 class ConfigError(RgrError):
     """tdd.toml or the environment holds something rgr cannot use."""
 

@@ -4,20 +4,20 @@ cause and fix when it does not. It runs exactly the check ``rgr run``'s prefligh
 
 from __future__ import annotations
 
-import json
 import shutil
 from dataclasses import dataclass
-
-import click
 
 from rgr.backends import locate
 from rgr.backends.base import backend_binaries
 from rgr.base.errors import RgrError
+from rgr.base.outcome import Outcome
 from rgr.base.ui import esc, make_console
 from rgr.check.gate import GateResult, gate_argvs
-from rgr.commands.verify import print_result, sealed_gate
+from rgr.commands.common import emit
+from rgr.commands.verify import print_result
 from rgr.ecosystems.python import project_virtualenv
 from rgr.loop.attempt import Sealer, tests_summary
+from rgr.loop.sealed_gate import sealed_gate
 from rgr.loop.starting import make_backend
 from rgr.sandbox.explain import Diagnosis, missing_program
 from rgr.sandbox.toolchain import home_relative
@@ -46,7 +46,7 @@ def doctor(ws: Workspace, as_json: bool, run_tests: bool = True) -> int:
                 if p.role != "agent" and p.inside is None]
     ok = refused is None and not problems
     if as_json:
-        click.echo(json.dumps({
+        emit(Outcome(data={
             "ok": ok,
             "repository": str(ws.root),
             "testCommand": list(sealer.test_command.argv),
@@ -60,7 +60,7 @@ def doctor(ws: Workspace, as_json: bool, run_tests: bool = True) -> int:
             "tests": tests_summary(result.tests).model_dump(mode="json", by_alias=True),
             "diagnosis": None if refused is None else {"problem": refused.message,
                                                        "fix": refused.hint},
-        }, indent=2))
+        }), as_json=True)
         return 0 if ok else 1
     _print(ws, sealer, programs, problems, result, refused)
     return 0 if ok else 1

@@ -1,8 +1,8 @@
 """``rgr history``: the handoffs on the current branch, oldest to newest.
 
 Built for long histories. The table and ``--limit N`` read the newest N + 1 commits
-with their notes through ``git log`` (rgr.store.history.table, which also draws the table;
-rgr.store.history.quick answers ``rgr history`` with it before the CLI is loaded), whatever
+with their notes through ``git log`` (rgr.store.history.newest; rgr.commands.history_table draws the
+table; rgr.history_quick answers ``rgr history`` with it before the CLI is loaded), whatever
 the repository holds.
 ``--json`` over everything takes each row from a content-addressed cache (note blob id
 -> row bytes, rgr.store.history.cache) and validates only the notes it lacks: it lists the
@@ -22,15 +22,15 @@ from __future__ import annotations
 import sys
 from typing import IO, TYPE_CHECKING, Any
 
-from rgr.store import git
-from rgr.store.history.rows import ROW_START, cached_part, quick_row, row, validated_rows
-from rgr.store.history.table import (
+from rgr.commands.history_table import (
     DEFAULT_TABLE_LIMIT,
     newest_more,
-    newest_texts,
     render,
     terminal_columns,
 )
+from rgr.store import git
+from rgr.store.history.newest import newest_texts
+from rgr.store.history.rows import ROW_START, cached_part, quick_row, row, validated_rows
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -41,7 +41,7 @@ if TYPE_CHECKING:
 
 def _newest(ws: Workspace, count: int) -> tuple[list[dict[str, Any]], bool]:
     """The ``count`` newest handoffs on the branch, oldest first, and whether there are
-    more: reads ``count + 1`` notes, not all of them (rgr.store.history.table.newest_texts)."""
+    more: reads ``count + 1`` notes, not all of them (rgr.store.history.newest.newest_texts)."""
     git.head_commit(ws.repo)  # an empty repository is an error, said plainly
     if ws.notes.tip() is None:
         return [], False

@@ -9,8 +9,8 @@ from typing import cast
 
 import click
 
-from rgr.commands.verify import judge_landing
 from rgr.loop.landing import How, Integration
+from rgr.loop.sealed_gate import judge_landing
 from rgr.observe.view import PlainView
 from rgr.store import git
 from rgr.store.workspace import Workspace

@@ -2,29 +2,27 @@
 
 from __future__ import annotations
 
-import json
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
-import click
 from rich.table import Table
 
 from rgr import __version__
 from rgr.backends.base import Backend
 from rgr.base.errors import RepositoryError
+from rgr.base.outcome import Outcome
 from rgr.base.ui import esc, make_console, short
 from rgr.check.gate import GateResult
-from rgr.commands.verify import judge_landing
+from rgr.commands.common import ask_unnoted, confirm, emit
 from rgr.ecosystems.registry import resolve_test_command
 from rgr.loop import integrate
 from rgr.loop.attempt import ATTEMPTS_PREFIX, open_sealer, tests_summary
+from rgr.loop.sealed_gate import judge_landing
 from rgr.loop.starting import (
     PhaseLog,
     RunOptions,
-    ask_unnoted,
     check_branch_option,
-    confirm,
     default_branch,
     headline,
     make_backend,
@@ -177,7 +175,7 @@ def _finish(ws: Workspace, state: HandoffState, log: PhaseLog, mode: str = "none
 def _print_plan(plan: RefactorPlanOutput, as_json: bool) -> None:
     out = make_console()
     if as_json:
-        click.echo(json.dumps(plan.model_dump(mode="json"), indent=2))
+        emit(Outcome(data=plan.model_dump(mode="json")), as_json=True)
         return
     table = Table(title=f"refactor plan: {esc(plan.summary)}" if plan.summary else
                   "refactor plan")

@@ -12,7 +12,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rgr.base.errors import NotesError
-from rgr.base.ui import esc, make_console, print_json, short
+from rgr.base.outcome import Outcome
+from rgr.base.ui import esc, make_console, short
+from rgr.commands.common import emit
 from rgr.store import locks
 from rgr.store.handoff import InvalidNote, parse_note
 from rgr.store.notes import NotesStore
@@ -118,7 +120,8 @@ def run(ws: Workspace, apply: bool, as_json: bool) -> int:
         findings += _check_notes(ws, apply)
     problems = [f for f in findings if f.kind != "lock-held"]
     if as_json:
-        print_json({"applied": apply, "findings": [f.as_dict() for f in findings]})
+        emit(Outcome(data={"applied": apply, "findings": [f.as_dict() for f in findings]}),
+             as_json=True)
     else:
         out = make_console()
         if not findings:

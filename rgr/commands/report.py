@@ -2,196 +2,42 @@
 
 Printed at the end of a completed ``rgr run``/``rgr resume`` too. ``--integrate merge``
 fast-forwards the branch the run started from, ``--integrate pr`` opens a pull request
-through ``gh``, ``--integrate none`` (the default) leaves it; rejecting is
-``rgr rollback``.
+through ``gh`` (rgr.loop.integrate.accept, which `rgr serve` calls too), ``--integrate
+none`` (the default) leaves it; rejecting is ``rgr rollback``.
 """
 
 from __future__ import annotations
 
-from rich.console import Console
-
-from rgr.base.ui import duration, esc, make_console, money, print_json, short
-from rgr.check.mutation.score import score as adequacy_score
-from rgr.commands.verify import judge_landing
+from rgr.base.outcome import Outcome
+from rgr.base.ui import make_console
+from rgr.commands.common import emit, sayer
 from rgr.loop import integrate
-from rgr.loop.landing import Integration, Landing
 from rgr.observe.report import RunReport, collect
-from rgr.store.handoff import FakeItDebt
+from rgr.observe.report_text import text
 from rgr.store.workspace import Workspace
 
 
-def lines(report: RunReport) -> list[tuple[str, str]]:
-    total = len(report.tests_done) + len(report.tests_pending)
-    if report.status == "complete":
-        status = f"complete after {report.cycles} cycle(s)"
-    elif report.status == "failed":
-        status = f"failed before {report.next_phase}: {report.error}"
-    elif report.status == "needs-attention" and report.needs_attention \
-            and report.needs_attention.get("by") == "fake-it debt":
-        stop = report.needs_attention
-        status = (f"needs attention before {stop['phase']} (cycle {stop['cycle']}): the "
-                  f"feature is not complete: {stop['reason']}")
-    elif report.status == "needs-attention" and report.needs_attention:
-        stop = report.needs_attention
-        status = (f"needs attention before {stop['phase']} (cycle {stop['cycle']}): its agent "
-                  f"says it cannot be done honestly: {stop['reason']}")
-    else:
-        status = f"paused before {report.next_phase} (cycle {report.cycles}): `rgr resume` goes on"
-    start = f" (from {report.start_branch}" if report.start_branch else " ("
-    start += f" at {short(report.base_commit)})" if report.base_commit else ")"
-    rows = [
-        ("run", f"{short(report.run_id) or '-'} on {report.branch or '-'}"
-                + (start if start != " ()" else "")),
-        ("status", status),
-        ("tests done", f"{len(report.tests_done)} of {total}"
-                       + (": " + "; ".join(report.tests_done) if report.tests_done else "")),
-    ]
-    if report.tests_pending:
-        rows.append(("tests to do", "; ".join(report.tests_pending)))
-    rows += [
-        ("commits", f"{report.commits} ({'1 start marker, ' if report.marker else ''}"
-                    f"{report.phases} verified phase(s))"),
-        ("time", f"{duration(report.elapsed_s)} from start to last handoff "
-                 f"({duration(report.phase_time_s)} in the phases)"),
-        *_time_split_row(report),
-        ("cost", f"{money(report.cost_usd)} over {report.agent_sessions} agent session(s)"
-                 + (f", of which {money(report.rejected_cost_usd)} on rejected attempts"
-                    if report.rejected_cost_usd else "")
-                 + (f" ({report.sessions_without_cost} without a cost: their backend, "
-                    "codex, reports tokens only)" if report.sessions_without_cost else "")
-                 + f"; {report.input_tokens:,} tokens in, {report.output_tokens:,} out"),
-    ]
-    by_rule = report.rejections_by_rule
-    kept = len(report.rejections)
-    retries = f"{report.retries} rejected attempt(s)"
-    if by_rule:
-        retries += ": " + ", ".join(f"{rule} ×{n}" for rule, n in sorted(by_rule.items()))
-    if report.retries > kept:
-        retries += f"; {report.retries - kept} without a commit (no-commit or agent error)"
-    rows.append(("retries", retries))
-    rows += [("fake-it debt", FakeItDebt.model_validate(d).line_of_account())
-             for d in report.fake_it_debt]
-    if report.needs_attention and report.needs_attention.get("by") != "fake-it debt":
-        kept_at = report.needs_attention.get("kept")
-        rows.append(("way out", "1 attempt stopped the run instead of being retried"
-                                + (f"; its commits kept at {kept_at}" if kept_at else "")
-                                + "; a person decides: `rgr resume` tries again, "
-                                  "`rgr rollback` redoes an earlier phase"))
-    if kept and report.run_id:
-        rows.append(("kept at", f"refs/rgr/attempts/{report.run_id}/ ({kept}; "
-                                "`rgr history --all` lists them)"))
-    if report.set_aside:
-        rows.append(("set aside", f"{len(report.set_aside)} commit(s) made outside rgr, kept by "
-                                  f"`rgr resume`: {', '.join(report.set_aside)}"))
-    rows += _mutation_rows(report)
-    if report.permission_denials:
-        rows.append(("denials", f"{report.permission_denials} tool call(s) refused by the "
-                                "agents' permission rules"))
-    return rows
-
-
-def _mutation_rows(report: RunReport) -> list[tuple[str, str]]:
-    """The mutation gate: the run's totals, then each phase that did not simply pass,
-    and every equivalence claim with its reason."""
-    gated = [m for m in report.mutation if m.get("tried")]
-    if not report.mutation:
-        return []
-    tried = sum(m["tried"] for m in gated)
-    killed = sum(m["killed"] for m in gated)
-    rows = [("mutation", f"{killed}/{tried} mutants of changed lines killed over "
-                         f"{len(gated)} gated phase(s)")]
-    for gate in report.mutation:
-        if gate["decision"] not in ("pass", "report-only") or gate.get("notRun"):
-            rows.append(("gated", f"cycle {gate['cycle']} {gate['phase']} "
-                             f"{short(gate['commit'])}: {adequacy_score(gate)}: "
-                             f"{gate['decision']}"))
-        rows += [("equivalent", f"{c['path']}:{c['line']} {c['original']!r} -> "
-                                f"{c['replacement']!r}: {c.get('reason')}")
-                 for c in gate.get("claims") or []]
-    return rows
-
-
-def _time_split_row(report: RunReport) -> list[tuple[str, str]]:
-    """The run's wall time in parts that add up to it (from its events, when here)."""
-    split = report.time_split
-    if not split:
-        return []
-    return [("time split", f"{duration(split['wallS'])} of rgr runs: "
-                           f"{duration(split['agentModelS'])} model (as the agents report "
-                           f"it), {duration(split['agentOtherS'])} agent start-up and "
-                           f"tools, {duration(split['testsS'])} test runs, "
-                           f"{duration(split['rgrS'])} rgr and git")]
-
-
-def render(report: RunReport, out: Console, decision: bool = True) -> None:
-    out.print(f"[bold]rgr report[/bold]: {esc(report.feature or '-')}")
-    rows = lines(report)
-    width = max(len(k) for k, _ in rows)
-    for key, value in rows:
-        out.print(f"  {key:<{width}}  {esc(value)}")
-    if report.status != "complete" or not decision:
-        return
-    target = report.start_branch or "<branch>"
-    out.print("\nThe decision is yours:")
-    out.print(f"  accept   rgr report --integrate merge   fast-forward {esc(target)} to "
-              f"{esc(report.branch or '-')}")
-    out.print("           rgr report --integrate pr      push the branch and open a pull "
-              "request (gh)")
-    if report.marker:
-        out.print(f"  reject   rgr rollback {short(report.marker)}          undo the run's "
-                  "commits (kept under refs/rgr/backups/)"
-                  + (f", then `git switch {esc(target)}`" if report.start_branch else ""))
-
-
-def markdown(report: RunReport) -> str:
-    """The pull request's body."""
-    body = ["Developed by rgr in strict TDD (PLAN → RED → GREEN → REFACTOR), every phase "
-            "verified and noted under `refs/notes/tdd-handoffs`.\n"]
-    body += [f"- **{key}**: {value}" for key, value in lines(report)]
-    body.append("\nAudit: `git fetch origin refs/notes/tdd-handoffs:refs/notes/tdd-handoffs "
-                "&& git log --notes=tdd-handoffs`")
-    return "\n".join(body) + "\n"
-
-
-def apply(ws: Workspace, report: RunReport, mode: str, into: str | None,
-          out: Console) -> int:
-    def say(message: str) -> None:
-        out.print(esc(message))
-
-    def check(integration: Integration) -> Landing:
-        return judge_landing(ws, integration, say)
-
-    if mode == "merge":
-        integrate.merge(ws, report, into, say, check)
-    elif mode == "pr":
-        integrate.pull_request(ws, report, into, markdown(report), say, check)
-    return 0
-
-
-def run(ws: Workspace, as_json: bool, mode: str = "none", into: str | None = None,
-        out: Console | None = None) -> int:
-    """``out``: where the report goes (`rgr serve`'s accept shows it on the page)."""
+def run(ws: Workspace, as_json: bool, mode: str = "none", into: str | None = None) -> int:
     report = collect(ws)
     if as_json:
         if mode != "none":
-            apply(ws, report, mode, into, make_console(stderr=True))
-        print_json(report.to_json())
-        return 0
-    out = out or make_console()
-    render(report, out, decision=mode == "none")
-    if mode != "none":
-        out.print()
-        apply(ws, report, mode, into, out)
+            integrate.accept(ws, report, mode, into, sayer(make_console(stderr=True)))
+        return emit(Outcome(data=report.to_json()), as_json=True)
+    _account(ws, report, mode, into)
     return 0
 
 
 def at_end_of_run(ws: Workspace, mode: str, into: str | None = None) -> int:
-    """After a completed run or resume: the report, then the integration asked for."""
-    out = make_console()
-    out.print()
-    report = collect(ws)
-    render(report, out, decision=mode == "none")
-    if mode != "none":
-        out.print()
-        apply(ws, report, mode, into, out)
+    """After a completed run or resume (after an empty line): the report, then the
+    integration asked for."""
+    sayer()("")
+    _account(ws, collect(ws), mode, into)
     return 0
+
+
+def _account(ws: Workspace, report: RunReport, mode: str, into: str | None) -> None:
+    emit(Outcome(text(report, decision=mode == "none")))
+    if mode != "none":
+        say = sayer()
+        say("")
+        integrate.accept(ws, report, mode, into, say)

@@ -1,84 +1,13 @@
-"""``rgr rollback <commit>``: move the branch back to a noted commit, undoably.
-
-The commits rolled past stay reachable under ``refs/rgr/backups/...`` (named in the
-output), and with ``--force`` uncommitted work is stashed, never discarded.
-"""
+"""``rgr rollback <commit>``: move the branch back to a noted commit, undoably
+(rgr.loop.rollback, which `rgr serve`'s reject calls too)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from rgr.base.errors import NeedsConfirmation, RepositoryError
-from rgr.base.ui import esc, make_console, short
-from rgr.store import git
+from rgr.commands.common import ask_yes_no, sayer
+from rgr.loop.rollback import roll_back
 from rgr.store.workspace import Workspace
 
-if TYPE_CHECKING:
-    from rich.console import Console
 
-
-def run(ws: Workspace, rev: str, force: bool, assume_yes: bool, interactive: bool,
-        out: Console | None = None) -> int:
-    out = out or make_console()
-    branch = git.require_branch(ws.repo)
-    head = git.head_commit(ws.repo)
-    target = git.resolve_commit(ws.repo, rev)
-    record = ws.notes.read(str(target.id))
-    if record is None:
-        raise RepositoryError(
-            f"{short(str(target.id))} has no rgr handoff note: rollback only goes back to a "
-            "recorded phase",
-            "pick a commit from `rgr history`",
-        )
-    if record.state is None:
-        raise RepositoryError(
-            f"the note on {short(str(target.id))} is not a valid handoff ({record.problem})",
-            "run `rgr repair-notes`, then pick a commit from `rgr history`",
-        )
-    if not git.is_ancestor(ws.repo, target.id, head.id):
-        raise RepositoryError(
-            f"{short(str(target.id))} is not in the history of {branch}",
-            "pick a commit from `rgr history` (without --all)",
-        )
-    if target.id == head.id:
-        out.print(f"{branch} is already at {short(str(head.id))}: nothing to roll back")
-        return 0
-    dirty = git.uncommitted_paths(ws.repo)
-    if dirty and not force:
-        listing = git.describe_paths(dirty)
-        raise RepositoryError(
-            f"uncommitted changes would be lost: {listing}",
-            "commit or stash them, or pass --force to have rgr stash them for you",
-        )
-    undone = git.commits_between(ws.repo, target.id, head.id)
-    state = record.state
-    out.print(
-        f"Rolling {esc(branch)} back to {short(str(target.id))} "
-        f"({state.phase}, cycle {state.cycle_number}); {len(undone)} commit(s) will be undone:"
-    )
-    for commit in reversed(undone):
-        subject = commit.message.splitlines()[0] if commit.message else ""
-        out.print(f"  {short(str(commit.id))} {esc(subject)}")
-    if dirty:
-        out.print(f"  and {len(dirty)} uncommitted change(s) will be stashed")
-    if not assume_yes:
-        if not interactive:
-            raise NeedsConfirmation(
-                "not a terminal: rgr will not roll back without confirmation",
-                "pass --yes to confirm",
-            )
-        import click
-
-        if not click.confirm("Roll back?", default=False):
-            out.print("nothing changed")
-            return 1
-    backup = git.backup_ref(ws.repo, head.id, "rollback")
-    stash = git.stash_everything(ws.repo, f"rgr rollback of {branch}") if dirty else None
-    git.reset_hard(ws.repo, target.id)
-    out.print(f"{esc(branch)} is now at {short(str(target.id))}.")
-    out.print(f"The undone commits are kept at {backup}; undo this rollback with:")
-    out.print(f"  git reset --hard {backup}")
-    if stash is not None:
-        out.print(f"Your uncommitted changes are in the stash ({short(str(stash))}): "
-                  "`git stash pop`")
-    return 0
+def run(ws: Workspace, rev: str, force: bool, assume_yes: bool, interactive: bool) -> int:
+    return roll_back(ws, rev, force, assume_yes, ask_yes_no if interactive else None,
+                     sayer())

@@ -13,6 +13,7 @@ from rgr.backends.base import Backend
 from rgr.base import failpoints
 from rgr.base.config import TestCommand
 from rgr.base.ui import esc, make_console, short
+from rgr.commands.common import ask_unnoted, confirm
 from rgr.ecosystems.registry import resolve_test_command
 from rgr.loop import integrate
 from rgr.loop.attempt import (
@@ -23,11 +24,9 @@ from rgr.loop.attempt import (
 from rgr.loop.retry import AttemptRejected
 from rgr.loop.starting import (
     RunOptions,
-    ask_unnoted,
     baseline_refusal,
     check_branch_option,
     check_login,
-    confirm,
     default_branch,
     headline,
     make_backend,

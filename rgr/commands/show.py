@@ -8,8 +8,10 @@ from typing import TYPE_CHECKING, Any
 
 from rgr.base.backend_names import DEFAULT
 from rgr.base.errors import RepositoryError
-from rgr.base.ui import duration, money, phase_label, print_fields, print_json, short
+from rgr.base.outcome import Outcome
+from rgr.base.ui import duration, money, phase_label, print_fields, short
 from rgr.check.mutation.score import lines as adequacy_lines
+from rgr.commands.common import emit
 from rgr.store import git
 from rgr.store.debt_text import line_of_account
 from rgr.store.handoff_state import read_state
@@ -129,8 +131,7 @@ def run(ws: Workspace, rev: str | None, as_json: bool) -> int:
     if as_json:
         data: dict[str, Any] = {"commit": commit, "commitsAfter": distance}
         data.update(state)
-        print_json(data)
-        return 0
+        return emit(Outcome(data=data), as_json=True)
     print_fields(rows(commit, state))
     details = state.get("errorDetails")
     if details and details["message"] != state.get("error"):

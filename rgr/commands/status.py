@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from rgr.base.ui import phase_label, print_fields, print_json, short
+from rgr.base.outcome import Outcome
+from rgr.base.ui import phase_label, print_fields, short
 from rgr.check.testlist import FILENAME as TEST_LIST
 from rgr.check.testlist import parse_test_list
+from rgr.commands.common import emit
 from rgr.store import git
 from rgr.store.handoff_read import DEBT_OPEN, NEEDS_ATTENTION, resume_phase
 from rgr.store.handoff_state import read_state
@@ -76,8 +78,7 @@ def collect(ws: Workspace, full_state: bool = True) -> dict[str, Any]:
 def run(ws: Workspace, as_json: bool) -> int:
     data = collect(ws, full_state=as_json)
     if as_json:
-        print_json(data)
-        return 0
+        return emit(Outcome(data=data), as_json=True)
     state: NoteJson | None = data["state"]
     rows: list[tuple[str, str]] = [
         ("branch", data["branch"] or "(detached HEAD)"),

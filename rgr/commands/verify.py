@@ -6,21 +6,13 @@ a run would refuse fails here with the same cause and fix."""
 
 from __future__ import annotations
 
-import json
-from collections.abc import Callable, Mapping
-from pathlib import Path
-
-import click
-
-from rgr.backends.base import AgentRequest, AgentResult, OpenGateway
 from rgr.base.errors import RgrError
+from rgr.base.outcome import Outcome
 from rgr.base.ui import esc, make_console, short
 from rgr.check.gate import GateResult, Level
-from rgr.ecosystems.registry import resolve_test_command
-from rgr.loop.attempt import Sealer, open_sealer, tests_summary
-from rgr.loop.landing import Integration, Landing, judge
-from rgr.loop.starting import baseline_refusal
-from rgr.observe.view import PlainView
+from rgr.commands.common import emit
+from rgr.loop.attempt import tests_summary
+from rgr.loop.sealed_gate import sealed_gate
 from rgr.store import git
 from rgr.store.workspace import Workspace
 
@@ -33,7 +25,7 @@ def verify(ws: Workspace, level: Level, as_json: bool) -> int:
     head = git.head_commit(ws.repo)
     uncommitted = git.uncommitted_paths(ws.repo)
     if as_json:
-        click.echo(json.dumps({
+        emit(Outcome(data={
             "level": level, "ok": ok, "commit": str(head.id),
             "sandbox": sealer.note().model_dump(mode="json", by_alias=True),
             "uncommittedPaths": len(uncommitted),
@@ -44,7 +36,7 @@ def verify(ws: Workspace, level: Level, as_json: bool) -> int:
             # Why `rgr run` would not start here: the same words as its refusal.
             "diagnosis": None if refused is None else {"problem": refused.message,
                                                        "fix": refused.hint},
-        }, indent=2))
+        }), as_json=True)
         return 0 if ok else 1
     console = make_console()
     if uncommitted:
@@ -52,30 +44,6 @@ def verify(ws: Workspace, level: Level, as_json: bool) -> int:
                       f"starts from HEAD ({short(str(head.id))}) as committed")
     print_result(result, refused)
     return 0 if ok else 1
-
-
-def sealed_gate(ws: Workspace, level: Level, quiet: bool = False
-                ) -> tuple[Sealer, GateResult, RgrError | None]:
-    """The gate on a pristine, sealed checkout of HEAD, and why `rgr run` would refuse
-    its tests as a baseline (None when it would start)."""
-    test_command = resolve_test_command(ws.config, ws.root)
-    log = PlainView() if not quiet else _quiet
-    sealer = open_sealer(ws, NoBackend(), test_command, log)
-    result = sealer.run_gate(git.head_commit(ws.repo), level)
-    return sealer, result, baseline_refusal(sealer, result.tests)
-
-
-def judge_landing(ws: Workspace, integration: Integration,
-                  say: Callable[[str], None]) -> Landing:
-    """The integrated tree at HEAD judged as `rgr verify --full` judges it (the same
-    sealed gate), and the verdict noted on HEAD (rgr.loop.landing)."""
-    pinned = ws.pinned()
-
-    def sealer() -> Sealer:
-        return open_sealer(pinned, NoBackend(), resolve_test_command(pinned.config,
-                                                                     pinned.root), say)
-
-    return judge(pinned, sealer, integration, say)
 
 
 def print_result(result: GateResult, refused: RgrError | None) -> None:
@@ -99,33 +67,3 @@ def print_result(result: GateResult, refused: RgrError | None) -> None:
     if refused is not None:
         # Exactly what `rgr run` says when it refuses this baseline.
         console.print(esc(f"error: {refused}"))
-
-
-def _quiet(message: str) -> None:
-    return None
-
-
-class NoBackend:
-    """``rgr verify`` and ``rgr doctor`` run no agent."""
-
-    name = "none"
-    binary = "none"
-    env_keep: tuple[str, ...] = ()
-
-    def version(self) -> str:
-        return "none"
-
-    def api_urls(self, env: Mapping[str, str]) -> list[str]:
-        return []
-
-    def seal_api(self, env: dict[str, str], open_gateway: OpenGateway) -> list[str]:
-        return []
-
-    def prepare_home(self, home: Path, env: Mapping[str, str]) -> None:
-        return None
-
-    def check_login(self, cwd: Path) -> None:
-        return None
-
-    def run(self, request: AgentRequest) -> AgentResult:
-        raise AssertionError("rgr verify runs no agent")

@@ -32,9 +32,24 @@ GH_INSTALL_HINT = (
 )
 
 Say = Callable[[str], None]
-#: Judges the integrated tree at HEAD and notes the verdict there (the commands layer
-#: supplies it: the sealed runner, as `rgr verify --full`).
+#: Judges the integrated tree at HEAD and notes the verdict there (accept gives the
+#: sealed gate of `rgr verify --full`, rgr.loop.sealed_gate.judge_landing).
 Check = Callable[[Integration], Landing]
+
+
+def accept(ws: Workspace, report: RunReport, mode: str, into: str | None, say: Say) -> None:
+    """``mode`` merge or pr: what `rgr report --integrate` and `rgr serve`'s accept do,
+    the integrated tree judged by the sealed gate before anything moves."""
+    from rgr.loop.sealed_gate import judge_landing
+    from rgr.observe.report_text import markdown
+
+    def check(integration: Integration) -> Landing:
+        return judge_landing(ws, integration, say)
+
+    if mode == "merge":
+        merge(ws, report, into, say, check)
+    elif mode == "pr":
+        pull_request(ws, report, into, markdown(report), say, check)
 
 
 class IntegrateError(RgrError):

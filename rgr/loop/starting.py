@@ -14,21 +14,17 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-import click
-
 from rgr.backends import claude_release
 from rgr.backends.base import Backend
 from rgr.backends.router import make_backend as _make_backend
 from rgr.base.backend_names import CLAUDE
-from rgr.base.errors import ConfigError, NeedsConfirmation, RepositoryError, RgrError
+from rgr.base.errors import BadUsage, ConfigError, RepositoryError, RgrError
 from rgr.base.processes import kill_orphans
-from rgr.base.ui import make_console, short
 from rgr.check.verify import TestReport, require_results
 from rgr.loop.attempt import Sealer, remove_stale_folders
 from rgr.observe.limits import Limits
 from rgr.observe.view import NORMAL, PlainView
 from rgr.store import git, inflight
-from rgr.store.handoff import HandoffState
 from rgr.store.locks import clear_stale_git_locks
 from rgr.store.workspace import Workspace
 
@@ -87,7 +83,7 @@ def default_branch(ws: Workspace, prefix: str, text: str) -> str:
 def read_text_argument(text: str | None, brief: Path | None, what: str, usage: str) -> str:
     """The feature or goal: from the command line, or from a ``--brief`` file."""
     if text and brief:
-        raise click.UsageError(f"give the {what} as an argument or with --brief, not both")
+        raise BadUsage(f"give the {what} as an argument or with --brief, not both")
     if brief is not None:
         try:
             text = brief.read_text(encoding="utf-8")
@@ -95,7 +91,7 @@ def read_text_argument(text: str | None, brief: Path | None, what: str, usage: s
             raise RepositoryError(f"cannot read the brief {brief}: {exc}",
                                   "pass a readable markdown or text file") from None
     if not (text or "").strip():
-        raise click.UsageError(f"the {what} is empty: {usage}")
+        raise BadUsage(f"the {what} is empty: {usage}")
     return (text or "").strip()
 
 
@@ -115,10 +111,10 @@ def check_branch_option(branch: str | None, here: bool) -> None:
     if branch is None:
         return
     if here:
-        raise click.UsageError("--branch and --here exclude each other")
+        raise BadUsage("--branch and --here exclude each other")
     problem = git.check_branch_name(branch)
     if problem is not None:
-        raise click.UsageError(f"--branch {branch!r} is not a valid branch name: {problem}")
+        raise BadUsage(f"--branch {branch!r} is not a valid branch name: {problem}")
 
 
 def require_new_branch(ws: Workspace, target: str, start_branch: str) -> None:
@@ -254,19 +250,6 @@ def baseline_refusal(sealer: Sealer, report: TestReport) -> RgrError | None:
     return None
 
 
-def confirm(options: RunOptions, question: str) -> None:
-    if options.assume_yes:
-        return
-    if not options.interactive:
-        raise NeedsConfirmation(
-            "not a terminal: rgr will not start unattended work without confirmation",
-            "pass --yes to go ahead",
-        )
-    if not click.confirm(question, default=True):
-        click.echo("not started: nothing was changed", err=True)
-        raise click.exceptions.Exit(1)
-
-
 def make_backend(ws: Workspace) -> Backend:
     return _make_backend(ws.config, ws.env, ws.config_root)
 
@@ -287,28 +270,3 @@ def recover_after_crash(ws: Workspace, log: Log) -> None:
     removed = remove_stale_folders(ws, keep=record.scratch if record else None)
     if removed:
         log(f"removed {removed} scratch folder(s) an interrupted rgr left behind")
-
-
-def ask_unnoted(ws: Workspace, options: RunOptions, noted: str, state: HandoffState) -> str:
-    """Commits after the last handoff that rgr did not make: the user decides."""
-    head = git.head_commit(ws.repo)
-    commits = git.commits_between(ws.repo, git.resolve_commit(ws.repo, noted).id, head.id)
-    listing = ", ".join(short(str(c.id)) for c in commits[:5]) + (
-        " ..." if len(commits) > 5 else "")
-    what = (f"{len(commits)} commit(s) after the last handoff ({listing}) were not made by "
-            f"an rgr agent")
-    if not options.interactive:
-        raise RepositoryError(
-            f"{what}; rgr will not judge or move them without your say",
-            f"`rgr resume --unnoted adopt` checks them as {state.resume_phase} work (noted "
-            "if they pass, set aside under refs/rgr/attempts/ if not); `--unnoted set-aside` "
-            "keeps them under refs/rgr/attempts/ and continues from the last handoff")
-    make_console().print(f"{what}.\n  adopt      check them as {state.resume_phase} work "
-                         "(noted if they pass, set aside if not)\n  set-aside  keep them "
-                         "under refs/rgr/attempts/ and continue from the last handoff")
-    choice: str = click.prompt("What should rgr do with them?",
-                               type=click.Choice([*UNNOTED_CHOICES, "quit"]),
-                               default="quit")
-    if choice == "quit":
-        raise click.exceptions.Exit(1)
-    return choice

@@ -21,7 +21,7 @@ import re
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
-    from datetime import UTC as UTC  # re-exported for rgr.store.history.table
+    from datetime import UTC as UTC  # re-exported for rgr.store.history.newest
     from datetime import datetime as datetime
     from typing import Any, TypeGuard
 
@@ -31,11 +31,11 @@ if TYPE_CHECKING:
 else:
     # The same classes, from the C module: CPython's datetime.py defines every class in
     # Python before replacing them with these (1 ms, on `rgr history`'s 25 ms path).
-    # rgr.store.history.table takes them from here too.
+    # rgr.store.history.newest takes them from here too.
     try:
         from _datetime import UTC, datetime
     except ImportError:  # another Python: its own datetime
-        from datetime import UTC, datetime  # noqa: F401 (UTC: for rgr.store.history.table)
+        from datetime import UTC, datetime  # noqa: F401 (UTC: for rgr.store.history.newest)
 
 #: ``errorDetails.type`` of a note saying an agent took the honest way out (its task
 #: cannot be done honestly; ``errorDetails.message`` is its reason): on the kept commits

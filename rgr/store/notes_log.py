@@ -2,7 +2,7 @@
 
 Bulk reads of notes go through git's own log rather than libgit2 (see
 ``rgr.store.notes.NotesStore.reachable_batches``), and so does ``rgr history``'s table, which
-answers before pygit2 is even imported (``rgr.store.history.quick``). Both read the same
+answers before pygit2 is even imported (``rgr.history_quick``). Both read the same
 records, built here, so they agree on order and content. No pygit2 here: this module is
 on the start-up path.
 """

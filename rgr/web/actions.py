@@ -1,21 +1,16 @@
-"""The page's actions, each the function its CLI command calls, with the command's
-output captured for the page instead of printed:
+"""The page's actions, each the service its CLI command calls, with what the service
+says shown on the page:
 
-    queue a job       rgr queue add FEATURE [--after ID] [--refactor]   commands.queue.add
-    cancel a job      rgr queue cancel ID                               commands.queue.cancel
-    stop the daemon   rgr daemon stop                                   commands.daemon.stop
-    accept the run    rgr report --integrate merge|pr                   commands.report.run
-    reject the run    rgr rollback <start marker> --yes                 commands.rollback.run
+    queue a job       rgr queue add FEATURE [--after ID] [--refactor]   daemon.jobs.add
+    cancel a job      rgr queue cancel ID                               daemon.jobs.cancel
+    stop the daemon   rgr daemon stop                                   daemon.jobs.stop_daemon
+    accept the run    rgr report --integrate merge|pr                   loop.integrate.accept
+    reject the run    rgr rollback <start marker> --yes                 loop.rollback.roll_back
 
 Accepting and rejecting work on the run at HEAD, as their commands do.
 """
 
 from __future__ import annotations
-
-import io
-
-import click
-from rich.console import Console
 
 from rgr.base.errors import RgrError
 from rgr.store.workspace import Workspace
@@ -29,12 +24,6 @@ class ActionError(RgrError):
     """A form that does not say what the action needs."""
 
 
-def _console() -> tuple[Console, io.StringIO]:
-    buffer = io.StringIO()
-    return Console(file=buffer, highlight=False, soft_wrap=True, width=120,
-                   force_terminal=False, color_system=None), buffer
-
-
 def _job_id(form: dict[str, str]) -> int:
     value = form.get("job", "").strip()
     if not value.isdigit():
@@ -44,44 +33,48 @@ def _job_id(form: dict[str, str]) -> int:
 
 def perform(ws: Workspace, name: str, form: dict[str, str],
             remote: str | None) -> tuple[str, str, str]:
-    """Run action ``name``: (title, the command's output, where to go back to)."""
-    out, buffer = _console()
+    """Run action ``name``: (title, what it said, where to go back to). A bad option
+    (an empty feature, a bad cron) is refused by the service itself, in the CLI's
+    words (an RgrError, shown as the page's error)."""
+    said: list[str] = []
     if name == "queue":
-        from rgr.commands import queue
+        from rgr.daemon import jobs
 
         after = tuple(int(n) for n in form.get("after", "").replace(",", " ").split()
                       if n.isdigit())
-        # The CLI's option checks (an empty feature, a bad cron) are in add() itself.
         every = form.get("every", "").strip() or None
-        try:
-            queue.add(ws, form.get("feature", ""), after, form.get("refactor") == "on", every,
-                      form.get("base", "").strip() or None, remote, out=out)
-        except click.UsageError as exc:  # the CLI's own wording of a bad option
-            raise ActionError(exc.format_message()) from None
-        return "queued", buffer.getvalue(), "/"
+        outcome = jobs.add(ws, form.get("feature", ""), after, form.get("refactor") == "on",
+                           every, form.get("base", "").strip() or None, remote)
+        return "queued", _text(outcome.text), "/"
     if name == "cancel":
-        from rgr.commands import queue
+        from rgr.daemon import jobs
 
         ident = _job_id(form)
-        queue.cancel(ws, ident, remote, out=out)
-        return f"job {ident} cancelled", buffer.getvalue(), "/"
+        return f"job {ident} cancelled", _text(jobs.cancel(ws, ident, remote).text), "/"
     if name == "stop":
-        from rgr.commands import daemon
+        from rgr.daemon import jobs
 
-        daemon.stop(ws, out=out)
-        return "daemon asked to stop", buffer.getvalue(), "/"
+        return "daemon asked to stop", _text(jobs.stop_daemon(ws).text), "/"
     if name == "accept":
-        from rgr.commands import report
+        from rgr.loop import integrate
+        from rgr.observe.report import collect
+        from rgr.observe.report_text import text
 
         mode = form.get("mode", "")
         if mode not in ("merge", "pr"):
             raise ActionError(f"accept with {mode!r}? merge or pr", None)
-        report.run(ws, False, mode, form.get("into", "").strip() or None, out=out)
-        return f"run accepted ({mode})", buffer.getvalue(), "/"
+        report = collect(ws)
+        said += [*text(report, decision=False), ""]
+        integrate.accept(ws, report, mode, form.get("into", "").strip() or None, said.append)
+        return f"run accepted ({mode})", _text(said), "/"
     if name == "reject":
-        from rgr.commands import rollback
+        from rgr.loop.rollback import roll_back
 
         marker = form.get("marker", "")
-        rollback.run(ws, marker, force=False, assume_yes=True, interactive=False, out=out)
-        return "run rejected (rolled back)", buffer.getvalue(), "/"
+        roll_back(ws, marker, force=False, assume_yes=True, ask=None, say=said.append)
+        return "run rejected (rolled back)", _text(said), "/"
     raise UnknownAction(name)
+
+
+def _text(lines: list[str] | tuple[str, ...]) -> str:
+    return "".join(f"{line}\n" for line in lines)

@@ -26,8 +26,8 @@ from starlette.staticfiles import StaticFiles
 
 from rgr.base.errors import RepositoryError, RgrError
 from rgr.base.ui import duration, money, phase_label, short
-from rgr.commands.queue import open_queue
 from rgr.daemon.hub import RemoteUnreachable
+from rgr.daemon.jobs import open_queue
 from rgr.daemon.queue import Job, Queue, QueueError, describe_state
 from rgr.store import git
 from rgr.store.workspace import Workspace

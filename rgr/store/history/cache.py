@@ -13,7 +13,7 @@ absent) key: nothing is ever invalidated by hand.
 
 The validator version is part of the file: its first line is ``rgr-history-rows <key>``,
 the key a digest of the code that validates and serializes a row (rgr/store/handoff.py,
-rgr/store/handoff_read.py, rgr/store/history/table.py, rgr/store/history/rows.py), of the installed
+rgr/store/handoff_read.py, rgr/store/history/newest.py, rgr/store/history/rows.py), of the installed
 pydantic and pydantic-core, and of :data:`FORMAT`, bumped when the row's shape changes.
 A file with another key is ignored and rewritten. (Source files rather than the live validator's
 schema: a run whose rows are all cached then never imports pydantic.)
@@ -131,9 +131,9 @@ def validator_key() -> bytes:
 
     digest = hashlib.sha256(b"%d\n" % FORMAT)
     store = Path(__file__).resolve().parent.parent
-    # The models and the row builders (rgr/store/history/rows.py; rgr/store/history/table.py:
+    # The models and the row builders (rgr/store/history/rows.py; rgr/store/history/newest.py:
     # finish, iso).
-    sources = [store / "handoff.py", store / "handoff_read.py", store / "history" / "table.py",
+    sources = [store / "handoff.py", store / "handoff_read.py", store / "history" / "newest.py",
                store / "history" / "rows.py"]
     for package in ("pydantic", "pydantic_core"):
         spec = find_spec(package)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from rgr.store.history.table import finish, iso, plain_row
+from rgr.store.history.newest import finish, iso, plain_row
 
 #: How every reachable row starts; the cache keeps what follows it (:func:`cached_part`).
 ROW_START = b'{"commit":"%s","reachable":true,'

@@ -6,7 +6,7 @@ before click, pygit2, pydantic or rich are imported. What it needs to know befor
 starting git comes from a few file-system calls: the work tree, the notes ref (the
 default, or the one a ``tdd.toml`` rgr has already validated names: rgr.base.config_seen),
 and whether that ref exists. ``git log`` is then started at once and reads while this
-process imports what it draws with (rgr.store.history.table, which brings json and datetime):
+process imports what it draws with (rgr.commands.history_table, which brings json and datetime):
 on two cores the two overlap.
 
 Anything it is not sure of goes to the full command, which explains or decides: a
@@ -28,7 +28,7 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING without typing's import (see rgr.b
 if TYPE_CHECKING:
     from typing import TextIO
 
-#: Rows shown when --limit is not given (rgr.store.history.table.DEFAULT_TABLE_LIMIT: not
+#: Rows shown when --limit is not given (rgr.commands.history_table.DEFAULT_TABLE_LIMIT: not
 #: imported from there, which would load json and datetime before git is started).
 _DEFAULT_LIMIT = 50
 
@@ -131,9 +131,10 @@ def quick(args: list[str], out: TextIO | None = None) -> int | None:
         return None  # no git to run: the full command says so
     try:
         # Imported while git reads: json, datetime and the drawing code.
-        from rgr.store.history import table
+        from rgr.commands import history_table as table
+        from rgr.store.history.newest import newest_texts, plain_row
 
-        texts, more = table.newest_texts(root, ref, count, first)
+        texts, more = newest_texts(root, ref, count, first)
     except CommandError:
         return None  # the full command explains what is wrong
     except BaseException:
@@ -141,7 +142,7 @@ def quick(args: list[str], out: TextIO | None = None) -> int | None:
         raise
     rows = []
     for commit, when, text in texts:
-        row = table.plain_row(commit, when, text, True)
+        row = plain_row(commit, when, text, True)
         if row is None:
             return None  # a note only the model can read, or say what is wrong with
         rows.append(row)

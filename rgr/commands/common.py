@@ -1,0 +1,102 @@
+"""What several commands share: the one way a result is printed (as text or as JSON),
+and asking the person at the terminal before work starts.
+
+Imported by `rgr status` and `rgr show` on their fast read path: click, rich and the
+loop's modules are imported inside the functions that need them. What the commands
+check before they start (the options, the branch, a clean tree, the baseline) is below
+them, in rgr.loop.starting, where the daemon and the web use it too.
+"""
+
+from __future__ import annotations
+
+from rgr.base.errors import NeedsConfirmation, RepositoryError
+from rgr.base.ui import esc, make_console, print_json, print_json_rows, short
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without typing's import (see rgr.base.proc)
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from rich.console import Console
+
+    from rgr.base.outcome import Outcome
+    from rgr.loop.starting import RunOptions
+    from rgr.store.handoff import HandoffState
+    from rgr.store.workspace import Workspace
+
+
+def emit(outcome: Outcome, as_json: bool = False, out: Console | None = None) -> int:
+    """Print ``outcome`` once: its data as JSON on stdout (``--json``), or its text lines
+    on ``out`` (stdout's console by default); its exit code is the command's."""
+    if as_json:
+        if outcome.rows:
+            print_json_rows(outcome.data if isinstance(outcome.data, list) else [])
+        else:
+            print_json(outcome.data)
+        return outcome.exit_code
+    if outcome.text:
+        console = out or make_console()
+        for line in outcome.text:
+            console.print(esc(line))
+    return outcome.exit_code
+
+
+def sayer(out: Console | None = None) -> Callable[[str], None]:
+    """Where a service's plain lines go as it says them: ``out`` (stdout's console by
+    default), escaped, since they carry branch names and agents' words."""
+    console = out or make_console()
+
+    def say(line: str) -> None:
+        console.print(esc(line))
+
+    return say
+
+
+def ask_yes_no(question: str) -> bool:
+    """The person's answer to ``question``; no unless they say yes."""
+    import click
+
+    return click.confirm(question, default=False)
+
+
+def confirm(options: RunOptions, question: str) -> None:
+    if options.assume_yes:
+        return
+    if not options.interactive:
+        raise NeedsConfirmation(
+            "not a terminal: rgr will not start unattended work without confirmation",
+            "pass --yes to go ahead",
+        )
+    import click
+
+    if not click.confirm(question, default=True):
+        click.echo("not started: nothing was changed", err=True)
+        raise click.exceptions.Exit(1)
+
+def ask_unnoted(ws: Workspace, options: RunOptions, noted: str, state: HandoffState) -> str:
+    """Commits after the last handoff that rgr did not make: the user decides."""
+    import click
+
+    from rgr.loop.starting import UNNOTED_CHOICES
+    from rgr.store import git
+
+    head = git.head_commit(ws.repo)
+    commits = git.commits_between(ws.repo, git.resolve_commit(ws.repo, noted).id, head.id)
+    listing = ", ".join(short(str(c.id)) for c in commits[:5]) + (
+        " ..." if len(commits) > 5 else "")
+    what = (f"{len(commits)} commit(s) after the last handoff ({listing}) were not made by "
+            f"an rgr agent")
+    if not options.interactive:
+        raise RepositoryError(
+            f"{what}; rgr will not judge or move them without your say",
+            f"`rgr resume --unnoted adopt` checks them as {state.resume_phase} work (noted "
+            "if they pass, set aside under refs/rgr/attempts/ if not); `--unnoted set-aside` "
+            "keeps them under refs/rgr/attempts/ and continues from the last handoff")
+    make_console().print(f"{what}.\n  adopt      check them as {state.resume_phase} work "
+                         "(noted if they pass, set aside if not)\n  set-aside  keep them "
+                         "under refs/rgr/attempts/ and continue from the last handoff")
+    choice: str = click.prompt("What should rgr do with them?",
+                               type=click.Choice([*UNNOTED_CHOICES, "quit"]),
+                               default="quit")
+    if choice == "quit":
+        raise click.exceptions.Exit(1)
+    return choice

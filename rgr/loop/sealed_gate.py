@@ -1,0 +1,74 @@
+"""The gate on a pristine, sealed checkout of HEAD, as a run sees it: `rgr verify`,
+`rgr doctor`, the daemon's landing check and a run's integration all ask it here, so
+what passes one passes the others. Its verdict on the tests is a run's own baseline
+check (rgr.loop.starting.baseline_refusal)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from pathlib import Path
+
+from rgr.backends.base import AgentRequest, AgentResult, OpenGateway
+from rgr.base.errors import RgrError
+from rgr.check.gate import GateResult, Level
+from rgr.ecosystems.registry import resolve_test_command
+from rgr.loop.attempt import Sealer, open_sealer
+from rgr.loop.landing import Integration, Landing, judge
+from rgr.loop.starting import baseline_refusal
+from rgr.observe.view import PlainView
+from rgr.store import git
+from rgr.store.workspace import Workspace
+
+
+def sealed_gate(ws: Workspace, level: Level, quiet: bool = False
+                ) -> tuple[Sealer, GateResult, RgrError | None]:
+    """The gate on a pristine, sealed checkout of HEAD, and why `rgr run` would refuse
+    its tests as a baseline (None when it would start)."""
+    test_command = resolve_test_command(ws.config, ws.root)
+    log = PlainView() if not quiet else _quiet
+    sealer = open_sealer(ws, NoBackend(), test_command, log)
+    result = sealer.run_gate(git.head_commit(ws.repo), level)
+    return sealer, result, baseline_refusal(sealer, result.tests)
+
+
+def judge_landing(ws: Workspace, integration: Integration,
+                  say: Callable[[str], None]) -> Landing:
+    """The integrated tree at HEAD judged as `rgr verify --full` judges it (the same
+    sealed gate), and the verdict noted on HEAD (rgr.loop.landing)."""
+    pinned = ws.pinned()
+
+    def sealer() -> Sealer:
+        return open_sealer(pinned, NoBackend(), resolve_test_command(pinned.config,
+                                                                     pinned.root), say)
+
+    return judge(pinned, sealer, integration, say)
+
+
+def _quiet(message: str) -> None:
+    return None
+
+
+class NoBackend:
+    """``rgr verify`` and ``rgr doctor`` run no agent."""
+
+    name = "none"
+    binary = "none"
+    env_keep: tuple[str, ...] = ()
+
+    def version(self) -> str:
+        return "none"
+
+    def api_urls(self, env: Mapping[str, str]) -> list[str]:
+        return []
+
+    def seal_api(self, env: dict[str, str], open_gateway: OpenGateway) -> list[str]:
+        return []
+
+    def prepare_home(self, home: Path, env: Mapping[str, str]) -> None:
+        return None
+
+    def check_login(self, cwd: Path) -> None:
+        return None
+
+    def run(self, request: AgentRequest) -> AgentResult:
+        raise AssertionError("rgr verify runs no agent")
