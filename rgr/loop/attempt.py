@@ -291,13 +291,27 @@ class Sealer:
         (again when ``refresh``: each attempt sees the build's current output)."""
         if self._generated is None or refresh:
             table = self.ws.config.sandbox
-            self._generated = generated.find(self.ws.repo, self.ws.root,
-                                             show=table.show_generated,
+            source = self.generated_from()
+            repo = self.ws.repo if source == self.ws.root else git.open_repo(source)
+            self._generated = generated.find(repo, source, show=table.show_generated,
                                              hide=table.hide_generated)
         return self._generated
 
+    def generated_from(self) -> Path:
+        """The working tree generated files are copied from: the repository's own, or,
+        in a daemon job's clone (where no build ever ran), the daemon's working tree the
+        job came from, as its dependency folders are (rgr.sandbox.toolchain)."""
+        origin = toolchain.dependencies_origin(self.ws.root, self.ws.env)
+        if origin is None:
+            return self.ws.root
+        try:
+            git.open_repo(origin)
+        except RgrError:
+            return self.ws.root
+        return origin
+
     def _copy_generated(self, tree: Path) -> None:
-        generated.copy_into(self.ws.root, self.generated_files(), tree)
+        generated.copy_into(self.generated_from(), self.generated_files(), tree)
 
     def diagnose(self, report: TestReport) -> Diagnosis | None:
         """Why a test run could not start inside the sandbox (a program it does not
@@ -321,7 +335,7 @@ class Sealer:
         made = scratch.make_scratch(self.ws.repo, base, branch, folder / "work",
                                     git.signature(self.ws.repo))
         shown = self.generated_files(refresh=True)
-        generated.copy_into(self.ws.root, shown, made.work)
+        generated.copy_into(self.generated_from(), shown, made.work)
         generated.exclude_in(made.git_dir, shown)
         home, tmp = self._home_and_tmp(folder, made.work)
         self.backend.prepare_home(home, self.ws.env)
