@@ -350,6 +350,11 @@ class Ecosystem(Protocol):
         the variables the sandbox sets; None when this ecosystem sees no cause."""
         ...
 
+    def settle(self, cmd: TestCommand, root: Path) -> TestCommand:
+        """``cmd`` as it runs in the checkout ``root`` now (a command that depends on the
+        files there, made concrete at each run); ``cmd`` itself when nothing changes."""
+        ...
+
 
 class Plain:
     """Defaults an ecosystem module overrides: it claims nothing."""
@@ -375,6 +380,9 @@ class Plain:
 
     def diagnose(self, output: str, shown_env: Mapping[str, str]) -> Diagnosis | None:
         return None
+
+    def settle(self, cmd: TestCommand, root: Path) -> TestCommand:
+        return cmd
 
 
 def detected(argv: tuple[str, ...], runner: str, source: str,

@@ -29,6 +29,7 @@ from typing import Any
 
 from rgr.base.config import TestCommand
 from rgr.base.errors import ConfigError
+from rgr.ecosystems import js_mixed
 from rgr.ecosystems.base import (
     Finished,
     Guess,
@@ -437,8 +438,9 @@ def _script_runner(script: str, package: Mapping[str, Any], guess: Guess) -> str
 
 class JavaScript(Plain):
     name = "JavaScript, TypeScript (Vitest, Jest, Mocha, node --test)"
-    runners = (Jest(), Vitest(), Mocha(), NodeTest(), NpmScript())
-    loads_file_by_file = frozenset({"vitest", "jest", "node"})
+    runners = (Jest(), Vitest(), Mocha(), NodeTest(), NpmScript(),
+               js_mixed.NodeAndJest(node=NodeTest(), jest=Jest()))
+    loads_file_by_file = frozenset({"vitest", "jest", "node", js_mixed.NAME})
     test_config_globs = (
         "**/package.json", "**/jest.config.*", "**/vitest.config.*", "**/vite.config.*",
         "**/vitest.workspace.*", "**/.mocharc*", "**/babel.config.*", "**/.babelrc*",
@@ -462,11 +464,15 @@ class JavaScript(Plain):
         if package is None:
             return None
         script = _test_script(package)
-        if script is not None:
-            return detected(("npm", "test"), _script_runner(script, package, guess),
-                            "package.json")
-        # No test script (or npm's placeholder) but one runner among the dependencies.
         found = _dev_runners(package)
+        runner = _script_runner(script, package, guess) if script is not None else None
+        # Jest fails node:test files and node --test fails Jest's: each its own.
+        if runner in ("jest", "node", None) and "jest" in found \
+                and js_mixed.owners(root).mixed:
+            return js_mixed.mixed_command("package.json and the test files")
+        if script is not None and runner is not None:
+            return detected(("npm", "test"), runner, "package.json")
+        # No test script (or npm's placeholder) but one runner among the dependencies.
         if len(found) == 1:
             argv = ("npx", "vitest", "run") if found[0] == "vitest" else ("npx", found[0])
             return detected(argv, found[0], "package.json (devDependencies)")
@@ -480,6 +486,9 @@ class JavaScript(Plain):
 
     def launcher_named(self, names: Sequence[str]) -> str | None:
         return "npm" if any(n in ("npm", "npx", "yarn", "pnpm") for n in names) else None
+
+    def settle(self, cmd: TestCommand, root: Path) -> TestCommand:
+        return js_mixed.settle(cmd, root) if cmd.runner == js_mixed.NAME else cmd
 
     def configured_runner(self, runner: str, root: Path, guess: Guess) -> str:
         if runner != "npm":

@@ -141,3 +141,11 @@ def diagnose(output: str, shown_env: Mapping[str, str]) -> Diagnosis | None:
         if found is not None:
             return found
     return None
+
+
+def settle(cmd: TestCommand, root: Path) -> TestCommand:
+    """``cmd`` made concrete for the checkout ``root`` by the ecosystems (a package that
+    mixes runners: each test file there by its own runner)."""
+    for eco in ECOSYSTEMS:
+        cmd = eco.settle(cmd, root)
+    return cmd
