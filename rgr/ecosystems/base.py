@@ -350,6 +350,14 @@ class Ecosystem(Protocol):
         the variables the sandbox sets; None when this ecosystem sees no cause."""
         ...
 
+    def alternatives(self, cmd: TestCommand, root: Path, guess: Guess
+                     ) -> tuple[TestCommand, ...] | None:
+        """Commands that might read ``root``'s suite where ``cmd`` (one of this
+        ecosystem's runners) read no per-test result, best first: what rgr tries, sealed,
+        before it suggests one (rgr.loop.fix_trials); empty when it found none to try;
+        None when this ecosystem proposes none (its runner's own fix stands)."""
+        ...
+
     def settle(self, cmd: TestCommand, root: Path) -> TestCommand:
         """``cmd`` as it runs in the checkout ``root`` now (a command that depends on the
         files there, made concrete at each run); ``cmd`` itself when nothing changes."""
@@ -379,6 +387,10 @@ class Plain:
         return runner
 
     def diagnose(self, output: str, shown_env: Mapping[str, str]) -> Diagnosis | None:
+        return None
+
+    def alternatives(self, cmd: TestCommand, root: Path, guess: Guess
+                     ) -> tuple[TestCommand, ...] | None:
         return None
 
     def settle(self, cmd: TestCommand, root: Path) -> TestCommand:

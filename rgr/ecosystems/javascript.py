@@ -436,6 +436,31 @@ def _script_runner(script: str, package: Mapping[str, Any], guess: Guess) -> str
     return runner
 
 
+#: How many other commands rgr tries, at most, before it suggests one.
+MAX_TRIED = 4
+#: Words of a test script that set a variable (``NODE_ENV=test``).
+_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+
+
+def _runner_part(command: str, guess: Guess) -> tuple[str, ...] | None:
+    """The runner and its arguments in one command of a test script (``c8 --x node
+    --test test/`` -> ``node --test test/``; ``mocha`` -> ``npx mocha``), or None."""
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return None
+    for at, word in enumerate(words):
+        if _ASSIGNMENT.match(word):
+            continue
+        rest = tuple(words[at:])
+        runner = guess(rest)
+        if Path(word).name in JS_RUNNERS and runner == Path(word).name:
+            return ("npx", *rest)
+        if Path(word).name == "node" and runner == "node":
+            return rest
+    return None
+
+
 class JavaScript(Plain):
     name = "JavaScript, TypeScript (Vitest, Jest, Mocha, node --test)"
     runners = (Jest(), Vitest(), Mocha(), NodeTest(), NpmScript(),
@@ -486,6 +511,25 @@ class JavaScript(Plain):
 
     def launcher_named(self, names: Sequence[str]) -> str | None:
         return "npm" if any(n in ("npm", "npx", "yarn", "pnpm") for n in names) else None
+
+    def alternatives(self, cmd: TestCommand, root: Path, guess: Guess
+                     ) -> tuple[TestCommand, ...]:
+        package = _read_package(root) or {}
+        script = _test_script(package)
+        argvs: list[tuple[str, ...]] = []
+        # The runner inside the test script, without what wraps or follows it (a
+        # coverage tool, `&& tsd`): each command of the script that names one.
+        for command in re.split(r"&&|\|\||;", script or ""):
+            argv = _runner_part(command, guess)
+            if argv is not None:
+                argvs.append(argv)
+        for name in _dev_runners(package):
+            argvs.append(("npx", "vitest", "run") if name == "vitest" else ("npx", name))
+        if js_mixed.owners(root).node:
+            argvs.append(("node", "--test"))
+        unique = [a for a in dict.fromkeys(argvs) if a != cmd.argv]
+        return tuple(detected(argv, guess(argv), "a command rgr tried")
+                     for argv in unique[:MAX_TRIED])
 
     def settle(self, cmd: TestCommand, root: Path) -> TestCommand:
         return js_mixed.settle(cmd, root) if cmd.runner == js_mixed.NAME else cmd

@@ -149,3 +149,12 @@ def settle(cmd: TestCommand, root: Path) -> TestCommand:
     for eco in ECOSYSTEMS:
         cmd = eco.settle(cmd, root)
     return cmd
+
+
+def alternatives(cmd: TestCommand, root: Path) -> tuple[TestCommand, ...] | None:
+    """Commands to try where ``cmd`` read no per-test result: those of the ecosystem
+    whose runner it is (rgr.loop.fix_trials); None when it proposes none."""
+    for eco in ECOSYSTEMS:
+        if any(runner.name == cmd.runner for runner in eco.runners):
+            return eco.alternatives(cmd, root, guess_runner)
+    return None

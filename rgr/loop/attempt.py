@@ -383,6 +383,14 @@ class Sealer:
             return run_tests(self.test_command, tree, timeout=self.ws.config.command_timeout,
                              env=env, confinement=confinement)
 
+    def try_command(self, command: TestCommand, commit: Commit) -> TestReport:
+        """Another test command on a pristine checkout of ``commit``, sealed as the run's
+        own is (the same sandbox, environment and reader): a fix rgr suggests is tried
+        first (rgr.loop.fix_trials)."""
+        with self._checkout(commit, "try", command) as (tree, confinement, env):
+            return run_tests(command, tree, timeout=self.ws.config.command_timeout,
+                             env=env, confinement=confinement)
+
     def which_inside(self, names: list[str]) -> dict[str, str | None]:
         """Where each program name leads inside a test run's sandbox at HEAD (the
         sandbox's own ``command -v``, so PATH, what is shown and what is hidden all
@@ -407,7 +415,7 @@ class Sealer:
         return self._checkout(commit, label)
 
     @contextmanager
-    def _checkout(self, commit: Commit, label: str
+    def _checkout(self, commit: Commit, label: str, command: TestCommand | None = None
                   ) -> Iterator[tuple[Path, Confinement | None, dict[str, str]]]:
         folder = self._folder(label)
         try:
@@ -422,7 +430,7 @@ class Sealer:
             if self.policy is not None:
                 jail = self.policy.test_jail(
                     repo_root=self.ws.root, checkout=tree, home=home, tmp=tmp,
-                    executables=self._executables(env, agent=False))
+                    executables=self._executables(env, agent=False, command=command))
                 confinement = Confinement(jail, tmp)
             yield tree, confinement, env
         finally:
@@ -484,8 +492,9 @@ class Sealer:
         policy = self.policy or SandboxPolicy(toolchain=self.toolchain)
         return policy.environment(self.ws.env, home=home, tmp=tmp, keep=keep)
 
-    def _executables(self, env: Mapping[str, str], agent: bool) -> list[Path]:
-        names = [self.test_command.argv[0],
+    def _executables(self, env: Mapping[str, str], agent: bool,
+                     command: TestCommand | None = None) -> list[Path]:
+        names = [(command or self.test_command).argv[0],
                  *(argv[0] for argv in gate_argvs(self.ws.config, "full"))]
         if agent:
             names += [*backend_binaries(self.backend), "git"]
