@@ -322,6 +322,11 @@ class Ecosystem(Protocol):
     @property
     def tool_homes(self) -> tuple[ToolHome, ...]: ...
 
+    #: The caches of its tools the sandbox shows when the project uses it
+    #: (rgr.sandbox.toolchain: ``go-modules``, ``maven``, ``gradle``).
+    @property
+    def tool_caches(self) -> tuple[str, ...]: ...
+
     #: Its languages, as the textual mutator reads them.
     @property
     def mutation_syntax(self) -> tuple[MutationSyntax, ...]: ...
@@ -372,6 +377,7 @@ class Plain:
     loads_file_by_file: frozenset[str] = frozenset()
     test_config_globs: tuple[str, ...] = ()
     tool_homes: tuple[ToolHome, ...] = ()
+    tool_caches: tuple[str, ...] = ()
     mutation_syntax: tuple[MutationSyntax, ...] = ()
 
     def detect(self, root: Path, guess: Guess) -> TestCommand | None:

@@ -43,6 +43,7 @@ from rgr.base.processes import REPO_MARK_VAR
 from rgr.check import conftest_rules
 from rgr.check.gate import GateResult, Level, gate_argvs, run_gate
 from rgr.check.verify import Confinement, TestReport, run_tests
+from rgr.ecosystems.registry import ecosystems_used
 from rgr.sandbox import explain, setup, toolchain
 from rgr.sandbox.bridge import Bridge
 from rgr.sandbox.explain import Diagnosis
@@ -150,14 +151,14 @@ def open_sealer(ws: Workspace, backend: Backend, test_command: TestCommand,
             "write outside their scratch copy and use the network. Only the scratch copy, "
             "the pristine checkout and the guards protect this repository.")
         _setup(ws, None, log)
-        unsealed = Sealer(ws, backend, test_command, None, toolchain_of(ws))
+        unsealed = Sealer(ws, backend, test_command, None, toolchain_of(ws, test_command))
         _log_generated(unsealed, log)
         return unsealed
-    policy = policy_from_config(ws.config, toolchain_of(ws), ws.root)
+    policy = policy_from_config(ws.config, toolchain_of(ws, test_command), ws.root)
     version = policy.probe()
     if _setup(ws, policy, log):
         # The dependency folders it installed are shown like any others.
-        policy = policy_from_config(ws.config, toolchain_of(ws), ws.root)
+        policy = policy_from_config(ws.config, toolchain_of(ws, test_command), ws.root)
     log(f"sandbox: {version}; agents reach only the model API"
         + (" and " + ", ".join(policy.allow_hosts) if policy.allow_hosts else "")
         + ("; test runs have no network" if policy.test_network == "none"
@@ -190,15 +191,17 @@ def _setup(ws: Workspace, policy: SandboxPolicy | None, log: Callable[[str], Non
                               policy, ws.env, lambda: git.changed_tracked(ws.repo), log)
 
 
-def toolchain_of(ws: Workspace) -> Toolchain:
+def toolchain_of(ws: Workspace, test_command: TestCommand | None = None) -> Toolchain:
     """What the sandbox shows of this repository's toolchain (rgr.sandbox.toolchain),
-    with ``[sandbox]``'s overrides."""
+    with ``[sandbox]``'s overrides: the toolchain homes of the ecosystems the project
+    uses (its files, and the runner of ``test_command``)."""
     table = ws.config.sandbox
     return toolchain.detect(
         ws.root, ws.env, share=table.share, hide=_hide_paths(ws.config, ws.root),
         enabled=table.detect,
         ignored=git.ignored_names(ws.repo, toolchain.IGNORED_DEPENDENCY_FOLDERS),
-        tracked=git.tracked_folders(ws.repo), origin_tracked=_origin_tracked(ws))
+        tracked=git.tracked_folders(ws.repo), origin_tracked=_origin_tracked(ws),
+        ecosystems=ecosystems_used(ws.root, test_command.runner if test_command else None))
 
 
 def _origin_tracked(ws: Workspace) -> set[str]:
