@@ -8,6 +8,7 @@ import json
 import os
 import re
 import subprocess
+import sys
 import textwrap
 from pathlib import Path
 
@@ -144,3 +145,30 @@ def test_files_added_after_detection_are_run_by_their_own_runner(
     assert report.collection_errors == ("test/broken.test.js",)
     assert report.load_kinds["test/broken.test.js"] == "missing-code"
     assert report.exit_code != 0
+
+
+def test_rgr_verify_runs_a_mixed_package_sealed(tmp_path: Path, node_modules: Path) -> None:
+    """As `rgr run`'s baseline runs it: a pristine checkout, inside the sandbox."""
+    from conftest import clean_env, git
+
+    root = files(tmp_path / "mix", {
+        "package.json": json.dumps({"name": "mix", "scripts": {"test": "jest"},
+                                    "devDependencies": {"jest": "30.5.2"}}),
+        "test/a.test.js": NODE_FILE, "test/b.test.js": JEST_FILE,
+        ".gitignore": "node_modules\n",
+        # the pinned runners may sit under a folder the sandbox hides (a HOME, /tmp)
+        "tdd.toml": f"[sandbox]\nread_paths = [{json.dumps(str(node_modules.parent))}]\n",
+    })
+    (root / "node_modules").mkdir()
+    for entry in node_modules.iterdir():
+        (root / "node_modules" / entry.name).symlink_to(entry)
+    git(root, "init", "-q", "-b", "main")
+    git(root, "add", "-A")
+    git(root, "-c", "user.name=D", "-c", "user.email=d@e", "commit", "-q", "-m", "mixed")
+    done = subprocess.run([sys.executable, "-m", "rgr", "verify", "--json"], cwd=root,
+                          env=clean_env(tmp_path / "home"), capture_output=True, text=True,
+                          timeout=300, stdin=subprocess.DEVNULL)
+    out = json.loads(done.stdout)
+    assert done.returncode == 0 and out["diagnosis"] is None, done.stdout + done.stderr
+    assert out["sandbox"]["enabled"] is True
+    assert (out["tests"]["passed"], out["tests"]["failed"]) == (6, 0)
