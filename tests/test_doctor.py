@@ -128,7 +128,10 @@ def test_doctor_lists_what_it_shows_and_why(project: Path) -> None:
     assert done.returncode == 0, done.stdout + done.stderr
     out = done.stdout
     assert "~/code/project/.venv  a virtualenv of the repository (.venv)" in out, out
-    assert "~/.rustup  rustup's home (~/.rustup)" in out
-    assert "variables set inside: " in out and "RUSTUP_HOME" in out
+    # Only the toolchains of the ecosystems the project uses; the others named.
+    assert "variables set inside: " in out
+    assert "RUSTUP_HOME" not in out
+    assert (f"not shown: {home / '.rustup'}: rustup's home (~/.rustup): the project uses "
+            "no Rust (none of its files found here)") in out
     assert "test   pytest → ~/code/project/.venv/bin/pytest" in out
     assert "tests: 1 passed, 0 failed" in out

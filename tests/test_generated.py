@@ -311,3 +311,30 @@ def test_a_bad_glob_stops_the_command_with_the_setting_named(tmp_path: Path) -> 
     done = rgr(["verify"], root, clean_env(tmp_path / "home"))
     assert done.returncode == 1, done.stdout + done.stderr
     assert "[sandbox].hide_generated" in done.stderr and "'..'" in done.stderr, done.stderr
+
+
+def test_a_daemon_job_clone_gets_the_generated_files_of_the_tree_it_came_from(
+        tmp_path: Path) -> None:
+    """A job's clone (rgr.daemon.workcopy) never ran the build: its checkouts get the
+    files the daemon's working tree generated, as `rgr run`'s do, and its sealed
+    baseline is the user's green suite."""
+    from rgr.sandbox.toolchain import DEPENDENCIES_FROM_VAR
+
+    root = make_project(tmp_path / "verso", tmp_path / "elsewhere", f"[sandbox]\n{SHOW_CODE}")
+    clone = tmp_path / "jobs" / "1"
+    git(tmp_path, "clone", "-q", str(root), str(clone))
+    assert not (clone / "src/verso/_version.py").exists()
+    env = clean_env(tmp_path / "home", {DEPENDENCIES_FROM_VAR: str(root)})
+    ws = open_workspace(clone, env=env)
+    sealer = Sealer(ws, FakeBackend(), resolve_test_command(ws.config, ws.root), None)
+    assert {f.path for f in sealer.generated_files()} == set(FOUND)
+    base = ws.repo.head.peel(pygit2.Commit)
+    with sealer.seat(base, "job") as seat:
+        assert (seat.cwd / "src/verso/_version.py").read_text() == '__version__ = "1.2.3"\n'
+    report = sealer.run_tests(base)
+    assert report.passed == 3 and report.all_passed, report.output_excerpt
+    # Without the daemon's working tree to borrow from, the same clone cannot load.
+    alone = open_workspace(clone, env=clean_env(tmp_path / "home2"))
+    bare = Sealer(alone, FakeBackend(), resolve_test_command(alone.config, alone.root), None)
+    assert bare.generated_files() == []
+    assert not bare.run_tests(base).all_passed

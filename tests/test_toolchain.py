@@ -302,3 +302,90 @@ def test_no_alias_when_nothing_shown_records_the_repositorys_path(
     assert detect(project, _env(home)).aliases == ()
     venv = _venv(tmp_path / "elsewhere" / "venv")
     assert detect(project, _env(home, VIRTUAL_ENV=str(venv))).aliases == (project,)
+
+
+# -- only the toolchains of the ecosystems the project uses ------------------------------
+
+
+PACKAGE = '{"scripts": {"test": "jest"}}\n'
+
+
+def _homes(home: Path) -> None:
+    for name in (".rustup", ".cargo", ".nvm", ".pyenv", "go/pkg/mod", ".m2", ".asdf",
+                 ".gradle/caches"):
+        (home / name).mkdir(parents=True)
+
+
+@pytest.mark.parametrize("marker, shown, runner", [
+    ("package.json", {".nvm"}, "jest"),
+    ("pyproject.toml", {".pyenv"}, "pytest"),
+    ("go.mod", {"go/pkg/mod"}, "go"),
+    ("Cargo.toml", {".rustup", ".cargo"}, "cargo"),
+    ("pom.xml", {".m2", ".gradle/caches"}, "maven"),
+])
+def test_the_sandbox_shows_only_the_toolchains_of_the_ecosystems_used(
+        project: Path, home: Path, marker: str, shown: set[str], runner: str) -> None:
+    """Maven's ~/.m2 only to a JVM project, Go's module cache only to Go, cargo and
+    rustup only to Rust...; version managers every ecosystem may use (asdf) always.
+    Each one left out is named, with why."""
+    from rgr.ecosystems.registry import ecosystems_used
+
+    _homes(home)
+    (project / marker).write_text(PACKAGE if marker == "package.json" else "\n")
+    used = ecosystems_used(project, runner)
+    found = detect(project, _env(home), ecosystems=used)
+    everything = {".rustup", ".cargo", ".nvm", ".pyenv", "go/pkg/mod", ".m2",
+                  ".gradle/caches"}
+    assert {str(p.relative_to(home)) for p in found.read_paths
+            if p.is_relative_to(home)} == shown | {".asdf"}
+    # (the password database's home may hold a ~/.m2 of its own: only this HOME counts)
+    skipped = [line for line in found.skipped if line.startswith(str(home))]
+    not_shown = {line.split(":", 1)[0] for line in skipped}
+    assert not_shown == {str(home / name) for name in everything - shown}
+    for line in skipped:
+        assert "the project uses no " in line and "none of its files found here" in line
+    for item in found.shown:
+        if item.path != home / ".asdf":
+            assert ", for the project's " in item.why, item.why
+
+
+def test_a_project_of_two_ecosystems_gets_both_and_an_unknown_one_every_home(
+        project: Path, home: Path) -> None:
+    from rgr.ecosystems.registry import ecosystems_used
+
+    _homes(home)
+    (project / "pyproject.toml").write_text("\n")
+    (project / "package.json").write_text(PACKAGE)
+    both = detect(project, _env(home), ecosystems=ecosystems_used(project, "pytest"))
+    assert {home / ".pyenv", home / ".nvm"} <= set(both.read_paths)
+    assert home / ".m2" not in both.read_paths
+    # `make test` in a folder with no ecosystem's files: rgr cannot tell, shows each.
+    bare = home / "code" / "bare"
+    bare.mkdir(parents=True)
+    assert ecosystems_used(bare, "custom") == ()
+    every = detect(bare, _env(home), ecosystems=())
+    assert {home / ".m2", home / ".nvm", home / "go/pkg/mod"} <= set(every.read_paths)
+    assert not [line for line in every.skipped if line.startswith(str(home))]
+    assert any("no ecosystem was recognised" in s.why for s in every.shown)
+
+
+def test_doctor_for_a_javascript_project_hides_maven_and_says_why(
+        project: Path, home: Path) -> None:
+    """Through toolchain_of, as `rgr run`, `rgr verify` and `rgr doctor` ask."""
+    from conftest import git
+
+    from rgr.ecosystems.registry import resolve_test_command
+    from rgr.loop.attempt import toolchain_of
+    from rgr.store.workspace import open_workspace
+
+    _homes(home)
+    (project / "package.json").write_text('{"scripts": {"test": "node --test"}}\n')
+    git(project, "init", "-q", "-b", "main")
+    git(project, "add", "-A")
+    git(project, "-c", "user.name=D", "-c", "user.email=d@e", "commit", "-q", "-m", "x")
+    ws = open_workspace(project, env=_env(home))
+    found = toolchain_of(ws, resolve_test_command(ws.config, ws.root))
+    assert home / ".nvm" in found.read_paths
+    assert home / ".m2" not in found.read_paths and "GOMODCACHE" not in found.env
+    assert any(line.startswith(f"{home / '.m2'}: Maven's") and "uses no Java" in line
+               for line in found.skipped), found.skipped

@@ -28,7 +28,7 @@ from rgr.base.errors import ConfigError
 from rgr.base.proc import Completed, bound, run
 from rgr.base.slots import test_slot
 from rgr.ecosystems.base import MESSAGE_LIMIT, Finished, Results, Status, TestOutcome, strip_ansi
-from rgr.ecosystems.registry import runner_for
+from rgr.ecosystems.registry import runner_for, settle
 
 if TYPE_CHECKING:  # a Protocol, so only for the type checker (rgr.base.proc)
     from rgr.base.proc import Launcher
@@ -158,7 +158,7 @@ def run_tests(
     runner = runner_for(cmd.runner)
     tmp_root = confinement.tmp if confinement else None
     with tempfile.TemporaryDirectory(prefix="rgr-tests-", dir=tmp_root) as tmp:
-        argv = runner.prepare(cmd, Path(tmp), child_env)
+        argv = runner.prepare(settle(cmd, root), Path(tmp), child_env)
         with test_slot(child_env):  # under `rgr daemon --test-slots N`: N runs at once
             started = time.time()
             done = _run_crashable(argv, root, timeout, child_env, confinement)

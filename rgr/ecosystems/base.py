@@ -322,6 +322,11 @@ class Ecosystem(Protocol):
     @property
     def tool_homes(self) -> tuple[ToolHome, ...]: ...
 
+    #: The caches of its tools the sandbox shows when the project uses it
+    #: (rgr.sandbox.toolchain: ``go-modules``, ``maven``, ``gradle``).
+    @property
+    def tool_caches(self) -> tuple[str, ...]: ...
+
     #: Its languages, as the textual mutator reads them.
     @property
     def mutation_syntax(self) -> tuple[MutationSyntax, ...]: ...
@@ -350,6 +355,19 @@ class Ecosystem(Protocol):
         the variables the sandbox sets; None when this ecosystem sees no cause."""
         ...
 
+    def alternatives(self, cmd: TestCommand, root: Path, guess: Guess
+                     ) -> tuple[TestCommand, ...] | None:
+        """Commands that might read ``root``'s suite where ``cmd`` (one of this
+        ecosystem's runners) read no per-test result, best first: what rgr tries, sealed,
+        before it suggests one (rgr.loop.fix_trials); empty when it found none to try;
+        None when this ecosystem proposes none (its runner's own fix stands)."""
+        ...
+
+    def settle(self, cmd: TestCommand, root: Path) -> TestCommand:
+        """``cmd`` as it runs in the checkout ``root`` now (a command that depends on the
+        files there, made concrete at each run); ``cmd`` itself when nothing changes."""
+        ...
+
 
 class Plain:
     """Defaults an ecosystem module overrides: it claims nothing."""
@@ -359,6 +377,7 @@ class Plain:
     loads_file_by_file: frozenset[str] = frozenset()
     test_config_globs: tuple[str, ...] = ()
     tool_homes: tuple[ToolHome, ...] = ()
+    tool_caches: tuple[str, ...] = ()
     mutation_syntax: tuple[MutationSyntax, ...] = ()
 
     def detect(self, root: Path, guess: Guess) -> TestCommand | None:
@@ -375,6 +394,13 @@ class Plain:
 
     def diagnose(self, output: str, shown_env: Mapping[str, str]) -> Diagnosis | None:
         return None
+
+    def alternatives(self, cmd: TestCommand, root: Path, guess: Guess
+                     ) -> tuple[TestCommand, ...] | None:
+        return None
+
+    def settle(self, cmd: TestCommand, root: Path) -> TestCommand:
+        return cmd
 
 
 def detected(argv: tuple[str, ...], runner: str, source: str,

@@ -129,6 +129,7 @@ class GoEcosystem(Plain):
     name = "Go (go test)"
     runners = (Go(),)
     test_config_globs = ("**/go.mod",)
+    tool_caches = ("go-modules",)
     tool_homes = (
         ToolHome("goenv", "GOENV_ROOT", ".goenv", ("GOENV_VERSION",)),
         ToolHome("go", "GOROOT", None, ("GOTOOLCHAIN", "GOFLAGS", "GOPROXY", "GONOSUMDB",

@@ -29,6 +29,7 @@ from typing import Any
 
 from rgr.base.config import TestCommand
 from rgr.base.errors import ConfigError
+from rgr.ecosystems import js_mixed
 from rgr.ecosystems.base import (
     Finished,
     Guess,
@@ -435,10 +436,36 @@ def _script_runner(script: str, package: Mapping[str, Any], guess: Guess) -> str
     return runner
 
 
+#: How many other commands rgr tries, at most, before it suggests one.
+MAX_TRIED = 4
+#: Words of a test script that set a variable (``NODE_ENV=test``).
+_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+
+
+def _runner_part(command: str, guess: Guess) -> tuple[str, ...] | None:
+    """The runner and its arguments in one command of a test script (``c8 --x node
+    --test test/`` -> ``node --test test/``; ``mocha`` -> ``npx mocha``), or None."""
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return None
+    for at, word in enumerate(words):
+        if _ASSIGNMENT.match(word):
+            continue
+        rest = tuple(words[at:])
+        runner = guess(rest)
+        if Path(word).name in JS_RUNNERS and runner == Path(word).name:
+            return ("npx", *rest)
+        if Path(word).name == "node" and runner == "node":
+            return rest
+    return None
+
+
 class JavaScript(Plain):
     name = "JavaScript, TypeScript (Vitest, Jest, Mocha, node --test)"
-    runners = (Jest(), Vitest(), Mocha(), NodeTest(), NpmScript())
-    loads_file_by_file = frozenset({"vitest", "jest", "node"})
+    runners = (Jest(), Vitest(), Mocha(), NodeTest(), NpmScript(),
+               js_mixed.NodeAndJest(node=NodeTest(), jest=Jest()))
+    loads_file_by_file = frozenset({"vitest", "jest", "node", js_mixed.NAME})
     test_config_globs = (
         "**/package.json", "**/jest.config.*", "**/vitest.config.*", "**/vite.config.*",
         "**/vitest.workspace.*", "**/.mocharc*", "**/babel.config.*", "**/.babelrc*",
@@ -462,11 +489,15 @@ class JavaScript(Plain):
         if package is None:
             return None
         script = _test_script(package)
-        if script is not None:
-            return detected(("npm", "test"), _script_runner(script, package, guess),
-                            "package.json")
-        # No test script (or npm's placeholder) but one runner among the dependencies.
         found = _dev_runners(package)
+        runner = _script_runner(script, package, guess) if script is not None else None
+        # Jest fails node:test files and node --test fails Jest's: each its own.
+        if runner in ("jest", "node", None) and "jest" in found \
+                and js_mixed.owners(root).mixed:
+            return js_mixed.mixed_command("package.json and the test files")
+        if script is not None and runner is not None:
+            return detected(("npm", "test"), runner, "package.json")
+        # No test script (or npm's placeholder) but one runner among the dependencies.
         if len(found) == 1:
             argv = ("npx", "vitest", "run") if found[0] == "vitest" else ("npx", found[0])
             return detected(argv, found[0], "package.json (devDependencies)")
@@ -480,6 +511,28 @@ class JavaScript(Plain):
 
     def launcher_named(self, names: Sequence[str]) -> str | None:
         return "npm" if any(n in ("npm", "npx", "yarn", "pnpm") for n in names) else None
+
+    def alternatives(self, cmd: TestCommand, root: Path, guess: Guess
+                     ) -> tuple[TestCommand, ...]:
+        package = _read_package(root) or {}
+        script = _test_script(package)
+        argvs: list[tuple[str, ...]] = []
+        # The runner inside the test script, without what wraps or follows it (a
+        # coverage tool, `&& tsd`): each command of the script that names one.
+        for command in re.split(r"&&|\|\||;", script or ""):
+            argv = _runner_part(command, guess)
+            if argv is not None:
+                argvs.append(argv)
+        for name in _dev_runners(package):
+            argvs.append(("npx", "vitest", "run") if name == "vitest" else ("npx", name))
+        if js_mixed.owners(root).node:
+            argvs.append(("node", "--test"))
+        unique = [a for a in dict.fromkeys(argvs) if a != cmd.argv]
+        return tuple(detected(argv, guess(argv), "a command rgr tried")
+                     for argv in unique[:MAX_TRIED])
+
+    def settle(self, cmd: TestCommand, root: Path) -> TestCommand:
+        return js_mixed.settle(cmd, root) if cmd.runner == js_mixed.NAME else cmd
 
     def configured_runner(self, runner: str, root: Path, guess: Guess) -> str:
         if runner != "npm":

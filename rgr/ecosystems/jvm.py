@@ -95,6 +95,7 @@ class JVM(Plain):
     reads_junit_xml_itself = frozenset({"maven", "gradle"})
     test_config_globs = ("**/pom.xml", "**/build.gradle*", "**/settings.gradle*",
                          "**/gradle.properties")
+    tool_caches = ("maven", "gradle")
     tool_homes = (
         ToolHome("sdkman", "SDKMAN_DIR", ".sdkman"),
         ToolHome("java", "JAVA_HOME", None, ("JAVA_TOOL_OPTIONS",)),

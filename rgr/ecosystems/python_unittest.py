@@ -52,6 +52,7 @@ from rgr.ecosystems.base import (
     report_lines,
 )
 from rgr.ecosystems.failure_kind import FailureKind
+from rgr.ecosystems.python import ECOSYSTEM as PYTEST_ECOSYSTEM
 from rgr.ecosystems.python import PYTHON_MARKERS, project_virtualenv, raised_kind
 
 REPORTER = Path(__file__).with_name("unittest_reporter.py")
@@ -227,6 +228,8 @@ class PythonUnittest(Plain):
     runners = (Unittest(),)
     # a module that does not import is one _FailedTest; every other module still runs
     loads_file_by_file = frozenset({"unittest"})
+    # One Python, whichever runner: the same interpreter homes (pyenv).
+    tool_homes = PYTEST_ECOSYSTEM.tool_homes
 
     def detect(self, root: Path, guess: Guess) -> TestCommand | None:
         tests = _test_files(root)

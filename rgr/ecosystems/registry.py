@@ -141,3 +141,41 @@ def diagnose(output: str, shown_env: Mapping[str, str]) -> Diagnosis | None:
         if found is not None:
             return found
     return None
+
+
+def settle(cmd: TestCommand, root: Path) -> TestCommand:
+    """``cmd`` made concrete for the checkout ``root`` by the ecosystems (a package that
+    mixes runners: each test file there by its own runner)."""
+    for eco in ECOSYSTEMS:
+        cmd = eco.settle(cmd, root)
+    return cmd
+
+
+def alternatives(cmd: TestCommand, root: Path) -> tuple[TestCommand, ...] | None:
+    """Commands to try where ``cmd`` read no per-test result: those of the ecosystem
+    whose runner it is (rgr.loop.fix_trials); None when it proposes none."""
+    for eco in ECOSYSTEMS:
+        if any(runner.name == cmd.runner for runner in eco.runners):
+            return eco.alternatives(cmd, root, guess_runner)
+    return None
+
+
+def ecosystems_used(root: Path, runner: str | None) -> tuple[Ecosystem, ...]:
+    """The ecosystems ``root`` uses: each whose files are found there (not only the
+    first: a Python project may carry a package.json), and the one whose runner
+    ``runner`` is. Only their toolchain homes are shown to the sandbox."""
+    used = []
+    for eco in ECOSYSTEMS:
+        owns = runner is not None and any(r.name == runner for r in eco.runners)
+        try:
+            found = eco.detect(root, guess_runner) is not None
+        except ConfigError:  # a package.json that is not JSON still says JavaScript
+            found = True
+        if owns or found:
+            used.append(eco)
+    return tuple(used)
+
+
+def short_name(eco: Ecosystem) -> str:
+    """How a message names an ecosystem: its name without the runners in brackets."""
+    return eco.name.split(" (")[0]

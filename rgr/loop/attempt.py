@@ -43,6 +43,7 @@ from rgr.base.processes import REPO_MARK_VAR
 from rgr.check import conftest_rules
 from rgr.check.gate import GateResult, Level, gate_argvs, run_gate
 from rgr.check.verify import Confinement, TestReport, run_tests
+from rgr.ecosystems.registry import ecosystems_used
 from rgr.sandbox import explain, setup, toolchain
 from rgr.sandbox.bridge import Bridge
 from rgr.sandbox.explain import Diagnosis
@@ -150,14 +151,14 @@ def open_sealer(ws: Workspace, backend: Backend, test_command: TestCommand,
             "write outside their scratch copy and use the network. Only the scratch copy, "
             "the pristine checkout and the guards protect this repository.")
         _setup(ws, None, log)
-        unsealed = Sealer(ws, backend, test_command, None, toolchain_of(ws))
+        unsealed = Sealer(ws, backend, test_command, None, toolchain_of(ws, test_command))
         _log_generated(unsealed, log)
         return unsealed
-    policy = policy_from_config(ws.config, toolchain_of(ws), ws.root)
+    policy = policy_from_config(ws.config, toolchain_of(ws, test_command), ws.root)
     version = policy.probe()
     if _setup(ws, policy, log):
         # The dependency folders it installed are shown like any others.
-        policy = policy_from_config(ws.config, toolchain_of(ws), ws.root)
+        policy = policy_from_config(ws.config, toolchain_of(ws, test_command), ws.root)
     log(f"sandbox: {version}; agents reach only the model API"
         + (" and " + ", ".join(policy.allow_hosts) if policy.allow_hosts else "")
         + ("; test runs have no network" if policy.test_network == "none"
@@ -190,15 +191,17 @@ def _setup(ws: Workspace, policy: SandboxPolicy | None, log: Callable[[str], Non
                               policy, ws.env, lambda: git.changed_tracked(ws.repo), log)
 
 
-def toolchain_of(ws: Workspace) -> Toolchain:
+def toolchain_of(ws: Workspace, test_command: TestCommand | None = None) -> Toolchain:
     """What the sandbox shows of this repository's toolchain (rgr.sandbox.toolchain),
-    with ``[sandbox]``'s overrides."""
+    with ``[sandbox]``'s overrides: the toolchain homes of the ecosystems the project
+    uses (its files, and the runner of ``test_command``)."""
     table = ws.config.sandbox
     return toolchain.detect(
         ws.root, ws.env, share=table.share, hide=_hide_paths(ws.config, ws.root),
         enabled=table.detect,
         ignored=git.ignored_names(ws.repo, toolchain.IGNORED_DEPENDENCY_FOLDERS),
-        tracked=git.tracked_folders(ws.repo), origin_tracked=_origin_tracked(ws))
+        tracked=git.tracked_folders(ws.repo), origin_tracked=_origin_tracked(ws),
+        ecosystems=ecosystems_used(ws.root, test_command.runner if test_command else None))
 
 
 def _origin_tracked(ws: Workspace) -> set[str]:
@@ -291,13 +294,27 @@ class Sealer:
         (again when ``refresh``: each attempt sees the build's current output)."""
         if self._generated is None or refresh:
             table = self.ws.config.sandbox
-            self._generated = generated.find(self.ws.repo, self.ws.root,
-                                             show=table.show_generated,
+            source = self.generated_from()
+            repo = self.ws.repo if source == self.ws.root else git.open_repo(source)
+            self._generated = generated.find(repo, source, show=table.show_generated,
                                              hide=table.hide_generated)
         return self._generated
 
+    def generated_from(self) -> Path:
+        """The working tree generated files are copied from: the repository's own, or,
+        in a daemon job's clone (where no build ever ran), the daemon's working tree the
+        job came from, as its dependency folders are (rgr.sandbox.toolchain)."""
+        origin = toolchain.dependencies_origin(self.ws.root, self.ws.env)
+        if origin is None:
+            return self.ws.root
+        try:
+            git.open_repo(origin)
+        except RgrError:
+            return self.ws.root
+        return origin
+
     def _copy_generated(self, tree: Path) -> None:
-        generated.copy_into(self.ws.root, self.generated_files(), tree)
+        generated.copy_into(self.generated_from(), self.generated_files(), tree)
 
     def diagnose(self, report: TestReport) -> Diagnosis | None:
         """Why a test run could not start inside the sandbox (a program it does not
@@ -321,7 +338,7 @@ class Sealer:
         made = scratch.make_scratch(self.ws.repo, base, branch, folder / "work",
                                     git.signature(self.ws.repo))
         shown = self.generated_files(refresh=True)
-        generated.copy_into(self.ws.root, shown, made.work)
+        generated.copy_into(self.generated_from(), shown, made.work)
         generated.exclude_in(made.git_dir, shown)
         home, tmp = self._home_and_tmp(folder, made.work)
         self.backend.prepare_home(home, self.ws.env)
@@ -369,6 +386,14 @@ class Sealer:
             return run_tests(self.test_command, tree, timeout=self.ws.config.command_timeout,
                              env=env, confinement=confinement)
 
+    def try_command(self, command: TestCommand, commit: Commit) -> TestReport:
+        """Another test command on a pristine checkout of ``commit``, sealed as the run's
+        own is (the same sandbox, environment and reader): a fix rgr suggests is tried
+        first (rgr.loop.fix_trials)."""
+        with self._checkout(commit, "try", command) as (tree, confinement, env):
+            return run_tests(command, tree, timeout=self.ws.config.command_timeout,
+                             env=env, confinement=confinement)
+
     def which_inside(self, names: list[str]) -> dict[str, str | None]:
         """Where each program name leads inside a test run's sandbox at HEAD (the
         sandbox's own ``command -v``, so PATH, what is shown and what is hidden all
@@ -393,7 +418,7 @@ class Sealer:
         return self._checkout(commit, label)
 
     @contextmanager
-    def _checkout(self, commit: Commit, label: str
+    def _checkout(self, commit: Commit, label: str, command: TestCommand | None = None
                   ) -> Iterator[tuple[Path, Confinement | None, dict[str, str]]]:
         folder = self._folder(label)
         try:
@@ -408,7 +433,7 @@ class Sealer:
             if self.policy is not None:
                 jail = self.policy.test_jail(
                     repo_root=self.ws.root, checkout=tree, home=home, tmp=tmp,
-                    executables=self._executables(env, agent=False))
+                    executables=self._executables(env, agent=False, command=command))
                 confinement = Confinement(jail, tmp)
             yield tree, confinement, env
         finally:
@@ -470,8 +495,9 @@ class Sealer:
         policy = self.policy or SandboxPolicy(toolchain=self.toolchain)
         return policy.environment(self.ws.env, home=home, tmp=tmp, keep=keep)
 
-    def _executables(self, env: Mapping[str, str], agent: bool) -> list[Path]:
-        names = [self.test_command.argv[0],
+    def _executables(self, env: Mapping[str, str], agent: bool,
+                     command: TestCommand | None = None) -> list[Path]:
+        names = [(command or self.test_command).argv[0],
                  *(argv[0] for argv in gate_argvs(self.ws.config, "full"))]
         if agent:
             names += [*backend_binaries(self.backend), "git"]

@@ -22,6 +22,7 @@ from rgr.base.errors import BadUsage, ConfigError, RepositoryError, RgrError
 from rgr.base.processes import kill_orphans
 from rgr.check.verify import TestReport, require_results
 from rgr.loop.attempt import Sealer, remove_stale_folders
+from rgr.loop.fix_trials import try_alternatives
 from rgr.observe.limits import Limits
 from rgr.observe.view import NORMAL, PlainView
 from rgr.store import git, inflight
@@ -228,14 +229,19 @@ def baseline_refusal(sealer: Sealer, report: TestReport) -> RgrError | None:
     None. `rgr run`, `rgr verify` and `rgr doctor` all ask this one function, so the
     three cannot disagree about a baseline: a run that cannot start in the sandbox, a
     runner whose per-test results rgr cannot read (zero tests read from a run that did
-    not say "no tests"), a suite that is not green."""
+    not say "no tests"; its fix tried first: rgr.loop.fix_trials), a suite that is not
+    green."""
     try:
         require_startable(sealer, report)
+    except ConfigError as refused:
+        return refused
+    try:
         # Refuse to referee blind: a runner whose results rgr cannot read would make
         # every RED look like "no new test" and every GREEN like a pass of nothing.
         require_results(report, sealer.test_command)
-    except ConfigError as refused:
-        return refused
+    except ConfigError as blind:
+        # A fix is shown only once it has been tried, sealed, and read the tests.
+        return try_alternatives(sealer, blind)
     if report.timed_out:
         config = sealer.ws.config
         return RepositoryError(

@@ -44,7 +44,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from rgr.ecosystems import registry
-from rgr.ecosystems.base import ToolHome
+from rgr.ecosystems.base import Ecosystem, ToolHome
 
 #: Environment variable a daemon worker sets for the ``rgr`` it runs in a job clone: the
 #: working tree whose dependency folders the job's working copies share (the job clone
@@ -134,15 +134,15 @@ class Toolchain:
         }
 
 
-#: Version managers and toolchain homes: those every ecosystem may use, then each
-#: ecosystem's own (rgr.ecosystems). Each is shown read-only when its folder exists,
-#: and its variable is set inside to that folder (the sandbox's HOME is another one).
-TOOL_HOMES = (
+#: Version managers every ecosystem may use. Each is shown read-only when its folder
+#: exists, and its variable is set inside to that folder (the sandbox's HOME is another
+#: one); each ecosystem's own homes (rgr.ecosystems) only when the project uses it.
+SHARED_TOOL_HOMES = (
     ToolHome("asdf", "ASDF_DATA_DIR", ".asdf", ("ASDF_DIR",)),
     ToolHome("mise", "MISE_DATA_DIR", ".local/share/mise", ("MISE_ENV",)),
     ToolHome("mise", "MISE_CONFIG_DIR", ".config/mise"),
-    *registry.tool_homes(),
 )
+TOOL_HOMES = (*SHARED_TOOL_HOMES, *registry.tool_homes())
 
 #: Files under HOME that choose a toolchain version, copied into the sandbox's HOME.
 VERSION_FILES = (".tool-versions", ".python-version", ".node-version", ".nvmrc",
@@ -152,7 +152,8 @@ VERSION_FILES = (".tool-versions", ".python-version", ".node-version", ".nvmrc",
 def detect(repo_root: Path, env: Mapping[str, str], *, share: Sequence[str] = (),
            hide: Iterable[Path] = (), enabled: bool = True,
            ignored: Iterable[str] | None = None,
-           tracked: Iterable[str] = (), origin_tracked: Iterable[str] = ()) -> Toolchain:
+           tracked: Iterable[str] = (), origin_tracked: Iterable[str] = (),
+           ecosystems: Sequence[Ecosystem] | None = None) -> Toolchain:
     """What the sandbox must show for ``repo_root``'s tools to run, given the user's
     environment ``env``. ``share`` names more dependency folders (``[sandbox] share``),
     ``hide`` paths never to show (``[sandbox] hide_paths``), ``enabled`` False turns
@@ -160,15 +161,22 @@ def detect(repo_root: Path, env: Mapping[str, str], *, share: Sequence[str] = ()
     is git's list of ignored top-level names, when the caller has it; ``tracked`` the
     folders that hold tracked files: never an environment (an agent's commit could
     plant a ``pyvenv.cfg`` and a ``bin/pytest`` to be put first on PATH), in the
-    repository and in the tree a daemon job came from (``origin_tracked``)."""
+    repository and in the tree a daemon job came from (``origin_tracked``).
+    ``ecosystems``: those the project uses (rgr.ecosystems.registry.ecosystems_used):
+    only their toolchain homes and caches are shown (Maven's ``~/.m2`` to a JVM
+    project, Go's module cache to a Go one); None, or none recognised: every one."""
     found = _Finder(repo_root, env, tuple(hide), frozenset(tracked),
                     frozenset(origin_tracked))
     origin = _dependencies_origin(repo_root, env)
     found.dependency_folders(origin, share, enabled, set(ignored or ()))
     if enabled:
         found.virtualenv(env)
-        found.tool_homes(env)
-        found.caches(env)
+        used = tuple(ecosystems) if ecosystems else tuple(registry.ECOSYSTEMS)
+        # Asked, and none recognised: each is shown, saying so.
+        every = ecosystems is not None and not ecosystems
+        found.asked = ecosystems is not None
+        found.tool_homes(env, used, every)
+        found.caches(env, used, every)
         found.version_files()
     # The alias is for what recorded the repository's path (a venv's scripts and .pth,
     # node_modules' links): without such a folder nothing needs it, and agents then see
@@ -228,6 +236,8 @@ class _Finder:
         #: An active or poetry virtualenv outside the repository is shown: its editable
         #: installs may name the repository's path.
         self.virtualenv_shown = False
+        #: Whether the caller said which ecosystems the project uses (else: all).
+        self.asked = False
 
     def dependency_folders_shown(self) -> bool:
         return any(s.inside is not None for s in self.shown)
@@ -353,33 +363,76 @@ class _Finder:
 
     # -- toolchain homes and caches -------------------------------------------------------
 
-    def tool_homes(self, env: Mapping[str, str]) -> None:
-        for tool in TOOL_HOMES:
+    def tool_homes(self, env: Mapping[str, str], used: Sequence[Ecosystem],
+                   every: bool) -> None:
+        """The shared version managers, and each ecosystem's homes: shown when the
+        project uses it, else named among what is not shown (``every``: no ecosystem
+        was recognised, so each is shown)."""
+        # A home two ecosystems declare (pyenv: pytest and unittest) is one home, shown
+        # for the first of them the project uses.
+        declared: dict[ToolHome, list[Ecosystem]] = {}
+        for declaring in registry.ECOSYSTEMS:
+            for tool in declaring.tool_homes:
+                declared.setdefault(tool, []).append(declaring)
+        owners: list[tuple[ToolHome, Ecosystem | None]] = [
+            (tool, None) for tool in SHARED_TOOL_HOMES]
+        for tool, ecos in declared.items():
+            owners.append((tool, next((e for e in ecos if e in used), ecos[0])))
+        for tool, eco in owners:
             explicit = env.get(tool.variable)
             path = (Path(explicit) if explicit and os.path.isabs(explicit) else
                     self.home / tool.default if tool.default else None)
             if path is None or not path.is_dir() or not self.hidden(path):
                 continue
             source = f"${tool.variable}" if explicit else f"~/{tool.default}"
-            if self.show(path, f"{tool.tool}'s home ({source})"):
+            why = f"{tool.tool}'s home ({source})"
+            if eco is not None and eco not in used:
+                self.unused(path, why, eco)
+                continue
+            if self.show(path, why + self.used_for(eco, every)):
                 self.env[tool.variable] = str(path)
                 for name in tool.passes:
                     if env.get(name):
                         self.env[name] = env[name]
 
-    def caches(self, env: Mapping[str, str]) -> None:
+    def used_for(self, eco: Ecosystem | None, every: bool) -> str:
+        """Why an ecosystem's home is shown, in words for `rgr doctor`."""
+        if eco is None or not self.asked:
+            return ""
+        if every:
+            return ", shown as no ecosystem was recognised here"
+        return f", for the project's {registry.short_name(eco)}"
+
+    def unused(self, path: Path, why: str, eco: Ecosystem) -> None:
+        self.skipped.append(f"{path}: {why}: the project uses no "
+                            f"{registry.short_name(eco)} (none of its files found here)")
+
+    def caches(self, env: Mapping[str, str], used: Sequence[Ecosystem], every: bool) -> None:
+        """The caches a test run reads, each only for the ecosystem it belongs to."""
+        wanted = {cache: eco for eco in registry.ECOSYSTEMS for cache in eco.tool_caches}
+
+        def wants(cache: str, path: Path, why: str) -> str | None:
+            eco = wanted[cache]
+            if eco in used:
+                return why + self.used_for(eco, every)
+            if path.is_dir():
+                self.unused(path, why, eco)
+            return None
+
         # Go: the module cache (GOMODCACHE, else the first GOPATH entry's pkg/mod). Go's
         # build cache stays the sandbox's own (it must be writable).
         gopath = (env.get("GOPATH") or str(self.home / "go")).split(os.pathsep)[0]
         modcache = Path(env.get("GOMODCACHE") or os.path.join(gopath, "pkg", "mod"))
-        if modcache.is_absolute() and self.show(modcache, "Go's module cache"):
+        why = wants("go-modules", modcache, "Go's module cache")
+        if why and modcache.is_absolute() and self.show(modcache, why):
             self.env["GOMODCACHE"] = str(modcache)
         # Maven: ~/.m2 under $HOME and under the password database's home (Java reads
         # user.home from the latter, whatever $HOME says), the local repository its
         # settings.xml names, and the variables that carry Maven's options.
         for home in user_homes(self.env_in):
             m2 = home / ".m2"
-            if self.show(m2, "Maven's settings and local repository (~/.m2)"):
+            why = wants("maven", m2, "Maven's settings and local repository (~/.m2)")
+            if why and self.show(m2, why):
                 local = _maven_local_repository(m2 / "settings.xml")
                 if local is not None:
                     self.show(local, f"Maven's local repository ({m2}/settings.xml)")
@@ -389,7 +442,8 @@ class _Finder:
         # Gradle: its own home must be writable (locks), so the dependency cache is
         # shown read-only where GRADLE_RO_DEP_CACHE tells Gradle to look.
         gradle = Path(env.get("GRADLE_USER_HOME") or self.home / ".gradle") / "caches"
-        if gradle.is_absolute() and self.show(gradle, "Gradle's dependency cache"):
+        why = wants("gradle", gradle, "Gradle's dependency cache")
+        if why and gradle.is_absolute() and self.show(gradle, why):
             self.env["GRADLE_RO_DEP_CACHE"] = str(gradle)
 
     def version_files(self) -> None:
