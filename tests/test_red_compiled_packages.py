@@ -6,12 +6,15 @@ report before RED). Real go, real files in tmp_path, no network."""
 from __future__ import annotations
 
 import os
+from functools import partial
 from pathlib import Path
 
+import pytest
 from toolchains import ensure_cargo, ensure_go
 
 from rgr.check.guards import check_tests, hidden_tests, hides_tests
 from rgr.check.verify import TestReport, run_tests
+from rgr.ecosystems import cargo_workspace
 from rgr.ecosystems.go import packages_reaching
 from rgr.ecosystems.registry import detect_test_command
 from rgr.store.handoff import Phase
@@ -136,6 +139,8 @@ def test_the_gate_runs_a_go_mutant_against_the_packages_importing_it(tmp_path: P
 
 # ------------------------------------------------------------------ a Rust workspace
 
+VIRTUAL = '[workspace]\nmembers = ["calc", "words", "tools"]\n'
+ROOTED = '[package]\nname = "app"\nversion = "0.1.0"\n\n' + VIRTUAL
 CRATE = '[package]\nname = "{}"\nversion = "0.1.0"\nedition = "2021"\n'
 ADD_TEST = "#[test]\nfn adds() {\n    assert_eq!(calc::add(1, 2), 3);\n}\n"
 DOUBLE_RS = "\n#[test]\nfn doubles() {\n    assert_eq!(calc::double(2), 4);\n}\n"
@@ -215,3 +220,42 @@ def test_a_wrong_red_in_a_workspace_is_not_run_again(tmp_path: Path) -> None:
     red = cargo_run(root, tmp_path, env)
     assert red.outcomes == {} and "--exclude" not in red.output
     assert [v.rule for v in check_tests(Phase.RED, start, red)] == ["tests-do-not-load"]
+
+
+@pytest.mark.parametrize(("argv", "manifest", "rerun"), [
+    (("cargo", "test", "--no-fail-fast"), VIRTUAL,
+     ("cargo", "test", "--no-fail-fast", "--workspace", "--exclude", "calc")),
+    (("cargo", "test", "--no-fail-fast", "--", "--nocapture"), VIRTUAL,
+     ("cargo", "test", "--no-fail-fast", "--workspace", "--exclude", "calc", "--",
+      "--nocapture")),
+    (("cargo", "test", "--workspace", "--exclude", "calc"), VIRTUAL, None),  # nothing new
+    (("cargo", "test", "-p", "calc"), VIRTUAL, None),  # the user chose the crate
+    (("cargo", "test"), ROOTED, None),  # a root package: plain cargo test runs only it
+    (("cargo", "test", "--workspace"), ROOTED,
+     ("cargo", "test", "--workspace", "--exclude", "calc")),
+])
+def test_the_rerun_leaves_out_only_the_crates_that_did_not_compile(
+        tmp_path: Path, argv: tuple[str, ...], manifest: str,
+        rerun: tuple[str, ...] | None) -> None:
+    write(tmp_path, {"Cargo.toml": manifest, "calc/Cargo.toml": CRATE.format("calc"),
+                     "words/Cargo.toml": CRATE.format("words"),
+                     "tools/Cargo.toml": CRATE.format("tools")})
+    space = cargo_workspace.workspace(tmp_path)
+    assert space is not None
+    stderr = 'error: could not compile `calc` (test "add") due to 1 previous error\n'
+    assert cargo_workspace.rerun_without(space, argv, stderr) == rerun
+
+
+def test_a_target_file_several_crates_have_is_told_apart_by_its_binary(tmp_path: Path) -> None:
+    write(tmp_path, {"Cargo.toml": VIRTUAL, "calc/Cargo.toml": CRATE.format("calc"),
+                     "words/Cargo.toml": CRATE.format("words") + '\n[lib]\nname = "wordy"\n',
+                     "calc/src/lib.rs": "", "words/src/lib.rs": "",
+                     "calc/tests/it.rs": "", "words/tests/it.rs": ""})
+    space = cargo_workspace.workspace(tmp_path)
+    assert space is not None and {m.folder for m in space.members} == {"calc", "words"}
+    folder = partial(cargo_workspace.crate_folder, space, tmp_path)
+    assert folder("src/lib.rs", "wordy-0a1b", None) == "words"
+    assert folder("src/lib.rs", "calc-0a1b", None) == "calc"
+    # tests/it.rs in both, binary "it": the crate whose targets cargo was running
+    assert folder("tests/it.rs", "it-99", "words") == "words"
+    assert folder("tests/it.rs", "it-99", None) is None

@@ -145,3 +145,43 @@ def test_gradle_prints_javac_errors_read_alike(tmp_path: Path) -> None:
     assert compile_kinds(output, root) == {"src/test/java/kata/CalcTest.java": "missing-code"}
     (root / "src/main/java/kata/Slug.java").unlink()  # no longer the project's class
     assert compile_kinds(output, root) == {"src/test/java/kata/CalcTest.java": "test-error"}
+
+
+def module_pom(name: str) -> str:
+    return maven_pom(name).replace(
+        f"<groupId>kata</groupId><artifactId>{name}</artifactId><version>1.0</version>",
+        "<parent><groupId>kata</groupId><artifactId>parent</artifactId><version>1.0</version>"
+        f"</parent><artifactId>{name}</artifactId>")
+
+
+WORD_TEST = ("package other;\nimport static org.junit.Assert.assertEquals;\n"
+             "import org.junit.Test;\npublic class WordTest {\n"
+             "  @Test public void one() { assertEquals(1, Word.one()); }\n}\n")
+
+
+@sweep_only("tests/test_red_java.py", "a Maven build of two modules")
+def test_a_red_in_one_module_leaves_the_other_module_running(tmp_path: Path) -> None:
+    """rgr runs Maven with --fail-at-end: module b, which does not build on a, still runs
+    its tests after a's testCompile failed, and they count."""
+    ensure_maven()
+    parent = maven_pom("parent").replace(
+        "<version>1.0</version>", "<version>1.0</version><packaging>pom</packaging>"
+        "<modules><module>a</module><module>b</module></modules>", 1)
+    root = write(tmp_path / "build", {
+        "pom.xml": parent, "a/pom.xml": module_pom("a"), "b/pom.xml": module_pom("b"),
+        "a/src/main/java/kata/Slug.java": SLUG, "a/src/test/java/kata/SlugTest.java": SLUG_TEST,
+        "b/src/main/java/other/Word.java": "package other;\npublic class Word {\n"
+                                           "  public static int one() { return 1; }\n}\n",
+        "b/src/test/java/other/WordTest.java": WORD_TEST})
+    start = mvn(root)
+    assert set(start.outcomes) == {"kata.SlugTest::ups", "other.WordTest::one"}, start.output
+    write(root, {"a/src/test/java/kata/CalcTest.java": CALC_TEST})
+    red = mvn(root)
+    assert set(red.outcomes) == {"other.WordTest::one"}, red.output
+    assert red.load_kinds == {"a/src/test/java/kata/CalcTest.java": "missing-code"}
+    assert hidden_tests(start, red) == {"kata.SlugTest::ups"}
+    assert check_tests(Phase.RED, start, red) == []
+    # a RED that also breaks module b's test is caught there: b still ran
+    write(root, {"b/src/test/java/other/WordTest.java": WORD_TEST.replace("(1, Word", "(2, Word")})
+    broken = mvn(root)
+    assert [v.rule for v in check_tests(Phase.RED, start, broken)] == ["red-breaks-tests"]

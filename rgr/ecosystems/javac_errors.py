@@ -103,8 +103,12 @@ def _project_class(root: Path, qualified: str) -> bool:
 
 def _sources(root: Path, relative_path: str) -> Iterator[Path]:
     return (p for p in root.rglob(relative_path.rsplit("/", 1)[-1])
-            if p.as_posix().endswith("/" + relative_path) and "/target/" not in p.as_posix()
-            and "/build/" not in p.as_posix())
+            if p.as_posix().endswith("/" + relative_path) and not _built(root, p))
+
+
+def _built(root: Path, path: Path) -> bool:
+    """Whether ``path`` lies in a build's output (Maven's target/, Gradle's build/)."""
+    return bool({"target", "build"} & set(path.relative_to(root).parts))
 
 
 def _project_package(root: Path, package: str) -> bool:
@@ -115,8 +119,7 @@ def _project_package(root: Path, package: str) -> bool:
         return False
     return any(not is_test_path(d.relative_to(root).as_posix())
                for d in root.rglob(parent.rsplit("/", 1)[-1])
-               if d.is_dir() and d.as_posix().endswith("/" + parent)
-               and "/target/" not in d.as_posix() and "/build/" not in d.as_posix())
+               if d.is_dir() and d.as_posix().endswith("/" + parent) and not _built(root, d))
 
 
 def error_kind(error: JavacError, root: Path) -> FailureKind:
