@@ -70,6 +70,13 @@ def test_a_test_of_a_class_and_methods_not_written_yet_is_a_right_red(tmp_path: 
     # testCompile failed: no test ran, the existing one is hidden, not removed
     assert hidden_tests(start, red) == {"kata.SlugTest::ups"}
     assert check_tests(Phase.RED, start, red) == []
+
+
+@sweep_only("tests/test_red_java.py", "GREEN after that RED: a third Maven run")
+def test_green_after_a_red_that_did_not_compile_is_held_to_the_start(tmp_path: Path) -> None:
+    root, start = project(tmp_path)
+    write(root, {"src/test/java/kata/CalcTest.java": CALC_TEST})
+    red = mvn(root)
     write(root, {"src/main/java/kata/Calc.java": CALC, "src/main/java/kata/Slug.java": SLUG_MORE})
     green = mvn(root)
     assert green.all_passed and len(green.outcomes) == 5, green.output_excerpt
