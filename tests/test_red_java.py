@@ -192,3 +192,15 @@ def test_a_red_in_one_module_leaves_the_other_module_running(tmp_path: Path) -> 
     write(root, {"b/src/test/java/other/WordTest.java": WORD_TEST.replace("(1, Word", "(2, Word")})
     broken = mvn(root)
     assert [v.rule for v in check_tests(Phase.RED, start, broken)] == ["red-breaks-tests"]
+
+
+def test_a_new_constructor_of_an_existing_class_is_a_type_error(tmp_path: Path) -> None:
+    """javac does not say "cannot find symbol" for an overload that does not exist: the
+    test calls existing code with a signature it lacks, which rgr rejects (start from the
+    class's existing signature)."""
+    root = write(tmp_path, {"src/main/java/kata/Slug.java": SLUG})
+    output = (f"[ERROR] {root}/src/test/java/kata/NewTest.java:[5,18] constructor Slug in "
+              "class kata.Slug cannot be applied to given types;\n"
+              "  required: no arguments\n  found:    int\n"
+              "  reason: actual and formal argument lists differ in length\n[INFO] 1 error\n")
+    assert compile_kinds(output, root) == {"src/test/java/kata/NewTest.java": "test-error"}
