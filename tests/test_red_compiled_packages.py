@@ -6,12 +6,15 @@ report before RED). Real go, real files in tmp_path, no network."""
 from __future__ import annotations
 
 import os
+from functools import partial
 from pathlib import Path
 
-from toolchains import ensure_go
+import pytest
+from toolchains import ensure_cargo, ensure_go
 
 from rgr.check.guards import check_tests, hidden_tests, hides_tests
 from rgr.check.verify import TestReport, run_tests
+from rgr.ecosystems import cargo_workspace
 from rgr.ecosystems.go import packages_reaching
 from rgr.ecosystems.registry import detect_test_command
 from rgr.store.handoff import Phase
@@ -132,3 +135,127 @@ def test_the_gate_runs_a_go_mutant_against_the_packages_importing_it(tmp_path: P
     note = gate(tmp_path, {**files, "calc/calc.go": stub}, {**files, "calc/calc.go": CALC},
                 {"GOCACHE": str(tmp_path / "gocache"), "GOFLAGS": "-mod=mod"})
     assert note.killed >= 1 and note.survived == 0 and note.decision == "pass", note
+
+
+# ------------------------------------------------------------------ a Rust workspace
+
+VIRTUAL = '[workspace]\nmembers = ["calc", "words", "tools"]\n'
+ROOTED = '[package]\nname = "app"\nversion = "0.1.0"\n\n' + VIRTUAL
+CRATE = '[package]\nname = "{}"\nversion = "0.1.0"\nedition = "2021"\n'
+ADD_TEST = "#[test]\nfn adds() {\n    assert_eq!(calc::add(1, 2), 3);\n}\n"
+DOUBLE_RS = "\n#[test]\nfn doubles() {\n    assert_eq!(calc::double(2), 4);\n}\n"
+UP_TEST = '#[test]\nfn ups() {\n    assert_eq!(words::up("a"), "A");\n}\n'
+UNIT_TEST = ("\n#[cfg(test)]\nmod tests {\n    #[test]\n    fn works() {\n"
+             "        assert!(super::ok());\n    }\n}\n")
+
+
+def cargo_run(root: Path, tmp_path: Path, env: dict[str, str]) -> TestReport:
+    cmd = detect_test_command(root)
+    assert cmd is not None and cmd.runner == "cargo"
+    return run_tests(cmd, root, timeout=240, env={
+        **os.environ, **env, "CARGO_TARGET_DIR": str(tmp_path / "target")})
+
+
+def workspace(tmp_path: Path) -> tuple[Path, TestReport, dict[str, str]]:
+    """Two crates, each with a unit test in src/lib.rs (one id apart only by its crate)
+    and an integration test."""
+    env = ensure_cargo()
+    root = tmp_path / "ws"
+    write(root, {
+        "Cargo.toml": '[workspace]\nmembers = ["crates/*"]\nresolver = "2"\n',
+        "crates/calc/Cargo.toml": CRATE.format("calc"),
+        "crates/calc/src/lib.rs": "pub fn add(a: i32, b: i32) -> i32 {\n    a + b\n}\n\n"
+                                  "fn ok() -> bool {\n    true\n}\n" + UNIT_TEST,
+        "crates/calc/tests/add.rs": ADD_TEST,
+        "crates/words/Cargo.toml": CRATE.format("words"),
+        "crates/words/src/lib.rs": "pub fn up(s: &str) -> String {\n    s.to_uppercase()\n}\n\n"
+                                   "fn ok() -> bool {\n    true\n}\n" + UNIT_TEST,
+        "crates/words/tests/up.rs": UP_TEST,
+    })
+    start = cargo_run(root, tmp_path, env)
+    assert start.all_passed and set(start.outcomes) == {
+        "crates/calc/src/lib.rs::tests::works", "crates/calc/tests/add.rs::adds",
+        "crates/words/src/lib.rs::tests::works", "crates/words/tests/up.rs::ups"}, \
+        start.output_excerpt
+    assert start.outcomes["crates/calc/tests/add.rs::adds"].file == "crates/calc/tests/add.rs"
+    return root, start, env
+
+
+def test_a_red_in_one_crate_hides_only_that_crate_and_green_is_held_to_the_rest(
+        tmp_path: Path) -> None:
+    root, start, env = workspace(tmp_path)
+    write(root, {"crates/calc/tests/add.rs": ADD_TEST + DOUBLE_RS})
+    red = cargo_run(root, tmp_path, env)
+    # cargo stopped every crate at calc's error; rgr ran words again without calc
+    assert set(red.outcomes) == {"crates/words/src/lib.rs::tests::works",
+                                 "crates/words/tests/up.rs::ups"}, red.output_excerpt
+    assert "--exclude" in red.output and red.exit_code != 0
+    assert red.load_kinds == {"crates/calc/tests/add.rs": "missing-code"}
+    assert hidden_tests(start, red) == {"crates/calc/src/lib.rs::tests::works",
+                                        "crates/calc/tests/add.rs::adds"}
+    assert check_tests(Phase.RED, start, red) == []
+    write(root, {"crates/calc/src/lib.rs": (root / "crates/calc/src/lib.rs").read_text()
+                 + "\npub fn double(n: i32) -> i32 {\n    2 * n\n}\n"})
+    green = cargo_run(root, tmp_path, env)
+    assert green.all_passed and len(green.outcomes) == 5, green.output_excerpt
+    assert check_tests(Phase.GREEN, start, green, red_report=red) == []
+
+
+def test_a_red_that_breaks_a_test_of_a_crate_that_still_runs_is_caught(
+        tmp_path: Path) -> None:
+    root, start, env = workspace(tmp_path)
+    write(root, {"crates/calc/tests/add.rs": ADD_TEST + DOUBLE_RS,
+                 "crates/words/tests/up.rs": '#[test]\nfn ups() {\n    assert_eq!('
+                                             'words::up("a"), "B");\n}\n'})
+    red = cargo_run(root, tmp_path, env)
+    assert [v.rule for v in check_tests(Phase.RED, start, red)] == ["red-breaks-tests"]
+
+
+def test_a_wrong_red_in_a_workspace_is_not_run_again(tmp_path: Path) -> None:
+    """A compile error of the test's own making rejects the RED as it stands: no second
+    run is spent on the other crates."""
+    root, start, env = workspace(tmp_path)
+    write(root, {"crates/calc/tests/add.rs": ADD_TEST + "\n#[test]\nfn broken() {\n"
+                 "    let x: i32 = \"text\";\n}\n"})
+    red = cargo_run(root, tmp_path, env)
+    assert red.outcomes == {} and "--exclude" not in red.output
+    assert [v.rule for v in check_tests(Phase.RED, start, red)] == ["tests-do-not-load"]
+
+
+@pytest.mark.parametrize(("argv", "manifest", "rerun"), [
+    (("cargo", "test", "--no-fail-fast"), VIRTUAL,
+     ("cargo", "test", "--no-fail-fast", "--workspace", "--exclude", "calc")),
+    (("cargo", "test", "--no-fail-fast", "--", "--nocapture"), VIRTUAL,
+     ("cargo", "test", "--no-fail-fast", "--workspace", "--exclude", "calc", "--",
+      "--nocapture")),
+    (("cargo", "test", "--workspace", "--exclude", "calc"), VIRTUAL, None),  # nothing new
+    (("cargo", "test", "-p", "calc"), VIRTUAL, None),  # the user chose the crate
+    (("cargo", "test"), ROOTED, None),  # a root package: plain cargo test runs only it
+    (("cargo", "test", "--workspace"), ROOTED,
+     ("cargo", "test", "--workspace", "--exclude", "calc")),
+])
+def test_the_rerun_leaves_out_only_the_crates_that_did_not_compile(
+        tmp_path: Path, argv: tuple[str, ...], manifest: str,
+        rerun: tuple[str, ...] | None) -> None:
+    write(tmp_path, {"Cargo.toml": manifest, "calc/Cargo.toml": CRATE.format("calc"),
+                     "words/Cargo.toml": CRATE.format("words"),
+                     "tools/Cargo.toml": CRATE.format("tools")})
+    space = cargo_workspace.workspace(tmp_path)
+    assert space is not None
+    stderr = 'error: could not compile `calc` (test "add") due to 1 previous error\n'
+    assert cargo_workspace.rerun_without(space, argv, stderr) == rerun
+
+
+def test_a_target_file_several_crates_have_is_told_apart_by_its_binary(tmp_path: Path) -> None:
+    write(tmp_path, {"Cargo.toml": VIRTUAL, "calc/Cargo.toml": CRATE.format("calc"),
+                     "words/Cargo.toml": CRATE.format("words") + '\n[lib]\nname = "wordy"\n',
+                     "calc/src/lib.rs": "", "words/src/lib.rs": "",
+                     "calc/tests/it.rs": "", "words/tests/it.rs": ""})
+    space = cargo_workspace.workspace(tmp_path)
+    assert space is not None and {m.folder for m in space.members} == {"calc", "words"}
+    folder = partial(cargo_workspace.crate_folder, space, tmp_path)
+    assert folder("src/lib.rs", "wordy-0a1b", None) == "words"
+    assert folder("src/lib.rs", "calc-0a1b", None) == "calc"
+    # tests/it.rs in both, binary "it": the crate whose targets cargo was running
+    assert folder("tests/it.rs", "it-99", "words") == "words"
+    assert folder("tests/it.rs", "it-99", None) is None

@@ -27,7 +27,16 @@ from rgr.base.config import TestCommand
 from rgr.base.errors import ConfigError
 from rgr.base.proc import Completed, bound, run
 from rgr.base.slots import test_slot
-from rgr.ecosystems.base import MESSAGE_LIMIT, Finished, Results, Status, TestOutcome, strip_ansi
+from rgr.ecosystems.base import (
+    MESSAGE_LIMIT,
+    Finished,
+    FollowsUp,
+    Results,
+    Runner,
+    Status,
+    TestOutcome,
+    strip_ansi,
+)
 from rgr.ecosystems.registry import runner_for, settle
 
 if TYPE_CHECKING:  # a Protocol, so only for the type checker (rgr.base.proc)
@@ -162,9 +171,11 @@ def run_tests(
         with test_slot(child_env):  # under `rgr daemon --test-slots N`: N runs at once
             started = time.time()
             done = _run_crashable(argv, root, timeout, child_env, confinement)
-        # A killed runner writes no report, or half of one: that is no extra error.
-        results = Results() if done.timed_out else runner.read(
-            Finished(cmd, done, Path(tmp), root, started))
+            # A killed runner writes no report, or half of one: that is no extra error.
+            results = Results() if done.timed_out else runner.read(
+                Finished(cmd, done, Path(tmp), root, started))
+            done = _follow_up(runner, cmd, done, results, Path(tmp), root, timeout,
+                              child_env, confinement)
     return TestReport(
         argv=done.argv,
         exit_code=done.returncode,
@@ -179,6 +190,37 @@ def run_tests(
         runner=cmd.runner,
         load_kinds=dict(results.load_kinds),
     )
+
+
+#: At most this many follow-up runs after one test command (one per crate left out).
+MAX_FOLLOW_UPS = 20
+
+
+def _follow_up(runner: Runner, cmd: TestCommand, done: Completed, results: Results,
+               tmp: Path, root: Path, timeout: float, env: dict[str, str],
+               confinement: Confinement | None) -> Completed:
+    """Run what a runner's first run never reached (``FollowsUp``: cargo stops every
+    crate of a workspace at the first crate that does not compile), adding what each
+    run reads to ``results``, within what is left of ``timeout``. Returns the run as one:
+    both commands' output, the worst exit code, the time of all."""
+    if not isinstance(runner, FollowsUp):
+        return done
+    last = done
+    for _ in range(MAX_FOLLOW_UPS):
+        left = timeout - done.duration_s
+        argv = None if done.timed_out or left <= 0 else runner.follow_up(
+            Finished(cmd, last, tmp, root, time.time()), results)
+        if argv is None:
+            break
+        started = time.time()
+        last = _run_crashable(argv, root, left, env, confinement)
+        if not last.timed_out:
+            results.absorb(runner.read(Finished(cmd, last, tmp, root, started)))
+        done = Completed(done.argv, done.returncode or last.returncode,
+                         f"{done.stdout}\n{last.stdout}",
+                         f"{done.stderr}\n$ {' '.join(argv)}\n{last.stderr}",
+                         done.duration_s + last.duration_s, last.timed_out)
+    return done
 
 
 def _run_crashable(argv: tuple[str, ...], root: Path, timeout: float,

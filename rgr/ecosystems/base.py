@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import Any, Literal, Protocol, runtime_checkable
 
 from rgr.base.config import TestCommand
 from rgr.base.proc import Completed, bound
@@ -67,6 +67,15 @@ class Results:
         if kind is not None and self.load_kinds.get(file, "missing-code") == "missing-code":
             self.load_kinds[file] = kind
 
+    def absorb(self, other: Results) -> None:
+        """Add what a follow-up run (``FollowsUp``) read: its outcomes, and its load
+        errors beside this run's."""
+        for outcome in other.outcomes.values():
+            self.add(outcome)
+        for file in other.collection_errors:
+            self.load_error(file, other.load_kinds.get(file))
+        self.report_error = self.report_error or other.report_error
+
     def classify(self, kind_of: Callable[[TestOutcome], FailureKind]) -> None:
         """Give every failed or errored outcome without a kind the one ``kind_of`` reads
         from it (the runner's own words)."""
@@ -116,6 +125,18 @@ class Runner(Protocol):
 
     def fix(self) -> str:
         """What a user can do when rgr reads no per-test results from this runner."""
+        ...
+
+
+@runtime_checkable
+class FollowsUp(Protocol):
+    """A runner whose build stops at the first unit that does not compile (cargo in a
+    workspace stops every crate at the first crate's error): after reading a run, it may
+    name a second command that runs the units the first one never reached."""
+
+    def follow_up(self, run: Finished, results: Results) -> tuple[str, ...] | None:
+        """The argv of the run that reaches what ``run`` did not, or None when nothing
+        was left out."""
         ...
 
 

@@ -53,6 +53,7 @@ from rgr.ecosystems.base import (
 from rgr.ecosystems.failure_kind import FailureKind, first_match
 from rgr.ecosystems.js_modules import importers, missing_module, module_kind
 from rgr.ecosystems.junit import JUnitGlobs
+from rgr.ecosystems.ts_diagnostics import TYPECHECK_HEAD, diagnostic_kind
 
 REPORT = "report.json"
 
@@ -98,7 +99,11 @@ def failure_kind(outcome: TestOutcome, root: Path | None = None) -> FailureKind:
     a timeout, an assertion, or a function, export or name that does not exist; a module
     that cannot be found, or lacks the export imported, is missing code when it is the
     project's and not test code (rgr.ecosystems.js_modules), else the test's own error.
+    TypeScript errors of a type-checking runner are judged by rgr.ecosystems.ts_diagnostics.
     ``root``: the project the run ran in, where the module is looked for."""
+    typed = diagnostic_kind(outcome.message, outcome.file, root)
+    if typed is not None:  # a type-checking runner's TypeScript errors
+        return typed
     lines = outcome.message.strip().splitlines() or [""]
     # Mocha puts the message first and the stack (which names the error's class) after.
     named = [line for line in lines if _ERROR_HEAD.match(line)][:1]
@@ -120,7 +125,10 @@ class _JestLike:
         if not isinstance(data, dict):
             _load_failures_from_output(run, results)
             return results
-        occurrences = Occurrences()
+        occurrences, typechecked = Occurrences(), Occurrences()
+        #: Vitest --typecheck passes a test whose file's import lines do not type-check
+        #: (it blames no test for them): such a pass counts only if the file ran.
+        typecheck_passes: list[TestOutcome] = []
         for suite in data.get("testResults") or []:
             file = relative(str(suite.get("name", "")), run.root)
             assertions = suite.get("assertionResults") or []
@@ -138,10 +146,27 @@ class _JestLike:
                 status = _JEST_STATUS.get(str(case.get("status")), "failed")
                 names = [*case.get("ancestorTitles", []), str(case.get("title", ""))]
                 text = "\n".join(case.get("failureMessages") or [])
+                meta = case.get("meta")
+                counted = occurrences
+                if isinstance(meta, dict) and meta.get("typecheck"):
+                    counted = typechecked
+                    # Vitest --typecheck reports each test a second time, titled under
+                    # its file: one id with the run's, the worse result of the two
+                    # kept; its failure is a bare TypeScript error
+                    if names[:1] and relative(names[0], run.root) == file:
+                        names = names[1:]
+                    text = TYPECHECK_HEAD + text if text else text
                 if text.startswith(_LOST_MESSAGE):
                     text = _printed_error(run.output, file, names) + text
-                results.add(TestOutcome(occurrences.key(_test_id(file, *names)),
-                                        existing(run.root, file), status, message(text)))
+                outcome = TestOutcome(counted.key(_test_id(file, *names)),
+                                      existing(run.root, file), status, message(text))
+                if counted is typechecked and status == "passed":
+                    typecheck_passes.append(outcome)
+                else:
+                    results.add(outcome)
+        for outcome in typecheck_passes:
+            if outcome.test_id.split("::", 1)[0] not in results.collection_errors:
+                results.add(outcome)
         results.classify(partial(failure_kind, root=run.root))
         results.no_tests = (run.done.returncode == 0 and not results.outcomes
                             and not results.collection_errors

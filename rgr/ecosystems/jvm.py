@@ -14,6 +14,7 @@ from pathlib import Path
 
 from rgr.base.config import TestCommand
 from rgr.ecosystems.base import Finished, Guess, Plain, Results, ToolHome, detected, relative
+from rgr.ecosystems.javac_errors import compile_kinds
 from rgr.ecosystems.junit import MTIME_SLACK_S, fresh_reports, read_reports
 
 # Maven: "[ERROR] /abs/src/test/java/x/FooTest.java:[12,5] cannot find symbol"
@@ -43,8 +44,12 @@ class _BuildTool:
         reports = fresh_reports(run.root, globs, since=run.started - MTIME_SLACK_S)
         read_reports(run, reports, results, jvm=True)
         if run.done.returncode != 0:
+            # why each file did not compile: a RED's test of a class or method not
+            # written yet is missing code (rgr.ecosystems.javac_errors)
+            kinds = compile_kinds(run.output, run.root)
             for raw in self.compile_error.findall(run.output):
-                results.load_error(relative(raw, run.root))
+                file = relative(raw, run.root)
+                results.load_error(file, kinds.get(file))
         results.no_tests = (run.done.returncode == 0 and not results.outcomes
                             and not reports and self.ran_no_tests(run.output))
         return results
@@ -62,10 +67,16 @@ class Maven(_BuildTool):
     name = "maven"
 
     def prepare(self, cmd: TestCommand, tmp: Path, env: dict[str, str]) -> tuple[str, ...]:
-        # batch mode: no colours, no download progress in the output rgr reads
-        if cmd.shell or {"-B", "--batch-mode"} & set(cmd.argv):
+        # batch mode: no colours, no download progress in the output rgr reads;
+        # --fail-at-end: a module whose tests do not compile (a RED's test of a class not
+        # written yet) stops only the modules built on it, not every module after it
+        if cmd.shell:
             return cmd.argv
-        return (*cmd.argv, "--batch-mode")
+        words = set(cmd.argv)
+        extra = [] if {"-B", "--batch-mode"} & words else ["--batch-mode"]
+        if not {"-fae", "--fail-at-end", "-ff", "--fail-fast", "-fn", "--fail-never"} & words:
+            extra.append("--fail-at-end")
+        return (*cmd.argv, *extra)
 
     label = "Maven Surefire"
     # the second glob covers the modules of a multi-module build

@@ -35,12 +35,13 @@ from rgr.ecosystems.base import (
     message,
     relative,
 )
+from rgr.ecosystems.cargo_workspace import crate_folder, rerun_without, workspace
 from rgr.ecosystems.failure_kind import FailureKind, first_match, is_test_module, is_test_path
 from rgr.ecosystems.junit import ReportUnreadable, parse_xml, status_of, testcases
 from rgr.ecosystems.junit import failure_kind as junit_kind
 
-_TARGET = re.compile(r"^\s+(?:Running (?:unittests )?(\S+)(?: \(.*\))?|Doc-tests (\S+))\s*$",
-                     re.MULTILINE)
+_TARGET = re.compile(
+    r"^\s+(?:Running (?:unittests )?(\S+)(?: \((.*)\))?|Doc-tests (\S+))\s*$", re.MULTILINE)
 _BLOCK = re.compile(r"^running \d+ tests?$", re.MULTILINE)
 _RESULT = re.compile(r"^test (.+?) \.\.\. (ok|FAILED|ignored(?:, .*)?)$")
 _FAILURE_HEAD = re.compile(r"^---- (.+?) stdout ----$")
@@ -66,8 +67,7 @@ class Cargo:
 
     def read(self, run: Finished) -> Results:
         results = Results()
-        targets = [m.group(1) or f"doc-tests {m.group(2)}"
-                   for m in _TARGET.finditer(run.stderr)]
+        targets = _targets(run.stderr, run.root)
         blocks = _BLOCK.split(run.stdout)[1:]
         for index, block in enumerate(blocks):
             target = targets[index] if len(targets) == len(blocks) else ""
@@ -83,6 +83,16 @@ class Cargo:
 
     def fix(self) -> str:
         return "set test_command to `cargo test` (rgr reads libtest's own output lines)"
+
+    def follow_up(self, run: Finished, results: Results) -> tuple[str, ...] | None:
+        """In a workspace, the members a crate's compile error left out: cargo stops
+        every crate at the first one that does not compile. Only when that error is the
+        code under test missing (a RED), the one case where the others must still count."""
+        space = workspace(run.root)
+        if space is None or run.cmd.shell or not results.collection_errors or any(
+                results.load_kinds.get(f) != "missing-code" for f in results.collection_errors):
+            return None
+        return rerun_without(space, run.done.argv, run.stderr)
 
 
 #: libtest's panic messages: ``assert!``/``assert_eq!`` and ``todo!``/``unimplemented!``.
@@ -115,6 +125,24 @@ def failure_kind(outcome: TestOutcome) -> FailureKind:
     compile (a load error), so a failing test panicked: on an assertion, in a ``todo!()``
     stub, or elsewhere (``unknown``: an ``unwrap`` in the test or in the code alike)."""
     return first_match(outcome.message, _KINDS)
+
+
+def _targets(stderr: str, root: Path) -> list[str]:
+    """The test targets cargo ran, in order: ``tests/add.rs``, ``doc-tests calc``; in a
+    workspace, prefixed with the member's folder (``calc/tests/add.rs``)."""
+    space = workspace(root)
+    targets: list[str] = []
+    previous: str | None = None
+    for found in _TARGET.finditer(stderr):
+        path, binary, doc = found.groups()
+        if doc is not None:
+            targets.append(f"doc-tests {doc}")
+            continue
+        folder = None if space is None else crate_folder(
+            space, root, path, Path(binary or "").name, previous)
+        previous = folder if folder is not None else previous
+        targets.append(f"{folder}/{path}" if folder else path)
+    return targets
 
 
 def _read_block(block: str, target: str, root: Path, results: Results) -> None:
