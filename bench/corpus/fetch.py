@@ -153,10 +153,14 @@ def debian_go_module(package: str, import_path: str, cache: Path | None = None) 
     return _copy_tree(source, import_path, version, "debian-go", cache)
 
 
-def debian_crate(package: str, crate: str, cache: Path | None = None) -> Path:
+def debian_crate(package: str, crate: str, cache: Path | None = None,
+                 also: tuple[str, ...] = ()) -> Path:
     """The crate ``crate`` (``name-version``, a folder of /usr/share/cargo/registry) as
-    Debian's ``package`` ships it."""
+    Debian's ``package`` ships it; ``also``: packages holding crates cargo needs to
+    resolve it (optional dependencies: cargo's lock file names them all)."""
     version = debian_package(package)
+    for other in also:
+        debian_package(other)
     source = CARGO_REGISTRY / crate
     if not (source / "Cargo.toml").is_file():
         raise FetchError(f"{source}: no Cargo.toml (installed {package} {version})")
