@@ -9,6 +9,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from harness import sweep_only
 
 from bench.corpus import build, fetch
 from bench.corpus.cache import CACHE_VAR, cache_root, slot
@@ -28,12 +29,12 @@ def test_the_cache_folder_is_keyed_by_source_name_and_version(
 
 
 def test_a_cached_sdist_is_read_back_without_the_network(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    first = fetch.pypi_sdist(*INICONFIG, cache=tmp_path)
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    first = fetch.pypi_sdist(*INICONFIG)  # the shared cache: downloaded once
     assert (first / "pyproject.toml").is_file() and (first / "testing").is_dir()
-    # An index nobody answers: a second download would fail.
+    # An index nobody answers: a download now would fail.
     monkeypatch.setenv("PIP_INDEX_URL", "http://127.0.0.1:9/simple")
-    assert fetch.pypi_sdist(*INICONFIG, cache=tmp_path) == first
+    assert fetch.pypi_sdist(*INICONFIG) == first
 
 
 def test_an_unreachable_registry_is_reported_with_the_command(
@@ -51,8 +52,10 @@ def test_an_npm_tarball_is_unpacked_and_cached(tmp_path: Path) -> None:
     assert fetch.npm_package("ms", "2.1.3", cache=tmp_path) == source
 
 
+@sweep_only("tests/test_corpus_fetch.py", "a venv and an editable install, about 20 s; "
+            "tests/test_corpus_sample.py builds one in the default run")
 def test_an_sdist_becomes_a_users_checkout_with_its_own_venv(tmp_path: Path) -> None:
-    source = fetch.pypi_sdist(*INICONFIG, cache=tmp_path / "cache")
+    source = fetch.pypi_sdist(*INICONFIG)  # the shared cache: downloaded once
     home = tmp_path / "home"
     project = build.build(source, home, "iniconfig", INICONFIG[1],
                           build.Setup("python", pip_install=("-e", ".", "pytest")))
