@@ -377,6 +377,14 @@ def test_configured_junit_globs_replace_detected_ones(tmp_path: Path) -> None:
         ({"scripts": {"test": "npm run unit"}, "devDependencies": {"jest": "30"}},
          ("npm", "test"), "jest"),
         ({"scripts": {"test": "node check.js"}}, ("npm", "test"), "npm"),
+        # node --test anywhere, wrapped in a coverage tool, behind `npm run` (its reporter
+        # comes through NODE_OPTIONS): @fastify/error 4.3.0's scripts (issue 35)
+        ({"scripts": {"test": "npm run test:unit && npm run test:typescript",
+                      "test:unit": "c8 --100 node --test", "test:typescript": "tstyche"}},
+         ("npm", "test"), "node"),
+        ({"scripts": {"test": "c8 node --test && tsd"}}, ("npm", "test"), "node"),
+        # scripts that call each other in a circle: nothing rgr can read
+        ({"scripts": {"test": "npm run a", "a": "npm run test"}}, ("npm", "test"), "npm"),
         # no test script: the runner among the devDependencies, run through npx
         ({"devDependencies": {"vitest": "3"}}, ("npx", "vitest", "run"), "vitest"),
         ({"scripts": {"test": NPM_PLACEHOLDER}, "devDependencies": {"jest": "30"}},

@@ -207,7 +207,8 @@ def test_secrets_state_and_escapes_are_never_found(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("path", [
     ".env", "src/.env.local", "deploy/prod.env", "certs/server.pem", "tls.key", "id_rsa",
-    "keys/id_ed25519.pub", "cert.p12", "credentials.json", ".netrc", ".pypirc", ".npmrc",
+    "keys/id_ed25519.pub", "keys/id_ecdsa_sk", "id_dsa", "cert.p12", "credentials.json",
+    ".netrc", ".pypirc", ".npmrc",
     ".aws/config", ".gcloud/key.json", ".docker/config.json", ".venv/lib/x.so",
     "node_modules/x/a.node", "pkg/__pycache__/m.cpython-311.pyc", ".pytest_cache/v",
 ])
@@ -216,6 +217,8 @@ def test_the_deny_list_covers(path: str) -> None:
 
 
 @pytest.mark.parametrize("path", ["src/pkg/_version.py", "locale/de/LC_MESSAGES/a.mo",
+                                  # humanize 4.17.0's Indonesian translation (issue 35)
+                                  "src/humanize/locale/id_ID/LC_MESSAGES/humanize.mo",
                                   "pkg/_c.cpython-311-x86_64-linux-gnu.so",
                                   ".docker/Dockerfile", "src/environment.py"])
 def test_the_deny_list_lets_build_output_through(path: str) -> None:

@@ -445,16 +445,47 @@ def _dev_runners(package: Mapping[str, Any]) -> list[str]:
     return [name for name in JS_RUNNERS if name in deps]
 
 
+def _words(command: str) -> list[str]:
+    try:
+        return shlex.split(command)
+    except ValueError:
+        return command.split()
+
+
+#: How deep `npm run X` is followed into the package's scripts (a script calling
+#: itself, directly or not, stops there).
+_SCRIPT_DEPTH = 4
+
+
+def _script_commands(script: str, package: Mapping[str, Any],
+                     depth: int = 0) -> list[list[str]]:
+    """The commands a test script runs, in order, each ``npm run X`` (``pnpm``/``yarn
+    run``) replaced by the commands of the package's script X."""
+    scripts = package.get("scripts")
+    commands: list[list[str]] = []
+    for command in re.split(r"&&|\|\||;", script):
+        words = _words(command)
+        called = (words[2] if len(words) >= 3 and Path(words[0]).name in
+                  ("npm", "pnpm", "yarn") and words[1] in ("run", "run-script") else None)
+        body = scripts.get(called) if isinstance(scripts, dict) and called else None
+        if isinstance(body, str) and depth < _SCRIPT_DEPTH:
+            commands += _script_commands(body, package, depth + 1)
+        else:
+            commands.append(words)
+    return commands
+
+
 def _script_runner(script: str, package: Mapping[str, Any], guess: Guess) -> str:
     """The runner a test script runs: the last command of the script that names one
-    (rgr's options are appended to the script, so they reach its last command)."""
-    commands = re.split(r"&&|\|\||;", script)
-    try:
-        words = shlex.split(commands[-1])
-    except ValueError:
-        words = commands[-1].split()
-    runner = guess(words)
+    (rgr's options are appended to the script, so they reach its last command), or
+    node's runner anywhere in the script, wrapped or not (`npm run test:unit && tsd`
+    with `c8 node --test` as test:unit): its reporter comes through NODE_OPTIONS,
+    which reaches every command."""
+    commands = _script_commands(script, package)
+    runner = guess(commands[-1]) if commands else "custom"
     if runner in ("npm", "custom"):
+        if any(guess(words) == "node" for words in commands):
+            return "node"
         found = _dev_runners(package)
         # `npm test` -> `npm run test:unit`: the one runner the package depends on
         return found[0] if len(found) == 1 else "npm"

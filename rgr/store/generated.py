@@ -32,7 +32,10 @@ from rgr.base.config import GlobSet
 #: folders, caches, and git's own folder.
 DENIED: tuple[str, ...] = (
     ".env", ".env.*", "*.env",                                 # environment files
-    "*.pem", "*.key", "id_*", "*.p12", "*.pfx", "*.jks", "*.keystore",  # keys, certificates
+    "*.pem", "*.key", "*.p12", "*.pfx", "*.jks", "*.keystore",  # keys, certificates
+    # SSH keys by ssh-keygen's names (not ``id_*``: that is also Indonesian's locale
+    # folder, ``locale/id_ID/``, whose compiled translation a suite may need)
+    "id_rsa*", "id_dsa*", "id_ecdsa*", "id_ed25519*", "id_xmss*",
     "credentials", "credentials.*", ".netrc", "_netrc", ".pypirc", ".npmrc", ".yarnrc.yml",
     ".aws", ".gcloud", ".azure", ".kube", ".ssh", ".gnupg",    # credentials folders
     ".venv", "venv", ".tox", ".nox", "node_modules",           # environments, dependencies

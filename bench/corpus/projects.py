@@ -1,0 +1,174 @@
+"""The corpus of issue 35: real open-source projects, each fetched from the registry its
+users get it from, set up as its contributors set it up, with its own test command and
+the way to read that command's count from the runner's own summary.
+
+The count compared is the number of tests the runner reports as passed (skipped,
+failed and errored ones excluded), the verdict its exit code."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from bench.corpus import fetch
+from bench.corpus.build import Ecosystem, Setup
+
+#: Reads the passed count from the own command's output (None: no summary found).
+Counter = Callable[[str], "int | None"]
+
+
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def plain(counter: Counter) -> Counter:
+    """``counter`` reading the output with its colours removed (``mocha --colors``)."""
+    return lambda output: counter(_ANSI.sub("", output))
+
+
+def _sum(pattern: str) -> Counter:
+    """The sum of every match of ``pattern``'s first group (runners that print one
+    summary per file, package or crate), None when none matches."""
+    regex = re.compile(pattern, re.MULTILINE)
+
+    def count(output: str) -> int | None:
+        found = [int(m.group(1)) for m in regex.finditer(output)]
+        return sum(found) if found else None
+    return count
+
+
+def _last(pattern: str) -> Counter:
+    regex = re.compile(pattern, re.MULTILINE)
+
+    def count(output: str) -> int | None:
+        found = regex.findall(output)
+        return int(found[-1]) if found else None
+    return count
+
+
+def unittest_passed(output: str) -> int | None:
+    """``Ran N tests`` less the skipped, failures and errors unittest's last line lists."""
+    ran = re.search(r"^Ran (\d+) tests? in", output, re.MULTILINE)
+    if ran is None:
+        return None
+    tail = output[ran.end():]
+    others = sum(int(n) for n in re.findall(r"(?:skipped|failures|errors)=(\d+)", tail))
+    return int(ran.group(1)) - others
+
+
+#: pytest's last line: ``54 passed in 0.61s`` (or ``1 failed, 53 passed ...``).
+pytest_passed = _last(r"\b(\d+) passed\b")
+#: Mocha's spec reporter: ``  303 passing (1s)``.
+mocha_passing = plain(_last(r"^\s*(\d+) passing\b"))
+#: node:test's reporters (spec and TAP): ``ℹ pass 47`` / ``# pass 47``.
+node_test_pass = plain(_last(r"^\S+ pass (\d+)$"))
+#: cargo test: one ``test result`` line per test binary and the doc tests.
+cargo_passed = _sum(r"^test result: \w+\. (\d+) passed")
+
+
+def go_passes(output: str) -> int | None:
+    """``go test -v`` output's ``--- PASS`` lines (tests and subtests), None if no
+    package ran."""
+    if not re.search(r"^(ok|FAIL|---)\s", output, re.MULTILINE):
+        return None
+    return len(re.findall(r"^\s*--- PASS: ", output, re.MULTILINE))
+
+
+@dataclass(frozen=True)
+class Project:
+    """One corpus entry."""
+
+    name: str
+    version: str
+    ecosystem: Ecosystem
+    #: What the project stands for in the corpus (the case issue 35 names).
+    case: str
+    fetch: Callable[[Path | None], Path]
+    setup: Setup
+    #: The project's own test command, as its contributors run it (cwd: the project).
+    own_command: tuple[str, ...]
+    own_count: Counter
+    #: Why the own command is what it is, where it is not simply the documented one.
+    note: str = ""
+
+
+def _pypi(name: str, version: str) -> Callable[[Path | None], Path]:
+    return lambda cache: fetch.pypi_sdist(name, version, cache)
+
+
+def _npm(name: str, version: str) -> Callable[[Path | None], Path]:
+    return lambda cache: fetch.npm_package(name, version, cache)
+
+
+def _go(package: str, module: str) -> Callable[[Path | None], Path]:
+    return lambda cache: fetch.debian_go_module(package, module, cache)
+
+
+def _crate(package: str, crate: str,
+           also: tuple[str, ...] = ()) -> Callable[[Path | None], Path]:
+    return lambda cache: fetch.debian_crate(package, crate, cache, also)
+
+
+#: Lines of the upstream repositories' .gitignore, for sources published without one.
+PY_IGNORES = ("*.pyc", "__pycache__/", "*.egg-info/", "build/", "dist/", ".venv/",
+              ".tox/", ".coverage", "htmlcov/")
+JS_IGNORES = ("node_modules/", "coverage/", ".nyc_output/", "package-lock.json")
+RUST_IGNORES = ("/target", "Cargo.lock")
+
+VENV_PY = ".venv/bin/python"
+
+PROJECTS: tuple[Project, ...] = (
+    Project("iniconfig", "2.3.1", "python", "setuptools-scm, as cloned (src/ layout, "
+            "_version.py generated and ignored)", _pypi("iniconfig", "2.3.1"),
+            Setup("python", pip_install=("-e", ".", "pytest")),
+            (VENV_PY, "-m", "pytest"), pytest_passed),
+    Project("markdown", "3.10", "python", "unittest only (tox: unittest discover)",
+            _pypi("markdown", "3.10"),
+            Setup("python", pip_install=("-e", ".[testing]"), gitignore=PY_IGNORES),
+            (VENV_PY, "-m", "unittest", "discover", "tests"), unittest_passed),
+    Project("six", "1.17.0", "python", "setup.py (setuptools), pytest",
+            _pypi("six", "1.17.0"),
+            Setup("python", pip_install=("-e", ".", "pytest"), gitignore=PY_IGNORES),
+            (VENV_PY, "-m", "pytest"), pytest_passed),
+    Project("humanize", "4.17.0", "python", "hatch-vcs, src/ layout, compiled "
+            "translations (*.mo) ignored by its .gitignore", _pypi("humanize", "4.17.0"),
+            Setup("python", pip_install=("-e", ".[tests]")),
+            (VENV_PY, "-m", "pytest"), pytest_passed),
+    Project("pluggy", "1.6.0", "python", "setuptools-scm, src/ layout, pytest",
+            _pypi("pluggy", "1.6.0"),
+            Setup("python", pip_install=("-e", ".", "pytest")),
+            (VENV_PY, "-m", "pytest"), pytest_passed),
+    Project("deep-diff", "1.0.2", "javascript", "Mocha 5 (JSON report on standard "
+            "output)", _npm("deep-diff", "1.0.2"), Setup("javascript", gitignore=JS_IGNORES),
+            ("npm", "test"), mocha_passing),
+    Project("chai-string", "2.0.0", "javascript", "Mocha 11",
+            _npm("chai-string", "2.0.0"), Setup("javascript", gitignore=JS_IGNORES),
+            ("npm", "test"), mocha_passing),
+    Project("@fastify/error", "4.3.0", "javascript",
+            "node:test behind c8 (`c8 --100 node --test`) and a type test",
+            _npm("@fastify/error", "4.3.0"), Setup("javascript", gitignore=JS_IGNORES),
+            ("npm", "test"), node_test_pass),
+    Project("github.com/google/go-cmp", "0.5.9", "go", "Go module, no dependencies",
+            _go("golang-github-google-go-cmp-dev", "github.com/google/go-cmp"),
+            Setup("go", gitignore=()), ("go", "test", "-v", "./..."), go_passes),
+    Project("github.com/google/uuid", "1.3.0", "go", "Go module, no go directive",
+            _go("golang-github-google-uuid-dev", "github.com/google/uuid"),
+            Setup("go", gitignore=()), ("go", "test", "-v", "./..."), go_passes),
+    Project("semver", "1.0.14", "rust", "Rust crate with a build script, tests/ and "
+            "doc tests", _crate("librust-semver-dev", "semver-1.0.14",
+                   # cargo resolves optional dependencies too (serde, a feature)
+                   also=("librust-serde-dev",)),
+            Setup("rust", gitignore=RUST_IGNORES), ("cargo", "test"), cargo_passed),
+    Project("itoa", "1.0.1", "rust", "Rust crate, tests/ and doc tests",
+            _crate("librust-itoa-dev", "itoa-1.0.1"),
+            Setup("rust", gitignore=RUST_IGNORES), ("cargo", "test"), cargo_passed),
+)
+
+
+def by_name(name: str) -> Project:
+    """The corpus entry called ``name``; a KeyError listing the names otherwise."""
+    for project in PROJECTS:
+        if project.name == name:
+            return project
+    raise KeyError(f"{name}: not in the corpus ({', '.join(p.name for p in PROJECTS)})")
