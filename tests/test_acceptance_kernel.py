@@ -23,7 +23,9 @@ from rgr.base.errors import NeedsAttention
 from rgr.commands import show
 from rgr.commands.report import lines
 from rgr.ecosystems.registry import resolve_test_command
+from rgr.loop import landing
 from rgr.loop.attempt import Sealer
+from rgr.loop.landing import Integration
 from rgr.loop.tdd import Orchestrator
 from rgr.observe.report import collect
 from rgr.store import acceptance_store
@@ -172,6 +174,20 @@ def test_a_feature_built_in_part_goes_back_to_plan_in_words_then_completes(
     assert "$0.0020" in rows["acceptance"]
     shown = dict(show.rows(str(ws.repo.head.target), json.loads(final.to_json())))
     assert shown["acceptance"].startswith("pass: 2 of 2")
+    # landing: an integrated tree whose suite is green but that lost the strings again
+    # (the base's side dropped them) is held by the acceptance tests: it does not land
+    job_tip = str(ws.repo.head.target)
+    (ws.root / "calc.py").write_text(INTS)
+    (ws.root / "test_calc.py").write_text(TEST_1)
+    git(ws.root, "commit", "-qam", "merge: main's side")
+    said: list[str] = []
+    command = resolve_test_command(ws.config, ws.root)
+    landed = landing.judge(ws, lambda: Sealer(ws, backend, command, None),
+                           Integration("main", job_tip, job_tip, "merge", "run"), said.append)
+    assert not landed.ok and landed.note.acceptance == "fail"
+    assert landed.note.tests.failed == 0  # the suite alone would have let it land
+    assert landed.problem().startswith("the run's acceptance tests fail on the integrated "
+                                       "tree: missing add accepts numbers written as strings")
 
 
 def test_a_behaviour_still_missing_after_the_rounds_stops_with_both_sides(

@@ -170,7 +170,7 @@ class Examiner:
     # -- running --------------------------------------------------------------------
 
     def _run(self, stored: StoredTests, tip: Commit, base: dict[str, object]) -> AcceptanceNote:
-        report = self.run_on(tip, stored)
+        report = run_on(self.sealer, tip, stored)
         declared = [Declared(n, b) for n, b in stored.declared]
         fields = {**base, "file": stored.placed_at, "stored": str(stored.folder),
                   "sha256": stored.sha256}
@@ -189,19 +189,30 @@ class Examiner:
         verdict = "pass" if tests and all(t.outcome == "passed" for t in tests) else "fail"
         return _note(fields, verdict=verdict, tests=tests)
 
-    def run_on(self, commit: Commit, stored: StoredTests) -> TestReport:
-        """The project's test command on a pristine checkout of ``commit`` holding the
-        acceptance file, sealed like every verification run."""
-        with self.sealer.checkout(commit, "acceptance") as (tree, confinement, env):
-            target = tree / stored.placed_at
-            if target.exists() or target.is_symlink():
-                raise RgrError(f"{stored.placed_at} already exists in the project: the "
-                               "acceptance file cannot be placed there",
-                               "rename that file, or `rgr resume` after moving it")
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(stored.text, encoding="utf-8")
-            return run_tests(self.test_command, tree, timeout=self.ws.config.command_timeout,
-                             env=env, confinement=confinement)
+
+def run_on(sealer: Sealer, commit: Commit, stored: StoredTests) -> TestReport:
+    """The project's test command on a pristine checkout of ``commit`` holding the
+    acceptance file, sealed like every verification run."""
+    with sealer.checkout(commit, "acceptance") as (tree, confinement, env):
+        target = tree / stored.placed_at
+        if target.exists() or target.is_symlink():
+            raise RgrError(f"{stored.placed_at} already exists in the project: the "
+                           "acceptance file cannot be placed there",
+                           "rename that file, or `rgr resume` after moving it")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(stored.text, encoding="utf-8")
+        return run_tests(sealer.test_command, tree, timeout=sealer.ws.config.command_timeout,
+                         env=env, confinement=confinement)
+
+
+def still_missing(sealer: Sealer, commit: Commit, stored: StoredTests) -> list[str] | None:
+    """The behaviours the run's acceptance tests find missing on ``commit`` (an
+    integrated tree), in words; None when the tests did not run there."""
+    report = run_on(sealer, commit, stored)
+    if did_not_run(report, stored.placed_at) is not None:
+        return None
+    found = outcomes(report, stored.placed_at, [Declared(n, b) for n, b in stored.declared])
+    return [o.behaviour for o in found if o.outcome != "passed"]
 
 
 def _note(fields: dict[str, object], **more: object) -> AcceptanceNote:

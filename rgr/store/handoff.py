@@ -233,6 +233,10 @@ class LandingNote(CamelModel):
     gate_commands: list[str] = Field(default_factory=list)
     failed_command: str | None = None
     verified_at: datetime | None = None
+    #: The run's acceptance tests (rgr.loop.examine) on the integrated tree: None when
+    #: the run had none kept here; ``acceptance_missing``: what they found missing.
+    acceptance: Literal["pass", "fail", "not-run"] | None = None
+    acceptance_missing: list[str] = Field(default_factory=list)
     #: A commit rgr made while landing (the tidied test list, a merge) has no phase of
     #: its own: its note carries the handoff of this commit below it. None: the note is
     #: the commit's own (a phase's), with ``landing`` added.

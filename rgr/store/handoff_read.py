@@ -179,7 +179,8 @@ LANDING = {
     "how": _one_of("fast-forward", "rebase", "merge"), "by": _one_of("run", "daemon"),
     "verdict": _one_of("pass", "fail"), "tests": _object(TESTS), "notLoaded": _STRINGS,
     "gateCommands": _STRINGS, "failedCommand": _STR, "verifiedAt": _optional(_datetime),
-    "copiedFrom": _STR,
+    "acceptance": _optional(_one_of("pass", "fail", "not-run")),
+    "acceptanceMissing": _STRINGS, "copiedFrom": _STR,
 }
 ACCEPTANCE_TEST = {
     "name": _str, "behaviour": _str,

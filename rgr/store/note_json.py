@@ -67,6 +67,8 @@ class LandingJson(TypedDict, total=False):
     gateCommands: list[str]
     failedCommand: str | None
     verifiedAt: str | None
+    acceptance: Literal["pass", "fail", "not-run"] | None
+    acceptanceMissing: list[str]
     copiedFrom: str | None
 
 
