@@ -38,11 +38,11 @@ TEST_1 = "from calc import add\n\n\ndef test_adds():\n    assert add(2, 3) == 5\
 TEST_2 = TEST_1 + "\n\ndef test_adds_strings():\n    assert add('2', '3') == 5\n"
 INTS = "def add(a, b):\n    return a + b\n"
 BOTH = "def add(a, b):\n    return int(a) + int(b)\n"
-#: The examiner's file: values of its own (41, 17), a marker to hunt for.
+#: The examiner's file: values of its own (4173, 9158), a marker to hunt for.
 MARK = "EXAMINER-SECRET-7c1d"
 ACCEPTANCE = (f"# {MARK}\nfrom calc import add\n\n\ndef test_sums_integers():\n"
-              "    assert add(41, 17) == 58\n\n\ndef test_sums_numbers_written_as_strings():\n"
-              "    assert add('41', '17') == 58\n")
+              "    assert add(4173, 9158) == 13331\n\n\ndef test_sums_numbers_written_as_strings():\n"
+              "    assert add('4173', '9158') == 13331\n")
 BEHAVIOURS = [("test_sums_integers", "add returns the sum of two integers"),
               ("test_sums_numbers_written_as_strings",
                "add accepts numbers written as strings and returns their sum")]
@@ -144,7 +144,7 @@ def test_a_feature_built_in_part_goes_back_to_plan_in_words_then_completes(
     told = backend.requests[6].prompt
     assert "Acceptance tests you cannot see found these behaviours missing" in told
     assert "add accepts numbers written as strings and returns their sum" in told
-    assert "41" not in told and "58" not in told and MARK not in told
+    assert "4173" not in told and "13331" not in told and MARK not in told
     assert "test_sums" not in told  # not even the tests' names
     # the examiner wrote once; the second examination ran the same kept file
     assert [r.tools for r in backend.requests].count(("Write",)) == 1
@@ -203,7 +203,7 @@ def test_a_behaviour_still_missing_after_the_rounds_stops_with_both_sides(
     assert "the acceptance tests stop the run" in message
     assert "add accepts numbers written as strings and returns their sum" in message
     assert f"The feature text: {FEATURE}" in message
-    assert "41" not in message
+    assert "4173" not in message
     note = ws.notes.read(str(ws.repo.head.target))
     assert note is not None and note.state is not None
     state = note.state
