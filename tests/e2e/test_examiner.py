@@ -41,7 +41,8 @@ BOTH = "def add(a, b):\n    return int(a) + int(b)\n"
 #: finding it in anything the model received means the agent read the file.
 MARK = "EXAMINER" + "-SECRET-c41d"
 ACCEPTANCE = (f"# {MARK}\nfrom calc import add\n\n\ndef test_sums_integers():\n"
-              "    assert add(4173, 9158) == 13331\n\n\ndef test_sums_numbers_written_as_strings():\n"
+              "    assert add(4173, 9158) == 13331\n\n\n"
+              "def test_sums_numbers_written_as_strings():\n"
               "    assert add('4173', '9158') == 13331\n")
 MISSING = "add accepts numbers written as strings and returns their sum"
 TESTS = [{"name": "test_sums_integers", "behaviour": "add returns the sum of two integers"},
@@ -153,9 +154,9 @@ def test_a_feature_built_in_part_is_sent_back_in_words_and_no_implementer_can_fi
         records = list(server.requests)
     assert "acceptance (on): fail: 1 of 2" in out and "acceptance (on): pass: 2 of 2" in out
     # the planner after the examination was told the missing behaviour, in words only
-    told = [r.first_user_text for r in records if r.turn == 0 and r.attempt == 0
-            and "You are the PLANNER" in r.system and "Acceptance tests you cannot" in
-            r.first_user_text][0]
+    told = next(r.first_user_text for r in records if r.turn == 0 and r.attempt == 0
+                and "You are the PLANNER" in r.system and "Acceptance tests you cannot" in
+                r.first_user_text)
     assert MISSING in " ".join(told.split())
     assert "4173" not in told and "13331" not in told and MARK not in told
     # the examiner was shown the feature and the signature, nothing of the code
@@ -173,7 +174,7 @@ def test_a_feature_built_in_part_is_sent_back_in_words_and_no_implementer_can_fi
     [(files, names, object_bytes, refs, hits)] = found
     assert int(files) > 0 and int(names) > 1000 and int(refs) > 0  # it searched
     assert int(object_bytes) > 10_000  # the whole object store its copy reaches
-    assert hits == "[]"
+    assert hits == "[]", re.findall(r"seconds [0-9.]+", text)
     # kept outside the repository; the note, show and report say what was found
     head = git(repo, "rev-parse", "HEAD").strip()
     note = json.loads(git(repo, "notes", "--ref=refs/notes/tdd-handoffs", "show", head))
@@ -190,21 +191,24 @@ def test_a_feature_built_in_part_is_sent_back_in_words_and_no_implementer_can_fi
 
 
 def test_an_honest_run_passes_the_examiner(tmp_path: Path) -> None:
+    """One cycle, one examiner session, kept short: the feature asks for integers only."""
     repo = make_project(tmp_path / "kata", extra_config=CONFIG)
-    ints, strings = "adds two integers", "adds numbers written as strings"
+    ints = "adds two integers"
+    honest = [TESTS[0]]
     scripts = [
-        plan([(ints, False), (strings, False)], ints, first=True), red(TEST_INTS, first=True),
-        green(INTS, first=True), refactor(),
-        plan([(ints, True), (strings, False)], strings), red(TEST_BOTH, first=False),
-        green(BOTH, first=False), refactor(),
-        plan([(ints, True), (strings, True)], None), examiner()]
+        plan([(ints, False)], ints, first=True), red(TEST_INTS, first=True),
+        green(INTS, first=True), refactor(), plan([(ints, True)], None),
+        SessionScript([write("test_rgr_acceptance.py", ACCEPTANCE.split("\n\n\ndef test_sums_"
+                                                                      "numbers")[0] + "\n"),
+                       structured({"tests": honest})],
+                      expect_system_contains="You are the EXAMINER", name="examiner")]
     with FakeModelServer(scripts) as server:
-        done = rgr(["run", "--yes", "--skip-preflight", FEATURE], repo,
-                   examined_env(tmp_path / "home", server.url))
+        done = rgr(["run", "--yes", "--skip-preflight", "add(a, b) returns the sum of two "
+                    "integers"], repo, examined_env(tmp_path / "home", server.url))
         out = " ".join((done.stdout + done.stderr).split())
         assert done.returncode == 0, out
         assert server.errors == [] and server.remaining == 0
-    assert "acceptance (on): pass: 2 of 2 acceptance test(s) passed (round 1" in out
+    assert "acceptance (on): pass: 1 of 1 acceptance test(s) passed (round 1" in out
     report = json.loads(rgr(["report", "--json"], repo,
                             rgr_env(tmp_path / "home", "http://127.0.0.1:9")).stdout)
     assert report["status"] == "complete" and report["acceptance"]["verdict"] == "pass"
