@@ -93,6 +93,10 @@ class Examiner:
                 current = prev.current_test.test_file if prev.current_test else None
                 placed_at = acceptance_path(current if current in test_files
                                             else test_files[0])
+                if self.sealer.policy is None:
+                    self.report("acceptance: WARNING: the sandbox is off, so the acceptance "
+                                "tests are kept out of git and out of the working tree but an "
+                                "agent that looks under HOME can read them")
                 written, result = self._write_tests(prev, cycle, interface, placed_at)
                 sessions += 1
                 if result is not None and result.cost_usd is not None:
