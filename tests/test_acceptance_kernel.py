@@ -20,7 +20,7 @@ from fake_backend import FakeBackend, Session, answer
 
 from rgr.backends.base import AgentRequest, AgentResult
 from rgr.base.errors import NeedsAttention
-from rgr.commands import show
+from rgr.commands import show, status
 from rgr.commands.report import lines
 from rgr.ecosystems.registry import resolve_test_command
 from rgr.loop import landing
@@ -214,6 +214,9 @@ def test_a_behaviour_still_missing_after_the_rounds_stops_with_both_sides(
     assert report.status == "needs-attention"
     assert report.needs_attention is not None
     assert report.needs_attention["by"] == "acceptance tests"
+    advice = status.collect(ws)["advice"]
+    assert advice.startswith("needs attention: the feature is not complete: the acceptance "
+                             "tests stop the run")
 
 
 def test_acceptance_tests_that_do_not_load_are_the_examiners_error(tmp_path: Path) -> None:
