@@ -279,7 +279,8 @@ CONTAINERS_OPT_IN = "RGR_CONTAINERS"
 #: default run but not in the inner loop (``pytest -m unit``). Everything under
 #: tests/e2e is ``e2e`` and tests/containers ``containers``.
 PROCESS_SUITES = frozenset({
-    "test_cli_errors.py", "test_commands.py", "test_completion.py", "test_daemon_land.py",
+    "test_acceptance_kernel.py", "test_cli_errors.py", "test_commands.py",
+    "test_completion.py", "test_daemon_land.py",
     "test_daemon_queue.py", "test_doctor.py", "test_failure_kinds.py",
     "test_generated.py", "test_history_cache.py", "test_history_table.py",
     "test_mocha_versions.py", "test_mutation_probe_exit.py", "test_mutation_probed.py",

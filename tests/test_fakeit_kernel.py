@@ -39,7 +39,9 @@ def project(tmp_path: Path) -> Path:
     command = shlex.join([sys.executable, "-m", "pytest", "-q", "-p", "no:randomly",
                           "-p", "no:xdist", "-p", "no:cacheprovider"])
     (root / "tdd.toml").write_text(f"test_command = {command!r}\n"
-                                   "[adequacy]\nmode = \"off\"\n")
+                                   "[adequacy]\nmode = \"off\"\n"
+                                   # the examiner has tests of its own (test_acceptance_kernel)
+                                   "[acceptance]\nmode = \"off\"\n")
     (root / ".gitignore").write_text("__pycache__/\n")
     (root / "calc.py").write_text("def add(a, b):\n    return 0\n")
     (root / "test_other.py").write_text("def test_nothing_yet():\n    assert True\n")

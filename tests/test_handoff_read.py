@@ -14,6 +14,7 @@ from pydantic import BaseModel
 
 from rgr.store import handoff
 from rgr.store.handoff import (
+    AcceptanceNote,
     AdequacyNote,
     AgentSummary,
     BatchNote,
@@ -46,7 +47,7 @@ def test_every_field_of_the_model_is_known() -> None:
     models = {"currentTest": TestCase, "errorDetails": ErrorDetails, "agent": AgentSummary,
               "tests": TestRunSummary, "batch": BatchNote, "refactor": RefactorProgress,
               "mergeFix": MergeFixNote, "sandbox": SandboxNote, "adequacy": AdequacyNote,
-              "fakeItDebt": FakeItDebt, "landing": LandingNote}
+              "fakeItDebt": FakeItDebt, "landing": LandingNote, "acceptance": AcceptanceNote}
     assert set(NESTED) == set(models)
     for name, model in models.items():
         assert set(NESTED[name]) == aliases(model), name

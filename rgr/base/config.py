@@ -57,6 +57,10 @@ ENV_VARS: Mapping[str, str] = {
     "TDD_COMMAND_TIMEOUT": "command_timeout",
 }
 
+#: ``[acceptance] mode`` for one run: ``TDD_ACCEPTANCE_MODE=off rgr run ...`` (rgr's
+#: scripted-model environments set it off: their scripts have no examiner session).
+ACCEPTANCE_MODE_VAR = "TDD_ACCEPTANCE_MODE"
+
 #: The mutation operators rgr.check.mutation knows (``[adequacy] operators``).
 MUTATION_OPERATORS = ("arithmetic", "comparison", "constant", "return", "condition",
                       "boolean", "statement")
@@ -88,6 +92,7 @@ EXPECTED: Mapping[str, str] = {
     "refactor": "a table: max_batches, max_diff_lines, max_attempts, allow_overlap, "
                 "on_failure, changelog",
     "adequacy": "a table: mode (reject/report/off), budget, jobs, operators",
+    "acceptance": "a table: mode (on/report/off), rounds",
 }
 
 #: The same for the keys of the [gate] and [refactor] tables.
@@ -112,6 +117,10 @@ EXPECTED_IN_TABLE: Mapping[str, Mapping[str, str]] = {
         "budget": "a number of seconds > 0",
         "jobs": "an integer >= 1",
         "operators": "a list of: " + ", ".join(MUTATION_OPERATORS),
+    },
+    "acceptance": {
+        "mode": "one of 'on', 'report', 'off'",
+        "rounds": "an integer >= 1",
     },
     backend_names.CODEX: {
         "login": "true or false",
@@ -324,6 +333,20 @@ class AdequacyConfig(BaseModel):
         return value
 
 
+class AcceptanceConfig(BaseModel):
+    """``[acceptance]``: the examiner before COMPLETE (rgr.loop.examine). A sealed session
+    that sees only the feature text and the public interface writes acceptance tests
+    no implementing agent can read; rgr runs them on a pristine checkout. ``on``: a
+    failing test sends the run back to PLAN with the missing behaviour in words;
+    ``report``: noted only; ``off``: no examiner. ``rounds``: how many times the tests may
+    fail before the run stops for a person (both sides shown)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    mode: Literal["on", "report", "off"] = "on"
+    rounds: int = Field(default=2, ge=1)
+
+
 class CodexConfig(BaseModel):
     """``[codex]``: how the Codex backend reaches its model. Only what is set here or in
     rgr's environment reaches codex; the user's ``~/.codex`` stays out unless
@@ -436,6 +459,7 @@ class Config(BaseModel):
     refactor: RefactorConfig = Field(default_factory=RefactorConfig)
     sandbox: SandboxConfig = Field(default_factory=SandboxConfig)
     adequacy: AdequacyConfig = Field(default_factory=AdequacyConfig)
+    acceptance: AcceptanceConfig = Field(default_factory=AcceptanceConfig)
 
     _sources: dict[str, str] = PrivateAttr(default_factory=dict)
     _file_bytes: bytes | None = PrivateAttr(default=None)
@@ -549,6 +573,12 @@ def load_config(
         if env.get(var, ""):
             values[field] = env[var]
             sources[field] = var
+    if env.get(ACCEPTANCE_MODE_VAR, ""):
+        # One key of a table: the rest of [acceptance] stays the file's.
+        table = values.get("acceptance")
+        values["acceptance"] = {**(table if isinstance(table, dict) else {}),
+                                "mode": env[ACCEPTANCE_MODE_VAR]}
+        sources["acceptance"] = ACCEPTANCE_MODE_VAR
     for field, value in (flags or {}).items():
         if field not in Config.model_fields:
             raise ValueError(f"load_config: unknown flag field {field!r}")  # a bug, not input

@@ -12,7 +12,7 @@ from rgr.base.outcome import Outcome
 from rgr.base.ui import duration, money, phase_label, print_fields, short
 from rgr.check.mutation.score import lines as adequacy_lines
 from rgr.commands.common import emit
-from rgr.store import git
+from rgr.store import acceptance_text, git
 from rgr.store.debt_text import line_of_account
 from rgr.store.handoff_state import read_state
 
@@ -113,6 +113,11 @@ def rows(commit: str, state: NoteJson) -> list[tuple[str, str]]:
         out += [("mutant", line) for line in more]
     for debt in state.get("fakeItDebt") or []:  # rgr.check.fakeit
         out.append(("fake-it debt", _debt_line(debt)))
+    acceptance = state.get("acceptance")
+    if isinstance(acceptance, dict):  # the examiner (rgr.loop.examine)
+        out.append(("acceptance", acceptance_text.summary(acceptance)))
+        out += [("acceptance test", line) for line in acceptance_text.test_lines(acceptance)]
+        out.append(("acceptance file", acceptance_text.stored_line(acceptance)))
     if error := state.get("error"):
         out.append(("error", error))
         if details := state.get("errorDetails"):

@@ -10,7 +10,7 @@ from rgr.check.testlist import FILENAME as TEST_LIST
 from rgr.check.testlist import parse_test_list
 from rgr.commands.common import emit
 from rgr.store import git
-from rgr.store.handoff_read import DEBT_OPEN, NEEDS_ATTENTION, resume_phase
+from rgr.store.handoff_read import ACCEPTANCE_STOP, DEBT_OPEN, NEEDS_ATTENTION, resume_phase
 from rgr.store.handoff_state import read_state
 
 if TYPE_CHECKING:
@@ -66,6 +66,12 @@ def collect(ws: Workspace, full_state: bool = True) -> dict[str, Any]:
             data["advice"] = (f"needs attention: the feature is not complete: "
                               f"{details['message']}; `rgr resume` asks the planner again "
                               f"(the debt is in its prompt)")
+        elif details and details["type"] == NEEDS_ATTENTION and \
+                str(details["message"]).startswith(ACCEPTANCE_STOP):
+            data["advice"] = (f"needs attention: the feature is not complete: "
+                              f"{details['message']}; decide who is right: `rgr resume` "
+                              f"asks the planner again, `[acceptance] mode = \"report\"` "
+                              f"if the examiner is wrong")
         elif details and details["type"] == NEEDS_ATTENTION:
             data["advice"] = (f"needs attention: an agent said its task cannot be done "
                               f"honestly ({details['message']}); decide who is "

@@ -42,6 +42,9 @@ def claude_env(home: Path, base_url: str, extra: Mapping[str, str] | None = None
         # 0.5 s, 1 s, 2 s ... up to 32 s, 10 times by default (minutes). One retry keeps
         # the retry path exercised and the tests fast.
         "CLAUDE_CODE_MAX_RETRIES": "1",
+        # A scripted model plays the scripts it was given: they have no examiner session
+        # (rgr.loop.examine), so the examiner is off unless a caller turns it back on.
+        "TDD_ACCEPTANCE_MODE": "off",
     }
     if "TMPDIR" in os.environ:
         env["TMPDIR"] = os.environ["TMPDIR"]

@@ -370,6 +370,45 @@ class Sealer:
             shutil.rmtree(control, ignore_errors=True)
             _remove(folder)
 
+    @contextmanager
+    def blank_seat(self, label: str,
+                   edit_rules: Mapping[str, object] | None = None) -> Iterator[Seat]:
+        """A sealed place for a session that must not see the repository at all (the
+        examiner, rgr.loop.examine): an empty working folder, no git, no object store
+        shown; its own HOME and TMPDIR; the model API only. Removed on the way out (read
+        what it wrote before leaving)."""
+        folder = self._folder(label)
+        work = folder / "work"
+        work.mkdir()
+        home, tmp = folder / "home", folder / "tmp"
+        home.mkdir()
+        tmp.mkdir()
+        self.backend.prepare_home(home, self.ws.env)
+        env = self._environment(self.backend.env_keep, home, tmp)
+        control = Path(tempfile.mkdtemp(prefix="rgr-ctl-"))
+        bridge: Bridge | None = None
+        launcher: Jail | None = None
+        try:
+            settings = (_write_hook(control, work, edit_rules)
+                        if edit_rules is not None else None)
+            if self.policy is not None:
+                bridge = Bridge(control)
+                forwards = self._open_api(bridge, env)
+                launcher = self.policy.agent_jail(
+                    repo_root=self.ws.root, work=work, home=home, tmp=tmp,
+                    executables=[Path(p) for p in (
+                        shutil.which(n, path=env.get("PATH"))
+                        for n in backend_binaries(self.backend)) if p],
+                    forwards=forwards,
+                    shared=tuple((p, p) for p in self._prompt_dirs()),
+                    extra_readable=(control, PRETOOL.parent, JUDGES))
+            yield Seat(folder, Scratch(work, ""), home, tmp, env, launcher, bridge, settings)
+        finally:
+            if bridge is not None:
+                bridge.close()
+            shutil.rmtree(control, ignore_errors=True)
+            _remove(folder)
+
     def bring_in(self, seat: Seat, base: Commit) -> Commit:
         """The attempt's tip, its objects now in the user's repository (``base`` when
         the agent committed nothing). ImportRefused when it is not a thing to judge."""

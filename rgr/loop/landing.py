@@ -1,6 +1,7 @@
 """Judging where work lands: before a base branch moves to an integrated commit (``rgr
 run/resume/report --integrate merge|pr``, the daemon's landing), the suite and the
-``[gate]`` commands run on exactly that commit, sealed, as every phase's run does; what
+``[gate]`` commands run on exactly that commit, sealed, as every phase's run does, then
+the run's hidden acceptance tests (rgr.loop.examine) when it has them; what
 they saw is noted on that commit (the ``landing`` field of its handoff note), pass or
 fail, and only a pass lets the base move.
 
@@ -24,7 +25,9 @@ from typing import Literal
 from rgr.base.errors import RepositoryError
 from rgr.check.gate import GateResult
 from rgr.loop.attempt import Sealer, tests_summary
-from rgr.store import git
+from rgr.loop.examine import still_missing
+from rgr.store import acceptance_store, git
+from rgr.store.acceptance_store import StoredTests
 from rgr.store.handoff import (
     SCHEMA_VERSION,
     HandoffState,
@@ -76,6 +79,12 @@ class Landing:
             named.append(f"test files that do not load there: {_listed(note.not_loaded)}")
         if named:
             return f"{'; '.join(named)} ({counts})"
+        if note.acceptance == "fail":
+            return ("the run's acceptance tests fail on the integrated tree: missing "
+                    + "; ".join(note.acceptance_missing) + f" (tests: {counts})")
+        if note.acceptance == "not-run":
+            return f"the run's acceptance tests did not run on the integrated tree " \
+                   f"(tests: {counts})"
         if note.failed_command is not None:
             return f"the gate command `{note.failed_command}` fails on the integrated tree " \
                    f"(tests: {counts})"
@@ -122,13 +131,31 @@ def judge(ws: Workspace, sealer: Callable[[], Sealer], integration: Integration,
     say(f"running the full suite and the gate commands on the integrated tree "
         f"{tip[:8]} ({integration.how} onto {integration.into} at "
         f"{integration.base_tip[:8]}), sealed")
-    result = sealer().run_gate(head, "full")
+    opened = sealer()
+    result = opened.run_gate(head, "full")
     note = _note(integration, tip, result, prev)
+    kept = _acceptance_tests(ws, prev)
+    if note.verdict == "pass" and kept is not None:
+        say(f"running the run's acceptance tests on the integrated tree {tip[:8]}, sealed")
+        missing = still_missing(opened, head, kept)
+        note = note.updated(
+            acceptance="not-run" if missing is None else "fail" if missing else "pass",
+            acceptance_missing=missing or [],
+            verdict="pass" if missing == [] else "fail")
     if found is not None and prev is not None and not own:
         note = note.updated(copied_from=found[0].commit)
     ws.notes.write(tip, _state(prev, own, note), f"rgr: landing on {integration.into}: "
                                                  f"{note.verdict} on {tip[:12]}")
     return Landing(note)
+
+
+def _acceptance_tests(ws: Workspace, prev: HandoffState | None) -> StoredTests | None:
+    """The run's acceptance tests, when it had them judge it (mode on) and they are
+    kept on this machine (rgr.store.acceptance_store)."""
+    if prev is None or prev.acceptance is None or prev.acceptance.mode != "on" \
+            or not prev.run_id:
+        return None
+    return acceptance_store.load(ws.env, ws.git_dir, prev.run_id)
 
 
 def _note(integration: Integration, tip: str, result: GateResult,

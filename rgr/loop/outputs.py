@@ -51,7 +51,21 @@ class PhaseOutput(_Answer):
     equivalent_mutants: list[EquivalenceClaim] = Field(default_factory=list, max_length=20)
 
 
-OUTPUT_MODELS: dict[str, type[_Output]] = {"plan": PlanOutput, "phase": PhaseOutput}
+# One acceptance test the examiner wrote: its function's name, and the behaviour it
+# checks in one sentence (what PLAN is told when it fails; never the test's values).
+class AcceptanceTest(_Output):
+    name: str = Field(min_length=1, max_length=200)
+    behaviour: str = Field(min_length=1, max_length=500)
+
+
+class AcceptanceOutput(_Answer):
+    """The examiner's answer: the tests its file holds (rgr.loop.examine)."""
+
+    tests: list[AcceptanceTest] = Field(default_factory=list, max_length=20)
+
+
+OUTPUT_MODELS: dict[str, type[_Output]] = {"plan": PlanOutput, "phase": PhaseOutput,
+                                           "acceptance": AcceptanceOutput}
 
 
 def way_out_of(output: BaseModel | None) -> str | None:

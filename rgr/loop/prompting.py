@@ -65,6 +65,12 @@ def build_prompt(
             listed.append(f"(and {len(debt) - DEBT_LISTED} more: `rgr show`)")
         current += ("\n\nOpen fake-it debt: plan tests with other inputs that pay it.\n"
                     + quoted("\n".join(listed)))
+    examined = state.acceptance
+    if phase == Phase.PLAN and examined is not None and examined.verdict == "fail":
+        # In words only: the tests' code and values stay where no implementing agent is.
+        current += ("\n\nAcceptance tests you cannot see found these behaviours missing; "
+                    "plan items for them:\n"
+                    + quoted("\n".join(f"- {t.behaviour}" for t in examined.missing)))
     listing = (test_list or f"({TEST_LIST} does not exist yet)").strip()
     if len(listing) > TEST_LIST_LIMIT:
         listing = listing[:TEST_LIST_LIMIT] + f"\n[... cut; read {TEST_LIST} for the rest]"

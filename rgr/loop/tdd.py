@@ -45,6 +45,7 @@ from rgr.check.testlist import FILENAME as TEST_LIST
 from rgr.check.testlist import TestList, parse_test_list
 from rgr.check.verify import TestReport
 from rgr.loop.attempt import Sealer, Seat, tests_summary
+from rgr.loop.examine import Examiner
 from rgr.loop.kernel import (
     Accepted,
     Declined,
@@ -73,9 +74,11 @@ from rgr.observe.limits import LIMIT_ERROR_PREFIX, Limits
 from rgr.store import git
 from rgr.store.agents import AgentSpec, agent_for, prompt_path
 from rgr.store.handoff import (
+    ACCEPTANCE_STOP,
     DEBT_OPEN,
     FOLLOWS,
     NEEDS_ATTENTION,
+    AcceptanceNote,
     AdequacyNote,
     ErrorDetails,
     FakeItDebt,
@@ -114,6 +117,11 @@ class Orchestrator:
     def kernel(self) -> Kernel:
         return Kernel(self.ws, self.backend, self.sealer, self.report, self.observer,
                       self.limits, self.backoff_base_s)
+
+    @property
+    def examiner(self) -> Examiner:
+        return Examiner(self.ws, self.backend, self.sealer, self.test_command, self.report,
+                        self.observer, self.kernel.request_limits)
 
     # ---------------------------------------------------------------- test runs --
 
@@ -227,9 +235,17 @@ class Orchestrator:
         note; the run stops for a person (no further attempt)."""
         needs_attention_note(self.ws, work, declined)
         kept = f"; its commits are kept at {declined.kept}" if declined.kept else ""
+        examined = work.prev.acceptance
+        sides = ""
+        if examined is not None and examined.verdict in ("fail", "disputed"):
+            # Both sides, for the person who decides: what the hidden tests say is missing
+            # (in words) and what the feature asked.
+            sides = (" The acceptance tests say these behaviours are missing: "
+                     + "; ".join(t.behaviour for t in examined.missing)
+                     + f". The feature text: {work.prev.feature or '(not recorded)'}.")
         return NeedsAttention(
             f"{work.phase} (cycle {work.cycle}) needs attention: the agent says it cannot "
-            f"be done honestly: {declined.reason}. The "
+            f"be done honestly: {declined.reason}.{sides} The "
             f"branch is at {str(work.base.id)[:8]}, the last verified commit{kept}",
             "decide who is right. The agent is wrong: `rgr resume` tries the phase again, "
             "telling the agent the reason. An earlier phase's work is: `rgr rollback "
@@ -243,13 +259,20 @@ class Orchestrator:
         state = done.state
         details = state.error_details
         if not state.needs_attention or details is None \
-                or not details.message.startswith(DEBT_OPEN):
+                or not details.message.startswith((DEBT_OPEN, ACCEPTANCE_STOP)):
             return
         reason = details.message
         self.observer.emit(NeedsAttentionEvent(
             where=Where(str(work.phase), work.cycle, done.attempts,
                         state.agent.session_id or "" if state.agent else ""),
             reason=reason, commit=str(done.tip.id)))
+        if reason.startswith(ACCEPTANCE_STOP):
+            raise NeedsAttention(
+                f"the feature is not complete: {reason}",
+                "decide who is right. The code is wrong: `rgr resume` asks the planner "
+                f"again (add the behaviour to {TEST_LIST} to choose it). The examiner is "
+                "wrong (its tests contradict the feature text): set `[acceptance] mode = "
+                "\"report\"` in tdd.toml, commit it, and `rgr resume`")
         raise NeedsAttention(
             f"the feature is not complete: {reason}",
             "`rgr resume` asks the planner again, with the debt in its prompt; add a "
@@ -486,6 +509,13 @@ class TddPhase(Work[AdequacyNote]):
         adequacy = verdict.evidence
         if done and self.prev.open_debt:
             return self._unpaid(listing, tests)
+        acceptance = self.prev.acceptance
+        if done and self.ws.config.acceptance.mode != "off":
+            acceptance = self.o.examiner.examine(self._examined_from(), tip, self.cycle)
+            self._say_examined(acceptance)
+            stop = self._not_accepted(acceptance, listing, tests)
+            if stop is not None:
+                return stop
         following = None if done else FOLLOWS[self.phase]
         if adequacy is not None and adequacy.decision == "test-too-weak":
             following = Phase.RED  # back to RED: the cycle's test must pin GREEN's code
@@ -503,7 +533,56 @@ class TddPhase(Work[AdequacyNote]):
             "tests": tests_summary(tests),
             "summary": summary,
             "fake_it_debt": self._debt(tip),
+            "acceptance": acceptance,
         }
+
+    def _examined_from(self) -> HandoffState:
+        """The state an examination counts its rounds from: after a stop for a person
+        (resumed since), the rounds start again."""
+        prev = self.prev
+        if prev.acceptance is not None and prev.needs_attention and prev.error_details \
+                and prev.error_details.message.startswith(ACCEPTANCE_STOP):
+            return prev.updated(acceptance=prev.acceptance.updated(round=0))
+        return prev
+
+    def _say_examined(self, note: AcceptanceNote) -> None:
+        passed = sum(1 for t in note.tests if t.outcome == "passed")
+        cost = f"${note.cost_usd:.4f}" if note.cost_usd is not None else "not reported"
+        self.o.report(f"acceptance ({note.mode}): {note.verdict}: {passed} of "
+                      f"{len(note.tests)} acceptance test(s) passed (round {note.round}; "
+                      f"examiner cost so far {cost})"
+                      + (f": {note.reason}" if note.reason else ""))
+
+    def _not_accepted(self, note: AcceptanceNote, listing: TestList,
+                      tests: TestReport) -> dict[str, Any] | None:
+        """What the plan commit's note says when the examination does not let the run
+        complete (None: it does). A missing behaviour goes back to PLAN, in words; a
+        behaviour still missing after ``[acceptance] rounds`` examinations, or an
+        examination that could not judge, stops the run for a person."""
+        if note.verdict == "pass" or note.mode == "report":
+            return None
+        feature = self.prev.feature or "(not recorded)"
+        missing = "; ".join(t.behaviour for t in note.missing)
+        common = {"phase": Phase.PLAN, "next_phase": Phase.PLAN,
+                  "cycle_number": self.prev.cycle_number, "current_test": None,
+                  "completed_tests": list(listing.done), "pending_tests": list(listing.pending),
+                  "test_result": None, "tests": tests_summary(tests)}
+        if note.verdict == "fail" and note.round < self.ws.config.acceptance.rounds:
+            return {**common, "acceptance": note,
+                    "summary": f"feature not complete: the acceptance tests found "
+                               f"{len(note.missing)} behaviour(s) missing: {missing}"}
+        if note.verdict == "fail":
+            note = note.updated(verdict="disputed", reason=(
+                f"still missing after {note.round} examination(s): {missing}"))
+            reason = (f"{ACCEPTANCE_STOP}after {note.round} examination(s) these behaviours "
+                      f"are still missing: {missing}. The feature text: {feature}")
+        else:
+            reason = (f"{ACCEPTANCE_STOP}the examination could not judge ({note.verdict}): "
+                      f"{note.reason}. The feature text: {feature}")
+        return {**common, "acceptance": note,
+                "summary": "feature not complete: the acceptance tests stop the run",
+                "error": f"PLAN needs attention: {reason}"[:4000],
+                "error_details": ErrorDetails(type=NEEDS_ATTENTION, message=reason[:4000])}
 
     def _debt(self, tip: Commit) -> list[FakeItDebt]:
         """GREEN and REFACTOR: the fake-it ledger after this phase (rgr.check.fakeit):
@@ -581,6 +660,12 @@ def _resume_brief(prev: HandoffState) -> str | None:
             and prev.error_details.message.startswith(DEBT_OPEN):
         return ("The last run stopped before completing: the test list was all done but "
                 "fake-it debt was open (see above). Plan a test that pays it.")
+    if prev.error_details is not None and prev.error_details.type == NEEDS_ATTENTION \
+            and prev.error_details.message.startswith(ACCEPTANCE_STOP):
+        return ("The last run stopped before completing: acceptance tests you cannot see "
+                "found behaviours of the feature missing (see above). A person has resumed "
+                "the run since. Plan items for them, or, if they contradict the feature "
+                "text, say so with cannotBeDoneHonestly.")
     if prev.error_details is not None and \
             prev.error_details.type == NEEDS_ATTENTION:
         return ("The last run of this phase stopped: its agent said the task cannot be "

@@ -20,6 +20,7 @@ from typing import Any
 from rgr.observe.limits import LIMIT_ERROR_PREFIX
 from rgr.store import git
 from rgr.store.handoff import (
+    ACCEPTANCE_STOP,
     DEBT_OPEN,
     NEEDS_ATTENTION,
     HandoffState,
@@ -83,6 +84,8 @@ class RunReport:
     needs_attention: dict[str, Any] | None = None
     #: Fake-it debt at HEAD (rgr.check.fakeit), open and paid: each entry's JSON.
     fake_it_debt: list[dict[str, Any]] = field(default_factory=list)
+    #: The examiner's acceptance tests at HEAD (rgr.loop.examine): the note's JSON.
+    acceptance: dict[str, Any] | None = None
     #: The mutation gate of each verified phase that ran it (rgr.check.mutation): the
     #: phase, its commit and the note's ``adequacy`` counts and decision.
     mutation: list[dict[str, Any]] = field(default_factory=list)
@@ -168,7 +171,8 @@ def _needs_attention(ws: Workspace, run_id: str | None, last: HandoffState
     reason = last.error_details.message
     return {"phase": phase, "cycle": _next_cycle(last), "reason": reason,
             "kept": kept[-1].ref if kept else None,
-            "by": "fake-it debt" if reason.startswith(DEBT_OPEN) else "agent"}
+            "by": "fake-it debt" if reason.startswith(DEBT_OPEN)
+            else "acceptance tests" if reason.startswith(ACCEPTANCE_STOP) else "agent"}
 
 
 def _next_cycle(state: HandoffState) -> int:
@@ -242,6 +246,7 @@ def collect_at(ws: Workspace, head: str, branch: str | None = None,
     cost = sum(s.agent.cost_usd or 0.0 for _, s in verified if s.agent)
     rejected_cost = sum(r.cost_usd or 0.0 for r in rejections)
     declined_cost = sum(r.cost_usd or 0.0 for r in declined)
+    examiner_cost = (last.acceptance.cost_usd or 0.0) if last.acceptance else 0.0
     # A note whose error ended the phase counts its last attempt as rejected too, unless
     # a limit stopped it before an attempt or its agent took the honest way out.
     retries = sum(s.retry_count + 1 if s.error and not _limit_stop(s)
@@ -274,11 +279,14 @@ def collect_at(ws: Workspace, head: str, branch: str | None = None,
         started_at=_iso(first_start), finished_at=_iso(last_end),
         elapsed_s=_seconds(first_start, last_end),
         phase_time_s=sum(_seconds(s.started_at, s.finished_at) or 0.0 for _, s in verified),
-        cost_usd=round(cost + rejected_cost + declined_cost, 6),
+        # The examiner's sessions have no phase note of their own: their cost is the
+        # acceptance note's (rgr.loop.examine).
+        cost_usd=round(cost + rejected_cost + declined_cost + examiner_cost, 6),
         rejected_cost_usd=round(rejected_cost, 6),
         input_tokens=sum(a.input_tokens or 0 for a in [*agents, *attempt_agents]),
         output_tokens=sum(a.output_tokens or 0 for a in [*agents, *attempt_agents]),
-        agent_sessions=len(agents) + len(attempt_agents),
+        agent_sessions=len(agents) + len(attempt_agents)
+        + (last.acceptance.sessions if last.acceptance else 0),
         permission_denials=sum(a.permission_denials for a in [*agents, *attempt_agents]),
         retries=retries, rejections=rejections, error=last.error,
         set_aside=_set_aside(ws, last.run_id),
@@ -286,6 +294,8 @@ def collect_at(ws: Workspace, head: str, branch: str | None = None,
         time_split=_time_split(ws, last.run_id),
         needs_attention=_needs_attention(ws, last.run_id, last),
         fake_it_debt=[d.model_dump(mode="json", by_alias=True) for d in last.fake_it_debt],
+        acceptance=(last.acceptance.model_dump(mode="json", by_alias=True)
+                    if last.acceptance is not None else None),
         mutation=[{"commit": c, "phase": str(s.phase), "cycle": s.cycle_number,
                    **s.adequacy.model_dump(mode="json", by_alias=True, exclude={"mutants"}),
                    "claims": [m.model_dump(mode="json", by_alias=True)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from rgr.base.ui import duration, money, short
 from rgr.check.mutation.score import score as adequacy_score
 from rgr.observe.report import RunReport
+from rgr.store import acceptance_text
 from rgr.store.handoff import FakeItDebt
 
 
@@ -65,7 +66,13 @@ def lines(report: RunReport) -> list[tuple[str, str]]:
     rows.append(("retries", retries))
     rows += [("fake-it debt", FakeItDebt.model_validate(d).line_of_account())
              for d in report.fake_it_debt]
-    if report.needs_attention and report.needs_attention.get("by") != "fake-it debt":
+    if report.acceptance is not None:  # the examiner (rgr.loop.examine)
+        rows.append(("acceptance", acceptance_text.summary(report.acceptance)
+                     + _share(report.acceptance.get("costUsd"), report.cost_usd)))
+        rows += [("acceptance test", line)
+                 for line in acceptance_text.test_lines(report.acceptance)]
+    if report.needs_attention and report.needs_attention.get("by") not in (
+            "fake-it debt", "acceptance tests"):
         kept_at = report.needs_attention.get("kept")
         rows.append(("way out", "1 attempt stopped the run instead of being retried"
                                 + (f"; its commits kept at {kept_at}" if kept_at else "")
@@ -82,6 +89,13 @@ def lines(report: RunReport) -> list[tuple[str, str]]:
         rows.append(("denials", f"{report.permission_denials} tool call(s) refused by the "
                                 "agents' permission rules"))
     return rows
+
+
+def _share(part: object, whole: float) -> str:
+    """The examiner's share of the run's agent cost, when both are known."""
+    if not isinstance(part, int | float) or whole <= 0:
+        return ""
+    return f"; {100 * part / whole:.0f}% of the run's agent cost"
 
 
 def _mutation_rows(report: RunReport) -> list[tuple[str, str]]:

@@ -40,7 +40,7 @@ class AgentSpec(BaseModel):
     phase: Phase
     description: str = ""
     prompt: str
-    output: Literal["plan", "phase", "refactor-plan"]
+    output: Literal["plan", "phase", "refactor-plan", "acceptance"]
     tools: list[str]
     allowed_tools: list[str] = Field(default_factory=list)
     disallowed_tools: list[str] = Field(default_factory=list)
@@ -98,6 +98,10 @@ def load_agent(root: Path, name: str) -> AgentSpec:
         )
         raise ConfigError(f"{path}: {problems}", "compare it with the packaged agents/") from None
     return spec
+
+
+#: The examiner (rgr.loop.examine): no phase of its own; it stands before COMPLETE.
+EXAMINER = "examiner"
 
 
 def agent_for(root: Path, phase: Phase) -> AgentSpec:

@@ -233,6 +233,10 @@ class LandingNote(CamelModel):
     gate_commands: list[str] = Field(default_factory=list)
     failed_command: str | None = None
     verified_at: datetime | None = None
+    #: The run's acceptance tests (rgr.loop.examine) on the integrated tree: None when
+    #: the run had none kept here; ``acceptance_missing``: what they found missing.
+    acceptance: Literal["pass", "fail", "not-run"] | None = None
+    acceptance_missing: list[str] = Field(default_factory=list)
     #: A commit rgr made while landing (the tidied test list, a merge) has no phase of
     #: its own: its note carries the handoff of this commit below it. None: the note is
     #: the commit's own (a phase's), with ``landing`` added.
@@ -305,6 +309,7 @@ class AdequacyNote(CamelModel):
 
 
 DEBT_OPEN = handoff_read.DEBT_OPEN  # defined where pydantic is not needed
+ACCEPTANCE_STOP = handoff_read.ACCEPTANCE_STOP
 
 
 class FakeItDebt(CamelModel):
@@ -332,6 +337,58 @@ class FakeItDebt(CamelModel):
 
     def _as_json(self) -> dict[str, object]:
         return self.model_dump(mode="json", by_alias=True)
+
+
+#: What the examiner's acceptance tests decided (rgr.loop.examine): ``pass`` (every
+#: test passed), ``fail`` (a behaviour of the feature is missing: back to PLAN, told in
+#: words), ``error`` (the tests did not run: the examiner's fault, never the code's),
+#: ``declined`` (the examiner said the feature cannot be examined honestly),
+#: ``disputed`` (still failing after the planner's rounds, or the planner says the
+#: tests contradict the feature: a person decides, both sides shown).
+AcceptanceVerdict = Literal["pass", "fail", "error", "declined", "disputed"]
+
+
+class AcceptanceTestNote(CamelModel):
+    """One acceptance test: its name, the behaviour it checks in words (never its code
+    or its values), and its outcome on the last examination."""
+
+    __test__ = False
+    name: str
+    behaviour: str
+    outcome: Literal["passed", "failed", "error", "skipped", "missing"] = "missing"
+
+
+class AcceptanceNote(CamelModel):
+    """The examiner's acceptance tests for this run (rgr.loop.examine): written once by
+    a sealed session that saw only the feature text and the public interface, kept
+    outside the repository (``stored``; ``sha256`` of the file as run), run on a
+    pristine checkout before COMPLETE. Carried from note to note."""
+
+    mode: Literal["on", "report"] = "on"
+    verdict: AcceptanceVerdict = "pass"
+    #: How many times the tests were run this run (1 = the first examination).
+    round: int = 1
+    file: str  # where the file was placed in the checkout (a path in the project)
+    stored: str  # where rgr keeps it, outside the repository and every sandbox
+    sha256: str
+    commit: str  # the commit examined last
+    tests: list[AcceptanceTestNote] = Field(default_factory=list)
+    #: The public interface the examiner was shown (names and signatures).
+    interface: list[str] = Field(default_factory=list)
+    #: Why the verdict is error, declined or disputed, in words.
+    reason: str | None = None
+    #: Every examiner session of the run (usually one), and what they cost.
+    sessions: int = 0
+    cost_usd: float | None = None
+
+    @field_validator("cost_usd")
+    @classmethod
+    def _no_float_noise(cls, value: float | None) -> float | None:
+        return None if value is None else round(value, 6)
+
+    @property
+    def missing(self) -> list[AcceptanceTestNote]:
+        return [t for t in self.tests if t.outcome != "passed"]
 
 
 class ShownPath(CamelModel):
@@ -397,6 +454,8 @@ class HandoffState(CamelModel):
     adequacy: AdequacyNote | None = None
     # --- fake-it debt, carried from note to note (rgr.check.fakeit) ------------------
     fake_it_debt: list[FakeItDebt] = Field(default_factory=list)
+    # --- the examiner's acceptance tests before COMPLETE (rgr.loop.examine) --------
+    acceptance: AcceptanceNote | None = None
 
     @property
     def open_debt(self) -> list[FakeItDebt]:

@@ -46,6 +46,8 @@ NEEDS_ATTENTION = "needs-attention"
 #: begins: rgr's own stop (the planner found nothing left while debt is open), not an
 #: agent's way out.
 DEBT_OPEN = "fake-it debt is open: "
+#: How a needs-attention message set by the examiner's acceptance tests starts.
+ACCEPTANCE_STOP = "the acceptance tests stop the run: "
 
 #: The phase that follows each phase when a note has no nextPhase (older writers).
 FOLLOWS: Mapping[str, str] = {
@@ -177,7 +179,19 @@ LANDING = {
     "how": _one_of("fast-forward", "rebase", "merge"), "by": _one_of("run", "daemon"),
     "verdict": _one_of("pass", "fail"), "tests": _object(TESTS), "notLoaded": _STRINGS,
     "gateCommands": _STRINGS, "failedCommand": _STR, "verifiedAt": _optional(_datetime),
-    "copiedFrom": _STR,
+    "acceptance": _optional(_one_of("pass", "fail", "not-run")),
+    "acceptanceMissing": _STRINGS, "copiedFrom": _STR,
+}
+ACCEPTANCE_TEST = {
+    "name": _str, "behaviour": _str,
+    "outcome": _one_of("passed", "failed", "error", "skipped", "missing"),
+}
+ACCEPTANCE = {
+    "mode": _one_of("on", "report"),
+    "verdict": _one_of("pass", "fail", "error", "declined", "disputed"), "round": _int,
+    "file": _str, "stored": _str, "sha256": _str, "commit": _str,
+    "tests": _list_of(_object(ACCEPTANCE_TEST, ("name", "behaviour"))),
+    "interface": _STRINGS, "reason": _STR, "sessions": _int, "costUsd": _optional(_float),
 }
 HANDOFF = {
     "phase": _PHASE, "nextPhase": _optional(_PHASE), "cycleNumber": _int,
@@ -198,6 +212,7 @@ HANDOFF = {
     "adequacy": _optional(_object(ADEQUACY, ("phase",))),
     "fakeItDebt": _list_of(_object(FAKE_IT_DEBT, ("path", "line", "function", "kind",
                                                   "value", "test", "inputs"))),
+    "acceptance": _optional(_object(ACCEPTANCE, ("file", "stored", "sha256", "commit"))),
 }
 
 #: Every nested object above, by the HandoffState field that holds it (for the test
@@ -206,6 +221,7 @@ NESTED: Mapping[str, Mapping[str, Check]] = {
     "currentTest": TEST_CASE, "errorDetails": ERROR_DETAILS, "agent": AGENT, "tests": TESTS,
     "batch": BATCH, "refactor": REFACTOR, "mergeFix": MERGE_FIX, "sandbox": SANDBOX,
     "adequacy": ADEQUACY, "fakeItDebt": FAKE_IT_DEBT, "landing": LANDING,
+    "acceptance": ACCEPTANCE,
 }
 
 _is_handoff = _object(HANDOFF, ("phase",))

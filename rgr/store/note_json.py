@@ -67,6 +67,8 @@ class LandingJson(TypedDict, total=False):
     gateCommands: list[str]
     failedCommand: str | None
     verifiedAt: str | None
+    acceptance: Literal["pass", "fail", "not-run"] | None
+    acceptanceMissing: list[str]
     copiedFrom: str | None
 
 
@@ -168,6 +170,27 @@ class AdequacyJson(TypedDict, total=False):
     mutants: list[MutantJson]
 
 
+class AcceptanceTestJson(TypedDict, total=False):
+    name: Required[str]
+    behaviour: Required[str]
+    outcome: Literal["passed", "failed", "error", "skipped", "missing"]
+
+
+class AcceptanceJson(TypedDict, total=False):
+    mode: Literal["on", "report"]
+    verdict: Literal["pass", "fail", "error", "declined", "disputed"]
+    round: int
+    file: Required[str]
+    stored: Required[str]
+    sha256: Required[str]
+    commit: Required[str]
+    tests: list[AcceptanceTestJson]
+    interface: list[str]
+    reason: str | None
+    sessions: int
+    costUsd: float | None
+
+
 class NoteJson(TypedDict, total=False):
     """A handoff note (``HandoffState``) as JSON. Dates are strings here (ISO 8601)."""
 
@@ -202,3 +225,4 @@ class NoteJson(TypedDict, total=False):
     adequacy: AdequacyJson | None
     landing: LandingJson | None
     fakeItDebt: list[FakeItDebtJson]
+    acceptance: AcceptanceJson | None

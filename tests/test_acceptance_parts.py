@@ -1,0 +1,156 @@
+"""The examiner's parts on their own: the public interface read from the tests' imports
+(signatures, never bodies), where the acceptance file goes, where it is kept (outside
+the repository, under HOME, owner-only), how outcomes become words, and the config."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from rgr.base.config import load_config
+from rgr.base.errors import ConfigError
+from rgr.check.acceptance.interface import public_interface
+from rgr.check.acceptance.placing import acceptance_path
+from rgr.check.acceptance.verdict import Declared, did_not_run, missing_in_words, outcomes
+from rgr.check.verify import TestOutcome, TestReport
+from rgr.store import acceptance_store
+
+CALC = '''"""Calculator."""
+import os
+
+SECRET_TABLE = {(2, 3): 5}
+
+
+def add(a: int, b: int = 0) -> int:
+    """Adds."""
+    return SECRET_TABLE[(a, b)]
+
+
+def _helper(x):
+    return x
+
+
+class Account(Base):
+    rate = 3
+
+    def __init__(self, owner):
+        self.owner = owner
+
+    def deposit(self, amount):
+        return 42
+
+    def _audit(self):
+        pass
+'''
+
+
+def reader(files: dict[str, str]):  # type: ignore[no-untyped-def]
+    return files.get
+
+
+def test_the_interface_is_the_imported_names_signatures_and_nothing_of_their_bodies() -> None:
+    files = {"src/calc.py": CALC,
+             "tests/test_calc.py": "from calc import add, Account\nimport pytest\n\n"
+                                   "def test_adds():\n    assert add(2, 3) == 5\n"}
+    shown = public_interface(["tests/test_calc.py"], reader(files))
+    assert shown == ["# src/calc.py (module calc)", "def add(a: int, b: int=0) -> int",
+                     "class Account(Base)", "    def __init__(self, owner)",
+                     "    def deposit(self, amount)"]
+    text = "\n".join(shown)
+    for hidden in ("SECRET_TABLE", "return", "Adds.", "_helper", "_audit", "42", "rate"):
+        assert hidden not in text
+
+
+def test_a_module_imported_whole_shows_the_attributes_the_tests_use() -> None:
+    files = {"calc.py": CALC, "test_calc.py": "import calc as c\n\ndef test_x():\n"
+                                              "    assert c.add(1, 2) == 3\n"}
+    assert public_interface(["test_calc.py"], reader(files)) == [
+        "# calc.py (module calc)", "def add(a: int, b: int=0) -> int"]
+
+
+def test_other_languages_show_the_test_files_import_lines_only() -> None:
+    files = {"test/calc.test.js": "import { add } from '../calc.js';\n"
+                                  "test('adds', () => expect(add(2, 3)).toBe(5));\n"}
+    assert public_interface(["test/calc.test.js"], reader(files)) == [
+        "test/calc.test.js: import { add } from '../calc.js';"]
+
+
+@pytest.mark.parametrize(("test_file", "placed"), [
+    ("tests/test_calc.py", "tests/test_rgr_acceptance.py"),
+    ("calc_test.py", "rgr_acceptance_test.py"),
+    ("calc/calc_test.go", "calc/rgr_acceptance_test.go"),
+    ("test/calc.test.js", "test/rgr_acceptance.test.js"),
+    ("src/calc.spec.ts", "src/rgr_acceptance.spec.ts"),
+    ("spec/calc_spec.rb", "spec/rgr_acceptance_spec.rb"),
+    ("src/test/java/CalcTest.java", "src/test/java/RgrAcceptanceTest.java"),
+    ("tests/calc.rs", "tests/rgr_acceptance.rs"),
+])
+def test_the_acceptance_file_sits_beside_a_run_test_named_as_its_runner_collects(
+        test_file: str, placed: str) -> None:
+    assert acceptance_path(test_file) == placed
+
+
+def test_the_tests_are_kept_under_home_owner_only_and_read_back(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    env = {"HOME": str(home)}
+    kept = acceptance_store.save(env, tmp_path / "repo" / ".git", "r1", "def test_x(): pass\n",
+                                 "tests/test_rgr_acceptance.py", [("test_x", "does x")])
+    assert kept.folder.is_relative_to(home / ".local" / "state" / "rgr" / "acceptance")
+    assert (kept.folder.stat().st_mode & 0o777) == 0o700
+    assert ((kept.folder / "tests.txt").stat().st_mode & 0o777) == 0o600
+    again = acceptance_store.load(env, tmp_path / "repo" / ".git", "r1")
+    assert again is not None and again.text == kept.text and again.sha256 == kept.sha256
+    assert again.declared == [("test_x", "does x")]
+    assert acceptance_store.load(env, tmp_path / "other" / ".git", "r1") is None
+
+
+def test_a_state_directory_outside_home_is_not_used(tmp_path: Path) -> None:
+    """The sandbox masks HOME; a folder elsewhere might be shown to an agent."""
+    env = {"HOME": str(tmp_path / "home"), "XDG_STATE_HOME": "/var/lib/somewhere"}
+    assert acceptance_store.state_root(env) == tmp_path / "home" / ".local" / "state" / "rgr"
+    inside = {"HOME": str(tmp_path / "home"), "XDG_STATE_HOME": str(tmp_path / "home" / "st")}
+    assert acceptance_store.state_root(inside) == tmp_path / "home" / "st" / "rgr"
+    with pytest.raises(Exception, match="cannot name a folder"):
+        acceptance_store.folder_for(env, tmp_path, "../escape")
+
+
+def report(outcomes_: dict[str, str], errors: tuple[str, ...] = ()) -> TestReport:
+    return TestReport(argv=("pytest",), exit_code=1, duration_s=0.1, timed_out=False,
+                      outcomes={i: TestOutcome(i, i.split("::")[0], s, "")  # type: ignore[arg-type]
+                                for i, s in outcomes_.items()},
+                      collection_errors=errors, no_tests_collected=False,
+                      output_excerpt="ImportError: cannot import name 'subtract'")
+
+
+def test_outcomes_become_the_examiners_words_and_unknown_tests_are_not_dropped() -> None:
+    run = report({"tests/test_calc.py::test_adds": "passed",
+                  "tests/test_rgr_acceptance.py::test_sums": "passed",
+                  "tests/test_rgr_acceptance.py::test_strings[a]": "failed",
+                  "tests/test_rgr_acceptance.py::test_undeclared": "passed"})
+    found = outcomes(run, "tests/test_rgr_acceptance.py",
+                     [Declared("test_sums", "sums two numbers"),
+                      Declared("test_strings", "accepts strings"),
+                      Declared("test_gone", "never ran")])
+    assert [(o.name, o.outcome) for o in found] == [
+        ("test_sums", "passed"), ("test_strings", "failed"), ("test_gone", "missing"),
+        ("test_undeclared", "passed")]
+    assert missing_in_words(found) == ["accepts strings", "never ran"]
+    assert did_not_run(run, "tests/test_rgr_acceptance.py") is None
+
+
+def test_a_file_that_did_not_load_is_said_so() -> None:
+    run = report({"tests/test_calc.py::test_adds": "passed"},
+                 errors=("tests/test_rgr_acceptance.py",))
+    why = did_not_run(run, "tests/test_rgr_acceptance.py")
+    assert why is not None and why.startswith("tests/test_rgr_acceptance.py did not load")
+
+
+def test_acceptance_is_on_by_default_and_the_variable_sets_its_mode(tmp_path: Path) -> None:
+    assert load_config(tmp_path, env={}).acceptance.mode == "on"
+    (tmp_path / "tdd.toml").write_text('[acceptance]\nmode = "report"\nrounds = 3\n')
+    config = load_config(tmp_path, env={"TDD_ACCEPTANCE_MODE": "off"})
+    assert (config.acceptance.mode, config.acceptance.rounds) == ("off", 3)
+    assert load_config(tmp_path, env={}).acceptance.mode == "report"
+    with pytest.raises(ConfigError, match="acceptance"):
+        load_config(tmp_path, env={"TDD_ACCEPTANCE_MODE": "sometimes"})
