@@ -21,7 +21,7 @@ from fake_backend import FakeBackend, Session, answer
 from rgr.backends.base import AgentRequest, AgentResult
 from rgr.base.errors import NeedsAttention
 from rgr.commands import show, status
-from rgr.commands.report import lines
+from rgr.observe.report_text import lines
 from rgr.ecosystems.registry import resolve_test_command
 from rgr.loop import landing
 from rgr.loop.attempt import Sealer
