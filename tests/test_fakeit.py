@@ -207,6 +207,10 @@ def test_go_and_rust_special_cases_are_found() -> None:
                  go_tests) == [("constant", 4, "5")]
     assert kinds("calc.go", "package calc\n\nfunc Add(a, b int) int {\n\treturn a + b\n}\n",
                  go_tests) == []
+    name_tests = {"name_test.go": "func TestName(t *testing.T) {\n"
+                                  "\tif got := Name(2); got != \"two\" {\n\t}\n}\n"}
+    lookup = "package n\n\nfunc Name(n int) string {\n\treturn map[int]string{2: \"two\"}[n]\n}\n"
+    assert kinds("name.go", lookup, name_tests) == [("input-table", 4, "{2}")]
     rust_tests = {"tests/calc.rs": "#[test]\nfn adds() {\n    assert_eq!(add(2, 3), 5);\n}\n"}
     branch = ("pub fn add(a: i32, b: i32) -> i32 {\n    if (a, b) == (2, 3) {\n"
               "        return 5;\n    }\n    0\n}\n")

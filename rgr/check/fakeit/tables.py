@@ -5,7 +5,8 @@ A function answers from a table when it looks its inputs up in data whose every 
 a test's input. Seen in JavaScript/TypeScript, Go and Rust code:
 
 * ``case`` labels and match arms (``case 2: return "two"``, ``2 => "two"``);
-* an object literal in the function (``{Hello: "hello"}[text]``, quoted or bare keys);
+* an object or map literal in the function (``{Hello: "hello"}[text]``, quoted or bare
+  keys; Go's ``map[int]string{2: "two"}[n]``);
 * for several parameters, keys that join the arguments (``{"2,3": 5}[[a, b]]``, as
   JavaScript turns an array or a template into a key) or nest them (``{2: {3: 5}}[a][b]``);
 * a table outside the function that its body reads: a module-level ``const SUMS = {...}``,
@@ -28,8 +29,6 @@ __all__ = ["Table", "closing", "function_tables", "module_tables"]
 
 #: How code joins several arguments into one key (``[a, b]`` as a key is ``"2,3"``).
 _SEPARATORS = (",", ", ", ":", "|", "_", "-", "/", " ")
-#: Tokens after which a ``{`` opens an object literal, not a block.
-_VALUE_BEFORE = {"=", "(", "[", ",", ":", "?", "return", "??", "||", "&&"}
 _DECLARES = {"const", "let", "var"}
 
 
@@ -72,8 +71,9 @@ def function_tables(path: str, tokens: list[Token], name: str, body: tuple[int, 
     found = [(table, False) for table in _labelled(tokens, start, end)]
     at = start + 1
     while at < end:
-        table = _object(tokens, at, arity) if tokens[at].text == "{" \
-            and tokens[at - 1].text in _VALUE_BEFORE else None
+        # any brace may open a literal: JavaScript's ``= {``, Go's ``map[int]string{``;
+        # a block's first statement is no ``key: value`` and ends the attempt at once
+        table = _object(tokens, at, arity) if tokens[at].text == "{" else None
         if table is not None:
             found.append((table, False))
             at = table.close  # its nested objects are part of it
