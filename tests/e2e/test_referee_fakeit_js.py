@@ -27,12 +27,12 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from ecosystems import CALC_STUB, ECOSYSTEMS, Ecosystem, calc_files, make_project, refactor
-from harness import ensure_claude, sweep_only
-from kata import NOTES, git, notes_on_branch, rgr, rgr_env
+from ecosystems import CALC_STUB, ECOSYSTEMS, Ecosystem, calc_files, refactor, run_kata
+from harness import sweep_only
+from kata import NOTES, git, notes_on_branch
 
 from rgr.demo.kata import commit
-from rgr.fake_model import FakeModelServer, SessionScript, Step, read, structured, write
+from rgr.fake_model import SessionScript, Step, read, structured, write
 
 pytestmark = pytest.mark.e2e
 
@@ -84,18 +84,8 @@ def green(content: str) -> SessionScript:
 def run(scripts: list[SessionScript], tmp_path: Path, code: int) -> tuple[Path, str]:
     """``rgr run`` of the calc project against ``scripts``, which must all be used;
     it must exit ``code``. The repository and rgr's output, one space between words."""
-    eco = calc()
-    home = tmp_path / "home"
-    toolchain = eco.setup(home)
-    repo = make_project(eco, tmp_path / "calc", str(ensure_claude()), toolchain)
-    eco.link(repo)
-    with FakeModelServer(scripts) as server:
-        env = {**rgr_env(home, server.url), **toolchain.env}
-        done = rgr(["run", "--yes", "--skip-preflight", "add numbers"], repo, env)
-        out = " ".join((done.stdout + done.stderr).split())
-        assert done.returncode == code, out
-        assert server.errors == [] and server.remaining == 0, server.errors
-    return repo, out
+    finished = run_kata(calc(), tmp_path / "calc", scripts, "add numbers", code)
+    return finished.repo, " ".join((finished.done.stdout + finished.done.stderr).split())
 
 
 def head_note(repo: Path) -> dict[str, object]:
