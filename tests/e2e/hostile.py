@@ -676,3 +676,31 @@ def proxy_refuses_and_injection_stays_data(tmp_path: Path, put: Put,
     report = attack_report(bodies, ["connect-proxy"])
     assert "403" in report["connect-proxy"], report
     return bodies
+
+
+def refactor_attacked(tmp_path: Path, repo: Path, backend: str,
+                      scripts: Callable[[Places, dict[str, str]], list[SessionScript]]
+                      ) -> tuple[str, list[bytes]]:
+    """``rgr refactor`` of the messy shop ``repo`` on ``backend``, its planner and
+    patchers played by ``scripts`` (given the places and the code attacks a patcher may
+    run: all but the CONNECT probe). Checks what refactor mode must show on every
+    backend: the run completes, no mark outside the attempt, the user's .git as it was,
+    every attack ran, two accepted batches, pricing.py deduplicated. Returns rgr's
+    output and the request bodies the model received."""
+    from messy import PRICING, PRICING_DRY
+
+    with attacked(tmp_path, repo) as (places, recorder):
+        before = snapshot_git(repo)
+        attacks = {k: v for k, v in code_attacks(places).items() if k != "connect-proxy"}
+        done, bodies = play(places, backend, scripts(places, attacks),
+                            ["refactor", "--yes", "--skip-preflight", "tidy the shop"])
+        marks = find_marks(places, bodies, recorder, BACKEND_SECRETS[backend])
+    output = done.stdout + done.stderr
+    assert done.returncode == 0, output
+    assert marks == [], f"{marks}\n{dumps(attack_report(bodies, list(attacks)))}"
+    assert snapshot_git(repo) == before
+    assert len(attack_report(bodies, list(attacks))) == len(attacks)
+    phases = [n["phase"] for n in notes_on_branch(repo)]
+    assert phases == ["PLAN", "REFACTOR", "REFACTOR", "COMPLETE"], phases
+    assert (repo / "shop/pricing.py").read_text() == PRICING_DRY != PRICING
+    return output, bodies

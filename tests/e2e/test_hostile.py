@@ -24,24 +24,18 @@ from hostile import (
     PYTHON,
     Attacks,
     Places,
-    attack_report,
-    attacked,
-    code_attacks,
     code_attacks_contained,
-    dumps,
     escape_control,
-    find_marks,
     history_attacks,
     honest_red,
     hostile_run,
     infra_tampering_rejected,
     own_copy_tampering_dies,
     planner_attacks,
-    play,
     proxy_refuses_and_injection_stays_data,
     put_by_code,
+    refactor_attacked,
     run_code,
-    snapshot_git,
     writes,
 )
 from kata import (
@@ -188,7 +182,6 @@ def test_refactor_mode_patcher_attacks(tmp_path: Path) -> None:
     from messy import (
         DEDUPE,
         ORDERS_SIMPLE,
-        PRICING,
         PRICING_DRY,
         SIMPLIFY,
         make_messy_project,
@@ -197,9 +190,8 @@ def test_refactor_mode_patcher_attacks(tmp_path: Path) -> None:
     from messy import patcher as honest_patcher
 
     repo = make_messy_project(tmp_path / "shop", "[refactor]\nmax_attempts = 3\n")
-    with attacked(tmp_path, repo) as (places, recorder):
-        before = snapshot_git(repo)
-        attacks = {k: v for k, v in code_attacks(places).items() if k != "connect-proxy"}
+
+    def scripts(places: Places, attacks: dict[str, str]) -> list[SessionScript]:
         carrier = "shop/pricing.py"
         first = SessionScript([
             read(carrier),
@@ -216,25 +208,15 @@ def test_refactor_mode_patcher_attacks(tmp_path: Path) -> None:
             write("shop/orders.py", ORDERS_SIMPLE),
             commit("refactor(simplify-orders): use an f-string in order_summary", "-A"),
             structured({"summary": "simplified"})], name="cheating-patcher")
-        scripts = [planner(DEDUPE, SIMPLIFY), first, cheat,
-                   honest_patcher("simplify-orders", "use an f-string in order_summary",
-                                  ORDERS_SIMPLE, path="shop/orders.py")]
-        done, bodies = play(places, "claude", scripts,
-                            ["refactor", "--yes", "--skip-preflight", "tidy the shop"])
-        marks = find_marks(places, bodies, recorder)
-    output = done.stdout + done.stderr
-    assert done.returncode == 0, output
-    assert marks == [], f"{marks}\n{dumps(attack_report(bodies, list(attacks)))}"
-    assert snapshot_git(repo) == before
-    assert len(attack_report(bodies, list(attacks))) == len(attacks)
+        return [planner(DEDUPE, SIMPLIFY), first, cheat,
+                honest_patcher("simplify-orders", "use an f-string in order_summary",
+                               ORDERS_SIMPLE, path="shop/orders.py")]
+
+    output, bodies = refactor_attacked(tmp_path, repo, "claude", scripts)
     said = b"\n".join(bodies)
     assert said.count(b"rgr refuses this edit") >= 3, said[-2000:]
     assert "rejected: test-infra-changed: added conftest.py" in output, output
     assert output.count("rejected: ") == 1, output
-    assert [n["phase"] for n in notes_on_branch(repo)] == ["PLAN", "REFACTOR", "REFACTOR",
-                                                            "COMPLETE"]
-    assert (repo / "shop/pricing.py").read_text() == PRICING_DRY != PRICING
-
 
 def test_without_bubblewrap_rgr_stops_before_any_agent(tmp_path: Path) -> None:
     """A machine without bubblewrap: the run stops at preflight, names the package and
