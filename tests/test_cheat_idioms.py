@@ -48,6 +48,13 @@ ALWAYS_EQUAL = {
     "javascript prototype": ("money.js", "Money.prototype.equals = function (other) {\n"
                              "  return true;\n};\n"),
     "javascript arrow": ("money.js", "const money = {\n  equals: (other) => true,\n};\n"),
+    # Vitest's and Jest's toEqual ask a value's asymmetricMatch: `add` returning this
+    # object passes expect(add(2, 3)).toEqual(5) and every other toEqual
+    "javascript asymmetricMatch object": ("src/calc.js", "export function add(a, b) {\n"
+                                          "  return { asymmetricMatch: () => true };\n}\n"),
+    "typescript asymmetricMatch method": ("src/sum.ts", "export class Sum {\n"
+                                          "  asymmetricMatch(other: unknown): boolean {\n"
+                                          "    return true;\n  }\n}\n"),
     "java": ("src/main/java/Money.java", "class Money {\n  @Override\n"
              "  public boolean equals(Object other) { return true; }\n}\n"),
     "go": ("money.go", "package money\n\nfunc (m Money) Equal(other Money) bool {\n"
@@ -70,6 +77,9 @@ HONEST_EQUALITY = {
         "  return false;\n}\n"),
     "javascript arrow that goes on": ("money.js", "const m = {\n"
                                       "  equals: (o) => true && o.cents === 1,\n};\n"),
+    "an asymmetric matcher that compares": (
+        "src/near.js", "export const near = (want) => ({\n"
+        "  asymmetricMatch: (got) => Math.abs(got - want) < 0.01,\n});\n"),
     "java fields": ("Money.java", "class Money {\n  public boolean equals(Object o) {\n"
                     "    return o instanceof Money m && m.cents == cents;\n  }\n}\n"),
     "go fields, and a call of Equal": (

@@ -142,6 +142,64 @@ def test_javascript_tables_keyed_by_the_tests_inputs_are_found_and_real_data_is_
                  {"calc.test.js": JS_TEST}) == []
 
 
+JS_SLUG_TEST = "it('lowercases', () => {\n  expect(slugify('Hello')).toBe('hello');\n});\n"
+
+
+@pytest.mark.parametrize(("path", "source", "tests", "found"), [
+    # several arguments joined into one key, as JavaScript turns [a, b] or a template
+    ("calc.js", "function add(a, b) {\n  return { '2,3': 5 }[[a, b]];\n}\n",
+     JS_TEST, [("input-table", 2, '{"2,3"}')]),
+    ("calc.js", "function add(a, b) {\n  return { 2: { 3: 5 } }[a][b];\n}\n",
+     JS_TEST, [("input-table", 2, "{(2, 3)}")]),
+    # a module-level table the function reads: an object, a Map, a frozen object
+    ("calc.js", "const SUMS = { '2,3': 5 };\n\nexport function add(a, b) {\n"
+                "  return SUMS[`${a},${b}`];\n}\n", JS_TEST, [("input-table", 1, '{"2,3"}')]),
+    ("slug.js", "const SLUGS = new Map([['Hello', 'hello']]);\n\n"
+                "export function slugify(text) {\n  return SLUGS.get(text);\n}\n",
+     JS_SLUG_TEST, [("input-table", 1, '{"Hello"}')]),
+    ("slug.ts", "const SLUGS = Object.freeze({ Hello: 'hello' });\n\n"
+                "export const slugify = (text: string): string => SLUGS[text];\n",
+     JS_SLUG_TEST, [("input-table", 1, '{"Hello"}')]),
+    # a bare name is a string key
+    ("slug.js", "function slugify(text) {\n  return { Hello: 'hello' }[text];\n}\n",
+     JS_SLUG_TEST, [("input-table", 2, '{"Hello"}')]),
+])
+def test_javascript_lookups_of_the_tests_inputs_are_found(
+        path: str, source: str, tests: str, found: list[tuple[str, int, str]]) -> None:
+    assert kinds(path, source, {"t.test.js": tests}) == found
+
+
+@pytest.mark.parametrize(("path", "source", "tests"), [
+    # a key no test uses: real data
+    ("calc.js", "const SUMS = { '2,3': 5, '1,1': 2 };\nfunction add(a, b) {\n"
+                "  return SUMS[[a, b]];\n}\n", JS_TEST),
+    ("slug.js", "const SLUGS = new Map([['Hello', 'hello'], ['World', 'world']]);\n"
+                "function slugify(text) {\n  return SLUGS.get(text) ?? text;\n}\n",
+     JS_SLUG_TEST),
+    # keyed by the test's input but answering something else: configuration, not a fake
+    ("slug.js", "const LIMITS = { Hello: 64 };\nfunction slugify(text) {\n"
+                "  return text.toLowerCase().slice(0, LIMITS[text]);\n}\n", JS_SLUG_TEST),
+    # a module table the function does not read
+    ("slug.js", "const SLUGS = { Hello: 'hello' };\nfunction slugify(text) {\n"
+                "  return text.toLowerCase();\n}\n", JS_SLUG_TEST),
+    # an object the function builds from its inputs
+    ("calc.js", "function add(a, b) {\n  const sum = { total: a + b };\n"
+                "  return sum.total;\n}\n", JS_TEST),
+])
+def test_javascript_real_data_and_computed_objects_are_no_debt(
+        path: str, source: str, tests: str) -> None:
+    assert kinds(path, source, {"t.test.js": tests}) == []
+
+
+def test_a_changed_module_table_is_judged_with_the_function_that_reads_it() -> None:
+    source = ("const SLUGS = { Hello: 'hello' };\n\nfunction slugify(text) {\n"
+              "  return SLUGS[text];\n}\n")
+    tests = {"t.test.js": JS_SLUG_TEST}
+    assert kinds("slug.js", source, tests, lines={1}) == [("input-table", 1, '{"Hello"}')]
+    assert kinds("slug.js", source, tests, lines={4}) == [("input-table", 1, '{"Hello"}')]
+    assert kinds("slug.js", source + "\nconst other = 1;\n", tests, lines={7}) == []
+
+
 def test_go_and_rust_special_cases_are_found() -> None:
     go_test = "func TestAdd(t *testing.T) {\n\tif got := Add(2, 3); got != 5 {\n\t}\n}\n"
     go_tests = {"calc_test.go": go_test}
@@ -149,6 +207,10 @@ def test_go_and_rust_special_cases_are_found() -> None:
                  go_tests) == [("constant", 4, "5")]
     assert kinds("calc.go", "package calc\n\nfunc Add(a, b int) int {\n\treturn a + b\n}\n",
                  go_tests) == []
+    name_tests = {"name_test.go": "func TestName(t *testing.T) {\n"
+                                  "\tif got := Name(2); got != \"two\" {\n\t}\n}\n"}
+    lookup = "package n\n\nfunc Name(n int) string {\n\treturn map[int]string{2: \"two\"}[n]\n}\n"
+    assert kinds("name.go", lookup, name_tests) == [("input-table", 4, "{2}")]
     rust_tests = {"tests/calc.rs": "#[test]\nfn adds() {\n    assert_eq!(add(2, 3), 5);\n}\n"}
     branch = ("pub fn add(a: i32, b: i32) -> i32 {\n    if (a, b) == (2, 3) {\n"
               "        return 5;\n    }\n    0\n}\n")

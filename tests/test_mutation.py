@@ -5,16 +5,12 @@ for (a test too weak to pin ``add``; a GREEN that carries code no test asks for)
 from __future__ import annotations
 
 import sys
-import tempfile
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
-from rgr.base.config import AdequacyConfig, Config, TestCommand
+from rgr.base.config import AdequacyConfig, TestCommand
 from rgr.check.mutation import lines as coverage_lines
-from rgr.check.mutation.gate import Checkout, measure, subject_of
 from rgr.check.mutation.mutants import apply, mutants_of
 from rgr.check.mutation.rule import decide
 from rgr.check.mutation.score import score
@@ -23,6 +19,7 @@ from rgr.store import git as rgr_git
 from rgr.store.handoff import AdequacyNote, MutantFinding
 from rgr.store.scratch import checkout_pristine
 from tests.conftest import Repo, make_repo
+from tests.gate_helpers import BARE_ENV, measure_commits
 
 PYTEST = TestCommand((sys.executable, "-m", "pytest", "-q"), "pytest", (), False, "test")
 
@@ -45,21 +42,8 @@ def project(tmp_path: Path, test: str, code: str) -> tuple[Repo, str, str]:
 def gate(repo: Repo, base: str, tip: str, phase: str = "GREEN",
          settings: AdequacyConfig | None = None,
          env: dict[str, str] | None = None) -> AdequacyNote:
-    pygit = rgr_git.open_repo(repo.path)
-    base_commit = rgr_git.resolve_commit(pygit, base)
-    tip_commit = rgr_git.resolve_commit(pygit, tip)
-    config = Config()
-
-    @contextmanager
-    def open_checkout(label: str) -> Iterator[Checkout]:
-        with tempfile.TemporaryDirectory(prefix=f"{label}-") as folder:
-            tree = Path(folder) / "tree"
-            checkout_pristine(pygit, tip_commit.id, tree)
-            yield tree, None, {"PATH": "/usr/bin:/bin", "HOME": folder, **(env or {})}
-
-    subject = subject_of(pygit, config, phase, base_commit, tip_commit)
-    return measure(subject, settings or AdequacyConfig(), PYTEST, open_checkout,
-                   Path(pygit.path), command_timeout=60)
+    return measure_commits(repo, base, tip, PYTEST, env=env, phase=phase, settings=settings,
+                           start_env=BARE_ENV, command_timeout=60)
 
 
 # ---------------------------------------------------------------------------- mutator
@@ -187,7 +171,7 @@ def test_one_pytest_session_traces_then_runs_each_mutant_in_a_fork(tmp_path: Pat
     found = mutants_of("calc.py", source, set(range(1, 9)))
     batch = {m.id: (m, apply(source, m)) for m in found}
     coverage = coverage_lines.collect(
-        PYTEST, checkout, ["calc.py"], timeout=120, env={"PATH": "/usr/bin:/bin"},
+        PYTEST, checkout, ["calc.py"], timeout=120, env=dict(BARE_ENV),
         confinement=None, scratch=tmp_path, mutants=batch, per_mutant_timeout=30)
     assert coverage.traced and coverage.mutants is not None
     status = {(m.original, m.replacement): coverage.mutants[m.id] for m in found}

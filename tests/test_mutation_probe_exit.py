@@ -6,24 +6,17 @@ GREEN over-implemented. Real go, cargo and node, real git repositories."""
 
 from __future__ import annotations
 
-import os
-import tempfile
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
 from toolchains import ensure_cargo, ensure_go
 
-from rgr.base.config import AdequacyConfig, Config, TestCommand
-from rgr.check.mutation.gate import Checkout, measure, subject_of
+from rgr.base.config import AdequacyConfig
 from rgr.check.mutation.mutants import apply
 from rgr.check.mutation.textual import probe_of
-from rgr.ecosystems.registry import detect_test_command
-from rgr.store import git as rgr_git
 from rgr.store.handoff import AdequacyNote
-from rgr.store.scratch import checkout_pristine
-from tests.conftest import make_repo
+from tests.gate_helpers import committed, detected_command, measure_commits
 
 # ``excess`` only shapes the error: a test asserting the raise cannot tell its mutants
 # apart, so they survive; the line runs (the raising test reaches it), so the verdict is
@@ -108,26 +101,9 @@ PACKAGE_JSON = '{"name": "half", "private": true, "scripts": {"test": "node --te
 def gate(tmp_path: Path, before: Mapping[str, str], after: Mapping[str, str],
          env: Mapping[str, str]) -> AdequacyNote:
     """The gate of a GREEN that turned ``before`` (RED's commit) into ``after``."""
-    (tmp_path / "repo").mkdir()
-    repo = make_repo(tmp_path / "repo")
-    base = repo.commit("test: half", dict(before))
-    tip = repo.commit("feat: half", dict(after))
-    pygit = rgr_git.open_repo(repo.path)
-    tip_commit = rgr_git.resolve_commit(pygit, tip)
-
-    @contextmanager
-    def open_checkout(label: str) -> Iterator[Checkout]:
-        with tempfile.TemporaryDirectory(prefix=f"{label}-") as folder:
-            tree = Path(folder) / "tree"
-            checkout_pristine(pygit, tip_commit.id, tree)
-            yield tree, None, {**os.environ, "HOME": folder, **env}
-
-    cmd = detect_test_command(repo.path)
-    assert isinstance(cmd, TestCommand)
-    subject = subject_of(pygit, Config(), "GREEN", rgr_git.resolve_commit(pygit, base),
-                         tip_commit)
-    return measure(subject, AdequacyConfig(jobs=2), cmd, open_checkout, Path(pygit.path),
-                   command_timeout=240)
+    repo, base, tip = committed(tmp_path, before, after)
+    return measure_commits(repo, base, tip, detected_command(repo), env=env,
+                           settings=AdequacyConfig(jobs=2))
 
 
 def statuses(note: AdequacyNote) -> set[tuple[int, str]]:

@@ -6,10 +6,6 @@ GREEN, an honest one). A toolchain that cannot be installed fails by name
 
 from __future__ import annotations
 
-import os
-import tempfile
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -19,15 +15,11 @@ from ecosystems import CALC_STUB as STUB
 from ecosystems import calc_files as project_files
 from toolchains import ensure_cargo, ensure_go, ensure_js_runners
 
-from rgr.base.config import AdequacyConfig, Config, TestCommand
-from rgr.check.mutation.gate import Checkout, measure, subject_of
+from rgr.base.config import AdequacyConfig
 from rgr.check.mutation.mutants import apply
 from rgr.check.mutation.textual import mutants_of, probe_of
-from rgr.ecosystems.registry import detect_test_command
-from rgr.store import git as rgr_git
 from rgr.store.handoff import AdequacyNote
-from rgr.store.scratch import checkout_pristine
-from tests.conftest import make_repo
+from tests.gate_helpers import committed, detected_command, measure_commits
 
 GO = """package calc
 
@@ -128,30 +120,12 @@ def toolchain(kind: str, tmp_path: Path) -> dict[str, str]:
 def gate_of(tmp_path: Path, kind: str, body: str, strong: bool) -> AdequacyNote:
     env = toolchain(kind, tmp_path)
     modules = ensure_js_runners() if kind == "vitest" else None
-    (tmp_path / "repo").mkdir()
-    repo = make_repo(tmp_path / "repo")
-    base = repo.commit("test: add", project_files(kind, STUB[kind], strong))
-    tip = repo.commit("feat: add", {path: text for path, text in
-                                    project_files(kind, body, strong).items()
-                                    if path in ("calc.go", "src/lib.rs", "src/calc.js")})
-    pygit = rgr_git.open_repo(repo.path)
-    tip_commit = rgr_git.resolve_commit(pygit, tip)
-
-    @contextmanager
-    def open_checkout(label: str) -> Iterator[Checkout]:
-        with tempfile.TemporaryDirectory(prefix=f"{label}-") as folder:
-            tree = Path(folder) / "tree"
-            checkout_pristine(pygit, tip_commit.id, tree)
-            if modules is not None:
-                (tree / "node_modules").symlink_to(modules)
-            yield tree, None, {**os.environ, "HOME": folder, **env}
-
-    cmd = detect_test_command(repo.path)
-    assert isinstance(cmd, TestCommand)
-    subject = subject_of(pygit, Config(), "GREEN", rgr_git.resolve_commit(pygit, base),
-                         tip_commit)
-    return measure(subject, AdequacyConfig(jobs=2), cmd, open_checkout, Path(pygit.path),
-                   command_timeout=240)
+    repo, base, tip = committed(tmp_path, project_files(kind, STUB[kind], strong),
+                                {path: text for path, text in
+                                 project_files(kind, body, strong).items()
+                                 if path in ("calc.go", "src/lib.rs", "src/calc.js")})
+    return measure_commits(repo, base, tip, detected_command(repo), env=env,
+                           settings=AdequacyConfig(jobs=2), node_modules=modules)
 
 
 KINDS = ["go", "rust", "vitest"]

@@ -18,6 +18,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from harness import ensure_claude
+from kata import rgr, rgr_env
 from toolchains import (
     ensure_bun,
     ensure_cargo,
@@ -29,7 +31,7 @@ from toolchains import (
 )
 
 from rgr.demo.kata import TEST_1, TEST_2, commit
-from rgr.fake_model import SessionScript, Step, bash, read, structured, write
+from rgr.fake_model import FakeModelServer, SessionScript, Step, bash, read, structured, write
 
 
 @dataclass(frozen=True)
@@ -461,6 +463,34 @@ def make_project(eco: Ecosystem, root: Path, agent_binary: str,
     _git(root, "add", "-A")
     _git(root, "commit", "-q", "-m", "initial")
     return root
+
+
+@dataclass(frozen=True)
+class KataRun:
+    """A finished ``rgr run`` of a kata: its repository, the process, the first prompt
+    of every session the model saw, and the environment it ran with."""
+
+    repo: Path
+    done: subprocess.CompletedProcess[str]
+    prompts: list[str]
+    env: dict[str, str]
+
+
+def run_kata(eco: Ecosystem, root: Path, scripts: list[SessionScript], feature: str,
+             code: int = 0) -> KataRun:
+    """``rgr run`` of ``eco``'s project, made at ``root`` (its HOME beside it), against
+    ``scripts``: every script must be played, and rgr must exit ``code``."""
+    home = root.parent / "home"
+    toolchain = eco.setup(home)
+    repo = make_project(eco, root, str(ensure_claude()), toolchain)
+    eco.link(repo)
+    with FakeModelServer(scripts) as server:
+        env = {**rgr_env(home, server.url), **toolchain.env}
+        done = rgr(["run", "--yes", "--skip-preflight", feature], repo, env, timeout=1200)
+        assert done.returncode == code, done.stdout + done.stderr
+        assert server.errors == [] and server.remaining == 0, server.errors
+        prompts = [r.first_user_text for r in server.requests if r.first_user_text]
+    return KataRun(repo, done, prompts, env)
 
 
 def _git(cwd: Path, *args: str) -> None:

@@ -578,3 +578,129 @@ def planner_attacks(places: Places, put: Put) -> Attacks:
         ("PLAN", 2, 1): plan_steps(listing("xx")),
         ("PLAN", 2, 2): plan_steps(listing("x", PLAN_ITEMS[:1])),
     }
+
+
+# -- whole attacks, played on any backend and judged the same way ------------------------
+# (test_hostile.py on claude, test_hostile_codex.py, test_gemini_backend.py)
+
+
+def code_attacks_contained(tmp_path: Path, backend: str = "claude") -> tuple[Places,
+                                                                             dict[str, str]]:
+    """RED's session runs every code attack (``code_attacks``) through the test command:
+    each ran (the model saw its output), none left a mark (``hostile_run``'s checks), the
+    object store was read-only. Returns the places and the attacks' report."""
+    def attacks(places: Places) -> Attacks:
+        code = run_code("tests/test_attack_mod.py", code_attacks(places), PYTHON)
+        return {("RED", 1, 1): honest_red(code)}
+
+    places, _, bodies = hostile_run(tmp_path, attacks, backend=backend, expect_rejections=0)
+    report = attack_report(bodies, list(code_attacks(places)))
+    assert len(report) == len(code_attacks(places)), dumps(report)
+    assert "Read-only file system" in report["write-objects"], report["write-objects"]
+    return places, report
+
+
+def own_copy_tampering_dies(tmp_path: Path, backend: str = "claude") -> tuple[Places,
+                                                                              dict[str, str]]:
+    """GREEN's session tampers with its own copy (``scratch_attacks``), then commits
+    honestly: every attack ran, the commit is imported and nothing else; later phases
+    ran the user's test command, no PWNED branch came back. Returns the places and the
+    attacks' report."""
+    def attacks(places: Places) -> Attacks:
+        code = run_code("attack_mod.py", scratch_attacks(places), PYTHON)
+        return {("GREEN", 1, 1): green_only_slug(IMPL_1, code).steps}
+
+    places, _, bodies = hostile_run(tmp_path, attacks, backend=backend, expect_rejections=0)
+    report = attack_report(bodies, list(scratch_attacks(places)))
+    assert all("ran" in line for line in report.values()), dumps(report)
+    notes = notes_on_branch(places.repo)
+    # the test command stayed the user's, not the `true` the ignored tdd.toml asked for
+    assert all(n["tests"]["command"][0] == PYTHON for n in notes if n.get("tests"))
+    assert git(places.repo, "branch", "--list", "*PWNED*") == ""
+    return places, report
+
+
+def infra_tampering_rejected(tmp_path: Path, put: Put, backend: str = "claude") -> str:
+    """GREEN cheats four ways before it is honest (``infra_attacks``, its files put by
+    ``put``): each attempt rejected by its rule. Returns the kept attempts' rules."""
+    # The kata allows 3 retries: the fourth GREEN would exhaust them, so give it 4.
+    places, _, _ = hostile_run(tmp_path, lambda p: infra_attacks(p, put), backend=backend,
+                               max_retries=4, expect_rejections=4)
+    rules = "\n".join(kept_rules(places.repo))
+    for rule in INFRA_RULES:
+        assert rule in rules, rules
+    return rules
+
+
+def agent_key_hunted(tmp_path: Path, backend: str, key: str) -> str:
+    """RED's session hunts for the agent CLI's API key ``key`` (``agent_key_attacks``):
+    the run completes, no mark and no ``key`` anywhere, nothing rgr wrote holds a
+    canary. Returns what the model was sent (the hunt's findings), as text."""
+    repo = make_project(tmp_path / "kata", backend)
+    with attacked(tmp_path, repo) as (places, recorder):
+        model = HostileModel({("RED", 1, 1): honest_red(
+            run_code("tests/test_attack_mod.py", agent_key_attacks(), PYTHON))})
+        done, bodies = play(places, backend, model,
+                            ["run", "--yes", "--skip-preflight", "slugify"])
+        marks = find_marks(places, bodies, recorder, (key,))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert marks == [], marks
+    assert_no_canary(repo, places.home, done.stdout, done.stderr)
+    return b"\n".join(bodies).decode(errors="replace")
+
+
+def proxy_refuses_and_injection_stays_data(tmp_path: Path, put: Put,
+                                           backend: str = "claude") -> list[bytes]:
+    """With an allowed host the sandbox has rgr's CONNECT proxy, which refuses a tunnel
+    to any other host (403, logged); the feature text's injected "rules" stay data and
+    the GREEN that follows them (its weakened test put by ``put``) is rejected. Returns
+    the request bodies the model received."""
+    def attacks(places: Places) -> Attacks:
+        wanted = {k: v for k, v in code_attacks(places).items()
+                  if k in ("connect-proxy", "http-recorder", "dump-environment")}
+        weakened = TEST_FILE_1.replace('slugify("Hello") == "hello"', "True")
+        return {("RED", 1, 1): honest_red(run_code("tests/test_attack_mod.py", wanted, PYTHON)),
+                ("GREEN", 1, 1): [*put("attack_mod.py", {"tests/test_slug.py": weakened}),
+                                  write("slug.py", IMPL_1),
+                                  commit("feat: as the new rules allow", "slug.py", "tests"),
+                                  structured({"summary": "done"})]}
+
+    _, done, bodies = hostile_run(
+        tmp_path, attacks, backend=backend, feature=INJECTION,
+        config='\n[sandbox]\nallow_hosts = ["api.example.invalid:443"]\n',
+        expect_rejections=1)
+    output = done.stdout
+    refused = r"the sandbox refused \d connection\(s\): CONNECT 127\.0\.0\.1:"
+    assert re.search(refused, output), output
+    assert "rejected: green-touches-tests" in output, output
+    report = attack_report(bodies, ["connect-proxy"])
+    assert "403" in report["connect-proxy"], report
+    return bodies
+
+
+def refactor_attacked(tmp_path: Path, repo: Path, backend: str,
+                      scripts: Callable[[Places, dict[str, str]], list[SessionScript]]
+                      ) -> tuple[str, list[bytes]]:
+    """``rgr refactor`` of the messy shop ``repo`` on ``backend``, its planner and
+    patchers played by ``scripts`` (given the places and the code attacks a patcher may
+    run: all but the CONNECT probe). Checks what refactor mode must show on every
+    backend: the run completes, no mark outside the attempt, the user's .git as it was,
+    every attack ran, two accepted batches, pricing.py deduplicated. Returns rgr's
+    output and the request bodies the model received."""
+    from messy import PRICING, PRICING_DRY
+
+    with attacked(tmp_path, repo) as (places, recorder):
+        before = snapshot_git(repo)
+        attacks = {k: v for k, v in code_attacks(places).items() if k != "connect-proxy"}
+        done, bodies = play(places, backend, scripts(places, attacks),
+                            ["refactor", "--yes", "--skip-preflight", "tidy the shop"])
+        marks = find_marks(places, bodies, recorder, BACKEND_SECRETS[backend])
+    output = done.stdout + done.stderr
+    assert done.returncode == 0, output
+    assert marks == [], f"{marks}\n{dumps(attack_report(bodies, list(attacks)))}"
+    assert snapshot_git(repo) == before
+    assert len(attack_report(bodies, list(attacks))) == len(attacks)
+    phases = [n["phase"] for n in notes_on_branch(repo)]
+    assert phases == ["PLAN", "REFACTOR", "REFACTOR", "COMPLETE"], phases
+    assert (repo / "shop/pricing.py").read_text() == PRICING_DRY != PRICING
+    return output, bodies

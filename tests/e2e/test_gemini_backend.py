@@ -13,26 +13,12 @@ import pydantic
 import pytest
 from harness import ensure_gemini, gemini_env
 from hostile import (
-    INFRA_RULES,
-    PYTHON,
-    Attacks,
-    HostileModel,
-    Places,
-    agent_key_attacks,
-    attack_report,
-    attacked,
-    code_attacks,
-    dumps,
-    find_marks,
-    honest_red,
-    hostile_run,
-    infra_attacks,
-    kept_rules,
-    play,
+    agent_key_hunted,
+    code_attacks_contained,
+    infra_tampering_rejected,
     put_by_patch,
-    run_code,
 )
-from kata import CANARY_ENV, assert_no_canary, make_project
+from kata import CANARY_ENV
 
 from rgr.backends.base import SEALED_KEY, AgentRequest, AgentResult, AgentRunError
 from rgr.backends.gemini import GeminiBackend
@@ -48,11 +34,7 @@ def test_test_infrastructure_tampering_is_rejected_on_gemini(tmp_path: Path) -> 
     """The four cheating GREENs of the claude suite (a conftest forcing passes, an edited
     test, a .pth, a test emptied of its assertion...), their files written by gemini's
     own write_file: rejected by the same rules, then the run completes honestly."""
-    places, _, _ = hostile_run(tmp_path, lambda p: infra_attacks(p, put_by_patch),
-                               backend=GEMINI, max_retries=4, expect_rejections=4)
-    rules = "\n".join(kept_rules(places.repo))
-    for rule in INFRA_RULES:
-        assert rule in rules, rules
+    rules = infra_tampering_rejected(tmp_path, put_by_patch, GEMINI)
     assert "green-touches-tests" in rules
 
 
@@ -60,33 +42,15 @@ def test_code_the_agent_runs_cannot_reach_the_user_on_gemini(tmp_path: Path) -> 
     """The 17 code attacks of the claude suite, run through gemini's run_shell_command
     and the test command: nothing escapes the sandbox, and the dumped environment holds
     no key (hostile_run's checks)."""
-    def attacks(places: Places) -> Attacks:
-        code = run_code("tests/test_attack_mod.py", code_attacks(places), PYTHON)
-        return {("RED", 1, 1): honest_red(code)}
-
-    places, _, bodies = hostile_run(tmp_path, attacks, backend=GEMINI, expect_rejections=0)
-    report = attack_report(bodies, list(code_attacks(places)))
-    assert len(report) == len(code_attacks(places)), dumps(report)
-    assert "Read-only file system" in report["write-objects"], report["write-objects"]
+    code_attacks_contained(tmp_path, GEMINI)
 
 
 def test_the_gemini_key_is_not_in_the_sandbox(tmp_path: Path) -> None:
     """Code the agent runs hunts for GEMINI_API_KEY in every process's environment and
     the session's TMPDIR: the CLI holds only the placeholder (rgr's gateway adds the key
     as x-goog-api-key outside the sandbox), and nothing rgr writes holds the key."""
-    key = CANARY_ENV["GEMINI_API_KEY"]
-    repo = make_project(tmp_path / "kata", GEMINI)
-    with attacked(tmp_path, repo) as (places, recorder):
-        model = HostileModel({("RED", 1, 1): honest_red(
-            run_code("tests/test_attack_mod.py", agent_key_attacks(), PYTHON))})
-        done, bodies = play(places, GEMINI, model,
-                            ["run", "--yes", "--skip-preflight", "slugify"])
-        marks = find_marks(places, bodies, recorder, (key,))
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert marks == [], marks
-    said = b"\n".join(bodies).decode(errors="replace")
+    said = agent_key_hunted(tmp_path, GEMINI, CANARY_ENV["GEMINI_API_KEY"])
     assert SEALED_KEY in said, "the attack did not find the CLI's placeholder"
-    assert_no_canary(repo, places.home, done.stdout, done.stderr)
 
 
 # -- the backend alone: its answers and its failures, classified --------------------------

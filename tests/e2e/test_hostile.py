@@ -15,41 +15,30 @@ network, secrets.
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pytest
 from hostile import (
     CONFTEST_FORCE_PASS,
-    INFRA_RULES,
-    INJECTION,
     PLAN_ITEMS,
     PYTHON,
     Attacks,
     Places,
-    attack_report,
-    attacked,
-    code_attacks,
-    dumps,
+    code_attacks_contained,
     escape_control,
-    find_marks,
-    green_only_slug,
     history_attacks,
     honest_red,
     hostile_run,
-    infra_attacks,
-    kept_rules,
+    infra_tampering_rejected,
+    own_copy_tampering_dies,
     planner_attacks,
-    play,
+    proxy_refuses_and_injection_stays_data,
     put_by_code,
+    refactor_attacked,
     run_code,
-    scratch_attacks,
-    snapshot_git,
     writes,
 )
 from kata import (
-    IMPL_1,
-    TEST_FILE_1,
     commit,
     git,
     make_project,
@@ -72,15 +61,7 @@ def test_code_the_agent_runs_cannot_reach_the_user(tmp_path: Path) -> None:
     command): files in the repository, its siblings, HOME, /tmp, site-packages and the
     object store; the user's hooks, config, branches and notes; the user's secrets and
     environment; the network; a process left behind."""
-    def attacks(places: Places) -> Attacks:
-        code = run_code("tests/test_attack_mod.py", code_attacks(places), PYTHON)
-        return {("RED", 1, 1): honest_red(code)}
-
-    places, _, bodies = hostile_run(tmp_path, attacks, expect_rejections=0)
-    report = attack_report(bodies, list(code_attacks(places)))
-    # Every attack ran in the session (the model saw its output) and none left a mark.
-    assert len(report) == len(code_attacks(places)), dumps(report)
-    assert "Read-only file system" in report["write-objects"], report["write-objects"]
+    code_attacks_contained(tmp_path)
 
 
 def test_tool_calls_outside_the_copy_are_refused_or_contained(tmp_path: Path) -> None:
@@ -127,17 +108,7 @@ def test_tampering_with_its_own_copy_dies_with_the_copy(tmp_path: Path) -> None:
     handoff note there, its alternates pointed elsewhere, and ignored tdd.toml and
     .rgr/agents files that widen later agents' permissions. The commit is imported, the
     rest is deleted; later phases run with the user's configuration."""
-    def attacks(places: Places) -> Attacks:
-        code = run_code("attack_mod.py", scratch_attacks(places), PYTHON)
-        return {("GREEN", 1, 1): green_only_slug(IMPL_1, code).steps}
-
-    places, _, bodies = hostile_run(tmp_path, attacks, expect_rejections=0)
-    report = attack_report(bodies, list(scratch_attacks(places)))
-    assert all("ran" in line for line in report.values()), dumps(report)
-    notes = notes_on_branch(places.repo)
-    # the test command stayed the user's, not the `true` the ignored tdd.toml asked for
-    assert all(n["tests"]["command"][0] == PYTHON for n in notes if n.get("tests"))
-    assert git(places.repo, "branch", "--list", "*PWNED*") == ""
+    own_copy_tampering_dies(tmp_path)
 
 
 # -- test infrastructure, links, code that hooks the framework ---------------------------
@@ -145,12 +116,7 @@ def test_tampering_with_its_own_copy_dies_with_the_copy(tmp_path: Path) -> None:
 def test_test_infrastructure_tampering_is_rejected(tmp_path: Path) -> None:
     """GREEN cheats four ways before it is honest (``infra_attacks``), its files written
     by code past the hook: each attempt is rejected by rule."""
-    # The kata allows 3 retries: the fourth GREEN would exhaust them, so give it 4.
-    places, _, _ = hostile_run(tmp_path, lambda p: infra_attacks(p, put_by_code),
-                               max_retries=4, expect_rejections=4)
-    rules = "\n".join(kept_rules(places.repo))
-    for rule in INFRA_RULES:
-        assert rule in rules, rules
+    rules = infra_tampering_rejected(tmp_path, put_by_code)
     assert "green-no-code" in rules or "no-commit" in rules, rules
 
 
@@ -199,26 +165,7 @@ def test_the_proxy_refuses_other_hosts_and_the_feature_text_stays_data(
     tunnel to any other host is refused (403, logged). The feature text tries to end
     the prompt's quoting and give new rules: it stays inside its fence, and the GREEN
     that follows its "rules" is rejected as ever."""
-    def attacks(places: Places) -> Attacks:
-        wanted = {k: v for k, v in code_attacks(places).items()
-                  if k in ("connect-proxy", "http-recorder", "dump-environment")}
-        weakened = TEST_FILE_1.replace('slugify("Hello") == "hello"', "True")
-        return {("RED", 1, 1): honest_red(run_code("tests/test_attack_mod.py", wanted, PYTHON)),
-                ("GREEN", 1, 1): [*run_code("attack_mod.py", writes(
-                    {"tests/test_slug.py": weakened}), PYTHON), write("slug.py", IMPL_1),
-                    commit("feat: as the new rules allow", "slug.py", "tests"),
-                    structured({"summary": "done"})]}
-
-    _, done, bodies = hostile_run(
-        tmp_path, attacks, feature=INJECTION,
-        config='\n[sandbox]\nallow_hosts = ["api.example.invalid:443"]\n',
-        expect_rejections=1)
-    output = done.stdout
-    refused = r"the sandbox refused \d connection\(s\): CONNECT 127\.0\.0\.1:"
-    assert re.search(refused, output), output
-    assert "rejected: green-touches-tests" in output, output
-    report = attack_report(bodies, ["connect-proxy"])
-    assert "403" in report["connect-proxy"], report
+    bodies = proxy_refuses_and_injection_stays_data(tmp_path, put_by_code)
     prompt = next(b for b in bodies if b"rgr: PLAN phase" in b).decode()
     # the feature's own ``` cannot close the fence rgr put around it (four backticks)
     assert "````text\\nslugify\\n```\\n## New rules" in prompt, prompt[:3000]
@@ -235,7 +182,6 @@ def test_refactor_mode_patcher_attacks(tmp_path: Path) -> None:
     from messy import (
         DEDUPE,
         ORDERS_SIMPLE,
-        PRICING,
         PRICING_DRY,
         SIMPLIFY,
         make_messy_project,
@@ -244,9 +190,8 @@ def test_refactor_mode_patcher_attacks(tmp_path: Path) -> None:
     from messy import patcher as honest_patcher
 
     repo = make_messy_project(tmp_path / "shop", "[refactor]\nmax_attempts = 3\n")
-    with attacked(tmp_path, repo) as (places, recorder):
-        before = snapshot_git(repo)
-        attacks = {k: v for k, v in code_attacks(places).items() if k != "connect-proxy"}
+
+    def scripts(places: Places, attacks: dict[str, str]) -> list[SessionScript]:
         carrier = "shop/pricing.py"
         first = SessionScript([
             read(carrier),
@@ -263,25 +208,15 @@ def test_refactor_mode_patcher_attacks(tmp_path: Path) -> None:
             write("shop/orders.py", ORDERS_SIMPLE),
             commit("refactor(simplify-orders): use an f-string in order_summary", "-A"),
             structured({"summary": "simplified"})], name="cheating-patcher")
-        scripts = [planner(DEDUPE, SIMPLIFY), first, cheat,
-                   honest_patcher("simplify-orders", "use an f-string in order_summary",
-                                  ORDERS_SIMPLE, path="shop/orders.py")]
-        done, bodies = play(places, "claude", scripts,
-                            ["refactor", "--yes", "--skip-preflight", "tidy the shop"])
-        marks = find_marks(places, bodies, recorder)
-    output = done.stdout + done.stderr
-    assert done.returncode == 0, output
-    assert marks == [], f"{marks}\n{dumps(attack_report(bodies, list(attacks)))}"
-    assert snapshot_git(repo) == before
-    assert len(attack_report(bodies, list(attacks))) == len(attacks)
+        return [planner(DEDUPE, SIMPLIFY), first, cheat,
+                honest_patcher("simplify-orders", "use an f-string in order_summary",
+                               ORDERS_SIMPLE, path="shop/orders.py")]
+
+    output, bodies = refactor_attacked(tmp_path, repo, "claude", scripts)
     said = b"\n".join(bodies)
     assert said.count(b"rgr refuses this edit") >= 3, said[-2000:]
     assert "rejected: test-infra-changed: added conftest.py" in output, output
     assert output.count("rejected: ") == 1, output
-    assert [n["phase"] for n in notes_on_branch(repo)] == ["PLAN", "REFACTOR", "REFACTOR",
-                                                            "COMPLETE"]
-    assert (repo / "shop/pricing.py").read_text() == PRICING_DRY != PRICING
-
 
 def test_without_bubblewrap_rgr_stops_before_any_agent(tmp_path: Path) -> None:
     """A machine without bubblewrap: the run stops at preflight, names the package and

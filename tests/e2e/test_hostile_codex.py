@@ -25,41 +25,34 @@ from pathlib import Path
 import pytest
 from hostile import (
     CONFTEST_FORCE_PASS,
-    INFRA_RULES,
-    INJECTION,
     PLAN_ITEMS,
     PYTHON,
     Attacks,
-    HostileModel,
     Places,
-    agent_key_attacks,
-    attack_report,
-    attacked,
+    agent_key_hunted,
     code_attacks,
+    code_attacks_contained,
     dumps,
     escape_control,
-    find_marks,
     green_only_slug,
     history_attacks,
     honest_red,
     hostile_run,
-    infra_attacks,
-    kept_rules,
+    infra_tampering_rejected,
+    own_copy_tampering_dies,
     planner_attacks,
-    play,
+    proxy_refuses_and_injection_stays_data,
     put_by_patch,
+    refactor_attacked,
     run_code,
     scratch_attacks,
-    snapshot_git,
 )
 from kata import (
     CANARY_ENV,
     IMPL_1,
-    TEST_FILE_1,
     assert_no_canary,
     commit,
     git,
-    make_project,
     notes_on_branch,
     write,
 )
@@ -83,14 +76,7 @@ def patch(text: str) -> ToolCall:
 def test_code_the_agent_runs_cannot_reach_the_user_on_codex(tmp_path: Path) -> None:
     """The 17 code attacks of the claude suite, run by codex's shell through the test
     command: nothing escapes the sandbox, and the dumped environment holds no key."""
-    def attacks(places: Places) -> Attacks:
-        code = run_code("tests/test_attack_mod.py", code_attacks(places), PYTHON)
-        return {("RED", 1, 1): honest_red(code)}
-
-    places, _, bodies = hostile_run(tmp_path, attacks, backend=CODEX, expect_rejections=0)
-    report = attack_report(bodies, list(code_attacks(places)))
-    assert len(report) == len(code_attacks(places)), dumps(report)
-    assert "Read-only file system" in report["write-objects"], report["write-objects"]
+    _, report = code_attacks_contained(tmp_path, CODEX)
     assert "ran" in report["dump-environment"]  # it ran; find_marks saw no key in it
 
 
@@ -148,20 +134,10 @@ def test_the_agent_cli_key_is_not_in_the_sandbox(tmp_path: Path, backend: str) -
     the sandbox, puts the key into each request (rgr.sandbox.gateway). So the hunt
     finds the placeholder and no key; nothing rgr writes holds one either."""
     key = CANARY_ENV["CODEX_API_KEY" if backend == CODEX else "ANTHROPIC_API_KEY"]
-    repo = make_project(tmp_path / "kata", backend)
-    with attacked(tmp_path, repo) as (places, recorder):
-        model = HostileModel({("RED", 1, 1): honest_red(
-            run_code("tests/test_attack_mod.py", agent_key_attacks(), PYTHON))})
-        done, bodies = play(places, backend, model,
-                            ["run", "--yes", "--skip-preflight", "slugify"])
-        marks = find_marks(places, bodies, recorder, (key,))
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert marks == [], marks
-    said = b"\n".join(bodies).decode(errors="replace")
+    said = agent_key_hunted(tmp_path, backend, key)
     # The hunt did read the CLI's environment: the placeholder is what it found there.
     assert re.search(r"\D1 b'[^']*" + re.escape(SEALED_KEY), said), \
         "the attack did not read /proc/1/environ"
-    assert_no_canary(repo, places.home, done.stdout, done.stderr)
 
 
 def test_without_the_sandbox_the_same_attacks_do_escape_on_codex(tmp_path: Path) -> None:
@@ -177,17 +153,8 @@ def test_tampering_with_its_own_copy_dies_with_the_copy_on_codex(tmp_path: Path)
     """The 6 attacks on the agent's own copy (fsmonitor, hook, branch, forged note,
     alternates, ignored tdd.toml and .rgr/agents), then an honest commit: the commit is
     imported, the rest is deleted, later phases run with the user's configuration."""
-    def attacks(places: Places) -> Attacks:
-        code = run_code("attack_mod.py", scratch_attacks(places), PYTHON)
-        return {("GREEN", 1, 1): green_only_slug(IMPL_1, code).steps}
-
-    places, _, bodies = hostile_run(tmp_path, attacks, backend=CODEX, expect_rejections=0)
-    report = attack_report(bodies, list(scratch_attacks(places)))
+    places, report = own_copy_tampering_dies(tmp_path, CODEX)
     assert len(report) == len(scratch_attacks(places)), dumps(report)
-    assert all("ran" in line for line in report.values()), dumps(report)
-    notes = notes_on_branch(places.repo)
-    assert all(n["tests"]["command"][0] == PYTHON for n in notes if n.get("tests"))
-    assert git(places.repo, "branch", "--list", "*PWNED*") == ""
 
 
 # -- the rules: test infrastructure, history, configuration, the planner -----------------
@@ -196,11 +163,7 @@ def test_tampering_with_its_own_copy_dies_with_the_copy_on_codex(tmp_path: Path)
 def test_test_infrastructure_tampering_is_rejected_on_codex(tmp_path: Path) -> None:
     """The four cheating GREENs of the claude suite, the files written by codex's
     apply_patch (no hook to get past): rejected by the same rules."""
-    places, _, _ = hostile_run(tmp_path, lambda p: infra_attacks(p, put_by_patch),
-                               backend=CODEX, max_retries=4, expect_rejections=4)
-    rules = "\n".join(kept_rules(places.repo))
-    for rule in INFRA_RULES:
-        assert rule in rules, rules
+    rules = infra_tampering_rejected(tmp_path, put_by_patch, CODEX)
     assert "green-no-code" in rules or "no-commit" in rules, rules
 
 
@@ -243,27 +206,8 @@ def test_the_proxy_refuses_other_hosts_and_the_feature_text_stays_data_on_codex(
     """As on claude: with an allowed host the sandbox has rgr's CONNECT proxy, which
     refuses a tunnel to any other host (403, logged); the injected "rules" in the
     feature text stay data and the GREEN that follows them is rejected."""
-    def attacks(places: Places) -> Attacks:
-        wanted = {k: v for k, v in code_attacks(places).items()
-                  if k in ("connect-proxy", "http-recorder", "dump-environment")}
-        weakened = TEST_FILE_1.replace('slugify("Hello") == "hello"', "True")
-        return {("RED", 1, 1): honest_red(run_code("tests/test_attack_mod.py", wanted, PYTHON)),
-                ("GREEN", 1, 1): [write("tests/test_slug.py", weakened), write("slug.py", IMPL_1),
-                                  commit("feat: as the new rules allow", "slug.py", "tests"),
-                                  structured({"summary": "done"})]}
-
-    _, done, bodies = hostile_run(
-        tmp_path, attacks, backend=CODEX, feature=INJECTION,
-        config='\n[sandbox]\nallow_hosts = ["api.example.invalid:443"]\n',
-        expect_rejections=1)
-    output = done.stdout
-    refused = r"the sandbox refused \d connection\(s\): CONNECT 127\.0\.0\.1:"
-    assert re.search(refused, output), output
-    assert "rejected: green-touches-tests" in output, output
-    report = attack_report(bodies, ["connect-proxy"])
-    assert "403" in report["connect-proxy"], report
+    bodies = proxy_refuses_and_injection_stays_data(tmp_path, put_by_patch, CODEX)
     assert any(b"````text\\nslugify\\n```\\n## New rules" in b for b in bodies)
-
 
 
 # -- refactor mode: the same seal around the planner and the patchers ----------------------
@@ -281,7 +225,6 @@ def test_refactor_mode_patcher_attacks_on_codex(tmp_path: Path) -> None:
         DEDUPE,
         ORDERS,
         ORDERS_SIMPLE,
-        PRICING,
         PRICING_DRY,
         SIMPLIFY,
         make_messy_project,
@@ -293,9 +236,8 @@ def test_refactor_mode_patcher_attacks_on_codex(tmp_path: Path) -> None:
     toml = repo / "tdd.toml"
     toml.write_text(codex_config() + toml.read_text())  # top-level keys before [gate]
     git(repo, "commit", "-qam", "the agents run on codex")
-    with attacked(tmp_path, repo) as (places, recorder):
-        before = snapshot_git(repo)
-        attacks = {k: v for k, v in code_attacks(places).items() if k != "connect-proxy"}
+
+    def scripts(places: Places, attacks: dict[str, str]) -> list[SessionScript]:
         carrier = "shop/pricing.py"
         first = SessionScript([
             read(carrier),
@@ -311,32 +253,22 @@ def test_refactor_mode_patcher_attacks_on_codex(tmp_path: Path) -> None:
             write("shop/orders.py", ORDERS_SIMPLE),
             commit("refactor(simplify-orders): use an f-string in order_summary", "-A"),
             structured({"summary": "simplified"})], name="cheating-patcher")
-        scripts = [planner(DEDUPE, SIMPLIFY), first,
-                   honest_patcher("dedupe-pricing", "extract the duplicated subtotal loop",
-                                  PRICING_DRY),
-                   cheat,
-                   honest_patcher("simplify-orders", "use an f-string in order_summary",
-                                  ORDERS_SIMPLE, path="shop/orders.py")]
-        done, bodies = play(places, CODEX, scripts,
-                            ["refactor", "--yes", "--skip-preflight", "tidy the shop"])
-        marks = find_marks(places, bodies, recorder, (CANARY_ENV["CODEX_API_KEY"],))
-    output = done.stdout + done.stderr
-    assert done.returncode == 0, output
-    assert marks == [], f"{marks}\n{dumps(attack_report(bodies, list(attacks)))}"
-    assert snapshot_git(repo) == before
-    assert len(attack_report(bodies, list(attacks))) == len(attacks)
+        return [planner(DEDUPE, SIMPLIFY), first,
+                honest_patcher("dedupe-pricing", "extract the duplicated subtotal loop",
+                               PRICING_DRY),
+                cheat,
+                honest_patcher("simplify-orders", "use an f-string in order_summary",
+                               ORDERS_SIMPLE, path="shop/orders.py")]
+
+    output, bodies = refactor_attacked(tmp_path, repo, CODEX, scripts)
     said = b"\n".join(bodies)
     assert f"A {repo}/PWNED-refactor-abs".encode() in said  # applied, then vanished
     assert b"A .git/hooks/post-commit" in said
     assert "rejected: out-of-scope" in output, output
     assert "rejected: test-infra-changed: added conftest.py" in output, output
     assert output.count("rejected: ") == 2, output
-    phases = [n["phase"] for n in notes_on_branch(repo)]
-    assert phases == ["PLAN", "REFACTOR", "REFACTOR", "COMPLETE"], phases
-    assert (repo / "shop/pricing.py").read_text() == PRICING_DRY != PRICING
     assert (repo / "shop/orders.py").read_text() == ORDERS_SIMPLE
-    assert_no_canary(repo, places.home, output)
-
+    assert_no_canary(repo, tmp_path / "home", output)
 
 # -- codex's own configuration files, committed for the next agents ------------------------
 

@@ -24,15 +24,14 @@ from ecosystems import (
     ECOSYSTEMS,
     Ecosystem,
     calc_files,
-    make_project,
     refactor,
+    run_kata,
 )
 from ecosystems import calc_plan as plan
-from harness import ensure_claude
-from kata import git, notes_on_branch, rgr, rgr_env
+from kata import git, notes_on_branch
 
 from rgr.demo.kata import commit
-from rgr.fake_model import FakeModelServer, SessionScript, Step, read, structured, write
+from rgr.fake_model import SessionScript, Step, read, structured, write
 
 pytestmark = pytest.mark.e2e
 
@@ -67,19 +66,8 @@ def run(kind: str, scripts: list[SessionScript], tmp_path: Path,
         eco: Ecosystem | None = None) -> tuple[Path, str, list[str], dict[str, str]]:
     """``rgr run`` of the calc project (``eco``, by default ``calc(kind)``) against
     ``scripts``: it must finish; the repository, rgr's output, the prompts, the env."""
-    eco = eco or calc(kind)
-    home = tmp_path / "home"
-    toolchain = eco.setup(home)
-    repo = make_project(eco, tmp_path / "calc", str(ensure_claude()), toolchain)
-    eco.link(repo)
-    with FakeModelServer(scripts) as server:
-        env = {**rgr_env(home, server.url), **toolchain.env}
-        done = rgr(["run", "--yes", "--skip-preflight", "add numbers"], repo, env,
-                   timeout=1200)
-        assert done.returncode == 0, done.stdout + done.stderr
-        assert server.errors == [] and server.remaining == 0, server.errors
-        prompts = [r.first_user_text for r in server.requests if r.first_user_text]
-    return repo, done.stdout, prompts, env
+    done = run_kata(eco or calc(kind), tmp_path / "calc", scripts, "add numbers")
+    return done.repo, done.done.stdout, done.prompts, done.env
 
 
 def suite_passes_with(kind: str, repo: Path, body: str, env: dict[str, str]) -> bool:

@@ -16,7 +16,10 @@ DIALECTS = {**{suffix: language for suffix, language in LANGUAGES.items()}, ".ja
 #: Methods (per dialect) whose answer must depend on the other operand, and the
 #: constants that show it does not.
 EQUALITY_METHODS: dict[str, dict[str, tuple[str, ...]]] = {
-    "js": {"equals": ("true", "false"), "isEqual": ("true", "false"), "compareTo": ("0",)},
+    # asymmetricMatch: Jest's and Vitest's toEqual ask it of either side, so a returned
+    # object whose asymmetricMatch holds equals anything the test expects
+    "js": {"equals": ("true", "false"), "isEqual": ("true", "false"), "compareTo": ("0",),
+           "asymmetricMatch": ("true", "false")},
     "java": {"equals": ("true", "false"), "compareTo": ("0",)},
     "go": {"Equal": ("true", "false"), "Equals": ("true", "false")},
     "rust": {"eq": ("true", "false"), "ne": ("true", "false")},

@@ -10,8 +10,8 @@ found in functions declared ``function f(``, ``func f(``, ``fn f(`` or
   test's arguments (``a === 2 && b === 3``, Rust's ``(a, b) == (2, 3)``) and whose
   block returns that test's expected value, in a function whose every return is a
   literal;
-* ``input-table``: an object or map literal (``{2: "two"}``), ``case`` labels or match
-  arms (``2 => ...``) whose every key is a test's input (one-argument functions).
+* ``input-table``: data keyed only by the tests' inputs, in the function or a
+  module-level table it reads (rgr.check.fakeit.tables).
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 from rgr.check.fakeit.cases import SpecialCase
 from rgr.check.fakeit.facts import Fact, token_literal
+from rgr.check.fakeit.tables import Table, closing, function_tables, module_tables
 from rgr.check.mutation.textual import Token, tokens_of
 
 __all__ = ["token_cases"]
@@ -42,29 +43,24 @@ def token_cases(path: str, source: str, language: str, lines: Collection[int] | 
                 facts: Sequence[Fact]) -> list[SpecialCase]:
     tokens = tokens_of(source, language)
     found: list[SpecialCase] = []
+    outside: dict[int, list[Table]] = {}  # by nesting depth: module-level tables
     for function in _functions(tokens):
-        first, last = tokens[function.body[0]].line, tokens[function.body[1]].line
-        if lines is not None and not any(first <= n <= last for n in lines):
-            continue
         mine = [f for f in facts if f.callee == function.name]
-        if mine:
-            found.extend(_cases(path, tokens, function, mine))
+        if not mine:
+            continue
+        arity = len(function.params)
+        if arity not in outside:
+            outside[arity] = module_tables(tokens, arity)
+        start, end = function.body
+        read = {t.text for t in tokens[start:end + 1] if t.kind == "word"}
+        spans = [(tokens[start].line, tokens[end].line), *(
+            (tokens[t.open].line, tokens[t.close].line)
+            for t in outside[arity] if t.name in read)]
+        if lines is not None and not any(first <= n <= last for n in lines
+                                         for first, last in spans):
+            continue  # neither the function nor a table it reads changed
+        found.extend(_cases(path, tokens, function, mine, outside[arity]))
     return found
-
-
-def _matching(tokens: list[Token], index: int) -> int:
-    """The index of the bracket closing the one at ``index`` (the last token if none)."""
-    opening = tokens[index].text
-    closing = {"(": ")", "{": "}", "[": "]"}[opening]
-    depth = 0
-    for at in range(index, len(tokens)):
-        if tokens[at].text == opening:
-            depth += 1
-        elif tokens[at].text == closing:
-            depth -= 1
-            if depth == 0:
-                return at
-    return len(tokens) - 1
 
 
 def _functions(tokens: list[Token]) -> list[_Function]:
@@ -74,7 +70,7 @@ def _functions(tokens: list[Token]) -> list[_Function]:
         if token.kind == "word" and token.text in _DECLARES:
             at = index + 1
             if at < len(tokens) and tokens[at].text == "(":  # a Go method's receiver
-                at = _matching(tokens, at) + 1
+                at = closing(tokens, at) + 1
             if at < len(tokens) and tokens[at].kind == "word":
                 name_at = at
         elif token.kind == "word" and token.text in ("const", "let", "var") \
@@ -99,7 +95,7 @@ def _declared(tokens: list[Token], name_at: int) -> _Function | None:
         at += 1
     if at >= len(tokens) or tokens[at].text != "(":
         return None
-    close = _matching(tokens, at)
+    close = closing(tokens, at)
     params = _params(tokens[at + 1:close])
     at = close + 1
     while at < len(tokens) and tokens[at].text not in ("{", "=>", ";"):
@@ -114,7 +110,7 @@ def _declared(tokens: list[Token], name_at: int) -> _Function | None:
             return _Function(tokens[name_at].text, params, (at, end), braced=False)
     if at >= len(tokens) or tokens[at].text != "{":
         return None
-    return _Function(tokens[name_at].text, params, (at, _matching(tokens, at)), braced=True)
+    return _Function(tokens[name_at].text, params, (at, closing(tokens, at)), braced=True)
 
 
 def _params(tokens: list[Token]) -> list[str]:
@@ -174,12 +170,12 @@ def _returns(tokens: list[Token], function: _Function) -> list[tuple[int, str | 
     return found
 
 
-def _cases(path: str, tokens: list[Token], function: _Function,
-           facts: list[Fact]) -> list[SpecialCase]:
+def _cases(path: str, tokens: list[Token], function: _Function, facts: list[Fact],
+           outside: list[Table]) -> list[SpecialCase]:
     found: list[SpecialCase] = []
     start, end = function.body
-    by_input = {f.inputs: f for f in facts if len(f.args) == 1}
-    tables = _tables(path, tokens, function, by_input)
+    tables = function_tables(path, tokens, function.name, function.body,
+                             len(function.params), facts, outside)
     found.extend(case for case, _ in tables)
     returns = _returns(tokens, function)
     if not returns or any(value is None for _, value in returns):
@@ -242,7 +238,7 @@ def _branch(tokens: list[Token], at: int, end: int) -> tuple[int, int]:
         elif text in (")", "]"):
             depth -= 1
         elif depth == 0 and text == "{":
-            return index, _matching(tokens, index)
+            return index, closing(tokens, index)
         elif depth == 0 and text == "return":
             stop = index
             while stop + 1 < end and tokens[stop + 1].text != ";" \
@@ -275,45 +271,3 @@ def _bound(condition: list[Token], params: list[str]) -> dict[str, str] | None:
             not any(t.text in _COMPARE for t in condition):
         return None
     return dict(zip(names, values, strict=True))
-
-
-def _tables(path: str, tokens: list[Token], function: _Function,
-            by_input: dict[str, Fact]) -> list[tuple[SpecialCase, tuple[int, int]]]:
-    """Object/map literals, ``case`` labels and match arms keyed only by test inputs,
-    each with its braces' token indexes."""
-    if len(function.params) != 1 or not by_input:
-        return []
-    start, end = function.body
-    keys: dict[int, list[str]] = {}  # the line of a table -> its keys
-    for at in range(start, end):
-        literal = token_literal(tokens, at)
-        if literal is None:
-            continue
-        after = literal[1]
-        before = tokens[at - 1].text if at else ""
-        if after < len(tokens) and (
-                (tokens[after].text == ":" and before in ("{", ",", "case"))
-                or (tokens[after].text == "=>" and before in ("{", ",", "|"))):
-            table = _enclosing(tokens, at, start)
-            keys.setdefault(table, []).append(literal[0])
-    found = []
-    for table, found_keys in keys.items():
-        if found_keys and all(k in by_input for k in found_keys):
-            case = SpecialCase(path, function.name, tokens[table].line, "input-table",
-                               "{" + ", ".join(found_keys) + "}", by_input[found_keys[0]])
-            found.append((case, (table, _matching(tokens, table))))
-    return found
-
-
-def _enclosing(tokens: list[Token], at: int, start: int) -> int:
-    """The index of the ``{`` that opens the block around ``at``."""
-    depth = 0
-    for index in range(at - 1, start - 1, -1):
-        text = tokens[index].text
-        if text == "}":
-            depth += 1
-        elif text == "{":
-            if depth == 0:
-                return index
-            depth -= 1
-    return start

@@ -1,0 +1,254 @@
+"""Tables keyed by the tests' inputs, at the token level: the ``input-table`` special
+case of rgr.check.fakeit.tokens.
+
+A function answers from a table when it looks its inputs up in data whose every key is
+a test's input. Seen in JavaScript/TypeScript, Go and Rust code:
+
+* ``case`` labels and match arms (``case 2: return "two"``, ``2 => "two"``);
+* an object or map literal in the function (``{Hello: "hello"}[text]``, quoted or bare
+  keys; Go's ``map[int]string{2: "two"}[n]``);
+* for several parameters, keys that join the arguments (``{"2,3": 5}[[a, b]]``, as
+  JavaScript turns an array or a template into a key) or nest them (``{2: {3: 5}}[a][b]``);
+* a table outside the function that its body reads: a module-level ``const SUMS = {...}``,
+  ``new Map([["2,3", 5]])`` or ``Object.freeze({...})``. Data that far from the code is
+  more often real, so it counts only when it also answers a test's expected value.
+
+A table with any key no test uses is real data.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from rgr.check.fakeit.cases import SpecialCase
+from rgr.check.fakeit.facts import Fact, token_literal
+from rgr.check.mutation.textual import Token
+
+__all__ = ["Table", "closing", "function_tables", "module_tables"]
+
+#: How code joins several arguments into one key (``[a, b]`` as a key is ``"2,3"``).
+_SEPARATORS = (",", ", ", ":", "|", "_", "-", "/", " ")
+_DECLARES = {"const", "let", "var"}
+
+
+@dataclass(frozen=True)
+class Table:
+    """Data keyed by literals: each key path (one key, or one per nesting level) and
+    the literal it answers (None when it answers code)."""
+
+    name: str
+    open: int  # token index where the table starts
+    close: int  # token index where it ends
+    entries: tuple[tuple[tuple[str, ...], str | None], ...]
+
+
+def closing(tokens: list[Token], index: int) -> int:
+    """The index of the bracket closing the one at ``index`` (the last token if none)."""
+    opening = tokens[index].text
+    close = {"(": ")", "{": "}", "[": "]"}[opening]
+    depth = 0
+    for at in range(index, len(tokens)):
+        if tokens[at].text == opening:
+            depth += 1
+        elif tokens[at].text == close:
+            depth -= 1
+            if depth == 0:
+                return at
+    return len(tokens) - 1
+
+
+def function_tables(path: str, tokens: list[Token], name: str, body: tuple[int, int],
+                    arity: int, facts: Sequence[Fact], outside: Sequence[Table]
+                    ) -> list[tuple[SpecialCase, tuple[int, int]]]:
+    """The tables a function (named ``name``, its body's token bounds ``body``, taking
+    ``arity`` parameters) answers ``facts`` from: its own ``case`` labels, match arms and
+    object literals, and the ``outside`` tables its body names; each with its bounds."""
+    start, end = body
+    mine = [f for f in facts if len(f.args) == arity]
+    if not mine:
+        return []
+    found = [(table, False) for table in _labelled(tokens, start, end)]
+    at = start + 1
+    while at < end:
+        # any brace may open a literal: JavaScript's ``= {``, Go's ``map[int]string{``;
+        # a block's first statement is no ``key: value`` and ends the attempt at once
+        table = _object(tokens, at, arity) if tokens[at].text == "{" else None
+        if table is not None:
+            found.append((table, False))
+            at = table.close  # its nested objects are part of it
+        at += 1
+    named = {tokens[at].text for at in range(max(start, 1), end + 1)
+             if tokens[at].kind == "word" and tokens[at - 1].text not in (".", "?.")}
+    found += [(table, True) for table in outside if table.name in named]
+    cases = []
+    for table, far in found:
+        case = _special_case(path, tokens, name, table, mine, far)
+        if case is not None:
+            cases.append((case, (table.open, table.close)))
+    return cases
+
+
+def module_tables(tokens: list[Token], arity: int) -> list[Table]:
+    """The tables declared outside any block: ``const NAME = {...}``, ``= new Map([...])``,
+    ``= Object.freeze({...})`` (a nesting as deep as ``arity``)."""
+    found: list[Table] = []
+    depth = 0
+    for at, token in enumerate(tokens):
+        if token.text == "{":
+            depth += 1
+        elif token.text == "}":
+            depth -= 1
+        elif depth == 0 and token.text in _DECLARES and at + 3 < len(tokens) \
+                and tokens[at + 1].kind == "word" and tokens[at + 2].text == "=":
+            table = _table_at(tokens, at + 3, arity)
+            if table is not None:
+                found.append(Table(tokens[at + 1].text, table.open, table.close,
+                                   table.entries))
+    return found
+
+
+def _table_at(tokens: list[Token], at: int, arity: int) -> Table | None:
+    texts = [t.text for t in tokens[at:at + 4]]
+    if texts[:1] == ["{"]:
+        return _object(tokens, at, arity)
+    if texts[:4] == ["Object", ".", "freeze", "("] and at + 4 < len(tokens):
+        return _object(tokens, at + 4, arity)
+    if texts[:3] == ["new", "Map", "("]:
+        return _map(tokens, at + 2)
+    return None
+
+
+def _key(tokens: list[Token], at: int) -> tuple[str, int] | None:
+    """(canonical key, index after it) of an object key: a literal, a bare name
+    (``Hello`` is the string ``"Hello"``) or a computed ``[literal]``."""
+    literal = token_literal(tokens, at)
+    if literal is not None:
+        return literal
+    if tokens[at].kind == "word":
+        return '"' + tokens[at].text + '"', at + 1
+    if tokens[at].text == "[" and at + 1 < len(tokens):
+        inner = token_literal(tokens, at + 1)
+        if inner is not None and inner[1] < len(tokens) and tokens[inner[1]].text == "]":
+            return inner[0], inner[1] + 1
+    return None
+
+
+def _value(tokens: list[Token], at: int, stop: int) -> tuple[str | None, int]:
+    """(the literal that is the whole value, if it is one; the index of the ``,`` or
+    closing bracket ending it) for a value starting at ``at``."""
+    end = at
+    while end < stop and tokens[end].text != ",":
+        end = closing(tokens, end) + 1 if tokens[end].text in ("(", "[", "{") else end + 1
+    literal = token_literal(tokens, at) if at < end else None
+    return (literal[0] if literal is not None and literal[1] == end else None), end
+
+
+def _object(tokens: list[Token], open_at: int, depth: int) -> Table | None:
+    """The object literal at ``open_at`` as a table, nested up to ``depth`` levels; None
+    when it holds anything but ``key: value`` entries."""
+    close = closing(tokens, open_at)
+    entries: list[tuple[tuple[str, ...], str | None]] = []
+    at = open_at + 1
+    while at < close:
+        key = _key(tokens, at)
+        if key is None or key[1] >= close or tokens[key[1]].text != ":":
+            return None
+        value_at = key[1] + 1
+        inner = _object(tokens, value_at, depth - 1) \
+            if depth > 1 and tokens[value_at].text == "{" else None
+        if inner is not None:
+            entries += [((key[0], *path), answer) for path, answer in inner.entries]
+            at = inner.close + 1
+        else:
+            answer, at = _value(tokens, value_at, close)
+            entries.append(((key[0],), answer))
+        if at < close and tokens[at].text == ",":
+            at += 1
+    return Table("", open_at, close, tuple(entries)) if entries else None
+
+
+def _map(tokens: list[Token], paren: int) -> Table | None:
+    """``new Map([[key, value], ...])`` from its ``(``, as a table."""
+    close = closing(tokens, paren)
+    if paren + 1 >= close or tokens[paren + 1].text != "[":
+        return None
+    entries: list[tuple[tuple[str, ...], str | None]] = []
+    at = paren + 2
+    outer = closing(tokens, paren + 1)
+    while at < outer:
+        if tokens[at].text != "[":
+            return None
+        pair = closing(tokens, at)
+        key = token_literal(tokens, at + 1)
+        if key is None or key[1] >= pair or tokens[key[1]].text != ",":
+            return None
+        answer, _ = _value(tokens, key[1] + 1, pair)
+        entries.append(((key[0],), answer))
+        at = pair + 1
+        if at < outer and tokens[at].text == ",":
+            at += 1
+    return Table("", paren, close, tuple(entries)) if entries else None
+
+
+def _labelled(tokens: list[Token], start: int, end: int) -> list[Table]:
+    """``case`` labels and match arms, grouped by the block they stand in."""
+    keys: dict[int, list[tuple[tuple[str, ...], str | None]]] = {}
+    for at in range(start, end):
+        literal = token_literal(tokens, at)
+        if literal is None:
+            continue
+        after = literal[1]
+        before = tokens[at - 1].text if at else ""
+        if after < len(tokens) and (
+                (tokens[after].text == ":" and before == "case")
+                or (tokens[after].text == "=>" and before in ("{", ",", "|"))):
+            keys.setdefault(_enclosing(tokens, at, start), []).append(((literal[0],), None))
+    return [Table("", table, closing(tokens, table), tuple(entries))
+            for table, entries in keys.items()]
+
+
+def _enclosing(tokens: list[Token], at: int, start: int) -> int:
+    """The index of the ``{`` that opens the block around ``at``."""
+    depth = 0
+    for index in range(at - 1, start - 1, -1):
+        text = tokens[index].text
+        if text == "}":
+            depth += 1
+        elif text == "{":
+            if depth == 0:
+                return index
+            depth -= 1
+    return start
+
+
+def _answered(path: tuple[str, ...], facts: Sequence[Fact]) -> Fact | None:
+    """The test whose inputs the key ``path`` stands for: its arguments one a level,
+    or (several arguments) joined into one string key."""
+    for fact in facts:
+        if path == fact.args:
+            return fact
+        if len(path) == 1 and len(fact.args) > 1 and path[0] in _joined(fact.args):
+            return fact
+    return None
+
+
+def _joined(args: tuple[str, ...]) -> set[str]:
+    bare = [a[1:-1] if len(a) >= 2 and a[0] == a[-1] == '"' else a for a in args]
+    return {'"' + separator.join(bare) + '"' for separator in _SEPARATORS}
+
+
+def _special_case(path: str, tokens: list[Token], name: str, table: Table,
+                  facts: Sequence[Fact], far: bool) -> SpecialCase | None:
+    answers = [_answered(keys, facts) for keys, _ in table.entries]
+    if not answers or any(fact is None for fact in answers):
+        return None
+    if far and not any(fact is not None and answer == fact.expected
+                       for fact, (_, answer) in zip(answers, table.entries, strict=True)):
+        return None
+    shown = ", ".join(keys[0] if len(keys) == 1 else f"({', '.join(keys)})"
+                      for keys, _ in table.entries)
+    first = answers[0]
+    assert first is not None
+    return SpecialCase(path, name, tokens[table.open].line, "input-table",
+                       "{" + shown + "}", first)
