@@ -4,7 +4,9 @@ rgr's own line collector for the mutation gate (rgr.check.mutation): the user's 
 may have no coverage.py, and rgr needs only the lines a phase changed, per test. The
 files to watch come in ``RGR_MUTATION_TRACE_FILES`` (paths relative to the run's
 directory, ``os.pathsep`` between them); when the session ends the plugin writes
-``{"tests": {node id: {path: [line, ...]}}}`` to ``RGR_MUTATION_TRACE_OUT``.
+``{"tests": {node id: {path: [line, ...]}}, "argTypes": {"path:function": {parameter:
+[type name, ...]}}}`` to ``RGR_MUTATION_TRACE_OUT`` (the types of the values the tests
+passed to the watched files' functions: CrossHair's types where the code has no hints).
 
 With ``RGR_MUTATION_MUTANTS`` (a JSON file: each mutant's id, path, line, statement line
 and its whole mutated source) the same session then runs the mutants, after the normal
@@ -45,6 +47,9 @@ TIMEOUT_ENV = "RGR_MUTATION_TIMEOUT"
 
 _watched: dict[str, str] = {}  # absolute path -> the path rgr named
 _seen: dict[str, dict[str, set[int]]] = {}
+#: "path:function" -> parameter -> the type names of the values the tests passed
+#: (rgr.check.mutation.equivalence gives CrossHair these when the code has no hints).
+_arg_types: dict[str, dict[str, set[str]]] = {}
 
 
 def pytest_configure(config: Any) -> None:
@@ -62,6 +67,8 @@ def _tracer_for(lines: dict[str, set[int]]) -> Any:
             return None
         hit = lines.setdefault(name, set())
         hit.add(frame.f_lineno)
+        if event == "call":
+            _note_arguments(name, frame)
 
         def local_trace(frame: Any, event: str, arg: Any) -> Any:
             if event == "line":
@@ -69,6 +76,14 @@ def _tracer_for(lines: dict[str, set[int]]) -> Any:
             return local_trace
         return local_trace
     return global_trace
+
+
+def _note_arguments(name: str, frame: Any) -> None:
+    code = frame.f_code
+    seen = _arg_types.setdefault(name + ":" + code.co_name, {})
+    for param in code.co_varnames[:code.co_argcount]:
+        if param in frame.f_locals:
+            seen.setdefault(param, set()).add(type(frame.f_locals[param]).__name__)
 
 
 _in_mutant = False  # True in a mutant's child process: nothing more to trace
@@ -226,6 +241,8 @@ def pytest_sessionfinish(session: Any, exitstatus: Any) -> None:
         return
     data: dict[str, Any] = {"tests": {test: {path: sorted(lines) for path, lines in files.items()}
                                       for test, files in _seen.items()}}
+    data["argTypes"] = {key: {param: sorted(names) for param, names in params.items()}
+                        for key, params in _arg_types.items()}
     if os.environ.get(MUTANTS_ENV):
         data["mutants"] = _mutant_results
     with open(out, "w", encoding="utf-8") as handle:
