@@ -269,7 +269,7 @@ PROCESS_SUITES = frozenset({
     "test_refactor.py", "test_report_integrate.py", "test_rough_edges.py",
     "test_runner_counts.py", "test_runners.py", "test_serve.py", "test_setup.py",
     "test_startup.py", "test_unittest_runner.py", "test_verify.py", "test_work_hooks.py",
-    "test_docs_build.py", "test_zero_config.py",
+    "test_docs_build.py", "test_zero_config.py", "test_corpus_fetch.py",
 })
 
 #: Test files that look for an attack's marks (files named PWNED under /tmp, processes
