@@ -56,13 +56,40 @@ def pytest_configure(config: Any) -> None:
     names = [n for n in os.environ.get(FILES_ENV, "").split(os.pathsep) if n]
     root = os.getcwd()
     for name in names:
-        _watched[os.path.realpath(os.path.join(root, name))] = name
+        path = os.path.realpath(os.path.join(root, name))
+        _watched[path] = name
+        try:
+            found = os.stat(path)
+            _watched_files[(found.st_dev, found.st_ino)] = name
+        except OSError:
+            pass
+
+
+#: (device, inode) -> the path rgr named: the same file seen at another path. In rgr's
+#: sandbox the checkout is shown again at the repository's own path, and a project
+#: installed in editable mode (``pip install -e .``) imports its code from there, so a
+#: frame's file name is that other path (seen on iniconfig, a src/ layout).
+_watched_files: dict[tuple[int, int], str] = {}
+_names: dict[str, str | None] = {}  # a code object's file name -> the watched name
+
+
+def _watched_name(filename: str) -> str | None:
+    if filename in _names:
+        return _names[filename]
+    name = _watched.get(filename) or _watched.get(os.path.realpath(filename))
+    if name is None and _watched_files:
+        try:
+            found = os.stat(filename)
+            name = _watched_files.get((found.st_dev, found.st_ino))
+        except OSError:
+            name = None
+    _names[filename] = name
+    return name
 
 
 def _tracer_for(lines: dict[str, set[int]]) -> Any:
     def global_trace(frame: Any, event: str, arg: Any) -> Any:
-        name = _watched.get(frame.f_code.co_filename) or _watched.get(
-            os.path.realpath(frame.f_code.co_filename))
+        name = _watched_name(frame.f_code.co_filename)
         if name is None:
             return None
         hit = lines.setdefault(name, set())
@@ -196,8 +223,21 @@ def _module_of(path: str) -> Any:
         real = os.path.realpath(path)
         _modules[path] = next(
             (m for m in list(sys.modules.values())
-             if os.path.realpath(str(getattr(m, "__file__", None) or "")) == real), None)
+             if _same_file(str(getattr(m, "__file__", None) or ""), real)), None)
     return _modules[path]
+
+
+def _same_file(one: str, other: str) -> bool:
+    """The same file, at its own path or at another (the sandbox's alias of the checkout,
+    where an editable install imports from)."""
+    if not one:
+        return False
+    if os.path.realpath(one) == other:
+        return True
+    try:
+        return os.path.samefile(one, other)
+    except OSError:
+        return False
 
 
 def _patch_loaded(module: Any, path: str, source: str) -> None:
