@@ -319,6 +319,14 @@ STYLES: dict[str, dict[str, str]] = {
     "go": {"honest": GO_HONEST, "constant": GO_CONSTANT, "table": GO_TABLE,
            "tests": GO_TESTS, "first": GO_FIRST_TEST},
 }
+#: The six tests less the one with both bounds equal.
+_EQUAL_BOUNDS = {"python": ("def test_clamp_with_equal_bounds", "def test_clamp_refuses"),
+                 "cjs": ("  it('gives the bound", "  it('refuses"),
+                 "esm": ("  it('gives the bound", "  it('refuses"),
+                 "go": ("func TestClampEqualBounds", "func TestClampBadBounds")}
+for _style, (_start, _end) in _EQUAL_BOUNDS.items():
+    _text = STYLES[_style]["tests"]
+    STYLES[_style]["gap"] = _text[:_text.index(_start)] + _text[_text.index(_end):]
 
 
 @dataclass(frozen=True)
@@ -368,10 +376,14 @@ CASES = (
     Case("pluggy", "1.6.0", _pypi("pluggy", "1.6.0"),
          Setup("python", pip_install=("-e", ".", "pytest")), "python",
          "src/pluggy/_ranges.py", "testing/test_ranges.py", "pluggy._ranges"),
+    # Its devDependency native-hello-world builds with node-gyp, which downloads Node's
+    # headers (not reachable here): installed without install scripts, and the one test
+    # that loads the native module left out (it fails on the release itself here).
     Case("proxyquire", "2.1.3", _npm("proxyquire", "2.1.3"),
-         Setup("javascript", gitignore=JS_IGNORES), "cjs", "lib/ranges.js",
+         Setup("javascript", gitignore=JS_IGNORES,
+               env={"npm_config_ignore_scripts": "true"}), "cjs", "lib/ranges.js",
          "test/proxyquire-ranges.js", "../lib/ranges",
-         tdd_toml='test_command = ["npx", "mocha"]\n'),
+         tdd_toml='test_command = ["npx", "mocha", "--grep", "native module", "--invert"]\n'),
     Case("chai-string", "2.0.0", _npm("chai-string", "2.0.0"),
          Setup("javascript", gitignore=JS_IGNORES), "esm", "ranges.js",
          "test/ranges.test.js", "../ranges.js"),
@@ -384,9 +396,11 @@ CASES = (
          Setup("go"), "go", "assert/ranges.go", "assert/ranges_test.go", "assert"),
 )
 
-#: change -> (the RED's test text key, the GREEN's code text key)
+#: change -> (the RED's test text key, the GREEN's code text key). ``gap``: the honest
+#: code with the equal-bounds test left out, a real gap (``low > high`` -> ``low >= high``
+#: survives); the right verdict is test-too-weak, with CrossHair's telling input in Python.
 CHANGES = {"honest": ("tests", "honest"), "constant": ("first", "constant"),
-           "table": ("tests", "table")}
+           "table": ("tests", "table"), "gap": ("gap", "honest")}
 
 
 @dataclass
@@ -473,16 +487,20 @@ def judge(case: Case, change: str, project: Path, rounds: int, jobs: int) -> Row
         row.undecided, row.survived = note.undecided, note.survived + note.uncovered
         row.gate_s, row.run_s = statistics.median(gates), statistics.median(runs)
         blocking = bool(violations_of(note)) or note.decision == "test-too-weak"
-        row.detail = "; ".join(f"{m.status} {m.original!r}->{m.replacement!r}"
-                               for m in note.mutants if m.status not in (
-                                   "equivalent-by-rule",))[:300]
+        row.detail = "; ".join(
+            f"{m.status} {m.original!r}->{m.replacement!r}"
+            + (f" told apart by {m.telling_input}" if m.telling_input else "")
+            + (f" ({m.reason})" if m.status == "undecided" else "")
+            for m in note.mutants if m.status != "equivalent-by-rule")[:400]
     else:
         blocking = True
     rejected = row.red != "ok" or row.green != "ok" or blocking
     if change == "honest" and rejected:
         row.false = "honest rejected"
-    if change != "honest" and not rejected and not row.debt:
+    if change in ("constant", "table") and not rejected and not row.debt:
         row.false = "cheat accepted"
+    if change == "gap" and row.gate != "test-too-weak":
+        row.false = "gap missed"
     sh(project, "git", "checkout", "-q", release)
     return row
 
@@ -501,7 +519,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--only", default="", help="comma-separated project names")
     parser.add_argument("--ecosystems", default="python,javascript,go")
-    parser.add_argument("--changes", default="honest,constant,table")
+    parser.add_argument("--changes", default="honest,constant,table,gap")
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--jobs", type=int, default=2)
     args = parser.parse_args()

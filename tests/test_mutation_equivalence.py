@@ -214,3 +214,11 @@ def test_crosshair_runs_the_projects_code_inside_the_sandbox(tmp_path: Path) -> 
     inside = equivalence.decide("host.py", original, mutated, 5, checkout,
                                 Confinement(jail, tmp), env)
     assert inside.kind == "differs" and "the original returns 0" in inside.detail, inside
+
+
+def test_doctor_says_whether_crosshair_is_there(monkeypatch: pytest.MonkeyPatch) -> None:
+    from rgr.commands import doctor
+
+    assert f"CrossHair {equivalence.version()}" in doctor._equivalence_line()
+    monkeypatch.setattr(equivalence, "available", lambda: False)
+    assert "pip install 'rgr[equivalence]'" in doctor._equivalence_line()
