@@ -13,6 +13,7 @@ from rgr.base.errors import RgrError
 from rgr.base.outcome import Outcome
 from rgr.base.ui import esc, make_console
 from rgr.check.gate import GateResult, gate_argvs
+from rgr.check.mutation import equivalence
 from rgr.commands.common import emit
 from rgr.commands.verify import print_result
 from rgr.ecosystems.python import project_virtualenv
@@ -57,6 +58,7 @@ def doctor(ws: Workspace, as_json: bool, run_tests: bool = True) -> int:
             "problems": [{"problem": d.problem, "fix": d.fix} for d in problems],
             "warnings": [{"problem": d.problem, "fix": d.fix}
                          for d in _outside_environment(ws, programs)],
+            "equivalence": {"crossHair": equivalence.version()},
             "tests": tests_summary(result.tests).model_dump(mode="json", by_alias=True),
             "diagnosis": None if refused is None else {"problem": refused.message,
                                                        "fix": refused.hint},
@@ -117,6 +119,16 @@ def _missing(ws: Workspace, sealer: Sealer, program: Resolved) -> Diagnosis:
                            ws.config.sandbox.detect, sealer.test_command.setting)
 
 
+def _equivalence_line() -> str:
+    """Whether the mutation gate can decide a Python survivor's equivalence."""
+    found = equivalence.version()
+    if found is None:
+        return ("CrossHair not installed: Python survivors are not checked for "
+                "equivalence (pip install 'rgr[equivalence]')")
+    return (f"CrossHair {found}: Python survivors are checked for equivalence "
+            "(rgr.check.mutation.equivalence)")
+
+
 def _print(ws: Workspace, sealer: Sealer, programs: list[Resolved], problems: list[Diagnosis],
            result: GateResult, refused: RgrError | None) -> None:
     console = make_console()
@@ -128,6 +140,7 @@ def _print(ws: Workspace, sealer: Sealer, programs: list[Resolved], problems: li
     console.print(f"[bold]rgr doctor[/bold]: {esc(ws.root)}")
     console.print(f"  test command  {esc(' '.join(sealer.test_command.argv))} "
                   f"({esc(sealer.test_command.source)})")
+    console.print(f"  equivalence   {esc(_equivalence_line())}")
     if not note.enabled:
         console.print("  sandbox       OFF: agents and test runs are not confined")
         console.print("found (its variables set, its dependency folders linked into each "

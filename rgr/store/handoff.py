@@ -251,7 +251,8 @@ class LandingNote(CamelModel):
 #: ``equivalent-by-rule`` (rgr decided it cannot change behaviour, so it was not run:
 #: rgr.check.mutation.boundary; never a kill, never a survivor).
 MutantStatus = Literal["killed", "survived", "uncovered", "equivalent", "not-run",
-                       "unviable", "equivalent-by-rule"]
+                       "unviable", "equivalent-by-rule", "equivalent-by-crosshair",
+                       "undecided"]
 
 #: What the mutation gate decided (rgr.check.mutation.rule).
 AdequacyDecision = Literal["pass", "over-implemented", "test-too-weak", "refactor-unpinned",
@@ -270,9 +271,13 @@ class MutantFinding(CamelModel):
     status: MutantStatus
     #: The tests that run the mutant's line (the ones its run used).
     tests: list[str] = Field(default_factory=list)
-    #: Why an agent says it is equivalent (``status == "equivalent"``), or why rgr
-    #: decided so (``equivalent-by-rule``).
+    #: Why an agent says it is equivalent (``status == "equivalent"``), why rgr
+    #: decided so (``equivalent-by-rule``), or why CrossHair could not decide
+    #: (``undecided``, rgr.check.mutation.equivalence).
     reason: str | None = None
+    #: An input CrossHair found that tells the mutant from the original, and what each
+    #: returns (given to the RED that strengthens the test).
+    telling_input: str | None = None
 
     def describe(self) -> str:
         return (f"{self.path}:{self.line}:{self.col} {self.original!r} -> "
@@ -296,6 +301,12 @@ class AdequacyNote(CamelModel):
     #: Mutants rgr decided equivalent by rule and did not run (rgr.check.mutation.
     #: boundary): neither killed nor survived, and not in ``tried``; each one is listed.
     equivalent_by_rule: int = 0
+    #: Survivors CrossHair proved equivalent (every path explored, no difference):
+    #: not failures; each one is listed (rgr.check.mutation.equivalence).
+    equivalent_by_cross_hair: int = 0
+    #: Survivors CrossHair could not decide and no test of the item demonstrably should
+    #: kill (rgr.check.mutation.rule): a remark, not a rejection; each one is listed.
+    undecided: int = 0
     decision: AdequacyDecision = "pass"
     #: Why something was not measured, or what cut the run short (the budget).
     remark: str | None = None

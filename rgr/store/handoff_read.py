@@ -156,13 +156,15 @@ MUTANT = {
     "path": _str, "line": _int, "col": _int, "operator": _str, "original": _str,
     "replacement": _str,
     "status": _one_of("killed", "survived", "uncovered", "equivalent", "not-run",
-                      "unviable", "equivalent-by-rule"),
-    "tests": _STRINGS, "reason": _STR,
+                      "unviable", "equivalent-by-rule", "equivalent-by-crosshair",
+                      "undecided"),
+    "tests": _STRINGS, "reason": _STR, "tellingInput": _STR,
 }
 ADEQUACY = {
     "phase": _str, "mode": _one_of("reject", "report", "off"), "tried": _int, "killed": _int,
     "survived": _int, "uncovered": _int, "equivalent": _int, "notRun": _int,
-    "unviable": _int, "equivalentByRule": _int,
+    "unviable": _int, "equivalentByRule": _int, "equivalentByCrossHair": _int,
+    "undecided": _int,
     "decision": _one_of("pass", "over-implemented", "test-too-weak", "refactor-unpinned",
                         "report-only", "not-measured", "incomplete"),
     "remark": _STR, "durationS": _float,

@@ -136,7 +136,8 @@ class SandboxJson(TypedDict, total=False):
 
 
 MutantStatusName = Literal["killed", "survived", "uncovered", "equivalent", "not-run",
-                           "unviable", "equivalent-by-rule"]
+                           "unviable", "equivalent-by-rule", "equivalent-by-crosshair",
+                           "undecided"]
 DecisionName = Literal["pass", "over-implemented", "test-too-weak", "refactor-unpinned",
                        "report-only", "not-measured", "incomplete"]
 
@@ -151,6 +152,7 @@ class MutantJson(TypedDict, total=False):
     status: Required[MutantStatusName]
     tests: list[str]
     reason: str | None
+    tellingInput: str | None
 
 
 class AdequacyJson(TypedDict, total=False):
@@ -164,6 +166,8 @@ class AdequacyJson(TypedDict, total=False):
     notRun: int
     unviable: int
     equivalentByRule: int
+    equivalentByCrossHair: int
+    undecided: int
     decision: DecisionName
     remark: str | None
     durationS: float

@@ -23,7 +23,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Sequence
 
-__all__ = ["TWINS", "python_guards", "token_guard", "why"]
+__all__ = ["TWINS", "python_guards", "python_raising_guards", "token_guard", "why"]
 
 #: Each boundary comparison and its strict/non-strict twin.
 TWINS = {"<": "<=", "<=": "<", ">": ">=", ">=": ">"}
@@ -65,6 +65,24 @@ def python_guards(tree: ast.AST) -> dict[int, str]:
                 found[id(node.test)] = why(ast.unparse(node.test.left),
                                            _PY_OPS[type(node.test.ops[0])],
                                            ast.unparse(node.test.comparators[0]))
+    return found
+
+
+def python_raising_guards(tree: ast.AST) -> dict[int, str]:
+    """id of each boundary comparison of ``tree`` that guards a ``raise`` -> why its twin
+    is never equivalent: ``if low > high: raise ValueError`` and ``low >= high`` differ at
+    ``low == high``, where one raises and the other goes on (the shape of the real gap
+    CrossHair found on real code: ``(value=0, low=0, high=0)`` returns 0 against raises)."""
+    found: dict[int, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and _py_operands(node.test) is not None \
+                and len(node.body) == 1 and isinstance(node.body[0], ast.Raise):
+            assert isinstance(node.test, ast.Compare)
+            left, right = ast.unparse(node.test.left), ast.unparse(node.test.comparators[0])
+            op = _PY_OPS[type(node.test.ops[0])]
+            found[id(node.test)] = (f"{left} {op} {right} guards a raise: at {left} == "
+                                    f"{right} one of {op} and {TWINS[op]} raises and the "
+                                    "other does not")
     return found
 
 

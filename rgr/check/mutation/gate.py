@@ -38,10 +38,10 @@ from pathlib import Path
 
 from rgr.base.config import AdequacyConfig, Config, TestCommand
 from rgr.check.manifest_keys import MANIFESTS
+from rgr.check.mutation import equivalence, textual
 from rgr.check.mutation import lines as coverage_lines
-from rgr.check.mutation import textual
 from rgr.check.mutation.mutants import Mutant, apply, mutants_of
-from rgr.check.mutation.rule import decide
+from rgr.check.mutation.rule import decide, demonstrably_killable
 from rgr.check.verify import Confinement, TestReport, run_tests
 from rgr.ecosystems import go
 from rgr.store import git
@@ -114,16 +114,19 @@ def measure(subject: Subject, settings: AdequacyConfig, cmd: TestCommand,
     findings: dict[str, MutantFinding] = {}
     remarks = [remark]
     if python_mutants:
-        remarks.append(_measure_python(subject, python_mutants, sorted(python), settings,
-                                       cmd, open_checkout, git_dir, command_timeout,
-                                       deadline, findings))
+        said, coverage = _measure_python(subject, python_mutants, sorted(python), settings,
+                                         cmd, open_checkout, git_dir, command_timeout,
+                                         deadline, findings)
+        remarks += [said, _settle_equivalence(subject, python_mutants, coverage,
+                                              open_checkout, deadline, findings)]
     if probed_mutants:
         remarks.append(_measure_probed(subject, probed_mutants, settings, cmd,
                                        open_checkout, command_timeout, deadline, findings,
                                        baseline_s))
     ordered = [_loaded_only(m, findings[m.id]) for m in mutants]
     counts = {status: sum(1 for f in ordered if f.status == status)
-              for status in ("killed", "survived", "uncovered", "not-run", "unviable")}
+              for status in ("killed", "survived", "uncovered", "not-run", "unviable",
+                             "equivalent-by-crosshair", "undecided")}
     said = "; ".join(r for r in remarks if r) or None
     if time.monotonic() >= deadline - 1:  # mutants not run for want of time: say so
         said = _budget_remark(said, counts["not-run"], settings.budget)
@@ -133,6 +136,8 @@ def measure(subject: Subject, settings: AdequacyConfig, cmd: TestCommand,
         survived=counts["survived"], uncovered=counts["uncovered"],
         not_run=counts["not-run"], unviable=counts["unviable"],
         equivalent_by_rule=len(decided),
+        equivalent_by_cross_hair=counts["equivalent-by-crosshair"],
+        undecided=counts["undecided"],
         mutants=[f for f in ordered if f.status not in ("killed", "unviable")]
         + [_finding(m, "equivalent-by-rule", [], m.equivalent) for m in decided],
         duration_s=round(time.monotonic() - started, 3), remark=said)
@@ -142,10 +147,11 @@ def measure(subject: Subject, settings: AdequacyConfig, cmd: TestCommand,
 def _measure_python(subject: Subject, mutants: list[Mutant], files: list[str],
                     settings: AdequacyConfig, cmd: TestCommand,
                     open_checkout: OpenCheckout, git_dir: Path, command_timeout: float,
-                    deadline: float, findings: dict[str, MutantFinding]) -> str | None:
+                    deadline: float, findings: dict[str, MutantFinding]
+                    ) -> tuple[str | None, coverage_lines.Coverage]:
     """Fills ``findings`` for Python ``mutants``: rgr's tracer tells which tests run each
     line (pytest), so a line no test runs is ``uncovered`` without a run. Returns a
-    remark, or None."""
+    remark (or None) and the line data."""
     key = coverage_lines.cache_key(subject.tree, files)
     coverage = None
     if cmd.runner == "pytest":
@@ -183,9 +189,59 @@ def _measure_python(subject: Subject, mutants: list[Mutant], files: list[str],
                                                   per_mutant_timeout):
                 findings[mutant.id] = _finding(mutant, status, tests)
     if coverage.traced:
-        return None
+        return None, coverage
     return ("no per-test line data (rgr's tracer works with pytest only): each mutant ran "
-            "the whole suite, and no survivor could be told uncovered")
+            "the whole suite, and no survivor could be told uncovered"), coverage
+
+
+def _settle_equivalence(subject: Subject, mutants: list[Mutant],
+                        coverage: coverage_lines.Coverage, open_checkout: OpenCheckout,
+                        deadline: float, findings: dict[str, MutantFinding]) -> str | None:
+    """Each Python survivor on a line a test runs, put to CrossHair
+    (rgr.check.mutation.equivalence) in a sealed checkout of its own: proved equivalent
+    -> ``equivalent-by-crosshair``; an input that tells it apart -> it stays a survivor,
+    the input kept for the strengthening RED; undecided -> ``undecided`` (a remark),
+    unless a test of the item demonstrably should kill it (rule.demonstrably_killable).
+    Returns a remark, or None."""
+    survivors = [m for m in mutants if findings[m.id].status == "survived"
+                 and not m.module_level]
+    if not survivors:
+        return None
+    if not equivalence.available():
+        return ("CrossHair is not installed, so no survivor was checked for equivalence "
+                "(pip install 'rgr[equivalence]')")
+    undecided = 0
+    with open_checkout("mutation-equivalence") as (tree, confinement, env):
+        for mutant in survivors:
+            left = deadline - time.monotonic()
+            if left < 2:
+                return _remark_undecided(undecided) or (
+                    "the time budget ran out before CrossHair saw every survivor")
+            source = subject.sources[mutant.path]
+            target = equivalence.target_of(source, mutant.line)
+            traced = coverage.types_of(mutant.path, target.name) if target else None
+            answer = equivalence.decide(
+                mutant.path, source, apply(source, mutant), mutant.line, tree, confinement,
+                env, traced, seconds=min(equivalence.PER_MUTANT_S, max(1.0, left - 1)))
+            finding = findings[mutant.id]
+            if answer.kind == "equivalent":
+                findings[mutant.id] = finding.updated(
+                    status="equivalent-by-crosshair",
+                    reason="CrossHair explored every path and found no difference")
+            elif answer.kind == "differs":
+                findings[mutant.id] = finding.updated(telling_input=answer.detail)
+            elif not demonstrably_killable(mutant, source, finding):
+                findings[mutant.id] = finding.updated(status="undecided",
+                                                      reason=answer.detail)
+                undecided += 1
+    return _remark_undecided(undecided)
+
+
+def _remark_undecided(count: int) -> str | None:
+    if not count:
+        return None
+    return (f"{count} survivor(s) CrossHair could not decide (listed as undecided): a "
+            "remark, not a rejection")
 
 
 def _measure_probed(subject: Subject, mutants: list[Mutant], settings: AdequacyConfig,

@@ -17,7 +17,7 @@ import json
 import os
 import shutil
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from rgr.base.config import Config, TestCommand
@@ -53,6 +53,11 @@ class Coverage:
     traced: bool = True
     #: Each mutant's status, when the same run ran them (the fast path).
     mutants: Mapping[str, str] | None = None
+    #: "path:function" -> parameter -> the type names of the values the tests passed.
+    arg_types: Mapping[str, Mapping[str, list[str]]] = field(default_factory=dict)
+
+    def types_of(self, path: str, function: str) -> Mapping[str, list[str]]:
+        return self.arg_types.get(f"{path}:{function}", {})
 
     def tests_running(self, path: str, lines: tuple[int, ...]) -> list[str]:
         return sorted(test for test, files in self.by_test.items()
@@ -102,15 +107,15 @@ def collect(cmd: TestCommand, tree: Path, files: list[str], *, timeout: float,
     try:
         data = json.loads(out.read_text(encoding="utf-8"))
         tests, traced = data["tests"], True
-        ran = data.get("mutants")
+        ran, types = data.get("mutants"), data.get("argTypes")
     except (OSError, ValueError, KeyError, AttributeError):
-        tests, traced, ran = {}, False, None
+        tests, traced, ran, types = {}, False, None, None
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     statuses = ({str(k): str(v) for k, v in ran.items()
                  if v in ("killed", "survived", "uncovered", "not-run")}
                 if isinstance(ran, dict) else None)
-    return Coverage(_frozen(tests), report, traced, statuses)
+    return Coverage(_frozen(tests), report, traced, statuses, _types(types))
 
 
 def cache_key(tree: str, files: list[str]) -> str:
@@ -121,7 +126,7 @@ def cache_key(tree: str, files: list[str]) -> str:
 def load(git_dir: Path, key: str) -> Coverage | None:
     try:
         data = json.loads((git_dir / FOLDER / f"{key}.json").read_text("utf-8"))
-        return Coverage(_frozen(data["tests"]))
+        return Coverage(_frozen(data["tests"]), arg_types=_types(data.get("argTypes")))
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
 
@@ -132,7 +137,8 @@ def save(git_dir: Path, key: str, coverage: Coverage) -> None:
     temporary = folder / f".{key}.{os.getpid()}.tmp"
     temporary.write_text(json.dumps({"tests": {
         test: {path: sorted(lines) for path, lines in files.items()}
-        for test, files in coverage.by_test.items()}}), encoding="utf-8")
+        for test, files in coverage.by_test.items()},
+        "argTypes": coverage.arg_types}), encoding="utf-8")
     os.replace(temporary, folder / f"{key}.json")
     with contextlib.suppress(OSError):
         files_by_age = sorted(folder.glob("*.json"), key=lambda p: p.stat().st_mtime,
@@ -147,6 +153,14 @@ def _frozen(tests: object) -> dict[str, dict[str, frozenset[int]]]:
     return {str(test): {str(path): frozenset(int(n) for n in lines)
                         for path, lines in files.items()}
             for test, files in tests.items() if isinstance(files, dict)}
+
+
+def _types(data: object) -> dict[str, dict[str, list[str]]]:
+    if not isinstance(data, dict):
+        return {}
+    return {str(key): {str(p): [str(n) for n in names] for p, names in params.items()
+                       if isinstance(names, list)}
+            for key, params in data.items() if isinstance(params, dict)}
 
 
 def _install_plugin(folder: Path, env: dict[str, str]) -> None:

@@ -4,7 +4,9 @@ rgr's own line collector for the mutation gate (rgr.check.mutation): the user's 
 may have no coverage.py, and rgr needs only the lines a phase changed, per test. The
 files to watch come in ``RGR_MUTATION_TRACE_FILES`` (paths relative to the run's
 directory, ``os.pathsep`` between them); when the session ends the plugin writes
-``{"tests": {node id: {path: [line, ...]}}}`` to ``RGR_MUTATION_TRACE_OUT``.
+``{"tests": {node id: {path: [line, ...]}}, "argTypes": {"path:function": {parameter:
+[type name, ...]}}}`` to ``RGR_MUTATION_TRACE_OUT`` (the types of the values the tests
+passed to the watched files' functions: CrossHair's types where the code has no hints).
 
 With ``RGR_MUTATION_MUTANTS`` (a JSON file: each mutant's id, path, line, statement line
 and its whole mutated source) the same session then runs the mutants, after the normal
@@ -45,23 +47,55 @@ TIMEOUT_ENV = "RGR_MUTATION_TIMEOUT"
 
 _watched: dict[str, str] = {}  # absolute path -> the path rgr named
 _seen: dict[str, dict[str, set[int]]] = {}
+#: "path:function" -> parameter -> the type names of the values the tests passed
+#: (rgr.check.mutation.equivalence gives CrossHair these when the code has no hints).
+_arg_types: dict[str, dict[str, set[str]]] = {}
 
 
 def pytest_configure(config: Any) -> None:
     names = [n for n in os.environ.get(FILES_ENV, "").split(os.pathsep) if n]
     root = os.getcwd()
     for name in names:
-        _watched[os.path.realpath(os.path.join(root, name))] = name
+        path = os.path.realpath(os.path.join(root, name))
+        _watched[path] = name
+        try:
+            found = os.stat(path)
+            _watched_files[(found.st_dev, found.st_ino)] = name
+        except OSError:
+            pass
+
+
+#: (device, inode) -> the path rgr named: the same file seen at another path. In rgr's
+#: sandbox the checkout is shown again at the repository's own path, and a project
+#: installed in editable mode (``pip install -e .``) imports its code from there, so a
+#: frame's file name is that other path (seen on iniconfig, a src/ layout).
+_watched_files: dict[tuple[int, int], str] = {}
+_names: dict[str, str | None] = {}  # a code object's file name -> the watched name
+
+
+def _watched_name(filename: str) -> str | None:
+    if filename in _names:
+        return _names[filename]
+    name = _watched.get(filename) or _watched.get(os.path.realpath(filename))
+    if name is None and _watched_files:
+        try:
+            found = os.stat(filename)
+            name = _watched_files.get((found.st_dev, found.st_ino))
+        except OSError:
+            name = None
+    _names[filename] = name
+    return name
 
 
 def _tracer_for(lines: dict[str, set[int]]) -> Any:
     def global_trace(frame: Any, event: str, arg: Any) -> Any:
-        name = _watched.get(frame.f_code.co_filename) or _watched.get(
-            os.path.realpath(frame.f_code.co_filename))
+        name = _watched_name(frame.f_code.co_filename)
         if name is None:
             return None
         hit = lines.setdefault(name, set())
         hit.add(frame.f_lineno)
+        if event == "call":
+            _note_arguments(name, frame)
 
         def local_trace(frame: Any, event: str, arg: Any) -> Any:
             if event == "line":
@@ -69,6 +103,14 @@ def _tracer_for(lines: dict[str, set[int]]) -> Any:
             return local_trace
         return local_trace
     return global_trace
+
+
+def _note_arguments(name: str, frame: Any) -> None:
+    code = frame.f_code
+    seen = _arg_types.setdefault(name + ":" + code.co_name, {})
+    for param in code.co_varnames[:code.co_argcount]:
+        if param in frame.f_locals:
+            seen.setdefault(param, set()).add(type(frame.f_locals[param]).__name__)
 
 
 _in_mutant = False  # True in a mutant's child process: nothing more to trace
@@ -181,8 +223,21 @@ def _module_of(path: str) -> Any:
         real = os.path.realpath(path)
         _modules[path] = next(
             (m for m in list(sys.modules.values())
-             if os.path.realpath(str(getattr(m, "__file__", None) or "")) == real), None)
+             if _same_file(str(getattr(m, "__file__", None) or ""), real)), None)
     return _modules[path]
+
+
+def _same_file(one: str, other: str) -> bool:
+    """The same file, at its own path or at another (the sandbox's alias of the checkout,
+    where an editable install imports from)."""
+    if not one:
+        return False
+    if os.path.realpath(one) == other:
+        return True
+    try:
+        return os.path.samefile(one, other)
+    except OSError:
+        return False
 
 
 def _patch_loaded(module: Any, path: str, source: str) -> None:
@@ -226,6 +281,8 @@ def pytest_sessionfinish(session: Any, exitstatus: Any) -> None:
         return
     data: dict[str, Any] = {"tests": {test: {path: sorted(lines) for path, lines in files.items()}
                                       for test, files in _seen.items()}}
+    data["argTypes"] = {key: {param: sorted(names) for param, names in params.items()}
+                        for key, params in _arg_types.items()}
     if os.environ.get(MUTANTS_ENV):
         data["mutants"] = _mutant_results
     with open(out, "w", encoding="utf-8") as handle:

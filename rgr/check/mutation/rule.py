@@ -21,6 +21,23 @@ pin is behaviour they no longer guard.
 mutants the time budget left unrun are ``not-run`` and never count as killed: with no
 survivor among the others the decision is ``incomplete`` (the phase goes on; the score
 says how many were not run), never ``pass``.
+Undecided survivors (Python, with CrossHair installed: rgr.check.mutation.equivalence).
+A survivor CrossHair proves equivalent is no failure (``equivalent-by-crosshair``); one it
+tells apart by an input stays a survivor and the strengthening RED is given that input. One
+it cannot decide (its time budget ran out, no types to explore with) is ``undecided``: a
+remark in the note, never a rejection, unless a test of the current item **demonstrably**
+should kill it. Demonstrably means both:
+
+1. a test runs the mutated line (the gate ran the mutant against the tests that run it, and
+   in GREEN those include the current item's test), and
+2. rgr holds a proof that the mutant is not equivalent: CrossHair's telling input (then it
+   is decided, not undecided), or a rule (rgr.check.mutation.boundary.python_raising_guards:
+   the boundary twin of a comparison that guards a ``raise`` differs at equality, where one
+   raises and the other does not).
+
+Where no decider ran (CrossHair not installed, JavaScript, Go, Rust), nothing is undecided:
+every survivor the rules do not decide equivalent counts as before.
+
 Equivalent mutants: only the strengthening RED may claim one (its structured answer
 names the mutant and why); rgr records the claim with its reason in the note, counts it
 ``equivalent (claimed)`` in every score, and never as killed.
@@ -28,7 +45,11 @@ names the mutant and why); rgr records the claim with its reason in the note, co
 
 from __future__ import annotations
 
-from rgr.store.handoff import AdequacyDecision, AdequacyNote
+import ast
+
+from rgr.check.mutation.boundary import TWINS, python_raising_guards
+from rgr.check.mutation.mutants import Mutant
+from rgr.store.handoff import AdequacyDecision, AdequacyNote, MutantFinding
 
 
 def decide(note: AdequacyNote) -> AdequacyDecision:
@@ -48,6 +69,25 @@ def decide(note: AdequacyNote) -> AdequacyDecision:
     if any(m.status == "uncovered" for m in survivors):
         return "over-implemented"
     return "test-too-weak"
+
+
+def demonstrably_killable(mutant: Mutant, source: str, finding: MutantFinding) -> bool:
+    """A survivor CrossHair could not decide that still blocks (see the module's
+    definition): a test runs its line, and a rule proves it not equivalent."""
+    if not finding.tests or mutant.operator != "comparison":
+        return False
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return False
+    guards = python_raising_guards(tree)
+    for node in ast.walk(tree):
+        if id(node) in guards and isinstance(node, ast.Compare) \
+                and node.lineno == mutant.line and node.col_offset + 1 == mutant.col:
+            op = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">="}[type(node.ops[0])]
+            return mutant.replacement == ast.unparse(node).replace(f" {op} ",
+                                                                   f" {TWINS[op]} ", 1)
+    return False
 
 
 def survivor_lines(note: AdequacyNote, limit: int = 12) -> list[str]:

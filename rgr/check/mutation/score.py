@@ -20,7 +20,9 @@ def score(adequacy: Mapping[str, Any]) -> str:
     extra = [f"{adequacy.get(key, 0)} {what}" for key, what in (
         ("survived", "survived"), ("uncovered", "uncovered"),
         ("equivalent", "equivalent (claimed)"), ("notRun", "not run: budget"),
-        ("unviable", "did not build"), ("equivalentByRule", "equivalent (by rule)"))
+        ("unviable", "did not build"), ("equivalentByRule", "equivalent (by rule)"),
+        ("equivalentByCrossHair", "equivalent (CrossHair)"),
+        ("undecided", "undecided: remark"))
         if adequacy.get(key, 0)]
     text = f"{adequacy.get('killed', 0)}/{tried} killed"
     return text + (f" ({', '.join(extra)})" if extra else "")
@@ -35,10 +37,13 @@ def lines(adequacy: Mapping[str, Any], limit: int = 12) -> list[str]:
         text = (f"{mutant.get('status')}: {mutant.get('path')}:{mutant.get('line')}:"
                 f"{mutant.get('col')} {mutant.get('original')!r} -> "
                 f"{mutant.get('replacement')!r} ({mutant.get('operator')})")
-        if mutant.get("reason") and mutant.get("status") == "equivalent-by-rule":
+        if mutant.get("reason") and mutant.get("status") in (
+                "equivalent-by-rule", "equivalent-by-crosshair", "undecided"):
             text += f"; {mutant['reason']}"
         elif mutant.get("reason"):
             text += f"; claimed equivalent: {mutant['reason']}"
+        if mutant.get("tellingInput"):
+            text += f"; told apart by {mutant['tellingInput']}"
         out.append(text)
     if len(mutants) > limit:
         out.append(f"... and {len(mutants) - limit} more")

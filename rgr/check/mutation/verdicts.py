@@ -53,6 +53,13 @@ def strengthen_brief(note: AdequacyNote) -> str:
              "wrote for this item (edit it, or add assertions or tests to its file) until "
              "each of these changes would make a test fail:"]
     lines += [f"- {m.describe()}" for m in note.survivors[:_NAMED]]
+    told = [m for m in note.survivors[:_NAMED] if m.telling_input]
+    if told:
+        lines += ["", "An input that tells each of these changes apart (found by symbolic "
+                  "execution, CrossHair): a test calling the code with it fails on the "
+                  "change."]
+        lines += [f"- {m.path}:{m.line} {m.original!r} -> {m.replacement!r}: called with "
+                  f"{m.telling_input}" for m in told]
     lines += ["",
               "Change test files only; every test must pass on the current code (it is "
               "correct: the tests are what is missing). rgr then applies each change above "
@@ -100,4 +107,6 @@ def _survivor_text(mutant: MutantFinding) -> str:
                 "what it sets")
     if mutant.status == "uncovered":
         return f"{mutant.describe()} survives: no test runs this line"
-    return f"{mutant.describe()} survives: {', '.join(mutant.tests[:3])} still pass"
+    told = f" (an input that tells it apart: {mutant.telling_input})" \
+        if mutant.telling_input else ""
+    return f"{mutant.describe()} survives: {', '.join(mutant.tests[:3])} still pass{told}"
