@@ -43,6 +43,9 @@ MASKS: tuple[Mask, ...] = (
           r"-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?",
           r'\1: "<dur>"', "durations and waits (durationS, durationMs, durationApiMs, "
           "delayMs): machine speed, and claude's retry delay is jittered at random"),
+    _mask("runner-time", r"(?<= in )\d+(?:\.\d+)?s\b", "<dur>s",
+          "the test runner's own timing in output quoted to an agent (pytest's "
+          "'1 passed in 0.02s' in a failure brief or a phase prompt)"),
     _mask("port", r"(127\.0\.0\.1|localhost):\d{2,5}", r"\1:<port>",
           "the scripted model server listens on a free port chosen at start"),
     _mask("temp-name", r"(/(?:tmp|rgr|verify|scratch|pristine|attempt)[\w.-]*?[-_]?)"

@@ -1,17 +1,18 @@
 """Same behaviour? One scripted kata run through two versions of rgr, their events.jsonl
 and handoff notes compared byte for byte once what must differ is masked.
 
-    python bench/same_behaviour.py --before REF [--after REF] [--control] [--keep DIR]
+    python bench/same_behaviour.py --before REF [--after REF ...] [--control] [--keep DIR]
 
-``--before`` (and ``--after``; default: this checkout as it is, uncommitted edits
-included) is checked out with ``git worktree add --detach`` into a temporary folder, as
-bench/before_after.py does, and run with its own ``rgr`` first on ``PYTHONPATH`` (this
-venv's libraries). Both sides play the same kata, driven by this checkout's e2e harness
-(tests/e2e/kata.py): the two-test slugify kata with its two stumbles (a GREEN that edits
-the test, rejected and retried; a RED that meets an HTTP 529, retried), the real claude
-from tests/e2e/node against rgr's scripted model server, real git and pytest. Each side
-runs in the same folder (emptied in between), so paths match without masks where they
-can. ``--control`` runs the after side a second time and compares it with itself: what
+``--before`` and each ``--after`` (repeatable; default: this checkout as it is,
+uncommitted edits included) is checked out with ``git worktree add --detach`` into a
+temporary folder, as bench/before_after.py does, and run with its own ``rgr`` first on
+``PYTHONPATH`` (this venv's libraries). Every side plays the same kata, driven by this
+checkout's e2e harness (tests/e2e/kata.py): the two-test slugify kata with its two
+stumbles (a GREEN that edits the test, rejected and retried; a RED that meets an HTTP
+529, retried), the real claude from tests/e2e/node against rgr's scripted model server,
+real git and pytest (the kata's tests in a fixed order: ``TEST_COMMAND``). Each side runs
+in the same folder (emptied in between), so paths match without masks where they can.
+``--control`` runs each after side a second time and compares it with itself: what
 differs there is noise the masks missed, not a change of behaviour.
 
 Compared: the run folder's events.jsonl, every note under refs/notes/tdd-handoffs (each
@@ -19,8 +20,9 @@ named by its commit), the prompts rgr gave each agent session (attempts/*/prompt
 system-prompt.md: a change there changes what the scripted model is sent, so its token
 counts and costs), the refs rgr left and the run folder's file names. The masks are
 listed in bench/behaviour_masks.py, each with why; ``--keep`` writes the raw and masked
-artifacts of each side. Prints a verdict (exit 0: the same; 1: differences, listed as
-fields only one side writes, then values that differ, then the first diff lines).
+artifacts of each side. Prints a verdict per after side (exit 0: all the same; 1:
+differences, listed as fields only one side writes, then values that differ, then the
+first diff lines).
 """
 
 from __future__ import annotations
@@ -47,8 +49,9 @@ from behaviour_masks import (  # noqa: E402
     value_changes,
 )
 from harness import ensure_claude  # noqa: E402
-from kata import KataModel, make_project, rgr_env  # noqa: E402
+from kata import KataModel, rgr_env  # noqa: E402
 
+from rgr.demo.kata import make_project  # noqa: E402
 from rgr.fake_model import FakeModelServer  # noqa: E402
 
 FEATURE = "add a slugify function"
@@ -56,6 +59,11 @@ NOTES_REF = "refs/notes/tdd-handoffs"
 #: The artifacts compared, in the order they are masked (the events first: they name
 #: the commits, whose labels the notes then reuse).
 ARTIFACTS = ("events", "notes", "prompts", "refs", "files")
+#: The kata's test command: the e2e kata's, with the kata's own test order fixed.
+#: pytest-randomly, installed in the venv whose pytest the kata runs, shuffles the two
+#: tests per run, and rgr before b03f7a8 listed the impact hint's tests in the order
+#: they ran: two runs of one version then sent GREEN different prompts.
+TEST_COMMAND = [sys.executable, "-m", "pytest", "-q", "-p", "no:randomly"]
 
 
 @dataclass
@@ -85,7 +93,7 @@ def _run_kata(side: Side, work: Path) -> Run:
         shutil.rmtree(work)
     work.mkdir(parents=True)
     with FakeModelServer(choose=KataModel()) as server:
-        repo = make_project(work / "kata")
+        repo = make_project(work / "kata", TEST_COMMAND, str(ensure_claude()))
         env = {**rgr_env(work / "home", server.url), "PYTHONPATH": str(side.checkout)}
         done = subprocess.run([sys.executable, "-m", "rgr", "run", "--yes", "--skip-preflight",
                                FEATURE], cwd=repo, env=env, capture_output=True, text=True,
@@ -132,16 +140,17 @@ def _keep(folder: Path, name: str, run: Run) -> None:
     (target / "output.txt").write_text(run.output)
 
 
-def compare(before: Run, after: Run, limit: int) -> bool:
-    same = before.exit_code == after.exit_code
-    if not same:
+def compare(before: Run, after: Run, limit: int) -> set[str]:
+    """Prints what differs; returns the artifacts that differ ("exit" for the code)."""
+    differing = set() if before.exit_code == after.exit_code else {"exit"}
+    if differing:
         print(f"exit code: {before.exit_code} -> {after.exit_code}")
     for artifact in ARTIFACTS:
         old, new = before.masked[artifact], after.masked[artifact]
         if old == new:
             print(f"{artifact:<7} identical ({len(new.encode())} bytes masked)")
             continue
-        same = False
+        differing.add(artifact)
         print(f"{artifact:<7} DIFFERENT")
         if artifact in ("events", "notes"):
             for line in schema_changes(old, new, artifact):
@@ -150,15 +159,48 @@ def compare(before: Run, after: Run, limit: int) -> bool:
                 print(f"  value:  {line}")
         for line in first_differences(old, new, limit):
             print(f"  | {line}")
-    return same
+    return differing
+
+
+def _side(name: str, ref: str | None, into: Path) -> Side:
+    if ref is None:
+        edited = "+edits" if _git("status", "--porcelain", "rgr", "prompts", "agents") else ""
+        return Side(name, None, ROOT, _git("rev-parse", "--short", "HEAD") + edited)
+    _git("worktree", "add", "--detach", "--quiet", str(into), ref)
+    return Side(name, ref, into, _git("rev-parse", "--short", ref))
+
+
+def _runs(opts: argparse.Namespace, base: Path) -> tuple[list[Side], dict[str, Run]]:
+    """The kata once on the before side, then on each after side (twice with
+    ``--control``), each in the same folder."""
+    sides: list[Side] = []
+    runs: dict[str, Run] = {}
+    try:
+        sides.append(_side("before", opts.before, base / "before"))
+        for n, ref in enumerate(opts.after or [None], start=1):
+            sides.append(_side(f"after{n}", ref, base / f"after{n}"))
+        for side in sides:
+            for label in ([side.name, f"{side.name}-control"]
+                          if opts.control and side.name != "before" else [side.name]):
+                print(f"running the kata on {label} ({side.commit}) ...", flush=True)
+                runs[label] = _run_kata(side, base / "run")
+                if opts.keep:
+                    _keep(opts.keep, label, runs[label])
+    finally:
+        for side in sides:
+            if side.ref is not None:
+                _git("worktree", "remove", "--force", str(side.checkout))
+    return sides, runs
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--before", help="the older commit (any git ref; required)")
-    parser.add_argument("--after", help="the newer commit (default: this checkout as it is)")
+    parser.add_argument("--after", action="append", help="a newer commit; repeat it to "
+                        "compare several with one before run (default: this checkout as "
+                        "it is)")
     parser.add_argument("--control", action="store_true",
-                        help="also run the after side twice and compare it with itself")
+                        help="also run each after side twice and compare it with itself")
     parser.add_argument("--keep", type=Path, help="write each side's raw and masked "
                         "artifacts and rgr's output under this folder")
     parser.add_argument("--limit", type=int, default=40, help="differences shown per artifact")
@@ -172,43 +214,29 @@ def main() -> int:
         parser.error("--before REF is required (the older commit to compare with)")
     os.environ.pop("PYTHONPATH", None)
     with tempfile.TemporaryDirectory(prefix="rgr-same-") as tmp:
-        base = Path(tmp)
-        sides: list[Side] = []
-        try:
-            for name, ref in (("before", opts.before), ("after", opts.after)):
-                if ref is None:
-                    sides.append(Side(name, None, ROOT, _git("rev-parse", "--short", "HEAD")
-                                      + ("+edits" if _git("status", "--porcelain", "rgr")
-                                         else "")))
-                    continue
-                into = base / name
-                _git("worktree", "add", "--detach", "--quiet", str(into), ref)
-                sides.append(Side(name, ref, into, _git("rev-parse", "--short", ref)))
-            runs: dict[str, Run] = {}
-            plan = [(s.name, s) for s in sides]
-            if opts.control:
-                plan.append(("control", sides[1]))
-            for label, side in plan:
-                print(f"running the kata on {label} ({side.commit}) ...", flush=True)
-                runs[label] = _run_kata(side, base / "run")
-                if opts.keep:
-                    _keep(opts.keep, label, runs[label])
-        finally:
-            for side in sides:
-                if side.ref is not None:
-                    _git("worktree", "remove", "--force", str(side.checkout))
-    print(f"\nbefore = {sides[0].commit}, after = {sides[1].commit}; masks: "
-          + ", ".join(rule.name for rule in MASKS) + ", renamed uuids and commit ids, paths")
-    verdicts = []
-    if opts.control:
-        print("\n-- control: after against itself (noise the masks leave) --")
-        verdicts.append(("control", compare(runs["after"], runs["control"], opts.limit)))
-    print("\n-- before against after --")
-    verdicts.append(("before/after", compare(runs["before"], runs["after"], opts.limit)))
+        sides, runs = _runs(opts, Path(tmp))
+    print("\nmasks: " + ", ".join(rule.name for rule in MASKS)
+          + ", paths; uuids and commit ids renamed by first appearance")
+    verdicts: list[str] = []
+    failed = False
+    before = sides[0]
+    for side in sides[1:]:
+        noise: set[str] = set()
+        if opts.control:
+            print(f"\n-- control: {side.commit} against itself (noise the masks leave) --")
+            noise = compare(runs[side.name], runs[f"{side.name}-control"], opts.limit)
+            verdicts.append(f"control {side.commit}: " + (
+                f"NOISE in {', '.join(sorted(noise))} (a difference there may be noise, "
+                "not behaviour)" if noise else "SAME (the masks leave no noise)"))
+        print(f"\n-- before {before.commit} against after {side.commit} --")
+        changed = compare(runs["before"], runs[side.name], opts.limit)
+        verdicts.append(f"{before.commit} -> {side.commit}: " + (
+            f"DIFFERENT in {', '.join(sorted(changed))}" if changed else "SAME behaviour"))
+        failed = failed or bool(changed or noise)
     print()
-    for label, same in verdicts:
-        print(f"verdict {label}: {'SAME behaviour' if same else 'DIFFERENT'}")
-    return 0 if all(same for _, same in verdicts) else 1
+    for line in verdicts:
+        print(f"verdict {line}")
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":

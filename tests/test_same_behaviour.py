@@ -49,6 +49,11 @@ def test_times_durations_ports_and_temp_names_are_masked_and_the_record_stays_js
     assert record["error"].endswith("(127.0.0.1:<port>)")
 
 
+def test_the_runners_own_timing_in_quoted_output_is_masked_and_its_counts_are_not() -> None:
+    text = masker().mask("```\n.    [100%]\n1 passed, 2 failed in 0.02s\n```")
+    assert text == "```\n.    [100%]\n1 passed, 2 failed in <dur>s\n```"
+
+
 def test_what_tells_behaviour_is_not_masked() -> None:
     masked = masker().mask(event(passed=2, failed=0, inputTokens=18836, costUsd=0.09988,
                                  exitCode=1, outputFile="tests/012.txt"))
