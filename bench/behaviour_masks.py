@@ -86,6 +86,11 @@ class Masker:
         text = UUID.sub(lambda m: self._label("uuid", m.group()), text)
         return HEX.sub(self._commit, text)
 
+    def number(self, value: str) -> int | None:
+        """The N of ``value``'s label, None while no artifact named it."""
+        label = self._labels.get(value)
+        return int(label.split(":")[1].rstrip(">")) if label else None
+
     def _label(self, kind: str, value: str) -> str:
         if value not in self._labels:
             count = sum(1 for label in self._labels.values() if label.startswith(f"<{kind}:"))
@@ -103,9 +108,8 @@ def masked_notes(masker: Masker, notes: Mapping[str, str]) -> str:
     (so a commit the events name keeps its label): notes on commits the events name
     first, in label order, then the others in the order of their masked text."""
     def key(item: tuple[str, str]) -> tuple[int, str]:
-        label = masker._labels.get(item[0])
-        number = int(label.split(":")[1].rstrip(">")) if label else 10**9
-        return number, Masker(masker.paths).mask(item[1])
+        number = masker.number(item[0])
+        return (10**9 if number is None else number), Masker(masker.paths).mask(item[1])
 
     parts = []
     for commit, note in sorted(notes.items(), key=key):

@@ -10,7 +10,7 @@ temporary folder, as bench/before_after.py does, and run with its own ``rgr`` fi
 checkout's e2e harness (tests/e2e/kata.py): the two-test slugify kata with its two
 stumbles (a GREEN that edits the test, rejected and retried; a RED that meets an HTTP
 529, retried), the real claude from tests/e2e/node against rgr's scripted model server,
-real git and pytest (the kata's tests in a fixed order: ``TEST_COMMAND``). Each side runs
+real git and pytest (the kata's tests in a fixed order: ``PYTEST_INI``). Each side runs
 in the same folder (emptied in between), so paths match without masks where they can.
 ``--control`` runs each after side a second time and compares it with itself: what
 differs there is noise the masks missed, not a change of behaviour.
@@ -49,9 +49,8 @@ from behaviour_masks import (  # noqa: E402
     value_changes,
 )
 from harness import ensure_claude  # noqa: E402
-from kata import KataModel, rgr_env  # noqa: E402
+from kata import KataModel, make_project, rgr_env  # noqa: E402
 
-from rgr.demo.kata import make_project  # noqa: E402
 from rgr.fake_model import FakeModelServer  # noqa: E402
 
 FEATURE = "add a slugify function"
@@ -59,11 +58,12 @@ NOTES_REF = "refs/notes/tdd-handoffs"
 #: The artifacts compared, in the order they are masked (the events first: they name
 #: the commits, whose labels the notes then reuse).
 ARTIFACTS = ("events", "notes", "prompts", "refs", "files")
-#: The kata's test command: the e2e kata's, with the kata's own test order fixed.
-#: pytest-randomly, installed in the venv whose pytest the kata runs, shuffles the two
-#: tests per run, and rgr before b03f7a8 listed the impact hint's tests in the order
-#: they ran: two runs of one version then sent GREEN different prompts.
-TEST_COMMAND = [sys.executable, "-m", "pytest", "-q", "-p", "no:randomly"]
+#: The kata's pytest.ini: its test order fixed. pytest-randomly, installed in the venv
+#: whose pytest the kata runs, shuffles the two tests per run, and rgr before b03f7a8
+#: listed the impact hint's tests in the order they ran: two runs of one version then
+#: sent GREEN different prompts. In pytest.ini, not the test command: the cheating GREEN
+#: runs ``python -m pytest -q -p rgr_edit``, which must stay within the allowed command.
+PYTEST_INI = "[pytest]\naddopts = -p no:randomly\n"
 
 
 @dataclass
@@ -93,7 +93,9 @@ def _run_kata(side: Side, work: Path) -> Run:
         shutil.rmtree(work)
     work.mkdir(parents=True)
     with FakeModelServer(choose=KataModel()) as server:
-        repo = make_project(work / "kata", TEST_COMMAND, str(ensure_claude()))
+        repo = make_project(work / "kata")
+        (repo / "pytest.ini").write_text(PYTEST_INI)
+        _git("commit", "-q", "--amend", "--no-edit", "--", "pytest.ini", cwd=repo)
         env = {**rgr_env(work / "home", server.url), "PYTHONPATH": str(side.checkout)}
         done = subprocess.run([sys.executable, "-m", "rgr", "run", "--yes", "--skip-preflight",
                                FEATURE], cwd=repo, env=env, capture_output=True, text=True,
