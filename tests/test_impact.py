@@ -29,8 +29,22 @@ def test_the_tests_that_ran_a_file_newest_cache_first_and_only_existing_ones(
     assert impact.tests_running(tmp_path, ["calc.py"], existing) == [
         "tests/test_a.py::test_new", "tests/test_a.py::test_old"]
     assert impact.tests_running(tmp_path, ["calc.py"]) == [
-        "tests/test_a.py::test_new", "tests/test_a.py::test_old", "tests/test_a.py::test_gone"]
+        "tests/test_a.py::test_new", "tests/test_a.py::test_gone", "tests/test_a.py::test_old"]
     assert impact.tests_running(tmp_path, ["nothing.py"], existing) == []
+
+
+def test_the_hint_does_not_follow_the_order_the_tests_ran_in(tmp_path: Path) -> None:
+    """Two runs of the same suite in another order (pytest-randomly) give the same hint:
+    bench/same_behaviour.py saw the prompt change between two runs of one version."""
+    ran = {"tests/test_slug.py::test_lowercases": {"slug.py": {1}},
+           "tests/test_slug.py::test_joins": {"slug.py": {2}}}
+    hints = []
+    for order, key in ((list(ran), "first"), (list(reversed(ran)), "second")):
+        save(tmp_path / key, key, coverage({test: ran[test] for test in order}))
+        hints.append(impact.hint(tmp_path / key, ["slug.py"]))
+    assert hints[0] == hints[1]
+    assert hints[0].endswith("`tests/test_slug.py::test_joins`, "
+                             "`tests/test_slug.py::test_lowercases`")
 
 
 def test_no_cache_or_a_damaged_one_gives_no_hint(tmp_path: Path) -> None:

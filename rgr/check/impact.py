@@ -24,7 +24,9 @@ MAX_CHARS = 480
 def tests_running(git_dir: Path, files: Iterable[str],
                   existing: Collection[str] | None = None) -> list[str]:
     """The test ids that ran a line of any of ``files`` in the cached coverage, newest
-    cache first (ties in the order found), without ids not in ``existing``."""
+    cache first, each cache's ids sorted, without ids not in ``existing``. Sorted, not in
+    the order the tracer saw them run: that order changes from run to run under
+    pytest-randomly or xdist, and the hint rides in the prompt, which should not."""
     wanted = set(files)
     found: dict[str, None] = {}
     folder = git_dir / FOLDER
@@ -36,7 +38,7 @@ def tests_running(git_dir: Path, files: Iterable[str],
         coverage = load(git_dir, cache.stem)  # None: being replaced or damaged, no hint
         if coverage is None:
             continue
-        for test, ran in coverage.by_test.items():
+        for test, ran in sorted(coverage.by_test.items()):
             if wanted & set(ran) and (existing is None or test in existing):
                 found.setdefault(test, None)
     return list(found)
