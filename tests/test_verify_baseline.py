@@ -263,3 +263,19 @@ def test_a_missing_codex_names_the_variable_that_set_its_path(tmp_path: Path) ->
             backend.version()
         assert raised.value.hint is not None
         assert raised.value.hint.endswith(f"or set {setting}"), raised.value.hint
+
+
+def test_a_sealed_run_keeps_the_users_pytest_variables(tmp_path: Path) -> None:
+    """pytest reads options from PYTEST_ADDOPTS: the sealed baseline keeps it (and only
+    the runner's own variables), so it runs as the user's `pytest` in that shell does."""
+    root = _commit(tmp_path / "p", {"tests/test_two.py": (
+        "import os\n\n\ndef test_keep():\n    assert 'SECRET_TOKEN' not in os.environ\n\n\n"
+        "def test_drop():\n    pass\n")})
+    home = tmp_path / "home"
+    for addopts, passed in (("-k keep", 1), ("", 2)):
+        done = subprocess.run(
+            [sys.executable, "-m", "rgr", "verify", "--json"], cwd=root,
+            env=clean_env(home, {"PYTEST_ADDOPTS": addopts, "SECRET_TOKEN": "s"}),
+            stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert json.loads(done.stdout)["tests"]["passed"] == passed, done.stdout

@@ -343,6 +343,12 @@ class Ecosystem(Protocol):
     @property
     def tool_homes(self) -> tuple[ToolHome, ...]: ...
 
+    #: Variables of the user's that configure its runners (options, plugins): a sealed
+    #: test run of one of its runners keeps them, so that it runs as the user's own run
+    #: of the same command does. Never secrets: names the runner documents.
+    @property
+    def runner_variables(self) -> tuple[str, ...]: ...
+
     #: The caches of its tools the sandbox shows when the project uses it
     #: (rgr.sandbox.toolchain: ``go-modules``, ``maven``, ``gradle``).
     @property
@@ -400,6 +406,7 @@ class Plain:
     tool_homes: tuple[ToolHome, ...] = ()
     tool_caches: tuple[str, ...] = ()
     mutation_syntax: tuple[MutationSyntax, ...] = ()
+    runner_variables: tuple[str, ...] = ()
 
     def detect(self, root: Path, guess: Guess) -> TestCommand | None:
         return None

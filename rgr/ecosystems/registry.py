@@ -151,6 +151,14 @@ def settle(cmd: TestCommand, root: Path) -> TestCommand:
     return cmd
 
 
+def runner_variables(runner: str) -> tuple[str, ...]:
+    """The user's variables a sealed run of ``runner`` keeps: its ecosystem's."""
+    for eco in ECOSYSTEMS:
+        if any(adapter.name == runner for adapter in eco.runners):
+            return eco.runner_variables
+    return ()
+
+
 def alternatives(cmd: TestCommand, root: Path) -> tuple[TestCommand, ...] | None:
     """Commands to try where ``cmd`` read no per-test result: those of the ecosystem
     whose runner it is (rgr.loop.fix_trials); None when it proposes none."""

@@ -43,7 +43,7 @@ from rgr.base.processes import REPO_MARK_VAR
 from rgr.check import conftest_rules
 from rgr.check.gate import GateResult, Level, gate_argvs, run_gate
 from rgr.check.verify import Confinement, TestReport, run_tests
-from rgr.ecosystems.registry import ecosystems_used
+from rgr.ecosystems.registry import ecosystems_used, runner_variables
 from rgr.sandbox import explain, setup, toolchain
 from rgr.sandbox.bridge import Bridge
 from rgr.sandbox.explain import Diagnosis
@@ -467,7 +467,8 @@ class Sealer:
             self._copy_generated(tree)
             home, tmp = self._home_and_tmp(folder, tree)
             failpoints.hit("seal:checked-out")
-            env = self._environment((), home, tmp)
+            env = self._environment(
+                runner_variables((command or self.test_command).runner), home, tmp)
             confinement = None
             if self.policy is not None:
                 jail = self.policy.test_jail(
