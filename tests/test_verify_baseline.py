@@ -268,7 +268,8 @@ def test_a_missing_codex_names_the_variable_that_set_its_path(tmp_path: Path) ->
 def test_a_sealed_run_keeps_the_users_pytest_variables(tmp_path: Path) -> None:
     """pytest reads options from PYTEST_ADDOPTS: the sealed baseline keeps it (and only
     the runner's own variables), so it runs as the user's `pytest` in that shell does."""
-    root = _commit(tmp_path / "p", {"tests/test_two.py": (
+    root = _commit(tmp_path / "p", {"tdd.toml": f"test_command = '{sys.executable} -m pytest -q'\n",
+                                    "tests/test_two.py": (
         "import os\n\n\ndef test_keep():\n    assert 'SECRET_TOKEN' not in os.environ\n\n\n"
         "def test_drop():\n    pass\n")})
     home = tmp_path / "home"

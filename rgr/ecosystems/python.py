@@ -287,9 +287,10 @@ class Python(Plain):
         "**/sitecustomize.py", "**/usercustomize.py", "**/*.pth", "**/.coveragerc",
         "**/noxfile.py")
     tool_homes = (ToolHome("pyenv", "PYENV_ROOT", ".pyenv", ("PYENV_VERSION",)),)
-    # pytest reads these from the environment: extra options, plugins named or none
-    # loaded automatically (tests/conftest.py's runs of the katas set the last).
-    runner_variables = ("PYTEST_ADDOPTS", "PYTEST_PLUGINS", "PYTEST_DISABLE_PLUGIN_AUTOLOAD")
+    # pytest reads these from the environment: extra options, plugins to load. Not
+    # PYTEST_DISABLE_PLUGIN_AUTOLOAD: rgr's own reporter and line tracer reach pytest as
+    # entry-point plugins (below), which that variable would silently turn off.
+    runner_variables = ("PYTEST_ADDOPTS", "PYTEST_PLUGINS")
 
     def detect(self, root: Path, guess: Guess) -> TestCommand | None:
         for name in PYTHON_MARKERS:
