@@ -28,6 +28,7 @@ from ecosystems import (
     run_kata,
 )
 from ecosystems import calc_plan as plan
+from harness import full_sweep, sweep
 from kata import git, notes_on_branch
 
 from rgr.demo.kata import commit
@@ -88,7 +89,16 @@ def kept_attempts(repo: Path) -> list[str]:
     return git(repo, "for-each-ref", "--format=%(refname)", "refs/rgr/attempts/").split()
 
 
-@pytest.mark.parametrize("kind", KINDS)
+#: The default run proves each language once through the real claude: a weak RED in
+#: Rust and JavaScript, an over-implementing GREEN in Go; the other kind in each language
+#: runs in the full sweep. Each language's mutants and probes are also run on its real
+#: toolchain by tests/test_mutation_probed.py and tests/test_mutation_probe_exit.py.
+WEAK_SAMPLE, OVER_SAMPLE = ("rust", "vitest"), ("go",)
+WHERE = "tests/e2e/test_referee_mutation_langs.py"
+
+
+@pytest.mark.parametrize("kind", sweep(KINDS, lambda k: full_sweep() or k in WEAK_SAMPLE,
+                                       WHERE))
 def test_a_weak_red_test_is_strengthened_in_each_language(kind: str, tmp_path: Path) -> None:
     scripts = [plan(calc(kind), False), red(kind, strong=False), green(kind, CALC_HONEST[kind]),
                red(kind, strong=True, again=True), refactor(), plan(calc(kind), True)]
@@ -112,7 +122,8 @@ def test_a_weak_red_test_is_strengthened_in_each_language(kind: str, tmp_path: P
     assert not suite_passes_with(kind, repo, CALC_STUB[kind], env)
 
 
-@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("kind", sweep(KINDS, lambda k: full_sweep() or k in OVER_SAMPLE,
+                                       WHERE))
 def test_an_over_implementing_green_is_rejected_in_each_language(kind: str,
                                                                  tmp_path: Path) -> None:
     scripts = [plan(calc(kind), False), red(kind, strong=True), green(kind, CALC_OVER[kind]),
