@@ -138,6 +138,21 @@ class Repo:
         return rows
 
 
+def committed_project(root: Path, files: dict[str, str], message: str = "the project") -> Path:
+    """``files`` written under ``root`` (created) and committed on main, as a user's
+    project: a git repository of its own with one commit."""
+    root.mkdir(parents=True, exist_ok=True)
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    git(root, "init", "-q", "-b", "main")
+    git(root, "config", "user.name", "Dev")
+    git(root, "config", "user.email", "dev@example.com")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", message)
+    return root
+
+
 def make_repo(tmp_path: Path, commits: int = 1, name: str = "repo") -> Repo:
     """``git init`` a repository under ``tmp_path`` with a local identity and ``commits``
     commits on ``main`` (the first adds README.md)."""

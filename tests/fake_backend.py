@@ -7,6 +7,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from conftest import git
+
 from rgr.backends.base import AgentRequest, AgentResult
 
 #: What a fake session does in its scratch copy (request.cwd), then answers.
@@ -54,3 +56,26 @@ class FakeBackend:
     def run(self, request: AgentRequest) -> AgentResult:
         self.requests.append(request)
         return self.sessions.pop(0)(request)
+
+
+# -- scripted phases of the calc kata: each session writes its files and commits -------
+
+def commits(files: dict[str, str], message: str, **output: object) -> Session:
+    def session(request: AgentRequest) -> AgentResult:
+        for name, text in files.items():
+            (request.cwd / name).write_text(text)
+        git(request.cwd, "add", "-A")
+        git(request.cwd, "commit", "-q", "--allow-empty", "-m", message)
+        return answer(request, **(output or {"summary": "done"}))
+    return session
+
+
+def plans(listing: str, description: str | None) -> Session:
+    test = None if description is None else {
+        "description": description, "testFile": "test_calc.py", "implFile": "calc.py"}
+    return commits({"test-list.md": listing}, "plan: update the list", currentTest=test)
+
+
+def one_cycle(listing: str, item: str, test: str, impl: str) -> list[Session]:
+    return [plans(listing, item), commits({"test_calc.py": test}, "test: " + item),
+            commits({"calc.py": impl}, "feat: " + item), commits({}, "refactor: nothing")]

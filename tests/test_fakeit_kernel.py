@@ -12,10 +12,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import clean_env, git
-from fake_backend import FakeBackend, Session, answer
+from conftest import clean_env, committed_project
+from fake_backend import FakeBackend, one_cycle, plans
 
-from rgr.backends.base import AgentRequest, AgentResult
 from rgr.base.errors import ExitCode, NeedsAttention
 from rgr.commands import show, status
 from rgr.ecosystems.registry import resolve_test_command
@@ -45,33 +44,7 @@ def project(tmp_path: Path) -> Path:
     (root / ".gitignore").write_text("__pycache__/\n")
     (root / "calc.py").write_text("def add(a, b):\n    return 0\n")
     (root / "test_other.py").write_text("def test_nothing_yet():\n    assert True\n")
-    git(root, "init", "-q", "-b", "main")
-    git(root, "config", "user.name", "Dev")
-    git(root, "config", "user.email", "dev@example.com")
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", "start")
-    return root
-
-
-def commits(files: dict[str, str], message: str, **output: object) -> Session:
-    def session(request: AgentRequest) -> AgentResult:
-        for name, text in files.items():
-            (request.cwd / name).write_text(text)
-        git(request.cwd, "add", "-A")
-        git(request.cwd, "commit", "-q", "--allow-empty", "-m", message)
-        return answer(request, **(output or {"summary": "done"}))
-    return session
-
-
-def plans(listing: str, description: str | None) -> Session:
-    test = None if description is None else {
-        "description": description, "testFile": "test_calc.py", "implFile": "calc.py"}
-    return commits({"test-list.md": listing}, "plan: update the list", currentTest=test)
-
-
-def one_cycle(listing: str, item: str, test: str, impl: str) -> list[Session]:
-    return [plans(listing, item), commits({"test_calc.py": test}, "test: " + item),
-            commits({"calc.py": impl}, "feat: " + item), commits({}, "refactor: nothing")]
+    return committed_project(root, {}, "start")
 
 
 def start(ws: Workspace) -> HandoffState:

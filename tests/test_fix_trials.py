@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import clean_env, git
+from conftest import clean_env, committed_project, git
 from toolchains import ensure_js_runners  # type: ignore[import-not-found]
 
 NODE_TESTS = ("const test = require('node:test');\n"
@@ -19,15 +19,8 @@ NODE_TESTS = ("const test = require('node:test');\n"
 
 
 def project(root: Path, package: dict[str, object], contents: dict[str, str]) -> Path:
-    for name, text in {"package.json": json.dumps(package), **contents}.items():
-        (root / name).parent.mkdir(parents=True, exist_ok=True)
-        (root / name).write_text(text)
-    git(root, "init", "-q", "-b", "main")
-    git(root, "config", "user.name", "Dev")
-    git(root, "config", "user.email", "dev@example.com")
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", "a package")
-    return root
+    return committed_project(root, {"package.json": json.dumps(package), **contents},
+                             "a package")
 
 
 def rgr(args: list[str], cwd: Path, home: Path,

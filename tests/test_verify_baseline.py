@@ -16,7 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from conftest import clean_env, git
+from conftest import clean_env, committed_project, git
 
 STUB_CLAUDE = """#!/bin/sh
 if [ "$1" = "--version" ]; then echo "2.1.197 (Claude Code, stand-in)"; exit 0; fi
@@ -34,16 +34,7 @@ test('multiplies', () => assert.strictEqual(2 * 3, 6));
 
 
 def _commit(root: Path, files: dict[str, str]) -> Path:
-    root.mkdir(parents=True)
-    for name, text in files.items():
-        (root / name).parent.mkdir(parents=True, exist_ok=True)
-        (root / name).write_text(text)
-    git(root, "init", "-q", "-b", "main")
-    git(root, "config", "user.name", "Dev")
-    git(root, "config", "user.email", "dev@example.com")
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", "the project")
-    return root
+    return committed_project(root, files)
 
 
 def coverage_chained(root: Path) -> Path:
