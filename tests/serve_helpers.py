@@ -108,10 +108,17 @@ def make_run(repo: Repo, feature: str = "slugify words", test_name: str = "lower
                        "inputs": "'A'", "status": "paid", "paidBy": "GREEN cycle 2 (0123abcd)"},
                       {"path": "slug.py", "line": 4, "function": "slug",
                        "kind": "input-branch", "value": "'<b>'", "test": "t.py::test_b",
-                       "inputs": "'<b>'", "status": "open"}])
+                       "inputs": "'<b>'", "status": "open"}],
+          acceptance={"mode": "on", "verdict": "fail", "round": 1, "file": "tests/"
+                      "test_rgr_acceptance.py", "stored": "/home/u/.local/state/rgr/x",
+                      "sha256": "ab" * 32, "commit": done, "sessions": 1, "costUsd": 0.03,
+                      "tests": [{"name": "test_lower", "behaviour": "slug lowercases",
+                                 "outcome": "passed"},
+                                {"name": "test_dash", "behaviour": "slug joins <words> "
+                                 "with dashes", "outcome": "failed"}]})
     _run_folder(repo, red, attempt)
     return MadeRun(marker, plan, red, green, refactor, done, attempt, attempt_ref,
-                   [0.05, 0.06, 0.04, 0.07, 0.03, 0.02])
+                   [0.05, 0.06, 0.04, 0.07, 0.03, 0.02, 0.03])
 
 
 def _run_folder(repo: Repo, red: str, attempt: str) -> None:

@@ -90,6 +90,14 @@ def test_pages_agree_with_the_cli_and_escape_what_agents_wrote(
                 "(0123abcd)</dd>") in page.text
         assert ('class="fake-it-debt debt-open">open: slug.py:4 slug special-cases the '
                 "inputs &#39;&lt;b&gt;&#39;") in page.text
+        # the examiner's verdict, its tests and cost, the missing behaviour in its words
+        assert report["acceptance"]["verdict"] == "fail"
+        assert ('id="acceptance" class="acceptance verdict-fail">fail: 1 of 2 acceptance '
+                "test(s) passed (mode on, round 1, 1 examiner session(s), $0.0300)"
+                ) in page.text
+        assert ('<dt>missing behaviour</dt><dd class="acceptance-missing">slug joins '
+                "&lt;words&gt; with dashes (failed)</dd>") in page.text
+        assert "slug lowercases" not in page.text  # a passing test is no missing behaviour
         # one raw-note link per commit, each what `git notes show` prints
         for commit in (made.marker, made.plan, made.red, made.green, made.attempt):
             assert f'href="/notes/{commit}"' in page.text

@@ -10,6 +10,7 @@ the figures `rgr report` prints), rgr.store.notes, rgr.store.git and rgr.observe
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -21,7 +22,7 @@ from rgr.daemon.workcopy import JOB_NOTES, jobs_root
 from rgr.observe.artifacts import attempt_result, decode_events, read_text_in, runs_dir
 from rgr.observe.events import AgentCalled, AttemptStarted, GuardVerdict, TestRun, ViolationJson
 from rgr.observe.report import RunReport, collect_at, run_notes
-from rgr.store import git
+from rgr.store import acceptance_text, git
 from rgr.store.handoff import FakeItDebt, HandoffState, Phase
 from rgr.store.notes import NotesStore
 from rgr.store.workspace import Workspace, open_workspace
@@ -116,6 +117,29 @@ class RunPage:
     folder: Path | None
     #: Fake-it debt at the run's last note, open and paid (rgr.check.fakeit).
     debt: list[FakeItDebt] = field(default_factory=list)
+    #: The examiner's verdict at the run's last note (rgr.loop.examine), or None.
+    acceptance: AcceptanceView | None = None
+
+
+@dataclass(frozen=True)
+class AcceptanceView:
+    """What the examiner's acceptance tests decided, as ``rgr show`` words it: the
+    verdict with the number of tests and the examiner's cost, and the behaviours not
+    shown to work (the examiner's words; never the tests' code)."""
+
+    verdict: str
+    summary: str
+    missing: list[str]
+
+
+def acceptance_view(note: Mapping[str, Any] | None) -> AcceptanceView | None:
+    if note is None:
+        return None
+    tests = note.get("tests")
+    missing = [f"{t.get('behaviour')} ({t.get('outcome')})"
+               for t in (tests if isinstance(tests, list) else [])
+               if isinstance(t, Mapping) and t.get("outcome") != "passed"]
+    return AcceptanceView(str(note.get("verdict")), acceptance_text.summary(note), missing)
 
 
 def _seconds(state: HandoffState) -> float | None:
@@ -232,7 +256,8 @@ def build(source: Source) -> RunPage:
         else:
             unplaced.append(attempt)
     debt = [FakeItDebt.model_validate(d) for d in report.fake_it_debt]
-    return RunPage(source, report, marker, phases, unplaced, folder, debt)
+    return RunPage(source, report, marker, phases, unplaced, folder, debt,
+                   acceptance_view(report.acceptance))
 
 
 def when(moment: datetime | None) -> str:
