@@ -69,11 +69,117 @@ def test_a_module_imported_whole_shows_the_attributes_the_tests_use() -> None:
         "# calc.py (module calc)", "def add(a: int, b: int=0) -> int"]
 
 
-def test_other_languages_show_the_test_files_import_lines_only() -> None:
-    files = {"test/calc.test.js": "import { add } from '../calc.js';\n"
-                                  "test('adds', () => expect(add(2, 3)).toBe(5));\n"}
-    assert public_interface(["test/calc.test.js"], reader(files)) == [
-        "test/calc.test.js: import { add } from '../calc.js';"]
+CALC_JS = """// adds: SECRET_WORD
+import fs from 'fs';
+const TABLE = { '2,3': 5 };
+
+export function add(a, b = 0) {
+  return TABLE[`${a},${b}`];
+}
+
+export const subtract = (a, b) => a - b;
+export const LIMIT = 42;
+function helper(x) { return x }
+export class Account extends Base {
+  constructor(owner) {
+    this.owner = owner;
+  }
+  deposit(amount) {
+    return 42;
+  }
+  _audit() {}
+  static open(name, { limit = 5 } = {}) {
+    if (name) { return 1 }
+  }
+}
+export default async function main(argv) {
+  return 1;
+}
+"""
+CALC_GO = """package calc
+
+import "fmt"
+
+// Add adds: SECRET_WORD
+func Add(a, b int) int {
+\treturn a + b
+}
+
+func (acc *Account) Deposit(amount int) error {
+\treturn nil
+}
+
+func helper() {}
+
+type Account struct {
+\tOwner string
+}
+
+const Limit = 99
+
+func Recv(ch <-chan int) int {
+\treturn <-ch
+}
+"""
+
+
+def _hides_the_bodies(shown: list[str]) -> None:
+    text = "\n".join(shown)
+    for hidden in ("SECRET_WORD", "return", "TABLE", "42", "99", "a - b", "helper", "_audit",
+                   "fmt", "subtract"):
+        assert hidden not in text, hidden
+
+
+def test_javascript_shows_the_imported_declarations_heads_and_nothing_of_their_bodies(
+        ) -> None:
+    files = {"src/calc.js": CALC_JS,
+             "src/calc.test.js": "import { it, expect } from 'vitest';\n"
+                                 "import main, { add, Account, LIMIT as L } from './calc.js';\n"
+                                 "it('adds', () => expect(add(2, 3)).toBe(5));\n"}
+    shown = public_interface(["src/calc.test.js"], reader(files))
+    assert shown == ["# src/calc.js (module ./calc.js)", "export function add(a, b = 0)",
+                     "export const LIMIT", "export class Account extends Base",
+                     "    constructor(owner)", "    deposit(amount)",
+                     "    static open(name, { limit = 5 } = {})",
+                     "export default async function main(argv)"]
+    _hides_the_bodies(shown)
+    # CommonJS: a whole module bound by require shows the attributes the test reads;
+    # TypeScript's './x.js' is x.ts
+    files = {"lib/m.cjs": "function mul(a, b) {\n  return a * b;\n}\n"
+                          "exports.div = function (a, b) { return a / b };\n"
+                          "module.exports = { mul };\n",
+             "test/m.test.cjs": "const m = require('../lib/m.cjs');\n"
+                                "test('x', () => { m.mul(1, 2); m.div(4, 2) });\n",
+             "src/sum.ts": "export const sum = (xs: number[]): number => xs.reduce(f, 0);\n",
+             "src/sum.test.ts": "import { sum } from './sum.js';\n"}
+    assert public_interface(["test/m.test.cjs", "src/sum.test.ts"], reader(files)) == [
+        "# src/sum.ts (module ./sum.js)", "export const sum = (xs: number[]): number =>",
+        "# lib/m.cjs (module ../lib/m.cjs)", "function mul(a, b)",
+        "exports.div = function (a, b)"]
+
+
+def test_go_shows_the_packages_exported_declarations_the_test_uses() -> None:
+    files = {"calc/calc.go": CALC_GO, "calc/other.go": "package calc\n\nfunc Unused() {}\n",
+             "calc/calc_test.go": "package calc\n\nimport \"testing\"\n\n"
+                                  "func TestAdd(t *testing.T) {\n\tacc := &Account{}\n"
+                                  "\tacc.Deposit(Add(2, 3) + Limit + Recv(nil))\n}\n"}
+
+    def listing(folder: str) -> list[str]:
+        return sorted(p for p in files if p.startswith(folder + "/"))
+
+    shown = public_interface(["calc/calc_test.go"], reader(files), listing)
+    assert shown == ["# calc/calc.go (package calc)", "func Add(a, b int) int",
+                     "func (acc *Account) Deposit(amount int) error", "type Account struct",
+                     "const Limit", "func Recv(ch <-chan int) int"]
+    _hides_the_bodies(shown)
+
+
+def test_other_languages_and_library_imports_show_the_test_files_import_lines() -> None:
+    files = {"test/calc.test.js": "import { add } from 'calc-lib';\n"
+                                  "test('adds', () => expect(add(2, 3)).toBe(5));\n",
+             "tests/calc.rs": "use calc::add;\n\n#[test]\nfn adds() {}\n"}
+    assert public_interface(["test/calc.test.js", "tests/calc.rs"], reader(files)) == [
+        "test/calc.test.js: import { add } from 'calc-lib';", "tests/calc.rs: use calc::add;"]
 
 
 @pytest.mark.parametrize(("test_file", "placed"), [

@@ -89,7 +89,8 @@ class Examiner:
                            "from")
             else:
                 interface = public_interface(
-                    test_files, lambda path: git.file_text(self.ws.repo, tip.id, path))
+                    test_files, lambda path: git.file_text(self.ws.repo, tip.id, path),
+                    lambda folder: git.folder_files(self.ws.repo, tip.id, folder))
                 current = prev.current_test.test_file if prev.current_test else None
                 placed_at = acceptance_path(current if current in test_files
                                             else test_files[0])

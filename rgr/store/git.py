@@ -258,6 +258,21 @@ def ignored_paths(repo: pygit2.Repository, commit: pygit2.Oid,
         return {p for p in paths if probe.path_is_ignored(p)}
 
 
+def folder_files(repo: pygit2.Repository, commit: pygit2.Oid, folder: str) -> list[str]:
+    """The paths of the files directly in ``folder`` ("" for the root) at ``commit``."""
+    tree = repo[commit].peel(pygit2.Tree)
+    if folder:
+        try:
+            entry = tree[folder]
+        except KeyError:
+            return []
+        if entry.type != ObjectType.TREE:
+            return []
+        tree = repo[entry.id].peel(pygit2.Tree)
+    prefix = f"{folder}/" if folder else ""
+    return sorted(f"{prefix}{e.name}" for e in tree if e.type == ObjectType.BLOB)
+
+
 def _is_blob(tree: pygit2.Tree, path: str) -> bool:
     try:
         return tree[path].type == ObjectType.BLOB

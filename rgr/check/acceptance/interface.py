@@ -5,8 +5,9 @@ Deterministic and body-free. For Python, by the AST: the names each test file im
 modules, and for each its signature (``def add(a, b)``; a class with its public
 methods' signatures). Never a body, a default value's computation beyond its source
 text, a docstring or a comment: the examiner must judge the feature from its text, not
-from how (or how far) it was built. For other languages the test files' import lines
-only (their signatures are not read yet).
+from how (or how far) it was built. JavaScript and TypeScript (rgr.check.acceptance.
+js_interface) and Go (go_interface) the same way at the token level: the declarations'
+heads the tests use. Other languages: the test files' import lines only.
 """
 
 from __future__ import annotations
@@ -16,8 +17,13 @@ import posixpath
 import re
 from collections.abc import Callable, Iterable
 
+from rgr.check.acceptance import go_interface, js_interface
+
 #: Reads a file of the examined tree (a path relative to the project), or None.
 Reader = Callable[[str], str | None]
+#: The paths of the files directly in a folder of the examined tree (Go's package).
+Lister = Callable[[str], list[str]]
+_JS = (".js", ".mjs", ".cjs", ".jsx", ".ts", ".mts", ".cts", ".tsx")
 
 #: The interface shown is cut at this many lines (the examiner's prompt stays small).
 MAX_LINES = 60
@@ -27,18 +33,31 @@ _IMPORT_LINE = re.compile(
     r"#include\s|require\s*\(?['\"])")
 
 
-def public_interface(test_files: Iterable[str], read: Reader) -> list[str]:
-    """The interface lines for ``test_files`` (paths in the tree ``read`` reads), in
-    the order first seen, without repeats."""
+def public_interface(test_files: Iterable[str], read: Reader,
+                     listing: Lister | None = None) -> list[str]:
+    """The interface lines for ``test_files`` (paths in the tree ``read`` reads and
+    ``listing`` lists), in the order first seen, without repeats."""
     lines: list[str] = []
     for path in sorted(set(test_files)):
         text = read(path)
         if text is None:
             continue
-        found = (_python_interface(path, text, read) if path.endswith(".py")
-                 else _import_lines(path, text))
+        found = _interface(path, text, read, listing)
         lines += [line for line in found if line not in lines]
     return lines[:MAX_LINES]
+
+
+def _interface(path: str, text: str, read: Reader, listing: Lister | None) -> list[str]:
+    if path.endswith(".py"):
+        return _python_interface(path, text, read)
+    found: list[str] = []
+    if path.endswith(_JS):
+        found = js_interface.interface(path, text, read)
+    elif path.endswith(".go") and listing is not None:
+        found = go_interface.interface(path, text, read, listing)
+    # Nothing of the project's code found (a library's API, a language not read yet):
+    # the import lines say at least what is used.
+    return found or _import_lines(path, text)
 
 
 def _import_lines(path: str, text: str) -> list[str]:
