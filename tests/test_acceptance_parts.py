@@ -243,6 +243,14 @@ def test_outcomes_become_the_examiners_words_and_unknown_tests_are_not_dropped()
         ("test_undeclared", "passed")]
     assert missing_in_words(found) == ["accepts strings", "never ran"]
     assert did_not_run(run, "tests/test_rgr_acceptance.py") is None
+    # a JavaScript runner's ids are <file>::<describe>::<title>, titles with spaces
+    run = report({"src/rgr_acceptance.test.js::add::sums two integers": "passed",
+                  "src/rgr_acceptance.test.js::sums strings": "failed"})
+    found = outcomes(run, "src/rgr_acceptance.test.js",
+                     [Declared("sums two integers", "sums integers"),
+                      Declared("sums strings", "accepts strings")])
+    assert [(o.name, o.outcome) for o in found] == [
+        ("sums two integers", "passed"), ("sums strings", "failed")]
 
 
 def test_a_file_that_did_not_load_is_said_so() -> None:

@@ -51,6 +51,8 @@ def outcomes(report: TestReport, path: str, declared: list[Declared]) -> list[Ou
 
 def _names(test_id: str, name: str) -> bool:
     """Does the runner's id name the test function ``name`` (parametrised ids too)?"""
+    if test_id.split("::")[-1] == name:
+        return True  # a JavaScript runner's title, spaces and all
     last = test_id.replace("#", "::").replace(" ", "::").split("::")[-1]
     return last == name or last.startswith(name + "[") or test_id.endswith("." + name) \
         or test_id.endswith("/" + name) or test_id.endswith(" " + name)
