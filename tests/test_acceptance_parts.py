@@ -251,6 +251,13 @@ def test_outcomes_become_the_examiners_words_and_unknown_tests_are_not_dropped()
                       Declared("sums strings", "accepts strings")])
     assert [(o.name, o.outcome) for o in found] == [
         ("sums two integers", "passed"), ("sums strings", "failed")]
+    # Go's ids name the package and the test, no file: the declared names are the file's
+    run = report({"example.com/calc::TestAdds": "passed",
+                  "example.com/calc::TestAcceptanceSums": "failed"})
+    declared = [Declared("TestAcceptanceSums", "sums two numbers")]
+    assert did_not_run(run, "rgr_acceptance_test.go", declared) is None
+    assert [(o.name, o.outcome) for o in outcomes(run, "rgr_acceptance_test.go", declared)
+            ] == [("TestAcceptanceSums", "failed")]
 
 
 def test_a_file_that_did_not_load_is_said_so() -> None:

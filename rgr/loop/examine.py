@@ -182,7 +182,7 @@ class Examiner:
         self.report(f"acceptance: {report.passed} passed, {report.failed} failed, "
                     f"{report.errors} errors on {str(tip.id)[:8]} (the whole suite with "
                     f"{stored.placed_at})")
-        why = did_not_run(report, stored.placed_at)
+        why = did_not_run(report, stored.placed_at, declared)
         if why is not None:
             return _note(fields, verdict="error", reason=why[:2000],
                          tests=[AcceptanceTestNote(name=d.name, behaviour=d.behaviour)
@@ -214,9 +214,10 @@ def still_missing(sealer: Sealer, commit: Commit, stored: StoredTests) -> list[s
     """The behaviours the run's acceptance tests find missing on ``commit`` (an
     integrated tree), in words; None when the tests did not run there."""
     report = run_on(sealer, commit, stored)
-    if did_not_run(report, stored.placed_at) is not None:
+    declared = [Declared(n, b) for n, b in stored.declared]
+    if did_not_run(report, stored.placed_at, declared) is not None:
         return None
-    found = outcomes(report, stored.placed_at, [Declared(n, b) for n, b in stored.declared])
+    found = outcomes(report, stored.placed_at, declared)
     return [o.behaviour for o in found if o.outcome != "passed"]
 
 

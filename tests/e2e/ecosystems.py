@@ -443,7 +443,7 @@ def kata_scripts(eco: Ecosystem, rejections: bool) -> list[SessionScript]:
 
 
 def make_project(eco: Ecosystem, root: Path, agent_binary: str,
-                 toolchain: Toolchain = Toolchain()) -> Path:
+                 toolchain: Toolchain = Toolchain(), extra_config: str = "") -> Path:
     """The kata project committed on main; no test_command: rgr must detect it."""
     root.mkdir(parents=True, exist_ok=True)
     _git(root.parent, "init", "-q", "-b", "main", str(root))
@@ -459,7 +459,7 @@ def make_project(eco: Ecosystem, root: Path, agent_binary: str,
         "max_retries = 3\nagent_timeout = 120\ncommand_timeout = 240\n"
         "[sandbox]\n"
         f"pass_env = {json.dumps(sorted(toolchain.env))}\n"
-        f"read_paths = {json.dumps(list(toolchain.read_paths))}\n")
+        f"read_paths = {json.dumps(list(toolchain.read_paths))}\n" + extra_config)
     _git(root, "add", "-A")
     _git(root, "commit", "-q", "-m", "initial")
     return root
@@ -477,15 +477,18 @@ class KataRun:
 
 
 def run_kata(eco: Ecosystem, root: Path, scripts: list[SessionScript], feature: str,
-             code: int = 0) -> KataRun:
+             code: int = 0, extra_config: str = "", examined: bool = False) -> KataRun:
     """``rgr run`` of ``eco``'s project, made at ``root`` (its HOME beside it), against
-    ``scripts``: every script must be played, and rgr must exit ``code``."""
+    ``scripts``: every script must be played, and rgr must exit ``code``. ``examined``:
+    the examiner on, as for any user (the scripted environments turn it off)."""
     home = root.parent / "home"
     toolchain = eco.setup(home)
-    repo = make_project(eco, root, str(ensure_claude()), toolchain)
+    repo = make_project(eco, root, str(ensure_claude()), toolchain, extra_config)
     eco.link(repo)
     with FakeModelServer(scripts) as server:
         env = {**rgr_env(home, server.url), **toolchain.env}
+        if examined:
+            del env["TDD_ACCEPTANCE_MODE"]
         done = rgr(["run", "--yes", "--skip-preflight", feature], repo, env, timeout=1200)
         assert done.returncode == code, done.stdout + done.stderr
         assert server.errors == [] and server.remaining == 0, server.errors

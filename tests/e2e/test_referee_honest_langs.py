@@ -9,6 +9,12 @@ dependency on a crate already in the repository for Rust: the sandbox has no net
 and a new manifest is never an agent's to write). Go has no
 dependency here: ``require`` needs the module proxy. Every write is accepted, nothing is
 refused or rejected, and all of it is on the finished branch.
+
+In JavaScript (and Go in the full sweep) the examiner is on, as for any user: it is
+shown the declarations' heads the run's tests use (never a body), its hidden test passes
+on the honest code, and the run completes at the first examination (one more session
+and test run each, about 5 s on two busy cores; Go's with
+``RGR_FULL_SWEEP=1 .venv/bin/python -m pytest tests/e2e/test_referee_honest_langs.py``).
 """
 
 from __future__ import annotations
@@ -27,7 +33,7 @@ from ecosystems import (
     make_project,
     refactor,
 )
-from harness import ensure_claude
+from harness import ensure_claude, full_sweep
 from kata import git, notes_on_branch, rgr, rgr_env
 
 from rgr.demo.kata import commit
@@ -85,6 +91,38 @@ LOCAL_CRATE = {
 }
 
 
+#: The examiner's hidden test per language (Rust runs without the examiner), the
+#: interface it must be shown, and the behaviour it names.
+ACCEPTANCE = {
+    "vitest": ("rgr_acceptance.test.js",
+               "import { it, expect } from 'vitest';\nimport { add } from '../src/calc.js';\n\n"
+               "it('adds forty and two', () => {\n  expect(add(40, 2)).toBe(42);\n});\n",
+               "adds forty and two",
+               ["# src/calc.js (module ../src/calc.js)", "export function add(a, b)",
+                "export function shown(a, b)",
+                # the test's own helper module, by its name (a value's is never shown)
+                "# test/pairs.js (module ./pairs.js)", "export const pairs"]),
+    "go": ("rgr_acceptance_test.go",
+           "package calc\n\nimport \"testing\"\n\nfunc TestAcceptanceAdds(t *testing.T) {\n"
+           "\tif Add(40, 2) != 42 {\n\t\tt.Fatal(\"Add(40, 2)\")\n\t}\n}\n",
+           "TestAcceptanceAdds", ["# calc.go (package calc)", "func Add(a, b int) int"]),
+}
+
+
+def examined(kind: str) -> bool:
+    """Is the examiner on for ``kind``'s run (the default run samples JavaScript)?"""
+    return kind == "vitest" or (kind in ACCEPTANCE and full_sweep())
+
+
+def examiner(kind: str) -> list[SessionScript]:
+    if not examined(kind):
+        return []
+    name, text, test, _ = ACCEPTANCE[kind]
+    return [SessionScript([write(name, text), structured({"tests": [
+        {"name": test, "behaviour": "add returns the sum of two numbers"}]})],
+        expect_system_contains="You are the EXAMINER", name="examiner")]
+
+
 def project(kind: str) -> Ecosystem:
     files = {path: text for path, text in calc_files(kind, CALC_STUB[kind], True).items()
              if "test" not in path}
@@ -118,7 +156,8 @@ def scripts(kind: str, eco: Ecosystem, repo: Path) -> list[SessionScript]:
                            commit("feat: add", *changes),
                            structured({"summary": "add, with a dependency"})],
                           expect_system_contains="You are the IMPLEMENTER", name="green")
-    return [calc_plan(eco, False), red, green, refactor(), calc_plan(eco, True)]
+    return [calc_plan(eco, False), red, green, refactor(), calc_plan(eco, True),
+            *examiner(kind)]
 
 
 @pytest.mark.parametrize("kind", ["vitest", "go", "rust"])
@@ -130,6 +169,8 @@ def test_honest_helpers_second_files_and_dependencies_pass(kind: str, tmp_path: 
     eco.link(repo)
     with FakeModelServer(scripts(kind, eco, repo)) as server:
         env = {**rgr_env(home, server.url), **toolchain.env}
+        if examined(kind):
+            del env["TDD_ACCEPTANCE_MODE"]  # on, as for any user
         done = rgr(["run", "--yes", "--skip-preflight", "add numbers"], repo, env,
                    timeout=1200)
         assert done.returncode == 0, done.stdout + done.stderr
@@ -137,7 +178,12 @@ def test_honest_helpers_second_files_and_dependencies_pass(kind: str, tmp_path: 
     assert ": rejected:" not in done.stdout and "0 rejected attempt(s)" in done.stdout, \
         done.stdout
     assert "0 edit(s) refused before the fact" in done.stdout, done.stdout
-    assert notes_on_branch(repo)[-1]["phase"] == "COMPLETE"
+    final = notes_on_branch(repo)[-1]
+    assert final["phase"] == "COMPLETE"
+    if examined(kind):
+        assert "acceptance (on): pass: 1 of 1 acceptance test(s) passed (round 1" in \
+            done.stdout, done.stdout
+        assert final["acceptance"]["interface"] == ACCEPTANCE[kind][3], final["acceptance"]
     on_branch = set(git(repo, "ls-files").split())
     written = {*RED_FILES[kind], *GREEN_FILES[kind]}
     assert written <= on_branch, written - on_branch

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+from collections.abc import Collection
 
 STEM = "rgr_acceptance"
 
@@ -39,8 +40,13 @@ def acceptance_path(test_file: str) -> str:
     return posixpath.join(folder, f"{STEM}{suffix}")
 
 
-def belongs(test_id: str, path: str) -> bool:
-    """Is ``test_id`` (as the runner reports it) one of the acceptance file's tests?"""
+def belongs(test_id: str, path: str, names: Collection[str] = ()) -> bool:
+    """Is ``test_id`` (as the runner reports it) one of the acceptance file's tests?
+    ``names``: the tests the examiner declared, for Go, whose ids name the package and
+    the test but no file (``example.com/calc::TestSums``; one package cannot hold two
+    tests of one name, so the name alone is the acceptance file's test)."""
     name = posixpath.basename(path)
     stem = name.split(".")[0]
+    if path.endswith(".go") and test_id.rsplit("::", 1)[-1] in names:
+        return True
     return path in test_id or name in test_id or stem in test_id

@@ -7,6 +7,7 @@ feature, not the examiner's inputs."""
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 
 from rgr.check.acceptance.placing import belongs
@@ -31,7 +32,9 @@ class Outcome:
 def outcomes(report: TestReport, path: str, declared: list[Declared]) -> list[Outcome]:
     """Each declared test's outcome in ``report``; a test of the file the examiner did
     not declare is reported too (its behaviour: its name), so none passes unseen."""
-    mine = {test_id: o for test_id, o in report.outcomes.items() if belongs(test_id, path)}
+    names = {d.name for d in declared}
+    mine = {test_id: o for test_id, o in report.outcomes.items()
+            if belongs(test_id, path, names)}
     found: list[Outcome] = []
     used: set[str] = set()
     for test in declared:
@@ -58,12 +61,14 @@ def _names(test_id: str, name: str) -> bool:
         or test_id.endswith("/" + name) or test_id.endswith(" " + name)
 
 
-def did_not_run(report: TestReport, path: str) -> str | None:
+def did_not_run(report: TestReport, path: str, declared: Collection[Declared] = ()
+                ) -> str | None:
     """Why the acceptance file produced no outcome at all (it did not load, the run timed
     out), or None when it ran."""
     if report.timed_out:
         return "the test run timed out"
-    if any(belongs(i, path) for i in report.outcomes):
+    names = {d.name for d in declared}
+    if any(belongs(i, path, names) for i in report.outcomes):
         return None
     broken = [e for e in report.collection_errors if belongs(e, path)]
     if broken:
