@@ -356,6 +356,51 @@ def test_integrate_merge_lands_parallel_jobs_and_names_a_conflict(tmp_path: Path
     assert git(repo, "status", "--porcelain") == ""
 
 
+@sweep_only(WHERE, "a clean merge that breaks the integrated tree")
+def test_a_clean_merge_that_breaks_the_integrated_tree_does_not_land_and_says_why(
+        tmp_path: Path) -> None:
+    """Each side green, the union red, no file in common: while the job runs, a person
+    lands on main a test of the project's policy (every top-level module is listed) that
+    the job's new module breaks. The rebase is clean; only running the integrated tree
+    shows it: the job does not land, says which test failed there, and main stays the
+    person's. (The landing's parts without an agent: tests/test_daemon_land.py.)"""
+    repo = make_project(tmp_path / "kata")
+    moved = threading.Event()
+    listed = sorted(p.stem for p in repo.glob("*.py"))
+    policy = ("import pathlib\n\nMODULES = " + repr(listed) + "\n\n\n"
+              "def test_every_module_is_listed():\n"
+              "    root = pathlib.Path(__file__).resolve().parent.parent\n"
+              "    assert sorted(p.stem for p in root.glob('*.py')) == MODULES\n")
+
+    def person_lands_a_policy(record: RequestRecord) -> None:
+        if not moved.is_set():
+            moved.set()
+            (repo / "tests").mkdir(exist_ok=True)
+            (repo / "tests" / "test_modules.py").write_text(policy)
+            git(repo, "add", "tests/test_modules.py")
+            git(repo, "commit", "-q", "-m", "tests: every module is listed")
+
+    with FakeModelServer(choose=choose, on_request=person_lands_a_policy) as server:
+        env = rgr_env(tmp_path / "home", server.url)
+        add(repo, env, "alpha")
+        done = rgr(["daemon", "--workers", "1", "--integrate", "merge", "--merge-fix-tries",
+                    "0", *FAST], repo, env, timeout=400)
+        assert server.errors == [], server.errors
+    [job] = queue_json(repo, env)
+    state = job["state"]
+    assert isinstance(state, dict)
+    message = " ".join(str(state["message"]).split())
+    assert state["state"] == "needs-attention" and done.returncode == 1, done.stdout
+    assert "the integrated tree (rgr/make-alpha" in message, message
+    assert "does not pass; main is unchanged" in message, message
+    assert "tests/test_modules.py::test_every_module_is_listed" in message, message
+    # main is the person's commit; the job's branch and its handoffs are kept
+    assert git(repo, "log", "-1", "--format=%s", "main").strip() == \
+        "tests: every module is listed"
+    assert not (repo / "alpha.py").exists()
+    assert notes_on_branch(repo, "rgr/make-alpha")[-1]["phase"] == "COMPLETE"
+
+
 def test_merge_fixer_lands_a_conflicting_job_and_a_cheat_needs_attention(
         tmp_path: Path) -> None:
     """Three jobs write their own alpha.py: the first lands as it is, the second
