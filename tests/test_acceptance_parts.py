@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from conftest import make_repo
 
 from rgr.base.config import load_config
 from rgr.base.errors import ConfigError
@@ -14,7 +15,7 @@ from rgr.check.acceptance.interface import public_interface
 from rgr.check.acceptance.placing import acceptance_path
 from rgr.check.acceptance.verdict import Declared, did_not_run, missing_in_words, outcomes
 from rgr.check.verify import TestOutcome, TestReport
-from rgr.store import acceptance_store
+from rgr.store import acceptance_store, git
 
 CALC = '''"""Calculator."""
 import os
@@ -172,6 +173,20 @@ def test_go_shows_the_packages_exported_declarations_the_test_uses() -> None:
                      "func (acc *Account) Deposit(amount int) error", "type Account struct",
                      "const Limit", "func Recv(ch <-chan int) int"]
     _hides_the_bodies(shown)
+
+
+def test_a_packages_files_are_listed_from_the_examined_commit(tmp_path: Path) -> None:
+    """Go's interface reads the test's folder at the examined commit, not the tree."""
+    repo = make_repo(tmp_path)
+    commit = repo.commit("calc", {"calc/calc.go": CALC_GO, "calc/calc_test.go": "package calc\n",
+                                  "calc/sub/x.go": "package sub\n", "go.mod": "module m\n"})
+    (repo.path / "calc" / "later.go").write_text("package calc\n")  # not committed
+    opened = git.open_repo(repo.path)
+    at = git.resolve_commit(opened, commit).id
+    assert git.folder_files(opened, at, "calc") == ["calc/calc.go", "calc/calc_test.go"]
+    assert git.folder_files(opened, at, "") == ["README.md", "go.mod"]
+    assert git.folder_files(opened, at, "nowhere") == []
+    assert git.folder_files(opened, at, "go.mod") == []
 
 
 def test_other_languages_and_library_imports_show_the_test_files_import_lines() -> None:
