@@ -37,7 +37,7 @@ from kata import (
 from rgr.base.failpoints import DAEMON_POINTS, LAND_POINTS
 from rgr.daemon.hub import LocalHub
 from rgr.daemon.queue import Queue
-from rgr.fake_model import FakeModelServer, RequestRecord
+from rgr.fake_model import FakeModelServer, RequestRecord, SessionScript, bash, structured, write
 from rgr.store.gitcli import Git, git_env
 
 pytestmark = pytest.mark.e2e
@@ -401,6 +401,76 @@ def test_a_clean_merge_that_breaks_the_integrated_tree_does_not_land_and_says_wh
         "tests: every module is listed"
     assert not (repo / "alpha.py").exists()
     assert notes_on_branch(repo, "rgr/make-alpha")[-1]["phase"] == "COMPLETE"
+
+
+#: The job's alpha.py in the acceptance landing case: ``double`` reads the base's
+#: config.py, which only the examiner's hidden test covers.
+ALPHA_WITH_DOUBLE = ("from config import FACTOR\n\n\ndef value():\n    return 1\n\n\n"
+                     "def double():\n    return 2 * FACTOR\n")
+DOUBLED = "alpha's double is two"
+
+
+def choose_examined(system: str, prompt: str) -> SessionScript:
+    """daemon_kata's job, with an examiner whose hidden test covers ``double`` too."""
+    if "You are the EXAMINER" in system:
+        return SessionScript([
+            write("test_rgr_acceptance.py", "from alpha import double, value\n\n\n"
+                  "def test_value():\n    assert value() == 1\n\n\n"
+                  "def test_double():\n    assert double() == 2\n"),
+            structured({"tests": [{"name": "test_value", "behaviour": "alpha's value is one"},
+                                  {"name": "test_double", "behaviour": DOUBLED}]})],
+            expect_system_contains="You are the EXAMINER", name="examiner-alpha")
+    if "You are the IMPLEMENTER" in system:
+        return SessionScript([write("alpha.py", ALPHA_WITH_DOUBLE),
+                              bash("git add -A && git commit -q -m 'feat: alpha'"),
+                              structured({"summary": "implemented"})],
+                             expect_system_contains="You are the IMPLEMENTER",
+                             name="green-alpha")
+    return choose(system, prompt)
+
+
+@sweep_only(WHERE, "a landing the acceptance tests stop")
+def test_a_landing_whose_suite_passes_but_loses_a_behaviour_does_not_land(
+        tmp_path: Path) -> None:
+    """The examiner on, as for any user: the job's hidden acceptance tests pass on its
+    branch. While it runs, a person changes the base's config.py (no file in common
+    with the job, every test of both sides still green), which breaks a behaviour only
+    the acceptance tests cover: the integrated tree's suite passes, its acceptance tests
+    do not, and nothing lands; the job names the missing behaviour in words."""
+    repo = make_project(tmp_path / "kata", extra_config='[adequacy]\nmode = "off"\n')
+    (repo / "config.py").write_text("FACTOR = 1\n")
+    git(repo, "add", "config.py")
+    git(repo, "commit", "-q", "-m", "config")
+    moved = threading.Event()
+
+    def person_changes_the_factor(record: RequestRecord) -> None:
+        if not moved.is_set():
+            moved.set()
+            (repo / "config.py").write_text("FACTOR = 3\n")
+            git(repo, "commit", "-q", "-am", "config: a factor of three")
+
+    with FakeModelServer(choose=choose_examined,
+                         on_request=person_changes_the_factor) as server:
+        env = rgr_env(tmp_path / "home", server.url)
+        del env["TDD_ACCEPTANCE_MODE"]  # on, as for any user
+        add(repo, env, "alpha")
+        done = rgr(["daemon", "--workers", "1", "--integrate", "merge", "--merge-fix-tries",
+                    "0", *FAST], repo, env, timeout=400)
+        assert server.errors == [], server.errors
+    [job] = queue_json(repo, env)
+    state = job["state"]
+    assert isinstance(state, dict)
+    message = " ".join(str(state["message"]).split())
+    assert state["state"] == "needs-attention" and done.returncode == 1, done.stdout
+    assert "does not pass; main is unchanged" in message, message
+    assert f"the run's acceptance tests fail on the integrated tree: missing {DOUBLED}" \
+        in message, message
+    assert "failed 0" in message or "0 failed" in message, message  # the suite was green
+    # the job's branch passed its examination; main is the person's
+    final = notes_on_branch(repo, "rgr/make-alpha")[-1]
+    assert final["phase"] == "COMPLETE" and final["acceptance"]["verdict"] == "pass", final
+    assert git(repo, "log", "-1", "--format=%s", "main").strip() == "config: a factor of three"
+    assert "double" not in git(repo, "log", "-p", "main")
 
 
 def test_merge_fixer_lands_a_conflicting_job_and_a_cheat_needs_attention(
