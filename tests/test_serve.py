@@ -112,7 +112,9 @@ def test_pages_agree_with_the_cli_and_escape_what_agents_wrote(
         history = http(base + "/history")
         assert history.status == 200 and history.text.count("<svg") == 4
         assert "<script>window" not in history.text
-        assert "test-modified" in history.text and "$0.2700" in history.text
+        # the run's cost as `rgr report` counts it, the examiner's session included
+        assert "test-modified" in history.text
+        assert f"${report['costUsd']:.4f}" in history.text and "$0.2700" not in history.text
 
         # a queued job has no run yet; an unknown job, commit or state is a 404 page
         assert "no handoff yet" in http(base + "/jobs/1").text

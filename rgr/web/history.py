@@ -30,6 +30,11 @@ class RunFigures:
     #: cycle -> tests done by the end of it (the most any of its notes lists)
     tests_by_cycle: dict[int, int] = field(default_factory=dict)
     notes: int = 0
+    #: The examiner's cost as the run's latest note with an acceptance record has it
+    #: (the record carries the whole run's examiner cost, so it is taken once, not
+    #: summed over the notes that repeat it), and that note's time.
+    acceptance_cost_usd: float = 0.0
+    acceptance_at: datetime | None = None
 
 
 @dataclass
@@ -77,6 +82,11 @@ def read(ws: Workspace) -> History:
         agent = state.get("agent")
         if agent is not None and (cost := agent.get("costUsd")) is not None:
             figures.cost_usd += cost
+        acceptance = state.get("acceptance")
+        if acceptance and (figures.acceptance_at is None
+                           or (end is not None and end >= figures.acceptance_at)):
+            figures.acceptance_cost_usd = acceptance.get("costUsd") or 0.0
+            figures.acceptance_at = end
         if state.get("phase") == "COMPLETE" or state.get("nextPhase") == "COMPLETE":
             figures.complete = True
         cycle = state.get("cycleNumber") or 0
@@ -94,5 +104,7 @@ def read(ws: Workspace) -> History:
         rule = str(details.get("type")) if isinstance(details, dict) else "unverified"
         if not rule.startswith(LIMIT_ERROR_PREFIX):
             rejections[rule] += 1
+    for figures in runs.values():  # the run's cost as `rgr report` counts it
+        figures.cost_usd += figures.acceptance_cost_usd
     ordered = sorted(runs.values(), key=lambda r: (r.started is None, r.started or 0))
     return History(ordered, rejections, len(texts), invalid)
