@@ -12,9 +12,11 @@ import pytest
 from conftest import NOTES_REF, Repo, make_repo, note_json
 
 from rgr.base.errors import RgrError
+from rgr.base.outcome import Outcome
 from rgr.check.gate import CommandResult, GateResult
 from rgr.check.verify import TestReport
 from rgr.commands import refactor, repair_notes, show, status, verify
+from rgr.commands.common import emit
 from rgr.ecosystems.base import TestOutcome
 from rgr.refactor.plan import Batch, RefactorPlanOutput
 from rgr.store.workspace import open_workspace
@@ -153,13 +155,14 @@ def test_verify_prints_the_tests_and_each_gate_command(
     result = GateResult("full", _report(2, 1), [
         CommandResult("ruff check .", 0, 0.5, False, ""),
         CommandResult("mypy [x]", 1, 2.0, False, "error: [x]\n")])
-    verify.print_result(result, None)
+    emit(Outcome(verify.result_lines(result, None)))
     assert text_of(capsys) == (
         "tests: 2 passed, 1 failed, 0 errors, 0 skipped in 1.2s\n"
         "ok: ruff check . (0.5s)\n"
         "FAILED: mypy [x] (2.0s)\n"
         "error: [x]\n\n")
-    verify.print_result(GateResult("fast", _report(1, 1)), RgrError("no [green] start", "fix"))
+    refused = RgrError("no [green] start", "fix")
+    emit(Outcome(verify.result_lines(GateResult("fast", _report(1, 1)), refused)))
     assert text_of(capsys) == (
         "tests: 1 passed, 1 failed, 0 errors, 0 skipped in 1.2s\n"
         "E   assert [1] == 2\n\n"
