@@ -305,7 +305,6 @@ def test_the_web_check_sees_a_command_imported() -> None:
 #: rgr.commands.common.emit (the render step, where printing is allowed).
 SPEAKING_COMMANDS = {
     "rgr.commands.common": "the render step itself, and the questions asked before work",
-    "rgr.commands.run": "the run's banner and its progress, as the phases go",
     "rgr.commands.demo": "a narrated replay: each step said before it runs",
     "rgr.commands.serve": "the address of the server it starts, while it serves",
     "rgr.commands.history_table": "draws for rgr.history_quick too, which cannot afford "
@@ -357,7 +356,7 @@ def test_the_render_check_sees_each_way_of_printing(tmp_path: Path) -> None:
                       "print_fields([])\nspool.write(b'fine: a file')\n"
                       "emit(Outcome(['fine']))\n")
     found = _commands_printing({"rgr.commands.sample": sample,
-                                "rgr.commands.run": sample, "rgr.loop.sample": sample})
+                                "rgr.commands.demo": sample, "rgr.loop.sample": sample})
     assert found == {"rgr.commands.sample": [2, 3, 4, 5, 6]}
 
 
