@@ -12,7 +12,7 @@ import pytest
 from conftest import NOTES_REF, Repo, make_repo, note_json
 
 from rgr.base.errors import RgrError
-from rgr.base.outcome import Outcome
+from rgr.base.outcome import Fields, Heading, Outcome, Verbatim
 from rgr.check.gate import CommandResult, GateResult
 from rgr.check.verify import TestReport
 from rgr.commands import refactor, repair_notes, show, status, verify
@@ -183,3 +183,12 @@ def test_refactor_prints_its_plan(repo: Repo, capsys: pytest.CaptureFixture[str]
     assert out.endswith("--plan-only: nothing was changed\n")
     refactor._print_plan(_plan(), True)
     assert json.loads(text_of(capsys))["batches"][0]["id"] == "b1"
+
+
+def test_text_items_render_as_they_read_on_a_pipe(capsys: pytest.CaptureFixture[str]) -> None:
+    """Brackets in a line are text, not rich markup (doctor's "[sandbox] show_generated"
+    line lost its "[sandbox]" when it was printed as markup)."""
+    emit(Outcome([Heading("rgr doctor", ": /r/[x]"), "ignored by git; [sandbox] show",
+                  Fields([("a", "[b]"), ("long key", "c")]), Verbatim("as [is]\n")]))
+    assert text_of(capsys) == ("rgr doctor: /r/[x]\nignored by git; [sandbox] show\n"
+                               "a         [b]\nlong key  c\nas [is]\n\n")
