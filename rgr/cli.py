@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, NamedTuple
 import click
 
 from rgr import __version__
+from rgr.backends import registry
 from rgr.base import backend_names
 from rgr.base.errors import BadUsage, ExitCode, RgrError
 
@@ -407,8 +408,8 @@ def report(ctx: Context, as_json: bool, integrate: str, into: str | None) -> Non
               help="Create the kata here (new or empty) instead of a temporary directory.")
 @click.option("--claude", metavar="PATH",
               help="The Claude Code binary (default: `claude` on PATH).")
-# The replay scripts exist for these two CLIs (rgr.demo).
-@click.option("--backend", type=click.Choice([backend_names.CLAUDE, backend_names.CODEX]),
+# The backends with a recorded replay (rgr.backends.registry, rgr.demo).
+@click.option("--backend", type=click.Choice(registry.with_demo()),
               default=backend_names.DEFAULT,
               show_default=True, help="The agent CLI the replay drives.")
 @click.option("--codex", metavar="PATH",

@@ -300,6 +300,66 @@ def test_the_web_check_sees_a_command_imported() -> None:
                                                "rgr.web.actions -> rgr.commands.queue"]
 
 
+#: Command modules that speak while they work, not only once at the end, each for its
+#: reason; every other command builds its result and renders it once through
+#: rgr.commands.common.emit (the render step, where printing is allowed).
+SPEAKING_COMMANDS = {
+    "rgr.commands.common": "the render step itself, and the questions asked before work",
+    "rgr.commands.demo": "a narrated replay: each step said before it runs",
+    "rgr.commands.serve": "the address of the server it starts, while it serves",
+    "rgr.commands.history_table": "draws for rgr.history_quick too, which cannot afford "
+                                  "emit's imports (the start-up budget)",
+}
+
+#: Calls that print: print(...), print_fields(...), x.print(...), click.echo(...),
+#: sys.stdout.write(...) (and .buffer's, stderr's).
+_PRINTING_NAMES = {"print", "print_fields", "print_json", "print_json_rows"}
+_PRINTING_ATTRIBUTES = {"print", "echo", "secho"}
+
+
+def _prints(path: Path) -> list[int]:
+    """The lines of ``path`` that print directly."""
+    return sorted(node.lineno for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+                  if isinstance(node, ast.Call) and _is_printing(node.func))
+
+
+def _is_printing(func: ast.expr) -> bool:
+    if isinstance(func, ast.Name):
+        return func.id in _PRINTING_NAMES
+    if not isinstance(func, ast.Attribute):
+        return False
+    return func.attr in _PRINTING_ATTRIBUTES or (
+        func.attr in ("write", "writelines") and "sys.std" in ast.unparse(func.value))
+
+
+def _commands_printing(modules: dict[str, Path]) -> dict[str, list[int]]:
+    return {name: lines for name, path in modules.items()
+            if name.startswith("rgr.commands.") and name not in SPEAKING_COMMANDS
+            and (lines := _prints(path))}
+
+
+def test_commands_render_their_result_once_through_emit() -> None:
+    """A command returns its result (rgr.base.outcome.Outcome) and
+    rgr.commands.common.emit prints it once, as text or JSON: no print scattered
+    through a command, so its text and its --json say the same thing."""
+    assert _commands_printing(MODULES) == {}
+
+
+def test_the_speaking_commands_still_exist() -> None:
+    assert set(SPEAKING_COMMANDS) <= set(MODULES)
+
+
+def test_the_render_check_sees_each_way_of_printing(tmp_path: Path) -> None:
+    sample = tmp_path / "sample.py"
+    sample.write_text("import sys, click\nprint('x')\nconsole.print('y')\n"
+                      "click.echo('z')\nsys.stdout.buffer.write(b'w')\n"
+                      "print_fields([])\nspool.write(b'fine: a file')\n"
+                      "emit(Outcome(['fine']))\n")
+    found = _commands_printing({"rgr.commands.sample": sample,
+                                "rgr.commands.demo": sample, "rgr.loop.sample": sample})
+    assert found == {"rgr.commands.sample": [2, 3, 4, 5, 6]}
+
+
 #: Where git's command line is built: every git command rgr runs comes from
 #: rgr.store.gitcli.argv (no hooks, no pager, one place to change that).
 GIT_CLI_MODULES = {"rgr.store.gitcli"}

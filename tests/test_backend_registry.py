@@ -75,3 +75,16 @@ def test_the_cli_offers_exactly_the_registered_backends() -> None:
     refused = CliRunner().invoke(cli, ["run", "--backend", "cursor", "x"])
     assert refused.exit_code == 2
     assert "'cursor' is not one of" in refused.output
+
+
+def test_the_demo_offers_the_backends_the_registry_marks_and_has_a_replay_for_each() -> None:
+    from rgr.commands import demo
+
+    assert set(demo.REPLAYS) == set(registry.with_demo())
+    assert backend_names.DEFAULT in registry.with_demo()
+    result = CliRunner().invoke(cli, ["demo", "--help"])
+    assert result.exit_code == 0
+    assert "[" + "|".join(registry.with_demo()) + "]" in " ".join(result.output.split())
+    refused = [n for n in backend_names.NAMES if n not in registry.with_demo()]
+    for name in refused:  # a backend without a recorded replay is refused by click
+        assert CliRunner().invoke(cli, ["demo", "--backend", name]).exit_code == 2

@@ -34,15 +34,24 @@ class BackendEntry:
     cls: str  # the class in it that implements rgr.backends.base.Backend
     product: str  # what its users call the CLI
     package: str  # the npm package it installs from
+    #: Whether `rgr demo --backend NAME` has a recorded replay for it (rgr.commands.demo
+    #: runs one per such backend; a test checks the two agree).
+    demo: bool = False
 
 
 BACKENDS: Mapping[str, BackendEntry] = {
     CLAUDE: BackendEntry("rgr.backends.claude", "ClaudeBackend", "Claude Code",
-                         "@anthropic-ai/claude-code"),
-    CODEX: BackendEntry("rgr.backends.codex", "CodexBackend", "OpenAI Codex", "@openai/codex"),
+                         "@anthropic-ai/claude-code", demo=True),
+    CODEX: BackendEntry("rgr.backends.codex", "CodexBackend", "OpenAI Codex", "@openai/codex",
+                        demo=True),
     GEMINI: BackendEntry("rgr.backends.gemini", "GeminiBackend", "Gemini CLI",
                          "@google/gemini-cli"),
 }
+
+
+def with_demo() -> list[str]:
+    """The backends `rgr demo` can replay a run through, in the registry's order."""
+    return [name for name, entry in BACKENDS.items() if entry.demo]
 
 
 def load(name: str) -> type[ConfiguredBackend]:

@@ -3,7 +3,7 @@ for a person or as JSON for a script (rgr.commands.common.emit); `rgr serve` sho
 same text on its page. A service returns one instead of printing, so the CLI and the web
 say the same thing and neither captures the other's console.
 
-A plain class, not a dataclass: `rgr status` and `rgr show` build one on their fast read
+Plain classes, not dataclasses: `rgr status` and `rgr show` build one on their fast read
 path, which imports neither dataclasses nor typing.
 """
 
@@ -14,20 +14,104 @@ if TYPE_CHECKING:
     from collections.abc import Iterable
 
 
+class Fields:
+    """``key  value`` lines, keys aligned (and bold on a terminal): a view's fields. The
+    values are shown as they are (they carry feature text and branch names)."""
+
+    __slots__ = ("rows",)
+
+    def __init__(self, rows: Iterable[tuple[str, str]]) -> None:
+        self.rows = tuple(rows)
+
+    def lines(self) -> list[str]:
+        width = max((len(key) for key, _ in self.rows), default=0)
+        return [f"{key:<{width}}  {value}" for key, value in self.rows]
+
+    def __repr__(self) -> str:
+        return f"Fields({self.rows!r})"
+
+
+class Verbatim:
+    """Lines written as they are, without rich: the fast read views (status, show) that
+    never import it (rich costs ~50 ms of their start-up)."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def __repr__(self) -> str:
+        return f"Verbatim({self.text!r})"
+
+
+class Heading:
+    """A line whose first part is bold on a terminal (``rgr doctor: <repository>``)."""
+
+    __slots__ = ("bold", "rest")
+
+    def __init__(self, bold: str, rest: str) -> None:
+        self.bold = bold
+        self.rest = rest
+
+    def __repr__(self) -> str:
+        return f"Heading({self.bold!r}, {self.rest!r})"
+
+
+
+
+class Table:
+    """A table with a title and named columns (``rgr refactor --plan-only``'s batches);
+    every cell plain text."""
+
+    __slots__ = ("columns", "rows", "title")
+
+    def __init__(self, title: str, columns: Iterable[str],
+                 rows: Iterable[Iterable[str]]) -> None:
+        self.title = title
+        self.columns = tuple(columns)
+        self.rows = tuple(tuple(row) for row in rows)
+
+    def __repr__(self) -> str:
+        return f"Table({self.title!r}, {self.columns!r}, {self.rows!r})"
+
+
 class Outcome:
-    """``text``: plain lines for a person (never markup: they carry feature text and
-    branch names); ``data``: what ``--json`` prints (None: the outcome has no JSON form);
+    """``text``: what a person reads, as items (plain lines, never markup: they carry
+    feature text and branch names; :class:`Fields`, :class:`Verbatim`, :class:`Heading`,
+    :class:`Table`);
+    ``data``: what ``--json`` prints (None: the outcome has no JSON form);
     ``rows``: ``data`` is a long list, printed one compact row a line;
+    ``encoded``: ``data`` is given already encoded, as chunks of JSON bytes written one
+    after the other as they come (``rgr history --json``: a million rows never held);
     ``exit_code``: the command's."""
 
-    __slots__ = ("data", "exit_code", "rows", "text")
+    __slots__ = ("data", "encoded", "exit_code", "rows", "text")
 
-    def __init__(self, text: Iterable[str] = (), data: object = None, *, rows: bool = False,
-                 exit_code: int = 0) -> None:
+    def __init__(self, text: Iterable[str | Fields | Verbatim | Heading | Table] = (),
+                 data: object = None, *, rows: bool = False,
+                 encoded: Iterable[bytes] | None = None, exit_code: int = 0) -> None:
         self.text = tuple(text)
         self.data = data
         self.rows = rows
+        self.encoded = encoded
         self.exit_code = exit_code
+
+    def plain_lines(self) -> list[str]:
+        """The text as plain lines (the web's page shows them)."""
+        out: list[str] = []
+        for item in self.text:
+            if isinstance(item, Fields):
+                out += item.lines()
+            elif isinstance(item, Verbatim):
+                out += item.text.split("\n")
+            elif isinstance(item, Heading):
+                out.append(item.bold + item.rest)
+            elif isinstance(item, Table):
+                out += [item.title, "  ".join(item.columns),
+                        *("  ".join(row) for row in item.rows)]
+            else:
+                out.append(item)
+        return out
 
     def __repr__(self) -> str:
         return (f"Outcome(text={self.text!r}, data={self.data!r}, rows={self.rows!r}, "

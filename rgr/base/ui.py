@@ -13,7 +13,7 @@ import sys
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without typing's import (see rgr.base.proc)
 if TYPE_CHECKING:
     from collections.abc import Iterable
-    from typing import Any, TextIO
+    from typing import IO, Any
 
     from rich.console import Console
 
@@ -25,7 +25,7 @@ def make_console(stderr: bool = False) -> Console:
     return Console(stderr=stderr, highlight=False, soft_wrap=True)  # logs: no hard wraps
 
 
-def styles_ok(stream: TextIO) -> bool:
+def styles_ok(stream: IO[str]) -> bool:
     """Whether ``stream`` takes bold and colour the way rich would give them: a terminal
     that is not dumb, or FORCE_COLOR; never with NO_COLOR."""
     if os.environ.get("NO_COLOR"):
@@ -35,7 +35,7 @@ def styles_ok(stream: TextIO) -> bool:
     return stream.isatty() and os.environ.get("TERM", "") != "dumb"
 
 
-def print_fields(rows: Iterable[tuple[str, str]], stream: TextIO | None = None) -> None:
+def print_fields(rows: Iterable[tuple[str, str]], stream: IO[str] | None = None) -> None:
     """``key  value`` lines, keys aligned and bold on a terminal; values printed as they
     are (no markup: they come from the repository or an agent)."""
     out = stream or sys.stdout

@@ -13,6 +13,7 @@ import os
 import shutil
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 from rich.console import Console
@@ -112,8 +113,13 @@ def _directory(given: Path | None) -> Path:
 
 def run(directory: Path | None, claude: str | None, backend: str = CLAUDE,
         codex: str | None = None) -> int:
-    if backend == CODEX:
-        return run_codex(directory, codex)
+    """The replay through ``backend``'s CLI (one of REPLAYS, which the registry marks
+    with ``demo``); ``claude`` / ``codex``: its binary, when given."""
+    return REPLAYS[backend](directory, claude if backend == CLAUDE else codex)
+
+
+def run_claude(directory: Path | None, claude: str | None) -> int:
+    """The replay through the real ``claude`` CLI and the Messages API server."""
     out = make_console()
     binary = find_claude(claude)
     test_command = find_pytest()
@@ -209,3 +215,8 @@ def _git(cwd: Path, *args: str) -> str:
     if done.returncode != 0:
         raise RgrError(f"git {' '.join(args)} failed in the demo's kata: {done.describe()}")
     return done.stdout
+
+
+#: The replay of each backend the registry marks with ``demo`` (a test checks they agree).
+REPLAYS: dict[str, Callable[[Path | None, str | None], int]] = {
+    CLAUDE: run_claude, CODEX: run_codex}

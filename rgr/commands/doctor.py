@@ -10,12 +10,11 @@ from dataclasses import dataclass
 from rgr.backends import locate
 from rgr.backends.base import backend_binaries
 from rgr.base.errors import RgrError
-from rgr.base.outcome import Outcome
-from rgr.base.ui import esc, make_console
+from rgr.base.outcome import Heading, Outcome
 from rgr.check.gate import GateResult, gate_argvs
 from rgr.check.mutation import equivalence
 from rgr.commands.common import emit
-from rgr.commands.verify import print_result
+from rgr.commands.verify import result_lines
 from rgr.ecosystems.python import project_virtualenv
 from rgr.loop.attempt import Sealer, tests_summary
 from rgr.loop.sealed_gate import sealed_gate
@@ -46,26 +45,25 @@ def doctor(ws: Workspace, as_json: bool, run_tests: bool = True) -> int:
     problems = [_missing(ws, sealer, p) for p in programs
                 if p.role != "agent" and p.inside is None]
     ok = refused is None and not problems
-    if as_json:
-        emit(Outcome(data={
-            "ok": ok,
-            "repository": str(ws.root),
-            "testCommand": list(sealer.test_command.argv),
-            "testCommandSource": sealer.test_command.source,
-            "sandbox": sealer.note().model_dump(mode="json", by_alias=True),
-            "generated": [f.as_dict() for f in sealer.generated_files()],
-            "programs": [p.as_dict() for p in programs],
-            "problems": [{"problem": d.problem, "fix": d.fix} for d in problems],
-            "warnings": [{"problem": d.problem, "fix": d.fix}
-                         for d in _outside_environment(ws, programs)],
-            "equivalence": {"crossHair": equivalence.version()},
-            "tests": tests_summary(result.tests).model_dump(mode="json", by_alias=True),
-            "diagnosis": None if refused is None else {"problem": refused.message,
-                                                       "fix": refused.hint},
-        }), as_json=True)
-        return 0 if ok else 1
-    _print(ws, sealer, programs, problems, result, refused)
-    return 0 if ok else 1
+    data = {
+        "ok": ok,
+        "repository": str(ws.root),
+        "testCommand": list(sealer.test_command.argv),
+        "testCommandSource": sealer.test_command.source,
+        "sandbox": sealer.note().model_dump(mode="json", by_alias=True),
+        "generated": [f.as_dict() for f in sealer.generated_files()],
+        "programs": [p.as_dict() for p in programs],
+        "problems": [{"problem": d.problem, "fix": d.fix} for d in problems],
+        "warnings": [{"problem": d.problem, "fix": d.fix}
+                     for d in _outside_environment(ws, programs)],
+        "equivalence": {"crossHair": equivalence.version()},
+        "tests": tests_summary(result.tests).model_dump(mode="json", by_alias=True),
+        "diagnosis": None if refused is None else {"problem": refused.message,
+                                                   "fix": refused.hint},
+    }
+    return emit(Outcome(() if as_json else _text(ws, sealer, programs, problems, result,
+                                                  refused),
+                        data, exit_code=0 if ok else 1), as_json)
 
 
 def _resolve(ws: Workspace, sealer: Sealer) -> list[Resolved]:
@@ -129,59 +127,56 @@ def _equivalence_line() -> str:
             "(rgr.check.mutation.equivalence)")
 
 
-def _print(ws: Workspace, sealer: Sealer, programs: list[Resolved], problems: list[Diagnosis],
-           result: GateResult, refused: RgrError | None) -> None:
-    console = make_console()
+def _text(ws: Workspace, sealer: Sealer, programs: list[Resolved], problems: list[Diagnosis],
+          result: GateResult, refused: RgrError | None) -> list[str | Heading]:
+    """What a person reads: what the sandbox shows and why, each program, the test run."""
     note = sealer.note()
 
     def tilde(path: str) -> str:
         return home_relative(path, ws.env)
 
-    console.print(f"[bold]rgr doctor[/bold]: {esc(ws.root)}")
-    console.print(f"  test command  {esc(' '.join(sealer.test_command.argv))} "
-                  f"({esc(sealer.test_command.source)})")
-    console.print(f"  equivalence   {esc(_equivalence_line())}")
+    out: list[str | Heading] = [
+        Heading("rgr doctor", f": {ws.root}"),
+        f"  test command  {' '.join(sealer.test_command.argv)} "
+        f"({sealer.test_command.source})",
+        f"  equivalence   {_equivalence_line()}",
+    ]
     if not note.enabled:
-        console.print("  sandbox       OFF: agents and test runs are not confined")
-        console.print("found (its variables set, its dependency folders linked into each "
-                      "working copy):")
+        out += ["  sandbox       OFF: agents and test runs are not confined",
+                "found (its variables set, its dependency folders linked into each "
+                "working copy):"]
     else:
-        console.print(f"  sandbox       {esc(note.bubblewrap or 'bubblewrap')}")
-        console.print("shown read-only inside (and why):")
+        out += [f"  sandbox       {note.bubblewrap or 'bubblewrap'}",
+                "shown read-only inside (and why):"]
     if not note.shown:
-        console.print("  nothing beyond the system, rgr and the agent CLI")
+        out.append("  nothing beyond the system, rgr and the agent CLI")
     for shown in note.shown:
         where = f" → also at <working copy>/{shown.inside}" if shown.inside else ""
-        console.print(f"  {esc(tilde(shown.path))}  {esc(shown.why)}{esc(where)}")
-    for alias in note.aliases if note.enabled else ():
-        console.print(f"  {esc(tilde(alias))}  the working copy again, at the repository's "
-                      "path (absolute paths a virtualenv recorded lead into it)")
+        out.append(f"  {tilde(shown.path)}  {shown.why}{where}")
+    out += [f"  {tilde(alias)}  the working copy again, at the repository's path "
+            "(absolute paths a virtualenv recorded lead into it)"
+            for alias in (note.aliases if note.enabled else ())]
     if note.env:
-        console.print(f"variables set inside: {esc(', '.join(note.env))}")
+        out.append(f"variables set inside: {', '.join(note.env)}")
     if note.path_prefix:
-        console.print("first on PATH inside: "
-                      + esc(", ".join(tilde(p) for p in note.path_prefix)))
-    for copied in note.home_files:
-        console.print(f"copied into the sandbox's HOME: ~/{esc(copied)}")
-    for skipped in note.skipped:
-        console.print(f"not shown: {esc(skipped)}")
+        out.append("first on PATH inside: " + ", ".join(tilde(p) for p in note.path_prefix))
+    out += [f"copied into the sandbox's HOME: ~/{copied}" for copied in note.home_files]
+    out += [f"not shown: {skipped}" for skipped in note.skipped]
     files = sealer.generated_files()
     if files:
-        console.print("copied read-only into every checkout from your working tree "
-                      "(generated, ignored by git; [sandbox] show_generated / "
-                      "hide_generated change it):")
-    for item in files:
-        console.print(f"  {esc(item.path)}  {esc(item.why)}")
-    console.print("programs:")
+        out.append("copied read-only into every checkout from your working tree "
+                   "(generated, ignored by git; [sandbox] show_generated / "
+                   "hide_generated change it):")
+    out += [f"  {item.path}  {item.why}" for item in files]
+    out.append("programs:")
     for program in programs:
         missing = ("NOT FOUND (on PATH, in ~/.local/bin, in npm's prefix)"
                    if program.role == "agent" else "NOT FOUND inside")
         inside = tilde(program.inside) if program.inside else missing
-        console.print(f"  {program.role:<6} {esc(program.name)} → {esc(inside)}")
-    for problem in problems:
-        console.print(esc(f"error: {problem.problem}\n  fix: {problem.fix}"))
-    for warning in _outside_environment(ws, programs):
-        console.print(esc(f"warning: {warning.problem}\n  fix: {warning.fix}"))
-    console.print("test run (as `rgr run` runs it: a pristine checkout of HEAD, "
-                  + ("sealed):" if note.enabled else "NOT sealed):"))
-    print_result(result, refused)
+        out.append(f"  {program.role:<6} {program.name} → {inside}")
+    out += [f"error: {problem.problem}\n  fix: {problem.fix}" for problem in problems]
+    out += [f"warning: {warning.problem}\n  fix: {warning.fix}"
+            for warning in _outside_environment(ws, programs)]
+    out.append("test run (as `rgr run` runs it: a pristine checkout of HEAD, "
+               + ("sealed):" if note.enabled else "NOT sealed):"))
+    return out + result_lines(result, refused)

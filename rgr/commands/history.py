@@ -7,10 +7,10 @@ the repository holds.
 ``--json`` over everything takes each row from a content-addressed cache (note blob id
 -> row bytes, rgr.store.history.cache) and validates only the notes it lacks: it lists the
 notes (``git notes list``) and walks the commits (``git rev-list``), and reads the
-missing notes with ``git log --no-walk`` (see :func:`_stream_json`). With many rows
+missing notes with ``git log --no-walk`` (see :func:`_json_chunks`). With many rows
 missing (the first run) it reads ``git log --notes`` as git writes it, each note
 validated straight from its JSON text by pydantic-core, through a temporary file
-(:func:`_stream_uncached`), and fills the cache on the way. Either way the bytes are
+(:func:`_uncached_chunks`), and fills the cache on the way. Either way the bytes are
 the model's (tests/test_history_cache.py). Rows of notes without finishedAt (the seed's
 schema, other tools' notes), whose time is their commit's, are cached too, under a key
 that names the commit and the note.
@@ -22,18 +22,17 @@ from __future__ import annotations
 import sys
 from typing import IO, TYPE_CHECKING, Any
 
-from rgr.commands.history_table import (
-    DEFAULT_TABLE_LIMIT,
-    newest_more,
-    render,
-    terminal_columns,
-)
+from rgr.base.outcome import Outcome, Verbatim
+from rgr.base.ui import styles_ok
+from rgr.commands.common import emit
+from rgr.commands.history_table import DEFAULT_TABLE_LIMIT, newest_more, terminal_columns
+from rgr.commands.history_table import text as table_text
 from rgr.store import git
 from rgr.store.history.newest import newest_texts
 from rgr.store.history.rows import ROW_START, cached_part, quick_row, row, validated_rows
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Generator, Iterator
 
     from rgr.store.history import cache as history_cache
     from rgr.store.workspace import Workspace
@@ -88,15 +87,16 @@ _SPOOL_BLOCK = 1 << 20
 #: Rows written per step on the cached path.
 _OUT_BATCH = 4096
 
-def _stream_json(ws: Workspace) -> None:
-    """Every handoff on the branch as a JSON list, oldest first, one row per line.
+def _json_chunks(ws: Workspace) -> Iterator[bytes]:
+    """Every handoff on the branch as a JSON list, oldest first, one row per line, in
+    chunks as they are read (rendered by rgr.commands.common.emit as they come).
 
     Rows come from the row cache (rgr.store.history.cache: note blob id -> row bytes) where it
     has them: the notes are listed (``git notes list``, commit -> blob) and the commits
     walked (``git rev-list``), and only the notes the cache lacks are read and validated
     (``git log --no-walk`` on those commits). When over a quarter of the notes are
     unknown to the cache (the first run, a new validator) everything is read as before
-    (:func:`_stream_uncached`) and the cache filled on the way. The bytes are the same
+    (:func:`_uncached_chunks`) and the cache filled on the way. The bytes are the same
     either way: tests/test_history_cache.py."""
     from operator import countOf
 
@@ -105,7 +105,7 @@ def _stream_json(ws: Workspace) -> None:
     head = str(git.head_commit(ws.repo).id)
     tip = ws.notes.tip_id()
     if tip is None:
-        _stream_uncached(ws, head)
+        yield from _uncached_chunks(ws, head)
         return
     cache = history_cache.RowCache.load(
         history_cache.cache_file(git.common_dir(ws.repo)), history_cache.validator_key())
@@ -123,13 +123,14 @@ def _stream_json(ws: Workspace) -> None:
     unknown = countOf(map(len, notes.values()), history_cache.BLOB)
     if unknown * 4 > len(notes):  # many rows missing: read everything at once
         cache.begin_rewrite()
-        _stream_uncached(ws, head, notes, cache, plain)
+        yield from _uncached_chunks(ws, head, notes, cache, plain)
         # only when the notes did not move: else a row may be under another note's blob
         cache.end_rewrite(notes.values(), keep=ws.notes.tip_id() == tip)
         return
-    walk = _stream_cached(ws, head, tip, notes, cache, plain)
+    walk = yield from _cached_chunks(ws, head, tip, notes, cache, plain)
     if walk is None:
-        _stream_uncached(ws, head)  # the notes changed under us: one consistent read
+        # the notes changed under us: one consistent read
+        yield from _uncached_chunks(ws, head)
         return
     if ws.notes.tip_id() == tip:  # else a row may be under another note's blob id
         cache.save(notes.values(), _in_walk_order(notes, walk))
@@ -168,9 +169,10 @@ def _in_walk_order(notes: dict[bytes, history_cache.Line],
     yield from (line for commit, line in notes.items() if commit not in walked)
 
 
-def _stream_cached(ws: Workspace, head: str, tip: str, notes: dict[bytes, history_cache.Line],
-                   cache: history_cache.RowCache, plain: bool) -> list[bytes] | None:
-    """:func:`_stream_json` when the cache has most rows; returns the walk (the commits
+def _cached_chunks(ws: Workspace, head: str, tip: str, notes: dict[bytes, history_cache.Line],
+                   cache: history_cache.RowCache, plain: bool,
+                   ) -> Generator[bytes, None, list[bytes] | None]:
+    """:func:`_json_chunks` when the cache has most rows; returns the walk (the commits
     from ``head``, newest first), or None (nothing written) when the notes ref moved
     from ``tip``, the one ``notes`` was listed at, while they were read."""
     from rgr.store.history.cache import BLOB, ROW_AT, row_key
@@ -193,8 +195,7 @@ def _stream_cached(ws: Workspace, head: str, tip: str, notes: dict[bytes, histor
                 computed[commit] = text  # (no row to keep, or the note is not a blob)
     if ws.notes.tip_id() != tip:
         return None
-    out = sys.stdout.buffer
-    out.write(b"[\n")
+    yield b"[\n"
     separator = b""
     for end in range(len(commits), 0, -_OUT_BATCH):
         first = max(0, end - _OUT_BATCH)
@@ -215,11 +216,10 @@ def _stream_cached(ws: Workspace, head: str, tip: str, notes: dict[bytes, histor
                     rows.append(row)
                 # else: an empty note, or not a blob; git log shows none either
         if rows:
-            out.write(separator + b",\n".join(rows))
+            yield separator + b",\n".join(rows)
             separator = b",\n"
         cache.release()  # the rows' pages of the cache file: rgr's memory stays flat
-    out.write(b"\n]\n" if separator else b"]\n")
-    out.flush()
+    yield b"\n]\n" if separator else b"]\n"
     return commits
 
 
@@ -248,12 +248,13 @@ def _walk(ws: Workspace, head: str, plain: bool) -> list[bytes]:
     return commits
 
 
-def _stream_uncached(ws: Workspace, head: str,
+def _uncached_chunks(ws: Workspace, head: str,
                      notes: dict[bytes, history_cache.Line] | None = None,
-                     cache: history_cache.RowCache | None = None, plain: bool = True) -> None:
-    """:func:`_stream_json` reading every note (``git log --notes``), adding the rows
-    ``notes`` (see :func:`_stream_json`) has no line for to ``cache``, when given (those
-    that take their commit's time only when ``plain``: see :func:`_stream_json`).
+                     cache: history_cache.RowCache | None = None, plain: bool = True,
+                     ) -> Iterator[bytes]:
+    """:func:`_json_chunks` reading every note (``git log --notes``), adding the rows
+    ``notes`` (see :func:`_json_chunks`) has no line for to ``cache``, when given (those
+    that take their commit's time only when ``plain``: see :func:`_json_chunks`).
 
     git gives the notes newest first; asking it for oldest first (``--reverse``) makes it
     hold every commit before the first line (900 MB against 650 MB at a million notes).
@@ -285,12 +286,12 @@ def _stream_uncached(ws: Workspace, head: str,
                         notes[key] = b""
             if lines:
                 spool.write(b"\n".join(lines) + b"\n")
-        _write_backwards(spool, sys.stdout.buffer)
+        yield from _backwards(spool)
 
 
-def _write_backwards(spool: IO[bytes], out: IO[bytes]) -> None:
+def _backwards(spool: IO[bytes]) -> Iterator[bytes]:
     """The spool's lines (JSON rows, no newline inside) last first, as a JSON list."""
-    out.write(b"[\n")
+    yield b"[\n"
     end = spool.seek(0, 2)
     carry = b""  # the start of a line whose beginning is in the block before
     separator = b""
@@ -301,25 +302,16 @@ def _write_backwards(spool: IO[bytes], out: IO[bytes]) -> None:
         carry = lines.pop(0) if start > 0 else b""
         rows = [line for line in reversed(lines) if line]
         if rows:
-            out.write(separator + b",\n".join(rows))
+            yield separator + b",\n".join(rows)
             separator = b",\n"
         end = start
-    out.write(b"\n]\n" if separator else b"]\n")
-    out.flush()
+    yield b"\n]\n" if separator else b"]\n"
 
 
 def run(ws: Workspace, include_all: bool, limit: int | None, as_json: bool) -> int:
     if as_json:
-        if not limit and not include_all:
-            _stream_json(ws)
-            return 0
-        rows = collect(ws, include_all, limit)
-        # One row per line: readable, and 3x faster than indenting 100,000 rows.
-        from pydantic_core import to_json
-
-        lines = b",\n".join(to_json(row) for row in rows)
-        sys.stdout.buffer.write(b"[\n" + lines + (b"\n]\n" if rows else b"]\n"))
-        return 0
+        return emit(Outcome(encoded=_json_chunks(ws) if not limit and not include_all
+                            else _listed_chunks(collect(ws, include_all, limit))), True)
     if include_all or limit == 0:
         rows = collect(ws, include_all, None)
         shown = rows[-(limit or DEFAULT_TABLE_LIMIT):] if limit != 0 else rows
@@ -329,5 +321,15 @@ def run(ws: Workspace, include_all: bool, limit: int | None, as_json: bool) -> i
         shown, newer = _newest(ws, limit or DEFAULT_TABLE_LIMIT)
         # Only the rows shown (and one more) were read: no total to give.
         more = newest_more(len(shown)) if newer else None
-    render(shown, more, sys.stdout, terminal_columns(sys.stdout))
-    return 0
+    # The same drawing as rgr.history_quick's (rgr.commands.history_table).
+    return emit(Outcome([Verbatim(table_text(shown, more, styles_ok(sys.stdout),
+                                             terminal_columns(sys.stdout)))]))
+
+
+def _listed_chunks(rows: list[dict[str, Any]]) -> Iterator[bytes]:
+    """``rows`` as a JSON list, one row per line: readable, and 3x faster than indenting
+    100,000 rows."""
+    from pydantic_core import to_json
+
+    lines = b",\n".join(to_json(row) for row in rows)
+    yield b"[\n" + lines + (b"\n]\n" if rows else b"]\n")

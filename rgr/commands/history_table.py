@@ -192,12 +192,20 @@ def table_lines(rows: list[dict[str, Any]], columns: int | None,
 
 def render(shown: list[dict[str, Any]], more: str | None, out: TextIO,
            columns: int | None) -> None:
-    """Print the table of ``shown`` and what a reader needs under it: the agents' cost,
-    what n/a and * mean, and ``more`` (how many rows were left out)."""
+    """Print :func:`text` on ``out`` (``rgr.history_quick``'s way: no rgr.commands.common,
+    whose imports its start-up budget has no room for)."""
+    out.write(text(shown, more, styles_ok(out), columns) + "\n")
+    out.flush()
+
+
+def text(shown: list[dict[str, Any]], more: str | None, styled: bool,
+         columns: int | None) -> str:
+    """The table of ``shown`` and what a reader needs under it: the agents' cost, what
+    n/a and * mean, and ``more`` (how many rows were left out). ``styled``: bold and
+    colour for a terminal; ``columns``: the width to wrap to (None: no wrapping)."""
     if not shown:
-        out.write("no handoffs on this branch yet: start with `rgr run \"<feature>\"`\n")
-        return
-    lines = table_lines(shown, columns, styles_ok(out))
+        return "no handoffs on this branch yet: start with `rgr run \"<feature>\"`"
+    lines = table_lines(shown, columns, styled)
     costs = [c for row in shown if (c := (row.get("agent") or {}).get("costUsd")) is not None]
     if costs:
         lines.append(f"agent cost of the {len(costs)} phase(s) shown: ${sum(costs):.4f}")
@@ -207,8 +215,7 @@ def render(shown: list[dict[str, Any]], more: str | None, out: TextIO,
         lines.append(more)
     if any(not row["reachable"] for row in shown):
         lines.append("* not on this branch: a rejected attempt kept for audit, or another branch")
-    out.write("\n".join(lines) + "\n")
-    out.flush()
+    return "\n".join(lines)
 
 
 def newest_more(shown: int) -> str:

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from typing import cast
 
-import click
-
+from rgr.base.outcome import Outcome, Verbatim
+from rgr.commands.common import emit
 from rgr.loop.landing import How, Integration
 from rgr.loop.sealed_gate import judge_landing
 from rgr.observe.view import PlainView
@@ -21,9 +21,8 @@ def run(ws: Workspace, into: str, base_tip: str, job_tip: str, how: str) -> int:
     job = str(git.resolve_commit(ws.repo, job_tip).id)
     integration = Integration(into, base, job, cast(How, how), "daemon")
     landing = judge_landing(ws, integration, PlainView())
-    click.echo(landing.line())
+    said = [Verbatim(landing.line())]
     if not landing.ok:
         # The last line is what the daemon shows as the job's reason.
-        click.echo(f"not landed: {landing.problem()}")
-        return 1
-    return 0
+        said.append(Verbatim(f"not landed: {landing.problem()}"))
+    return emit(Outcome(said, exit_code=0 if landing.ok else 1))

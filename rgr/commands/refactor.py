@@ -6,13 +6,11 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
-from rich.table import Table
-
 from rgr import __version__
 from rgr.backends.base import Backend
 from rgr.base.errors import RepositoryError
-from rgr.base.outcome import Outcome
-from rgr.base.ui import esc, make_console, short
+from rgr.base.outcome import Heading, Outcome, Table
+from rgr.base.ui import make_console, short
 from rgr.check.gate import GateResult
 from rgr.commands.common import ask_unnoted, confirm, emit
 from rgr.ecosystems.registry import resolve_test_command
@@ -99,16 +97,18 @@ def refactor(ws: Workspace, goal: str, here: bool, branch: str | None,
         require_new_branch(ws, target, start_branch)
     backend = backend or make_backend(ws)
     with run_lock(ws.git_dir, "rgr refactor"):
-        out = make_console(stderr=options.as_json)
-        out.print(f"[bold]rgr refactor[/bold]{' --plan-only' if options.plan_only else ''}: "
-                  f"{esc(headline(goal))}")
-        out.print(f"  repository    {esc(ws.root)}")
+        # What is about to happen, before the confirmation: on stderr with --json.
+        banner: list[str | Heading] = [
+            Heading("rgr refactor", f"{' --plan-only' if options.plan_only else ''}: "
+                                    f"{headline(goal)}"),
+            f"  repository    {ws.root}"]
         if not options.plan_only:
-            out.print(f"  branch        {esc(target)}" + ("" if here else
-                      f" (new, from {esc(start_branch)} at {short(str(start.id))})"))
+            banner.append(f"  branch        {target}" + ("" if here else
+                          f" (new, from {start_branch} at {short(str(start.id))})"))
         limits = describe_limits(options.run.limits())
         if limits and not options.plan_only:
-            out.print(f"  limits        {limits}")
+            banner.append(f"  limits        {limits}")
+        emit(Outcome(banner), out=make_console(stderr=options.as_json))
         confirm(options.run, "Start?")
         integrate.preflight(ws, "none" if options.plan_only else options.run.integrate)
         recover_after_crash(ws, log)
@@ -173,20 +173,18 @@ def _finish(ws: Workspace, state: HandoffState, log: PhaseLog, mode: str = "none
 
 
 def _print_plan(plan: RefactorPlanOutput, as_json: bool) -> None:
-    out = make_console()
-    if as_json:
-        emit(Outcome(data=plan.model_dump(mode="json")), as_json=True)
-        return
-    table = Table(title=f"refactor plan: {esc(plan.summary)}" if plan.summary else
-                  "refactor plan")
-    for column in ("#", "id", "goal", "scope", "operations", "budget", "risk", "gate"):
-        table.add_column(column)
-    for i, b in enumerate(plan.batches, 1):
-        table.add_row(str(i), esc(b.id), esc(b.goal), esc(", ".join(b.scope_globs)),
-                      esc(", ".join(b.allowed_operations)), str(b.diff_budget_loc),
-                      str(b.risk_score), b.verifier_level)
-    out.print(table)
-    out.print("--plan-only: nothing was changed")
+    emit(Outcome(plan_text(plan), plan.model_dump(mode="json")), as_json)
+
+
+def plan_text(plan: RefactorPlanOutput) -> list[str | Table]:
+    """The plan as a person reads it: one row per batch."""
+    table = Table(f"refactor plan: {plan.summary}" if plan.summary else "refactor plan",
+                  ("#", "id", "goal", "scope", "operations", "budget", "risk", "gate"),
+                  [(str(i), b.id, b.goal, ", ".join(b.scope_globs),
+                    ", ".join(b.allowed_operations), str(b.diff_budget_loc),
+                    str(b.risk_score), b.verifier_level)
+                   for i, b in enumerate(plan.batches, 1)])
+    return [table, "--plan-only: nothing was changed"]
 
 
 def resume(ws: Workspace, state: HandoffState, noted: str, options: RunOptions,
@@ -270,8 +268,7 @@ def accept(ws: Workspace) -> int:
                               f"create it again (`git branch {source} <commit>`)")
     current = git.current_branch(ws.repo)
     if current == source:
-        make_console().print(f"the refactor is already on {source}")
-        return 0
+        return emit(Outcome([f"the refactor is already on {source}"]))
     tip = branch.peel(Commit)
     if not git.is_ancestor(ws.repo, tip.id, head.id):
         raise RepositoryError(
@@ -279,8 +276,7 @@ def accept(ws: Workspace) -> int:
             f"merge it yourself (`git switch {source} && git merge {current}`)")
     branch.set_target(head.id)
     ws.repo.checkout(branch.name)
-    make_console().print(f"accepted: {source} fast-forwarded to {short(str(head.id))}")
-    return 0
+    return emit(Outcome([f"accepted: {source} fast-forwarded to {short(str(head.id))}"]))
 
 
 def reject(ws: Workspace) -> int:
@@ -300,5 +296,4 @@ def reject(ws: Workspace) -> int:
     branch = ws.repo.branches.local.get(current)
     if branch is not None:
         branch.delete()
-    make_console().print(f"rejected: back on {source}; the refactor is kept at {backup}")
-    return 0
+    return emit(Outcome([f"rejected: back on {source}; the refactor is kept at {backup}"]))

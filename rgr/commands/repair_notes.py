@@ -13,7 +13,7 @@ from pathlib import Path
 
 from rgr.base.errors import NotesError
 from rgr.base.outcome import Outcome
-from rgr.base.ui import esc, make_console, short
+from rgr.base.ui import short
 from rgr.commands.common import emit
 from rgr.store import locks
 from rgr.store.handoff import InvalidNote, parse_note
@@ -119,18 +119,20 @@ def run(ws: Workspace, apply: bool, as_json: bool) -> int:
     if tip_ok:
         findings += _check_notes(ws, apply)
     problems = [f for f in findings if f.kind != "lock-held"]
-    if as_json:
-        emit(Outcome(data={"applied": apply, "findings": [f.as_dict() for f in findings]}),
-             as_json=True)
-    else:
-        out = make_console()
-        if not findings:
-            out.print(f"{ws.notes.ref}: no problems found")
-        for f in findings:
-            mark = "fixed" if f.fixed else ("ok" if f.kind == "lock-held" else "found")
-            out.print(f"\\[{mark}] {f.kind}: {esc(f.subject)}: {esc(f.detail)}")
-        if problems and not apply:
-            out.print("\nrun `rgr repair-notes --apply` to fix these (nothing is deleted)")
-    if not apply and problems:
-        return 1  # so scripts and CI can tell that repairs are due
-    return 0
+    # Exit 1 while repairs are due, so scripts and CI can tell.
+    return emit(Outcome(text(ws.notes.ref, findings, apply),
+                        {"applied": apply, "findings": [f.as_dict() for f in findings]},
+                        exit_code=1 if problems and not apply else 0), as_json)
+
+
+def text(ref: str, findings: list[Finding], apply: bool) -> list[str]:
+    """What a person reads of ``findings`` on the notes ``ref``."""
+    if not findings:
+        return [f"{ref}: no problems found"]
+    out = []
+    for f in findings:
+        mark = "fixed" if f.fixed else ("ok" if f.kind == "lock-held" else "found")
+        out.append(f"[{mark}] {f.kind}: {f.subject}: {f.detail}")
+    if not apply and any(f.kind != "lock-held" for f in findings):
+        out.append("\nrun `rgr repair-notes --apply` to fix these (nothing is deleted)")
+    return out

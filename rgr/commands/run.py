@@ -12,8 +12,9 @@ from rgr import __version__
 from rgr.backends.base import Backend
 from rgr.base import failpoints
 from rgr.base.config import TestCommand
-from rgr.base.ui import esc, make_console, short
-from rgr.commands.common import ask_unnoted, confirm
+from rgr.base.outcome import Heading, Outcome
+from rgr.base.ui import short
+from rgr.commands.common import ask_unnoted, confirm, emit
 from rgr.ecosystems.registry import resolve_test_command
 from rgr.loop import integrate
 from rgr.loop.attempt import (
@@ -77,18 +78,19 @@ def run(ws: Workspace, feature: str, here: bool, branch: str | None, options: Ru
     backend = backend or make_backend(ws)
     with run_lock(ws.git_dir, "rgr run"):
         recover_after_crash(ws, PlainView(options.verbosity))
-        out = make_console()
-        out.print(f"[bold]rgr run[/bold]: {esc(headline(feature))}")
-        out.print(f"  repository    {esc(ws.root)}")
-        out.print(f"  branch        {esc(target)}"
-                  + ("" if here else f" (new, from {esc(start_branch)} at {short(str(start.id))})"))
-        out.print(f"  test command  {esc(shlex.join(test_command.argv))} "
-                  f"({esc(test_command.source)})")
-        out.print(f"  retries       {ws.config.max_retries} per phase")
+        # What is about to happen, said before the confirmation.
+        banner: list[str | Heading] = [
+            Heading("rgr run", f": {headline(feature)}"),
+            f"  repository    {ws.root}",
+            f"  branch        {target}"
+            + ("" if here else f" (new, from {start_branch} at {short(str(start.id))})"),
+            f"  test command  {shlex.join(test_command.argv)} ({test_command.source})",
+            f"  retries       {ws.config.max_retries} per phase"]
         limits = describe_limits(options.limits())
         if limits:
-            out.print(f"  limits        {limits}")
-        out.print("  loop          PLAN → RED → GREEN → REFACTOR, one agent session per phase")
+            banner.append(f"  limits        {limits}")
+        banner.append("  loop          PLAN → RED → GREEN → REFACTOR, one agent session per phase")
+        emit(Outcome(banner))
         confirm(options, "Start?")
         integrate.preflight(ws, options.integrate)
         run_id = str(uuid.uuid4())
@@ -187,8 +189,7 @@ def resume(ws: Workspace, options: RunOptions, set_aside: bool,
         str(head.id), "resume", "run `rgr repair-notes`, or `rgr rollback` to an earlier handoff")
     if state.resume_phase == Phase.COMPLETE and not distance and \
             inflight.read(ws.git_dir) is None:
-        make_console().print("the run is complete: nothing to resume")
-        return 0
+        return emit(Outcome(["the run is complete: nothing to resume"]))
     ws = ws.pinned()
     if state.mode == "refactor":
         from rgr.commands import refactor
@@ -204,16 +205,15 @@ def resume(ws: Workspace, options: RunOptions, set_aside: bool,
         if interrupted is not None and not ours:
             inflight.clear(ws.git_dir)  # from another run or a commit no longer noted
         if state.resume_phase == Phase.COMPLETE and not distance and not ours:
-            make_console().print("the run is complete: nothing to resume")
-            return 0
+            return emit(Outcome(["the run is complete: nothing to resume"]))
         dirty = git.uncommitted_paths(ws.repo)
         if dirty and not ours:
             if not set_aside:
                 require_clean(ws, "rgr resume")
             ref = git.set_aside(ws.repo, f"{LEFTOVERS_PREFIX}resume/{head.id}",
                                 "rgr resume: uncommitted changes set aside")
-            make_console().print(f"uncommitted changes saved under {esc(ref)} and removed "
-                                 "from the tree")
+            emit(Outcome([f"uncommitted changes saved under {ref} and removed from the "
+                          "tree"]))
         if distance and not ours:
             unnoted = unnoted or ask_unnoted(ws, options, record.commit, state)
         confirm(options, f"Resume with {state.resume_phase} (cycle {state.cycle_number})?")

@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING, Any
 
 from rgr.base.backend_names import DEFAULT
 from rgr.base.errors import RepositoryError
-from rgr.base.outcome import Outcome
-from rgr.base.ui import duration, money, phase_label, print_fields, short
+from rgr.base.outcome import Fields, Outcome, Verbatim
+from rgr.base.ui import duration, money, phase_label, short
 from rgr.check.mutation.score import lines as adequacy_lines
 from rgr.commands.common import emit
 from rgr.store import acceptance_text, git
@@ -137,10 +137,16 @@ def run(ws: Workspace, rev: str | None, as_json: bool) -> int:
         data: dict[str, Any] = {"commit": commit, "commitsAfter": distance}
         data.update(state)
         return emit(Outcome(data=data), as_json=True)
-    print_fields(rows(commit, state))
+    return emit(Outcome(text(commit, state, distance)))
+
+
+def text(commit: str, state: NoteJson, distance: int) -> list[Fields | Verbatim]:
+    """What a person reads of the handoff ``state`` on ``commit``, ``distance`` commits
+    before the one asked for."""
+    out: list[Fields | Verbatim] = [Fields(rows(commit, state))]
     details = state.get("errorDetails")
     if details and details["message"] != state.get("error"):
-        print(f"\nerror details\n{details['message']}")
+        out.append(Verbatim(f"\nerror details\n{details['message']}"))
     if distance:
-        print(f"\n(HEAD has {distance} commit(s) after this handoff)")
-    return 0
+        out.append(Verbatim(f"\n(HEAD has {distance} commit(s) after this handoff)"))
+    return out

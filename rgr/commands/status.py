@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from rgr.base.outcome import Outcome
-from rgr.base.ui import phase_label, print_fields, short
+from rgr.base.outcome import Fields, Outcome, Verbatim
+from rgr.base.ui import phase_label, short
 from rgr.check.testlist import FILENAME as TEST_LIST
 from rgr.check.testlist import parse_test_list
 from rgr.commands.common import emit
@@ -83,8 +83,11 @@ def collect(ws: Workspace, full_state: bool = True) -> dict[str, Any]:
 
 def run(ws: Workspace, as_json: bool) -> int:
     data = collect(ws, full_state=as_json)
-    if as_json:
-        return emit(Outcome(data=data), as_json=True)
+    return emit(Outcome(() if as_json else text(data), data), as_json)
+
+
+def text(data: dict[str, Any]) -> list[Fields | Verbatim]:
+    """What a person reads of the status ``data`` (see :func:`collect`)."""
     state: NoteJson | None = data["state"]
     rows: list[tuple[str, str]] = [
         ("branch", data["branch"] or "(detached HEAD)"),
@@ -120,6 +123,4 @@ def run(ws: Workspace, as_json: bool) -> int:
     rows.append(("test list", f"{data['testList']['done']}/{total} done" if total else "-"))
     if data["problem"]:
         rows.append(("problem", data["problem"]))
-    print_fields(rows)
-    print(f"\n{data['advice']}")
-    return 0
+    return [Fields(rows), Verbatim(f"\n{data['advice']}")]

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from rgr.base.errors import RgrError
 from rgr.base.outcome import Outcome
-from rgr.base.ui import esc, make_console, short
+from rgr.base.ui import short
 from rgr.check.gate import GateResult, Level
 from rgr.commands.common import emit
 from rgr.loop.attempt import tests_summary
@@ -24,46 +24,42 @@ def verify(ws: Workspace, level: Level, as_json: bool) -> int:
     ok = result.ok and refused is None
     head = git.head_commit(ws.repo)
     uncommitted = git.uncommitted_paths(ws.repo)
-    if as_json:
-        emit(Outcome(data={
-            "level": level, "ok": ok, "commit": str(head.id),
-            "sandbox": sealer.note().model_dump(mode="json", by_alias=True),
-            "uncommittedPaths": len(uncommitted),
-            "tests": tests_summary(result.tests).model_dump(mode="json", by_alias=True),
-            "commands": [{"command": c.command, "exitCode": c.exit_code,
-                          "durationS": c.duration_s, "timedOut": c.timed_out}
-                         for c in result.commands],
-            # Why `rgr run` would not start here: the same words as its refusal.
-            "diagnosis": None if refused is None else {"problem": refused.message,
-                                                       "fix": refused.hint},
-        }), as_json=True)
-        return 0 if ok else 1
-    console = make_console()
-    if uncommitted:
-        console.print(f"note: {len(uncommitted)} uncommitted path(s) are not checked: a run "
-                      f"starts from HEAD ({short(str(head.id))}) as committed")
-    print_result(result, refused)
-    return 0 if ok else 1
+    data = {
+        "level": level, "ok": ok, "commit": str(head.id),
+        "sandbox": sealer.note().model_dump(mode="json", by_alias=True),
+        "uncommittedPaths": len(uncommitted),
+        "tests": tests_summary(result.tests).model_dump(mode="json", by_alias=True),
+        "commands": [{"command": c.command, "exitCode": c.exit_code,
+                      "durationS": c.duration_s, "timedOut": c.timed_out}
+                     for c in result.commands],
+        # Why `rgr run` would not start here: the same words as its refusal.
+        "diagnosis": None if refused is None else {"problem": refused.message,
+                                                   "fix": refused.hint},
+    }
+    text = [] if not uncommitted else [
+        f"note: {len(uncommitted)} uncommitted path(s) are not checked: a run starts from "
+        f"HEAD ({short(str(head.id))}) as committed"]
+    return emit(Outcome([*text, *result_lines(result, refused)], data,
+                        exit_code=0 if ok else 1), as_json)
 
 
-def print_result(result: GateResult, refused: RgrError | None) -> None:
-    console = make_console()
+def result_lines(result: GateResult, refused: RgrError | None) -> list[str]:
+    """The gate's result as a person reads it (``rgr doctor`` ends with it too)."""
     tests = result.tests
-    line = (f"tests: {tests.passed} passed, {tests.failed} failed, {tests.errors} errors, "
-            f"{tests.skipped} skipped in {tests.duration_s:.1f}s")
-    console.print(esc(line))
-    for command in result.commands:
-        console.print(esc(f"{'ok' if command.ok else 'FAILED'}: {command.command} "
-                          f"({command.duration_s:.1f}s)"))
+    out = [f"tests: {tests.passed} passed, {tests.failed} failed, {tests.errors} errors, "
+           f"{tests.skipped} skipped in {tests.duration_s:.1f}s"]
+    out += [f"{'ok' if command.ok else 'FAILED'}: {command.command} "
+            f"({command.duration_s:.1f}s)" for command in result.commands]
     if refused is None and tests.no_tests_collected:
-        console.print("no tests yet: `rgr run` starts from here (an empty suite is a "
-                      "valid green start)")
+        out.append("no tests yet: `rgr run` starts from here (an empty suite is a valid "
+                   "green start)")
     if refused is not None or not result.ok:
         failed = result.failed_command
         tail = (result.tests.output_excerpt if refused is not None or failed is None
                 else failed.output_tail)
         if tail.strip():
-            console.print(esc(tail[-2000:]))
+            out.append(tail[-2000:])
     if refused is not None:
         # Exactly what `rgr run` says when it refuses this baseline.
-        console.print(esc(f"error: {refused}"))
+        out.append(f"error: {refused}")
+    return out

@@ -45,16 +45,16 @@ def perform(ws: Workspace, name: str, form: dict[str, str],
         every = form.get("every", "").strip() or None
         outcome = jobs.add(ws, form.get("feature", ""), after, form.get("refactor") == "on",
                            every, form.get("base", "").strip() or None, remote)
-        return "queued", _text(outcome.text), "/"
+        return "queued", _text(outcome.plain_lines()), "/"
     if name == "cancel":
         from rgr.daemon import jobs
 
         ident = _job_id(form)
-        return f"job {ident} cancelled", _text(jobs.cancel(ws, ident, remote).text), "/"
+        return f"job {ident} cancelled", _text(jobs.cancel(ws, ident, remote).plain_lines()), "/"
     if name == "stop":
         from rgr.daemon import jobs
 
-        return "daemon asked to stop", _text(jobs.stop_daemon(ws).text), "/"
+        return "daemon asked to stop", _text(jobs.stop_daemon(ws).plain_lines()), "/"
     if name == "accept":
         from rgr.loop import integrate
         from rgr.observe.report import collect

@@ -63,6 +63,12 @@ def test_demo_runs_the_whole_loop_and_says_it_is_a_replay(demo: Demo) -> None:
     assert "feature complete after 3 cycle(s): 2 test(s) done" in out
     assert "rgr report:" in out and "2 of 2: lowercases a single word" in out
     assert "$ rgr history" in out and "$ git notes --ref=tdd-handoffs show" in out
+    # rgr run's banner, rendered once through emit, word for word as before
+    assert ("\nrgr run: add a slugify function that lowercases and joins words with dashes\n"
+            f"  repository    {demo.kata}\n  branch        rgr/add-a-slugify-function-that-"
+            "lower-6f6ffb (new, from main at ") in out, out
+    assert ("  retries       3 per phase\n  loop          PLAN → RED → GREEN → REFACTOR, one "
+            "agent session per phase\n") in out, out
     phases = [json.loads(git(demo.kata, "notes", f"--ref={NOTES}", "show", c))["phase"]
               for c in git(demo.kata, "log", "--reverse", "--format=%H", "main..HEAD").split()]
     assert phases == ["REFACTOR", "PLAN", "RED", "GREEN", "REFACTOR",

@@ -102,6 +102,8 @@ def test_batches_applied_noted_renamed_by_rope_and_accepted(tmp_path: Path) -> N
     accepted = rgr(["refactor", "--accept"], repo, env)
     assert accepted.returncode == 0, accepted.stdout + accepted.stderr
     assert git(repo, "rev-parse", "main") == git(repo, "rev-parse", "HEAD")
+    tip = git(repo, "rev-parse", "HEAD").strip()
+    assert accepted.stdout == f"accepted: main fast-forwarded to {tip[:8]}\n"
     assert git(repo, "rev-parse", "--abbrev-ref", "HEAD").strip() == "main"
 
 
@@ -258,4 +260,6 @@ def test_on_failure_skip_moves_on_and_the_summary_says_so(tmp_path: Path) -> Non
     assert git(repo, "branch", "--list", "rgr/*") == ""
     backups = git(repo, "for-each-ref", "--format=%(objectname)", "refs/rgr/backups/").split()
     assert backups == [tip]
+    (backup,) = git(repo, "for-each-ref", "--format=%(refname)", "refs/rgr/backups/").split()
+    assert rejected.stdout == f"rejected: back on main; the refactor is kept at {backup}\n"
     assert (repo / "shop/orders.py").read_text() == ORDERS
