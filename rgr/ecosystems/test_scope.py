@@ -1,0 +1,78 @@
+"""The tests a mutant of one file has to face: only those that can see the file.
+
+* Go: the command's ``./...`` becomes the changed file's package and the packages that
+  import it, directly or not (rgr.ecosystems.go.packages_reaching). Exact: a package's
+  test binary contains only what it imports, so no other test can notice.
+* JavaScript/TypeScript (Mocha, Jest, Vitest, node:test): the test files that do not
+  load the changed module (rgr.ecosystems.js_reach) are left out of the mutant's
+  checkout for its run, and put back after. Leaving files out, rather than naming the
+  kept ones on the command line, works with every runner and configuration: Mocha adds
+  named files to the ``spec`` of its configuration or of an ``npm test`` script (it
+  would still run them all), Jest and Vitest read names as patterns. Not exact (a test
+  can load a module in ways a reading of its text cannot follow), so the gate runs a
+  survivor again with every test.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from rgr.base.config import TestCommand
+from rgr.ecosystems import go, js_reach
+
+#: The JavaScript runners whose suite is the test files found in the project.
+_JS_RUNNERS = frozenset({"mocha", "jest", "vitest", "node"})
+
+
+@dataclass(frozen=True)
+class Scope:
+    """How a mutant of one file runs: ``cmd``, with ``left_out`` (relative test files)
+    taken out of the checkout for the run. ``exact``: no test left out can notice the
+    change."""
+
+    cmd: TestCommand
+    left_out: tuple[str, ...] = ()
+    exact: bool = True
+
+    @property
+    def narrowed(self) -> bool:
+        return bool(self.left_out)
+
+
+def scope_of(cmd: TestCommand, root: Path, path: str) -> Scope:
+    """The scope of a change of ``path`` in the checkout ``root``; the whole ``cmd``
+    when rgr cannot tell which tests see it."""
+    if cmd.shell:
+        return Scope(cmd)
+    if cmd.runner == "go" and path.endswith(".go") and "./..." in cmd.argv:
+        packages = go.packages_reaching(root, path)
+        if packages is None:
+            return Scope(cmd)
+        at = cmd.argv.index("./...")
+        return Scope(replace(cmd, argv=(*cmd.argv[:at], *packages, *cmd.argv[at + 1:])))
+    if cmd.runner in _JS_RUNNERS and path.endswith(js_reach.SOURCES):
+        found = js_reach.reach(root, path)
+        if found is not None and found.left_out:
+            return Scope(cmd, found.left_out, exact=False)
+    return Scope(cmd)
+
+
+@contextmanager
+def left_out(tree: Path, paths: tuple[str, ...]) -> Iterator[None]:
+    """``paths`` (files of the checkout ``tree``) taken out for the block, then put back
+    byte for byte: the checkout is the gate's own, and the next mutant's run needs them."""
+    kept: dict[Path, tuple[bytes, int]] = {}
+    try:
+        for path in paths:
+            file = tree / path
+            if file.is_file() and not file.is_symlink():
+                kept[file] = (file.read_bytes(), file.stat().st_mode)
+                file.unlink()
+        yield
+    finally:
+        for file, (data, mode) in kept.items():
+            file.write_bytes(data)
+            file.chmod(mode)
