@@ -40,9 +40,13 @@ def test_a_go_mutant_faces_its_package_and_the_packages_importing_it(tmp_path: P
     })
     cmd = TestCommand(("go", "test", "./..."), "go", (), False, "test")
     scope = scope_of(cmd, tmp_path, "a/a.go")
-    assert scope.cmd.argv == ("go", "test", "./a", "./b", "./d")
+    # its own package first; the importers only when its own tests all pass
+    assert scope.first is not None
+    assert scope.first.argv == ("go", "test", "-failfast", "./a")
+    assert scope.cmd.argv == ("go", "test", "-failfast", "./b", "./d")
     assert scope.exact and not scope.left_out
-    assert scope_of(cmd, tmp_path, "c/c.go").cmd.argv == ("go", "test", "./c")
+    alone = scope_of(cmd, tmp_path, "c/c.go")
+    assert alone.cmd.argv == ("go", "test", "-failfast", "./c") and alone.first is None
 
 
 # ------------------------------------------------------------------ JavaScript, read

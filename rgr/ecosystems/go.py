@@ -159,6 +159,12 @@ _IMPORT_LINE = re.compile(r'^import\s+(?:[\w.]+\s+)?"([^"]+)"', re.MULTILINE)
 _QUOTED = re.compile(r'"([^"]+)"')
 
 
+def package_pattern(path: str) -> str:
+    """The package pattern (``./dir``, ``.`` at the root) of the .go file ``path``."""
+    folder = Path(path).parent.as_posix()
+    return "." if folder == "." else f"./{folder}"
+
+
 def packages_reaching(root: Path, path: str) -> tuple[str, ...] | None:
     """The package patterns (``./dir``) whose tests can see a change of ``path`` (a .go
     file of the module at ``root``): its own package and every package that imports it,
@@ -186,8 +192,8 @@ def packages_reaching(root: Path, path: str) -> tuple[str, ...] | None:
         for block in _IMPORT_BLOCK.findall(text):
             found.update(_QUOTED.findall(block))
         found.update(_IMPORT_LINE.findall(text))
-    changed = Path(path).parent.as_posix()
-    changed = "" if changed == "." else changed
+    pattern = package_pattern(path)
+    changed = "" if pattern == "." else pattern.removeprefix("./")
 
     def import_path(directory: str) -> str:
         return f"{prefix}/{directory}" if directory else prefix

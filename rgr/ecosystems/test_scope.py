@@ -36,6 +36,9 @@ class Scope:
     cmd: TestCommand
     left_out: tuple[str, ...] = ()
     exact: bool = True
+    #: A narrower run to try first (Go: the changed package alone): when a test of it
+    #: fails, the mutant is killed and ``cmd`` (then: the importing packages) is not run.
+    first: TestCommand | None = None
 
     @property
     def narrowed(self) -> bool:
@@ -51,13 +54,27 @@ def scope_of(cmd: TestCommand, root: Path, path: str) -> Scope:
         packages = go.packages_reaching(root, path)
         if packages is None:
             return Scope(cmd)
-        at = cmd.argv.index("./...")
-        return Scope(replace(cmd, argv=(*cmd.argv[:at], *packages, *cmd.argv[at + 1:])))
+        own = go.package_pattern(path)
+        importers = tuple(p for p in packages if p != own)
+        if not importers:
+            return Scope(_go_packages(cmd, (own,)))
+        return Scope(_go_packages(cmd, importers), first=_go_packages(cmd, (own,)))
     if cmd.runner in _JS_RUNNERS and path.endswith(js_reach.SOURCES):
         found = js_reach.reach(root, path)
         if found is not None and found.left_out:
             return Scope(cmd, found.left_out, exact=False)
     return Scope(cmd)
+
+
+def _go_packages(cmd: TestCommand, packages: tuple[str, ...]) -> TestCommand:
+    """``cmd`` with its ``./...`` made ``packages``, stopping at a package's first
+    failing test (``-failfast``: one failure is all a mutant's run needs to know)."""
+    at = cmd.argv.index("./...")
+    head = cmd.argv[:at]
+    if "-failfast" not in head and "test" in head:
+        test = head.index("test") + 1
+        head = (*head[:test], "-failfast", *head[test:])
+    return replace(cmd, argv=(*head, *packages, *cmd.argv[at + 1:]))
 
 
 @contextmanager

@@ -470,9 +470,16 @@ def _run_one(mutant: Mutant, tests: list[str], sources: dict[str, str], scope: S
     original = sources[mutant.path]
     target.write_text(apply(original, mutant), encoding="utf-8")
     try:
-        with left_out(tree, scope.left_out):
-            report = run_tests(_selecting(scope.cmd, tests), tree, timeout=timeout,
-                               env=env, confinement=confinement)
+        report = None
+        if scope.first is not None:  # the changed package first: most mutants end there
+            report = run_tests(scope.first, tree, timeout=timeout, env=env,
+                               confinement=confinement)
+            if report.all_passed and not report.no_tests_collected:
+                report = None
+        if report is None:
+            with left_out(tree, scope.left_out):
+                report = run_tests(_selecting(scope.cmd, tests), tree, timeout=timeout,
+                                   env=env, confinement=confinement)
     finally:
         target.write_text(original, encoding="utf-8")
     if mutant.path.endswith(".py"):
