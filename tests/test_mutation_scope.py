@@ -49,6 +49,25 @@ def test_a_go_mutant_faces_its_package_and_the_packages_importing_it(tmp_path: P
     assert alone.cmd.argv == ("go", "test", "-failfast", "./c") and alone.first is None
 
 
+def test_a_go_mutant_faces_the_tests_of_its_own_file_first(tmp_path: Path) -> None:
+    write(tmp_path, {
+        "go.mod": "module example.com/m\n\ngo 1.19\n",
+        "a/a.go": "package a\n\nfunc A() int { return 1 }\n",
+        "a/a_test.go": 'package a\n\nimport "testing"\n\n'
+                       "func TestA(t *testing.T) {}\nfunc TestAgain(t *testing.T) {}\n"
+                       "func TestMain(m *testing.M) {}\nfunc helper(t *testing.T) {}\n",
+        "a/other_test.go": 'package a\n\nimport "testing"\n\nfunc TestOther(t *testing.T) {}\n',
+        "b/b.go": 'package b\n\nimport "example.com/m/a"\n\nfunc B() int { return a.A() }\n',
+    })
+    cmd = TestCommand(("go", "test", "./..."), "go", (), False, "test")
+    scope = scope_of(cmd, tmp_path, "a/a.go")
+    assert scope.first is not None
+    assert scope.first.argv == ("go", "test", "-failfast", "-run", "^(TestA|TestAgain)$",
+                                "./a")
+    # then every test that can see it, its own package's included
+    assert scope.cmd.argv == ("go", "test", "-failfast", "./a", "./b")
+
+
 # ------------------------------------------------------------------ JavaScript, read
 
 LIB = {

@@ -2,7 +2,11 @@
 
 * Go: the command's ``./...`` becomes the changed file's package and the packages that
   import it, directly or not (rgr.ecosystems.go.packages_reaching). Exact: a package's
-  test binary contains only what it imports, so no other test can notice.
+  test binary contains only what it imports, so no other test can notice. Run in two
+  steps, each stopping at the first failure: first the tests of the file's own
+  ``_test.go`` (``x.go``: ``x_test.go``; else the whole package), and only when they
+  all pass, the rest. A mutant is killed by one failing test, so most end after the
+  first step; a survivor still faces every test that can see it.
 * JavaScript/TypeScript (Mocha, Jest, Vitest, node:test): the test files that do not
   load the changed module (rgr.ecosystems.js_reach) are left out of the mutant's
   checkout for its run, and put back after. Leaving files out, rather than naming the
@@ -56,6 +60,10 @@ def scope_of(cmd: TestCommand, root: Path, path: str) -> Scope:
             return Scope(cmd)
         own = go.package_pattern(path)
         importers = tuple(p for p in packages if p != own)
+        named = go.tests_beside(root, path)
+        if named:  # the tests written for this file first: they kill most mutants
+            first = _go_packages(cmd, (own,), ("-run", f"^({'|'.join(named)})$"))
+            return Scope(_go_packages(cmd, packages), first=first)
         if not importers:
             return Scope(_go_packages(cmd, (own,)))
         return Scope(_go_packages(cmd, importers), first=_go_packages(cmd, (own,)))
@@ -66,15 +74,17 @@ def scope_of(cmd: TestCommand, root: Path, path: str) -> Scope:
     return Scope(cmd)
 
 
-def _go_packages(cmd: TestCommand, packages: tuple[str, ...]) -> TestCommand:
-    """``cmd`` with its ``./...`` made ``packages``, stopping at a package's first
-    failing test (``-failfast``: one failure is all a mutant's run needs to know)."""
+def _go_packages(cmd: TestCommand, packages: tuple[str, ...],
+                 flags: tuple[str, ...] = ()) -> TestCommand:
+    """``cmd`` with its ``./...`` made ``packages`` (after ``flags``), stopping at a
+    package's first failing test (``-failfast``: one failure is all a mutant's run needs
+    to know)."""
     at = cmd.argv.index("./...")
     head = cmd.argv[:at]
     if "-failfast" not in head and "test" in head:
         test = head.index("test") + 1
         head = (*head[:test], "-failfast", *head[test:])
-    return replace(cmd, argv=(*head, *packages, *cmd.argv[at + 1:]))
+    return replace(cmd, argv=(*head, *flags, *packages, *cmd.argv[at + 1:]))
 
 
 @contextmanager
