@@ -170,3 +170,31 @@ def test_a_killer_the_reading_misses_still_kills(tmp_path: Path) -> None:
     note = measure_commits(repo, base, tip, cmd, settings=AdequacyConfig(jobs=2),
                            node_modules=ensure_js_runners())
     assert note.decision == "pass" and note.killed == note.tried == 2, note
+
+
+def test_a_left_out_test_file_the_kept_ones_need_undoes_the_narrowing(tmp_path: Path) -> None:
+    """Mocha runs every file in one process: setup.test.js (left out, it loads nothing of
+    lib) sets a global the weak test of double needs. The narrowed suite fails
+    unmutated, so its "kills" mean nothing: every mutant runs again with every test, and
+    double's mutants survive the weak test, as they should."""
+    weak = ("const assert = require('assert');\n"
+            "const { double } = require('../lib');\n"
+            "describe('double', () => {\n"
+            "  it('gives a number', () => {\n"
+            "    assert.strictEqual(global.TWO, 2);\n"
+            "    assert.strictEqual(typeof double(3), 'number');\n"
+            "  });\n"
+            "});\n")
+    setup = "global.TWO = 2;\ndescribe('setup', () => { it('is set', () => {}); });\n"
+    tests = {**MOCHA_PACKAGE, **LIB, "test/via-index.test.js": weak,
+             "test/setup.test.js": setup}
+    del tests["test/dynamic.test.js"]
+    stub = {**tests, "lib/ranges.js": "exports.double = function (x) { return 0; };\n"
+                                      "exports.half = function (x) { return x / 2; };\n"}
+    repo, base, tip = committed(tmp_path, stub, {"lib/ranges.js": LIB["lib/ranges.js"]})
+    cmd = TestCommand(("node_modules/.bin/mocha", "--recursive", "test"), "mocha", (),
+                      False, "test")
+    note = measure_commits(repo, base, tip, cmd, settings=AdequacyConfig(jobs=2),
+                           node_modules=ensure_js_runners())
+    assert note.decision == "test-too-weak", note
+    assert note.tried == 2 and note.survived == 2, note

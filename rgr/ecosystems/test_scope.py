@@ -40,6 +40,11 @@ class Scope:
     cmd: TestCommand
     left_out: tuple[str, ...] = ()
     exact: bool = True
+    #: The kept and the left-out test files share one process (Mocha): one left out
+    #: may hold a root hook or install a plugin the kept ones need, so the narrowed
+    #: suite has to pass unmutated before its kills count. Jest, Vitest and node's
+    #: runner load each file apart.
+    shared_process: bool = False
     #: A narrower run to try first (Go: the changed package alone): when a test of it
     #: fails, the mutant is killed and ``cmd`` (then: the importing packages) is not run.
     first: TestCommand | None = None
@@ -70,7 +75,8 @@ def scope_of(cmd: TestCommand, root: Path, path: str) -> Scope:
     if cmd.runner in _JS_RUNNERS and path.endswith(js_reach.SOURCES):
         found = js_reach.reach(root, path)
         if found is not None and found.left_out:
-            return Scope(cmd, found.left_out, exact=False)
+            return Scope(cmd, found.left_out, exact=False,
+                         shared_process=cmd.runner == "mocha")
     return Scope(cmd)
 
 

@@ -268,16 +268,36 @@ def _measure_probed(subject: Subject, mutants: list[Mutant], settings: AdequacyC
             return ("the suite did not pass in a checkout of its own, so no mutant was "
                     "run")
         timeout = _timeout_after(warm, command_timeout)
-        scopes = pool.scopes(cmd, sorted({m.path for m in mutants}),
-                             min(timeout, max(1.0, deadline - time.monotonic())))
+        first_tree = pool.trees()[0]
+        scopes = {path: scope_of(cmd, first_tree, path)
+                  for path in sorted({m.path for m in mutants})}
+        failed: set[str] = set()  # paths whose narrowed suite fails unmutated
+
+        def check(checkout: Checkout) -> None:
+            """Test files left out of a shared process (Mocha) may hold a root hook or
+            install a plugin the kept ones need: their narrowed suite must pass
+            unmutated, else their kills mean nothing. Run by the first free checkout,
+            beside the first mutants."""
+            tree, confinement, env = checkout
+            for path, scope in scopes.items():
+                if scope.narrowed and scope.shared_process:
+                    with left_out(tree, scope.left_out):
+                        report = run_tests(scope.cmd, tree, timeout=timeout, env=env,
+                                           confinement=confinement)
+                    if not report.all_passed or report.no_tests_collected:
+                        failed.add(path)
+
         for mutant, _tests, status in pool.run([(m, []) for m in mutants], subject.sources,
-                                               cmd, deadline, timeout, scopes):
+                                               cmd, deadline, timeout, scopes, check):
             findings[mutant.id] = _finding(mutant, status, [])
         # A survivor of a run that left tests out faces every test before it counts:
         # the tests left out were chosen by reading the code, which can miss a killer.
+        # Where the narrowed suite failed unmutated, every mutant runs again whole.
         again: list[tuple[Mutant, list[str]]] = [
-            (m, []) for m in mutants if findings[m.id].status == "survived"
-            and not scopes[m.path].exact]
+            (m, []) for m in mutants if m.path in failed or (
+                findings[m.id].status == "survived" and not scopes[m.path].exact)]
+        scopes = {path: scope if path not in failed else Scope(cmd)
+                  for path, scope in scopes.items()}
         for mutant, _tests, status in pool.run(again, subject.sources, cmd, deadline,
                                                timeout):
             findings[mutant.id] = _finding(mutant, status, [])
@@ -411,39 +431,32 @@ class _Checkouts:
             return None
         return max(r.duration_s for r in reports)
 
-    def scopes(self, cmd: TestCommand, paths: list[str], timeout: float
-               ) -> dict[str, Scope]:
-        """The tests each of ``paths``' mutants faces (rgr.ecosystems.test_scope). A
-        scope that leaves test files out is kept only when those left pass unmutated
-        (a test left out may hold a root hook or setup the others need): checked once,
-        in the first checkout, else the whole command."""
-        tree, confinement, env = self._open_ones[0]
-        found = {}
-        for path in paths:
-            scope = scope_of(cmd, tree, path)
-            if scope.narrowed:
-                with left_out(tree, scope.left_out):
-                    report = run_tests(scope.cmd, tree, timeout=timeout, env=env,
-                                       confinement=confinement)
-                if not report.all_passed or report.no_tests_collected:
-                    scope = Scope(cmd)
-            found[path] = scope
-        return found
+    def trees(self) -> list[Path]:
+        return [tree for tree, _confinement, _env in self._open_ones]
 
     def run(self, to_run: list[tuple[Mutant, list[str]]], sources: dict[str, str],
             cmd: TestCommand, deadline: float, timeout: float,
-            scopes: dict[str, Scope] | None = None) -> list[tuple[Mutant, list[str], str]]:
+            scopes: dict[str, Scope] | None = None,
+            before: Callable[[Checkout], None] | None = None
+            ) -> list[tuple[Mutant, list[str], str]]:
         """Each mutant's status (``killed``, ``survived``, ``unviable``, or ``not-run``
         once ``deadline`` has passed), each run within ``scopes[mutant.path]`` (the
-        whole command where none is given)."""
+        whole command where none is given). ``before``: run once, by the first
+        checkout free, before its mutants."""
         pending: queue.Queue[tuple[Mutant, list[str]]] = queue.Queue()
         for item in to_run:
             pending.put(item)
         results: list[tuple[Mutant, list[str], str]] = []
         lock = threading.Lock()
 
+        claimed = [before is None]
+
         def worker(checkout: Checkout) -> None:
             tree, confinement, env = checkout
+            with lock:
+                mine, claimed[0] = not claimed[0], True
+            if mine and before is not None:
+                before(checkout)
             while True:
                 try:
                     mutant, tests = pending.get_nowait()
