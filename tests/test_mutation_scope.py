@@ -139,14 +139,17 @@ def test_a_module_no_test_loads_leaves_every_test_in(tmp_path: Path) -> None:
 
 MOCHA_PACKAGE = {"package.json": '{"name": "ranges-demo", "private": true,\n'
                                  ' "scripts": {"test": "mocha --recursive test"}}\n'}
+#: Mocha itself (npm test costs a third more per run), naming the whole test folder:
+#: files named beside it would add to it, not narrow it.
+MOCHA = TestCommand(("node_modules/.bin/mocha", "--recursive", "test"), "mocha", (), False,
+                    "test")
 
 
 def test_a_narrowed_mocha_run_runs_only_the_tests_loading_the_module(tmp_path: Path) -> None:
     tree = tmp_path / "tree"
     write(tree, {**MOCHA_PACKAGE, **LIB})
     (tree / "node_modules").symlink_to(ensure_js_runners())
-    cmd = TestCommand(("npm", "test"), "mocha", (), False, "test")
-    scope = scope_of(cmd, tree, "lib/ranges.js")
+    scope = scope_of(MOCHA, tree, "lib/ranges.js")
     assert scope.left_out == ("test/dynamic.test.js", "test/other.test.js")
     assert not scope.exact
     with left_out(tree, scope.left_out):
@@ -164,10 +167,7 @@ def test_a_killer_the_reading_misses_still_kills(tmp_path: Path) -> None:
             "lib/ranges.js": "exports.double = function (x) { return x * 2; };\n"
                              "exports.half = function (x) { return 0; };\n"}
     repo, base, tip = committed(tmp_path, stub, {"lib/ranges.js": LIB["lib/ranges.js"]})
-    # mocha itself, not npm test: a third less time per run
-    cmd = TestCommand(("node_modules/.bin/mocha", "--recursive", "test"), "mocha", (),
-                      False, "test")
-    note = measure_commits(repo, base, tip, cmd, settings=AdequacyConfig(jobs=2),
+    note = measure_commits(repo, base, tip, MOCHA, settings=AdequacyConfig(jobs=2),
                            node_modules=ensure_js_runners())
     assert note.decision == "pass" and note.killed == note.tried == 2, note
 
@@ -192,9 +192,7 @@ def test_a_left_out_test_file_the_kept_ones_need_undoes_the_narrowing(tmp_path: 
     stub = {**tests, "lib/ranges.js": "exports.double = function (x) { return 0; };\n"
                                       "exports.half = function (x) { return x / 2; };\n"}
     repo, base, tip = committed(tmp_path, stub, {"lib/ranges.js": LIB["lib/ranges.js"]})
-    cmd = TestCommand(("node_modules/.bin/mocha", "--recursive", "test"), "mocha", (),
-                      False, "test")
-    note = measure_commits(repo, base, tip, cmd, settings=AdequacyConfig(jobs=2),
+    note = measure_commits(repo, base, tip, MOCHA, settings=AdequacyConfig(jobs=2),
                            node_modules=ensure_js_runners())
     assert note.decision == "test-too-weak", note
     assert note.tried == 2 and note.survived == 2, note
