@@ -66,6 +66,11 @@ def test_a_go_mutant_faces_the_tests_of_its_own_file_first(tmp_path: Path) -> No
                                 "./a")
     # then every test that can see it, its own package's included
     assert scope.cmd.argv == ("go", "test", "-failfast", "./a", "./b")
+    # a command that picks its tests itself keeps its pick
+    picked = TestCommand(("go", "test", "-run", "TestA$", "./..."), "go", (), False, "test")
+    scope = scope_of(picked, tmp_path, "a/a.go")
+    assert scope.first is not None and scope.first.argv == (
+        "go", "test", "-failfast", "-run", "TestA$", "./a")
 
 
 # ------------------------------------------------------------------ JavaScript, read

@@ -65,7 +65,11 @@ def scope_of(cmd: TestCommand, root: Path, path: str) -> Scope:
             return Scope(cmd)
         own = go.package_pattern(path)
         importers = tuple(p for p in packages if p != own)
-        named = go.tests_beside(root, path)
+        # A command that picks its own tests keeps them: a second -run would replace
+        # the user's, and could run a test they leave out on purpose.
+        picks = any(word.startswith(("-run", "--run", "-skip", "--skip"))
+                    for word in cmd.argv)
+        named = () if picks else go.tests_beside(root, path)
         if named:  # the tests written for this file first: they kill most mutants
             first = _go_packages(cmd, (own,), ("-run", f"^({'|'.join(named)})$"))
             return Scope(_go_packages(cmd, packages), first=first)
