@@ -417,6 +417,9 @@ class Row:
     survived: int = 0
     gate_s: float = 0.0
     run_s: float = 0.0
+    #: The median of each round's own gate/run ratio (less swayed by a noisy round than
+    #: the ratio of the medians).
+    ratio_median: float = 0.0
     debt: int = 0
     false: str = ""
     detail: str = ""
@@ -486,6 +489,8 @@ def judge(case: Case, change: str, project: Path, rounds: int, jobs: int) -> Row
         row.equivalent = note.equivalent_by_rule + note.equivalent_by_cross_hair
         row.undecided, row.survived = note.undecided, note.survived + note.uncovered
         row.gate_s, row.run_s = statistics.median(gates), statistics.median(runs)
+        row.ratio_median = statistics.median(
+            [g / r for g, r in zip(gates, runs, strict=False) if r] or [0.0])
         blocking = bool(violations_of(note)) or note.decision == "test-too-weak"
         row.detail = "; ".join(
             f"{m.status} {m.original!r}->{m.replacement!r}"
@@ -551,13 +556,15 @@ def print_table(rows: list[Row], args: argparse.Namespace) -> None:
     print(f"rgr real-code bench: {' '.join(sys.argv[1:]) or '(defaults)'}; median of "
           f"{args.rounds}, jobs {args.jobs}")
     print("| project | change | RED | GREEN guard | gate | tried | killed | equiv | "
-          "undecided | survived | gate s | run s | ratio | fake-it debt | false verdict |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+          "undecided | survived | gate s | run s | ratio | ratio, median of rounds | "
+          "fake-it debt | false verdict |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         ratio = f"{r.gate_s / r.run_s:.2f}x" if r.run_s else "-"
         print(f"| {r.project} | {r.change} | {r.red} | {r.green} | {r.gate} | {r.tried} | "
               f"{r.killed} | {r.equivalent} | {r.undecided} | {r.survived} | "
-              f"{r.gate_s:.2f} | {r.run_s:.2f} | {ratio} | {r.debt} | {r.false or '-'} |")
+              f"{r.gate_s:.2f} | {r.run_s:.2f} | {ratio} | {r.ratio_median:.2f}x | {r.debt} | "
+              f"{r.false or '-'} |")
     falses = [r for r in rows if r.false]
     print(f"false verdicts: {len(falses)} of {len(rows)}")
     for r in rows:

@@ -159,6 +159,26 @@ _IMPORT_LINE = re.compile(r'^import\s+(?:[\w.]+\s+)?"([^"]+)"', re.MULTILINE)
 _QUOTED = re.compile(r'"([^"]+)"')
 
 
+def package_pattern(path: str) -> str:
+    """The package pattern (``./dir``, ``.`` at the root) of the .go file ``path``."""
+    folder = Path(path).parent.as_posix()
+    return "." if folder == "." else f"./{folder}"
+
+
+_TEST_FUNC = re.compile(r"^func (Test\w*)\(\w+ \*testing\.T\)", re.MULTILINE)
+
+
+def tests_beside(root: Path, path: str) -> tuple[str, ...]:
+    """The test functions of ``path``'s own test file (``x.go``: ``x_test.go``): the
+    tests most likely to notice a change of it; empty when it has none."""
+    test_file = root / (path.removesuffix(".go") + "_test.go")
+    try:
+        text = test_file.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return ()
+    return tuple(sorted(set(_TEST_FUNC.findall(text))))
+
+
 def packages_reaching(root: Path, path: str) -> tuple[str, ...] | None:
     """The package patterns (``./dir``) whose tests can see a change of ``path`` (a .go
     file of the module at ``root``): its own package and every package that imports it,
@@ -186,8 +206,8 @@ def packages_reaching(root: Path, path: str) -> tuple[str, ...] | None:
         for block in _IMPORT_BLOCK.findall(text):
             found.update(_QUOTED.findall(block))
         found.update(_IMPORT_LINE.findall(text))
-    changed = Path(path).parent.as_posix()
-    changed = "" if changed == "." else changed
+    pattern = package_pattern(path)
+    changed = "" if pattern == "." else pattern.removeprefix("./")
 
     def import_path(directory: str) -> str:
         return f"{prefix}/{directory}" if directory else prefix

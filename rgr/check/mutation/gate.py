@@ -10,8 +10,11 @@
     findings                                     ──►  rule.decide  ──►  the phase's verdict
 
 JavaScript/TypeScript, Go and Rust (rgr.check.mutation.textual) have no tracer: each
-mutant runs the whole suite on checkouts kept open for the gate (a compiled project
-builds incrementally), each within a few times the phase's own test run; then each
+mutant runs the tests that can see its file (rgr.ecosystems.test_scope: Go's package and
+its importers, the JavaScript test files that load the module; a survivor of a JavaScript
+run that left files out runs again with every test) on checkouts kept open for the gate
+(a compiled project builds incrementally), each within a few times the phase's own test
+run; then each
 survivor's statement is probed (made to end the test process at once, which no test can
 catch): when every test still passes, no test runs it, and its survivors are
 ``uncovered``. A mutant that does not build is ``unviable``, counted apart, never killed.
@@ -43,7 +46,7 @@ from rgr.check.mutation import lines as coverage_lines
 from rgr.check.mutation.mutants import Mutant, apply, mutants_of
 from rgr.check.mutation.rule import decide, demonstrably_killable
 from rgr.check.verify import Confinement, TestReport, run_tests
-from rgr.ecosystems import go
+from rgr.ecosystems.test_scope import Scope, left_out, scope_of
 from rgr.store import git
 from rgr.store.handoff import AdequacyNote, MutantFinding
 from rgr.store.objects import Commit, Repository
@@ -248,8 +251,9 @@ def _measure_probed(subject: Subject, mutants: list[Mutant], settings: AdequacyC
                     cmd: TestCommand, open_checkout: OpenCheckout, command_timeout: float,
                     deadline: float, findings: dict[str, MutantFinding],
                     baseline_s: float | None) -> str | None:
-    """Fills ``findings`` for JavaScript, Go and Rust ``mutants``: each runs the whole
-    suite (rgr has no per-test line data there) on checkouts kept open for the gate (a
+    """Fills ``findings`` for JavaScript, Go and Rust ``mutants``: each runs the tests
+    that can see its file (rgr has no per-test line data there: ``_Checkouts.scopes``)
+    on checkouts kept open for the gate (a
     compiled project's first mutant builds it, the others build incrementally); then
     each survivor's statement is probed (a statement that ends the test process at once,
     inserted before it: rgr.check.mutation.textual.probe_of). Tests that still all pass
@@ -264,8 +268,38 @@ def _measure_probed(subject: Subject, mutants: list[Mutant], settings: AdequacyC
             return ("the suite did not pass in a checkout of its own, so no mutant was "
                     "run")
         timeout = _timeout_after(warm, command_timeout)
+        first_tree = pool.trees()[0]
+        scopes = {path: scope_of(cmd, first_tree, path)
+                  for path in sorted({m.path for m in mutants})}
+        failed: set[str] = set()  # paths whose narrowed suite fails unmutated
+
+        def check(checkout: Checkout) -> None:
+            """Test files left out of a shared process (Mocha) may hold a root hook or
+            install a plugin the kept ones need: their narrowed suite must pass
+            unmutated, else their kills mean nothing. Run by the first free checkout,
+            beside the first mutants."""
+            tree, confinement, env = checkout
+            for path, scope in scopes.items():
+                if scope.narrowed and scope.shared_process:
+                    with left_out(tree, scope.left_out):
+                        report = run_tests(scope.cmd, tree, timeout=timeout, env=env,
+                                           confinement=confinement)
+                    if not report.all_passed or report.no_tests_collected:
+                        failed.add(path)
+
         for mutant, _tests, status in pool.run([(m, []) for m in mutants], subject.sources,
-                                               cmd, deadline, timeout):
+                                               cmd, deadline, timeout, scopes, check):
+            findings[mutant.id] = _finding(mutant, status, [])
+        # A survivor of a run that left tests out faces every test before it counts:
+        # the tests left out were chosen by reading the code, which can miss a killer.
+        # Where the narrowed suite failed unmutated, every mutant runs again whole.
+        again: list[tuple[Mutant, list[str]]] = [
+            (m, []) for m in mutants if m.path in failed or (
+                findings[m.id].status == "survived" and not scopes[m.path].exact)]
+        scopes = {path: scope if path not in failed else Scope(cmd)
+                  for path, scope in scopes.items()}
+        for mutant, _tests, status in pool.run(again, subject.sources, cmd, deadline,
+                                               timeout):
             findings[mutant.id] = _finding(mutant, status, [])
         probes: dict[tuple[str, int], Mutant] = {}
         for mutant in mutants:
@@ -274,8 +308,10 @@ def _measure_probed(subject: Subject, mutants: list[Mutant], settings: AdequacyC
                                          mutant.statement_line)
                 if probe is not None:
                     probes.setdefault((probe.path, probe.line), probe)
+        exact = {path: scope for path, scope in scopes.items() if scope.exact}
         reached = {(probe.path, probe.line): status for probe, _tests, status in pool.run(
-            [(p, []) for p in probes.values()], subject.sources, cmd, deadline, timeout)}
+            [(p, []) for p in probes.values()], subject.sources, cmd, deadline, timeout,
+            exact)}
     for mutant in mutants:
         finding = findings[mutant.id]
         # "survived" under a probe: every test passed with the line's statement made to
@@ -395,27 +431,42 @@ class _Checkouts:
             return None
         return max(r.duration_s for r in reports)
 
+    def trees(self) -> list[Path]:
+        return [tree for tree, _confinement, _env in self._open_ones]
+
     def run(self, to_run: list[tuple[Mutant, list[str]]], sources: dict[str, str],
-            cmd: TestCommand, deadline: float, timeout: float
+            cmd: TestCommand, deadline: float, timeout: float,
+            scopes: dict[str, Scope] | None = None,
+            before: Callable[[Checkout], None] | None = None
             ) -> list[tuple[Mutant, list[str], str]]:
         """Each mutant's status (``killed``, ``survived``, ``unviable``, or ``not-run``
-        once ``deadline`` has passed)."""
+        once ``deadline`` has passed), each run within ``scopes[mutant.path]`` (the
+        whole command where none is given). ``before``: run once, by the first
+        checkout free, before its mutants."""
         pending: queue.Queue[tuple[Mutant, list[str]]] = queue.Queue()
         for item in to_run:
             pending.put(item)
         results: list[tuple[Mutant, list[str], str]] = []
         lock = threading.Lock()
 
+        claimed = [before is None]
+
         def worker(checkout: Checkout) -> None:
             tree, confinement, env = checkout
+            with lock:
+                mine, claimed[0] = not claimed[0], True
+            if mine and before is not None:
+                before(checkout)
             while True:
                 try:
                     mutant, tests = pending.get_nowait()
                 except queue.Empty:
                     return
                 left = deadline - time.monotonic()
+                scope = (scopes or {}).get(mutant.path) or Scope(cmd)
                 status = "not-run" if left <= 1 else _run_one(
-                    mutant, tests, sources, cmd, tree, confinement, env, min(timeout, left))
+                    mutant, tests, sources, scope, tree, confinement, env,
+                    min(timeout, left))
                 with lock:
                     results.append((mutant, tests, status))
 
@@ -425,15 +476,23 @@ class _Checkouts:
         return results
 
 
-def _run_one(mutant: Mutant, tests: list[str], sources: dict[str, str], cmd: TestCommand,
+def _run_one(mutant: Mutant, tests: list[str], sources: dict[str, str], scope: Scope,
              tree: Path, confinement: Confinement | None, env: dict[str, str],
              timeout: float) -> str:
     target = tree / mutant.path
     original = sources[mutant.path]
     target.write_text(apply(original, mutant), encoding="utf-8")
     try:
-        report = run_tests(_selecting(_reaching(cmd, tree, mutant.path), tests), tree,
-                           timeout=timeout, env=env, confinement=confinement)
+        report = None
+        if scope.first is not None:  # the changed package first: most mutants end there
+            report = run_tests(scope.first, tree, timeout=timeout, env=env,
+                               confinement=confinement)
+            if report.all_passed and not report.no_tests_collected:
+                report = None
+        if report is None:
+            with left_out(tree, scope.left_out):
+                report = run_tests(_selecting(scope.cmd, tests), tree, timeout=timeout,
+                                   env=env, confinement=confinement)
     finally:
         target.write_text(original, encoding="utf-8")
     if mutant.path.endswith(".py"):
@@ -448,22 +507,6 @@ def _run_one(mutant: Mutant, tests: list[str], sources: dict[str, str], cmd: Tes
         return "unviable"
     # A failing, erroring or hanging test notices the mutant.
     return "survived" if report.all_passed and not report.no_tests_collected else "killed"
-
-
-def _reaching(cmd: TestCommand, tree: Path, path: str) -> TestCommand:
-    """Go's ``go test ./...`` limited to the packages that can see a change of ``path``
-    (its own and those importing it: rgr.ecosystems.go.packages_reaching): a mutant of
-    one package cannot change another's test that does not import it, and the whole
-    module per mutant cost several times the phase's run."""
-    if cmd.runner != "go" or cmd.shell or "./..." not in cmd.argv \
-            or not path.endswith(".go"):
-        return cmd
-    packages = go.packages_reaching(tree, path)
-    if packages is None:
-        return cmd
-    at = cmd.argv.index("./...")
-    return TestCommand((*cmd.argv[:at], *packages, *cmd.argv[at + 1:]), cmd.runner,
-                       cmd.junit_globs, cmd.shell, cmd.source)
 
 
 def _selecting(cmd: TestCommand, tests: list[str]) -> TestCommand:

@@ -1,0 +1,115 @@
+"""The tests a mutant of one file has to face: only those that can see the file.
+
+* Go: the command's ``./...`` becomes the changed file's package and the packages that
+  import it, directly or not (rgr.ecosystems.go.packages_reaching). Exact: a package's
+  test binary contains only what it imports, so no other test can notice. Run in two
+  steps, each stopping at the first failure: first the tests of the file's own
+  ``_test.go`` (``x.go``: ``x_test.go``; else the whole package), and only when they
+  all pass, the rest. A mutant is killed by one failing test, so most end after the
+  first step; a survivor still faces every test that can see it.
+* JavaScript/TypeScript (Mocha, Jest, Vitest, node:test): the test files that do not
+  load the changed module (rgr.ecosystems.js_reach) are left out of the mutant's
+  checkout for its run, and put back after. Leaving files out, rather than naming the
+  kept ones on the command line, works with every runner and configuration: Mocha adds
+  named files to the ``spec`` of its configuration or of an ``npm test`` script (it
+  would still run them all), Jest and Vitest read names as patterns. Not exact (a test
+  can load a module in ways a reading of its text cannot follow), so the gate runs a
+  survivor again with every test.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from rgr.base.config import TestCommand
+from rgr.ecosystems import go, js_reach
+
+#: The JavaScript runners whose suite is the test files found in the project.
+_JS_RUNNERS = frozenset({"mocha", "jest", "vitest", "node"})
+
+
+@dataclass(frozen=True)
+class Scope:
+    """How a mutant of one file runs: ``cmd``, with ``left_out`` (relative test files)
+    taken out of the checkout for the run. ``exact``: no test left out can notice the
+    change."""
+
+    cmd: TestCommand
+    left_out: tuple[str, ...] = ()
+    exact: bool = True
+    #: The kept and the left-out test files share one process (Mocha): one left out
+    #: may hold a root hook or install a plugin the kept ones need, so the narrowed
+    #: suite has to pass unmutated before its kills count. Jest, Vitest and node's
+    #: runner load each file apart.
+    shared_process: bool = False
+    #: A narrower run to try first (Go: the changed package alone): when a test of it
+    #: fails, the mutant is killed and ``cmd`` (then: the importing packages) is not run.
+    first: TestCommand | None = None
+
+    @property
+    def narrowed(self) -> bool:
+        return bool(self.left_out)
+
+
+def scope_of(cmd: TestCommand, root: Path, path: str) -> Scope:
+    """The scope of a change of ``path`` in the checkout ``root``; the whole ``cmd``
+    when rgr cannot tell which tests see it."""
+    if cmd.shell:
+        return Scope(cmd)
+    if cmd.runner == "go" and path.endswith(".go") and "./..." in cmd.argv:
+        packages = go.packages_reaching(root, path)
+        if packages is None:
+            return Scope(cmd)
+        own = go.package_pattern(path)
+        importers = tuple(p for p in packages if p != own)
+        # A command that picks its own tests keeps them: a second -run would replace
+        # the user's, and could run a test they leave out on purpose.
+        picks = any(word.startswith(("-run", "--run", "-skip", "--skip"))
+                    for word in cmd.argv)
+        named = () if picks else go.tests_beside(root, path)
+        if named:  # the tests written for this file first: they kill most mutants
+            first = _go_packages(cmd, (own,), ("-run", f"^({'|'.join(named)})$"))
+            return Scope(_go_packages(cmd, packages), first=first)
+        if not importers:
+            return Scope(_go_packages(cmd, (own,)))
+        return Scope(_go_packages(cmd, importers), first=_go_packages(cmd, (own,)))
+    if cmd.runner in _JS_RUNNERS and path.endswith(js_reach.SOURCES):
+        found = js_reach.reach(root, path)
+        if found is not None and found.left_out:
+            return Scope(cmd, found.left_out, exact=False,
+                         shared_process=cmd.runner == "mocha")
+    return Scope(cmd)
+
+
+def _go_packages(cmd: TestCommand, packages: tuple[str, ...],
+                 flags: tuple[str, ...] = ()) -> TestCommand:
+    """``cmd`` with its ``./...`` made ``packages`` (after ``flags``), stopping at a
+    package's first failing test (``-failfast``: one failure is all a mutant's run needs
+    to know)."""
+    at = cmd.argv.index("./...")
+    head = cmd.argv[:at]
+    if "-failfast" not in head and "test" in head:
+        test = head.index("test") + 1
+        head = (*head[:test], "-failfast", *head[test:])
+    return replace(cmd, argv=(*head, *flags, *packages, *cmd.argv[at + 1:]))
+
+
+@contextmanager
+def left_out(tree: Path, paths: tuple[str, ...]) -> Iterator[None]:
+    """``paths`` (files of the checkout ``tree``) taken out for the block, then put back
+    byte for byte: the checkout is the gate's own, and the next mutant's run needs them."""
+    kept: dict[Path, tuple[bytes, int]] = {}
+    try:
+        for path in paths:
+            file = tree / path
+            if file.is_file() and not file.is_symlink():
+                kept[file] = (file.read_bytes(), file.stat().st_mode)
+                file.unlink()
+        yield
+    finally:
+        for file, (data, mode) in kept.items():
+            file.write_bytes(data)
+            file.chmod(mode)

@@ -1,0 +1,203 @@
+"""The tests a mutant faces (rgr.ecosystems.test_scope): in Go, the changed package and
+the packages that import it; in JavaScript, the test files that load the changed module
+(directly, through an index that re-exports it, by its package's own name), the others
+left out of the run. A killer the reading of the code cannot see (a module loaded by a
+computed path) still kills: a survivor of a narrowed run faces every test."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from toolchains import ensure_js_runners
+
+from rgr.base.config import AdequacyConfig, TestCommand
+from rgr.check.verify import run_tests
+from rgr.ecosystems import js_reach
+from rgr.ecosystems.test_scope import left_out, scope_of
+from tests.gate_helpers import committed, measure_commits
+
+
+def write(root: Path, files: dict[str, str]) -> None:
+    for path, text in files.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(text, encoding="utf-8")
+
+
+# ------------------------------------------------------------------ Go
+
+
+def test_a_go_mutant_faces_its_package_and_the_packages_importing_it(tmp_path: Path) -> None:
+    write(tmp_path, {
+        "go.mod": "module example.com/m\n\ngo 1.19\n",
+        "a/a.go": "package a\n\nfunc A() int { return 1 }\n",
+        "a/a_test.go": "package a\n",
+        "b/b.go": 'package b\n\nimport "example.com/m/a"\n\nfunc B() int { return a.A() }\n',
+        "c/c.go": 'package c\n\nimport "strings"\n\nvar _ = strings.Repeat\n',
+        "c/c_test.go": "package c\n",
+        # imports b in its tests only: it sees a through b
+        "d/d_test.go": 'package d\n\nimport (\n\t"testing"\n\t"example.com/m/b"\n)\n\n'
+                       "func TestD(t *testing.T) { _ = b.B() }\n",
+    })
+    cmd = TestCommand(("go", "test", "./..."), "go", (), False, "test")
+    scope = scope_of(cmd, tmp_path, "a/a.go")
+    # its own package first; the importers only when its own tests all pass
+    assert scope.first is not None
+    assert scope.first.argv == ("go", "test", "-failfast", "./a")
+    assert scope.cmd.argv == ("go", "test", "-failfast", "./b", "./d")
+    assert scope.exact and not scope.left_out
+    alone = scope_of(cmd, tmp_path, "c/c.go")
+    assert alone.cmd.argv == ("go", "test", "-failfast", "./c") and alone.first is None
+
+
+def test_a_go_mutant_faces_the_tests_of_its_own_file_first(tmp_path: Path) -> None:
+    write(tmp_path, {
+        "go.mod": "module example.com/m\n\ngo 1.19\n",
+        "a/a.go": "package a\n\nfunc A() int { return 1 }\n",
+        "a/a_test.go": 'package a\n\nimport "testing"\n\n'
+                       "func TestA(t *testing.T) {}\nfunc TestAgain(t *testing.T) {}\n"
+                       "func TestMain(m *testing.M) {}\nfunc helper(t *testing.T) {}\n",
+        "a/other_test.go": 'package a\n\nimport "testing"\n\nfunc TestOther(t *testing.T) {}\n',
+        "b/b.go": 'package b\n\nimport "example.com/m/a"\n\nfunc B() int { return a.A() }\n',
+    })
+    cmd = TestCommand(("go", "test", "./..."), "go", (), False, "test")
+    scope = scope_of(cmd, tmp_path, "a/a.go")
+    assert scope.first is not None
+    assert scope.first.argv == ("go", "test", "-failfast", "-run", "^(TestA|TestAgain)$",
+                                "./a")
+    # then every test that can see it, its own package's included
+    assert scope.cmd.argv == ("go", "test", "-failfast", "./a", "./b")
+    # a command that picks its tests itself keeps its pick
+    picked = TestCommand(("go", "test", "-run", "TestA$", "./..."), "go", (), False, "test")
+    scope = scope_of(picked, tmp_path, "a/a.go")
+    assert scope.first is not None and scope.first.argv == (
+        "go", "test", "-failfast", "-run", "TestA$", "./a")
+
+
+# ------------------------------------------------------------------ JavaScript, read
+
+LIB = {
+    "lib/ranges.js": "exports.double = function (x) { return x * 2; };\n"
+                     "exports.half = function (x) { return x / 2; };\n",
+    "lib/index.js": "module.exports = require('./ranges');\n",
+    "lib/other.js": "exports.one = () => 1;\n",
+    # loads ranges through the index that re-exports it
+    "test/via-index.test.js": "const assert = require('assert');\n"
+                              "const { double } = require('../lib');\n"
+                              "describe('double', () => {\n"
+                              "  it('doubles', () => assert.strictEqual(double(3), 6));\n"
+                              "});\n",
+    # loads ranges by a path computed at run time: no reading of the text sees it
+    "test/dynamic.test.js": "const assert = require('assert');\n"
+                            "const path = require('path');\n"
+                            "const lib = require(path.join(__dirname, '..', 'lib',\n"
+                            "  ['ran', 'ges'].join('')));\n"
+                            "describe('half', () => {\n"
+                            "  it('halves', () => assert.strictEqual(lib.half(8), 4));\n"
+                            "});\n",
+    "test/other.test.js": "const assert = require('assert');\n"
+                          "const { one } = require('../lib/other.js');\n"
+                          "describe('one', () => { it('is one', () => "
+                          "assert.strictEqual(one(), 1)); });\n",
+}
+
+
+def test_a_test_loading_the_module_through_an_index_is_kept(tmp_path: Path) -> None:
+    write(tmp_path, {**LIB, "test/helpers.js": "module.exports = require('./other.test.js');\n",
+                     "test/esm.test.mjs": "import { half } from '../lib/ranges.js';\n"
+                                          "test('half', () => half(2));\n"})
+    found = js_reach.reach(tmp_path, "lib/ranges.js")
+    assert found is not None
+    assert found.selected == ("test/esm.test.mjs", "test/via-index.test.js")
+    # a helper that defines no test is never left out
+    assert found.left_out == ("test/dynamic.test.js", "test/other.test.js")
+
+
+def test_a_test_file_a_kept_test_loads_is_kept_too(tmp_path: Path) -> None:
+    write(tmp_path, {**LIB, "test/via-index.test.js": LIB["test/via-index.test.js"]
+                     + "require('./other.test.js');\n"})
+    found = js_reach.reach(tmp_path, "lib/ranges.js")
+    assert found is not None and found.left_out == ("test/dynamic.test.js",)
+
+
+def test_the_package_loading_itself_by_name_is_kept(tmp_path: Path) -> None:
+    write(tmp_path, {"package.json": '{"name": "ranges", "main": "lib/index.js"}',
+                     "lib/index.js": LIB["lib/index.js"], "lib/ranges.js": LIB["lib/ranges.js"],
+                     "test/name.test.js": "const r = require('ranges');\n"
+                                          "it('doubles', () => r.double(1));\n",
+                     "test/deep.test.js": "const r = require('ranges/lib/ranges');\n"
+                                          "it('halves', () => r.half(1));\n",
+                     "test/other.test.js": "it('is alone', () => 1);\n"})
+    found = js_reach.reach(tmp_path, "lib/ranges.js")
+    assert found is not None
+    assert found.selected == ("test/deep.test.js", "test/name.test.js")
+    assert found.left_out == ("test/other.test.js",)
+
+
+def test_a_module_no_test_loads_leaves_every_test_in(tmp_path: Path) -> None:
+    write(tmp_path, {**LIB, "lib/unused.js": "exports.x = 1;\n"})
+    assert js_reach.reach(tmp_path, "lib/unused.js") is None
+    cmd = TestCommand(("npm", "test"), "mocha", (), False, "test")
+    assert not scope_of(cmd, tmp_path, "lib/unused.js").narrowed
+
+
+# ------------------------------------------------------------------ JavaScript, run
+
+MOCHA_PACKAGE = {"package.json": '{"name": "ranges-demo", "private": true,\n'
+                                 ' "scripts": {"test": "mocha --recursive test"}}\n'}
+#: Mocha itself (npm test costs a third more per run), naming the whole test folder:
+#: files named beside it would add to it, not narrow it.
+MOCHA = TestCommand(("node_modules/.bin/mocha", "--recursive", "test"), "mocha", (), False,
+                    "test")
+
+
+def test_a_narrowed_mocha_run_runs_only_the_tests_loading_the_module(tmp_path: Path) -> None:
+    tree = tmp_path / "tree"
+    write(tree, {**MOCHA_PACKAGE, **LIB})
+    (tree / "node_modules").symlink_to(ensure_js_runners())
+    scope = scope_of(MOCHA, tree, "lib/ranges.js")
+    assert scope.left_out == ("test/dynamic.test.js", "test/other.test.js")
+    assert not scope.exact
+    with left_out(tree, scope.left_out):
+        report = run_tests(scope.cmd, tree, timeout=120)
+    assert report.all_passed, report
+    assert {o.file for o in report.outcomes.values()} == {"test/via-index.test.js"}, report
+    assert (tree / "test/other.test.js").read_text() == LIB["test/other.test.js"]
+
+
+def test_a_killer_the_reading_misses_still_kills(tmp_path: Path) -> None:
+    """half's mutants are killed only by the test that loads ranges by a computed path,
+    which the narrowed runs leave out: they survive those runs, so they are run again
+    with every test, which kills them."""
+    stub = {**MOCHA_PACKAGE, **LIB,
+            "lib/ranges.js": "exports.double = function (x) { return x * 2; };\n"
+                             "exports.half = function (x) { return 0; };\n"}
+    repo, base, tip = committed(tmp_path, stub, {"lib/ranges.js": LIB["lib/ranges.js"]})
+    note = measure_commits(repo, base, tip, MOCHA, settings=AdequacyConfig(jobs=2),
+                           node_modules=ensure_js_runners())
+    assert note.decision == "pass" and note.killed == note.tried == 2, note
+
+
+def test_a_left_out_test_file_the_kept_ones_need_undoes_the_narrowing(tmp_path: Path) -> None:
+    """Mocha runs every file in one process: setup.test.js (left out, it loads nothing of
+    lib) sets a global the weak test of double needs. The narrowed suite fails
+    unmutated, so its "kills" mean nothing: every mutant runs again with every test, and
+    double's mutants survive the weak test, as they should."""
+    weak = ("const assert = require('assert');\n"
+            "const { double } = require('../lib');\n"
+            "describe('double', () => {\n"
+            "  it('gives a number', () => {\n"
+            "    assert.strictEqual(global.TWO, 2);\n"
+            "    assert.strictEqual(typeof double(3), 'number');\n"
+            "  });\n"
+            "});\n")
+    setup = "global.TWO = 2;\ndescribe('setup', () => { it('is set', () => {}); });\n"
+    tests = {**MOCHA_PACKAGE, **LIB, "test/via-index.test.js": weak,
+             "test/setup.test.js": setup}
+    del tests["test/dynamic.test.js"]
+    stub = {**tests, "lib/ranges.js": "exports.double = function (x) { return 0; };\n"
+                                      "exports.half = function (x) { return x / 2; };\n"}
+    repo, base, tip = committed(tmp_path, stub, {"lib/ranges.js": LIB["lib/ranges.js"]})
+    note = measure_commits(repo, base, tip, MOCHA, settings=AdequacyConfig(jobs=2),
+                           node_modules=ensure_js_runners())
+    assert note.decision == "test-too-weak", note
+    assert note.tried == 2 and note.survived == 2, note
