@@ -11,7 +11,7 @@ change: completed, rejected attempts and their rules, refused edits, the phases 
 wall time, and the final note's passed count against the release's + 6.
 
     python bench/corpus_run.py [--only NAME[,NAME...]] [--cheats weak,over,edit,skipped]
-                               [--work DIR]
+                               [--work DIR] [--rgr PATH]
 
 Without --cheats only the honest change runs; with it, each cheat named runs after the
 honest one, and must be rejected by a rule it names (bench/corpus/ranges.py CHEATS).
@@ -228,6 +228,9 @@ def main() -> int:
     parser.add_argument("--cheats", default="", help=f"comma-separated: {','.join(CHEATS)}")
     parser.add_argument("--no-honest", action="store_true", help="only the cheats")
     parser.add_argument("--work", type=Path, default=None)
+    parser.add_argument("--rgr", type=Path, default=None,
+                        help="an rgr script already installed pipx-style (default: install "
+                             "this checkout into the work folder)")
     args = parser.parse_args()
     chosen = [p for p in PROJECTS if not args.only or p.name in args.only.split(",")]
     changes = ([] if args.no_honest else ["honest"]) + [
@@ -238,7 +241,7 @@ def main() -> int:
     work = args.work or Path(tempfile.mkdtemp(prefix="rgr-corpus-run-"))
     work.mkdir(parents=True, exist_ok=True)
     print(f"work folder: {work}", flush=True)
-    rgr = install_rgr_as_pipx(work)
+    rgr = args.rgr or install_rgr_as_pipx(work)
     rows = []
     for project in chosen:
         for change in changes:

@@ -42,8 +42,8 @@ PLACEMENTS: dict[str, Placement] = {
                           "humanize.ranges"),
     "pluggy": Placement("python", "src/pluggy/_ranges.py", "testing/test_ranges.py",
                         "pluggy._ranges"),
-    # Mocha 5, CommonJS, `mocha test/**/*.js`.
-    "deep-diff": Placement("cjs", "ranges.js", "test/ranges.js", "../ranges"),
+    # Mocha 5, CommonJS, `mocha test/**/*.js` after ESLint (semicolons, parsed as modules).
+    "deep-diff": Placement("cjs-semi", "ranges.js", "test/ranges.js", "../ranges"),
     # Mocha 11, an ES module package.
     "chai-string": Placement("esm", "ranges.js", "test/ranges.test.js", "../ranges.js"),
     # node:test behind `c8 --100`: every line of the new code must be covered.

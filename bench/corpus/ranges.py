@@ -261,6 +261,18 @@ func TestSpan(t *testing.T) {
 GO_FIRST_TEST = GO_TESTS.split("func TestClampBelow")[0].rstrip() + "\n"
 
 
+def semicolons(text: str) -> str:
+    """The CommonJS text above in the style of a project whose ESLint asks for
+    semicolons and parses files as modules (deep-diff: no 'use strict')."""
+    text = text.replace("'use strict'\n\n", "").replace("(3, 5, 1) }", "(3, 5, 1); }")
+    lines = []
+    for line in text.splitlines():
+        bare = line.strip()
+        ends = not bare or bare.endswith("{") or bare == "}"
+        lines.append(line if ends else line + ";")
+    return "\n".join(lines) + "\n"
+
+
 UNITTEST_TESTS = """import unittest
 
 from {module} import clamp, span
@@ -394,6 +406,8 @@ STYLES: dict[str, dict[str, str]] = {
     "esm": {key: esm(text) for key, text in (
         ("honest", CJS_HONEST), ("constant", CJS_CONSTANT), ("table", CJS_TABLE),
         ("tests", CJS_TESTS), ("first", CJS_FIRST_TEST))},
+    "cjs-semi": {key: semicolons(text) for key, text in (
+        ("honest", CJS_HONEST), ("tests", CJS_TESTS))},
     "node-test": {"honest": NODE_TEST_HONEST, "tests": NODE_TEST_TESTS},
     "go": {"honest": GO_HONEST, "constant": GO_CONSTANT, "table": GO_TABLE,
            "tests": GO_TESTS, "first": GO_FIRST_TEST},
@@ -409,6 +423,7 @@ _STARTS = {
                  "    def test_span_is"),
     "cjs": ("  it('gives the bound", "  it('refuses", "  it('measures the span'"),
     "esm": ("  it('gives the bound", "  it('refuses", "  it('measures the span'"),
+    "cjs-semi": ("  it('gives the bound", "  it('refuses", "  it('measures the span'"),
     "node-test": ("test('clamp gives the bound", "test('clamp refuses",
                   "test('span measures"),
     "go": ("func TestClampEqualBounds", "func TestClampBadBounds", "func TestSpan"),
@@ -421,6 +436,7 @@ _SKIP = {
     "unittest": ("    def test_span_is", '    @unittest.skip("later")\n    def test_span_is'),
     "cjs": ("  it('measures the span'", "  it.skip('measures the span'"),
     "esm": ("  it('measures the span'", "  it.skip('measures the span'"),
+    "cjs-semi": ("  it('measures the span'", "  it.skip('measures the span'"),
     "node-test": ("test('span measures", "test.skip('span measures"),
     "go": ("func TestSpan(t *testing.T) {", 'func TestSpan(t *testing.T) {\n\tt.Skip("later")'),
     "rust": ("#[test]\nfn span_is", "#[test]\n#[ignore]\nfn span_is"),
@@ -431,6 +447,7 @@ _OVER = {
     "unittest": ("    if value < low:", "    if value == 1337:\n        return 0\n"),
     "cjs": ("  if (value < low)", "  if (value === 1337) return 0\n"),
     "esm": ("  if (value < low)", "  if (value === 1337) return 0\n"),
+    "cjs-semi": ("  if (value < low)", "  if (value === 1337) return 0\n"),
     "node-test": ("  if (value < low)", "  if (value === 1337) return 0\n"),
     "go": ("\tif v < lo {", "\tif v == 1337 {\n\t\treturn 0\n\t}\n"),
     "rust": ("    if value < low {", "    if value == 1337 {\n        return 0;\n    }\n"),
