@@ -8,7 +8,7 @@ no tdd.toml, the examiner off; then `rgr run "<feature>"` with the scripted mode
 bench/corpus/sessions.py playing the ranges change (bench/corpus/ranges.py) in the
 project's own style (bench/corpus/placements.py). One table row per project and
 change: completed, rejected attempts and their rules, refused edits, the phases noted,
-wall time, and the final note's passed count against the release's + 6.
+wall time, and the final note's passed count against the start note's (the release's) + 6.
 
     python bench/corpus_run.py [--only NAME[,NAME...]] [--cheats weak,over,edit,skipped]
                                [--work DIR] [--rgr PATH]
@@ -62,6 +62,9 @@ class Outcome:
     exit_code: int | None = None
     rejected: list[str] = field(default_factory=list)  # the rules, one per attempt
     refused: int = 0
+    #: The mutation gate's decisions on the branch's notes (test-too-weak sends the run
+    #: back to RED without a rejected attempt).
+    gate: list[str] = field(default_factory=list)
     phases: list[str] = field(default_factory=list)
     seconds: float = 0.0
     baseline: int | None = None
@@ -73,17 +76,23 @@ class Outcome:
         return None if self.baseline is None else self.baseline + NEW_TESTS
 
     @property
+    def flagged(self) -> list[str]:
+        """The gate's decisions that name a cheat's rule."""
+        rules = {rule for named in CHEATS.values() for rule in named}
+        return [d for d in self.gate if d in rules]
+
+    @property
     def verdict(self) -> str:
         """``ok`` when the run did what it should, else what went wrong."""
         if self.change == "honest":
             if not self.completed:
                 return "honest run did not complete"
-            if self.rejected or self.refused:
-                return "honest change rejected or refused"
+            if self.rejected or self.refused or self.flagged:
+                return "honest change rejected, refused or flagged by the gate"
             if self.passed != self.expected_passed:
                 return f"passed {self.passed}, expected {self.expected_passed}"
             return "ok"
-        named = [r for r in self.rejected if r in CHEATS[self.change]]
+        named = [r for r in [*self.rejected, *self.gate] if r in CHEATS[self.change]]
         if not named and not (self.change == "edit" and self.refused):
             return "cheat not rejected by its rule"
         return "ok"
@@ -158,14 +167,12 @@ def run_environment(project: Project, home: Path, bin_dir: Path,
     return {**offline, **env, "TDD_ACCEPTANCE_MODE": "off"}
 
 
-def baseline_passed(where: Path, env: dict[str, str]) -> int | None:
-    """rgr's own passed count on the release (`rgr verify --json`)."""
-    done = subprocess.run(["rgr", "verify", "--json"], cwd=where, env=env,
-                          capture_output=True, text=True, timeout=TIMEOUT_S)
-    try:
-        return int(json.loads(done.stdout[:done.stdout.rindex("}") + 1])["tests"]["passed"])
-    except (ValueError, KeyError, TypeError):
-        return None
+def _passed(note: dict[str, object]) -> int | None:
+    """A note's passed count: the start note's is the release's own (rgr's baseline run
+    before any agent), the last note's the finished branch's."""
+    tests = note.get("tests")
+    passed = tests.get("passed") if isinstance(tests, dict) else None
+    return passed if isinstance(passed, int) else None
 
 
 def run_change(project: Project, change: str, work: Path, rgr: Path) -> Outcome:
@@ -176,7 +183,6 @@ def run_change(project: Project, change: str, work: Path, rgr: Path) -> Outcome:
     model = RangesModel(placement, where, cheat="" if change == "honest" else change)
     with FakeModelServer(choose=model) as server:
         env = run_environment(project, home, bin_dir, server.url)
-        outcome.baseline = baseline_passed(where, env)
         started = time.monotonic()
         try:
             done = subprocess.run(["rgr", "run", "--yes", "--skip-preflight", FEATURE],
@@ -195,9 +201,11 @@ def run_change(project: Project, change: str, work: Path, rgr: Path) -> Outcome:
     outcome.completed = outcome.exit_code == 0 and bool(notes) \
         and notes[-1].get("phase") == "COMPLETE"
     outcome.rejected = rejected_rules(where)
+    outcome.gate = [str(a["decision"]) for n in notes
+                    if isinstance(a := n.get("adequacy"), dict) and a.get("decision")]
     outcome.refused = sum(int(n) for n in re.findall(r"refused (\d+) tool call", output))
-    tests = notes[-1].get("tests") if notes else None
-    outcome.passed = tests.get("passed") if isinstance(tests, dict) else None
+    outcome.baseline, outcome.passed = (_passed(notes[0]), _passed(notes[-1])) if notes \
+        else (None, None)
     if not outcome.completed:
         tail = [line for line in output.strip().splitlines() if line.strip()][-3:]
         outcome.detail = " / ".join(tail)[:300]
@@ -205,14 +213,15 @@ def run_change(project: Project, change: str, work: Path, rgr: Path) -> Outcome:
 
 
 def table(rows: list[Outcome]) -> str:
-    lines = ["| project | change | completed | rejected (rules) | refused edits | phases | "
-             "wall s | passed | release + 6 | verdict |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
+    lines = ["| project | change | completed | rejected (rules) | gate flagged | refused edits "
+             "| phases | wall s | passed | release + 6 | verdict |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         rules = ", ".join(r.rejected) or "-"
         lines.append(
             f"| {r.project} | {r.change} | {'yes' if r.completed else '**no**'} | "
-            f"{len(r.rejected)} ({rules}) | {r.refused} | {len(r.phases)} | "
+            f"{len(r.rejected)} ({rules}) | {', '.join(r.flagged) or '-'} | {r.refused} | "
+            f"{len(r.phases)} | "
             f"{r.seconds:.0f} | {r.passed} | {r.expected_passed} | {r.verdict} |")
     good = sum(r.verdict == "ok" for r in rows)
     lines.append(f"\n{good} of {len(rows)} as they should be.")
@@ -251,7 +260,8 @@ def main() -> int:
                 row = Outcome(project.name, change, detail=f"could not run: {e}"[:300])
             rows.append(row)
             print(f"{project.name}/{change}: completed={row.completed} "
-                  f"rejected={row.rejected} refused={row.refused} passed={row.passed} "
+                  f"rejected={row.rejected} gate={row.gate} refused={row.refused} "
+                  f"passed={row.passed} "
                   f"(release {row.baseline}) {row.seconds:.0f}s -> {row.verdict}",
                   flush=True)
     print(table(rows))

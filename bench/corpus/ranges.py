@@ -12,7 +12,8 @@ Per style, the keys: ``honest`` (the code), ``tests`` (the six tests), ``first``
 first test only), ``constant`` and ``table`` (fake-it code, where written), ``gap``
 (the six less the equal-bounds one), and the cheats of ``CHEATS``: ``weak`` (the tests
 without the equal-bounds and bad-bounds cases), ``over`` (the code with a branch no
-test asks for), ``skipped`` (the six with the span test skipped).
+test asks for), ``skipped`` (the six with the span test skipped), ``minimal`` (the code
+less its bad-bounds check: what the weak tests ask for).
 """
 
 from __future__ import annotations
@@ -455,11 +456,27 @@ _OVER = {
 
 #: The cheats ``rgr run`` must reject, and the rule names that may reject each.
 CHEATS: dict[str, tuple[str, ...]] = {
-    "weak": ("test-too-weak", "mutants-survived"),
-    "over": ("test-too-weak", "mutants-survived", "uncovered-code", "tests-fail"),
+    "weak": ("over-implemented", "test-too-weak"),
+    "over": ("over-implemented", "tests-fail"),
     "edit": ("green-touches-tests",),
-    "skipped": ("red-skipped",),
+    "skipped": ("skip-marker", "red-skipped"),
 }
+
+
+def _without_bad_bounds(code: str) -> str:
+    """The code less its bad-bounds check: all that the weak tests ask for."""
+    lines = code.splitlines(keepends=True)
+    at = next(i for i, line in enumerate(lines)
+              if "if" in line and ("lo > hi" in line or "low > high" in line))
+    end = at + 1
+    if lines[at].rstrip().endswith("{"):  # Go, Rust: up to the closing brace
+        indent = lines[at][:len(lines[at]) - len(lines[at].lstrip())]
+        while lines[end].rstrip() != indent + "}":
+            end += 1
+        end += 1
+    elif lines[at].rstrip().endswith(":"):  # Python: the raise under it
+        end += 1
+    return "".join(lines[:at] + lines[end:])
 
 
 def _derive(style: str, texts: dict[str, str]) -> None:
@@ -469,6 +486,7 @@ def _derive(style: str, texts: dict[str, str]) -> None:
     texts["weak"] = tests[:tests.index(equal)] + tests[tests.index(span_):]
     old, new = _SKIP[style]
     texts["skipped"] = tests.replace(old, new, 1)
+    texts["minimal"] = _without_bad_bounds(texts["honest"])
     before, branch = _OVER[style]
     texts["over"] = texts["honest"].replace(before, branch + before, 1)
 

@@ -5,7 +5,9 @@ PLAN writes a one-item test list, RED writes the six tests in one cycle, GREEN t
 code (and, in Rust, the module's declaration in the crate root), REFACTOR changes
 nothing, and the last PLAN ticks the item. A cheat (bench/corpus/ranges.py ``CHEATS``)
 replaces the first RED or the first GREEN session; every later session of that phase
-is honest again, so a run whose cheat was rejected may still complete."""
+is honest again, so a run whose cheat was rejected may still complete (after weak
+tests, GREEN's honest code is rejected as more than they ask for; its retry writes only
+what they ask for)."""
 
 from __future__ import annotations
 
@@ -64,6 +66,8 @@ class RangesModel:
         if phase == "RED":
             return self.red(self.cheat if cheating else "tests")
         if phase == "GREEN":
+            if self.cheat == "weak":  # only what the weak tests ask for, once told
+                return self.green("honest" if seen == 0 else "minimal")
             return self.green(self.cheat if cheating else "honest")
         return SessionScript([bash('git commit -q --allow-empty -m "refactor: nothing"'),
                               structured({"summary": "nothing to improve"})], name="refactor")
@@ -87,7 +91,7 @@ class RangesModel:
 
     def green(self, key: str) -> SessionScript:
         p = self.placement
-        code = p.text("over" if key == "over" else "honest")
+        code = p.text(key if key in ("over", "minimal") else "honest")
         steps: list[Step] = [read(p.code), write(p.code, code)]
         if p.crate_root and "pub mod ranges;" not in self.crate_root:
             steps += [read(p.crate_root),
