@@ -30,6 +30,7 @@ import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -177,7 +178,7 @@ def _passed(note: dict[str, object]) -> int | None:
 
 def run_change(project: Project, change: str, work: Path, rgr: Path) -> Outcome:
     outcome = Outcome(project.name, change)
-    home = work / "homes" / f"{project.name.replace('/', '_').lstrip('@')}-{change}"
+    home = work / "homes" / f"{_slug(project.name)}-{change}"
     where, bin_dir = user_home(project, work, change, rgr)
     placement = PLACEMENTS[project.name]
     model = RangesModel(placement, where, cheat="" if change == "honest" else change)
@@ -193,14 +194,29 @@ def run_change(project: Project, change: str, work: Path, rgr: Path) -> Outcome:
             output = f"timed out after {TIMEOUT_S}s\n{e.stdout!r}"
         outcome.seconds = time.monotonic() - started
         errors = list(server.errors)
-    slug = f"{project.name.replace('/', '_').lstrip('@')}-{change}"
-    (work / f"{slug}.log").write_text(output + "\n\nmodel server errors:\n"
-                                      + "\n".join(map(str, errors)))
+    (work / f"{_slug(project.name)}-{change}.log").write_text(
+        output + "\n\nmodel server errors:\n" + "\n".join(map(str, errors)))
+    return judge(outcome, where, output)
+
+
+#: rgr run's line for a rejected attempt: ``04:18:40 cycle 1 RED: rejected: no-commit: ...``.
+_REJECTED = re.compile(r"^\d\d:\d\d:\d\d cycle \d+ \w+: rejected: ([\w-]+):", re.MULTILINE)
+
+
+def _slug(name: str) -> str:
+    return name.replace("/", "_").lstrip("@")
+
+
+def judge(outcome: Outcome, where: Path, output: str) -> Outcome:
+    """``outcome`` filled in from what the run left: its notes, its kept attempts, what
+    it printed."""
     notes = notes_on_branch(where)
     outcome.phases = [str(n.get("phase")) for n in notes]
-    outcome.completed = outcome.exit_code == 0 and bool(notes) \
+    outcome.completed = outcome.exit_code in (0, None) and bool(notes) \
         and notes[-1].get("phase") == "COMPLETE"
-    outcome.rejected = rejected_rules(where)
+    # Every rejection rgr printed (an attempt with no commit is not kept as a ref),
+    # else the kept attempts' notes.
+    outcome.rejected = _REJECTED.findall(output) or rejected_rules(where)
     outcome.gate = [str(a["decision"]) for n in notes
                     if isinstance(a := n.get("adequacy"), dict) and a.get("decision")]
     outcome.refused = sum(int(n) for n in re.findall(r"refused (\d+) tool call", output))
@@ -210,6 +226,17 @@ def run_change(project: Project, change: str, work: Path, rgr: Path) -> Outcome:
         tail = [line for line in output.strip().splitlines() if line.strip()][-3:]
         outcome.detail = " / ".join(tail)[:300]
     return outcome
+
+
+def rejudge(project: Project, change: str, work: Path) -> Outcome:
+    """A run already in ``work`` judged again (its wall time from the log's clock)."""
+    outcome = Outcome(project.name, change)
+    where = next((work / "homes" / f"{_slug(project.name)}-{change}" / "src").iterdir())
+    output = (work / f"{_slug(project.name)}-{change}.log").read_text()
+    clock = [datetime.strptime(t, "%H:%M:%S")
+             for t in re.findall(r"^(\d\d:\d\d:\d\d) ", output, re.MULTILINE)]
+    outcome.seconds = (clock[-1] - clock[0]).total_seconds() % 86400 if clock else 0.0
+    return judge(outcome, where, output)
 
 
 def table(rows: list[Outcome]) -> str:
@@ -240,6 +267,8 @@ def main() -> int:
     parser.add_argument("--rgr", type=Path, default=None,
                         help="an rgr script already installed pipx-style (default: install "
                              "this checkout into the work folder)")
+    parser.add_argument("--rejudge", action="store_true",
+                        help="judge the runs already in --work again, running nothing")
     args = parser.parse_args()
     chosen = [p for p in PROJECTS if not args.only or p.name in args.only.split(",")]
     changes = ([] if args.no_honest else ["honest"]) + [
@@ -250,6 +279,10 @@ def main() -> int:
     work = args.work or Path(tempfile.mkdtemp(prefix="rgr-corpus-run-"))
     work.mkdir(parents=True, exist_ok=True)
     print(f"work folder: {work}", flush=True)
+    if args.rejudge:
+        print(table([rejudge(p, c, work) for p in chosen for c in changes
+                     if (work / f"{_slug(p.name)}-{c}.log").exists()]))
+        return 0
     rgr = args.rgr or install_rgr_as_pipx(work)
     rows = []
     for project in chosen:
