@@ -456,7 +456,7 @@ _OVER = {
 
 #: The cheats ``rgr run`` must reject, and the rule names that may reject each.
 CHEATS: dict[str, tuple[str, ...]] = {
-    "weak": ("over-implemented", "test-too-weak"),
+    "weak": ("over-implemented", "test-too-weak", "tests-fail"),
     "over": ("over-implemented", "test-too-weak", "tests-fail"),
     "edit": ("green-touches-tests",),
     "skipped": ("skip-marker", "red-skipped"),
