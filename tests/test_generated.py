@@ -22,6 +22,7 @@ from rgr.base.config import load_config
 from rgr.base.errors import ConfigError
 from rgr.ecosystems.registry import resolve_test_command
 from rgr.loop.attempt import Sealer
+from rgr.sandbox.toolchain import Shown, Toolchain
 from rgr.store import generated
 from rgr.store.generated import GeneratedFile
 from rgr.store.workspace import open_workspace
@@ -341,3 +342,24 @@ def test_a_daemon_job_clone_gets_the_generated_files_of_the_tree_it_came_from(
     bare = Sealer(alone, FakeBackend(), resolve_test_command(alone.config, alone.root), None)
     assert bare.generated_files() == []
     assert not bare.run_tests(base).all_passed
+
+
+def test_a_dependency_folder_the_user_ignores_only_locally_is_not_the_agents_to_commit(
+        tmp_path: Path) -> None:
+    """A .venv ignored by the clone's own info/exclude (as rgr run's message advises)
+    and shown inside the scratch copy stays out of an agent's ``git add -A``: the copy
+    has no info/exclude of the user's, so rgr names the folder in its own."""
+    root = make_project(tmp_path / "verso", tmp_path / "elsewhere")
+    with (root / ".git" / "info" / "exclude").open("a") as exclude:
+        exclude.write(".venv/\n")
+    (root / ".venv").mkdir()
+    ws = open_workspace(root, env=clean_env(tmp_path / "home"))
+    shown = Toolchain(shown=(Shown(root / ".venv", "a virtualenv of the repository (.venv)",
+                                   inside=".venv"),))
+    sealer = Sealer(ws, FakeBackend(), resolve_test_command(ws.config, ws.root), None,
+                    toolchain=shown)
+    with sealer.seat(ws.repo.head.peel(pygit2.Commit), "agent") as seat:
+        # the user's .venv, linked in (a bind of it under the sandbox)
+        assert (seat.cwd / ".venv").exists()
+        git(seat.cwd, "add", "-A")
+        assert git(seat.cwd, "status", "--porcelain") == ""

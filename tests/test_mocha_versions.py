@@ -16,9 +16,10 @@ import pytest
 from toolchains import ToolchainMissing, ensure_js_runners
 
 from rgr.base.config import TestCommand
-from rgr.base.proc import run
+from rgr.base.proc import Completed, run
 from rgr.check.verify import TestReport, run_tests
-from rgr.ecosystems.javascript import mocha_report_in
+from rgr.ecosystems.base import Finished
+from rgr.ecosystems.javascript import Mocha, mocha_report_in
 
 TIMEOUT = 300.0
 MOCHA_5 = "5.2.0"
@@ -104,3 +105,32 @@ def test_the_report_is_found_among_other_lines() -> None:
     assert mocha_report_in(f"{noise}{text}\ntrailing words\n") == report
     assert mocha_report_in(text) == report
     assert mocha_report_in(noise) is None
+
+
+def test_a_lint_that_fails_before_mocha_starts_is_no_load_error(tmp_path: Path) -> None:
+    """deep-diff's `npm test` runs ESLint first (`pretest`): a new test file that breaks
+    the project's lint rules stops the run before Mocha starts, naming the file. It did
+    load: what failed is the lint, which the run's output says, not a test file that
+    could not load (which in RED passes as a right RED's missing code, or is refused as
+    tests-do-not-load)."""
+    (tmp_path / "test").mkdir()
+    (tmp_path / "test" / "ranges.js").write_text("var ranges = require('../ranges')\n")
+    lint = (f"> deep-diff@1.0.2 lint\n> eslint index.js test\n\n\n{tmp_path}/test/ranges.js\n"
+            "   1:34  error  Missing semicolon  semi\n\n"
+            "✖ 1 problem (1 error, 0 warnings)\n")
+    done = Completed(("npm", "test"), 1, lint, "", 2.0)
+    cmd = TestCommand(("npm", "test"), "mocha", (), False, "detected from package.json")
+    results = Mocha().read(Finished(cmd, done, tmp_path, tmp_path, 0.0))
+    assert results.collection_errors == []
+    assert results.report_error is not None and "no report" in results.report_error
+
+
+def test_a_spec_that_cannot_load_is_still_named(tmp_path: Path) -> None:
+    (tmp_path / "test").mkdir()
+    (tmp_path / "test" / "ranges.js").write_text("var ranges = require('../ranges')\n")
+    crash = (f"Error: Cannot find module '../ranges'\nRequire stack:\n"
+             f"- {tmp_path}/test/ranges.js\n    at Module._resolveFilename\n")
+    done = Completed(("npm", "test"), 1, "", crash, 2.0)
+    cmd = TestCommand(("npm", "test"), "mocha", (), False, "detected from package.json")
+    results = Mocha().read(Finished(cmd, done, tmp_path, tmp_path, 0.0))
+    assert results.collection_errors == ["test/ranges.js"]

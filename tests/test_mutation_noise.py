@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from bench.corpus.ranges import PY_HONEST
 from rgr.check.mutation import textual
 from rgr.check.mutation.arid import ARID
 from rgr.check.mutation.mutants import Mutant, mutants_of
@@ -143,22 +144,8 @@ def test_the_list_of_what_rgr_skips_is_written_down_in_the_manual() -> None:
 
 # ------------------------------------------------------------------- equivalent boundaries
 
-CLAMP = '''"""Bounds."""
-
-
-def clamp(value, low, high):
-    if low > high:
-        raise ValueError("low must not exceed high")
-    if value < low:
-        return low
-    if value > high:
-        return high
-    return value
-
-
-def span(low, high):
-    return high - low
-'''
+#: The corpus's honest clamp (bench/corpus/ranges.py), as bench/real_code_bench.py adds it.
+CLAMP = PY_HONEST
 
 
 def test_a_boundary_guarding_the_return_of_an_operand_is_decided_equivalent() -> None:

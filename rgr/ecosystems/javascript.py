@@ -217,13 +217,17 @@ def _load_failures_from_output(run: Finished, results: Results) -> None:
     if run.done.returncode == 0:
         return
     why = load_error_text(run.output)
+    if not why:
+        # No error printed: the runner never loaded anything (a `pretest` lint that
+        # names the file it rejects stopped the run first). Left to the report's
+        # absence, which says the run failed, rather than blamed on a file that loads.
+        return
     files = project_files_named(run.output, run.root)
     missing = missing_module(why, why)
     if not files and missing is not None:
         files = importers(run.root, missing[0])
     if files:
-        kind = failure_kind(TestOutcome(files[0], files[0], "error", why), run.root) \
-            if why else None
+        kind = failure_kind(TestOutcome(files[0], files[0], "error", why), run.root)
         results.load_error(files[0], kind)
         results.report_error = None
 

@@ -340,6 +340,8 @@ class Sealer:
         shown = self.generated_files(refresh=True)
         generated.copy_into(self.generated_from(), shown, made.work)
         generated.exclude_in(made.git_dir, shown)
+        generated.exclude_folders(made.git_dir, [
+            dep.inside for dep in self.toolchain.dependency_folders if dep.inside])
         home, tmp = self._home_and_tmp(folder, made.work)
         self.backend.prepare_home(home, self.ws.env)
         env = self._environment(self.backend.env_keep, home, tmp)

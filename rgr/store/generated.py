@@ -279,7 +279,23 @@ def _write_new(checkout: Path, path: str, source: Path) -> bool:
 def exclude_in(git_dir: Path, files: Iterable[GeneratedFile]) -> None:
     """Name ``files`` in a scratch repository's ``info/exclude``: copied in, they are
     never the agent's to commit, whichever ignore file of the user's hid them."""
-    lines = [f"/{item.path}" for item in files]
+    _exclude(git_dir, [f"/{item.path}" for item in files],
+             "generated files copied from the working tree")
+
+
+def exclude_folders(git_dir: Path, folders: Iterable[str]) -> None:
+    """Name ``folders`` (relative to the work tree) in a scratch repository's
+    ``info/exclude``: the dependency folders the sandbox shows inside every copy (a
+    ``.venv``, ``node_modules``). The user's clone may ignore them only in its own
+    ``info/exclude`` or a global excludes file, which a scratch copy does not have:
+    without this line an agent's ``git add -A`` commits the user's virtualenv."""
+    # No trailing slash: with the sandbox off the folder is a symbolic link, which a
+    # ``name/`` pattern does not match.
+    _exclude(git_dir, [f"/{folder.strip('/')}" for folder in folders],
+             "dependency folders shown from the user's working tree")
+
+
+def _exclude(git_dir: Path, lines: list[str], why: str) -> None:
     if not lines:
         return
     info = git_dir / "info"
@@ -288,7 +304,7 @@ def exclude_in(git_dir: Path, files: Iterable[GeneratedFile]) -> None:
     kept = (exclude.read_text(encoding="utf-8")
             if exclude.is_file() and not exclude.is_symlink() else "")
     exclude.unlink(missing_ok=True)
-    exclude.write_text(kept + "# rgr: generated files copied from the working tree\n"
+    exclude.write_text(kept + f"# rgr: {why}\n"
                        + "".join(f"{_escape(line)}\n" for line in lines), encoding="utf-8")
 
 

@@ -1,0 +1,61 @@
+"""Where the ranges change (bench/corpus/ranges.py) goes in each corpus project, in the
+project's own style: beside its code, its tests where its own test command finds them,
+imported the way its own tests import its code."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from bench.corpus.ranges import STYLES
+
+
+@dataclass(frozen=True)
+class Placement:
+    """One project's ranges change: the style of its texts, the new code file, the new
+    test file, and how the tests import the code."""
+
+    style: str
+    code: str
+    tests: str
+    #: The Python module, JS path, Go package or Rust crate the tests import.
+    module: str
+    #: A Rust crate's root, where GREEN declares the new module (``pub mod ranges;``).
+    crate_root: str = ""
+
+    def text(self, key: str) -> str:
+        """The style's text ``key`` (``honest``, ``tests``, a cheat...) for this project."""
+        text = STYLES[self.style][key]
+        if self.style == "rust":  # a Rust text's braces are its own: only the crate named
+            return text.replace("{module}", self.module)
+        return text.replace("{module}", self.module).replace("{package}", self.module)
+
+
+#: Project name (bench/corpus/projects.py) -> its placement.
+PLACEMENTS: dict[str, Placement] = {
+    "iniconfig": Placement("python", "src/iniconfig/ranges.py", "testing/test_ranges.py",
+                           "iniconfig.ranges"),
+    # Its own command is `unittest discover tests`: a TestCase in tests/.
+    "markdown": Placement("unittest", "markdown/ranges.py", "tests/test_ranges.py",
+                          "markdown.ranges"),
+    "six": Placement("python", "ranges.py", "test_ranges.py", "ranges"),
+    "humanize": Placement("python", "src/humanize/ranges.py", "tests/test_ranges.py",
+                          "humanize.ranges"),
+    "pluggy": Placement("python", "src/pluggy/_ranges.py", "testing/test_ranges.py",
+                        "pluggy._ranges"),
+    # Mocha 5, CommonJS, `mocha test/**/*.js` after ESLint (semicolons, parsed as modules).
+    "deep-diff": Placement("cjs-semi", "ranges.js", "test/ranges.js", "../ranges"),
+    # Mocha 11, an ES module package.
+    "chai-string": Placement("esm", "ranges.js", "test/ranges.test.js", "../ranges.js"),
+    # node:test behind `c8 --100`: every line of the new code must be covered.
+    "@fastify/error": Placement("node-test", "ranges.js", "test/ranges.test.js",
+                                "../ranges"),
+    # A package of a multi-package module.
+    "github.com/google/go-cmp": Placement("go", "cmp/ranges.go", "cmp/ranges_test.go",
+                                          "cmp"),
+    "github.com/google/uuid": Placement("go", "ranges.go", "ranges_test.go", "uuid"),
+    # A new public module declared in lib.rs, tested from tests/.
+    "semver": Placement("rust", "src/ranges.rs", "tests/ranges.rs", "semver",
+                        crate_root="src/lib.rs"),
+    "itoa": Placement("rust", "src/ranges.rs", "tests/ranges.rs", "itoa",
+                      crate_root="src/lib.rs"),
+}

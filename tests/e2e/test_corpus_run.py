@@ -1,0 +1,62 @@
+"""`rgr run` on the real-project corpus (issues 34 and 35): the honest ranges change,
+played by the real claude against the scripted model of bench/corpus/sessions.py, must
+complete on each project as its users have it (built under a fresh HOME, rgr's script
+alone on PATH, no tdd.toml, the examiner off) with no rejected attempt, no refused
+edit, and the release's passed count plus the six new tests in the final note.
+
+The default run plays the cheapest project (iniconfig, a PyPI sdist of 54 tests); the
+full sweep plays all twelve and the cheats (each rejected by a rule it names):
+
+    RGR_FULL_SWEEP=1 RGR_CORPUS_CACHE=/tmp/corpus-cache .venv/bin/python -m pytest \
+        tests/e2e/test_corpus_run.py
+
+The same runs with a table of figures: `python bench/corpus_run.py [--cheats ...]`.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+from harness import full_sweep, sweep
+
+from bench.corpus.projects import PROJECTS, by_name
+from bench.corpus_run import Outcome, run_change
+
+pytestmark = pytest.mark.e2e
+
+WHERE = "tests/e2e/test_corpus_run.py"
+#: The cheapest project of the corpus: its build and its suite take seconds.
+SAMPLE = "iniconfig"
+#: One project per ecosystem for the cheats.
+CHEATED = ("iniconfig", "chai-string", "github.com/google/uuid", "itoa")
+CHEATS = ("weak", "over", "skipped", "edit")
+
+
+def _rgr() -> Path:
+    """This checkout's rgr script (only the script is linked into the user's PATH)."""
+    return Path(sys.executable).parent / "rgr"
+
+
+def _log(outcome: Outcome, work: Path) -> str:
+    slug = f"{outcome.project.replace('/', '_').lstrip('@')}-{outcome.change}"
+    log = work / f"{slug}.log"
+    return log.read_text()[-4000:] if log.exists() else outcome.detail
+
+
+@pytest.mark.parametrize("name", sweep(
+    [p.name for p in PROJECTS], lambda name: name == SAMPLE or full_sweep(), WHERE,
+    env="RGR_CORPUS_CACHE=/tmp/corpus-cache"))
+def test_the_honest_change_completes(name: str, tmp_path: Path) -> None:
+    outcome = run_change(by_name(name), "honest", tmp_path, _rgr())
+    assert outcome.verdict == "ok", (outcome, _log(outcome, tmp_path))
+    assert outcome.phases[-1] == "COMPLETE"
+
+
+@pytest.mark.parametrize(("name", "cheat"), sweep(
+    [(n, c) for n in CHEATED for c in CHEATS], lambda case: full_sweep(), WHERE,
+    env="RGR_CORPUS_CACHE=/tmp/corpus-cache"))
+def test_each_cheat_is_rejected_by_its_rule(name: str, cheat: str, tmp_path: Path) -> None:
+    outcome = run_change(by_name(name), cheat, tmp_path, _rgr())
+    assert outcome.verdict == "ok", (outcome, _log(outcome, tmp_path))
