@@ -63,6 +63,10 @@ pytest_passed = _last(r"\b(\d+) passed\b")
 mocha_passing = plain(_last(r"^\s*(\d+) passing\b"))
 #: node:test's reporters (spec and TAP): ``ℹ pass 47`` / ``# pass 47``.
 node_test_pass = plain(_last(r"^\S+ pass (\d+)$"))
+#: Jest's summary: ``Tests:       1 skipped, 120 passed, 121 total``.
+jest_passed = plain(_last(r"^Tests:.*?\b(\d+) passed\b"))
+#: Vitest's summary: ``      Tests  54 passed (54)`` (``1 failed | 53 passed``).
+vitest_passed = plain(_last(r"^\s*Tests\s.*?\b(\d+) passed\b"))
 #: cargo test: one ``test result`` line per test binary and the doc tests.
 cargo_passed = _sum(r"^test result: \w+\. (\d+) passed")
 
@@ -149,16 +153,34 @@ PROJECTS: tuple[Project, ...] = (
             "node:test behind c8 (`c8 --100 node --test`) and a type test",
             _npm("@fastify/error", "4.3.0"), Setup("javascript", gitignore=JS_IGNORES),
             ("npm", "test"), node_test_pass),
+    Project("cron", "1.8.2", "javascript", "Jest 24 (`jest`), CommonJS, fake timers",
+            _npm("cron", "1.8.2"), Setup("javascript", gitignore=JS_IGNORES),
+            ("npm", "test"), jest_passed),
     Project("github.com/google/go-cmp", "0.5.9", "go", "Go module, no dependencies",
             _go("golang-github-google-go-cmp-dev", "github.com/google/go-cmp"),
             Setup("go", gitignore=()), ("go", "test", "-v", "./..."), go_passes),
     Project("github.com/google/uuid", "1.3.0", "go", "Go module, no go directive",
             _go("golang-github-google-uuid-dev", "github.com/google/uuid"),
             Setup("go", gitignore=()), ("go", "test", "-v", "./..."), go_passes),
+    Project("golang.org/x/sys", "0.3.0", "go", "Go module, four tested packages "
+            "(cpu, execabs, unix: system calls)",
+            _go("golang-golang-x-sys-dev", "golang.org/x/sys"),
+            Setup("go", gitignore=()), ("go", "test", "-v", "./..."), go_passes,
+            note="as root the own run passes TestOpenByHandleAt's 2 subtests, which need "
+                 "CAP_DAC_READ_SEARCH; rgr's sandbox drops every capability, so they skip "
+                 "there (and in any non-root user's own run): 150 of 152"),
+    Project("github.com/BurntSushi/toml", "1.2.0", "go", "Go module, several packages "
+            "(one tested, with the toml-test suite), no dependencies",
+            _go("golang-github-burntsushi-toml-dev", "github.com/BurntSushi/toml"),
+            Setup("go", gitignore=()), ("go", "test", "-v", "./..."), go_passes),
     Project("semver", "1.0.14", "rust", "Rust crate with a build script, tests/ and "
             "doc tests", _crate("librust-semver-dev", "semver-1.0.14",
                    # cargo resolves optional dependencies too (serde, a feature)
                    also=("librust-serde-dev",)),
+            Setup("rust", gitignore=RUST_IGNORES), ("cargo", "test"), cargo_passed),
+    Project("unicode-normalization", "0.1.22", "rust", "Rust crate with a dependency "
+            "(smallvec, as Debian patches it) and doc tests",
+            _crate("librust-unicode-normalization-dev", "unicode-normalization-0.1.22"),
             Setup("rust", gitignore=RUST_IGNORES), ("cargo", "test"), cargo_passed),
     Project("itoa", "1.0.1", "rust", "Rust crate, tests/ and doc tests",
             _crate("librust-itoa-dev", "itoa-1.0.1"),
