@@ -71,6 +71,18 @@ vitest_passed = plain(_last(r"^\s*Tests\s.*?\b(\d+) passed\b"))
 cargo_passed = _sum(r"^test result: \w+\. (\d+) passed")
 
 
+def surefire_passed(output: str) -> int | None:
+    """Maven Surefire's ``Results:`` line of each module (``Tests run: 1156, Failures: 0,
+    Errors: 0, Skipped: 1``; the per-class lines go on with ``Time elapsed``): runs less
+    failures, errors and skipped, summed over the modules."""
+    plain_output = _ANSI.sub("", output)
+    found = re.findall(r"^\[\w+\] Tests run: (\d+), Failures: (\d+), Errors: (\d+), "
+                       r"Skipped: (\d+)$", plain_output, re.MULTILINE)
+    if not found:
+        return None
+    return sum(int(r) - int(f) - int(e) - int(s) for r, f, e, s in found)
+
+
 def go_passes(output: str) -> int | None:
     """``go test -v`` output's ``--- PASS`` lines (tests and subtests), None if no
     package ran."""
@@ -109,6 +121,17 @@ def _go(package: str, module: str) -> Callable[[Path | None], Path]:
     return lambda cache: fetch.debian_go_module(package, module, cache)
 
 
+def _debian_source(package: str, version: str,
+                   build_deps: tuple[str, ...]) -> Callable[[Path | None], Path]:
+    """A Debian source package and the packages its build needs (its Build-Depends that
+    are not installed: the Maven plugins and libraries its POMs name)."""
+    def get(cache: Path | None) -> Path:
+        for dep in build_deps:
+            fetch.debian_package(dep)
+        return fetch.debian_source(package, version, cache)
+    return get
+
+
 def _crate(package: str, crate: str,
            also: tuple[str, ...] = ()) -> Callable[[Path | None], Path]:
     return lambda cache: fetch.debian_crate(package, crate, cache, also)
@@ -119,6 +142,11 @@ PY_IGNORES = ("*.pyc", "__pycache__/", "*.egg-info/", "build/", "dist/", ".venv/
               ".tox/", ".coverage", "htmlcov/")
 JS_IGNORES = ("node_modules/", "coverage/", ".nyc_output/", "package-lock.json")
 RUST_IGNORES = ("/target", "Cargo.lock")
+JAVA_IGNORES = ("target/",)
+#: What every Debian Maven build needs: the helper that patches the POMs and copies the
+#: repository, JUnit, and the plugins commons-parent names.
+MAVEN_BUILD = ("maven-debian-helper", "junit4", "libmaven-bundle-plugin-java",
+               "libmaven-javadoc-plugin-java")
 
 VENV_PY = ".venv/bin/python"
 
@@ -156,6 +184,16 @@ PROJECTS: tuple[Project, ...] = (
     Project("cron", "1.8.2", "javascript", "Jest 24 (`jest`), CommonJS, fake timers",
             _npm("cron", "1.8.2"), Setup("javascript", gitignore=JS_IGNORES),
             ("npm", "test"), jest_passed),
+    Project("commons-codec", "1.15", "java", "Maven, offline from Debian's Maven "
+            "repository (POMs patched as Debian's build does), JUnit 4",
+            _debian_source("libcommons-codec-java", "1.15-1",
+                           (*MAVEN_BUILD, "libcommons-lang3-java")),
+            Setup("java", gitignore=JAVA_IGNORES, maven_package="libcommons-codec-java",
+                  # its 1156 tests take 2-2.5 min on the loaded 2-core machine, past
+                  # rgr's default command timeout (120 s)
+                  env={"TDD_COMMAND_TIMEOUT": "900"}),
+            ("mvn", "test"), surefire_passed,
+            note="TDD_COMMAND_TIMEOUT=900: the suite outlasts rgr's default 120 s here"),
     Project("github.com/google/go-cmp", "0.5.9", "go", "Go module, no dependencies",
             _go("golang-github-google-go-cmp-dev", "github.com/google/go-cmp"),
             Setup("go", gitignore=()), ("go", "test", "-v", "./..."), go_passes),
