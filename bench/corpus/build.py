@@ -134,9 +134,12 @@ def patch_poms(dest: Path, setup: Setup, home: Path, env: Mapping[str, str]) -> 
 
 def commit_source(source: Path, dest: Path, tag: str, gitignore: tuple[str, ...],
                   env: Mapping[str, str],
-                  before: Callable[[], None] = lambda: None) -> None:
+                  before: Callable[[], None] = lambda: None,
+                  all_tracked: bool = False) -> None:
     """``source`` copied to ``dest`` and committed as the release ``tag``: the files a
-    clone at that tag holds, ignored ones excluded by the project's own .gitignore;
+    clone at that tag holds, ignored ones excluded by the project's own .gitignore
+    (unless ``all_tracked``: the source is an export of the repository, every file in it
+    tracked, as json-simple tracks its pom.xml under a ``*.xml`` ignore rule);
     ``before`` runs on the copy first."""
     shutil.copytree(source, dest, symlinks=True)
     before()
@@ -145,7 +148,7 @@ def commit_source(source: Path, dest: Path, tag: str, gitignore: tuple[str, ...]
         ignore.write_text("".join(f"{line}\n" for line in gitignore))
     git = ["git", "-C", str(dest)]
     run([*git, "init", "-q"], env=dict(env))
-    run([*git, "add", "-A"], env=dict(env))
+    run([*git, "add", "-A", *(["--force"] if all_tracked else [])], env=dict(env))
     run([*git, "commit", "-q", "-m", f"release {tag}"], env=dict(env))
     run([*git, "tag", tag], env=dict(env))
 
@@ -175,6 +178,8 @@ def build(source: Path, home: Path, name: str, version: str, setup: Setup) -> Pa
     dest = home / "src" / name.replace("/", "_").lstrip("@")
     before = (lambda: patch_poms(dest, setup, home, env)) \
         if setup.ecosystem == "java" else (lambda: None)
-    commit_source(source, dest, f"v{version}", setup.gitignore, env, before)
+    # Debian's upstream tarballs of Java projects are exports of the upstream repository
+    commit_source(source, dest, f"v{version}", setup.gitignore, env, before,
+                  all_tracked=setup.ecosystem == "java")
     install(dest, setup, env)
     return dest

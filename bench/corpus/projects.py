@@ -203,6 +203,11 @@ PROJECTS: tuple[Project, ...] = (
             ("mvn", "test"), surefire_passed,
             note="a red suite: Debian's repacked source excludes two pages ParseTest "
                  "reads (Files-Excluded in debian/copyright), so 2 tests error"),
+    Project("json-simple", "2.3.0", "java", "Maven, offline from Debian's Maven "
+            "repository, JUnit 4, a small suite",
+            _debian_source("json-simple", "2.3.0-1", MAVEN_BUILD),
+            Setup("java", gitignore=JAVA_IGNORES, maven_package="libjson-simple-java"),
+            ("mvn", "test"), surefire_passed),
     Project("github.com/google/go-cmp", "0.5.9", "go", "Go module, no dependencies",
             _go("golang-github-google-go-cmp-dev", "github.com/google/go-cmp"),
             Setup("go", gitignore=()), ("go", "test", "-v", "./..."), go_passes),
