@@ -65,8 +65,6 @@ mocha_passing = plain(_last(r"^\s*(\d+) passing\b"))
 node_test_pass = plain(_last(r"^\S+ pass (\d+)$"))
 #: Jest's summary: ``Tests:       1 skipped, 120 passed, 121 total``.
 jest_passed = plain(_last(r"^Tests:.*?\b(\d+) passed\b"))
-#: Vitest's summary: ``      Tests  54 passed (54)`` (``1 failed | 53 passed``).
-vitest_passed = plain(_last(r"^\s*Tests\s.*?\b(\d+) passed\b"))
 #: cargo test: one ``test result`` line per test binary and the doc tests.
 cargo_passed = _sum(r"^test result: \w+\. (\d+) passed")
 
