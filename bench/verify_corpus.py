@@ -123,7 +123,7 @@ def table(rows: list[Row]) -> str:
             f"{r.project.case} | {r.own_count} | {'pass' if r.own_ok else 'FAIL'} | "
             f"{r.rgr_count} | {'pass' if r.rgr_ok else 'FAIL'} | "
             f"{'yes' if r.agree else '**no**'} | {r.own_s:.1f} | {r.rgr_s:.1f} | "
-            f"{r.diagnosis} |")
+            f"{r.diagnosis}{' ' + r.project.note if r.project.note and not r.agree else ''} |")
     agree = sum(r.agree for r in rows)
     lines.append(f"\n{agree} of {len(rows)} agree.")
     return "\n".join(lines)

@@ -5,6 +5,7 @@ built into a user's checkout under a fresh HOME (git repository with the project
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -82,3 +83,23 @@ def test_a_debian_go_module_is_copied_out_of_the_system_tree(tmp_path: Path) -> 
                                     "github.com/google/go-cmp", cache=tmp_path)
     assert (source / "go.mod").read_text().startswith("module github.com/google/go-cmp")
     assert not any(p.is_symlink() for p in source.rglob("*"))
+
+
+@sweep_only("tests/test_corpus_fetch.py", "Debian's source archive through apt-get, "
+            "about 10 s with the source index")
+@pytest.mark.skipif(shutil.which("dpkg-source") is None,
+                    reason="needs apt-get and dpkg-source (a Debian machine)")
+def test_a_debian_source_package_is_unpacked_with_its_patches_and_cached(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    source = fetch.debian_source("json-simple", "2.3.0-1", cache=tmp_path)
+    assert (source / "pom.xml").is_file() and (source / "src/test").is_dir()
+    # dpkg-source applied Debian's patches, as Debian's build starts from them.
+    series = (source / "debian/patches/series").read_text().split()
+    assert series and (source / ".pc/applied-patches").read_text().split() == series
+    # The index of sources lives in the cache, not in the machine's apt lists.
+    assert any((tmp_path / "debian-src/apt-state/lists").glob("*Sources*"))
+    # The second call finds the unpacked tree in the cache and runs no command.
+    def no_command(command: list[str], **_: object) -> str:
+        raise AssertionError(f"ran {command}")
+    monkeypatch.setattr(fetch, "run", no_command)
+    assert fetch.debian_source("json-simple", "2.3.0-1", cache=tmp_path) == source

@@ -423,6 +423,26 @@ def test_custom_runner_with_globs_but_no_report_collected_nothing(tmp_path: Path
     assert report.no_tests_collected and report.all_passed
 
 
+def test_a_blind_maven_run_is_refused_with_maven_s_fix(tmp_path: Path) -> None:
+    """A Maven run that wrote no Surefire report (here Maven's own "no POM" failure) is
+    refused with the fix naming `mvn test`; rgr crashed building that fix once (the
+    Maven adapter named no tool)."""
+    from rgr.base.errors import ConfigError
+    from rgr.check.verify import require_results
+    from rgr.ecosystems.jvm import Maven
+
+    no_pom = ("print('[ERROR] The goal you specified requires a project to execute but "
+              "there is no POM in this directory'); raise SystemExit(1)")
+    mvn = TestCommand((sys.executable, "-c", no_pom), "maven", Maven.globs, False,
+                      "detected from pom.xml")
+    report = run(tmp_path, mvn)
+    assert report.exit_code == 1 and not report.outcomes
+    with pytest.raises(ConfigError) as raised:
+        require_results(report, mvn)
+    assert "Maven Surefire" in raised.value.message and "no POM" in raised.value.message
+    assert "`mvn test`" in (raised.value.hint or "")
+
+
 def test_a_blind_run_is_refused_naming_the_runner_and_the_fix(tmp_path: Path) -> None:
     from rgr.base.errors import ConfigError
     from rgr.check.verify import blind_run, require_results

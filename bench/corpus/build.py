@@ -3,14 +3,15 @@ repository (the project's own .gitignore kept; the release tagged, as a clone at
 tag would be) with the project's dependencies installed the way its contributors
 install them: a ``.venv`` inside the project for Python, ``npm install`` for
 JavaScript, Go's module cache and cargo's home under HOME (offline, from Debian's
-source packages)."""
+source packages), and for Java a Maven repository in ``~/.m2`` made from Debian's, the
+POMs patched to the versions Debian ships, as Debian's own Maven build does."""
 
 from __future__ import annotations
 
 import os
 import shutil
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -18,7 +19,10 @@ from typing import Literal
 from bench.corpus.cache import cache_root
 from bench.corpus.fetch import CARGO_REGISTRY, run
 
-Ecosystem = Literal["python", "javascript", "go", "rust"]
+#: maven-debian-helper's script copying /usr/share/maven-repo with Maven's metadata.
+COPY_REPO = "/usr/share/maven-debian-helper/copy-repo.sh"
+
+Ecosystem = Literal["python", "javascript", "go", "rust", "java"]
 
 #: The system folders every user has on PATH.
 SYSTEM_PATH = ("/usr/local/bin", "/usr/bin", "/bin", "/usr/local/sbin", "/usr/sbin", "/sbin")
@@ -48,6 +52,8 @@ class Setup:
     gitignore: tuple[str, ...] = ()
     #: More variables the user's shell has for this project.
     env: Mapping[str, str] = field(default_factory=dict)
+    #: Java: the Debian binary package whose POMs are patched (mh_patchpoms -p).
+    maven_package: str = ""
 
 
 def base_python() -> str:
@@ -76,6 +82,10 @@ def user_env(home: Path, ecosystem: Ecosystem, extra: Mapping[str, str] = {},
         # Module mode, offline: the module cache under HOME (Go's default) is all it has.
         env |= {"GOPATH": str(home / "go"), "GOFLAGS": "-mod=mod", "GOPROXY": "off",
                 "GOSUMDB": "off", "GOTOOLCHAIN": "local"}
+    if ecosystem == "java":
+        # Java reads user.home from the password database, not $HOME: a user whose
+        # HOME is this folder has it there too.
+        env["MAVEN_OPTS"] = f"-Duser.home={home}"
     if ecosystem == "rust":
         # rustup's toolchains stay where this machine keeps them; cargo's home (its
         # config with the Debian source replacement) is the user's.
@@ -84,7 +94,7 @@ def user_env(home: Path, ecosystem: Ecosystem, extra: Mapping[str, str] = {},
         if Path(rustup).is_dir():
             env["RUSTUP_HOME"] = rustup
     for tool in {"python": [], "javascript": ["node", "npm"], "go": ["go"],
-                 "rust": ["cargo"]}[ecosystem] + ["git"]:
+                 "rust": ["cargo"], "java": ["mvn", "java"]}[ecosystem] + ["git"]:
         where = _tool_dir(tool)
         if where and where not in path and where not in SYSTEM_PATH:
             path.append(where)
@@ -101,19 +111,44 @@ def prepare_home(home: Path, ecosystem: Ecosystem) -> None:
     if ecosystem == "rust":
         (home / ".cargo").mkdir(exist_ok=True)
         (home / ".cargo" / "config.toml").write_text(CARGO_CONFIG)
+    if ecosystem == "java":
+        (home / ".m2").mkdir(exist_ok=True)
+        (home / ".m2" / "settings.xml").write_text(
+            f"<settings>\n  <localRepository>{maven_repo(home)}</localRepository>\n"
+            "  <offline>true</offline>\n</settings>\n")
+
+
+def maven_repo(home: Path) -> Path:
+    """The user's Maven repository: Debian's, copied by maven-debian-helper's
+    copy-repo.sh (which also writes the metadata Maven resolves plugin versions by)."""
+    return home / ".m2" / "maven-repo"
+
+
+def patch_poms(dest: Path, setup: Setup, home: Path, env: Mapping[str, str]) -> None:
+    """The Java project's POMs rewritten to the versions Debian ships (its
+    debian/maven.rules), as Debian's build does before it runs Maven."""
+    run([COPY_REPO, str(home / ".m2")], env=dict(env))
+    run(["mh_patchpoms", f"-p{setup.maven_package}", "--debian-build",
+         "--keep-pom-version", f"--maven-repo={maven_repo(home)}"], cwd=dest, env=dict(env))
 
 
 def commit_source(source: Path, dest: Path, tag: str, gitignore: tuple[str, ...],
-                  env: Mapping[str, str]) -> None:
+                  env: Mapping[str, str],
+                  before: Callable[[], None] = lambda: None,
+                  all_tracked: bool = False) -> None:
     """``source`` copied to ``dest`` and committed as the release ``tag``: the files a
-    clone at that tag holds, ignored ones excluded by the project's own .gitignore."""
+    clone at that tag holds, ignored ones excluded by the project's own .gitignore
+    (unless ``all_tracked``: the source is an export of the repository, every file in it
+    tracked, as json-simple tracks its pom.xml under a ``*.xml`` ignore rule);
+    ``before`` runs on the copy first."""
     shutil.copytree(source, dest, symlinks=True)
+    before()
     ignore = dest / ".gitignore"
     if not ignore.exists() and gitignore:
         ignore.write_text("".join(f"{line}\n" for line in gitignore))
     git = ["git", "-C", str(dest)]
     run([*git, "init", "-q"], env=dict(env))
-    run([*git, "add", "-A"], env=dict(env))
+    run([*git, "add", "-A", *(["--force"] if all_tracked else [])], env=dict(env))
     run([*git, "commit", "-q", "-m", f"release {tag}"], env=dict(env))
     run([*git, "tag", tag], env=dict(env))
 
@@ -132,6 +167,7 @@ def install(dest: Path, setup: Setup, env: Mapping[str, str]) -> None:
         run(["go", "mod", "download"], cwd=dest, env=dict(env))
     elif setup.ecosystem == "rust":
         run(["cargo", "fetch"], cwd=dest, env=dict(env))
+    # java: the repository is made before the commit (patch_poms)
 
 
 def build(source: Path, home: Path, name: str, version: str, setup: Setup) -> Path:
@@ -140,6 +176,10 @@ def build(source: Path, home: Path, name: str, version: str, setup: Setup) -> Pa
     prepare_home(home, setup.ecosystem)
     env = user_env(home, setup.ecosystem, setup.env)
     dest = home / "src" / name.replace("/", "_").lstrip("@")
-    commit_source(source, dest, f"v{version}", setup.gitignore, env)
+    before = (lambda: patch_poms(dest, setup, home, env)) \
+        if setup.ecosystem == "java" else (lambda: None)
+    # Debian's upstream tarballs of Java projects are exports of the upstream repository
+    commit_source(source, dest, f"v{version}", setup.gitignore, env, before,
+                  all_tracked=setup.ecosystem == "java")
     install(dest, setup, env)
     return dest

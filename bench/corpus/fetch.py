@@ -165,3 +165,45 @@ def debian_crate(package: str, crate: str, cache: Path | None = None,
     if not (source / "Cargo.toml").is_file():
         raise FetchError(f"{source}: no Cargo.toml (installed {package} {version})")
     return _copy_tree(source, crate, version, "debian-rust", cache)
+
+
+#: Debian's source archive, for `apt-get source`: the machine's own apt lists carry only
+#: binary packages, so a private apt state under the cache holds the source index (the
+#: machine's sources.list is left as it is).
+DEBIAN_SOURCES = "deb-src http://deb.debian.org/debian bookworm main\n"
+
+
+def _apt_source_options(state: Path) -> list[str]:
+    """apt-get options pointing at the private source index under ``state``."""
+    (state / "lists" / "partial").mkdir(parents=True, exist_ok=True)
+    (state / "parts").mkdir(exist_ok=True)
+    (state / "sources.list").write_text(DEBIAN_SOURCES)
+    return [f"-oDir::Etc::SourceList={state / 'sources.list'}",
+            f"-oDir::Etc::SourceParts={state / 'parts'}",
+            f"-oDir::State::Lists={state / 'lists'}", f"-oDir::Cache={state / 'cache'}"]
+
+
+def debian_source(package: str, version: str, cache: Path | None = None) -> Path:
+    """The Debian source package ``package`` at ``version`` (``1.15-1``), unpacked with
+    its Debian patches applied (``apt-get source``, then ``dpkg-source -x``): the tree
+    Debian's own build starts from. The index of sources is fetched once into the cache."""
+    final = slot("debian-src", package, version, cache) / "src"
+    if final.is_dir():
+        return final
+    if shutil.which("dpkg-source") is None:
+        raise FetchError(f"{package}: dpkg-source not found (apt-get install dpkg-dev)")
+    state = final.parent.parent / "apt-state"
+    options = _apt_source_options(state)
+    env = {"DEBIAN_FRONTEND": "noninteractive", "PATH": "/usr/sbin:/usr/bin:/sbin:/bin"}
+    if not any((state / "lists").glob("*Sources*")):
+        run(["apt-get", *options, "update", "-q"], env=env)
+    final.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=final.parent) as tmp:
+        work = Path(tmp)
+        run(["apt-get", *options, "source", "-q", "--download-only",
+             f"{package}={version}"], cwd=work, env=env)
+        dscs = list(work.glob("*.dsc"))
+        if len(dscs) != 1:
+            raise FetchError(f"apt-get source {package}={version}: got {dscs}")
+        run(["dpkg-source", "--no-check", "-x", dscs[0].name, "tree"], cwd=work, env=env)
+        return _publish(work / "tree", final)

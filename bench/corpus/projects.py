@@ -63,8 +63,22 @@ pytest_passed = _last(r"\b(\d+) passed\b")
 mocha_passing = plain(_last(r"^\s*(\d+) passing\b"))
 #: node:test's reporters (spec and TAP): ``ℹ pass 47`` / ``# pass 47``.
 node_test_pass = plain(_last(r"^\S+ pass (\d+)$"))
+#: Jest's summary: ``Tests:       1 skipped, 120 passed, 121 total``.
+jest_passed = plain(_last(r"^Tests:.*?\b(\d+) passed\b"))
 #: cargo test: one ``test result`` line per test binary and the doc tests.
 cargo_passed = _sum(r"^test result: \w+\. (\d+) passed")
+
+
+def surefire_passed(output: str) -> int | None:
+    """Maven Surefire's ``Results:`` line of each module (``Tests run: 1156, Failures: 0,
+    Errors: 0, Skipped: 1``; the per-class lines go on with ``Time elapsed``): runs less
+    failures, errors and skipped, summed over the modules."""
+    plain_output = _ANSI.sub("", output)
+    found = re.findall(r"^\[\w+\] Tests run: (\d+), Failures: (\d+), Errors: (\d+), "
+                       r"Skipped: (\d+)$", plain_output, re.MULTILINE)
+    if not found:
+        return None
+    return sum(int(r) - int(f) - int(e) - int(s) for r, f, e, s in found)
 
 
 def go_passes(output: str) -> int | None:
@@ -105,6 +119,17 @@ def _go(package: str, module: str) -> Callable[[Path | None], Path]:
     return lambda cache: fetch.debian_go_module(package, module, cache)
 
 
+def _debian_source(package: str, version: str,
+                   build_deps: tuple[str, ...]) -> Callable[[Path | None], Path]:
+    """A Debian source package and the packages its build needs (its Build-Depends that
+    are not installed: the Maven plugins and libraries its POMs name)."""
+    def get(cache: Path | None) -> Path:
+        for dep in build_deps:
+            fetch.debian_package(dep)
+        return fetch.debian_source(package, version, cache)
+    return get
+
+
 def _crate(package: str, crate: str,
            also: tuple[str, ...] = ()) -> Callable[[Path | None], Path]:
     return lambda cache: fetch.debian_crate(package, crate, cache, also)
@@ -115,6 +140,11 @@ PY_IGNORES = ("*.pyc", "__pycache__/", "*.egg-info/", "build/", "dist/", ".venv/
               ".tox/", ".coverage", "htmlcov/")
 JS_IGNORES = ("node_modules/", "coverage/", ".nyc_output/", "package-lock.json")
 RUST_IGNORES = ("/target", "Cargo.lock")
+JAVA_IGNORES = ("target/",)
+#: What every Debian Maven build needs: the helper that patches the POMs and copies the
+#: repository, JUnit, and the plugins commons-parent names.
+MAVEN_BUILD = ("maven-debian-helper", "junit4", "libmaven-bundle-plugin-java",
+               "libmaven-javadoc-plugin-java")
 
 VENV_PY = ".venv/bin/python"
 
@@ -149,16 +179,58 @@ PROJECTS: tuple[Project, ...] = (
             "node:test behind c8 (`c8 --100 node --test`) and a type test",
             _npm("@fastify/error", "4.3.0"), Setup("javascript", gitignore=JS_IGNORES),
             ("npm", "test"), node_test_pass),
+    Project("cron", "1.8.2", "javascript", "Jest 24 (`jest`), CommonJS, fake timers",
+            _npm("cron", "1.8.2"), Setup("javascript", gitignore=JS_IGNORES),
+            ("npm", "test"), jest_passed),
+    Project("commons-codec", "1.15", "java", "Maven, offline from Debian's Maven "
+            "repository (POMs patched as Debian's build does), JUnit 4",
+            _debian_source("libcommons-codec-java", "1.15-1",
+                           (*MAVEN_BUILD, "libcommons-lang3-java")),
+            Setup("java", gitignore=JAVA_IGNORES, maven_package="libcommons-codec-java",
+                  # its 1156 tests take 2-2.5 min on the loaded 2-core machine, past
+                  # rgr's default command timeout (120 s)
+                  env={"TDD_COMMAND_TIMEOUT": "900"}),
+            ("mvn", "test"), surefire_passed,
+            note="TDD_COMMAND_TIMEOUT=900: the suite outlasts rgr's default 120 s here"),
+    Project("jsoup", "1.15.3", "java", "Maven, offline from Debian's Maven repository, "
+            "JUnit 5 (Jupiter), a local Jetty for its connection tests",
+            _debian_source("jsoup", "1.15.3-1",
+                           (*MAVEN_BUILD, "junit5", "libgoogle-gson-java", "libjetty9-java")),
+            Setup("java", gitignore=JAVA_IGNORES, maven_package="libjsoup-java",
+                  env={"TDD_COMMAND_TIMEOUT": "900"}),
+            ("mvn", "test"), surefire_passed,
+            note="a red suite: Debian's repacked source excludes two pages ParseTest "
+                 "reads (Files-Excluded in debian/copyright), so 2 tests error"),
+    Project("json-simple", "2.3.0", "java", "Maven, offline from Debian's Maven "
+            "repository, JUnit 4, a small suite",
+            _debian_source("json-simple", "2.3.0-1", MAVEN_BUILD),
+            Setup("java", gitignore=JAVA_IGNORES, maven_package="libjson-simple-java"),
+            ("mvn", "test"), surefire_passed),
     Project("github.com/google/go-cmp", "0.5.9", "go", "Go module, no dependencies",
             _go("golang-github-google-go-cmp-dev", "github.com/google/go-cmp"),
             Setup("go", gitignore=()), ("go", "test", "-v", "./..."), go_passes),
     Project("github.com/google/uuid", "1.3.0", "go", "Go module, no go directive",
             _go("golang-github-google-uuid-dev", "github.com/google/uuid"),
             Setup("go", gitignore=()), ("go", "test", "-v", "./..."), go_passes),
+    Project("golang.org/x/sys", "0.3.0", "go", "Go module, four tested packages "
+            "(cpu, execabs, unix: system calls)",
+            _go("golang-golang-x-sys-dev", "golang.org/x/sys"),
+            Setup("go", gitignore=()), ("go", "test", "-v", "./..."), go_passes,
+            note="as root the own run passes TestOpenByHandleAt's 2 subtests, which need "
+                 "CAP_DAC_READ_SEARCH; rgr's sandbox drops every capability, so they skip "
+                 "there (and in any non-root user's own run): 150 of 152"),
+    Project("github.com/BurntSushi/toml", "1.2.0", "go", "Go module, several packages "
+            "(one tested, with the toml-test suite), no dependencies",
+            _go("golang-github-burntsushi-toml-dev", "github.com/BurntSushi/toml"),
+            Setup("go", gitignore=()), ("go", "test", "-v", "./..."), go_passes),
     Project("semver", "1.0.14", "rust", "Rust crate with a build script, tests/ and "
             "doc tests", _crate("librust-semver-dev", "semver-1.0.14",
                    # cargo resolves optional dependencies too (serde, a feature)
                    also=("librust-serde-dev",)),
+            Setup("rust", gitignore=RUST_IGNORES), ("cargo", "test"), cargo_passed),
+    Project("unicode-normalization", "0.1.22", "rust", "Rust crate with a dependency "
+            "(smallvec, as Debian patches it) and doc tests",
+            _crate("librust-unicode-normalization-dev", "unicode-normalization-0.1.22"),
             Setup("rust", gitignore=RUST_IGNORES), ("cargo", "test"), cargo_passed),
     Project("itoa", "1.0.1", "rust", "Rust crate, tests/ and doc tests",
             _crate("librust-itoa-dev", "itoa-1.0.1"),

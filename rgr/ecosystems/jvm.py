@@ -79,6 +79,7 @@ class Maven(_BuildTool):
         return (*cmd.argv, *extra)
 
     label = "Maven Surefire"
+    tool = "mvn test"
     # the second glob covers the modules of a multi-module build
     globs = ("target/surefire-reports/TEST-*.xml", "*/target/surefire-reports/TEST-*.xml")
     compile_error = _JAVAC_ERROR
