@@ -212,7 +212,6 @@ def _one_line_body(tokens: list[Token], language: str, line: int, offset: int
         index += 1
     if index >= len(on_line) or on_line[index].text != "if":
         return None
-    opening = None
     if language == "js":  # if (condition) body
         closing = _matching(on_line, index + 1) \
             if index + 1 < len(on_line) and on_line[index + 1].text == "(" else None
@@ -228,13 +227,13 @@ def _one_line_body(tokens: list[Token], language: str, line: int, offset: int
             depth -= word in (")", "]")
     if body is None or body >= len(on_line):
         return None  # the body starts on a line of its own: probed there
-    if on_line[body].text == "{":
-        opening = body
+    if on_line[body].text == "{":  # a block: the probe goes right after its brace
         closing = _matching(on_line, body)
         if closing is None:
-            return None
-        inside = on_line[opening].end <= offset < on_line[closing].start
-        return (on_line[opening].end, None) if inside else None
+            return None  # the block goes on past the line: its lines are probed there
+        inside = on_line[body].end <= offset < on_line[closing].start
+        return (on_line[body].end, None) if inside else None
+    # JavaScript without braces: the body runs to its ``;``, an ``else`` or the line's end
     last, depth = body, 0
     for position in range(body, len(on_line)):
         word = on_line[position].text
