@@ -72,9 +72,12 @@ const { half } = require("./half.js");
 test("halves an even number", () => { assert.strictEqual(half(4), 2); });
 test("refuses an odd number", () => { assert.throws(() => half(3)); });
 """
-#: A line no test runs (no test passes 1000): still found unrun.
+#: A line no test runs (no test passes 1000): still found unrun; and the body of a
+#: one-line ``if`` no test passes (2000): every call evaluates its condition, none runs
+#: its ``return 9``, so the probe must go inside the body, not before the line.
 JS_HALF_OVER = JS_HALF.replace("  return n / 2;\n",
-                               "  if (n === 1000) {\n    return 7;\n  }\n  return n / 2;\n")
+                               "  if (n === 1000) {\n    return 7;\n  }\n"
+                               "  if (n === 2000) return 9;\n  return n / 2;\n")
 
 RUST_HALF = """pub fn half(n: i64) -> i64 {
     if n % 2 != 0 {
@@ -126,7 +129,29 @@ def test_the_javascript_and_rust_probes_end_the_process() -> None:
     assert '    process.kill(process.pid, "SIGKILL");\n    const excess' in apply(JS_HALF, js)
     rust = probe_of("src/lib.rs", RUST_HALF, 3)
     assert rust is not None
-    assert "        std::process::exit(86);\n        let excess" in apply(RUST_HALF, rust)
+    assert "        if true { extern crate std; std::process::exit(86); }\n        let excess" \
+        in apply(RUST_HALF, rust)
+
+
+def test_a_survivor_in_a_one_line_body_is_probed_inside_that_body() -> None:
+    """The condition of ``if (v === 1) return 0`` runs on every call, its body only
+    when it holds: a probe before the line would call the body run."""
+    js = "function f(v) {\n  if (v === 1) return 0; else return 2\n}\n"
+    inside = probe_of("f.js", js, 2, js.index("0;"))
+    assert inside is not None and inside.col > 1
+    assert '  if (v === 1) {process.kill(process.pid, "SIGKILL"); return 0; } else return 2\n' \
+        in apply(js, inside)
+    # the condition and the else branch: before the line, as any statement
+    for needle in ("1)", "2\n"):
+        before = probe_of("f.js", js, 2, js.index(needle))
+        assert before is not None and before.col == 1, needle
+    go = "package p\n\nfunc F(v int) int {\n\tif v == 1 { return 0 }\n\treturn v\n}\n"
+    block = probe_of("p.go", go, 4, go.index("0 }"))
+    assert block is not None
+    assert apply(go, block).splitlines()[3] == "\tif v == 1 { rgrprobeos.Exit(86); return 0 }"
+    # a body that goes on past its line is probed before the line
+    go_on = "function f(v) {\n  if (v === 1) return v +\n    1\n}\n"
+    assert (probe_of("f.js", go_on, 2, go_on.index("v +")) or inside).col == 1
 
 
 def test_go_a_raising_line_run_only_by_a_test_that_recovers_is_run(tmp_path: Path) -> None:
@@ -152,22 +177,30 @@ def test_node_a_line_no_test_runs_is_still_found_unrun(tmp_path: Path) -> None:
                 {**files, "half.js": JS_HALF_OVER}, {})
     found = statuses(note)
     assert (7, "uncovered") in found and (3, "survived") in found, note
+    # line 9: ``if (n === 2000) return 9;``: 2000 -> 2001 survives on a line every call
+    # runs; 9 -> 10 survives in a body no test runs
+    assert {(9, "2000", "survived"), (9, "9", "uncovered")} <= {
+        (m.line, m.original, m.status) for m in note.mutants}, note
     assert note.decision == "over-implemented", note
 
 
 @pytest.mark.parametrize("over", [False, True])
 def test_rust_a_line_run_only_by_a_should_panic_test_is_run(over: bool,
                                                             tmp_path: Path) -> None:
+    """The over-implementing crate is ``#![no_std]`` (as itoa is): no ``std`` in scope,
+    yet its probe must build (it brings its own ``extern crate std``)."""
     env = ensure_cargo()
     files = {"Cargo.toml": CARGO_TOML, "tests/half.rs": RUST_HALF_TEST}
-    body = RUST_HALF.replace("    n / 2\n", "    if n == 1000 {\n        return 7;\n    }\n"
-                             "    n / 2\n") if over else RUST_HALF
+    body = "#![no_std]\n" + RUST_HALF.replace(
+        "    n / 2\n", "    if n == 1000 {\n        return 7;\n    }\n    n / 2\n") \
+        if over else RUST_HALF
     note = gate(tmp_path, {**files, "src/lib.rs": RUST_HALF_STUB},
                 {**files, "src/lib.rs": body},
                 env)
     found = statuses(note)
-    assert (3, "survived") in found and (3, "uncovered") not in found, note
+    shift = 1 if over else 0  # the no_std line
+    assert (3 + shift, "survived") in found and (3 + shift, "uncovered") not in found, note
     if over:
-        assert (7, "uncovered") in found and note.decision == "over-implemented", note
+        assert (8, "uncovered") in found and note.decision == "over-implemented", note
     else:
         assert note.decision == "test-too-weak", note

@@ -455,9 +455,12 @@ _OVER = {
 }
 
 #: The cheats ``rgr run`` must reject, and the rule names that may reject each.
+#: ``over`` is never ``test-too-weak``: its ``return 0`` runs under no test, so the cycle
+#: must not go back to RED (which has nothing to add); ``tests-fail`` is a project's own
+#: coverage threshold (@fastify/error's ``c8 --100``) rejecting it first.
 CHEATS: dict[str, tuple[str, ...]] = {
     "weak": ("over-implemented", "test-too-weak", "tests-fail"),
-    "over": ("over-implemented", "test-too-weak", "tests-fail"),
+    "over": ("over-implemented", "tests-fail"),
     "edit": ("green-touches-tests",),
     "skipped": ("skip-marker", "red-skipped"),
 }

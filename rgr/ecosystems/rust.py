@@ -246,8 +246,13 @@ class Rust(Plain):
         ToolHome("cargo", "CARGO_HOME", ".cargo"),
     )
     # An exit, not a panic: a #[should_panic] test or catch_unwind would absorb a panic.
-    mutation_syntax = (MutationSyntax("rust", (".rs",),
-                                      f"std::process::exit({PROBE_EXIT_CODE});"),)
+    # Its own `extern crate std`: a #![no_std] library (itoa) has no `std` in scope, and
+    # a probe that does not build would leave its line counted as run. Under `if true`:
+    # an exit right before the line's statement makes that statement unreachable, a
+    # warning that #![deny(warnings)] turns into an error.
+    mutation_syntax = (MutationSyntax(
+        "rust", (".rs",),
+        f"if true {{ extern crate std; std::process::exit({PROBE_EXIT_CODE}); }}"),)
 
     def detect(self, root: Path, guess: Guess) -> TestCommand | None:
         if not (root / "Cargo.toml").is_file():

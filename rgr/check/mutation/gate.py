@@ -301,24 +301,31 @@ def _measure_probed(subject: Subject, mutants: list[Mutant], settings: AdequacyC
         for mutant, _tests, status in pool.run(again, subject.sources, cmd, deadline,
                                                timeout):
             findings[mutant.id] = _finding(mutant, status, [])
-        probes: dict[tuple[str, int], Mutant] = {}
+        # One probe per place: before a line's statement, or inside the one-line body
+        # of an ``if`` that holds the survivor (textual.probe_of).
+        probes: dict[tuple[str, int, int], Mutant] = {}
+        probed_at: dict[str, tuple[str, int, int]] = {}
         for mutant in mutants:
             if findings[mutant.id].status == "survived":
                 probe = textual.probe_of(mutant.path, subject.sources[mutant.path],
-                                         mutant.statement_line)
+                                         mutant.statement_line, mutant.start)
                 if probe is not None:
-                    probes.setdefault((probe.path, probe.line), probe)
+                    place = (probe.path, probe.line, probe.col)
+                    probes.setdefault(place, probe)
+                    probed_at[mutant.id] = place
         exact = {path: scope for path, scope in scopes.items() if scope.exact}
-        reached = {(probe.path, probe.line): status for probe, _tests, status in pool.run(
-            [(p, []) for p in probes.values()], subject.sources, cmd, deadline, timeout,
-            exact)}
+        reached = {(probe.path, probe.line, probe.col): status
+                   for probe, _tests, status in pool.run(
+                       [(p, []) for p in probes.values()], subject.sources, cmd, deadline,
+                       timeout, exact)}
     for mutant in mutants:
         finding = findings[mutant.id]
         # "survived" under a probe: every test passed with the line's statement made to
         # end the test process, so no test runs it. Anything else (a test failed, the probe did
         # not build, the budget ran out) leaves the line counted as run.
-        if finding.status == "survived" \
-                and reached.get((mutant.path, mutant.statement_line)) == "survived":
+        site = probed_at.get(mutant.id)
+        if finding.status == "survived" and site is not None \
+                and reached.get(site) == "survived":
             findings[mutant.id] = finding.updated(status="uncovered")
     return None
 

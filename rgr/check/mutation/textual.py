@@ -152,11 +152,18 @@ def mutants_of(path: str, source: str, lines: Collection[int],
     return sorted(found.values(), key=lambda m: (m.line, m.col, m.operator, m.replacement))
 
 
-def probe_of(path: str, source: str, line: int) -> Mutant | None:
+def probe_of(path: str, source: str, line: int, offset: int | None = None
+             ) -> Mutant | None:
     """A change of ``source`` that ends the test process when a test reaches ``line``'s
     statement: a statement inserted before it, at its indentation (with the import it
     needs, in Go). None where no statement can stand (a line that continues another, an
-    ``else`` or a ``case``)."""
+    ``else`` or a ``case``).
+
+    With ``offset`` (where the survivor's token starts) inside the body of a one-line
+    ``if`` (``if (v === 1337) return 0``, ``if v == 1337 { return 0 }``), the probe goes
+    inside that body: every call evaluates the condition, only some run the body, and a
+    probe before the line would say the body runs whenever the condition is evaluated.
+    The probe's ``col`` tells the two places apart."""
     language = language_of(path)
     texts = source.splitlines()
     if language is None or not 0 < line <= len(texts):
@@ -164,23 +171,96 @@ def probe_of(path: str, source: str, line: int) -> Mutant | None:
     text = texts[line - 1]
     stripped = text.lstrip()
     first = stripped.split(" ", 1)[0]
+    tokens = list(_tokens(source, language))
     if not stripped or stripped[0] in ".)]},?:" or first in _CONTINUES_BEFORE \
-            or statement_line(texts, list(_tokens(source, language)), line) != line:
+            or statement_line(texts, tokens, line) != line:
         return None
-    indent = text[:len(text) - len(stripped)]
     start = _offset_of_line(source, line)
     statement, header = _PROBES[language]
-    probed = Mutant(path, line, 1, "probe", "", f"{indent}{statement}\n", start, start, line)
-    if not header:
-        return probed
-    clause = _PACKAGE_CLAUSE.search(source)
-    if clause is None or clause.end() > start:
+    body = None if offset is None else _one_line_body(tokens, language, line, offset)
+    if body is None:
+        indent = text[:len(text) - len(stripped)]
+        edits, at = [(start, f"{indent}{statement}\n")], start
+    else:
+        at, close = body
+        ended = statement if statement.endswith((";", "}")) else statement + ";"
+        edits = [(at, f" {ended}")] if close is None \
+            else [(at, "{" + ended + " "), (close, " }")]
+    col = 1 if body is None else at - start + 1
+    if header:
+        clause = _PACKAGE_CLAUSE.search(source)
+        if clause is None or clause.end() > start:
+            return None
+        edits.append((clause.end(), header))  # joins the package clause's line
+    if len(edits) == 1:
+        return Mutant(path, line, col, "probe", "", edits[0][1], at, at, line)
+    # Several edits: the probe replaces the whole file (no line moves).
+    whole = source
+    for position, inserted in sorted(edits, reverse=True):
+        whole = whole[:position] + inserted + whole[position:]
+    return Mutant(path, line, col, "probe", source, whole, 0, len(source), line)
+
+
+def _one_line_body(tokens: list[Token], language: str, line: int, offset: int
+                   ) -> tuple[int, int | None] | None:
+    """Where a probe goes to run only with the body of the ``if`` that starts ``line``
+    when ``offset`` lies in that body, written on the same line, and where a closing
+    brace must follow it (a JavaScript body without braces), or None."""
+    on_line = [token for token in tokens if token.line == line]
+    index = 0
+    while index < len(on_line) and on_line[index].text in ("}", "else"):
+        index += 1
+    if index >= len(on_line) or on_line[index].text != "if":
         return None
-    # Two edits, so the probe replaces the whole file (no line moves: the header joins
-    # the package clause's line).
-    whole = source[:clause.end()] + header + source[clause.end():start] \
-        + probed.replacement + source[start:]
-    return Mutant(path, line, 1, "probe", source, whole, 0, len(source), line)
+    if language == "js":  # if (condition) body
+        closing = _matching(on_line, index + 1) \
+            if index + 1 < len(on_line) and on_line[index + 1].text == "(" else None
+        body = None if closing is None else closing + 1
+    else:  # Go, Rust: if condition { body }, the block's brace outside any bracket
+        depth, body = 0, None
+        for position in range(index + 1, len(on_line)):
+            word = on_line[position].text
+            if word == "{" and depth == 0:
+                body = position
+                break
+            depth += word in ("(", "[")
+            depth -= word in (")", "]")
+    if body is None or body >= len(on_line):
+        return None  # the body starts on a line of its own: probed there
+    if on_line[body].text == "{":  # a block: the probe goes right after its brace
+        closing = _matching(on_line, body)
+        if closing is None:
+            return None  # the block goes on past the line: its lines are probed there
+        inside = on_line[body].end <= offset < on_line[closing].start
+        return (on_line[body].end, None) if inside else None
+    # JavaScript without braces: the body runs to its ``;``, an ``else`` or the line's end
+    last, depth = body, 0
+    for position in range(body, len(on_line)):
+        word = on_line[position].text
+        if word == "else" and depth == 0:
+            break
+        depth += word in ("(", "[", "{")
+        depth -= word in (")", "]", "}")
+        last = position
+        if word == ";" and depth == 0:
+            break
+    if on_line[last].text in _CONTINUES_AFTER or depth > 0:
+        return None  # the body goes on past the line
+    if not on_line[body].start <= offset < on_line[last].end:
+        return None
+    return on_line[body].start, on_line[last].end
+
+
+def _matching(tokens: list[Token], index: int) -> int | None:
+    """The index of the bracket closing the one at ``index``, or None."""
+    depth = 0
+    for position in range(index, len(tokens)):
+        word = tokens[position].text
+        depth += word in ("(", "[", "{")
+        depth -= word in (")", "]", "}")
+        if depth == 0:
+            return position
+    return None
 
 
 def tokens_of(source: str, language: str) -> list[Token]:
