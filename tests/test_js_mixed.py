@@ -107,12 +107,53 @@ def test_each_file_goes_to_the_runner_it_imports_or_uses(tmp_path: Path) -> None
     assert not js_mixed.owners(files(tmp_path / "one", {"test/a.test.js": NODE_FILE})).mixed
 
 
+TAPE_FILE = """
+    const test = require('tape');
+    test('runs itself', (t) => { t.equal(1, 1); t.end(); });
+"""
+TSTYCHE_FILE = """
+    import { expect, test } from 'tstyche';
+    import { mock } from 'node:test';
+    test('types', () => { expect<number>().type.toBe<number>(); });
+"""
+
+
+def test_tape_files_are_nodes_type_tests_nobodys_typescript_apart(tmp_path: Path) -> None:
+    """A tape or tap file runs its own tests (node --test and borp run it as one test),
+    type tests belong to their own tool, and node's TypeScript files are set apart (run
+    only where node strips types)."""
+    root = files(tmp_path, {
+        "test/a.test.js": NODE_FILE, "test/b.test.js": JEST_FILE,
+        "test/browser.test.js": TAPE_FILE,
+        "test/tap.test.mjs": "import t from 'tap';\nt.test('x', async () => {});\n",
+        "test/types/pino.tst.ts": TSTYCHE_FILE,
+        "test/types/other.tst.ts": "import { expectType } from 'tsd';\nexpect(1);\n",
+        "test/typed.test.ts": "import test from 'node:test';\ntest('t', () => {});\n",
+    })
+    found = js_mixed.owners(root)
+    assert found.node == ("test/a.test.js", "test/browser.test.js", "test/tap.test.mjs")
+    assert found.jest == ("test/b.test.js",)
+    assert found.node_typescript == ("test/typed.test.ts",)
+    typescript_only = js_mixed.owners(files(tmp_path / "ts", {
+        "test/typed.test.ts": "import test from 'node:test';\n", "test/b.test.js": JEST_FILE}))
+    assert typescript_only.mixed and not typescript_only.node
+
+
+def node_strips_types() -> bool:
+    return subprocess.run(["node", "-e", "process.exit(process.features.typescript ? 0 : 1)"],
+                          capture_output=True, timeout=60).returncode == 0
+
+
 def test_a_mixed_package_is_read_file_by_file_and_counts_as_its_runners_do(
         tmp_path: Path, node_modules: Path) -> None:
     root = mixed(tmp_path, node_modules)
     cmd = detect_test_command(root)
     assert cmd is not None and cmd.runner == js_mixed.NAME, cmd
     assert "mix node:test and Jest" in cmd.source
+    # node's own discovery finds TypeScript files only where it strips types
+    files(root, {"test/typed.test.ts": "import test from 'node:test';\n"
+                                       "test('typed', (): void => {});\n"})
+    typed = {"test/typed.test.ts::typed"} if node_strips_types() else set()
     report = run(root)
     assert report.all_passed, report.output_excerpt
     assert set(report.outcomes) == {
@@ -120,9 +161,9 @@ def test_a_mixed_package_is_read_file_by_file_and_counts_as_its_runners_do(
         "test/esm.test.mjs::esm",
         "test/b.test.js::b::works", "test/b.test.js::b::works #2", "test/b.test.js::top",
         "__tests__/globals.js::imported",
-    }
+    } | typed
     node, jest = own_counts(root, js_mixed.owners(root))
-    assert report.passed == node + jest == 8
+    assert report.passed == node + jest + len(typed) == 8 + len(typed)
 
 
 def test_files_added_after_detection_are_run_by_their_own_runner(

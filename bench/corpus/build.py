@@ -54,6 +54,8 @@ class Setup:
     env: Mapping[str, str] = field(default_factory=dict)
     #: Java: the Debian binary package whose POMs are patched (mh_patchpoms -p).
     maven_package: str = ""
+    #: The tdd.toml the user commits on top of the release, where rgr needs one.
+    tdd_toml: str = ""
 
 
 def base_python() -> str:
@@ -181,5 +183,10 @@ def build(source: Path, home: Path, name: str, version: str, setup: Setup) -> Pa
     # Debian's upstream tarballs of Java projects are exports of the upstream repository
     commit_source(source, dest, f"v{version}", setup.gitignore, env, before,
                   all_tracked=setup.ecosystem == "java")
+    if setup.tdd_toml:
+        (dest / "tdd.toml").write_text(setup.tdd_toml)
+        git = ["git", "-C", str(dest)]
+        run([*git, "add", "tdd.toml"], env=dict(env))
+        run([*git, "commit", "-q", "-m", "rgr's configuration"], env=dict(env))
     install(dest, setup, env)
     return dest

@@ -65,6 +65,16 @@ mocha_passing = plain(_last(r"^\s*(\d+) passing\b"))
 node_test_pass = plain(_last(r"^\S+ pass (\d+)$"))
 #: Jest's summary: ``Tests:       1 skipped, 120 passed, 121 total``.
 jest_passed = plain(_last(r"^Tests:.*?\b(\d+) passed\b"))
+
+
+def node_test_and_jest(output: str) -> int | None:
+    """A test script running node:test (bare or behind borp/c8) and then Jest: the sum
+    of the two summaries, None unless both printed one. (tape files run by node's
+    runner print their own ``# pass  N``, with two spaces, which node_test_pass skips.)"""
+    node, jest = node_test_pass(output), jest_passed(output)
+    return None if node is None or jest is None else node + jest
+
+
 #: cargo test: one ``test result`` line per test binary and the doc tests.
 cargo_passed = _sum(r"^test result: \w+\. (\d+) passed")
 
@@ -182,6 +192,34 @@ PROJECTS: tuple[Project, ...] = (
     Project("cron", "1.8.2", "javascript", "Jest 24 (`jest`), CommonJS, fake timers",
             _npm("cron", "1.8.2"), Setup("javascript", gitignore=JS_IGNORES),
             ("npm", "test"), jest_passed),
+    Project("pino", "10.4.0", "javascript", "a package mixing runners: node:test files "
+            "(behind borp and c8), tape files node's runner runs as scripts, a Jest file "
+            "(`npm run borp && jest test/jest`), lint and type tests around them",
+            _npm("pino", "10.4.0"),
+            Setup("javascript", gitignore=(
+                *JS_IGNORES,
+                # npm publishes no .gitignore; the fixtures `npm test` transpiles are
+                # ignored upstream (npm packs by it, and the tarball lacks them), the
+                # fixture folder named node_modules is tracked (the tarball has it)
+                "test/fixtures/ts/*js", "!test/fixtures/ts/transpile.cjs",
+                "!test/fixtures/eval/node_modules/"),
+                # a test loads a transpiled fixture: generated code rgr finds by no rule;
+                # CI reaches the tests (the sandbox scrubs the environment)
+                tdd_toml='[sandbox]\nshow_generated = ["test/fixtures/ts/*.cjs"]\n'
+                         'pass_env = ["CI"]\n',
+                env={
+                    # docsify's postinstall runs `npx husky install`: npx asks before
+                    # downloading husky, and a user answers yes
+                    "npm_config_yes": "true",
+                    # 57 node files (workers, child processes) take 70 s unloaded
+                    "TDD_COMMAND_TIMEOUT": "900",
+                    # as its CI runs it: "eight million lines" (skipped under CI) outlasts
+                    # borp's 60 s timeout on the loaded 2-core machine
+                    "CI": "true"}),
+            ("npm", "test"), node_test_and_jest,
+            note="CI=true (its CI's setting: skips one 8-million-line test), "
+                 "npm_config_yes=true (a dependency's install script asks), "
+                 "TDD_COMMAND_TIMEOUT=900, a tdd.toml (a transpiled fixture, CI passed)"),
     Project("commons-codec", "1.15", "java", "Maven, offline from Debian's Maven "
             "repository (POMs patched as Debian's build does), JUnit 4",
             _debian_source("libcommons-codec-java", "1.15-1",

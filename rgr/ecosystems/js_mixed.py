@@ -8,6 +8,14 @@ is node's; a file that imports ``@jest/globals`` or calls Jest's globals (``desc
 ``it``, ``test``, ``expect``) without importing ``node:test`` is Jest's; any other file
 in a test folder is a helper neither runs. Only a package that depends on Jest is split.
 
+A TypeScript file importing ``node:test`` is run only by a node that strips types
+(``process.features.typescript``, Node 22.18 and later by default), as ``node --test``
+finds such files by itself only there: an older node cannot load it. A
+tape or tap file is a script that runs its own tests: ``node --test`` (and borp) runs it
+as one test, passing when it exits 0, so it is node's too, not Jest's (its ``test(``
+calls are tape's). Type tests (tstyche, tsd) are run by their own tools, never by
+either runner.
+
 The split is made again at every run, in the checkout under test (``settle``): the test
 file a RED phase adds is run by its own runner.
 """
@@ -33,6 +41,13 @@ _JEST = re.compile(r"""['"]@jest/globals['"]|\bjest\.\w+\s*\("""
                    r"""|(?<![.\w])(?:describe|it|test|expect)(?:\.\w+)?\s*\(""")
 #: A file that imports another runner's functions (Vitest, Mocha's or chai's) is not Jest's.
 _OTHER_RUNNER = re.compile(r"""(?:\bfrom\s*|\brequire\s*\(\s*)['"](?:vitest|mocha|chai)['"]""")
+#: Runners whose test file is a script running its own tests (``node file`` prints TAP):
+#: ``node --test`` runs such a file as one test.
+_SELF_RUNNING = re.compile(r"""(?:\bfrom\s*|\brequire\s*\(\s*)['"](?:tape|tap)['"]""")
+#: Type tests: checked by their own tool (``tstyche``, ``tsd``), run by neither runner.
+_TYPE_TESTS = re.compile(r"""(?:\bfrom\s*|\brequire\s*\(\s*)['"](?:tstyche|tsd)['"]""")
+#: What node's share can be (node --test's own discovery without type stripping).
+_NODE_SOURCES = (".js", ".mjs", ".cjs")
 #: Folders never looked into for test files.
 _SKIPPED = frozenset({"node_modules", "coverage", "dist", "build"})
 #: What the unsettled command shows (messages, the agent's prompt): what rgr runs.
@@ -50,16 +65,19 @@ class Owners:
 
     node: tuple[str, ...]
     jest: tuple[str, ...]
+    #: node's TypeScript files, run where node strips types.
+    node_typescript: tuple[str, ...] = ()
 
     @property
     def mixed(self) -> bool:
-        return bool(self.node and self.jest)
+        return bool((self.node or self.node_typescript) and self.jest)
 
 
 def owners(root: Path) -> Owners:
     """Which of ``root``'s test files node's runner owns and which Jest owns."""
     node: list[str] = []
     jest: list[str] = []
+    node_typescript: list[str] = []
     for folder, dirs, names in os.walk(root):
         dirs[:] = sorted(d for d in dirs if d not in _SKIPPED and not d.startswith("."))
         for name in sorted(names):
@@ -71,11 +89,13 @@ def owners(root: Path) -> Owners:
                 text = path.read_text(encoding="utf-8", errors="replace")
             except OSError:
                 continue
-            if _NODE_TEST.search(text):
-                node.append(rel)
+            if _TYPE_TESTS.search(text):
+                continue
+            if _NODE_TEST.search(text) or _SELF_RUNNING.search(text):
+                (node if name.endswith(_NODE_SOURCES) else node_typescript).append(rel)
             elif _JEST.search(text) and not _OTHER_RUNNER.search(text):
                 jest.append(rel)
-    return Owners(tuple(node), tuple(jest))
+    return Owners(tuple(node), tuple(jest), tuple(node_typescript))
 
 
 def mixed_command(source: str) -> TestCommand:
@@ -90,17 +110,33 @@ def settle(cmd: TestCommand, root: Path) -> TestCommand:
     """The command that runs ``root``'s test files as they are now, each by its owner."""
     found = owners(root)
     steps = []
-    if found.node:
-        steps.append(_step("node", f'NODE_OPTIONS="${_NODE_OPTIONS_VAR}" node --test',
-                           found.node))
+    if found.node or found.node_typescript:
+        steps.append(_node_step(found))
     if found.jest:
         steps.append(_step("jest", "npx jest --ci --runTestsByPath", found.jest,
                            f'--json --outputFile="${_REPORTS_VAR}/jest/report.json" '
                            "--passWithNoTests"))
     checks = " && ".join(f'[ "${part}" -eq 0 ]' for part in _PARTS
-                         if (found.node if part == "node" else found.jest))
+                         if (found.node or found.node_typescript if part == "node"
+                             else found.jest))
     script = "\n".join([*steps, checks or "true"])
     return replace(cmd, argv=("/bin/sh", "-c", script))
+
+
+def _node_step(found: Owners) -> str:
+    """node's runner on its JavaScript files, and on its TypeScript ones where this node
+    strips types (they are the positional parameters, so names keep their quoting)."""
+    lines = ["node=0", "set --"]
+    if found.node_typescript:
+        listed = " ".join(shlex.quote(f"./{f}") for f in found.node_typescript)
+        lines.append("if node -e 'process.exit(process.features.typescript ? 0 : 1)' "
+                     f">/dev/null 2>&1; then set -- {listed}; fi")
+    step = _step("node", f'NODE_OPTIONS="${_NODE_OPTIONS_VAR}" node --test', found.node,
+                 '"$@"')
+    # With no JavaScript file and no TypeScript node can load, `node --test` with no
+    # file would look for tests by itself: it is not run.
+    lines.append(step if found.node else f'if [ "$#" -gt 0 ]; then\n{step}\nfi')
+    return "\n".join(lines)
 
 
 def _step(part: str, command: str, files: tuple[str, ...], options: str = "") -> str:
