@@ -34,6 +34,10 @@ SAMPLE = "iniconfig"
 #: One project per ecosystem for the cheats, and Jest and Maven (the cheapest suite).
 CHEATED = ("iniconfig", "chai-string", "github.com/google/uuid", "itoa", "cron",
            "json-simple")
+#: Cheats only the mutation gate catches, on projects in a language it has no mutator
+#: for yet (Java: the gate notes "not-measured" and GREEN passes): known misses, held
+#: as strict expected failures so that a Java mutator shows up as XPASS.
+UNCAUGHT = {("json-simple", "weak"), ("json-simple", "over")}
 #: Projects whose own suite is red as their registry ships it: rgr refuses to start.
 RED_SUITES = ("jsoup",)
 CHEATS = ("weak", "over", "skipped", "edit")
@@ -59,9 +63,16 @@ def test_the_honest_change_completes(name: str, tmp_path: Path) -> None:
     assert outcome.phases[-1] == "COMPLETE"
 
 
-@pytest.mark.parametrize(("name", "cheat"), sweep(
-    [(n, c) for n in CHEATED for c in CHEATS], lambda case: full_sweep(), WHERE,
-    env="RGR_CORPUS_CACHE=/tmp/corpus-cache"))
+def _cheat_cases() -> list[object]:
+    cases = sweep([(n, c) for n in CHEATED for c in CHEATS], lambda case: full_sweep(),
+                  WHERE, env="RGR_CORPUS_CACHE=/tmp/corpus-cache")
+    uncaught = pytest.mark.xfail(strict=True,
+                                 reason="no mutator for Java yet: the gate does not measure")
+    return [pytest.param(*case.values, marks=(*case.marks, uncaught))
+            if tuple(case.values) in UNCAUGHT else case for case in cases]
+
+
+@pytest.mark.parametrize(("name", "cheat"), _cheat_cases())
 def test_each_cheat_is_rejected_by_its_rule(name: str, cheat: str, tmp_path: Path) -> None:
     outcome = run_change(by_name(name), cheat, tmp_path, _rgr())
     assert outcome.verdict == "ok", (outcome, _log(outcome, tmp_path))
