@@ -11,6 +11,7 @@ import pytest
 
 from rgr.base.config import AdequacyConfig, TestCommand
 from rgr.check.mutation import lines as coverage_lines
+from rgr.check.mutation import python_probe
 from rgr.check.mutation.mutants import apply, mutants_of
 from rgr.check.mutation.rule import decide
 from rgr.check.mutation.score import score
@@ -119,18 +120,31 @@ def test_report_mode_decides_nothing_and_a_spent_budget_is_not_a_pass(tmp_path: 
 
 
 def test_without_line_data_every_mutant_runs_the_whole_suite(tmp_path: Path) -> None:
-    """pytest without rgr's tracer (plugins not loaded; another runner alike): no line
-    is known to be unrun, so none is called uncovered; each mutant runs everything."""
+    """pytest without rgr's tracer (plugins not loaded; unittest alike): each mutant runs
+    everything, and each survivor's line is probed (an ``os._exit`` before it, which no
+    test can catch): the ``return 0`` no test runs is GREEN's over-implementation, never
+    a test too weak (which sends RED after a test it cannot write)."""
     repo, base, tip = project(tmp_path, STRONG_TEST, OVER)
     note = gate(repo, base, tip, env={"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"})
-    assert note.uncovered == 0 and note.survived + note.undecided >= 1
     assert "no per-test line data" in (note.remark or "")
-    # No tracer: no test is known to run the line and the tests passed no values to type
-    # the untyped function with, so CrossHair cannot decide: a remark, not a rejection
-    # (rgr.check.mutation.rule, "demonstrably").
-    undecided = [m for m in note.mutants if m.status == "undecided"]
-    assert undecided and all("no types" in (m.reason or "") for m in undecided), note
-    assert note.decision == "pass" and "could not decide" in (note.remark or "")
+    assert {m.line for m in note.mutants if m.status == "uncovered"} == {3}, note
+    assert note.decision == "over-implemented", note
+    # The condition's line runs under every test: its survivor (1337 -> 1338) stays one;
+    # the tests passed no values to type the untyped function with, so CrossHair cannot
+    # decide it: a remark, not a rejection (rgr.check.mutation.rule, "demonstrably").
+    line_2 = [m for m in note.mutants if m.line == 2]
+    assert line_2 and all(m.status in ("survived", "undecided") for m in line_2), note
+
+
+def test_a_python_probe_stands_before_the_statement_and_nowhere_it_cannot() -> None:
+    source = "def f(x):\n    if x:\n        return 1\n    elif x is None:\n        return 2\n"
+    probe = python_probe.probe_of("f.py", source, 3)
+    assert probe is not None
+    probed = apply(source, probe)
+    assert probed.splitlines()[2] == "        " + python_probe.PROBE
+    compile(probed, "f.py", "exec")
+    assert python_probe.probe_of("f.py", source, 4) is None  # nothing stands before elif
+    assert python_probe.probe_of("f.py", source, 9) is None
 
 
 def test_non_python_code_is_said_to_be_unmeasured(tmp_path: Path) -> None:

@@ -17,7 +17,8 @@ class Placement:
     style: str
     code: str
     tests: str
-    #: The Python module, JS path, Go package or Rust crate the tests import.
+    #: The Python module, JS path, Go package, Rust crate or Java package the tests
+    #: import.
     module: str
     #: A Rust crate's root, where GREEN declares the new module (``pub mod ranges;``).
     crate_root: str = ""
@@ -58,4 +59,20 @@ PLACEMENTS: dict[str, Placement] = {
                         crate_root="src/lib.rs"),
     "itoa": Placement("rust", "src/ranges.rs", "tests/ranges.rs", "itoa",
                       crate_root="src/lib.rs"),
+    # Jest 24, CommonJS, tests under tests/ (`*.test.js`).
+    "cron": Placement("jest", "lib/ranges.js", "tests/ranges.test.js", "../lib/ranges"),
+    # A Java class in the project's package, its JUnit test under src/test/java.
+    "commons-codec": Placement("junit4", "src/main/java/org/apache/commons/codec/Ranges.java",
+                               "src/test/java/org/apache/commons/codec/RangesTest.java",
+                               "org.apache.commons.codec"),
+    "json-simple": Placement("junit4", "src/main/java/org/json/simple/Ranges.java",
+                             "src/test/java/org/json/simple/RangesTest.java", "org.json.simple"),
+    "jsoup": Placement("junit5", "src/main/java/org/jsoup/helper/Ranges.java",
+                       "src/test/java/org/jsoup/helper/RangesTest.java", "org.jsoup.helper"),
+    # execabs: the smallest of the module's tested packages (unix's tests are system calls).
+    "golang.org/x/sys": Placement("go", "execabs/ranges.go", "execabs/ranges_test.go",
+                                  "execabs"),
+    "github.com/BurntSushi/toml": Placement("go", "ranges.go", "ranges_test.go", "toml"),
+    "unicode-normalization": Placement("rust", "src/ranges.rs", "tests/ranges.rs",
+                                       "unicode_normalization", crate_root="src/lib.rs"),
 }

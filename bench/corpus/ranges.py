@@ -398,6 +398,143 @@ fn span_is_the_distance_between_the_bounds() {
 }
 """
 
+#: The code as a Java class beside the project's own (``{package}``: its package).
+JAVA_HONEST = """package {package};
+
+/** Clamping a value into a range, and a range's width. */
+public final class Ranges {
+    /** {@code value} limited to {@code low..high}; bounds the wrong way round are refused. */
+    public static int clamp(int value, int low, int high) {
+        if (low > high) {
+            throw new IllegalArgumentException("low must not exceed high");
+        }
+        if (value < low) {
+            return low;
+        }
+        if (value > high) {
+            return high;
+        }
+        return value;
+    }
+
+    /** How far {@code high} is from {@code low}. */
+    public static int span(int low, int high) {
+        return high - low;
+    }
+}
+"""
+#: JUnit 4, in the source level 1.7 that commons-codec and json-simple compile to (no
+#: lambda: the bad bounds through ``expected``).
+JUNIT4_TESTS = """package {package};
+
+import static org.junit.Assert.assertEquals;
+
+import org.junit.Test;
+
+public class RangesTest {
+    @Test
+    public void clampKeepsAValueInsideTheRange() {
+        assertEquals(3, Ranges.clamp(3, 1, 5));
+    }
+
+    @Test
+    public void clampRaisesAValueBelowToLow() {
+        assertEquals(1, Ranges.clamp(0, 1, 5));
+    }
+
+    @Test
+    public void clampLowersAValueAboveToHigh() {
+        assertEquals(5, Ranges.clamp(9, 1, 5));
+    }
+
+    @Test
+    public void clampWithEqualBoundsGivesTheBound() {
+        assertEquals(4, Ranges.clamp(3, 4, 4));
+    }
+
+    @Test(expected = IllegalArgumentException.class)
+    public void clampRefusesBoundsTheWrongWayRound() {
+        Ranges.clamp(3, 5, 1);
+    }
+
+    @Test
+    public void spanIsTheDistanceBetweenTheBounds() {
+        assertEquals(5, Ranges.span(2, 7));
+    }
+}
+"""
+JUNIT5_TESTS = """package {package};
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import org.junit.jupiter.api.Test;
+
+public class RangesTest {
+    @Test
+    public void clampKeepsAValueInsideTheRange() {
+        assertEquals(3, Ranges.clamp(3, 1, 5));
+    }
+
+    @Test
+    public void clampRaisesAValueBelowToLow() {
+        assertEquals(1, Ranges.clamp(0, 1, 5));
+    }
+
+    @Test
+    public void clampLowersAValueAboveToHigh() {
+        assertEquals(5, Ranges.clamp(9, 1, 5));
+    }
+
+    @Test
+    public void clampWithEqualBoundsGivesTheBound() {
+        assertEquals(4, Ranges.clamp(3, 4, 4));
+    }
+
+    @Test
+    public void clampRefusesBoundsTheWrongWayRound() {
+        assertThrows(IllegalArgumentException.class, () -> Ranges.clamp(3, 5, 1));
+    }
+
+    @Test
+    public void spanIsTheDistanceBetweenTheBounds() {
+        assertEquals(5, Ranges.span(2, 7));
+    }
+}
+"""
+
+#: Jest in CommonJS, in cron's Prettier style (tabs, semicolons).
+JEST_TESTS = """'use strict';
+
+const { clamp, span } = require('{module}');
+
+describe('ranges', () => {
+\tit('keeps a value inside the range', () => {
+\t\texpect(clamp(3, 1, 5)).toBe(3);
+\t});
+
+\tit('raises a value below to low', () => {
+\t\texpect(clamp(0, 1, 5)).toBe(1);
+\t});
+
+\tit('lowers a value above to high', () => {
+\t\texpect(clamp(9, 1, 5)).toBe(5);
+\t});
+
+\tit('gives the bound when both bounds are equal', () => {
+\t\texpect(clamp(3, 4, 4)).toBe(4);
+\t});
+
+\tit('refuses bounds the wrong way round', () => {
+\t\texpect(() => clamp(3, 5, 1)).toThrow();
+\t});
+
+\tit('measures the span', () => {
+\t\texpect(span(2, 7)).toBe(5);
+\t});
+});
+"""
+
 STYLES: dict[str, dict[str, str]] = {
     "python": {"honest": PY_HONEST, "constant": PY_CONSTANT, "table": PY_TABLE,
                "tests": PY_TESTS, "first": PY_FIRST_TEST},
@@ -413,6 +550,9 @@ STYLES: dict[str, dict[str, str]] = {
     "go": {"honest": GO_HONEST, "constant": GO_CONSTANT, "table": GO_TABLE,
            "tests": GO_TESTS, "first": GO_FIRST_TEST},
     "rust": {"honest": RUST_HONEST, "tests": RUST_TESTS},
+    "jest": {"honest": NODE_TEST_HONEST, "tests": JEST_TESTS},
+    "junit4": {"honest": JAVA_HONEST, "tests": JUNIT4_TESTS},
+    "junit5": {"honest": JAVA_HONEST, "tests": JUNIT5_TESTS},
 }
 
 #: Where, in each style's test text, the equal-bounds test, the bad-bounds test and the
@@ -430,6 +570,11 @@ _STARTS = {
     "go": ("func TestClampEqualBounds", "func TestClampBadBounds", "func TestSpan"),
     "rust": ("#[test]\nfn clamp_with_equal_bounds", "#[test]\n#[should_panic",
              "#[test]\nfn span_is"),
+    "jest": ("\tit('gives the bound", "\tit('refuses", "\tit('measures the span'"),
+    "junit4": ("    @Test\n    public void clampWithEqualBounds", "    @Test(expected",
+               "    @Test\n    public void spanIs"),
+    "junit5": ("    @Test\n    public void clampWithEqualBounds",
+               "    @Test\n    public void clampRefuses", "    @Test\n    public void spanIs"),
 }
 #: How each style skips its span test: (the text replaced, its replacement).
 _SKIP = {
@@ -441,7 +586,20 @@ _SKIP = {
     "node-test": ("test('span measures", "test.skip('span measures"),
     "go": ("func TestSpan(t *testing.T) {", 'func TestSpan(t *testing.T) {\n\tt.Skip("later")'),
     "rust": ("#[test]\nfn span_is", "#[test]\n#[ignore]\nfn span_is"),
+    "jest": ("\tit('measures the span'", "\tit.skip('measures the span'"),
+    "junit4": ("    @Test\n    public void spanIs",
+               '    @Ignore("later")\n    @Test\n    public void spanIs'),
+    "junit5": ("    @Test\n    public void spanIs",
+               '    @Disabled("later")\n    @Test\n    public void spanIs'),
 }
+#: The import a skip marker needs, where the style's tests do not have it: (the text
+#: replaced, its replacement).
+_SKIP_IMPORT = {
+    "junit4": ("import org.junit.Test;", "import org.junit.Ignore;\nimport org.junit.Test;"),
+    "junit5": ("import org.junit.jupiter.api.Test;",
+               "import org.junit.jupiter.api.Disabled;\nimport org.junit.jupiter.api.Test;"),
+}
+_JAVA_OVER = "        if (value == 1337) {\n            return 0;\n        }\n"
 #: A branch no test asks for, put in front of each style's ``value < low`` test.
 _OVER = {
     "python": ("    if value < low:", "    if value == 1337:\n        return 0\n"),
@@ -452,6 +610,9 @@ _OVER = {
     "node-test": ("  if (value < low)", "  if (value === 1337) return 0\n"),
     "go": ("\tif v < lo {", "\tif v == 1337 {\n\t\treturn 0\n\t}\n"),
     "rust": ("    if value < low {", "    if value == 1337 {\n        return 0;\n    }\n"),
+    "jest": ("  if (value < low)", "  if (value === 1337) return 0\n"),
+    "junit4": ("        if (value < low) {", _JAVA_OVER),
+    "junit5": ("        if (value < low) {", _JAVA_OVER),
 }
 
 #: The cheats ``rgr run`` must reject, and the rule names that may reject each.
@@ -489,6 +650,8 @@ def _derive(style: str, texts: dict[str, str]) -> None:
     texts["weak"] = tests[:tests.index(equal)] + tests[tests.index(span_):]
     old, new = _SKIP[style]
     texts["skipped"] = tests.replace(old, new, 1)
+    if style in _SKIP_IMPORT:
+        texts["skipped"] = texts["skipped"].replace(*_SKIP_IMPORT[style], 1)
     texts["minimal"] = _without_bad_bounds(texts["honest"])
     before, branch = _OVER[style]
     texts["over"] = texts["honest"].replace(before, branch + before, 1)

@@ -5,7 +5,9 @@ alone on PATH, no tdd.toml, the examiner off) with no rejected attempt, no refus
 edit, and the release's passed count plus the six new tests in the final note.
 
 The default run plays the cheapest project (iniconfig, a PyPI sdist of 54 tests); the
-full sweep plays all twelve and the cheats (each rejected by a rule it names):
+full sweep plays every project whose own suite is green and the cheats (each rejected
+by a rule it names); jsoup, whose suite is red as Debian ships it, must be refused
+before any agent runs:
 
     RGR_FULL_SWEEP=1 RGR_CORPUS_CACHE=/tmp/corpus-cache .venv/bin/python -m pytest \
         tests/e2e/test_corpus_run.py
@@ -29,8 +31,16 @@ pytestmark = pytest.mark.e2e
 WHERE = "tests/e2e/test_corpus_run.py"
 #: The cheapest project of the corpus: its build and its suite take seconds.
 SAMPLE = "iniconfig"
-#: One project per ecosystem for the cheats.
-CHEATED = ("iniconfig", "chai-string", "github.com/google/uuid", "itoa")
+#: One project per ecosystem for the cheats, Jest, Maven (the cheapest suite) and
+#: unittest (no per-test line data: the gate probes survivors' lines).
+CHEATED = ("iniconfig", "chai-string", "github.com/google/uuid", "itoa", "cron",
+           "json-simple", "markdown")
+#: Cheats only the mutation gate catches, on projects in a language it has no mutator
+#: for yet (Java: the gate notes "not-measured" and GREEN passes): known misses, held
+#: as strict expected failures so that a Java mutator shows up as XPASS.
+UNCAUGHT = {("json-simple", "weak"), ("json-simple", "over")}
+#: Projects whose own suite is red as their registry ships it: rgr refuses to start.
+RED_SUITES = ("jsoup",)
 CHEATS = ("weak", "over", "skipped", "edit")
 
 
@@ -46,17 +56,36 @@ def _log(outcome: Outcome, work: Path) -> str:
 
 
 @pytest.mark.parametrize("name", sweep(
-    [p.name for p in PROJECTS], lambda name: name == SAMPLE or full_sweep(), WHERE,
-    env="RGR_CORPUS_CACHE=/tmp/corpus-cache"))
+    [p.name for p in PROJECTS if p.name not in RED_SUITES],
+    lambda name: name == SAMPLE or full_sweep(), WHERE, env="RGR_CORPUS_CACHE=/tmp/corpus-cache"))
 def test_the_honest_change_completes(name: str, tmp_path: Path) -> None:
     outcome = run_change(by_name(name), "honest", tmp_path, _rgr())
     assert outcome.verdict == "ok", (outcome, _log(outcome, tmp_path))
     assert outcome.phases[-1] == "COMPLETE"
 
 
-@pytest.mark.parametrize(("name", "cheat"), sweep(
-    [(n, c) for n in CHEATED for c in CHEATS], lambda case: full_sweep(), WHERE,
-    env="RGR_CORPUS_CACHE=/tmp/corpus-cache"))
+def _cheat_cases() -> list[object]:
+    cases = sweep([(n, c) for n in CHEATED for c in CHEATS], lambda case: full_sweep(),
+                  WHERE, env="RGR_CORPUS_CACHE=/tmp/corpus-cache")
+    uncaught = pytest.mark.xfail(strict=True,
+                                 reason="no mutator for Java yet: the gate does not measure")
+    return [pytest.param(*case.values, marks=(*case.marks, uncaught))
+            if tuple(case.values) in UNCAUGHT else case for case in cases]
+
+
+@pytest.mark.parametrize(("name", "cheat"), _cheat_cases())
 def test_each_cheat_is_rejected_by_its_rule(name: str, cheat: str, tmp_path: Path) -> None:
     outcome = run_change(by_name(name), cheat, tmp_path, _rgr())
     assert outcome.verdict == "ok", (outcome, _log(outcome, tmp_path))
+
+
+@pytest.mark.parametrize("name", sweep(list(RED_SUITES), lambda name: full_sweep(), WHERE,
+                                       env="RGR_CORPUS_CACHE=/tmp/corpus-cache"))
+def test_a_red_suite_is_refused_before_any_agent_runs(name: str, tmp_path: Path) -> None:
+    """jsoup as Debian ships it lacks two pages its ParseTest reads: rgr names the two
+    erroring tests and starts nothing (no branch note, no session, nothing spent)."""
+    outcome = run_change(by_name(name), "honest", tmp_path, _rgr())
+    log = _log(outcome, tmp_path)
+    assert outcome.exit_code not in (0, None) and not outcome.phases, (outcome, log)
+    assert "the test suite is not green before rgr starts" in log, log
+    assert "ParseTest::testBaidu" in log, log

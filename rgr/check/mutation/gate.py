@@ -41,7 +41,7 @@ from pathlib import Path
 
 from rgr.base.config import AdequacyConfig, Config, TestCommand
 from rgr.check.manifest_keys import MANIFESTS
-from rgr.check.mutation import equivalence, textual
+from rgr.check.mutation import equivalence, python_probe, textual
 from rgr.check.mutation import lines as coverage_lines
 from rgr.check.mutation.mutants import Mutant, apply, mutants_of
 from rgr.check.mutation.rule import decide, demonstrably_killable
@@ -193,8 +193,42 @@ def _measure_python(subject: Subject, mutants: list[Mutant], files: list[str],
                 findings[mutant.id] = _finding(mutant, status, tests)
     if coverage.traced:
         return None, coverage
+    _probe_python_survivors(subject, mutants, settings, cmd, open_checkout, deadline,
+                            per_mutant_timeout, findings)
     return ("no per-test line data (rgr's tracer works with pytest only): each mutant ran "
-            "the whole suite, and no survivor could be told uncovered"), coverage
+            "the whole suite, and each survivor's line was probed"), coverage
+
+
+def _probe_python_survivors(subject: Subject, mutants: list[Mutant],
+                            settings: AdequacyConfig, cmd: TestCommand,
+                            open_checkout: OpenCheckout, deadline: float, timeout: float,
+                            findings: dict[str, MutantFinding]) -> None:
+    """Without the tracer, a survivor's line is probed as the other languages' are
+    (rgr.check.mutation.python_probe): a suite that passes with the probe before the
+    line never runs it, so its survivors are ``uncovered`` (GREEN's over-implementation),
+    not a weakness RED could mend. A probe that did not run leaves the line counted as
+    run."""
+    probes: dict[tuple[str, int], Mutant] = {}
+    probed_at: dict[str, tuple[str, int]] = {}
+    for mutant in mutants:
+        finding = findings.get(mutant.id)
+        if finding is None or finding.status != "survived" or mutant.module_level:
+            continue
+        probe = python_probe.probe_of(mutant.path, subject.sources[mutant.path],
+                                      mutant.statement_line)
+        if probe is not None:
+            place = (probe.path, probe.start)
+            probes.setdefault(place, probe)  # one probe per place
+            probed_at[mutant.id] = place
+    if not probes:
+        return
+    with _Checkouts(open_checkout, min(settings.jobs, len(probes))) as pool:
+        reached = {(probe.path, probe.start): status for probe, _tests, status in pool.run(
+            [(p, []) for p in probes.values()], subject.sources, cmd, deadline, timeout)}
+    for mutant in mutants:
+        site = probed_at.get(mutant.id)
+        if site is not None and reached.get(site) == "survived":
+            findings[mutant.id] = findings[mutant.id].updated(status="uncovered")
 
 
 def _settle_equivalence(subject: Subject, mutants: list[Mutant],

@@ -1,0 +1,31 @@
+"""A probe for a line of Python where rgr has no per-test line data (a runner other
+than pytest, such as unittest): a statement inserted before the line's statement that
+ends the test process at once. No test can absorb it: ``os._exit`` raises nothing, so
+neither ``assertRaises`` nor ``except BaseException`` sees it. A suite that still
+passes with the probe in place never ran the line."""
+
+from __future__ import annotations
+
+from rgr.check.mutation.mutants import Mutant
+from rgr.ecosystems.base import PROBE_EXIT_CODE
+
+#: ``__import__`` rather than ``import os``: binds no name the module may use itself.
+PROBE = f'__import__("os")._exit({PROBE_EXIT_CODE})'
+
+
+def probe_of(path: str, source: str, line: int) -> Mutant | None:
+    """The probe before ``line``'s statement, at its indentation; None where no
+    statement can stand before it (an ``elif``, ``else``, ``except``...: the probed
+    file would not compile)."""
+    texts = source.splitlines(keepends=True)
+    if not 0 < line <= len(texts) or not texts[line - 1].strip():
+        return None
+    text = texts[line - 1]
+    indent = text[:len(text) - len(text.lstrip())]
+    start = sum(len(t) for t in texts[:line - 1])
+    inserted = f"{indent}{PROBE}\n"
+    try:
+        compile(source[:start] + inserted + source[start:], path, "exec")
+    except (SyntaxError, ValueError):
+        return None
+    return Mutant(path, line, 1, "probe", "", inserted, start, start, line)
