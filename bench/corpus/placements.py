@@ -59,6 +59,10 @@ PLACEMENTS: dict[str, Placement] = {
                         crate_root="src/lib.rs"),
     "itoa": Placement("rust", "src/ranges.rs", "tests/ranges.rs", "itoa",
                       crate_root="src/lib.rs"),
+    # node:test files among tape and Jest ones (borp runs `test/**/*.test.js`). Its
+    # honest run cannot start yet: rgr's baseline is red there (tests/e2e/test_corpus_run.py,
+    # SANDBOX_RED).
+    "pino": Placement("node-test", "lib/ranges.js", "test/ranges.test.js", "../lib/ranges"),
     # Jest 24, CommonJS, tests under tests/ (`*.test.js`).
     "cron": Placement("jest", "lib/ranges.js", "tests/ranges.test.js", "../lib/ranges"),
     # A Java class in the project's package, its JUnit test under src/test/java.
