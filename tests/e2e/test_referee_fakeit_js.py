@@ -23,24 +23,21 @@ debt naming file:line; the full sweep runs all three:
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from ecosystems import CALC_STUB, ECOSYSTEMS, Ecosystem, calc_files, refactor, run_kata
+from ecosystems import refactor, run_kata
 from harness import sweep_only
 from kata import NOTES, git, notes_on_branch
+from vitest_calc import IMPL, TEST_1, calc, green, red
+from vitest_calc import plan as plan_of
 
-from rgr.demo.kata import commit
-from rgr.fake_model import SessionScript, Step, read, structured, write
+from rgr.fake_model import SessionScript
 
 pytestmark = pytest.mark.e2e
 
 WHERE = "tests/e2e/test_referee_fakeit_js.py"
 
-IMPL, TEST = "src/calc.js", "src/calc.test.js"
-HEAD = "import { it, expect } from 'vitest';\nimport { add } from './calc.js';\n"
-TEST_1 = HEAD + "\nit('adds two and three', () => {\n  expect(add(2, 3)).toEqual(5);\n});\n"
 TEST_2 = TEST_1 + "\nit('adds one and one', () => {\n  expect(add(1, 1)).toEqual(2);\n});\n"
 ITEMS = ["adds two and three", "adds one and one"]
 
@@ -51,34 +48,8 @@ TABLE = ("const SUMS = { '2,3': 5 };\n\nexport function add(a, b) {\n"
          "  return SUMS[`${a},${b}`];\n}\n")
 
 
-def calc() -> Ecosystem:
-    """The Vitest calc project: ``add`` a stub, no test yet."""
-    files = {path: text for path, text in calc_files("vitest", CALC_STUB["vitest"],
-                                                     True).items() if path != TEST}
-    return replace(ECOSYSTEMS["vitest"], files=files, test_file=TEST, impl_file=IMPL)
-
-
 def plan(items: int, done: int) -> SessionScript:
-    text = "# Test list\n\n" + "".join(
-        f"- [{'x' if i < done else ' '}] {item}\n" for i, item in enumerate(ITEMS[:items]))
-    steps: list[Step] = [read("test-list.md")] if done else []
-    steps += [write("test-list.md", text), commit(f"plan: {done} done", "test-list.md"),
-              structured({"currentTest": None} if done >= items else {"currentTest": {
-                  "description": ITEMS[done], "testFile": TEST, "implFile": IMPL}})]
-    return SessionScript(steps, expect_system_contains="You are the PLANNER", name="plan")
-
-
-def red(content: str, again: bool) -> SessionScript:
-    steps: list[Step] = [read(TEST)] if again else []
-    steps += [write(TEST, content), commit("test: add", TEST),
-              structured({"summary": "added a failing test"})]
-    return SessionScript(steps, expect_system_contains="You are the TESTER", name="red")
-
-
-def green(content: str) -> SessionScript:
-    return SessionScript([read(IMPL), write(IMPL, content), commit("feat: add", IMPL),
-                          structured({"summary": "implemented add"})],
-                         expect_system_contains="You are the IMPLEMENTER", name="green")
+    return plan_of(ITEMS, items, done)
 
 
 def run(scripts: list[SessionScript], tmp_path: Path, code: int) -> tuple[Path, str]:
