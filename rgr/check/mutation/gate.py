@@ -208,27 +208,47 @@ def _probe_python_survivors(subject: Subject, mutants: list[Mutant],
     line never runs it, so its survivors are ``uncovered`` (GREEN's over-implementation),
     not a weakness RED could mend. A probe that did not run leaves the line counted as
     run."""
-    probes: dict[tuple[str, int], Mutant] = {}
-    probed_at: dict[str, tuple[str, int]] = {}
+    def probe_for(mutant: Mutant) -> Mutant | None:
+        if mutant.module_level:
+            return None
+        return python_probe.probe_of(mutant.path, subject.sources[mutant.path],
+                                     mutant.statement_line)
+
+    def run_probes(probes: list[Mutant]) -> list[tuple[Mutant, list[str], str]]:
+        with _Checkouts(open_checkout, min(settings.jobs, len(probes))) as pool:
+            return pool.run([(p, []) for p in probes], subject.sources, cmd, deadline,
+                            timeout)
+
+    _mark_unrun(mutants, findings, probe_for, run_probes)
+
+
+def _mark_unrun(mutants: list[Mutant], findings: dict[str, MutantFinding],
+                probe_for: Callable[[Mutant], Mutant | None],
+                run_probes: Callable[[list[Mutant]], list[tuple[Mutant, list[str], str]]]
+                ) -> None:
+    """Probes each survivor's place (``probe_for``: None where none can stand), one run
+    per place, and marks ``uncovered`` the survivors whose probe "survived": every test
+    passed with the place made to end the test process, so no test runs it. Anything
+    else (a test failed, the probe did not build, the budget ran out) leaves the line
+    counted as run."""
+    probes: dict[tuple[str, int, int], Mutant] = {}
+    probed_at: dict[str, tuple[str, int, int]] = {}
     for mutant in mutants:
         finding = findings.get(mutant.id)
-        if finding is None or finding.status != "survived" or mutant.module_level:
+        if finding is None or finding.status != "survived":
             continue
-        probe = python_probe.probe_of(mutant.path, subject.sources[mutant.path],
-                                      mutant.statement_line)
+        probe = probe_for(mutant)
         if probe is not None:
-            place = (probe.path, probe.start)
-            probes.setdefault(place, probe)  # one probe per place
+            place = (probe.path, probe.line, probe.col)
+            probes.setdefault(place, probe)
             probed_at[mutant.id] = place
     if not probes:
         return
-    with _Checkouts(open_checkout, min(settings.jobs, len(probes))) as pool:
-        reached = {(probe.path, probe.start): status for probe, _tests, status in pool.run(
-            [(p, []) for p in probes.values()], subject.sources, cmd, deadline, timeout)}
-    for mutant in mutants:
-        site = probed_at.get(mutant.id)
-        if site is not None and reached.get(site) == "survived":
-            findings[mutant.id] = findings[mutant.id].updated(status="uncovered")
+    reached = {(probe.path, probe.line, probe.col): status
+               for probe, _tests, status in run_probes(list(probes.values()))}
+    for mutant_id, place in probed_at.items():
+        if reached.get(place) == "survived":
+            findings[mutant_id] = findings[mutant_id].updated(status="uncovered")
 
 
 def _settle_equivalence(subject: Subject, mutants: list[Mutant],
@@ -336,31 +356,15 @@ def _measure_probed(subject: Subject, mutants: list[Mutant], settings: AdequacyC
                                                timeout):
             findings[mutant.id] = _finding(mutant, status, [])
         # One probe per place: before a line's statement, or inside the one-line body
-        # of an ``if`` that holds the survivor (textual.probe_of).
-        probes: dict[tuple[str, int, int], Mutant] = {}
-        probed_at: dict[str, tuple[str, int, int]] = {}
-        for mutant in mutants:
-            if findings[mutant.id].status == "survived":
-                probe = textual.probe_of(mutant.path, subject.sources[mutant.path],
-                                         mutant.statement_line, mutant.start)
-                if probe is not None:
-                    place = (probe.path, probe.line, probe.col)
-                    probes.setdefault(place, probe)
-                    probed_at[mutant.id] = place
+        # of an ``if`` that holds the survivor (textual.probe_of), run within the scopes
+        # that are exact (a narrowed JavaScript run could miss the test that runs it).
         exact = {path: scope for path, scope in scopes.items() if scope.exact}
-        reached = {(probe.path, probe.line, probe.col): status
-                   for probe, _tests, status in pool.run(
-                       [(p, []) for p in probes.values()], subject.sources, cmd, deadline,
-                       timeout, exact)}
-    for mutant in mutants:
-        finding = findings[mutant.id]
-        # "survived" under a probe: every test passed with the line's statement made to
-        # end the test process, so no test runs it. Anything else (a test failed, the probe did
-        # not build, the budget ran out) leaves the line counted as run.
-        site = probed_at.get(mutant.id)
-        if finding.status == "survived" and site is not None \
-                and reached.get(site) == "survived":
-            findings[mutant.id] = finding.updated(status="uncovered")
+        _mark_unrun(
+            mutants, findings,
+            lambda m: textual.probe_of(m.path, subject.sources[m.path], m.statement_line,
+                                       m.start),
+            lambda probes: pool.run([(p, []) for p in probes], subject.sources, cmd,
+                                    deadline, timeout, exact))
     return None
 
 
