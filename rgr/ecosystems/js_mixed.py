@@ -32,10 +32,9 @@ from rgr.base.config import TestCommand
 from rgr.base.proc import Completed
 from rgr.ecosystems.base import Finished, Results, Runner
 from rgr.ecosystems.failure_kind import is_test_path
+from rgr.ecosystems.js_modules import SOURCES
 
 NAME = "node+jest"
-#: JavaScript and TypeScript sources a test file can be.
-_SOURCES = (".js", ".mjs", ".cjs", ".jsx", ".ts", ".mts", ".cts", ".tsx")
 _NODE_TEST = re.compile(r"""(?:\bfrom\s*|\brequire\s*\(\s*|\bimport\s*\(?\s*)['"]node:test['"]""")
 _JEST = re.compile(r"""['"]@jest/globals['"]|\bjest\.\w+\s*\("""
                    r"""|(?<![.\w])(?:describe|it|test|expect)(?:\.\w+)?\s*\(""")
@@ -83,7 +82,7 @@ def owners(root: Path) -> Owners:
         for name in sorted(names):
             path = Path(folder) / name
             rel = path.relative_to(root).as_posix()
-            if not name.endswith(_SOURCES) or name.endswith(".d.ts") or not is_test_path(rel):
+            if not name.endswith(SOURCES) or name.endswith(".d.ts") or not is_test_path(rel):
                 continue
             try:
                 text = path.read_text(encoding="utf-8", errors="replace")

@@ -29,8 +29,9 @@ _REQUIRE_STACK = re.compile(r"^Require stack:\n- (.+)$", re.MULTILINE)
 #: What a module specifier can be when it is an npm package: ``name``, ``@scope/name``,
 #: with a path after it. ``@/x`` and ``~/x`` (path aliases) cannot.
 _PACKAGE = re.compile(r"^(@[\w.-]+/)?[\w][\w.-]*(/.*)?$")
-#: JavaScript and TypeScript sources a test file can be.
-_SOURCES = (".js", ".mjs", ".cjs", ".jsx", ".ts", ".mts", ".cts", ".tsx")
+#: The JavaScript and TypeScript sources a module or a test can be written in (one list
+#: for every reader of JavaScript projects).
+SOURCES = (".js", ".mjs", ".cjs", ".jsx", ".ts", ".mts", ".cts", ".tsx")
 
 
 def missing_module(head: str, text: str) -> tuple[str, str | None] | None:
@@ -89,7 +90,7 @@ def importers(root: Path, module: str) -> list[str]:
         for name in names:
             path = Path(folder) / name
             rel = path.relative_to(root).as_posix()
-            if not name.endswith(_SOURCES) or not is_test_path(rel):
+            if not name.endswith(SOURCES) or not is_test_path(rel):
                 continue
             try:
                 text = path.read_text(encoding="utf-8", errors="replace")

@@ -22,9 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from rgr.ecosystems.failure_kind import is_test_path
+from rgr.ecosystems.js_modules import SOURCES
 
-#: The sources a module or a test can be written in.
-SOURCES = (".js", ".mjs", ".cjs", ".jsx", ".ts", ".mts", ".cts", ".tsx")
 _RELATIVE = re.compile(r"""(['"`])(\.\.?(?:/[^'"`\n]*)?)\1""")
 _QUOTED = re.compile(r"""(['"`])([^'"`\n]+)\1""")
 #: A file that defines tests (Mocha, Jest, Vitest, node:test, Jasmine, tap alike).

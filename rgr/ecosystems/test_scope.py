@@ -25,7 +25,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from rgr.base.config import TestCommand
-from rgr.ecosystems import go, js_reach
+from rgr.ecosystems import go, js_modules, js_reach
 
 #: The JavaScript runners whose suite is the test files found in the project.
 _JS_RUNNERS = frozenset({"mocha", "jest", "vitest", "node"})
@@ -76,7 +76,7 @@ def scope_of(cmd: TestCommand, root: Path, path: str) -> Scope:
         if not importers:
             return Scope(_go_packages(cmd, (own,)))
         return Scope(_go_packages(cmd, importers), first=_go_packages(cmd, (own,)))
-    if cmd.runner in _JS_RUNNERS and path.endswith(js_reach.SOURCES):
+    if cmd.runner in _JS_RUNNERS and path.endswith(js_modules.SOURCES):
         found = js_reach.reach(root, path)
         if found is not None and found.left_out:
             return Scope(cmd, found.left_out, exact=False,

@@ -22,7 +22,7 @@ import re
 from pathlib import Path
 
 from rgr.ecosystems.failure_kind import FailureKind, is_test_path
-from rgr.ecosystems.js_modules import module_kind
+from rgr.ecosystems.js_modules import SOURCES, module_kind
 
 #: The heading rgr gives a Vitest typecheck failure (Vitest's own reporter's words).
 TYPECHECK_HEAD = "TypeCheckError: "
@@ -33,7 +33,6 @@ _NO_MODULE = re.compile(r"^Cannot find module '(.+?)'")
 _NO_PROPERTY = re.compile(r"^Property '\w+' does not exist on type '(.+?)'\.")
 _IMPORT_TYPE = re.compile(r"""^typeof import\(["'](.+?)["']\)$""")
 _TYPE_NAME = re.compile(r"^(?:typeof )?([A-Za-z_$][\w$]*)(?:<.*>)?$")
-_SOURCES = (".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs")
 
 
 def diagnostic_kind(text: str, importer: str | None, root: Path | None) -> FailureKind | None:
@@ -72,7 +71,7 @@ def declared_in_project(root: Path, name: str) -> bool:
         dirs[:] = [d for d in dirs if d != "node_modules" and not d.startswith(".")]
         for file in names:
             path = Path(folder) / file
-            if not file.endswith(_SOURCES) or file.endswith(".d.ts") \
+            if not file.endswith(SOURCES) or file.endswith(".d.ts") \
                     or is_test_path(path.relative_to(root).as_posix()):
                 continue
             try:
