@@ -159,6 +159,17 @@ def test_javascript_shows_the_imported_declarations_heads_and_nothing_of_their_b
         "exports.div = function (a, b)"]
 
 
+def test_a_regular_expression_literal_with_a_quote_hides_no_declaration() -> None:
+    # The declarations are read with the mutator's tokenizer: a backtick or a quote inside
+    # a regular-expression literal starts no string (a string-only scanner read the rest
+    # of the file as one template literal and showed nothing).
+    files = {"src/q.js": "const TICK = /`/g;\nconst QUOTE = /\"/;\n"
+                         "export function strip(text) {\n  return text.replace(TICK, '');\n}\n",
+             "src/q.test.js": "import { strip } from './q.js';\n"}
+    assert public_interface(["src/q.test.js"], reader(files)) == [
+        "# src/q.js (module ./q.js)", "export function strip(text)"]
+
+
 def test_go_shows_the_packages_exported_declarations_the_test_uses() -> None:
     files = {"calc/calc.go": CALC_GO, "calc/other.go": "package calc\n\nfunc Unused() {}\n",
              "calc/calc_test.go": "package calc\n\nimport \"testing\"\n\n"

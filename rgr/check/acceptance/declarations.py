@@ -9,6 +9,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from rgr.check.mutation.textual import tokens_of
+
 #: A declaration's head longer than this is cut (a prompt line, not a listing).
 MAX_HEAD = 200
 
@@ -22,31 +24,31 @@ class Declaration:
     member_of: str | None = None  # a class's method: the class
 
 
-def blank(text: str) -> str:
+def blank(text: str, language: str) -> str:
     """``text`` with comments removed and every string's contents (quotes kept) blanked;
-    line breaks stay where they were, so positions by line still hold."""
+    line breaks stay where they were, so positions by line still hold. ``language`` is
+    the mutator's (``"js"`` or ``"go"``): the same tokenizer, so a regular-expression
+    literal or a Go raw string is read as the mutator reads it."""
     out: list[str] = []
-    i, n = 0, len(text)
-    while i < n:
-        c = text[i]
-        if text.startswith("//", i):
-            end = text.find("\n", i)
-            i = n if end < 0 else end
-        elif text.startswith("/*", i):
-            end = text.find("*/", i + 2)
-            stop = n if end < 0 else end + 2
-            out.append("\n" * text.count("\n", i, stop))
-            i = stop
-        elif c in "'\"`":
-            j = i + 1
-            while j < n and text[j] != c and not (c != "`" and text[j] == "\n"):
-                j += 2 if text[j] == "\\" else 1
-            out.append(c + "\n" * text.count("\n", i + 1, min(j, n)) + c)
-            i = j + 1
+    position = 0
+    for token in tokens_of(text, language):
+        out.append(_gap(text[position:token.start]))
+        if token.kind in ("string", "char"):
+            quote = token.text[0]
+            out.append(quote + "\n" * token.text.count("\n") + quote)
         else:
-            out.append(c)
-            i += 1
+            out.append(token.text)
+        position = token.end
+    out.append(_gap(text[position:]))
     return "".join(out)
+
+
+def _gap(between: str) -> str:
+    """What lies between two tokens: whitespace, or a comment (dropped, its line breaks
+    kept)."""
+    if between.strip() == "":
+        return between
+    return "\n" * between.count("\n") or " "
 
 
 def head_at(text: str, start: int, angles: bool = True) -> str:

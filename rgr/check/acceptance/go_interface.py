@@ -22,7 +22,7 @@ _VALUE = re.compile(r"(?:const|var)\s+(?P<name>[A-Z]\w*)")
 
 def interface(test_path: str, text: str, read: Reader, listing: Lister) -> list[str]:
     """``# calc.go (package calc)`` then the heads of what the test uses, per file."""
-    used = set(re.findall(r"\b[A-Z]\w*", blank(text)))
+    used = set(re.findall(r"\b[A-Z]\w*", blank(text, "go")))
     folder = posixpath.dirname(test_path)
     out: list[str] = []
     for path in listing(folder):
@@ -33,7 +33,7 @@ def interface(test_path: str, text: str, read: Reader, listing: Lister) -> list[
             continue
         heads = [d.head for d in declarations(source)
                  if d.name in used]
-        package = re.search(r"^\s*package\s+(\w+)", blank(source), re.MULTILINE)
+        package = re.search(r"^\s*package\s+(\w+)", blank(source, "go"), re.MULTILINE)
         if heads:
             out.append(f"# {path} (package {package[1] if package else '?'})")
             out += heads
@@ -42,7 +42,7 @@ def interface(test_path: str, text: str, read: Reader, listing: Lister) -> list[
 
 def declarations(source: str) -> list[Declaration]:
     """The file's exported top-level declarations, in order (a method names its type)."""
-    text = blank(source)
+    text = blank(source, "go")
     starts = line_starts(text)
     out: list[Declaration] = []
     for number, depth in enumerate(depths(text)):

@@ -96,7 +96,7 @@ def _wanted(declaration: Declaration, names: set[str]) -> bool:
 
 def declarations(source: str) -> list[Declaration]:
     """The module's top-level declarations and its classes' public methods, in order."""
-    text = blank(source)
+    text = blank(source, "js")
     starts = line_starts(text)
     out: list[Declaration] = []
     exported_names: set[str] = set()
