@@ -110,6 +110,10 @@ def agent_summary(result: AgentResult | None, spec: AgentSpec | None,
     )
 
 
+#: How often _folder makes its root again when a concurrent _prune removed it.
+_MAKE_TRIES = 5
+
+
 def work_root(git_dir: Path, configured: str = "") -> Path:
     """Where this repository's scratch copies and pristine checkouts live while used,
     one folder per repository: ``[sandbox] scratch_dir``, else /dev/shm (memory: an
@@ -279,7 +283,8 @@ class Sealer:
         self._stager = (scratch.PristineStager(self.ws.repo.path)
                         if self.policy is not None else None)
         if self._stager is not None:
-            weakref.finalize(self, self._stager.discard)
+            weakref.finalize(self, _discard_and_prune, self._stager,
+                             work_root(self.ws.git_dir, self.ws.config.sandbox.scratch_dir))
         if self.policy is not None:
             self.toolchain = self.policy.toolchain
 
@@ -514,8 +519,14 @@ class Sealer:
 
     def _folder(self, label: str) -> Path:
         root = work_root(self.ws.git_dir, self.ws.config.sandbox.scratch_dir)
-        root.mkdir(parents=True, exist_ok=True, mode=0o700)
-        return Path(tempfile.mkdtemp(prefix=f"{label}-", dir=root))
+        for _ in range(_MAKE_TRIES):
+            root.mkdir(parents=True, exist_ok=True, mode=0o700)
+            try:
+                return Path(tempfile.mkdtemp(prefix=f"{label}-", dir=root))
+            except FileNotFoundError:
+                continue  # another attempt's _remove pruned the empty root just now
+        raise RgrError(f"cannot make a scratch folder under {root}: it keeps vanishing",
+                       "check that nothing else deletes that folder")
 
     def _home_and_tmp(self, folder: Path, working_copy: Path) -> tuple[Path, Path]:
         """The session's own HOME (with the files under the user's HOME that choose a
@@ -608,6 +619,11 @@ def _write_hook(control: Path, work: Path, rules: Mapping[str, object]) -> Path:
     return settings
 
 
+def _discard_and_prune(stager: scratch.PristineStager, root: Path) -> None:
+    stager.discard()
+    _prune(root)
+
+
 def _remove(folder: Path) -> None:
     """Delete a scratch folder whatever the agent left in it: folders it made
     read-only are opened first (links are never followed)."""
@@ -617,3 +633,12 @@ def _remove(folder: Path) -> None:
         with suppress(OSError):
             os.chmod(directory, 0o700)
     shutil.rmtree(folder, ignore_errors=True)
+    _prune(folder.parent)
+
+
+def _prune(root: Path) -> None:
+    """Remove a repository's work root once its last folder is gone, so short-lived
+    repositories leave nothing behind in /dev/shm (rmdir refuses a folder in use; a
+    concurrent _folder that loses its root to this makes it again)."""
+    with suppress(OSError):
+        root.rmdir()

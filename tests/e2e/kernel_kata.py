@@ -112,6 +112,8 @@ def assert_no_scratch(repo: Path) -> None:
     root = work_root(repo / ".git")
     left = sorted(p.name for p in root.iterdir()) if root.is_dir() else []
     assert left == [], f"scratch folders left behind in {root}: {left}"
+    # and the repository's own folder under it is gone once empty
+    assert not root.exists(), f"an empty work root is left behind: {root}"
 
 
 # -- a merge fix --------------------------------------------------------------------
