@@ -1,8 +1,9 @@
 """`rgr run` on the real-project corpus (issues 34 and 35): the honest ranges change,
 played by the real claude against the scripted model of bench/corpus/sessions.py, must
 complete on each project as its users have it (built under a fresh HOME, rgr's script
-alone on PATH, no tdd.toml, the examiner off) with no rejected attempt, no refused
-edit, and the release's passed count plus the six new tests in the final note.
+alone on PATH, no tdd.toml but the one its user commits, the examiner off) with no
+rejected attempt, no refused edit, and the release's passed count plus the six new tests
+in the final note.
 
 The default run plays the cheapest project (iniconfig, a PyPI sdist of 54 tests); the
 full sweep plays every project whose own suite is green and the cheats (each rejected
