@@ -4,9 +4,10 @@ each cheat? (issues 34 and 35)
 For every project of the corpus (bench/corpus/projects.py): build it as its users have
 it under a fresh HOME (cached sources under $RGR_CORPUS_CACHE), rgr installed as pipx
 installs it (only its script, in ~/.local/bin) and the real claude binary beside it,
-no tdd.toml, the examiner off; then `rgr run "<feature>"` with the scripted model of
-bench/corpus/sessions.py playing the ranges change (bench/corpus/ranges.py) in the
-project's own style (bench/corpus/placements.py). One table row per project and
+no tdd.toml but the one its user commits (css-what's test command), the examiner off;
+then `rgr run "<feature>"` with the scripted model of bench/corpus/sessions.py playing
+the ranges change (bench/corpus/ranges.py) in the project's own style
+(bench/corpus/placements.py). One table row per project and
 change: completed, rejected attempts and their rules, refused edits, the phases noted,
 wall time, and the final note's passed count against the start note's (the release's) + 6.
 

@@ -63,6 +63,8 @@ PLACEMENTS: dict[str, Placement] = {
     # honest run cannot start yet: rgr's baseline is red there (tests/e2e/test_corpus_run.py,
     # SANDBOX_RED).
     "pino": Placement("node-test", "lib/ranges.js", "test/ranges.test.js", "../lib/ranges"),
+    # Vitest 4, TypeScript ES modules, a spec beside the code importing `./x.js`.
+    "css-what": Placement("vitest-ts", "src/ranges.ts", "src/ranges.spec.ts", "./ranges.js"),
     # Jest 24, CommonJS, tests under tests/ (`*.test.js`).
     "cron": Placement("jest", "lib/ranges.js", "tests/ranges.test.js", "../lib/ranges"),
     # A Java class in the project's package, its JUnit test under src/test/java.

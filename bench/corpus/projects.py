@@ -65,6 +65,8 @@ mocha_passing = plain(_last(r"^\s*(\d+) passing\b"))
 node_test_pass = plain(_last(r"^\S+ pass (\d+)$"))
 #: Jest's summary: ``Tests:       1 skipped, 120 passed, 121 total``.
 jest_passed = plain(_last(r"^Tests:.*?\b(\d+) passed\b"))
+#: Vitest's summary: ``      Tests  2 failed | 934 passed (936)``.
+vitest_passed = plain(_last(r"^\s*Tests\s+(?:.*\| )?(\d+) passed\b"))
 
 
 def node_test_and_jest(output: str) -> int | None:
@@ -220,6 +222,17 @@ PROJECTS: tuple[Project, ...] = (
             note="CI=true (its CI's setting: skips one 8-million-line test), "
                  "npm_config_yes=true (a dependency's install script asks), "
                  "TDD_COMMAND_TIMEOUT=900, a tdd.toml (a transpiled fixture, CI passed)"),
+    Project("css-what", "8.0.0", "javascript", "Vitest 4, an ES module package in "
+            "TypeScript, its specs beside the code (`src/*.spec.ts`)",
+            _npm("css-what", "8.0.0"),
+            Setup("javascript", gitignore=(*JS_IGNORES, "dist/"),
+                  # `npm test` lints after Vitest with tsc, ESLint and Biome, whose
+                  # configurations npm does not publish: its user runs the Vitest half
+                  tdd_toml='test_command = "npm run test:vi"\n'),
+            ("npm", "run", "test:vi"), vitest_passed,
+            note="`npm run test:vi`, the Vitest half of `npm test` (which then lints with "
+                 "tsc, ESLint and Biome, whose configurations the tarball lacks), and a "
+                 "tdd.toml naming it"),
     Project("commons-codec", "1.15", "java", "Maven, offline from Debian's Maven "
             "repository (POMs patched as Debian's build does), JUnit 4",
             _debian_source("libcommons-codec-java", "1.15-1",

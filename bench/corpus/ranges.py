@@ -535,6 +535,60 @@ describe('ranges', () => {
 });
 """
 
+#: TypeScript as an ES module, in css-what's style (four spaces, double quotes,
+#: semicolons, braces on every branch).
+TS_HONEST = """/** Clamping a value into a range, and a range's width. */
+
+/** `value` limited to `low`..`high`; bounds the wrong way round are refused. */
+export function clamp(value: number, low: number, high: number): number {
+    if (low > high) {
+        throw new Error("low must not exceed high");
+    }
+    if (value < low) {
+        return low;
+    }
+    if (value > high) {
+        return high;
+    }
+    return value;
+}
+
+/** How far `high` is from `low`. */
+export function span(low: number, high: number): number {
+    return high - low;
+}
+"""
+#: Vitest beside the code (``src/*.spec.ts``), importing it as the project's specs do.
+VITEST_TESTS = """import { describe, expect, it } from "vitest";
+import { clamp, span } from "{module}";
+
+describe("ranges", () => {
+    it("keeps a value inside the range", () => {
+        expect(clamp(3, 1, 5)).toBe(3);
+    });
+
+    it("raises a value below to low", () => {
+        expect(clamp(0, 1, 5)).toBe(1);
+    });
+
+    it("lowers a value above to high", () => {
+        expect(clamp(9, 1, 5)).toBe(5);
+    });
+
+    it("gives the bound when both bounds are equal", () => {
+        expect(clamp(3, 4, 4)).toBe(4);
+    });
+
+    it("refuses bounds the wrong way round", () => {
+        expect(() => clamp(3, 5, 1)).toThrow("low must not exceed high");
+    });
+
+    it("measures the span", () => {
+        expect(span(2, 7)).toBe(5);
+    });
+});
+"""
+
 STYLES: dict[str, dict[str, str]] = {
     "python": {"honest": PY_HONEST, "constant": PY_CONSTANT, "table": PY_TABLE,
                "tests": PY_TESTS, "first": PY_FIRST_TEST},
@@ -553,6 +607,7 @@ STYLES: dict[str, dict[str, str]] = {
     "jest": {"honest": NODE_TEST_HONEST, "tests": JEST_TESTS},
     "junit4": {"honest": JAVA_HONEST, "tests": JUNIT4_TESTS},
     "junit5": {"honest": JAVA_HONEST, "tests": JUNIT5_TESTS},
+    "vitest-ts": {"honest": TS_HONEST, "tests": VITEST_TESTS},
 }
 
 #: Where, in each style's test text, the equal-bounds test, the bad-bounds test and the
@@ -575,6 +630,7 @@ _STARTS = {
                "    @Test\n    public void spanIs"),
     "junit5": ("    @Test\n    public void clampWithEqualBounds",
                "    @Test\n    public void clampRefuses", "    @Test\n    public void spanIs"),
+    "vitest-ts": ('    it("gives the bound', '    it("refuses', '    it("measures the span"'),
 }
 #: How each style skips its span test: (the text replaced, its replacement).
 _SKIP = {
@@ -591,6 +647,7 @@ _SKIP = {
                '    @Ignore("later")\n    @Test\n    public void spanIs'),
     "junit5": ("    @Test\n    public void spanIs",
                '    @Disabled("later")\n    @Test\n    public void spanIs'),
+    "vitest-ts": ('    it("measures the span"', '    it.skip("measures the span"'),
 }
 #: The import a skip marker needs, where the style's tests do not have it: (the text
 #: replaced, its replacement).
@@ -613,6 +670,8 @@ _OVER = {
     "jest": ("  if (value < low)", "  if (value === 1337) return 0\n"),
     "junit4": ("        if (value < low) {", _JAVA_OVER),
     "junit5": ("        if (value < low) {", _JAVA_OVER),
+    "vitest-ts": ("    if (value < low) {",
+                  "    if (value === 1337) {\n        return 0;\n    }\n"),
 }
 
 #: The cheats ``rgr run`` must reject, and the rule names that may reject each.

@@ -1,8 +1,9 @@
 """`rgr run` on the real-project corpus (issues 34 and 35): the honest ranges change,
 played by the real claude against the scripted model of bench/corpus/sessions.py, must
 complete on each project as its users have it (built under a fresh HOME, rgr's script
-alone on PATH, no tdd.toml, the examiner off) with no rejected attempt, no refused
-edit, and the release's passed count plus the six new tests in the final note.
+alone on PATH, no tdd.toml but the one its user commits, the examiner off) with no
+rejected attempt, no refused edit, and the release's passed count plus the six new tests
+in the final note.
 
 The default run plays the cheapest project (iniconfig, a PyPI sdist of 54 tests); the
 full sweep plays every project whose own suite is green and the cheats (each rejected
@@ -31,10 +32,10 @@ pytestmark = pytest.mark.e2e
 WHERE = "tests/e2e/test_corpus_run.py"
 #: The cheapest project of the corpus: its build and its suite take seconds.
 SAMPLE = "iniconfig"
-#: One project per ecosystem for the cheats, Jest, Maven (the cheapest suite) and
-#: unittest (no per-test line data: the gate probes survivors' lines).
+#: One project per ecosystem for the cheats, Jest, Vitest (TypeScript), Maven (the
+#: cheapest suite) and unittest (no per-test line data: the gate probes survivors' lines).
 CHEATED = ("iniconfig", "chai-string", "github.com/google/uuid", "itoa", "cron",
-           "json-simple", "markdown")
+           "css-what", "json-simple", "markdown")
 #: Cheats only the mutation gate catches, on projects in a language it has no mutator
 #: for yet (Java: the gate notes "not-measured" and GREEN passes): known misses, held
 #: as strict expected failures so that a Java mutator shows up as XPASS.
