@@ -343,6 +343,19 @@ def test_configured_command_wins_and_is_split_without_a_shell(tmp_path: Path) ->
     )
 
 
+@pytest.mark.parametrize(("test_command", "runner"), [
+    ("npm run test:vi", "vitest"), ("npm test", "jest"), ("pnpm run test:vi -- --bail", "vitest"),
+    ("npm run lint", "npm")])
+def test_a_configured_npm_run_reads_the_script_it_names(
+        tmp_path: Path, test_command: str, runner: str) -> None:
+    # css-what's shape: the test script runs one runner, the script the user named another
+    touch(tmp_path, "package.json", json.dumps({
+        "scripts": {"test": "jest", "test:vi": "vitest run", "lint": "eslint ."},
+        "devDependencies": {"jest": "30", "vitest": "4"}}))
+    write_toml(tmp_path, f"test_command = {json.dumps(test_command)}\n")
+    assert resolve_test_command(load_config(tmp_path, env={}), tmp_path).runner == runner
+
+
 def test_shell_is_an_explicit_opt_in(tmp_path: Path) -> None:
     write_toml(tmp_path, 'test_command = "make test && echo ok"\ntest_shell = true\n')
     cmd = resolve_test_command(load_config(tmp_path, env={}), tmp_path)

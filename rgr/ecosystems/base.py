@@ -372,9 +372,10 @@ class Ecosystem(Protocol):
         (asked after every ecosystem's ``runner_named``), or None."""
         ...
 
-    def configured_runner(self, runner: str, root: Path, guess: Guess) -> str:
-        """``runner`` as guessed from a configured command, made precise by the project's
-        files (``npm test`` by hand: the script says which runner)."""
+    def configured_runner(self, runner: str, words: Sequence[str], root: Path,
+                          guess: Guess) -> str:
+        """``runner`` as guessed from a configured command (its ``words``), made precise
+        by the project's files (``npm test`` by hand: the script says which runner)."""
         ...
 
     def diagnose(self, output: str, shown_env: Mapping[str, str]) -> Diagnosis | None:
@@ -417,7 +418,8 @@ class Plain:
     def launcher_named(self, names: Sequence[str]) -> str | None:
         return None
 
-    def configured_runner(self, runner: str, root: Path, guess: Guess) -> str:
+    def configured_runner(self, runner: str, words: Sequence[str], root: Path,
+                          guess: Guess) -> str:
         return runner
 
     def diagnose(self, output: str, shown_env: Mapping[str, str]) -> Diagnosis | None:

@@ -594,15 +594,28 @@ class JavaScript(Plain):
     def settle(self, cmd: TestCommand, root: Path) -> TestCommand:
         return js_mixed.settle(cmd, root) if cmd.runner == js_mixed.NAME else cmd
 
-    def configured_runner(self, runner: str, root: Path, guess: Guess) -> str:
+    def configured_runner(self, runner: str, words: Sequence[str], root: Path,
+                          guess: Guess) -> str:
         if runner != "npm":
             return runner
-        # `npm test` configured by hand: the script says which runner it is
         package = _read_package(root)
-        script = _test_script(package) if package is not None else None
-        if script is None or package is None:
+        if package is None:
+            return runner
+        # `npm run test:vi` configured by hand: that script says which runner it is (not
+        # the package's `test` script, which may run another one); `npm test`: the test
+        # script
+        named = _run_script_command(words)
+        script = shlex.join(words) if named else _test_script(package)
+        if script is None:
             return runner
         return _script_runner(script, package, guess)
+
+
+def _run_script_command(words: Sequence[str]) -> bool:
+    """Whether ``words`` run one named package script (``npm run X``, ``pnpm run X``,
+    ``yarn run X``), which _script_commands follows into the package's scripts."""
+    return (len(words) >= 3 and Path(words[0]).name in ("npm", "pnpm", "yarn")
+            and words[1] in ("run", "run-script"))
 
 
 ECOSYSTEM = JavaScript()

@@ -108,7 +108,7 @@ def configured_command(config: Config, root: Path | None = None) -> TestCommand:
     runner = guess_runner(words)
     if root is not None:
         for eco in ECOSYSTEMS:
-            runner = eco.configured_runner(runner, root, guess_runner)
+            runner = eco.configured_runner(runner, words, root, guess_runner)
     if config.junit_xml:
         runner = _junit_override(runner)
     return TestCommand(argv=argv, runner=runner, junit_globs=tuple(config.junit_xml),
