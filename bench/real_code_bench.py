@@ -216,7 +216,8 @@ def judge(case: Case, change: str, project: Path, rounds: int, jobs: int) -> Row
         started = time.perf_counter()
         note = measure(subject, AdequacyConfig(jobs=jobs, budget=600), cmd,
                        lambda label: sealer.checkout(commits["green"], label), ws.git_dir,
-                       ws.config.command_timeout, baseline_s=green_report.duration_s)
+                       ws.config.command_timeout, baseline_s=green_report.duration_s,
+                       baseline=green_report)
         gates.append(time.perf_counter() - started)
     debt = fakeit_ledger.account(ws.repo, ws.config, [], commits["release"], commits["red"],
                                  commits["green"], "GREEN")

@@ -80,11 +80,13 @@ def subject_of(repo: Repository, config: Config, phase: str, base: Commit,
 
 def measure(subject: Subject, settings: AdequacyConfig, cmd: TestCommand,
             open_checkout: OpenCheckout, git_dir: Path, command_timeout: float,
-            baseline_s: float | None = None) -> AdequacyNote:
+            baseline_s: float | None = None, baseline: TestReport | None = None
+            ) -> AdequacyNote:
     """The findings of ``subject`` (never raises for what the tests do). ``baseline_s``:
     how long the phase's own passing run of the same tree took, when the caller has one
     (the mutants' time limit follows from it); without it, the gate runs the unmutated
-    suite once first to learn it."""
+    suite once first to learn it. ``baseline``: that run's report, when the caller has
+    it (a runner the gate starts directly must give the same results)."""
     started = time.monotonic()
     deadline = started + settings.budget
     python = {p: ls for p, ls in subject.changed.items() if p.endswith(".py")}
@@ -125,7 +127,7 @@ def measure(subject: Subject, settings: AdequacyConfig, cmd: TestCommand,
     if probed_mutants:
         remarks.append(_measure_probed(subject, probed_mutants, settings, cmd,
                                        open_checkout, command_timeout, deadline, findings,
-                                       baseline_s))
+                                       baseline_s, baseline))
     ordered = [_loaded_only(m, findings[m.id]) for m in mutants]
     counts = {status: sum(1 for f in ordered if f.status == status)
               for status in ("killed", "survived", "uncovered", "not-run", "unviable",
@@ -304,7 +306,8 @@ def _remark_undecided(count: int) -> str | None:
 def _measure_probed(subject: Subject, mutants: list[Mutant], settings: AdequacyConfig,
                     cmd: TestCommand, open_checkout: OpenCheckout, command_timeout: float,
                     deadline: float, findings: dict[str, MutantFinding],
-                    baseline_s: float | None) -> str | None:
+                    baseline_s: float | None, baseline: TestReport | None = None
+                    ) -> str | None:
     """Fills ``findings`` for JavaScript, Go and Rust ``mutants``: each runs the tests
     that can see its file (rgr has no per-test line data there: ``_Checkouts.scopes``)
     on checkouts kept open for the gate (a
@@ -330,15 +333,18 @@ def _measure_probed(subject: Subject, mutants: list[Mutant], settings: AdequacyC
         def check(checkout: Checkout) -> None:
             """Test files left out of a shared process (Mocha) may hold a root hook or
             install a plugin the kept ones need: their narrowed suite must pass
-            unmutated, else their kills mean nothing. Run by the first free checkout,
+            unmutated, else their kills mean nothing. A runner started directly
+            (rgr.ecosystems.js_direct) must, unmutated, give the phase's own results
+            (``baseline``, where the caller has it). Run by the first free checkout,
             beside the first mutants."""
             tree, confinement, env = checkout
             for path, scope in scopes.items():
-                if scope.narrowed and scope.shared_process:
+                if scope.direct or (scope.narrowed and scope.shared_process):
                     with left_out(tree, scope.left_out):
                         report = run_tests(scope.cmd, tree, timeout=timeout, env=env,
                                            confinement=confinement)
-                    if not report.all_passed or report.no_tests_collected:
+                    if not report.all_passed or report.no_tests_collected or (
+                            scope.direct and not _same_results(report, baseline, scope)):
                         failed.add(path)
 
         for mutant, _tests, status in pool.run([(m, []) for m in mutants], subject.sources,
@@ -366,6 +372,21 @@ def _measure_probed(subject: Subject, mutants: list[Mutant], settings: AdequacyC
             lambda probes: pool.run([(p, []) for p in probes], subject.sources, cmd,
                                     deadline, timeout, exact))
     return None
+
+
+def _same_results(report: TestReport, baseline: TestReport | None, scope: Scope) -> bool:
+    """Whether a direct run's unmutated ``report`` gives the phase's own results: each
+    test of the files it kept, with the same status. Without the phase's report (or with
+    ids that name no file, so the kept ones cannot be told apart) only its passing, which
+    the caller checks, is asked."""
+    if baseline is None:
+        return True
+    dropped = set(scope.left_out)
+    if dropped and any(o.file is None for o in baseline.outcomes.values()):
+        return True
+    expected = {key: o.status for key, o in baseline.outcomes.items()
+                if o.file not in dropped}
+    return {key: o.status for key, o in report.outcomes.items()} == expected
 
 
 def _loaded_only(mutant: Mutant, finding: MutantFinding) -> MutantFinding:
