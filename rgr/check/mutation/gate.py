@@ -12,9 +12,10 @@
 JavaScript/TypeScript, Go and Rust (rgr.check.mutation.textual) have no tracer: each
 mutant runs the tests that can see its file (rgr.ecosystems.test_scope: Go's package and
 its importers, the JavaScript test files that load the module; a survivor of a JavaScript
-run that left files out runs again with every test) on checkouts kept open for the gate
-(a compiled project builds incrementally), each within a few times the phase's own test
-run; then each
+run that left files out runs again with every test; a JavaScript runner started directly
+instead of through npm, rgr.ecosystems.js_direct, must first give the phase's own results
+unmutated) on checkouts kept open for the gate (a compiled project builds incrementally),
+each within a few times the phase's own test run; then each
 survivor's statement is probed (made to end the test process at once, which no test can
 catch): when every test still passes, no test runs it, and its survivors are
 ``uncovered``. A mutant that does not build is ``unviable``, counted apart, never killed.
