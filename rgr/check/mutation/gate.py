@@ -357,6 +357,7 @@ def _measure_probed(subject: Subject, mutants: list[Mutant], settings: AdequacyC
         again: list[tuple[Mutant, list[str]]] = [
             (m, []) for m in mutants if m.path in failed or (
                 findings[m.id].status == "survived" and not scopes[m.path].exact)]
+        gave_way = sorted(path for path in failed if scopes[path].direct)
         scopes = {path: scope if path not in failed else Scope(cmd)
                   for path, scope in scopes.items()}
         for mutant, _tests, status in pool.run(again, subject.sources, cmd, deadline,
@@ -372,6 +373,10 @@ def _measure_probed(subject: Subject, mutants: list[Mutant], settings: AdequacyC
                                        m.start),
             lambda probes: pool.run([(p, []) for p in probes], subject.sources, cmd,
                                     deadline, timeout, exact))
+    if gave_way:
+        return (f"the runner started directly (without npm) did not give the phase's own "
+                f"results unmutated, so the mutants of {', '.join(gave_way)} ran with the "
+                "test command as it is")
     return None
 
 
