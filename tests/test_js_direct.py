@@ -10,8 +10,11 @@ from pathlib import Path
 import pytest
 
 from rgr.base.config import TestCommand
+from rgr.check.mutation.gate import agrees_with_phase
+from rgr.check.verify import TestReport
+from rgr.ecosystems.base import Status, TestOutcome
 from rgr.ecosystems.js_direct import direct_command, plain_words
-from rgr.ecosystems.test_scope import scope_of
+from rgr.ecosystems.test_scope import Scope, scope_of
 
 
 def project(root: Path, scripts: dict[str, str], runner: str = "mocha",
@@ -28,6 +31,9 @@ def project(root: Path, scripts: dict[str, str], runner: str = "mocha",
     if npmrc:
         (root / ".npmrc").write_text("node-options=--require ./setup.js\n")
     return root
+
+
+NPM = TestCommand(("npm", "test"), "mocha", (), False, "detected from package.json")
 
 
 def command(*argv: str, runner: str = "mocha", through_shell: bool = False) -> TestCommand:
@@ -150,3 +156,28 @@ def test_the_gate_scope_takes_the_direct_command_and_checks_it(tmp_path: Path) -
     (chained / "lib.js").write_text("exports.one = () => 1;\n")
     kept = scope_of(command("npm", "test"), chained, "lib.js")
     assert not kept.direct and kept.exact and kept.cmd.argv == ("npm", "test")
+
+
+def report(*outcomes: tuple[str, str | None, Status]) -> TestReport:
+    return TestReport(argv=(), exit_code=0, duration_s=0.1, timed_out=False,
+                      outcomes={i: TestOutcome(i, f, s, "") for i, f, s in outcomes},
+                      collection_errors=(), no_tests_collected=False, output_excerpt="")
+
+
+def test_a_direct_run_agrees_only_with_the_phases_own_results() -> None:
+    """The same tests with the same statuses, in the files the run kept; with ids that
+    name no file (Mocha 5) and files left out, only tests the phase ran, alike."""
+    phase = report(("a.js::x", "a.js", "passed"), ("b.js::y", "b.js", "passed"))
+    whole, narrowed = Scope(NPM), Scope(NPM, ("b.js",))
+    assert agrees_with_phase(phase, phase, whole)
+    assert agrees_with_phase(report(("a.js::x", "a.js", "passed")), phase, narrowed)
+    assert not agrees_with_phase(report(("a.js::x", "a.js", "passed")), phase, whole)
+    assert not agrees_with_phase(report(("a.js::x", "a.js", "skipped"),
+                                        ("b.js::y", "b.js", "passed")), phase, whole)
+    extra = report(("a.js::x", "a.js", "passed"), ("a.js::z", "a.js", "passed"))
+    assert not agrees_with_phase(extra, phase, narrowed)
+    mocha5 = report(("x", None, "passed"), ("y", None, "passed"))
+    assert agrees_with_phase(report(("x", None, "passed")), mocha5, narrowed)
+    assert not agrees_with_phase(report(("x", None, "passed"), ("z", None, "passed")),
+                                 mocha5, narrowed)
+    assert agrees_with_phase(report(("q", None, "failed")), None, whole)  # no phase run

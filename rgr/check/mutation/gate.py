@@ -345,7 +345,7 @@ def _measure_probed(subject: Subject, mutants: list[Mutant], settings: AdequacyC
                         report = run_tests(scope.cmd, tree, timeout=timeout, env=env,
                                            confinement=confinement)
                     if not report.all_passed or report.no_tests_collected or (
-                            scope.direct and not _same_results(report, baseline, scope)):
+                            scope.direct and not agrees_with_phase(report, baseline, scope)):
                         failed.add(path)
 
         for mutant, _tests, status in pool.run([(m, []) for m in mutants], subject.sources,
@@ -380,19 +380,22 @@ def _measure_probed(subject: Subject, mutants: list[Mutant], settings: AdequacyC
     return None
 
 
-def _same_results(report: TestReport, baseline: TestReport | None, scope: Scope) -> bool:
+def agrees_with_phase(report: TestReport, baseline: TestReport | None, scope: Scope) -> bool:
     """Whether a direct run's unmutated ``report`` gives the phase's own results: each
-    test of the files it kept, with the same status. Without the phase's report (or with
-    ids that name no file, so the kept ones cannot be told apart) only its passing, which
-    the caller checks, is asked."""
+    test of the files it kept, with the same status. Where the ids name no file (Mocha
+    before 10) and files were left out, the kept ones cannot be told apart: then every
+    test it ran must be one the phase ran, with the same status. Without the phase's
+    report only its passing, which the caller checks, is asked."""
     if baseline is None:
         return True
+    got = {key: o.status for key, o in report.outcomes.items()}
     dropped = set(scope.left_out)
     if dropped and any(o.file is None for o in baseline.outcomes.values()):
-        return True
-    expected = {key: o.status for key, o in baseline.outcomes.items()
-                if o.file not in dropped}
-    return {key: o.status for key, o in report.outcomes.items()} == expected
+        return all(baseline.outcomes.get(key) is not None
+                   and baseline.outcomes[key].status == status
+                   for key, status in got.items())
+    return got == {key: o.status for key, o in baseline.outcomes.items()
+                   if o.file not in dropped}
 
 
 def _loaded_only(mutant: Mutant, finding: MutantFinding) -> MutantFinding:
