@@ -236,6 +236,8 @@ def judge(case: Case, change: str, project: Path, rounds: int, jobs: int) -> Row
             + (f" told apart by {m.telling_input}" if m.telling_input else "")
             + (f" ({m.reason})" if m.status == "undecided" else "")
             for m in note.mutants if m.status != "equivalent-by-rule")[:400]
+        if note.remark:  # e.g. a runner started directly that gave way to the command
+            row.detail = f"{row.detail}; remark: {note.remark}".lstrip("; ")[:600]
     else:
         blocking = True
     rejected = row.red != "ok" or row.green != "ok" or blocking
