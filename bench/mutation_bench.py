@@ -148,7 +148,8 @@ def judge(path: Path, rounds: int, jobs: int, no_sandbox: bool, label: str) -> N
         subject = subject_of(ws.repo, ws.config, "GREEN", base, tip)
         started = time.perf_counter()
         note = measure(subject, settings, cmd, lambda label: sealer.checkout(tip, label),
-                       ws.git_dir, ws.config.command_timeout, baseline_s=report.duration_s)
+                       ws.git_dir, ws.config.command_timeout, baseline_s=report.duration_s,
+                       baseline=report)
         gates.append(time.perf_counter() - started)
     assert note is not None
     run_s, gate_s = statistics.median(runs), statistics.median(gates)

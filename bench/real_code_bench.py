@@ -216,7 +216,8 @@ def judge(case: Case, change: str, project: Path, rounds: int, jobs: int) -> Row
         started = time.perf_counter()
         note = measure(subject, AdequacyConfig(jobs=jobs, budget=600), cmd,
                        lambda label: sealer.checkout(commits["green"], label), ws.git_dir,
-                       ws.config.command_timeout, baseline_s=green_report.duration_s)
+                       ws.config.command_timeout, baseline_s=green_report.duration_s,
+                       baseline=green_report)
         gates.append(time.perf_counter() - started)
     debt = fakeit_ledger.account(ws.repo, ws.config, [], commits["release"], commits["red"],
                                  commits["green"], "GREEN")
@@ -235,6 +236,8 @@ def judge(case: Case, change: str, project: Path, rounds: int, jobs: int) -> Row
             + (f" told apart by {m.telling_input}" if m.telling_input else "")
             + (f" ({m.reason})" if m.status == "undecided" else "")
             for m in note.mutants if m.status != "equivalent-by-rule")[:400]
+        if note.remark:  # e.g. a runner started directly that gave way to the command
+            row.detail = f"{row.detail}; remark: {note.remark}".lstrip("; ")[:600]
     else:
         blocking = True
     rejected = row.red != "ok" or row.green != "ok" or blocking

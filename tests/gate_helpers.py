@@ -13,6 +13,7 @@ from pathlib import Path
 
 from rgr.base.config import AdequacyConfig, Config, TestCommand
 from rgr.check.mutation.gate import Checkout, measure, subject_of
+from rgr.check.verify import TestReport
 from rgr.ecosystems.registry import detect_test_command
 from rgr.store import git as rgr_git
 from rgr.store.handoff import AdequacyNote
@@ -44,11 +45,12 @@ def measure_commits(repo: Repo, base: str, tip: str, command: TestCommand, *,
                     settings: AdequacyConfig | None = None,
                     start_env: Mapping[str, str] | None = None,
                     node_modules: Path | None = None,
-                    command_timeout: float = 240) -> AdequacyNote:
+                    command_timeout: float = 240,
+                    baseline: TestReport | None = None) -> AdequacyNote:
     """The gate's note on ``base..tip`` of ``phase``. Each test run sees ``start_env``
     (by default this process's environment), its own HOME, then ``env``;
     ``node_modules`` is linked into each checkout (a JavaScript project's installed
-    runners)."""
+    runners); ``baseline``: the phase's own run of ``tip``, as rgr hands it to the gate."""
     pygit = rgr_git.open_repo(repo.path)
     base_commit = rgr_git.resolve_commit(pygit, base)
     tip_commit = rgr_git.resolve_commit(pygit, tip)
@@ -65,4 +67,4 @@ def measure_commits(repo: Repo, base: str, tip: str, command: TestCommand, *,
 
     subject = subject_of(pygit, Config(), phase, base_commit, tip_commit)
     return measure(subject, settings or AdequacyConfig(), command, open_checkout,
-                   Path(pygit.path), command_timeout=command_timeout)
+                   Path(pygit.path), command_timeout=command_timeout, baseline=baseline)

@@ -6,12 +6,14 @@ computed path) still kills: a survivor of a narrowed run faces every test."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
+from harness import sweep_only
 from toolchains import ensure_js_runners
 
 from rgr.base.config import AdequacyConfig, TestCommand
-from rgr.check.verify import run_tests
+from rgr.check.verify import TestReport, run_tests
 from rgr.ecosystems import js_reach
 from rgr.ecosystems.test_scope import left_out, scope_of
 from tests.gate_helpers import committed, measure_commits
@@ -201,3 +203,62 @@ def test_a_left_out_test_file_the_kept_ones_need_undoes_the_narrowing(tmp_path: 
                            node_modules=ensure_js_runners())
     assert note.decision == "test-too-weak", note
     assert note.tried == 2 and note.survived == 2, note
+
+
+# ------------------------------------------------------------------ JavaScript, started directly
+
+#: The user's command: npm runs the package's script (`mocha --recursive test`), which the
+#: gate's mutant runs start as node_modules/.bin/mocha (rgr.ecosystems.js_direct).
+NPM_TEST = TestCommand(("npm", "test"), "mocha", (), False, "detected from package.json")
+
+
+def phase_run(tmp_path: Path, files: dict[str, str]) -> TestReport:
+    """The phase's own run of ``files`` with the user's command, as rgr hands it to the
+    gate."""
+    tree, home = tmp_path / "phase", tmp_path / "phase-home"
+    write(tree, files)
+    home.mkdir()
+    (tree / "node_modules").symlink_to(ensure_js_runners())
+    return run_tests(NPM_TEST, tree, timeout=120, env={**os.environ, "HOME": str(home)})
+
+
+@sweep_only("tests/test_mutation_scope.py", "npm and Mocha started for each run, about 8 s")
+def test_npm_test_mutants_run_mocha_directly_with_the_same_verdict(tmp_path: Path) -> None:
+    stub = {**MOCHA_PACKAGE, **LIB,
+            "lib/ranges.js": "exports.double = function (x) { return 0; };\n"
+                             "exports.half = function (x) { return x / 2; };\n"}
+    del stub["test/dynamic.test.js"]
+    tip = {**stub, "lib/ranges.js": LIB["lib/ranges.js"]}
+    repo, base, head = committed(tmp_path, stub, {"lib/ranges.js": LIB["lib/ranges.js"]})
+    baseline = phase_run(tmp_path, tip)
+    assert baseline.all_passed, baseline
+    note = measure_commits(repo, base, head, NPM_TEST, settings=AdequacyConfig(jobs=2),
+                           node_modules=ensure_js_runners(), baseline=baseline)
+    assert note.decision == "pass" and note.killed == note.tried == 2, note
+
+
+@sweep_only("tests/test_mutation_scope.py", "npm and Mocha started for each run, about 10 s")
+def test_a_direct_run_unlike_the_phases_gives_way_to_the_users_command(
+        tmp_path: Path) -> None:
+    """A test that runs only outside npm (it reads npm's variables) kills double's
+    mutants when Mocha is started directly, and never runs in the user's `npm test`:
+    the direct run's unmutated results differ from the phase's (one test more), so every
+    mutant runs again with `npm test`, where only the weak test runs and they survive."""
+    weak = ("const assert = require('assert');\n"
+            "const { double } = require('../lib/ranges.js');\n"
+            "describe('double', () => {\n"
+            "  it('gives a number', () => assert.strictEqual(typeof double(3), 'number'));\n"
+            "  if (!process.env.npm_lifecycle_event) {\n"
+            "    it('doubles', () => assert.strictEqual(double(3), 6));\n"
+            "  }\n"
+            "});\n")
+    stub = {**MOCHA_PACKAGE, "test/double.test.js": weak,
+            "lib/ranges.js": "exports.double = function (x) { return 0; };\n"}
+    code = {"lib/ranges.js": "exports.double = function (x) { return x * 2; };\n"}
+    repo, base, head = committed(tmp_path, stub, code)
+    baseline = phase_run(tmp_path, {**stub, **code})
+    assert list(baseline.outcomes) == ["test/double.test.js::double gives a number"]
+    note = measure_commits(repo, base, head, NPM_TEST, settings=AdequacyConfig(jobs=2),
+                           node_modules=ensure_js_runners(), baseline=baseline)
+    assert note.decision == "test-too-weak" and note.survived == note.tried == 2, note
+    assert note.remark is not None and "started directly" in note.remark, note

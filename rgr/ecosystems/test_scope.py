@@ -15,6 +15,11 @@
   would still run them all), Jest and Vitest read names as patterns. Not exact (a test
   can load a module in ways a reading of its text cannot follow), so the gate runs a
   survivor again with every test.
+* JavaScript, the command itself: ``npx mocha ...`` or an ``npm test`` whose script is
+  one plain runner invocation runs as the runner's own executable with the same
+  arguments (rgr.ecosystems.js_direct): npm's start-up is most of a small suite's run.
+  Not exact either: the gate holds the direct run, unmutated, to the phase's own
+  results before its kills count, and runs a survivor again with the user's command.
 """
 
 from __future__ import annotations
@@ -25,7 +30,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from rgr.base.config import TestCommand
-from rgr.ecosystems import go, js_modules, js_reach
+from rgr.ecosystems import go, js_direct, js_modules, js_reach
 
 #: The JavaScript runners whose suite is the test files found in the project.
 _JS_RUNNERS = frozenset({"mocha", "jest", "vitest", "node"})
@@ -48,6 +53,9 @@ class Scope:
     #: A narrower run to try first (Go: the changed package alone): when a test of it
     #: fails, the mutant is killed and ``cmd`` (then: the importing packages) is not run.
     first: TestCommand | None = None
+    #: ``cmd`` is rgr's direct form of the user's command (rgr.ecosystems.js_direct):
+    #: its unmutated run must give the phase's own results before its kills count.
+    direct: bool = False
 
     @property
     def narrowed(self) -> bool:
@@ -78,9 +86,11 @@ def scope_of(cmd: TestCommand, root: Path, path: str) -> Scope:
         return Scope(_go_packages(cmd, importers), first=_go_packages(cmd, (own,)))
     if cmd.runner in _JS_RUNNERS and path.endswith(js_modules.SOURCES):
         found = js_reach.reach(root, path)
-        if found is not None and found.left_out:
-            return Scope(cmd, found.left_out, exact=False,
-                         shared_process=cmd.runner == "mocha")
+        kept_out = found.left_out if found is not None else ()
+        direct = js_direct.direct_command(cmd, root)
+        if kept_out or direct is not None:
+            return Scope(direct or cmd, kept_out, exact=False,
+                         shared_process=cmd.runner == "mocha", direct=direct is not None)
     return Scope(cmd)
 
 

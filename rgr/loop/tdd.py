@@ -421,7 +421,7 @@ class TddPhase(Work[AdequacyNote]):
         note = mutation_gate.measure(
             subject, self.ws.config.adequacy, self.o.test_command,
             lambda label: self.o.sealer.checkout(tip, label), self.ws.git_dir,
-            self.ws.config.command_timeout, baseline_s=run.duration_s)
+            self.ws.config.command_timeout, baseline_s=run.duration_s, baseline=run)
         self.o.report(f"cycle {self.cycle} {self.phase}: mutation gate: "
                       + adequacy_lines(note.model_dump(mode="json", by_alias=True))[0])
         self.o.observer.emit(MutationGate(

@@ -12,9 +12,10 @@
 JavaScript/TypeScript, Go and Rust (rgr.check.mutation.textual) have no tracer: each
 mutant runs the tests that can see its file (rgr.ecosystems.test_scope: Go's package and
 its importers, the JavaScript test files that load the module; a survivor of a JavaScript
-run that left files out runs again with every test) on checkouts kept open for the gate
-(a compiled project builds incrementally), each within a few times the phase's own test
-run; then each
+run that left files out runs again with every test; a JavaScript runner started directly
+instead of through npm, rgr.ecosystems.js_direct, must first give the phase's own results
+unmutated) on checkouts kept open for the gate (a compiled project builds incrementally),
+each within a few times the phase's own test run; then each
 survivor's statement is probed (made to end the test process at once, which no test can
 catch): when every test still passes, no test runs it, and its survivors are
 ``uncovered``. A mutant that does not build is ``unviable``, counted apart, never killed.
@@ -80,11 +81,13 @@ def subject_of(repo: Repository, config: Config, phase: str, base: Commit,
 
 def measure(subject: Subject, settings: AdequacyConfig, cmd: TestCommand,
             open_checkout: OpenCheckout, git_dir: Path, command_timeout: float,
-            baseline_s: float | None = None) -> AdequacyNote:
+            baseline_s: float | None = None, baseline: TestReport | None = None
+            ) -> AdequacyNote:
     """The findings of ``subject`` (never raises for what the tests do). ``baseline_s``:
     how long the phase's own passing run of the same tree took, when the caller has one
     (the mutants' time limit follows from it); without it, the gate runs the unmutated
-    suite once first to learn it."""
+    suite once first to learn it. ``baseline``: that run's report, when the caller has
+    it (a runner the gate starts directly must give the same results)."""
     started = time.monotonic()
     deadline = started + settings.budget
     python = {p: ls for p, ls in subject.changed.items() if p.endswith(".py")}
@@ -125,7 +128,7 @@ def measure(subject: Subject, settings: AdequacyConfig, cmd: TestCommand,
     if probed_mutants:
         remarks.append(_measure_probed(subject, probed_mutants, settings, cmd,
                                        open_checkout, command_timeout, deadline, findings,
-                                       baseline_s))
+                                       baseline_s, baseline))
     ordered = [_loaded_only(m, findings[m.id]) for m in mutants]
     counts = {status: sum(1 for f in ordered if f.status == status)
               for status in ("killed", "survived", "uncovered", "not-run", "unviable",
@@ -304,7 +307,8 @@ def _remark_undecided(count: int) -> str | None:
 def _measure_probed(subject: Subject, mutants: list[Mutant], settings: AdequacyConfig,
                     cmd: TestCommand, open_checkout: OpenCheckout, command_timeout: float,
                     deadline: float, findings: dict[str, MutantFinding],
-                    baseline_s: float | None) -> str | None:
+                    baseline_s: float | None, baseline: TestReport | None = None
+                    ) -> str | None:
     """Fills ``findings`` for JavaScript, Go and Rust ``mutants``: each runs the tests
     that can see its file (rgr has no per-test line data there: ``_Checkouts.scopes``)
     on checkouts kept open for the gate (a
@@ -330,15 +334,18 @@ def _measure_probed(subject: Subject, mutants: list[Mutant], settings: AdequacyC
         def check(checkout: Checkout) -> None:
             """Test files left out of a shared process (Mocha) may hold a root hook or
             install a plugin the kept ones need: their narrowed suite must pass
-            unmutated, else their kills mean nothing. Run by the first free checkout,
+            unmutated, else their kills mean nothing. A runner started directly
+            (rgr.ecosystems.js_direct) must, unmutated, give the phase's own results
+            (``baseline``, where the caller has it). Run by the first free checkout,
             beside the first mutants."""
             tree, confinement, env = checkout
             for path, scope in scopes.items():
-                if scope.narrowed and scope.shared_process:
+                if scope.direct or (scope.narrowed and scope.shared_process):
                     with left_out(tree, scope.left_out):
                         report = run_tests(scope.cmd, tree, timeout=timeout, env=env,
                                            confinement=confinement)
-                    if not report.all_passed or report.no_tests_collected:
+                    if not report.all_passed or report.no_tests_collected or (
+                            scope.direct and not agrees_with_phase(report, baseline, scope)):
                         failed.add(path)
 
         for mutant, _tests, status in pool.run([(m, []) for m in mutants], subject.sources,
@@ -350,6 +357,7 @@ def _measure_probed(subject: Subject, mutants: list[Mutant], settings: AdequacyC
         again: list[tuple[Mutant, list[str]]] = [
             (m, []) for m in mutants if m.path in failed or (
                 findings[m.id].status == "survived" and not scopes[m.path].exact)]
+        gave_way = sorted(path for path in failed if scopes[path].direct)
         scopes = {path: scope if path not in failed else Scope(cmd)
                   for path, scope in scopes.items()}
         for mutant, _tests, status in pool.run(again, subject.sources, cmd, deadline,
@@ -365,7 +373,29 @@ def _measure_probed(subject: Subject, mutants: list[Mutant], settings: AdequacyC
                                        m.start),
             lambda probes: pool.run([(p, []) for p in probes], subject.sources, cmd,
                                     deadline, timeout, exact))
+    if gave_way:
+        return (f"the runner started directly (without npm) did not give the phase's own "
+                f"results unmutated, so the mutants of {', '.join(gave_way)} ran with the "
+                "test command as it is")
     return None
+
+
+def agrees_with_phase(report: TestReport, baseline: TestReport | None, scope: Scope) -> bool:
+    """Whether a direct run's unmutated ``report`` gives the phase's own results: each
+    test of the files it kept, with the same status. Where the ids name no file (Mocha
+    before 10) and files were left out, the kept ones cannot be told apart: then every
+    test it ran must be one the phase ran, with the same status. Without the phase's
+    report only its passing, which the caller checks, is asked."""
+    if baseline is None:
+        return True
+    got = {key: o.status for key, o in report.outcomes.items()}
+    dropped = set(scope.left_out)
+    if dropped and any(o.file is None for o in baseline.outcomes.values()):
+        return all(baseline.outcomes.get(key) is not None
+                   and baseline.outcomes[key].status == status
+                   for key, status in got.items())
+    return got == {key: o.status for key, o in baseline.outcomes.items()
+                   if o.file not in dropped}
 
 
 def _loaded_only(mutant: Mutant, finding: MutantFinding) -> MutantFinding:

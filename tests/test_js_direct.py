@@ -1,0 +1,183 @@
+"""The mutation gate's direct runner (rgr.ecosystems.js_direct): which JavaScript test
+commands a mutant's run may start as the runner's own executable, and which keep the
+user's command. Nothing here starts a process: the resolution only reads package.json."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from rgr.base.config import TestCommand
+from rgr.check.mutation.gate import agrees_with_phase
+from rgr.check.verify import TestReport
+from rgr.ecosystems.base import Status, TestOutcome
+from rgr.ecosystems.js_direct import direct_command, plain_words
+from rgr.ecosystems.test_scope import Scope, scope_of
+
+
+def project(root: Path, scripts: dict[str, str], runner: str = "mocha",
+            npmrc: bool = False) -> Path:
+    """A package with ``scripts`` and ``runner`` installed in node_modules, as npm
+    installs it (``.bin/<runner>`` links into the runner's package)."""
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "package.json").write_text(json.dumps({"name": "demo", "scripts": scripts}))
+    package = root / "node_modules" / runner / "bin"
+    package.mkdir(parents=True)
+    (package / f"{runner}.js").write_text("#!/usr/bin/env node\n")
+    (root / "node_modules" / ".bin").mkdir()
+    (root / "node_modules" / ".bin" / runner).symlink_to(f"../{runner}/bin/{runner}.js")
+    if npmrc:
+        (root / ".npmrc").write_text("node-options=--require ./setup.js\n")
+    return root
+
+
+NPM = TestCommand(("npm", "test"), "mocha", (), False, "detected from package.json")
+
+
+def command(*argv: str, runner: str = "mocha", through_shell: bool = False) -> TestCommand:
+    return TestCommand(argv, runner, (), through_shell, "detected from package.json")
+
+
+@pytest.mark.parametrize(("script", "argv", "expected"), [
+    ("mocha --reporter spec --recursive --colors test", ("npm", "test"),
+     ("node_modules/.bin/mocha", "--reporter", "spec", "--recursive", "--colors", "test")),
+    # quoted words are one argument each, quotes gone, as the shell would pass them
+    ("mocha --grep 'a b' \"test/**/*.spec.js\"", ("npm", "test"),
+     ("node_modules/.bin/mocha", "--grep", "a b", "test/**/*.spec.js")),
+    # what follows `--` reaches the script's runner, as npm passes it
+    ("mocha test", ("npm", "test", "--", "--bail"), ("node_modules/.bin/mocha", "test", "--bail")),
+    ("mocha", ("npm", "run", "test"), ("node_modules/.bin/mocha",)),
+])
+def test_a_plain_npm_test_script_runs_its_runner_directly(tmp_path: Path, script: str,
+                                                           argv: tuple[str, ...],
+                                                           expected: tuple[str, ...]) -> None:
+    root = project(tmp_path, {"test": script, "lint": "eslint . && exit 1"})
+    direct = direct_command(command(*argv), root)
+    assert direct is not None and direct.argv == expected
+    assert direct.runner == "mocha" and not direct.shell
+
+
+def test_npx_and_the_other_runners_run_directly(tmp_path: Path) -> None:
+    mocha = project(tmp_path / "m", {})
+    direct = direct_command(command("npx", "mocha", "--grep", "native module", "--invert"),
+                            mocha)
+    assert direct is not None
+    assert direct.argv == ("node_modules/.bin/mocha", "--grep", "native module", "--invert")
+    jest = project(tmp_path / "j", {"test": "jest"}, runner="jest")
+    found = direct_command(command("npm", "test", runner="jest"), jest)
+    assert found is not None and found.argv == ("node_modules/.bin/jest",)
+    vitest = project(tmp_path / "v", {}, runner="vitest")
+    found = direct_command(command("npx", "vitest", "run", runner="vitest"), vitest)
+    assert found is not None and found.argv == ("node_modules/.bin/vitest", "run")
+    node = project(tmp_path / "n", {"test": "node --test test/"})
+    found = direct_command(command("npm", "test", runner="node"), node)
+    assert found is not None and found.argv == ("node", "--test", "test/")
+
+
+@pytest.mark.parametrize("script", [
+    "standard && mocha",  # a chain: the lint is part of the user's run
+    "mocha; rm -rf ~",
+    "mocha || true",
+    "mocha | tee out.txt",
+    "mocha > out.txt",
+    "NODE_ENV=test mocha",  # a variable rgr would have to reproduce
+    "mocha test/*.js",  # the shell expands the glob, the runner would not see it
+    "mocha ~/tests",
+    "mocha $(touch PWNED)",
+    "mocha `touch PWNED`",
+    'mocha "$HOME/test"',
+    "mocha test # a comment",
+    "mocha \\\n test",
+    "c8 mocha",  # wrapped: the first word is not the runner
+    "npm run test:unit",
+    "",
+])
+def test_anything_a_shell_would_give_a_meaning_keeps_the_users_command(
+        tmp_path: Path, script: str) -> None:
+    root = project(tmp_path, {"test": script})
+    assert direct_command(command("npm", "test"), root) is None
+
+
+def test_what_npm_adds_around_the_script_keeps_the_users_command(tmp_path: Path) -> None:
+    hooks = project(tmp_path / "pre", {"pretest": "npm run lint", "test": "mocha"})
+    assert direct_command(command("npm", "test"), hooks) is None
+    after = project(tmp_path / "post", {"test": "mocha", "posttest": "node report.js"})
+    assert direct_command(command("npm", "test"), after) is None
+    # the project's .npmrc can set node-options or script-shell for its scripts
+    npmrc = project(tmp_path / "rc", {"test": "mocha"}, npmrc=True)
+    assert direct_command(command("npm", "test"), npmrc) is None
+
+
+def test_commands_rgr_cannot_reproduce_keep_the_users_command(tmp_path: Path) -> None:
+    root = project(tmp_path, {"test": "mocha"})
+    assert direct_command(command("npm", "test", through_shell=True), root) is None
+    assert direct_command(command("npx", "--yes", "mocha"), root) is None  # npx's flags
+    assert direct_command(command("yarn", "test"), root) is None
+    assert direct_command(command("npx", "jest", runner="jest"), root) is None  # not there
+    assert direct_command(command("npm", "test", runner="jest"), root) is None  # not it
+
+
+def test_a_runner_installed_elsewhere_keeps_npx(tmp_path: Path) -> None:
+    """A ``.bin`` link leading out of node_modules is not the runner npx would run."""
+    root = project(tmp_path / "p", {})
+    outside = tmp_path / "elsewhere.js"
+    outside.write_text("")
+    link = root / "node_modules" / ".bin" / "mocha"
+    link.unlink()
+    link.symlink_to(outside)
+    assert direct_command(command("npx", "mocha"), root) is None
+
+
+def test_a_hostile_script_never_reaches_a_shell(tmp_path: Path) -> None:
+    """The words of an accepted script are arguments, never shell text: a quoted ``;``
+    or ``$`` is one literal argument to the runner, as the shell would pass it too;
+    unquoted, the script keeps npm's own run."""
+    assert plain_words("mocha 'x; touch PWNED' 'a$b'") == ["mocha", "x; touch PWNED", "a$b"]
+    assert plain_words('mocha "$(touch PWNED)"') is None
+    assert plain_words("mocha x;touch PWNED") is None
+    root = project(tmp_path, {"test": "mocha --grep 'x; touch PWNED'"})
+    direct = direct_command(command("npm", "test"), root)
+    assert direct is not None
+    assert direct.argv == ("node_modules/.bin/mocha", "--grep", "x; touch PWNED")
+    assert not direct.shell
+
+
+def test_the_gate_scope_takes_the_direct_command_and_checks_it(tmp_path: Path) -> None:
+    """A direct command is never exact: its unmutated run is checked against the
+    phase's, and a survivor runs again with the user's command."""
+    root = project(tmp_path, {"test": "mocha test"})
+    (root / "lib.js").write_text("exports.one = () => 1;\n")
+    scope = scope_of(command("npm", "test"), root, "lib.js")
+    assert scope.direct and not scope.exact and not scope.narrowed
+    assert scope.cmd.argv == ("node_modules/.bin/mocha", "test")
+    chained = project(tmp_path / "chained", {"test": "eslint . && mocha test"})
+    (chained / "lib.js").write_text("exports.one = () => 1;\n")
+    kept = scope_of(command("npm", "test"), chained, "lib.js")
+    assert not kept.direct and kept.exact and kept.cmd.argv == ("npm", "test")
+
+
+def report(*outcomes: tuple[str, str | None, Status]) -> TestReport:
+    return TestReport(argv=(), exit_code=0, duration_s=0.1, timed_out=False,
+                      outcomes={i: TestOutcome(i, f, s, "") for i, f, s in outcomes},
+                      collection_errors=(), no_tests_collected=False, output_excerpt="")
+
+
+def test_a_direct_run_agrees_only_with_the_phases_own_results() -> None:
+    """The same tests with the same statuses, in the files the run kept; with ids that
+    name no file (Mocha 5) and files left out, only tests the phase ran, alike."""
+    phase = report(("a.js::x", "a.js", "passed"), ("b.js::y", "b.js", "passed"))
+    whole, narrowed = Scope(NPM), Scope(NPM, ("b.js",))
+    assert agrees_with_phase(phase, phase, whole)
+    assert agrees_with_phase(report(("a.js::x", "a.js", "passed")), phase, narrowed)
+    assert not agrees_with_phase(report(("a.js::x", "a.js", "passed")), phase, whole)
+    assert not agrees_with_phase(report(("a.js::x", "a.js", "skipped"),
+                                        ("b.js::y", "b.js", "passed")), phase, whole)
+    extra = report(("a.js::x", "a.js", "passed"), ("a.js::z", "a.js", "passed"))
+    assert not agrees_with_phase(extra, phase, narrowed)
+    mocha5 = report(("x", None, "passed"), ("y", None, "passed"))
+    assert agrees_with_phase(report(("x", None, "passed")), mocha5, narrowed)
+    assert not agrees_with_phase(report(("x", None, "passed"), ("z", None, "passed")),
+                                 mocha5, narrowed)
+    assert agrees_with_phase(report(("q", None, "failed")), None, whole)  # no phase run
