@@ -82,7 +82,7 @@ from typing import TYPE_CHECKING, Any
 
 import pydantic
 
-from rgr.backends import claude_release, locate
+from rgr.backends import claude_release, locate, version_memo
 from rgr.backends.base import (
     SEALED_KEY,
     AgentRequest,
@@ -193,6 +193,10 @@ class ClaudeBackend:
     # -- the protocol ------------------------------------------------------------------
 
     def version(self) -> str:
+        env = self.env if self.env is not None else os.environ
+        return version_memo.remembered(self.binary, env, self._read_version)
+
+    def _read_version(self) -> str:
         done = self._run([self.binary, "--version"], cwd=Path.cwd(), timeout=VERSION_TIMEOUT_S)
         if done.returncode != 0 or done.timed_out:
             raise BackendError(

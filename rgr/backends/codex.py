@@ -69,7 +69,7 @@ from typing import TYPE_CHECKING, Any
 
 import pydantic
 
-from rgr.backends import locate
+from rgr.backends import locate, version_memo
 from rgr.backends.base import (
     SEALED_KEY,
     AgentRequest,
@@ -204,17 +204,21 @@ class CodexBackend:
     # -- the protocol ------------------------------------------------------------------
 
     def version(self) -> str:
+        env = self.env if self.env is not None else os.environ
+        text = version_memo.remembered(self.binary, env, self._read_version)
+        check_version(text)
+        if not is_verified(text):
+            return f"{text} (newer than rgr has verified: {', '.join(VERIFIED_VERSIONS)})"
+        return text
+
+    def _read_version(self) -> str:
         with self._home() as home:
             done = self._run([self.binary, "--version"], cwd=Path.cwd(),
                              timeout=VERSION_TIMEOUT_S, env=self._env(home, None))
         if done.returncode != 0 or done.timed_out:
             raise BackendError("missing_binary", f"`{self.binary} --version` failed:\n"
                                f"{done.describe(EXCERPT_CHARS)}", self.install_hint)
-        text = done.stdout.strip()
-        check_version(text)
-        if not is_verified(text):
-            return f"{text} (newer than rgr has verified: {', '.join(VERIFIED_VERSIONS)})"
-        return text
+        return done.stdout.strip()
 
     def api_urls(self, env: Mapping[str, str]) -> list[str]:
         if self.settings.login:

@@ -46,7 +46,7 @@ from typing import TYPE_CHECKING, Any
 
 import pydantic
 
-from rgr.backends import locate
+from rgr.backends import locate, version_memo
 from rgr.backends.base import (
     SEALED_KEY,
     AgentRequest,
@@ -131,13 +131,7 @@ class GeminiBackend:
     # -- the protocol ------------------------------------------------------------------
 
     def version(self) -> str:
-        with _Home(self._source().get("TMPDIR")) as home:
-            done = self._run([self.binary, "--version"], cwd=Path.cwd(),
-                             timeout=VERSION_TIMEOUT_S, env=self._env(home, None))
-        if done.returncode != 0 or done.timed_out:
-            raise BackendError("missing_binary", f"`{self.binary} --version` failed:\n"
-                               f"{done.describe(EXCERPT_CHARS)}", INSTALL_HINT)
-        text = done.stdout.strip()
+        text = version_memo.remembered(self.binary, self._source(), self._read_version)
         found = _VERSION.search(text)
         if found is None or tuple(int(g) for g in found.groups()) < MIN_VERSION:
             raise BackendError("unsupported_version",
@@ -145,6 +139,15 @@ class GeminiBackend:
                                f"{'.'.join(map(str, MIN_VERSION))}",
                                f"update it: `npm install -g {PACKAGE}@{PINNED}`")
         return text
+
+    def _read_version(self) -> str:
+        with _Home(self._source().get("TMPDIR")) as home:
+            done = self._run([self.binary, "--version"], cwd=Path.cwd(),
+                             timeout=VERSION_TIMEOUT_S, env=self._env(home, None))
+        if done.returncode != 0 or done.timed_out:
+            raise BackendError("missing_binary", f"`{self.binary} --version` failed:\n"
+                               f"{done.describe(EXCERPT_CHARS)}", INSTALL_HINT)
+        return done.stdout.strip()
 
     def api_urls(self, env: Mapping[str, str]) -> list[str]:
         return [env.get(BASE_URL_VAR) or DEFAULT_BASE_URL]

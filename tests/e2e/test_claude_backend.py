@@ -320,7 +320,9 @@ def test_missing_binary(tmp_path: Path, repo: Path, system_prompt: Path) -> None
 
 
 def test_version_and_check_login(h: Harness, tmp_path: Path) -> None:
-    assert h.backend.version().startswith("2.1.")
+    # Its own cache: the version is kept under XDG_CACHE_HOME (rgr.backends.version_memo).
+    quiet = claude_env(tmp_path / "home", "http://127.0.0.1:9")
+    assert ClaudeBackend(h.backend.binary, env=quiet).version().startswith("2.1.")
     with FakeModelServer() as server:
         backend = ClaudeBackend(h.backend.binary, env=claude_env(tmp_path / "home", server.url))
         backend.check_login(h.repo)

@@ -78,12 +78,14 @@ def pipx_bin(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="session")
 def downloads(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """inflection's sdist and the wheels the Python projects install, fetched once."""
+    """inflection's sdist and the wheels the Python projects install, fetched once (uv's,
+    about 20 MB, only for the full sweep: its one user is a sweep-only test)."""
     folder = tmp_path_factory.mktemp("downloads")
+    uv = ["uv"] if harness.full_sweep() else []
     for argv in ([PY, "-m", "pip", "download", "-q", "--no-deps", "--no-binary", ":all:",
                   "-d", str(folder / "sdist"), "inflection==0.5.1"],
                  [PY, "-m", "pip", "download", "-q", "-d", str(folder / "wheels"),
-                  "pytest", "text-unidecode", "uv"]):
+                  "pytest", "text-unidecode", *uv]):
         done = run(argv, cwd=folder, timeout=900)
         assert done.returncode == 0, done.describe()
     return folder
