@@ -15,6 +15,10 @@
   would still run them all), Jest and Vitest read names as patterns. Not exact (a test
   can load a module in ways a reading of its text cannot follow), so the gate runs a
   survivor again with every test.
+* Java (Maven): first the test classes written for the changed class (``Foo.java``:
+  ``FooTest``, ``FooTests``, ``TestFoo``, through Surefire's ``-Dtest``), and only when
+  they all pass, the whole suite. Exact: a survivor faces every test. (Gradle runs the
+  whole suite for each mutant.)
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from rgr.base.config import TestCommand
-from rgr.ecosystems import go, js_modules, js_reach
+from rgr.ecosystems import go, js_modules, js_reach, jvm
 
 #: The JavaScript runners whose suite is the test files found in the project.
 _JS_RUNNERS = frozenset({"mocha", "jest", "vitest", "node"})
@@ -76,6 +80,13 @@ def scope_of(cmd: TestCommand, root: Path, path: str) -> Scope:
         if not importers:
             return Scope(_go_packages(cmd, (own,)))
         return Scope(_go_packages(cmd, importers), first=_go_packages(cmd, (own,)))
+    if cmd.runner == "maven" and path.endswith(".java"):
+        # A command that picks its own tests keeps them (as for Go's -run).
+        picks = any(word.startswith(("-Dtest=", "-Dtest ")) for word in cmd.argv)
+        named = () if picks else jvm.tests_beside(root, path)
+        if named:
+            return Scope(cmd, first=_maven_tests(cmd, named))
+        return Scope(cmd)
     if cmd.runner in _JS_RUNNERS and path.endswith(js_modules.SOURCES):
         found = js_reach.reach(root, path)
         if found is not None and found.left_out:
@@ -95,6 +106,14 @@ def _go_packages(cmd: TestCommand, packages: tuple[str, ...],
         test = head.index("test") + 1
         head = (*head[:test], "-failfast", *head[test:])
     return replace(cmd, argv=(*head, *flags, *packages, *cmd.argv[at + 1:]))
+
+
+def _maven_tests(cmd: TestCommand, classes: tuple[str, ...]) -> TestCommand:
+    """``cmd`` running only the test classes ``classes`` (Surefire's ``-Dtest``); a module
+    without them runs nothing instead of failing (both spellings: Surefire 2 and 3)."""
+    return replace(cmd, argv=(*cmd.argv, f"-Dtest={','.join(classes)}",
+                              "-DfailIfNoTests=false",
+                              "-Dsurefire.failIfNoSpecifiedTests=false"))
 
 
 @contextmanager

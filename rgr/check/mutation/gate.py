@@ -545,7 +545,7 @@ def _run_one(mutant: Mutant, tests: list[str], sources: dict[str, str], scope: S
         return "survived" if report.all_passed and not report.no_tests_collected \
             else "killed"
     if report.collection_errors and not report.outcomes and not report.timed_out and (
-            textual.language_of(mutant.path) in ("go", "rust")
+            textual.language_of(mutant.path) in ("go", "rust", "java")
             or "SyntaxError" in report.output_excerpt):
         # A token-level mutant that does not build or parse: no verdict. (JavaScript
         # that parses but throws while its module loads is behaviour the tests noticed.)
