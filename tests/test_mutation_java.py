@@ -19,6 +19,8 @@ from rgr.check.mutation.textual import (
     language_of,
     mutants_of,
     probe_of,
+    reach_of,
+    reached_lines,
     tokens_of,
 )
 from rgr.ecosystems import jvm
@@ -123,6 +125,22 @@ def test_a_probe_halts_the_jvm_before_a_statement_and_stands_nowhere_else() -> N
     assert probe_of(PATH, SOURCE, 9) is None  # a field: no statement stands there
     assert probe_of(PATH, SOURCE, 27) is None  # a closing brace
     assert probe_of(PATH, SOURCE, 23) is None  # inside a statement (the text block)
+
+
+def test_one_run_marks_every_line_a_statement_can_stand_before() -> None:
+    """The reach markers: one per line, on the line itself (no line moves), none where
+    no statement stands (a field, a closing brace, a text block's inside)."""
+    instrumented = reach_of(PATH, SOURCE, [9, 14, 15, 23, 26, 27, 28], "/tmp/x/m-0.txt")
+    assert instrumented is not None
+    text, marked = instrumented
+    assert marked == {14, 15, 26, 28}
+    lines = text.splitlines()
+    assert len(lines) == len(SOURCE.splitlines())
+    assert lines[25].endswith(" return low;") and '"/tmp/x/m-0.txt"' in lines[25]
+    assert '("26" + "\\n")' in lines[25] and "Throwable" in lines[25]
+    assert lines[8] == SOURCE.splitlines()[8] and lines[26] == "        }"
+    assert reached_lines("26\n14\n26\n") == {14, 26}
+    assert reach_of("src/calc.go", "package calc\n", [1], "/tmp/m") is None  # no marker
 
 
 def test_a_mutant_of_a_class_faces_its_own_test_class_first(tmp_path: Path) -> None:

@@ -38,6 +38,7 @@ run reaching it cannot pass, and no test can catch it as it would an exception).
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Collection, Iterator
 from dataclasses import dataclass
@@ -56,8 +57,8 @@ from rgr.check.mutation.boundary import TWINS, token_guard
 from rgr.check.mutation.mutants import Mutant
 from rgr.ecosystems import registry
 
-__all__ = ["LANGUAGES", "Token", "language_of", "mutants_of", "probe_of", "rust_test_lines",
-           "tokens_of"]
+__all__ = ["LANGUAGES", "Token", "language_of", "mutants_of", "probe_of", "reach_of",
+           "reached_lines", "rust_test_lines", "tokens_of"]
 
 #: File suffix -> language, as the ecosystems declare them.
 LANGUAGES = {suffix: syntax.language for syntax in registry.mutation_syntax()
@@ -67,6 +68,8 @@ LANGUAGES = {suffix: syntax.language for syntax in registry.mutation_syntax()
 #: declaration it needs on the package clause's line.
 _PROBES = {syntax.language: (syntax.probe, syntax.probe_header)
            for syntax in registry.mutation_syntax()}
+#: A statement recording that a test reached a line, where the language has one.
+_MARKERS = {syntax.language: syntax.reach_marker for syntax in registry.mutation_syntax()}
 _PACKAGE_CLAUSE = re.compile(r"^package\s+\w+[ \t]*(?=$|//)", re.MULTILINE)
 
 _ARITHMETIC = {"+": ("-",), "-": ("+",), "*": ("/",), "/": ("*",), "%": ("*",)}
@@ -179,15 +182,10 @@ def probe_of(path: str, source: str, line: int, offset: int | None = None
         return None
     text = texts[line - 1]
     stripped = text.lstrip()
-    first = stripped.split(" ", 1)[0]
     tokens = list(_tokens(source, language))
-    if not stripped or stripped[0] in ".)]},?:" or first in _CONTINUES_BEFORE \
-            or statement_line(texts, tokens, line) != line \
-            or (language == "java" and line in java_class_level_lines(tokens)):
+    if not _statement_stands(language, source, texts, tokens, line):
         return None
     start = _offset_of_line(source, line)
-    if any(token.start < start < token.end for token in tokens):
-        return None  # the line starts inside a string (a text block, a template literal)
     statement, header = _PROBES[language]
     body = None if offset is None else _one_line_body(tokens, language, line, offset)
     if body is None:
@@ -211,6 +209,59 @@ def probe_of(path: str, source: str, line: int, offset: int | None = None
     for position, inserted in sorted(edits, reverse=True):
         whole = whole[:position] + inserted + whole[position:]
     return Mutant(path, line, col, "probe", source, whole, 0, len(source), line)
+
+
+def reach_of(path: str, source: str, lines: Collection[int], marker: str
+             ) -> tuple[str, set[int]] | None:
+    """``source`` with a statement before each of ``lines``' statements that records,
+    once per run, that a test reached it (the language's ``reach_marker``, its ``{file}``
+    the string literal of the file ``marker``, its ``{line}`` the line), each on the
+    line it records (no line moves), and the lines that got one; None when the language
+    has no marker or no line can hold one. Where no statement can stand, the line gets
+    none (rgr.check.mutation.gate then knows nothing of it)."""
+    language = language_of(path)
+    template = _MARKERS.get(language or "", "")
+    if language is None or not template:
+        return None
+    texts = source.splitlines()
+    tokens = list(_tokens(source, language))
+    file = json.dumps(marker)  # a Java string literal for any path rgr makes
+    edits, marked = [], set()
+    for line in sorted(set(lines)):
+        if 0 < line <= len(texts) and _statement_stands(language, source, texts, tokens,
+                                                        line):
+            text = texts[line - 1]
+            at = _offset_of_line(source, line) + len(text) - len(text.lstrip())
+            edits.append((at, template.replace("{file}", file)
+                          .replace("{line}", str(line)) + " "))
+            marked.add(line)
+    if not edits:
+        return None
+    whole = source
+    for position, inserted in sorted(edits, reverse=True):
+        whole = whole[:position] + inserted + whole[position:]
+    return whole, marked
+
+
+def reached_lines(text: str) -> set[int]:
+    """The lines a marker file written by ``reach_of``'s statements names."""
+    return {int(word) for word in text.split() if word.isdigit()}
+
+
+def _statement_stands(language: str, source: str, texts: list[str], tokens: list[Token],
+                      line: int) -> bool:
+    """Whether a statement can be inserted right before ``line``'s text: the line
+    starts a statement (not an ``else``, a ``case``, the continuation of an expression,
+    the inside of a string, a Java class body's declaration)."""
+    stripped = texts[line - 1].lstrip()
+    first = stripped.split(" ", 1)[0]
+    if not stripped or stripped[0] in ".)]},?:" or first in _CONTINUES_BEFORE \
+            or statement_line(texts, tokens, line) != line \
+            or (language == "java" and line in java_class_level_lines(tokens)):
+        return False
+    start = _offset_of_line(source, line)
+    # a line starting inside a string (a text block, a template literal)
+    return not any(token.start < start < token.end for token in tokens)
 
 
 def _one_line_body(tokens: list[Token], language: str, line: int, offset: int
