@@ -329,8 +329,9 @@ def _measure_probed(subject: Subject, mutants: list[Mutant], settings: AdequacyC
         # Where the language records which lines the tests reach (Java), one run says it
         # for every changed line: a mutant of a line no test reaches is ``uncovered``
         # without a run, and a survivor of a reached line needs no probe.
-        reached = pool.reached(mutants, subject.sources, cmd, timeout) \
-            if time.monotonic() < deadline - 1 else {}
+        left = deadline - time.monotonic()
+        reached = pool.reached(mutants, subject.sources, cmd, min(timeout, left)) \
+            if left > 1 else {}
         for mutant in mutants:
             marked, hit = reached.get(mutant.path, (set(), set()))
             if mutant.statement_line in marked and mutant.statement_line not in hit:
