@@ -17,7 +17,11 @@ run that left files out runs again with every test) on checkouts kept open for t
 run; then each
 survivor's statement is probed (made to end the test process at once, which no test can
 catch): when every test still passes, no test runs it, and its survivors are
-``uncovered``. A mutant that does not build is ``unviable``, counted apart, never killed.
+``uncovered``. Java also has a reach marker (``MutationSyntax.reach_marker``): one run
+of the whole suite, before any mutant, with a marker before each mutated statement says
+which lines the tests reach, so a mutant of an unreached line is ``uncovered`` without
+a run and a reached line's survivor needs no probe. A mutant that does not build is
+``unviable``, counted apart, never killed.
 
 A mutant the mutator marks equivalent (rgr.check.mutation.boundary: a boundary that
 cannot change what its branch gives) is not run: ``equivalent-by-rule``, counted apart

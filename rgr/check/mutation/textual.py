@@ -33,7 +33,7 @@ counts it ``unviable`` when the tests no longer load, never ``killed``.
 Which lines a test runs is not traced here: a survivor's line is *probed* instead (a
 statement that ends the test process at once, inserted before the line's statement: a
 run reaching it cannot pass, and no test can catch it as it would an exception). See
-``probe_of``.
+``probe_of``; Java also marks the lines a run reaches (``reach_of``).
 """
 
 from __future__ import annotations
