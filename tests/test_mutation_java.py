@@ -130,7 +130,8 @@ def test_a_probe_halts_the_jvm_before_a_statement_and_stands_nowhere_else() -> N
 def test_one_run_marks_every_line_a_statement_can_stand_before() -> None:
     """The reach markers: one per line, on the line itself (no line moves), none where
     no statement stands (a field, a closing brace, a text block's inside)."""
-    instrumented = reach_of(PATH, SOURCE, [9, 14, 15, 23, 26, 27, 28], "/tmp/x/m-0.txt")
+    instrumented = reach_of(PATH, SOURCE, [1, 6, 8, 9, 12, 14, 15, 23, 26, 27, 28],
+                            "/tmp/x/m-0.txt")  # package, javadoc, class, method: none
     assert instrumented is not None
     text, marked = instrumented
     assert marked == {14, 15, 26, 28}

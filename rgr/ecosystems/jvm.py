@@ -182,18 +182,19 @@ class JVM(Plain):
     # forkCount=0 it ends Maven itself with the code. Fully qualified: a project may
     # have a class of its own named Runtime.
     # The reach marker: a system property makes it write once per line and run (a line
-    # in a loop costs one property lookup after that); every Throwable caught, so a
-    # marker that cannot write changes nothing the tests see (a line without its mark
+    # in a loop costs one property lookup after that); every Throwable caught (a
+    # SecurityManager refusing the property or the write too), so a marker that cannot
+    # write changes nothing the tests see (a line without its mark
     # is then "not reached" only when other marks were written: rgr.check.mutation.gate).
     mutation_syntax = (MutationSyntax(
         "java", (".java",), f"java.lang.Runtime.getRuntime().halt({PROBE_EXIT_CODE});",
         reach_marker=(
-            'if (java.lang.System.getProperty("rgr.reached." + {file} + {line}) == null) {'
-            ' java.lang.System.setProperty("rgr.reached." + {file} + {line}, "");'
-            " try { java.nio.file.Files.write(java.nio.file.Paths.get({file}),"
+            'try { if (java.lang.System.getProperty("rgr.reached." + {file} + {line}) == null)'
+            ' { java.lang.System.setProperty("rgr.reached." + {file} + {line}, "");'
+            " java.nio.file.Files.write(java.nio.file.Paths.get({file}),"
             ' ("{line}" + "\\n").getBytes(), java.nio.file.StandardOpenOption.CREATE,'
-            " java.nio.file.StandardOpenOption.APPEND);"
-            " } catch (java.lang.Throwable rgrReachError) { } }")),)
+            " java.nio.file.StandardOpenOption.APPEND); }"
+            " } catch (java.lang.Throwable rgrReachError) { }")),)
 
     def detect(self, root: Path, guess: Guess) -> TestCommand | None:
         pom = root / "pom.xml"

@@ -257,7 +257,7 @@ def _statement_stands(language: str, source: str, texts: list[str], tokens: list
     first = stripped.split(" ", 1)[0]
     if not stripped or stripped[0] in ".)]},?:" or first in _CONTINUES_BEFORE \
             or statement_line(texts, tokens, line) != line \
-            or (language == "java" and line in java_class_level_lines(tokens)):
+            or (language == "java" and line not in java_code_lines(tokens)):
         return False
     start = _offset_of_line(source, line)
     # a line starting inside a string (a text block, a template literal)
@@ -714,12 +714,28 @@ def _java_class_level(tokens: list[Token]) -> set[int]:
     """Where (start offsets) the tokens right inside a type's body stand: field
     declarations and enum constants, whose initializers run when the class loads, never
     under a test; a survivor there is code no test asks for."""
+    return {start for start, kind in _java_places(tokens).items() if kind == "type"}
+
+
+def java_code_lines(tokens: list[Token]) -> set[int]:
+    """The lines of Java source whose first token stands inside a method's (or an
+    initializer's, a lambda's) body: where a statement can."""
+    places = _java_places(tokens)
+    first_on_line: dict[int, Token] = {}
+    for token in tokens:
+        first_on_line.setdefault(token.line, token)
+    return {line for line, token in first_on_line.items() if places[token.start] == "code"}
+
+
+def _java_places(tokens: list[Token]) -> dict[int, str]:
+    """Each token's place (by start offset): ``type`` right inside a type's body,
+    ``code`` inside a block of statements, ``top`` outside every brace, ``close`` a
+    closing brace."""
     kinds: list[str] = []  # the open braces: "type" or "code"
     declares = False  # a type's declaration since the last ``;``, ``{`` or ``}``
-    found: set[int] = set()
+    found: dict[int, str] = {}
     for index, token in enumerate(tokens):
-        if kinds and kinds[-1] == "type" and token.text != "}":
-            found.add(token.start)
+        found[token.start] = "close" if token.text == "}" else kinds[-1] if kinds else "top"
         if token.text == "{":
             typed = declares or _opens_anonymous_class(tokens, index)
             kinds.append("type" if typed else "code")
