@@ -22,6 +22,9 @@ for the tests' own values is recorded as open debt, which keeps the run from com
     RGR_CORPUS_CACHE=~/.cache/rgr-corpus python bench/real_code_bench.py \
         [--only iniconfig,six] [--ecosystems python,javascript,go] [--rounds 1] [--jobs 2]
 
+Java (Maven, the corpus's Debian-built projects; JUnit 4 has the ``honest`` and ``gap``
+changes only): ``--ecosystems java --changes honest,gap``.
+
 Prints one row per project and change: RED verdict, GREEN guard, gate verdict, mutants
 tried/killed/equivalent (by rule + by CrossHair)/undecided/survived (noise lines are
 never mutated: rgr.check.mutation.arid), the gate's time, the phase's own test run, their
@@ -53,6 +56,8 @@ from fake_backend import FakeBackend  # noqa: E402
 
 from bench.corpus import fetch  # noqa: E402
 from bench.corpus.build import Setup, build, user_env  # noqa: E402
+from bench.corpus.cache import cache_root  # noqa: E402
+from bench.corpus.projects import by_name  # noqa: E402
 from bench.corpus.ranges import STYLES  # noqa: E402
 from rgr.base.config import AdequacyConfig  # noqa: E402
 from rgr.check.fakeit import ledger as fakeit_ledger  # noqa: E402
@@ -104,6 +109,14 @@ def _go(package: str, module: str) -> Callable[[], Path]:
     return lambda: fetch.debian_go_module(package, module)
 
 
+def _corpus(name: str, placement: tuple[str, str, str]) -> Case:
+    """The corpus's project ``name`` (bench/corpus/projects.py: how it is fetched and
+    built), the change placed at (code, tests, package)."""
+    project = by_name(name)
+    return Case(name, project.version, lambda: project.fetch(cache_root()), project.setup,
+                "junit4", *placement)
+
+
 CASES = (
     Case("iniconfig", "2.3.1", _pypi("iniconfig", "2.3.1"),
          Setup("python", pip_install=("-e", ".", "pytest")), "python",
@@ -132,6 +145,12 @@ CASES = (
     Case("testify", "1.8.1",
          _go("golang-github-stretchr-testify-dev", "github.com/stretchr/testify"),
          Setup("go"), "go", "assert/ranges.go", "assert/ranges_test.go", "assert"),
+    _corpus("json-simple", ("src/main/java/org/json/simple/Ranges.java",
+                            "src/test/java/org/json/simple/RangesTest.java",
+                            "org.json.simple")),
+    _corpus("commons-codec", ("src/main/java/org/apache/commons/codec/Ranges.java",
+                              "src/test/java/org/apache/commons/codec/RangesTest.java",
+                              "org.apache.commons.codec")),
 )
 
 #: change -> (the RED's test text key, the GREEN's code text key). ``gap``: the honest

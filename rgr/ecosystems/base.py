@@ -303,6 +303,13 @@ class MutationSyntax:
     #: A declaration the probe needs (Go's import of ``os``), appended to the file's
     #: package clause line so that no line moves; empty when none is needed.
     probe_header: str = ""
+    #: A statement that records, once per run, that a test reached the line it stands
+    #: before: appends ``{line}`` and a newline to the file ``{file}`` (a string
+    #: literal), and never raises nor ends anything. One run with a marker before every
+    #: changed line says which lines any test reaches, before any mutant runs (a
+    #: mutant of a line no test reaches is ``uncovered`` without a run). Empty: the
+    #: language's survivors are probed one place at a time.
+    reach_marker: str = ""
 
 
 #: How the registry names the runner of a command's words (rgr.ecosystems.registry):

@@ -20,6 +20,10 @@
   arguments (rgr.ecosystems.js_direct): npm's start-up is most of a small suite's run.
   Not exact either: the gate holds the direct run, unmutated, to the phase's own
   results before its kills count, and runs a survivor again with the user's command.
+* Java (Maven): first the test classes written for the changed class (``Foo.java``:
+  ``FooTest``, ``FooTests``, ``TestFoo``, through Surefire's ``-Dtest``), and only when
+  they all pass, the whole suite. Exact: a survivor faces every test. (Gradle runs the
+  whole suite for each mutant.)
 """
 
 from __future__ import annotations
@@ -30,7 +34,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from rgr.base.config import TestCommand
-from rgr.ecosystems import go, js_direct, js_modules, js_reach
+from rgr.ecosystems import go, js_direct, js_modules, js_reach, jvm
 
 #: The JavaScript runners whose suite is the test files found in the project.
 _JS_RUNNERS = frozenset({"mocha", "jest", "vitest", "node"})
@@ -84,6 +88,13 @@ def scope_of(cmd: TestCommand, root: Path, path: str) -> Scope:
         if not importers:
             return Scope(_go_packages(cmd, (own,)))
         return Scope(_go_packages(cmd, importers), first=_go_packages(cmd, (own,)))
+    if cmd.runner == "maven" and path.endswith(".java"):
+        # A command that picks its own tests keeps them (as for Go's -run).
+        picks = any(word.startswith(("-Dtest=", "-Dtest ")) for word in cmd.argv)
+        named = () if picks else jvm.tests_beside(root, path)
+        if named:
+            return Scope(cmd, first=_maven_tests(cmd, named))
+        return Scope(cmd)
     if cmd.runner in _JS_RUNNERS and path.endswith(js_modules.SOURCES):
         found = js_reach.reach(root, path)
         kept_out = found.left_out if found is not None else ()
@@ -105,6 +116,14 @@ def _go_packages(cmd: TestCommand, packages: tuple[str, ...],
         test = head.index("test") + 1
         head = (*head[:test], "-failfast", *head[test:])
     return replace(cmd, argv=(*head, *flags, *packages, *cmd.argv[at + 1:]))
+
+
+def _maven_tests(cmd: TestCommand, classes: tuple[str, ...]) -> TestCommand:
+    """``cmd`` running only the test classes ``classes`` (Surefire's ``-Dtest``); a module
+    without them runs nothing instead of failing (both spellings: Surefire 2 and 3)."""
+    return replace(cmd, argv=(*cmd.argv, f"-Dtest={','.join(classes)}",
+                              "-DfailIfNoTests=false",
+                              "-Dsurefire.failIfNoSpecifiedTests=false"))
 
 
 @contextmanager

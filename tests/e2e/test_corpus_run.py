@@ -36,10 +36,6 @@ SAMPLE = "iniconfig"
 #: cheapest suite) and unittest (no per-test line data: the gate probes survivors' lines).
 CHEATED = ("iniconfig", "chai-string", "github.com/google/uuid", "itoa", "cron",
            "css-what", "json-simple", "markdown")
-#: Cheats only the mutation gate catches, on projects in a language it has no mutator
-#: for yet (Java: the gate notes "not-measured" and GREEN passes): known misses, held
-#: as strict expected failures so that a Java mutator shows up as XPASS.
-UNCAUGHT = {("json-simple", "weak"), ("json-simple", "over")}
 #: Projects whose own suite is red as their registry ships it: rgr refuses to start.
 RED_SUITES = ("jsoup",)
 #: Projects where rgr's baseline is red while the user's own run is green, each a known
@@ -84,12 +80,8 @@ def test_the_honest_change_completes(name: str, tmp_path: Path) -> None:
 
 
 def _cheat_cases() -> list[object]:
-    cases = sweep([(n, c) for n in CHEATED for c in CHEATS], lambda case: full_sweep(),
-                  WHERE, env="RGR_CORPUS_CACHE=/tmp/corpus-cache")
-    uncaught = pytest.mark.xfail(strict=True,
-                                 reason="no mutator for Java yet: the gate does not measure")
-    return [pytest.param(*case.values, marks=(*case.marks, uncaught))
-            if tuple(case.values) in UNCAUGHT else case for case in cases]
+    return sweep([(n, c) for n in CHEATED for c in CHEATS], lambda case: full_sweep(),
+                 WHERE, env="RGR_CORPUS_CACHE=/tmp/corpus-cache")
 
 
 @pytest.mark.parametrize(("name", "cheat"), _cheat_cases())

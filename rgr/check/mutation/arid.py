@@ -1,6 +1,6 @@
 """What the mutation gate never mutates, and why: the one list both mutators
 (rgr.check.mutation.mutants for Python, rgr.check.mutation.textual for JavaScript/
-TypeScript, Go and Rust) follow, and docs/referee.md repeats.
+TypeScript, Go, Rust and Java) follow, and docs/referee.md repeats.
 
 Measured on honest, tested changes to real projects, most survivors were noise: an
 error message emptied, a log line's text changed, a ``'use strict'`` directive. No test
@@ -19,25 +19,31 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["ARID", "ERROR_CALLS", "LOG_RECEIVER", "PRINT_CALLS", "RUST_ASSERT_MACROS",
-           "RUST_MESSAGE_MACROS"]
+__all__ = ["ARID", "ERROR_CALLS", "JAVA_MESSAGE_CHECKS", "JAVA_PRINT_CALLS", "LOG_RECEIVER",
+           "PRINT_CALLS", "RUST_ASSERT_MACROS", "RUST_MESSAGE_MACROS"]
 
 #: What rgr skips, and why (kind -> why). Each mutator names the kind it skips.
 ARID: dict[str, str] = {
     "docstring": "a docstring documents; no behaviour depends on it (Python)",
-    "annotation": "a type annotation is read by type checkers, not at run time (Python)",
+    "annotation": "a type annotation is read by type checkers, not at run time (Python); "
+                  "a Java annotation (`@Override`, `@SuppressWarnings(\"x\")`) and its "
+                  "arguments are read by the compiler and tools",
     "directive": "a directive such as 'use strict' only tells the engine how to run the "
                  "file; emptying it changes nothing a test can see (JavaScript)",
     "error-message": "the text of an error: the message of `raise X(\"...\")`, `throw new "
                      "Error('...')`, Go's errors.New/fmt.Errorf/panic, Rust's panic!/"
-                     "unreachable!/todo!/expect(\"...\") and the strings of Err(...); the "
-                     "raise, and the condition that leads to it, are still mutated",
+                     "unreachable!/todo!/expect(\"...\") and the strings of Err(...), "
+                     "Java's `new XException(...)`/`new XError(...)` and the strings of "
+                     "Objects.requireNonNull and Guava's check*; the raise, and the "
+                     "condition that leads to it, are still mutated",
     "log-call": "a log or print call, all of it (its arguments and, in Python, the call's "
                 "statement): logging.*, logger.*/log.*, print, console.*, Go's log.*/"
                 "slog.*/fmt.Print*, Rust's println!/eprintln!/print!/eprint! and the log "
-                "crate's macros (Google's \"arid lines\")",
+                "crate's macros, Java's System.out/System.err print calls and any "
+                "LOG./logger. call (Google's \"arid lines\")",
     "assert-message": "the message of an assert (Python's `assert x, \"...\"`, Rust's "
-                      "assert!/assert_eq!/debug_assert!): text shown when it fails; the "
+                      "assert!/assert_eq!/debug_assert!, Java's `assert x : \"...\"`): "
+                      "text shown when it fails; the "
                       "asserted condition is still mutated",
 }
 
@@ -62,3 +68,13 @@ RUST_MESSAGE_MACROS = frozenset({
 RUST_ASSERT_MACROS = frozenset({
     "assert", "assert_eq", "assert_ne", "debug_assert", "debug_assert_eq",
     "debug_assert_ne"})
+
+#: Java's print calls, as ``receiver.name`` (``System.out.println``: ``out.println``).
+JAVA_PRINT_CALLS = frozenset(f"{stream}.{name}" for stream in ("out", "err")
+                             for name in ("print", "println", "printf", "format"))
+
+#: Java calls whose strings are only a failure's message (their conditions and values
+#: are behaviour): ``Objects.requireNonNull(x, "x")``, Guava's ``Preconditions``.
+JAVA_MESSAGE_CHECKS = frozenset({"requireNonNull", "checkArgument", "checkState",
+                                 "checkNotNull", "checkElementIndex",
+                                 "checkPositionIndex"})

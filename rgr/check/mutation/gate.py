@@ -18,7 +18,11 @@ unmutated) on checkouts kept open for the gate (a compiled project builds increm
 each within a few times the phase's own test run; then each
 survivor's statement is probed (made to end the test process at once, which no test can
 catch): when every test still passes, no test runs it, and its survivors are
-``uncovered``. A mutant that does not build is ``unviable``, counted apart, never killed.
+``uncovered``. Java also has a reach marker (``MutationSyntax.reach_marker``): one run
+of the whole suite, before any mutant, with a marker before each mutated statement says
+which lines the tests reach, so a mutant of an unreached line is ``uncovered`` without
+a run and a reached line's survivor needs no probe. A mutant that does not build is
+``unviable``, counted apart, never killed.
 
 A mutant the mutator marks equivalent (rgr.check.mutation.boundary: a boundary that
 cannot change what its branch gives) is not run: ``equivalent-by-rule``, counted apart
@@ -330,6 +334,17 @@ def _measure_probed(subject: Subject, mutants: list[Mutant], settings: AdequacyC
         scopes = {path: scope_of(cmd, first_tree, path)
                   for path in sorted({m.path for m in mutants})}
         failed: set[str] = set()  # paths whose narrowed suite fails unmutated
+        # Where the language records which lines the tests reach (Java), one run says it
+        # for every changed line: a mutant of a line no test reaches is ``uncovered``
+        # without a run, and a survivor of a reached line needs no probe.
+        left = deadline - time.monotonic()
+        reached = pool.reached(mutants, subject.sources, cmd, min(timeout, left)) \
+            if left > 1 else {}
+        for mutant in mutants:
+            marked, hit = reached.get(mutant.path, (set(), set()))
+            if mutant.statement_line in marked and mutant.statement_line not in hit:
+                findings[mutant.id] = _finding(mutant, "uncovered", [])
+        mutants = [m for m in mutants if m.id not in findings]
 
         def check(checkout: Checkout) -> None:
             """Test files left out of a shared process (Mocha) may hold a root hook or
@@ -366,11 +381,19 @@ def _measure_probed(subject: Subject, mutants: list[Mutant], settings: AdequacyC
         # One probe per place: before a line's statement, or inside the one-line body
         # of an ``if`` that holds the survivor (textual.probe_of), run within the scopes
         # that are exact (a narrowed JavaScript run could miss the test that runs it).
+        # Where the lines reached are known, only a one-line ``if``'s body is probed.
         exact = {path: scope for path, scope in scopes.items() if scope.exact}
+
+        def probe_for(mutant: Mutant) -> Mutant | None:
+            probe = textual.probe_of(mutant.path, subject.sources[mutant.path],
+                                     mutant.statement_line, mutant.start)
+            marked = reached.get(mutant.path, (set(), set()))[0]
+            if probe is not None and mutant.statement_line in marked and probe.col == 1:
+                return None  # the marker saw a test reach it
+            return probe
+
         _mark_unrun(
-            mutants, findings,
-            lambda m: textual.probe_of(m.path, subject.sources[m.path], m.statement_line,
-                                       m.start),
+            mutants, findings, probe_for,
             lambda probes: pool.run([(p, []) for p in probes], subject.sources, cmd,
                                     deadline, timeout, exact))
     if gave_way:
@@ -506,6 +529,44 @@ class _Checkouts:
             return None
         return max(r.duration_s for r in reports)
 
+    def reached(self, mutants: list[Mutant], sources: dict[str, str], cmd: TestCommand,
+                timeout: float) -> dict[str, tuple[set[int], set[int]]]:
+        """The lines of each mutated file that the whole suite reaches, read from one
+        run in the first checkout with a marker before each mutant's statement
+        (textual.reach_of): path -> (the lines marked, those reached), for the files
+        whose language has a marker.
+        Empty when the run fails, does not build, or no marker was written at all (a
+        sandbox or a build that does not let it write must not read as "no test
+        reaches any line"): then every mutant runs and survivors are probed."""
+        tree, confinement, env = self._open_ones[0]
+        folder = confinement.tmp if confinement else tree.parent
+        marked: dict[str, tuple[str, set[int], Path]] = {}
+        for number, path in enumerate(sorted({m.path for m in mutants})):
+            marker = folder / f"rgr-reached-{number}.txt"
+            lines = {m.statement_line for m in mutants if m.path == path}
+            instrumented = textual.reach_of(path, sources[path], lines, str(marker))
+            if instrumented is not None:
+                marked[path] = (*instrumented, marker)
+        if not marked:
+            return {}
+        try:
+            for path, (text, _lines, marker) in marked.items():
+                marker.unlink(missing_ok=True)
+                (tree / path).write_text(text, encoding="utf-8")
+            report = run_tests(cmd, tree, timeout=timeout, env=env, confinement=confinement)
+        finally:
+            for path in marked:
+                (tree / path).write_text(sources[path], encoding="utf-8")
+        found = {path: (lines, textual.reached_lines(marker.read_text(encoding="utf-8"))
+                        if marker.is_file() else set())
+                 for path, (_text, lines, marker) in marked.items()}
+        for _text, _lines, marker in marked.values():
+            marker.unlink(missing_ok=True)
+        if not report.all_passed or report.no_tests_collected \
+                or not any(hit for _lines, hit in found.values()):
+            return {}
+        return found
+
     def trees(self) -> list[Path]:
         return [tree for tree, _confinement, _env in self._open_ones]
 
@@ -575,7 +636,7 @@ def _run_one(mutant: Mutant, tests: list[str], sources: dict[str, str], scope: S
         return "survived" if report.all_passed and not report.no_tests_collected \
             else "killed"
     if report.collection_errors and not report.outcomes and not report.timed_out and (
-            textual.language_of(mutant.path) in ("go", "rust")
+            textual.language_of(mutant.path) in ("go", "rust", "java")
             or "SyntaxError" in report.output_excerpt):
         # A token-level mutant that does not build or parse: no verdict. (JavaScript
         # that parses but throws while its module loads is behaviour the tests noticed.)

@@ -1,4 +1,4 @@
-"""Mutants of the changed lines of JavaScript/TypeScript, Go and Rust files: a small
+"""Mutants of the changed lines of JavaScript/TypeScript, Go, Rust and Java files: a small
 token-level mutator, standard library only.
 
 Why not each ecosystem's tool (Stryker, go-mutesting, cargo-mutants): each would have
@@ -7,8 +7,9 @@ to be installed where the project's tests run (Stryker into the project's
 changes the user's environment; each also brings its own runner, sandbox and copy of the
 tree, where rgr must run every mutant in its own sealed checkout with the project's own
 test command. rgr only needs the mutants of a few changed lines, so it scans the file
-once (comments, strings, template literals, regular-expression literals and Rust's
-``#[cfg(test)]`` modules are skipped) and offers, on the changed lines only:
+once (comments, strings, template literals, regular-expression literals, Java's text
+blocks and char literals, Java annotations and Rust's ``#[cfg(test)]`` modules are
+skipped) and offers, on the changed lines only:
 
 * ``arithmetic``: binary ``+``↔``-``, ``*``↔``/``, ``%``→``*``
 * ``comparison``: ``==``↔``!=`` (``===``↔``!==``), ``<``→``>=``/``<=``, ``>``→``<=``/``>=``,
@@ -22,9 +23,9 @@ once (comments, strings, template literals, regular-expression literals and Rust
   its negation
 
 Never mutated (rgr.check.mutation.arid.ARID): error messages, log and print calls, assert
-messages and directives (``'use strict'``). A boundary comparison whose twin cannot change
-what it returns (rgr.check.mutation.boundary.token_guard) is offered marked
-``equivalent``: the gate counts it and runs nothing.
+messages, Java annotations and directives (``'use strict'``). A boundary comparison whose
+twin cannot change what it returns (rgr.check.mutation.boundary.token_guard) is offered
+marked ``equivalent``: the gate counts it and runs nothing.
 
 A token-level mutant may not build (``-`` between two Go strings): the gate runs it and
 counts it ``unviable`` when the tests no longer load, never ``killed``.
@@ -32,11 +33,12 @@ counts it ``unviable`` when the tests no longer load, never ``killed``.
 Which lines a test runs is not traced here: a survivor's line is *probed* instead (a
 statement that ends the test process at once, inserted before the line's statement: a
 run reaching it cannot pass, and no test can catch it as it would an exception). See
-``probe_of``.
+``probe_of``; Java also marks the lines a run reaches (``reach_of``).
 """
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Collection, Iterator
 from dataclasses import dataclass
@@ -44,6 +46,8 @@ from dataclasses import dataclass
 from rgr.base.config import MUTATION_OPERATORS
 from rgr.check.mutation.arid import (
     ERROR_CALLS,
+    JAVA_MESSAGE_CHECKS,
+    JAVA_PRINT_CALLS,
     LOG_RECEIVER,
     PRINT_CALLS,
     RUST_ASSERT_MACROS,
@@ -53,8 +57,8 @@ from rgr.check.mutation.boundary import TWINS, token_guard
 from rgr.check.mutation.mutants import Mutant
 from rgr.ecosystems import registry
 
-__all__ = ["LANGUAGES", "Token", "language_of", "mutants_of", "probe_of", "rust_test_lines",
-           "tokens_of"]
+__all__ = ["LANGUAGES", "Token", "language_of", "mutants_of", "probe_of", "reach_of",
+           "reached_lines", "rust_test_lines", "tokens_of"]
 
 #: File suffix -> language, as the ecosystems declare them.
 LANGUAGES = {suffix: syntax.language for syntax in registry.mutation_syntax()
@@ -64,6 +68,8 @@ LANGUAGES = {suffix: syntax.language for syntax in registry.mutation_syntax()
 #: declaration it needs on the package clause's line.
 _PROBES = {syntax.language: (syntax.probe, syntax.probe_header)
            for syntax in registry.mutation_syntax()}
+#: A statement recording that a test reached a line, where the language has one.
+_MARKERS = {syntax.language: syntax.reach_marker for syntax in registry.mutation_syntax()}
 _PACKAGE_CLAUSE = re.compile(r"^package\s+\w+[ \t]*(?=$|//)", re.MULTILINE)
 
 _ARITHMETIC = {"+": ("-",), "-": ("+",), "*": ("/",), "/": ("*",), "%": ("*",)}
@@ -72,17 +78,20 @@ _COMPARISON = {"==": ("!=",), "!=": ("==",), "===": ("!==",), "!==": ("===",),
 _BOOLEAN = {"&&": ("||",), "||": ("&&",)}
 #: Longest first, so ``===`` is one token and not ``==`` then ``=``.
 _OPERATORS = sorted(
-    ["===", "!==", "...", "..=", ">>=", "<<=", "**=", "&&=", "||=", "??=", "==", "!=", "<=",
-     ">=", "&&", "||", "??", "?.", "=>", "->", "::", "..", "<<", ">>", "++", "--", "+=",
-     "-=", "*=", "/=", "%=", "&=", "|=", "^=", ":=", "<-", "**"], key=len, reverse=True)
+    [">>>=", ">>>", "===", "!==", "...", "..=", ">>=", "<<=", "**=", "&&=", "||=", "??=",
+     "==", "!=", "<=", ">=", "&&", "||", "??", "?.", "=>", "->", "::", "..", "<<", ">>",
+     "++", "--", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", ":=", "<-", "**"],
+    key=len, reverse=True)
 #: Lines that only declare where code comes from: nothing there to mutate.
 _DECLARATION = re.compile(
     r"^\s*(import\b|export\s.*\bfrom\b|package\b|use\b|pub\s+use\b|mod\b|pub\s+mod\b|"
     r"extern\b|#!?\[|//|/\*|\*)")
 #: A JavaScript directive: a statement that is only a string (``'use strict';``).
 _DIRECTIVE = re.compile(r"""^\s*(['"])[^'"]*\1;?\s*$""")
-_NUMBER = re.compile(r"(\d[\d_]*)(\.\d[\d_]*)?([a-z]\w*)?$")
+_NUMBER = re.compile(r"(\d[\d_]*)(\.\d[\d_]*)?([a-zA-Z]\w*)?$")
 _IF_JS = re.compile(r"^(\s*(?:\}\s*else\s+)?(?:if|while)\s*\()(.*)(\)\s*\{?\s*)$")
+#: The languages whose ``if``/``while`` condition stands in parentheses.
+_PARENTHESISED = frozenset({"js", "java"})
 _IF_BRACE = re.compile(r"^(\s*(?:\}\s*else\s+)?(?:if|while|for)\s+)(.*?)(\s*\{\s*)$")
 _CONTINUES_AFTER = {",", "(", "[", ".", "=", "+", "-", "*", "/", "%", "&&", "||", "??",
                     "?", ":", "=>", "|", "&", "<", ">", "==", "!=", "===", "!==", "<=",
@@ -119,6 +128,8 @@ def mutants_of(path: str, source: str, lines: Collection[int],
     texts = source.splitlines()
     skipped = _skipped_lines(tokens, texts, language)
     arid = _arid_tokens(tokens, language)
+    # Java: a field's initializer runs when its class loads, never under a test.
+    class_level = _java_class_level(tokens) if language == "java" else set()
     words = [token.text for token in tokens]
     found: dict[tuple[int, int, str], Mutant] = {}
 
@@ -127,8 +138,9 @@ def mutants_of(path: str, source: str, lines: Collection[int],
         if operator not in operators or line not in lines or line in skipped:
             return
         col = start - _line_start(source, start) + 1
+        statement = statement_line(texts, tokens, line)
         mutant = Mutant(path, line, col, operator, source[start:end], replacement, start, end,
-                        statement_line(texts, tokens, line), equivalent)
+                        statement, equivalent, module_level=start in class_level)
         found.setdefault((start, end, replacement), mutant)
 
     for index, token in enumerate(tokens):
@@ -170,10 +182,8 @@ def probe_of(path: str, source: str, line: int, offset: int | None = None
         return None
     text = texts[line - 1]
     stripped = text.lstrip()
-    first = stripped.split(" ", 1)[0]
     tokens = list(_tokens(source, language))
-    if not stripped or stripped[0] in ".)]},?:" or first in _CONTINUES_BEFORE \
-            or statement_line(texts, tokens, line) != line:
+    if not _statement_stands(language, source, texts, tokens, line):
         return None
     start = _offset_of_line(source, line)
     statement, header = _PROBES[language]
@@ -201,6 +211,59 @@ def probe_of(path: str, source: str, line: int, offset: int | None = None
     return Mutant(path, line, col, "probe", source, whole, 0, len(source), line)
 
 
+def reach_of(path: str, source: str, lines: Collection[int], marker: str
+             ) -> tuple[str, set[int]] | None:
+    """``source`` with a statement before each of ``lines``' statements that records,
+    once per run, that a test reached it (the language's ``reach_marker``, its ``{file}``
+    the string literal of the file ``marker``, its ``{line}`` the line), each on the
+    line it records (no line moves), and the lines that got one; None when the language
+    has no marker or no line can hold one. Where no statement can stand, the line gets
+    none (rgr.check.mutation.gate then knows nothing of it)."""
+    language = language_of(path)
+    template = _MARKERS.get(language or "", "")
+    if language is None or not template:
+        return None
+    texts = source.splitlines()
+    tokens = list(_tokens(source, language))
+    file = json.dumps(marker)  # a Java string literal for any path rgr makes
+    edits, marked = [], set()
+    for line in sorted(set(lines)):
+        if 0 < line <= len(texts) and _statement_stands(language, source, texts, tokens,
+                                                        line):
+            text = texts[line - 1]
+            at = _offset_of_line(source, line) + len(text) - len(text.lstrip())
+            edits.append((at, template.replace("{file}", file)
+                          .replace("{line}", str(line)) + " "))
+            marked.add(line)
+    if not edits:
+        return None
+    whole = source
+    for position, inserted in sorted(edits, reverse=True):
+        whole = whole[:position] + inserted + whole[position:]
+    return whole, marked
+
+
+def reached_lines(text: str) -> set[int]:
+    """The lines a marker file written by ``reach_of``'s statements names."""
+    return {int(word) for word in text.split() if word.isdigit()}
+
+
+def _statement_stands(language: str, source: str, texts: list[str], tokens: list[Token],
+                      line: int) -> bool:
+    """Whether a statement can be inserted right before ``line``'s text: the line
+    starts a statement (not an ``else``, a ``case``, the continuation of an expression,
+    the inside of a string, a Java class body's declaration)."""
+    stripped = texts[line - 1].lstrip()
+    first = stripped.split(" ", 1)[0]
+    if not stripped or stripped[0] in ".)]},?:" or first in _CONTINUES_BEFORE \
+            or statement_line(texts, tokens, line) != line \
+            or (language == "java" and line not in java_code_lines(tokens)):
+        return False
+    start = _offset_of_line(source, line)
+    # a line starting inside a string (a text block, a template literal)
+    return not any(token.start < start < token.end for token in tokens)
+
+
 def _one_line_body(tokens: list[Token], language: str, line: int, offset: int
                    ) -> tuple[int, int | None] | None:
     """Where a probe goes to run only with the body of the ``if`` that starts ``line``
@@ -212,7 +275,7 @@ def _one_line_body(tokens: list[Token], language: str, line: int, offset: int
         index += 1
     if index >= len(on_line) or on_line[index].text != "if":
         return None
-    if language == "js":  # if (condition) body
+    if language in _PARENTHESISED:  # if (condition) body
         closing = _matching(on_line, index + 1) \
             if index + 1 < len(on_line) and on_line[index + 1].text == "(" else None
         body = None if closing is None else closing + 1
@@ -342,6 +405,17 @@ def _scan(source: str, index: int, language: str, previous: Token | None
         assert match is not None
         close = source.find('"' + match.group(1), index + match.end())
         return (len(source) if close < 0 else close + 1 + len(match.group(1))), "string"
+    if language == "java" and rest == '"""':  # a text block, to its closing """
+        close = index + 3
+        while True:
+            close = source.find('"""', close)
+            if close < 0 or source[close - 1] != "\\":
+                break
+            close += 1
+        return (len(source) if close < 0 else close + 3), "string"
+    if char == "'" and language == "java":  # a char literal ('a', '\n', '\u0041')
+        char_literal = re.match(r"'(\\.[^']*|[^\\'])'", source[index:])
+        return index + (char_literal.end() if char_literal else 1), "char"
     if char in "\"'`":
         if char == "'" and language == "rust":
             char_literal = re.match(r"'(\\.[^']*|[^\\'])'", source[index:])
@@ -472,7 +546,9 @@ def _line_mutants(text: str, language: str) -> Iterator[tuple[str, int, int, str
     """(operator, start, end, replacement) of the mutants that need a whole line: a
     JavaScript ``return x;`` and an ``if``/``while`` condition."""
     code = text.split("//", 1)[0].rstrip()
-    if language == "js":
+    if language == "java":
+        condition = _IF_JS.match(code)
+    elif language == "js":
         match = re.match(r"^(\s*return\s+)(.+?);?\s*$", code)
         if match and match.group(2) not in ("undefined", "") \
                 and _balanced(match.group(2)) and code.rstrip().endswith(";"):
@@ -539,20 +615,23 @@ def _skipped_lines(tokens: list[Token], texts: list[str], language: str) -> set[
 def _arid_tokens(tokens: list[Token], language: str) -> dict[int, str]:
     """The tokens inside calls rgr does not mutate (rgr.check.mutation.arid.ARID), index
     -> ``all`` (an error's message, a log or print call: ``error-message``,
-    ``log-call``) or ``strings`` (only its strings: a Rust ``Err(...)`` or assert
-    macro's, ``assert-message``)."""
-    arid: dict[int, str] = {}
+    ``log-call``; after the first argument of Java's ``requireNonNull``/``check*``) or
+    ``strings`` (only its strings: a Rust ``Err(...)`` or assert macro's,
+    ``assert-message``)."""
+    arid: dict[int, str] = _java_arid(tokens) if language == "java" else {}
     for index, token in enumerate(tokens):
         if token.text != "(" or index == 0:
             continue
         what = _call_kind(tokens, index, language)
         if what is None:
             continue
-        depth = 0
+        depth, past_first = 0, what != "after-first"
         for inner in range(index, len(tokens)):
             depth += tokens[inner].text in "([{"
             depth -= tokens[inner].text in ")]}"
-            arid.setdefault(inner, what)
+            past_first = past_first or (depth == 1 and tokens[inner].text == ",")
+            if past_first:
+                arid.setdefault(inner, "all" if what == "after-first" else what)
             if depth == 0:
                 break
     return arid
@@ -573,6 +652,13 @@ def _call_kind(tokens: list[Token], paren: int, language: str) -> str | None:
         return "strings" if name == "assert" or receiver == "assert" else None
     if language == "go":
         return "all" if dotted in ERROR_CALLS or dotted in PRINT_CALLS else None
+    if language == "java":
+        before = tokens[paren - 2].text if paren >= 2 else ""
+        if (before == "new" and name.endswith(("Error", "Exception"))) \
+                or dotted in JAVA_PRINT_CALLS:
+            return "all"
+        # requireNonNull(x, "x " + y): the value checked is behaviour, the rest message
+        return "after-first" if name in JAVA_MESSAGE_CHECKS else None
     if name == "!" and paren >= 2:  # a Rust macro
         macro = tokens[paren - 2].text
         if macro in RUST_MESSAGE_MACROS:
@@ -581,6 +667,109 @@ def _call_kind(tokens: list[Token], paren: int, language: str) -> str | None:
     if name == "expect" and receiver:
         return "all"
     return "strings" if name == "Err" else None
+
+
+def _java_arid(tokens: list[Token]) -> dict[int, str]:
+    """Java's annotations (``@Deprecated``, ``@SuppressWarnings("x")``: read by the
+    compiler and tools, ``annotation``) and an ``assert``'s message (after its ``:``,
+    ``assert-message``), for ``_arid_tokens``."""
+    arid: dict[int, str] = {}
+    for index, token in enumerate(tokens):
+        if token.text == "@" and index + 1 < len(tokens) and tokens[index + 1].kind == "word":
+            end = index + 1
+            while end + 2 < len(tokens) and tokens[end + 1].text == "." \
+                    and tokens[end + 2].kind == "word":
+                end += 2
+            if end + 1 < len(tokens) and tokens[end + 1].text == "(":
+                closing = _matching(tokens, end + 1)
+                end = len(tokens) - 1 if closing is None else closing
+            for inner in range(index, end + 1):
+                arid[inner] = "all"
+        elif token.text == "assert":
+            depth, message = 0, False
+            for inner in range(index + 1, len(tokens)):
+                word = tokens[inner].text
+                if word == ";" and depth == 0:
+                    break
+                depth += word in ("(", "[", "{")
+                depth -= word in (")", "]", "}")
+                message = message or (word == ":" and depth == 0)
+                if message:  # the whole message: "three " + 3 is text too
+                    arid.setdefault(inner, "all")
+    return arid
+
+
+def java_class_level_lines(tokens: list[Token]) -> set[int]:
+    """The lines of Java source whose first token stands right inside a type's body (a
+    class, interface, enum or record, or an anonymous class): declarations, where no
+    statement can stand (no probe)."""
+    at_type_level = _java_class_level(tokens)
+    first_on_line: dict[int, Token] = {}
+    for token in tokens:
+        first_on_line.setdefault(token.line, token)
+    return {line for line, token in first_on_line.items() if token.start in at_type_level}
+
+
+def _java_class_level(tokens: list[Token]) -> set[int]:
+    """Where (start offsets) the tokens right inside a type's body stand: field
+    declarations and enum constants, whose initializers run when the class loads, never
+    under a test; a survivor there is code no test asks for."""
+    return {start for start, kind in _java_places(tokens).items() if kind == "type"}
+
+
+def java_code_lines(tokens: list[Token]) -> set[int]:
+    """The lines of Java source whose first token stands inside a method's (or an
+    initializer's, a lambda's) body: where a statement can."""
+    places = _java_places(tokens)
+    first_on_line: dict[int, Token] = {}
+    for token in tokens:
+        first_on_line.setdefault(token.line, token)
+    return {line for line, token in first_on_line.items() if places[token.start] == "code"}
+
+
+def _java_places(tokens: list[Token]) -> dict[int, str]:
+    """Each token's place (by start offset): ``type`` right inside a type's body,
+    ``code`` inside a block of statements, ``top`` outside every brace, ``close`` a
+    closing brace."""
+    kinds: list[str] = []  # the open braces: "type" or "code"
+    declares = False  # a type's declaration since the last ``;``, ``{`` or ``}``
+    found: dict[int, str] = {}
+    for index, token in enumerate(tokens):
+        found[token.start] = "close" if token.text == "}" else kinds[-1] if kinds else "top"
+        if token.text == "{":
+            typed = declares or _opens_anonymous_class(tokens, index)
+            kinds.append("type" if typed else "code")
+            declares = False
+        elif token.text == "}":
+            if kinds:
+                kinds.pop()
+            declares = False
+        elif token.text == ";":
+            declares = False
+        elif token.text in ("class", "interface", "enum", "record") \
+                and (index == 0 or tokens[index - 1].text != ".") \
+                and index + 1 < len(tokens) and tokens[index + 1].kind == "word":
+            declares = True  # not ``Foo.class``, nor a variable named ``record``
+    return found
+
+
+def _opens_anonymous_class(tokens: list[Token], brace: int) -> bool:
+    """Whether the ``{`` at ``brace`` opens an anonymous class's body: ``new
+    Name<...>(...) {``."""
+    if brace == 0 or tokens[brace - 1].text != ")":
+        return False
+    depth, position = 0, brace - 1
+    while position >= 0:  # back to the matching ``(``
+        depth += tokens[position].text == ")"
+        depth -= tokens[position].text == "("
+        if depth == 0:
+            break
+        position -= 1
+    position -= 1
+    while position >= 0 and ((tokens[position].kind == "word" and tokens[position].text != "new")
+                             or tokens[position].text in (".", "<", ">", ",", "?")):
+        position -= 1
+    return position >= 0 and tokens[position].text == "new"
 
 
 def rust_test_lines(tokens: list[Token], texts: list[str],
