@@ -28,7 +28,7 @@ import sys
 import tempfile
 import time
 import weakref
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -44,7 +44,7 @@ from rgr.check import conftest_rules
 from rgr.check.gate import GateResult, Level, gate_argvs, run_gate
 from rgr.check.verify import Confinement, TestReport, run_tests
 from rgr.ecosystems.registry import ecosystems_used, runner_variables
-from rgr.sandbox import explain, setup, toolchain
+from rgr.sandbox import explain, setup, toolchain, writable_copy
 from rgr.sandbox.bridge import Bridge
 from rgr.sandbox.explain import Diagnosis
 from rgr.sandbox.gateway import Upstream
@@ -427,6 +427,14 @@ class Sealer:
             return run_tests(self.test_command, tree, timeout=self.ws.config.command_timeout,
                              env=env, confinement=confinement)
 
+    def try_writable_copy(self, folders: Collection[str], commit: Commit) -> TestReport:
+        """The run's test command on a pristine checkout of ``commit`` whose dependency
+        ``folders`` are writable copies, as ``[sandbox] writable_copy`` would make them:
+        that fix is tried before rgr suggests it (rgr.loop.fix_trials)."""
+        with self._checkout(commit, "try", writable=folders) as (tree, confinement, env):
+            return run_tests(self.test_command, tree, timeout=self.ws.config.command_timeout,
+                             env=env, confinement=confinement)
+
     def try_command(self, command: TestCommand, commit: Commit) -> TestReport:
         """Another test command on a pristine checkout of ``commit``, sealed as the run's
         own is (the same sandbox, environment and reader): a fix rgr suggests is tried
@@ -459,7 +467,8 @@ class Sealer:
         return self._checkout(commit, label)
 
     @contextmanager
-    def _checkout(self, commit: Commit, label: str, command: TestCommand | None = None
+    def _checkout(self, commit: Commit, label: str, command: TestCommand | None = None,
+                  writable: Collection[str] | None = None
                   ) -> Iterator[tuple[Path, Confinement | None, dict[str, str]]]:
         folder = self._folder(label)
         try:
@@ -467,6 +476,10 @@ class Sealer:
             if self._stager is None or not self._stager.take(self.ws.repo, commit.id, tree):
                 scratch.checkout_pristine(self.ws.repo, commit.id, tree)
             self._copy_generated(tree)
+            # Before the read-only binds (or, unsandboxed, the links) of the others.
+            writable_copy.copy_into(
+                self.toolchain, self.ws.config.sandbox.writable_copy
+                if writable is None else writable, tree)
             home, tmp = self._home_and_tmp(folder, tree)
             failpoints.hit("seal:checked-out")
             env = self._environment(
