@@ -209,6 +209,9 @@ PROJECTS: tuple[Project, ...] = (
                 # `rgr verify` names writable_copy for it
                 tdd_toml='[sandbox]\nshow_generated = ["test/fixtures/ts/*.cjs"]\n'
                          'pass_env = ["CI"]\nwritable_copy = ["node_modules"]\n',
+                # `npm test` transpiles those fixtures before its tests: a user who has
+                # run the suite has them (without, `rgr run`'s baseline misses them)
+                after_install=(("npm", "run", "transpile"),),
                 env={
                     # docsify's postinstall runs `npx husky install`: npx asks before
                     # downloading husky, and a user answers yes

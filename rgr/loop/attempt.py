@@ -153,6 +153,7 @@ def open_sealer(ws: Workspace, backend: Backend, test_command: TestCommand,
         _setup(ws, None, log)
         unsealed = Sealer(ws, backend, test_command, None, toolchain_of(ws, test_command))
         _log_generated(unsealed, log)
+        _log_writable_copies(unsealed, log)
         return unsealed
     policy = policy_from_config(ws.config, toolchain_of(ws, test_command), ws.root)
     version = policy.probe()
@@ -170,7 +171,25 @@ def open_sealer(ws: Workspace, backend: Backend, test_command: TestCommand,
             + " (`rgr doctor` says why)")
     sealer = Sealer(ws, backend, test_command, policy, bubblewrap=version)
     _log_generated(sealer, log)
+    _log_writable_copies(sealer, log)
     return sealer
+
+
+def _log_writable_copies(sealer: Sealer, log: Callable[[str], None]) -> None:
+    """Say which dependency folders test runs get a writable copy of, and which names
+    of ``[sandbox] writable_copy`` are no dependency folder found (nothing is copied)."""
+    names = sealer.ws.config.sandbox.writable_copy
+    if not names:
+        return
+    found = {d.inside for d in sealer.toolchain.dependency_folders}
+    copied = [n for n in names if n in found]
+    if copied:
+        log("test runs get a private writable copy of " + ", ".join(copied)
+            + " ([sandbox] writable_copy)")
+    missing = [n for n in names if n not in found]
+    if missing:
+        log("warning: [sandbox] writable_copy names " + ", ".join(missing) + ", which is "
+            "no dependency folder of this working tree: nothing is copied for it")
 
 
 def _log_generated(sealer: Sealer, log: Callable[[str], None]) -> None:
