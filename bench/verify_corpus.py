@@ -10,7 +10,21 @@ rgr's, whether they agree (same passed count, same verdict) and the time each to
     python bench/verify_corpus.py [--only NAME[,NAME...]] [--work DIR] [--keep]
 
 Every command's output is kept under the work folder (default: a new temporary folder,
-printed first) as <project>.own.log and <project>.rgr.json.
+printed first) as <project>.own.log, <project>.root.log and <project>.rgr.json.
+
+**Capabilities.** rgr's sandbox drops every capability, so even uid 0 has none inside.
+Run as root, the project's own command keeps root's capabilities, and a test that needs
+one (golang.org/x/sys's TestOpenByHandleAt: CAP_DAC_READ_SEARCH) passes there while it
+skips in rgr's run and in any non-root user's run. So the own count compared is the
+command run as a user without root's capabilities would run it: under `setpriv
+--inh-caps=-all --ambient-caps=-all --bounding-set=-all` (util-linux), which keeps uid 0
+(the build's files, HOME and caches stay writable, as they would for their owner) and
+leaves the command no capability at all, as the sandbox does. Run as another uid
+(`setpriv --reuid nobody`, `su`), the command could not write the root-owned build; capsh
+needs more words for the same (`--drop=` only empties the bounding set, its inheritable
+set needs `--caps=`). As root the script also runs the command with root's capabilities
+and prints that count beside (the "as root" column); as another user it runs it once.
+Both runs get `GOFLAGS=-count=1`: go test would answer the second from its result cache.
 """
 
 from __future__ import annotations
@@ -33,6 +47,9 @@ from bench.corpus.projects import PROJECTS, Project
 
 REPO = Path(__file__).resolve().parents[1]
 TIMEOUT_S = 1200
+#: The project's own command without any capability (see the module's text).
+NO_CAPABILITIES = ("setpriv", "--inh-caps=-all", "--ambient-caps=-all",
+                   "--bounding-set=-all", "--")
 
 
 @dataclass(frozen=True)
@@ -45,6 +62,9 @@ class Row:
     rgr_ok: bool
     rgr_s: float
     diagnosis: str
+    #: The own command run with root's capabilities (None: not run as root).
+    root_count: int | None = None
+    root_ok: bool | None = None
 
     @property
     def agree(self) -> bool:
@@ -85,7 +105,9 @@ def timed(command: list[str], cwd: Path, env: dict[str, str]) -> tuple[int, str,
     return code, out, time.monotonic() - start
 
 
-def measure(project: Project, work: Path, rgr: Path) -> Row:
+def measure(project: Project, work: Path, rgr: Path, root_too: bool = True) -> Row:
+    """One project's row. ``root_too``: as root, also run the own command with root's
+    capabilities (its count is printed beside; the default test run skips it)."""
     slug = project.name.replace("/", "_").lstrip("@")
     home = work / "homes" / slug
     if home.exists():
@@ -94,7 +116,17 @@ def measure(project: Project, work: Path, rgr: Path) -> Row:
     where = build.build(source, home, project.name, project.version, project.setup)
     env = build.user_env(home, project.ecosystem, project.setup.env,
                          bin_dirs=(link_rgr(home, rgr),))
-    code, out, own_s = timed(list(project.own_command), where, env)
+    # Run twice, go test would answer the second run from its cache (the first run's
+    # results, whatever the capabilities): every own run is a real one.
+    own_env = {**env, "GOFLAGS": f"{env.get('GOFLAGS', '')} -count=1".strip()}
+    root_count, root_ok = None, None
+    if root_too and os.geteuid() == 0:
+        root_code, root_out, _ = timed(list(project.own_command), where, own_env)
+        (work / f"{slug}.root.log").write_text(root_out)
+        root_count, root_ok = project.own_count(root_out), root_code == 0
+    own = [*NO_CAPABILITIES, *project.own_command] if os.geteuid() == 0 \
+        else list(project.own_command)
+    code, out, own_s = timed(own, where, own_env)
     (work / f"{slug}.own.log").write_text(out)
     rgr_code, rgr_out, rgr_s = timed(["rgr", "verify", "--json"], where, env)
     (work / f"{slug}.rgr.json").write_text(rgr_out)
@@ -110,17 +142,19 @@ def measure(project: Project, work: Path, rgr: Path) -> Row:
     if (rgr_code == 0) != ok:
         diagnosis += f" (exit {rgr_code} but ok={ok})"
     return Row(project, project.own_count(out), code == 0, own_s, count, ok, rgr_s,
-               diagnosis)
+               diagnosis, root_count, root_ok)
 
 
 def table(rows: list[Row]) -> str:
-    lines = ["| project | ecosystem | case | own count | own verdict | rgr count | "
+    lines = ["| project | ecosystem | case | own count | own verdict | as root | rgr count | "
              "rgr verdict | agree | own s | rgr s | rgr's diagnosis |",
-             "|---|---|---|---|---|---|---|---|---|---|---|"]
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
+        root = ("—" if r.root_ok is None else
+                f"{r.root_count} {'pass' if r.root_ok else 'FAIL'}")
         lines.append(
             f"| {r.project.name} {r.project.version} | {r.project.ecosystem} | "
-            f"{r.project.case} | {r.own_count} | {'pass' if r.own_ok else 'FAIL'} | "
+            f"{r.project.case} | {r.own_count} | {'pass' if r.own_ok else 'FAIL'} | {root} | "
             f"{r.rgr_count} | {'pass' if r.rgr_ok else 'FAIL'} | "
             f"{'yes' if r.agree else '**no**'} | {r.own_s:.1f} | {r.rgr_s:.1f} | "
             f"{r.diagnosis}{' ' + r.project.note if r.project.note and not r.agree else ''} |")
@@ -147,7 +181,8 @@ def main() -> int:
             print(f"{project.name}: could not be built: {e}", flush=True)
             continue
         rows.append(row)
-        print(f"{project.name}: own {row.own_count} {row.own_ok}, rgr {row.rgr_count} "
+        print(f"{project.name}: own {row.own_count} {row.own_ok} (as root: {row.root_count} "
+              f"{row.root_ok}), rgr {row.rgr_count} "
               f"{row.rgr_ok}, agree={row.agree} ({row.own_s:.0f}s/{row.rgr_s:.0f}s)",
               flush=True)
     print(table(rows))

@@ -19,6 +19,8 @@ SAMPLE = "markdown"
 
 def test_rgr_verify_agrees_with_a_real_projects_own_test_command(tmp_path: Path) -> None:
     rgr = Path(sys.executable).parent / "rgr"
-    row = measure(by_name(SAMPLE), tmp_path, rgr)
+    # The own command runs as the sandbox runs it, without any capability (as root too);
+    # its run with root's capabilities is the bench's extra column, not needed here.
+    row = measure(by_name(SAMPLE), tmp_path, rgr, root_too=False)
     assert row.own_ok and row.own_count is not None and row.own_count > 1000, row
     assert row.agree, (row, (tmp_path / f"{SAMPLE}.rgr.json").read_text())

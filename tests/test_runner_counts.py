@@ -119,6 +119,19 @@ def test_node_runner_counts_what_node_counts(tmp_path: Path) -> None:
             } <= set(report.outcomes)
 
 
+def test_a_file_without_node_tests_has_the_same_id_in_every_checkout(tmp_path: Path) -> None:
+    """node names a file with no node:test test in it (pino's tape files, a plain
+    script) after its absolute path: as an id that changed with every checkout, RED saw
+    each such file removed and a new one passing. Its id is its path in the project."""
+    files = {"package.json": json.dumps({"scripts": {"test": "node --test"}}),
+             "test/script.test.js": "require('assert').strictEqual(1, 1);\n"}
+    first = run(project(tmp_path / "one", files))
+    second = run(project(tmp_path / "two", files))
+    assert set(first.outcomes) == set(second.outcomes) == {
+        "test/script.test.js::test/script.test.js"}, first.output_excerpt
+    assert first.passed == 1
+
+
 @pytest.mark.parametrize("runner", ["jest", "vitest"])
 def test_jest_and_vitest_tests_titled_alike_each_count(tmp_path: Path, node_modules: Path,
                                                        runner: str) -> None:

@@ -56,6 +56,10 @@ class Setup:
     maven_package: str = ""
     #: The tdd.toml the user commits on top of the release, where rgr needs one.
     tdd_toml: str = ""
+    #: Commands a contributor has run after installing (a build step the project's own
+    #: test command runs first, whose ignored output its tests load): the working tree
+    #: as a user who has run the suite has it.
+    after_install: tuple[tuple[str, ...], ...] = ()
 
 
 def base_python() -> str:
@@ -170,6 +174,8 @@ def install(dest: Path, setup: Setup, env: Mapping[str, str]) -> None:
     elif setup.ecosystem == "rust":
         run(["cargo", "fetch"], cwd=dest, env=dict(env))
     # java: the repository is made before the commit (patch_poms)
+    for command in setup.after_install:
+        run(list(command), cwd=dest, env=dict(env))
 
 
 def build(source: Path, home: Path, name: str, version: str, setup: Setup) -> Path:

@@ -59,9 +59,8 @@ PLACEMENTS: dict[str, Placement] = {
                         crate_root="src/lib.rs"),
     "itoa": Placement("rust", "src/ranges.rs", "tests/ranges.rs", "itoa",
                       crate_root="src/lib.rs"),
-    # node:test files among tape and Jest ones (borp runs `test/**/*.test.js`). Its
-    # honest run cannot start yet: rgr's baseline is red there (tests/e2e/test_corpus_run.py,
-    # SANDBOX_RED).
+    # node:test files among tape and Jest ones (borp runs `test/**/*.test.js`); its user's
+    # tdd.toml gives test runs a writable copy of node_modules (bench/corpus/projects.py).
     "pino": Placement("node-test", "lib/ranges.js", "test/ranges.test.js", "../lib/ranges"),
     # Vitest 4, TypeScript ES modules, a spec beside the code importing `./x.js`.
     "css-what": Placement("vitest-ts", "src/ranges.ts", "src/ranges.spec.ts", "./ranges.js"),

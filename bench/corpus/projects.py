@@ -206,9 +206,14 @@ PROJECTS: tuple[Project, ...] = (
                 "test/fixtures/ts/*js", "!test/fixtures/ts/transpile.cjs",
                 "!test/fixtures/eval/node_modules/"),
                 # a test loads a transpiled fixture: generated code rgr finds by no rule;
-                # CI reaches the tests (the sandbox scrubs the environment)
+                # CI reaches the tests (the sandbox scrubs the environment);
+                # module-link.test.js links a fixture package into node_modules, and
+                # `rgr verify` names writable_copy for it
                 tdd_toml='[sandbox]\nshow_generated = ["test/fixtures/ts/*.cjs"]\n'
-                         'pass_env = ["CI"]\n',
+                         'pass_env = ["CI"]\nwritable_copy = ["node_modules"]\n',
+                # `npm test` transpiles those fixtures before its tests: a user who has
+                # run the suite has them (without, `rgr run`'s baseline misses them)
+                after_install=(("npm", "run", "transpile"),),
                 env={
                     # docsify's postinstall runs `npx husky install`: npx asks before
                     # downloading husky, and a user answers yes
@@ -221,7 +226,8 @@ PROJECTS: tuple[Project, ...] = (
             ("npm", "test"), node_test_and_jest,
             note="CI=true (its CI's setting: skips one 8-million-line test), "
                  "npm_config_yes=true (a dependency's install script asks), "
-                 "TDD_COMMAND_TIMEOUT=900, a tdd.toml (a transpiled fixture, CI passed)"),
+                 "TDD_COMMAND_TIMEOUT=900, a tdd.toml (a transpiled fixture, CI passed, "
+                 "a writable copy of node_modules)"),
     Project("css-what", "8.0.0", "javascript", "Vitest 4, an ES module package in "
             "TypeScript, its specs beside the code (`src/*.spec.ts`)",
             _npm("css-what", "8.0.0"),
@@ -267,9 +273,12 @@ PROJECTS: tuple[Project, ...] = (
             "(cpu, execabs, unix: system calls)",
             _go("golang-golang-x-sys-dev", "golang.org/x/sys"),
             Setup("go", gitignore=()), ("go", "test", "-v", "./..."), go_passes,
-            note="as root the own run passes TestOpenByHandleAt's 2 subtests, which need "
-                 "CAP_DAC_READ_SEARCH; rgr's sandbox drops every capability, so they skip "
-                 "there (and in any non-root user's own run): 150 of 152"),
+            # As root with its capabilities the own run passes TestOpenByHandleAt's 2
+            # subtests, which need CAP_DAC_READ_SEARCH (152); rgr's sandbox drops every
+            # capability, so they skip there, as in the own run without them (150:
+            # bench/verify_corpus.py compares that one and prints root's beside it).
+            note="TestOpenByHandleAt's 2 subtests need CAP_DAC_READ_SEARCH: they pass in "
+                 "root's own run only"),
     Project("github.com/BurntSushi/toml", "1.2.0", "go", "Go module, several packages "
             "(one tested, with the toml-test suite), no dependencies",
             _go("golang-github-burntsushi-toml-dev", "github.com/BurntSushi/toml"),

@@ -88,7 +88,8 @@ EXPECTED: Mapping[str, str] = {
     "gate": "a table: fast, full (lists of commands), shell, full_every, timeout",
     "sandbox": "a table: enabled, bwrap, agent_network (api/open), test_network "
                "(none/open), allow_hosts, read_paths, hide_paths, pass_env, detect, share, "
-               "setup, setup_hosts, scratch_dir, show_generated, hide_generated",
+               "setup, setup_hosts, scratch_dir, show_generated, hide_generated, "
+               "writable_copy",
     "refactor": "a table: max_batches, max_diff_lines, max_attempts, allow_overlap, "
                 "on_failure, changelog",
     "adequacy": "a table: mode (reject/report/off), budget, jobs, operators",
@@ -147,6 +148,7 @@ EXPECTED_IN_TABLE: Mapping[str, Mapping[str, str]] = {
         "scratch_dir": "a folder path (\"\": /dev/shm, else the temporary folder)",
         "show_generated": "a list of globs of files inside the project",
         "hide_generated": "a list of globs of files inside the project",
+        "writable_copy": "a list of dependency folders inside the repository",
     },
 }
 
@@ -401,6 +403,10 @@ class SandboxConfig(BaseModel):
     #: of found ones to leave out. Secrets and local state are never copied.
     show_generated: list[str] = Field(default_factory=list)
     hide_generated: list[str] = Field(default_factory=list)
+    #: Dependency folders (``node_modules``) each test run gets a private writable copy
+    #: of, for suites that write into them (a test that links a fixture package into
+    #: ``node_modules``): the user's folder itself is never writable inside.
+    writable_copy: list[str] = Field(default_factory=list)
 
     @property
     def setup_argv(self) -> list[str]:
@@ -424,7 +430,7 @@ class SandboxConfig(BaseModel):
                 raise ValueError(f"{item!r} {problem}")
         return value
 
-    @field_validator("share")
+    @field_validator("share", "writable_copy")
     @classmethod
     def _relative(cls, value: list[str]) -> list[str]:
         for item in value:

@@ -13,6 +13,7 @@ from rgr.check.gate import GateResult, Level
 from rgr.commands.common import emit
 from rgr.loop.attempt import tests_summary
 from rgr.loop.sealed_gate import sealed_gate
+from rgr.sandbox import capabilities
 from rgr.store import git
 from rgr.store.workspace import Workspace
 
@@ -36,9 +37,17 @@ def verify(ws: Workspace, level: Level, as_json: bool) -> int:
         "diagnosis": None if refused is None else {"problem": refused.message,
                                                    "fix": refused.hint},
     }
+    # As root, the user's own run keeps capabilities the sandbox drops: say which
+    # tests that explains, or the counts differ with no reason given.
+    dropped = (capabilities.find((o.test_id, o.status, o.message)
+                                 for o in result.tests.outcomes.values())
+               if sealer.policy is not None and capabilities.running_as_root() else None)
+    data["capabilityNote"] = None if dropped is None else dropped.note()
     text = [] if not uncommitted else [
         f"note: {len(uncommitted)} uncommitted path(s) are not checked: a run starts from "
         f"HEAD ({short(str(head.id))}) as committed"]
+    if dropped is not None:
+        text.append(dropped.note())
     return emit(Outcome([*text, *result_lines(result, refused)], data,
                         exit_code=0 if ok else 1), as_json)
 

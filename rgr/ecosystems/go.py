@@ -100,7 +100,10 @@ class Go:
             if action in ("run", "output"):
                 output.setdefault((package, test), []).append(str(event.get("Output", "")))
             elif action in _STATUS:
-                text = "".join(output.get((package, test), [])) if action == "fail" else ""
+                # A skip keeps its reason too ("skipping ... without CAP_DAC_READ_SEARCH":
+                # rgr verify explains skips for a capability the sandbox drops).
+                text = ("".join(output.get((package, test), []))
+                        if action in ("fail", "skip") else "")
                 results.add(TestOutcome(f"{package}::{test}", None, _STATUS[action],
                                         message(text)))
         # A test binary that dies (its -timeout, say) ends its running test with no

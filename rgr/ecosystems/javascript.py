@@ -380,6 +380,10 @@ class NodeTest:
                 results.load_error(file, failure_kind(TestOutcome(file, file, "error", why),
                                                       run.root) if why else None)
                 continue
+            # A file with no node:test test in it (a tape file, a plain script) is one
+            # test named by its absolute path, which differs in every checkout: named by
+            # its path in the project, its id is the same from one run to the next.
+            names = [file if raw_file and n == raw_file else n for n in names]
             status: Status = "skipped" if event.get("skip") or event.get("todo") else (
                 "failed" if event.get("status") == "failed" else "passed")
             results.add(TestOutcome(occurrences.key(_test_id(file, *names)),

@@ -28,7 +28,7 @@ import sys
 import tempfile
 import time
 import weakref
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -44,7 +44,7 @@ from rgr.check import conftest_rules
 from rgr.check.gate import GateResult, Level, gate_argvs, run_gate
 from rgr.check.verify import Confinement, TestReport, run_tests
 from rgr.ecosystems.registry import ecosystems_used, runner_variables
-from rgr.sandbox import explain, setup, toolchain
+from rgr.sandbox import explain, setup, toolchain, writable_copy
 from rgr.sandbox.bridge import Bridge
 from rgr.sandbox.explain import Diagnosis
 from rgr.sandbox.gateway import Upstream
@@ -157,6 +157,7 @@ def open_sealer(ws: Workspace, backend: Backend, test_command: TestCommand,
         _setup(ws, None, log)
         unsealed = Sealer(ws, backend, test_command, None, toolchain_of(ws, test_command))
         _log_generated(unsealed, log)
+        _log_writable_copies(unsealed, log)
         return unsealed
     policy = policy_from_config(ws.config, toolchain_of(ws, test_command), ws.root)
     version = policy.probe()
@@ -174,7 +175,25 @@ def open_sealer(ws: Workspace, backend: Backend, test_command: TestCommand,
             + " (`rgr doctor` says why)")
     sealer = Sealer(ws, backend, test_command, policy, bubblewrap=version)
     _log_generated(sealer, log)
+    _log_writable_copies(sealer, log)
     return sealer
+
+
+def _log_writable_copies(sealer: Sealer, log: Callable[[str], None]) -> None:
+    """Say which dependency folders test runs get a writable copy of, and which names
+    of ``[sandbox] writable_copy`` are no dependency folder found (nothing is copied)."""
+    names = sealer.ws.config.sandbox.writable_copy
+    if not names:
+        return
+    found = {d.inside for d in sealer.toolchain.dependency_folders}
+    copied = [n for n in names if n in found]
+    if copied:
+        log("test runs get a private writable copy of " + ", ".join(copied)
+            + " ([sandbox] writable_copy)")
+    missing = [n for n in names if n not in found]
+    if missing:
+        log("warning: [sandbox] writable_copy names " + ", ".join(missing) + ", which is "
+            "no dependency folder of this working tree: nothing is copied for it")
 
 
 def _log_generated(sealer: Sealer, log: Callable[[str], None]) -> None:
@@ -432,6 +451,14 @@ class Sealer:
             return run_tests(self.test_command, tree, timeout=self.ws.config.command_timeout,
                              env=env, confinement=confinement)
 
+    def try_writable_copy(self, folders: Collection[str], commit: Commit) -> TestReport:
+        """The run's test command on a pristine checkout of ``commit`` whose dependency
+        ``folders`` are writable copies, as ``[sandbox] writable_copy`` would make them:
+        that fix is tried before rgr suggests it (rgr.loop.fix_trials)."""
+        with self._checkout(commit, "try", writable=folders) as (tree, confinement, env):
+            return run_tests(self.test_command, tree, timeout=self.ws.config.command_timeout,
+                             env=env, confinement=confinement)
+
     def try_command(self, command: TestCommand, commit: Commit) -> TestReport:
         """Another test command on a pristine checkout of ``commit``, sealed as the run's
         own is (the same sandbox, environment and reader): a fix rgr suggests is tried
@@ -464,7 +491,8 @@ class Sealer:
         return self._checkout(commit, label)
 
     @contextmanager
-    def _checkout(self, commit: Commit, label: str, command: TestCommand | None = None
+    def _checkout(self, commit: Commit, label: str, command: TestCommand | None = None,
+                  writable: Collection[str] | None = None
                   ) -> Iterator[tuple[Path, Confinement | None, dict[str, str]]]:
         folder = self._folder(label)
         try:
@@ -472,6 +500,10 @@ class Sealer:
             if self._stager is None or not self._stager.take(self.ws.repo, commit.id, tree):
                 scratch.checkout_pristine(self.ws.repo, commit.id, tree)
             self._copy_generated(tree)
+            # Before the read-only binds (or, unsandboxed, the links) of the others.
+            writable_copy.copy_into(
+                self.toolchain, self.ws.config.sandbox.writable_copy
+                if writable is None else writable, tree)
             home, tmp = self._home_and_tmp(folder, tree)
             failpoints.hit("seal:checked-out")
             env = self._environment(

@@ -1,4 +1,5 @@
-"""Before rgr suggests another test command for a suite it cannot read, it tries it.
+"""Before rgr suggests another test command for a suite it cannot read, it tries it;
+and the same for a writable copy of a dependency folder the tests write into.
 
 A suggestion that was never run is a guess (the runner's own command still reads
 nothing on an old release that ignores the report option; one runner breaks on a
@@ -16,10 +17,11 @@ import shlex
 from dataclasses import dataclass
 
 from rgr.base.config import TestCommand
-from rgr.base.errors import ConfigError
+from rgr.base.errors import ConfigError, RepositoryError
 from rgr.check.verify import TestReport, blind_run
 from rgr.ecosystems.registry import alternatives
 from rgr.loop.attempt import Sealer
+from rgr.sandbox import read_only
 from rgr.store import git
 
 
@@ -87,3 +89,44 @@ def _in(setting: str) -> str:
     if setting.endswith("in tdd.toml"):
         return " in tdd.toml"
     return f" ({setting} sets it now: change it there)"
+
+
+#: A baseline that took at most this long is run again with the writable copy before
+#: that fix is shown; a longer one is not (a second whole suite would double the wait).
+TRY_WRITABLE_MAX_S = 30.0
+
+
+def read_only_refusal(sealer: Sealer, report: TestReport,
+                      written: read_only.ReadOnlyWrite) -> RepositoryError:
+    """The baseline's failing tests wrote into a dependency folder the sandbox shows
+    read-only: say so, with ``[sandbox] writable_copy`` as the fix once a sealed run
+    with that copy has shown it works (or, for a slow suite, saying it was not tried).
+    When the tried run still fails, the failures are the suite's own."""
+    folder = written.folder
+    ids = ", ".join(written.tests[:5]) + (
+        f" and {len(written.tests) - 5} more" if len(written.tests) > 5 else "")
+    others = [t for t in report.failing_ids if t not in written.tests]
+    problem = (f"the test suite is not green before rgr starts: {ids} fail in the sandbox "
+               f"because they write into {folder}, which it shows read-only (test code is "
+               f"agent code: your {folder} is never writable inside): {written.example}"
+               + (f"; {', '.join(others[:5])} fail too" if others else ""))
+    fix = (f'give each test run its own writable copy of it: [sandbox] writable_copy = '
+           f'["{folder}"] in tdd.toml (a real copy per test run, deleted after it)')
+    if report.duration_s > TRY_WRITABLE_MAX_S:
+        return RepositoryError(
+            f"{problem}. Not tried here: the suite took {report.duration_s:.0f}s", fix)
+    tried = sealer.try_writable_copy([folder], git.head_commit(sealer.ws.repo))
+    still = [t for t in written.tests if t in tried.failing_ids]
+    if tried.all_passed:
+        return RepositoryError(
+            f"{problem}. rgr tried it in the sandbox: with a writable copy of {folder} "
+            f"the suite passes ({tried.passed} passed)", fix)
+    if not still:
+        return RepositoryError(
+            f"{problem}. rgr tried it in the sandbox: with a writable copy of {folder} "
+            f"those tests pass, and {tried.problem()} still fail", fix
+            + ", and fix or remove the other failing tests")
+    return RepositoryError(
+        f"{problem}. rgr tried a writable copy of {folder} in the sandbox and "
+        f"{', '.join(still[:5])} still fail: {tried.problem()}",
+        "TDD starts from green: fix or remove the failing tests, then run again")

@@ -22,9 +22,10 @@ from rgr.base.errors import BadUsage, ConfigError, RepositoryError, RgrError
 from rgr.base.processes import kill_orphans
 from rgr.check.verify import TestReport, require_results
 from rgr.loop.attempt import Sealer, remove_stale_folders
-from rgr.loop.fix_trials import try_alternatives
+from rgr.loop.fix_trials import read_only_refusal, try_alternatives
 from rgr.observe.limits import Limits
 from rgr.observe.view import NORMAL, PlainView
+from rgr.sandbox import read_only
 from rgr.store import git, inflight
 from rgr.store.locks import clear_stale_git_locks
 from rgr.store.workspace import Workspace
@@ -230,7 +231,8 @@ def baseline_refusal(sealer: Sealer, report: TestReport) -> RgrError | None:
     three cannot disagree about a baseline: a run that cannot start in the sandbox, a
     runner whose per-test results rgr cannot read (zero tests read from a run that did
     not say "no tests"; its fix tried first: rgr.loop.fix_trials), a suite that is not
-    green."""
+    green (tests that wrote into a read-only dependency folder named as such, with the
+    setting that fixes it)."""
     try:
         require_startable(sealer, report)
     except ConfigError as refused:
@@ -249,11 +251,22 @@ def baseline_refusal(sealer: Sealer, report: TestReport) -> RgrError | None:
             f"finish within {config.command_timeout:g}s",
             f"make the suite finish sooner, or raise {config.setting('command_timeout')}")
     if not report.all_passed:
+        written = _read_only_write(sealer, report)
+        if written is not None:
+            return read_only_refusal(sealer, report, written)
         return RepositoryError(
             f"the test suite is not green before rgr starts: {report.problem()}",
             "TDD starts from green: fix or remove the failing tests, then run again"
             + (LOAD_ERROR_HINT if report.errors else ""))
     return None
+
+
+def _read_only_write(sealer: Sealer, report: TestReport) -> read_only.ReadOnlyWrite | None:
+    """Failing tests that wrote into a dependency folder the sandbox shows read-only."""
+    if sealer.policy is None:
+        return None
+    failing = ((test_id, report.outcomes[test_id].message) for test_id in report.failing_ids)
+    return read_only.find(failing, sealer.toolchain, sealer.ws.config.sandbox.writable_copy)
 
 
 def make_backend(ws: Workspace) -> Backend:

@@ -1,0 +1,69 @@
+"""Tests that fail in the sandbox only because they write into a dependency folder.
+
+The sandbox shows the user's ``node_modules`` (and virtualenvs) read-only, so a suite
+that writes there (pino links a fixture package into ``node_modules``) fails with
+``EROFS: read-only file system`` inside while it passes in the user's tree. "Fix or
+remove the failing tests" is the wrong advice for that: this module reads the failures'
+messages, finds the dependency folder the write was aimed at, and names the setting
+that gives each test run a writable copy of it (rgr.sandbox.writable_copy).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection, Iterable
+from dataclasses import dataclass
+
+from rgr.sandbox.toolchain import Toolchain
+
+#: What a write into a read-only bind says: node (``EROFS: read-only file system,
+#: symlink 'a' -> 'b'``), Python (``[Errno 30] Read-only file system: 'p'``), Go and
+#: the C library (``read-only file system``).
+_READ_ONLY = re.compile(r"EROFS|read-only file system|Errno 30", re.IGNORECASE)
+#: An absolute path in such a line, quoted or bare.
+_PATH = re.compile(r"""['"‘](/[^'"’]+)['"’]|(?<![\w.])(/[\w.@+\-/]+)""")
+
+
+@dataclass(frozen=True)
+class ReadOnlyWrite:
+    """Failing tests whose error is a write refused in a dependency folder."""
+
+    #: The dependency folder, relative to the working copy (``node_modules``).
+    folder: str
+    #: The failing tests whose message says so.
+    tests: tuple[str, ...]
+    #: One such error line, as the runner printed it.
+    example: str
+
+
+def find(failures: Iterable[tuple[str, str]], toolchain: Toolchain,
+         copied: Collection[str] = ()) -> ReadOnlyWrite | None:
+    """The dependency folder the failing tests (``(test id, message)`` pairs) tried to
+    write into, read-only inside; None when no failure says so, or when that folder is
+    already a writable copy (``copied``: the setting is on, and something else is
+    wrong)."""
+    folders = [d.inside for d in toolchain.dependency_folders if d.inside is not None]
+    hits: dict[str, list[tuple[str, str]]] = {}
+    for test_id, message in failures:
+        for line in message.splitlines():
+            if not _READ_ONLY.search(line):
+                continue
+            folder = _folder_in(line, folders)
+            if folder is not None and folder not in copied:
+                hits.setdefault(folder, []).append((test_id, line.strip()))
+                break
+    if not hits:
+        return None
+    folder, found = max(hits.items(), key=lambda item: len(item[1]))
+    tests = tuple(dict.fromkeys(test_id for test_id, _ in found))
+    return ReadOnlyWrite(folder, tests, found[0][1][:300])
+
+
+def _folder_in(line: str, folders: list[str]) -> str | None:
+    """The dependency folder (deepest first) one of ``line``'s paths lies in."""
+    paths = [a or b for a, b in _PATH.findall(line)]
+    for folder in sorted(folders, key=lambda f: -f.count("/")):
+        marker = f"/{folder}/"
+        if any(marker in p + "/" for p in paths):
+            return folder
+    return None

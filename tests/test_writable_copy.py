@@ -1,0 +1,114 @@
+"""A suite that writes into its own node_modules (pino links a fixture package there):
+read-only in the sandbox, so its tests fail there with EROFS. `rgr verify` names the
+folder and the setting, tried first; `[sandbox] writable_copy` gives each test run a
+private copy, and the user's node_modules stays as it was (real bubblewrap, real node)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from conftest import clean_env, committed_project, git
+
+from rgr.sandbox import read_only
+from rgr.sandbox.toolchain import Shown, Toolchain
+
+WRITES_INTO_NODE_MODULES = """\
+const test = require('node:test');
+const assert = require('node:assert');
+const fs = require('node:fs');
+const path = require('node:path');
+const modules = path.join(__dirname, '..', 'node_modules');
+
+test('loads a fixture package linked into node_modules', () => {
+  const link = path.join(modules, 'fixture');
+  fs.rmSync(link, { force: true });
+  fs.symlinkSync(path.join(__dirname, '..', 'fixtures', 'package'), link);
+  assert.strictEqual(require('fixture'), 'fixture');
+  fs.unlinkSync(link);
+});
+
+test('patches a file of a dependency', () => {
+  fs.appendFileSync(path.join(modules, 'dep', 'index.js'), '\\n// patched\\n');
+});
+
+test('reads the dependency', () => {
+  assert.strictEqual(require('dep'), 'original');
+});
+"""
+ORIGINAL = "module.exports = 'original';\n"
+
+
+def rgr_verify(root: Path, home: Path) -> tuple[int, dict[str, object]]:
+    done = subprocess.run([sys.executable, "-m", "rgr", "verify", "--json"], cwd=root,
+                          env=clean_env(home), capture_output=True, text=True, timeout=300,
+                          stdin=subprocess.DEVNULL)
+    return done.returncode, json.loads(done.stdout)
+
+
+def test_tests_writing_into_node_modules_get_the_setting_tried_and_a_private_copy(
+        tmp_path: Path) -> None:
+    root = committed_project(tmp_path / "links", {
+        "package.json": json.dumps({"name": "links", "scripts": {"test": "node --test"}}),
+        ".gitignore": "node_modules/\n",
+        "test/links.test.js": WRITES_INTO_NODE_MODULES,
+        "fixtures/package/package.json": json.dumps({"name": "fixture"}),
+        "fixtures/package/index.js": "module.exports = 'fixture';\n",
+    })
+    dep = root / "node_modules" / "dep"
+    dep.mkdir(parents=True)
+    (dep / "package.json").write_text(json.dumps({"name": "dep"}))
+    (dep / "index.js").write_text(ORIGINAL)
+    # Green in the user's own tree (then put back as it was).
+    own = subprocess.run(["node", "--test"], cwd=root, capture_output=True, text=True,
+                         timeout=120)
+    assert own.returncode == 0, own.stdout + own.stderr
+    (dep / "index.js").write_text(ORIGINAL)
+
+    code, out = rgr_verify(root, tmp_path / "home")
+    assert code == 1 and out["ok"] is False
+    diagnosis = out["diagnosis"]
+    assert isinstance(diagnosis, dict), out
+    problem = diagnosis["problem"]
+    assert "because they write into node_modules, which it shows read-only" in problem, problem
+    assert "EROFS" in problem, problem
+    assert ("rgr tried it in the sandbox: with a writable copy of node_modules the suite "
+            "passes (3 passed)") in problem, problem
+    assert 'writable_copy = ["node_modules"]' in diagnosis["fix"], diagnosis
+
+    (root / "tdd.toml").write_text('[sandbox]\nwritable_copy = ["node_modules"]\n')
+    git(root, "add", "tdd.toml")
+    git(root, "commit", "-q", "-m", "the setting rgr named")
+    code, out = rgr_verify(root, tmp_path / "home")
+    assert code == 0 and out["diagnosis"] is None, out
+    assert out["tests"]["passed"] == 3  # type: ignore[index]
+    # Every write went to a copy that died with its run: not a hard link, not a link.
+    assert (dep / "index.js").read_text() == ORIGINAL
+    assert sorted(p.name for p in (root / "node_modules").iterdir()) == ["dep"]
+
+
+def _toolchain(*inside: str) -> Toolchain:
+    return Toolchain(shown=tuple(Shown(Path("/repo") / rel, "a dependency folder", rel)
+                                 for rel in inside))
+
+
+def test_only_a_write_refused_in_a_dependency_folder_is_read_as_one() -> None:
+    node = ("EROFS: read-only file system, symlink '/w/tree/test/fixtures/transport' -> "
+            "'/w/tree/packages/a/node_modules/transport'")
+    python = "OSError: [Errno 30] Read-only file system: '/w/tree/.venv/lib/x.pth'"
+    found = read_only.find([("t1", "boom\n" + node), ("t2", node), ("t3", "assert 1 == 2")],
+                           _toolchain("node_modules", "packages/a/node_modules", ".venv"))
+    assert found is not None
+    assert (found.folder, found.tests) == ("packages/a/node_modules", ("t1", "t2"))
+    assert found.example == node
+    assert read_only.find([("p", python)], _toolchain(".venv")) == read_only.ReadOnlyWrite(
+        ".venv", ("p",), python)
+    # A read-only write elsewhere (the repository's alias), a plain failure, or a folder
+    # that is already a writable copy: not this cause.
+    elsewhere = "EROFS: read-only file system, open '/repo/src/out.txt'"
+    assert read_only.find([("e", elsewhere)], _toolchain("node_modules")) is None
+    assert read_only.find([("t3", "assert 1 == 2")], _toolchain("node_modules")) is None
+    assert read_only.find([("t2", node)], _toolchain("packages/a/node_modules"),
+                          copied=["packages/a/node_modules"]) is None
