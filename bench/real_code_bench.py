@@ -255,6 +255,9 @@ class Judge:
         elif runs:
             row.run_s = statistics.median(runs)
         row.right = right_verdict(change, row.red, row.green, decision, row.debt)
+        if not self.before.all_passed:  # nothing to judge against: said, not counted
+            row.right = "not judged: the release's own run fails here"
+            row.detail = self.before.output_excerpt[-200:]
         sh(self.where, "git", "checkout", "-q", self.release)
         return row
 
@@ -332,9 +335,14 @@ def print_table(rows: list[Row], args: argparse.Namespace) -> None:
               f"{r.killed} | {r.equivalent} | {r.noise} | {r.not_run} | {r.unviable} | "
               f"{r.undecided} | {r.blocking} | {r.run_s:.2f} | {r.gate_s:.2f} | {ratio} | "
               f"{r.debt} | {r.right} | {r.load} |")
-    judged = [r for r in rows if r.right not in ("-", "no gate yet")]
+    judged = [r for r in rows if r.rounds and r.gate != "no gate yet"]
     wrong = [r for r in judged if r.right.startswith("no")]
-    print(f"\nfalse verdicts: {len(wrong)} of {len(judged)} changes judged by a gate")
+    print(f"\nfalse verdicts: {len(wrong)} of {len(judged)} changes judged by a gate"
+          + "".join(f"; {r.project}/{r.change}: {r.right}" for r in wrong))
+    before = [r for r in rows if r.right.startswith("blocked")]
+    if before:
+        print("blocked before the gate: " + ", ".join(f"{r.project}/{r.change} ({r.green})"
+                                                       for r in before))
     total = {key: sum(getattr(r, key) for r in judged)
              for key in ("tried", "killed", "equivalent", "noise", "not_run", "undecided",
                          "blocking")}
