@@ -330,7 +330,7 @@ def print_table(rows: list[Row], args: argparse.Namespace) -> None:
           "(median of rounds) | fake-it debt | right | load |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
-        ratio = f"{r.ratio_median:.2f}x" if r.rounds else "-"
+        ratio = f"{r.ratio_median:.2f}x" if r.rounds and r.gate != "no gate yet" else "-"
         print(f"| {r.project} | {r.change} | {r.red} | {r.green} | {r.gate} | {r.tried} | "
               f"{r.killed} | {r.equivalent} | {r.noise} | {r.not_run} | {r.unviable} | "
               f"{r.undecided} | {r.blocking} | {r.run_s:.2f} | {r.gate_s:.2f} | {ratio} | "
