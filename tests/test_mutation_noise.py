@@ -131,6 +131,24 @@ def test_token_languages_leave_messages_log_calls_and_directives_alone() -> None
     assert ("!=", "==") in kinds(rust)
 
 
+def test_with_noise_the_mutators_give_back_what_they_leave_out() -> None:
+    """``noise=True`` (only for the gate's count of what it skipped): every mutant made
+    without it, and the noise's own mutants besides."""
+    for path, source, mutator in (("check.py", NOISY_PY, mutants_of),
+                                  ("check.js", NOISY_JS, textual.mutants_of),
+                                  ("check.go", NOISY_GO, textual.mutants_of),
+                                  ("check.rs", NOISY_RUST, textual.mutants_of)):
+        without, noisy = kinds(mutator(path, source, ALL)), \
+            kinds(mutator(path, source, ALL, noise=True))
+        assert without < noisy, path
+    js_noise = kinds(textual.mutants_of("check.js", NOISY_JS, ALL, noise=True))
+    assert ("'use strict'", "''") in js_noise  # the directive
+    py_noise = kinds(mutants_of("check.py", NOISY_PY, ALL, noise=True)) \
+        - kinds(mutants_of("check.py", NOISY_PY, ALL))
+    assert ("value + 1", "value - 1") in py_noise  # inside an error's message
+    assert ('logging.info("done")', "pass") in py_noise  # a log call's statement
+
+
 def test_the_list_of_what_rgr_skips_is_written_down_in_the_manual() -> None:
     readme = " ".join((Path(__file__).parent.parent / "docs" / "referee.md").read_text(
         encoding="utf-8").split())
@@ -267,6 +285,9 @@ def test_the_honest_clamp_meets_no_blocking_verdict(tmp_path: Path) -> None:
     assert note.decision == "pass", note
     assert note.survivors == [] and note.survived == 0 and note.uncovered == 0
     assert note.equivalent_by_rule == 2 and note.killed == note.tried, note
+    # the error's message (emptied, or changed) and the two docstrings: not tried, counted
+    assert note.noise_skipped == len(mutants_of("bounds.py", CLAMP, ALL, noise=True)) \
+        - len(mutants_of("bounds.py", CLAMP, ALL)) > 0, note
     listed = {(m.original, m.replacement, m.status) for m in note.mutants}
     assert listed == {("value < low", "value <= low", "equivalent-by-rule"),
                       ("value > high", "value >= high", "equivalent-by-rule")}

@@ -307,6 +307,11 @@ class AdequacyNote(CamelModel):
     #: Survivors CrossHair could not decide and no test of the item demonstrably should
     #: kill (rgr.check.mutation.rule): a remark, not a rejection; each one is listed.
     undecided: int = 0
+    #: Mutants of the changed lines rgr did not make because they would change only
+    #: noise (rgr.check.mutation.arid.ARID: messages, log calls, directives, docstrings,
+    #: annotations): neither tried, killed nor survivors; counted so the account says
+    #: what the gate left out.
+    noise_skipped: int = 0
     decision: AdequacyDecision = "pass"
     #: Why something was not measured, or what cut the run short (the budget).
     remark: str | None = None

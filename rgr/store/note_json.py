@@ -168,6 +168,7 @@ class AdequacyJson(TypedDict, total=False):
     equivalentByRule: int
     equivalentByCrossHair: int
     undecided: int
+    noiseSkipped: int
     decision: DecisionName
     remark: str | None
     durationS: float

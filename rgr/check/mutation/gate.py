@@ -38,7 +38,7 @@ from __future__ import annotations
 import queue
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import AbstractContextManager, ExitStack
 from dataclasses import dataclass
@@ -106,6 +106,8 @@ def measure(subject: Subject, settings: AdequacyConfig, cmd: TestCommand,
     probed_mutants = [m for path, ls in sorted(probed.items())
                       for m in textual.mutants_of(path, subject.sources.get(path, ""), ls,
                                                   settings.operators)]
+    noise = _noise_skipped(subject, python, probed, settings.operators,
+                           len(python_mutants) + len(probed_mutants))
     decided = [m for m in python_mutants + probed_mutants if m.equivalent]
     python_mutants = [m for m in python_mutants if not m.equivalent]
     probed_mutants = [m for m in probed_mutants if not m.equivalent]
@@ -113,13 +115,14 @@ def measure(subject: Subject, settings: AdequacyConfig, cmd: TestCommand,
     if not mutants and decided:
         return AdequacyNote(phase=subject.phase, mode=settings.mode, remark=remark,
                             decision="not-measured" if others else "pass",
-                            equivalent_by_rule=len(decided),
+                            equivalent_by_rule=len(decided), noise_skipped=noise,
                             mutants=[_finding(m, "equivalent-by-rule", [], m.equivalent)
                                      for m in decided],
                             duration_s=round(time.monotonic() - started, 3))
     if not mutants:
         return AdequacyNote(phase=subject.phase, mode=settings.mode, remark=remark,
                             decision="not-measured" if others else "pass",
+                            noise_skipped=noise,
                             duration_s=round(time.monotonic() - started, 3))
     findings: dict[str, MutantFinding] = {}
     remarks = [remark]
@@ -147,11 +150,25 @@ def measure(subject: Subject, settings: AdequacyConfig, cmd: TestCommand,
         not_run=counts["not-run"], unviable=counts["unviable"],
         equivalent_by_rule=len(decided),
         equivalent_by_cross_hair=counts["equivalent-by-crosshair"],
-        undecided=counts["undecided"],
+        undecided=counts["undecided"], noise_skipped=noise,
         mutants=[f for f in ordered if f.status not in ("killed", "unviable")]
         + [_finding(m, "equivalent-by-rule", [], m.equivalent) for m in decided],
         duration_s=round(time.monotonic() - started, 3), remark=said)
     return note.updated(decision=decide(note))
+
+
+def _noise_skipped(subject: Subject, python: coverage_lines.Lines,
+                   probed: coverage_lines.Lines, operators: Collection[str],
+                   made: int) -> int:
+    """How many mutants of the changed lines rgr left out as noise (rgr.check.mutation.
+    arid.ARID: messages, log calls, directives, docstrings, annotations): the mutators
+    run again with the noise in, less the ``made`` mutants they gave without it. Only
+    counted, so that the gate's account says what it did not try."""
+    with_noise = sum(
+        len(mutator(path, subject.sources.get(path, ""), ls, operators, noise=True))
+        for files, mutator in ((python, mutants_of), (probed, textual.mutants_of))
+        for path, ls in files.items())
+    return max(0, with_noise - made)
 
 
 def _measure_python(subject: Subject, mutants: list[Mutant], files: list[str],

@@ -87,15 +87,17 @@ def apply(source: str, mutant: Mutant) -> str:
 
 
 def mutants_of(path: str, source: str, lines: Collection[int],
-               operators: Collection[str] = MUTATION_OPERATORS) -> list[Mutant]:
+               operators: Collection[str] = MUTATION_OPERATORS,
+               noise: bool = False) -> list[Mutant]:
     """Every mutant of the nodes that start on ``lines`` of ``source`` (a Python file),
-    each one still parsing; none when the file does not parse."""
+    each one still parsing; none when the file does not parse. ``noise``: the noise
+    (rgr.check.mutation.arid.ARID) mutated too, only to count what the gate leaves out."""
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError):
         return []
     offsets = _line_offsets(source)
-    skip = _docstrings(tree) | _annotations(tree) | _arid(tree)
+    skip = set() if noise else _docstrings(tree) | _annotations(tree) | _arid(tree)
     guards = python_guards(tree)
     loaded = {id(s) for s in tree.body if not isinstance(
         s, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Import | ast.ImportFrom)}

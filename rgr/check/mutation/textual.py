@@ -118,16 +118,19 @@ def language_of(path: str) -> str | None:
 
 
 def mutants_of(path: str, source: str, lines: Collection[int],
-               operators: Collection[str] = MUTATION_OPERATORS) -> list[Mutant]:
+               operators: Collection[str] = MUTATION_OPERATORS,
+               noise: bool = False) -> list[Mutant]:
     """Every mutant of the tokens on ``lines`` of ``source`` (a file in one of
-    ``LANGUAGES``), outside comments, strings, declarations and Rust test modules."""
+    ``LANGUAGES``), outside comments, strings, declarations and Rust test modules.
+    ``noise``: the noise (rgr.check.mutation.arid.ARID) mutated too, only to count what
+    the gate leaves out."""
     language = language_of(path)
     if language is None:
         return []
     tokens = list(_tokens(source, language))
     texts = source.splitlines()
-    skipped = _skipped_lines(tokens, texts, language)
-    arid = _arid_tokens(tokens, language)
+    skipped = _skipped_lines(tokens, texts, language, noise)
+    arid = {} if noise else _arid_tokens(tokens, language)
     # Java: a field's initializer runs when its class loads, never under a test.
     class_level = _java_class_level(tokens) if language == "java" else set()
     words = [token.text for token in tokens]
@@ -589,11 +592,14 @@ def _balanced(text: str) -> bool:
 # ------------------------------------------------------------------ lines
 
 
-def _skipped_lines(tokens: list[Token], texts: list[str], language: str) -> set[int]:
+def _skipped_lines(tokens: list[Token], texts: list[str], language: str,
+                   noise: bool = False) -> set[int]:
     """Lines with nothing to mutate: declarations (imports, ``use``, attributes), a Go
-    ``import ( ... )`` block, and Rust's ``#[cfg(test)]`` modules (tests, not code)."""
+    ``import ( ... )`` block, and Rust's ``#[cfg(test)]`` modules (tests, not code); and
+    JavaScript's directives, unless ``noise``."""
     skipped = {number for number, text in enumerate(texts, 1) if _DECLARATION.match(text)
-               or (language == "js" and _DIRECTIVE.match(text))}  # ARID "directive"
+               or (language == "js" and not noise
+                   and _DIRECTIVE.match(text))}  # ARID "directive"
     if language == "go":
         inside = False
         for number, text in enumerate(texts, 1):
