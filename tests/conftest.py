@@ -308,6 +308,7 @@ PROCESS_SUITES = frozenset({
     "test_docs_build.py", "test_zero_config.py", "test_js_mixed.py",
     "test_fix_trials.py", "test_corpus_fetch.py", "test_corpus_sample.py",
     "test_red_typescript.py", "test_verify_baseline.py", "test_mutation_scope.py",
+    "test_flaky_rerun.py",
 })
 
 #: Test files that look for an attack's marks (files named PWNED under /tmp, processes
