@@ -420,11 +420,14 @@ class TddPhase(Work[AdequacyNote]):
             # result cannot have changed: no test run.
             self.o.remember_report(tip, self.before)
             return Verdict(self._check_plan(result, tip))
-        after = self.o.tests_at(tip, held_to=self.before, once_more=self.strengthening
+        # held to what the verdict compares with: RED's run, or the run before RED when
+        # RED's compile error hid the existing tests (Java, Go, Rust)
+        before, red_report = (self.before, None) if self.strengthening \
+            else self._before_tests()
+        after = self.o.tests_at(tip, held_to=before, once_more=self.strengthening
                                 or self.phase in (Phase.GREEN, Phase.REFACTOR))
         if self.strengthening:
             return self._judge_strengthened(result, tip, after)
-        before, red_report = self._before_tests()
         violations = check_tests(self.phase, before, after, red_report=red_report)
         if violations or self.phase not in (Phase.GREEN, Phase.REFACTOR) \
                 or self.ws.config.adequacy.mode == "off":
