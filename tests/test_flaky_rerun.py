@@ -14,7 +14,9 @@ from pathlib import Path
 
 import pytest
 from conftest import clean_env, committed_project, git
-from fake_backend import FakeBackend, answer
+from fake_backend import FakeBackend, Session, answer
+from harness import sweep_only
+from toolchains import ensure_go
 
 from rgr.backends.base import AgentRequest, AgentResult
 from rgr.commands import show
@@ -74,13 +76,14 @@ def writes_add(request: AgentRequest) -> AgentResult:
     return answer(request)
 
 
-def run_green(ws: Workspace, sessions: int) -> tuple[HandoffState, list[str]]:
+def run_green(ws: Workspace, sessions: int, green: Session | None = None,
+              state: HandoffState | None = None) -> tuple[HandoffState, list[str]]:
     said: list[str] = []
     command = resolve_test_command(ws.config, ws.root)
-    backend = FakeBackend(*[writes_add] * sessions)
+    backend = FakeBackend(*[green or writes_add] * sessions)
     orchestrator = Orchestrator(ws, backend, command, said.append,
                                 Sealer(ws, backend, command, None), backoff_base_s=0.0)
-    return orchestrator.run_phase(green_state(ws)), said
+    return orchestrator.run_phase(state or green_state(ws)), said
 
 
 def test_a_test_that_fails_once_is_run_again_at_once_and_noted_flaky(
@@ -121,3 +124,64 @@ def test_a_test_that_keeps_failing_still_rejects_and_an_unchanged_tree_is_not_re
     # the base; the first attempt's run and its run again; the retry's one run (its
     # tree's report failed twice already)
     assert counter.read_text() == "4"
+
+
+GO_FLAKY = """package calc
+
+import (
+	"os"
+	"strconv"
+	"testing"
+)
+
+func TestSometimes(t *testing.T) {
+	seen, _ := os.ReadFile(COUNTER)
+	run, _ := strconv.Atoi(string(seen))
+	os.WriteFile(COUNTER, []byte(strconv.Itoa(run+1)), 0o644)
+	if run == 1 {
+	\tt.Fatal("run 1 fails")
+	}
+}
+"""
+GO_RED = ('package calc\n\nimport "testing"\n\n'
+          'func TestDouble(t *testing.T) {\n\tif Double(2) != 4 {\n\t\tt.Fatal("d")\n\t}\n}\n')
+
+
+def writes_double(request: AgentRequest) -> AgentResult:
+    (request.cwd / "calc" / "calc.go").write_text(
+        "package calc\n\nfunc Double(n int) int { return 2 * n }\n")
+    git(request.cwd, "add", "-A")
+    git(request.cwd, "commit", "-q", "-m", "feat: double")
+    return answer(request)
+
+
+@sweep_only("tests/test_flaky_rerun.py", "a Go module: three cold go test runs")
+def test_a_flaky_test_hidden_by_reds_compile_error_is_run_again_in_green(
+        tmp_path: Path) -> None:
+    """Go (as Java): RED's test of code not written yet stops its package compiling, so
+    RED's run has none of the package's tests; GREEN is held to the run before RED, and
+    the flaky test that passed there is run again rather than rejecting GREEN."""
+    ensure_go()
+    root = tmp_path / "proj"
+    counter = tmp_path / "runs"
+    committed_project(root, {
+        "tdd.toml": "max_retries = 0\n[adequacy]\nmode = \"off\"\n"
+                    "[acceptance]\nmode = \"off\"\n",
+        "go.mod": "module example.com/m\n\ngo 1.19\n", "calc/calc.go": "package calc\n",
+        "calc/sometimes_test.go": GO_FLAKY.replace("COUNTER", json.dumps(str(counter))),
+        "test-list.md": "- [ ] doubles\n"}, "start")
+    start = git(root, "rev-parse", "HEAD")
+    (root / "calc" / "double_test.go").write_text(GO_RED)
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "test: doubles")
+    ws = open_workspace(root, env=clean_env(tmp_path / "home"))
+    state = HandoffState(phase=Phase.RED, next_phase=Phase.GREEN, cycle_number=1,
+                         run_id="r1", pending_tests=["doubles"], base_commit=start,
+                         current_test=TestCase(description="doubles",
+                                               test_file="calc/double_test.go",
+                                               impl_file="calc/calc.go"))
+    ws.notes.write(str(ws.repo.head.target), state)
+    done, _ = run_green(ws, sessions=1, green=writes_double, state=state)
+    assert done.phase == Phase.GREEN and done.retry_count == 0
+    assert counter.read_text() == "3"  # the run before RED, GREEN's, and once more
+    assert done.tests is not None and done.tests.flaky == ["example.com/m/calc::TestSometimes"]
