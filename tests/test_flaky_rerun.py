@@ -184,3 +184,18 @@ def test_a_flaky_test_hidden_by_reds_compile_error_is_run_again_in_green(
     assert done.phase == Phase.GREEN and done.retry_count == 0
     assert counter.read_text() == "3"  # the run before RED, GREEN's, and once more
     assert done.tests is not None and done.tests.flaky == ["example.com/m/calc::TestSometimes"]
+
+
+def test_a_baseline_that_fails_a_test_once_is_run_again_before_the_run_starts(
+        tmp_path: Path) -> None:
+    ws, counter = red_project(tmp_path, failing_runs={0})
+    said: list[str] = []
+    command = resolve_test_command(ws.config, ws.root)
+    backend = FakeBackend()
+    orchestrator = Orchestrator(ws, backend, command, said.append,
+                                Sealer(ws, backend, command, None), backoff_base_s=0.0)
+    baseline = orchestrator.baseline()
+    assert counter.read_text() == "2"
+    assert baseline.flaky == (FLAKY_ID,) and FLAKY_ID not in baseline.failing_ids
+    # RED's own failing test (the project is at RED) fails twice: red, not flaky
+    assert baseline.failing_ids == ("test_calc.py::test_adds",)

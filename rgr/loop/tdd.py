@@ -128,6 +128,24 @@ class Orchestrator:
     def tests_at_head(self) -> TestReport:
         return self.tests_at(git.head_commit(self.ws.repo))
 
+    def baseline(self) -> TestReport:
+        """The run's start: the suite at HEAD, where a run that only failed tests is run
+        once more before the suite counts as red (rgr.check.flaky): a test that fails
+        now and then must not stop a run before it starts. A test that failed, then
+        passed, is named flaky in the start note; a red suite is red twice."""
+        head = git.head_commit(self.ws.repo)
+        first = self.tests_at(head)
+        if not first.failing_ids or first.collection_errors or first.timed_out:
+            return first
+        self.report("running tests once more: " + ", ".join(first.failing_ids[:5])
+                    + " failed at the start (a flaky test passes when run again)")
+        result = flaky.second_run(first, self._run_tests(head))
+        if result.flaky:
+            self.report("flaky (failed, then passed when run again; noted): "
+                        + ", ".join(result.flaky[:10]))
+        self.remember_report(head, result)
+        return result
+
     def tests_at(self, commit: Commit, held_to: TestReport | None = None,
                  once_more: bool = False) -> TestReport:
         """The suite's report for ``commit``'s tree, run on a pristine checkout of it:
