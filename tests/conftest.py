@@ -309,7 +309,7 @@ PROCESS_SUITES = frozenset({
     "test_fix_trials.py", "test_corpus_fetch.py", "test_corpus_sample.py",
     "test_red_typescript.py", "test_verify_baseline.py", "test_mutation_scope.py",
     "test_mutation_java_maven.py",
-    "test_writable_copy.py", "test_root_capabilities.py",
+    "test_writable_copy.py", "test_root_capabilities.py", "test_flaky_rerun.py",
 })
 
 #: Test files that look for an attack's marks (files named PWNED under /tmp, processes

@@ -178,8 +178,10 @@ def test_without_its_version_file_the_same_suite_cannot_load(tmp_path: Path) -> 
     done = rgr(["run", "add a thing", "--yes", "--skip-preflight"], root, env)
     assert done.returncode == 1, done.stdout + done.stderr
     assert "not green before rgr starts: could not load tests/test_verso.py" in done.stderr
-    assert "a file your build generated and git ignores may be missing" in done.stderr
-    assert "[sandbox] show_generated" in done.stderr, done.stderr
+    # on evidence: the load error names the module, an ignored file of the user's tree
+    assert ("the failures name src/verso/_version.py, in your working tree but ignored "
+            "by git, so missing from the checkout") in done.stderr, done.stderr
+    assert '[sandbox] show_generated = ["src/verso/_version.py"]' in done.stderr
     # The run log names what every checkout gets.
     assert ("checkouts get read-only copies of "
             "src/verso/_speedups.cpython-311-x86_64-linux-gnu.so, "
@@ -363,3 +365,36 @@ def test_a_dependency_folder_the_user_ignores_only_locally_is_not_the_agents_to_
         assert (seat.cwd / ".venv").exists()
         git(seat.cwd, "add", "-A")
         assert git(seat.cwd, "status", "--porcelain") == ""
+
+
+def ignoring_project(tmp_path: Path) -> tuple[pygit2.Repository, Path]:
+    """A Maven-like and Python-like tree with ignored files of each kind."""
+    root = tmp_path / "proj"
+    files = {".gitignore": "target/\n_version.py\n*.dat\n.env\n",
+             "src/test/resources/pages/home.html": "<p>tracked</p>",
+             "src/verso/__init__.py": "", "src/verso/_version.py": "v = 1\n",
+             "fixtures/big.dat": "ignored data", "target/surefire/report.dat": "run output",
+             ".env": "TOKEN=x\n"}
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    git(root, "init", "-q", "-b", "main")
+    git(root, "add", "-A")
+    return pygit2.Repository(str(root)), root
+
+
+@pytest.mark.parametrize(("failure", "named"), [
+    # a data file the sources lack (jsoup's excluded pages): nothing to point at
+    ("java.io.FileNotFoundException: /dev/shm/rgr-0/ab/verify-x/src/test/resources/"
+     "htmltests/baidu-cn-home.html (No such file or directory)", []),
+    # an ignored file of the user's tree, named by its path in the checkout
+    ("OSError: /dev/shm/rgr-0/ab/verify-x/fixtures/big.dat: No such file", ["fixtures/big.dat"]),
+    # a module a load error could not find, which the user's tree has, ignored
+    ("ModuleNotFoundError: No module named 'verso._version'", ["src/verso/_version.py"]),
+    # tracked files, the run's own output and secrets are no evidence
+    ("at src/test/resources/pages/home.html and target/surefire/report.dat, .env", []),
+])
+def test_only_an_ignored_file_the_failures_name_is_evidence_of_a_generated_file(
+        tmp_path: Path, failure: str, named: list[str]) -> None:
+    repo, root = ignoring_project(tmp_path)
+    assert generated.ignored_files_named(repo, root, failure) == named

@@ -3,6 +3,7 @@ the same test command made it."""
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -40,3 +41,9 @@ def test_a_saved_report_loads_by_its_tree(tmp_path: Path) -> None:
     report_store.save(tmp_path, "a" * 40, report)
     assert report_store.load(tmp_path, "a" * 40) == report
     assert report_store.load(tmp_path, "b" * 40) is None
+
+
+def test_a_saved_report_keeps_the_tests_it_found_flaky(tmp_path: Path) -> None:
+    report = dataclasses.replace(ran("python", "-m", "pytest", "-q"), flaky=("t::test_x",))
+    report_store.save(tmp_path, "a" * 40, report)
+    assert report_store.load(tmp_path, "a" * 40) == report

@@ -73,6 +73,9 @@ class TestReport:
     #: Why files in ``collection_errors`` did not load, where the runner says
     #: (rgr.ecosystems.failure_kind's words; reports written before this have none).
     load_kinds: Mapping[str, str] = dataclasses.field(default_factory=dict)
+    #: Tests that failed in an earlier run of the same tree and passed in this one
+    #: (rgr.check.flaky): named in the note, never hidden.
+    flaky: tuple[str, ...] = ()
 
     def _count(self, status: Status) -> int:
         return sum(1 for o in self.outcomes.values() if o.status == status)
@@ -135,7 +138,8 @@ def report_from_json(text: str) -> TestReport:
     try:
         outcomes = {key: TestOutcome(**value) for key, value in data.pop("outcomes").items()}
         return TestReport(**{**data, "argv": tuple(data["argv"]), "outcomes": outcomes,
-                             "collection_errors": tuple(data["collection_errors"])})
+                             "collection_errors": tuple(data["collection_errors"]),
+                             "flaky": tuple(data.get("flaky") or ())})
     except (KeyError, TypeError, AttributeError) as exc:
         raise ValueError(f"not a test report: {exc}") from exc
 

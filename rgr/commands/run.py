@@ -109,7 +109,7 @@ def _start_and_loop(ws: Workspace, backend: Backend, test_command: TestCommand,
     preflight(backend, ws, options, log, login=False)
     orchestrator = _orchestrator(ws, backend, test_command, options, inv)
     # The baseline runs sealed before anything is spent (the login check is a request).
-    baseline = orchestrator.tests_at_head()
+    baseline = orchestrator.baseline()
     # The check `rgr verify` and `rgr doctor` make too: before the login check, which
     # is a paid request.
     refused = baseline_refusal(orchestrator.sealer, baseline)

@@ -106,6 +106,8 @@ def rows(commit: str, state: NoteJson) -> list[tuple[str, str]]:
                              f"{tests.get('skipped', 0)} skipped; exit code "
                              f"{tests.get('exitCode')} ({duration(tests.get('durationS'))})"))
         out += [("failing", test_id) for test_id in tests.get("failing") or []]
+        out += [("flaky", f"{test_id} (failed, then passed when run again)")
+                for test_id in tests.get("flaky") or []]
     adequacy = state.get("adequacy")
     if adequacy is not None:  # the mutation gate (rgr.check.mutation)
         first, *more = adequacy_lines(adequacy)

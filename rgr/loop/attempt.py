@@ -86,6 +86,7 @@ def tests_summary(report: TestReport) -> TestRunSummary:
         command=list(report.argv), exit_code=report.exit_code,
         duration_s=round(report.duration_s, 3), passed=report.passed, failed=report.failed,
         errors=report.errors, skipped=report.skipped, failing=list(report.failing_ids[:50]),
+        flaky=list(report.flaky[:50]),
     )
 
 

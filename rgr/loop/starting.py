@@ -26,7 +26,7 @@ from rgr.loop.fix_trials import read_only_refusal, try_alternatives
 from rgr.observe.limits import Limits
 from rgr.observe.view import NORMAL, PlainView
 from rgr.sandbox import read_only
-from rgr.store import git, inflight
+from rgr.store import generated, git, inflight
 from rgr.store.locks import clear_stale_git_locks
 from rgr.store.workspace import Workspace
 
@@ -217,12 +217,27 @@ def require_startable(sealer: Sealer, report: TestReport) -> None:
                           f"{found.fix}; `rgr doctor` lists what the sandbox shows and why")
 
 
-#: Said when the baseline could not even load some tests: green in the user's tree,
-#: such a suite usually misses a file the build generated and git ignores.
-LOAD_ERROR_HINT = ("; if they pass in your working tree, a file your build generated "
-                   "and git ignores may be missing from the checkout: `rgr doctor` lists "
-                   "the ones copied in, and [sandbox] show_generated = [\"<glob>\"] in "
-                   "tdd.toml adds one")
+def generated_file_hint(sealer: Sealer, report: TestReport) -> str:
+    """Said of a red baseline only on evidence that a file the user's build generated
+    is what the checkout lacks: a file of the user's work tree, ignored by git, that the
+    failures name (a path a test opened, a module a load error could not find). A suite
+    red for another reason (a test's data file missing from the sources) gets no hint
+    pointing the wrong way."""
+    failing = [o for o in report.outcomes.values() if o.status in ("failed", "error")]
+    text = "\n".join([report.output or report.output_excerpt, *report.collection_errors,
+                      *(f"{o.test_id}\n{o.message}" for o in failing)])
+    source = sealer.generated_from()
+    repo = sealer.ws.repo if source == sealer.ws.root else git.open_repo(source)
+    copied = {f.path for f in sealer.generated_files()}
+    named = [path for path in generated.ignored_files_named(repo, source, text)
+             if path not in copied]
+    if not named:
+        return ""
+    shown = ", ".join(named[:5])
+    return (f"; the failures name {shown}, in your working tree but ignored by git, so "
+            "missing from the checkout: if your build generated it, "
+            f'[sandbox] show_generated = ["{named[0]}"] in tdd.toml copies it in '
+            "(`rgr doctor` lists the files copied in)")
 
 
 def baseline_refusal(sealer: Sealer, report: TestReport) -> RgrError | None:
@@ -257,7 +272,7 @@ def baseline_refusal(sealer: Sealer, report: TestReport) -> RgrError | None:
         return RepositoryError(
             f"the test suite is not green before rgr starts: {report.problem()}",
             "TDD starts from green: fix or remove the failing tests, then run again"
-            + (LOAD_ERROR_HINT if report.errors else ""))
+            + generated_file_hint(sealer, report))
     return None
 
 

@@ -27,7 +27,7 @@ import pydantic
 from rgr.backends.base import AgentRequest, AgentResult, Backend
 from rgr.base.config import TestCommand
 from rgr.base.errors import BackendError, NeedsAttention, PhaseFailed
-from rgr.check import impact, report_store
+from rgr.check import flaky, impact, report_store
 from rgr.check.fakeit import ledger as fakeit_ledger
 from rgr.check.guards import (
     Violation,
@@ -128,14 +128,62 @@ class Orchestrator:
     def tests_at_head(self) -> TestReport:
         return self.tests_at(git.head_commit(self.ws.repo))
 
-    def tests_at(self, commit: Commit) -> TestReport:
+    def baseline(self) -> TestReport:
+        """The run's start: the suite at HEAD, where a run that only failed tests is run
+        once more before the suite counts as red (rgr.check.flaky): a test that fails
+        now and then must not stop a run before it starts. A test that failed, then
+        passed, is named flaky in the start note; a red suite is red twice."""
+        head = git.head_commit(self.ws.repo)
+        first = self.tests_at(head)
+        if not first.failing_ids or first.collection_errors or first.timed_out:
+            return first
+        self.report("running tests once more: " + ", ".join(first.failing_ids[:5])
+                    + " failed at the start (a flaky test passes when run again)")
+        result = flaky.second_run(first, self._run_tests(head))
+        if result.flaky:
+            self.report("flaky (failed, then passed when run again; noted): "
+                        + ", ".join(result.flaky[:10]))
+        self.remember_report(head, result)
+        return result
+
+    def tests_at(self, commit: Commit, held_to: TestReport | None = None,
+                 once_more: bool = False) -> TestReport:
         """The suite's report for ``commit``'s tree, run on a pristine checkout of it:
         run once, reused while the tree is unchanged (an empty refactor commit, a plan
-        commit that only touched test-list.md)."""
+        commit that only touched test-list.md).
+
+        ``held_to``: the report an attempt's tree is judged against. A reused report is
+        never the last word on a test that passed there and failed here: a retry that
+        writes the same tree is run again, so a flaky test cannot reject every retry
+        unrun. With ``once_more`` (the phases that must leave every test passing) a run
+        that fails such a test is repeated at once, before it costs an attempt
+        (rgr.check.flaky). Either way a test that failed, then passed, is noted flaky."""
         tree = str(commit.tree.id)
         cached = self._reports.get(tree)
+        earlier = None
         if cached is not None:
-            return cached
+            if held_to is None or not flaky.newly_failing(held_to, cached):
+                return cached
+            earlier = cached
+            self.report("running tests again: " + ", ".join(
+                flaky.newly_failing(held_to, cached)[:5]) + " failed in this tree's last "
+                "run but passed before it")
+        result = self._run_tests(commit)
+        if earlier is None and once_more and held_to is not None \
+                and flaky.newly_failing(held_to, result):
+            self.report("running tests once more: " + ", ".join(
+                flaky.newly_failing(held_to, result)[:5]) + " passed before this attempt "
+                "and failed now (a flaky test passes when run again)")
+            earlier, result = result, self._run_tests(commit)
+        if earlier is not None:
+            result = flaky.second_run(earlier, result)
+            if result.flaky:
+                self.report("flaky (failed, then passed when run again; noted): "
+                            + ", ".join(result.flaky[:10]))
+        self.remember_report(commit, result)
+        return result
+
+    def _run_tests(self, commit: Commit) -> TestReport:
         self.report(f"running tests: {' '.join(self.test_command.argv)}")
         result = self.sealer.run_tests(commit)
         self.report(f"tests: {result.passed} passed, {result.failed} failed, "
@@ -145,7 +193,6 @@ class Orchestrator:
             duration_s=round(result.duration_s, 3), passed=result.passed, failed=result.failed,
             errors=result.errors, skipped=result.skipped, timed_out=result.timed_out,
             output=result.output or result.output_excerpt))
-        self.remember_report(commit, result)
         return result
 
     def remember_report(self, commit: Commit, report: TestReport) -> None:
@@ -391,10 +438,14 @@ class TddPhase(Work[AdequacyNote]):
             # result cannot have changed: no test run.
             self.o.remember_report(tip, self.before)
             return Verdict(self._check_plan(result, tip))
-        after = self.o.tests_at(tip)
+        # held to what the verdict compares with: RED's run, or the run before RED when
+        # RED's compile error hid the existing tests (Java, Go, Rust)
+        before, red_report = (self.before, None) if self.strengthening \
+            else self._before_tests()
+        after = self.o.tests_at(tip, held_to=before, once_more=self.strengthening
+                                or self.phase in (Phase.GREEN, Phase.REFACTOR))
         if self.strengthening:
             return self._judge_strengthened(result, tip, after)
-        before, red_report = self._before_tests()
         violations = check_tests(self.phase, before, after, red_report=red_report)
         if violations or self.phase not in (Phase.GREEN, Phase.REFACTOR) \
                 or self.ws.config.adequacy.mode == "off":

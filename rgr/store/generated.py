@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import re
 import tomllib
 from collections.abc import Iterable, Iterator
 from contextlib import suppress
@@ -316,3 +317,64 @@ def _escape(line: str) -> str:
             out.append("\\")
         out.append(char)
     return "".join(out)
+
+
+#: A path as a failure's text names it (a file a test opened, a module's source).
+_PATH_WORD = re.compile(r"[\w.@+\-]*(?:/[\w.@+\-]+)+|[\w@+\-]+\.[A-Za-z]\w{0,9}")
+#: A module a load error names: Python's "No module named 'a.b'", Node's "Cannot find
+#: module './gen/x'".
+_MODULE_NAMED = re.compile(r"No module named '([\w.]+)'|Cannot find module '([^']+)'")
+#: Where a Python project's packages start.
+_SOURCE_ROOTS = ("", "src/", "lib/")
+#: Source suffixes a Node module name may leave out.
+_NODE_SUFFIXES = ("", ".js", ".cjs", ".mjs", ".json", ".ts", ".node")
+#: Folders a build or a test run writes its output to: the runner's own output names
+#: its reports and class files there, which are no evidence of a missing source.
+_RUN_OUTPUT = frozenset({"target", "build", "dist", ".gradle", "coverage", ".nyc_output",
+                         "htmlcov"})
+#: Enough for a hint: names beyond this are not read.
+_MAX_WORDS = 2000
+
+
+def ignored_files_named(repo: pygit2.Repository, root: Path, text: str) -> list[str]:
+    """Files of the user's work tree ``root`` that git ignores and ``text`` (failing
+    tests' messages and output, load errors) names: a path (absolute in a checkout, or
+    relative: any tail of it that is such a file counts) or a module a load error could
+    not find. The evidence that a checkout lacks a file the user's build generated;
+    without it, a red suite says nothing of generated files (a test's data file missing
+    from the sources is no generated file). Secrets and local state are never named."""
+    if repo.is_bare:
+        return []
+    tracked = {entry.path for entry in repo.index}
+    candidates: list[str] = []
+    for match in _MODULE_NAMED.finditer(text):
+        python, node = match.groups()
+        if python:
+            stem = python.replace(".", "/")
+            candidates += [f"{top}{stem}{end}" for top in _SOURCE_ROOTS
+                           for end in (".py", "/__init__.py")]
+            candidates += [f"{top}{stem}.{name.split('.', 1)[1]}"
+                           for top in _SOURCE_ROOTS
+                           for name in _file_names(root, f"{top}{stem}".rpartition("/")[0])
+                           if name.startswith(stem.rpartition("/")[2] + ".")
+                           and name.endswith(EXTENSION_SUFFIXES)]
+        elif node:
+            candidates += [_tail_words(node.lstrip("./") + end) for end in _NODE_SUFFIXES]
+    for word in _PATH_WORD.findall(text)[:_MAX_WORDS]:
+        candidates.append(_tail_words(word))
+    named: dict[str, None] = {}
+    for joined in candidates:
+        for path in joined.split("\n"):
+            if (path and path not in named and path not in tracked and not denied(path)
+                    and not _RUN_OUTPUT.intersection(path.split("/")[:-1])
+                    and _regular_inside(root, path) and repo.path_is_ignored(path)):
+                named[path] = None
+    return sorted(named)
+
+
+def _tail_words(word: str) -> str:
+    """Every tail of the path ``word`` (``/a/b/c.txt``: ``a/b/c.txt``, ``b/c.txt``,
+    ``c.txt``), one a line: an absolute path in a checkout is a relative one in the
+    user's tree."""
+    parts = [p for p in word.split("/") if p and p not in (".", "..")]
+    return "\n".join("/".join(parts[i:]) for i in range(len(parts)))

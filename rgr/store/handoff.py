@@ -168,6 +168,9 @@ class TestRunSummary(CamelModel):
     errors: int = 0
     skipped: int = 0
     failing: list[str] = Field(default_factory=list)
+    #: Tests that failed in a first run of this tree and passed when it was run again
+    #: (rgr.check.flaky).
+    flaky: list[str] = Field(default_factory=list)
 
 
 class BatchNote(CamelModel):

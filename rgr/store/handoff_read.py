@@ -131,6 +131,7 @@ AGENT = {
 TESTS = {
     "command": _STRINGS, "exitCode": _INT, "durationS": _optional(_float), "passed": _int,
     "failed": _int, "errors": _int, "skipped": _int, "failing": _STRINGS,
+    "flaky": _STRINGS,
 }
 BATCH = {
     "id": _str, "goal": _str, "index": _int, "total": _int, "operations": _STRINGS,

@@ -52,6 +52,7 @@ class VerificationJson(TypedDict, total=False):
     errors: int
     skipped: int
     failing: list[str]
+    flaky: list[str]
 
 
 class LandingJson(TypedDict, total=False):

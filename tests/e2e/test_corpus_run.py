@@ -100,3 +100,6 @@ def test_a_red_suite_is_refused_before_any_agent_runs(name: str, tmp_path: Path)
     assert outcome.exit_code not in (0, None) and not outcome.phases, (outcome, log)
     assert "the test suite is not green before rgr starts" in log, log
     assert "ParseTest::testBaidu" in log, log
+    # the two pages are missing from the sources, not ignored build output: no hint
+    # pointing at generated files
+    assert "ignored by git" not in log and "show_generated" not in log, log
