@@ -22,6 +22,7 @@ from rgr.backends.base import AgentRequest, AgentResult
 from rgr.commands import show
 from rgr.ecosystems.registry import resolve_test_command
 from rgr.loop.attempt import Sealer
+from rgr.loop.sealed_gate import sealed_gate
 from rgr.loop.tdd import Orchestrator
 from rgr.store.handoff import HandoffState, Phase, TestCase
 from rgr.store.workspace import Workspace, open_workspace
@@ -199,3 +200,19 @@ def test_a_baseline_that_fails_a_test_once_is_run_again_before_the_run_starts(
     assert baseline.flaky == (FLAKY_ID,) and FLAKY_ID not in baseline.failing_ids
     # RED's own failing test (the project is at RED) fails twice: red, not flaky
     assert baseline.failing_ids == ("test_calc.py::test_adds",)
+
+
+def test_verify_runs_a_start_that_fails_a_test_once_again_as_a_run_does(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # `rgr verify` is a run's baseline: the same second run, the same verdict
+    ws, counter = red_project(tmp_path, failing_runs={0})
+    (ws.root / "calc.py").write_text(REAL)
+    (ws.root / "tdd.toml").write_text((ws.root / "tdd.toml").read_text()
+                                      + "[sandbox]\nenabled = false\n")
+    git(ws.root, "commit", "-qam", "feat: add")
+    _sealer, result, refused = sealed_gate(open_workspace(ws.root, env=ws.env), "fast")
+    assert counter.read_text() == "2"
+    assert refused is None and result.ok
+    assert result.tests.flaky == (FLAKY_ID,)
+    said = capsys.readouterr().out
+    assert f"flaky (failed, then passed when run again): {FLAKY_ID}" in said, said

@@ -33,3 +33,9 @@ def second_run(first: TestReport, second: TestReport) -> TestReport:
     passing = {test for test, outcome in second.outcomes.items() if outcome.status == "passed"}
     flaky = (set(first.failing_ids) | set(first.flaky)) & passing
     return dataclasses.replace(second, flaky=tuple(sorted(flaky | set(second.flaky))))
+
+
+def worth_a_second_run(first: TestReport) -> bool:
+    """Whether a suite's start is run once more before it counts as red: only tests
+    failed (a load error or a timeout is no flake, and is not paid for twice)."""
+    return bool(first.failing_ids) and not first.collection_errors and not first.timed_out

@@ -5,11 +5,13 @@ check (rgr.loop.starting.baseline_refusal)."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from rgr.backends.base import AgentRequest, AgentResult, OpenGateway
 from rgr.base.errors import RgrError
+from rgr.check import flaky
 from rgr.check.gate import GateResult, Level
 from rgr.ecosystems.registry import resolve_test_command
 from rgr.loop.attempt import Sealer, open_sealer
@@ -27,7 +29,17 @@ def sealed_gate(ws: Workspace, level: Level, quiet: bool = False
     test_command = resolve_test_command(ws.config, ws.root)
     log = PlainView() if not quiet else _quiet
     sealer = open_sealer(ws, NoBackend(), test_command, log)
-    result = sealer.run_gate(git.head_commit(ws.repo), level)
+    head = git.head_commit(ws.repo)
+    result = sealer.run_gate(head, level)
+    if flaky.worth_a_second_run(result.tests):
+        # as a run's baseline does (rgr.loop.tdd.Orchestrator.baseline): a suite that
+        # only failed tests is run once more before it counts as red
+        log("running tests once more: " + ", ".join(result.tests.failing_ids[:5])
+            + " failed (a flaky test passes when run again)")
+        again = flaky.second_run(result.tests, sealer.run_tests(head))
+        if again.flaky:
+            log("flaky (failed, then passed when run again): " + ", ".join(again.flaky[:10]))
+        result = dataclasses.replace(result, tests=again)
     return sealer, result, baseline_refusal(sealer, result.tests)
 
 

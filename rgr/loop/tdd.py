@@ -135,7 +135,7 @@ class Orchestrator:
         passed, is named flaky in the start note; a red suite is red twice."""
         head = git.head_commit(self.ws.repo)
         first = self.tests_at(head)
-        if not first.failing_ids or first.collection_errors or first.timed_out:
+        if not flaky.worth_a_second_run(first):
             return first
         self.report("running tests once more: " + ", ".join(first.failing_ids[:5])
                     + " failed at the start (a flaky test passes when run again)")
