@@ -16,6 +16,7 @@ import pytest
 from conftest import clean_env, committed_project, git
 from fake_backend import FakeBackend, Session, answer
 from harness import sweep_only
+from test_kernel import green_state
 from toolchains import ensure_go
 
 from rgr.backends.base import AgentRequest, AgentResult
@@ -59,15 +60,6 @@ def red_project(tmp_path: Path, failing_runs: set[int],
     (root / "test-list.md").write_text("- [ ] adds\n")
     committed_project(root, {}, "test: adds")
     return open_workspace(root, env=clean_env(tmp_path / "home")), counter
-
-
-def green_state(ws: Workspace) -> HandoffState:
-    state = HandoffState(phase=Phase.RED, next_phase=Phase.GREEN, cycle_number=1,
-                         run_id="r1", pending_tests=["adds"],
-                         current_test=TestCase(description="adds", test_file="test_calc.py",
-                                               impl_file="calc.py"))
-    ws.notes.write(str(ws.repo.head.target), state)
-    return state
 
 
 def writes_add(request: AgentRequest) -> AgentResult:
