@@ -49,11 +49,15 @@ def command(*argv: str, runner: str = "mocha", through_shell: bool = False) -> T
     # what follows `--` reaches the script's runner, as npm passes it
     ("mocha test", ("npm", "test", "--", "--bail"), ("node_modules/.bin/mocha", "test", "--bail")),
     ("mocha", ("npm", "run", "test"), ("node_modules/.bin/mocha",)),
+    # a named script (css-what's `npm run test:vi`): that script, not the test script
+    ("eslint . && exit 1", ("npm", "run", "unit", "--", "--bail"),
+     ("node_modules/.bin/mocha", "test/unit", "--bail")),
 ])
 def test_a_plain_npm_test_script_runs_its_runner_directly(tmp_path: Path, script: str,
                                                            argv: tuple[str, ...],
                                                            expected: tuple[str, ...]) -> None:
-    root = project(tmp_path, {"test": script, "lint": "eslint . && exit 1"})
+    root = project(tmp_path, {"test": script, "lint": "eslint . && exit 1",
+                              "unit": "mocha test/unit"})
     direct = direct_command(command(*argv), root)
     assert direct is not None and direct.argv == expected
     assert direct.runner == "mocha" and not direct.shell
@@ -106,6 +110,8 @@ def test_what_npm_adds_around_the_script_keeps_the_users_command(tmp_path: Path)
     after = project(tmp_path / "post", {"test": "mocha", "posttest": "node report.js"})
     assert direct_command(command("npm", "test"), after) is None
     # the project's .npmrc can set node-options or script-shell for its scripts
+    named = project(tmp_path / "named", {"preunit": "npm run build", "unit": "mocha"})
+    assert direct_command(command("npm", "run", "unit"), named) is None
     npmrc = project(tmp_path / "rc", {"test": "mocha"}, npmrc=True)
     assert direct_command(command("npm", "test"), npmrc) is None
 

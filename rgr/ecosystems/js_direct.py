@@ -1,6 +1,7 @@
 """The project's JavaScript runner started directly, for the mutation gate's runs: where
-the test command is ``npx <runner> ...`` or an ``npm test`` whose script is one plain
-runner invocation, the same runner with the same arguments, from ``node_modules/.bin``.
+the test command is ``npx <runner> ...``, or an ``npm test`` or ``npm run <name>`` whose
+script is one plain runner invocation, the same runner with the same arguments, from
+``node_modules/.bin``.
 
 Why: on a small suite a mutant's run is mostly start-up, and npm's is the larger part
 (``npx mocha --version`` used 0.49 s of CPU here against 0.15 s for
@@ -10,7 +11,8 @@ with the phase's own results (rgr.check.mutation.gate).
 
 Only what rgr can reproduce without a shell takes the direct path. An ``npm test`` keeps
 the slow one when its script is more than one command (``&&``, ``;``, ``|``), sets a
-variable (``NODE_ENV=test mocha``), has a ``pretest``/``posttest`` hook, uses anything a
+variable (``NODE_ENV=test mocha``), has a ``pretest``/``posttest`` hook (``pre<name>``/
+``post<name>`` for ``npm run <name>``), uses anything a
 shell would expand (``$``, backquotes, unquoted globs, ``~``, redirections), when the
 script's first word is not the runner itself, or when the project's ``.npmrc`` may
 change how npm runs it. Nothing here ever starts a shell: the script's words are read
@@ -60,22 +62,33 @@ def direct_command(cmd: TestCommand, root: Path) -> TestCommand | None:
 
 
 def _npm_test_words(argv: tuple[str, ...], root: Path) -> list[str] | None:
-    """The words ``npm test`` runs (its script's, then what follows ``--``), or None."""
+    """The words ``npm test`` or ``npm run <name>`` runs (its script's, then what follows
+    ``--``), or None."""
     head: tuple[str, ...] = argv
     extra: tuple[str, ...] = ()
     if "--" in argv:
         at = argv.index("--")
         head, extra = argv[:at], argv[at + 1:]
-    if head not in _NPM_TEST or (root / ".npmrc").exists():
+    name = _script_name(head)
+    if name is None or (root / ".npmrc").exists():
         return None
     scripts = _scripts(root)
-    if scripts is None or "pretest" in scripts or "posttest" in scripts:
+    if scripts is None or f"pre{name}" in scripts or f"post{name}" in scripts:
         return None
-    script = scripts.get("test")
+    script = scripts.get(name)
     words = plain_words(script) if isinstance(script, str) else None
     if not words or _ASSIGNMENT.match(words[0]):
         return None
     return [*words, *extra]
+
+
+def _script_name(head: tuple[str, ...]) -> str | None:
+    """The package script ``npm test`` or ``npm run <name>`` runs, or None."""
+    if head in _NPM_TEST:
+        return "test"
+    if len(head) == 3 and head[:2] in (("npm", "run"), ("npm", "run-script")):
+        return head[2]
+    return None
 
 
 def plain_words(script: str) -> list[str] | None:
