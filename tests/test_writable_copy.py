@@ -12,7 +12,7 @@ from pathlib import Path
 
 from conftest import clean_env, committed_project, git
 
-from rgr.sandbox import read_only
+from rgr.sandbox import read_only, writable_copy
 from rgr.sandbox.toolchain import Shown, Toolchain
 
 WRITES_INTO_NODE_MODULES = """\
@@ -112,3 +112,25 @@ def test_only_a_write_refused_in_a_dependency_folder_is_read_as_one() -> None:
     assert read_only.find([("t3", "assert 1 == 2")], _toolchain("node_modules")) is None
     assert read_only.find([("t2", node)], _toolchain("packages/a/node_modules"),
                           copied=["packages/a/node_modules"]) is None
+
+
+def test_a_link_committed_on_the_way_takes_no_copy_out_of_the_checkout(tmp_path: Path) -> None:
+    # the checkout's files are the agent's: `packages -> <elsewhere>` must not carry the
+    # copy, made outside the sandbox, to where the link points
+    user = tmp_path / "user" / "packages" / "a" / "node_modules"
+    user.mkdir(parents=True)
+    (user / "dep.js").write_text("module.exports = 1\n")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    checkout = tmp_path / "checkout"
+    checkout.mkdir()
+    (checkout / "packages").symlink_to(elsewhere)
+    toolchain = Toolchain(shown=(Shown(user, "a dependency folder",
+                                       inside="packages/a/node_modules"),))
+    assert writable_copy.copy_into(toolchain, ["packages/a/node_modules"], checkout) == []
+    assert list(elsewhere.iterdir()) == []
+    # without the link, the same folder is copied where it belongs
+    (checkout / "packages").unlink()
+    assert writable_copy.copy_into(toolchain, ["packages/a/node_modules"], checkout) == [
+        "packages/a/node_modules"]
+    assert (checkout / "packages/a/node_modules/dep.js").read_text() == "module.exports = 1\n"

@@ -39,7 +39,7 @@ def copy_into(toolchain: Toolchain, names: Collection[str], working_copy: Path) 
         if dep.inside is None or dep.inside not in names:
             continue
         target = working_copy / dep.inside
-        if target.exists() or target.is_symlink():
+        if target.exists() or target.is_symlink() or _through_a_link(working_copy, dep.inside):
             continue
         target.parent.mkdir(parents=True, exist_ok=True)
         reflink = ["--reflink=auto"] if sys.platform.startswith("linux") else []
@@ -54,3 +54,16 @@ def copy_into(toolchain: Toolchain, names: Collection[str], working_copy: Path) 
                            f"or remove {dep.inside!r} from [sandbox] writable_copy")
         copied.append(dep.inside)
     return copied
+
+
+def _through_a_link(working_copy: Path, relative: str) -> bool:
+    """Whether a folder on the way to ``relative`` in ``working_copy`` is a symbolic
+    link: the checkout's files are the agent's, and a committed link
+    (``packages -> /home/user``) would take the copy, made on rgr's side of the
+    sandbox, out of the checkout."""
+    here = working_copy
+    for part in Path(relative).parts[:-1]:
+        here = here / part
+        if here.is_symlink():
+            return True
+    return False
