@@ -15,9 +15,9 @@
   would still run them all), Jest and Vitest read names as patterns. Not exact (a test
   can load a module in ways a reading of its text cannot follow), so the gate runs a
   survivor again with every test.
-* JavaScript, the command itself: ``npx mocha ...`` or an ``npm test`` whose script is
-  one plain runner invocation runs as the runner's own executable with the same
-  arguments (rgr.ecosystems.js_direct): npm's start-up is most of a small suite's run.
+* JavaScript, the command itself: ``npx mocha ...``, or an ``npm test`` or ``npm run X``
+  whose script is one plain runner invocation, runs as the runner's own executable with
+  the same arguments (rgr.ecosystems.js_direct): npm's start-up is most of a small suite's run.
   Not exact either: the gate holds the direct run, unmutated, to the phase's own
   results before its kills count, and runs a survivor again with the user's command.
 * Java (Maven): first the test classes written for the changed class (``Foo.java``:
