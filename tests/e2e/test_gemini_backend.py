@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pydantic
 import pytest
-from harness import ensure_gemini, gemini_env
+from harness import ensure_gemini, gemini_env, sweep_only
 from hostile import (
     agent_key_hunted,
     code_attacks_contained,
@@ -29,7 +29,14 @@ from rgr.fake_model.gemini import GeminiModelServer
 
 pytestmark = pytest.mark.e2e
 
+WHERE = "tests/e2e/test_gemini_backend.py"
 
+
+# The default run keeps the key hunt below, which runs an attack through gemini's own
+# shell tool inside the jail; the rules these two check are the same for every backend
+# and run by default on claude (files put by code) and codex (files put by patch, as
+# gemini's are).
+@sweep_only(WHERE, "the claude suite's cheating GREENs again on gemini")
 def test_test_infrastructure_tampering_is_rejected_on_gemini(tmp_path: Path) -> None:
     """The four cheating GREENs of the claude suite (a conftest forcing passes, an edited
     test, a .pth, a test emptied of its assertion...), their files written by gemini's
@@ -38,6 +45,7 @@ def test_test_infrastructure_tampering_is_rejected_on_gemini(tmp_path: Path) -> 
     assert "green-touches-tests" in rules
 
 
+@sweep_only(WHERE, "the claude suite's 17 code attacks again on gemini")
 def test_code_the_agent_runs_cannot_reach_the_user_on_gemini(tmp_path: Path) -> None:
     """The 17 code attacks of the claude suite, run through gemini's run_shell_command
     and the test command: nothing escapes the sandbox, and the dumped environment holds
