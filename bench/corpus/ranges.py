@@ -463,45 +463,27 @@ public class RangesTest {
     }
 }
 """
-JUNIT5_TESTS = """package {package};
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
 
-import org.junit.jupiter.api.Test;
+def jupiter(text: str) -> str:
+    """JUnit 4 tests as JUnit 5 (Jupiter) has them: its imports, and the bad bounds
+    through ``assertThrows`` instead of ``@Test(expected = ...)``."""
+    return (text.replace("import static org.junit.Assert.assertEquals;\n\n"
+                         "import org.junit.Test;",
+                         "import static org.junit.jupiter.api.Assertions.assertEquals;\n"
+                         "import static org.junit.jupiter.api.Assertions.assertThrows;\n\n"
+                         "import org.junit.jupiter.api.Test;", 1)
+            .replace("    @Test(expected = IllegalArgumentException.class)\n"
+                     "    public void clampRefusesBoundsTheWrongWayRound() {\n"
+                     "        Ranges.clamp(3, 5, 1);\n",
+                     "    @Test\n"
+                     "    public void clampRefusesBoundsTheWrongWayRound() {\n"
+                     "        assertThrows(IllegalArgumentException.class, "
+                     "() -> Ranges.clamp(3, 5, 1));\n", 1))
 
-public class RangesTest {
-    @Test
-    public void clampKeepsAValueInsideTheRange() {
-        assertEquals(3, Ranges.clamp(3, 1, 5));
-    }
 
-    @Test
-    public void clampRaisesAValueBelowToLow() {
-        assertEquals(1, Ranges.clamp(0, 1, 5));
-    }
+JUNIT5_TESTS = jupiter(JUNIT4_TESTS)
 
-    @Test
-    public void clampLowersAValueAboveToHigh() {
-        assertEquals(5, Ranges.clamp(9, 1, 5));
-    }
-
-    @Test
-    public void clampWithEqualBoundsGivesTheBound() {
-        assertEquals(4, Ranges.clamp(3, 4, 4));
-    }
-
-    @Test
-    public void clampRefusesBoundsTheWrongWayRound() {
-        assertThrows(IllegalArgumentException.class, () -> Ranges.clamp(3, 5, 1));
-    }
-
-    @Test
-    public void spanIsTheDistanceBetweenTheBounds() {
-        assertEquals(5, Ranges.span(2, 7));
-    }
-}
-"""
 
 #: Jest in CommonJS, in cron's Prettier style (tabs, semicolons).
 JEST_TESTS = """'use strict';
