@@ -22,13 +22,13 @@ excepted.
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from rgr.base.config import TestCommand
+from rgr.ecosystems.js_modules import package_json
 
 #: The runners whose own executable npm puts in ``node_modules/.bin``.
 _BIN_RUNNERS = frozenset({"mocha", "jest", "vitest"})
@@ -113,11 +113,8 @@ def plain_words(script: str) -> list[str] | None:
 
 
 def _scripts(root: Path) -> dict[str, Any] | None:
-    try:
-        package = json.loads((root / "package.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    scripts = package.get("scripts") if isinstance(package, dict) else None
+    package = package_json(root)
+    scripts = package.get("scripts") if package is not None else None
     return scripts if isinstance(scripts, dict) else None
 
 

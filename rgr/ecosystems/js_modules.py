@@ -11,9 +11,11 @@ outside ``node_modules``, and is not named like test code.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from pathlib import Path, PurePosixPath
+from typing import Any
 
 from rgr.ecosystems.failure_kind import FailureKind, is_test_module, is_test_path
 
@@ -32,6 +34,17 @@ _PACKAGE = re.compile(r"^(@[\w.-]+/)?[\w][\w.-]*(/.*)?$")
 #: The JavaScript and TypeScript sources a module or a test can be written in (one list
 #: for every reader of JavaScript projects).
 SOURCES = (".js", ".mjs", ".cjs", ".jsx", ".ts", ".mts", ".cts", ".tsx")
+
+
+def package_json(folder: Path) -> dict[str, Any] | None:
+    """``folder``'s package.json as an object, or None when it is missing, unreadable or
+    not an object: for the readers that fall back quietly (the gate's direct runner, its
+    import graph). Detection reads it loudly (rgr.ecosystems.javascript)."""
+    try:
+        data = json.loads((folder / "package.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
 
 
 def missing_module(head: str, text: str) -> tuple[str, str | None] | None:

@@ -15,14 +15,13 @@ again with every test (rgr.check.mutation.gate).
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from rgr.ecosystems.failure_kind import is_test_path
-from rgr.ecosystems.js_modules import SOURCES
+from rgr.ecosystems.js_modules import SOURCES, package_json
 
 _RELATIVE = re.compile(r"""(['"`])(\.\.?(?:/[^'"`\n]*)?)\1""")
 _QUOTED = re.compile(r"""(['"`])([^'"`\n]+)\1""")
@@ -92,11 +91,8 @@ def _sources(root: Path) -> list[str]:
 
 def _package_entry(root: Path) -> tuple[str, str | None] | None:
     """The package's name and its main file (relative), from package.json."""
-    try:
-        data = json.loads((root / "package.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    if not isinstance(data, dict) or not isinstance(data.get("name"), str):
+    data = package_json(root)
+    if data is None or not isinstance(data.get("name"), str):
         return None
     return data["name"], _resolve(root, ".", ".")
 
@@ -145,9 +141,6 @@ def _resolve(root: Path, folder: str, spec: str, depth: int = 0) -> str | None:
 
 
 def _main_of(folder: Path) -> str | None:
-    try:
-        data = json.loads((folder / "package.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    main = data.get("main") if isinstance(data, dict) else None
+    data = package_json(folder)
+    main = data.get("main") if data is not None else None
     return main if isinstance(main, str) and main else None
