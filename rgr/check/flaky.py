@@ -17,6 +17,7 @@ says nothing about the attempt.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 
 from rgr.check.verify import TestReport
 
@@ -39,3 +40,20 @@ def worth_a_second_run(first: TestReport) -> bool:
     """Whether a suite's start is run once more before it counts as red: only tests
     failed (a load error or a timeout is no flake, and is not paid for twice)."""
     return bool(first.failing_ids) and not first.collection_errors and not first.timed_out
+
+
+def start_once_more(first: TestReport, run_again: Callable[[], TestReport],
+                    say: Callable[[str], None], noted: bool) -> TestReport:
+    """A suite's start, as ``rgr run``'s baseline and ``rgr verify``/``rgr doctor`` read
+    it: ``first`` when it passed or cannot be a flake, else the second run
+    (``run_again``), with the tests that failed then passed named flaky. ``noted``: the
+    run writes them into its start note (verify writes no note)."""
+    if not worth_a_second_run(first):
+        return first
+    say("running tests once more: " + ", ".join(first.failing_ids[:5])
+        + " failed at the start (a flaky test passes when run again)")
+    result = second_run(first, run_again())
+    if result.flaky:
+        say("flaky (failed, then passed when run again" + ("; noted" if noted else "")
+            + "): " + ", ".join(result.flaky[:10]))
+    return result

@@ -31,15 +31,11 @@ def sealed_gate(ws: Workspace, level: Level, quiet: bool = False
     sealer = open_sealer(ws, NoBackend(), test_command, log)
     head = git.head_commit(ws.repo)
     result = sealer.run_gate(head, level)
-    if flaky.worth_a_second_run(result.tests):
-        # as a run's baseline does (rgr.loop.tdd.Orchestrator.baseline): a suite that
-        # only failed tests is run once more before it counts as red
-        log("running tests once more: " + ", ".join(result.tests.failing_ids[:5])
-            + " failed (a flaky test passes when run again)")
-        again = flaky.second_run(result.tests, sealer.run_tests(head))
-        if again.flaky:
-            log("flaky (failed, then passed when run again): " + ", ".join(again.flaky[:10]))
-        result = dataclasses.replace(result, tests=again)
+    # as a run's baseline does (rgr.loop.tdd.Orchestrator.baseline): a suite that only
+    # failed tests is run once more before it counts as red
+    tests = flaky.start_once_more(result.tests, lambda: sealer.run_tests(head), log,
+                                  noted=False)
+    result = dataclasses.replace(result, tests=tests)
     return sealer, result, baseline_refusal(sealer, result.tests)
 
 

@@ -135,15 +135,10 @@ class Orchestrator:
         passed, is named flaky in the start note; a red suite is red twice."""
         head = git.head_commit(self.ws.repo)
         first = self.tests_at(head)
-        if not flaky.worth_a_second_run(first):
-            return first
-        self.report("running tests once more: " + ", ".join(first.failing_ids[:5])
-                    + " failed at the start (a flaky test passes when run again)")
-        result = flaky.second_run(first, self._run_tests(head))
-        if result.flaky:
-            self.report("flaky (failed, then passed when run again; noted): "
-                        + ", ".join(result.flaky[:10]))
-        self.remember_report(head, result)
+        result = flaky.start_once_more(first, lambda: self._run_tests(head), self.report,
+                                       noted=True)
+        if result is not first:
+            self.remember_report(head, result)
         return result
 
     def tests_at(self, commit: Commit, held_to: TestReport | None = None,
