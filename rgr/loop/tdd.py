@@ -157,18 +157,19 @@ class Orchestrator:
         cached = self._reports.get(tree)
         earlier = None
         if cached is not None:
-            if held_to is None or not flaky.newly_failing(held_to, cached):
+            stale = flaky.newly_failing(held_to, cached) if held_to is not None else ()
+            if not stale:
                 return cached
             earlier = cached
-            self.report("running tests again: " + ", ".join(
-                flaky.newly_failing(held_to, cached)[:5]) + " failed in this tree's last "
-                "run but passed before it")
+            self.report("running tests again: " + ", ".join(stale[:5])
+                        + " failed in this tree's last run but passed before it")
         result = self._run_tests(commit)
-        if earlier is None and once_more and held_to is not None \
-                and flaky.newly_failing(held_to, result):
-            self.report("running tests once more: " + ", ".join(
-                flaky.newly_failing(held_to, result)[:5]) + " passed before this attempt "
-                "and failed now (a flaky test passes when run again)")
+        fresh = flaky.newly_failing(held_to, result) \
+            if earlier is None and once_more and held_to is not None else ()
+        if fresh:
+            self.report("running tests once more: " + ", ".join(fresh[:5])
+                        + " passed before this attempt and failed now (a flaky test passes "
+                        "when run again)")
             earlier, result = result, self._run_tests(commit)
         if earlier is not None:
             result = flaky.second_run(earlier, result)
