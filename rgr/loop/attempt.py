@@ -448,25 +448,26 @@ class Sealer:
 
     def run_tests(self, commit: Commit) -> TestReport:
         """The test command on a pristine checkout of ``commit``, sealed."""
-        with self._checkout(commit, "verify") as (tree, confinement, env):
-            return run_tests(self.test_command, tree, timeout=self.ws.config.command_timeout,
-                             env=env, confinement=confinement)
+        return self._tests(commit, "verify")
 
     def try_writable_copy(self, folders: Collection[str], commit: Commit) -> TestReport:
         """The run's test command on a pristine checkout of ``commit`` whose dependency
         ``folders`` are writable copies, as ``[sandbox] writable_copy`` would make them:
         that fix is tried before rgr suggests it (rgr.loop.fix_trials)."""
-        with self._checkout(commit, "try", writable=folders) as (tree, confinement, env):
-            return run_tests(self.test_command, tree, timeout=self.ws.config.command_timeout,
-                             env=env, confinement=confinement)
+        return self._tests(commit, "try", writable=folders)
 
     def try_command(self, command: TestCommand, commit: Commit) -> TestReport:
         """Another test command on a pristine checkout of ``commit``, sealed as the run's
         own is (the same sandbox, environment and reader): a fix rgr suggests is tried
         first (rgr.loop.fix_trials)."""
-        with self._checkout(commit, "try", command) as (tree, confinement, env):
-            return run_tests(command, tree, timeout=self.ws.config.command_timeout,
-                             env=env, confinement=confinement)
+        return self._tests(commit, "try", command)
+
+    def _tests(self, commit: Commit, label: str, command: TestCommand | None = None,
+               writable: Collection[str] | None = None) -> TestReport:
+        with self._checkout(commit, label, command, writable) as (tree, confinement, env):
+            return run_tests(command or self.test_command, tree,
+                             timeout=self.ws.config.command_timeout, env=env,
+                             confinement=confinement)
 
     def which_inside(self, names: list[str]) -> dict[str, str | None]:
         """Where each program name leads inside a test run's sandbox at HEAD (the
