@@ -10,9 +10,11 @@ mutation testing, which skips "arid" lines (logging among them), and PIT, whose 
 mutators leave logging calls alone, rgr does not mutate them at all: they are neither
 tried, killed nor survivors.
 
-What still is mutated: the ``raise``/``throw``/``panic`` itself (``raise`` → ``pass``), the
-condition that guards it, and an error's non-message arguments (a Rust ``Err(kind)``, a
-Python exception's keyword arguments), which are behaviour a caller can see.
+What still is mutated: the condition that guards a ``raise``/``throw``/``panic``, an
+error's non-message arguments (a Rust ``Err(kind)``, a Python exception's keyword
+arguments), which are behaviour a caller can see, and in Python the ``raise`` itself
+(``raise`` → ``pass``). The token mutator (the other languages) has no statement
+mutant: there a ``throw``/``panic`` line is judged through the condition that guards it.
 """
 
 from __future__ import annotations
