@@ -154,9 +154,8 @@ class GoEcosystem(Plain):
 ECOSYSTEM = GoEcosystem()
 
 
-
-#: What a mutant's ``go test`` needs no flag for, written only where the command says
-#: nothing of it: ``-vet=off`` (vet is no test: the phase's own run vetted the code, and
+#: The flags a mutant's ``go test`` gets where the command does not set them itself:
+#: ``-vet=off`` (vet is no test: the phase's own run vetted the code, and
 #: a mutant vet rejects runs no test, so it could only ever be "unviable"; with a build
 #: cache of its own, as every sealed checkout has, go test's vet first computes facts
 #: for every standard-library package the tests import, most of a small suite's time)
