@@ -166,3 +166,22 @@ def test_a_mutant_that_does_not_build_is_unviable_not_killed(tmp_path: Path) -> 
     assert note.unviable == 1, note
     assert note.tried == note.killed + note.survived + note.uncovered
     assert note.decision == "test-too-weak", note
+
+
+def test_a_go_mutant_vet_would_reject_is_judged_by_the_tests(tmp_path: Path) -> None:
+    # Each mutant of the condition is one go vet rejects ("redundant or"): run under
+    # vet, neither would reach a test and both would be unviable. The tests kill both.
+    files = {"go.mod": "module example.com/calc\n\ngo 1.19\n",
+             "calc.go": "package calc\n\nfunc Add(a, b int) int {\n\treturn 0\n}\n",
+             "calc_test.go": "package calc\n\nimport \"testing\"\n\n"
+                             "func TestAdd(t *testing.T) {\n"
+                             "\tif Add(2, 3) != 5 || Add(3, 4) != 7 {\n"
+                             "\t\tt.Fatal(Add(2, 3), Add(3, 4))\n\t}\n}\n"}
+    code = ("package calc\n\nfunc Add(a, b int) int {\n\tif a != 2 || a == 2 {\n"
+            "\t\treturn a + b\n\t}\n\treturn 0\n}\n")
+    env = toolchain("go", tmp_path)
+    repo, base, tip = committed(tmp_path, files, {"calc.go": code})
+    note = measure_commits(repo, base, tip, detected_command(repo), env=env,
+                           settings=AdequacyConfig(jobs=1))
+    assert note.unviable == 0, note
+    assert not [m for m in note.mutants if m.original in ("==", "!=")], note

@@ -27,6 +27,9 @@ def write(root: Path, files: dict[str, str]) -> None:
 
 # ------------------------------------------------------------------ Go
 
+#: What every mutant's go test adds where the command does not say it (go.for_mutants).
+QUIET = ("-vet=off", "-count=1")
+
 
 def test_a_go_mutant_faces_its_package_and_the_packages_importing_it(tmp_path: Path) -> None:
     write(tmp_path, {
@@ -44,11 +47,12 @@ def test_a_go_mutant_faces_its_package_and_the_packages_importing_it(tmp_path: P
     scope = scope_of(cmd, tmp_path, "a/a.go")
     # its own package first; the importers only when its own tests all pass
     assert scope.first is not None
-    assert scope.first.argv == ("go", "test", "-failfast", "./a")
-    assert scope.cmd.argv == ("go", "test", "-failfast", "./b", "./d")
+    assert scope.first.argv == ("go", "test", "-failfast", *QUIET, "./a")
+    assert scope.cmd.argv == ("go", "test", "-failfast", *QUIET, "./b", "./d")
     assert scope.exact and not scope.left_out
     alone = scope_of(cmd, tmp_path, "c/c.go")
-    assert alone.cmd.argv == ("go", "test", "-failfast", "./c") and alone.first is None
+    assert alone.cmd.argv == ("go", "test", "-failfast", *QUIET, "./c") \
+        and alone.first is None
 
 
 def test_a_go_mutant_faces_the_tests_of_its_own_file_first(tmp_path: Path) -> None:
@@ -64,16 +68,33 @@ def test_a_go_mutant_faces_the_tests_of_its_own_file_first(tmp_path: Path) -> No
     cmd = TestCommand(("go", "test", "./..."), "go", (), False, "test")
     scope = scope_of(cmd, tmp_path, "a/a.go")
     assert scope.first is not None
-    assert scope.first.argv == ("go", "test", "-failfast", "-run", "^(TestA|TestAgain)$",
-                                "./a")
+    assert scope.first.argv == ("go", "test", "-failfast", *QUIET, "-run",
+                                "^(TestA|TestAgain)$", "./a")
     # then every test that can see it, its own package's included
-    assert scope.cmd.argv == ("go", "test", "-failfast", "./a", "./b")
+    assert scope.cmd.argv == ("go", "test", "-failfast", *QUIET, "./a", "./b")
     # a command that picks its tests itself keeps its pick
     picked = TestCommand(("go", "test", "-run", "TestA$", "./..."), "go", (), False, "test")
     scope = scope_of(picked, tmp_path, "a/a.go")
     assert scope.first is not None and scope.first.argv == (
-        "go", "test", "-failfast", "-run", "TestA$", "./a")
+        "go", "test", "-failfast", *QUIET, "-run", "TestA$", "./a")
 
+
+
+def test_a_go_mutant_runs_without_vet_and_the_test_cache_unless_the_command_says(
+        tmp_path: Path) -> None:
+    write(tmp_path, {"go.mod": "module example.com/m\n\ngo 1.19\n",
+                     "a/a.go": "package a\n\nfunc A() int { return 1 }\n"})
+    # the user's own -vet and -count stay theirs, whatever their spelling
+    own = TestCommand(("go", "test", "-vet=all", "--count", "3", "./..."), "go", (),
+                      False, "test")
+    assert scope_of(own, tmp_path, "a/a.go").cmd.argv == (
+        "go", "test", "-failfast", "-vet=all", "--count", "3", "./a")
+    # a command without ./... runs as it is, but quiet too
+    one = TestCommand(("go", "test", "-v", "./a"), "go", (), False, "test")
+    assert scope_of(one, tmp_path, "a/a.go").cmd.argv == ("go", "test", *QUIET, "-v", "./a")
+    # a command that is not go test (a script the runner was named for) is left alone
+    script = TestCommand(("./test.sh",), "go", (), False, "test")
+    assert scope_of(script, tmp_path, "a/a.go").cmd.argv == ("./test.sh",)
 
 # ------------------------------------------------------------------ JavaScript, read
 

@@ -154,6 +154,26 @@ class GoEcosystem(Plain):
 ECOSYSTEM = GoEcosystem()
 
 
+#: The flags a mutant's ``go test`` gets where the command does not set them itself:
+#: ``-vet=off`` (vet is no test: the phase's own run vetted the code, and
+#: a mutant vet rejects runs no test, so it could only ever be "unviable"; with a build
+#: cache of its own, as every sealed checkout has, go test's vet first computes facts
+#: for every standard-library package the tests import, most of a small suite's time)
+#: and ``-count=1`` (every mutant's answer a run, never a result replayed from the cache).
+_MUTANT_FLAGS = (("-vet", "-vet=off"), ("-count", "-count=1"))
+
+
+def for_mutants(argv: tuple[str, ...]) -> tuple[str, ...]:
+    """``argv`` (a ``go test`` command) as a mutant's run: the flags of ``_MUTANT_FLAGS``
+    the command does not set itself, after ``test``; any other command unchanged."""
+    if "test" not in argv:
+        return argv
+    given = {word.lstrip("-").split("=", 1)[0] for word in argv if word.startswith("-")}
+    wanted = tuple(flag for name, flag in _MUTANT_FLAGS if name.lstrip("-") not in given)
+    at = argv.index("test") + 1
+    return (*argv[:at], *wanted, *argv[at:])
+
+
 # ------------------------------------------------------------------ packages a change reaches
 
 _MODULE = re.compile(r"^module\s+(\S+)", re.MULTILINE)

@@ -6,7 +6,10 @@
   steps, each stopping at the first failure: first the tests of the file's own
   ``_test.go`` (``x.go``: ``x_test.go``; else the whole package), and only when they
   all pass, the rest. A mutant is killed by one failing test, so most end after the
-  first step; a survivor still faces every test that can see it.
+  first step; a survivor still faces every test that can see it. Every Go run of a
+  mutant has ``-vet=off -count=1`` where the command does not say otherwise
+  (rgr.ecosystems.go.for_mutants: vet is no test, and costs most of a cold build cache's
+  run; no answer replayed from the test cache).
 * JavaScript/TypeScript (Mocha, Jest, Vitest, node:test): the test files that do not
   load the changed module (rgr.ecosystems.js_reach) are left out of the mutant's
   checkout for its run, and put back after. Leaving files out, rather than naming the
@@ -71,23 +74,8 @@ def scope_of(cmd: TestCommand, root: Path, path: str) -> Scope:
     when rgr cannot tell which tests see it."""
     if cmd.shell:
         return Scope(cmd)
-    if cmd.runner == "go" and path.endswith(".go") and "./..." in cmd.argv:
-        packages = go.packages_reaching(root, path)
-        if packages is None:
-            return Scope(cmd)
-        own = go.package_pattern(path)
-        importers = tuple(p for p in packages if p != own)
-        # A command that picks its own tests keeps them: a second -run would replace
-        # the user's, and could run a test they leave out on purpose.
-        picks = any(word.startswith(("-run", "--run", "-skip", "--skip"))
-                    for word in cmd.argv)
-        named = () if picks else go.tests_beside(root, path)
-        if named:  # the tests written for this file first: they kill most mutants
-            first = _go_packages(cmd, (own,), ("-run", f"^({'|'.join(named)})$"))
-            return Scope(_go_packages(cmd, packages), first=first)
-        if not importers:
-            return Scope(_go_packages(cmd, (own,)))
-        return Scope(_go_packages(cmd, importers), first=_go_packages(cmd, (own,)))
+    if cmd.runner == "go" and path.endswith(".go"):
+        return _go_scope(replace(cmd, argv=go.for_mutants(cmd.argv)), root, path)
     if cmd.runner == "maven" and path.endswith(".java"):
         # A command that picks its own tests keeps them (as for Go's -run).
         picks = any(word.startswith(("-Dtest=", "-Dtest ")) for word in cmd.argv)
@@ -103,6 +91,27 @@ def scope_of(cmd: TestCommand, root: Path, path: str) -> Scope:
             return Scope(direct or cmd, kept_out, exact=False,
                          shared_process=cmd.runner == "mocha", direct=direct is not None)
     return Scope(cmd)
+
+
+def _go_scope(cmd: TestCommand, root: Path, path: str) -> Scope:
+    """The scope of a change of the .go file ``path``: its package's tests, then the
+    packages importing it (``cmd``: the user's command, with a mutant's flags)."""
+    packages = go.packages_reaching(root, path) if "./..." in cmd.argv else None
+    if packages is None:
+        return Scope(cmd)
+    own = go.package_pattern(path)
+    importers = tuple(p for p in packages if p != own)
+    # A command that picks its own tests keeps them: a second -run would replace
+    # the user's, and could run a test they leave out on purpose.
+    picks = any(word.startswith(("-run", "--run", "-skip", "--skip"))
+                for word in cmd.argv)
+    named = () if picks else go.tests_beside(root, path)
+    if named:  # the tests written for this file first: they kill most mutants
+        first = _go_packages(cmd, (own,), ("-run", f"^({'|'.join(named)})$"))
+        return Scope(_go_packages(cmd, packages), first=first)
+    if not importers:
+        return Scope(_go_packages(cmd, (own,)))
+    return Scope(_go_packages(cmd, importers), first=_go_packages(cmd, (own,)))
 
 
 def _go_packages(cmd: TestCommand, packages: tuple[str, ...],
