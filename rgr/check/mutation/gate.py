@@ -374,8 +374,8 @@ def _measure_probed(subject: Subject, mutants: list[Mutant], settings: AdequacyC
             for path, scope in scopes.items():
                 if scope.direct or (scope.narrowed and scope.shared_process):
                     with left_out(tree, scope.left_out):
-                        report = run_tests(scope.cmd, tree, timeout=timeout, env=env,
-                                           confinement=confinement)
+                        report = run_tests(scope.command_in(tree), tree, timeout=timeout,
+                                           env=env, confinement=confinement)
                     if not report.all_passed or report.no_tests_collected or (
                             scope.direct and not agrees_with_phase(report, baseline, scope)):
                         failed.add(path)
@@ -644,8 +644,8 @@ def _run_one(mutant: Mutant, tests: list[str], sources: dict[str, str], scope: S
                 report = None
         if report is None:
             with left_out(tree, scope.left_out):
-                report = run_tests(_selecting(scope.cmd, tests), tree, timeout=timeout,
-                                   env=env, confinement=confinement)
+                report = run_tests(_selecting(scope.command_in(tree), tests), tree,
+                                   timeout=timeout, env=env, confinement=confinement)
     finally:
         target.write_text(original, encoding="utf-8")
     if mutant.path.endswith(".py"):
