@@ -14,7 +14,7 @@ from rgr.base.config import TestCommand
 from rgr.check.mutation.gate import agrees_with_phase
 from rgr.check.verify import TestReport
 from rgr.ecosystems.base import Status, TestOutcome
-from rgr.ecosystems.js_direct import direct_command, plain_words
+from rgr.ecosystems.js_direct import direct_command, plain_words, without_hooks
 from rgr.ecosystems.test_scope import Scope, left_out, scope_of
 
 
@@ -118,6 +118,21 @@ def test_the_scripts_hooks_are_not_run_directly(tmp_path: Path) -> None:
     named = project(tmp_path / "named", {"preunit": "npm run build", "unit": "mocha t"})
     direct = direct_command(command("npm", "run", "unit"), named)
     assert direct is not None and direct.argv == ("node_modules/.bin/mocha", "t")
+
+
+def test_the_users_command_without_its_hooks_is_npms_own(tmp_path: Path) -> None:
+    """npm's ``--ignore-scripts`` runs the named script and none of its hooks."""
+    hooks = project(tmp_path / "pre", {"pretest": "eslint .", "test": "mocha"})
+    plain = without_hooks(command("npm", "test", "--", "--bail"), hooks)
+    assert plain is not None
+    assert plain.argv == ("npm", "test", "--ignore-scripts", "--", "--bail")
+    named = project(tmp_path / "named", {"unit": "mocha", "postunit": "node report.js"})
+    plain = without_hooks(command("npm", "run", "unit"), named)
+    assert plain is not None and plain.argv == ("npm", "run", "unit", "--ignore-scripts")
+    # no hook, nothing to leave out; npx runs no script
+    assert without_hooks(command("npm", "run", "unit"), hooks) is None
+    assert without_hooks(command("npm", "test"), named) is None
+    assert without_hooks(command("npx", "mocha"), hooks) is None
 
 
 def test_the_project_npmrc_keeps_the_users_command(tmp_path: Path) -> None:

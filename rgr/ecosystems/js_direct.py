@@ -13,7 +13,9 @@ The script's ``pre<name>``/``post<name>`` hooks (``pretest``, ``posttest``) are 
 a hook is not a test (a lint, a build, a coverage report), and a mutant is killed by a
 test that fails, never by a linter that dislikes it. A hook the tests need (a build
 they load) shows as a direct run that does not give the phase's results unmutated, or
-as survivors, which the gate runs again with the user's command.
+as survivors, which the gate runs again with the user's command; where that run stops
+before any test reports (the lint failing on the mutant), the gate looks again without
+the hooks (``without_hooks``) before it counts a kill.
 
 An unquoted glob in the script (``mocha test/**/*.js``) is expanded as npm's ``sh -c``
 (dash) would expand it (rgr.ecosystems.sh_glob: no globstar, one segment per ``*``,
@@ -76,6 +78,22 @@ def read_again(direct: TestCommand, user: TestCommand, root: Path) -> TestComman
     checkout holds the sandbox's empty mount point for ``node_modules``."""
     words = _runner_words(user, root)
     return None if words is None else replace(direct, argv=(direct.argv[0], *words[1:]))
+
+
+def without_hooks(cmd: TestCommand, root: Path) -> TestCommand | None:
+    """``npm test`` or ``npm run <name>`` with npm's ``--ignore-scripts``, where the
+    script has a ``pre``/``post`` hook (None otherwise: nothing to leave out). npm 7 and
+    later still run the named script then, and none of its hooks: the user's own run
+    with the tests only, for the gate's second look at a run that stopped before any
+    test reported (a lint failing on the mutant is no test failing)."""
+    if cmd.shell:
+        return None
+    at = cmd.argv.index("--") if "--" in cmd.argv else len(cmd.argv)
+    name = _script_name(cmd.argv[:at])
+    scripts = _scripts(root)
+    if name is None or scripts is None or not {f"pre{name}", f"post{name}"} & set(scripts):
+        return None
+    return replace(cmd, argv=(*cmd.argv[:at], "--ignore-scripts", *cmd.argv[at:]))
 
 
 def _runner_words(cmd: TestCommand, root: Path) -> list[str] | None:

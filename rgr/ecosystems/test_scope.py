@@ -64,6 +64,10 @@ class Scope:
     direct: bool = False
     #: The user's command a direct ``cmd`` stands for (None: ``cmd`` is run as it is).
     user: TestCommand | None = None
+    #: ``cmd`` without its npm script's hooks (rgr.ecosystems.js_direct.without_hooks):
+    #: run when ``cmd`` failed before any test reported, since a mutant is killed by a
+    #: test failing, not by a hook (a lint) that stopped the run first.
+    hookless: TestCommand | None = None
 
     @property
     def narrowed(self) -> bool:
