@@ -5,6 +5,7 @@ user's command. Nothing here starts a process: the resolution only reads package
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -13,8 +14,8 @@ from rgr.base.config import TestCommand
 from rgr.check.mutation.gate import agrees_with_phase
 from rgr.check.verify import TestReport
 from rgr.ecosystems.base import Status, TestOutcome
-from rgr.ecosystems.js_direct import direct_command, plain_words
-from rgr.ecosystems.test_scope import Scope, scope_of
+from rgr.ecosystems.js_direct import direct_command, plain_words, without_hooks
+from rgr.ecosystems.test_scope import Scope, left_out, scope_of
 
 
 def project(root: Path, scripts: dict[str, str], runner: str = "mocha",
@@ -87,7 +88,10 @@ def test_npx_and_the_other_runners_run_directly(tmp_path: Path) -> None:
     "mocha | tee out.txt",
     "mocha > out.txt",
     "NODE_ENV=test mocha",  # a variable rgr would have to reproduce
-    "mocha test/*.js",  # the shell expands the glob, the runner would not see it
+    "mocha 'test'/*.js",  # a glob word with quotes in it: not reproduced
+    "mocha test/[[:alpha:]]*.js",  # a character class: outside rgr's glob subset
+    "mocha test/x]",
+    "mocha*",  # the runner's own name a glob
     "mocha ~/tests",
     "mocha $(touch PWNED)",
     "mocha `touch PWNED`",
@@ -104,16 +108,80 @@ def test_anything_a_shell_would_give_a_meaning_keeps_the_users_command(
     assert direct_command(command("npm", "test"), root) is None
 
 
-def test_what_npm_adds_around_the_script_keeps_the_users_command(tmp_path: Path) -> None:
-    hooks = project(tmp_path / "pre", {"pretest": "npm run lint", "test": "mocha"})
-    assert direct_command(command("npm", "test"), hooks) is None
-    after = project(tmp_path / "post", {"test": "mocha", "posttest": "node report.js"})
-    assert direct_command(command("npm", "test"), after) is None
-    # the project's .npmrc can set node-options or script-shell for its scripts
-    named = project(tmp_path / "named", {"preunit": "npm run build", "unit": "mocha"})
-    assert direct_command(command("npm", "run", "unit"), named) is None
+def test_the_scripts_hooks_are_not_run_directly(tmp_path: Path) -> None:
+    """A pre/post hook is no test (a lint, most often): the direct run leaves it out,
+    and a mutant is killed by a failing test, never by a linter."""
+    hooks = project(tmp_path / "pre", {"pretest": "npm run lint", "test": "mocha",
+                                       "posttest": "node report.js"})
+    direct = direct_command(command("npm", "test"), hooks)
+    assert direct is not None and direct.argv == ("node_modules/.bin/mocha",)
+    named = project(tmp_path / "named", {"preunit": "npm run build", "unit": "mocha t"})
+    direct = direct_command(command("npm", "run", "unit"), named)
+    assert direct is not None and direct.argv == ("node_modules/.bin/mocha", "t")
+
+
+def test_the_users_command_without_its_hooks_is_npms_own(tmp_path: Path) -> None:
+    """npm's ``--ignore-scripts`` runs the named script and none of its hooks."""
+    hooks = project(tmp_path / "pre", {"pretest": "eslint .", "test": "mocha"})
+    plain = without_hooks(command("npm", "test", "--", "--bail"), hooks)
+    assert plain is not None
+    assert plain.argv == ("npm", "test", "--ignore-scripts", "--", "--bail")
+    named = project(tmp_path / "named", {"unit": "mocha", "postunit": "node report.js"})
+    plain = without_hooks(command("npm", "run", "unit"), named)
+    assert plain is not None and plain.argv == ("npm", "run", "unit", "--ignore-scripts")
+    # no hook, nothing to leave out; npx runs no script
+    assert without_hooks(command("npm", "run", "unit"), hooks) is None
+    assert without_hooks(command("npm", "test"), named) is None
+    assert without_hooks(command("npx", "mocha"), hooks) is None
+
+
+def test_the_project_npmrc_keeps_the_users_command(tmp_path: Path) -> None:
+    """The project's .npmrc can set node-options or script-shell for its scripts."""
     npmrc = project(tmp_path / "rc", {"test": "mocha"}, npmrc=True)
     assert direct_command(command("npm", "test"), npmrc) is None
+
+
+def test_an_unquoted_glob_is_expanded_as_npms_shell_would(tmp_path: Path) -> None:
+    """deep-diff's ``mocha test/**/*.js``: the shell (no globstar) gives the files one
+    folder down, sorted; quoted, the runner gets the pattern itself."""
+    root = project(tmp_path, {"test": "mocha --recursive test/**/*.js", "q": "mocha 't/*'"})
+    for name in ("test/b.js", "test/a.js", "test/.hidden.js", "test/deep/x/y.js",
+                 "test/deep/z.js", "test/deep/notes.md"):
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text("")
+    direct = direct_command(command("npm", "test"), root)
+    assert direct is not None
+    assert direct.argv == ("node_modules/.bin/mocha", "--recursive", "test/deep/z.js")
+    quoted = direct_command(command("npm", "run", "q"), root)
+    assert quoted is not None and quoted.argv == ("node_modules/.bin/mocha", "t/*")
+    empty = project(tmp_path / "empty", {"test": "mocha test/**/*.js"})
+    kept = direct_command(command("npm", "test"), empty)  # no match: the word as it is
+    assert kept is not None and kept.argv == ("node_modules/.bin/mocha", "test/**/*.js")
+
+
+def test_a_direct_scope_expands_its_globs_in_the_checkout_of_each_run(
+        tmp_path: Path) -> None:
+    """The gate reads a direct command again for every run, its left-out test files
+    already out: a file left out is no argument, as it would not be to the shell."""
+    root = project(tmp_path, {"pretest": "eslint .", "test": "mocha test/*.js"})
+    (root / "lib.js").write_text("exports.one = () => 1;\n")
+    (root / "test").mkdir()
+    (root / "test" / "lib.js").write_text("require('../lib');\nit('one', () => {});\n")
+    (root / "test" / "other.js").write_text("it('two', () => {});\n")
+    scope = scope_of(command("npm", "test"), root, "lib.js")
+    assert scope.direct and scope.left_out == ("test/other.js",) and not scope.exact
+    with left_out(root, scope.left_out):
+        assert scope.command_in(root).argv == ("node_modules/.bin/mocha", "test/lib.js")
+    assert scope.command_in(root).argv == ("node_modules/.bin/mocha", "test/lib.js",
+                                           "test/other.js")
+    # after a sealed run the checkout holds the sandbox's empty mount point: the
+    # executable found when the scope was made stays
+    shutil.rmtree(root / "node_modules")
+    (root / "node_modules").mkdir()
+    assert scope.command_in(root).argv[0] == "node_modules/.bin/mocha"
+    (root / "test" / "é.js").write_text("")  # a name rgr does not match: npm's own run
+    assert scope.command_in(root).argv == ("npm", "test")
+    assert Scope(NPM).command_in(root) is NPM
 
 
 def test_commands_rgr_cannot_reproduce_keep_the_users_command(tmp_path: Path) -> None:

@@ -6,6 +6,7 @@ computed path) still kills: a survivor of a narrowed run faces every test."""
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -283,3 +284,71 @@ def test_a_direct_run_unlike_the_phases_gives_way_to_the_users_command(
                            node_modules=ensure_js_runners(), baseline=baseline)
     assert note.decision == "test-too-weak" and note.survived == note.tried == 2, note
     assert note.remark is not None and "started directly" in note.remark, note
+
+
+@sweep_only("tests/test_mutation_scope.py", "npm and Mocha started for each run, about 8 s")
+def test_a_hooked_globbed_npm_test_runs_mocha_directly_without_its_hook(
+        tmp_path: Path) -> None:
+    """deep-diff's shape: a `pretest` hook and `mocha test/**/*.js`. Each mutant runs
+    Mocha directly: the hook (it logs each run) runs only for the user's command (the
+    gate's two unmutated warm-up runs), and the glob gives what the shell gives: one
+    folder down. Given the pattern itself, Mocha would find the failing test two
+    folders down, and the direct run would not agree with the phase's."""
+    package = {"name": "hooked", "private": True,
+               "scripts": {"pretest": "node lint.js", "test": "mocha test/**/*.js"}}
+    stub = {"package.json": json.dumps(package),
+            "lint.js": "require('fs').appendFileSync(process.env.LINT_LOG, 'ran\\n');\n",
+            "lib/ranges.js": "exports.double = function (x) { return 0; };\n",
+            "test/unit/double.test.js":
+                "const assert = require('assert');\n"
+                "const { double } = require('../../lib/ranges.js');\n"
+                "it('doubles', () => assert.strictEqual(double(3), 6));\n"
+                "it('keeps zero', () => assert.strictEqual(double(0), 0));\n",
+            "test/unit/deeper/never.test.js":
+                "require('../../../lib/ranges.js');\n"
+                "it('runs only under a globstar', () => { throw new Error('globstar'); });\n"}
+    code = {"lib/ranges.js": "exports.double = function (x) { return x * 2; };\n"}
+    repo, base, head = committed(tmp_path, stub, code)
+    tree, home = tmp_path / "phase", tmp_path / "phase-home"
+    write(tree, {**stub, **code})
+    home.mkdir()
+    (tree / "node_modules").symlink_to(ensure_js_runners())
+    baseline = run_tests(NPM_TEST, tree, timeout=120, env={
+        **os.environ, "HOME": str(home), "LINT_LOG": str(tmp_path / "phase.log")})
+    assert list(baseline.outcomes) == ["test/unit/double.test.js::doubles",
+                                       "test/unit/double.test.js::keeps zero"], baseline
+    log = tmp_path / "gate.log"
+    note = measure_commits(repo, base, head, NPM_TEST, settings=AdequacyConfig(jobs=2),
+                           node_modules=ensure_js_runners(), baseline=baseline,
+                           env={"LINT_LOG": str(log)})
+    assert note.decision == "pass" and note.killed == note.tried > 0, note
+    assert note.remark is None, note  # the direct run agreed with the phase's
+    assert log.read_text().splitlines() == ["ran", "ran"]  # the warm-up runs only
+
+
+@sweep_only("tests/test_mutation_scope.py", "npm and Mocha started for each run, about 12 s")
+def test_a_lint_hook_never_kills_a_survivor(tmp_path: Path) -> None:
+    """The `pretest` lint fails on any change to the code it was written for, and the
+    tests cannot tell `x * 2` from its mutants (they ask for a number): every mutant
+    survives Mocha started directly, then its run with `npm test` stops at the lint
+    before any test reports. A mutant is killed by a test, so the gate looks again
+    without the hook: they survive, and the weak test is `test-too-weak`."""
+    code = {"lib/ranges.js": "exports.double = function (x) { return x * 2; };\n"}
+    lint = ("const fs = require('fs');\n"
+            f"if (fs.readFileSync('lib/ranges.js', 'utf8') !== {json.dumps(code['lib/ranges.js'])})"
+            " {\n  console.error('lint: lib/ranges.js changed'); process.exit(1);\n}\n")
+    package = {"name": "linted", "private": True,
+               "scripts": {"pretest": "node lint.js", "test": "mocha test/*.js"}}
+    stub = {"package.json": json.dumps(package), "lint.js": lint,
+            "lib/ranges.js": "exports.double = function (x) { return 0; };\n",
+            "test/double.test.js":
+                "const assert = require('assert');\n"
+                "const { double } = require('../lib/ranges.js');\n"
+                "it('gives a number', () => assert.strictEqual(typeof double(3), 'number'));\n"}
+    repo, base, head = committed(tmp_path, stub, code)
+    baseline = phase_run(tmp_path, {**stub, **code})
+    assert baseline.all_passed and len(baseline.outcomes) == 1, baseline
+    note = measure_commits(repo, base, head, NPM_TEST, settings=AdequacyConfig(jobs=2),
+                           node_modules=ensure_js_runners(), baseline=baseline)
+    assert note.decision == "test-too-weak", note
+    assert note.survived == note.tried > 0 and note.killed == 0, note

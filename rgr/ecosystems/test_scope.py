@@ -21,6 +21,8 @@
 * JavaScript, the command itself: ``npx mocha ...``, or an ``npm test`` or ``npm run X``
   whose script is one plain runner invocation, runs as the runner's own executable with
   the same arguments (rgr.ecosystems.js_direct): npm's start-up is most of a small suite's run.
+  The script's hooks are not run, and its unquoted globs are expanded as npm's shell
+  would, in the checkout as it is for each run (``Scope.command_in``).
   Not exact either: the gate holds the direct run, unmutated, to the phase's own
   results before its kills count, and runs a survivor again with the user's command.
 * Java (Maven): first the test classes written for the changed class (``Foo.java``:
@@ -63,10 +65,25 @@ class Scope:
     #: ``cmd`` is rgr's direct form of the user's command (rgr.ecosystems.js_direct):
     #: its unmutated run must give the phase's own results before its kills count.
     direct: bool = False
+    #: The user's command a direct ``cmd`` stands for (None: ``cmd`` is run as it is).
+    user: TestCommand | None = None
+    #: ``cmd`` without its npm script's hooks (rgr.ecosystems.js_direct.without_hooks):
+    #: run when ``cmd`` failed before any test reported, since a mutant is killed by a
+    #: test failing, not by a hook (a lint) that stopped the run first.
+    hookless: TestCommand | None = None
 
     @property
     def narrowed(self) -> bool:
         return bool(self.left_out)
+
+    def command_in(self, tree: Path) -> TestCommand:
+        """The command to run in the checkout ``tree`` now, its left-out files already
+        out: a direct command read again there, so that its globs match the files as
+        npm's shell would see them at this moment (a test file left out is no argument,
+        one a test wrote is); the user's command where it no longer reads as direct."""
+        if self.user is None:
+            return self.cmd
+        return js_direct.read_again(self.cmd, self.user, tree) or self.user
 
 
 def scope_of(cmd: TestCommand, root: Path, path: str) -> Scope:
@@ -89,7 +106,8 @@ def scope_of(cmd: TestCommand, root: Path, path: str) -> Scope:
         direct = js_direct.direct_command(cmd, root)
         if kept_out or direct is not None:
             return Scope(direct or cmd, kept_out, exact=False,
-                         shared_process=cmd.runner == "mocha", direct=direct is not None)
+                         shared_process=cmd.runner == "mocha", direct=direct is not None,
+                         user=cmd if direct is not None else None)
     return Scope(cmd)
 
 

@@ -51,6 +51,7 @@ from rgr.check.mutation import lines as coverage_lines
 from rgr.check.mutation.mutants import Mutant, apply, mutants_of
 from rgr.check.mutation.rule import decide, demonstrably_killable
 from rgr.check.verify import Confinement, TestReport, run_tests
+from rgr.ecosystems import js_direct
 from rgr.ecosystems.test_scope import Scope, left_out, scope_of
 from rgr.store import git
 from rgr.store.handoff import AdequacyNote, MutantFinding
@@ -374,8 +375,8 @@ def _measure_probed(subject: Subject, mutants: list[Mutant], settings: AdequacyC
             for path, scope in scopes.items():
                 if scope.direct or (scope.narrowed and scope.shared_process):
                     with left_out(tree, scope.left_out):
-                        report = run_tests(scope.cmd, tree, timeout=timeout, env=env,
-                                           confinement=confinement)
+                        report = run_tests(scope.command_in(tree), tree, timeout=timeout,
+                                           env=env, confinement=confinement)
                     if not report.all_passed or report.no_tests_collected or (
                             scope.direct and not agrees_with_phase(report, baseline, scope)):
                         failed.add(path)
@@ -392,14 +393,21 @@ def _measure_probed(subject: Subject, mutants: list[Mutant], settings: AdequacyC
         gave_way = sorted(path for path in failed if scopes[path].direct)
         scopes = {path: scope if path not in failed else Scope(cmd)
                   for path, scope in scopes.items()}
+        # The user's command, its script's hooks looked past where they stopped the run
+        # before any test reported (rgr.ecosystems.js_direct.without_hooks).
+        whole = Scope(cmd, hookless=js_direct.without_hooks(cmd, first_tree))
         for mutant, _tests, status in pool.run(again, subject.sources, cmd, deadline,
-                                               timeout):
+                                               timeout, {path: whole for path in scopes}):
             findings[mutant.id] = _finding(mutant, status, [])
         # One probe per place: before a line's statement, or inside the one-line body
         # of an ``if`` that holds the survivor (textual.probe_of), run within the scopes
         # that are exact (a narrowed JavaScript run could miss the test that runs it).
         # Where the lines reached are known, only a one-line ``if``'s body is probed.
-        exact = {path: scope for path, scope in scopes.items() if scope.exact}
+        # Elsewhere the user's command, its hooks left out where it has any: a probe
+        # asks whether a test reaches the line, and a lint the probe upsets is no test.
+        probing = Scope(whole.hookless or cmd)
+        probe_scopes = {path: scope if scope.exact else probing
+                        for path, scope in scopes.items()}
 
         def probe_for(mutant: Mutant) -> Mutant | None:
             probe = textual.probe_of(mutant.path, subject.sources[mutant.path],
@@ -412,7 +420,7 @@ def _measure_probed(subject: Subject, mutants: list[Mutant], settings: AdequacyC
         _mark_unrun(
             mutants, findings, probe_for,
             lambda probes: pool.run([(p, []) for p in probes], subject.sources, cmd,
-                                    deadline, timeout, exact))
+                                    deadline, timeout, probe_scopes))
     if gave_way:
         return (f"the runner started directly (without npm) did not give the phase's own "
                 f"results unmutated, so the mutants of {', '.join(gave_way)} ran with the "
@@ -644,8 +652,16 @@ def _run_one(mutant: Mutant, tests: list[str], sources: dict[str, str], scope: S
                 report = None
         if report is None:
             with left_out(tree, scope.left_out):
-                report = run_tests(_selecting(scope.cmd, tests), tree, timeout=timeout,
-                                   env=env, confinement=confinement)
+                report = run_tests(_selecting(scope.command_in(tree), tests), tree,
+                                   timeout=timeout, env=env, confinement=confinement)
+        if scope.hookless is not None and not report.all_passed and not report.outcomes \
+                and not report.timed_out:
+            # No test reported: the run stopped first, in a hook (a lint failing on the
+            # mutant) or while the tests loaded. Only the tests may kill: again without
+            # the hooks (a test file that cannot load fails there too).
+            with left_out(tree, scope.left_out):
+                report = run_tests(scope.hookless, tree, timeout=timeout, env=env,
+                                   confinement=confinement)
     finally:
         target.write_text(original, encoding="utf-8")
     if mutant.path.endswith(".py"):
