@@ -640,7 +640,7 @@ def _run_one(mutant: Mutant, tests: list[str], sources: dict[str, str], scope: S
         if scope.first is not None:  # the changed package first: most mutants end there
             report = run_tests(scope.first, tree, timeout=timeout, env=env,
                                confinement=confinement)
-            if report.all_passed and not report.no_tests_collected:
+            if not first_settles(scope, report):
                 report = None
         if report is None:
             with left_out(tree, scope.left_out):
@@ -660,6 +660,20 @@ def _run_one(mutant: Mutant, tests: list[str], sources: dict[str, str], scope: S
         return "unviable"
     # A failing, erroring or hanging test notices the mutant.
     return "survived" if report.all_passed and not report.no_tests_collected else "killed"
+
+
+def first_settles(scope: Scope, report: TestReport) -> bool:
+    """Whether a mutant's first, narrower run (``scope.first``) decides it; else
+    ``scope.cmd`` runs. A first run where every test passed never does. Where the first
+    run can fail for reasons of its own (``Scope.first_needs_a_failing_test``: cargo
+    refusing a target), only a failing test or a timeout (a mutant that loops forever)
+    decides: a build error or a run of no test gives way to the whole command, whose
+    own verdict (an unviable mutant included) is the mutant's."""
+    if report.all_passed and not report.no_tests_collected:
+        return False
+    if scope.first_needs_a_failing_test:
+        return report.timed_out or report.failed > 0
+    return True
 
 
 def _selecting(cmd: TestCommand, tests: list[str]) -> TestCommand:
