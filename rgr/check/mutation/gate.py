@@ -11,7 +11,8 @@
 
 JavaScript/TypeScript, Go and Rust (rgr.check.mutation.textual) have no tracer: each
 mutant runs the tests that can see its file (rgr.ecosystems.test_scope: Go's package and
-its importers, the JavaScript test files that load the module; a survivor of a JavaScript
+its importers, the JavaScript test files that load the module; Rust's and Maven's tests
+written for the file first, the whole command when they pass; a survivor of a JavaScript
 run that left files out runs again with every test; a JavaScript runner started directly
 instead of through npm, rgr.ecosystems.js_direct, must first give the phase's own results
 unmutated) on checkouts kept open for the gate (a compiled project builds incrementally),
