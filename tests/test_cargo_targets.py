@@ -72,6 +72,8 @@ def test_a_crate_root_or_a_binary_runs_the_whole_command(tmp_path: Path, path: s
     MANIFEST + '\n[[test]]\nname = "ranges"\nrequired-features = ["slow"]\n',
     MANIFEST + '\n[[test]]\nname = "ranges"\nharness = false\n',
     MANIFEST + '\n[workspace]\ndefault-members = ["sub"]\n',
+    # edition 2015 (no edition: the default) finds no test once one is declared
+    '[package]\nname = "demo"\nversion = "0.1.0"\n\n[[test]]\nname = "slow"\n',
     '[workspace]\nmembers = ["sub"]\n',  # virtual: no package at the root
     "[package\n",  # unreadable
 ])

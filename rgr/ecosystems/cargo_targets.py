@@ -17,8 +17,9 @@ command to run):
 Only for the package at the root (not a workspace member, not a virtual manifest) and
 only targets cargo finds by itself: none the manifest declares under ``[[test]]`` with
 settings of their own (``test = false``, ``harness = false``, ``required-features``),
-none when ``autotests = false``. Anything cargo still refuses runs no test, and the gate
-then runs the whole command (a first run settles a mutant only by a failing test).
+none when ``autotests = false`` or, in edition 2015, once any ``[[test]]`` is declared.
+Anything cargo still refuses runs no test, and the gate then runs the whole command (a
+first run settles a mutant only by a failing test).
 """
 
 from __future__ import annotations
@@ -113,9 +114,11 @@ def targets_for(root: Path, path: str) -> tuple[str, ...]:
                                               and lib.get("harness", True) is True)
     if lib_plain and _UNIT_TEST.search(_text(root / path)):
         options.append("--lib")
-    if package.get("autotests", True) is not True:
-        return tuple(options)
     declared = [t for t in data.get("test") or [] if isinstance(t, dict)]
+    # Edition 2015 (the default) finds no test by itself once one is declared.
+    if package.get("autotests", True) is not True or (
+            declared and package.get("edition", "2015") == "2015"):
+        return tuple(options)
     mention = re.compile(rf"\b{re.escape(name)}::|::{re.escape(name)}\b")
     named: list[str] = []
     mentioning: list[str] = []
