@@ -115,7 +115,7 @@ CRATE = {
 }
 
 
-@sweep_only("tests/test_mutation_scope.py", "cargo builds twice for most of 6 mutants, about 10 s")
+@sweep_only("tests/test_mutation_scope.py", "cargo builds twice for most of 6 mutants, 3-10 s")
 def test_a_rust_mutant_runs_its_own_test_target_first_and_every_test_after(
         tmp_path: Path) -> None:
     stub = {**CRATE, "src/ranges.rs": RANGES.replace("x * 2", "0").replace("x / 2", "0")
@@ -128,6 +128,23 @@ def test_a_rust_mutant_runs_its_own_test_target_first_and_every_test_after(
                            settings=AdequacyConfig(jobs=2))
     # half's and triple's mutants pass the first run: the whole command kills them
     assert note.decision == "pass" and note.killed == note.tried == 6, note
+
+
+@sweep_only("tests/test_mutation_scope.py", "cargo builds for 4 mutants and 2 probes, 4-6 s")
+def test_a_rust_branch_no_test_asks_for_is_over_implemented(tmp_path: Path) -> None:
+    """The `1337` branch's survivor passes the first run and the whole command; the
+    probe of its `return 0` (run with the whole command: a probe is no failing test)
+    finds no test reaching it."""
+    over = ("pub fn double(x: i64) -> i64 {\n    if x == 1337 {\n        return 0;\n    }\n"
+            "    x * 2\n}\n")
+    stub = {**CRATE, "src/lib.rs": "pub mod ranges;\n", "tests/other.rs": "",
+            "src/ranges.rs": "pub fn double(x: i64) -> i64 {\n    0\n}\n"}
+    repo, base, head = committed(tmp_path, stub, {"src/ranges.rs": over})
+    note = measure_commits(repo, base, head, detected_command(repo), env=ensure_cargo(),
+                           settings=AdequacyConfig(jobs=2))
+    assert note.decision == "over-implemented", note
+    found = {(m.original, m.replacement, m.status) for m in note.mutants}
+    assert ("1337", "1338", "survived") in found and ("0", "1", "uncovered") in found, note
 
 
 # ------------------------------------------------------------------ JavaScript, read

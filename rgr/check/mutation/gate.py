@@ -42,7 +42,7 @@ import time
 from collections.abc import Callable, Collection
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import AbstractContextManager, ExitStack
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from rgr.base.config import AdequacyConfig, Config, TestCommand
@@ -400,7 +400,10 @@ def _measure_probed(subject: Subject, mutants: list[Mutant], settings: AdequacyC
         # of an ``if`` that holds the survivor (textual.probe_of), run within the scopes
         # that are exact (a narrowed JavaScript run could miss the test that runs it).
         # Where the lines reached are known, only a one-line ``if``'s body is probed.
-        exact = {path: scope for path, scope in scopes.items() if scope.exact}
+        # A probe ends the test process, which is no failing test: a first run that
+        # needs one (cargo's) could never decide it, so probes skip it.
+        exact = {path: replace(scope, first=None) if scope.first_needs_a_failing_test
+                 else scope for path, scope in scopes.items() if scope.exact}
 
         def probe_for(mutant: Mutant) -> Mutant | None:
             probe = textual.probe_of(mutant.path, subject.sources[mutant.path],
