@@ -57,6 +57,11 @@ def test_tests_naming_the_module_and_unit_tests_in_the_file(tmp_path: Path) -> N
         "tests/unrelated.rs": "use demo::other;\nfn arranges() {}\n"})
     assert targets_for(root, "src/ranges/mod.rs") == ("--lib", "--test", "calls",
                                                      "--test", "uses")
+    # unit tests under a condition, and none at all (a `testing` feature is no test)
+    (root / "src/ranges/mod.rs").write_text('#[cfg(all(test, feature = "x"))]\nmod t {}\n')
+    assert targets_for(root, "src/ranges/mod.rs")[:1] == ("--lib",)
+    (root / "src/ranges/mod.rs").write_text('#[cfg(feature = "testing")]\nmod t {}\n')
+    assert targets_for(root, "src/ranges/mod.rs")[:1] == ("--test",)
 
 
 @pytest.mark.parametrize("path", ["src/lib.rs", "src/main.rs", "src/bin/tool.rs",

@@ -36,7 +36,8 @@ CHOOSING = frozenset({
     "--bench", "--benches", "--all-targets", "--doc",
     "-p", "--package", "--workspace", "--all", "--exclude", "--manifest-path",
 })
-_UNIT_TEST = re.compile(r"#\[(?:cfg\(test\)|test)\]")
+#: ``#[test]``, ``#[cfg(test)]``, ``#[cfg(all(test, feature = "x"))]``.
+_UNIT_TEST = re.compile(r"#\[(?:test\]|cfg\([^\]]*\btest\b)")
 #: Keys of a ``[[test]]`` entry that leave it as cargo would find it by itself.
 _PLAIN_KEYS = frozenset({"name", "path", "edition"})
 #: At most this many integration tests in the first run: beyond, it is the whole suite.
