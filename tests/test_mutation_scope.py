@@ -1,5 +1,6 @@
 """The tests a mutant faces (rgr.ecosystems.test_scope): in Go, the changed package and
-the packages that import it; in JavaScript, the test files that load the changed module
+the packages that import it; in Rust, the test target written for the changed file
+first, then the whole `cargo test`; in JavaScript, the test files that load the changed module
 (directly, through an index that re-exports it, by its package's own name), the others
 left out of the run. A killer the reading of the code cannot see (a module loaded by a
 computed path) still kills: a survivor of a narrowed run faces every test."""
@@ -11,13 +12,13 @@ import os
 from pathlib import Path
 
 from harness import sweep_only
-from toolchains import ensure_js_runners
+from toolchains import ensure_cargo, ensure_js_runners
 
 from rgr.base.config import AdequacyConfig, TestCommand
 from rgr.check.verify import TestReport, run_tests
 from rgr.ecosystems import js_reach
 from rgr.ecosystems.test_scope import left_out, scope_of
-from tests.gate_helpers import committed, measure_commits
+from tests.gate_helpers import committed, detected_command, measure_commits
 
 
 def write(root: Path, files: dict[str, str]) -> None:
@@ -80,7 +81,6 @@ def test_a_go_mutant_faces_the_tests_of_its_own_file_first(tmp_path: Path) -> No
         "go", "test", "-failfast", *QUIET, "-run", "TestA$", "./a")
 
 
-
 def test_a_go_mutant_runs_without_vet_and_the_test_cache_unless_the_command_says(
         tmp_path: Path) -> None:
     write(tmp_path, {"go.mod": "module example.com/m\n\ngo 1.19\n",
@@ -96,6 +96,57 @@ def test_a_go_mutant_runs_without_vet_and_the_test_cache_unless_the_command_says
     # a command that is not go test (a script the runner was named for) is left alone
     script = TestCommand(("./test.sh",), "go", (), False, "test")
     assert scope_of(script, tmp_path, "a/a.go").cmd.argv == ("./test.sh",)
+
+
+# ------------------------------------------------------------------ Rust
+
+#: ``double`` is tested by tests/ranges.rs (the first run of a mutant of src/ranges.rs),
+#: ``half`` only by tests/other.rs (which reaches it through a re-export: no reading of
+#: its text ties it to the module) and ``triple`` only by its doc test, which the first
+#: run leaves out.
+RANGES = ("pub fn double(x: i64) -> i64 {\n    x * 2\n}\n\n"
+          "pub fn half(x: i64) -> i64 {\n    x / 2\n}\n\n"
+          "/// ```\n/// assert_eq!(demo::ranges::triple(2), 6);\n/// ```\n"
+          "pub fn triple(x: i64) -> i64 {\n    x * 3\n}\n")
+CRATE = {
+    "Cargo.toml": '[package]\nname = "demo"\nversion = "0.1.0"\nedition = "2021"\n',
+    "src/lib.rs": "pub mod ranges;\npub use ranges::half;\n",
+    "tests/ranges.rs": "#[test]\nfn doubles() { assert_eq!(demo::ranges::double(3), 6); }\n",
+    "tests/other.rs": "#[test]\nfn halves() { assert_eq!(demo::half(8), 4); }\n",
+}
+
+
+@sweep_only("tests/test_mutation_scope.py", "cargo builds twice for most of 6 mutants, 3-10 s")
+def test_a_rust_mutant_runs_its_own_test_target_first_and_every_test_after(
+        tmp_path: Path) -> None:
+    stub = {**CRATE, "src/ranges.rs": RANGES.replace("x * 2", "0").replace("x / 2", "0")
+            .replace("x * 3", "0")}
+    repo, base, head = committed(tmp_path, stub, {"src/ranges.rs": RANGES})
+    command = detected_command(repo)
+    first = scope_of(command, repo.path, "src/ranges.rs").first
+    assert first is not None and first.argv == ("cargo", "test", "--test", "ranges")
+    note = measure_commits(repo, base, head, command, env=ensure_cargo(),
+                           settings=AdequacyConfig(jobs=2))
+    # half's and triple's mutants pass the first run: the whole command kills them
+    assert note.decision == "pass" and note.killed == note.tried == 6, note
+
+
+@sweep_only("tests/test_mutation_scope.py", "cargo builds for 4 mutants and 2 probes, 4-6 s")
+def test_a_rust_branch_no_test_asks_for_is_over_implemented(tmp_path: Path) -> None:
+    """The `1337` branch's survivor passes the first run and the whole command; the
+    probe of its `return 0` (run with the whole command: a probe is no failing test)
+    finds no test reaching it."""
+    over = ("pub fn double(x: i64) -> i64 {\n    if x == 1337 {\n        return 0;\n    }\n"
+            "    x * 2\n}\n")
+    stub = {**CRATE, "src/lib.rs": "pub mod ranges;\n", "tests/other.rs": "",
+            "src/ranges.rs": "pub fn double(x: i64) -> i64 {\n    0\n}\n"}
+    repo, base, head = committed(tmp_path, stub, {"src/ranges.rs": over})
+    note = measure_commits(repo, base, head, detected_command(repo), env=ensure_cargo(),
+                           settings=AdequacyConfig(jobs=2))
+    assert note.decision == "over-implemented", note
+    found = {(m.original, m.replacement, m.status) for m in note.mutants}
+    assert ("1337", "1338", "survived") in found and ("0", "1", "uncovered") in found, note
+
 
 # ------------------------------------------------------------------ JavaScript, read
 

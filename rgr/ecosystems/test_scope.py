@@ -29,6 +29,13 @@
   ``FooTest``, ``FooTests``, ``TestFoo``, through Surefire's ``-Dtest``), and only when
   they all pass, the whole suite. Exact: a survivor faces every test. (Gradle runs the
   whole suite for each mutant.)
+* Rust (``cargo test``, a package at the root): first the test targets written for the
+  changed file (``src/ranges.rs``: ``--test ranges`` for ``tests/ranges.rs``, ``--lib``
+  when the file holds unit tests; rgr.ecosystems.cargo_targets), without the other test
+  crates, the library's second build with ``cfg(test)`` and the doc tests; only when they
+  all pass, the whole command. A first run settles a mutant only by a failing test (or a
+  timeout): one that builds nothing or runs no test, for whatever reason, gives way to
+  the whole command. Exact: a survivor faces every test.
 """
 
 from __future__ import annotations
@@ -39,7 +46,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from rgr.base.config import TestCommand
-from rgr.ecosystems import go, js_direct, js_modules, js_reach, jvm
+from rgr.ecosystems import cargo_targets, go, js_direct, js_modules, js_reach, jvm
 
 #: The JavaScript runners whose suite is the test files found in the project.
 _JS_RUNNERS = frozenset({"mocha", "jest", "vitest", "node"})
@@ -71,6 +78,10 @@ class Scope:
     #: run when ``cmd`` failed before any test reported, since a mutant is killed by a
     #: test failing, not by a hook (a lint) that stopped the run first.
     hookless: TestCommand | None = None
+    #: ``first`` can fail for reasons of its own (cargo refusing a target the manifest
+    #: sets apart): only a failing test or a timeout in it settles a mutant; anything
+    #: else, a build error included, runs ``cmd``.
+    first_needs_a_failing_test: bool = False
 
     @property
     def narrowed(self) -> bool:
@@ -99,6 +110,12 @@ def scope_of(cmd: TestCommand, root: Path, path: str) -> Scope:
         named = () if picks else jvm.tests_beside(root, path)
         if named:
             return Scope(cmd, first=_maven_tests(cmd, named))
+        return Scope(cmd)
+    if cmd.runner == "cargo" and path.endswith(".rs") and cargo_targets.narrowable(cmd.argv):
+        targets = cargo_targets.targets_for(root, path)
+        if targets:
+            return Scope(cmd, first=_cargo_targets(cmd, targets),
+                         first_needs_a_failing_test=True)
         return Scope(cmd)
     if cmd.runner in _JS_RUNNERS and path.endswith(js_modules.SOURCES):
         found = js_reach.reach(root, path)
@@ -151,6 +168,13 @@ def _maven_tests(cmd: TestCommand, classes: tuple[str, ...]) -> TestCommand:
     return replace(cmd, argv=(*cmd.argv, f"-Dtest={','.join(classes)}",
                               "-DfailIfNoTests=false",
                               "-Dsurefire.failIfNoSpecifiedTests=false"))
+
+
+def _cargo_targets(cmd: TestCommand, targets: tuple[str, ...]) -> TestCommand:
+    """``cmd`` running only the test targets ``targets`` (cargo's own options, before a
+    ``--`` whose words belong to the test binaries)."""
+    cut = cmd.argv.index("--") if "--" in cmd.argv else len(cmd.argv)
+    return replace(cmd, argv=(*cmd.argv[:cut], *targets, *cmd.argv[cut:]))
 
 
 @contextmanager

@@ -11,7 +11,8 @@
 
 JavaScript/TypeScript, Go and Rust (rgr.check.mutation.textual) have no tracer: each
 mutant runs the tests that can see its file (rgr.ecosystems.test_scope: Go's package and
-its importers, the JavaScript test files that load the module; a survivor of a JavaScript
+its importers, the JavaScript test files that load the module; Rust's and Maven's tests
+written for the file first, the whole command when they pass; a survivor of a JavaScript
 run that left files out runs again with every test; a JavaScript runner started directly
 instead of through npm, rgr.ecosystems.js_direct, must first give the phase's own results
 unmutated) on checkouts kept open for the gate (a compiled project builds incrementally),
@@ -41,7 +42,7 @@ import time
 from collections.abc import Callable, Collection
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import AbstractContextManager, ExitStack
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from rgr.base.config import AdequacyConfig, Config, TestCommand
@@ -405,9 +406,13 @@ def _measure_probed(subject: Subject, mutants: list[Mutant], settings: AdequacyC
         # Where the lines reached are known, only a one-line ``if``'s body is probed.
         # Elsewhere the user's command, its hooks left out where it has any: a probe
         # asks whether a test reaches the line, and a lint the probe upsets is no test.
+        # A probe ends the test process, which is no failing test: a first run that
+        # needs one (cargo's) could never decide it, so probes skip it.
         probing = Scope(whole.hookless or cmd)
-        probe_scopes = {path: scope if scope.exact else probing
-                        for path, scope in scopes.items()}
+        probe_scopes = {
+            path: (replace(scope, first=None) if scope.first_needs_a_failing_test
+                   else scope) if scope.exact else probing
+            for path, scope in scopes.items()}
 
         def probe_for(mutant: Mutant) -> Mutant | None:
             probe = textual.probe_of(mutant.path, subject.sources[mutant.path],
@@ -648,7 +653,7 @@ def _run_one(mutant: Mutant, tests: list[str], sources: dict[str, str], scope: S
         if scope.first is not None:  # the changed package first: most mutants end there
             report = run_tests(scope.first, tree, timeout=timeout, env=env,
                                confinement=confinement)
-            if report.all_passed and not report.no_tests_collected:
+            if not first_settles(scope, report):
                 report = None
         if report is None:
             with left_out(tree, scope.left_out):
@@ -676,6 +681,20 @@ def _run_one(mutant: Mutant, tests: list[str], sources: dict[str, str], scope: S
         return "unviable"
     # A failing, erroring or hanging test notices the mutant.
     return "survived" if report.all_passed and not report.no_tests_collected else "killed"
+
+
+def first_settles(scope: Scope, report: TestReport) -> bool:
+    """Whether a mutant's first, narrower run (``scope.first``) decides it; else
+    ``scope.cmd`` runs. A first run where every test passed never does. Where the first
+    run can fail for reasons of its own (``Scope.first_needs_a_failing_test``: cargo
+    refusing a target), only a failing test or a timeout (a mutant that loops forever)
+    decides: a build error or a run of no test gives way to the whole command, whose
+    own verdict (an unviable mutant included) is the mutant's."""
+    if report.all_passed and not report.no_tests_collected:
+        return False
+    if scope.first_needs_a_failing_test:
+        return report.timed_out or report.failed > 0
+    return True
 
 
 def _selecting(cmd: TestCommand, tests: list[str]) -> TestCommand:
