@@ -63,6 +63,9 @@ OpenCheckout = Callable[[str], AbstractContextManager[Checkout]]
 #: A mutant's run may take this many times the traced run, plus a margin (a mutant that
 #: loops forever is killed by its timeout, which counts as killed).
 _TIMEOUT_FACTOR, _TIMEOUT_MARGIN_S = 3.0, 10.0
+#: The runners rgr's line tracer runs in (rgr.check.mutation.pytest_lines: a pytest
+#: plugin, and rgr's unittest reporter, rgr.ecosystems.unittest_reporter).
+TRACED_RUNNERS = frozenset({"pytest", "unittest"})
 
 
 @dataclass(frozen=True)
@@ -177,11 +180,11 @@ def _measure_python(subject: Subject, mutants: list[Mutant], files: list[str],
                     deadline: float, findings: dict[str, MutantFinding]
                     ) -> tuple[str | None, coverage_lines.Coverage]:
     """Fills ``findings`` for Python ``mutants``: rgr's tracer tells which tests run each
-    line (pytest), so a line no test runs is ``uncovered`` without a run. Returns a
+    line (pytest, unittest), so a line no test runs is ``uncovered`` without a run. Returns a
     remark (or None) and the line data."""
     key = coverage_lines.cache_key(subject.tree, files)
     coverage = None
-    if cmd.runner == "pytest":
+    if cmd.runner in TRACED_RUNNERS:
         coverage = _fast_path(subject, mutants, files, settings, cmd, open_checkout,
                               command_timeout, deadline, findings)
         if coverage is not None and findings and coverage.report is not None \
@@ -219,8 +222,9 @@ def _measure_python(subject: Subject, mutants: list[Mutant], files: list[str],
         return None, coverage
     _probe_python_survivors(subject, mutants, settings, cmd, open_checkout, deadline,
                             per_mutant_timeout, findings)
-    return ("no per-test line data (rgr's tracer works with pytest only): each mutant ran "
-            "the whole suite, and each survivor's line was probed"), coverage
+    return ("no per-test line data (rgr's tracer runs under pytest and unittest, and did "
+            "not report here): each mutant ran the whole suite, and each survivor's line "
+            "was probed"), coverage
 
 
 def _probe_python_survivors(subject: Subject, mutants: list[Mutant],
@@ -465,8 +469,9 @@ def _fast_path(subject: Subject, mutants: list[Mutant], files: list[str],
                settings: AdequacyConfig, cmd: TestCommand, open_checkout: OpenCheckout,
                command_timeout: float, deadline: float,
                findings: dict[str, MutantFinding]) -> coverage_lines.Coverage | None:
-    """pytest: ``jobs`` sealed sessions at once, each tracing the suite and then running
-    its share of the mutants, each in a child forked from it. Fills ``findings`` when
+    """pytest and unittest: ``jobs`` sealed sessions at once, each tracing the suite and
+    then running its share of the mutants, each in a child forked from it (unittest's
+    through rgr's reporter, rgr.ecosystems.unittest_reporter). Fills ``findings`` when
     every session answered for every mutant; returns the line data (None: no session
     traced, so the slow path must not trust any)."""
     jobs = max(1, min(settings.jobs, len(mutants)))

@@ -27,6 +27,11 @@ for frames of the watched files, so other code pays one call per function entere
 runs in the project's interpreter, which may be older than rgr's: standard library
 only, nothing newer than Python 3.8. Loaded like rgr.ecosystems.pytest_own_outcomes,
 through a ``pytest11`` entry point of a dist-info folder on PYTHONPATH.
+
+unittest has the same tracer and the same mutant runs: rgr's unittest reporter
+(rgr.ecosystems.unittest_reporter) imports this module by its plugin name when
+``RGR_MUTATION_TRACE_FILES`` is set and calls ``watch``, ``start_test``/``stop_test``
+around each test, ``run_mutants`` after its suite, and ``write_out``.
 """
 
 from __future__ import annotations
@@ -53,6 +58,12 @@ _arg_types: dict[str, dict[str, set[str]]] = {}
 
 
 def pytest_configure(config: Any) -> None:
+    watch()
+
+
+def watch() -> bool:
+    """Reads the files to watch from ``RGR_MUTATION_TRACE_FILES`` (relative to the
+    working directory); whether there is any."""
     names = [n for n in os.environ.get(FILES_ENV, "").split(os.pathsep) if n]
     root = os.getcwd()
     for name in names:
@@ -63,6 +74,7 @@ def pytest_configure(config: Any) -> None:
             _watched_files[(found.st_dev, found.st_ino)] = name
         except OSError:
             pass
+    return bool(_watched)
 
 
 #: (device, inode) -> the path rgr named: the same file seen at another path. In rgr's
@@ -117,11 +129,20 @@ _in_mutant = False  # True in a mutant's child process: nothing more to trace
 
 
 def pytest_runtest_call(item: Any) -> None:
-    if _watched and not _in_mutant:
-        sys.settrace(_tracer_for(_seen.setdefault(item.nodeid, {})))
+    start_test(item.nodeid)
 
 
 def pytest_runtest_teardown(item: Any, nextitem: Any) -> None:
+    stop_test()
+
+
+def start_test(test_id: str) -> None:
+    """Traces the watched lines the test ``test_id`` runs, until ``stop_test``."""
+    if _watched and not _in_mutant:
+        sys.settrace(_tracer_for(_seen.setdefault(test_id, {})))
+
+
+def stop_test() -> None:
     if _watched and not _in_mutant:
         sys.settrace(None)
 
@@ -139,22 +160,44 @@ def pytest_runtestloop(session: Any) -> Any:
     run_the_tests(session)
     if session.testsfailed:
         return True
+    run_mutants({item.nodeid: item for item in session.items}, _pytest_passes)
+    return True
+
+
+def _pytest_passes(items: list[Any]) -> bool:
+    """Runs pytest's ``items`` in a mutant's child: whether none failed."""
+    from _pytest.runner import runtestprotocol
+
+    for index, item in enumerate(items):
+        following = items[index + 1] if index + 1 < len(items) else None
+        reports = runtestprotocol(item, nextitem=following, log=False)
+        if any(report.failed for report in reports):
+            return False
+    return True
+
+
+def run_mutants(tests: dict[str, Any], passes: Any) -> None:
+    """The mutants of ``RGR_MUTATION_MUTANTS`` (if set), each in a child forked from this
+    process running its covering tests (``tests``: id -> the runner's test object)
+    through ``passes(list of test objects) -> bool``; after the traced run (pytest's
+    loop, unittest's suite: rgr.ecosystems.unittest_reporter)."""
+    spec = os.environ.get(MUTANTS_ENV)
+    if not spec:
+        return
     with open(spec, encoding="utf-8") as handle:
         mutants = json.load(handle)
-    items = {item.nodeid: item for item in session.items}
     deadline = float(os.environ.get(DEADLINE_ENV) or 0) or None
     timeout = float(os.environ.get(TIMEOUT_ENV) or 60)
     for mutant in mutants:
-        tests = _covering(mutant)
-        if not tests:
+        covering = _covering(mutant)
+        if not covering:
             _mutant_results[mutant["id"]] = "uncovered"
         elif deadline is not None and time.time() > deadline - 1:
             _mutant_results[mutant["id"]] = "not-run"
         else:
             left = timeout if deadline is None else min(timeout, deadline - time.time())
             _mutant_results[mutant["id"]] = _run_mutant(
-                mutant, [items[t] for t in tests if t in items], left)
-    return True
+                mutant, [tests[t] for t in covering if t in tests], left, passes)
 
 
 def _covering(mutant: dict[str, Any]) -> list[str]:
@@ -166,7 +209,8 @@ def _covering(mutant: dict[str, Any]) -> list[str]:
                   if any(line in files.get(mutant["path"], ()) for line in lines))
 
 
-def _run_mutant(mutant: dict[str, Any], items: list[Any], timeout: float) -> str:
+def _run_mutant(mutant: dict[str, Any], items: list[Any], timeout: float,
+                passes: Any) -> str:
     path = os.path.join(os.getcwd(), mutant["path"])
     with open(path, encoding="utf-8") as handle:
         original = handle.read()
@@ -180,16 +224,7 @@ def _run_mutant(mutant: dict[str, Any], items: list[Any], timeout: float) -> str
             with open(path, "w", encoding="utf-8") as handle:
                 handle.write(mutant["source"])
             _patch_loaded(module, path, mutant["source"])
-            from _pytest.runner import runtestprotocol
-
-            passed = True
-            for index, item in enumerate(items):
-                following = items[index + 1] if index + 1 < len(items) else None
-                reports = runtestprotocol(item, nextitem=following, log=False)
-                if any(report.failed for report in reports):
-                    passed = False
-                    break
-            code = 0 if passed else 1
+            code = 0 if passes(items) else 1
         except BaseException:
             code = 1
         finally:
@@ -276,6 +311,12 @@ def _patch_function(old: Any, new: Any) -> None:
 
 
 def pytest_sessionfinish(session: Any, exitstatus: Any) -> None:
+    write_out()
+
+
+def write_out() -> None:
+    """The lines each test ran, the argument types seen and the mutants' results, to
+    ``RGR_MUTATION_TRACE_OUT``."""
     out = os.environ.get(OUT_ENV)
     if not out:
         return
