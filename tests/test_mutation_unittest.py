@@ -6,6 +6,9 @@ types of the values the tests passed."""
 
 from __future__ import annotations
 
+import json
+import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -13,6 +16,7 @@ import pytest
 
 from rgr.base.config import TestCommand
 from rgr.check.mutation import lines as coverage_lines
+from rgr.check.mutation import pytest_lines
 from rgr.store.handoff import AdequacyNote
 from tests.conftest import Repo, make_repo
 from tests.gate_helpers import BARE_ENV, measure_commits
@@ -96,3 +100,130 @@ def test_without_the_tracer_survivors_lines_are_probed(tmp_path: Path,
     assert "no per-test line data" in (note.remark or ""), note
     assert {m.line for m in note.mutants if m.status == "uncovered"} == {3}, note
     assert note.decision == "over-implemented"
+
+
+TRICKY = '''import functools
+
+
+def deco(f):
+    @functools.wraps(f)
+    def wrapper(*args, **kwargs):
+        return f(*args, **kwargs)
+    return wrapper
+
+
+def plain(a, b):
+    return a + b
+
+
+def only_doc():
+    """Nothing else."""
+
+
+@deco
+def decorated(x,
+              y=2):
+    if x > y and (
+            x < 100):
+        return x
+    return y
+
+
+square = lambda v: v * v  # noqa: E731
+
+
+class Base:
+    def __init__(self, n):
+        self.n = n
+
+
+class Child(Base):
+    scale = staticmethod(lambda v: v * 3)
+
+    def __init__(self, n):
+        super().__init__(n)
+        self.m = n
+
+    @property
+    def double(self):
+        return self.n * 2
+
+    @classmethod
+    def make(cls):
+        return cls(4)
+
+
+def outer(n):
+    def inner(k):
+        return k + n
+    return [inner(i) for i in range(n)]
+
+
+def raises():
+    raise ValueError("x")
+'''
+TRICKY_TESTS = {
+    "plain": "assert tricky.plain(2, 3) == 5",
+    "only_doc": "assert tricky.only_doc() is None",
+    "decorated": "assert tricky.decorated(5) == 5 and tricky.decorated(1, y=3) == 3",
+    "square": "assert tricky.square(3) == 9",
+    "child": "c = tricky.Child.make(); assert (c.double, c.m, c.scale(2)) == (8, 4, 6)",
+    "outer": "assert tricky.outer(3) == [3, 4, 5]",
+    "nothing": "assert True",
+}
+DRIVER = '''import json, sys, traceback
+import rgr_mutation_lines as lines
+lines.watch()
+hooked = sys.argv[1] == "hook" and lines.hook_imports()
+import tricky
+tests = json.loads(sys.argv[2])
+for name, body in sorted(tests.items()):
+    lines.start_test(name)
+    exec(body, {"tricky": tricky})
+    lines.stop_test()
+try:
+    tricky.raises()
+except ValueError as error:
+    raised_at = traceback.extract_tb(error.__traceback__)[-1].lineno
+lines.write_out()
+print(json.dumps({"hooked": hooked, "raisedAt": raised_at, "enters": hasattr(
+    tricky.plain.__code__, "co_names") and "__rgr_mutation_enter__" in
+    tricky.plain.__code__.co_names}))
+'''
+
+
+def test_the_hooked_tracer_sees_what_settrace_sees(tmp_path: Path) -> None:
+    """The tracer hooked into the watched file's functions (tracing starts when a test
+    enters one) records the same lines and argument types, per test, as ``sys.settrace``
+    over the whole test: lambdas, decorated and nested functions, methods calling
+    ``super()``, properties, a function that is only a docstring, a first statement
+    spanning lines; line numbers in tracebacks are the file's."""
+    (tmp_path / "tricky.py").write_text(TRICKY, encoding="utf-8")
+    shutil.copyfile(Path(pytest_lines.__file__), tmp_path / "rgr_mutation_lines.py")
+    (tmp_path / "driver.py").write_text(DRIVER, encoding="utf-8")
+    runs = {}
+    for mode in ("hook", "settrace"):
+        out = tmp_path / f"{mode}.json"
+        env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(tmp_path),
+               pytest_lines.FILES_ENV: "tricky.py", pytest_lines.OUT_ENV: str(out)}
+        done = subprocess.run([sys.executable, "driver.py", mode, json.dumps(TRICKY_TESTS)],
+                              cwd=tmp_path, env=env, capture_output=True, text=True,
+                              timeout=60, check=True)
+        runs[mode] = (json.loads(done.stdout), json.loads(out.read_text(encoding="utf-8")))
+    (hooked, traced), (plain, whole) = runs["hook"], runs["settrace"]
+    raise_line = _line_of(TRICKY, 'raise ValueError("x")')
+    assert hooked == {"hooked": True, "raisedAt": raise_line, "enters": True}, hooked
+    assert plain == {"hooked": False, "raisedAt": raise_line, "enters": False}, plain
+    assert traced == whole
+    assert traced["tests"]["nothing"] == {}
+    # the wrapper's first line and return, the decorated function's first line, its
+    # condition's two lines and both returns
+    assert traced["tests"]["decorated"]["tricky.py"] == [
+        _line_of(TRICKY, text) for text in ("@functools.wraps", "return f(*args", "@deco",
+                                            "if x > y", "x < 100", "return x", "return y")]
+    assert traced["argTypes"]["tricky.py:plain"] == {"a": ["int"], "b": ["int"]}
+
+
+def _line_of(text: str, start: str) -> int:
+    return next(n for n, line in enumerate(text.splitlines(), 1)
+                if line.strip().startswith(start))

@@ -74,6 +74,9 @@ def _line_tracer() -> Any:
     except ImportError:
         return None
     tracer.watch()
+    # Only the tests that enter the watched code pay for tracing (before discovery
+    # imports anything: the hook instruments the watched files as they load).
+    tracer.hook_imports()
     return tracer
 
 
