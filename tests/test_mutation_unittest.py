@@ -6,11 +6,14 @@ types of the values the tests passed."""
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
 import json
 import shutil
 import subprocess
 import sys
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -227,3 +230,68 @@ def test_the_hooked_tracer_sees_what_settrace_sees(tmp_path: Path) -> None:
 def _line_of(text: str, start: str) -> int:
     return next(n for n, line in enumerate(text.splitlines(), 1)
                 if line.strip().startswith(start))
+
+
+SCRIPT = """def add(a, b):
+    return a + b
+
+
+def main():
+    return add(2, 3) * 10
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
+"""
+RUNS_THE_SCRIPT = """import runpy
+import unittest
+
+
+class ScriptTest(unittest.TestCase):
+    def test_main(self):
+        with self.assertRaises(SystemExit) as ended:
+            runpy.run_path("calc.py", run_name="__main__")
+        self.assertEqual(ended.exception.code, 50)
+"""
+
+
+def test_a_line_run_past_the_hook_still_meets_every_test(tmp_path: Path) -> None:
+    """``runpy.run_path`` compiles the file itself: the hook never sees ``main`` run,
+    so its mutant has no covering test; it faces every test before it may be called
+    uncovered, and the test that runs the script kills it."""
+    repo = make_repo(tmp_path)
+    base = repo.commit("test: main", {"calc.py": STUB, "tests/__init__.py": "",
+                                      "tests/test_script.py": RUNS_THE_SCRIPT})
+    tip = repo.commit("feat: main", {"calc.py": SCRIPT})
+    note = gate(repo, base, tip)
+    line_6 = [m for m in note.mutants if m.line == 6]
+    assert not line_6, note  # killed: killed mutants are not listed
+    assert note.killed >= 2, note
+
+
+def test_the_hook_stands_aside_for_generators_and_modules_loaded_before_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A watched file with a generator (resumed in a later test, its lines would not
+    switch tracing on) or one imported already is traced whole: no hook."""
+    (tmp_path / "gen.py").write_text("def numbers():\n    yield 1\n", encoding="utf-8")
+    (tmp_path / "plain.py").write_text("def one():\n    return 1\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    for watched, loaded in (("gen.py", False), ("plain.py", True)):
+        copy = _fresh_tracer(f"rgr_lines_copy_{watched[:-3]}")
+        monkeypatch.setenv(pytest_lines.FILES_ENV, watched)
+        assert copy.watch()
+        if loaded:
+            monkeypatch.syspath_prepend(str(tmp_path))
+            monkeypatch.setitem(sys.modules, "plain", importlib.import_module("plain"))
+        meta_path = list(sys.meta_path)
+        assert copy.hook_imports() is False
+        assert sys.meta_path == meta_path
+
+
+def _fresh_tracer(name: str) -> ModuleType:
+    """A copy of the tracer module with globals of its own."""
+    spec = importlib.util.spec_from_file_location(name, pytest_lines.__file__)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module

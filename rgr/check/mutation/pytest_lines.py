@@ -44,6 +44,7 @@ import json
 import os
 import signal
 import sys
+import threading
 import time
 import types
 from typing import Any
@@ -144,12 +145,13 @@ def start_test(test_id: str) -> None:
     """Traces the watched lines the test ``test_id`` runs, until ``stop_test``. With the
     watched files hooked (``hook_imports``), tracing starts only when the test enters
     one of their functions."""
-    global _current, _current_trace
+    global _current, _current_trace, _thread
     if not _watched or _in_mutant:
         return
     lines = _seen.setdefault(test_id, {})
     if _hooked and not _hook_failed:
         _current, _current_trace = lines, _tracer_for(lines)
+        _thread = threading.get_ident()
     else:
         sys.settrace(_tracer_for(lines))
 
@@ -176,6 +178,9 @@ _hooked = False
 _hook_failed = False
 _current: Any = None  # the lines of the test running, when the hook is on
 _current_trace: Any = None
+#: The thread the test runs in: ``sys.settrace`` traces that thread only, and so does
+#: ``_enter``.
+_thread: Any = None
 
 
 def hook_imports() -> bool:
@@ -183,6 +188,8 @@ def hook_imports() -> bool:
     test traced whole) when one is loaded already, or one of them has a generator or a
     coroutine (resumed in a later test, its lines would not switch tracing on)."""
     global _hooked
+    if any(getattr(finder, "find_spec", None) is None for finder in sys.meta_path):
+        return False  # a finder of the old protocol: ``_Finder`` could not stand in front
     if not _watched or any(_watched_name(str(getattr(m, "__file__", None) or ""))
                            for m in list(sys.modules.values())):
         return False
@@ -211,8 +218,9 @@ def _enter() -> None:
     """Called first by every function of a watched file: traces its frame and, until
     the test ends, every frame after it."""
     lines = _current
-    if lines is None or _in_mutant or sys.gettrace() is _current_trace:
-        return  # no test, or tracing is on already: the call was seen
+    if lines is None or _in_mutant or sys.gettrace() is _current_trace \
+            or threading.get_ident() != _thread:
+        return  # no test, tracing is on already (the call was seen), another thread
     frame = sys._getframe(1)
     name = _watched_name(frame.f_code.co_filename)
     if name is None:
@@ -222,8 +230,7 @@ def _enter() -> None:
     # and the first statement's.
     hit.update((frame.f_code.co_firstlineno, frame.f_lineno))
     _note_arguments(name, frame)
-    if sys.gettrace() is not _current_trace:
-        sys.settrace(_current_trace)
+    sys.settrace(_current_trace)
 
     def local_trace(frame: Any, event: str, arg: Any) -> Any:
         if event == "line":
@@ -250,7 +257,11 @@ class _Finder(importlib.abc.MetaPathFinder):
                 if type(loader) is importlib.machinery.SourceFileLoader:
                     spec.loader = _Loader(loader.name, loader.path)
                 else:
+                    # Loaded otherwise: not instrumented, so from this test on every
+                    # test is traced whole (this one from the next call on).
                     _hook_failed = True
+                    if _current_trace is not None:
+                        sys.settrace(_current_trace)
             return spec
         return None
 
