@@ -257,8 +257,8 @@ class ScriptTest(unittest.TestCase):
 
 def test_a_line_run_past_the_hook_still_meets_every_test(tmp_path: Path) -> None:
     """``runpy.run_path`` compiles the file itself: the hook never sees ``main`` run,
-    so its mutant has no covering test; it faces every test before it may be called
-    uncovered, and the test that runs the script kills it."""
+    so its mutant has no covering test; it runs with every test in a fresh process
+    before it may be called uncovered, and the test that runs the script kills it."""
     repo = make_repo(tmp_path)
     base = repo.commit("test: main", {"calc.py": STUB, "tests/__init__.py": "",
                                       "tests/test_script.py": RUNS_THE_SCRIPT})
@@ -295,3 +295,63 @@ def _fresh_tracer(name: str) -> ModuleType:
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+WRAPPED = """import functools
+
+
+def logged(f):
+    @functools.wraps(f)
+    def wrapper(*args):
+        return f(*args)
+    return wrapper
+
+
+@logged
+def add(a, b):
+    return a + b
+
+
+class Base:
+    def __init__(self):
+        self.ready = True
+
+
+class Child(Base):
+    def __init__(self):
+        super().__init__()
+        self.size = 2
+"""
+WRAPPED_TESTS = """import unittest
+
+from calc import Child, add
+
+
+class WrappedTest(unittest.TestCase):
+    def test_add(self):
+        self.assertEqual(add(2, 3), 5)
+
+    def test_child(self):
+        self.assertEqual(Child().size, 2)
+"""
+
+
+def test_a_decorated_function_and_a_super_call_are_mutated_for_real(tmp_path: Path) -> None:
+    """The fork patches the function a decorator's wrapper keeps (else ``a + b`` would
+    survive untouched); a mutant that drops ``super()`` changes the method's free
+    variables, so no loaded code can take it: it runs in a process of its own, where
+    it survives (no test reads ``ready``) instead of being "killed" by the patching;
+    the decorator's own body ran only at import."""
+    repo = make_repo(tmp_path)
+    base = repo.commit("test: add", {"calc.py": STUB, "tests/__init__.py": "",
+                                     "tests/test_calc.py": WRAPPED_TESTS})
+    tip = repo.commit("feat: add", {"calc.py": WRAPPED})
+    note = gate(repo, base, tip)
+    listed = {(m.original, m.replacement): m.status for m in note.mutants}
+    assert not any(original == "a + b" for original, _ in listed), note
+    # The decorator's ``return wrapper`` runs only while the module loads, before any
+    # test: patching the loaded code cannot undo what it did, so it runs in a fresh
+    # process with every test, and is killed there (``add`` would be None).
+    assert ("return wrapper", "return None") not in listed, note
+    # not killed: it ran, and CrossHair does not check methods (a remark)
+    assert listed.get(("super().__init__()", "pass")) in ("survived", "undecided"), note

@@ -104,14 +104,16 @@ def _watched_name(filename: str) -> str | None:
     return name
 
 
-def _tracer_for(lines: dict[str, set[int]]) -> Any:
+def _tracer_for(lines: dict[str, set[int]], types_too: bool = True) -> Any:
+    """A global trace function recording the watched lines run into ``lines`` (and
+    with ``types_too`` the types of the arguments their functions get)."""
     def global_trace(frame: Any, event: str, arg: Any) -> Any:
         name = _watched_name(frame.f_code.co_filename)
         if name is None:
             return None
         hit = lines.setdefault(name, set())
         hit.add(frame.f_lineno)
-        if event == "call":
+        if event == "call" and types_too:
             _note_arguments(name, frame)
 
         def local_trace(frame: Any, event: str, arg: Any) -> Any:
@@ -150,6 +152,7 @@ def start_test(test_id: str) -> None:
         return
     lines = _seen.setdefault(test_id, {})
     if _hooked and not _hook_failed:
+        sys.settrace(None)  # the lines run outside the tests end here
         _current, _current_trace = lines, _tracer_for(lines)
         _thread = threading.get_ident()
     else:
@@ -178,6 +181,10 @@ _hooked = False
 _hook_failed = False
 _current: Any = None  # the lines of the test running, when the hook is on
 _current_trace: Any = None
+#: The watched lines run outside any test (while modules load, in class fixtures), by
+#: path, and their tracer.
+_outside: dict[str, set[int]] = {}
+_outside_trace = _tracer_for(_outside, types_too=False)  # types: the tests' calls
 #: The thread the test runs in: ``sys.settrace`` traces that thread only, and so does
 #: ``_enter``.
 _thread: Any = None
@@ -217,10 +224,15 @@ _ENTER = "__rgr_mutation_enter__"
 def _enter() -> None:
     """Called first by every function of a watched file: traces its frame and, until
     the test ends, every frame after it."""
-    lines = _current
-    if lines is None or _in_mutant or sys.gettrace() is _current_trace \
-            or threading.get_ident() != _thread:
-        return  # no test, tracing is on already (the call was seen), another thread
+    if _in_mutant:
+        return
+    lines, trace = _current, _current_trace
+    if lines is None:  # outside the tests
+        lines, trace = _outside, _outside_trace
+    elif threading.get_ident() != _thread:
+        return  # another thread than the test's
+    if sys.gettrace() is trace:
+        return  # tracing is on already: the call was seen
     frame = sys._getframe(1)
     name = _watched_name(frame.f_code.co_filename)
     if name is None:
@@ -229,8 +241,9 @@ def _enter() -> None:
     # The lines a call event gives under ``sys.settrace``: its ``def`` (decorator) line
     # and the first statement's.
     hit.update((frame.f_code.co_firstlineno, frame.f_lineno))
-    _note_arguments(name, frame)
-    sys.settrace(_current_trace)
+    if lines is not _outside:
+        _note_arguments(name, frame)
+    sys.settrace(trace)
 
     def local_trace(frame: Any, event: str, arg: Any) -> Any:
         if event == "line":
@@ -361,10 +374,12 @@ def run_mutants(tests: dict[str, Any], passes: Any) -> None:
     timeout = float(os.environ.get(TIMEOUT_ENV) or 60)
     for mutant in mutants:
         covering = _covering(mutant)
-        if not covering and _hooked:
-            # The hooked tracer saw no test run the line; had the code been run some way
-            # the hook misses, a test would notice: every test faces the mutant first.
-            covering = list(tests)
+        if _hooked and (not covering or _ran_outside_tests(mutant)):
+            # No result: rgr runs it in a process of its own, with every test. A line
+            # no test was seen running may run in a way the hook misses; a line that
+            # ran outside the tests (while the modules loaded, in a class fixture) did
+            # its work before the fork, where patching the code cannot undo it.
+            continue
         if not covering:
             _mutant_results[mutant["id"]] = "uncovered"
         elif deadline is not None and time.time() > deadline - 1:
@@ -373,8 +388,13 @@ def run_mutants(tests: dict[str, Any], passes: Any) -> None:
             left = timeout if deadline is None else min(timeout, deadline - time.time())
             status = _run_mutant(mutant, [tests[t] for t in covering if t in tests], left,
                                  passes)
-            unrun = status == "survived" and not _covering(mutant)
-            _mutant_results[mutant["id"]] = "uncovered" if unrun else status
+            if status != "unpatched":  # unpatched: no result, as above
+                _mutant_results[mutant["id"]] = status
+
+
+def _ran_outside_tests(mutant: dict[str, Any]) -> bool:
+    ran = _outside.get(mutant["path"], set())
+    return mutant["line"] in ran or mutant["statementLine"] in ran
 
 
 def _covering(mutant: dict[str, Any]) -> list[str]:
@@ -402,6 +422,8 @@ def _run_mutant(mutant: dict[str, Any], items: list[Any], timeout: float,
                 handle.write(mutant["source"])
             _patch_loaded(module, path, mutant["source"])
             code = 0 if passes(items) else 1
+        except _Unpatchable:
+            code = _UNPATCHED_EXIT
         except BaseException:
             code = 1
         finally:
@@ -412,8 +434,8 @@ def _run_mutant(mutant: dict[str, Any], items: list[Any], timeout: float,
         while True:
             done, exit_status = os.waitpid(pid, os.WNOHANG)
             if done:
-                status = "survived" if os.WIFEXITED(exit_status) and \
-                    os.WEXITSTATUS(exit_status) == 0 else "killed"
+                code = os.WEXITSTATUS(exit_status) if os.WIFEXITED(exit_status) else -1
+                status = {0: "survived", _UNPATCHED_EXIT: "unpatched"}.get(code, "killed")
                 break
             if time.time() > ends:
                 os.kill(pid, signal.SIGKILL)
@@ -462,15 +484,11 @@ def _patch_loaded(module: Any, path: str, source: str) -> None:
     exec(compile(source, path, "exec"), fresh)
     for name, value in fresh.items():
         old = module.__dict__.get(name)
-        if isinstance(value, types.FunctionType) and isinstance(old, types.FunctionType):
-            _patch_function(old, value)
-        elif isinstance(value, type) and isinstance(old, type):
+        if _patched(old, value):
+            continue
+        if isinstance(value, type) and isinstance(old, type):
             for attr, member in vars(value).items():
-                previous = vars(old).get(attr)
-                if isinstance(member, types.FunctionType) and \
-                        isinstance(previous, types.FunctionType):
-                    _patch_function(previous, member)
-                elif not attr.startswith("__"):
+                if not _patched(vars(old).get(attr), member) and not attr.startswith("__"):
                     setattr(old, attr, member)
         elif not name.startswith("__") and not isinstance(value, types.ModuleType):
             module.__dict__[name] = value
@@ -481,10 +499,62 @@ def _patch_loaded(module: Any, path: str, source: str) -> None:
         del module.__dict__[name]
 
 
-def _patch_function(old: Any, new: Any) -> None:
-    old.__code__ = new.__code__
+class _Unpatchable(Exception):
+    """A loaded function whose code the mutated one's cannot replace (their free
+    variables differ: ``super()`` mutated away): this mutant needs a fresh process."""
+
+
+#: A mutant's child's exit code when ``_Unpatchable``: the mutant has no result here.
+_UNPATCHED_EXIT = 97
+
+
+def _patched(old: Any, new: Any) -> bool:
+    """Whether ``old`` (a loaded object) now runs ``new``'s code in place: a function,
+    a static or class method, a property's functions, the function a decorator's
+    wrapper keeps (``__wrapped__``)."""
+    if isinstance(old, types.FunctionType) and isinstance(new, types.FunctionType):
+        _patch_function(old, new, set())
+        return True
+    pairs: list[tuple[Any, Any]] = []
+    if type(old) is type(new) and isinstance(new, (staticmethod, classmethod)):
+        pairs = [(old.__func__, new.__func__)]
+    elif type(old) is type(new) and isinstance(new, property):
+        pairs = [(old.fget, new.fget), (old.fset, new.fset), (old.fdel, new.fdel)]
+    wrapped = getattr(new, "__wrapped__", None) if not isinstance(new, type) else None
+    if isinstance(wrapped, types.FunctionType):
+        pairs.append((getattr(old, "__wrapped__", None), wrapped))
+    if not pairs or not all(
+            (a is None and b is None) or (isinstance(a, types.FunctionType)
+                                          and isinstance(b, types.FunctionType))
+            for a, b in pairs):
+        return False
+    for mine, theirs in pairs:
+        if mine is not None:
+            _patch_function(mine, theirs, set())
+    return True
+
+
+def _patch_function(old: Any, new: Any, seen: set[int]) -> None:
+    if id(old) in seen:
+        return
+    seen.add(id(old))
+    try:
+        old.__code__ = new.__code__
+    except ValueError as error:
+        raise _Unpatchable(str(error)) from error
     old.__defaults__ = new.__defaults__
     old.__kwdefaults__ = new.__kwdefaults__
+    # A decorator's wrapper keeps the function it wraps in its closure: that one must
+    # run the mutated code too, or the mutant never runs.
+    fresh_cells = new.__closure__ or ()  # as many as ``old``'s: its code took
+    for index, mine in enumerate(old.__closure__ or ()):
+        try:
+            inner, fresh = mine.cell_contents, fresh_cells[index].cell_contents
+        except ValueError:  # an empty cell
+            continue
+        if isinstance(inner, types.FunctionType) and isinstance(fresh, types.FunctionType) \
+                and inner.__code__.co_name == fresh.__code__.co_name:
+            _patch_function(inner, fresh, seen)
 
 
 def pytest_sessionfinish(session: Any, exitstatus: Any) -> None:
