@@ -9,6 +9,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -16,14 +17,17 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
+from harness import sweep_only
 
-from rgr.base.config import TestCommand
+from rgr.base.config import AdequacyConfig, TestCommand
+from rgr.check.mutation import gate as mutation_gate
 from rgr.check.mutation import lines as coverage_lines
 from rgr.check.mutation import pytest_lines
 from rgr.store.handoff import AdequacyNote
 from tests.conftest import Repo, make_repo
 from tests.gate_helpers import BARE_ENV, measure_commits
 
+WHERE = "tests/test_mutation_unittest.py"
 UNITTEST = TestCommand((sys.executable, "-m", "unittest", "discover", "-s", "tests",
                         "-t", "."), "unittest", (), False, "test")
 
@@ -60,9 +64,11 @@ def project(tmp_path: Path, check: str, code: str) -> tuple[Repo, str, str]:
     return repo, base, tip
 
 
-def gate(repo: Repo, base: str, tip: str) -> AdequacyNote:
+def gate(repo: Repo, base: str, tip: str, jobs: int = 2,
+         opened: list[str] | None = None) -> AdequacyNote:
     return measure_commits(repo, base, tip, UNITTEST, start_env=BARE_ENV,
-                           command_timeout=60)
+                           command_timeout=60, settings=AdequacyConfig(jobs=jobs),
+                           opened=opened)
 
 
 def test_an_honest_green_kills_every_mutant_on_the_traced_path(tmp_path: Path) -> None:
@@ -92,6 +98,7 @@ def test_a_line_no_test_runs_is_uncovered_without_a_probe(tmp_path: Path) -> Non
                           for m in line_2), note
 
 
+@sweep_only(WHERE, "the probe path without the tracer, two whole-suite runs per mutant")
 def test_without_the_tracer_survivors_lines_are_probed(tmp_path: Path,
                                                        monkeypatch: pytest.MonkeyPatch
                                                        ) -> None:
@@ -355,3 +362,20 @@ def test_a_decorated_function_and_a_super_call_are_mutated_for_real(tmp_path: Pa
     assert ("return wrapper", "return None") not in listed, note
     # not killed: it ran, and CrossHair does not check methods (a remark)
     assert listed.get(("super().__init__()", "pass")) in ("survived", "undecided"), note
+
+
+@sweep_only(WHERE, "two gates, timing only")
+def test_a_busy_machine_gets_one_traced_session(tmp_path: Path,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each session of the fast path traces the whole suite: a second one only where a
+    CPU is idle to run it beside the first (the load average is the one thing faked)."""
+    repo, base, tip = project(tmp_path, STRONG, HONEST)
+    monkeypatch.setattr(mutation_gate.os, "getloadavg", lambda: (64.0, 64.0, 64.0))
+    busy: list[str] = []
+    assert gate(repo, base, tip, opened=busy).killed == 2
+    assert busy == ["mutation-0"]
+    monkeypatch.setattr(mutation_gate.os, "getloadavg", lambda: (0.0, 0.0, 0.0))
+    idle: list[str] = []
+    assert gate(repo, base, tip, opened=idle).killed == 2
+    cpus = len(os.sched_getaffinity(0))
+    assert sorted(idle) == [f"mutation-{n}" for n in range(min(2, cpus))]

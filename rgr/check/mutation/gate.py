@@ -35,6 +35,7 @@ measured``) instead of passing it silently. A mutant the budget leaves unrun is
 
 from __future__ import annotations
 
+import os
 import queue
 import threading
 import time
@@ -482,12 +483,13 @@ def _fast_path(subject: Subject, mutants: list[Mutant], files: list[str],
                settings: AdequacyConfig, cmd: TestCommand, open_checkout: OpenCheckout,
                command_timeout: float, deadline: float,
                findings: dict[str, MutantFinding]) -> coverage_lines.Coverage | None:
-    """pytest and unittest: ``jobs`` sealed sessions at once, each tracing the suite and
-    then running its share of the mutants, each in a child forked from it (unittest's
-    through rgr's reporter, rgr.ecosystems.unittest_reporter). Fills ``findings`` for
-    the mutants the sessions answered for (the others run the slow way); returns the
-    line data (None: no session traced, so the slow path must not trust any)."""
-    jobs = max(1, min(settings.jobs, len(mutants)))
+    """pytest and unittest: ``jobs`` sealed sessions at once (no more than the CPUs the
+    load leaves idle), each tracing the suite and then running its share of the
+    mutants, each in a child forked from it (unittest's through rgr's reporter,
+    rgr.ecosystems.unittest_reporter). Fills ``findings`` for the mutants the sessions
+    answered for (the others run the slow way); returns the line data (None: no session
+    traced, so the slow path must not trust any)."""
+    jobs = max(1, min(settings.jobs, len(mutants), idle_cpus()))
     shares = [mutants[n::jobs] for n in range(jobs)]
     wall_deadline = time.time() + deadline - time.monotonic()
 
@@ -516,6 +518,23 @@ def _fast_path(subject: Subject, mutants: list[Mutant], files: list[str],
                 findings[mutant.id] = _finding(mutant, results[mutant.id],
                                                coverage.tests_for(mutant))
     return coverage
+
+
+def idle_cpus() -> int:
+    """The CPUs the 1-minute load average leaves idle, at least 1. Each session of the
+    fast path traces the whole suite before its share of the mutants: a second session
+    pays only when it runs beside the first, not after it on a busy machine (measured on
+    Python-Markdown at load 6 on 2 CPUs: 1.2x the phase's run with one session, 1.6x
+    with two)."""
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cpus = os.cpu_count() or 1
+    try:
+        busy = os.getloadavg()[0]
+    except (AttributeError, OSError):
+        return cpus
+    return max(1, round(cpus - busy))
 
 
 def _finding(mutant: Mutant, status: str, tests: list[str], reason: str = ""
