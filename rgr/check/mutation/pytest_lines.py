@@ -416,6 +416,7 @@ def _run_mutant(mutant: dict[str, Any], items: list[Any], timeout: float,
     if pid == 0:  # the child: mutate, run, report by exit code, never return
         global _in_mutant
         _in_mutant = True
+        sys.settrace(None)  # nothing more to trace (the fixtures' tracer may be on)
         code = 1
         try:
             with open(path, "w", encoding="utf-8") as handle:
@@ -531,6 +532,11 @@ def _patched(old: Any, new: Any) -> bool:
     for mine, theirs in pairs:
         if mine is not None:
             _patch_function(mine, theirs, set())
+    # A cache in front of the function (functools.lru_cache) still holds the unmutated
+    # results of the traced run's calls.
+    clear = getattr(old, "cache_clear", None)
+    if callable(clear):
+        clear()
     return True
 
 
