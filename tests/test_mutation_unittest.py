@@ -379,3 +379,52 @@ def test_a_busy_machine_gets_one_traced_session(tmp_path: Path,
     assert gate(repo, base, tip, opened=idle).killed == 2
     cpus = len(os.sched_getaffinity(0))
     assert sorted(idle) == [f"mutation-{n}" for n in range(min(2, cpus))]
+
+
+PATCHED = '''import functools
+
+
+@functools.lru_cache(maxsize=None)
+def twice(x):
+    return x * 2
+
+
+class K:
+    @staticmethod
+    def s(x):
+        return x + 1
+
+    @classmethod
+    def c(cls, x):
+        return x + 2
+
+    @property
+    def p(self):
+        return 3
+'''
+PATCHING = '''import os
+import rgr_mutation_lines as lines
+import m
+from m import K, twice
+before = (twice(2), K.s(1), K.c(1), K().p)
+mutated = open("m.py").read()
+for old, new in (("x * 2", "x * 3"), ("x + 1", "x + 10"), ("x + 2", "x + 20"),
+                 ("return 3", "return 30")):
+    mutated = mutated.replace(old, new)
+lines._patch_loaded(m, os.path.abspath("m.py"), mutated)
+print(before, (twice(2), K.s(1), K.c(1), K().p), twice is m.twice)
+'''
+
+
+def test_the_fork_patches_cached_static_class_and_property_code_in_place(
+        tmp_path: Path) -> None:
+    """What a test imported by name before the fork runs the mutated code: the function
+    behind an ``lru_cache`` (its cache of the traced run's results cleared), static and
+    class methods, a property's getter."""
+    (tmp_path / "m.py").write_text(PATCHED, encoding="utf-8")
+    shutil.copyfile(Path(pytest_lines.__file__), tmp_path / "rgr_mutation_lines.py")
+    (tmp_path / "patching.py").write_text(PATCHING, encoding="utf-8")
+    done = subprocess.run([sys.executable, "patching.py"], cwd=tmp_path,
+                          env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(tmp_path)},
+                          capture_output=True, text=True, timeout=60, check=True)
+    assert done.stdout.strip() == "(4, 2, 3, 3) (6, 11, 21, 30) True", done
