@@ -428,3 +428,33 @@ def test_the_fork_patches_cached_static_class_and_property_code_in_place(
                           env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(tmp_path)},
                           capture_output=True, text=True, timeout=60, check=True)
     assert done.stdout.strip() == "(4, 2, 3, 3) (6, 11, 21, 30) True", done
+
+
+ONCE = """import unittest
+
+from calc import add
+
+RUNS = []
+
+
+class OnceTest(unittest.TestCase):
+    def test_add_once(self):
+        RUNS.append(1)
+        self.assertEqual(len(RUNS), 1)  # passes only as the suite's first run of it
+        self.assertIsNotNone(add(2, 3))
+"""
+
+
+def test_tests_that_fail_when_run_again_kill_nothing_in_the_fork(tmp_path: Path) -> None:
+    """The fork runs a mutant's tests again in the process that ran the suite: a test
+    that passes only once fails there mutated or not. Its unmutated run in a fork fails
+    too, so its kills would mean nothing: its mutants run in a fresh process, where the
+    weak test lets ``a - b`` survive."""
+    repo = make_repo(tmp_path)
+    base = repo.commit("test: add", {"calc.py": STUB, "tests/__init__.py": "",
+                                     "tests/test_calc.py": ONCE})
+    tip = repo.commit("feat: add", {"calc.py": HONEST})
+    note = gate(repo, base, tip)
+    survivors = {(m.original, m.replacement, m.status) for m in note.mutants}
+    assert ("a + b", "a - b", "survived") in survivors, note
+    assert note.decision == "test-too-weak", note

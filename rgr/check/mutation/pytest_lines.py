@@ -372,6 +372,9 @@ def run_mutants(tests: dict[str, Any], passes: Any) -> None:
         mutants = json.load(handle)
     deadline = float(os.environ.get(DEADLINE_ENV) or 0) or None
     timeout = float(os.environ.get(TIMEOUT_ENV) or 60)
+    #: Covering tests -> whether they pass in a fork unmutated (after the whole suite,
+    #: alone and again): only then can their failing in a mutant's fork be the mutant's.
+    pass_unmutated: dict[tuple[str, ...], bool] = {}
     for mutant in mutants:
         covering = _covering(mutant)
         if _hooked and (not covering or _ran_outside_tests(mutant)):
@@ -386,8 +389,13 @@ def run_mutants(tests: dict[str, Any], passes: Any) -> None:
             _mutant_results[mutant["id"]] = "not-run"
         else:
             left = timeout if deadline is None else min(timeout, deadline - time.time())
-            status = _run_mutant(mutant, [tests[t] for t in covering if t in tests], left,
-                                 passes)
+            items = [tests[t] for t in covering if t in tests]
+            key = tuple(covering)
+            if key not in pass_unmutated:
+                pass_unmutated[key] = _run_mutant(None, items, left, passes) == "survived"
+            if not pass_unmutated[key]:
+                continue  # no result, as above: the fork is no place for these tests
+            status = _run_mutant(mutant, items, left, passes)
             if status != "unpatched":  # unpatched: no result, as above
                 _mutant_results[mutant["id"]] = status
 
@@ -406,12 +414,18 @@ def _covering(mutant: dict[str, Any]) -> list[str]:
                   if any(line in files.get(mutant["path"], ()) for line in lines))
 
 
-def _run_mutant(mutant: dict[str, Any], items: list[Any], timeout: float,
+def _run_mutant(mutant: dict[str, Any] | None, items: list[Any], timeout: float,
                 passes: Any) -> str:
-    path = os.path.join(os.getcwd(), mutant["path"])
-    with open(path, encoding="utf-8") as handle:
-        original = handle.read()
-    module = _module_of(path)  # looked up once, before the fork: children inherit it
+    """``items`` run in a child forked from this process with ``mutant`` patched in
+    (None: unmutated): ``survived`` (all passed), ``killed`` (one failed, or the run
+    outlived ``timeout``) or ``unpatched``."""
+    path = os.path.join(os.getcwd(), mutant["path"]) if mutant is not None else ""
+    original = ""
+    if mutant is not None:
+        with open(path, encoding="utf-8") as handle:
+            original = handle.read()
+    # Looked up once, before the fork: children inherit it.
+    module = _module_of(path) if mutant is not None else None
     pid = os.fork()
     if pid == 0:  # the child: mutate, run, report by exit code, never return
         global _in_mutant
@@ -419,9 +433,10 @@ def _run_mutant(mutant: dict[str, Any], items: list[Any], timeout: float,
         sys.settrace(None)  # nothing more to trace (the fixtures' tracer may be on)
         code = 1
         try:
-            with open(path, "w", encoding="utf-8") as handle:
-                handle.write(mutant["source"])
-            _patch_loaded(module, path, mutant["source"])
+            if mutant is not None:
+                with open(path, "w", encoding="utf-8") as handle:
+                    handle.write(mutant["source"])
+                _patch_loaded(module, path, mutant["source"])
             code = 0 if passes(items) else 1
         except _Unpatchable:
             code = _UNPATCHED_EXIT
@@ -444,8 +459,9 @@ def _run_mutant(mutant: dict[str, Any], items: list[Any], timeout: float,
                 break
             time.sleep(0.005)
     finally:
-        with open(path, "w", encoding="utf-8") as handle:
-            handle.write(original)
+        if mutant is not None:
+            with open(path, "w", encoding="utf-8") as handle:
+                handle.write(original)
     return status
 
 
