@@ -308,7 +308,7 @@ PROCESS_SUITES = frozenset({
     "test_docs_build.py", "test_zero_config.py", "test_js_mixed.py",
     "test_fix_trials.py", "test_corpus_fetch.py", "test_corpus_sample.py",
     "test_red_typescript.py", "test_verify_baseline.py", "test_mutation_scope.py",
-    "test_mutation_java_maven.py",
+    "test_mutation_java_maven.py", "test_mutation_unittest.py",
     "test_writable_copy.py", "test_root_capabilities.py", "test_flaky_rerun.py",
 })
 

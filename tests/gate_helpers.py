@@ -46,11 +46,13 @@ def measure_commits(repo: Repo, base: str, tip: str, command: TestCommand, *,
                     start_env: Mapping[str, str] | None = None,
                     node_modules: Path | None = None,
                     command_timeout: float = 240,
-                    baseline: TestReport | None = None) -> AdequacyNote:
+                    baseline: TestReport | None = None,
+                    opened: list[str] | None = None) -> AdequacyNote:
     """The gate's note on ``base..tip`` of ``phase``. Each test run sees ``start_env``
     (by default this process's environment), its own HOME, then ``env``;
     ``node_modules`` is linked into each checkout (a JavaScript project's installed
-    runners); ``baseline``: the phase's own run of ``tip``, as rgr hands it to the gate."""
+    runners); ``baseline``: the phase's own run of ``tip``, as rgr hands it to the gate;
+    ``opened`` gets the label of each checkout the gate opens."""
     pygit = rgr_git.open_repo(repo.path)
     base_commit = rgr_git.resolve_commit(pygit, base)
     tip_commit = rgr_git.resolve_commit(pygit, tip)
@@ -58,6 +60,8 @@ def measure_commits(repo: Repo, base: str, tip: str, command: TestCommand, *,
 
     @contextmanager
     def open_checkout(label: str) -> Iterator[Checkout]:
+        if opened is not None:
+            opened.append(label)
         with tempfile.TemporaryDirectory(prefix=f"{label}-") as folder:
             tree = Path(folder) / "tree"
             checkout_pristine(pygit, tip_commit.id, tree)

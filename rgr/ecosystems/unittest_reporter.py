@@ -14,6 +14,14 @@ Each line: ``{"file", "names", "status", "message"}`` for a test (a doctest that
 A subtest is part of its test, as unittest counts it: a failing subtest fails the test,
 a skipped one never makes it skipped. A line is written when its test stops, so a run
 that dies half-way still tells what ran.
+
+For the mutation gate (rgr.check.mutation.lines.collect, which sets
+``RGR_MUTATION_TRACE_FILES`` and puts rgr's line tracer on ``PYTHONPATH`` as
+``rgr_mutation_lines``): each test runs traced (which watched lines it ran, the types
+of the values it passed), and after the suite, when it passed, each mutant runs in a
+child forked from this process, facing only the tests that ran its line
+(rgr.check.mutation.pytest_lines, shared with pytest). Test ids there are
+``<file relative to the working directory>::<names>``, as rgr reads them.
 """
 
 from __future__ import annotations
@@ -27,6 +35,10 @@ from typing import Any
 __unittest = True  # unittest hides this module's frames from tracebacks
 
 REPORT_ENV = "RGR_UNITTEST_REPORT"
+#: Set by the mutation gate's traced run (rgr.check.mutation.pytest_lines.FILES_ENV).
+TRACE_FILES_ENV = "RGR_MUTATION_TRACE_FILES"
+#: The line tracer's module name on PYTHONPATH (rgr.check.mutation.lines).
+TRACER_MODULE = "rgr_mutation_lines"
 _FAILED_TEST = "unittest.loader._FailedTest."
 _SEVERITY = {"passed": 0, "skipped": 1, "failed": 2, "error": 3}
 
@@ -52,6 +64,46 @@ def _where(test: unittest.TestCase) -> tuple[str, list[str]]:
     return getattr(module, "__file__", None) or "", rest.split(".")
 
 
+def _line_tracer() -> Any:
+    """rgr's line tracer, when the gate asked for one and put it on the path; else
+    None."""
+    if not os.environ.get(TRACE_FILES_ENV):
+        return None
+    try:
+        tracer = __import__(TRACER_MODULE)
+    except ImportError:
+        return None
+    tracer.watch()
+    # Only the tests that enter the watched code pay for tracing (before discovery
+    # imports anything: the hook instruments the watched files as they load).
+    tracer.hook_imports()
+    return tracer
+
+
+_TRACER = _line_tracer() if __name__ == "__main__" else None
+#: Test id -> the test objects of that id, for the mutants' runs.
+_TESTS: dict[str, list[unittest.TestCase]] = {}
+
+
+def _test_id(test: unittest.TestCase) -> str:
+    """``<file>::<names>``, the file relative to the working directory when it is
+    below it (rgr reads ids so)."""
+    file, names = _where(test)
+    if file:
+        below = os.path.relpath(file)
+        if not below.startswith(os.pardir):
+            file = below.replace(os.sep, "/")
+    return "::".join([part for part in (file, *names) if part])
+
+
+def _passes(groups: list[list[unittest.TestCase]]) -> bool:
+    """Runs the tests in a mutant's child (as a suite: class and module fixtures set
+    up again); whether all passed."""
+    result = unittest.TestResult()
+    unittest.TestSuite([test for group in groups for test in group]).run(result)
+    return result.wasSuccessful()
+
+
 class RecordingResult(unittest.TextTestResult):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -64,8 +116,14 @@ class RecordingResult(unittest.TextTestResult):
             return
         file, names = _where(test)
         self._record = {"file": file, "names": names, "status": "passed", "message": ""}
+        if _TRACER is not None:
+            test_id = _test_id(test)
+            _TESTS.setdefault(test_id, []).append(test)
+            _TRACER.start_test(test_id)
 
     def stopTest(self, test: unittest.TestCase) -> None:
+        if _TRACER is not None:
+            _TRACER.stop_test()
         super().stopTest(test)
         if self._record is not None:
             _write(self._record)
@@ -126,6 +184,10 @@ class RecordingRunner(unittest.TextTestRunner):
     def run(self, test: Any) -> Any:
         result = super().run(test)
         _write({"testsRun": result.testsRun})
+        if _TRACER is not None:
+            if result.wasSuccessful():
+                _TRACER.run_mutants(_TESTS, _passes)
+            _TRACER.write_out()
         return result
 
 

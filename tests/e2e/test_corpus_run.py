@@ -33,7 +33,7 @@ WHERE = "tests/e2e/test_corpus_run.py"
 #: The cheapest project of the corpus: its build and its suite take seconds.
 SAMPLE = "iniconfig"
 #: One project per ecosystem for the cheats, Jest, Vitest (TypeScript), Maven (the
-#: cheapest suite) and unittest (no per-test line data: the gate probes survivors' lines).
+#: cheapest suite) and unittest (rgr's line tracer through its unittest reporter).
 CHEATED = ("iniconfig", "chai-string", "github.com/google/uuid", "itoa", "cron",
            "css-what", "json-simple", "markdown")
 #: Projects whose own suite is red as their registry ships it: rgr refuses to start.

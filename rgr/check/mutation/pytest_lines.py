@@ -27,14 +27,24 @@ for frames of the watched files, so other code pays one call per function entere
 runs in the project's interpreter, which may be older than rgr's: standard library
 only, nothing newer than Python 3.8. Loaded like rgr.ecosystems.pytest_own_outcomes,
 through a ``pytest11`` entry point of a dist-info folder on PYTHONPATH.
+
+unittest has the same tracer and the same mutant runs: rgr's unittest reporter
+(rgr.ecosystems.unittest_reporter) imports this module by its plugin name when
+``RGR_MUTATION_TRACE_FILES`` is set and calls ``watch``, ``start_test``/``stop_test``
+around each test, ``run_mutants`` after its suite, and ``write_out``.
 """
 
 from __future__ import annotations
 
+import ast
+import builtins
+import importlib.abc
+import importlib.machinery
 import json
 import os
 import signal
 import sys
+import threading
 import time
 import types
 from typing import Any
@@ -53,6 +63,12 @@ _arg_types: dict[str, dict[str, set[str]]] = {}
 
 
 def pytest_configure(config: Any) -> None:
+    watch()
+
+
+def watch() -> bool:
+    """Reads the files to watch from ``RGR_MUTATION_TRACE_FILES`` (relative to the
+    working directory); whether there is any."""
     names = [n for n in os.environ.get(FILES_ENV, "").split(os.pathsep) if n]
     root = os.getcwd()
     for name in names:
@@ -63,6 +79,7 @@ def pytest_configure(config: Any) -> None:
             _watched_files[(found.st_dev, found.st_ino)] = name
         except OSError:
             pass
+    return bool(_watched)
 
 
 #: (device, inode) -> the path rgr named: the same file seen at another path. In rgr's
@@ -87,14 +104,16 @@ def _watched_name(filename: str) -> str | None:
     return name
 
 
-def _tracer_for(lines: dict[str, set[int]]) -> Any:
+def _tracer_for(lines: dict[str, set[int]], types_too: bool = True) -> Any:
+    """A global trace function recording the watched lines run into ``lines`` (and
+    with ``types_too`` the types of the arguments their functions get)."""
     def global_trace(frame: Any, event: str, arg: Any) -> Any:
         name = _watched_name(frame.f_code.co_filename)
         if name is None:
             return None
         hit = lines.setdefault(name, set())
         hit.add(frame.f_lineno)
-        if event == "call":
+        if event == "call" and types_too:
             _note_arguments(name, frame)
 
         def local_trace(frame: Any, event: str, arg: Any) -> Any:
@@ -117,13 +136,199 @@ _in_mutant = False  # True in a mutant's child process: nothing more to trace
 
 
 def pytest_runtest_call(item: Any) -> None:
-    if _watched and not _in_mutant:
-        sys.settrace(_tracer_for(_seen.setdefault(item.nodeid, {})))
+    start_test(item.nodeid)
 
 
 def pytest_runtest_teardown(item: Any, nextitem: Any) -> None:
+    stop_test()
+
+
+def start_test(test_id: str) -> None:
+    """Traces the watched lines the test ``test_id`` runs, until ``stop_test``. With the
+    watched files hooked (``hook_imports``), tracing starts only when the test enters
+    one of their functions."""
+    global _current, _current_trace, _thread
+    if not _watched or _in_mutant:
+        return
+    lines = _seen.setdefault(test_id, {})
+    if _hooked and not _hook_failed:
+        sys.settrace(None)  # the lines run outside the tests end here
+        _current, _current_trace = lines, _tracer_for(lines)
+        _thread = threading.get_ident()
+    else:
+        sys.settrace(_tracer_for(lines))
+
+
+def stop_test() -> None:
+    global _current, _current_trace
     if _watched and not _in_mutant:
         sys.settrace(None)
+        _current = _current_trace = None
+
+
+# ------------------------------------------------- tracing from the watched code itself
+#
+# ``sys.settrace`` set for a whole test makes the interpreter call the trace function
+# on every Python call and take its slow path throughout: a suite runs 2-2.5 times
+# slower (Python 3.11, Python-Markdown's unittest suite). With the watched files hooked,
+# each of their functions starts with a call of ``_enter`` (compiled in, on the line of
+# its first statement: line numbers unchanged), which switches tracing on for the rest
+# of the test. Tests that never enter the watched code run at full speed.
+
+_hooked = False
+#: A watched file was imported some other way than from its source (the hook could not
+#: instrument it): every test is traced whole from then on.
+_hook_failed = False
+_current: Any = None  # the lines of the test running, when the hook is on
+_current_trace: Any = None
+#: The watched lines run outside any test (while modules load, in class fixtures), by
+#: path, and their tracer.
+_outside: dict[str, set[int]] = {}
+_outside_trace = _tracer_for(_outside, types_too=False)  # types: the tests' calls
+#: The thread the test runs in: ``sys.settrace`` traces that thread only, and so does
+#: ``_enter``.
+_thread: Any = None
+
+
+def hook_imports() -> bool:
+    """Instruments the watched files when they are imported from now on; False (every
+    test traced whole) when one is loaded already, or one of them has a generator or a
+    coroutine (resumed in a later test, its lines would not switch tracing on)."""
+    global _hooked
+    if any(getattr(finder, "find_spec", None) is None for finder in sys.meta_path):
+        return False  # a finder of the old protocol: ``_Finder`` could not stand in front
+    if not _watched or any(_watched_name(str(getattr(m, "__file__", None) or ""))
+                           for m in list(sys.modules.values())):
+        return False
+    for path in _watched:
+        try:
+            with open(path, "rb") as handle:
+                tree = ast.parse(handle.read(), path)
+        except (OSError, SyntaxError, ValueError):
+            return False
+        if any(isinstance(node, (ast.Yield, ast.YieldFrom, ast.Await,
+                                 ast.AsyncFunctionDef)) for node in ast.walk(tree)):
+            return False
+    # A builtin the instrumented code calls: a global lookup, where ``__import__`` of
+    # this module on every call of a hot function cost seconds per suite.
+    setattr(builtins, _ENTER, _enter)
+    sys.meta_path.insert(0, _Finder())
+    _hooked = True
+    return True
+
+
+#: The name the instrumented functions call ``_enter`` by (a builtin).
+_ENTER = "__rgr_mutation_enter__"
+
+
+def _enter() -> None:
+    """Called first by every function of a watched file: traces its frame and, until
+    the test ends, every frame after it."""
+    if _in_mutant:
+        return
+    lines, trace = _current, _current_trace
+    if lines is None:  # outside the tests
+        lines, trace = _outside, _outside_trace
+    elif threading.get_ident() != _thread:
+        return  # another thread than the test's
+    if sys.gettrace() is trace:
+        return  # tracing is on already: the call was seen
+    frame = sys._getframe(1)
+    name = _watched_name(frame.f_code.co_filename)
+    if name is None:
+        return
+    hit = lines.setdefault(name, set())
+    # The lines a call event gives under ``sys.settrace``: its ``def`` (decorator) line
+    # and the first statement's.
+    hit.update((frame.f_code.co_firstlineno, frame.f_lineno))
+    if lines is not _outside:
+        _note_arguments(name, frame)
+    sys.settrace(trace)
+
+    def local_trace(frame: Any, event: str, arg: Any) -> Any:
+        if event == "line":
+            hit.add(frame.f_lineno)
+        return local_trace
+    frame.f_trace = local_trace
+
+
+class _Finder(importlib.abc.MetaPathFinder):
+    """Finds modules as the finders after it do; a watched file's module gets
+    ``_Loader``."""
+
+    def find_spec(self, fullname: str, path: Any, target: Any = None) -> Any:
+        global _hook_failed
+        for finder in sys.meta_path:
+            find = getattr(finder, "find_spec", None)
+            if finder is self or find is None:
+                continue
+            spec = find(fullname, path, target)
+            if spec is None:
+                continue
+            if spec.origin and _watched_name(spec.origin):
+                loader = spec.loader
+                if type(loader) is importlib.machinery.SourceFileLoader:
+                    spec.loader = _Loader(loader.name, loader.path)
+                else:
+                    # Loaded otherwise: not instrumented, so from this test on every
+                    # test is traced whole (this one from the next call on).
+                    _hook_failed = True
+                    if _current_trace is not None:
+                        sys.settrace(_current_trace)
+            return spec
+        return None
+
+
+class _Loader(importlib.machinery.SourceFileLoader):
+    def get_code(self, fullname: str) -> Any:
+        return compile(_entering(ast.parse(self.get_data(self.path), self.path)),
+                       self.path, "exec", dont_inherit=True)
+
+
+class _Entering(ast.NodeTransformer):
+    """Puts a call of ``_enter`` first in every function (after its docstring) and
+    lambda, at its first statement's place."""
+
+    def _call(self, line: int, col: int) -> Any:
+        call = ast.Call(ast.Name(_ENTER, ast.Load()), [], [])
+        for node in ast.walk(call):
+            _place(node, line, col)
+        return call
+
+    def visit_FunctionDef(self, node: Any) -> Any:
+        self.generic_visit(node)
+        body = node.body
+        docstring = isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
+            and isinstance(body[0].value.value, str)
+        if docstring and len(body) == 1:
+            # Nothing runs after the docstring: the call stands on the function's first
+            # line (its first decorator's), the only line a call event gives.
+            first = node.decorator_list[0] if node.decorator_list else node
+            line, col = first.lineno, first.col_offset
+        else:
+            at = body[1] if docstring else body[0]
+            line, col = at.lineno, at.col_offset
+        body.insert(1 if docstring else 0, _place(ast.Expr(self._call(line, col)), line, col))
+        return node
+
+    def visit_Lambda(self, node: Any) -> Any:
+        self.generic_visit(node)
+        line, col = node.body.lineno, node.body.col_offset
+        node.body = _place(ast.BoolOp(ast.Or(), [self._call(line, col), node.body]),
+                           line, col)
+        return node
+
+
+def _place(node: Any, line: int, col: int) -> Any:
+    """``node`` at ``line``:``col``, starting and ending there: a statement spanning
+    several lines (an ``if`` and its body) must not lend the call its last line."""
+    node.lineno = node.end_lineno = line
+    node.col_offset = node.end_col_offset = col
+    return node
+
+
+def _entering(tree: Any) -> Any:
+    return ast.fix_missing_locations(_Entering().visit(tree))
 
 
 _mutant_results: dict[str, str] = {}
@@ -139,22 +344,65 @@ def pytest_runtestloop(session: Any) -> Any:
     run_the_tests(session)
     if session.testsfailed:
         return True
+    run_mutants({item.nodeid: item for item in session.items}, _pytest_passes)
+    return True
+
+
+def _pytest_passes(items: list[Any]) -> bool:
+    """Runs pytest's ``items`` in a mutant's child: whether none failed."""
+    from _pytest.runner import runtestprotocol
+
+    for index, item in enumerate(items):
+        following = items[index + 1] if index + 1 < len(items) else None
+        reports = runtestprotocol(item, nextitem=following, log=False)
+        if any(report.failed for report in reports):
+            return False
+    return True
+
+
+def run_mutants(tests: dict[str, Any], passes: Any) -> None:
+    """The mutants of ``RGR_MUTATION_MUTANTS`` (if set), each in a child forked from this
+    process running its covering tests (``tests``: id -> the runner's test object)
+    through ``passes(list of test objects) -> bool``; after the traced run (pytest's
+    loop, unittest's suite: rgr.ecosystems.unittest_reporter)."""
+    spec = os.environ.get(MUTANTS_ENV)
+    if not spec:
+        return
     with open(spec, encoding="utf-8") as handle:
         mutants = json.load(handle)
-    items = {item.nodeid: item for item in session.items}
     deadline = float(os.environ.get(DEADLINE_ENV) or 0) or None
     timeout = float(os.environ.get(TIMEOUT_ENV) or 60)
+    #: Covering tests -> whether they pass in a fork unmutated (after the whole suite,
+    #: alone and again): only then can their failing in a mutant's fork be the mutant's.
+    pass_unmutated: dict[tuple[str, ...], bool] = {}
     for mutant in mutants:
-        tests = _covering(mutant)
-        if not tests:
+        covering = _covering(mutant)
+        if _hooked and (not covering or _ran_outside_tests(mutant)):
+            # No result: rgr runs it in a process of its own, with every test. A line
+            # no test was seen running may run in a way the hook misses; a line that
+            # ran outside the tests (while the modules loaded, in a class fixture) did
+            # its work before the fork, where patching the code cannot undo it.
+            continue
+        if not covering:
             _mutant_results[mutant["id"]] = "uncovered"
         elif deadline is not None and time.time() > deadline - 1:
             _mutant_results[mutant["id"]] = "not-run"
         else:
             left = timeout if deadline is None else min(timeout, deadline - time.time())
-            _mutant_results[mutant["id"]] = _run_mutant(
-                mutant, [items[t] for t in tests if t in items], left)
-    return True
+            items = [tests[t] for t in covering if t in tests]
+            key = tuple(covering)
+            if key not in pass_unmutated:
+                pass_unmutated[key] = _run_mutant(None, items, left, passes) == "survived"
+            if not pass_unmutated[key]:
+                continue  # no result, as above: the fork is no place for these tests
+            status = _run_mutant(mutant, items, left, passes)
+            if status != "unpatched":  # unpatched: no result, as above
+                _mutant_results[mutant["id"]] = status
+
+
+def _ran_outside_tests(mutant: dict[str, Any]) -> bool:
+    ran = _outside.get(mutant["path"], set())
+    return mutant["line"] in ran or mutant["statementLine"] in ran
 
 
 def _covering(mutant: dict[str, Any]) -> list[str]:
@@ -166,30 +414,32 @@ def _covering(mutant: dict[str, Any]) -> list[str]:
                   if any(line in files.get(mutant["path"], ()) for line in lines))
 
 
-def _run_mutant(mutant: dict[str, Any], items: list[Any], timeout: float) -> str:
-    path = os.path.join(os.getcwd(), mutant["path"])
-    with open(path, encoding="utf-8") as handle:
-        original = handle.read()
-    module = _module_of(path)  # looked up once, before the fork: children inherit it
+def _run_mutant(mutant: dict[str, Any] | None, items: list[Any], timeout: float,
+                passes: Any) -> str:
+    """``items`` run in a child forked from this process with ``mutant`` patched in
+    (None: unmutated): ``survived`` (all passed), ``killed`` (one failed, or the run
+    outlived ``timeout``) or ``unpatched``."""
+    path = os.path.join(os.getcwd(), mutant["path"]) if mutant is not None else ""
+    original = ""
+    if mutant is not None:
+        with open(path, encoding="utf-8") as handle:
+            original = handle.read()
+    # Looked up once, before the fork: children inherit it.
+    module = _module_of(path) if mutant is not None else None
     pid = os.fork()
     if pid == 0:  # the child: mutate, run, report by exit code, never return
         global _in_mutant
         _in_mutant = True
+        sys.settrace(None)  # nothing more to trace (the fixtures' tracer may be on)
         code = 1
         try:
-            with open(path, "w", encoding="utf-8") as handle:
-                handle.write(mutant["source"])
-            _patch_loaded(module, path, mutant["source"])
-            from _pytest.runner import runtestprotocol
-
-            passed = True
-            for index, item in enumerate(items):
-                following = items[index + 1] if index + 1 < len(items) else None
-                reports = runtestprotocol(item, nextitem=following, log=False)
-                if any(report.failed for report in reports):
-                    passed = False
-                    break
-            code = 0 if passed else 1
+            if mutant is not None:
+                with open(path, "w", encoding="utf-8") as handle:
+                    handle.write(mutant["source"])
+                _patch_loaded(module, path, mutant["source"])
+            code = 0 if passes(items) else 1
+        except _Unpatchable:
+            code = _UNPATCHED_EXIT
         except BaseException:
             code = 1
         finally:
@@ -200,8 +450,8 @@ def _run_mutant(mutant: dict[str, Any], items: list[Any], timeout: float) -> str
         while True:
             done, exit_status = os.waitpid(pid, os.WNOHANG)
             if done:
-                status = "survived" if os.WIFEXITED(exit_status) and \
-                    os.WEXITSTATUS(exit_status) == 0 else "killed"
+                code = os.WEXITSTATUS(exit_status) if os.WIFEXITED(exit_status) else -1
+                status = {0: "survived", _UNPATCHED_EXIT: "unpatched"}.get(code, "killed")
                 break
             if time.time() > ends:
                 os.kill(pid, signal.SIGKILL)
@@ -209,8 +459,9 @@ def _run_mutant(mutant: dict[str, Any], items: list[Any], timeout: float) -> str
                 break
             time.sleep(0.005)
     finally:
-        with open(path, "w", encoding="utf-8") as handle:
-            handle.write(original)
+        if mutant is not None:
+            with open(path, "w", encoding="utf-8") as handle:
+                handle.write(original)
     return status
 
 
@@ -250,15 +501,11 @@ def _patch_loaded(module: Any, path: str, source: str) -> None:
     exec(compile(source, path, "exec"), fresh)
     for name, value in fresh.items():
         old = module.__dict__.get(name)
-        if isinstance(value, types.FunctionType) and isinstance(old, types.FunctionType):
-            _patch_function(old, value)
-        elif isinstance(value, type) and isinstance(old, type):
+        if _patched(old, value):
+            continue
+        if isinstance(value, type) and isinstance(old, type):
             for attr, member in vars(value).items():
-                previous = vars(old).get(attr)
-                if isinstance(member, types.FunctionType) and \
-                        isinstance(previous, types.FunctionType):
-                    _patch_function(previous, member)
-                elif not attr.startswith("__"):
+                if not _patched(vars(old).get(attr), member) and not attr.startswith("__"):
                     setattr(old, attr, member)
         elif not name.startswith("__") and not isinstance(value, types.ModuleType):
             module.__dict__[name] = value
@@ -269,13 +516,76 @@ def _patch_loaded(module: Any, path: str, source: str) -> None:
         del module.__dict__[name]
 
 
-def _patch_function(old: Any, new: Any) -> None:
-    old.__code__ = new.__code__
+class _Unpatchable(Exception):
+    """A loaded function whose code the mutated one's cannot replace (their free
+    variables differ: ``super()`` mutated away): this mutant needs a fresh process."""
+
+
+#: A mutant's child's exit code when ``_Unpatchable``: the mutant has no result here.
+_UNPATCHED_EXIT = 97
+
+
+def _patched(old: Any, new: Any) -> bool:
+    """Whether ``old`` (a loaded object) now runs ``new``'s code in place: a function,
+    a static or class method, a property's functions, the function a decorator's
+    wrapper keeps (``__wrapped__``)."""
+    if isinstance(old, types.FunctionType) and isinstance(new, types.FunctionType):
+        _patch_function(old, new, set())
+        return True
+    pairs: list[tuple[Any, Any]] = []
+    if type(old) is type(new) and isinstance(new, (staticmethod, classmethod)):
+        pairs = [(old.__func__, new.__func__)]
+    elif type(old) is type(new) and isinstance(new, property):
+        pairs = [(old.fget, new.fget), (old.fset, new.fset), (old.fdel, new.fdel)]
+    wrapped = getattr(new, "__wrapped__", None) if not isinstance(new, type) else None
+    if isinstance(wrapped, types.FunctionType):
+        pairs.append((getattr(old, "__wrapped__", None), wrapped))
+    if not pairs or not all(
+            (a is None and b is None) or (isinstance(a, types.FunctionType)
+                                          and isinstance(b, types.FunctionType))
+            for a, b in pairs):
+        return False
+    for mine, theirs in pairs:
+        if mine is not None:
+            _patch_function(mine, theirs, set())
+    # A cache in front of the function (functools.lru_cache) still holds the unmutated
+    # results of the traced run's calls.
+    clear = getattr(old, "cache_clear", None)
+    if callable(clear):
+        clear()
+    return True
+
+
+def _patch_function(old: Any, new: Any, seen: set[int]) -> None:
+    if id(old) in seen:
+        return
+    seen.add(id(old))
+    try:
+        old.__code__ = new.__code__
+    except ValueError as error:
+        raise _Unpatchable(str(error)) from error
     old.__defaults__ = new.__defaults__
     old.__kwdefaults__ = new.__kwdefaults__
+    # A decorator's wrapper keeps the function it wraps in its closure: that one must
+    # run the mutated code too, or the mutant never runs.
+    fresh_cells = new.__closure__ or ()  # as many as ``old``'s: its code took
+    for index, mine in enumerate(old.__closure__ or ()):
+        try:
+            inner, fresh = mine.cell_contents, fresh_cells[index].cell_contents
+        except ValueError:  # an empty cell
+            continue
+        if isinstance(inner, types.FunctionType) and isinstance(fresh, types.FunctionType) \
+                and inner.__code__.co_name == fresh.__code__.co_name:
+            _patch_function(inner, fresh, seen)
 
 
 def pytest_sessionfinish(session: Any, exitstatus: Any) -> None:
+    write_out()
+
+
+def write_out() -> None:
+    """The lines each test ran, the argument types seen and the mutants' results, to
+    ``RGR_MUTATION_TRACE_OUT``."""
     out = os.environ.get(OUT_ENV)
     if not out:
         return
