@@ -57,10 +57,11 @@ public class HalfTest {
 """
 
 
-def _gate(tmp_path: Path, red: dict[str, str], green: dict[str, str]) -> AdequacyNote:
+def _gate(tmp_path: Path, red: dict[str, str], green: dict[str, str],
+          pom: str | None = None) -> AdequacyNote:
     ensure_maven()
     env, _ = maven_home()
-    base = {"pom.xml": maven_pom(), ".gitignore": "target/\n", **red}
+    base = {"pom.xml": pom or maven_pom(), ".gitignore": "target/\n", **red}
     repo, red_commit, green_commit = committed(tmp_path, base, green)
     # A generous budget: this file measures verdicts, not time (a loaded machine runs
     # a Maven build in 10-40 s).
@@ -103,3 +104,29 @@ def test_a_line_only_an_expected_exception_test_runs_is_not_called_unrun(
     excess = [m for m in note.mutants if m.line == 6]
     assert excess and {m.status for m in excess} == {"survived"}, note
     assert note.decision == "test-too-weak", note
+
+
+@sweep_only(WHERE, "a dozen Maven builds")
+def test_a_direct_run_that_differs_from_maven_gives_way_to_maven(tmp_path: Path) -> None:
+    """Surefire sets a system property a test needs (the pom's
+    ``systemPropertyVariables``); rgr's direct JUnit run does not, so that test fails
+    there unmutated. Its kills must not count: the mutants run with Maven again, the
+    weak test's survivors are found, and the note says why."""
+    surefire = "<artifactId>maven-surefire-plugin</artifactId><version>2.22.3</version>"
+    pom = maven_pom().replace(surefire, surefire + (
+        "<configuration><systemPropertyVariables><kata.mode>on</kata.mode>"
+        "</systemPropertyVariables></configuration>"))
+    assert pom != maven_pom()
+    configured = HALF_TEST.replace("public class HalfTest {", (
+        "public class HalfTest {\n    @Test\n    public void isConfigured() {\n"
+        '        assertEquals("on", System.getProperty("kata.mode"));\n    }\n'))
+    note = _gate(tmp_path, {"src/main/java/kata/Half.java":
+                            "package kata;\npublic final class Half {\n"
+                            "    public static int half(int n) {\n        return 0;\n"
+                            "    }\n}\n",
+                            "src/test/java/kata/HalfTest.java": configured},
+                 {"src/main/java/kata/Half.java": HALF}, pom=pom)
+    excess = [m for m in note.mutants if m.line == 6]
+    assert excess and {m.status for m in excess} == {"survived"}, note
+    assert note.decision == "test-too-weak", note
+    assert "did not give the phase's own results" in (note.remark or ""), note

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from rgr.base.config import TestCommand
+from rgr.ecosystems import jvm_direct
 from rgr.ecosystems.base import (
     PROBE_EXIT_CODE,
     Finished,
@@ -163,7 +164,9 @@ def tests_beside(root: Path, path: str) -> tuple[str, ...]:
 
 class JVM(Plain):
     name = "Java (Maven, Gradle)"
-    runners = (Maven(), Gradle())
+    # the third is the mutation gate's own direct run of JUnit 4 classes (jvm_direct),
+    # never a user's command
+    runners = (Maven(), Gradle(), jvm_direct.JUnit4Direct())
     reads_junit_xml_itself = frozenset({"maven", "gradle"})
     test_config_globs = ("**/pom.xml", "**/build.gradle*", "**/settings.gradle*",
                          "**/gradle.properties")
@@ -205,6 +208,9 @@ class JVM(Plain):
                 gradle = "./gradlew" if (root / "gradlew").is_file() else "gradle"
                 return detected((gradle, "test"), "gradle", name, Gradle.globs)
         return None
+
+    def settle(self, cmd: TestCommand, root: Path) -> TestCommand:
+        return jvm_direct.settle(cmd, root)
 
     def runner_named(self, names: Sequence[str], words: Sequence[str]) -> str | None:
         if any(n in ("mvn", "mvnw") for n in names):

@@ -28,7 +28,9 @@
 * Java (Maven): first the test classes written for the changed class (``Foo.java``:
   ``FooTest``, ``FooTests``, ``TestFoo``, through Surefire's ``-Dtest``), and only when
   they all pass, the whole suite. Exact: a survivor faces every test. (Gradle runs the
-  whole suite for each mutant.)
+  whole suite for each mutant.) With JUnit 4 test classes, that first step runs without
+  Maven where the checkout is built for it (rgr.ecosystems.jvm_direct): held, like
+  JavaScript's direct run, to the phase's own results unmutated.
 * Rust (``cargo test``, a package at the root): first the test targets written for the
   changed file (``src/ranges.rs``: ``--test ranges`` for ``tests/ranges.rs``, ``--lib``
   when the file holds unit tests; rgr.ecosystems.cargo_targets), without the other test
@@ -46,7 +48,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from rgr.base.config import TestCommand
-from rgr.ecosystems import cargo_targets, go, js_direct, js_modules, js_reach, jvm
+from rgr.ecosystems import cargo_targets, go, js_direct, js_modules, js_reach, jvm, jvm_direct
 
 #: The JavaScript runners whose suite is the test files found in the project.
 _JS_RUNNERS = frozenset({"mocha", "jest", "vitest", "node"})
@@ -69,8 +71,10 @@ class Scope:
     #: A narrower run to try first (Go: the changed package alone): when a test of it
     #: fails, the mutant is killed and ``cmd`` (then: the importing packages) is not run.
     first: TestCommand | None = None
-    #: ``cmd`` is rgr's direct form of the user's command (rgr.ecosystems.js_direct):
-    #: its unmutated run must give the phase's own results before its kills count.
+    #: ``cmd`` is rgr's direct form of the user's command (rgr.ecosystems.js_direct),
+    #: or ``first`` is a direct run of the tests (rgr.ecosystems.jvm_direct, where
+    #: ``plain_first`` is set): its unmutated run must give the phase's own results
+    #: before its kills count.
     direct: bool = False
     #: The user's command a direct ``cmd`` stands for (None: ``cmd`` is run as it is).
     user: TestCommand | None = None
@@ -82,6 +86,9 @@ class Scope:
     #: sets apart): only a failing test or a timeout in it settles a mutant; anything
     #: else, a build error included, runs ``cmd``.
     first_needs_a_failing_test: bool = False
+    #: Java: the Maven form of ``first``, for a checkout not built for the direct run
+    #: yet, a mutant the direct run may not take, and a direct run that disagreed.
+    plain_first: TestCommand | None = None
 
     @property
     def narrowed(self) -> bool:
@@ -96,6 +103,36 @@ class Scope:
             return self.cmd
         return js_direct.read_again(self.cmd, self.user, tree) or self.user
 
+    def checked_in(self, tree: Path) -> TestCommand:
+        """The command a direct scope's unmutated run checks in ``tree``: Java's direct
+        first step, else the direct command."""
+        if self.plain_first is not None and self.first is not None:
+            return self.first
+        return self.command_in(tree)
+
+    def undirected(self, cmd: TestCommand) -> Scope:
+        """This scope without rgr's direct runs: the user's ``cmd`` (JavaScript's
+        direct scope holds the direct command itself), Java's with Maven's first step."""
+        if self.plain_first is not None:
+            return replace(self, first=self.plain_first, direct=False, plain_first=None)
+        return Scope(cmd)
+
+    def first_in(self, tree: Path, source: str, lines: tuple[int, ...],
+                 tainted: set[Path]) -> TestCommand | None:
+        """``first`` for a mutant of ``lines`` (of the file's ``source``) in the
+        checkout ``tree``: Maven's where the direct run may not take it, the checkout
+        lacks what it needs, or is ``tainted`` (rgr.ecosystems.jvm_direct). A mutant of
+        a constant built by Maven leaves its value copied into the classes the checkout
+        compiled: that checkout joins ``tainted`` and runs no more mutants directly."""
+        if self.plain_first is None or self.first is None:
+            return self.first
+        if not all(jvm_direct.may_run(source, line) for line in lines):
+            tainted.add(tree)
+            return self.plain_first
+        if tree not in tainted and jvm_direct.ready(tree, self.first):
+            return self.first
+        return self.plain_first
+
 
 def scope_of(cmd: TestCommand, root: Path, path: str) -> Scope:
     """The scope of a change of ``path`` in the checkout ``root``; the whole ``cmd``
@@ -108,9 +145,13 @@ def scope_of(cmd: TestCommand, root: Path, path: str) -> Scope:
         # A command that picks its own tests keeps them (as for Go's -run).
         picks = any(word.startswith(("-Dtest=", "-Dtest ")) for word in cmd.argv)
         named = () if picks else jvm.tests_beside(root, path)
-        if named:
-            return Scope(cmd, first=_maven_tests(cmd, named))
-        return Scope(cmd)
+        if not named:
+            return Scope(cmd)
+        maven_first = _maven_tests(cmd, named)
+        direct = jvm_direct.direct_command(cmd, root, path, named)
+        if direct is None:
+            return Scope(cmd, first=maven_first)
+        return Scope(cmd, first=direct, direct=True, plain_first=maven_first)
     if cmd.runner == "cargo" and path.endswith(".rs") and cargo_targets.narrowable(cmd.argv):
         targets = cargo_targets.targets_for(root, path)
         if targets:

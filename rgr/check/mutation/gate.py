@@ -15,7 +15,8 @@ its importers, the JavaScript test files that load the module; Rust's and Maven'
 written for the file first, the whole command when they pass; a survivor of a JavaScript
 run that left files out runs again with every test; a JavaScript runner started directly
 instead of through npm, rgr.ecosystems.js_direct, must first give the phase's own results
-unmutated) on checkouts kept open for the gate (a compiled project builds incrementally),
+unmutated; so must a Java mutant's first step run without Maven, rgr.ecosystems.
+jvm_direct) on checkouts kept open for the gate (a compiled project builds incrementally),
 each within a few times the phase's own test run; then each
 survivor's statement is probed (made to end the test process at once, which no test can
 catch): when every test still passes, no test runs it, and its survivors are
@@ -53,7 +54,7 @@ from rgr.check.mutation import lines as coverage_lines
 from rgr.check.mutation.mutants import Mutant, apply, mutants_of
 from rgr.check.mutation.rule import decide, demonstrably_killable
 from rgr.check.verify import Confinement, TestReport, run_tests
-from rgr.ecosystems import js_direct
+from rgr.ecosystems import js_direct, jvm_direct
 from rgr.ecosystems.test_scope import Scope, left_out, scope_of
 from rgr.store import git
 from rgr.store.handoff import AdequacyNote, MutantFinding
@@ -394,29 +395,43 @@ def _measure_probed(subject: Subject, mutants: list[Mutant], settings: AdequacyC
             for path, scope in scopes.items():
                 if scope.direct or (scope.narrowed and scope.shared_process):
                     with left_out(tree, scope.left_out):
-                        report = run_tests(scope.command_in(tree), tree, timeout=timeout,
+                        report = run_tests(scope.checked_in(tree), tree, timeout=timeout,
                                            env=env, confinement=confinement)
                     if not report.all_passed or report.no_tests_collected or (
                             scope.direct and not agrees_with_phase(report, baseline, scope)):
                         failed.add(path)
 
+        # Java's direct runs need a checkout a Maven run has built (the reach run built
+        # the first): only those take the mutants, since building another costs a
+        # Maven run, more than several direct runs. None built: Maven runs them all.
+        built = [n for n, tree in enumerate(pool.trees())
+                 if all(s.first is not None and jvm_direct.ready(tree, s.first)
+                        for s in scopes.values() if s.plain_first is not None)]
+        if not built:
+            scopes = {path: scope.undirected(cmd) if scope.plain_first is not None else scope
+                      for path, scope in scopes.items()}
         for mutant, _tests, status in pool.run([(m, []) for m in mutants], subject.sources,
-                                               cmd, deadline, timeout, scopes, check):
+                                               cmd, deadline, timeout, scopes, check,
+                                               built or None):
             findings[mutant.id] = _finding(mutant, status, [])
         # A survivor of a run that left tests out faces every test before it counts:
         # the tests left out were chosen by reading the code, which can miss a killer.
-        # Where the narrowed suite failed unmutated, every mutant runs again whole.
+        # Where the narrowed suite failed unmutated, every mutant runs again whole
+        # (Java's: with Maven's own first step).
         again: list[tuple[Mutant, list[str]]] = [
             (m, []) for m in mutants if m.path in failed or (
                 findings[m.id].status == "survived" and not scopes[m.path].exact)]
         gave_way = sorted(path for path in failed if scopes[path].direct)
-        scopes = {path: scope if path not in failed else Scope(cmd)
+        scopes = {path: scope if path not in failed else scope.undirected(cmd)
                   for path, scope in scopes.items()}
         # The user's command, its script's hooks looked past where they stopped the run
-        # before any test reported (rgr.ecosystems.js_direct.without_hooks).
+        # before any test reported (rgr.ecosystems.js_direct.without_hooks); a Java
+        # direct first step that gave way: Maven's own first step, then the whole suite.
         whole = Scope(cmd, hookless=js_direct.without_hooks(cmd, first_tree))
+        again_scopes = {path: scope if path in failed and scope.first is not None
+                        else whole for path, scope in scopes.items()}
         for mutant, _tests, status in pool.run(again, subject.sources, cmd, deadline,
-                                               timeout, {path: whole for path in scopes}):
+                                               timeout, again_scopes):
             findings[mutant.id] = _finding(mutant, status, [])
         # One probe per place: before a line's statement, or inside the one-line body
         # of an ``if`` that holds the survivor (textual.probe_of), run within the scopes
@@ -445,9 +460,9 @@ def _measure_probed(subject: Subject, mutants: list[Mutant], settings: AdequacyC
             lambda probes: pool.run([(p, []) for p in probes], subject.sources, cmd,
                                     deadline, timeout, probe_scopes))
     if gave_way:
-        return (f"the runner started directly (without npm) did not give the phase's own "
-                f"results unmutated, so the mutants of {', '.join(gave_way)} ran with the "
-                "test command as it is")
+        return (f"the tests started directly (without npm or Maven) did not give the "
+                f"phase's own results unmutated, so the mutants of {', '.join(gave_way)} "
+                "ran with the test command as it is")
     return None
 
 
@@ -460,6 +475,11 @@ def agrees_with_phase(report: TestReport, baseline: TestReport | None, scope: Sc
     if baseline is None:
         return True
     got = {key: o.status for key, o in report.outcomes.items()}
+    if scope.plain_first is not None and scope.first is not None:
+        # Java: the direct run ran the test classes written for the changed class
+        kept = jvm_direct.test_files(scope.first)
+        return got == {key: o.status for key, o in baseline.outcomes.items()
+                       if o.file in kept}
     dropped = set(scope.left_out)
     if dropped and any(o.file is None for o in baseline.outcomes.values()):
         return all(baseline.outcomes.get(key) is not None
@@ -575,6 +595,8 @@ class _Checkouts:
         self._open, self._jobs = open_checkout, max(1, jobs)
         self._stack = ExitStack()
         self._open_ones: list[Checkout] = []
+        #: Checkouts whose build took a mutated constant (Scope.first_in).
+        self._tainted: set[Path] = set()
 
     def __enter__(self) -> _Checkouts:
         with ThreadPoolExecutor(max_workers=self._jobs) as pool:
@@ -643,12 +665,13 @@ class _Checkouts:
     def run(self, to_run: list[tuple[Mutant, list[str]]], sources: dict[str, str],
             cmd: TestCommand, deadline: float, timeout: float,
             scopes: dict[str, Scope] | None = None,
-            before: Callable[[Checkout], None] | None = None
+            before: Callable[[Checkout], None] | None = None,
+            only: list[int] | None = None
             ) -> list[tuple[Mutant, list[str], str]]:
         """Each mutant's status (``killed``, ``survived``, ``unviable``, or ``not-run``
         once ``deadline`` has passed), each run within ``scopes[mutant.path]`` (the
         whole command where none is given). ``before``: run once, by the first
-        checkout free, before its mutants."""
+        checkout free, before its mutants. ``only``: the checkouts (by number) to use."""
         pending: queue.Queue[tuple[Mutant, list[str]]] = queue.Queue()
         for item in to_run:
             pending.put(item)
@@ -672,26 +695,28 @@ class _Checkouts:
                 scope = (scopes or {}).get(mutant.path) or Scope(cmd)
                 status = "not-run" if left <= 1 else _run_one(
                     mutant, tests, sources, scope, tree, confinement, env,
-                    min(timeout, left))
+                    min(timeout, left), self._tainted)
                 with lock:
                     results.append((mutant, tests, status))
 
+        used = [c for n, c in enumerate(self._open_ones) if only is None or n in only]
         with ThreadPoolExecutor(max_workers=self._jobs) as pool:
-            for future in [pool.submit(worker, c) for c in self._open_ones]:
+            for future in [pool.submit(worker, c) for c in used]:
                 future.result()
         return results
 
 
 def _run_one(mutant: Mutant, tests: list[str], sources: dict[str, str], scope: Scope,
              tree: Path, confinement: Confinement | None, env: dict[str, str],
-             timeout: float) -> str:
+             timeout: float, tainted: set[Path]) -> str:
     target = tree / mutant.path
     original = sources[mutant.path]
+    first = scope.first_in(tree, original, (mutant.statement_line, mutant.line), tainted)
     target.write_text(apply(original, mutant), encoding="utf-8")
     try:
         report = None
-        if scope.first is not None:  # the changed package first: most mutants end there
-            report = run_tests(scope.first, tree, timeout=timeout, env=env,
+        if first is not None:  # the changed package first: most mutants end there
+            report = run_tests(first, tree, timeout=timeout, env=env,
                                confinement=confinement)
             if not first_settles(scope, report):
                 report = None
