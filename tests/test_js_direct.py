@@ -226,6 +226,8 @@ def test_the_gate_scope_takes_the_direct_command_and_checks_it(tmp_path: Path) -
     scope = scope_of(command("npm", "test"), root, "lib.js")
     assert scope.direct and not scope.exact and not scope.narrowed
     assert scope.cmd.argv == ("node_modules/.bin/mocha", "test")
+    # when the direct run gives way, the user's own command runs, never the direct one
+    assert scope.undirected(command("npm", "test")) == Scope(command("npm", "test"))
     chained = project(tmp_path / "chained", {"test": "eslint . && mocha test"})
     (chained / "lib.js").write_text("exports.one = () => 1;\n")
     kept = scope_of(command("npm", "test"), chained, "lib.js")
