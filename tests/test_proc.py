@@ -81,3 +81,24 @@ def test_cancel_kills_a_running_reader_and_is_a_no_op_once_reaped() -> None:
     done = start_output(python("print('x')"))
     assert done.result() == b"x\n"
     done.cancel()
+
+
+def test_a_child_does_not_inherit_signals_rgr_was_told_to_ignore(
+        tmp_path: Path) -> None:
+    # rgr under nohup ignores SIGHUP; a test that ends its own child with SIGHUP (Go's
+    # x/sys TestPidfd) would wait forever if the child inherited that.
+    import signal
+
+    from rgr.base.proc import run
+
+    code = ("import signal\n"
+            "print(*(signal.getsignal(s) != signal.SIG_IGN for s in "
+            "(signal.SIGHUP, signal.SIGINT, signal.SIGQUIT)))")
+    before = {s: signal.signal(s, signal.SIG_IGN)
+              for s in (signal.SIGHUP, signal.SIGINT, signal.SIGQUIT)}
+    try:
+        done = run(python(code), cwd=tmp_path, timeout=30)
+    finally:
+        for sig, handler in before.items():
+            signal.signal(sig, handler)
+    assert done.stdout.split() == ["True", "True", "True"]

@@ -101,15 +101,37 @@ def _load_prctl() -> Callable[..., int] | None:
 _PRCTL: Callable[..., int] | None = None
 _PRCTL_LOADED = False
 _SIGKILL = 9  # signal.SIGKILL, read with the rest in the parent (_prctl)
+#: (signal.signal, SIG_DFL, the signals a child starts with their default action),
+#: read in the parent (_prctl) for the same reason.
+_RESET: tuple[Callable[..., object], object, tuple[int, ...]] | None = None
 
 
 def _prctl() -> Callable[..., int] | None:
-    global _PRCTL, _PRCTL_LOADED, _SIGKILL
+    global _PRCTL, _PRCTL_LOADED, _SIGKILL, _RESET
     if not _PRCTL_LOADED:
         import signal
 
         _PRCTL, _PRCTL_LOADED, _SIGKILL = _load_prctl(), True, signal.SIGKILL
+        _RESET = (signal.signal, signal.SIG_DFL,
+                  (signal.SIGHUP, signal.SIGINT, signal.SIGQUIT))
     return _PRCTL
+
+
+def prepare_child() -> None:
+    """In the child, before exec: die with rgr (:func:`die_with_parent`), and start with
+    the default action for hangup, interrupt and quit.
+
+    An ignored signal stays ignored across exec. rgr started with ``nohup`` (or as a
+    background job of a script, whose shell ignores SIGINT and SIGQUIT there) would
+    hand that on to every test and agent, and a test that stops a child of its own
+    with SIGHUP (golang.org/x/sys's TestPidfd) would wait for it forever. The child is
+    in a session of its own, so no terminal's hangup reaches it either way.
+    """
+    die_with_parent()
+    if _RESET is not None:
+        set_handler, default, signals = _RESET
+        for sig in signals:
+            set_handler(sig, default)
 
 
 def die_with_parent() -> None:
@@ -147,7 +169,7 @@ def _spawn(argv: tuple[str, ...], cwd: Path | str, env: Mapping[str, str] | None
     too) that dies with rgr; CommandError when it cannot be started at all."""
     import subprocess
 
-    prctl = _prctl()
+    _prctl()
     try:
         return subprocess.Popen(
             argv,
@@ -157,7 +179,7 @@ def _spawn(argv: tuple[str, ...], cwd: Path | str, env: Mapping[str, str] | None
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             start_new_session=True,
-            preexec_fn=die_with_parent if prctl is not None else None,
+            preexec_fn=prepare_child,
         )
     except FileNotFoundError as exc:
         raise CommandError(
