@@ -63,6 +63,13 @@ _seen: dict[str, dict[str, set[int]]] = {}
 _arg_types: dict[str, dict[str, set[str]]] = {}
 
 
+def pytest_load_initial_conftests(early_config: Any, parser: Any, args: Any) -> None:
+    """Before the conftests and the test modules import anything: only the tests that
+    enter the watched files' functions pay for tracing (``hook_imports``)."""
+    if watch():
+        hook_imports()
+
+
 def pytest_configure(config: Any) -> None:
     watch()
 
