@@ -23,7 +23,9 @@ into the same output file, under ``"mutants"``.
 
 The tracer is ``sys.settrace`` set around each test's run and removed after it (the one
 that was there before is put back): the global trace function returns a line tracer only
-for frames of the watched files, so other code pays one call per function entered. It
+for frames of the watched files, so other code pays one call per function entered. With
+the watched files' imports hooked (``hook_imports``: before the conftests load under
+pytest), it is set only once a test enters one of their functions. It
 runs in the project's interpreter, which may be older than rgr's: standard library
 only, nothing newer than Python 3.8. Loaded like rgr.ecosystems.pytest_own_outcomes,
 through a ``pytest11`` entry point of a dist-info folder on PYTHONPATH.
