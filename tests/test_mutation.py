@@ -303,6 +303,35 @@ def test_a_line_run_only_while_the_modules_load_is_not_called_uncovered(
     assert note.killed >= 3 and not note.mutants, note  # killed ones are not listed
 
 
+LOADED_PAST_THE_HOOK = """import importlib.util
+import sys
+
+spec = importlib.util.spec_from_file_location("calc", "calc.py")
+calc = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(calc)
+sys.modules["calc"] = calc
+"""
+
+
+def test_a_file_loaded_past_the_import_hook_is_traced_whole(tmp_path: Path) -> None:
+    """A conftest loads the changed file itself, so the hook never instruments it: the
+    tests are traced whole, and the mutant is judged in the fork, not left unseen."""
+    repo = make_repo(tmp_path)
+    repo.commit("test: add", {"calc.py": STUB, "tests/test_calc.py": STRONG_TEST,
+                              "conftest.py": LOADED_PAST_THE_HOOK})
+    tip = repo.commit("feat: add", {"calc.py": HONEST})
+    checkout = tmp_path / "checkout"
+    pygit = rgr_git.open_repo(repo.path)
+    checkout_pristine(pygit, rgr_git.resolve_commit(pygit, tip).id, checkout)
+    found = mutants_of("calc.py", HONEST, {2})
+    coverage = coverage_lines.collect(
+        PYTEST, checkout, ["calc.py"], timeout=120, env=dict(BARE_ENV), confinement=None,
+        scratch=tmp_path, mutants={m.id: (m, apply(HONEST, m)) for m in found},
+        per_mutant_timeout=30)
+    assert coverage.mutants is not None and found
+    assert {coverage.mutants.get(m.id) for m in found} == {"killed"}, coverage.mutants
+
+
 def test_an_equivalence_claim_is_recorded_with_its_reason_and_never_counts_as_killed() -> None:
     survivor = finding("survived")
     note = AdequacyNote(phase="RED", tried=3, killed=2, survived=1, mutants=[survivor],

@@ -145,6 +145,17 @@ def _note_arguments(name: str, frame: Any) -> None:
 _in_mutant = False  # True in a mutant's child process: nothing more to trace
 
 
+def pytest_collection_finish(session: Any) -> None:
+    """A watched file loaded past the hook while the tests were collected (a conftest's
+    ``spec_from_file_location``): its functions never switch tracing on, so every test
+    is traced whole."""
+    global _hook_failed
+    if _hooked and any(_watched_name(str(getattr(m, "__file__", None) or ""))
+                       and not isinstance(getattr(m, "__loader__", None), _Loader)
+                       for m in list(sys.modules.values())):
+        _hook_failed = True
+
+
 def pytest_runtest_call(item: Any) -> None:
     start_test(item.nodeid)
 
