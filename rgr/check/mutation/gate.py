@@ -70,12 +70,13 @@ _TIMEOUT_FACTOR, _TIMEOUT_MARGIN_S = 3.0, 10.0
 #: The runners rgr's line tracer runs in (rgr.check.mutation.pytest_lines: a pytest
 #: plugin, and rgr's unittest reporter, rgr.ecosystems.unittest_reporter).
 TRACED_RUNNERS = frozenset({"pytest", "unittest"})
-#: Where the tracer starts itself from the changed code (rgr's unittest reporter hooks
-#: the changed files' imports, rgr.check.mutation.pytest_lines.hook_imports), a line no
-#: test was seen running may still run in a way the hook misses, or only while the
-#: modules load: its mutant runs with every test, in a fresh process, before it is
-#: ``uncovered``.
-_UNSEEN_RUN_WHOLE = frozenset({"unittest"})
+#: Where the tracer starts itself from the changed code (pytest's plugin and rgr's
+#: unittest reporter hook the changed files' imports, rgr.check.mutation.pytest_lines.
+#: hook_imports), a line no test was seen running may still run in a way the hook
+#: misses, or only while the modules load or (pytest: each test's call is traced, not
+#: its fixtures) a fixture sets up: its mutant runs with every test, in a fresh
+#: process, before it is ``uncovered``.
+_UNSEEN_RUN_WHOLE = frozenset({"pytest", "unittest"})
 
 
 @dataclass(frozen=True)
@@ -190,9 +191,9 @@ def _measure_python(subject: Subject, mutants: list[Mutant], files: list[str],
                     deadline: float, findings: dict[str, MutantFinding]
                     ) -> tuple[str | None, coverage_lines.Coverage]:
     """Fills ``findings`` for Python ``mutants``: rgr's tracer tells which tests run each
-    line (pytest, unittest), so a line no test runs is ``uncovered`` without a run
-    (unittest: after a run with every test, ``_UNSEEN_RUN_WHOLE``). Returns a remark (or
-    None) and the line data."""
+    line (pytest, unittest), so a mutant faces only those tests, and one of a line no
+    test was seen running faces every test, in a fresh process, before it is
+    ``uncovered`` (``_UNSEEN_RUN_WHOLE``). Returns a remark (or None) and the line data."""
     key = coverage_lines.cache_key(subject.tree, files)
     coverage = None
     if cmd.runner in TRACED_RUNNERS:
