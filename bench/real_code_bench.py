@@ -337,8 +337,15 @@ def print_table(rows: list[Row], args: argparse.Namespace) -> None:
               f"{r.killed} | {r.equivalent} | {r.noise} | {r.not_run} | {r.unviable} | "
               f"{r.undecided} | {r.blocking} | {r.run_s:.2f} | {r.gate_s:.2f} | {ratio} | "
               f"{r.debt} | {r.right} | {r.load} |")
-    judged = [r for r in rows if r.rounds and r.gate != "no gate yet"]
-    wrong = [r for r in judged if r.right.startswith("no")]
+    # A row whose release's own run failed (a flaky test of the project's) is said, not
+    # counted either way: there was nothing to judge the verdict against.
+    judged = [r for r in rows if r.rounds and r.gate != "no gate yet"
+              and not r.right.startswith("not judged")]
+    wrong = [r for r in judged if r.right.startswith("no:")]
+    unjudged = [r for r in rows if r.right.startswith("not judged")]
+    if unjudged:
+        print("not judged (the release's own run failed): "
+              + ", ".join(f"{r.project}/{r.change}" for r in unjudged))
     print(f"\nfalse verdicts: {len(wrong)} of {len(judged)} changes judged by a gate"
           + "".join(f"; {r.project}/{r.change}: {r.right}" for r in wrong))
     before = [r for r in rows if r.right.startswith("blocked")]

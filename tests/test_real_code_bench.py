@@ -39,3 +39,19 @@ def test_every_corpus_project_has_the_honest_change_and_both_cheats() -> None:
 def test_a_verdict_is_right_only_where_the_change_deserves_it(
         change: str, red: str, decision: str, debt: int, expected: str) -> None:
     assert right_verdict(change, red, "ok", decision, debt) == expected
+
+
+def test_a_row_the_release_could_not_judge_is_said_and_is_no_false_verdict(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    import argparse
+
+    from bench.real_code_bench import Row, print_table
+
+    rows = [Row("a", "honest", gate="pass", rounds=1, right="yes"),
+            Row("b", "honest", gate="pass", rounds=1,
+                right="not judged: the release's own run fails here"),
+            Row("c", "weak", gate="pass", rounds=1, right="no: cheat accepted")]
+    print_table(rows, argparse.Namespace(rounds=1, jobs=2))
+    out = capsys.readouterr().out
+    assert "false verdicts: 1 of 2 changes judged by a gate; c/weak: no: cheat accepted" in out
+    assert "not judged (the release's own run failed): b/honest" in out
