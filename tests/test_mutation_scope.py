@@ -480,3 +480,30 @@ def test_a_mixed_packages_killer_the_reading_misses_still_kills(tmp_path: Path) 
                            node_modules=ensure_js_runners())
     # double's two mutants and half's two, each killed by a test that fails on it
     assert note.decision == "pass" and note.killed == note.tried == 4, note
+
+
+@sweep_only("tests/test_mutation_scope.py", "node's runner and Jest for each run, about 15 s")
+def test_a_mixed_packages_kept_test_needing_a_left_out_file_undoes_the_narrowing(
+        tmp_path: Path) -> None:
+    """The weak test of double fails whenever test/other.test.js is not there: narrowed,
+    it would fail on every mutant, "killing" them all. The narrowed suite fails
+    unmutated, so every mutant runs again with every test, where the weak test passes
+    on them: they survive, and the weak test is `test-too-weak`."""
+    weak = ("const { test } = require('node:test');\n"
+            "const assert = require('node:assert');\nconst fs = require('node:fs');\n"
+            "const { double } = require('../lib/ranges');\n"
+            "test('gives a number', () => {\n"
+            "  assert.ok(fs.existsSync(__dirname + '/other.test.js'));\n"
+            "  assert.strictEqual(typeof double(3), 'number');\n});\n")
+    half = "exports.half = function (x) { return x / 2; };\n"
+    stub = {**MIXED, "test/ranges.test.js": weak,
+            "lib/ranges.js": "exports.double = function (x) { return 0; };\n" + half}
+    del stub["test/types/ranges.tst.ts"], stub["test/tape.test.js"]
+    code = {"lib/ranges.js": "exports.double = function (x) { return x * 2; };\n" + half}
+    repo, base, head = committed(tmp_path, stub, code)
+    command = detected_command(repo)
+    assert "test/other.test.js" in scope_of(command, repo.path, "lib/ranges.js").left_out
+    note = measure_commits(repo, base, head, command, settings=AdequacyConfig(jobs=2),
+                           node_modules=ensure_js_runners())
+    assert note.decision == "test-too-weak", note
+    assert note.survived == note.tried > 0 and note.killed == 0, note

@@ -19,7 +19,8 @@
   can load a module in ways a reading of its text cannot follow), so the gate runs a
   survivor again with every test. A package mixing node's runner and Jest
   (rgr.ecosystems.js_mixed) is narrowed the same way: its script is settled in the
-  narrowed checkout, so each runner gets its kept files only.
+  narrowed checkout, so each runner gets its kept files only; its narrowed suite must
+  pass unmutated, as Mocha's must, before its kills count.
 * JavaScript, the command itself: ``npx mocha ...``, or an ``npm test`` or ``npm run X``
   whose script is one plain runner invocation, runs as the runner's own executable with
   the same arguments (rgr.ecosystems.js_direct): npm's start-up is most of a small suite's run.
@@ -68,6 +69,10 @@ class Scope:
     #: suite has to pass unmutated before its kills count. Jest, Vitest and node's
     #: runner load each file apart.
     shared_process: bool = False
+    #: The narrowed suite must pass unmutated before its kills count, for a reason of
+    #: its own (a package mixing two runners, rgr.ecosystems.js_mixed: its command is
+    #: made again from the files the narrowed checkout holds).
+    checked: bool = False
     #: A narrower run to try first (Go: the changed package alone): when a test of it
     #: fails, the mutant is killed and ``cmd`` (then: the importing packages) is not run.
     first: TestCommand | None = None
@@ -138,14 +143,16 @@ def _mixed_scope(cmd: TestCommand, root: Path, path: str) -> Scope:
     in the narrowed checkout, so each runner gets only its kept files, and a runner left
     with none is not started. Narrowed only where a kept file is one a runner here is
     sure to run (a JavaScript node:test or tape file, a Jest file): a run of no test at
-    all is no test failing, and would read as a kill."""
+    all is no test failing, and would read as a kill. The narrowed suite runs once
+    unmutated before its kills count (``checked``): a kept test that needs one left out
+    (a file it reads, a fixture it writes) fails there, not only on a mutant."""
     found = js_reach.reach(root, path)
     if found is None or not found.left_out:
         return Scope(cmd)
     owned = js_mixed.owners(root)
     if not set(found.selected) & {*owned.node, *owned.jest}:
         return Scope(cmd)
-    return Scope(cmd, found.left_out, exact=False)
+    return Scope(cmd, found.left_out, exact=False, checked=True)
 
 
 def _go_scope(cmd: TestCommand, root: Path, path: str) -> Scope:
