@@ -16,7 +16,8 @@ from toolchains import ensure_cargo, ensure_js_runners
 
 from rgr.base.config import AdequacyConfig, TestCommand
 from rgr.check.verify import TestReport, run_tests
-from rgr.ecosystems import js_reach
+from rgr.ecosystems import js_mixed, js_reach
+from rgr.ecosystems.registry import detect_test_command, settle
 from rgr.ecosystems.test_scope import left_out, scope_of
 from tests.gate_helpers import committed, detected_command, measure_commits
 
@@ -401,5 +402,108 @@ def test_a_lint_hook_never_kills_a_survivor(tmp_path: Path) -> None:
     assert baseline.all_passed and len(baseline.outcomes) == 1, baseline
     note = measure_commits(repo, base, head, NPM_TEST, settings=AdequacyConfig(jobs=2),
                            node_modules=ensure_js_runners(), baseline=baseline)
+    assert note.decision == "test-too-weak", note
+    assert note.survived == note.tried > 0 and note.killed == 0, note
+
+
+# ------------------------------------------------------------------ JavaScript, mixed runners
+
+#: pino's shape (rgr.ecosystems.js_mixed): node:test files, a tape file node's runner
+#: runs as a script, a Jest file, a type test neither runner runs.
+MIXED = {
+    "package.json": json.dumps({"name": "mix", "scripts": {"test": "jest"},
+                                "devDependencies": {"jest": "30.5.2"}}),
+    "lib/ranges.js": LIB["lib/ranges.js"],
+    "lib/other.js": LIB["lib/other.js"],
+    "test/ranges.test.js": "const { test } = require('node:test');\n"
+                           "const assert = require('node:assert');\n"
+                           "const { double } = require('../lib/ranges');\n"
+                           "test('doubles', () => assert.strictEqual(double(3), 6));\n",
+    "test/other.test.js": "const { test } = require('node:test');\n"
+                          "const { one } = require('../lib/other');\n"
+                          "test('one', () => one());\n",
+    "test/tape.test.js": "const test = require('tape');\n"
+                         "require('../lib/other');\ntest('t', (t) => t.end());\n",
+    # loads ranges by a path computed at run time: no reading of the text sees it
+    "test/jest/half.test.js": "const lib = require(['..', '..', 'lib', 'ran' + 'ges']"
+                              ".join('/'));\n"
+                              "test('halves', () => expect(lib.half(8)).toBe(4));\n",
+    "test/types/ranges.tst.ts": "import { expect, test } from 'tstyche';\n"
+                                "import { one } from '../../lib/other';\n"
+                                "test('one', () => { expect(one()).type.toBe<number>(); });\n",
+}
+
+
+def test_a_mixed_package_leaves_out_the_files_not_loading_the_module(tmp_path: Path) -> None:
+    write(tmp_path, MIXED)
+    command = detect_test_command(tmp_path)
+    assert command is not None and command.runner == js_mixed.NAME, command
+    scope = scope_of(command, tmp_path, "lib/ranges.js")
+    assert not scope.exact and not scope.direct
+    assert scope.left_out == ("test/jest/half.test.js", "test/other.test.js",
+                              "test/tape.test.js", "test/types/ranges.tst.ts")
+    with left_out(tmp_path, scope.left_out):
+        script = settle(command, tmp_path).argv[-1]
+    # node's runner on the kept file alone; Jest, left with no file, is not started
+    assert "node --test ./test/ranges.test.js " in script and "jest" not in script
+    assert (tmp_path / "test/jest/half.test.js").read_text() == \
+        MIXED["test/jest/half.test.js"]
+
+
+def test_a_mixed_package_is_not_narrowed_to_files_no_runner_runs(tmp_path: Path) -> None:
+    """lib/other.js is loaded by node files and by a type test; lib/typed.js by the
+    type test alone, which neither runner runs: narrowed to it, a run would run no test
+    at all, which reads as a kill. It keeps every test."""
+    write(tmp_path, {**MIXED, "lib/typed.js": "exports.t = 1;\n",
+                     "test/types/ranges.tst.ts": MIXED["test/types/ranges.tst.ts"]
+                     + "import { t } from '../../lib/typed';\n"})
+    command = detect_test_command(tmp_path)
+    assert command is not None
+    assert scope_of(command, tmp_path, "lib/other.js").left_out == (
+        "test/jest/half.test.js", "test/ranges.test.js")
+    assert not scope_of(command, tmp_path, "lib/typed.js").narrowed
+
+
+@sweep_only("tests/test_mutation_scope.py", "node's runner and Jest for each run, about 15 s")
+def test_a_mixed_packages_killer_the_reading_misses_still_kills(tmp_path: Path) -> None:
+    """half's mutants are killed only by the Jest file that loads ranges by a computed
+    path: the narrowed runs (node's runner on test/ranges.test.js alone) leave it out,
+    so half's mutants survive them and run again with every test, which kills them."""
+    stub = {**MIXED, "lib/ranges.js": "exports.double = function (x) { return 0; };\n"
+                                      "exports.half = function (x) { return 0; };\n"}
+    del stub["test/types/ranges.tst.ts"], stub["test/tape.test.js"]  # tape not installed
+    repo, base, head = committed(tmp_path, stub, {"lib/ranges.js": LIB["lib/ranges.js"]})
+    command = detected_command(repo)
+    assert command.runner == js_mixed.NAME, command
+    assert "test/jest/half.test.js" in scope_of(command, repo.path, "lib/ranges.js").left_out
+    note = measure_commits(repo, base, head, command, settings=AdequacyConfig(jobs=2),
+                           node_modules=ensure_js_runners())
+    # double's two mutants and half's two, each killed by a test that fails on it
+    assert note.decision == "pass" and note.killed == note.tried == 4, note
+
+
+@sweep_only("tests/test_mutation_scope.py", "node's runner and Jest for each run, about 15 s")
+def test_a_mixed_packages_kept_test_needing_a_left_out_file_undoes_the_narrowing(
+        tmp_path: Path) -> None:
+    """The weak test of double fails whenever test/other.test.js is not there: narrowed,
+    it would fail on every mutant, "killing" them all. The narrowed suite fails
+    unmutated, so every mutant runs again with every test, where the weak test passes
+    on them: they survive, and the weak test is `test-too-weak`."""
+    weak = ("const { test } = require('node:test');\n"
+            "const assert = require('node:assert');\nconst fs = require('node:fs');\n"
+            "const { double } = require('../lib/ranges');\n"
+            "test('gives a number', () => {\n"
+            "  assert.ok(fs.existsSync(__dirname + '/other.test.js'));\n"
+            "  assert.strictEqual(typeof double(3), 'number');\n});\n")
+    half = "exports.half = function (x) { return x / 2; };\n"
+    stub = {**MIXED, "test/ranges.test.js": weak,
+            "lib/ranges.js": "exports.double = function (x) { return 0; };\n" + half}
+    del stub["test/types/ranges.tst.ts"], stub["test/tape.test.js"]
+    code = {"lib/ranges.js": "exports.double = function (x) { return x * 2; };\n" + half}
+    repo, base, head = committed(tmp_path, stub, code)
+    command = detected_command(repo)
+    assert "test/other.test.js" in scope_of(command, repo.path, "lib/ranges.js").left_out
+    note = measure_commits(repo, base, head, command, settings=AdequacyConfig(jobs=2),
+                           node_modules=ensure_js_runners())
     assert note.decision == "test-too-weak", note
     assert note.survived == note.tried > 0 and note.killed == 0, note

@@ -17,7 +17,10 @@
   named files to the ``spec`` of its configuration or of an ``npm test`` script (it
   would still run them all), Jest and Vitest read names as patterns. Not exact (a test
   can load a module in ways a reading of its text cannot follow), so the gate runs a
-  survivor again with every test.
+  survivor again with every test. A package mixing node's runner and Jest
+  (rgr.ecosystems.js_mixed) is narrowed the same way: its script is settled in the
+  narrowed checkout, so each runner gets its kept files only; its narrowed suite must
+  pass unmutated, as Mocha's must, before its kills count.
 * JavaScript, the command itself: ``npx mocha ...``, or an ``npm test`` or ``npm run X``
   whose script is one plain runner invocation, runs as the runner's own executable with
   the same arguments (rgr.ecosystems.js_direct): npm's start-up is most of a small suite's run.
@@ -48,7 +51,16 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from rgr.base.config import TestCommand
-from rgr.ecosystems import cargo_targets, go, js_direct, js_modules, js_reach, jvm, jvm_direct
+from rgr.ecosystems import (
+    cargo_targets,
+    go,
+    js_direct,
+    js_mixed,
+    js_modules,
+    js_reach,
+    jvm,
+    jvm_direct,
+)
 
 #: The JavaScript runners whose suite is the test files found in the project.
 _JS_RUNNERS = frozenset({"mocha", "jest", "vitest", "node"})
@@ -68,6 +80,10 @@ class Scope:
     #: suite has to pass unmutated before its kills count. Jest, Vitest and node's
     #: runner load each file apart.
     shared_process: bool = False
+    #: The narrowed suite must pass unmutated before its kills count, for a reason of
+    #: its own (a package mixing two runners, rgr.ecosystems.js_mixed: its command is
+    #: made again from the files the narrowed checkout holds).
+    checked: bool = False
     #: A narrower run to try first (Go: the changed package alone): when a test of it
     #: fails, the mutant is killed and ``cmd`` (then: the importing packages) is not run.
     first: TestCommand | None = None
@@ -158,6 +174,8 @@ def scope_of(cmd: TestCommand, root: Path, path: str) -> Scope:
             return Scope(cmd, first=_cargo_targets(cmd, targets),
                          first_needs_a_failing_test=True)
         return Scope(cmd)
+    if cmd.runner == js_mixed.NAME and path.endswith(js_modules.SOURCES):
+        return _mixed_scope(cmd, root, path)
     if cmd.runner in _JS_RUNNERS and path.endswith(js_modules.SOURCES):
         found = js_reach.reach(root, path)
         kept_out = found.left_out if found is not None else ()
@@ -167,6 +185,24 @@ def scope_of(cmd: TestCommand, root: Path, path: str) -> Scope:
                          shared_process=cmd.runner == "mocha", direct=direct is not None,
                          user=cmd if direct is not None else None)
     return Scope(cmd)
+
+
+def _mixed_scope(cmd: TestCommand, root: Path, path: str) -> Scope:
+    """A package mixing node's runner and Jest (rgr.ecosystems.js_mixed): the test files
+    that do not load ``path`` left out, as for one runner. The command is settled again
+    in the narrowed checkout, so each runner gets only its kept files, and a runner left
+    with none is not started. Narrowed only where a kept file is one a runner here is
+    sure to run (a JavaScript node:test or tape file, a Jest file): a run of no test at
+    all is no test failing, and would read as a kill. The narrowed suite runs once
+    unmutated before its kills count (``checked``): a kept test that needs one left out
+    (a file it reads, a fixture it writes) fails there, not only on a mutant."""
+    found = js_reach.reach(root, path)
+    if found is None or not found.left_out:
+        return Scope(cmd)
+    owned = js_mixed.owners(root)
+    if not set(found.selected) & {*owned.node, *owned.jest}:
+        return Scope(cmd)
+    return Scope(cmd, found.left_out, exact=False, checked=True)
 
 
 def _go_scope(cmd: TestCommand, root: Path, path: str) -> Scope:

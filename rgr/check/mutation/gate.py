@@ -388,13 +388,15 @@ def _measure_probed(subject: Subject, mutants: list[Mutant], settings: AdequacyC
         def check(checkout: Checkout) -> None:
             """Test files left out of a shared process (Mocha) may hold a root hook or
             install a plugin the kept ones need: their narrowed suite must pass
-            unmutated, else their kills mean nothing. A runner started directly
+            unmutated, else their kills mean nothing (so must a scope ``checked``
+            for a reason of its own). A runner started directly
             (rgr.ecosystems.js_direct) must, unmutated, give the phase's own results
             (``baseline``, where the caller has it). Run by the first free checkout,
             beside the first mutants."""
             tree, confinement, env = checkout
             for path, scope in scopes.items():
-                if scope.direct or (scope.narrowed and scope.shared_process):
+                if scope.direct or (scope.narrowed and (scope.shared_process
+                                                        or scope.checked)):
                     with left_out(tree, scope.left_out):
                         report = run_tests(scope.checked_in(tree), tree, timeout=timeout,
                                            env=env, confinement=confinement)
