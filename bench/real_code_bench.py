@@ -67,6 +67,7 @@ from bench.corpus.placements import PLACEMENTS, Placement  # noqa: E402
 from bench.corpus.projects import PROJECTS, Project  # noqa: E402
 from bench.corpus.ranges import CHEATS, STYLES  # noqa: E402
 from rgr.base.config import AdequacyConfig  # noqa: E402
+from rgr.check import flaky  # noqa: E402
 from rgr.check.fakeit import ledger as fakeit_ledger  # noqa: E402
 from rgr.check.guards import check_tests  # noqa: E402
 from rgr.check.mutation import lines as coverage_lines  # noqa: E402
@@ -181,7 +182,12 @@ class Judge:
         self.cmd = resolve_test_command(self.ws.config, self.ws.root)
         self.sealer = open_sealer(self.ws, FakeBackend(), self.cmd,  # type: ignore[arg-type]
                                   lambda line: None)
-        self.before = self.sealer.run_tests(git.resolve_commit(self.ws.repo, self.release))
+        release = git.resolve_commit(self.ws.repo, self.release)
+        # As rgr run reads its start and its attempts (rgr.check.flaky): a test that fails
+        # and then passes is flaky (commons-codec's memory-hungry Base64 test), not red.
+        self.before = flaky.start_once_more(self.sealer.run_tests(release),
+                                            lambda: self.sealer.run_tests(release),
+                                            lambda line: None, noted=False)
         self.reds: dict[str, tuple[str, TestReport]] = {}
 
     def red(self, test_key: str) -> str:
@@ -191,8 +197,11 @@ class Judge:
                self.release)
             sha = commit(self.where, {self.placement.tests: self.placement.text(test_key)},
                          f"test: ranges ({test_key})")
-            self.reds[test_key] = (sha, self.sealer.run_tests(
-                git.resolve_commit(self.ws.repo, sha)))
+            red_c = git.resolve_commit(self.ws.repo, sha)
+            report = self.sealer.run_tests(red_c)
+            if flaky.newly_failing(self.before, report):  # as for GREEN, below
+                report = flaky.second_run(report, self.sealer.run_tests(red_c))
+            self.reds[test_key] = (sha, report)
         return self.reds[test_key][0]
 
     def green_files(self, code_key: str) -> dict[str, str]:
@@ -221,10 +230,14 @@ class Judge:
             shutil.rmtree(self.ws.git_dir / coverage_lines.FOLDER, ignore_errors=True)
             started = time.perf_counter()
             green_report = self.sealer.run_tests(green_c)
-            runs.append(time.perf_counter() - started)
             hidden = red_report if red_report.collection_errors else None
-            green_rules = check_tests(Phase.GREEN, self.before if hidden else red_report,
-                                      green_report, red_report=hidden)
+            held_to = self.before if hidden else red_report
+            if flaky.newly_failing(held_to, green_report):  # as rgr run's tests_at does
+                started = time.perf_counter()
+                green_report = flaky.second_run(green_report,
+                                                self.sealer.run_tests(green_c))
+            runs.append(time.perf_counter() - started)
+            green_rules = check_tests(Phase.GREEN, held_to, green_report, red_report=hidden)
             row.green = "ok" if not green_rules else ",".join(sorted({v.rule
                                                                     for v in green_rules}))
             if green_rules:
