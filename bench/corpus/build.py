@@ -54,6 +54,10 @@ class Setup:
     env: Mapping[str, str] = field(default_factory=dict)
     #: Java: the Debian binary package whose POMs are patched (mh_patchpoms -p).
     maven_package: str = ""
+    #: Java: the Maven options Debian's build passes (its debian/maven.properties, as
+    #: ``-Dname=value``), kept in ``.mvn/maven.config`` where Maven reads them on every
+    #: run: a source level the project's tests need on today's JDK.
+    maven_config: tuple[str, ...] = ()
     #: The tdd.toml the user commits on top of the release, where rgr needs one.
     tdd_toml: str = ""
     #: Commands a contributor has run after installing (a build step the project's own
@@ -136,6 +140,9 @@ def patch_poms(dest: Path, setup: Setup, home: Path, env: Mapping[str, str]) -> 
     run([COPY_REPO, str(home / ".m2")], env=dict(env))
     run(["mh_patchpoms", f"-p{setup.maven_package}", "--debian-build",
          "--keep-pom-version", f"--maven-repo={maven_repo(home)}"], cwd=dest, env=dict(env))
+    if setup.maven_config:
+        (dest / ".mvn").mkdir(exist_ok=True)
+        (dest / ".mvn" / "maven.config").write_text("\n".join(setup.maven_config) + "\n")
 
 
 def commit_source(source: Path, dest: Path, tag: str, gitignore: tuple[str, ...],

@@ -72,6 +72,10 @@ PLACEMENTS: dict[str, Placement] = {
                                "org.apache.commons.codec"),
     "json-simple": Placement("junit4", "src/main/java/org/json/simple/Ranges.java",
                              "src/test/java/org/json/simple/RangesTest.java", "org.json.simple"),
+    "commons-collections4": Placement(
+        "junit4", "src/main/java/org/apache/commons/collections4/Ranges.java",
+        "src/test/java/org/apache/commons/collections4/RangesTest.java",
+        "org.apache.commons.collections4"),
     "jsoup": Placement("junit5", "src/main/java/org/jsoup/helper/Ranges.java",
                        "src/test/java/org/jsoup/helper/RangesTest.java", "org.jsoup.helper"),
     # execabs: the smallest of the module's tested packages (unix's tests are system calls).

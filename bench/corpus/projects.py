@@ -263,6 +263,19 @@ PROJECTS: tuple[Project, ...] = (
             _debian_source("json-simple", "2.3.0-1", MAVEN_BUILD),
             Setup("java", gitignore=JAVA_IGNORES, maven_package="libjson-simple-java"),
             ("mvn", "test"), surefire_passed),
+    Project("commons-collections4", "4.2", "java", "Maven, offline from Debian's Maven "
+            "repository, JUnit 4 and EasyMock, a large generated suite (70010 tests)",
+            _debian_source("libcommons-collections4-java", "4.2-1",
+                           (*MAVEN_BUILD, "libeasymock-java")),
+            Setup("java", gitignore=JAVA_IGNORES,
+                  maven_package="libcommons-collections4-java",
+                  # Debian builds it at release 7 (debian/maven.properties): on the JDK's
+                  # own API a test's toArray(null) is ambiguous (Java 11's overload)
+                  maven_config=("-Dmaven.compiler.release=7",),
+                  env={"TDD_COMMAND_TIMEOUT": "900"}),
+            ("mvn", "test"), surefire_passed,
+            note="Debian's -Dmaven.compiler.release=7 in .mvn/maven.config; "
+                 "TDD_COMMAND_TIMEOUT=900 for its 70010 tests"),
     Project("github.com/google/go-cmp", "0.5.9", "go", "Go module, no dependencies",
             _go("golang-github-google-go-cmp-dev", "github.com/google/go-cmp"),
             Setup("go", gitignore=()), ("go", "test", "-v", "./..."), go_passes),
