@@ -203,7 +203,7 @@ def test_one_pytest_session_traces_then_runs_each_mutant_in_a_fork(tmp_path: Pat
     assert status[("a + b", "a - b")] == "killed"
     assert status[("1337", "1338")] == "survived"
     # a line no test was seen running: no answer here (the gate runs it with every test
-    # in a fresh process, rgr.check.mutation.gate._UNSEEN_RUN_WHOLE)
+    # in a fresh process, rgr.check.mutation.gate._measure_python)
     assert status[("return 0", "return None")] is None
     assert status[("return 1", "return None")] is None
     # the file is back as it was, and the session's own report is the suite's

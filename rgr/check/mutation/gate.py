@@ -70,13 +70,6 @@ _TIMEOUT_FACTOR, _TIMEOUT_MARGIN_S = 3.0, 10.0
 #: The runners rgr's line tracer runs in (rgr.check.mutation.pytest_lines: a pytest
 #: plugin, and rgr's unittest reporter, rgr.ecosystems.unittest_reporter).
 TRACED_RUNNERS = frozenset({"pytest", "unittest"})
-#: Where the tracer starts itself from the changed code (pytest's plugin and rgr's
-#: unittest reporter hook the changed files' imports, rgr.check.mutation.pytest_lines.
-#: hook_imports), a line no test was seen running may still run in a way the hook
-#: misses, or only while the modules load or (pytest: each test's call is traced, not
-#: its fixtures) a fixture sets up: its mutant runs with every test, in a fresh
-#: process, before it is ``uncovered``.
-_UNSEEN_RUN_WHOLE = frozenset({"pytest", "unittest"})
 
 
 @dataclass(frozen=True)
@@ -193,7 +186,7 @@ def _measure_python(subject: Subject, mutants: list[Mutant], files: list[str],
     """Fills ``findings`` for Python ``mutants``: rgr's tracer tells which tests run each
     line (pytest, unittest), so a mutant faces only those tests, and one of a line no
     test was seen running faces every test, in a fresh process, before it is
-    ``uncovered`` (``_UNSEEN_RUN_WHOLE``). Returns a remark (or None) and the line data."""
+    ``uncovered``. Returns a remark (or None) and the line data."""
     key = coverage_lines.cache_key(subject.tree, files)
     coverage = None
     if cmd.runner in TRACED_RUNNERS:
@@ -224,11 +217,15 @@ def _measure_python(subject: Subject, mutants: list[Mutant], files: list[str],
         tests = coverage.tests_for(mutant)
         if tests:
             to_run.append((mutant, tests))
-        elif cmd.runner in _UNSEEN_RUN_WHOLE:
+        else:
+            # The tracer starts itself from the changed code (it hooks the changed
+            # files' imports, rgr.check.mutation.pytest_lines.hook_imports), whatever
+            # command started pytest or unittest: a line no test was seen running may
+            # still run in a way the hook misses, or only while the modules load or a
+            # fixture sets up (each test's call is traced, not its fixtures). Its
+            # mutant runs with every test, in a fresh process, before it is uncovered.
             unseen.add(mutant.id)
             to_run.append((mutant, []))
-        else:
-            findings[mutant.id] = _finding(mutant, "uncovered", [])
     if to_run:
         with _Checkouts(open_checkout, min(settings.jobs, len(to_run))) as pool:
             for mutant, tests, status in pool.run(to_run, subject.sources, cmd, deadline,
