@@ -130,7 +130,9 @@ def test_a_feature_built_in_part_goes_back_to_plan_in_words_then_completes(
     assert note.file == "test_rgr_acceptance.py" and note.cost_usd == 0.002
     assert note.interface == ["# calc.py (module calc)", "def add(a, b)"]
     # kept outside the repository, under HOME, owner-only; never in a git object
-    stored = Path(note.stored)
+    # the note (readable by every scratch copy) keeps a key, never the store's path
+    assert not note.stored.startswith("/") and str(home) not in note.stored
+    stored = acceptance_store.state_root({"HOME": str(home)}) / "acceptance" / note.stored
     assert stored.is_relative_to(home) and not stored.is_relative_to(ws.root)
     assert (stored / "tests.txt").read_text() == ACCEPTANCE
     assert (stored.stat().st_mode & 0o777) == 0o700

@@ -15,7 +15,7 @@ import pytest
 
 from rgr.base.proc import run
 from rgr.sandbox.bridge import Bridge
-from rgr.sandbox.jail import Jail, executable_roots, install_root
+from rgr.sandbox.jail import Jail, executable_roots, executable_view, install_root
 from rgr.sandbox.policy import SandboxPolicy, SandboxUnavailable
 
 PY = sys.executable
@@ -39,7 +39,7 @@ def _jail(places: dict[str, Path], **changes: object) -> Jail:
 
 
 def _python(jail: Jail, code: str, cwd: Path) -> tuple[int, str]:
-    done = run(jail.wrap([PY, "-c", code], cwd), cwd=cwd, timeout=30)
+    done = run([PY, "-c", code], cwd=cwd, timeout=30, launcher=jail)
     return done.returncode, done.stdout + done.stderr
 
 
@@ -73,8 +73,8 @@ def test_the_repository_home_and_tmp_are_hidden(places: dict[str, Path],
 def test_no_capabilities_and_the_read_only_binds_cannot_be_remounted(
         places: dict[str, Path]) -> None:
     jail = _jail(places)
-    done = run(jail.wrap(["sh", "-c", "grep CapEff /proc/self/status; mount -o remount,rw /"],
-                         places["work"]), cwd=places["work"], timeout=30)
+    done = run(["sh", "-c", "grep CapEff /proc/self/status; mount -o remount,rw /"],
+               cwd=places["work"], timeout=30, launcher=jail)
     assert "CapEff:\t0000000000000000" in done.stdout, done.stdout
     assert done.returncode != 0
 
@@ -161,8 +161,8 @@ def test_the_proxy_tunnels_to_allowed_hosts_only(
 def test_a_process_left_running_dies_with_the_jail(places: dict[str, Path]) -> None:
     marker = places["work"] / "late"
     jail = _jail(places)
-    done = run(jail.wrap(["sh", "-c", f"(sleep 2; touch {marker}) & exit 0"], places["work"]),
-               cwd=places["work"], timeout=30)
+    done = run(["sh", "-c", f"(sleep 2; touch {marker}) & exit 0"], cwd=places["work"],
+               timeout=30, launcher=jail)
     assert done.returncode == 0
     time.sleep(3)
     assert not marker.exists()
@@ -195,6 +195,12 @@ def test_the_environment_keeps_only_what_is_named(tmp_path: Path) -> None:
     ("/x/node_modules/vitest/vitest.mjs", "/x/node_modules/vitest"),
     ("/root/.pyenv/versions/3.11.7/bin/python3.11", "/root/.pyenv/versions/3.11.7"),
     ("/usr/local/go/pkg/tool/x", "/usr/local/go/pkg/tool"),
+    # a prefix holds more than the tool: the file itself, never ~/.local or HOME
+    ("/h/u/.local/bin/claude", "/h/u/.local/bin/claude"),
+    ("/h/u/.local/share/claude/versions/2.1.197", "/h/u/.local/share/claude/versions/2.1.197"),
+    ("/h/u/.rustup/toolchains/stable-x86_64/bin/cargo", "/h/u/.rustup/toolchains/stable-x86_64"),
+    ("/h/u/.volta/bin/volta-shim", "/h/u/.volta"),
+    ("/h/u/sdk/go1.22.0/bin/go", "/h/u/sdk/go1.22.0"),
 ])
 def test_install_roots(path: str, root: str) -> None:
     assert install_root(Path(path)) == Path(root)
@@ -213,7 +219,9 @@ def test_every_link_an_executable_leads_through_is_shown(tmp_path: Path) -> None
     first = tmp_path / "home" / "bin" / "tool"
     first.parent.mkdir(parents=True)
     first.symlink_to(middle)
-    roots = executable_roots(first)
-    assert tmp_path / "home" in roots  # the link as named
-    assert tmp_path / "prefix" in roots  # the link it leads through
-    assert package in roots  # where it resolves
+    view = executable_view(first, tmp_path / "home")
+    assert view.roots == (package,)  # where it resolves, never a prefix it leads through
+    # each link on the way, made again inside as the link it is
+    assert (str(middle), first) in view.links
+    assert ("../lib/node_modules/pkg/bin/tool.js", middle) in view.links
+    assert executable_roots(first) == [package]

@@ -106,10 +106,11 @@ def test_vendor_is_shared_only_when_git_ignores_it(project: Path, home: Path) ->
 
 def test_toolchain_homes_under_home_and_where_variables_say(project: Path, home: Path,
                                                            tmp_path: Path) -> None:
-    for name in (".rustup", ".nvm", ".pyenv", "go/pkg/mod", ".m2"):
+    for name in (".rustup/toolchains", ".nvm", ".pyenv", "go/pkg/mod", ".m2/repository"):
         (home / name).mkdir(parents=True)
     cargo = tmp_path / "opt-cargo"
-    cargo.mkdir()
+    (cargo / "bin").mkdir(parents=True)
+    (cargo / "credentials.toml").write_text("token\n")
     (home / ".tool-versions").write_text("python 3.11.7\n")
     found = detect(project, _env(home, CARGO_HOME=str(cargo), RUSTUP_TOOLCHAIN="stable"))
     assert found.env["RUSTUP_HOME"] == str(home / ".rustup")
@@ -118,16 +119,19 @@ def test_toolchain_homes_under_home_and_where_variables_say(project: Path, home:
     assert found.env["NVM_DIR"] == str(home / ".nvm")
     assert found.env["PYENV_ROOT"] == str(home / ".pyenv")
     assert found.env["GOMODCACHE"] == str(home / "go" / "pkg" / "mod")
-    assert {home / ".rustup", cargo, home / ".m2", home / "go/pkg/mod"} <= set(found.read_paths)
+    # Of rustup's and cargo's homes, only their tools; of ~/.m2, only the repository.
+    assert {home / ".rustup/toolchains", cargo / "bin", home / ".m2/repository",
+            home / "go/pkg/mod"} <= set(found.read_paths)
+    assert not {home / ".rustup", cargo, home / ".m2"} & set(found.read_paths)
     assert found.home_files == ((home / ".tool-versions", ".tool-versions"),)
     whys = {str(s.path): s.why for s in found.shown}
-    assert whys[str(cargo)] == "cargo's home ($CARGO_HOME)"
-    assert whys[str(home / ".rustup")] == "rustup's home (~/.rustup)"
+    assert whys[str(cargo / "bin")] == "cargo's home ($CARGO_HOME): bin"
+    assert whys[str(home / ".rustup/toolchains")] == "rustup's home (~/.rustup): toolchains"
 
 
 def test_hide_paths_and_detect_false_take_things_away(project: Path, home: Path) -> None:
     _venv(project / ".venv")
-    (home / ".cargo").mkdir()
+    (home / ".cargo" / "bin").mkdir(parents=True)
     found = detect(project, _env(home), hide=(home / ".cargo", Path(".venv")))
     assert not found.dependency_folders and "CARGO_HOME" not in found.env
     assert len(found.skipped) == 2 and all("hide_paths" in s for s in found.skipped)
@@ -231,8 +235,11 @@ def test_maven_settings_name_a_local_repository_elsewhere(project: Path, home: P
     (home / ".m2" / "settings.xml").write_text(
         f"<settings><localRepository> {repository} </localRepository></settings>")
     found = detect(project, _env(home, MAVEN_OPTS=f"-Duser.home={home}"))
-    assert {home / ".m2", repository} <= set(found.read_paths)
-    assert found.env["MAVEN_OPTS"] == f"-Duser.home={home}"
+    assert repository in found.read_paths
+    # settings.xml (server passwords) is not shown: Maven is told where the repository is
+    assert home / ".m2" not in found.read_paths
+    assert found.env["MAVEN_OPTS"] == (f"-Duser.home={home} "
+                                       f"-Dmaven.repo.local={repository}")
 
 
 def test_what_is_mapped_inside_the_repository_stays_visible_over_the_alias(
@@ -310,10 +317,15 @@ def test_no_alias_when_nothing_shown_records_the_repositorys_path(
 PACKAGE = '{"scripts": {"test": "jest"}}\n'
 
 
+#: What of a home is shown: rustup's and cargo's tools, Maven's repository (never
+#: cargo's credentials.toml, Maven's settings.xml).
+SHOWN_AS = {".rustup": ".rustup/toolchains", ".cargo": ".cargo/bin", ".m2": ".m2/repository"}
+
+
 def _homes(home: Path) -> None:
     for name in (".rustup", ".cargo", ".nvm", ".pyenv", "go/pkg/mod", ".m2", ".asdf",
                  ".gradle/caches"):
-        (home / name).mkdir(parents=True)
+        (home / SHOWN_AS.get(name, name)).mkdir(parents=True)
 
 
 @pytest.mark.parametrize("marker, shown, runner", [
@@ -337,7 +349,7 @@ def test_the_sandbox_shows_only_the_toolchains_of_the_ecosystems_used(
     everything = {".rustup", ".cargo", ".nvm", ".pyenv", "go/pkg/mod", ".m2",
                   ".gradle/caches"}
     assert {str(p.relative_to(home)) for p in found.read_paths
-            if p.is_relative_to(home)} == shown | {".asdf"}
+            if p.is_relative_to(home)} == {SHOWN_AS.get(n, n) for n in shown} | {".asdf"}
     # (the password database's home may hold a ~/.m2 of its own: only this HOME counts)
     skipped = [line for line in found.skipped if line.startswith(str(home))]
     not_shown = {line.split(":", 1)[0] for line in skipped}
@@ -364,7 +376,8 @@ def test_a_project_of_two_ecosystems_gets_both_and_an_unknown_one_every_home(
     bare.mkdir(parents=True)
     assert ecosystems_used(bare, "custom") == ()
     every = detect(bare, _env(home), ecosystems=())
-    assert {home / ".m2", home / ".nvm", home / "go/pkg/mod"} <= set(every.read_paths)
+    assert {home / ".m2/repository", home / ".nvm", home / "go/pkg/mod"} <= set(
+        every.read_paths)
     assert not [line for line in every.skipped if line.startswith(str(home))]
     assert any("no ecosystem was recognised" in s.why for s in every.shown)
 

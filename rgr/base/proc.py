@@ -31,6 +31,9 @@ if TYPE_CHECKING:
 
         def wrap(self, argv: Sequence[str], cwd: Path | str) -> tuple[str, ...]: ...
 
+        #: Called once the command has ended (the sandbox takes back what it lent).
+        def release(self) -> None: ...
+
 #: How much of stdout/stderr is kept in memory per stream. A runaway test runner that
 #: prints gigabytes must not take rgr down with it; the head and the tail are what
 #: explain a failure.
@@ -195,6 +198,11 @@ def _launch(argv: tuple[str, ...], cwd: Path | str,
     return argv if launcher is None else tuple(launcher.wrap(argv, cwd))
 
 
+def _release(launcher: Launcher | None) -> None:
+    if launcher is not None:
+        launcher.release()
+
+
 def run(
     argv: Sequence[str],
     *,
@@ -237,7 +245,9 @@ def run(
     except BaseException:
         # Ctrl-C or a kill of rgr: never leave an agent or a test runner behind.
         kill_group(proc)
+        _release(launcher)
         raise
+    _release(launcher)
     return Completed(
         argv=argv,
         returncode=proc.returncode,
@@ -324,7 +334,9 @@ def run_lines(
             proc.wait()
     except BaseException:
         kill_group(proc)
+        _release(launcher)
         raise
+    _release(launcher)
     for reader in readers:
         # The pipes close when the last process holding them exits; a grandchild that
         # kept them open must not hang rgr.

@@ -21,6 +21,7 @@ from rgr.loop.sealed_gate import sealed_gate
 from rgr.loop.starting import make_backend
 from rgr.sandbox.explain import Diagnosis, missing_program
 from rgr.sandbox.toolchain import home_relative
+from rgr.store import acceptance_store
 from rgr.store.workspace import Workspace
 
 
@@ -51,6 +52,9 @@ def doctor(ws: Workspace, as_json: bool, run_tests: bool = True) -> int:
         "testCommand": list(sealer.test_command.argv),
         "testCommandSource": sealer.test_command.source,
         "sandbox": sealer.note().model_dump(mode="json", by_alias=True),
+        "allowList": [{"path": p, "why": why} for p, why in sealer.allow_list()],
+        "examinerStoreShownBy": (None if (over := sealer.shown_over(
+            acceptance_store.state_root(ws.env))) is None else str(over)),
         "generated": [f.as_dict() for f in sealer.generated_files()],
         "programs": [p.as_dict() for p in programs],
         "problems": [{"problem": d.problem, "fix": d.fix} for d in problems],
@@ -117,6 +121,16 @@ def _missing(ws: Workspace, sealer: Sealer, program: Resolved) -> Diagnosis:
                            ws.config.sandbox.detect, sealer.test_command.setting)
 
 
+def _store_line(ws: Workspace, sealer: Sealer) -> str:
+    """Where the examiner keeps its tests, and whether any sandbox of the run sees it."""
+    store = acceptance_store.state_root(ws.env)
+    over = sealer.shown_over(store)
+    where = home_relative(store, ws.env)
+    if over is None:
+        return f"{where}: out of every sandbox's sight"
+    return f"{where}: SHOWN ({acceptance_store.exposed(store, over)})"
+
+
 def _equivalence_line() -> str:
     """Whether the mutation gate can decide a Python survivor's equivalence."""
     found = equivalence.version()
@@ -162,6 +176,11 @@ def _text(ws: Workspace, sealer: Sealer, programs: list[Resolved], problems: lis
         out.append("first on PATH inside: " + ", ".join(tilde(p) for p in note.path_prefix))
     out += [f"copied into the sandbox's HOME: ~/{copied}" for copied in note.home_files]
     out += [f"not shown: {skipped}" for skipped in note.skipped]
+    if note.enabled:
+        out.append("what every sandbox of the run can read of this machine (the allow-list, "
+                   "in the order it is built):")
+        out += [f"  {tilde(path)}  {why}" for path, why in sealer.allow_list()]
+        out.append(f"  examiner's store  {_store_line(ws, sealer)}")
     files = sealer.generated_files()
     if files:
         out.append("copied read-only into every checkout from your working tree "

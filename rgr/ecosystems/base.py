@@ -275,6 +275,10 @@ class ToolHome:
     default: str | None  # relative to HOME; None: only the variable says where
     #: Variables passed along as they are when set (they select versions or options).
     passes: tuple[str, ...] = ()
+    #: Only these entries of the home are shown (its tools, never what else it keeps:
+    #: cargo's ``credentials.toml``); empty: the whole home, less its secrets
+    #: (rgr.sandbox.secrets).
+    needs: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

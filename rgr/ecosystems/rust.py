@@ -242,8 +242,10 @@ class Rust(Plain):
     runners = (Cargo(), Nextest())
     test_config_globs = ("**/Cargo.toml", "**/.cargo/**", "**/build.rs")
     tool_homes = (
-        ToolHome("rustup", "RUSTUP_HOME", ".rustup", ("RUSTUP_TOOLCHAIN",)),
-        ToolHome("cargo", "CARGO_HOME", ".cargo"),
+        ToolHome("rustup", "RUSTUP_HOME", ".rustup", ("RUSTUP_TOOLCHAIN",),
+                 needs=("toolchains", "settings.toml", "update-hashes")),
+        ToolHome("cargo", "CARGO_HOME", ".cargo",
+                 needs=("bin", "registry", "git", "config.toml", "config")),
     )
     # An exit, not a panic: a #[should_panic] test or catch_unwind would absorb a panic.
     # Its own `extern crate std`: a #![no_std] library (itoa) has no `std` in scope, and

@@ -314,6 +314,28 @@ class Sealer:
         return SandboxNote.model_validate({**record, "enabled": self.policy is not None,
                                            "bubblewrap": self.bubblewrap})
 
+    def shown_over(self, path: Path) -> Path | None:
+        """The folder some sandbox of this run shows (an agent's, a test run's) that
+        holds ``path``; None when none does, or the sandbox is off."""
+        if self.policy is None:
+            return None
+        return self.policy.shown_over(path, self._every_executable().values())
+
+    def allow_list(self) -> list[tuple[str, str]]:
+        """What the run's sandboxes show of this machine and why (rgr doctor)."""
+        if self.policy is None:
+            return []
+        return self.policy.allow_list(self._every_executable())
+
+    def _every_executable(self) -> dict[str, Path]:
+        """The programs any sandbox of the run starts (the test command's, the gate's,
+        the agent CLI, git), by name."""
+        env = self._environment(self.backend.env_keep, self.ws.root, self.ws.root)
+        found = self._executables(env, agent=True)
+        found += [Path(p) for p in (shutil.which(n, path=env.get("PATH"))
+                                    for n in backend_binaries(self.backend)) if p]
+        return {p.name: p for p in found}
+
     def generated_files(self, refresh: bool = False) -> list[generated.GeneratedFile]:
         """The generated files every checkout gets, found in the user's working tree
         (again when ``refresh``: each attempt sees the build's current output)."""
@@ -650,6 +672,10 @@ def _write_hook(control: Path, work: Path, rules: Mapping[str, object]) -> Path:
     settings.write_text(json.dumps({"hooks": {"PreToolUse": [{
         "matcher": "Write|Edit|MultiEdit|NotebookEdit",
         "hooks": [{"type": "command", "command": command}]}]}}), encoding="utf-8")
+    # Read by the agent, which runs as an unprivileged user when rgr runs as root
+    # (rgr.sandbox.jail): no secret in either.
+    for readable in (control, rules_file, settings):
+        os.chmod(readable, 0o755 if readable.is_dir() else 0o644)
     return settings
 
 

@@ -79,6 +79,16 @@ class Examiner:
         sessions = earlier.sessions if earlier else 0
         cost = earlier.cost_usd if earlier else None
         run_id = prev.run_id or "run"
+        store = acceptance_store.state_root(self.ws.env)
+        over = self.sealer.shown_over(store)
+        if over is not None:
+            # Out of every sandbox's sight by construction, or not examined at all.
+            return _note({"mode": "report" if config.mode == "report" else "on",
+                          "round": (earlier.round + 1) if earlier else 1,
+                          "commit": str(tip.id), "sessions": sessions, "cost_usd": cost,
+                          "interface": list(earlier.interface) if earlier else []},
+                         verdict="error", file="-", stored="-", sha256="-",
+                         reason=acceptance_store.exposed(store, over))
         stored = acceptance_store.load(self.ws.env, self.ws.git_dir, run_id)
         interface = list(earlier.interface) if earlier else []
         problem: tuple[str, str, str] | None = None  # verdict, file, reason
@@ -177,7 +187,7 @@ class Examiner:
     def _run(self, stored: StoredTests, tip: Commit, base: dict[str, object]) -> AcceptanceNote:
         report = run_on(self.sealer, tip, stored)
         declared = [Declared(n, b) for n, b in stored.declared]
-        fields = {**base, "file": stored.placed_at, "stored": str(stored.folder),
+        fields = {**base, "file": stored.placed_at, "stored": stored.key,
                   "sha256": stored.sha256}
         self.report(f"acceptance: {report.passed} passed, {report.failed} failed, "
                     f"{report.errors} errors on {str(tip.id)[:8]} (the whole suite with "

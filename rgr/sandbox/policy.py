@@ -21,7 +21,16 @@ from pathlib import Path
 
 from rgr.base.errors import RgrError
 from rgr.base.proc import run
-from rgr.sandbox.jail import RELAY, Jail, executable_roots
+from rgr.sandbox.jail import (
+    RELAY,
+    SYSTEM_FOLDERS,
+    UNPRIVILEGED,
+    Jail,
+    executable_view,
+    in_system,
+    owner_only,
+)
+from rgr.sandbox.secrets import secrets_within
 from rgr.sandbox.toolchain import Toolchain
 
 INSTALL_HINT = ("install bubblewrap (`sudo apt-get install bubblewrap`, `dnf install "
@@ -89,12 +98,15 @@ class SandboxPolicy:
                    shared: tuple[tuple[Path, Path], ...] = (),
                    extra_readable: Iterable[Path] = ()) -> Jail:
         network = self.agent_network == "open"
-        readable = [*self._readable(executables), *extra_readable]
+        readable, links = self._readable(executables)
+        readable += [*extra_readable]
         if forwards and not network:
             readable += [RELAY.parent]
         return Jail(shutil.which(self.bwrap) or self.bwrap,
                     masked=self._masked(repo_root),
                     readable=tuple(readable),
+                    links=links,
+                    secrets=self._secrets(readable),
                     masked_last=(repo_root,),
                     writable=(work, home, tmp),
                     network=network,
@@ -105,9 +117,12 @@ class SandboxPolicy:
     def test_jail(self, *, repo_root: Path, checkout: Path, home: Path, tmp: Path,
                   executables: Iterable[Path], shared: tuple[tuple[Path, Path], ...] = ()
                   ) -> Jail:
+        readable, links = self._readable(executables)
         return Jail(shutil.which(self.bwrap) or self.bwrap,
                     masked=self._masked(repo_root),
-                    readable=tuple(self._readable(executables)),
+                    readable=tuple(readable),
+                    links=links,
+                    secrets=self._secrets(readable),
                     masked_last=(repo_root,),
                     writable=(checkout, home, tmp),
                     network=self.test_network == "open",
@@ -136,20 +151,77 @@ class SandboxPolicy:
         return tuple(pairs)
 
     def _masked(self, repo_root: Path) -> tuple[Path, ...]:
+        # The rest of the machine (/opt, /srv, /mnt, /run ...) is absent unless shown:
+        # these are empty folders over what the allow-list shows (a repository under
+        # /tmp) and at the homes, so what runs there does not trip over a missing HOME.
         homes = {Path(os.path.expanduser("~")), Path("/home"), Path("/root")}
         with contextlib.suppress(KeyError):
             homes.add(Path(pwd.getpwuid(os.getuid()).pw_dir))
         parent = repo_root.parent
-        return (*homes, Path("/tmp"), Path("/var/tmp"), Path("/run/user"), Path("/mnt"),
-                Path("/media"), Path("/srv"), repo_root,
+        return (*homes, Path("/tmp"), Path("/var/tmp"), repo_root,
                 *((parent,) if parent != Path("/") else ()), *self.hide_paths)
 
-    def _readable(self, executables: Iterable[Path]) -> list[Path]:
+    def _readable(self, executables: Iterable[Path]
+                  ) -> tuple[list[Path], tuple[tuple[str, Path], ...]]:
+        """What is shown read-only beyond the system folders (rgr's interpreter, the
+        toolchain, ``read_paths``, each executable's own folders), and the links that
+        lead to them."""
         roots = [Path(sys.base_prefix), Path(sys.prefix), *self.toolchain.read_paths,
                  *self.read_paths]
+        links: list[tuple[str, Path]] = []
+        home = _home()
         for executable in executables:
-            roots += executable_roots(executable)
-        return [r for r in roots if r != Path("/")]
+            view = executable_view(executable, home)
+            roots += view.roots
+            links += view.links
+        kept = [r for r in dict.fromkeys(roots) if r != Path("/") and not in_system(r)]
+        return kept, tuple(dict.fromkeys(links))
+
+    def allow_list(self, executables: Mapping[str, Path]) -> list[tuple[str, str]]:
+        """Everything a sandbox shows of this machine, as (path, why), in the order
+        bubblewrap builds it (for `rgr doctor`): the system folders, what of them is
+        covered, rgr's interpreter, the toolchain, ``read_paths``, each program's own
+        installation, the secrets covered inside those, and whom the command runs as."""
+        out = [(f, "a system folder, read-only") for f in SYSTEM_FOLDERS if os.path.lexists(f)]
+        out += [(p, "hidden: only its owner may read it") for p in owner_only("/etc")]
+        out += [(sys.base_prefix, "rgr's interpreter"), (sys.prefix, "rgr's installation")]
+        out += [(str(s.path), s.why) for s in self.toolchain.shown if s.inside is None]
+        out += [(str(p), "[sandbox] read_paths") for p in self.read_paths]
+        home = _home()
+        readable, _ = self._readable(executables.values())
+        for name, path in executables.items():
+            view = executable_view(path, home)
+            out += [(str(r), f"{name}'s own installation ({path})") for r in view.roots]
+            out += [(str(link), f"a link {name} leads through, made again inside")
+                    for _, link in view.links
+                    if not any(link.is_relative_to(r) for r in readable)]
+        out += [(str(p), "hidden: it holds secrets (rgr.sandbox.secrets)")
+                for p in self._secrets(readable)]
+        out += [("(everything else)", "absent: the homes, /opt, /srv, /var, /mnt, /media, "
+                 "/run, the repository's siblings")]
+        if os.geteuid() == 0:
+            uid, gid = UNPRIVILEGED
+            out.append((f"uid {uid}, gid {gid}", "whom agents and test runs run as: rgr runs "
+                        "as root, and root's own files (a 0600 file in /etc) must not read"))
+        return [(p, why) for p, why in dict.fromkeys(out)
+                if p == "(everything else)" or p.startswith("uid") or not (
+                    why.startswith(("rgr's", "[sandbox]")) and in_system(Path(p)))]
+
+    def shown_over(self, path: Path, executables: Iterable[Path]) -> Path | None:
+        """The folder a sandbox with these ``executables`` shows that holds ``path``
+        (the system folders, the toolchain, ``read_paths``, each executable's own
+        folders), or None: ``path`` is out of every such sandbox's sight."""
+        target = Path(os.path.realpath(path))
+        readable, _ = self._readable(executables)
+        for root in (*(Path(f) for f in SYSTEM_FOLDERS), *readable):
+            for seen in dict.fromkeys((root, Path(os.path.realpath(root)))):
+                if target == seen or target.is_relative_to(seen):
+                    return root
+        return None
+
+    @staticmethod
+    def _secrets(readable: Iterable[Path]) -> tuple[Path, ...]:
+        return tuple(secrets_within(readable, _home()))
 
     # -- environment -------------------------------------------------------------------
 
@@ -171,3 +243,7 @@ class SandboxPolicy:
                    XDG_CACHE_HOME=str(home / ".cache"), XDG_DATA_HOME=str(home / ".local/share"),
                    XDG_STATE_HOME=str(home / ".local/state"))
         return out
+
+
+def _home() -> Path:
+    return Path(os.path.expanduser("~"))

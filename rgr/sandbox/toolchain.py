@@ -389,7 +389,18 @@ class _Finder:
             if eco is not None and eco not in used:
                 self.unused(path, why, eco)
                 continue
-            if self.show(path, why + self.used_for(eco, every)):
+            why += self.used_for(eco, every)
+            if tool.needs:
+                # Its tools only: what else the home keeps (cargo's credentials.toml, a
+                # token in its config) stays hidden.
+                shown = [self.show(path / entry, f"{why}: {entry}") for entry in tool.needs]
+                if any(shown):
+                    self.env[tool.variable] = str(path)
+                    for name in tool.passes:
+                        if env.get(name):
+                            self.env[name] = env[name]
+                continue
+            if self.show(path, why):
                 self.env[tool.variable] = str(path)
                 for name in tool.passes:
                     if env.get(name):
@@ -431,14 +442,25 @@ class _Finder:
         # settings.xml names, and the variables that carry Maven's options.
         for home in user_homes(self.env_in):
             m2 = home / ".m2"
-            why = wants("maven", m2, "Maven's settings and local repository (~/.m2)")
-            if why and self.show(m2, why):
+            why = wants("maven", m2, "Maven's local repository (~/.m2/repository; "
+                        "settings.xml, which may hold server passwords, is not shown)")
+            if why and m2.is_dir():
+                repository: Path | None = m2 / "repository"
+                if not self.show(m2 / "repository", why):
+                    repository = None
                 local = _maven_local_repository(m2 / "settings.xml")
-                if local is not None:
-                    self.show(local, f"Maven's local repository ({m2}/settings.xml)")
+                if local is not None and self.show(
+                        local, f"Maven's local repository ({m2}/settings.xml)"):
+                    repository = local
                 for name in ("MAVEN_OPTS", "MAVEN_ARGS", "MAVEN_CONFIG"):
-                    if env.get(name):
+                    if env.get(name) and name not in self.env:
                         self.env[name] = env[name]
+                if repository is not None and "maven.repo.local" not in self.env.get(
+                        "MAVEN_OPTS", ""):
+                    # settings.xml is not shown (nor is HOME: the sandbox's user may be
+                    # another, with another user.home): Maven is told where it is.
+                    self.env["MAVEN_OPTS"] = " ".join(filter(None, (
+                        self.env.get("MAVEN_OPTS"), f"-Dmaven.repo.local={repository}")))
         # Gradle: its own home must be writable (locks), so the dependency cache is
         # shown read-only where GRADLE_RO_DEP_CACHE tells Gradle to look.
         gradle = Path(env.get("GRADLE_USER_HOME") or self.home / ".gradle") / "caches"

@@ -44,6 +44,12 @@ class StoredTests:
     def sha256(self) -> str:
         return hashlib.sha256(self.text.encode()).hexdigest()
 
+    @property
+    def key(self) -> str:
+        """What a note keeps of where the file is: the repository's key and the run,
+        never a path (every scratch copy reads the notes)."""
+        return f"{self.folder.parent.name}/{self.folder.name}"
+
 
 def state_root(env: Mapping[str, str]) -> Path:
     """rgr's state directory: ``$XDG_STATE_HOME/rgr`` when it lies under HOME, else
@@ -54,6 +60,15 @@ def state_root(env: Mapping[str, str]) -> Path:
             and Path(configured).resolve().is_relative_to(home):
         return Path(configured) / "rgr"
     return home / ".local" / "state" / "rgr"
+
+
+def exposed(store: Path, shown: Path) -> str:
+    """Why the examiner refuses to keep its tests in ``store``, and the fix."""
+    return (f"not examined: the acceptance tests would be kept in {store}, inside {shown}, "
+            "which the sandbox shows to every agent of the run (an install folder or a "
+            "toolchain there); fix: install that tool outside HOME's state folder "
+            "(npm install -g --prefix ~/.local/share/npm), or point XDG_STATE_HOME at a "
+            "folder under HOME that no sandbox shows")
 
 
 def folder_for(env: Mapping[str, str], git_dir: Path, run_id: str) -> Path:

@@ -30,5 +30,5 @@ def test_lines(note: Mapping[str, object]) -> list[str]:
 
 def stored_line(note: Mapping[str, object]) -> str:
     """Where the file is kept and what it hashes to (what an auditor compares)."""
-    return (f"{note.get('file')} kept at {note.get('stored')} (sha256 "
+    return (f"{note.get('file')} kept in rgr's state folder as {note.get('stored')} (sha256 "
             f"{str(note.get('sha256'))[:16]}), never in git")

@@ -380,7 +380,8 @@ class AcceptanceTestNote(CamelModel):
 class AcceptanceNote(CamelModel):
     """The examiner's acceptance tests for this run (rgr.loop.examine): written once by
     a sealed session that saw only the feature text and the public interface, kept
-    outside the repository (``stored``; ``sha256`` of the file as run), run on a
+    outside the repository (``stored``: its key in rgr's state folder, never a path,
+    as every scratch copy reads the notes; ``sha256`` of the file as run), run on a
     pristine checkout before COMPLETE. Carried from note to note."""
 
     mode: Literal["on", "report"] = "on"
