@@ -24,6 +24,8 @@ from rgr.sandbox.toolchain import Toolchain, home_relative, masked_roots, user_h
 #: What shells, env and bubblewrap print for a program they cannot find.
 _MISSING_PROGRAM = (
     re.compile(r"bwrap: execvp (?P<name>[^:\s]+): No such file or directory"),
+    # run by root, the command starts through setpriv as the sandbox's own user
+    re.compile(r"setpriv: failed to execute (?P<name>[^:\s]+): No such file or directory"),
     re.compile(r"(?:^|\n)(?:/bin/)?(?:sh|bash|dash|zsh)(?:: line \d+|: \d+)?: "
                r"(?P<name>[^:\s]+): (?:command )?not found"),
     re.compile(r"(?:^|\n)(?P<name>[^:\s]+): command not found"),
