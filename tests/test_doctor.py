@@ -128,10 +128,30 @@ def test_doctor_lists_what_it_shows_and_why(project: Path) -> None:
     assert done.returncode == 0, done.stdout + done.stderr
     out = done.stdout
     assert "~/code/project/.venv  a virtualenv of the repository (.venv)" in out, out
-    # Only the toolchains of the ecosystems the project uses; the others named.
+    # Only the toolchains of the ecosystems the project uses; the others' homes are not
+    # shown and not talked about (the JSON keeps them).
     assert "variables set inside: " in out
-    assert "RUSTUP_HOME" not in out
-    assert (f"not shown: {home / '.rustup'}: rustup's home (~/.rustup): the project uses "
-            "no Rust (none of its files found here)") in out
+    assert "RUSTUP_HOME" not in out and ".rustup" not in out, out
     assert "test   pytest → ~/code/project/.venv/bin/pytest" in out
     assert "tests: 1 passed, 0 failed" in out
+    # a Python project: whether CrossHair judges its survivors
+    assert "  equivalence   CrossHair " in out, out
+    done = rgr(["doctor", "--json"], project, env)
+    skipped = json.loads(done.stdout)["sandbox"]["skipped"]
+    assert any(".rustup" in line and "the project uses no Rust" in line
+               for line in skipped), skipped
+
+
+def test_doctor_on_a_project_that_is_not_python_says_nothing_of_crosshair(
+        tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    root = home / "code" / "shell"
+    root.mkdir(parents=True)
+    (root / "tdd.toml").write_text('test_command = "true"\n')
+    git(root, "init", "-q", "-b", "main")
+    git(root, "add", "-A")
+    git(root, "-c", "user.name=Dev", "-c", "user.email=dev@example.com", "commit", "-q",
+        "-m", "config")
+    done = rgr(["doctor"], root, {**user_env(home), "COLUMNS": "200"})
+    assert "test command  true" in done.stdout, done.stdout + done.stderr
+    assert "CrossHair" not in done.stdout and "crosshair" not in done.stdout

@@ -28,6 +28,7 @@ from rgr.backends.codex import PACKAGE as CODEX_PACKAGE
 from rgr.backends.codex import VERIFIED_VERSIONS, CodexBackend
 from rgr.base.backend_names import CLAUDE, CODEX
 from rgr.base.errors import RgrError
+from rgr.base.installed import install_extra
 from rgr.base.proc import run as run_process
 from rgr.base.ui import esc, make_console
 from rgr.commands import history
@@ -97,8 +98,7 @@ def find_pytest() -> list[str]:
         return [found, "-q"]
     raise DemoError(
         "the demo's kata is tested with pytest, which is not installed",
-        "`pipx inject rgr pytest` (or install rgr with `pipx install 'rgr[demo]'`), "
-        "or put a pytest on PATH",
+        f"`{install_extra('demo')}`, or put a pytest on PATH",
     )
 
 

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from rgr.backends import locate
 from rgr.backends.base import backend_binaries
 from rgr.base.errors import RgrError
+from rgr.base.installed import install_extra
 from rgr.base.outcome import Heading, Outcome
 from rgr.check.gate import GateResult, gate_argvs
 from rgr.check.mutation import equivalence
@@ -117,14 +118,25 @@ def _missing(ws: Workspace, sealer: Sealer, program: Resolved) -> Diagnosis:
                            ws.config.sandbox.detect, sealer.test_command.setting)
 
 
+#: The runners of Python projects: the only ones whose survivors CrossHair can judge,
+#: so the only projects the equivalence line (and its install hint) is shown for.
+PYTHON_RUNNERS = frozenset({"pytest", "unittest"})
+
+
 def _equivalence_line() -> str:
     """Whether the mutation gate can decide a Python survivor's equivalence."""
     found = equivalence.version()
     if found is None:
         return ("CrossHair not installed: Python survivors are not checked for "
-                "equivalence (pip install 'rgr[equivalence]')")
+                f"equivalence ({install_extra('equivalence')})")
     return (f"CrossHair {found}: Python survivors are checked for equivalence "
             "(rgr.check.mutation.equivalence)")
+
+
+def _of_another_ecosystem(skipped: str) -> bool:
+    """Is this "not shown" line a tool home of an ecosystem the project does not use
+    (rgr.sandbox.toolchain's words)?"""
+    return ": the project uses no " in skipped
 
 
 def _text(ws: Workspace, sealer: Sealer, programs: list[Resolved], problems: list[Diagnosis],
@@ -139,8 +151,9 @@ def _text(ws: Workspace, sealer: Sealer, programs: list[Resolved], problems: lis
         Heading("rgr doctor", f": {ws.root}"),
         f"  test command  {' '.join(sealer.test_command.argv)} "
         f"({sealer.test_command.source})",
-        f"  equivalence   {_equivalence_line()}",
     ]
+    if sealer.test_command.runner in PYTHON_RUNNERS:
+        out.append(f"  equivalence   {_equivalence_line()}")
     if not note.enabled:
         out += ["  sandbox       OFF: agents and test runs are not confined",
                 "found (its variables set, its dependency folders linked into each "
@@ -161,7 +174,10 @@ def _text(ws: Workspace, sealer: Sealer, programs: list[Resolved], problems: lis
     if note.path_prefix:
         out.append("first on PATH inside: " + ", ".join(tilde(p) for p in note.path_prefix))
     out += [f"copied into the sandbox's HOME: ~/{copied}" for copied in note.home_files]
-    out += [f"not shown: {skipped}" for skipped in note.skipped]
+    # A home of an ecosystem the project does not use (~/.m2 in a Python project) is
+    # not shown and needs no word here; the JSON keeps every line.
+    out += [f"not shown: {skipped}" for skipped in note.skipped
+            if not _of_another_ecosystem(skipped)]
     files = sealer.generated_files()
     if files:
         out.append("copied read-only into every checkout from your working tree "
