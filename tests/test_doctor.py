@@ -73,15 +73,45 @@ def test_verify_runs_the_venvs_pytest_sealed_on_head(project: Path) -> None:
     home = project.parent.parent
     (project / "scratch.txt").write_text("not committed\n")
     done = rgr(["verify", "--json"], project, user_env(home, activate=project / ".venv"))
-    assert done.returncode == 0, done.stdout + done.stderr
+    (project / "scratch.txt").unlink()
+    # HEAD's tests pass; `rgr run` would still stop at the uncommitted file: said in its
+    # words, and not ok. The progress lines go to stderr: stdout is the JSON.
+    assert done.returncode == 1, done.stdout + done.stderr
     report = json.loads(done.stdout)
-    assert report["ok"] and report["tests"]["passed"] == 1
+    assert not report["ok"] and report["tests"]["passed"] == 1
     assert report["commit"] == git(project, "rev-parse", "HEAD").strip()
     assert report["uncommittedPaths"] == 1  # checked as committed, and said so
-    (project / "scratch.txt").unlink()
+    [stop] = report["startRefusals"]
+    assert stop["problem"].startswith("the working tree has uncommitted changes (scratch.txt)")
+    assert "rgr verify: `" in done.stderr and "on a sealed checkout of HEAD" in done.stderr
     shown = {s["path"]: s for s in report["sandbox"]["shown"]}
     assert shown[str(project / ".venv")]["inside"] == ".venv"
     assert report["sandbox"]["enabled"] is True
+
+
+def test_verify_and_doctor_say_what_run_would_refuse_in_its_words(project: Path) -> None:
+    """An untracked virtualenv git does not ignore: `rgr run` stops before its baseline;
+    `rgr verify` and `rgr doctor` say so first, with the same message and fix."""
+    home = project.parent.parent
+    stray = project / "env2"
+    stray.mkdir()
+    (stray / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    env = {**user_env(home, activate=project / ".venv"), "COLUMNS": "300"}
+    try:
+        verified = rgr(["verify"], project, env)
+        doctored = rgr(["doctor"], project, env)
+        ran = rgr(["run", "--yes", "--skip-preflight", "anything"], project, env)
+    finally:
+        stray.joinpath("pyvenv.cfg").unlink()
+        stray.rmdir()
+    refusal = "echo /env2/ >> .gitignore && git add .gitignore"
+    assert ran.returncode == 1 and refusal in ran.stderr, ran.stdout + ran.stderr
+    for done in (verified, doctored):
+        assert done.returncode == 1, done.stdout + done.stderr
+        assert "`rgr run` would stop here before its baseline:" in done.stdout
+        assert "untracked environment folders that git does not ignore (env2/)" in done.stdout
+        assert refusal in done.stdout, done.stdout
+    assert "tests: 1 passed, 0 failed" in verified.stdout
 
 
 def test_an_unactivated_project_venv_is_found_too(project: Path) -> None:

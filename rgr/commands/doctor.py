@@ -15,11 +15,11 @@ from rgr.base.outcome import Heading, Outcome
 from rgr.check.gate import GateResult, gate_argvs
 from rgr.check.mutation import equivalence
 from rgr.commands.common import emit
-from rgr.commands.verify import result_lines
+from rgr.commands.verify import refusal_data, refusal_lines, result_lines
 from rgr.ecosystems.python import project_virtualenv
 from rgr.loop.attempt import Sealer, tests_summary
 from rgr.loop.sealed_gate import sealed_gate
-from rgr.loop.starting import make_backend
+from rgr.loop.starting import agent_refusal, make_backend, start_refusals
 from rgr.sandbox.explain import Diagnosis, missing_program
 from rgr.sandbox.toolchain import home_relative
 from rgr.store.workspace import Workspace
@@ -45,7 +45,14 @@ def doctor(ws: Workspace, as_json: bool, run_tests: bool = True) -> int:
     programs = _resolve(ws, sealer)
     problems = [_missing(ws, sealer, p) for p in programs
                 if p.role != "agent" and p.inside is None]
-    ok = refused is None and not problems
+    stops = start_refusals(ws)
+    ok = refused is None and not problems and not stops
+    # The agent CLI is the machine's, not the project's: a warning in the run's words,
+    # as the other warnings, which leave the project's verdict alone.
+    agent = agent_refusal(ws)
+    warnings = [*_outside_environment(ws, programs),
+                *([] if agent is None else [Diagnosis(
+                    f"`rgr run` would stop at its agent: {agent.message}", agent.hint or "")])]
     data = {
         "ok": ok,
         "repository": str(ws.root),
@@ -55,15 +62,15 @@ def doctor(ws: Workspace, as_json: bool, run_tests: bool = True) -> int:
         "generated": [f.as_dict() for f in sealer.generated_files()],
         "programs": [p.as_dict() for p in programs],
         "problems": [{"problem": d.problem, "fix": d.fix} for d in problems],
-        "warnings": [{"problem": d.problem, "fix": d.fix}
-                     for d in _outside_environment(ws, programs)],
+        "warnings": [{"problem": d.problem, "fix": d.fix} for d in warnings],
         "equivalence": {"crossHair": equivalence.version()},
         "tests": tests_summary(result.tests).model_dump(mode="json", by_alias=True),
         "diagnosis": None if refused is None else {"problem": refused.message,
                                                    "fix": refused.hint},
+        "startRefusals": refusal_data(stops),
     }
-    return emit(Outcome(() if as_json else _text(ws, sealer, programs, problems, result,
-                                                  refused),
+    return emit(Outcome(() if as_json else [*_text(ws, sealer, programs, problems, warnings,
+                                                   result, refused), *refusal_lines(stops)],
                         data, exit_code=0 if ok else 1), as_json)
 
 
@@ -140,7 +147,8 @@ def _of_another_ecosystem(skipped: str) -> bool:
 
 
 def _text(ws: Workspace, sealer: Sealer, programs: list[Resolved], problems: list[Diagnosis],
-          result: GateResult, refused: RgrError | None) -> list[str | Heading]:
+          warnings: list[Diagnosis], result: GateResult,
+          refused: RgrError | None) -> list[str | Heading]:
     """What a person reads: what the sandbox shows and why, each program, the test run."""
     note = sealer.note()
 
@@ -191,8 +199,7 @@ def _text(ws: Workspace, sealer: Sealer, programs: list[Resolved], problems: lis
         inside = tilde(program.inside) if program.inside else missing
         out.append(f"  {program.role:<6} {program.name} → {inside}")
     out += [f"error: {problem.problem}\n  fix: {problem.fix}" for problem in problems]
-    out += [f"warning: {warning.problem}\n  fix: {warning.fix}"
-            for warning in _outside_environment(ws, programs)]
+    out += [f"warning: {warning.problem}\n  fix: {warning.fix}" for warning in warnings]
     out.append("test run (as `rgr run` runs it: a pristine checkout of HEAD, "
                + ("sealed):" if note.enabled else "NOT sealed):"))
     return out + result_lines(result, refused)
