@@ -16,7 +16,7 @@ from rgr.check.gate import GateResult, gate_argvs
 from rgr.check.mutation import equivalence
 from rgr.commands.common import emit
 from rgr.commands.verify import refusal_data, refusal_lines, result_lines
-from rgr.ecosystems.python import project_virtualenv
+from rgr.ecosystems.python.pytest_runner import project_virtualenv
 from rgr.loop.attempt import Sealer, tests_summary
 from rgr.loop.sealed_gate import sealed_gate
 from rgr.loop.starting import agent_refusal, make_backend, start_refusals
