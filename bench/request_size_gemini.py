@@ -7,7 +7,8 @@ first scripted request, its system prompt and how many tools it offers.
     python bench/request_size_gemini.py
 
 Measured 2026-11-26 with gemini 0.61.0: 16.0-16.5 KB per phase (7 tools, rgr's system
-prompt); the CLI's defaults (its own prompt, 16 tools) make it about 48.7 KB.
+prompt); the CLI's defaults (its own prompt, 16 tools) make it about 48.7 KB. Every
+backend at once, with the tools now chosen per agent: bench/first_request_bench.py.
 """
 
 from __future__ import annotations

@@ -5,8 +5,8 @@
 # installs what is missing from the OS packages (git, Python 3.11+ with venv, Node.js and
 # npm, bubblewrap, pipx where the system Python is "externally managed" (PEP 668)), then
 # Claude Code at the release rgr pins and rgr itself (pipx, from this clone, with the demo
-# extra) under ~/.local, and runs `rgr demo`. Running it again updates rgr from the clone
-# and installs nothing twice.
+# and web extras, so `rgr serve` works on the first try) under ~/.local, and runs
+# `rgr demo`. Running it again updates rgr from the clone and installs nothing twice.
 #
 #   RGR_INSTALL_NO_DEMO=1   install only; do not run `rgr demo`
 #
@@ -28,7 +28,7 @@ if [ "$(uname -s)" != Linux ]; then
   die "this script installs from Debian's and Ubuntu's packages; on $(uname -s) install \
 Node.js, Python 3.11+ and pipx yourself (macOS: brew install node python pipx), then: \
 npm install -g --prefix ~/.local @anthropic-ai/claude-code@$claude_version && \
-pipx install '$clone[demo]' && ~/.local/bin/rgr demo (docs/install.md says what rgr \
+pipx install '$clone[demo,web]' && ~/.local/bin/rgr demo (docs/install.md says what rgr \
 does without bubblewrap)"
 fi
 
@@ -114,9 +114,9 @@ else
     "@anthropic-ai/claude-code@$claude_version"
 fi
 
-say "$pipx install --force '$clone[demo]'"
+say "$pipx install --force '$clone[demo,web]'"
 # --force: run again, it installs the clone as it is now.
-$pipx install --force "$clone[demo]"
+$pipx install --force "$clone[demo,web]"
 rgr="$HOME/.local/bin/rgr"
 [ -x "$rgr" ] || die "pipx installed rgr, but not into ~/.local/bin (PIPX_BIN_DIR is set?): run rgr from where pipx says"
 

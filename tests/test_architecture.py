@@ -543,3 +543,47 @@ def test_the_backend_name_check_sees_a_literal(tmp_path: Path) -> None:
     sample.write_text('"""Runs claude."""\n\nBACKEND = "codex"\n\n'
                       'def f(x):\n    return x == "claude" or x == "claude -p"\n')
     assert _backend_name_literals(sample) == ["line 3: 'codex'", "line 6: 'claude'"]
+
+
+#: Where words may name a backend inside a message: the backends' own package (each
+#: speaks of its CLI), the one list of names, the scripted servers standing in for each
+#: backend's API, the demo that replays through named CLIs (its command and the CLI's
+#: per-backend flags --claude and --codex), and the generated help.
+#: Everywhere else a message takes the name from the registry (or from what a note or
+#: event recorded), so "their backend, codex" cannot be said of a gemini run.
+BACKEND_WORDS_ALLOWED = ("rgr.backends", "rgr.fake_model", "rgr.demo", "rgr.help_text",
+                         "rgr.base.backend_names", "rgr.commands.demo", "rgr.cli")
+
+
+def _backend_words(path: Path) -> list[str]:
+    """Backend names as words inside the strings of a file (docstrings aside): the
+    messages and f-string parts that would say a backend's name rgr did not look up."""
+    from rgr.base.backend_names import NAMES
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    docstrings = {id(node.body[0].value) for node in ast.walk(tree)
+                  if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef
+                                | ast.AsyncFunctionDef)
+                  and node.body and isinstance(node.body[0], ast.Expr)
+                  and isinstance(node.body[0].value, ast.Constant)}
+    word = re.compile(r"(?<![\w.~/-])(" + "|".join(NAMES) + r")(?![\w/-])")
+    return [f"line {node.lineno}: {node.value[:70]!r}"
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Constant) and isinstance(node.value, str)
+            and id(node) not in docstrings and node.value not in NAMES
+            and word.search(node.value)]
+
+
+def test_messages_take_backend_names_from_the_registry() -> None:
+    offences = {name: found for name, path in MODULES.items()
+                if not any(name == p or name.startswith(p + ".")
+                           for p in BACKEND_WORDS_ALLOWED)
+                and (found := _backend_words(path))}
+    assert offences == {}
+
+
+def test_the_backend_word_check_sees_a_name_in_a_message(tmp_path: Path) -> None:
+    sample = tmp_path / "sample.py"
+    sample.write_text('"""Counts codex sessions."""\n\n'
+                      'def f(n):\n    return f"{n} without a cost: codex reports tokens"\n\n'
+                      'HOME = "~/.codex"\nNAME = "gemini"\n')
+    assert _backend_words(sample) == ["line 4: ' without a cost: codex reports tokens'"]

@@ -98,6 +98,31 @@ def test_every_page_is_in_the_menu() -> None:
     assert pages == listed, (pages - listed, listed - pages)
 
 
+def test_the_configuration_reference_is_generated_from_the_model() -> None:
+    """The tdd.toml page holds the hook's marker; the hook writes every key of the
+    model and of each of its tables, with the backends the registry names."""
+    import importlib.util
+
+    from rgr.base.backend_names import NAMES
+    from rgr.base.config import Config
+
+    text = (DOCS / "reference" / "configuration.md").read_text(encoding="utf-8")
+    assert "<!-- rgr:configuration -->" in text and "| `max_retries` |" not in text
+    spec = importlib.util.spec_from_file_location(
+        "config_reference", DOCS / "hooks" / "config_reference.py")
+    assert spec is not None and spec.loader is not None
+    hook = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(hook)
+    reference = hook.config_reference()
+    for name, field in Config.model_fields.items():
+        assert f"| `{name}` |" in reference or f"| `[{name}]` |" in reference, name
+        sub = getattr(field.annotation, "model_fields", {})
+        for key in sub:
+            assert f"### `[{name}]`" in reference and f"| `{key}` |" in reference, (name, key)
+    assert all(repr(name) in reference for name in NAMES)  # 'claude', 'codex', 'gemini'
+    assert "`TDD_GEMINI_BINARY`" in reference
+
+
 def test_the_command_reference_is_generated_not_written() -> None:
     """The page holds the hook's marker, not a hand-copied --help that could drift."""
     text = (DOCS / "reference" / "commands.md").read_text(encoding="utf-8")

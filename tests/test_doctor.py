@@ -73,15 +73,45 @@ def test_verify_runs_the_venvs_pytest_sealed_on_head(project: Path) -> None:
     home = project.parent.parent
     (project / "scratch.txt").write_text("not committed\n")
     done = rgr(["verify", "--json"], project, user_env(home, activate=project / ".venv"))
-    assert done.returncode == 0, done.stdout + done.stderr
+    (project / "scratch.txt").unlink()
+    # HEAD's tests pass; `rgr run` would still stop at the uncommitted file: said in its
+    # words, and not ok. The progress lines go to stderr: stdout is the JSON.
+    assert done.returncode == 1, done.stdout + done.stderr
     report = json.loads(done.stdout)
-    assert report["ok"] and report["tests"]["passed"] == 1
+    assert not report["ok"] and report["tests"]["passed"] == 1
     assert report["commit"] == git(project, "rev-parse", "HEAD").strip()
     assert report["uncommittedPaths"] == 1  # checked as committed, and said so
-    (project / "scratch.txt").unlink()
+    [stop] = report["startRefusals"]
+    assert stop["problem"].startswith("the working tree has uncommitted changes (scratch.txt)")
+    assert "rgr verify: `" in done.stderr and "on a sealed checkout of HEAD" in done.stderr
     shown = {s["path"]: s for s in report["sandbox"]["shown"]}
     assert shown[str(project / ".venv")]["inside"] == ".venv"
     assert report["sandbox"]["enabled"] is True
+
+
+def test_verify_and_doctor_say_what_run_would_refuse_in_its_words(project: Path) -> None:
+    """An untracked virtualenv git does not ignore: `rgr run` stops before its baseline;
+    `rgr verify` and `rgr doctor` say so first, with the same message and fix."""
+    home = project.parent.parent
+    stray = project / "env2"
+    stray.mkdir()
+    (stray / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    env = {**user_env(home, activate=project / ".venv"), "COLUMNS": "300"}
+    try:
+        verified = rgr(["verify"], project, env)
+        doctored = rgr(["doctor"], project, env)
+        ran = rgr(["run", "--yes", "--skip-preflight", "anything"], project, env)
+    finally:
+        stray.joinpath("pyvenv.cfg").unlink()
+        stray.rmdir()
+    refusal = "echo /env2/ >> .gitignore && git add .gitignore"
+    assert ran.returncode == 1 and refusal in ran.stderr, ran.stdout + ran.stderr
+    for done in (verified, doctored):
+        assert done.returncode == 1, done.stdout + done.stderr
+        assert "`rgr run` would stop here before its baseline:" in done.stdout
+        assert "untracked environment folders that git does not ignore (env2/)" in done.stdout
+        assert refusal in done.stdout, done.stdout
+    assert "tests: 1 passed, 0 failed" in verified.stdout
 
 
 def test_an_unactivated_project_venv_is_found_too(project: Path) -> None:
@@ -128,10 +158,30 @@ def test_doctor_lists_what_it_shows_and_why(project: Path) -> None:
     assert done.returncode == 0, done.stdout + done.stderr
     out = done.stdout
     assert "~/code/project/.venv  a virtualenv of the repository (.venv)" in out, out
-    # Only the toolchains of the ecosystems the project uses; the others named.
+    # Only the toolchains of the ecosystems the project uses; the others' homes are not
+    # shown and not talked about (the JSON keeps them).
     assert "variables set inside: " in out
-    assert "RUSTUP_HOME" not in out
-    assert (f"not shown: {home / '.rustup'}: rustup's home (~/.rustup): the project uses "
-            "no Rust (none of its files found here)") in out
+    assert "RUSTUP_HOME" not in out and ".rustup" not in out, out
     assert "test   pytest → ~/code/project/.venv/bin/pytest" in out
     assert "tests: 1 passed, 0 failed" in out
+    # a Python project: whether CrossHair judges its survivors
+    assert "  equivalence   CrossHair " in out, out
+    done = rgr(["doctor", "--json"], project, env)
+    skipped = json.loads(done.stdout)["sandbox"]["skipped"]
+    assert any(".rustup" in line and "the project uses no Rust" in line
+               for line in skipped), skipped
+
+
+def test_doctor_on_a_project_that_is_not_python_says_nothing_of_crosshair(
+        tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    root = home / "code" / "shell"
+    root.mkdir(parents=True)
+    (root / "tdd.toml").write_text('test_command = "true"\n')
+    git(root, "init", "-q", "-b", "main")
+    git(root, "add", "-A")
+    git(root, "-c", "user.name=Dev", "-c", "user.email=dev@example.com", "commit", "-q",
+        "-m", "config")
+    done = rgr(["doctor"], root, {**user_env(home), "COLUMNS": "200"})
+    assert "test command  true" in done.stdout, done.stdout + done.stderr
+    assert "CrossHair" not in done.stdout and "crosshair" not in done.stdout

@@ -38,7 +38,7 @@ def test_off_linux_it_names_the_pinned_release_and_installs_nothing(tmp_path: Pa
     assert "on Darwin install Node.js, Python 3.11+ and pipx yourself" in done.stderr
     assert "brew install node python pipx" in done.stderr
     assert f"@anthropic-ai/claude-code@{PINNED} " in done.stderr, done.stderr
-    assert f"pipx install '{REPO_ROOT}[demo]'" in done.stderr
+    assert f"pipx install '{REPO_ROOT}[demo,web]'" in done.stderr
     assert list(home.iterdir()) == []  # nothing installed
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from rgr.base.installed import install_extra
 from rgr.check.mutation import equivalence
 from rgr.check.mutation.mutants import apply, mutants_of
 from rgr.check.mutation.rule import demonstrably_killable
@@ -221,4 +222,4 @@ def test_doctor_says_whether_crosshair_is_there(monkeypatch: pytest.MonkeyPatch)
 
     assert f"CrossHair {equivalence.version()}" in doctor._equivalence_line()
     monkeypatch.setattr(equivalence, "available", lambda: False)
-    assert "pip install 'rgr[equivalence]'" in doctor._equivalence_line()
+    assert install_extra("equivalence") in doctor._equivalence_line()

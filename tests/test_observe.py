@@ -302,8 +302,8 @@ def test_live_view_panel_shows_phase_tools_cost_and_tests() -> None:
 
 def test_summary_splits_session_wall_time_into_model_and_the_rest() -> None:
     """Each session's wall (attempt_started to agent_call) = the model's time as the
-    agent reports it + the rest; with the test runs and rgr's own time, they add up to
-    the run's wall time."""
+    agent reports it + the rest, or unsplit when the agent reports no model time; with
+    the test runs and rgr's own time, they add up to the run's wall time."""
     red = {"phase": "RED", "cycle": 1}
 
     def at(second: float, kind: str, **fields: Any) -> dict[str, Any]:
@@ -322,11 +322,14 @@ def test_summary_splits_session_wall_time_into_model_and_the_rest() -> None:
     ]
     data = summarize([from_json(e) for e in evs])
     totals, split = data["totals"], data["timeSplit"]
-    assert (totals["agentWallS"], totals["agentModelS"], totals["agentOtherS"]) == \
-        (5.5, 2.9, 2.6)
+    # the session without an API figure is not split: its second is neither called the
+    # model's nor the tools'
+    assert (totals["agentWallS"], totals["agentModelS"], totals["agentOtherS"],
+            totals["agentUnsplitS"]) == (5.5, 2.0, 2.5, 1.0)
     assert totals["agentDurationS"] == 4.1  # the agents' own figure, unchanged
-    assert split == {"wallS": 12.0, "agentModelS": 2.9, "agentOtherS": 2.6, "testsS": 2.0,
-                     "rgrS": 4.5}
+    assert split == {"wallS": 12.0, "agentModelS": 2.0, "agentOtherS": 2.5,
+                     "agentUnsplitS": 1.0, "testsS": 2.0, "rgrS": 4.5}
+    assert data["backends"]["claude"]["modelTimeReported"] is False
     assert data["phases"][0]["agentWallS"] == 5.5
 
 

@@ -252,10 +252,14 @@ def test_verify_runs_the_gate_and_fails_when_a_command_fails(shop: Path,
     fast = json.loads(rgr(["verify", "--fast", "--json"], shop, env).stdout)
     assert len(fast["commands"]) == 1
     (shop / "shop" / "orders.py").write_text("import shop.missing\n")
-    # verify checks HEAD as a run would start from it, and says what it left out.
+    # verify checks HEAD as a run would start from it, says what it left out, and that a
+    # run would not start with the change uncommitted (in the run's words).
     uncommitted = rgr(["verify"], shop, env)
-    assert uncommitted.returncode == 0, uncommitted.stdout + uncommitted.stderr
+    assert uncommitted.returncode == 1, uncommitted.stdout + uncommitted.stderr
     assert "1 uncommitted path(s) are not checked" in uncommitted.stdout
+    assert "tests: 3 passed" in uncommitted.stdout
+    assert "error: the working tree has uncommitted changes (shop/orders.py)" \
+        in uncommitted.stdout
     subprocess.run(["git", "commit", "-qam", "break an import"], cwd=shop, check=True)
     failed = rgr(["verify"], shop, env)
     assert failed.returncode == 1

@@ -124,8 +124,8 @@ def test_report_splits_the_run_time_when_its_events_are_here(
     folder.mkdir(parents=True)
     (folder / "events.jsonl").write_text("".join(json.dumps(e) + "\n" for e in events))
     split = report_json(run_rgr, repo)["timeSplit"]
-    assert split == {"wallS": 10.0, "agentModelS": 2.5, "agentOtherS": 1.5, "testsS": 1.5,
-                     "rgrS": 4.5}
+    assert split == {"wallS": 10.0, "agentModelS": 2.5, "agentOtherS": 1.5,
+                     "agentUnsplitS": 0.0, "testsS": 1.5, "rgrS": 4.5}
     code, out, err = run_rgr(["report"], repo.path)
     assert code == 0, err
     assert ("10s of rgr runs: 2.5s model (as the agents report it), 1.5s agent start-up "

@@ -22,6 +22,7 @@ import pytest
 from conftest import Repo, RunRgr, clean_env, git, make_repo
 from serve_helpers import RUN_ID, csrf_of, http, make_run, serve
 
+from rgr.base.installed import install_extra
 from rgr.web.security import CSP
 
 
@@ -232,8 +233,9 @@ def test_bad_starts_say_what_is_wrong(tmp_path: Path, run_rgr: RunRgr) -> None:
                            env={"PYTHONPATH": str(_without_web(tmp_path))})
     assert code == 1, err
     assert "rgr serve needs the web extra" in err
-    assert "fix: add it to rgr's pipx environment: pipx inject rgr starlette uvicorn jinja2" \
-        in err, err
+    # this rgr runs from a virtualenv: its pip, with the extra's packages
+    assert f"fix: add it where rgr is installed: {install_extra('web')}" in err, err
+    assert f"{sys.prefix}/bin/python -m pip install " in err, err
 
 
 def _without_web(tmp_path: Path) -> Path:

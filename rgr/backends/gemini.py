@@ -88,10 +88,22 @@ DROPPED_VARS = frozenset({"ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_C
 EXCERPT_CHARS = 1500
 VERSION_TIMEOUT_S = 60.0
 
-#: rgr's tool names (agents/*.toml) -> the Gemini CLI's.
+#: rgr's tool names (agents/*.toml) -> the Gemini CLI's. ``list_directory`` is not
+#: offered: ``glob`` and the shell list a folder too.
 TOOLS = {"Read": ("read_file",), "Write": ("write_file",), "Edit": ("replace",),
-         "Bash": ("run_shell_command",), "Grep": ("grep_search",),
-         "Glob": ("glob", "list_directory")}
+         "Bash": ("run_shell_command",), "Grep": ("grep_search",), "Glob": ("glob",)}
+
+#: A tool left out when the session has the one named here, which does its job: every
+#: tool's declaration travels in every request, and ``replace``'s alone is 4.2 KB of the
+#: 16 KB a phase's first request may take (bench/first_request_bench.py). An agent that
+#: may write files edits them by writing them whole.
+COVERED_BY = {"replace": "write_file"}
+
+
+def gemini_tools(names: tuple[str, ...] | list[str]) -> list[str]:
+    """The Gemini CLI's tools for an agent's rgr tools (``tools.core``)."""
+    chosen = {tool for name in names for tool in TOOLS.get(name, ())}
+    return sorted(tool for tool in chosen if COVERED_BY.get(tool) not in chosen)
 
 #: A rate limit's text says "switch to another /auth method": only these mean the key.
 LOGIN_MARKERS = ("401", "403", "unauthenticated", "permission_denied", "api key not valid",
@@ -220,8 +232,15 @@ class GeminiBackend:
         return request.model or self.model or DEFAULT_MODEL
 
     def _settings(self, home: Path, request: AgentRequest) -> None:
-        tools = sorted({t for name in request.tools for t in TOOLS.get(name, ())})
-        settings = {"security": {"auth": {"selectedType": "gemini-api-key"}},
+        tools = gemini_tools(request.tools)
+        settings = {"security": {"auth": {"selectedType": "gemini-api-key"},
+                                 # The shell tool's commands get the CLI's environment
+                                 # without any *KEY*/*TOKEN*/... variable: not even the
+                                 # placeholder key reaches the agent's shell. rgr's marks
+                                 # stay, so its processes can be found and stopped.
+                                 "environmentVariableRedaction": {
+                                     "enabled": True,
+                                     "allowed": [SESSION_MARK_VAR, REPO_MARK_VAR]}},
                     "tools": {"core": tools},
                     "general": {"disableAutoUpdate": True, "disableUpdateNag": True,
                                 "checkpointing": {"enabled": False},

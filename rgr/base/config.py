@@ -130,7 +130,7 @@ EXPECTED_IN_TABLE: Mapping[str, Mapping[str, str]] = {
         "request_max_retries": "an integer >= 0",
         "stream_max_retries": "an integer >= 0",
         "stream_idle_timeout_ms": "an integer >= 1",
-        "config": "a list of key=value strings (codex -c overrides)",
+        "config": f"a list of key=value strings ({backend_names.CODEX} -c overrides)",
     },
     "sandbox": {
         "enabled": "true or false",

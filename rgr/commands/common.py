@@ -17,6 +17,7 @@ from rgr.base.ui import esc, make_console, print_fields, print_json, print_json_
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without typing's import (see rgr.base.proc)
 if TYPE_CHECKING:
+    import threading
     from collections.abc import Callable, Iterable
 
     from rich.console import Console
@@ -94,6 +95,46 @@ def sayer(out: Console | None = None) -> Callable[[str], None]:
         console.print(esc(line))
 
     return say
+
+
+class Progress:
+    """``what`` said on stderr as work starts, then a line every ``every`` seconds until
+    it ends (a long test suite is not silence): stdout stays the result's, so ``--json``
+    still parses."""
+
+    def __init__(self, what: str, every: float) -> None:
+        self.what = what
+        self.every = every
+        self._stop: threading.Event | None = None
+        self._thread: threading.Thread | None = None
+
+    def __enter__(self) -> Progress:
+        # Imported here: `rgr status` and `rgr show` import this module on their fast path.
+        import threading
+        import time
+
+        started = time.monotonic()
+        _stderr(f"{self.what} ...")
+        stop = threading.Event()
+
+        def beat() -> None:
+            while not stop.wait(self.every):
+                _stderr(f"{self.what}: still running ({time.monotonic() - started:.0f}s)")
+
+        self._stop = stop
+        self._thread = threading.Thread(target=beat, name="rgr-progress", daemon=True)
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._stop is not None and self._thread is not None:
+            self._stop.set()
+            self._thread.join()
+
+
+def _stderr(line: str) -> None:
+    sys.stderr.write(line + "\n")
+    sys.stderr.flush()
 
 
 def ask_yes_no(question: str) -> bool:

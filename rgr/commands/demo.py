@@ -27,7 +27,8 @@ from rgr.backends.codex import INSTALL_COMMAND as CODEX_INSTALL
 from rgr.backends.codex import PACKAGE as CODEX_PACKAGE
 from rgr.backends.codex import VERIFIED_VERSIONS, CodexBackend
 from rgr.base.backend_names import CLAUDE, CODEX
-from rgr.base.errors import RgrError
+from rgr.base.errors import ExitCode, RgrError
+from rgr.base.installed import install_extra
 from rgr.base.proc import run as run_process
 from rgr.base.ui import esc, make_console
 from rgr.commands import history
@@ -67,6 +68,13 @@ class DemoError(RgrError):
     category = "demo"
 
 
+class DemoStopped(DemoError):
+    """Ctrl-C during the demo's replay: said as such (exit 130), with why `rgr resume`
+    cannot go on with it."""
+
+    exit_code = ExitCode.INTERRUPTED
+
+
 def find_claude(claude: str | None) -> str:
     return find_binary(CLAUDE, claude, "Claude Code", INSTALL_CLAUDE)
 
@@ -97,8 +105,7 @@ def find_pytest() -> list[str]:
         return [found, "-q"]
     raise DemoError(
         "the demo's kata is tested with pytest, which is not installed",
-        "`pipx inject rgr pytest` (or install rgr with `pipx install 'rgr[demo]'`), "
-        "or put a pytest on PATH",
+        f"`{install_extra('demo')}`, or put a pytest on PATH",
     )
 
 
@@ -114,8 +121,16 @@ def _directory(given: Path | None) -> Path:
 def run(directory: Path | None, claude: str | None, backend: str = CLAUDE,
         codex: str | None = None) -> int:
     """The replay through ``backend``'s CLI (one of REPLAYS, which the registry marks
-    with ``demo``); ``claude`` / ``codex``: its binary, when given."""
-    return REPLAYS[backend](directory, claude if backend == CLAUDE else codex)
+    with ``demo``); ``claude`` / ``codex``: its binary, when given. A start that fails
+    before the kata exists (the CLI does not answer, say) removes the folder it made."""
+    made = directory is None
+    where = Path(tempfile.mkdtemp(prefix="rgr-demo-")) if directory is None else directory
+    try:
+        return REPLAYS[backend](where, claude if backend == CLAUDE else codex)
+    except (RgrError, KeyboardInterrupt):
+        if made and not (where / "kata").exists():
+            shutil.rmtree(where, ignore_errors=True)
+        raise
 
 
 def run_claude(directory: Path | None, claude: str | None) -> int:
@@ -200,7 +215,14 @@ def _replay(out: Console, kata: Path, env: dict[str, str], server: FakeModelServ
     out.print(f"  kata          {esc(kata)} (a Python project with no tests yet, on main)")
     out.print(f"\n$ rgr run --yes {flags}{esc(repr(FEATURE))}")
     ws = open_workspace(kata, env=env)
-    code = run_command.run(ws, FEATURE, False, None, RunOptions(assume_yes=True))
+    try:
+        code = run_command.run(ws, FEATURE, False, None, RunOptions(assume_yes=True))
+    except KeyboardInterrupt:
+        raise DemoStopped(
+            f"the demo was stopped before its run completed; the kata stays in {kata}",
+            "a demo cannot be resumed: its model was the replay server, which stopped "
+            "with it, and `rgr resume` in the kata would ask the real API, where the "
+            "demo's agent has no login; run `rgr demo` again for a new replay") from None
     errors, remaining = server.errors, server.remaining
     if errors or remaining:
         raise DemoError(

@@ -10,15 +10,16 @@ from dataclasses import dataclass
 from rgr.backends import locate
 from rgr.backends.base import backend_binaries
 from rgr.base.errors import RgrError
+from rgr.base.installed import install_extra
 from rgr.base.outcome import Heading, Outcome
 from rgr.check.gate import GateResult, gate_argvs
 from rgr.check.mutation import equivalence
 from rgr.commands.common import emit
-from rgr.commands.verify import result_lines
+from rgr.commands.verify import refusal_data, refusal_lines, result_lines
 from rgr.ecosystems.python.pytest_runner import project_virtualenv
 from rgr.loop.attempt import Sealer, tests_summary
 from rgr.loop.sealed_gate import sealed_gate
-from rgr.loop.starting import make_backend
+from rgr.loop.starting import agent_refusal, make_backend, start_refusals
 from rgr.sandbox.explain import Diagnosis, missing_program
 from rgr.sandbox.toolchain import home_relative
 from rgr.store import acceptance_store
@@ -45,7 +46,14 @@ def doctor(ws: Workspace, as_json: bool, run_tests: bool = True) -> int:
     programs = _resolve(ws, sealer)
     problems = [_missing(ws, sealer, p) for p in programs
                 if p.role != "agent" and p.inside is None]
-    ok = refused is None and not problems
+    stops = start_refusals(ws)
+    ok = refused is None and not problems and not stops
+    # The agent CLI is the machine's, not the project's: a warning in the run's words,
+    # as the other warnings, which leave the project's verdict alone.
+    agent = agent_refusal(ws)
+    warnings = [*_outside_environment(ws, programs),
+                *([] if agent is None else [Diagnosis(
+                    f"`rgr run` would stop at its agent: {agent.message}", agent.hint or "")])]
     data = {
         "ok": ok,
         "repository": str(ws.root),
@@ -58,15 +66,15 @@ def doctor(ws: Workspace, as_json: bool, run_tests: bool = True) -> int:
         "generated": [f.as_dict() for f in sealer.generated_files()],
         "programs": [p.as_dict() for p in programs],
         "problems": [{"problem": d.problem, "fix": d.fix} for d in problems],
-        "warnings": [{"problem": d.problem, "fix": d.fix}
-                     for d in _outside_environment(ws, programs)],
+        "warnings": [{"problem": d.problem, "fix": d.fix} for d in warnings],
         "equivalence": {"crossHair": equivalence.version()},
         "tests": tests_summary(result.tests).model_dump(mode="json", by_alias=True),
         "diagnosis": None if refused is None else {"problem": refused.message,
                                                    "fix": refused.hint},
+        "startRefusals": refusal_data(stops),
     }
-    return emit(Outcome(() if as_json else _text(ws, sealer, programs, problems, result,
-                                                  refused),
+    return emit(Outcome(() if as_json else [*_text(ws, sealer, programs, problems, warnings,
+                                                   result, refused), *refusal_lines(stops)],
                         data, exit_code=0 if ok else 1), as_json)
 
 
@@ -131,18 +139,30 @@ def _store_line(ws: Workspace, sealer: Sealer) -> str:
     return f"{where}: SHOWN ({acceptance_store.exposed(store, over)})"
 
 
+#: The runners of Python projects: the only ones whose survivors CrossHair can judge,
+#: so the only projects the equivalence line (and its install hint) is shown for.
+PYTHON_RUNNERS = frozenset({"pytest", "unittest"})
+
+
 def _equivalence_line() -> str:
     """Whether the mutation gate can decide a Python survivor's equivalence."""
     found = equivalence.version()
     if found is None:
         return ("CrossHair not installed: Python survivors are not checked for "
-                "equivalence (pip install 'rgr[equivalence]')")
+                f"equivalence ({install_extra('equivalence')})")
     return (f"CrossHair {found}: Python survivors are checked for equivalence "
             "(rgr.check.mutation.equivalence)")
 
 
+def _of_another_ecosystem(skipped: str) -> bool:
+    """Is this "not shown" line a tool home of an ecosystem the project does not use
+    (rgr.sandbox.toolchain's words)?"""
+    return ": the project uses no " in skipped
+
+
 def _text(ws: Workspace, sealer: Sealer, programs: list[Resolved], problems: list[Diagnosis],
-          result: GateResult, refused: RgrError | None) -> list[str | Heading]:
+          warnings: list[Diagnosis], result: GateResult,
+          refused: RgrError | None) -> list[str | Heading]:
     """What a person reads: what the sandbox shows and why, each program, the test run."""
     note = sealer.note()
 
@@ -153,8 +173,9 @@ def _text(ws: Workspace, sealer: Sealer, programs: list[Resolved], problems: lis
         Heading("rgr doctor", f": {ws.root}"),
         f"  test command  {' '.join(sealer.test_command.argv)} "
         f"({sealer.test_command.source})",
-        f"  equivalence   {_equivalence_line()}",
     ]
+    if sealer.test_command.runner in PYTHON_RUNNERS:
+        out.append(f"  equivalence   {_equivalence_line()}")
     if not note.enabled:
         out += ["  sandbox       OFF: agents and test runs are not confined",
                 "found (its variables set, its dependency folders linked into each "
@@ -175,7 +196,10 @@ def _text(ws: Workspace, sealer: Sealer, programs: list[Resolved], problems: lis
     if note.path_prefix:
         out.append("first on PATH inside: " + ", ".join(tilde(p) for p in note.path_prefix))
     out += [f"copied into the sandbox's HOME: ~/{copied}" for copied in note.home_files]
-    out += [f"not shown: {skipped}" for skipped in note.skipped]
+    # A home of an ecosystem the project does not use (~/.m2 in a Python project) is
+    # not shown and needs no word here; the JSON keeps every line.
+    out += [f"not shown: {skipped}" for skipped in note.skipped
+            if not _of_another_ecosystem(skipped)]
     if note.enabled:
         out.append("what every sandbox of the run can read of this machine (the allow-list, "
                    "in the order it is built):")
@@ -194,8 +218,7 @@ def _text(ws: Workspace, sealer: Sealer, programs: list[Resolved], problems: lis
         inside = tilde(program.inside) if program.inside else missing
         out.append(f"  {program.role:<6} {program.name} → {inside}")
     out += [f"error: {problem.problem}\n  fix: {problem.fix}" for problem in problems]
-    out += [f"warning: {warning.problem}\n  fix: {warning.fix}"
-            for warning in _outside_environment(ws, programs)]
+    out += [f"warning: {warning.problem}\n  fix: {warning.fix}" for warning in warnings]
     out.append("test run (as `rgr run` runs it: a pristine checkout of HEAD, "
                + ("sealed):" if note.enabled else "NOT sealed):"))
     return out + result_lines(result, refused)

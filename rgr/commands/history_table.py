@@ -72,7 +72,7 @@ def cost(row: dict[str, Any]) -> str:
     agent = row.get("agent") or {}
     usd = agent.get("costUsd")
     if usd is None:
-        return "n/a" if agent else "-"  # n/a: the backend reports no cost (codex)
+        return "n/a" if agent else "-"  # n/a: the backend reports no cost
     return f"${usd:.4f}"
 
 
@@ -209,8 +209,12 @@ def text(shown: list[dict[str, Any]], more: str | None, styled: bool,
     costs = [c for row in shown if (c := (row.get("agent") or {}).get("costUsd")) is not None]
     if costs:
         lines.append(f"agent cost of the {len(costs)} phase(s) shown: ${sum(costs):.4f}")
-    if any(cost(row) == "n/a" for row in shown):
-        lines.append("n/a: the agent's backend reports tokens, not cost (codex); see `rgr show`")
+    uncosted = sorted({str((row.get("agent") or {}).get("backend") or DEFAULT)
+                       for row in shown if cost(row) == "n/a"})
+    if uncosted:
+        # the backends as the notes recorded them, never a name written here
+        lines.append(f"n/a: {', '.join(uncosted)} report{'s' if len(uncosted) == 1 else ''} "
+                     "tokens, not cost; see `rgr show`")
     if more:
         lines.append(more)
     if any(not row["reachable"] for row in shown):

@@ -95,7 +95,7 @@ def run(ws: Workspace, feature: str, here: bool, branch: str | None, options: Ru
         integrate.preflight(ws, options.integrate)
         run_id = str(uuid.uuid4())
         with observed(ws, "run", run_id, feature, target, options.limits(),
-                      options.verbosity) as inv:
+                      options.verbosity, new_run=True) as inv:
             final = _start_and_loop(ws, backend, test_command, options, inv, here, target,
                                     start_branch, start, feature, run_id)
             return _finish(final, inv, ws, options)

@@ -1,6 +1,7 @@
 """``rgr serve``: the queue, the runs and the history in a browser (rgr.web).
 
-An optional extra (``pipx inject rgr starlette uvicorn jinja2``): the web stack is
+An optional extra (deploy/install.sh installs it; rgr.base.installed names the command
+that adds it where rgr is installed otherwise): the web stack is
 imported here, when the command runs, never by the rest of rgr. The port is bound before anything is
 printed, so a port in use is a clear error rather than a traceback from the server;
 the URL is printed and nothing is opened.
@@ -15,6 +16,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from rgr.base.errors import RgrError
+from rgr.base.installed import install_extra
 
 if TYPE_CHECKING:
     from rgr.store.workspace import Workspace
@@ -24,11 +26,13 @@ DEFAULT_PORT = 8765
 #: The web extra's modules, checked before anything else is done.
 EXTRA_MODULES = ("starlette", "uvicorn", "jinja2")
 
-#: rgr is installed from its clone (the README's pipx install), not from PyPI, where no
-#: rgr exists: `pipx install --force 'rgr[web]'` finds no distribution. Injecting the
-#: three packages into that pipx environment works (measured with pipx 1.18.4).
-INSTALL_HINT = ("add it to rgr's pipx environment: pipx inject rgr starlette uvicorn jinja2 "
-                "(in a virtualenv of the clone: pip install '.[web]')")
+
+def install_hint() -> str:
+    """rgr is installed from its clone (the README's pipx install), not from PyPI, where
+    no rgr exists: `pipx install --force 'rgr[web]'` finds no distribution. Adding the
+    three packages to the environment rgr runs in works (``pipx inject`` measured with
+    pipx 1.18.4), named for the installer that made it."""
+    return f"add it where rgr is installed: {install_extra('web')}"
 
 #: A token goes in a URL and a cookie as it is: URL-safe characters, long enough.
 TOKEN = re.compile(r"[A-Za-z0-9._~-]{16,}")
@@ -52,7 +56,7 @@ def require_extra() -> None:
     if missing:
         raise ServeError(f"rgr serve needs the web extra, and {', '.join(missing)} "
                          f"{'is' if len(missing) == 1 else 'are'} not installed",
-                         INSTALL_HINT)
+                         install_hint())
 
 
 def bind(host: str, port: int) -> socket.socket:

@@ -2,27 +2,42 @@
 runs them: on a pristine checkout of HEAD, inside the sandbox, with the same
 environment. Its verdict on the tests is ``rgr run``'s own baseline check
 (rgr.loop.starting.baseline_refusal): what passes here passes a run's baseline, and what
-a run would refuse fails here with the same cause and fix."""
+a run would refuse fails here with the same cause and fix. What stops a run before its
+baseline (a detached HEAD, uncommitted changes, an untracked virtualenv git does not
+ignore: rgr.loop.starting.start_refusals) fails it too, in `rgr run`'s words."""
 
 from __future__ import annotations
+
+import shlex
 
 from rgr.base.errors import RgrError
 from rgr.base.outcome import Outcome
 from rgr.base.ui import short
-from rgr.check.gate import GateResult, Level
-from rgr.commands.common import emit
+from rgr.check.gate import GateResult, Level, gate_argvs
+from rgr.commands.common import Progress, emit
+from rgr.ecosystems.registry import resolve_test_command
 from rgr.loop.attempt import tests_summary
 from rgr.loop.sealed_gate import sealed_gate
+from rgr.loop.starting import start_refusals
 from rgr.sandbox import capabilities
 from rgr.store import git
 from rgr.store.workspace import Workspace
+
+#: Seconds between two "still running" lines on stderr while the suite runs.
+PROGRESS_EVERY_S = 15.0
 
 
 def verify(ws: Workspace, level: Level, as_json: bool) -> int:
     """Exit 0 when the gate passes at HEAD as a run would see it, 1 otherwise."""
     ws = ws.pinned()  # a run reads its configuration from the committed tree too
-    sealer, result, refused = sealed_gate(ws, level, quiet=as_json)
-    ok = result.ok and refused is None
+    command = shlex.join(resolve_test_command(ws.config, ws.root).argv)
+    gates = len(gate_argvs(ws.config, level))
+    what = (f"rgr verify: `{command}`" + (f" and {gates} gate command(s)" if gates else "")
+            + " on a sealed checkout of HEAD")
+    with Progress(what, every=PROGRESS_EVERY_S):
+        sealer, result, refused = sealed_gate(ws, level, quiet=as_json)
+    stops = start_refusals(ws)
+    ok = result.ok and refused is None and not stops
     head = git.head_commit(ws.repo)
     uncommitted = git.uncommitted_paths(ws.repo)
     data = {
@@ -36,6 +51,8 @@ def verify(ws: Workspace, level: Level, as_json: bool) -> int:
         # Why `rgr run` would not start here: the same words as its refusal.
         "diagnosis": None if refused is None else {"problem": refused.message,
                                                    "fix": refused.hint},
+        # What else would stop `rgr run` before its baseline: in its own words.
+        "startRefusals": refusal_data(stops),
     }
     # As root, the user's own run keeps capabilities the sandbox drops: say which
     # tests that explains, or the counts differ with no reason given.
@@ -48,8 +65,21 @@ def verify(ws: Workspace, level: Level, as_json: bool) -> int:
         f"HEAD ({short(str(head.id))}) as committed"]
     if dropped is not None:
         text.append(dropped.note())
-    return emit(Outcome([*text, *result_lines(result, refused)], data,
+    return emit(Outcome([*text, *result_lines(result, refused), *refusal_lines(stops)], data,
                         exit_code=0 if ok else 1), as_json)
+
+
+def refusal_data(stops: list[RgrError]) -> list[dict[str, str | None]]:
+    return [{"problem": stop.message, "fix": stop.hint} for stop in stops]
+
+
+def refusal_lines(stops: list[RgrError]) -> list[str]:
+    """`rgr run`'s refusals before its baseline, as `rgr run` prints them (``rgr doctor``
+    ends with them too)."""
+    if not stops:
+        return []
+    return ["`rgr run` would stop here before its baseline:",
+            *(f"error: {stop}" for stop in stops)]
 
 
 def result_lines(result: GateResult, refused: RgrError | None) -> list[str]:

@@ -7,7 +7,8 @@ claude-shaped; each step becomes what the Gemini CLI offers (measured with 0.61.
 
 - ``Write(file_path, content)``: a ``functionCall`` of ``write_file`` (same arguments);
 - ``Edit(file_path, old_string, new_string)``: ``replace`` (same arguments, plus the
-  ``instruction`` it asks for);
+  ``instruction`` it asks for), which rgr offers only to an agent that cannot write
+  whole files (rgr.backends.gemini.gemini_tools): a script for one that can writes;
 - ``Read(file_path)``: ``read_file``; ``Bash(command)``: ``run_shell_command``;
 - ``StructuredOutput(obj)``: the final model text, the JSON itself (the Gemini CLI has
   no output-schema flag: rgr asks for the JSON in the prompt and validates it);

@@ -189,6 +189,32 @@ def _ignore_line(folders: list[str]) -> str:
     return f"{line} && git add .gitignore && git commit -m 'Ignore environment folders'"
 
 
+def start_refusals(ws: Workspace) -> list[RgrError]:
+    """What makes `rgr run` stop before its baseline, on the repository as it is now:
+    a detached HEAD, uncommitted changes, untracked environment folders git does not
+    ignore. `rgr run` raises the first of these from the same functions; `rgr verify`
+    and `rgr doctor` list them all in the same words, so what they call startable is."""
+    return _refusals([lambda: git.require_branch(ws.repo),
+                      lambda: require_clean(ws, "rgr run")])
+
+
+def agent_refusal(ws: Workspace) -> RgrError | None:
+    """Why `rgr run` would stop at its agent CLI (it cannot be made, or does not answer
+    ``--version``: not installed, too old), in the run's words; None when it answers."""
+    found = _refusals([lambda: make_backend(ws).version()])
+    return found[0] if found else None
+
+
+def _refusals(checks: list[Callable[[], object]]) -> list[RgrError]:
+    refusals = []
+    for check in checks:
+        try:
+            check()
+        except RgrError as refused:
+            refusals.append(refused)
+    return refusals
+
+
 def preflight(backend: Backend, ws: Workspace, options: RunOptions, log: PlainView,
               login: bool = True) -> None:
     version = backend.version()

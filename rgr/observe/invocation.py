@@ -5,6 +5,7 @@ for a person, Ctrl-C, crashed)."""
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -34,8 +35,12 @@ class Invocation:
 
 @contextmanager
 def observed(ws: Workspace, command: str, run_id: str, feature: str | None,
-             branch: str | None, limits: Limits, verbosity: int) -> Iterator[Invocation]:
-    """Artifacts, console view and limits for one invocation, wired as one observer."""
+             branch: str | None, limits: Limits, verbosity: int,
+             new_run: bool = False) -> Iterator[Invocation]:
+    """Artifacts, console view and limits for one invocation, wired as one observer.
+    ``new_run``: the invocation starts a run, whose folder is removed again when it
+    stops (refused or Ctrl-C) before any phase started: a start that did nothing leaves
+    nothing behind (a crash keeps its folder, for the crash report)."""
     view = make_view(verbosity, title=f"rgr {command}: {feature or ''}",
                      limits=limits.as_dict())
     artifacts = RunArtifacts(ws.git_dir, run_id, ws.env)
@@ -75,7 +80,11 @@ def observed(ws: Workspace, command: str, run_id: str, feature: str | None,
         if len(totals["invocations"]) > 1:
             view.always(f"the whole run: ${totals['totals']['costUsd']:.4f} over "
                         f"{len(totals['invocations'])} invocations")
-        view.always(f"run artifacts: {artifacts.root}")
+        if (new_run and inv.outcome in ("error", "interrupted") and not totals["phases"]
+                and not view.tally.sessions):
+            shutil.rmtree(artifacts.root, ignore_errors=True)
+        else:
+            view.always(f"run artifacts: {artifacts.root}")
 
 
 def describe_limits(limits: Limits) -> str:

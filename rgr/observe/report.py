@@ -74,11 +74,15 @@ class RunReport:
     error: str | None = None
     #: Commits ``rgr resume --unnoted set-aside`` kept: the user's, not an agent's attempt.
     set_aside: list[str] = field(default_factory=list)
-    #: Sessions whose backend reports no cost (codex): not in cost_usd.
+    #: Sessions whose backend reports no cost: not in cost_usd.
     sessions_without_cost: int = 0
+    #: Those sessions' backends, by the name each note records (the registry's).
+    backends_without_cost: list[str] = field(default_factory=list)
     #: The run's wall time as summary.json splits it (model, agent other, tests, rgr),
     #: when its artifacts are on this machine (.git/rgr/runs/<runId>/).
     time_split: dict[str, float] | None = None
+    #: The backends whose sessions report no model time (their time is not split).
+    model_time_unreported: list[str] = field(default_factory=list)
     #: The agent's reason when it stopped the run saying its task cannot be done
     #: honestly: phase, cycle, reason, kept (its commits' ref, if any). Not a rejection.
     needs_attention: dict[str, Any] | None = None
@@ -266,6 +270,7 @@ def collect_at(ws: Workspace, head: str, branch: str | None = None,
     else:
         status = "paused"
     agents = [s.agent for _, s in verified if s.agent]
+    split, unsplit = _time_split(ws, last.run_id)
     attempt_states = [ws.notes.read(r.commit) for r in [*rejections, *declined]]
     attempt_agents = [a.state.agent for a in attempt_states
                       if a is not None and a.state is not None and a.state.agent]
@@ -291,7 +296,10 @@ def collect_at(ws: Workspace, head: str, branch: str | None = None,
         retries=retries, rejections=rejections, error=last.error,
         set_aside=_set_aside(ws, last.run_id),
         sessions_without_cost=sum(1 for a in [*agents, *attempt_agents] if a.cost_usd is None),
-        time_split=_time_split(ws, last.run_id),
+        backends_without_cost=list(dict.fromkeys(
+            a.backend for a in [*agents, *attempt_agents] if a.cost_usd is None)),
+        time_split=split,
+        model_time_unreported=unsplit,
         needs_attention=_needs_attention(ws, last.run_id, last),
         fake_it_debt=[d.model_dump(mode="json", by_alias=True) for d in last.fake_it_debt],
         acceptance=(last.acceptance.model_dump(mode="json", by_alias=True)
@@ -304,16 +312,20 @@ def collect_at(ws: Workspace, head: str, branch: str | None = None,
     )
 
 
-def _time_split(ws: Workspace, run_id: str | None) -> dict[str, float] | None:
+def _time_split(ws: Workspace, run_id: str | None
+                ) -> tuple[dict[str, float] | None, list[str]]:
     """summary.json's timeSplit, rebuilt from the run's events.jsonl (the summary file
-    may be stale after a kill); None when the artifacts are not here."""
+    may be stale after a kill), and the backends whose sessions report no model time;
+    (None, []) when the artifacts are not here."""
     from rgr.observe.artifacts import decode_events, runs_dir
     from rgr.observe.summary import summarize
 
     if run_id is None:
-        return None
+        return None, []
     events = decode_events(runs_dir(ws.git_dir) / run_id / "events.jsonl")
     if not events:
-        return None
-    split: dict[str, float] = summarize(events)["timeSplit"]
-    return split
+        return None, []
+    summary = summarize(events)
+    split: dict[str, float] = summary["timeSplit"]
+    return split, [name for name, figures in summary["backends"].items()
+                   if not figures.get("modelTimeReported", True)]

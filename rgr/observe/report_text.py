@@ -52,8 +52,7 @@ def lines(report: RunReport) -> list[tuple[str, str]]:
         ("cost", f"{money(report.cost_usd)} over {report.agent_sessions} agent session(s)"
                  + (f", of which {money(report.rejected_cost_usd)} on rejected attempts"
                     if report.rejected_cost_usd else "")
-                 + (f" ({report.sessions_without_cost} without a cost: their backend, "
-                    "codex, reports tokens only)" if report.sessions_without_cost else "")
+                 + _uncosted(report)
                  + f"; {report.input_tokens:,} tokens in, {report.output_tokens:,} out"),
     ]
     by_rule = report.rejections_by_rule
@@ -91,6 +90,16 @@ def lines(report: RunReport) -> list[tuple[str, str]]:
     return rows
 
 
+def _uncosted(report: RunReport) -> str:
+    """The sessions whose backend reports tokens but no cost, with the backends' names as
+    the notes record them (never a name written here: the registry's)."""
+    if not report.sessions_without_cost:
+        return ""
+    names = report.backends_without_cost or ["their backend"]
+    return (f" ({report.sessions_without_cost} without a cost: {', '.join(names)} "
+            f"report{'s' if len(names) == 1 else ''} tokens only)")
+
+
 def _share(part: object, whole: float) -> str:
     """The examiner's share of the run's agent cost, when both are known."""
     if not isinstance(part, int | float) or whole <= 0:
@@ -124,10 +133,14 @@ def _time_split_row(report: RunReport) -> list[tuple[str, str]]:
     split = report.time_split
     if not split:
         return []
+    unsplit = split.get("agentUnsplitS", 0.0)
+    names = ", ".join(report.model_time_unreported) or "their backend"
+    whole = (f"{duration(unsplit)} in sessions of {names}, which report no model time "
+             "(model and tools together), " if unsplit else "")
     return [("time split", f"{duration(split['wallS'])} of rgr runs: "
                            f"{duration(split['agentModelS'])} model (as the agents report "
                            f"it), {duration(split['agentOtherS'])} agent start-up and "
-                           f"tools, {duration(split['testsS'])} test runs, "
+                           f"tools, {whole}{duration(split['testsS'])} test runs, "
                            f"{duration(split['rgrS'])} rgr and git")]
 
 

@@ -12,9 +12,11 @@ Time. ``agentDurationS`` is the agents' own figure (claude's ``duration_ms``). A
 session costs more than that: rgr measures each one from ``attempt_started`` to
 ``agent_call`` (``agentWallS``) and splits it into the model's time as the agent reports
 it (``agentModelS``: claude's ``duration_api_ms``) and the rest (``agentOtherS``: the
-agent process starting, its tools, its own work). ``timeSplit`` puts the run's wall
-time together: model + agent other + test runs + rgr (everything else: rgr itself, git,
-the checks, waits), which add up to ``wallS``.
+agent process starting, its tools, its own work); a session whose backend reports no
+model time (``backends.<name>.modelTimeReported`` false) is not split at all
+(``agentUnsplitS``). ``timeSplit`` puts the run's wall time together: model + agent
+other + agent unsplit + test runs + rgr (everything else: rgr itself, git, the checks,
+waits), which add up to ``wallS``.
 
 Refused and rejected. ``refusedEdits`` counts the edits rgr's PreToolUse hook refused
 before they were written (the agent read the reason and could correct itself in the
@@ -63,7 +65,7 @@ def _zero() -> dict[str, Any]:
         "agentCalls": 0, "failedAgentCalls": 0, "turns": 0, "toolCalls": 0,
         **dict.fromkeys(_TOKEN_FIELDS, 0),
         "costUsd": 0.0, "agentDurationS": 0.0, "agentWallS": 0.0, "agentModelS": 0.0,
-        "agentOtherS": 0.0, "testRuns": 0, "testDurationS": 0.0,
+        "agentOtherS": 0.0, "agentUnsplitS": 0.0, "testRuns": 0, "testDurationS": 0.0,
         "retries": 0, "apiRetries": 0, "guardRejections": 0, "refusedEdits": 0,
         "needsAttention": 0,
         "permissionDenials": 0,
@@ -121,23 +123,29 @@ def summarize(events: Sequence[Event]) -> dict[str, Any]:
                     target["backend"] = event.backend or DEFAULT
                     target["model"] = event.model
                 backend = backends.setdefault(event.backend or DEFAULT, {
-                    "sessions": 0, "costReported": True, "inputTokens": 0, "outputTokens": 0})
+                    "sessions": 0, "costReported": True, "modelTimeReported": True,
+                    "inputTokens": 0, "outputTokens": 0})
                 backend["sessions"] += 1
                 backend["inputTokens"] += event.input_tokens
                 backend["outputTokens"] += event.output_tokens
                 if event.cost_usd is None:
-                    backend["costReported"] = False  # codex reports tokens, not cost
+                    backend["costReported"] = False  # tokens reported, no cost
                 wall, model = _session_times(event, session_started.pop(_session_key(where),
                                                                         None))
+                if model is None:
+                    backend["modelTimeReported"] = False
                 for bucket in buckets:
+                    if model is None:
+                        bucket["agentUnsplitS"] += wall
+                    else:
+                        bucket["agentModelS"] += model
+                        bucket["agentOtherS"] += wall - model
                     bucket["agentCalls"] += 1
                     bucket["failedAgentCalls"] += 0 if event.ok else 1
                     bucket["turns"] += event.num_turns
                     bucket["costUsd"] += event.cost_usd or 0.0
                     bucket["agentDurationS"] += event.duration_ms / 1000
                     bucket["agentWallS"] += wall
-                    bucket["agentModelS"] += model
-                    bucket["agentOtherS"] += wall - model
                     bucket["permissionDenials"] += event.permission_denials
                     bucket["inputTokens"] += event.input_tokens
                     bucket["outputTokens"] += event.output_tokens
@@ -188,7 +196,7 @@ def summarize(events: Sequence[Event]) -> dict[str, Any]:
     for bucket in [totals, *phases.values()]:
         bucket["costUsd"] = round(bucket["costUsd"], 6)
         for name in ("agentDurationS", "agentWallS", "agentModelS", "agentOtherS",
-                     "testDurationS"):
+                     "agentUnsplitS", "testDurationS"):
             bucket[name] = round(bucket[name], 3)
     totals["phasesVerified"] = sum(1 for p in phases.values()
                                    if p["outcome"] in ("verified", "complete"))
@@ -249,25 +257,29 @@ def _session_key(where: Where) -> tuple[int, str, int]:
     return (where.cycle, where.phase, where.attempt)
 
 
-def _session_times(call: AgentCalled, started: str | None) -> tuple[float, float]:
+def _session_times(call: AgentCalled, started: str | None) -> tuple[float, float | None]:
     """(wall, model) seconds of the session that ``call`` ends. Wall from its
     attempt_started (or, when that is missing, the agent's own duration); model time
-    as the agent reports it (its API time, else its whole duration), never above wall."""
+    as the agent reports it (its API time), never above wall; None when its backend
+    reports none (the Gemini CLI's duration is the whole session, its tools included:
+    calling that model time would hide the tools' time in the model's)."""
     reported = call.duration_ms / 1000
     wall = _seconds(started, _ts(call)) if started else reported
     api = call.duration_api_ms
-    model = api / 1000 if api > 0 else reported
-    return wall, min(model, wall)
+    if api <= 0:
+        return wall, None
+    return wall, min(api / 1000, wall)
 
 
 def _time_split(totals: dict[str, Any], invocations: list[dict[str, Any]],
                 events: Sequence[Event]) -> dict[str, float]:
     """The run's wall time (a running invocation counted up to the last event) as
-    model + agent other + tests + rgr."""
+    model + agent other + agent unsplit (sessions of a backend that reports no model
+    time) + tests + rgr."""
     last = _ts(events[-1]) if events else None
     wall = sum(_seconds(i["startedAt"], i["finishedAt"] or last) for i in invocations)
     parts = {"agentModelS": totals["agentModelS"], "agentOtherS": totals["agentOtherS"],
-             "testsS": totals["testDurationS"]}
+             "agentUnsplitS": totals["agentUnsplitS"], "testsS": totals["testDurationS"]}
     return {"wallS": round(wall, 3), **parts,
             "rgrS": round(wall - sum(parts.values()), 3)}
 

@@ -108,8 +108,11 @@ class _Tally:
         self.refused_edits = 0
         self.phase_cost = 0.0
         self.phase_turns = 0
-        self.uncosted = 0  # sessions whose backend reports no cost (codex)
+        self.uncosted = 0  # sessions whose backend reports no cost
         self.phase_uncosted = 0
+        #: The backends (their registry names, as each session's event carries them)
+        #: that reported tokens but no cost.
+        self.uncosted_backends: list[str] = []
 
     def add(self, event: Event) -> None:
         match event:
@@ -120,6 +123,9 @@ class _Tally:
                 if event.cost_usd is None:
                     self.uncosted += 1
                     self.phase_uncosted += 1
+                    name = event.backend or "the backend"
+                    if name not in self.uncosted_backends:
+                        self.uncosted_backends.append(name)
                 self.cost += event.cost_usd or 0.0
                 self.phase_cost += event.cost_usd or 0.0
                 self.phase_turns += event.num_turns
@@ -133,7 +139,9 @@ class _Tally:
                 self.refused_edits += refused_edits(line)
 
     def line(self) -> str:
-        uncosted = (f" ({self.uncosted} without a cost: codex reports tokens only)"
+        names = self.uncosted_backends
+        uncosted = (f" ({self.uncosted} without a cost: {', '.join(names)} "
+                    f"report{'s' if len(names) == 1 else ''} tokens only)"
                     if self.uncosted else "")
         return (f"${self.cost:.4f}, {self.sessions} agent session(s){uncosted}, "
                 f"{_tokens(self.input_tokens)} tokens in / {_tokens(self.output_tokens)} out, "

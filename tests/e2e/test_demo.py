@@ -131,6 +131,40 @@ def test_show_report_and_history_agree_with_the_notes_of_the_run(
     assert float(shown.group(1)) == pytest.approx(sum(costs), abs=1.01e-4)
 
 
+README = Path(__file__).resolve().parents[2] / "README.md"
+
+
+def _readme_sample(command: str) -> list[str]:
+    """The lines the README shows after ``$ <command>`` in its tour."""
+    text = README.read_text(encoding="utf-8")
+    after = text[text.index(f"$ {command}\n") + len(f"$ {command}\n"):]
+    return after.split("\n$ ", 1)[0].split("```", 1)[0].rstrip("\n").splitlines()
+
+
+def _shape(line: str) -> str:
+    """A line without what differs from run to run: commit ids, times, durations and
+    costs (and the padding around them)."""
+    for pattern, stand_in in ((r"\b[0-9a-f]{8}\b", "<commit>"),
+                              (r"\d\d-\d\d \d\d:\d\d", "<when>"),
+                              (r"\b\d+(\.\d)?[sm]\b", "<took>"),
+                              (r"\$\d+\.\d{4}", "<cost>")):
+        line = re.sub(pattern, stand_in, line)
+    return " ".join(line.split())
+
+
+def test_the_readmes_samples_are_what_the_commands_print(demo: Demo) -> None:
+    """The README's `rgr history` and `rgr status` are this run's, but for its commit
+    ids, times and costs: a change to either command's output shows up here."""
+    out = demo.done.stdout
+    shown = out[out.index("$ rgr history\n") + len("$ rgr history\n"):].split("\n\n", 1)[0]
+    assert [_shape(x) for x in _readme_sample("rgr history")] == \
+        [_shape(x) for x in shown.splitlines()], shown
+    status = _rgr(["status"], demo.kata, _env(demo.home))
+    assert status.returncode == 0, status.stdout + status.stderr
+    assert [_shape(x) for x in _readme_sample("rgr status")] == \
+        [_shape(x) for x in status.stdout.rstrip("\n").splitlines()], status.stdout
+
+
 def test_merge_of_the_real_run_fast_forwards_main(demo: Demo, tmp_path: Path) -> None:
     assert demo.done.returncode == 0
     kata = tmp_path / "kata"

@@ -6,6 +6,7 @@ failure of the CLI is classified (missing binary, login, rate limit, timeout).""
 
 from __future__ import annotations
 
+import json
 import uuid
 from pathlib import Path
 
@@ -24,7 +25,8 @@ from rgr.backends.base import SEALED_KEY, AgentRequest, AgentResult, AgentRunErr
 from rgr.backends.gemini import GeminiBackend
 from rgr.base.backend_names import GEMINI
 from rgr.base.errors import BackendError
-from rgr.fake_model import Hang, HttpError, SessionScript, Step, structured, write
+from rgr.base.processes import SESSION_MARK_VAR
+from rgr.fake_model import Hang, HttpError, SessionScript, Step, bash, structured, write
 from rgr.fake_model.gemini import GeminiModelServer
 
 pytestmark = pytest.mark.e2e
@@ -91,12 +93,29 @@ def _run(tmp_path: Path, steps: list[Step],
 
 
 def test_a_session_edits_files_and_answers_validated_json(tmp_path: Path) -> None:
-    result, server = _run(tmp_path, [write("a.py", "x = 1\n"), structured({"summary": "ok"})])
-    assert not isinstance(result, BaseException), result
+    """One session writes a file, runs `env` through its shell and answers. The commands
+    it runs get the CLI's environment without any *KEY*, *TOKEN* or *SECRET* variable
+    (the session's settings turn on the CLI's own redaction): not the key, not even its
+    name; rgr's process marks stay."""
+    script = SessionScript([write("a.py", "x = 1\n"), bash("env"),
+                            structured({"summary": "ok"})])
+    with GeminiModelServer([script], keep_bodies=True) as server:
+        env = gemini_env(tmp_path / "home", server.url,
+                         {"TMPDIR": str(tmp_path), "RGR_TEST_SECRET_TOKEN": "s3cr3t"})
+        backend = GeminiBackend(str(ensure_gemini()), env=env, max_attempts=2)
+        result = backend.run(_request(tmp_path))
+        bodies = [json.loads(body) for body in server.bodies]
+        assert server.errors == []
     assert result.output == Answer(summary="ok") and result.backend == GEMINI
     assert (tmp_path / "repo" / "a.py").read_text() == "x = 1\n"
-    assert result.num_turns == 2 and result.input_tokens > 0 and result.cost_usd is None
-    assert server.errors == []
+    assert result.num_turns == 3 and result.input_tokens > 0 and result.cost_usd is None
+    # the shell's `env`, as the CLI sent it back to the model
+    shown = json.dumps([part["functionResponse"] for body in bodies
+                        for content in body["contents"] for part in content["parts"]
+                        if "functionResponse" in part])
+    assert "PATH=" in shown, shown
+    assert "GEMINI_API_KEY" not in shown and "RGR_TEST_SECRET_TOKEN" not in shown, shown
+    assert SESSION_MARK_VAR in shown, shown
 
 
 def test_an_answer_the_model_refuses_is_invalid_output(tmp_path: Path) -> None:

@@ -20,11 +20,12 @@ pytest_lines: only builtin scalar and container types). Without either, CrossHai
 explore with any object at all (enums, strings for numbers) and its "difference" would be
 one no caller makes, so rgr does not ask it.
 
-CrossHair is an optional extra (``pip install 'rgr[equivalence]'``), used when rgr's own
-interpreter can import it (``rgr doctor`` says whether it can). The project's code is
-untrusted: CrossHair imports and runs it, so it runs as a separate process of rgr's
-interpreter inside the same sandbox as the mutants' test runs (the checkout's launcher),
-never in rgr's own process, with the checkout's package root on its path.
+CrossHair is an optional extra (rgr.base.installed names the command that adds it where
+rgr is installed), used when rgr's own interpreter can import it (``rgr doctor`` says
+whether it can). The project's code is untrusted: CrossHair imports and runs it, so it
+runs as a separate process of rgr's interpreter inside the same sandbox as the mutants'
+test runs (the checkout's launcher), never in rgr's own process, with the checkout's
+package root on its path.
 """
 
 from __future__ import annotations

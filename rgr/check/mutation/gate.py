@@ -48,6 +48,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from rgr.base.config import AdequacyConfig, Config, TestCommand
+from rgr.base.installed import install_extra
 from rgr.check.manifest_keys import MANIFESTS
 from rgr.check.mutation import equivalence, python_probe, textual
 from rgr.check.mutation import lines as coverage_lines
@@ -310,7 +311,7 @@ def _settle_equivalence(subject: Subject, mutants: list[Mutant],
         return None
     if not equivalence.available():
         return ("CrossHair is not installed, so no survivor was checked for equivalence "
-                "(pip install 'rgr[equivalence]')")
+                f"({install_extra('equivalence')})")
     undecided = 0
     with open_checkout("mutation-equivalence") as (tree, confinement, env):
         for mutant in survivors:
