@@ -173,6 +173,67 @@ def measure(subject: Subject, settings: AdequacyConfig, cmd: TestCommand,
     return note.updated(decision=decide(note))
 
 
+def reexamine(subject: Subject, note: AdequacyNote, names: Collection[str],
+              settings: AdequacyConfig, cmd: TestCommand, open_checkout: OpenCheckout,
+              command_timeout: float, baseline: TestReport | None = None) -> AdequacyNote:
+    """``note`` with the blame of its ``uncovered`` survivors named in ``names``
+    (``MutantFinding.describe``) examined again, by the strongest evidence rgr has: the
+    survivor's line probed with the whole test command in a fresh process (no tracer,
+    no narrowing). A line a test reaches is no over-implementation: its survivor becomes
+    ``survived`` (RED's gap), and the decision is made again. Asked when GREEN was
+    rejected twice for the same survivor, before a third paid attempt."""
+    started = time.monotonic()
+    doubted = [m for m in note.mutants if m.status == "uncovered" and m.describe() in names]
+    probes: dict[str, Mutant] = {}
+    for finding in doubted:
+        mutant = _mutant_of(subject, finding, settings)
+        if mutant is None or mutant.module_level:
+            continue
+        source = subject.sources[mutant.path]
+        probe = (python_probe.probe_of(mutant.path, source,
+                                       python_probe.run_line(source, mutant.statement_line))
+                 if mutant.path.endswith(".py")
+                 else textual.probe_of(mutant.path, source, mutant.statement_line,
+                                       mutant.start))
+        if probe is not None:
+            probes[finding.describe()] = probe
+    if not probes:
+        return note
+    unique = {(p.path, p.line, p.col): p for p in probes.values()}
+    with _Checkouts(open_checkout, 1, Baselines(cmd, baseline)) as pool:
+        reached = {(p.path, p.line, p.col): status for p, _tests, status in pool.run(
+            [(p, []) for p in unique.values()], subject.sources, cmd,
+            time.monotonic() + settings.budget, command_timeout)}
+    moved = {name for name, p in probes.items()
+             if reached.get((p.path, p.line, p.col)) == "killed"}
+    if not moved:
+        return note
+    mutants = [m.updated(status="survived", reason="examined again: a test runs this line "
+                         "(probed with every test), so the tests do not check its effect")
+               if m.status == "uncovered" and m.describe() in moved else m
+               for m in note.mutants]
+    again = note.updated(mutants=mutants, uncovered=note.uncovered - len(moved),
+                         survived=note.survived + len(moved),
+                         duration_s=round(note.duration_s + time.monotonic() - started, 3))
+    return again.updated(decision=decide(again))
+
+
+def _mutant_of(subject: Subject, finding: MutantFinding, settings: AdequacyConfig
+               ) -> Mutant | None:
+    """The mutant ``finding`` describes, made again from the subject's source."""
+    source = subject.sources.get(finding.path)
+    if source is None:
+        return None
+    if finding.path.endswith(".py"):
+        made = mutants_of(finding.path, source, {finding.line}, settings.operators)
+    else:
+        made = textual.mutants_of(finding.path, source, {finding.line}, settings.operators)
+    return next((m for m in made
+                 if (m.line, m.col, m.operator, m.original, m.replacement)
+                 == (finding.line, finding.col, finding.operator, finding.original,
+                     finding.replacement)), None)
+
+
 def _noise_skipped(subject: Subject, python: coverage_lines.Lines,
                    probed: coverage_lines.Lines, operators: Collection[str],
                    made: int) -> int:
@@ -242,10 +303,15 @@ def _measure_python(subject: Subject, mutants: list[Mutant], files: list[str],
                         Baselines(cmd, whole)) as pool:
             for mutant, tests, status in pool.run(to_run, subject.sources, cmd, deadline,
                                                   per_mutant_timeout):
-                if mutant.id in unseen and status == "survived":
-                    status = "uncovered"  # every test passed, none was seen running it
                 findings[mutant.id] = _finding(mutant, status, tests)
     if coverage.traced:
+        # A survivor no test was seen running is blamed by evidence, not by the
+        # tracer's silence: its line is probed with every test (a function header's
+        # default, evaluated at load, by the function's body), and only a line no
+        # test reaches is uncovered (GREEN's); one a test runs is RED's gap.
+        _probe_python_survivors(subject, [m for m in mutants if m.id in unseen],
+                                settings, cmd, open_checkout, deadline,
+                                per_mutant_timeout, findings, whole)
         return None, coverage
     _probe_python_survivors(subject, mutants, settings, cmd, open_checkout, deadline,
                             per_mutant_timeout, findings, whole)
@@ -268,8 +334,9 @@ def _probe_python_survivors(subject: Subject, mutants: list[Mutant],
     def probe_for(mutant: Mutant) -> Mutant | None:
         if mutant.module_level:
             return None
-        return python_probe.probe_of(mutant.path, subject.sources[mutant.path],
-                                     mutant.statement_line)
+        source = subject.sources[mutant.path]
+        return python_probe.probe_of(mutant.path, source,
+                                     python_probe.run_line(source, mutant.statement_line))
 
     def run_probes(probes: list[Mutant]) -> list[tuple[Mutant, list[str], str]]:
         with _Checkouts(open_checkout, min(settings.jobs, len(probes)),
