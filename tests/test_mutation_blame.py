@@ -5,12 +5,18 @@ the latter. Real pytest runs on real git repositories."""
 from __future__ import annotations
 
 import sys
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
-from rgr.base.config import AdequacyConfig, TestCommand
+from rgr.base.config import AdequacyConfig, Config, TestCommand
 from rgr.check.mutation import python_probe
+from rgr.check.mutation.gate import Checkout, reexamine, subject_of
 from rgr.check.mutation.verdicts import violations_of
+from rgr.store import git as rgr_git
 from rgr.store.handoff import AdequacyNote, MutantFinding
+from rgr.store.scratch import checkout_pristine
 from tests.conftest import make_repo
 from tests.gate_helpers import BARE_ENV, measure_commits
 
@@ -69,3 +75,35 @@ def test_remove_it_is_said_only_of_lines_no_test_runs() -> None:
                                  finding(4, "uncovered", [])])
     violations = violations_of(note)
     assert [(v.rule, v.line) for v in violations] == [("over-implemented", 4)]
+
+
+def test_a_blame_examined_again_sends_a_line_a_test_runs_back_to_red(
+        tmp_path: Path) -> None:
+    """GREEN rejected twice for the same survivor (rgr.loop.tdd): the gate examines the
+    blame again with the whole command in a fresh process. A finding called uncovered
+    on a line the test runs (the width, run in a worker thread) becomes RED's gap."""
+    (tmp_path / "repo").mkdir()
+    repo = make_repo(tmp_path / "repo")
+    base = repo.commit("test: fmt", {"fmt.py": STUB, "tests/test_fmt.py": TEST,
+                                     "pytest.ini": "[pytest]\npythonpath = .\n"})
+    tip = repo.commit("feat: fmt", {"fmt.py": FULL})
+    pygit = rgr_git.open_repo(repo.path)
+    base_commit, tip_commit = (rgr_git.resolve_commit(pygit, c) for c in (base, tip))
+
+    @contextmanager
+    def open_checkout(label: str) -> Iterator[Checkout]:
+        with tempfile.TemporaryDirectory(prefix=f"{label}-") as folder:
+            tree = Path(folder) / "tree"
+            checkout_pristine(pygit, tip_commit.id, tree)
+            yield tree, None, {**BARE_ENV, "HOME": folder}
+
+    subject = subject_of(pygit, Config(), "GREEN", base_commit, tip_commit)
+    blamed = finding(13, "uncovered", []).updated(col=40, original="8", replacement="9")
+    unrun = finding(99, "uncovered", [])  # names no mutant of the source: left as it is
+    note = AdequacyNote(phase="GREEN", mode="reject", tried=2, uncovered=2,
+                        decision="over-implemented", mutants=[blamed, unrun])
+    again = reexamine(subject, note, {blamed.describe()}, AdequacyConfig(), PYTEST,
+                      open_checkout, 60)
+    assert [(m.line, m.status) for m in again.mutants] == [(13, "survived"),
+                                                           (99, "uncovered")], again
+    assert again.survived == 1 and again.uncovered == 1, again
