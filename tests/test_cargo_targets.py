@@ -2,9 +2,9 @@
 (rgr.ecosystems.rust.cargo_targets, through rgr.ecosystems.test_scope): the integration test
 named after the file or naming its module, the library's unit tests when the file holds
 some; nothing where the user's command or the manifest chose otherwise. And what such a
-first run decides (rgr.check.mutation.gate.first_settles): only a failing test or a
-timeout; anything else gives way to the whole command. The gate on a real crate:
-tests/test_mutation_scope.py (full sweep)."""
+first run decides (rgr.check.mutation.gate.first_settles): only a test that passed
+unmutated failing, or a timeout; anything else gives way to the whole command. The gate
+on a real crate: tests/test_mutation_scope.py (full sweep)."""
 
 from __future__ import annotations
 
@@ -119,18 +119,24 @@ def report(statuses: tuple[Status, ...] = (), *, errors: tuple[str, ...] = (),
                       outcomes, errors, False, "")
 
 
-@pytest.mark.parametrize(("run", "settles"), [
-    (report(("passed", "failed")), True),  # a test noticed the mutant: killed
-    (report(timed_out=True), True),  # a mutant looping forever: killed
-    (report(("passed",), exit_code=0), False),  # every test passed: the whole command
-    (report(errors=("src/ranges.rs",)), False),  # no build: the whole command says
-    (report(), False),  # cargo refused the target, or no test ran
+#: The first run unmutated: both tests pass.
+UNMUTATED = report(("passed", "passed"), exit_code=0)
+
+
+@pytest.mark.parametrize(("run", "settles", "elsewhere"), [
+    (report(("passed", "failed")), True, True),  # a test noticed the mutant: killed
+    (report(timed_out=True), True, True),  # a mutant looping forever: killed
+    (report(("passed", "passed"), exit_code=0), False, False),  # every test passed
+    # every test passed, a step that is no test failed (a coverage threshold): no kill
+    (report(("passed", "passed"), exit_code=1), False, False),
+    (report(errors=("src/ranges.rs",)), False, True),  # no build: the whole command says
+    (report(), False, True),  # cargo refused the target, or no test ran
 ])
-def test_only_a_failing_test_in_cargos_first_run_decides(run: TestReport,
-                                                         settles: bool) -> None:
+def test_only_a_failing_test_in_cargos_first_run_decides(run: TestReport, settles: bool,
+                                                         elsewhere: bool) -> None:
     cmd = CARGO_TEST
     cargo = Scope(cmd, first=cmd, first_needs_a_failing_test=True)
-    assert first_settles(cargo, run) is settles
+    assert first_settles(cargo, run, UNMUTATED) is settles
     # a first run that cannot fail for reasons of its own (Go's package, Maven's
-    # classes) decides whenever it does not pass
-    assert first_settles(Scope(cmd, first=cmd), run) is (not run.all_passed)
+    # classes) decides whenever a test that passed unmutated fails or no longer runs
+    assert first_settles(Scope(cmd, first=cmd), run, UNMUTATED) is elsewhere

@@ -451,6 +451,7 @@ def check_tests(phase: Phase, before: TestReport, after: TestReport, *,
         violations.append(Violation(
             "green-changes-tests", "the runner now collects tests that did not exist before: "
             + ", ".join(appeared)))
+    violations.extend(silenced_tests(before, after))
     if not after.all_passed:
         for test_id in after.failing_ids[:20]:
             outcome = after.outcomes[test_id]
@@ -460,6 +461,20 @@ def check_tests(phase: Phase, before: TestReport, after: TestReport, *,
             violations.append(Violation(
                 "tests-fail", f"the test command failed (exit code {after.exit_code})"))
     return violations
+
+
+def silenced_tests(before: TestReport, after: TestReport) -> list[Violation]:
+    """The tests that ran before (passing, or failing as RED's new test does in GREEN)
+    and that the runner now reports skipped: whatever silenced them (a marker of any
+    syntax, metadata, a module-level mark, a skip raised at run time, an xfail), the
+    runner's own outcomes say so. RED's new tests are judged by ``red-skipped``."""
+    return [Violation("test-silenced", f"{test_id} {before.outcomes[test_id].status} before "
+                      "and the runner now reports it skipped (skipped, pending, xfailed or "
+                      "disabled): a test is never silenced, it passes or the phase is "
+                      "rejected; undo what skips it", after.outcomes[test_id].file)
+            for test_id in sorted(set(before.outcomes) & set(after.outcomes))
+            if before.outcomes[test_id].status != "skipped"
+            and after.outcomes[test_id].status == "skipped"]
 
 
 #: How much of the runner's words about one wrongly failing RED test the brief quotes.

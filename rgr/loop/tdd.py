@@ -355,6 +355,8 @@ class TddPhase(Work[AdequacyNote]):
         self.spec: AgentSpec = agent_for(self.ws.config_root, self.phase)
         self.tries = self.ws.config.max_retries + 1
         self.first_brief = _resume_brief(prev)
+        #: The survivors GREEN's attempts were rejected for as over-implemented.
+        self._rejected_for: set[str] = set()
         #: A RED the mutation gate sent back: strengthen the cycle's test (no new one).
         self.strengthening = (self.phase == Phase.RED and prev.phase == Phase.GREEN
                               and prev.adequacy is not None
@@ -446,8 +448,31 @@ class TddPhase(Work[AdequacyNote]):
         if violations or self.phase not in (Phase.GREEN, Phase.REFACTOR) \
                 or self.ws.config.adequacy.mode == "off":
             return Verdict(violations, after)
-        adequacy = self._mutation_gate(self.base, tip, after)
+        adequacy = self._blame_again(self._mutation_gate(self.base, tip, after), tip, after)
         return Verdict(violations_of(adequacy), after, adequacy)
+
+    def _blame_again(self, note: AdequacyNote, tip: Commit, run: TestReport) -> AdequacyNote:
+        """GREEN rejected as over-implemented for a survivor an earlier attempt of this
+        phase was rejected for too: before a third paid attempt, the blame is examined
+        again (rgr.check.mutation.gate.reexamine: the line probed with every test). A
+        line a test runs is RED's gap: the cycle goes back to RED instead."""
+        if self.phase != Phase.GREEN or note.decision != "over-implemented":
+            return note
+        named = {m.describe() for m in note.survivors if m.status == "uncovered"}
+        repeated = named & self._rejected_for
+        self._rejected_for |= named
+        if not repeated:
+            return note
+        subject = mutation_gate.subject_of(self.ws.repo, self.ws.config, str(self.phase),
+                                           self.base, tip)
+        again = mutation_gate.reexamine(
+            subject, note, repeated, self.ws.config.adequacy, self.o.test_command,
+            lambda label: self.o.sealer.checkout(tip, label),
+            self.ws.config.command_timeout, run)
+        self.o.report(f"cycle {self.cycle} {self.phase}: rejected twice for "
+                      f"{len(repeated)} survivor(s); blame examined again: "
+                      + adequacy_lines(again.model_dump(mode="json", by_alias=True))[0])
+        return again
 
     def _before_tests(self) -> tuple[TestReport, TestReport | None]:
         """What GREEN's run is held against: RED's report, or, when RED's compile error

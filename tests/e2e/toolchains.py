@@ -232,6 +232,29 @@ def ensure_js_runners(runners_dir: Path = RUNNERS_DIR) -> Path:
     return modules
 
 
+C8_DIR = Path(__file__).resolve().parent / "c8"
+
+
+def ensure_c8(c8_dir: Path = C8_DIR) -> Path:
+    """``node_modules`` with the pinned c8 (a coverage tool a project's ``npm test`` wraps
+    its runner in: ``c8 --100 node --test``)."""
+    modules = c8_dir / "node_modules"
+    marker = modules / ".bin" / "c8"
+    if marker.exists():
+        return modules
+    npm = shutil.which("npm")
+    if npm is None:
+        raise ToolchainMissing("npm is not on PATH: install Node.js 20 or later")
+    with _install_lock(c8_dir):
+        if marker.exists():
+            return modules
+        done = run([npm, "install", "--no-audit", "--no-fund", "--no-save"], cwd=c8_dir,
+                   timeout=900.0)
+        if done.returncode != 0 or done.timed_out or not marker.exists():
+            raise ToolchainMissing(f"installing c8 failed:\n{done.describe()}")
+    return modules
+
+
 BUN_DIR = Path(__file__).resolve().parent / "bun"
 
 

@@ -8,6 +8,7 @@ so that the production side compares like with like."""
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass
 
 from rgr.check.mutation.textual import Token, language_of, tokens_of
@@ -52,26 +53,108 @@ def literal_text(node: ast.AST) -> str | None:
         return None
 
 
+#: Words in a helper's name that say it compares its arguments for equality (a
+#: project's own ``assert_equal``, ``check_same``, ``expect_eq``, unittest's
+#: ``assertAlmostEqual``), and words that say it compares otherwise.
+_EQUALITY_WORDS = frozenset({"assert", "check", "expect", "equal", "equals", "eq",
+                             "same", "verify", "compare", "match", "matches"})
+_OTHER_WORDS = frozenset({"not", "ne", "raises", "raise", "greater", "less", "lt", "gt",
+                          "le", "ge", "instance", "regex", "warns", "in", "count", "true",
+                          "false", "none", "output", "call", "called"})
+
+
 def _python_facts(path: str, source: str) -> list[Fact]:
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return []  # not Python rgr can read: nothing said about it
+    helpers = _comparing_helpers(tree)
     found: list[Fact] = []
     for function in ast.walk(tree):
-        if not isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
+        if not isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef) \
+                or function.name in helpers:
             continue
         test = f"{path}::{function.name}"
+        values = _bound_once(function)
+
         for node in ast.walk(function):
-            for call, expected in _compared(node):
-                fact = _fact(call, expected, test)
+            for side, other in _compared(node, helpers):
+                call = values.get(side.id, side) if isinstance(side, ast.Name) else side
+                expected = values.get(other.id, other) if isinstance(other, ast.Name) \
+                    else other
+                fact = _fact(call, _approx(expected), test)
                 if fact is not None:
                     found.append(fact)
     return found
 
 
-def _compared(node: ast.AST) -> list[tuple[ast.expr, ast.expr | bool]]:
-    """(one side, the other) of each equality an assert states."""
+def _bound_once(function: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, ast.expr]:
+    """The names the test binds once (``got = add(2, 3)``, ``want = 5``): a comparison
+    of ``got`` with ``want`` compares the call's result with the literal (data flow,
+    not the assert's shape). A name bound twice is left out: what it holds depends on
+    the line."""
+    bound: dict[str, list[ast.expr]] = {}
+    for node in ast.walk(function):
+        if isinstance(node, ast.Assign | ast.AnnAssign):
+            targets: list[ast.expr] = list(node.targets) if isinstance(node, ast.Assign) \
+                else [node.target]
+            for target in targets:
+                if isinstance(target, ast.Name) and node.value is not None:
+                    bound.setdefault(target.id, []).append(node.value)
+        else:
+            # bound by a loop, a with, a walrus or in place: not one value
+            rebound: list[ast.AST] = []
+            if isinstance(node, ast.AugAssign | ast.For | ast.AsyncFor | ast.NamedExpr):
+                rebound.append(node.target)
+            elif isinstance(node, ast.With | ast.AsyncWith):
+                rebound += [v for i in node.items if (v := i.optional_vars) is not None]
+            for name in (n for t in rebound for n in ast.walk(t)):
+                if isinstance(name, ast.Name):
+                    bound.setdefault(name.id, []).extend([name, name])
+    return {name: values[0] for name, values in bound.items() if len(values) == 1}
+
+
+def _approx(expected: ast.expr | bool) -> ast.expr | bool:
+    """``pytest.approx(0.5)`` (or ``approx(0.5)``) compares with ``0.5``."""
+    if isinstance(expected, ast.Call) and expected.args and _name_of(expected.func) == "approx":
+        return expected.args[0]
+    return expected
+
+
+def _name_of(func: ast.expr) -> str | None:
+    return func.id if isinstance(func, ast.Name) else \
+        func.attr if isinstance(func, ast.Attribute) else None
+
+
+def _equality_helper(name: str) -> bool:
+    """Whether a function or method named ``name`` reads as an equality check, word by
+    word (``assert_equal``, ``expectEq``; never ``assertNotEqual``, ``assertIn``)."""
+    words = {w.lower() for w in re.findall(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])", name)}
+    return bool(words & _EQUALITY_WORDS) and not words & _OTHER_WORDS
+
+
+def _comparing_helpers(tree: ast.Module) -> set[str]:
+    """The file's own functions that compare two of their parameters for equality (an
+    ``assert a == b`` or an equality assert of both, in their body), whatever their
+    name: a test calling one with a call's result and a literal states a fact."""
+    found: set[str] = set()
+    for function in ast.walk(tree):
+        if not isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
+            continue
+        params = {a.arg for a in function.args.args + function.args.posonlyargs}
+        for node in ast.walk(function):
+            sides = _compared(node, set())
+            if any(isinstance(a, ast.Name) and isinstance(b, ast.Name)
+                   and {a.id, b.id} <= params and a.id != b.id for a, b in sides):
+                found.add(function.name)
+                break
+    return found
+
+
+def _compared(node: ast.AST, helpers: set[str]) -> list[tuple[ast.expr, ast.expr | bool]]:
+    """(one side, the other) of each equality a test states: a bare ``assert``, an
+    equality assert of unittest's, or any call of a helper that compares (by its name,
+    or by its definition in the file: ``helpers``) with two arguments."""
     if isinstance(node, ast.Assert):
         test = node.test
         if isinstance(test, ast.Compare) and len(test.ops) == 1 \
@@ -81,10 +164,12 @@ def _compared(node: ast.AST) -> list[tuple[ast.expr, ast.expr | bool]]:
         if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
             return [(test.operand, False)]
         return [(test, True)]
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
-            and node.func.attr in _EQUAL_ASSERTS and len(node.args) >= 2:
-        first, second = node.args[0], node.args[1]
-        return [(first, second), (second, first)]
+    if isinstance(node, ast.Call) and len(node.args) >= 2:
+        name = _name_of(node.func)
+        if name is not None and (name in _EQUAL_ASSERTS or name in helpers
+                                 or _equality_helper(name)):
+            first, second = node.args[0], node.args[1]
+            return [(first, second), (second, first)]
     return []
 
 

@@ -26,6 +26,15 @@ which lines the tests reach, so a mutant of an unreached line is ``uncovered`` w
 a run and a reached line's survivor needs no probe. A mutant that does not build is
 ``unviable``, counted apart, never killed.
 
+A kill is a test outcome, never an exit code (rgr.check.mutation.kills): every command
+a mutant runs (a narrowed suite, Go's or Rust's first step, the whole command) has its
+unmutated run in the same gate as a baseline (``Baselines``: one run per command and
+set of files left out; the whole command's is the phase's own run), and the mutant is
+killed only when a test that passed there fails, errors or no longer runs (or the run
+times out). A step that is no test (a coverage threshold over a narrowed suite, a lint)
+decides nothing; a narrowed suite whose tests cannot pass unmutated gives way to the
+whole command, and the note says so.
+
 A mutant the mutator marks equivalent (rgr.check.mutation.boundary: a boundary that
 cannot change what its branch gives) is not run: ``equivalent-by-rule``, counted apart
 and listed, never killed, never a survivor.
@@ -50,7 +59,7 @@ from pathlib import Path
 from rgr.base.config import AdequacyConfig, Config, TestCommand
 from rgr.base.installed import install_extra
 from rgr.check.manifest_keys import MANIFESTS
-from rgr.check.mutation import equivalence, python_probe, textual
+from rgr.check.mutation import equivalence, kills, python_probe, textual
 from rgr.check.mutation import lines as coverage_lines
 from rgr.check.mutation.mutants import Mutant, apply, mutants_of
 from rgr.check.mutation.rule import decide, demonstrably_killable
@@ -166,6 +175,67 @@ def measure(subject: Subject, settings: AdequacyConfig, cmd: TestCommand,
     return note.updated(decision=decide(note))
 
 
+def reexamine(subject: Subject, note: AdequacyNote, names: Collection[str],
+              settings: AdequacyConfig, cmd: TestCommand, open_checkout: OpenCheckout,
+              command_timeout: float, baseline: TestReport | None = None) -> AdequacyNote:
+    """``note`` with the blame of its ``uncovered`` survivors named in ``names``
+    (``MutantFinding.describe``) examined again, by the strongest evidence rgr has: the
+    survivor's line probed with the whole test command in a fresh process (no tracer,
+    no narrowing). A line a test reaches is no over-implementation: its survivor becomes
+    ``survived`` (RED's gap), and the decision is made again. Asked when GREEN was
+    rejected twice for the same survivor, before a third paid attempt."""
+    started = time.monotonic()
+    doubted = [m for m in note.mutants if m.status == "uncovered" and m.describe() in names]
+    probes: dict[str, Mutant] = {}
+    for finding in doubted:
+        mutant = _mutant_of(subject, finding, settings)
+        if mutant is None or mutant.module_level:
+            continue
+        source = subject.sources[mutant.path]
+        probe = (python_probe.probe_of(mutant.path, source,
+                                       python_probe.run_line(source, mutant.statement_line))
+                 if mutant.path.endswith(".py")
+                 else textual.probe_of(mutant.path, source, mutant.statement_line,
+                                       mutant.start))
+        if probe is not None:
+            probes[finding.describe()] = probe
+    if not probes:
+        return note
+    unique = {(p.path, p.line, p.col): p for p in probes.values()}
+    with _Checkouts(open_checkout, 1, Baselines(cmd, baseline)) as pool:
+        reached = {(p.path, p.line, p.col): status for p, _tests, status in pool.run(
+            [(p, []) for p in unique.values()], subject.sources, cmd,
+            time.monotonic() + settings.budget, command_timeout)}
+    moved = {name for name, p in probes.items()
+             if reached.get((p.path, p.line, p.col)) == "killed"}
+    if not moved:
+        return note
+    mutants = [m.updated(status="survived", reason="examined again: a test runs this line "
+                         "(probed with every test), so the tests do not check its effect")
+               if m.status == "uncovered" and m.describe() in moved else m
+               for m in note.mutants]
+    again = note.updated(mutants=mutants, uncovered=note.uncovered - len(moved),
+                         survived=note.survived + len(moved),
+                         duration_s=round(note.duration_s + time.monotonic() - started, 3))
+    return again.updated(decision=decide(again))
+
+
+def _mutant_of(subject: Subject, finding: MutantFinding, settings: AdequacyConfig
+               ) -> Mutant | None:
+    """The mutant ``finding`` describes, made again from the subject's source."""
+    source = subject.sources.get(finding.path)
+    if source is None:
+        return None
+    if finding.path.endswith(".py"):
+        made = mutants_of(finding.path, source, {finding.line}, settings.operators)
+    else:
+        made = textual.mutants_of(finding.path, source, {finding.line}, settings.operators)
+    return next((m for m in made
+                 if (m.line, m.col, m.operator, m.original, m.replacement)
+                 == (finding.line, finding.col, finding.operator, finding.original,
+                     finding.replacement)), None)
+
+
 def _noise_skipped(subject: Subject, python: coverage_lines.Lines,
                    probed: coverage_lines.Lines, operators: Collection[str],
                    made: int) -> int:
@@ -228,17 +298,25 @@ def _measure_python(subject: Subject, mutants: list[Mutant], files: list[str],
             # mutant runs with every test, in a fresh process, before it is uncovered.
             unseen.add(mutant.id)
             to_run.append((mutant, []))
+    whole = coverage.report if coverage.report is not None \
+        and coverage.report.all_passed else None
     if to_run:
-        with _Checkouts(open_checkout, min(settings.jobs, len(to_run))) as pool:
+        with _Checkouts(open_checkout, min(settings.jobs, len(to_run)),
+                        Baselines(cmd, whole)) as pool:
             for mutant, tests, status in pool.run(to_run, subject.sources, cmd, deadline,
                                                   per_mutant_timeout):
-                if mutant.id in unseen and status == "survived":
-                    status = "uncovered"  # every test passed, none was seen running it
                 findings[mutant.id] = _finding(mutant, status, tests)
     if coverage.traced:
+        # A survivor no test was seen running is blamed by evidence, not by the
+        # tracer's silence: its line is probed with every test (a function header's
+        # default, evaluated at load, by the function's body), and only a line no
+        # test reaches is uncovered (GREEN's); one a test runs is RED's gap.
+        _probe_python_survivors(subject, [m for m in mutants if m.id in unseen],
+                                settings, cmd, open_checkout, deadline,
+                                per_mutant_timeout, findings, whole)
         return None, coverage
     _probe_python_survivors(subject, mutants, settings, cmd, open_checkout, deadline,
-                            per_mutant_timeout, findings)
+                            per_mutant_timeout, findings, whole)
     return ("no per-test line data (rgr's tracer runs under pytest and unittest, and did "
             "not report here): each mutant ran the whole suite, and each survivor's line "
             "was probed"), coverage
@@ -247,20 +325,24 @@ def _measure_python(subject: Subject, mutants: list[Mutant], files: list[str],
 def _probe_python_survivors(subject: Subject, mutants: list[Mutant],
                             settings: AdequacyConfig, cmd: TestCommand,
                             open_checkout: OpenCheckout, deadline: float, timeout: float,
-                            findings: dict[str, MutantFinding]) -> None:
-    """Without the tracer, a survivor's line is probed as the other languages' are
-    (rgr.check.mutation.python_probe): a suite that passes with the probe before the
-    line never runs it, so its survivors are ``uncovered`` (GREEN's over-implementation),
-    not a weakness RED could mend. A probe that did not run leaves the line counted as
-    run."""
+                            findings: dict[str, MutantFinding],
+                            whole: TestReport | None = None) -> None:
+    """A survivor's line is probed as the other languages' are (rgr.check.mutation.
+    python_probe), without the tracer or where it saw no test run the line: a suite
+    that passes with the probe before the line never runs it, so its survivors are
+    ``uncovered`` (GREEN's over-implementation), not a weakness RED could mend. A probe
+    that did not run leaves the line counted as run. ``whole``: the unmutated run of
+    ``cmd``, where the caller has one."""
     def probe_for(mutant: Mutant) -> Mutant | None:
         if mutant.module_level:
             return None
-        return python_probe.probe_of(mutant.path, subject.sources[mutant.path],
-                                     mutant.statement_line)
+        source = subject.sources[mutant.path]
+        return python_probe.probe_of(mutant.path, source,
+                                     python_probe.run_line(source, mutant.statement_line))
 
     def run_probes(probes: list[Mutant]) -> list[tuple[Mutant, list[str], str]]:
-        with _Checkouts(open_checkout, min(settings.jobs, len(probes))) as pool:
+        with _Checkouts(open_checkout, min(settings.jobs, len(probes)),
+                        Baselines(cmd, whole)) as pool:
             return pool.run([(p, []) for p in probes], subject.sources, cmd, deadline,
                             timeout)
 
@@ -359,7 +441,8 @@ def _measure_probed(subject: Subject, mutants: list[Mutant], settings: AdequacyC
     inserted before it: rgr.check.mutation.textual.probe_of). Tests that still all pass
     never reach that line: its survivors are ``uncovered``. Returns a remark, or None."""
     jobs = max(1, min(settings.jobs, len(mutants)))
-    with _Checkouts(open_checkout, jobs) as pool:
+    baselines = Baselines(cmd, baseline)
+    with _Checkouts(open_checkout, jobs, baselines) as pool:
         warm = baseline_s if baseline_s is not None else pool.warm(
             cmd, min(command_timeout, max(1.0, deadline - time.monotonic())))
         if warm is None:
@@ -385,23 +468,24 @@ def _measure_probed(subject: Subject, mutants: list[Mutant], settings: AdequacyC
         mutants = [m for m in mutants if m.id not in findings]
 
         def check(checkout: Checkout) -> None:
-            """Test files left out of a shared process (Mocha) may hold a root hook or
-            install a plugin the kept ones need: their narrowed suite must pass
-            unmutated, else their kills mean nothing (so must a scope ``checked``
-            for a reason of its own). A runner started directly
-            (rgr.ecosystems.javascript.direct) must, unmutated, give the phase's own results
-            (``baseline``, where the caller has it). Run by the first free checkout,
-            beside the first mutants."""
+            """A runner started directly (rgr.ecosystems.javascript.direct,
+            rgr.ecosystems.jvm.direct) must, unmutated, give the phase's own results
+            (``baseline``, where the caller has it) before its kills count; Java's
+            direct first step must pass unmutated too. Its unmutated run is the
+            mutants' baseline (every narrowed run has one: ``Baselines``, where a
+            narrowed suite that cannot pass unmutated gives way to the whole command).
+            Run by the first free checkout, beside the first mutants."""
             tree, confinement, env = checkout
             for path, scope in scopes.items():
-                if scope.direct or (scope.narrowed and (scope.shared_process
-                                                        or scope.checked)):
-                    with left_out(tree, scope.left_out):
-                        report = run_tests(scope.checked_in(tree), tree, timeout=timeout,
-                                           env=env, confinement=confinement)
-                    if not report.all_passed or report.no_tests_collected or (
-                            scope.direct and not agrees_with_phase(report, baseline, scope)):
-                        failed.add(path)
+                if not scope.direct:
+                    continue
+                report = baselines.of(tree, confinement, env, scope.checked_in,
+                                      () if scope.plain_first is not None
+                                      else scope.left_out, timeout)
+                if (scope.plain_first is not None and not kills.judges(report)) or (
+                        kills.judges(report)
+                        and not agrees_with_phase(report, baseline, scope)):
+                    failed.add(path)
 
         # Java's direct runs need a checkout a Maven run has built (the reach run built
         # the first): only those take the mutants, since building another costs a
@@ -461,11 +545,12 @@ def _measure_probed(subject: Subject, mutants: list[Mutant], settings: AdequacyC
             mutants, findings, probe_for,
             lambda probes: pool.run([(p, []) for p in probes], subject.sources, cmd,
                                     deadline, timeout, probe_scopes))
+    said = [baselines.remark()]
     if gave_way:
-        return (f"the tests started directly (without npm or Maven) did not give the "
-                f"phase's own results unmutated, so the mutants of {', '.join(gave_way)} "
-                "ran with the test command as it is")
-    return None
+        said.append(f"the tests started directly (without npm or Maven) did not give the "
+                    f"phase's own results unmutated, so the mutants of "
+                    f"{', '.join(gave_way)} ran with the test command as it is")
+    return "; ".join(r for r in said if r) or None
 
 
 def agrees_with_phase(report: TestReport, baseline: TestReport | None, scope: Scope) -> bool:
@@ -593,8 +678,10 @@ class _Checkouts:
     """``jobs`` pristine sealed checkouts, open for the whole gate (a compiled project
     builds incrementally from one mutant to the next), working through one queue."""
 
-    def __init__(self, open_checkout: OpenCheckout, jobs: int) -> None:
+    def __init__(self, open_checkout: OpenCheckout, jobs: int, baselines: Baselines
+                 ) -> None:
         self._open, self._jobs = open_checkout, max(1, jobs)
+        self.baselines = baselines
         self._stack = ExitStack()
         self._open_ones: list[Checkout] = []
         #: Checkouts whose build took a mutated constant (Scope.first_in).
@@ -621,6 +708,7 @@ class _Checkouts:
             reports = list(pool.map(one, self._open_ones))
         if not all(r.all_passed and not r.no_tests_collected for r in reports):
             return None
+        self.baselines.seed(cmd, (), reports[0])  # the mutants' whole runs' yardstick
         return max(r.duration_s for r in reports)
 
     def reached(self, mutants: list[Mutant], sources: dict[str, str], cmd: TestCommand,
@@ -697,7 +785,7 @@ class _Checkouts:
                 scope = (scopes or {}).get(mutant.path) or Scope(cmd)
                 status = "not-run" if left <= 1 else _run_one(
                     mutant, tests, sources, scope, tree, confinement, env,
-                    min(timeout, left), self._tainted)
+                    min(timeout, left), self._tainted, self.baselines)
                 with lock:
                     results.append((mutant, tests, status))
 
@@ -710,58 +798,131 @@ class _Checkouts:
 
 def _run_one(mutant: Mutant, tests: list[str], sources: dict[str, str], scope: Scope,
              tree: Path, confinement: Confinement | None, env: dict[str, str],
-             timeout: float, tainted: set[Path]) -> str:
+             timeout: float, tainted: set[Path], baselines: Baselines) -> str:
+    """The status of ``mutant`` run within ``scope`` in the checkout ``tree``: each of
+    its runs judged per test against the same command's unmutated run (``baselines``,
+    rgr.check.mutation.kills), never by the exit code. A narrowed command whose
+    unmutated run cannot judge (a test fails there, none passes) gives way to the whole
+    command (``baselines.cmd``), as the note says."""
     target = tree / mutant.path
     original = sources[mutant.path]
+    mutated = apply(original, mutant)
     first = scope.first_in(tree, original, (mutant.statement_line, mutant.line), tainted)
-    target.write_text(apply(original, mutant), encoding="utf-8")
-    try:
-        report = None
-        if first is not None:  # the changed package first: most mutants end there
-            report = run_tests(first, tree, timeout=timeout, env=env,
-                               confinement=confinement)
-            if not first_settles(scope, report):
-                report = None
-        if report is None:
-            with left_out(tree, scope.left_out):
-                report = run_tests(_selecting(scope.command_in(tree), tests), tree,
-                                   timeout=timeout, env=env, confinement=confinement)
-        if scope.hookless is not None and not report.all_passed and not report.outcomes \
-                and not report.timed_out:
-            # No test reported: the run stopped first, in a hook (a lint failing on the
-            # mutant) or while the tests loaded. Only the tests may kill: again without
-            # the hooks (a test file that cannot load fails there too).
-            with left_out(tree, scope.left_out):
-                report = run_tests(scope.hookless, tree, timeout=timeout, env=env,
+
+    def judged(command_of: Callable[[Path], TestCommand], kept_out: tuple[str, ...],
+               selection: list[str] | None = None) -> tuple[TestReport, TestReport]:
+        """The mutant's run of the command ``command_of`` gives in ``tree`` (its
+        ``kept_out`` files out), and that command's unmutated run."""
+        baseline = baselines.of(tree, confinement, env, command_of, kept_out, timeout)
+        target.write_text(mutated, encoding="utf-8")
+        try:
+            with left_out(tree, kept_out):
+                command = _selecting(command_of(tree), selection or [])
+                report = run_tests(command, tree, timeout=timeout, env=env,
                                    confinement=confinement)
-    finally:
-        target.write_text(original, encoding="utf-8")
-    if mutant.path.endswith(".py"):
-        # Every Python mutant parses: a run that no longer loads is the mutant noticed.
-        return "survived" if report.all_passed and not report.no_tests_collected \
-            else "killed"
-    if report.collection_errors and not report.outcomes and not report.timed_out and (
-            textual.language_of(mutant.path) in ("go", "rust", "java")
-            or "SyntaxError" in report.output_excerpt):
+        finally:
+            target.write_text(original, encoding="utf-8")
+        return report, baseline
+
+    selected = bool(tests) and _selecting(scope.cmd, tests) is not scope.cmd
+    if first is not None:  # the changed package first: most mutants end there
+        narrower: TestCommand = first
+        report, baseline = judged(lambda _tree: narrower, ())
+        if kills.judges(baseline) and first_settles(scope, report, baseline):
+            return _status_of(mutant, report, baseline, selected=False)
+    report, baseline = judged(scope.command_in, scope.left_out, tests)
+    if not kills.judges(baseline) and not kills.empty(baseline) and (
+            scope.narrowed or scope.cmd != baselines.cmd):
+        # The narrowed command cannot pass unmutated (a coverage threshold over the
+        # files left out, a test needing one of them): the whole command, per test.
+        baselines.gave_way(mutant.path, baseline)
+        report, baseline = judged(lambda _tree: baselines.cmd, (), tests)
+        scope = Scope(baselines.cmd, hookless=scope.hookless)
+    if scope.hookless is not None and not report.all_passed and not report.outcomes \
+            and not report.timed_out:
+        # No test reported: the run stopped first, in a hook (a lint failing on the
+        # mutant) or while the tests loaded. Only the tests may kill: again without
+        # the hooks (a test file that cannot load fails there too).
+        hookless = scope.hookless
+        report, baseline = judged(lambda _tree: hookless, scope.left_out)
+    if kills.empty(baseline):
+        return "survived"  # no test in this run: none noticed it
+    if not kills.judges(baseline):
+        return "not-run"  # no unmutated run of it passes: nothing could kill the mutant
+    return _status_of(mutant, report, baseline, selected=selected)
+
+
+def _status_of(mutant: Mutant, report: TestReport, baseline: TestReport, *,
+               selected: bool) -> str:
+    if not mutant.path.endswith(".py") and report.collection_errors \
+            and not report.outcomes and not report.timed_out and (
+                textual.language_of(mutant.path) in ("go", "rust", "java")
+                or "SyntaxError" in report.output_excerpt):
         # A token-level mutant that does not build or parse: no verdict. (JavaScript
-        # that parses but throws while its module loads is behaviour the tests noticed.)
+        # that parses but throws while its module loads is behaviour the tests noticed;
+        # every Python mutant parses, so a run that no longer loads noticed it.)
         return "unviable"
-    # A failing, erroring or hanging test notices the mutant.
-    return "survived" if report.all_passed and not report.no_tests_collected else "killed"
+    return "killed" if kills.noticed(baseline, report, selected=selected) else "survived"
 
 
-def first_settles(scope: Scope, report: TestReport) -> bool:
-    """Whether a mutant's first, narrower run (``scope.first``) decides it; else
-    ``scope.cmd`` runs. A first run where every test passed never does. Where the first
-    run can fail for reasons of its own (``Scope.first_needs_a_failing_test``: cargo
-    refusing a target), only a failing test or a timeout (a mutant that loops forever)
-    decides: a build error or a run of no test gives way to the whole command, whose
-    own verdict (an unviable mutant included) is the mutant's."""
-    if report.all_passed and not report.no_tests_collected:
-        return False
-    if scope.first_needs_a_failing_test:
-        return report.timed_out or report.failed > 0
-    return True
+def first_settles(scope: Scope, report: TestReport, baseline: TestReport) -> bool:
+    """Whether a mutant's first, narrower run (``scope.first``), judged against its own
+    unmutated run ``baseline``, decides it; else ``scope.cmd`` runs. A first run where
+    no test that passed unmutated failed never does. Where the first run can fail for
+    reasons of its own (``Scope.first_needs_a_failing_test``: cargo refusing a target),
+    only a failing test or a timeout (a mutant that loops forever) decides: a build
+    error or a run of no test gives way to the whole command, whose own verdict (an
+    unviable mutant included) is the mutant's."""
+    return kills.noticed(baseline, report,
+                         failing_test_only=scope.first_needs_a_failing_test)
+
+
+class Baselines:
+    """The unmutated runs a gate's mutant runs are judged against: one per command and
+    set of test files left out, run once per gate by the first checkout that needs it
+    (before its mutant is written; every checkout is the same commit). ``cmd``: the
+    user's whole command, whose unmutated run is the phase's own where the caller has
+    it (``whole``)."""
+
+    def __init__(self, cmd: TestCommand, whole: TestReport | None = None) -> None:
+        self.cmd = cmd
+        self._reports: dict[tuple[TestCommand, tuple[str, ...]], TestReport] = {}
+        if whole is not None:
+            self._reports[(cmd, ())] = whole
+        self._lock = threading.Lock()
+        #: path -> why its narrowed command could not judge (the note says it).
+        self.fell_back: dict[str, str] = {}
+        #: How many unmutated runs the gate paid for.
+        self.runs = 0
+
+    def of(self, tree: Path, confinement: Confinement | None, env: dict[str, str],
+           command_of: Callable[[Path], TestCommand], kept_out: tuple[str, ...],
+           timeout: float) -> TestReport:
+        with self._lock:  # a checkout waiting for a baseline another is running waits
+            with left_out(tree, kept_out):
+                command = command_of(tree)
+                key = (command, kept_out)
+                if key not in self._reports:
+                    self.runs += 1
+                    self._reports[key] = run_tests(command, tree, timeout=timeout,
+                                                   env=env, confinement=confinement)
+            return self._reports[key]
+
+    def seed(self, command: TestCommand, kept_out: tuple[str, ...],
+             report: TestReport) -> None:
+        with self._lock:
+            self._reports.setdefault((command, kept_out), report)
+
+    def gave_way(self, path: str, baseline: TestReport) -> None:
+        with self._lock:
+            self.fell_back.setdefault(path, kills.why_not(baseline))
+
+    def remark(self) -> str | None:
+        if not self.fell_back:
+            return None
+        said = "; ".join(f"{path}: {why}" for path, why in sorted(self.fell_back.items()))
+        return ("the narrowed suite did not pass unmutated (" + said + "), so those "
+                "mutants ran with the whole test command, judged per test")
 
 
 def _selecting(cmd: TestCommand, tests: list[str]) -> TestCommand:

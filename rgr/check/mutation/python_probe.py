@@ -6,11 +6,28 @@ passes with the probe in place never ran the line."""
 
 from __future__ import annotations
 
+import ast
+
 from rgr.check.mutation.mutants import Mutant
 from rgr.ecosystems.base import PROBE_EXIT_CODE
 
 #: ``__import__`` rather than ``import os``: binds no name the module may use itself.
 PROBE = f'__import__("os")._exit({PROBE_EXIT_CODE})'
+
+
+def run_line(source: str, line: int) -> int:
+    """The line whose running says whether the tests run the statement at ``line``: a
+    function's header (its default values, its decorators' arguments) is evaluated when
+    the module loads, before any test, but what it sets acts when the function runs, so
+    its first body statement; any other statement's own line."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return line
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.lineno == line:
+            return node.body[0].lineno
+    return line
 
 
 def probe_of(path: str, source: str, line: int) -> Mutant | None:

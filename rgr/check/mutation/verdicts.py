@@ -34,9 +34,11 @@ def violations_of(note: AdequacyNote) -> list[Violation]:
                           "do not notice this change; assert what the code must do",
                           m.path, m.line) for m in survivors]
     if note.decision == "over-implemented":
+        # "Remove it" is said only of a line no test runs: a survivor on a line a test
+        # runs is RED's gap (its effect unchecked), never GREEN's to delete.
         return [Violation("over-implemented", _survivor_text(m) + ": no test asks for this "
                           "code; remove it (a later test can ask for it)", m.path, m.line)
-                for m in survivors]
+                for m in note.survivors if m.status == "uncovered"][:_NAMED]
     if note.decision == "refactor-unpinned":
         return [Violation("refactor-unpinned", _survivor_text(m) + ": the refactor changed "
                           "this line and no test pins it any more; keep the behaviour the "

@@ -1,0 +1,82 @@
+"""A test that ran before and is skipped after is judged from the runner's outcomes
+(rgr.check.guards.silenced_tests), whatever silenced it: the skip markers matched on the
+added lines (rgr.check.guards.SKIP_MARKERS) miss a module-level mark, node's
+`{ skip: 'reason' }`, RSpec's `xit 'x' do`; the runner's report misses none."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+from rgr.base.config import TestCommand
+from rgr.check.guards import SKIP_MARKERS, check_tests
+from rgr.check.verify import TestReport, run_tests
+from rgr.store.handoff import Phase
+
+PYTEST = TestCommand((sys.executable, "-m", "pytest", "-p", "no:randomly", "-p",
+                      "no:cacheprovider"), "pytest", (), False, "test")
+NODE = TestCommand(("node", "--test"), "node", (), False, "test")
+
+
+def run(tree: Path, cmd: TestCommand, files: dict[str, str]) -> TestReport:
+    for path, text in files.items():
+        (tree / path).parent.mkdir(parents=True, exist_ok=True)
+        (tree / path).write_text(text, encoding="utf-8")
+    return run_tests(cmd, tree, timeout=120, env={**os.environ, "HOME": str(tree.parent)})
+
+
+CALC_TEST = ("from calc import add\n\n"
+             "def test_adds():\n    assert add(2, 3) == 5\n\n"
+             "def test_adds_zero():\n    assert add(0, 3) == 3\n")
+
+
+def test_a_refactor_skipping_a_module_by_its_mark_is_rejected(tmp_path: Path) -> None:
+    before = run(tmp_path / "p", PYTEST, {"calc.py": "def add(a, b):\n    return a + b\n",
+                                         "test_calc.py": CALC_TEST})
+    assert before.passed == 2, before
+    silencing = "import pytest\npytestmark = pytest.mark.skip(reason='later')\n"
+    assert not SKIP_MARKERS.search(silencing)  # no marker the added lines show
+    after = run(tmp_path / "p", PYTEST, {"test_calc.py": silencing + CALC_TEST})
+    assert after.all_passed and after.skipped == 2, after
+    rules = [(v.rule, v.path) for v in check_tests(Phase.REFACTOR, before, after)]
+    assert rules == [("test-silenced", "test_calc.py")] * 2, rules
+
+
+def test_green_skipping_reds_failing_test_from_the_code_is_rejected(tmp_path: Path) -> None:
+    """GREEN may not edit tests, but code under test can raise pytest's Skipped (its
+    base class is reachable without naming pytest): RED's failing test, skipped after,
+    is silenced too."""
+    before = run(tmp_path / "p", PYTEST, {"calc.py": "def add(a, b):\n    return 0\n",
+                                         "test_calc.py": CALC_TEST})
+    assert before.failed == 2, before
+    code = ("import sys\n\ndef add(a, b):\n"
+            "    raise sys.modules['_pytest.outcomes'].Skipped('later')\n")
+    after = run(tmp_path / "p", PYTEST, {"calc.py": code})
+    assert after.all_passed and after.skipped == 2, after
+    assert {v.rule for v in check_tests(Phase.GREEN, before, after)} == {"test-silenced"}
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+def test_node_skip_metadata_with_a_reason_is_rejected(tmp_path: Path) -> None:
+    test = ("const { test } = require('node:test');\n"
+            "const assert = require('node:assert');\n"
+            "test('adds', OPTIONS() => assert.strictEqual(1 + 2, 3));\n")
+    before = run(tmp_path / "p", NODE, {"test/calc.test.js": test.replace("OPTIONS", "")})
+    assert before.passed == 1, before
+    skipped = test.replace("OPTIONS", "{ skip: 'later' }, ")
+    assert not SKIP_MARKERS.search(skipped)
+    after = run(tmp_path / "p", NODE, {"test/calc.test.js": skipped})
+    assert after.all_passed and after.skipped == 1, after
+    assert [v.rule for v in check_tests(Phase.REFACTOR, before, after)] == ["test-silenced"]
+
+
+def test_a_skipped_test_staying_skipped_is_no_new_silence(tmp_path: Path) -> None:
+    files = {"calc.py": "def add(a, b):\n    return a + b\n",
+             "test_calc.py": "import pytest\npytestmark = pytest.mark.skip(reason='x')\n"
+                             + CALC_TEST}
+    before = run(tmp_path / "p", PYTEST, files)
+    assert check_tests(Phase.REFACTOR, before, before) == []
