@@ -49,8 +49,9 @@ def measures(mode: str, repeat: int, task: str = "t1", **fields: object) -> Meas
 def sample(out: Path) -> list[Measures]:
     runs = [measures("bare", 1), measures("bare", 2, regressions=["t::a"]),
             measures("bare", 3, hidden_passed=1, tests_edited=["tests/test_a.py"]),
-            measures("rgr", 1, sessions=9, cost_usd=0.09, rejections={"test-modified": 2}),
-            measures("rgr", 2, sessions=9, cost_usd=0.11)]
+            measures("rgr", 1, sessions=9, cost_usd=0.09, rejections={"test-modified": 2},
+                     rgr_exit=0),
+            measures("rgr", 2, sessions=9, cost_usd=0.11, rgr_exit=4)]
     for run in runs:
         results.save(out, run)
     return runs
@@ -67,12 +68,15 @@ def test_the_report_aggregates_each_mode(tmp_path: Path) -> None:
     assert bare["hiddenTestsPassed"]["hits"] == 7 and bare["hiddenTestsPassed"]["trials"] == 9
     assert bare["regressed"]["hits"] == 1 and bare["testsEditedOrRemoved"]["hits"] == 1
     assert rgr["rejections"] == {"test-modified": 2}
+    assert rgr["rgrSaidComplete"]["hits"] == 1 and rgr["rgrSaidComplete"]["trials"] == 2
+    assert bare["rgrSaidComplete"]["trials"] == 0
     assert rgr["costUsd"]["value"] == pytest.approx(0.1)
 
     md, js = report.write(tmp_path, runs)
     text = md.read_text()
     assert "| bare | 3 | 2/3 67% [" in text
-    assert "test-modified 2" in text
+    assert "test-modified 2 | 1/2 50% [" in text
+    assert text.splitlines()[6].endswith("| - |")  # bare: no rgr run to say anything
     data = json.loads(js.read_text())
     assert data["version"] == 1 and len(data["runs"]) == 5
 

@@ -39,6 +39,7 @@ def aggregate(runs: Sequence[Measures]) -> dict[str, dict[str, object]]:
         for m in mine:
             rejections.update(m.rejections)
         checked = [m for m in mine if m.regression_checked]
+        ended = [m for m in mine if m.rgr_exit is not None]
         found[mode] = {
             "runs": len(mine),
             "tasks": len({m.task for m in mine}),
@@ -55,6 +56,7 @@ def aggregate(runs: Sequence[Measures]) -> dict[str, dict[str, object]]:
             "wallS": _mean([m.wall_s for m in mine]),
             "sessions": _mean([float(m.sessions) for m in mine]),
             "rejections": dict(sorted(rejections.items())),
+            "rgrSaidComplete": _rate(sum(m.rgr_exit == 0 for m in ended), len(ended)),
             "agentFailed": sum(m.status == "agent-failed" for m in mine),
         }
     return found
@@ -83,7 +85,7 @@ def _avg(mean: object, digits: int = 1, unit: str = "") -> str:
 
 COLUMNS = ("mode", "runs", "solved (all hidden pass)", "hidden tests passed",
            "runs with a regression", "runs that edited/removed tests", "tests written",
-           "cost", "wall s", "sessions", "referee rejections")
+           "cost", "wall s", "sessions", "referee rejections", "rgr said complete")
 
 
 def table_rows(modes: dict[str, dict[str, object]], first: str = "") -> list[list[str]]:
@@ -97,7 +99,8 @@ def table_rows(modes: dict[str, dict[str, object]], first: str = "") -> list[lis
                      _pct(row["regressed"]), _pct(row["testsEditedOrRemoved"]),
                      _avg(row["testsWritten"]), cost, _avg(row["wallS"]),
                      _avg(row["sessions"]),
-                     ", ".join(f"{k} {v}" for k, v in rejections.items()) or "-"])
+                     ", ".join(f"{k} {v}" for k, v in rejections.items()) or "-",
+                     _pct(row["rgrSaidComplete"])])
     return rows
 
 

@@ -53,6 +53,9 @@ class Measures(BaseModel):
     sessions: int = 0
     #: ``rgr`` only: the referee's rejections, by rule.
     rejections: dict[str, int] = Field(default_factory=dict)
+    #: ``rgr`` only: ``rgr run``'s exit code (0: it called the feature complete; 4: it
+    #: stopped, the feature not complete, e.g. with fake-it debt open). None elsewhere.
+    rgr_exit: int | None = None
 
     @property
     def hidden_rate(self) -> float:

@@ -177,7 +177,8 @@ class Evaluation:
             fields = {"sessions": seen.sessions, "cost_usd": round(seen.cost_usd, 6),
                       "cost_known": seen.cost_known, "input_tokens": seen.input_tokens,
                       "output_tokens": seen.output_tokens,
-                      "rejections": dict(seen.rejections)}
+                      "rejections": dict(seen.rejections),
+                      "rgr_exit": None if done.timed_out else done.exit_code}
             if done.exit_code != 0 or done.timed_out:
                 fields["detail"] = (("timed out; " if done.timed_out else "")
                                     + f"rgr exited {done.exit_code}: {done.tail[:300]}")

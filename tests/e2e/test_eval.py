@@ -53,6 +53,7 @@ def test_a_regression_passes_bare_and_not_rgr_and_the_eval_resumes(tmp_path: Pat
         assert run["regressions"] == [], run
         assert run["rejections"], run
         assert run["sessions"] > 1, run
+        assert run["rgr_exit"] == 1, run  # retries exhausted: rgr says so
     modes = report["modes"]
     assert isinstance(modes, dict)
     assert modes["bare"]["regressed"]["hits"] == 2
