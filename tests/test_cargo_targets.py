@@ -1,5 +1,5 @@
 """The cargo test targets a mutant of one source file runs first
-(rgr.ecosystems.cargo_targets, through rgr.ecosystems.test_scope): the integration test
+(rgr.ecosystems.rust.cargo_targets, through rgr.ecosystems.test_scope): the integration test
 named after the file or naming its module, the library's unit tests when the file holds
 some; nothing where the user's command or the manifest chose otherwise. And what such a
 first run decides (rgr.check.mutation.gate.first_settles): only a failing test or a
@@ -16,7 +16,7 @@ from rgr.base.config import TestCommand
 from rgr.check.mutation.gate import first_settles
 from rgr.check.verify import TestReport
 from rgr.ecosystems.base import Status, TestOutcome
-from rgr.ecosystems.cargo_targets import narrowable, targets_for
+from rgr.ecosystems.rust.cargo_targets import narrowable, targets_for
 from rgr.ecosystems.test_scope import Scope, scope_of
 
 MANIFEST = '[package]\nname = "demo"\nversion = "0.1.0"\nedition = "2021"\n'

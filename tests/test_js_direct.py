@@ -1,4 +1,4 @@
-"""The mutation gate's direct runner (rgr.ecosystems.js_direct): which JavaScript test
+"""The mutation gate's direct runner (rgr.ecosystems.javascript.direct): which JavaScript test
 commands a mutant's run may start as the runner's own executable, and which keep the
 user's command. Nothing here starts a process: the resolution only reads package.json."""
 
@@ -14,7 +14,7 @@ from rgr.base.config import TestCommand
 from rgr.check.mutation.gate import agrees_with_phase
 from rgr.check.verify import TestReport
 from rgr.ecosystems.base import Status, TestOutcome
-from rgr.ecosystems.js_direct import direct_command, plain_words, without_hooks
+from rgr.ecosystems.javascript.direct import direct_command, plain_words, without_hooks
 from rgr.ecosystems.test_scope import Scope, left_out, scope_of
 
 

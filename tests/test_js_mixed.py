@@ -1,4 +1,4 @@
-"""A package whose tests mix node:test files and Jest files (rgr.ecosystems.js_mixed):
+"""A package whose tests mix node:test files and Jest files (rgr.ecosystems.javascript.mixed):
 each file run by the runner that owns it, against the real node and Jest of
 tests/e2e/runners; rgr's counts equal the two runners' own."""
 
@@ -16,7 +16,7 @@ import pytest
 from toolchains import ensure_js_runners  # type: ignore[import-not-found]
 
 from rgr.check.verify import TestReport, run_tests
-from rgr.ecosystems import js_mixed
+from rgr.ecosystems.javascript import mixed as js_mixed
 from rgr.ecosystems.registry import detect_test_command
 
 NODE_FILE = """

@@ -1,4 +1,4 @@
-"""A Maven mutant's first step run directly (rgr.ecosystems.jvm_direct): which changes
+"""A Maven mutant's first step run directly (rgr.ecosystems.jvm.direct): which changes
 take it, what it reads from the checkout Maven built, how its results read, and when the
 gate keeps Maven instead. No process here: the real runs, with Maven and javac, are in
 tests/test_mutation_java_maven.py (full sweep)."""
@@ -11,9 +11,9 @@ from rgr.base.config import TestCommand
 from rgr.base.proc import Completed
 from rgr.check.mutation.gate import agrees_with_phase
 from rgr.check.verify import TestReport
-from rgr.ecosystems import jvm_direct
 from rgr.ecosystems.base import Finished, Status, TestOutcome
-from rgr.ecosystems.jvm import ECOSYSTEM
+from rgr.ecosystems.jvm import direct as jvm_direct
+from rgr.ecosystems.jvm.runner import ECOSYSTEM
 from rgr.ecosystems.test_scope import Scope, scope_of
 
 MAVEN = TestCommand(("mvn", "test"), "maven", (), False, "detected")

@@ -19,7 +19,7 @@ from rgr.base.config import TestCommand
 from rgr.base.proc import Completed, run
 from rgr.check.verify import TestReport, run_tests
 from rgr.ecosystems.base import Finished
-from rgr.ecosystems.javascript import Mocha, mocha_report_in
+from rgr.ecosystems.javascript.runner import Mocha, mocha_report_in
 
 TIMEOUT = 300.0
 MOCHA_5 = "5.2.0"

@@ -1,4 +1,4 @@
-"""The mutation gate's Java declaration (rgr.ecosystems.jvm, rgr.check.mutation.textual):
+"""The mutation gate's Java declaration (rgr.ecosystems.jvm.runner, rgr.check.mutation.textual):
 Java's lexical rules (comments, strings, text blocks, char literals, annotations,
 imports), what is never mutated, which statements are class-level, where a probe can
 stand, how a mutant's Maven run is scoped, and how a forked JVM's end reads. No
@@ -23,9 +23,9 @@ from rgr.check.mutation.textual import (
     reached_lines,
     tokens_of,
 )
-from rgr.ecosystems import jvm
 from rgr.ecosystems.base import Finished, Results
-from rgr.ecosystems.jvm import Maven
+from rgr.ecosystems.jvm import runner as jvm
+from rgr.ecosystems.jvm.runner import Maven
 from rgr.ecosystems.test_scope import scope_of
 
 PATH = "src/main/java/org/example/Ranges.java"

@@ -16,7 +16,8 @@ from toolchains import ensure_cargo, ensure_js_runners
 
 from rgr.base.config import AdequacyConfig, TestCommand
 from rgr.check.verify import TestReport, run_tests
-from rgr.ecosystems import js_mixed, js_reach
+from rgr.ecosystems.javascript import mixed as js_mixed
+from rgr.ecosystems.javascript import reach as js_reach
 from rgr.ecosystems.registry import detect_test_command, settle
 from rgr.ecosystems.test_scope import left_out, scope_of
 from tests.gate_helpers import committed, detected_command, measure_commits
@@ -282,7 +283,7 @@ def test_a_left_out_test_file_the_kept_ones_need_undoes_the_narrowing(tmp_path: 
 # ------------------------------------------------------------------ JavaScript, started directly
 
 #: The user's command: npm runs the package's script (`mocha --recursive test`), which the
-#: gate's mutant runs start as node_modules/.bin/mocha (rgr.ecosystems.js_direct).
+#: gate's mutant runs start as node_modules/.bin/mocha (rgr.ecosystems.javascript.direct).
 NPM_TEST = TestCommand(("npm", "test"), "mocha", (), False, "detected from package.json")
 
 
@@ -408,7 +409,7 @@ def test_a_lint_hook_never_kills_a_survivor(tmp_path: Path) -> None:
 
 # ------------------------------------------------------------------ JavaScript, mixed runners
 
-#: pino's shape (rgr.ecosystems.js_mixed): node:test files, a tape file node's runner
+#: pino's shape (rgr.ecosystems.javascript.mixed): node:test files, a tape file node's runner
 #: runs as a script, a Jest file, a type test neither runner runs.
 MIXED = {
     "package.json": json.dumps({"name": "mix", "scripts": {"test": "jest"},

@@ -1,5 +1,5 @@
 """The mutation gate on unittest suites (real ``python -m unittest`` runs through rgr's
-reporter, rgr.ecosystems.unittest_reporter): rgr's line tracer runs there as under
+reporter, rgr.ecosystems.python.unittest_reporter): rgr's line tracer runs there as under
 pytest, so a mutant faces only the tests that run its line, in a child forked from the
 traced run, a line no test runs is ``uncovered`` without a probe, and CrossHair gets the
 types of the values the tests passed."""

@@ -14,9 +14,9 @@ from toolchains import ensure_cargo, ensure_go
 
 from rgr.check.guards import check_tests, hidden_tests, hides_tests
 from rgr.check.verify import TestReport, run_tests
-from rgr.ecosystems import cargo_workspace
-from rgr.ecosystems.go import packages_reaching
+from rgr.ecosystems.go.runner import packages_reaching
 from rgr.ecosystems.registry import detect_test_command
+from rgr.ecosystems.rust import cargo_workspace
 from rgr.store.handoff import Phase
 from tests.test_mutation_probe_exit import gate
 

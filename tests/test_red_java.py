@@ -1,5 +1,5 @@
 """Java/Maven: a RED's test of a class or method not written yet fails at testCompile;
-when every compile error names only the code under test (rgr.ecosystems.javac_errors) it
+when every compile error names only the code under test (rgr.ecosystems.jvm.javac_errors) it
 is a right RED, and the tests the failed compile hid are held to GREEN's run. Real mvn
 and javac on Debian's Maven repository; the sweep's cases with RGR_FULL_SWEEP=1."""
 
@@ -13,7 +13,7 @@ from toolchains import ensure_maven, maven_home, maven_pom
 
 from rgr.check.guards import check_tests, hidden_tests
 from rgr.check.verify import TestReport, run_tests
-from rgr.ecosystems.javac_errors import compile_kinds, javac_errors
+from rgr.ecosystems.jvm.javac_errors import compile_kinds, javac_errors
 from rgr.ecosystems.registry import detect_test_command
 from rgr.store.handoff import Phase
 

@@ -21,7 +21,7 @@ from toolchains import ensure_js_runners
 from rgr.base.config import Config, TestCommand
 from rgr.check.guards import check_scope, check_tests, hides_tests
 from rgr.check.verify import TestReport, run_tests
-from rgr.ecosystems.python import CONTINUE_ON_COLLECTION_ERRORS, Pytest
+from rgr.ecosystems.python.pytest_runner import CONTINUE_ON_COLLECTION_ERRORS, Pytest
 from rgr.ecosystems.registry import detect_test_command, guess_runner
 from rgr.store.handoff import Phase
 

@@ -1,6 +1,6 @@
 """TypeScript under a type-checking runner: a RED's test of an export, a module or a
 method not written yet gives TS2305/TS2307/TS2339 errors naming only those, a right RED;
-any other type error is the test's own (rgr.ecosystems.ts_diagnostics). Real Vitest with
+any other type error is the test's own (rgr.ecosystems.javascript.ts_diagnostics). Real Vitest with
 ``--typecheck`` (its cases with RGR_FULL_SWEEP=1: tsc is slow); ts-jest's and tsc's
 printed diagnostics read from their text."""
 
@@ -16,8 +16,8 @@ from toolchains import ensure_js_runners
 
 from rgr.check.guards import check_tests
 from rgr.check.verify import TestReport, run_tests
+from rgr.ecosystems.javascript.ts_diagnostics import diagnostic_kind
 from rgr.ecosystems.registry import detect_test_command
-from rgr.ecosystems.ts_diagnostics import diagnostic_kind
 from rgr.store.handoff import Phase
 
 CALC = ("export function add(a: number, b: number): number { return a + b }\n"

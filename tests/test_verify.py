@@ -429,7 +429,7 @@ def test_a_blind_maven_run_is_refused_with_maven_s_fix(tmp_path: Path) -> None:
     Maven adapter named no tool)."""
     from rgr.base.errors import ConfigError
     from rgr.check.verify import require_results
-    from rgr.ecosystems.jvm import Maven
+    from rgr.ecosystems.jvm.runner import Maven
 
     no_pom = ("print('[ERROR] The goal you specified requires a project to execute but "
               "there is no POM in this directory'); raise SystemExit(1)")

@@ -15,7 +15,7 @@ from rgr.check.gate import GateResult, gate_argvs
 from rgr.check.mutation import equivalence
 from rgr.commands.common import emit
 from rgr.commands.verify import result_lines
-from rgr.ecosystems.python import project_virtualenv
+from rgr.ecosystems.python.pytest_runner import project_virtualenv
 from rgr.loop.attempt import Sealer, tests_summary
 from rgr.loop.sealed_gate import sealed_gate
 from rgr.loop.starting import make_backend

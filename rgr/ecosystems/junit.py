@@ -1,6 +1,6 @@
-"""JUnit XML: the reader every XML-writing runner shares (rgr.ecosystems.jvm,
-rgr.ecosystems.php, rgr.ecosystems.bun), and the runner of any command rgr does not
-recognise, read from where the user's ``junit_xml`` globs say.
+"""JUnit XML: the reader every XML-writing runner shares (rgr.ecosystems.jvm.runner,
+rgr.ecosystems.php.runner, rgr.ecosystems.javascript.bun), and the runner of any command rgr
+does not recognise, read from where the user's ``junit_xml`` globs say.
 
 Reports written into a build directory are read only when written during this run (by
 modification time).

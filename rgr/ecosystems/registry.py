@@ -13,9 +13,17 @@ from pathlib import Path
 
 from rgr.base.config import Config, TestCommand
 from rgr.base.errors import ConfigError
-from rgr.ecosystems import bun, go, javascript, jvm, php, python, python_unittest, ruby, rust
 from rgr.ecosystems.base import Diagnosis, Ecosystem, MutationSyntax, Runner, ToolHome
+from rgr.ecosystems.go import runner as go
+from rgr.ecosystems.javascript import bun
+from rgr.ecosystems.javascript import runner as javascript
 from rgr.ecosystems.junit import CustomCommand, JUnitGlobs
+from rgr.ecosystems.jvm import runner as jvm
+from rgr.ecosystems.php import runner as php
+from rgr.ecosystems.python import pytest_runner as python
+from rgr.ecosystems.python import unittest_runner as python_unittest
+from rgr.ecosystems.ruby import runner as ruby
+from rgr.ecosystems.rust import runner as rust
 
 #: The first whose files are found wins: a Java build with a package.json for its web
 #: assets is a Java project; Python's markers (pyproject.toml ...) come last, as any

@@ -1,5 +1,5 @@
 """Pathname expansion of one unquoted script word, as npm's ``sh -c`` does it, without a
-shell (rgr.ecosystems.js_direct starts a script's runner directly, so it must hand the
+shell (rgr.ecosystems.javascript.direct starts a script's runner directly, so it must hand the
 runner the very arguments the shell would have).
 
 npm runs a package script with ``sh -c`` (dash on Debian and Ubuntu). dash expands an

@@ -1,29 +1,30 @@
 """The tests a mutant of one file has to face: only those that can see the file.
 
 * Go: the command's ``./...`` becomes the changed file's package and the packages that
-  import it, directly or not (rgr.ecosystems.go.packages_reaching). Exact: a package's
+  import it, directly or not (rgr.ecosystems.go.runner.packages_reaching). Exact: a package's
   test binary contains only what it imports, so no other test can notice. Run in two
   steps, each stopping at the first failure: first the tests of the file's own
   ``_test.go`` (``x.go``: ``x_test.go``; else the whole package), and only when they
   all pass, the rest. A mutant is killed by one failing test, so most end after the
   first step; a survivor still faces every test that can see it. Every Go run of a
   mutant has ``-vet=off -count=1`` where the command does not say otherwise
-  (rgr.ecosystems.go.for_mutants: vet is no test, and costs most of a cold build cache's
+  (rgr.ecosystems.go.runner.for_mutants: vet is no test, and costs most of a cold build cache's
   run; no answer replayed from the test cache).
 * JavaScript/TypeScript (Mocha, Jest, Vitest, node:test): the test files that do not
-  load the changed module (rgr.ecosystems.js_reach) are left out of the mutant's
+  load the changed module (rgr.ecosystems.javascript.reach) are left out of the mutant's
   checkout for its run, and put back after. Leaving files out, rather than naming the
   kept ones on the command line, works with every runner and configuration: Mocha adds
   named files to the ``spec`` of its configuration or of an ``npm test`` script (it
   would still run them all), Jest and Vitest read names as patterns. Not exact (a test
   can load a module in ways a reading of its text cannot follow), so the gate runs a
   survivor again with every test. A package mixing node's runner and Jest
-  (rgr.ecosystems.js_mixed) is narrowed the same way: its script is settled in the
+  (rgr.ecosystems.javascript.mixed) is narrowed the same way: its script is settled in the
   narrowed checkout, so each runner gets its kept files only; its narrowed suite must
   pass unmutated, as Mocha's must, before its kills count.
 * JavaScript, the command itself: ``npx mocha ...``, or an ``npm test`` or ``npm run X``
   whose script is one plain runner invocation, runs as the runner's own executable with
-  the same arguments (rgr.ecosystems.js_direct): npm's start-up is most of a small suite's run.
+  the same arguments (rgr.ecosystems.javascript.direct): npm's start-up is most of a small
+  suite's run.
   The script's hooks are not run, and its unquoted globs are expanded as npm's shell
   would, in the checkout as it is for each run (``Scope.command_in``).
   Not exact either: the gate holds the direct run, unmutated, to the phase's own
@@ -32,11 +33,11 @@
   ``FooTest``, ``FooTests``, ``TestFoo``, through Surefire's ``-Dtest``), and only when
   they all pass, the whole suite. Exact: a survivor faces every test. (Gradle runs the
   whole suite for each mutant.) With JUnit 4 test classes, that first step runs without
-  Maven where the checkout is built for it (rgr.ecosystems.jvm_direct): held, like
+  Maven where the checkout is built for it (rgr.ecosystems.jvm.direct): held, like
   JavaScript's direct run, to the phase's own results unmutated.
 * Rust (``cargo test``, a package at the root): first the test targets written for the
   changed file (``src/ranges.rs``: ``--test ranges`` for ``tests/ranges.rs``, ``--lib``
-  when the file holds unit tests; rgr.ecosystems.cargo_targets), without the other test
+  when the file holds unit tests; rgr.ecosystems.rust.cargo_targets), without the other test
   crates, the library's second build with ``cfg(test)`` and the doc tests; only when they
   all pass, the whole command. A first run settles a mutant only by a failing test (or a
   timeout): one that builds nothing or runs no test, for whatever reason, gives way to
@@ -51,16 +52,14 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from rgr.base.config import TestCommand
-from rgr.ecosystems import (
-    cargo_targets,
-    go,
-    js_direct,
-    js_mixed,
-    js_modules,
-    js_reach,
-    jvm,
-    jvm_direct,
-)
+from rgr.ecosystems.go import runner as go
+from rgr.ecosystems.javascript import direct as js_direct
+from rgr.ecosystems.javascript import mixed as js_mixed
+from rgr.ecosystems.javascript import modules as js_modules
+from rgr.ecosystems.javascript import reach as js_reach
+from rgr.ecosystems.jvm import direct as jvm_direct
+from rgr.ecosystems.jvm import runner as jvm
+from rgr.ecosystems.rust import cargo_targets
 
 #: The JavaScript runners whose suite is the test files found in the project.
 _JS_RUNNERS = frozenset({"mocha", "jest", "vitest", "node"})
@@ -81,20 +80,20 @@ class Scope:
     #: runner load each file apart.
     shared_process: bool = False
     #: The narrowed suite must pass unmutated before its kills count, for a reason of
-    #: its own (a package mixing two runners, rgr.ecosystems.js_mixed: its command is
+    #: its own (a package mixing two runners, rgr.ecosystems.javascript.mixed: its command is
     #: made again from the files the narrowed checkout holds).
     checked: bool = False
     #: A narrower run to try first (Go: the changed package alone): when a test of it
     #: fails, the mutant is killed and ``cmd`` (then: the importing packages) is not run.
     first: TestCommand | None = None
-    #: ``cmd`` is rgr's direct form of the user's command (rgr.ecosystems.js_direct),
-    #: or ``first`` is a direct run of the tests (rgr.ecosystems.jvm_direct, where
+    #: ``cmd`` is rgr's direct form of the user's command (rgr.ecosystems.javascript.direct),
+    #: or ``first`` is a direct run of the tests (rgr.ecosystems.jvm.direct, where
     #: ``plain_first`` is set): its unmutated run must give the phase's own results
     #: before its kills count.
     direct: bool = False
     #: The user's command a direct ``cmd`` stands for (None: ``cmd`` is run as it is).
     user: TestCommand | None = None
-    #: ``cmd`` without its npm script's hooks (rgr.ecosystems.js_direct.without_hooks):
+    #: ``cmd`` without its npm script's hooks (rgr.ecosystems.javascript.direct.without_hooks):
     #: run when ``cmd`` failed before any test reported, since a mutant is killed by a
     #: test failing, not by a hook (a lint) that stopped the run first.
     hookless: TestCommand | None = None
@@ -137,7 +136,7 @@ class Scope:
                  tainted: set[Path]) -> TestCommand | None:
         """``first`` for a mutant of ``lines`` (of the file's ``source``) in the
         checkout ``tree``: Maven's where the direct run may not take it, the checkout
-        lacks what it needs, or is ``tainted`` (rgr.ecosystems.jvm_direct). A mutant of
+        lacks what it needs, or is ``tainted`` (rgr.ecosystems.jvm.direct). A mutant of
         a constant built by Maven leaves its value copied into the classes the checkout
         compiled: that checkout joins ``tainted`` and runs no more mutants directly."""
         if self.plain_first is None or self.first is None:
@@ -188,7 +187,7 @@ def scope_of(cmd: TestCommand, root: Path, path: str) -> Scope:
 
 
 def _mixed_scope(cmd: TestCommand, root: Path, path: str) -> Scope:
-    """A package mixing node's runner and Jest (rgr.ecosystems.js_mixed): the test files
+    """A package mixing node's runner and Jest (rgr.ecosystems.javascript.mixed): the test files
     that do not load ``path`` left out, as for one runner. The command is settled again
     in the narrowed checkout, so each runner gets only its kept files, and a runner left
     with none is not started. Narrowed only where a kept file is one a runner here is

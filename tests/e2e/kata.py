@@ -206,7 +206,7 @@ def rgr_env(home: Path, url: str, backend: str = "claude",
     # The katas' tests need none of the pytest plugins this venv has (xdist, anyio,
     # randomly...): loading them cost each of the suite's thousands of sealed kata test
     # runs about 0.17 s of CPU, half of its start. rgr keeps PYTEST_ADDOPTS in its test
-    # runs (rgr.ecosystems.python: runner_variables), as a user's own pytest reads it.
+    # runs (rgr.ecosystems.python.pytest_runner: runner_variables), as a user's own pytest reads it.
     env["PYTEST_ADDOPTS"] = " ".join(f"-p no:{name}" for name in UNUSED_PYTEST_PLUGINS)
     env["XDG_CACHE_HOME"] = str(home / "cache")  # crash logs, to be searched for canaries
     env.update(CANARY_ENV)

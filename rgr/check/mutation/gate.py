@@ -14,9 +14,9 @@ mutant runs the tests that can see its file (rgr.ecosystems.test_scope: Go's pac
 its importers, the JavaScript test files that load the module; Rust's and Maven's tests
 written for the file first, the whole command when they pass; a survivor of a JavaScript
 run that left files out runs again with every test; a JavaScript runner started directly
-instead of through npm, rgr.ecosystems.js_direct, must first give the phase's own results
-unmutated; so must a Java mutant's first step run without Maven, rgr.ecosystems.
-jvm_direct) on checkouts kept open for the gate (a compiled project builds incrementally),
+instead of through npm, rgr.ecosystems.javascript.direct, must first give the phase's own results
+unmutated; so must a Java mutant's first step run without Maven, rgr.ecosystems.jvm.
+direct) on checkouts kept open for the gate (a compiled project builds incrementally),
 each within a few times the phase's own test run; then each
 survivor's statement is probed (made to end the test process at once, which no test can
 catch): when every test still passes, no test runs it, and its survivors are
@@ -54,7 +54,8 @@ from rgr.check.mutation import lines as coverage_lines
 from rgr.check.mutation.mutants import Mutant, apply, mutants_of
 from rgr.check.mutation.rule import decide, demonstrably_killable
 from rgr.check.verify import Confinement, TestReport, run_tests
-from rgr.ecosystems import js_direct, jvm_direct
+from rgr.ecosystems.javascript import direct as js_direct
+from rgr.ecosystems.jvm import direct as jvm_direct
 from rgr.ecosystems.test_scope import Scope, left_out, scope_of
 from rgr.store import git
 from rgr.store.handoff import AdequacyNote, MutantFinding
@@ -68,7 +69,7 @@ OpenCheckout = Callable[[str], AbstractContextManager[Checkout]]
 #: loops forever is killed by its timeout, which counts as killed).
 _TIMEOUT_FACTOR, _TIMEOUT_MARGIN_S = 3.0, 10.0
 #: The runners rgr's line tracer runs in (rgr.check.mutation.pytest_lines: a pytest
-#: plugin, and rgr's unittest reporter, rgr.ecosystems.unittest_reporter).
+#: plugin, and rgr's unittest reporter, rgr.ecosystems.python.unittest_reporter).
 TRACED_RUNNERS = frozenset({"pytest", "unittest"})
 
 
@@ -387,7 +388,7 @@ def _measure_probed(subject: Subject, mutants: list[Mutant], settings: AdequacyC
             install a plugin the kept ones need: their narrowed suite must pass
             unmutated, else their kills mean nothing (so must a scope ``checked``
             for a reason of its own). A runner started directly
-            (rgr.ecosystems.js_direct) must, unmutated, give the phase's own results
+            (rgr.ecosystems.javascript.direct) must, unmutated, give the phase's own results
             (``baseline``, where the caller has it). Run by the first free checkout,
             beside the first mutants."""
             tree, confinement, env = checkout
@@ -425,7 +426,7 @@ def _measure_probed(subject: Subject, mutants: list[Mutant], settings: AdequacyC
         scopes = {path: scope if path not in failed else scope.undirected(cmd)
                   for path, scope in scopes.items()}
         # The user's command, its script's hooks looked past where they stopped the run
-        # before any test reported (rgr.ecosystems.js_direct.without_hooks); a Java
+        # before any test reported (rgr.ecosystems.javascript.direct.without_hooks); a Java
         # direct first step that gave way: Maven's own first step, then the whole suite.
         whole = Scope(cmd, hookless=js_direct.without_hooks(cmd, first_tree))
         again_scopes = {path: scope if path in failed and scope.first is not None
@@ -519,7 +520,7 @@ def _fast_path(subject: Subject, mutants: list[Mutant], files: list[str],
     """pytest and unittest: ``jobs`` sealed sessions at once (no more than the CPUs the
     load leaves idle), each tracing the suite and then running its share of the
     mutants, each in a child forked from it (unittest's through rgr's reporter,
-    rgr.ecosystems.unittest_reporter). Fills ``findings`` for the mutants the sessions
+    rgr.ecosystems.python.unittest_reporter). Fills ``findings`` for the mutants the sessions
     answered for (the others run the slow way); returns the line data (None: no session
     traced, so the slow path must not trust any)."""
     jobs = max(1, min(settings.jobs, len(mutants), idle_cpus()))

@@ -165,7 +165,7 @@ def _types(data: object) -> dict[str, dict[str, list[str]]]:
 
 def _install_plugin(folder: Path, env: dict[str, str]) -> None:
     """The tracer where the run's pytest finds it: a ``pytest11`` entry point of a
-    dist-info folder on PYTHONPATH (as rgr.ecosystems.python adds its own)."""
+    dist-info folder on PYTHONPATH (as rgr.ecosystems.python.pytest_runner adds its own)."""
     info = folder / f"{_PLUGIN}-0.dist-info"
     info.mkdir(parents=True)
     shutil.copyfile(Path(__file__).with_name("pytest_lines.py"), folder / f"{_PLUGIN}.py")

@@ -27,11 +27,11 @@ for frames of the watched files, so other code pays one call per function entere
 the watched files' imports hooked (``hook_imports``: before the conftests load under
 pytest), it is set only once a test enters one of their functions. It
 runs in the project's interpreter, which may be older than rgr's: standard library
-only, nothing newer than Python 3.8. Loaded like rgr.ecosystems.pytest_own_outcomes,
+only, nothing newer than Python 3.8. Loaded like rgr.ecosystems.python.pytest_own_outcomes,
 through a ``pytest11`` entry point of a dist-info folder on PYTHONPATH.
 
 unittest has the same tracer and the same mutant runs: rgr's unittest reporter
-(rgr.ecosystems.unittest_reporter) imports this module by its plugin name when
+(rgr.ecosystems.python.unittest_reporter) imports this module by its plugin name when
 ``RGR_MUTATION_TRACE_FILES`` is set and calls ``watch``, ``start_test``/``stop_test``
 around each test, ``run_mutants`` after its suite, and ``write_out``.
 """
@@ -394,7 +394,7 @@ def run_mutants(tests: dict[str, Any], passes: Any) -> None:
     """The mutants of ``RGR_MUTATION_MUTANTS`` (if set), each in a child forked from this
     process running its covering tests (``tests``: id -> the runner's test object)
     through ``passes(list of test objects) -> bool``; after the traced run (pytest's
-    loop, unittest's suite: rgr.ecosystems.unittest_reporter)."""
+    loop, unittest's suite: rgr.ecosystems.python.unittest_reporter)."""
     spec = os.environ.get(MUTANTS_ENV)
     if not spec:
         return

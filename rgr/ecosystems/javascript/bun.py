@@ -5,7 +5,7 @@ directory (``--reporter=junit --reporter-outfile``).
 Ids are ``<file>::<describe>::...::<title>``, as for the other JavaScript runners. A file
 that does not load has no testcase in the XML: bun prints it on the output as
 ``<file>:`` followed by ``# Unhandled error between tests`` and the error, which names a
-missing module the way node does (rgr.ecosystems.javascript reads its kind).
+missing module the way node does (rgr.ecosystems.javascript.runner reads its kind).
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from rgr.ecosystems.base import (
     relative,
     with_args,
 )
-from rgr.ecosystems.javascript import failure_kind
+from rgr.ecosystems.javascript.runner import failure_kind
 from rgr.ecosystems.junit import ReportUnreadable, parse_xml, status_of
 
 REPORT = "bun.xml"

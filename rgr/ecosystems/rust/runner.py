@@ -35,10 +35,10 @@ from rgr.ecosystems.base import (
     message,
     relative,
 )
-from rgr.ecosystems.cargo_workspace import crate_folder, rerun_without, workspace
 from rgr.ecosystems.failure_kind import FailureKind, first_match, is_test_module, is_test_path
 from rgr.ecosystems.junit import ReportUnreadable, parse_xml, status_of, testcases
 from rgr.ecosystems.junit import failure_kind as junit_kind
+from rgr.ecosystems.rust.cargo_workspace import crate_folder, rerun_without, workspace
 
 _TARGET = re.compile(
     r"^\s+(?:Running (?:unittests )?(\S+)(?: \((.*)\))?|Doc-tests (\S+))\s*$", re.MULTILINE)

@@ -13,7 +13,6 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from rgr.base.config import TestCommand
-from rgr.ecosystems import jvm_direct
 from rgr.ecosystems.base import (
     PROBE_EXIT_CODE,
     Finished,
@@ -26,8 +25,9 @@ from rgr.ecosystems.base import (
     detected,
     relative,
 )
-from rgr.ecosystems.javac_errors import compile_kinds
 from rgr.ecosystems.junit import MTIME_SLACK_S, fresh_reports, read_reports
+from rgr.ecosystems.jvm import direct as jvm_direct
+from rgr.ecosystems.jvm.javac_errors import compile_kinds
 
 # Maven: "[ERROR] /abs/src/test/java/x/FooTest.java:[12,5] cannot find symbol"
 _JAVAC_ERROR = re.compile(r"^\[ERROR\] (\S+?\.(?:java|kt|groovy|scala)):\[\d+", re.MULTILINE)
@@ -63,7 +63,7 @@ class _BuildTool:
         read_reports(run, reports, results, jvm=True)
         if run.done.returncode != 0:
             # why each file did not compile: a RED's test of a class or method not
-            # written yet is missing code (rgr.ecosystems.javac_errors)
+            # written yet is missing code (rgr.ecosystems.jvm.javac_errors)
             kinds = compile_kinds(run.output, run.root)
             for raw in self.compile_error.findall(run.output):
                 file = relative(raw, run.root)

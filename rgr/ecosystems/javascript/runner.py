@@ -29,7 +29,6 @@ from typing import Any
 
 from rgr.base.config import TestCommand
 from rgr.base.errors import ConfigError
-from rgr.ecosystems import js_mixed
 from rgr.ecosystems.base import (
     Finished,
     Guess,
@@ -51,9 +50,10 @@ from rgr.ecosystems.base import (
     with_args,
 )
 from rgr.ecosystems.failure_kind import FailureKind, first_match
-from rgr.ecosystems.js_modules import importers, missing_module, module_kind
+from rgr.ecosystems.javascript import mixed as js_mixed
+from rgr.ecosystems.javascript.modules import importers, missing_module, module_kind
+from rgr.ecosystems.javascript.ts_diagnostics import TYPECHECK_HEAD, diagnostic_kind
 from rgr.ecosystems.junit import JUnitGlobs
-from rgr.ecosystems.ts_diagnostics import TYPECHECK_HEAD, diagnostic_kind
 
 REPORT = "report.json"
 
@@ -98,8 +98,9 @@ def failure_kind(outcome: TestOutcome, root: Path | None = None) -> FailureKind:
     (and the line naming the error's class):
     a timeout, an assertion, or a function, export or name that does not exist; a module
     that cannot be found, or lacks the export imported, is missing code when it is the
-    project's and not test code (rgr.ecosystems.js_modules), else the test's own error.
-    TypeScript errors of a type-checking runner are judged by rgr.ecosystems.ts_diagnostics.
+    project's and not test code (rgr.ecosystems.javascript.modules), else the test's own
+    error. TypeScript errors of a type-checking runner are judged by
+    rgr.ecosystems.javascript.ts_diagnostics.
     ``root``: the project the run ran in, where the module is looked for."""
     typed = diagnostic_kind(outcome.message, outcome.file, root)
     if typed is not None:  # a type-checking runner's TypeScript errors

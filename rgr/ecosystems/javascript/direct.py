@@ -41,7 +41,7 @@ from typing import Any
 
 from rgr.base.config import TestCommand
 from rgr.ecosystems import sh_glob
-from rgr.ecosystems.js_modules import package_json
+from rgr.ecosystems.javascript.modules import package_json
 
 #: The runners whose own executable npm puts in ``node_modules/.bin``.
 _BIN_RUNNERS = frozenset({"mocha", "jest", "vitest"})

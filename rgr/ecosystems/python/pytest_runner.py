@@ -11,7 +11,7 @@ necessarily pytest's.
 Subtests (the ``subtests`` fixture, unittest's ``self.subTest``) report into their test's
 testcase in the XML, where a skipped subtest looks like a skipped test. A test is its own
 outcome: it fails when a subtest failed (the XML says so), and is skipped only when it
-skipped itself, which rgr's plugin (rgr.ecosystems.pytest_own_outcomes, in rgr's folder of
+skipped itself, which rgr's plugin (rgr.ecosystems.python.pytest_own_outcomes, in rgr's folder of
 the run) tells beside the XML.
 """
 
@@ -29,7 +29,7 @@ from rgr.base.config import TestCommand
 from rgr.ecosystems.base import Finished, Guess, Plain, Results, TestOutcome, ToolHome
 from rgr.ecosystems.failure_kind import FailureKind, is_test_module, is_test_path
 from rgr.ecosystems.junit import ReportUnreadable, parse_xml, status_of, testcases
-from rgr.ecosystems.pytest_own_outcomes import OUTCOMES_ENV
+from rgr.ecosystems.python.pytest_own_outcomes import OUTCOMES_ENV
 
 PYTEST_NO_TESTS_COLLECTED = 5
 #: Every other test module still runs and counts when one does not import.
@@ -182,7 +182,7 @@ def raised_kind(exc: str, where: str | None, text: str) -> FailureKind:
 
 
 def _add_plugin(tmp: Path, env: dict[str, str]) -> None:
-    """rgr.ecosystems.pytest_own_outcomes in ``tmp``, where the run's pytest finds it: a
+    """rgr.ecosystems.python.pytest_own_outcomes in ``tmp``, where the run's pytest finds it: a
     ``pytest11`` entry point of a dist-info folder on PYTHONPATH (pytest loads those by
     itself). Not ``-p``: where PYTHONPATH does not reach pytest (a script that sets its
     own), ``-p`` would stop the run on an import error; an entry point that is not found

@@ -15,7 +15,7 @@ dependencies are installed in. Without one, ``python3`` (inside the sandbox a pr
 virtualenv's bin folder is first on PATH anyway).
 
 **What rgr adds.** ``-m unittest`` becomes ``-m rgr_unittest``
-(rgr.ecosystems.unittest_reporter, copied into rgr's folder of the run, found through
+(rgr.ecosystems.python.unittest_reporter, copied into rgr's folder of the run, found through
 ``PYTHONPATH``): unittest's own main program with a result class that writes one JSON
 line per test, doctests a ``load_tests`` adds included. Test ids:
 ``tests/test_x.py::TestY::test_z``; a doctest ``calc.py::calc.add``. A subtest is part
@@ -52,8 +52,8 @@ from rgr.ecosystems.base import (
     report_lines,
 )
 from rgr.ecosystems.failure_kind import FailureKind
-from rgr.ecosystems.python import ECOSYSTEM as PYTEST_ECOSYSTEM
-from rgr.ecosystems.python import PYTHON_MARKERS, project_virtualenv, raised_kind
+from rgr.ecosystems.python.pytest_runner import ECOSYSTEM as PYTEST_ECOSYSTEM
+from rgr.ecosystems.python.pytest_runner import PYTHON_MARKERS, project_virtualenv, raised_kind
 
 REPORTER = Path(__file__).with_name("unittest_reporter.py")
 #: The reporter's module name in rgr's folder of the run.
@@ -137,7 +137,7 @@ _FRAME = re.compile(r'^\s*File "([^"]+)", line \d+', re.MULTILINE)
 
 def failure_kind(outcome: TestOutcome, root: Path | None = None) -> FailureKind:
     """Why a unittest test failed, from its traceback: the last exception line says what
-    was raised, the last frame where (pytest's rules, rgr.ecosystems.python)."""
+    was raised, the last frame where (pytest's rules, rgr.ecosystems.python.pytest_runner)."""
     text = outcome.message
     raised = [m for m in _RAISED.findall(text) if m not in ("Traceback", "During")]
     exc = raised[-1].rsplit(".", 1)[-1] if raised else ""

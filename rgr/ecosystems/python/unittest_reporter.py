@@ -4,7 +4,7 @@ line per test to the file ``RGR_UNITTEST_REPORT`` names.
 
 rgr copies this file into its folder of the run, puts that folder on ``PYTHONPATH`` and
 runs ``<the project's python> -m rgr_unittest`` where the command said ``-m unittest``
-(rgr.ecosystems.python_unittest). It runs in the project's interpreter, inside the
+(rgr.ecosystems.python.unittest_runner). It runs in the project's interpreter, inside the
 sandbox: standard library only, nothing newer than Python 3.8.
 
 Each line: ``{"file", "names", "status", "message"}`` for a test (a doctest that a

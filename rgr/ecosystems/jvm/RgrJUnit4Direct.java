@@ -1,5 +1,5 @@
 // rgr's direct run of a Maven project's JUnit 4 test classes, for the mutation gate
-// (rgr.ecosystems.jvm_direct): compiles the changed source file alone into a private
+// (rgr.ecosystems.jvm.direct): compiles the changed source file alone into a private
 // folder that stands first on the class path, then runs the named test classes with
 // JUnitCore in this same JVM, and writes their results as JUnit XML.
 //

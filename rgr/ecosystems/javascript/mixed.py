@@ -32,7 +32,7 @@ from rgr.base.config import TestCommand
 from rgr.base.proc import Completed
 from rgr.ecosystems.base import Finished, Results, Runner
 from rgr.ecosystems.failure_kind import is_test_path
-from rgr.ecosystems.js_modules import SOURCES
+from rgr.ecosystems.javascript.modules import SOURCES
 
 NAME = "node+jest"
 _NODE_TEST = re.compile(r"""(?:\bfrom\s*|\brequire\s*\(\s*|\bimport\s*\(?\s*)['"]node:test['"]""")

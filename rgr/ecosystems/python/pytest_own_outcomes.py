@@ -8,7 +8,7 @@ written the same way. A test that passed with one skipped subtest and a test ski
 itself give the same testcase. This plugin writes, when the session ends, a JSON file
 (``RGR_PYTEST_OWN_OUTCOMES``): ``{"subtests": [node ids], "skipped": [node ids]}``, the
 tests that ran subtests and those of them whose own report (setup, call or teardown) was
-a skip. rgr.ecosystems.python reads it beside the XML.
+a skip. rgr.ecosystems.python.pytest_runner reads it beside the XML.
 
 Copied into rgr's folder of the run and loaded through an entry point of a dist-info
 folder beside it on PYTHONPATH (pytest loads the ``pytest11`` entry points it finds): a

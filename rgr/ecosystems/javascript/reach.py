@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from rgr.ecosystems.failure_kind import is_test_path
-from rgr.ecosystems.js_modules import SOURCES, package_json
+from rgr.ecosystems.javascript.modules import SOURCES, package_json
 
 _RELATIVE = re.compile(r"""(['"`])(\.\.?(?:/[^'"`\n]*)?)\1""")
 _QUOTED = re.compile(r"""(['"`])([^'"`\n]+)\1""")

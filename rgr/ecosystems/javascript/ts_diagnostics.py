@@ -10,7 +10,7 @@ A test of code not written yet gives:
 - TS2339/TS2551 ``Property 'twice' does not exist on type 'Box'`` (or ``typeof import(..)``),
 
 which are missing code when the module, or the type, is the project's and not test code
-(rgr.ecosystems.js_modules). Any other diagnostic (a name used without its import, a type
+(rgr.ecosystems.javascript.modules). Any other diagnostic (a name used without its import, a type
 or argument mismatch) is the test's own error: GREEN, which may not touch tests, cannot
 fix it.
 """
@@ -22,7 +22,7 @@ import re
 from pathlib import Path
 
 from rgr.ecosystems.failure_kind import FailureKind, is_test_path
-from rgr.ecosystems.js_modules import SOURCES, module_kind
+from rgr.ecosystems.javascript.modules import SOURCES, module_kind
 
 #: The heading rgr gives a Vitest typecheck failure (Vitest's own reporter's words).
 TYPECHECK_HEAD = "TypeCheckError: "

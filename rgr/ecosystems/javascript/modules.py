@@ -39,7 +39,7 @@ SOURCES = (".js", ".mjs", ".cjs", ".jsx", ".ts", ".mts", ".cts", ".tsx")
 def package_json(folder: Path) -> dict[str, Any] | None:
     """``folder``'s package.json as an object, or None when it is missing, unreadable or
     not an object: for the readers that fall back quietly (the gate's direct runner, its
-    import graph). Detection reads it loudly (rgr.ecosystems.javascript)."""
+    import graph). Detection reads it loudly (rgr.ecosystems.javascript.runner)."""
     try:
         data = json.loads((folder / "package.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):

@@ -1,0 +1,1 @@
+"""Go: ``go test`` (runner)."""

@@ -1,0 +1,1 @@
+"""Ruby: RSpec (runner)."""

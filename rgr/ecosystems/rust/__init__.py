@@ -1,0 +1,2 @@
+"""Rust: ``cargo test`` (runner), its test targets (cargo_targets) and workspaces
+(cargo_workspace)."""
