@@ -292,6 +292,47 @@ def refactor(ctx: Context, goal: str | None, brief: Path | None, plan_only: bool
     sys.exit(command.refactor(ws, command.read_goal(goal, brief), here, branch, options))
 
 
+@cli.command("eval")
+@click.argument("tasks", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--modes", default="bare,rgr", show_default=True,
+              help="Comma-separated: bare (one session asked for the feature with tests), "
+                   "tdd-prompt (one session told to work test-first), rgr (rgr run).")
+@click.option("--repeat", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Runs of each task in each mode.")
+@click.option("--backend", type=click.Choice(backend_names.NAMES),
+              help="The agent CLI of every mode (overrides each task's tdd.toml).")
+@click.option("--model", help="The model of every mode (overrides each task's tdd.toml).")
+@click.option("--budget-usd", type=click.FloatRange(min=0, min_open=True),
+              help="A hard cap: no run starts once what was spent plus its estimate "
+                   "would exceed it; each session gets what is left as its own cap.")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path),
+              help="Where results and the report go (default: ./rgr-eval/<tasks name>). "
+                   "The same command again skips every run measured there.")
+@click.option("--session-usd", type=click.FloatRange(min=0), default=0.5, show_default=True,
+              help="The estimated cost of one agent session, until a mode has measured runs.")
+@click.option("--run-timeout", type=click.FloatRange(min=1), default=60.0,
+              show_default=True, help="Minutes one rgr run may take.")
+@click.option("-y", "--yes", "assume_yes", is_flag=True,
+              help="Start without asking (required when stdin is not a terminal).")
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@_no_sandbox_option
+@pass_context
+def eval_(ctx: Context, tasks: Path, modes: str, repeat: int, backend: str | None,
+          model: str | None, budget_usd: float | None, out: Path | None, session_usd: float,
+          run_timeout: float, assume_yes: bool, as_json: bool) -> None:
+    """Measure what rgr buys: TASKS (JSON Lines, see docs/eval.md) run in each mode, each
+    run in a fresh clone, judged by hidden tests no agent session can read."""
+    from rgr.commands import eval as command
+    from rgr.evaluate.runner import EvalOptions
+
+    options = EvalOptions(
+        modes=command.parse_modes(modes), repeat=repeat,
+        out=(out or command.default_out(tasks)).resolve(), budget_usd=budget_usd,
+        backend=backend, model=model, no_sandbox=ctx.no_sandbox,
+        run_timeout_s=run_timeout * 60, session_usd=session_usd)
+    sys.exit(command.evaluate(tasks.resolve(), options, assume_yes, as_json))
+
+
 @cli.command()
 @click.option("--fast", is_flag=True,
               help="Only the test command and the [gate] fast commands.")

@@ -188,7 +188,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("rgr.observe",),
     ("rgr.loop",),
     ("rgr.refactor",),
-    ("rgr.daemon", "rgr.demo", "rgr.fake_model"),
+    ("rgr.daemon", "rgr.demo", "rgr.fake_model", "rgr.evaluate"),
     ("rgr.commands", "rgr.web"),
 ]
 

@@ -23,6 +23,8 @@ from conftest import Repo, RunRgr, clean_env, git, make_repo
 from serve_helpers import RUN_ID, csrf_of, http, make_run, serve
 
 from rgr.base.installed import install_extra
+from rgr.evaluate import results
+from rgr.evaluate.results import Measures
 from rgr.web.security import CSP
 
 
@@ -62,6 +64,17 @@ def test_pages_agree_with_the_cli_and_escape_what_agents_wrote(
         assert 'id="job-2" class="job state-cancelled"' in live.text
         only = http(base + "/board?state=cancelled")
         assert 'id="job-2"' in only.text and 'id="job-1"' not in only.text
+        # the eval page: every eval under rgr-eval/, as `rgr eval` reports it
+        assert "No eval here yet" in http(base + "/eval").text
+        with (repo.path / ".git" / "info" / "exclude").open("a") as exclude:
+            exclude.write("/rgr-eval/\n")  # results are no part of the project
+        results.save(repo.path / "rgr-eval" / "nightly", Measures(
+            task="t1", mode="rgr", repeat=1, hidden_passed=2, hidden_total=3,
+            rejections={"<b>rule</b>": 1}))
+        evals = http(base + "/eval")
+        assert evals.status == 200 and evals.headers["content-security-policy"] == CSP
+        assert "<td>rgr</td>" in evals.text and "2/3 67%" in evals.text
+        assert "&lt;b&gt;rule&lt;/b&gt; 1" in evals.text and "<b>rule" not in evals.text
 
         page = http(f"{base}/runs/{made.done}")
         assert page.status == 200, page.text

@@ -31,7 +31,7 @@ from rgr.daemon.jobs import open_queue
 from rgr.daemon.queue import Job, Queue, QueueError, describe_state
 from rgr.store import git
 from rgr.store.workspace import Workspace
-from rgr.web import actions, board, history, plots, runs
+from rgr.web import actions, board, evals, history, plots, runs
 from rgr.web.security import Guard, same
 
 #: A commit as the routes take it: an abbreviated or full hex id, nothing else (a
@@ -245,6 +245,13 @@ class Pages:
         return self.render("history.html", history=found, charts=charts, repo=str(ws.root),
                            title="history")
 
+    # -- eval --------------------------------------------------------------------------
+
+    def eval_page(self, request: Request) -> Response:
+        ws = self.state.ws.reopened()
+        return self.render("eval.html", evals=evals.read(ws.root), repo=str(ws.root),
+                           title="eval")
+
     # -- actions -----------------------------------------------------------------------
 
     async def action(self, request: Request) -> Response:
@@ -303,6 +310,7 @@ def create_app(state: ServeState) -> Guard:
             Route("/runs/{commit:path}", pages.run_page),  # a branch name has slashes
             Route("/notes/{commit}", pages.note),
             Route("/history", pages.history_page),
+            Route("/eval", pages.eval_page),
             Route("/actions/{name}", pages.action, methods=["POST"]),
             Mount("/static", StaticFiles(packages=[("rgr.web", "static")]), name="static"),
         ],

@@ -1,0 +1,1 @@
+"""`rgr eval`: the same tasks with and without rgr, judged by tests no agent saw."""
