@@ -1,0 +1,132 @@
+"""JavaScript tools write their caches inside ``node_modules``, which the sandbox shows
+read-only: Vite 6+ bundles a TypeScript config into ``node_modules/.vite-temp``, Vitest
+keeps its results in ``node_modules/.vite/vitest``. A sealed run gets those folders
+writable and fresh (rgr.sandbox.tool_caches_inside), so a Vitest project with a
+``vitest.config.mts`` passes `rgr verify` as it passes its own command, with no
+configuration; and a write the runner itself makes into a package (outside any test) is
+diagnosed by `verify` and `doctor` as a read-only write, its fix tried first (real
+bubblewrap, the pinned Vitest of tests/e2e/runners)."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import clean_env, committed_project, git
+from e2e.toolchains import ensure_js_runners
+
+CONFIG = """\
+import { defineConfig } from 'vitest/config'
+const environment: string = 'node'
+export default defineConfig({ test: { environment } })
+"""
+#: A config that writes into one of the project's packages when it loads.
+CONFIG_WRITING_A_PACKAGE = """\
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { defineConfig } from 'vitest/config'
+const stamp: string = join(process.cwd(), 'node_modules', 'stamp', 'loaded')
+writeFileSync(stamp, 'yes')
+export default defineConfig({ test: { environment: 'node' } })
+"""
+SOURCE = "export const add = (a: number, b: number): number => a + b\n"
+TESTS = """\
+import { describe, expect, test } from 'vitest'
+import { add } from '../src/add'
+describe('add', () => {
+  test('adds', () => { expect(add(1, 2)).toBe(3) })
+  test('adds zero', () => { expect(add(1, 0)).toBe(1) })
+})
+test('adds negatives', () => { expect(add(-1, -2)).toBe(-3) })
+"""
+
+
+@pytest.fixture(scope="module")
+def runners() -> Path:
+    modules: Path = ensure_js_runners()
+    return modules
+
+
+def vite_project(root: Path, runners: Path, config: str) -> Path:
+    """A TypeScript Vitest project as `npm create vite` makes one, its node_modules the
+    pinned runners' packages (each entry a link, as pnpm's are)."""
+    committed_project(root, {
+        "package.json": json.dumps({"name": "vp", "type": "module",
+                                    "scripts": {"test": "vitest run"},
+                                    "devDependencies": {"vitest": "3.2.7",
+                                                        "typescript": "5.9.3"}}),
+        "vitest.config.mts": config, "src/add.ts": SOURCE, "test/add.test.ts": TESTS,
+        ".gitignore": "node_modules\n",
+        # the pinned runners may sit under a folder the sandbox hides (a HOME, /tmp)
+        "tdd.toml": f"[sandbox]\nread_paths = [{json.dumps(str(runners.parent))}]\n",
+    })
+    modules = root / "node_modules"
+    modules.mkdir()
+    for entry in runners.iterdir():
+        if not entry.name.startswith(".vite"):
+            (modules / entry.name).symlink_to(entry)
+    return root
+
+
+def rgr_verify(root: Path, home: Path) -> tuple[int, dict[str, object]]:
+    done = subprocess.run([sys.executable, "-m", "rgr", "verify", "--json"], cwd=root,
+                          env=clean_env(home), capture_output=True, text=True, timeout=300,
+                          stdin=subprocess.DEVNULL)
+    return done.returncode, json.loads(done.stdout)
+
+
+def own_count(root: Path, home: Path) -> int:
+    """The project's own command, as its user runs it: Vitest's "Tests  N passed"."""
+    done = subprocess.run(["npm", "test"], cwd=root, env=clean_env(home),
+                          capture_output=True, text=True, timeout=300,
+                          stdin=subprocess.DEVNULL)
+    assert done.returncode == 0, done.stdout + done.stderr
+    found = re.search(r"Tests\s+(\d+) passed", re.sub(r"\x1b\[[0-9;]*m", "", done.stdout))
+    assert found, done.stdout
+    return int(found.group(1))
+
+
+def test_a_vitest_project_with_a_typescript_config_verifies_as_its_own_command(
+        tmp_path: Path, runners: Path) -> None:
+    root = vite_project(tmp_path / "vp", runners, CONFIG)
+    code, out = rgr_verify(root, tmp_path / "home")
+    assert code == 0 and out["diagnosis"] is None, out
+    assert out["sandbox"]["enabled"] is True  # type: ignore[index]
+    # Vite's bundled config and Vitest's results went to the run's own folders: the
+    # user's node_modules is as it was.
+    assert not [p.name for p in (root / "node_modules").iterdir() if not p.is_symlink()]
+    tests = out["tests"]
+    assert isinstance(tests, dict)
+    assert (tests["passed"], tests["failed"]) == (own_count(root, tmp_path / "home"), 0) \
+        == (3, 0)
+
+
+def test_a_config_that_writes_into_a_package_is_diagnosed_with_its_fix_tried(
+        tmp_path: Path, runners: Path) -> None:
+    root = vite_project(tmp_path / "vp", runners, CONFIG_WRITING_A_PACKAGE)
+    stamp = root / "node_modules" / "stamp"
+    stamp.mkdir()
+    (stamp / "package.json").write_text(json.dumps({"name": "stamp"}))
+    code, out = rgr_verify(root, tmp_path / "home")
+    assert code == 1, out
+    diagnosis = out["diagnosis"]
+    assert isinstance(diagnosis, dict), out
+    problem = diagnosis["problem"]
+    assert ("the test command itself fails in the sandbox because it writes into "
+            "node_modules, which it shows read-only") in problem, problem
+    assert "EROFS" in problem and "node_modules/stamp/loaded" in problem, problem
+    assert ("with a writable copy of node_modules the suite passes (3 passed)"
+            in problem), problem
+    assert 'writable_copy = ["node_modules"]' in diagnosis["fix"], diagnosis
+    assert not (stamp / "loaded").exists()
+
+    (root / "tdd.toml").write_text(
+        (root / "tdd.toml").read_text() + 'writable_copy = ["node_modules"]\n')
+    git(root, "commit", "-q", "-am", "the setting rgr named")
+    code, out = rgr_verify(root, tmp_path / "home")
+    assert code == 0 and out["diagnosis"] is None, out
+    assert not (stamp / "loaded").exists()
