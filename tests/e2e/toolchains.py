@@ -232,6 +232,27 @@ def ensure_js_runners(runners_dir: Path = RUNNERS_DIR) -> Path:
     return modules
 
 
+TAP_DIR = Path(__file__).resolve().parent / "tap"
+
+
+def ensure_tap_runners(tap_dir: Path = TAP_DIR) -> Path:
+    """``node_modules`` with the pinned tape and nyc (a tape project under nyc)."""
+    modules = tap_dir / "node_modules"
+    marker = modules / ".bin" / "nyc"
+    if (modules / ".bin" / "tape").exists() and marker.exists():
+        return modules
+    npm = shutil.which("npm")
+    if npm is None:
+        raise ToolchainMissing("npm is not on PATH: install Node.js 20 or later")
+    with _install_lock(tap_dir):
+        if not marker.exists():
+            done = run([npm, "install", "--no-audit", "--no-fund", "--no-save"],
+                       cwd=tap_dir, timeout=900.0)
+            if done.returncode != 0 or done.timed_out or not marker.exists():
+                raise ToolchainMissing(f"installing tape and nyc failed:\n{done.describe()}")
+    return modules
+
+
 BUN_DIR = Path(__file__).resolve().parent / "bun"
 
 

@@ -51,6 +51,7 @@ from rgr.ecosystems.base import (
 )
 from rgr.ecosystems.failure_kind import FailureKind, first_match
 from rgr.ecosystems.javascript import mixed as js_mixed
+from rgr.ecosystems.javascript import tap
 from rgr.ecosystems.javascript.modules import importers, missing_module, module_kind
 from rgr.ecosystems.javascript.ts_diagnostics import TYPECHECK_HEAD, diagnostic_kind
 from rgr.ecosystems.junit import JUnitGlobs
@@ -529,7 +530,7 @@ def _runner_part(command: str, guess: Guess) -> tuple[str, ...] | None:
 class JavaScript(Plain):
     name = "JavaScript, TypeScript (Vitest, Jest, Mocha, node --test)"
     runners = (Jest(), Vitest(), Mocha(), NodeTest(), NpmScript(),
-               js_mixed.NodeAndJest(node=NodeTest(), jest=Jest()))
+               js_mixed.NodeAndJest(node=NodeTest(), jest=Jest()), tap.Tap())
     loads_file_by_file = frozenset({"vitest", "jest", "node", js_mixed.NAME})
     test_config_globs = (
         "**/package.json", "**/jest.config.*", "**/vitest.config.*", "**/vite.config.*",
@@ -572,6 +573,8 @@ class JavaScript(Plain):
         for name in names:
             if name in JS_RUNNERS:
                 return name
+            if name == "tape" or (name == "ava" and "--tap" in words):
+                return tap.NAME
         return "node" if "node" in names and "--test" in words else None
 
     def launcher_named(self, names: Sequence[str]) -> str | None:
