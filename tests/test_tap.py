@@ -149,3 +149,18 @@ def test_tap_a_test_prints_of_its_own_is_not_read_as_results(
     assert report.outcomes == {}
     assert report.report_error is not None
     assert "disagrees with the runner's own summary" in report.report_error
+
+
+def test_tape_between_a_lint_and_an_audit_step_is_read_with_both_kept(
+        tmp_path: Path, node_modules: Path) -> None:
+    """`npm test` = lint, then tape under nyc, then an audit: the script runs whole (no
+    step dropped for a command rgr reads better) and tape's tests are read from it."""
+    root = tape_project(
+        tmp_path / "tp", node_modules,
+        {"test/add.js": ADD_TESTS, "lint.js": "console.log('lint ok')\n",
+         "audit.js": "require('fs').writeFileSync('audited', 'yes')\n"},
+        script="node lint.js && nyc tape test/*.js && node audit.js")
+    report = run(root)
+    assert report.argv[:2] == ("npm", "test")
+    assert (report.passed, report.failed, report.exit_code) == (4, 0, 0)
+    assert "lint ok" in report.output and (root / "audited").read_text() == "yes"

@@ -490,12 +490,16 @@ def _script_runner(script: str, package: Mapping[str, Any], guess: Guess) -> str
     (rgr's options are appended to the script, so they reach its last command), or
     node's runner anywhere in the script, wrapped or not (`npm run test:unit && tsd`
     with `c8 node --test` as test:unit): its reporter comes through NODE_OPTIONS,
-    which reaches every command."""
+    which reaches every command; tape's TAP anywhere in it, on the script's stdout."""
     commands = _script_commands(script, package)
     runner = guess(commands[-1]) if commands else "custom"
     if runner in ("npm", "custom"):
         if any(guess(words) == "node" for words in commands):
             return "node"
+        # tape's TAP is on the script's stdout wherever it runs (`standard && nyc tape
+        # test/*.js && npm audit`): read there, the script's other steps kept
+        if any(guess(words) == tap.NAME for words in commands):
+            return tap.NAME
         found = _dev_runners(package)
         # `npm test` -> `npm run test:unit`: the one runner the package depends on
         return found[0] if len(found) == 1 else "npm"
