@@ -164,3 +164,31 @@ def test_tape_between_a_lint_and_an_audit_step_is_read_with_both_kept(
     assert report.argv[:2] == ("npm", "test")
     assert (report.passed, report.failed, report.exit_code) == (4, 0, 0)
     assert "lint ok" in report.output and (root / "audited").read_text() == "yes"
+
+
+AVA_TESTS = """\
+import test from 'ava'
+import add from '../lib/add.cjs'
+test('adds', t => { t.is(add(1, 1), 2) })
+test('adds wrong', t => { t.is(add(1, 1), 3) })
+test.skip('not yet', t => { t.pass() })
+"""
+
+
+def test_ava_with_tap_is_read_per_test_sealed(tmp_path: Path, node_modules: Path) -> None:
+    """ava --tap prints one assertion line per test, no blocks; ava keeps its cache in
+    node_modules/.cache, writable inside the sealed run."""
+    root = tape_project(tmp_path / "av", node_modules,
+                        {"test/add.js": AVA_TESTS, "lib/add.cjs": ADD},
+                        script="ava --tap")
+    package = json.loads((root / "package.json").read_text())
+    (root / "package.json").write_text(json.dumps({**package, "type": "module"}))
+    subprocess.run(["git", "commit", "-qam", "esm"], cwd=root, check=True)
+    done = subprocess.run([sys.executable, "-m", "rgr", "verify", "--json"], cwd=root,
+                          env=clean_env(tmp_path / "home"), capture_output=True, text=True,
+                          timeout=300, stdin=subprocess.DEVNULL)
+    out = json.loads(done.stdout)
+    assert out["sandbox"]["enabled"] is True
+    tests = out["tests"]
+    assert (tests["passed"], tests["failed"], tests["skipped"]) == (1, 1, 1), out
+    assert tests["failing"] == ["adds wrong"], out

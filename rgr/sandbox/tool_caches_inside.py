@@ -9,8 +9,8 @@ design and with no setting to move some of them:
   "failed to load config" and runs no test;
 - Vitest keeps its results cache in ``node_modules/.vite/vitest`` (``.vitest`` before 1.0)
   and exits 1 after every test passed when it cannot write it;
-- nyc, ava and babel keep theirs in ``node_modules/.cache`` (find-cache-dir; nyc 15
-  runs uncached when it cannot, measured).
+- nyc, ava and babel keep theirs in ``node_modules/.cache`` (find-cache-dir): ava 6
+  runs no test when it cannot (nyc 15 runs uncached; both measured).
 
 For a sealed test run, each ``node_modules`` the sandbox would show is instead a real
 folder of the run's checkout: each entry is a link to the same entry of the user's

@@ -236,9 +236,9 @@ TAP_DIR = Path(__file__).resolve().parent / "tap"
 
 
 def ensure_tap_runners(tap_dir: Path = TAP_DIR) -> Path:
-    """``node_modules`` with the pinned tape and nyc (a tape project under nyc)."""
+    """``node_modules`` with the pinned tape, nyc (a tape project under nyc) and ava."""
     modules = tap_dir / "node_modules"
-    marker = modules / ".bin" / "nyc"
+    marker = modules / ".bin" / "ava"
     if (modules / ".bin" / "tape").exists() and marker.exists():
         return modules
     npm = shutil.which("npm")
@@ -249,7 +249,7 @@ def ensure_tap_runners(tap_dir: Path = TAP_DIR) -> Path:
             done = run([npm, "install", "--no-audit", "--no-fund", "--no-save"],
                        cwd=tap_dir, timeout=900.0)
             if done.returncode != 0 or done.timed_out or not marker.exists():
-                raise ToolchainMissing(f"installing tape and nyc failed:\n{done.describe()}")
+                raise ToolchainMissing(f"installing tape, nyc and ava failed:\n{done.describe()}")
     return modules
 
 
