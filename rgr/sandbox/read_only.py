@@ -18,8 +18,11 @@ from rgr.sandbox.toolchain import Toolchain
 
 #: What a write into a read-only bind says: node (``EROFS: read-only file system,
 #: symlink 'a' -> 'b'``), Python (``[Errno 30] Read-only file system: 'p'``), Go and
-#: the C library (``read-only file system``).
-_READ_ONLY = re.compile(r"EROFS|read-only file system|Errno 30", re.IGNORECASE)
+#: the C library (``read-only file system``); and node's recursive mkdir, which says
+#: ``ENOENT: no such file or directory, mkdir '.../node_modules/.vite-temp'`` for a
+#: folder it cannot make in a read-only one (Vite 7 loading its config; measured).
+_READ_ONLY = re.compile(r"EROFS|read-only file system|Errno 30|ENOENT\b.*\bmkdir\b",
+                        re.IGNORECASE)
 #: An absolute path in such a line, quoted or bare.
 _PATH = re.compile(r"""['"‘](/[^'"’]+)['"’]|(?<![\w.])(/[\w.@+\-/]+)""")
 
