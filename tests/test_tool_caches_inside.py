@@ -19,6 +19,9 @@ import pytest
 from conftest import clean_env, committed_project, git
 from e2e.toolchains import ensure_js_runners
 
+from rgr.sandbox import tool_caches_inside
+from rgr.sandbox.toolchain import Shown, Toolchain
+
 CONFIG = """\
 import { defineConfig } from 'vitest/config'
 const environment: string = 'node'
@@ -130,3 +133,48 @@ def test_a_config_that_writes_into_a_package_is_diagnosed_with_its_fix_tried(
     code, out = rgr_verify(root, tmp_path / "home")
     assert code == 0 and out["diagnosis"] is None, out
     assert not (stamp / "loaded").exists()
+
+
+def _toolchain(user: Path, *inside: str) -> Toolchain:
+    return Toolchain(shown=tuple(Shown(user / rel, "a dependency folder", rel)
+                                 for rel in inside))
+
+
+def test_the_checkouts_node_modules_links_the_users_entries_and_keeps_no_cache_of_theirs(
+        tmp_path: Path) -> None:
+    user = tmp_path / "user"
+    modules = user / "node_modules"
+    for folder in ("a", ".bin", ".pnpm/x", ".cache/nyc", ".vite-temp"):
+        (modules / folder).mkdir(parents=True)
+    (modules / ".cache" / "nyc" / "old.js").write_text("stale\n")
+    (modules / ".modules.yaml").write_text("pnpm\n")
+    (modules / "rel").symlink_to(".pnpm/x")
+    checkout = tmp_path / "checkout"
+    checkout.mkdir()
+    binds = tool_caches_inside.bind_into(_toolchain(user, "node_modules"), checkout)
+    # one bind: the user's folder at its own path, read-only inside
+    assert binds == ((modules, modules),)
+    made = checkout / "node_modules"
+    assert (made / "a").readlink() == modules / "a"
+    assert (made / ".modules.yaml").readlink() == modules / ".modules.yaml"
+    # pnpm's relative link made again as it is, leading into the linked .pnpm
+    assert str((made / "rel").readlink()) == ".pnpm/x"
+    for cache in tool_caches_inside.CACHE_NAMES:
+        assert (made / cache).is_dir() and not (made / cache).is_symlink()
+        assert list((made / cache).iterdir()) == []
+    assert (modules / ".cache" / "nyc" / "old.js").read_text() == "stale\n"
+
+
+def test_a_folder_the_checkout_has_or_a_link_on_the_way_is_left_alone(
+        tmp_path: Path) -> None:
+    user = tmp_path / "user"
+    for rel in ("node_modules/a", "packages/p/node_modules/b"):
+        (user / rel).mkdir(parents=True)
+    checkout = tmp_path / "checkout"
+    (checkout / "node_modules").mkdir(parents=True)  # committed, or a writable copy
+    (checkout / "packages").symlink_to(tmp_path / "elsewhere")
+    (tmp_path / "elsewhere").mkdir()
+    toolchain = _toolchain(user, "node_modules", "packages/p/node_modules")
+    assert tool_caches_inside.bind_into(toolchain, checkout) == ()
+    assert list((checkout / "node_modules").iterdir()) == []
+    assert list((tmp_path / "elsewhere").iterdir()) == []
