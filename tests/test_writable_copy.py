@@ -114,6 +114,24 @@ def test_only_a_write_refused_in_a_dependency_folder_is_read_as_one() -> None:
                           copied=["packages/a/node_modules"]) is None
 
 
+def test_the_runners_own_write_is_read_in_its_whole_output() -> None:
+    """No failing test says it, the run's output does: Vite 7's mkdir of its config's
+    bundle (node's recursive mkdir says ENOENT in a read-only folder), the runner's."""
+    output = ("Error: ENOENT: no such file or directory, mkdir "
+              "'/w/tree/node_modules/.vite-temp'\n    at loadConfigFromBundledFile")
+    found = read_only.find_in_run([("t1", "assert 1 == 2")], output,
+                                  _toolchain("node_modules"))
+    assert found is not None and found.by_the_runner and found.folder == "node_modules"
+    assert found.example.startswith("Error: ENOENT")
+    # a failing test's own message comes first; a missing file read is no write
+    by_a_test = read_only.find_in_run(
+        [("t1", "EROFS: read-only file system, open '/w/tree/node_modules/x'")], output,
+        _toolchain("node_modules"))
+    assert by_a_test is not None and by_a_test.tests == ("t1",)
+    assert read_only.find_in_run([], "ENOENT: no such file or directory, open "
+                                 "'/w/tree/node_modules/x'", _toolchain("node_modules")) is None
+
+
 def test_a_link_committed_on_the_way_takes_no_copy_out_of_the_checkout(tmp_path: Path) -> None:
     # the checkout's files are the agent's: `packages -> <elsewhere>` must not carry the
     # copy, made outside the sandbox, to where the link points

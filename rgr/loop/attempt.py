@@ -44,7 +44,7 @@ from rgr.check import conftest_rules
 from rgr.check.gate import GateResult, Level, gate_argvs, run_gate
 from rgr.check.verify import Confinement, TestReport, run_tests
 from rgr.ecosystems.registry import ecosystems_used, runner_variables
-from rgr.sandbox import explain, setup, toolchain, writable_copy
+from rgr.sandbox import explain, setup, tool_caches_inside, toolchain, writable_copy
 from rgr.sandbox.bridge import Bridge
 from rgr.sandbox.explain import Diagnosis
 from rgr.sandbox.gateway import Upstream
@@ -534,9 +534,12 @@ class Sealer:
                 runner_variables((command or self.test_command).runner), home, tmp)
             confinement = None
             if self.policy is not None:
+                # node_modules as a folder of the checkout, its tools' caches writable
+                caches = tool_caches_inside.bind_into(self.toolchain, tree)
                 jail = self.policy.test_jail(
                     repo_root=self.ws.root, checkout=tree, home=home, tmp=tmp,
-                    executables=self._executables(env, agent=False, command=command))
+                    executables=self._executables(env, agent=False, command=command),
+                    shared=caches)
                 confinement = Confinement(jail, tmp)
             yield tree, confinement, env
         finally:

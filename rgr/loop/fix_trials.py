@@ -106,9 +106,11 @@ def read_only_refusal(sealer: Sealer, report: TestReport,
     ids = ", ".join(written.tests[:5]) + (
         f" and {len(written.tests) - 5} more" if len(written.tests) > 5 else "")
     others = [t for t in report.failing_ids if t not in written.tests]
-    problem = (f"the test suite is not green before rgr starts: {ids} fail in the sandbox "
-               f"because they write into {folder}, which it shows read-only (test code is "
-               f"agent code: your {folder} is never writable inside): {written.example}"
+    who = (f"{ids} fails in the sandbox because it writes" if written.by_the_runner
+           else f"{ids} fail in the sandbox because they write")
+    problem = (f"the test suite is not green before rgr starts: {who} into {folder}, "
+               f"which it shows read-only (test code is agent code: your {folder} is never "
+               f"writable inside): {written.example}"
                + (f"; {', '.join(others[:5])} fail too" if others else ""))
     fix = (f'give each test run its own writable copy of it: [sandbox] writable_copy = '
            f'["{folder}"] in tdd.toml (a real copy per test run, deleted after it)')
@@ -117,6 +119,11 @@ def read_only_refusal(sealer: Sealer, report: TestReport,
             f"{problem}. Not tried here: the suite took {report.duration_s:.0f}s", fix)
     tried = sealer.try_writable_copy([folder], git.head_commit(sealer.ws.repo))
     still = [t for t in written.tests if t in tried.failing_ids]
+    if written.by_the_runner and not tried.all_passed:
+        return RepositoryError(
+            f"{problem}. rgr tried a writable copy of {folder} in the sandbox and the "
+            f"suite still fails: {tried.problem()}",
+            "TDD starts from green: fix or remove the failing tests, then run again")
     if tried.all_passed:
         return RepositoryError(
             f"{problem}. rgr tried it in the sandbox: with a writable copy of {folder} "

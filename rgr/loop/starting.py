@@ -303,11 +303,13 @@ def baseline_refusal(sealer: Sealer, report: TestReport) -> RgrError | None:
 
 
 def _read_only_write(sealer: Sealer, report: TestReport) -> read_only.ReadOnlyWrite | None:
-    """Failing tests that wrote into a dependency folder the sandbox shows read-only."""
+    """Failing tests, or the runner itself, that wrote into a dependency folder the
+    sandbox shows read-only."""
     if sealer.policy is None:
         return None
-    failing = ((test_id, report.outcomes[test_id].message) for test_id in report.failing_ids)
-    return read_only.find(failing, sealer.toolchain, sealer.ws.config.sandbox.writable_copy)
+    failing = [(test_id, report.outcomes[test_id].message) for test_id in report.failing_ids]
+    return read_only.find_in_run(failing, report.output, sealer.toolchain,
+                                 sealer.ws.config.sandbox.writable_copy)
 
 
 def make_backend(ws: Workspace) -> Backend:

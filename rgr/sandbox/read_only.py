@@ -18,15 +18,29 @@ from rgr.sandbox.toolchain import Toolchain
 
 #: What a write into a read-only bind says: node (``EROFS: read-only file system,
 #: symlink 'a' -> 'b'``), Python (``[Errno 30] Read-only file system: 'p'``), Go and
-#: the C library (``read-only file system``).
-_READ_ONLY = re.compile(r"EROFS|read-only file system|Errno 30", re.IGNORECASE)
+#: the C library (``read-only file system``); and node's recursive mkdir, which says
+#: ``ENOENT: no such file or directory, mkdir '.../node_modules/.vite-temp'`` for a
+#: folder it cannot make in a read-only one (Vite 7 loading its config; measured).
+_READ_ONLY = re.compile(r"EROFS|read-only file system|Errno 30|ENOENT\b.*\bmkdir\b",
+                        re.IGNORECASE)
 #: An absolute path in such a line, quoted or bare.
 _PATH = re.compile(r"""['"‘](/[^'"’]+)['"’]|(?<![\w.])(/[\w.@+\-/]+)""")
+
+
+#: The "test" that wrote when no failing test's message says so but the run's own
+#: output does: the runner itself (Vite loading its config, Vitest writing its results
+#: cache after every test passed, a coverage tool's cache).
+THE_RUNNER = "the test command itself"
 
 
 @dataclass(frozen=True)
 class ReadOnlyWrite:
     """Failing tests whose error is a write refused in a dependency folder."""
+
+    @property
+    def by_the_runner(self) -> bool:
+        """The write was the runner's own, outside any test (``THE_RUNNER``)."""
+        return self.tests == (THE_RUNNER,)
 
     #: The dependency folder, relative to the working copy (``node_modules``).
     folder: str
@@ -57,6 +71,15 @@ def find(failures: Iterable[tuple[str, str]], toolchain: Toolchain,
     folder, found = max(hits.items(), key=lambda item: len(item[1]))
     tests = tuple(dict.fromkeys(test_id for test_id, _ in found))
     return ReadOnlyWrite(folder, tests, found[0][1][:300])
+
+
+def find_in_run(failures: Iterable[tuple[str, str]], output: str, toolchain: Toolchain,
+                copied: Collection[str] = ()) -> ReadOnlyWrite | None:
+    """As ``find``, and when no failing test says so, the run's whole ``output``: a
+    config that failed to load, or a runner that failed after its tests, wrote there
+    (``THE_RUNNER``)."""
+    return (find(failures, toolchain, copied)
+            or find([(THE_RUNNER, output)], toolchain, copied))
 
 
 def _folder_in(line: str, folders: list[str]) -> str | None:

@@ -233,25 +233,40 @@ def ensure_js_runners(runners_dir: Path = RUNNERS_DIR) -> Path:
 
 
 C8_DIR = Path(__file__).resolve().parent / "c8"
+TAP_DIR = Path(__file__).resolve().parent / "tap"
 
 
 def ensure_c8(c8_dir: Path = C8_DIR) -> Path:
     """``node_modules`` with the pinned c8 (a coverage tool a project's ``npm test`` wraps
     its runner in: ``c8 --100 node --test``)."""
-    modules = c8_dir / "node_modules"
-    marker = modules / ".bin" / "c8"
-    if marker.exists():
+    return _ensure_pinned(c8_dir, ("c8",), "c8")
+
+
+def ensure_tap_runners(tap_dir: Path = TAP_DIR) -> Path:
+    """``node_modules`` with the pinned tape, nyc (a tape project under nyc) and ava."""
+    return _ensure_pinned(tap_dir, ("tape", "ava"), "tape, nyc and ava")
+
+
+def _ensure_pinned(folder: Path, programs: tuple[str, ...], what: str) -> Path:
+    """``folder``'s ``node_modules`` as its package.json and lockfile pin it, installed
+    once (under a lock shared with other test processes) when a program is missing."""
+    modules = folder / "node_modules"
+
+    def installed() -> bool:
+        return all((modules / ".bin" / program).exists() for program in programs)
+
+    if installed():
         return modules
     npm = shutil.which("npm")
     if npm is None:
         raise ToolchainMissing("npm is not on PATH: install Node.js 20 or later")
-    with _install_lock(c8_dir):
-        if marker.exists():
+    with _install_lock(folder):
+        if installed():
             return modules
-        done = run([npm, "install", "--no-audit", "--no-fund", "--no-save"], cwd=c8_dir,
+        done = run([npm, "install", "--no-audit", "--no-fund", "--no-save"], cwd=folder,
                    timeout=900.0)
-        if done.returncode != 0 or done.timed_out or not marker.exists():
-            raise ToolchainMissing(f"installing c8 failed:\n{done.describe()}")
+        if done.returncode != 0 or done.timed_out or not installed():
+            raise ToolchainMissing(f"installing {what} failed:\n{done.describe()}")
     return modules
 
 

@@ -51,6 +51,7 @@ from rgr.ecosystems.base import (
 )
 from rgr.ecosystems.failure_kind import FailureKind, first_match
 from rgr.ecosystems.javascript import mixed as js_mixed
+from rgr.ecosystems.javascript import tap
 from rgr.ecosystems.javascript.modules import importers, missing_module, module_kind
 from rgr.ecosystems.javascript.ts_diagnostics import TYPECHECK_HEAD, diagnostic_kind
 from rgr.ecosystems.junit import JUnitGlobs
@@ -489,12 +490,16 @@ def _script_runner(script: str, package: Mapping[str, Any], guess: Guess) -> str
     (rgr's options are appended to the script, so they reach its last command), or
     node's runner anywhere in the script, wrapped or not (`npm run test:unit && tsd`
     with `c8 node --test` as test:unit): its reporter comes through NODE_OPTIONS,
-    which reaches every command."""
+    which reaches every command; tape's TAP anywhere in it, on the script's stdout."""
     commands = _script_commands(script, package)
     runner = guess(commands[-1]) if commands else "custom"
     if runner in ("npm", "custom"):
         if any(guess(words) == "node" for words in commands):
             return "node"
+        # tape's TAP is on the script's stdout wherever it runs (`standard && nyc tape
+        # test/*.js && npm audit`): read there, the script's other steps kept
+        if any(guess(words) == tap.NAME for words in commands):
+            return tap.NAME
         found = _dev_runners(package)
         # `npm test` -> `npm run test:unit`: the one runner the package depends on
         return found[0] if len(found) == 1 else "npm"
@@ -529,7 +534,7 @@ def _runner_part(command: str, guess: Guess) -> tuple[str, ...] | None:
 class JavaScript(Plain):
     name = "JavaScript, TypeScript (Vitest, Jest, Mocha, node --test)"
     runners = (Jest(), Vitest(), Mocha(), NodeTest(), NpmScript(),
-               js_mixed.NodeAndJest(node=NodeTest(), jest=Jest()))
+               js_mixed.NodeAndJest(node=NodeTest(), jest=Jest()), tap.Tap())
     loads_file_by_file = frozenset({"vitest", "jest", "node", js_mixed.NAME})
     test_config_globs = (
         "**/package.json", "**/jest.config.*", "**/vitest.config.*", "**/vite.config.*",
@@ -572,6 +577,8 @@ class JavaScript(Plain):
         for name in names:
             if name in JS_RUNNERS:
                 return name
+            if name == "tape" or (name == "ava" and "--tap" in words):
+                return tap.NAME
         return "node" if "node" in names and "--test" in words else None
 
     def launcher_named(self, names: Sequence[str]) -> str | None:
