@@ -365,6 +365,17 @@ class Ecosystem(Protocol):
     @property
     def mutation_syntax(self) -> tuple[MutationSyntax, ...]: ...
 
+    #: Runner names that rgr's line tracer runs under (rgr.check.mutation.pytest_lines,
+    #: loaded into the run by rgr's own plugin or reporter): the mutation gate asks it
+    #: which tests run each changed line.
+    @property
+    def traced_runners(self) -> frozenset[str]: ...
+
+    def select_tests(self, cmd: TestCommand, tests: Sequence[str]) -> TestCommand | None:
+        """``cmd`` (one of its runners) limited to the tests ``tests`` (ids as its reader
+        gives them), or None where it cannot name tests on the command line."""
+        ...
+
     def detect(self, root: Path, guess: Guess) -> TestCommand | None:
         """The test command its files in ``root`` say, or None."""
         ...
@@ -415,6 +426,10 @@ class Plain:
     tool_caches: tuple[str, ...] = ()
     mutation_syntax: tuple[MutationSyntax, ...] = ()
     runner_variables: tuple[str, ...] = ()
+    traced_runners: frozenset[str] = frozenset()
+
+    def select_tests(self, cmd: TestCommand, tests: Sequence[str]) -> TestCommand | None:
+        return None
 
     def detect(self, root: Path, guess: Guess) -> TestCommand | None:
         return None

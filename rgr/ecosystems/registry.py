@@ -167,6 +167,23 @@ def runner_variables(runner: str) -> tuple[str, ...]:
     return ()
 
 
+def traced(runner: str) -> bool:
+    """Whether rgr's line tracer runs under ``runner`` (rgr.check.mutation.gate)."""
+    return any(runner in eco.traced_runners for eco in ECOSYSTEMS)
+
+
+def select_tests(cmd: TestCommand, tests: Iterable[str]) -> TestCommand:
+    """``cmd`` limited to ``tests`` where its ecosystem knows how; otherwise the whole
+    command, which is slower but as honest."""
+    chosen = tuple(tests)
+    if not chosen:
+        return cmd
+    for eco in ECOSYSTEMS:
+        if any(runner.name == cmd.runner for runner in eco.runners):
+            return eco.select_tests(cmd, chosen) or cmd
+    return cmd
+
+
 def alternatives(cmd: TestCommand, root: Path) -> tuple[TestCommand, ...] | None:
     """Commands to try where ``cmd`` read no per-test result: those of the ecosystem
     whose runner it is (rgr.loop.fix_trials); None when it proposes none."""
