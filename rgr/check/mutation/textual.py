@@ -7,9 +7,9 @@ to be installed where the project's tests run (Stryker into the project's
 changes the user's environment; each also brings its own runner, sandbox and copy of the
 tree, where rgr must run every mutant in its own sealed checkout with the project's own
 test command. rgr only needs the mutants of a few changed lines, so it scans the file
-once (comments, strings, template literals, regular-expression literals, Java's text
-blocks and char literals, Java annotations and Rust's ``#[cfg(test)]`` modules are
-skipped) and offers, on the changed lines only:
+once (rgr.ecosystems.tokens: comments, strings, template literals, regular-expression
+literals, Java's text blocks and char literals; Java annotations and Rust's
+``#[cfg(test)]`` modules are skipped too) and offers, on the changed lines only:
 
 * ``arithmetic``: binary ``+``↔``-``, ``*``↔``/``, ``%``→``*``
 * ``comparison``: ``==``↔``!=`` (``===``↔``!==``), ``<``→``>=``/``<=``, ``>``→``<=``/``>=``,
@@ -41,7 +41,6 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Collection, Iterator
-from dataclasses import dataclass
 
 from rgr.base.config import MUTATION_OPERATORS
 from rgr.check.mutation.arid import (
@@ -56,6 +55,7 @@ from rgr.check.mutation.arid import (
 from rgr.check.mutation.boundary import TWINS, token_guard
 from rgr.check.mutation.mutants import Mutant
 from rgr.ecosystems import registry
+from rgr.ecosystems.tokens import Token, tokens_of
 
 __all__ = ["LANGUAGES", "Token", "language_of", "mutants_of", "probe_of", "reach_of",
            "reached_lines", "rust_test_lines", "tokens_of"]
@@ -76,12 +76,6 @@ _ARITHMETIC = {"+": ("-",), "-": ("+",), "*": ("/",), "/": ("*",), "%": ("*",)}
 _COMPARISON = {"==": ("!=",), "!=": ("==",), "===": ("!==",), "!==": ("===",),
                "<": (">=", "<="), ">": ("<=", ">="), "<=": (">",), ">=": ("<",)}
 _BOOLEAN = {"&&": ("||",), "||": ("&&",)}
-#: Longest first, so ``===`` is one token and not ``==`` then ``=``.
-_OPERATORS = sorted(
-    [">>>=", ">>>", "===", "!==", "...", "..=", ">>=", "<<=", "**=", "&&=", "||=", "??=",
-     "==", "!=", "<=", ">=", "&&", "||", "??", "?.", "=>", "->", "::", "..", "<<", ">>",
-     "++", "--", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", ":=", "<-", "**"],
-    key=len, reverse=True)
 #: Lines that only declare where code comes from: nothing there to mutate.
 _DECLARATION = re.compile(
     r"^\s*(import\b|export\s.*\bfrom\b|package\b|use\b|pub\s+use\b|mod\b|pub\s+mod\b|"
@@ -100,18 +94,6 @@ _CONTINUES_BEFORE = {".", ")", "]", "}", "&&", "||", "??", "?", ":", "+", "-", "
                      ",", "=>", "?.", "else", "case", "default", "catch", "finally"}
 
 
-@dataclass(frozen=True)
-class Token:
-    kind: str  # "word", "number", "string", "op", "punct"
-    text: str
-    start: int
-    end: int
-    line: int
-    #: Whitespace right before and right after it.
-    space_before: bool
-    space_after: bool = False
-
-
 def language_of(path: str) -> str | None:
     dot = path.rfind(".")
     return LANGUAGES.get(path[dot:].lower()) if dot >= 0 else None
@@ -127,7 +109,7 @@ def mutants_of(path: str, source: str, lines: Collection[int],
     language = language_of(path)
     if language is None:
         return []
-    tokens = list(_tokens(source, language))
+    tokens = tokens_of(source, language)
     texts = source.splitlines()
     skipped = _skipped_lines(tokens, texts, language, noise)
     arid = {} if noise else _arid_tokens(tokens, language)
@@ -185,7 +167,7 @@ def probe_of(path: str, source: str, line: int, offset: int | None = None
         return None
     text = texts[line - 1]
     stripped = text.lstrip()
-    tokens = list(_tokens(source, language))
+    tokens = tokens_of(source, language)
     if not _statement_stands(language, source, texts, tokens, line):
         return None
     start = _offset_of_line(source, line)
@@ -227,7 +209,7 @@ def reach_of(path: str, source: str, lines: Collection[int], marker: str
     if language is None or not template:
         return None
     texts = source.splitlines()
-    tokens = list(_tokens(source, language))
+    tokens = tokens_of(source, language)
     file = json.dumps(marker)  # a Java string literal for any path rgr makes
     edits, marked = [], set()
     for line in sorted(set(lines)):
@@ -329,12 +311,6 @@ def _matching(tokens: list[Token], index: int) -> int | None:
     return None
 
 
-def tokens_of(source: str, language: str) -> list[Token]:
-    """The tokens of ``source`` in ``language`` (one of ``LANGUAGES``' values): comments
-    skipped, each string, template or regular-expression literal one token."""
-    return list(_tokens(source, language))
-
-
 def statement_line(texts: list[str], tokens: list[Token], line: int) -> int:
     """The first line of the statement ``line`` belongs to: climb while a line continues
     the one before it (it starts with ``.``/``)``/an operator, or the line before ends with
@@ -355,144 +331,6 @@ def statement_line(texts: list[str], tokens: list[Token], line: int) -> int:
             break
         line = previous
     return line
-
-
-# ------------------------------------------------------------------ tokens
-
-
-def _tokens(source: str, language: str) -> Iterator[Token]:
-    index, line, length = 0, 1, len(source)
-    previous: Token | None = None
-    while index < length:
-        char = source[index]
-        if char == "\n":
-            line += 1
-            index += 1
-            continue
-        if char in " \t\r":
-            index += 1
-            continue
-        space = index > 0 and source[index - 1] in " \t\r\n"
-        end, kind = _scan(source, index, language, previous)
-        if kind == "skip":  # a comment
-            line += source.count("\n", index, end)
-            index = end
-            continue
-        token = Token(kind, source[index:end], index, end, line, space)
-        line += source.count("\n", index, end)
-        if previous is not None:
-            yield _with_space_after(previous, space)
-        previous = token
-        index = end
-    if previous is not None:
-        yield _with_space_after(previous, True)
-
-
-def _with_space_after(token: Token, space: bool) -> Token:
-    return Token(token.kind, token.text, token.start, token.end, token.line,
-                 token.space_before, space)
-
-
-def _scan(source: str, index: int, language: str, previous: Token | None
-          ) -> tuple[int, str]:
-    """(end, kind) of the token at ``index``."""
-    char, rest = source[index], source[index:index + 3]
-    if rest.startswith("//"):
-        end = source.find("\n", index)
-        return (len(source) if end < 0 else end), "skip"
-    if rest.startswith("/*"):
-        end = source.find("*/", index + 2)
-        return (len(source) if end < 0 else end + 2), "skip"
-    if language == "rust" and re.match(r'b?r#*"', source[index:index + 8]):
-        match = re.match(r'b?r(#*)"', source[index:])
-        assert match is not None
-        close = source.find('"' + match.group(1), index + match.end())
-        return (len(source) if close < 0 else close + 1 + len(match.group(1))), "string"
-    if language == "java" and rest == '"""':  # a text block, to its closing """
-        close = index + 3
-        while True:
-            close = source.find('"""', close)
-            if close < 0 or source[close - 1] != "\\":
-                break
-            close += 1
-        return (len(source) if close < 0 else close + 3), "string"
-    if char == "'" and language == "java":  # a char literal ('a', '\n', '\u0041')
-        char_literal = re.match(r"'(\\.[^']*|[^\\'])'", source[index:])
-        return index + (char_literal.end() if char_literal else 1), "char"
-    if char in "\"'`":
-        if char == "'" and language == "rust":
-            char_literal = re.match(r"'(\\.[^']*|[^\\'])'", source[index:])
-            if char_literal is None:  # a lifetime: 'a
-                return index + 1, "punct"
-            return index + char_literal.end(), "char"
-        return _string_end(source, index, char, language), "string"
-    if char == "/" and language == "js" and _regex_may_start(previous):
-        regex_end = _regex_end(source, index)
-        if regex_end is not None:
-            return regex_end, "string"
-    if char.isdigit():
-        match = re.match(r"0[xXoObB][0-9a-fA-F_]+|\d[\d_]*(\.\d[\d_]*)?([eE][+-]?\d+)?\w*",
-                         source[index:])
-        assert match is not None
-        return index + match.end(), "number"
-    if char.isalpha() or char in "_$":
-        match = re.match(r"[\w$]+", source[index:])
-        assert match is not None
-        return index + match.end(), "word"
-    for operator in _OPERATORS:
-        if source.startswith(operator, index):
-            return index + len(operator), "op"
-    return index + 1, "op" if char in "+-*/%<>=!&|^~?:" else "punct"
-
-
-def _string_end(source: str, index: int, quote: str, language: str) -> int:
-    """The end of the string literal opening at ``index`` (escapes honoured; a template
-    literal or a Go raw string may span lines, other strings end at the line's end)."""
-    spans_lines = quote == "`" or language == "rust"
-    position = index + 1
-    while position < len(source):
-        char = source[position]
-        if char == "\\" and not (quote == "`" and language == "go"):
-            position += 2
-            continue
-        if char == quote:
-            return position + 1
-        if char == "\n" and not spans_lines:
-            return position
-        position += 1
-    return len(source)
-
-
-def _regex_may_start(previous: Token | None) -> bool:
-    """A ``/`` starts a regular expression unless it follows a value."""
-    if previous is None:
-        return True
-    if previous.kind in ("number", "string", "char"):
-        return False
-    if previous.kind == "word":
-        return previous.text in {"return", "typeof", "case", "in", "of", "new", "delete",
-                                 "void", "throw", "yield", "await"}
-    return previous.text not in {")", "]", "}"}
-
-
-def _regex_end(source: str, index: int) -> int | None:
-    position, in_class = index + 1, False
-    while position < len(source):
-        char = source[position]
-        if char == "\n":
-            return None
-        if char == "\\":
-            position += 2
-            continue
-        if char == "[":
-            in_class = True
-        elif char == "]":
-            in_class = False
-        elif char == "/" and not in_class:
-            flags = re.match(r"[a-z]*", source[position + 1:])
-            return position + 1 + (flags.end() if flags else 0)
-        position += 1
-    return None
 
 
 # ------------------------------------------------------------------ mutants
