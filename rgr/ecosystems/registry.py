@@ -14,11 +14,14 @@ from pathlib import Path
 from rgr.base.config import Config, TestCommand
 from rgr.base.errors import ConfigError
 from rgr.ecosystems.base import Diagnosis, Ecosystem, MutationSyntax, Runner, ToolHome
+from rgr.ecosystems.go import interface as go_interface
 from rgr.ecosystems.go import runner as go
 from rgr.ecosystems.javascript import bun
+from rgr.ecosystems.javascript import interface as script_interface
 from rgr.ecosystems.javascript import runner as javascript
 from rgr.ecosystems.junit import CustomCommand, JUnitGlobs
 from rgr.ecosystems.jvm import runner as jvm
+from rgr.ecosystems.language import ExaminerInterface
 from rgr.ecosystems.php import runner as php
 from rgr.ecosystems.python import pytest_runner as python
 from rgr.ecosystems.python import unittest_runner as python_unittest
@@ -39,6 +42,10 @@ ECOSYSTEMS: tuple[Ecosystem, ...] = (
     python_unittest.ECOSYSTEM,
     python.ECOSYSTEM,
 )
+
+#: What the examiner is shown of the code, per language that has a reader (Python's is
+#: read by its AST in rgr.check.acceptance.interface; any other: its import lines).
+INTERFACES: tuple[ExaminerInterface, ...] = (script_interface.INTERFACE, go_interface.INTERFACE)
 
 _JUNIT = JUnitGlobs()
 
@@ -165,6 +172,11 @@ def runner_variables(runner: str) -> tuple[str, ...]:
         if any(adapter.name == runner for adapter in eco.runners):
             return eco.runner_variables
     return ()
+
+
+def interface_reader(path: str) -> ExaminerInterface | None:
+    """The examiner's interface reader of the language ``path`` is written in, or None."""
+    return next((reader for reader in INTERFACES if path.endswith(reader.suffixes)), None)
 
 
 def traced(runner: str) -> bool:

@@ -5,9 +5,10 @@ Deterministic and body-free. For Python, by the AST: the names each test file im
 modules, and for each its signature (``def add(a, b)``; a class with its public
 methods' signatures). Never a body, a default value's computation beyond its source
 text, a docstring or a comment: the examiner must judge the feature from its text, not
-from how (or how far) it was built. JavaScript and TypeScript (rgr.check.acceptance.
-js_interface) and Go (go_interface) the same way at the token level: the declarations'
-heads the tests use. Other languages: the test files' import lines only.
+from how (or how far) it was built. Other languages by their own reader
+(rgr.ecosystems.registry.interface_reader: JavaScript and TypeScript, Go) the same way
+at the token level: the declarations' heads the tests use. Any other: the test files'
+import lines only.
 """
 
 from __future__ import annotations
@@ -15,15 +16,10 @@ from __future__ import annotations
 import ast
 import posixpath
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 
-from rgr.check.acceptance import go_interface, js_interface
-
-#: Reads a file of the examined tree (a path relative to the project), or None.
-Reader = Callable[[str], str | None]
-#: The paths of the files directly in a folder of the examined tree (Go's package).
-Lister = Callable[[str], list[str]]
-_JS = (".js", ".mjs", ".cjs", ".jsx", ".ts", ".mts", ".cts", ".tsx")
+from rgr.ecosystems import registry
+from rgr.ecosystems.language import Lister, Reader
 
 #: The interface shown is cut at this many lines (the examiner's prompt stays small).
 MAX_LINES = 60
@@ -50,11 +46,8 @@ def public_interface(test_files: Iterable[str], read: Reader,
 def _interface(path: str, text: str, read: Reader, listing: Lister | None) -> list[str]:
     if path.endswith(".py"):
         return _python_interface(path, text, read)
-    found: list[str] = []
-    if path.endswith(_JS):
-        found = js_interface.interface(path, text, read)
-    elif path.endswith(".go") and listing is not None:
-        found = go_interface.interface(path, text, read, listing)
+    reader = registry.interface_reader(path)
+    found = [] if reader is None else reader.interface(path, text, read, listing)
     # Nothing of the project's code found (a library's API, a language not read yet):
     # the import lines say at least what is used.
     return found or _import_lines(path, text)
