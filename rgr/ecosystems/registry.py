@@ -14,18 +14,23 @@ from pathlib import Path
 from rgr.base.config import Config, TestCommand
 from rgr.base.errors import ConfigError
 from rgr.ecosystems.base import Diagnosis, Ecosystem, MutationSyntax, Runner, ToolHome
-from rgr.ecosystems.go import interface as go_interface
+from rgr.ecosystems.go import language as go_language
 from rgr.ecosystems.go import runner as go
 from rgr.ecosystems.javascript import bun
-from rgr.ecosystems.javascript import interface as script_interface
+from rgr.ecosystems.javascript import language as script_language
 from rgr.ecosystems.javascript import runner as javascript
 from rgr.ecosystems.junit import CustomCommand, JUnitGlobs
+from rgr.ecosystems.jvm import language as jvm_language
 from rgr.ecosystems.jvm import runner as jvm
-from rgr.ecosystems.language import ExaminerInterface
+from rgr.ecosystems.language import AcceptanceName, ExaminerInterface, Language
+from rgr.ecosystems.php import language as php_language
 from rgr.ecosystems.php import runner as php
+from rgr.ecosystems.python import language as python_language
 from rgr.ecosystems.python import pytest_runner as python
 from rgr.ecosystems.python import unittest_runner as python_unittest
+from rgr.ecosystems.ruby import language as ruby_language
 from rgr.ecosystems.ruby import runner as ruby
+from rgr.ecosystems.rust import language as rust_language
 from rgr.ecosystems.rust import runner as rust
 
 #: The first whose files are found wins: a Java build with a package.json for its web
@@ -43,9 +48,17 @@ ECOSYSTEMS: tuple[Ecosystem, ...] = (
     python.ECOSYSTEM,
 )
 
-#: What the examiner is shown of the code, per language that has a reader (Python's is
-#: read by its AST in rgr.check.acceptance.interface; any other: its import lines).
-INTERFACES: tuple[ExaminerInterface, ...] = (script_interface.INTERFACE, go_interface.INTERFACE)
+#: Every language rgr knows apart from its runners: what the language-neutral checks
+#: ask of it (rgr.ecosystems.language).
+LANGUAGES: tuple[Language, ...] = (
+    python_language.LANGUAGE,
+    go_language.LANGUAGE,
+    ruby_language.LANGUAGE,
+    script_language.LANGUAGE,
+    jvm_language.LANGUAGE,
+    php_language.LANGUAGE,
+    rust_language.LANGUAGE,
+)
 
 _JUNIT = JUnitGlobs()
 
@@ -174,9 +187,28 @@ def runner_variables(runner: str) -> tuple[str, ...]:
     return ()
 
 
+def language_of(path: str) -> Language | None:
+    """The language ``path`` is written in, or None."""
+    return next((language for language in LANGUAGES if language.writes(path)), None)
+
+
 def interface_reader(path: str) -> ExaminerInterface | None:
-    """The examiner's interface reader of the language ``path`` is written in, or None."""
-    return next((reader for reader in INTERFACES if path.endswith(reader.suffixes)), None)
+    """The examiner's interface reader of the language ``path`` is written in, or None
+    (Python's interface is read by its AST in rgr.check.acceptance.interface; any other
+    language's is its test files' import lines)."""
+    language = language_of(path)
+    return None if language is None else language.interface
+
+
+def acceptance_names() -> tuple[AcceptanceName, ...]:
+    """How each language names its test files, in the languages' order."""
+    return tuple(name for language in LANGUAGES for name in language.acceptance_names)
+
+
+def ids_name_no_file(path: str) -> bool:
+    """Whether the runners of ``path``'s language name no file in their test ids."""
+    language = language_of(path)
+    return language is not None and language.ids_name_no_file
 
 
 def traced(runner: str) -> bool:
