@@ -465,11 +465,6 @@ ECOSYSTEM_WORDS_ALLOWED: dict[str, tuple[frozenset[str], str]] = {
         frozenset({"cargo", "jest", "mocha", "pytest", "vitest"}),
         "the PreToolUse hook loads this file by path inside the sandbox, with the "
         "standard library only: it cannot import rgr.ecosystems"),
-    "rgr.check.cheats.tokens": (
-        frozenset({"go test", "jest", "mocha", "vitest", "'go'", "'java'", "'js'", "'rust'",
-                   ".java", "_test.go"}),
-        "the brace languages' cheat idioms (equality methods, test-run detection, exits): "
-        "not split per language yet"),
     "rgr.check.cheats.python_ast": (
         frozenset({"pytest", "py.test", "unittest"}),
         "Python's cheat idioms, read by its AST: not moved into ecosystems/python yet"),

@@ -6,9 +6,11 @@ for the one a path is written in."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Protocol
+
+from rgr.ecosystems.tokens import Token, TokenScan
 
 #: Reads a file of the examined tree (a path relative to the project), or None.
 Reader = Callable[[str], str | None]
@@ -48,6 +50,40 @@ class AcceptanceName:
         return None if match is None else self.made.format(*match.groups(), stem=stem)
 
 
+#: Where a reader of a file's tokens finds something: (first token, last token, what).
+Spotted = tuple[int, int, str]
+
+
+@dataclass(frozen=True)
+class CheatIdioms:
+    """A language's words for the cheat idioms (rgr.check.cheats.tokens), read on its
+    tokens: the rules are the checks', the words each language's."""
+
+    #: The suffixes of the files they are read in.
+    suffixes: tuple[str, ...]
+    #: How the tokenizer reads them (a ``MutationSyntax.language``).
+    tokens: str
+    #: How a method's definition starts: ``fn`` (its name follows), ``func`` (its name
+    #: or its receiver follows), or ``member`` (a name not read from an object).
+    defines: str
+    #: Methods whose answer must depend on the other operand -> the constants that show
+    #: it does not.
+    equality_methods: Mapping[str, tuple[str, ...]]
+    #: Calls that end the process, each as its tokens up to its ``(``.
+    exits: tuple[tuple[str, ...], ...]
+    #: What at a token asks whether tests are running (``detects-test-run``), or None.
+    test_run: Callable[[TokenScan, int], str | None] | None = None
+    #: What in a file replaces part of the test framework (``patches-test-framework``).
+    patches: Callable[[TokenScan], list[Spotted]] | None = None
+    #: Whether a path is a test file by its name alone (Go's ``_test.go``).
+    test_file: Callable[[str], bool] | None = None
+    #: The lines of test code inside a source file (Rust's ``#[cfg(test)] mod``).
+    test_lines: Callable[[list[Token], list[str]], set[int]] | None = None
+
+    def reads(self, path: str) -> bool:
+        return path.endswith(self.suffixes)
+
+
 @dataclass(frozen=True)
 class Language:
     """What rgr knows of one language apart from its runners."""
@@ -63,6 +99,9 @@ class Language:
     #: What the examiner is shown of the code its test files use; None: their import
     #: lines.
     interface: ExaminerInterface | None = None
+    #: Its cheat idioms, where rgr reads them on its tokens; None: none (Python's are
+    #: read by its AST in rgr.check.cheats.python_ast).
+    cheats: CheatIdioms | None = None
 
     def writes(self, path: str) -> bool:
         """Whether ``path`` is a file of this language."""

@@ -22,7 +22,7 @@ from rgr.ecosystems.javascript import runner as javascript
 from rgr.ecosystems.junit import CustomCommand, JUnitGlobs
 from rgr.ecosystems.jvm import language as jvm_language
 from rgr.ecosystems.jvm import runner as jvm
-from rgr.ecosystems.language import AcceptanceName, ExaminerInterface, Language
+from rgr.ecosystems.language import AcceptanceName, CheatIdioms, ExaminerInterface, Language
 from rgr.ecosystems.php import language as php_language
 from rgr.ecosystems.php import runner as php
 from rgr.ecosystems.python import language as python_language
@@ -198,6 +198,13 @@ def interface_reader(path: str) -> ExaminerInterface | None:
     language's is its test files' import lines)."""
     language = language_of(path)
     return None if language is None else language.interface
+
+
+def cheat_idioms(path: str) -> CheatIdioms | None:
+    """The cheat idioms of the language ``path`` is written in, where rgr reads them on
+    its tokens (rgr.check.cheats.tokens), or None."""
+    return next((language.cheats for language in LANGUAGES
+                 if language.cheats is not None and language.cheats.reads(path)), None)
 
 
 def acceptance_names() -> tuple[AcceptanceName, ...]:

@@ -175,3 +175,51 @@ def _regex_end(source: str, index: int) -> int | None:
             return position + 1 + (flags.end() if flags else 0)
         position += 1
     return None
+
+
+class TokenScan:
+    """A file's tokens with the questions every token-level reader asks: the text at an
+    index, whether a run of texts follows, the brackets' pairs, what a bracket holds."""
+
+    def __init__(self, tokens: list[Token]) -> None:
+        self.tokens = tokens
+        self.texts = [t.text for t in tokens]
+        self.pairs = bracket_pairs(self.texts)
+
+    def at(self, index: int) -> str:
+        return self.texts[index] if 0 <= index < len(self.texts) else ""
+
+    def follows(self, index: int, *texts: str) -> bool:
+        """Whether the tokens from ``index`` on are ``texts``."""
+        return all(self.at(index + n) == text for n, text in enumerate(texts))
+
+    def inside(self, opening: int) -> list[str]:
+        """The texts between the bracket at ``opening`` and its closing one."""
+        close = self.pairs.get(opening)
+        return self.texts[opening + 1:close] if close is not None else []
+
+    def said(self, start: int, end: int) -> str:
+        """The tokens from ``start`` to ``end`` as code (a space only between words)."""
+        words = ("word", "number")
+        return "".join(
+            (" " if n > start and self.tokens[n].kind in words
+             and self.tokens[n - 1].kind in words else "") + self.texts[n]
+            for n in range(start, end + 1))[:80]
+
+
+def bracket_pairs(texts: list[str]) -> dict[int, int]:
+    """Opening bracket index -> its closing one (and closing -> opening), for (), [], {}."""
+    pairs: dict[int, int] = {}
+    stack: list[int] = []
+    closing = {")": "(", "]": "[", "}": "{"}
+    for index, text in enumerate(texts):
+        if text in ("(", "[", "{"):
+            stack.append(index)
+        elif text in closing:
+            while stack and texts[stack[-1]] != closing[text]:
+                stack.pop()  # an unmatched bracket (a generic's < is no bracket here)
+            if stack:
+                opening = stack.pop()
+                pairs[opening] = index
+                pairs[index] = opening
+    return pairs

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from rgr.ecosystems.javascript.cheats import IDIOMS
 from rgr.ecosystems.javascript.interface import INTERFACE
 from rgr.ecosystems.language import AcceptanceName, Language
 
@@ -12,4 +13,4 @@ LANGUAGE = Language(
     # keeps the test file's own kind (test or spec) and suffix
     acceptance_names=(AcceptanceName(re.compile(r".*\.(test|spec)\.(m?[jt]sx?)"),
                                      "{stem}.{0}.{1}"),),
-    interface=INTERFACE)
+    interface=INTERFACE, cheats=IDIOMS)

@@ -4,5 +4,6 @@ the file's own suffix (an integration test in tests/)."""
 from __future__ import annotations
 
 from rgr.ecosystems.language import Language
+from rgr.ecosystems.rust.cheats import IDIOMS
 
-LANGUAGE = Language("Rust", (".rs",))
+LANGUAGE = Language("Rust", (".rs",), cheats=IDIOMS)
