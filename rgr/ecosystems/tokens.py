@@ -1,13 +1,14 @@
 """The tokens of a source file in one of the brace languages rgr mutates at the token level
-(JavaScript/TypeScript, Go, Rust, Java): comments skipped, each string, template,
-character or regular-expression literal one token. Read alike by the mutation gate
-(rgr.check.mutation.textual), the cheat idioms, fake-it and the examiner's interface, so
-that a word inside a string or a comment is never taken for code by any of them.
+(JavaScript/TypeScript, Go, Rust, Java; Ruby for its cheat idioms): comments skipped,
+each string, template, character or regular-expression literal one token. Read alike
+by the mutation gate (rgr.check.mutation.textual), the cheat idioms, fake-it and the
+examiner's interface, so that a word inside a string or a comment is never taken for
+code by any of them.
 
 ``language`` is the mutator's name for the language (``MutationSyntax.language``); what
 differs between them is only how literals are written (Rust's raw strings and
 lifetimes, Java's text blocks and char literals, JavaScript's regular expressions, Go's
-raw strings).
+raw strings, Ruby's ``#`` comments).
 """
 
 from __future__ import annotations
@@ -79,6 +80,9 @@ def _scan(source: str, index: int, language: str, previous: Token | None
           ) -> tuple[int, str]:
     """(end, kind) of the token at ``index``."""
     char, rest = source[index], source[index:index + 3]
+    if char == "#" and language == "ruby":  # a comment, to the line's end
+        end = source.find("\n", index)
+        return (len(source) if end < 0 else end), "skip"
     if rest.startswith("//"):
         end = source.find("\n", index)
         return (len(source) if end < 0 else end), "skip"
