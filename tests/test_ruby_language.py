@@ -1,15 +1,21 @@
 """Ruby as a language of its own (rgr.ecosystems.ruby): its cheat idioms read on its
 tokens (the issue's GREEN that patches RSpec's matcher in lib/calc.rb is named
 patches-test-framework, as the Python equivalent is), honest RSpec and Minitest code let
-through, and the examiner shown the heads of what a spec loads with require_relative."""
+through, the examiner shown the heads of what a spec loads with require_relative, and
+the mutation gate measuring a Ruby change with the real rspec."""
 
 from __future__ import annotations
 
-import pytest
+from pathlib import Path
 
+import pytest
+from toolchains import ensure_ruby_rspec
+
+from rgr.base.config import AdequacyConfig
 from rgr.check import cheats
 from rgr.check.acceptance.interface import public_interface
 from rgr.check.acceptance.placing import acceptance_path
+from tests.gate_helpers import committed, detected_command, measure_commits
 
 
 def rules_in(path: str, source: str, is_test: bool = False) -> list[tuple[str, int]]:
@@ -73,3 +79,33 @@ def test_the_examiner_sees_the_heads_a_spec_loads_with_require_relative() -> Non
 def test_the_acceptance_file_is_named_as_its_runner_collects() -> None:
     assert acceptance_path("spec/calc_spec.rb") == "spec/rgr_acceptance_spec.rb"
     assert acceptance_path("test/calc_test.rb") == "test/rgr_acceptance_test.rb"
+
+
+# ------------------------------------------------------------------ the gate, for real
+
+RUBY_SPEC = ("require_relative '../lib/calc'\n\nRSpec.describe Calc do\n"
+             "  it 'adds' do\n    expect(Calc.new.add(2, 3)).to eq(5)\n  end\nend\n")
+RUBY_STUB = "class Calc\n  def add(a, b)\n    0\n  end\nend\n"
+
+
+def test_the_gate_measures_ruby_and_finds_a_weak_spec(tmp_path: Path) -> None:
+    """GREEN writes ``a + b`` and a ``big?`` no spec asks for: ``a - b`` is killed by
+    the spec, and the mutants of ``big?`` are uncovered (its probe, ``exit!``, never
+    runs): Ruby is measured, no longer "no mutator for this language yet"."""
+    ensure_ruby_rspec()
+    honest = ("require_relative 'base'\n\nclass Calc\n  def add(a, b)\n    a + b\n  end\n\n"
+              "  def big?(n)\n    n > 10\n  end\nend\n")
+    repo, base, tip = committed(tmp_path, {".rspec": "--require spec_helper\n",
+                                           "spec/spec_helper.rb": "",
+                                           "lib/base.rb": "",
+                                           "lib/calc.rb": RUBY_STUB,
+                                           "spec/calc_spec.rb": RUBY_SPEC},
+                                {"lib/calc.rb": honest})
+    note = measure_commits(repo, base, tip, detected_command(repo),
+                           settings=AdequacyConfig(jobs=1))
+    found = {(m.line, m.original, m.replacement, m.status) for m in note.mutants}
+    assert note.decision == "over-implemented", note  # big? is code no test runs
+    assert (9, "10", "11", "uncovered") in found, note
+    # a + b is killed by the spec; the require_relative line offers no mutant
+    assert not [m for m in note.mutants if m.line in (1, 5)], note
+    assert note.killed >= 1, note

@@ -310,6 +310,10 @@ class MutationSyntax:
     #: mutant of a line no test reaches is ``uncovered`` without a run). Empty: the
     #: language's survivors are probed one place at a time.
     reach_marker: str = ""
+    #: Lines that only say where code comes from, in the language's own words beside
+    #: the brace languages' (``import``, ``use`` ...): nothing there to mutate (Ruby's
+    #: ``require_relative '../lib/calc'``, whose emptied path no longer loads).
+    declarations: str = ""
 
 
 #: How the registry names the runner of a command's words (rgr.ecosystems.registry):

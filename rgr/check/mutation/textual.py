@@ -71,6 +71,9 @@ _PROBES = {syntax.language: (syntax.probe, syntax.probe_header)
            for syntax in registry.mutation_syntax()}
 #: A statement recording that a test reached a line, where the language has one.
 _MARKERS = {syntax.language: syntax.reach_marker for syntax in registry.mutation_syntax()}
+#: Each language's own declaration lines, where it has words of its own.
+_DECLARES = {syntax.language: re.compile(syntax.declarations)
+             for syntax in registry.mutation_syntax() if syntax.declarations}
 _PACKAGE_CLAUSE = re.compile(r"^package\s+\w+[ \t]*(?=$|//)", re.MULTILINE)
 
 _ARITHMETIC = {"+": ("-",), "-": ("+",), "*": ("/",), "/": ("*",), "%": ("*",)}
@@ -436,7 +439,9 @@ def _skipped_lines(tokens: list[Token], texts: list[str], language: str,
     """Lines with nothing to mutate: declarations (imports, ``use``, attributes), a Go
     ``import ( ... )`` block, and Rust's ``#[cfg(test)]`` modules (tests, not code); and
     JavaScript's directives, unless ``noise``."""
+    own = _DECLARES.get(language)
     skipped = {number for number, text in enumerate(texts, 1) if _DECLARATION.match(text)
+               or (own is not None and own.match(text))
                or (language == "js" and not noise
                    and _DIRECTIVE.match(text))}  # ARID "directive"
     if language == "go":
