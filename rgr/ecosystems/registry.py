@@ -8,19 +8,22 @@ protocol in rgr.ecosystems.base) and one line here.
 from __future__ import annotations
 
 import shlex
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
 from rgr.base.config import Config, TestCommand
 from rgr.base.errors import ConfigError
 from rgr.ecosystems.base import Diagnosis, Ecosystem, MutationSyntax, Runner, ToolHome
 from rgr.ecosystems.go import language as go_language
+from rgr.ecosystems.go import narrowing as go_narrowing
 from rgr.ecosystems.go import runner as go
 from rgr.ecosystems.javascript import bun
 from rgr.ecosystems.javascript import language as script_language
+from rgr.ecosystems.javascript import narrowing as script_narrowing
 from rgr.ecosystems.javascript import runner as javascript
 from rgr.ecosystems.junit import CustomCommand, JUnitGlobs
 from rgr.ecosystems.jvm import language as jvm_language
+from rgr.ecosystems.jvm import narrowing as jvm_narrowing
 from rgr.ecosystems.jvm import runner as jvm
 from rgr.ecosystems.language import AcceptanceName, CheatIdioms, ExaminerInterface, Language
 from rgr.ecosystems.php import language as php_language
@@ -31,7 +34,9 @@ from rgr.ecosystems.python import unittest_runner as python_unittest
 from rgr.ecosystems.ruby import language as ruby_language
 from rgr.ecosystems.ruby import runner as ruby
 from rgr.ecosystems.rust import language as rust_language
+from rgr.ecosystems.rust import narrowing as rust_narrowing
 from rgr.ecosystems.rust import runner as rust
+from rgr.ecosystems.scope import Scope
 
 #: The first whose files are found wins: a Java build with a package.json for its web
 #: assets is a Java project; Python's markers (pyproject.toml ...) come last, as any
@@ -58,6 +63,15 @@ LANGUAGES: tuple[Language, ...] = (
     jvm_language.LANGUAGE,
     php_language.LANGUAGE,
     rust_language.LANGUAGE,
+)
+
+#: How each runner that can narrows the tests a mutant of one file faces
+#: (rgr.ecosystems.test_scope): its scope, or None when the command or file is not its.
+NARROWINGS: tuple[Callable[[TestCommand, Path, str], Scope | None], ...] = (
+    go_narrowing.scope,
+    jvm_narrowing.scope,
+    rust_narrowing.scope,
+    script_narrowing.scope,
 )
 
 _JUNIT = JUnitGlobs()
