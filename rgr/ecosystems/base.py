@@ -18,6 +18,7 @@ from typing import Any, Literal, Protocol, runtime_checkable
 from rgr.base.config import TestCommand
 from rgr.base.proc import Completed, bound
 from rgr.ecosystems.failure_kind import FailureKind
+from rgr.ecosystems.tokens import Token
 
 #: How much of one test's failure text is kept.
 MESSAGE_LIMIT = 4 * 1024
@@ -314,6 +315,31 @@ class MutationSyntax:
     #: the brace languages' (``import``, ``use`` ...): nothing there to mutate (Ruby's
     #: ``require_relative '../lib/calc'``, whose emptied path no longer loads).
     declarations: str = ""
+    # What its code is like beyond its tokens, for the mutator:
+    #: An ``if``/``while`` condition stands in parentheses (``if (x) {``), not before a
+    #: block's brace (``if x {``).
+    parenthesised_conditions: bool = False
+    #: ``return x;`` is mutated to ``return undefined;`` (JavaScript).
+    undefined_returns: bool = False
+    #: A plain ``for cond {`` is a condition to negate (Go).
+    for_conditions: bool = False
+    #: A statement that is only a string (``'use strict'``) is a directive, and a
+    #: ``require(...)`` line a declaration: neither is mutated (JavaScript).
+    directives: bool = False
+    #: ``import ( ... )`` blocks declare (Go).
+    import_blocks: bool = False
+    #: The lines of test code inside a source file, never mutated (Rust's
+    #: ``#[cfg(test)]`` items).
+    test_lines: Callable[[list[Token], list[str]], set[int]] | None = None
+    #: Where, by token start, the tokens right inside a type's body stand: a survivor
+    #: there runs when the class loads, never under a test (Java).
+    type_level: Callable[[list[Token]], set[int]] | None = None
+    #: The lines where a statement can stand, where the language says so (Java: inside
+    #: a method's body); None: wherever a statement starts.
+    code_lines: Callable[[list[Token]], set[int]] | None = None
+    #: Tokens of its own the mutator leaves alone, index -> ``all`` or ``strings``
+    #: (Java's annotations and assert messages).
+    arid: Callable[[list[Token]], dict[int, str]] | None = None
 
 
 #: How the registry names the runner of a command's words (rgr.ecosystems.registry):

@@ -227,3 +227,15 @@ def bracket_pairs(texts: list[str]) -> dict[int, int]:
                 pairs[opening] = index
                 pairs[index] = opening
     return pairs
+
+
+def matching(tokens: list[Token], index: int) -> int | None:
+    """The index of the bracket closing the one at ``index``, or None."""
+    depth = 0
+    for position in range(index, len(tokens)):
+        word = tokens[position].text
+        depth += word in ("(", "[", "{")
+        depth -= word in (")", "]", "}")
+        if depth == 0:
+            return position
+    return None

@@ -55,11 +55,14 @@ from rgr.check.mutation.arid import (
 from rgr.check.mutation.boundary import TWINS, token_guard
 from rgr.check.mutation.mutants import Mutant
 from rgr.ecosystems import registry
+from rgr.ecosystems.jvm.syntax import class_level_lines as java_class_level_lines
+from rgr.ecosystems.jvm.syntax import code_lines as java_code_lines
 from rgr.ecosystems.rust.test_modules import test_lines as rust_test_lines
-from rgr.ecosystems.tokens import Token, tokens_of
+from rgr.ecosystems.tokens import Token, matching, tokens_of
 
-__all__ = ["LANGUAGES", "Token", "language_of", "mutants_of", "probe_of", "reach_of",
-           "reached_lines", "rust_test_lines", "tokens_of"]
+__all__ = ["LANGUAGES", "Token", "java_class_level_lines", "java_code_lines", "language_of",
+           "mutants_of", "probe_of", "reach_of", "reached_lines", "rust_test_lines",
+           "tokens_of"]
 
 #: File suffix -> language, as the ecosystems declare them.
 LANGUAGES = {suffix: syntax.language for syntax in registry.mutation_syntax()
@@ -71,6 +74,8 @@ _PROBES = {syntax.language: (syntax.probe, syntax.probe_header)
            for syntax in registry.mutation_syntax()}
 #: A statement recording that a test reached a line, where the language has one.
 _MARKERS = {syntax.language: syntax.reach_marker for syntax in registry.mutation_syntax()}
+#: What each language's code is like, beyond its tokens (rgr.ecosystems.base.MutationSyntax).
+_SYNTAX = {syntax.language: syntax for syntax in registry.mutation_syntax()}
 #: Each language's own declaration lines, where it has words of its own.
 _DECLARES = {syntax.language: re.compile(syntax.declarations)
              for syntax in registry.mutation_syntax() if syntax.declarations}
@@ -88,8 +93,6 @@ _DECLARATION = re.compile(
 _DIRECTIVE = re.compile(r"""^\s*(['"])[^'"]*\1;?\s*$""")
 _NUMBER = re.compile(r"(\d[\d_]*)(\.\d[\d_]*)?([a-zA-Z]\w*)?$")
 _IF_JS = re.compile(r"^(\s*(?:\}\s*else\s+)?(?:if|while)\s*\()(.*)(\)\s*\{?\s*)$")
-#: The languages whose ``if``/``while`` condition stands in parentheses.
-_PARENTHESISED = frozenset({"js", "java"})
 _IF_BRACE = re.compile(r"^(\s*(?:\}\s*else\s+)?(?:if|while|for)\s+)(.*?)(\s*\{\s*)$")
 _CONTINUES_AFTER = {",", "(", "[", ".", "=", "+", "-", "*", "/", "%", "&&", "||", "??",
                     "?", ":", "=>", "|", "&", "<", ">", "==", "!=", "===", "!==", "<=",
@@ -118,7 +121,8 @@ def mutants_of(path: str, source: str, lines: Collection[int],
     skipped = _skipped_lines(tokens, texts, language, noise)
     arid = {} if noise else _arid_tokens(tokens, language)
     # Java: a field's initializer runs when its class loads, never under a test.
-    class_level = _java_class_level(tokens) if language == "java" else set()
+    type_level = _SYNTAX[language].type_level
+    class_level = type_level(tokens) if type_level is not None else set()
     words = [token.text for token in tokens]
     found: dict[tuple[int, int, str], Mutant] = {}
 
@@ -246,11 +250,18 @@ def _statement_stands(language: str, source: str, texts: list[str], tokens: list
     first = stripped.split(" ", 1)[0]
     if not stripped or stripped[0] in ".)]},?:" or first in _CONTINUES_BEFORE \
             or statement_line(texts, tokens, line) != line \
-            or (language == "java" and line not in java_code_lines(tokens)):
+            or _outside_code(language, tokens, line):
         return False
     start = _offset_of_line(source, line)
     # a line starting inside a string (a text block, a template literal)
     return not any(token.start < start < token.end for token in tokens)
+
+
+def _outside_code(language: str, tokens: list[Token], line: int) -> bool:
+    """Whether ``line`` stands where no statement can, in a language that says where
+    its statements stand (Java: not right inside a type's body)."""
+    code_lines = _SYNTAX[language].code_lines
+    return code_lines is not None and line not in code_lines(tokens)
 
 
 def _one_line_body(tokens: list[Token], language: str, line: int, offset: int
@@ -264,8 +275,8 @@ def _one_line_body(tokens: list[Token], language: str, line: int, offset: int
         index += 1
     if index >= len(on_line) or on_line[index].text != "if":
         return None
-    if language in _PARENTHESISED:  # if (condition) body
-        closing = _matching(on_line, index + 1) \
+    if _SYNTAX[language].parenthesised_conditions:  # if (condition) body
+        closing = matching(on_line, index + 1) \
             if index + 1 < len(on_line) and on_line[index + 1].text == "(" else None
         body = None if closing is None else closing + 1
     else:  # Go, Rust: if condition { body }, the block's brace outside any bracket
@@ -280,7 +291,7 @@ def _one_line_body(tokens: list[Token], language: str, line: int, offset: int
     if body is None or body >= len(on_line):
         return None  # the body starts on a line of its own: probed there
     if on_line[body].text == "{":  # a block: the probe goes right after its brace
-        closing = _matching(on_line, body)
+        closing = matching(on_line, body)
         if closing is None:
             return None  # the block goes on past the line: its lines are probed there
         inside = on_line[body].end <= offset < on_line[closing].start
@@ -301,18 +312,6 @@ def _one_line_body(tokens: list[Token], language: str, line: int, offset: int
     if not on_line[body].start <= offset < on_line[last].end:
         return None
     return on_line[body].start, on_line[last].end
-
-
-def _matching(tokens: list[Token], index: int) -> int | None:
-    """The index of the bracket closing the one at ``index``, or None."""
-    depth = 0
-    for position in range(index, len(tokens)):
-        word = tokens[position].text
-        depth += word in ("(", "[", "{")
-        depth -= word in (")", "]", "}")
-        if depth == 0:
-            return position
-    return None
 
 
 def statement_line(texts: list[str], tokens: list[Token], line: int) -> int:
@@ -391,11 +390,10 @@ def _line_mutants(text: str, language: str) -> Iterator[tuple[str, int, int, str
     """(operator, start, end, replacement) of the mutants that need a whole line: a
     JavaScript ``return x;`` and an ``if``/``while`` condition."""
     code = text.split("//", 1)[0].rstrip()
-    if language == "java":
-        condition = _IF_JS.match(code)
-    elif language == "js":
+    syntax = _SYNTAX[language]
+    if syntax.parenthesised_conditions:
         match = re.match(r"^(\s*return\s+)(.+?);?\s*$", code)
-        if match and match.group(2) not in ("undefined", "") \
+        if syntax.undefined_returns and match and match.group(2) not in ("undefined", "") \
                 and _balanced(match.group(2)) and code.rstrip().endswith(";"):
             yield "return", match.start(2), match.end(2), "undefined"
         condition = _IF_JS.match(code)
@@ -406,7 +404,7 @@ def _line_mutants(text: str, language: str) -> Iterator[tuple[str, int, int, str
         if condition and (condition.group(2).startswith(("let ", "range "))
                           or ";" in condition.group(2) or ":=" in condition.group(2)
                           or (code.lstrip().startswith("for") and (
-                              language != "go" or " range " in code))):
+                              not syntax.for_conditions or " range " in code))):
             condition = None
     if condition and _balanced(condition.group(2)) and not _single_comparison(
             condition.group(2)):
@@ -440,11 +438,12 @@ def _skipped_lines(tokens: list[Token], texts: list[str], language: str,
     ``import ( ... )`` block, and Rust's ``#[cfg(test)]`` modules (tests, not code); and
     JavaScript's directives, unless ``noise``."""
     own = _DECLARES.get(language)
+    syntax = _SYNTAX[language]
     skipped = {number for number, text in enumerate(texts, 1) if _DECLARATION.match(text)
                or (own is not None and own.match(text))
-               or (language == "js" and not noise
+               or (syntax.directives and not noise
                    and _DIRECTIVE.match(text))}  # ARID "directive"
-    if language == "go":
+    if syntax.import_blocks:
         inside = False
         for number, text in enumerate(texts, 1):
             if re.match(r"^\s*import\s*\($", text):
@@ -453,9 +452,9 @@ def _skipped_lines(tokens: list[Token], texts: list[str], language: str,
                 skipped.add(number)
                 if text.strip() == ")":
                     inside = False
-    if language == "rust":
-        skipped |= rust_test_lines(tokens, texts)
-    if language == "js":
+    if syntax.test_lines is not None:
+        skipped |= syntax.test_lines(tokens, texts)
+    if syntax.directives:  # and require(...) calls: they only say where code comes from
         for index, token in enumerate(tokens[:-2]):
             if token.text == "require" and tokens[index + 1].text == "(":
                 skipped.add(tokens[index + 2].line)
@@ -468,7 +467,8 @@ def _arid_tokens(tokens: list[Token], language: str) -> dict[int, str]:
     ``log-call``; after the first argument of Java's ``requireNonNull``/``check*``) or
     ``strings`` (only its strings: a Rust ``Err(...)`` or assert macro's,
     ``assert-message``)."""
-    arid: dict[int, str] = _java_arid(tokens) if language == "java" else {}
+    own_arid = _SYNTAX[language].arid
+    arid: dict[int, str] = own_arid(tokens) if own_arid is not None else {}
     for index, token in enumerate(tokens):
         if token.text != "(" or index == 0:
             continue
@@ -517,109 +517,6 @@ def _call_kind(tokens: list[Token], paren: int, language: str) -> str | None:
     if name == "expect" and receiver:
         return "all"
     return "strings" if name == "Err" else None
-
-
-def _java_arid(tokens: list[Token]) -> dict[int, str]:
-    """Java's annotations (``@Deprecated``, ``@SuppressWarnings("x")``: read by the
-    compiler and tools, ``annotation``) and an ``assert``'s message (after its ``:``,
-    ``assert-message``), for ``_arid_tokens``."""
-    arid: dict[int, str] = {}
-    for index, token in enumerate(tokens):
-        if token.text == "@" and index + 1 < len(tokens) and tokens[index + 1].kind == "word":
-            end = index + 1
-            while end + 2 < len(tokens) and tokens[end + 1].text == "." \
-                    and tokens[end + 2].kind == "word":
-                end += 2
-            if end + 1 < len(tokens) and tokens[end + 1].text == "(":
-                closing = _matching(tokens, end + 1)
-                end = len(tokens) - 1 if closing is None else closing
-            for inner in range(index, end + 1):
-                arid[inner] = "all"
-        elif token.text == "assert":
-            depth, message = 0, False
-            for inner in range(index + 1, len(tokens)):
-                word = tokens[inner].text
-                if word == ";" and depth == 0:
-                    break
-                depth += word in ("(", "[", "{")
-                depth -= word in (")", "]", "}")
-                message = message or (word == ":" and depth == 0)
-                if message:  # the whole message: "three " + 3 is text too
-                    arid.setdefault(inner, "all")
-    return arid
-
-
-def java_class_level_lines(tokens: list[Token]) -> set[int]:
-    """The lines of Java source whose first token stands right inside a type's body (a
-    class, interface, enum or record, or an anonymous class): declarations, where no
-    statement can stand (no probe)."""
-    at_type_level = _java_class_level(tokens)
-    first_on_line: dict[int, Token] = {}
-    for token in tokens:
-        first_on_line.setdefault(token.line, token)
-    return {line for line, token in first_on_line.items() if token.start in at_type_level}
-
-
-def _java_class_level(tokens: list[Token]) -> set[int]:
-    """Where (start offsets) the tokens right inside a type's body stand: field
-    declarations and enum constants, whose initializers run when the class loads, never
-    under a test; a survivor there is code no test asks for."""
-    return {start for start, kind in _java_places(tokens).items() if kind == "type"}
-
-
-def java_code_lines(tokens: list[Token]) -> set[int]:
-    """The lines of Java source whose first token stands inside a method's (or an
-    initializer's, a lambda's) body: where a statement can."""
-    places = _java_places(tokens)
-    first_on_line: dict[int, Token] = {}
-    for token in tokens:
-        first_on_line.setdefault(token.line, token)
-    return {line for line, token in first_on_line.items() if places[token.start] == "code"}
-
-
-def _java_places(tokens: list[Token]) -> dict[int, str]:
-    """Each token's place (by start offset): ``type`` right inside a type's body,
-    ``code`` inside a block of statements, ``top`` outside every brace, ``close`` a
-    closing brace."""
-    kinds: list[str] = []  # the open braces: "type" or "code"
-    declares = False  # a type's declaration since the last ``;``, ``{`` or ``}``
-    found: dict[int, str] = {}
-    for index, token in enumerate(tokens):
-        found[token.start] = "close" if token.text == "}" else kinds[-1] if kinds else "top"
-        if token.text == "{":
-            typed = declares or _opens_anonymous_class(tokens, index)
-            kinds.append("type" if typed else "code")
-            declares = False
-        elif token.text == "}":
-            if kinds:
-                kinds.pop()
-            declares = False
-        elif token.text == ";":
-            declares = False
-        elif token.text in ("class", "interface", "enum", "record") \
-                and (index == 0 or tokens[index - 1].text != ".") \
-                and index + 1 < len(tokens) and tokens[index + 1].kind == "word":
-            declares = True  # not ``Foo.class``, nor a variable named ``record``
-    return found
-
-
-def _opens_anonymous_class(tokens: list[Token], brace: int) -> bool:
-    """Whether the ``{`` at ``brace`` opens an anonymous class's body: ``new
-    Name<...>(...) {``."""
-    if brace == 0 or tokens[brace - 1].text != ")":
-        return False
-    depth, position = 0, brace - 1
-    while position >= 0:  # back to the matching ``(``
-        depth += tokens[position].text == ")"
-        depth -= tokens[position].text == "("
-        if depth == 0:
-            break
-        position -= 1
-    position -= 1
-    while position >= 0 and ((tokens[position].kind == "word" and tokens[position].text != "new")
-                             or tokens[position].text in (".", "<", ">", ",", "?")):
-        position -= 1
-    return position >= 0 and tokens[position].text == "new"
 
 
 def _last_tokens(tokens: list[Token]) -> dict[int, str]:

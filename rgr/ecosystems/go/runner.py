@@ -141,7 +141,8 @@ class GoEcosystem(Plain):
     # os.Exit under its own name: the file may import "os" already, or not at all;
     # a recover() in a test cannot stop it, as it would a panic.
     mutation_syntax = (MutationSyntax("go", (".go",), f"rgrprobeos.Exit({PROBE_EXIT_CODE})",
-                                      '; import rgrprobeos "os"'),)
+                                      '; import rgrprobeos "os"', for_conditions=True,
+                                      import_blocks=True),)
 
     def detect(self, root: Path, guess: Guess) -> TestCommand | None:
         return detected(("go", "test", "./..."), "go", "go.mod") \

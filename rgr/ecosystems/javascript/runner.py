@@ -547,7 +547,8 @@ class JavaScript(Plain):
         # Vitest thread's process.reallyExit ends only the thread, unseen. SIGKILL ends
         # the worker (Jest, Vitest forks, node --test: the runner reports it died) or
         # the runner itself (Mocha, Vitest threads): measured on each.
-        'process.kill(process.pid, "SIGKILL");'),)
+        'process.kill(process.pid, "SIGKILL");',
+        parenthesised_conditions=True, undefined_returns=True, directives=True),)
 
     def detect(self, root: Path, guess: Guess) -> TestCommand | None:
         package = _read_package(root)
