@@ -488,10 +488,6 @@ ECOSYSTEM_WORDS_ALLOWED: dict[str, tuple[frozenset[str], str]] = {
         "mutants may not build (in _run_one, edited elsewhere at the same time)"),
     "rgr.check.mutation.lines": (
         frozenset({".py"}), "rgr's Python line tracer: not moved yet"),
-    "rgr.check.mutation.textual": (
-        frozenset({"'go'", "'java'", "'js'"}),
-        "which calls' arguments are noise (error messages, log and print calls: "
-        "_call_kind, with rgr.check.mutation.arid's lists): not split per language yet"),
     "rgr.commands.demo": (frozenset({"pytest"}), "the demo's kata is a Python project"),
     "rgr.demo.kata": (frozenset({"pytest"}), "the demo's kata is a Python project"),
     "rgr.loop.fix_trials": (

@@ -340,6 +340,12 @@ class MutationSyntax:
     #: Tokens of its own the mutator leaves alone, index -> ``all`` or ``strings``
     #: (Java's annotations and assert messages).
     arid: Callable[[list[Token]], dict[int, str]] | None = None
+    #: What a call is to the mutator, from its tokens, the index of its ``(``, its name
+    #: and its receiver (``""`` when none): ``all`` (its arguments are noise: an
+    #: error's message, a print call), ``strings`` (only its strings), ``after-first``
+    #: (all after its first argument), or None (behaviour). Log calls (a receiver
+    #: named like a logger) are noise in every language, asked first.
+    call_kind: Callable[[list[Token], int, str, str], str | None] | None = None
 
 
 #: How the registry names the runner of a command's words (rgr.ecosystems.registry):

@@ -43,15 +43,7 @@ import re
 from collections.abc import Collection, Iterator
 
 from rgr.base.config import MUTATION_OPERATORS
-from rgr.check.mutation.arid import (
-    ERROR_CALLS,
-    JAVA_MESSAGE_CHECKS,
-    JAVA_PRINT_CALLS,
-    LOG_RECEIVER,
-    PRINT_CALLS,
-    RUST_ASSERT_MACROS,
-    RUST_MESSAGE_MACROS,
-)
+from rgr.check.mutation.arid import LOG_RECEIVER
 from rgr.check.mutation.boundary import TWINS, token_guard
 from rgr.check.mutation.mutants import Mutant
 from rgr.ecosystems import registry
@@ -488,35 +480,16 @@ def _arid_tokens(tokens: list[Token], language: str) -> dict[int, str]:
 
 
 def _call_kind(tokens: list[Token], paren: int, language: str) -> str | None:
-    """What the call whose ``(`` is at ``paren`` is, for ``_arid_tokens``, or None."""
+    """What the call whose ``(`` is at ``paren`` is, for ``_arid_tokens``, or None: a
+    log call in any language, else what the language says
+    (rgr.ecosystems.base.MutationSyntax.call_kind)."""
     name = tokens[paren - 1].text
     receiver = tokens[paren - 3].text if paren >= 3 and tokens[paren - 2].text == "." \
         else ""
-    dotted = f"{receiver}.{name}" if receiver else name
     if receiver and LOG_RECEIVER.match(receiver):
         return "all"
-    if language == "js":
-        before = tokens[paren - 2].text if paren >= 2 else ""
-        if before in ("new", "throw") and name.endswith(("Error", "Exception")):
-            return "all"
-        return "strings" if name == "assert" or receiver == "assert" else None
-    if language == "go":
-        return "all" if dotted in ERROR_CALLS or dotted in PRINT_CALLS else None
-    if language == "java":
-        before = tokens[paren - 2].text if paren >= 2 else ""
-        if (before == "new" and name.endswith(("Error", "Exception"))) \
-                or dotted in JAVA_PRINT_CALLS:
-            return "all"
-        # requireNonNull(x, "x " + y): the value checked is behaviour, the rest message
-        return "after-first" if name in JAVA_MESSAGE_CHECKS else None
-    if name == "!" and paren >= 2:  # a Rust macro
-        macro = tokens[paren - 2].text
-        if macro in RUST_MESSAGE_MACROS:
-            return "all"
-        return "strings" if macro in RUST_ASSERT_MACROS else None
-    if name == "expect" and receiver:
-        return "all"
-    return "strings" if name == "Err" else None
+    own = _SYNTAX[language].call_kind
+    return own(tokens, paren, name, receiver) if own is not None else None
 
 
 def _last_tokens(tokens: list[Token]) -> dict[int, str]:

@@ -1,11 +1,30 @@
 """Where Java's code stands, read on its tokens (rgr.ecosystems.tokens): a type's body
 (declarations, whose initializers run when the class loads) apart from a method's
 (statements); and the tokens the mutator leaves alone (annotations, an assert's
-message)."""
+message, print calls, an exception's message: rgr.check.mutation.arid.ARID)."""
 
 from __future__ import annotations
 
 from rgr.ecosystems.tokens import Token, matching
+
+#: Java's print calls, as ``receiver.name`` (``System.out.println``: ``out.println``).
+PRINT_CALLS = frozenset(f"{stream}.{name}" for stream in ("out", "err")
+                        for name in ("print", "println", "printf", "format"))
+#: Calls whose strings are only a failure's message (their conditions and values are
+#: behaviour): ``Objects.requireNonNull(x, "x")``, Guava's ``Preconditions``.
+MESSAGE_CHECKS = frozenset({"requireNonNull", "checkArgument", "checkState",
+                            "checkNotNull", "checkElementIndex", "checkPositionIndex"})
+
+
+def call_kind(tokens: list[Token], paren: int, name: str, receiver: str) -> str | None:
+    """A new exception's or error's arguments and a print call: ``all``; after the
+    first argument of a message check: ``after-first``."""
+    before = tokens[paren - 2].text if paren >= 2 else ""
+    dotted = f"{receiver}.{name}" if receiver else name
+    if (before == "new" and name.endswith(("Error", "Exception"))) or dotted in PRINT_CALLS:
+        return "all"
+    # requireNonNull(x, "x " + y): the value checked is behaviour, the rest message
+    return "after-first" if name in MESSAGE_CHECKS else None
 
 
 def arid(tokens: list[Token]) -> dict[int, str]:
