@@ -475,8 +475,6 @@ ECOSYSTEM_WORDS_ALLOWED: dict[str, tuple[frozenset[str], str]] = {
         frozenset({"jest", "junit", "mocha", "pytest", "unittest", "vitest"}),
         "FRAMEWORK_HOOKS and SKIP_MARKERS, one regex across every language: not split "
         "per language yet"),
-    "rgr.check.acceptance.interface": (
-        frozenset({".py"}), "Python's interface is read by its AST here: not moved yet"),
     "rgr.check.fakeit.facts": (frozenset({".py"}), "Python's fake-it forms: not moved yet"),
     "rgr.check.fakeit.ledger": (frozenset({".py"}), "Python's fake-it forms: not moved yet"),
     "rgr.check.mutation.equivalence": (

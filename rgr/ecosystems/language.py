@@ -27,6 +27,11 @@ class ExaminerInterface(Protocol):
     @property
     def suffixes(self) -> tuple[str, ...]: ...
 
+    #: Where it finds none of the project's code, the test file's import lines are
+    #: shown instead.
+    @property
+    def shows_imports(self) -> bool: ...
+
     def interface(self, test_path: str, text: str, read: Reader,
                   listing: Lister | None) -> list[str]:
         """The interface lines for the test file ``test_path`` (its ``text``); empty

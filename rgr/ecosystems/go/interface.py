@@ -66,6 +66,7 @@ class GoInterface:
     it uses (none without a listing of the package's folder)."""
 
     suffixes = (".go",)
+    shows_imports = True
 
     def interface(self, test_path: str, text: str, read: Reader,
                   listing: Lister | None) -> list[str]:

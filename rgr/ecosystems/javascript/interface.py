@@ -154,6 +154,7 @@ class ScriptInterface:
     imports from the project's own modules."""
 
     suffixes = _SCRIPT
+    shows_imports = True
 
     def interface(self, test_path: str, text: str, read: Reader,
                   listing: Lister | None) -> list[str]:

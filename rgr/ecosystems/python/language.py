@@ -5,8 +5,10 @@ from __future__ import annotations
 import re
 
 from rgr.ecosystems.language import AcceptanceName, Language
+from rgr.ecosystems.python.interface import INTERFACE
 
 LANGUAGE = Language(
     "Python", (".py",),
     acceptance_names=(AcceptanceName(re.compile(r"test_.*\.py"), "test_{stem}.py"),
-                      AcceptanceName(re.compile(r".*_test\.py"), "{stem}_test.py")))
+                      AcceptanceName(re.compile(r".*_test\.py"), "{stem}_test.py")),
+    interface=INTERFACE)

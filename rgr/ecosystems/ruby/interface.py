@@ -69,6 +69,7 @@ class RubyInterface:
     """The examiner's view of a Ruby test file: what it loads with require_relative."""
 
     suffixes = (".rb",)
+    shows_imports = True
 
     def interface(self, test_path: str, text: str, read: Reader,
                   listing: Lister | None) -> list[str]:
