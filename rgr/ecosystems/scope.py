@@ -2,18 +2,17 @@
 files left out of the checkout for its run, a narrower first run, and what must hold
 before its kills count. Each runner narrows its own (its language's ``narrowing``
 module, listed in rgr.ecosystems.registry.NARROWINGS); rgr.ecosystems.test_scope asks
-them."""
+them. A runner's direct form (JavaScript's, Java's) hands its own readers to the scope,
+which names no runner."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from rgr.base.config import TestCommand
-from rgr.ecosystems.javascript import direct as js_direct
-from rgr.ecosystems.jvm import direct as jvm_direct
 
 
 @dataclass(frozen=True)
@@ -44,6 +43,11 @@ class Scope:
     direct: bool = False
     #: The user's command a direct ``cmd`` stands for (None: ``cmd`` is run as it is).
     user: TestCommand | None = None
+    #: How a direct ``cmd`` is read again in a checkout as it is now (its globs matched
+    #: there), None where it no longer reads as direct: its runner's
+    #: (rgr.ecosystems.javascript.direct.read_again).
+    reread: Callable[[TestCommand, TestCommand, Path], TestCommand | None] | None = field(
+        default=None, compare=False)
     #: ``cmd`` without its npm script's hooks (rgr.ecosystems.javascript.direct.without_hooks):
     #: run when ``cmd`` failed before any test reported, since a mutant is killed by a
     #: test failing, not by a hook (a lint) that stopped the run first.
@@ -55,6 +59,11 @@ class Scope:
     #: Java: the Maven form of ``first``, for a checkout not built for the direct run
     #: yet, a mutant the direct run may not take, and a direct run that disagreed.
     plain_first: TestCommand | None = None
+    #: Whether a direct ``first`` may take a mutant of a line of the source (Java's: not
+    #: a constant's declaration), and whether a checkout has what it needs: its runner's
+    #: (rgr.ecosystems.jvm.direct.may_run, .ready).
+    may_run: Callable[[str, int], bool] | None = field(default=None, compare=False)
+    ready: Callable[[Path, TestCommand], bool] | None = field(default=None, compare=False)
 
     @property
     def narrowed(self) -> bool:
@@ -67,7 +76,8 @@ class Scope:
         one a test wrote is); the user's command where it no longer reads as direct."""
         if self.user is None:
             return self.cmd
-        return js_direct.read_again(self.cmd, self.user, tree) or self.user
+        again = self.reread(self.cmd, self.user, tree) if self.reread is not None else None
+        return again or self.user
 
     def checked_in(self, tree: Path) -> TestCommand:
         """The command a direct scope's unmutated run checks in ``tree``: Java's direct
@@ -80,7 +90,8 @@ class Scope:
         """This scope without rgr's direct runs: the user's ``cmd`` (JavaScript's
         direct scope holds the direct command itself), Java's with Maven's first step."""
         if self.plain_first is not None:
-            return replace(self, first=self.plain_first, direct=False, plain_first=None)
+            return replace(self, first=self.plain_first, direct=False, plain_first=None,
+                           may_run=None, ready=None)
         return Scope(cmd)
 
     def first_in(self, tree: Path, source: str, lines: tuple[int, ...],
@@ -92,10 +103,11 @@ class Scope:
         compiled: that checkout joins ``tainted`` and runs no more mutants directly."""
         if self.plain_first is None or self.first is None:
             return self.first
-        if not all(jvm_direct.may_run(source, line) for line in lines):
+        if self.may_run is not None and not all(self.may_run(source, line)
+                                                for line in lines):
             tainted.add(tree)
             return self.plain_first
-        if tree not in tainted and jvm_direct.ready(tree, self.first):
+        if tree not in tainted and (self.ready is None or self.ready(tree, self.first)):
             return self.first
         return self.plain_first
 
