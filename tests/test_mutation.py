@@ -156,10 +156,10 @@ def test_a_python_probe_stands_before_the_statement_and_nowhere_it_cannot() -> N
 def test_non_python_code_is_said_to_be_unmeasured(tmp_path: Path) -> None:
     repo = make_repo(tmp_path)
     base = repo.commit("test: x", {"tests/test_x.py": "def test_x():\n    pass\n"})
-    tip = repo.commit("feat: x", {"lib.rb": "def x\n  1\nend\n"})
+    tip = repo.commit("feat: x", {"lib.php": "<?php\nfunction x() { return 1; }\n"})
     note = gate(repo, base, tip)
     assert note.decision == "not-measured"
-    assert "lib.rb" in (note.remark or "")
+    assert "lib.php" in (note.remark or "")
 
 
 # ---------------------------------------------------------------------------- the rule

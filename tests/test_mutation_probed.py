@@ -103,7 +103,7 @@ def test_a_probe_stands_before_a_statement_and_nowhere_else() -> None:
     assert js is not None and '  process.kill(process.pid, "SIGKILL");' in apply(JS, js)
     assert probe_of("calc.go", GO, 9) is None  # a closing brace
     assert probe_of("src/calc.js", JS, 9) is None  # the second line of a statement
-    assert probe_of("calc.rb", "x = 1\n", 1) is None
+    assert probe_of("calc.php", "$x = 1;\n", 1) is None
 
 
 # ------------------------------------------------------------------ the gate, for real

@@ -18,6 +18,7 @@ from typing import Any, Literal, Protocol, runtime_checkable
 from rgr.base.config import TestCommand
 from rgr.base.proc import Completed, bound
 from rgr.ecosystems.failure_kind import FailureKind
+from rgr.ecosystems.tokens import Token
 
 #: How much of one test's failure text is kept.
 MESSAGE_LIMIT = 4 * 1024
@@ -314,6 +315,41 @@ class MutationSyntax:
     #: mutant of a line no test reaches is ``uncovered`` without a run). Empty: the
     #: language's survivors are probed one place at a time.
     reach_marker: str = ""
+    #: Lines that only say where code comes from, in the language's own words beside
+    #: the brace languages' (``import``, ``use`` ...): nothing there to mutate (Ruby's
+    #: ``require_relative '../lib/calc'``, whose emptied path no longer loads).
+    declarations: str = ""
+    # What its code is like beyond its tokens, for the mutator:
+    #: An ``if``/``while`` condition stands in parentheses (``if (x) {``), not before a
+    #: block's brace (``if x {``).
+    parenthesised_conditions: bool = False
+    #: ``return x;`` is mutated to ``return undefined;`` (JavaScript).
+    undefined_returns: bool = False
+    #: A plain ``for cond {`` is a condition to negate (Go).
+    for_conditions: bool = False
+    #: A statement that is only a string (``'use strict'``) is a directive, and a
+    #: ``require(...)`` line a declaration: neither is mutated (JavaScript).
+    directives: bool = False
+    #: ``import ( ... )`` blocks declare (Go).
+    import_blocks: bool = False
+    #: The lines of test code inside a source file, never mutated (Rust's
+    #: ``#[cfg(test)]`` items).
+    test_lines: Callable[[list[Token], list[str]], set[int]] | None = None
+    #: Where, by token start, the tokens right inside a type's body stand: a survivor
+    #: there runs when the class loads, never under a test (Java).
+    type_level: Callable[[list[Token]], set[int]] | None = None
+    #: The lines where a statement can stand, where the language says so (Java: inside
+    #: a method's body); None: wherever a statement starts.
+    code_lines: Callable[[list[Token]], set[int]] | None = None
+    #: Tokens of its own the mutator leaves alone, index -> ``all`` or ``strings``
+    #: (Java's annotations and assert messages).
+    arid: Callable[[list[Token]], dict[int, str]] | None = None
+    #: What a call is to the mutator, from its tokens, the index of its ``(``, its name
+    #: and its receiver (``""`` when none): ``all`` (its arguments are noise: an
+    #: error's message, a print call), ``strings`` (only its strings), ``after-first``
+    #: (all after its first argument), or None (behaviour). Log calls (a receiver
+    #: named like a logger) are noise in every language, asked first.
+    call_kind: Callable[[list[Token], int, str, str], str | None] | None = None
 
 
 #: How the registry names the runner of a command's words (rgr.ecosystems.registry):
@@ -369,6 +405,17 @@ class Ecosystem(Protocol):
     @property
     def mutation_syntax(self) -> tuple[MutationSyntax, ...]: ...
 
+    #: Runner names that rgr's line tracer runs under (rgr.check.mutation.pytest_lines,
+    #: loaded into the run by rgr's own plugin or reporter): the mutation gate asks it
+    #: which tests run each changed line.
+    @property
+    def traced_runners(self) -> frozenset[str]: ...
+
+    def select_tests(self, cmd: TestCommand, tests: Sequence[str]) -> TestCommand | None:
+        """``cmd`` (one of its runners) limited to the tests ``tests`` (ids as its reader
+        gives them), or None where it cannot name tests on the command line."""
+        ...
+
     def detect(self, root: Path, guess: Guess) -> TestCommand | None:
         """The test command its files in ``root`` say, or None."""
         ...
@@ -419,6 +466,10 @@ class Plain:
     tool_caches: tuple[str, ...] = ()
     mutation_syntax: tuple[MutationSyntax, ...] = ()
     runner_variables: tuple[str, ...] = ()
+    traced_runners: frozenset[str] = frozenset()
+
+    def select_tests(self, cmd: TestCommand, tests: Sequence[str]) -> TestCommand | None:
+        return None
 
     def detect(self, root: Path, guess: Guess) -> TestCommand | None:
         return None

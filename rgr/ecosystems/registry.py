@@ -8,22 +8,35 @@ protocol in rgr.ecosystems.base) and one line here.
 from __future__ import annotations
 
 import shlex
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
 from rgr.base.config import Config, TestCommand
 from rgr.base.errors import ConfigError
 from rgr.ecosystems.base import Diagnosis, Ecosystem, MutationSyntax, Runner, ToolHome
+from rgr.ecosystems.go import language as go_language
+from rgr.ecosystems.go import narrowing as go_narrowing
 from rgr.ecosystems.go import runner as go
 from rgr.ecosystems.javascript import bun
+from rgr.ecosystems.javascript import language as script_language
+from rgr.ecosystems.javascript import narrowing as script_narrowing
 from rgr.ecosystems.javascript import runner as javascript
 from rgr.ecosystems.junit import CustomCommand, JUnitGlobs
+from rgr.ecosystems.jvm import language as jvm_language
+from rgr.ecosystems.jvm import narrowing as jvm_narrowing
 from rgr.ecosystems.jvm import runner as jvm
+from rgr.ecosystems.language import AcceptanceName, CheatIdioms, ExaminerInterface, Language
+from rgr.ecosystems.php import language as php_language
 from rgr.ecosystems.php import runner as php
+from rgr.ecosystems.python import language as python_language
 from rgr.ecosystems.python import pytest_runner as python
 from rgr.ecosystems.python import unittest_runner as python_unittest
+from rgr.ecosystems.ruby import language as ruby_language
 from rgr.ecosystems.ruby import runner as ruby
+from rgr.ecosystems.rust import language as rust_language
+from rgr.ecosystems.rust import narrowing as rust_narrowing
 from rgr.ecosystems.rust import runner as rust
+from rgr.ecosystems.scope import Scope
 
 #: The first whose files are found wins: a Java build with a package.json for its web
 #: assets is a Java project; Python's markers (pyproject.toml ...) come last, as any
@@ -38,6 +51,27 @@ ECOSYSTEMS: tuple[Ecosystem, ...] = (
     php.ECOSYSTEM,
     python_unittest.ECOSYSTEM,
     python.ECOSYSTEM,
+)
+
+#: Every language rgr knows apart from its runners: what the language-neutral checks
+#: ask of it (rgr.ecosystems.language).
+LANGUAGES: tuple[Language, ...] = (
+    python_language.LANGUAGE,
+    go_language.LANGUAGE,
+    ruby_language.LANGUAGE,
+    script_language.LANGUAGE,
+    jvm_language.LANGUAGE,
+    php_language.LANGUAGE,
+    rust_language.LANGUAGE,
+)
+
+#: How each runner that can narrows the tests a mutant of one file faces
+#: (rgr.ecosystems.test_scope): its scope, or None when the command or file is not its.
+NARROWINGS: tuple[Callable[[TestCommand, Path, str], Scope | None], ...] = (
+    go_narrowing.scope,
+    jvm_narrowing.scope,
+    rust_narrowing.scope,
+    script_narrowing.scope,
 )
 
 _JUNIT = JUnitGlobs()
@@ -165,6 +199,54 @@ def runner_variables(runner: str) -> tuple[str, ...]:
         if any(adapter.name == runner for adapter in eco.runners):
             return eco.runner_variables
     return ()
+
+
+def language_of(path: str) -> Language | None:
+    """The language ``path`` is written in, or None."""
+    return next((language for language in LANGUAGES if language.writes(path)), None)
+
+
+def interface_reader(path: str) -> ExaminerInterface | None:
+    """The examiner's interface reader of the language ``path`` is written in, or None
+    (Python's interface is read by its AST in rgr.check.acceptance.interface; any other
+    language's is its test files' import lines)."""
+    language = language_of(path)
+    return None if language is None else language.interface
+
+
+def cheat_idioms(path: str) -> CheatIdioms | None:
+    """The cheat idioms of the language ``path`` is written in, where rgr reads them on
+    its tokens (rgr.check.cheats.tokens), or None."""
+    return next((language.cheats for language in LANGUAGES
+                 if language.cheats is not None and language.cheats.reads(path)), None)
+
+
+def acceptance_names() -> tuple[AcceptanceName, ...]:
+    """How each language names its test files, in the languages' order."""
+    return tuple(name for language in LANGUAGES for name in language.acceptance_names)
+
+
+def ids_name_no_file(path: str) -> bool:
+    """Whether the runners of ``path``'s language name no file in their test ids."""
+    language = language_of(path)
+    return language is not None and language.ids_name_no_file
+
+
+def traced(runner: str) -> bool:
+    """Whether rgr's line tracer runs under ``runner`` (rgr.check.mutation.gate)."""
+    return any(runner in eco.traced_runners for eco in ECOSYSTEMS)
+
+
+def select_tests(cmd: TestCommand, tests: Iterable[str]) -> TestCommand:
+    """``cmd`` limited to ``tests`` where its ecosystem knows how; otherwise the whole
+    command, which is slower but as honest."""
+    chosen = tuple(tests)
+    if not chosen:
+        return cmd
+    for eco in ECOSYSTEMS:
+        if any(runner.name == cmd.runner for runner in eco.runners):
+            return eco.select_tests(cmd, chosen) or cmd
+    return cmd
 
 
 def alternatives(cmd: TestCommand, root: Path) -> tuple[TestCommand, ...] | None:

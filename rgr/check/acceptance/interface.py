@@ -1,29 +1,20 @@
 """The public interface the run's tests use: what the examiner is shown of the code.
 
-Deterministic and body-free. For Python, by the AST: the names each test file imports
-(``from calc import add``; ``import calc`` then ``calc.add``), found in the project's
-modules, and for each its signature (``def add(a, b)``; a class with its public
-methods' signatures). Never a body, a default value's computation beyond its source
-text, a docstring or a comment: the examiner must judge the feature from its text, not
-from how (or how far) it was built. JavaScript and TypeScript (rgr.check.acceptance.
-js_interface) and Go (go_interface) the same way at the token level: the declarations'
-heads the tests use. Other languages: the test files' import lines only.
+Deterministic and body-free: each language's reader
+(rgr.ecosystems.registry.interface_reader; Python's by the AST, the others' at the
+token level) shows the heads of the declarations the tests use, never a body, a
+docstring or a comment: the examiner must judge the feature from its text, not from how
+(or how far) it was built. A language without a reader: the test files' import lines
+only.
 """
 
 from __future__ import annotations
 
-import ast
-import posixpath
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 
-from rgr.check.acceptance import go_interface, js_interface
-
-#: Reads a file of the examined tree (a path relative to the project), or None.
-Reader = Callable[[str], str | None]
-#: The paths of the files directly in a folder of the examined tree (Go's package).
-Lister = Callable[[str], list[str]]
-_JS = (".js", ".mjs", ".cjs", ".jsx", ".ts", ".mts", ".cts", ".tsx")
+from rgr.ecosystems import registry
+from rgr.ecosystems.language import Lister, Reader
 
 #: The interface shown is cut at this many lines (the examiner's prompt stays small).
 MAX_LINES = 60
@@ -48,102 +39,15 @@ def public_interface(test_files: Iterable[str], read: Reader,
 
 
 def _interface(path: str, text: str, read: Reader, listing: Lister | None) -> list[str]:
-    if path.endswith(".py"):
-        return _python_interface(path, text, read)
-    found: list[str] = []
-    if path.endswith(_JS):
-        found = js_interface.interface(path, text, read)
-    elif path.endswith(".go") and listing is not None:
-        found = go_interface.interface(path, text, read, listing)
+    reader = registry.interface_reader(path)
+    found = [] if reader is None else reader.interface(path, text, read, listing)
+    if found or (reader is not None and not reader.shows_imports):
+        return found
     # Nothing of the project's code found (a library's API, a language not read yet):
     # the import lines say at least what is used.
-    return found or _import_lines(path, text)
+    return _import_lines(path, text)
 
 
 def _import_lines(path: str, text: str) -> list[str]:
     return [f"{path}: {line.strip()}" for line in text.splitlines()
             if _IMPORT_LINE.match(line)][:20]
-
-
-def _python_interface(test_path: str, text: str, read: Reader) -> list[str]:
-    try:
-        tree = ast.parse(text)
-    except SyntaxError:
-        return []
-    wanted: dict[str, set[str]] = {}  # module -> names used from it
-    aliases: dict[str, str] = {}  # name bound by `import x as y` -> module
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            wanted.setdefault(node.module, set()).update(a.name for a in node.names)
-        elif isinstance(node, ast.Import):
-            for alias in node.names:
-                aliases[alias.asname or alias.name] = alias.name
-                wanted.setdefault(alias.name, set())
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Attribute):
-            dotted = _dotted(node.value)
-            if dotted in aliases:
-                wanted[aliases[dotted]].add(node.attr)
-    out: list[str] = []
-    for module, names in wanted.items():
-        found = _module_file(module, test_path, read)
-        if found is None:
-            continue  # a library, not the project's code
-        path, source = found
-        signatures = _signatures(source, names)
-        if signatures:
-            out.append(f"# {path} (module {module})")
-            out += signatures
-    return out
-
-
-def _dotted(node: ast.expr) -> str | None:
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        inner = _dotted(node.value)
-        return None if inner is None else f"{inner}.{node.attr}"
-    return None
-
-
-def _module_file(module: str, test_path: str, read: Reader) -> tuple[str, str] | None:
-    """The project's file for ``module``: at the root, under src/, or beside the test."""
-    stem = module.replace(".", "/")
-    beside = posixpath.dirname(test_path)
-    for folder in ("", "src", beside):
-        for candidate in (f"{stem}.py", f"{stem}/__init__.py"):
-            path = posixpath.join(folder, candidate) if folder else candidate
-            text = read(path)
-            if text is not None:
-                return path, text
-    return None
-
-
-def _signatures(source: str, names: set[str]) -> list[str]:
-    try:
-        tree = ast.parse(source)
-    except SyntaxError:
-        return []
-    out: list[str] = []
-    for node in tree.body:
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name in names:
-            out.append(_function(node))
-        elif isinstance(node, ast.ClassDef) and node.name in names:
-            out += _class(node)
-    return out
-
-
-def _function(node: ast.FunctionDef | ast.AsyncFunctionDef, indent: str = "") -> str:
-    keyword = "async def" if isinstance(node, ast.AsyncFunctionDef) else "def"
-    returns = f" -> {ast.unparse(node.returns)}" if node.returns else ""
-    return f"{indent}{keyword} {node.name}({ast.unparse(node.args)}){returns}"
-
-
-def _class(node: ast.ClassDef) -> list[str]:
-    bases = ", ".join(ast.unparse(b) for b in node.bases)
-    out = [f"class {node.name}({bases})" if bases else f"class {node.name}"]
-    for item in node.body:
-        if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef) and (
-                not item.name.startswith("_") or item.name == "__init__"):
-            out.append(_function(item, "    "))
-    return out

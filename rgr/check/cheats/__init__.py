@@ -21,7 +21,7 @@ MOST_PER_RULE = 10
 
 def judged(path: str) -> bool:
     """Whether rgr reads ``path`` for cheat idioms (a language it knows)."""
-    return path.endswith(".py") or tokens.dialect_of(path) is not None
+    return path.endswith(".py") or tokens.reads(path)
 
 
 def findings(path: str, source: str, added: Collection[int], is_test: bool) -> list[Finding]:

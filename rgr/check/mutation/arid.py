@@ -21,8 +21,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["ARID", "ERROR_CALLS", "JAVA_MESSAGE_CHECKS", "JAVA_PRINT_CALLS", "LOG_RECEIVER",
-           "PRINT_CALLS", "RUST_ASSERT_MACROS", "RUST_MESSAGE_MACROS"]
+__all__ = ["ARID", "LOG_RECEIVER", "PRINT_CALLS"]
 
 #: What rgr skips, and why (kind -> why). Each mutator names the kind it skips.
 ARID: dict[str, str] = {
@@ -54,29 +53,6 @@ ARID: dict[str, str] = {
 LOG_RECEIVER = re.compile(r"^_*(?:\w*_)?(?:log|logs|logger|logging|console|slog)$",
                           re.IGNORECASE)
 
-#: Plain print calls, per language (Python's ``print``; Go's ``fmt.Print*`` to stdout).
-PRINT_CALLS = frozenset({"print", "fmt.Print", "fmt.Printf", "fmt.Println"})
-
-#: Calls whose arguments are an error's message (Go) or that build an error (JS: any
-#: ``new XError(...)``/``throw Error(...)``, matched by name in textual).
-ERROR_CALLS = frozenset({"errors.New", "fmt.Errorf", "panic"})
-
-#: Rust macros whose arguments are only a message (format string and its values).
-RUST_MESSAGE_MACROS = frozenset({
-    "panic", "unreachable", "todo", "unimplemented", "println", "eprintln", "print",
-    "eprint", "trace", "debug", "info", "warn", "error"})
-
-#: Rust macros whose strings are a failure message (their conditions are behaviour).
-RUST_ASSERT_MACROS = frozenset({
-    "assert", "assert_eq", "assert_ne", "debug_assert", "debug_assert_eq",
-    "debug_assert_ne"})
-
-#: Java's print calls, as ``receiver.name`` (``System.out.println``: ``out.println``).
-JAVA_PRINT_CALLS = frozenset(f"{stream}.{name}" for stream in ("out", "err")
-                             for name in ("print", "println", "printf", "format"))
-
-#: Java calls whose strings are only a failure's message (their conditions and values
-#: are behaviour): ``Objects.requireNonNull(x, "x")``, Guava's ``Preconditions``.
-JAVA_MESSAGE_CHECKS = frozenset({"requireNonNull", "checkArgument", "checkState",
-                                 "checkNotNull", "checkElementIndex",
-                                 "checkPositionIndex"})
+#: Python's plain print call. The other languages' calls whose arguments are noise are
+#: their own (``MutationSyntax.call_kind``: rgr/ecosystems/<language>/syntax.py).
+PRINT_CALLS = frozenset({"print"})

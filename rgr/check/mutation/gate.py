@@ -64,6 +64,7 @@ from rgr.check.mutation import lines as coverage_lines
 from rgr.check.mutation.mutants import Mutant, apply, mutants_of
 from rgr.check.mutation.rule import decide, demonstrably_killable
 from rgr.check.verify import Confinement, TestReport, run_tests
+from rgr.ecosystems import registry
 from rgr.ecosystems.javascript import direct as js_direct
 from rgr.ecosystems.jvm import direct as jvm_direct
 from rgr.ecosystems.test_scope import Scope, left_out, scope_of
@@ -78,9 +79,6 @@ OpenCheckout = Callable[[str], AbstractContextManager[Checkout]]
 #: A mutant's run may take this many times the traced run, plus a margin (a mutant that
 #: loops forever is killed by its timeout, which counts as killed).
 _TIMEOUT_FACTOR, _TIMEOUT_MARGIN_S = 3.0, 10.0
-#: The runners rgr's line tracer runs in (rgr.check.mutation.pytest_lines: a pytest
-#: plugin, and rgr's unittest reporter, rgr.ecosystems.python.unittest_reporter).
-TRACED_RUNNERS = frozenset({"pytest", "unittest"})
 
 
 @dataclass(frozen=True)
@@ -261,7 +259,7 @@ def _measure_python(subject: Subject, mutants: list[Mutant], files: list[str],
     ``uncovered``. Returns a remark (or None) and the line data."""
     key = coverage_lines.cache_key(subject.tree, files)
     coverage = None
-    if cmd.runner in TRACED_RUNNERS:
+    if registry.traced(cmd.runner):
         coverage = _fast_path(subject, mutants, files, settings, cmd, open_checkout,
                               command_timeout, deadline, findings)
         if coverage is not None and findings and coverage.report is not None \
@@ -926,9 +924,6 @@ class Baselines:
 
 
 def _selecting(cmd: TestCommand, tests: list[str]) -> TestCommand:
-    """``cmd`` limited to ``tests`` where rgr knows how (pytest's node ids on a command
-    line of its own); otherwise the whole command, which is slower but as honest."""
-    if cmd.runner != "pytest" or cmd.shell or not tests:
-        return cmd
-    return TestCommand(cmd.argv + tuple(tests), cmd.runner, cmd.junit_globs, cmd.shell,
-                       cmd.source)
+    """``cmd`` limited to ``tests`` where its ecosystem knows how; otherwise the whole
+    command, which is slower but as honest."""
+    return registry.select_tests(cmd, tests)

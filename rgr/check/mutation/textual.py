@@ -7,9 +7,9 @@ to be installed where the project's tests run (Stryker into the project's
 changes the user's environment; each also brings its own runner, sandbox and copy of the
 tree, where rgr must run every mutant in its own sealed checkout with the project's own
 test command. rgr only needs the mutants of a few changed lines, so it scans the file
-once (comments, strings, template literals, regular-expression literals, Java's text
-blocks and char literals, Java annotations and Rust's ``#[cfg(test)]`` modules are
-skipped) and offers, on the changed lines only:
+once (rgr.ecosystems.tokens: comments, strings, template literals, regular-expression
+literals, Java's text blocks and char literals; Java annotations and Rust's
+``#[cfg(test)]`` modules are skipped too) and offers, on the changed lines only:
 
 * ``arithmetic``: binary ``+``↔``-``, ``*``↔``/``, ``%``→``*``
 * ``comparison``: ``==``↔``!=`` (``===``↔``!==``), ``<``→``>=``/``<=``, ``>``→``<=``/``>=``,
@@ -41,24 +41,20 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Collection, Iterator
-from dataclasses import dataclass
 
 from rgr.base.config import MUTATION_OPERATORS
-from rgr.check.mutation.arid import (
-    ERROR_CALLS,
-    JAVA_MESSAGE_CHECKS,
-    JAVA_PRINT_CALLS,
-    LOG_RECEIVER,
-    PRINT_CALLS,
-    RUST_ASSERT_MACROS,
-    RUST_MESSAGE_MACROS,
-)
+from rgr.check.mutation.arid import LOG_RECEIVER
 from rgr.check.mutation.boundary import TWINS, token_guard
 from rgr.check.mutation.mutants import Mutant
 from rgr.ecosystems import registry
+from rgr.ecosystems.jvm.syntax import class_level_lines as java_class_level_lines
+from rgr.ecosystems.jvm.syntax import code_lines as java_code_lines
+from rgr.ecosystems.rust.test_modules import test_lines as rust_test_lines
+from rgr.ecosystems.tokens import Token, matching, tokens_of
 
-__all__ = ["LANGUAGES", "Token", "language_of", "mutants_of", "probe_of", "reach_of",
-           "reached_lines", "rust_test_lines", "tokens_of"]
+__all__ = ["LANGUAGES", "Token", "java_class_level_lines", "java_code_lines", "language_of",
+           "mutants_of", "probe_of", "reach_of", "reached_lines", "rust_test_lines",
+           "tokens_of"]
 
 #: File suffix -> language, as the ecosystems declare them.
 LANGUAGES = {suffix: syntax.language for syntax in registry.mutation_syntax()
@@ -70,18 +66,17 @@ _PROBES = {syntax.language: (syntax.probe, syntax.probe_header)
            for syntax in registry.mutation_syntax()}
 #: A statement recording that a test reached a line, where the language has one.
 _MARKERS = {syntax.language: syntax.reach_marker for syntax in registry.mutation_syntax()}
+#: What each language's code is like, beyond its tokens (rgr.ecosystems.base.MutationSyntax).
+_SYNTAX = {syntax.language: syntax for syntax in registry.mutation_syntax()}
+#: Each language's own declaration lines, where it has words of its own.
+_DECLARES = {syntax.language: re.compile(syntax.declarations)
+             for syntax in registry.mutation_syntax() if syntax.declarations}
 _PACKAGE_CLAUSE = re.compile(r"^package\s+\w+[ \t]*(?=$|//)", re.MULTILINE)
 
 _ARITHMETIC = {"+": ("-",), "-": ("+",), "*": ("/",), "/": ("*",), "%": ("*",)}
 _COMPARISON = {"==": ("!=",), "!=": ("==",), "===": ("!==",), "!==": ("===",),
                "<": (">=", "<="), ">": ("<=", ">="), "<=": (">",), ">=": ("<",)}
 _BOOLEAN = {"&&": ("||",), "||": ("&&",)}
-#: Longest first, so ``===`` is one token and not ``==`` then ``=``.
-_OPERATORS = sorted(
-    [">>>=", ">>>", "===", "!==", "...", "..=", ">>=", "<<=", "**=", "&&=", "||=", "??=",
-     "==", "!=", "<=", ">=", "&&", "||", "??", "?.", "=>", "->", "::", "..", "<<", ">>",
-     "++", "--", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", ":=", "<-", "**"],
-    key=len, reverse=True)
 #: Lines that only declare where code comes from: nothing there to mutate.
 _DECLARATION = re.compile(
     r"^\s*(import\b|export\s.*\bfrom\b|package\b|use\b|pub\s+use\b|mod\b|pub\s+mod\b|"
@@ -90,26 +85,12 @@ _DECLARATION = re.compile(
 _DIRECTIVE = re.compile(r"""^\s*(['"])[^'"]*\1;?\s*$""")
 _NUMBER = re.compile(r"(\d[\d_]*)(\.\d[\d_]*)?([a-zA-Z]\w*)?$")
 _IF_JS = re.compile(r"^(\s*(?:\}\s*else\s+)?(?:if|while)\s*\()(.*)(\)\s*\{?\s*)$")
-#: The languages whose ``if``/``while`` condition stands in parentheses.
-_PARENTHESISED = frozenset({"js", "java"})
 _IF_BRACE = re.compile(r"^(\s*(?:\}\s*else\s+)?(?:if|while|for)\s+)(.*?)(\s*\{\s*)$")
 _CONTINUES_AFTER = {",", "(", "[", ".", "=", "+", "-", "*", "/", "%", "&&", "||", "??",
                     "?", ":", "=>", "|", "&", "<", ">", "==", "!=", "===", "!==", "<=",
                     ">=", "+=", "-=", ":=", "->"}
 _CONTINUES_BEFORE = {".", ")", "]", "}", "&&", "||", "??", "?", ":", "+", "-", "*", "/",
                      ",", "=>", "?.", "else", "case", "default", "catch", "finally"}
-
-
-@dataclass(frozen=True)
-class Token:
-    kind: str  # "word", "number", "string", "op", "punct"
-    text: str
-    start: int
-    end: int
-    line: int
-    #: Whitespace right before and right after it.
-    space_before: bool
-    space_after: bool = False
 
 
 def language_of(path: str) -> str | None:
@@ -127,12 +108,13 @@ def mutants_of(path: str, source: str, lines: Collection[int],
     language = language_of(path)
     if language is None:
         return []
-    tokens = list(_tokens(source, language))
+    tokens = tokens_of(source, language)
     texts = source.splitlines()
     skipped = _skipped_lines(tokens, texts, language, noise)
     arid = {} if noise else _arid_tokens(tokens, language)
     # Java: a field's initializer runs when its class loads, never under a test.
-    class_level = _java_class_level(tokens) if language == "java" else set()
+    type_level = _SYNTAX[language].type_level
+    class_level = type_level(tokens) if type_level is not None else set()
     words = [token.text for token in tokens]
     found: dict[tuple[int, int, str], Mutant] = {}
 
@@ -185,7 +167,7 @@ def probe_of(path: str, source: str, line: int, offset: int | None = None
         return None
     text = texts[line - 1]
     stripped = text.lstrip()
-    tokens = list(_tokens(source, language))
+    tokens = tokens_of(source, language)
     if not _statement_stands(language, source, texts, tokens, line):
         return None
     start = _offset_of_line(source, line)
@@ -227,7 +209,7 @@ def reach_of(path: str, source: str, lines: Collection[int], marker: str
     if language is None or not template:
         return None
     texts = source.splitlines()
-    tokens = list(_tokens(source, language))
+    tokens = tokens_of(source, language)
     file = json.dumps(marker)  # a Java string literal for any path rgr makes
     edits, marked = [], set()
     for line in sorted(set(lines)):
@@ -260,11 +242,18 @@ def _statement_stands(language: str, source: str, texts: list[str], tokens: list
     first = stripped.split(" ", 1)[0]
     if not stripped or stripped[0] in ".)]},?:" or first in _CONTINUES_BEFORE \
             or statement_line(texts, tokens, line) != line \
-            or (language == "java" and line not in java_code_lines(tokens)):
+            or _outside_code(language, tokens, line):
         return False
     start = _offset_of_line(source, line)
     # a line starting inside a string (a text block, a template literal)
     return not any(token.start < start < token.end for token in tokens)
+
+
+def _outside_code(language: str, tokens: list[Token], line: int) -> bool:
+    """Whether ``line`` stands where no statement can, in a language that says where
+    its statements stand (Java: not right inside a type's body)."""
+    code_lines = _SYNTAX[language].code_lines
+    return code_lines is not None and line not in code_lines(tokens)
 
 
 def _one_line_body(tokens: list[Token], language: str, line: int, offset: int
@@ -278,8 +267,8 @@ def _one_line_body(tokens: list[Token], language: str, line: int, offset: int
         index += 1
     if index >= len(on_line) or on_line[index].text != "if":
         return None
-    if language in _PARENTHESISED:  # if (condition) body
-        closing = _matching(on_line, index + 1) \
+    if _SYNTAX[language].parenthesised_conditions:  # if (condition) body
+        closing = matching(on_line, index + 1) \
             if index + 1 < len(on_line) and on_line[index + 1].text == "(" else None
         body = None if closing is None else closing + 1
     else:  # Go, Rust: if condition { body }, the block's brace outside any bracket
@@ -294,7 +283,7 @@ def _one_line_body(tokens: list[Token], language: str, line: int, offset: int
     if body is None or body >= len(on_line):
         return None  # the body starts on a line of its own: probed there
     if on_line[body].text == "{":  # a block: the probe goes right after its brace
-        closing = _matching(on_line, body)
+        closing = matching(on_line, body)
         if closing is None:
             return None  # the block goes on past the line: its lines are probed there
         inside = on_line[body].end <= offset < on_line[closing].start
@@ -317,24 +306,6 @@ def _one_line_body(tokens: list[Token], language: str, line: int, offset: int
     return on_line[body].start, on_line[last].end
 
 
-def _matching(tokens: list[Token], index: int) -> int | None:
-    """The index of the bracket closing the one at ``index``, or None."""
-    depth = 0
-    for position in range(index, len(tokens)):
-        word = tokens[position].text
-        depth += word in ("(", "[", "{")
-        depth -= word in (")", "]", "}")
-        if depth == 0:
-            return position
-    return None
-
-
-def tokens_of(source: str, language: str) -> list[Token]:
-    """The tokens of ``source`` in ``language`` (one of ``LANGUAGES``' values): comments
-    skipped, each string, template or regular-expression literal one token."""
-    return list(_tokens(source, language))
-
-
 def statement_line(texts: list[str], tokens: list[Token], line: int) -> int:
     """The first line of the statement ``line`` belongs to: climb while a line continues
     the one before it (it starts with ``.``/``)``/an operator, or the line before ends with
@@ -355,144 +326,6 @@ def statement_line(texts: list[str], tokens: list[Token], line: int) -> int:
             break
         line = previous
     return line
-
-
-# ------------------------------------------------------------------ tokens
-
-
-def _tokens(source: str, language: str) -> Iterator[Token]:
-    index, line, length = 0, 1, len(source)
-    previous: Token | None = None
-    while index < length:
-        char = source[index]
-        if char == "\n":
-            line += 1
-            index += 1
-            continue
-        if char in " \t\r":
-            index += 1
-            continue
-        space = index > 0 and source[index - 1] in " \t\r\n"
-        end, kind = _scan(source, index, language, previous)
-        if kind == "skip":  # a comment
-            line += source.count("\n", index, end)
-            index = end
-            continue
-        token = Token(kind, source[index:end], index, end, line, space)
-        line += source.count("\n", index, end)
-        if previous is not None:
-            yield _with_space_after(previous, space)
-        previous = token
-        index = end
-    if previous is not None:
-        yield _with_space_after(previous, True)
-
-
-def _with_space_after(token: Token, space: bool) -> Token:
-    return Token(token.kind, token.text, token.start, token.end, token.line,
-                 token.space_before, space)
-
-
-def _scan(source: str, index: int, language: str, previous: Token | None
-          ) -> tuple[int, str]:
-    """(end, kind) of the token at ``index``."""
-    char, rest = source[index], source[index:index + 3]
-    if rest.startswith("//"):
-        end = source.find("\n", index)
-        return (len(source) if end < 0 else end), "skip"
-    if rest.startswith("/*"):
-        end = source.find("*/", index + 2)
-        return (len(source) if end < 0 else end + 2), "skip"
-    if language == "rust" and re.match(r'b?r#*"', source[index:index + 8]):
-        match = re.match(r'b?r(#*)"', source[index:])
-        assert match is not None
-        close = source.find('"' + match.group(1), index + match.end())
-        return (len(source) if close < 0 else close + 1 + len(match.group(1))), "string"
-    if language == "java" and rest == '"""':  # a text block, to its closing """
-        close = index + 3
-        while True:
-            close = source.find('"""', close)
-            if close < 0 or source[close - 1] != "\\":
-                break
-            close += 1
-        return (len(source) if close < 0 else close + 3), "string"
-    if char == "'" and language == "java":  # a char literal ('a', '\n', '\u0041')
-        char_literal = re.match(r"'(\\.[^']*|[^\\'])'", source[index:])
-        return index + (char_literal.end() if char_literal else 1), "char"
-    if char in "\"'`":
-        if char == "'" and language == "rust":
-            char_literal = re.match(r"'(\\.[^']*|[^\\'])'", source[index:])
-            if char_literal is None:  # a lifetime: 'a
-                return index + 1, "punct"
-            return index + char_literal.end(), "char"
-        return _string_end(source, index, char, language), "string"
-    if char == "/" and language == "js" and _regex_may_start(previous):
-        regex_end = _regex_end(source, index)
-        if regex_end is not None:
-            return regex_end, "string"
-    if char.isdigit():
-        match = re.match(r"0[xXoObB][0-9a-fA-F_]+|\d[\d_]*(\.\d[\d_]*)?([eE][+-]?\d+)?\w*",
-                         source[index:])
-        assert match is not None
-        return index + match.end(), "number"
-    if char.isalpha() or char in "_$":
-        match = re.match(r"[\w$]+", source[index:])
-        assert match is not None
-        return index + match.end(), "word"
-    for operator in _OPERATORS:
-        if source.startswith(operator, index):
-            return index + len(operator), "op"
-    return index + 1, "op" if char in "+-*/%<>=!&|^~?:" else "punct"
-
-
-def _string_end(source: str, index: int, quote: str, language: str) -> int:
-    """The end of the string literal opening at ``index`` (escapes honoured; a template
-    literal or a Go raw string may span lines, other strings end at the line's end)."""
-    spans_lines = quote == "`" or language == "rust"
-    position = index + 1
-    while position < len(source):
-        char = source[position]
-        if char == "\\" and not (quote == "`" and language == "go"):
-            position += 2
-            continue
-        if char == quote:
-            return position + 1
-        if char == "\n" and not spans_lines:
-            return position
-        position += 1
-    return len(source)
-
-
-def _regex_may_start(previous: Token | None) -> bool:
-    """A ``/`` starts a regular expression unless it follows a value."""
-    if previous is None:
-        return True
-    if previous.kind in ("number", "string", "char"):
-        return False
-    if previous.kind == "word":
-        return previous.text in {"return", "typeof", "case", "in", "of", "new", "delete",
-                                 "void", "throw", "yield", "await"}
-    return previous.text not in {")", "]", "}"}
-
-
-def _regex_end(source: str, index: int) -> int | None:
-    position, in_class = index + 1, False
-    while position < len(source):
-        char = source[position]
-        if char == "\n":
-            return None
-        if char == "\\":
-            position += 2
-            continue
-        if char == "[":
-            in_class = True
-        elif char == "]":
-            in_class = False
-        elif char == "/" and not in_class:
-            flags = re.match(r"[a-z]*", source[position + 1:])
-            return position + 1 + (flags.end() if flags else 0)
-        position += 1
-    return None
 
 
 # ------------------------------------------------------------------ mutants
@@ -549,11 +382,10 @@ def _line_mutants(text: str, language: str) -> Iterator[tuple[str, int, int, str
     """(operator, start, end, replacement) of the mutants that need a whole line: a
     JavaScript ``return x;`` and an ``if``/``while`` condition."""
     code = text.split("//", 1)[0].rstrip()
-    if language == "java":
-        condition = _IF_JS.match(code)
-    elif language == "js":
+    syntax = _SYNTAX[language]
+    if syntax.parenthesised_conditions:
         match = re.match(r"^(\s*return\s+)(.+?);?\s*$", code)
-        if match and match.group(2) not in ("undefined", "") \
+        if syntax.undefined_returns and match and match.group(2) not in ("undefined", "") \
                 and _balanced(match.group(2)) and code.rstrip().endswith(";"):
             yield "return", match.start(2), match.end(2), "undefined"
         condition = _IF_JS.match(code)
@@ -564,7 +396,7 @@ def _line_mutants(text: str, language: str) -> Iterator[tuple[str, int, int, str
         if condition and (condition.group(2).startswith(("let ", "range "))
                           or ";" in condition.group(2) or ":=" in condition.group(2)
                           or (code.lstrip().startswith("for") and (
-                              language != "go" or " range " in code))):
+                              not syntax.for_conditions or " range " in code))):
             condition = None
     if condition and _balanced(condition.group(2)) and not _single_comparison(
             condition.group(2)):
@@ -597,10 +429,13 @@ def _skipped_lines(tokens: list[Token], texts: list[str], language: str,
     """Lines with nothing to mutate: declarations (imports, ``use``, attributes), a Go
     ``import ( ... )`` block, and Rust's ``#[cfg(test)]`` modules (tests, not code); and
     JavaScript's directives, unless ``noise``."""
+    own = _DECLARES.get(language)
+    syntax = _SYNTAX[language]
     skipped = {number for number, text in enumerate(texts, 1) if _DECLARATION.match(text)
-               or (language == "js" and not noise
+               or (own is not None and own.match(text))
+               or (syntax.directives and not noise
                    and _DIRECTIVE.match(text))}  # ARID "directive"
-    if language == "go":
+    if syntax.import_blocks:
         inside = False
         for number, text in enumerate(texts, 1):
             if re.match(r"^\s*import\s*\($", text):
@@ -609,9 +444,9 @@ def _skipped_lines(tokens: list[Token], texts: list[str], language: str,
                 skipped.add(number)
                 if text.strip() == ")":
                     inside = False
-    if language == "rust":
-        skipped |= rust_test_lines(tokens, texts)
-    if language == "js":
+    if syntax.test_lines is not None:
+        skipped |= syntax.test_lines(tokens, texts)
+    if syntax.directives:  # and require(...) calls: they only say where code comes from
         for index, token in enumerate(tokens[:-2]):
             if token.text == "require" and tokens[index + 1].text == "(":
                 skipped.add(tokens[index + 2].line)
@@ -624,7 +459,8 @@ def _arid_tokens(tokens: list[Token], language: str) -> dict[int, str]:
     ``log-call``; after the first argument of Java's ``requireNonNull``/``check*``) or
     ``strings`` (only its strings: a Rust ``Err(...)`` or assert macro's,
     ``assert-message``)."""
-    arid: dict[int, str] = _java_arid(tokens) if language == "java" else {}
+    own_arid = _SYNTAX[language].arid
+    arid: dict[int, str] = own_arid(tokens) if own_arid is not None else {}
     for index, token in enumerate(tokens):
         if token.text != "(" or index == 0:
             continue
@@ -644,177 +480,16 @@ def _arid_tokens(tokens: list[Token], language: str) -> dict[int, str]:
 
 
 def _call_kind(tokens: list[Token], paren: int, language: str) -> str | None:
-    """What the call whose ``(`` is at ``paren`` is, for ``_arid_tokens``, or None."""
+    """What the call whose ``(`` is at ``paren`` is, for ``_arid_tokens``, or None: a
+    log call in any language, else what the language says
+    (rgr.ecosystems.base.MutationSyntax.call_kind)."""
     name = tokens[paren - 1].text
     receiver = tokens[paren - 3].text if paren >= 3 and tokens[paren - 2].text == "." \
         else ""
-    dotted = f"{receiver}.{name}" if receiver else name
     if receiver and LOG_RECEIVER.match(receiver):
         return "all"
-    if language == "js":
-        before = tokens[paren - 2].text if paren >= 2 else ""
-        if before in ("new", "throw") and name.endswith(("Error", "Exception")):
-            return "all"
-        return "strings" if name == "assert" or receiver == "assert" else None
-    if language == "go":
-        return "all" if dotted in ERROR_CALLS or dotted in PRINT_CALLS else None
-    if language == "java":
-        before = tokens[paren - 2].text if paren >= 2 else ""
-        if (before == "new" and name.endswith(("Error", "Exception"))) \
-                or dotted in JAVA_PRINT_CALLS:
-            return "all"
-        # requireNonNull(x, "x " + y): the value checked is behaviour, the rest message
-        return "after-first" if name in JAVA_MESSAGE_CHECKS else None
-    if name == "!" and paren >= 2:  # a Rust macro
-        macro = tokens[paren - 2].text
-        if macro in RUST_MESSAGE_MACROS:
-            return "all"
-        return "strings" if macro in RUST_ASSERT_MACROS else None
-    if name == "expect" and receiver:
-        return "all"
-    return "strings" if name == "Err" else None
-
-
-def _java_arid(tokens: list[Token]) -> dict[int, str]:
-    """Java's annotations (``@Deprecated``, ``@SuppressWarnings("x")``: read by the
-    compiler and tools, ``annotation``) and an ``assert``'s message (after its ``:``,
-    ``assert-message``), for ``_arid_tokens``."""
-    arid: dict[int, str] = {}
-    for index, token in enumerate(tokens):
-        if token.text == "@" and index + 1 < len(tokens) and tokens[index + 1].kind == "word":
-            end = index + 1
-            while end + 2 < len(tokens) and tokens[end + 1].text == "." \
-                    and tokens[end + 2].kind == "word":
-                end += 2
-            if end + 1 < len(tokens) and tokens[end + 1].text == "(":
-                closing = _matching(tokens, end + 1)
-                end = len(tokens) - 1 if closing is None else closing
-            for inner in range(index, end + 1):
-                arid[inner] = "all"
-        elif token.text == "assert":
-            depth, message = 0, False
-            for inner in range(index + 1, len(tokens)):
-                word = tokens[inner].text
-                if word == ";" and depth == 0:
-                    break
-                depth += word in ("(", "[", "{")
-                depth -= word in (")", "]", "}")
-                message = message or (word == ":" and depth == 0)
-                if message:  # the whole message: "three " + 3 is text too
-                    arid.setdefault(inner, "all")
-    return arid
-
-
-def java_class_level_lines(tokens: list[Token]) -> set[int]:
-    """The lines of Java source whose first token stands right inside a type's body (a
-    class, interface, enum or record, or an anonymous class): declarations, where no
-    statement can stand (no probe)."""
-    at_type_level = _java_class_level(tokens)
-    first_on_line: dict[int, Token] = {}
-    for token in tokens:
-        first_on_line.setdefault(token.line, token)
-    return {line for line, token in first_on_line.items() if token.start in at_type_level}
-
-
-def _java_class_level(tokens: list[Token]) -> set[int]:
-    """Where (start offsets) the tokens right inside a type's body stand: field
-    declarations and enum constants, whose initializers run when the class loads, never
-    under a test; a survivor there is code no test asks for."""
-    return {start for start, kind in _java_places(tokens).items() if kind == "type"}
-
-
-def java_code_lines(tokens: list[Token]) -> set[int]:
-    """The lines of Java source whose first token stands inside a method's (or an
-    initializer's, a lambda's) body: where a statement can."""
-    places = _java_places(tokens)
-    first_on_line: dict[int, Token] = {}
-    for token in tokens:
-        first_on_line.setdefault(token.line, token)
-    return {line for line, token in first_on_line.items() if places[token.start] == "code"}
-
-
-def _java_places(tokens: list[Token]) -> dict[int, str]:
-    """Each token's place (by start offset): ``type`` right inside a type's body,
-    ``code`` inside a block of statements, ``top`` outside every brace, ``close`` a
-    closing brace."""
-    kinds: list[str] = []  # the open braces: "type" or "code"
-    declares = False  # a type's declaration since the last ``;``, ``{`` or ``}``
-    found: dict[int, str] = {}
-    for index, token in enumerate(tokens):
-        found[token.start] = "close" if token.text == "}" else kinds[-1] if kinds else "top"
-        if token.text == "{":
-            typed = declares or _opens_anonymous_class(tokens, index)
-            kinds.append("type" if typed else "code")
-            declares = False
-        elif token.text == "}":
-            if kinds:
-                kinds.pop()
-            declares = False
-        elif token.text == ";":
-            declares = False
-        elif token.text in ("class", "interface", "enum", "record") \
-                and (index == 0 or tokens[index - 1].text != ".") \
-                and index + 1 < len(tokens) and tokens[index + 1].kind == "word":
-            declares = True  # not ``Foo.class``, nor a variable named ``record``
-    return found
-
-
-def _opens_anonymous_class(tokens: list[Token], brace: int) -> bool:
-    """Whether the ``{`` at ``brace`` opens an anonymous class's body: ``new
-    Name<...>(...) {``."""
-    if brace == 0 or tokens[brace - 1].text != ")":
-        return False
-    depth, position = 0, brace - 1
-    while position >= 0:  # back to the matching ``(``
-        depth += tokens[position].text == ")"
-        depth -= tokens[position].text == "("
-        if depth == 0:
-            break
-        position -= 1
-    position -= 1
-    while position >= 0 and ((tokens[position].kind == "word" and tokens[position].text != "new")
-                             or tokens[position].text in (".", "<", ">", ",", "?")):
-        position -= 1
-    return position >= 0 and tokens[position].text == "new"
-
-
-def rust_test_lines(tokens: list[Token], texts: list[str],
-                    modules_only: bool = False) -> set[int]:
-    """The lines of Rust's ``#[cfg(test)]`` items: code compiled only for the test run.
-    ``modules_only``: only a ``#[cfg(test)] mod`` (the honest home of tests), not a
-    function or constant that exists only when tests run."""
-    found: set[int] = set()
-    for index, token in enumerate(tokens):
-        if token.text == "#" and texts[token.line - 1].strip().startswith("#[cfg(test)]") \
-                and (not modules_only or _attributes_a_module(tokens, index)):
-            found |= _item_lines(tokens, index)
-    return found
-
-
-def _attributes_a_module(tokens: list[Token], index: int) -> bool:
-    """Whether the attribute starting at ``index`` (``#``) stands on a ``mod`` item."""
-    position = index
-    while position < len(tokens) and tokens[position].text != "]":
-        position += 1
-    words = [t.text for t in tokens[position + 1:position + 6]]
-    while words and words[0] in ("pub", "(", "crate", "super", ")"):
-        words.pop(0)
-    return bool(words) and words[0] == "mod"
-
-
-def _item_lines(tokens: list[Token], index: int) -> set[int]:
-    """The lines from the token at ``index`` to the end of the first braced block after
-    it (an attribute's item)."""
-    depth, started = 0, False
-    for token in tokens[index:]:
-        if token.text == "{":
-            depth += 1
-            started = True
-        elif token.text == "}":
-            depth -= 1
-            if started and depth == 0:
-                return set(range(tokens[index].line, token.line + 1))
-    return set(range(tokens[index].line, tokens[-1].line + 1))
+    own = _SYNTAX[language].call_kind
+    return own(tokens, paren, name, receiver) if own is not None else None
 
 
 def _last_tokens(tokens: list[Token]) -> dict[int, str]:

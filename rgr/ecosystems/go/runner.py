@@ -30,6 +30,7 @@ from rgr.ecosystems.base import (
     relative,
 )
 from rgr.ecosystems.failure_kind import FailureKind, first_match, is_test_path
+from rgr.ecosystems.go import syntax
 
 _STATUS: dict[str, Status] = {"pass": "passed", "fail": "failed", "skip": "skipped"}
 _GO_ERROR = re.compile(r"^(?:#.*\n)?\s*((?:\./)?[^\s:#]+\.go):\d+(?::\d+)?: (.*)$", re.MULTILINE)
@@ -141,7 +142,8 @@ class GoEcosystem(Plain):
     # os.Exit under its own name: the file may import "os" already, or not at all;
     # a recover() in a test cannot stop it, as it would a panic.
     mutation_syntax = (MutationSyntax("go", (".go",), f"rgrprobeos.Exit({PROBE_EXIT_CODE})",
-                                      '; import rgrprobeos "os"'),)
+                                      '; import rgrprobeos "os"', for_conditions=True,
+                                      import_blocks=True, call_kind=syntax.call_kind),)
 
     def detect(self, root: Path, guess: Guess) -> TestCommand | None:
         return detected(("go", "test", "./..."), "go", "go.mod") \

@@ -51,7 +51,7 @@ from rgr.ecosystems.base import (
 )
 from rgr.ecosystems.failure_kind import FailureKind, first_match
 from rgr.ecosystems.javascript import mixed as js_mixed
-from rgr.ecosystems.javascript import tap
+from rgr.ecosystems.javascript import syntax, tap
 from rgr.ecosystems.javascript.modules import importers, missing_module, module_kind
 from rgr.ecosystems.javascript.ts_diagnostics import TYPECHECK_HEAD, diagnostic_kind
 from rgr.ecosystems.junit import JUnitGlobs
@@ -552,7 +552,9 @@ class JavaScript(Plain):
         # Vitest thread's process.reallyExit ends only the thread, unseen. SIGKILL ends
         # the worker (Jest, Vitest forks, node --test: the runner reports it died) or
         # the runner itself (Mocha, Vitest threads): measured on each.
-        'process.kill(process.pid, "SIGKILL");'),)
+        'process.kill(process.pid, "SIGKILL");',
+        parenthesised_conditions=True, undefined_returns=True, directives=True,
+        call_kind=syntax.call_kind),)
 
     def detect(self, root: Path, guess: Guess) -> TestCommand | None:
         package = _read_package(root)

@@ -27,6 +27,7 @@ from rgr.ecosystems.base import (
 )
 from rgr.ecosystems.junit import MTIME_SLACK_S, fresh_reports, read_reports
 from rgr.ecosystems.jvm import direct as jvm_direct
+from rgr.ecosystems.jvm import syntax
 from rgr.ecosystems.jvm.javac_errors import compile_kinds
 
 # Maven: "[ERROR] /abs/src/test/java/x/FooTest.java:[12,5] cannot find symbol"
@@ -197,7 +198,9 @@ class JVM(Plain):
             " java.nio.file.Files.write(java.nio.file.Paths.get({file}),"
             ' ("{line}" + "\\n").getBytes(), java.nio.file.StandardOpenOption.CREATE,'
             " java.nio.file.StandardOpenOption.APPEND); }"
-            " } catch (java.lang.Throwable rgrReachError) { }")),)
+            " } catch (java.lang.Throwable rgrReachError) { }"),
+        parenthesised_conditions=True, type_level=syntax.type_level,
+        code_lines=syntax.code_lines, arid=syntax.arid, call_kind=syntax.call_kind),)
 
     def detect(self, root: Path, guess: Guess) -> TestCommand | None:
         pom = root / "pom.xml"

@@ -291,6 +291,16 @@ class Python(Plain):
     # PYTEST_DISABLE_PLUGIN_AUTOLOAD: rgr's own reporter and line tracer reach pytest as
     # entry-point plugins (below), which that variable would silently turn off.
     runner_variables = ("PYTEST_ADDOPTS", "PYTEST_PLUGINS")
+    # rgr's line tracer is a pytest plugin (rgr.check.mutation.pytest_lines)
+    traced_runners = frozenset({"pytest"})
+
+    def select_tests(self, cmd: TestCommand, tests: Sequence[str]) -> TestCommand | None:
+        """pytest's node ids, added to a command line of its own (a shell script may
+        not pass them on)."""
+        if cmd.runner != "pytest" or cmd.shell or not tests:
+            return None
+        return TestCommand(cmd.argv + tuple(tests), cmd.runner, cmd.junit_globs, cmd.shell,
+                           cmd.source)
 
     def detect(self, root: Path, guess: Guess) -> TestCommand | None:
         for name in PYTHON_MARKERS:

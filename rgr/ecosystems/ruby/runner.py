@@ -13,8 +13,10 @@ from pathlib import Path
 
 from rgr.base.config import TestCommand
 from rgr.ecosystems.base import (
+    PROBE_EXIT_CODE,
     Finished,
     Guess,
+    MutationSyntax,
     Plain,
     Results,
     Status,
@@ -92,6 +94,10 @@ class Ruby(Plain):
     name = "Ruby (RSpec)"
     runners = (RSpec(),)
     test_config_globs = ("**/Gemfile", "**/.rspec")
+    # exit! ends the process at once: no at_exit hook, no rescue in a test can catch it
+    mutation_syntax = (MutationSyntax(
+        "ruby", (".rb",), f"exit!({PROBE_EXIT_CODE})",
+        declarations=r"^\s*(require|require_relative|load|autoload)\b"),)
 
     def detect(self, root: Path, guess: Guess) -> TestCommand | None:
         gemfile = root / "Gemfile"

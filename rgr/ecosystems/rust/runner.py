@@ -38,7 +38,9 @@ from rgr.ecosystems.base import (
 from rgr.ecosystems.failure_kind import FailureKind, first_match, is_test_module, is_test_path
 from rgr.ecosystems.junit import ReportUnreadable, parse_xml, status_of, testcases
 from rgr.ecosystems.junit import failure_kind as junit_kind
+from rgr.ecosystems.rust import syntax
 from rgr.ecosystems.rust.cargo_workspace import crate_folder, rerun_without, workspace
+from rgr.ecosystems.rust.test_modules import test_lines
 
 _TARGET = re.compile(
     r"^\s+(?:Running (?:unittests )?(\S+)(?: \((.*)\))?|Doc-tests (\S+))\s*$", re.MULTILINE)
@@ -254,7 +256,8 @@ class Rust(Plain):
     # warning that #![deny(warnings)] turns into an error.
     mutation_syntax = (MutationSyntax(
         "rust", (".rs",),
-        f"if true {{ extern crate std; std::process::exit({PROBE_EXIT_CODE}); }}"),)
+        f"if true {{ extern crate std; std::process::exit({PROBE_EXIT_CODE}); }}",
+        test_lines=test_lines, call_kind=syntax.call_kind),)
 
     def detect(self, root: Path, guess: Guess) -> TestCommand | None:
         if not (root / "Cargo.toml").is_file():

@@ -1,19 +1,15 @@
 """The public interface a Go test file uses: the exported functions, methods, types,
 constants and variables of its package's other files (the folder's non-test ``.go``
 files) whose names the test mentions, each by its declaration head
-(rgr.check.acceptance.declarations): ``func Add(a, b int) int``, never a body."""
+(rgr.ecosystems.declarations): ``func Add(a, b int) int``, never a body."""
 
 from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Callable
 
-from rgr.check.acceptance.declarations import Declaration, blank, depths, head_at, line_starts
-
-Reader = Callable[[str], str | None]
-#: The paths of the files directly in a folder of the examined tree.
-Lister = Callable[[str], list[str]]
+from rgr.ecosystems.declarations import Declaration, blank, depths, head_at, line_starts
+from rgr.ecosystems.language import Lister, Reader
 
 _FUNC = re.compile(r"func\s+(?:\((?P<receiver>[^)]*)\)\s*)?(?P<name>[A-Z]\w*)")
 _TYPE = re.compile(r"type\s+(?P<name>[A-Z]\w*)")
@@ -63,3 +59,18 @@ def declarations(source: str) -> list[Declaration]:
             out.append(Declaration(match["name"], head_at(text, start, angles=False),
                                    exported=True))
     return out
+
+
+class GoInterface:
+    """The examiner's view of a Go test file: its package's exported declarations that
+    it uses (none without a listing of the package's folder)."""
+
+    suffixes = (".go",)
+    shows_imports = True
+
+    def interface(self, test_path: str, text: str, read: Reader,
+                  listing: Lister | None) -> list[str]:
+        return [] if listing is None else interface(test_path, text, read, listing)
+
+
+INTERFACE = GoInterface()

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from rgr.check.mutation.textual import tokens_of
+from rgr.ecosystems.tokens import tokens_of
 
 #: A declaration's head longer than this is cut (a prompt line, not a listing).
 MAX_HEAD = 200
@@ -27,7 +27,7 @@ class Declaration:
 def blank(text: str, language: str) -> str:
     """``text`` with comments removed and every string's contents (quotes kept) blanked;
     line breaks stay where they were, so positions by line still hold. ``language`` is
-    the mutator's (``"js"`` or ``"go"``): the same tokenizer, so a regular-expression
+    the tokenizer's (``"js"`` or ``"go"``, rgr.ecosystems.tokens), so a regular-expression
     literal or a Go raw string is read as the mutator reads it."""
     out: list[str] = []
     position = 0

@@ -1,17 +1,15 @@
 """The public interface a JavaScript or TypeScript test file uses: the names it imports
 from the project's own modules (a relative specifier: ``import { add } from
 './calc.js'``, ``const calc = require('../calc')`` then ``calc.add``), and each one's
-declaration head in that module (rgr.check.acceptance.declarations): never a body."""
+declaration head in that module (rgr.ecosystems.declarations): never a body."""
 
 from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Callable
 
-from rgr.check.acceptance.declarations import Declaration, blank, depths, head_at, line_starts
-
-Reader = Callable[[str], str | None]
+from rgr.ecosystems.declarations import Declaration, blank, depths, head_at, line_starts
+from rgr.ecosystems.language import Lister, Reader
 
 _SPEC = r"""(?P<q>['"])(?P<spec>\.{1,2}/[^'"]+)(?P=q)"""
 _IMPORT = re.compile(r"\bimport\s+(?P<what>[^'\";]*?)\s+from\s+" + _SPEC)
@@ -149,3 +147,18 @@ def _top_level(text: str, start: int, line: str) -> Declaration | None:
 
 def _tidy_name(text: str) -> str:
     return " ".join(text.split()).rstrip(" =")
+
+
+class ScriptInterface:
+    """The examiner's view of a JavaScript or TypeScript test file: the declarations it
+    imports from the project's own modules."""
+
+    suffixes = _SCRIPT
+    shows_imports = True
+
+    def interface(self, test_path: str, text: str, read: Reader,
+                  listing: Lister | None) -> list[str]:
+        return interface(test_path, text, read)
+
+
+INTERFACE = ScriptInterface()

@@ -1,0 +1,16 @@
+"""JavaScript and TypeScript, apart from their runners (runner, bun)."""
+
+from __future__ import annotations
+
+import re
+
+from rgr.ecosystems.javascript.cheats import IDIOMS
+from rgr.ecosystems.javascript.interface import INTERFACE
+from rgr.ecosystems.language import AcceptanceName, Language
+
+LANGUAGE = Language(
+    "JavaScript/TypeScript", INTERFACE.suffixes,
+    # keeps the test file's own kind (test or spec) and suffix
+    acceptance_names=(AcceptanceName(re.compile(r".*\.(test|spec)\.(m?[jt]sx?)"),
+                                     "{stem}.{0}.{1}"),),
+    interface=INTERFACE, cheats=IDIOMS)

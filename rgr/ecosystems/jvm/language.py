@@ -1,0 +1,13 @@
+"""Java and Kotlin, apart from their runners (runner, direct)."""
+
+from __future__ import annotations
+
+import re
+
+from rgr.ecosystems.jvm.cheats import IDIOMS
+from rgr.ecosystems.language import AcceptanceName, Language
+
+LANGUAGE = Language(
+    "Java", (".java", ".kt"),
+    acceptance_names=(AcceptanceName(re.compile(r".*Test\.(java|kt)"), "RgrAcceptanceTest.{0}"),),
+    cheats=IDIOMS)

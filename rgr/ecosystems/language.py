@@ -1,0 +1,113 @@
+"""What the language-neutral checks (rgr.check) ask of a language beyond its runners: one
+``Language`` per language sub-package (its ``language`` module), made of small parts,
+listed once in rgr.ecosystems.registry. check/ names no language: it asks the registry
+for the one a path is written in."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Protocol
+
+from rgr.ecosystems.tokens import Token, TokenScan
+
+#: Reads a file of the examined tree (a path relative to the project), or None.
+Reader = Callable[[str], str | None]
+#: The paths of the files directly in a folder of the examined tree (Go's package).
+Lister = Callable[[str], list[str]]
+
+
+class ExaminerInterface(Protocol):
+    """What the examiner is shown of the code a language's test file uses
+    (rgr.check.acceptance.interface): the heads of the declarations it uses, never a
+    body."""
+
+    #: The suffixes of the test files it reads.
+    @property
+    def suffixes(self) -> tuple[str, ...]: ...
+
+    #: Where it finds none of the project's code, the test file's import lines are
+    #: shown instead.
+    @property
+    def shows_imports(self) -> bool: ...
+
+    def interface(self, test_path: str, text: str, read: Reader,
+                  listing: Lister | None) -> list[str]:
+        """The interface lines for the test file ``test_path`` (its ``text``); empty
+        when none of the project's code is found (then its import lines are shown)."""
+        ...
+
+
+@dataclass(frozen=True)
+class AcceptanceName:
+    """How a language's runners collect a test file (``pattern``, matched against the
+    whole file name), and the name the examiner's acceptance file gets beside one:
+    ``made``, with ``{stem}`` and the match's groups (``{0}``, ``{1}`` ...) filled in."""
+
+    pattern: re.Pattern[str]
+    made: str
+
+    def name_beside(self, test_file_name: str, stem: str) -> str | None:
+        """The acceptance file's name beside ``test_file_name``, or None when this
+        naming does not collect that file."""
+        match = self.pattern.fullmatch(test_file_name)
+        return None if match is None else self.made.format(*match.groups(), stem=stem)
+
+
+#: Where a reader of a file's tokens finds something: (first token, last token, what).
+Spotted = tuple[int, int, str]
+
+
+@dataclass(frozen=True)
+class CheatIdioms:
+    """A language's words for the cheat idioms (rgr.check.cheats.tokens), read on its
+    tokens: the rules are the checks', the words each language's."""
+
+    #: The suffixes of the files they are read in.
+    suffixes: tuple[str, ...]
+    #: How the tokenizer reads them (a ``MutationSyntax.language``).
+    tokens: str
+    #: How a method's definition starts: ``fn`` (its name follows), ``func`` (its name
+    #: or its receiver follows), or ``member`` (a name not read from an object).
+    defines: str
+    #: Methods whose answer must depend on the other operand -> the constants that show
+    #: it does not.
+    equality_methods: Mapping[str, tuple[str, ...]]
+    #: Calls that end the process, each as its tokens up to its ``(``.
+    exits: tuple[tuple[str, ...], ...]
+    #: What at a token asks whether tests are running (``detects-test-run``), or None.
+    test_run: Callable[[TokenScan, int], str | None] | None = None
+    #: What in a file replaces part of the test framework (``patches-test-framework``).
+    patches: Callable[[TokenScan], list[Spotted]] | None = None
+    #: Whether a path is a test file by its name alone (Go's ``_test.go``).
+    test_file: Callable[[str], bool] | None = None
+    #: The lines of test code inside a source file (Rust's ``#[cfg(test)] mod``).
+    test_lines: Callable[[list[Token], list[str]], set[int]] | None = None
+
+    def reads(self, path: str) -> bool:
+        return path.endswith(self.suffixes)
+
+
+@dataclass(frozen=True)
+class Language:
+    """What rgr knows of one language apart from its runners."""
+
+    name: str
+    #: The suffixes of its source files.
+    suffixes: tuple[str, ...]
+    #: How its test files are named, first match first (rgr.check.acceptance.placing).
+    acceptance_names: tuple[AcceptanceName, ...] = ()
+    #: Its runners' test ids name a package and a test but no file (Go's
+    #: ``example.com/calc::TestSums``): a test is told by its name alone.
+    ids_name_no_file: bool = False
+    #: What the examiner is shown of the code its test files use; None: their import
+    #: lines.
+    interface: ExaminerInterface | None = None
+    #: Its cheat idioms, where rgr reads them on its tokens; None: none (Python's are
+    #: read by its AST in rgr.check.cheats.python_ast).
+    cheats: CheatIdioms | None = None
+
+    def writes(self, path: str) -> bool:
+        """Whether ``path`` is a file of this language."""
+        return path.endswith(self.suffixes)

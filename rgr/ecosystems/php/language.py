@@ -1,0 +1,11 @@
+"""PHP, apart from its runner (runner)."""
+
+from __future__ import annotations
+
+import re
+
+from rgr.ecosystems.language import AcceptanceName, Language
+
+LANGUAGE = Language(
+    "PHP", (".php",),
+    acceptance_names=(AcceptanceName(re.compile(r".*Test\.php"), "RgrAcceptanceTest.php"),))
