@@ -461,6 +461,10 @@ _LANGUAGE_SUFFIX = re.compile(
 #: sub-package. A word not listed here fails the rule; a word listed that the module no
 #: longer names fails too, so the list only shrinks.
 ECOSYSTEM_WORDS_ALLOWED: dict[str, tuple[frozenset[str], str]] = {
+    "rgr.base.installed": (
+        frozenset({"'python'", "pytest"}),
+        "rgr's own installation, not a project's: rgr is a Python program (its "
+        "environment's python) and its demo extra installs pytest"),
     "rgr.check.manifest_keys": (
         frozenset({"cargo", "jest", "mocha", "pytest", "vitest"}),
         "the PreToolUse hook loads this file by path inside the sandbox, with the "

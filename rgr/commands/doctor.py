@@ -16,6 +16,7 @@ from rgr.check.gate import GateResult, gate_argvs
 from rgr.check.mutation import equivalence
 from rgr.commands.common import emit
 from rgr.commands.verify import refusal_data, refusal_lines, result_lines
+from rgr.ecosystems import registry
 from rgr.ecosystems.python.pytest_runner import project_virtualenv
 from rgr.loop.attempt import Sealer, tests_summary
 from rgr.loop.sealed_gate import sealed_gate
@@ -139,11 +140,6 @@ def _store_line(ws: Workspace, sealer: Sealer) -> str:
     return f"{where}: SHOWN ({acceptance_store.exposed(store, over)})"
 
 
-#: The runners of Python projects: the only ones whose survivors CrossHair can judge,
-#: so the only projects the equivalence line (and its install hint) is shown for.
-PYTHON_RUNNERS = frozenset({"pytest", "unittest"})
-
-
 def _equivalence_line() -> str:
     """Whether the mutation gate can decide a Python survivor's equivalence."""
     found = equivalence.version()
@@ -174,7 +170,9 @@ def _text(ws: Workspace, sealer: Sealer, programs: list[Resolved], problems: lis
         f"  test command  {' '.join(sealer.test_command.argv)} "
         f"({sealer.test_command.source})",
     ]
-    if sealer.test_command.runner in PYTHON_RUNNERS:
+    # CrossHair judges survivors of code rgr's line tracer runs under (Python's runners):
+    # only there is the equivalence line (and its install hint) of use.
+    if registry.traced(sealer.test_command.runner):
         out.append(f"  equivalence   {_equivalence_line()}")
     if not note.enabled:
         out += ["  sandbox       OFF: agents and test runs are not confined",
