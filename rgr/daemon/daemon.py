@@ -21,9 +21,9 @@ from types import FrameType
 from rgr.base import failpoints
 from rgr.base.errors import ExitCode, RgrError
 from rgr.base.slots import slot_env
-from rgr.daemon import cron
+from rgr.daemon import cron, identity
 from rgr.daemon.hub import RemoteUnreachable, open_hub
-from rgr.daemon.queue import TERMINAL, Job, JobState, Queue, dead_end, fleet_spent, who
+from rgr.daemon.queue import TERMINAL, Job, JobState, Queue, dead_end, fleet_spent, host, who
 from rgr.daemon.view import DaemonView
 from rgr.daemon.workcopy import JOBS_DIR
 from rgr.daemon.worker import Budget, DaemonContext, DaemonOptions, Worker
@@ -114,6 +114,7 @@ def run_daemon(root: Path, options: DaemonOptions, view: DaemonView | None = Non
         with view:
             ctx = DaemonContext(root=root, git_dir=git_dir, main=main, hub=hub, queue=queue,
                                 hub_url=url, options=options, env=env, report=view.report,
+                                identity=identity.start(git_dir, host()),
                                 budget=Budget(options.max_budget_usd))
             return _serve(ctx, view)
 

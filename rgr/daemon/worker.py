@@ -25,7 +25,8 @@ from rgr.base.errors import ExitCode, RgrError
 from rgr.base.proc import Completed, run_lines, tail
 from rgr.daemon import claims, land
 from rgr.daemon.hub import Hub, RemoteUnreachable
-from rgr.daemon.queue import FAILED, Claim, Job, Queue, fleet_spent, runnable, who
+from rgr.daemon.identity import Identity
+from rgr.daemon.queue import FAILED, Claim, Job, Queue, fleet_spent, host, runnable
 from rgr.daemon.workcopy import LostJob, WorkCopy, jobs_root
 from rgr.observe.limits import usd
 from rgr.sandbox.toolchain import DEPENDENCIES_FROM_VAR
@@ -92,6 +93,8 @@ class DaemonContext:
     options: DaemonOptions
     env: Mapping[str, str]
     report: Report
+    #: This daemon in claims (rgr.daemon.identity); a fresh random one by default.
+    identity: Identity = field(default_factory=lambda: Identity(host()))
     stop: threading.Event = field(default_factory=threading.Event)
     integrate_lock: threading.Lock = field(default_factory=threading.Lock)
     budget: Budget = field(default_factory=lambda: Budget(None))
@@ -104,6 +107,9 @@ class DaemonContext:
     #: its doing: they do not make it exit non-zero).
     failed: set[int] = field(default_factory=set)
     lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def __post_init__(self) -> None:
+        self.leases.me = self.identity
 
     def kill_children(self) -> None:
         with self.lock:
@@ -167,7 +173,7 @@ class Worker(threading.Thread):
         super().__init__(daemon=True, name=f"worker-{number}")
         self.ctx = ctx
         self.number = number
-        self.worker_id = f"{who()}:{number}"
+        self.worker_id = ctx.identity.worker(number)
         self.error: BaseException | None = None
 
     def say(self, message: str, **fields: object) -> None:
@@ -198,7 +204,8 @@ class Worker(threading.Thread):
             if self.ctx.stop.is_set():
                 return True
             won = claims.try_claim(self.ctx.hub, job, self.worker_id,
-                                   self.ctx.options.lease_s, self.ctx.leases.gone)
+                                   self.ctx.options.lease_s, self.ctx.leases.gone,
+                                   self.ctx.identity)
             if won is None:
                 continue
             failpoints.hit("daemon:claimed")

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -218,11 +219,17 @@ def test_kill_9_at_daemon_point_then_restart(tmp_path: Path, point: str) -> None
 
 
 def two_clones(tmp_path: Path) -> tuple[Path, Path, Path]:
+    bare, (a, b) = clones_of_a_hub(tmp_path, ("a", "b"))
+    return bare, a, b
+
+
+def clones_of_a_hub(tmp_path: Path, names: tuple[str, ...]) -> tuple[Path, list[Path]]:
+    """A bare remote of the kata and one clone of it per name (a machine each)."""
     origin = make_project(tmp_path / "origin")
     bare = tmp_path / "hub.git"
     git(tmp_path, "clone", "-q", "--bare", str(origin), str(bare))
     clones = []
-    for name in ("a", "b"):
+    for name in names:
         clone = tmp_path / name
         git(tmp_path, "clone", "-q", "-o", "hub", str(bare), str(clone))
         for key, value in (("user.name", f"Machine {name}"),
@@ -230,7 +237,7 @@ def two_clones(tmp_path: Path) -> tuple[Path, Path, Path]:
                            ("commit.gpgsign", "false")):
             git(clone, "config", key, value)
         clones.append(clone)
-    return bare, clones[0], clones[1]
+    return bare, clones
 
 
 def test_two_daemons_share_a_bare_remote(tmp_path: Path) -> None:
@@ -258,6 +265,67 @@ def test_two_daemons_share_a_bare_remote(tmp_path: Path) -> None:
     # Branches and notes are on the hub, every note there (counted).
     hub_notes = git(bare, "notes", "--ref=refs/notes/tdd-handoffs", "list").splitlines()
     assert len(hub_notes) == len(names) * len(PHASES)
+    for job in jobs:
+        assert_branch_done(bare, str(job["branch"]), tmp_path)
+
+
+#: PID 1 of a PID namespace, as tini is in a container: burns ``argv[1]`` pids first
+#: (so that each namespace's daemon has another pid, dead in the other namespaces), then
+#: runs the rest of argv and hands it SIGTERM.
+PID_ONE = """
+import signal, subprocess, sys
+for _ in range(int(sys.argv[1])):
+    subprocess.run(["true"])
+child = subprocess.Popen(sys.argv[2:])
+signal.signal(signal.SIGTERM, lambda signum, frame: child.send_signal(signum))
+sys.exit(child.wait())
+"""
+
+
+def pid_namespace() -> list[str]:
+    """How to start a process in a PID namespace of its own here (with its own /proc),
+    or pytest.skip saying why there is none."""
+    for how in (["unshare", "--pid", "--fork", "--mount-proc"],
+                ["unshare", "--user", "--map-root-user", "--pid", "--fork", "--mount-proc"]):
+        try:
+            done = subprocess.run([*how, "true"], capture_output=True, text=True, timeout=30)
+        except FileNotFoundError:
+            pytest.skip("no unshare (util-linux) here: PID namespaces cannot be made")
+        if done.returncode == 0:
+            return how
+    pytest.skip(f"unshare cannot make a PID namespace here: {done.stderr.strip()}")
+
+
+def test_workers_sharing_a_host_name_in_separate_pid_namespaces_never_take_a_live_job(
+        tmp_path: Path) -> None:
+    """Containers on the host network: three daemons on one host name (no
+    RGR_DAEMON_HOST), each in a PID namespace of its own, where the others' pids name
+    no process. One job, so two idle daemons keep reading the busy one's claim for the
+    whole run: the job runs once (claimed once, five sessions), never taken over."""
+    how = pid_namespace()
+    bare, clones = clones_of_a_hub(tmp_path, ("a", "b", "c"))
+    names = ("alpha",)
+    with FakeModelServer(choose=choose) as server:
+        env = rgr_env(tmp_path / "home", server.url)
+        env.pop("RGR_DAEMON_HOST", None)
+        add(clones[0], env, *names, extra=("--remote", "hub"))
+        daemons = [subprocess.Popen(
+            [*how, sys.executable, "-c", PID_ONE, str(3 * i), sys.executable, "-m", "rgr",
+             "daemon", "--remote", "hub", *FAST], cwd=clone, env=env,
+            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+            text=True) for i, clone in enumerate(clones)]
+        outs = [d.communicate(timeout=400)[0] for d in daemons]
+        everything = "\n---\n".join(outs)
+        assert [d.returncode for d in daemons] == [0, 0, 0], everything
+        assert server.errors == [], server.errors
+    assert "taken over" not in everything, everything
+    assert sessions_by_job(server) == dict.fromkeys(names, SESSIONS_PER_JOB)
+    jobs = queue_json(clones[0], env, "--remote", "hub")
+    assert states(jobs) == ["complete"] * len(names)
+    assert all(j["state"]["runs"] == 1 for j in jobs), jobs  # type: ignore[index]
+    # The claims were written from other namespaces, with other pids, on one host name.
+    claimed = [line for out in outs for line in out.splitlines() if "claimed job" in line]
+    assert len(claimed) == len(names), everything
     for job in jobs:
         assert_branch_done(bare, str(job["branch"]), tmp_path)
 
