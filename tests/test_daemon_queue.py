@@ -483,3 +483,29 @@ def test_a_claim_is_judged_by_its_lease_never_by_a_pid_from_another_namespace(
         assert not claims.LeaseWatch(me=me).gone(mine)
     # A claim with a field this rgr does not know (a newer rgr's) is read all the same.
     assert Claim.parse(json.dumps({**dataclasses.asdict(won[0]), "later": 1})) == won[0]
+
+
+def test_the_last_count_is_read_from_the_remote(tmp_path: Path) -> None:
+    """A daemon's last line counts the jobs as the remote holds them when it ends: a
+    job another machine finished after this daemon's last look is complete there (a
+    survivor of a fleet once said `3 complete, 1 running`, one poll behind)."""
+    from rgr.daemon.daemon import final_count
+    from rgr.daemon.worker import DaemonContext, DaemonOptions
+
+    _bare, (here, there) = bare_with_clones(tmp_path, 2)
+    mine = Git(here, git_env())
+    hub = RemoteHub(mine, "hub")
+    hub.refresh()
+    queue = Queue(mine, hub)
+    assert [j.state.state for j in queue.jobs()] == ["queued"]
+    # Another machine finishes the job on the remote.
+    other = Git(there, git_env())
+    theirs = Queue(other, RemoteHub(other, "hub"))
+    theirs.hub.refresh()
+    [job] = theirs.jobs()
+    assert theirs.set_state(job, dataclasses.replace(job.state, state="complete"))
+    ctx = DaemonContext(root=here, git_dir=here / ".git", main=mine, hub=hub, queue=queue,
+                        hub_url="hub", options=DaemonOptions(remote="hub"), env=git_env(),
+                        report=lambda *args, **kwargs: None)
+    assert [j.state.state for j in queue.jobs()] == ["queued"]  # this clone's last look
+    assert final_count(ctx) == "daemon done: 1 complete"

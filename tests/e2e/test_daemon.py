@@ -880,10 +880,12 @@ def test_sigterm_mid_phase_stops_cleanly_and_a_restart_completes(tmp_path: Path)
 
         server._state.on_request = term
         add(repo, env, "alpha")
-        first = start_rgr(["daemon", *FAST], repo, env)
+        # A grace period far longer than any phase here: the phase finishes.
+        first = start_rgr(["daemon", *FAST, "--grace", "600"], repo, env)
         daemon_box.append(first)
         out = first.communicate(timeout=400)[0]
         assert first.returncode == 0 and sent.is_set(), out
+        assert "job 1: finished phase RED; stopped before GREEN" in out, out
         [job] = queue_json(repo, env)
         assert job["state"]["state"] == "stopped", out  # type: ignore[index]
         message = str(job["state"]["message"])  # type: ignore[index]
@@ -896,6 +898,63 @@ def test_sigterm_mid_phase_stops_cleanly_and_a_restart_completes(tmp_path: Path)
         assert server.errors == [], server.errors
     assert states(queue_json(repo, env)) == ["complete"]
     assert sessions_by_job(server)["alpha"] == SESSIONS_PER_JOB  # nothing redone
+
+
+def test_sigterm_past_the_grace_period_hands_the_phase_back(tmp_path: Path) -> None:
+    """A phase slower than --grace (the model does not answer RED's first request):
+    SIGTERM, and the daemon cuts RED off once the grace period is over, hands the job
+    back at its last phase boundary (stopped, no claim left, RED not noted), says so,
+    and exits within the period and the few seconds handing back takes; a restart
+    resumes from PLAN's handoff and completes, RED played again, nothing else."""
+    repo = make_project(tmp_path / "kata")
+    daemon_box: list[subprocess.Popen[str]] = []
+    sent = threading.Event()
+    released = threading.Event()
+    termed_at: list[float] = []
+    grace = 4.0
+    with FakeModelServer(choose=choose) as server:
+        env = rgr_env(tmp_path / "home", server.url)
+
+        def slow_red(record: RequestRecord) -> None:
+            if record.script_index is None or released.is_set() or not daemon_box:
+                return
+            if server._state.scripts[record.script_index].name == "red-alpha":
+                if not sent.is_set():
+                    sent.set()
+                    termed_at.append(time.monotonic())
+                    daemon_box[0].terminate()  # SIGTERM, as an engine's stop sends it
+                released.wait(120)  # a phase far longer than the grace period
+
+        server._state.on_request = slow_red
+        add(repo, env, "alpha")
+        first = start_rgr(["daemon", *FAST, "--grace", f"{grace:g}"], repo, env)
+        daemon_box.append(first)
+        try:
+            out = first.communicate(timeout=400)[0]
+        finally:
+            released.set()
+        took = time.monotonic() - termed_at[0]
+        print(f"\nSIGTERM to the daemon's exit: {took:.1f} s (--grace {grace:g})")
+        assert first.returncode == 0, out
+        # Within the grace period and the hand-back (a state CAS, a claim release),
+        # far below the 120 s the phase would have taken.
+        assert grace <= took < grace + 30, (took, out)
+        assert "handed back job 1 at phase boundary: its RED was cut off" in out, out
+        assert "finished phase" not in out, out
+        [job] = queue_json(repo, env)
+        assert job["state"]["state"] == "stopped" and job["claim"] is None, job  # type: ignore[index]
+        message = str(job["state"]["message"])  # type: ignore[index]
+        assert "SIGTERM" in message and "handed back" in message, message
+        assert [n["phase"] for n in notes_on_branch(repo, "rgr/make-alpha")] == \
+            ["REFACTOR", "PLAN"]
+        second = rgr(["daemon", *FAST], repo, env, timeout=400)
+        assert second.returncode == 0, second.stdout
+        assert server.errors == [], server.errors
+    [job] = queue_json(repo, env)
+    assert job["state"]["state"] == "complete" and job["state"]["runs"] == 2, job  # type: ignore[index]
+    assert_branch_done(repo, "rgr/make-alpha", tmp_path)
+    # The cut-off RED was played again by the restart; every other session once.
+    assert sessions_by_job(server)["alpha"] == SESSIONS_PER_JOB + 1
 
 
 def test_one_budget_for_the_fleet(tmp_path: Path) -> None:
