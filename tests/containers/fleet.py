@@ -71,6 +71,9 @@ class Fleet:
         env.update(RGR_REMOTE_URL=self.url, RGR_GIT_USERNAME=USERNAME,
                    RGR_GIT_PASSWORD=self.password, RGR_INTEGRATE="merge",
                    RGR_LEASE="15", RGR_POLL="0.5")
+        # The scripts have no examiner session: off, as in every scripted-model
+        # environment (rgr.base.config.ACCEPTANCE_MODE_VAR).
+        env["TDD_ACCEPTANCE_MODE"] = "off"
         env.update(extra)
         return env
 
