@@ -566,15 +566,22 @@ def queue_retry(ctx: Context, job_id: int, max_budget_usd: float | None,
               help="With --integrate: when the rebase conflicts, merge-fixer agent sessions "
                    "(sealed, judged by the full suite and the guards) that may try to merge "
                    "the job; after that it needs attention. 0: none.")
+@click.option("--grace", "grace_s", type=click.FloatRange(min=0), default=20.0,
+              show_default=True,
+              help="On SIGTERM, seconds a phase under way may take to finish; then it is "
+                   "cut off and its job handed back at its last phase boundary (resumable "
+                   "by any worker). Keep it about 10 s below the container engine's grace "
+                   "period (Kubernetes: 30 s unless the manifest says more).")
 @click.pass_context
 def daemon(click_ctx: click.Context, workers: int, watch: bool, remote: str | None,
            integrate: str, max_budget_usd: float | None, test_slots: int | None,
-           lease_s: float, poll_s: float, merge_fix_tries: int) -> None:
+           lease_s: float, poll_s: float, merge_fix_tries: int, grace_s: float) -> None:
     """Work through the queue with N parallel workers until it is done.
 
     Each job is a full `rgr run` / `rgr refactor` on its own branch, in its own clone,
     coordinated with other workers and daemons only through git refs and notes.
-    `rgr daemon stop` stops it at the next phase boundary (resumable).
+    `rgr daemon stop` stops it at the next phase boundary (resumable); SIGTERM too,
+    within --grace seconds.
     """
     if click_ctx.invoked_subcommand is not None:
         return
@@ -583,7 +590,8 @@ def daemon(click_ctx: click.Context, workers: int, watch: bool, remote: str | No
 
     options = DaemonOptions(workers=workers, watch=watch, remote=remote, integrate=integrate,
                             max_budget_usd=max_budget_usd, test_slots=test_slots,
-                            lease_s=lease_s, poll_s=poll_s, merge_fix_tries=merge_fix_tries)
+                            lease_s=lease_s, poll_s=poll_s, merge_fix_tries=merge_fix_tries,
+                            grace_s=grace_s)
     sys.exit(command.start(click_ctx.ensure_object(Context).workspace(), options))
 
 

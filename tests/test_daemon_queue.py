@@ -434,3 +434,78 @@ def test_a_remote_that_does_not_answer_is_unreachable_not_a_refusal(repo: Repo) 
     text = answer(hung)
     assert unreachable(text) and not lost_race(text)
     assert "did not answer within 0 s" in text or "did not answer within 1 s" in text
+
+
+def test_a_claim_is_judged_by_its_lease_never_by_a_pid_from_another_namespace(
+        repo: Repo) -> None:
+    """Workers sharing this host name in other PID namespaces (containers on the host
+    network) write pids that name no process here: their claims live until their lease
+    runs out, by the reader's clock. Only a claim of an earlier daemon of this very
+    clone (which holds the clone's lock now) is gone at once; an old rgr's claim (no
+    instance) waits for its lease."""
+    from rgr.daemon import claims, identity
+    from rgr.daemon.queue import host
+
+    g = Git(repo.path, git_env())
+    hub = LocalHub(g)
+    git_dir = repo.path / ".git"
+    earlier = identity.start(git_dir, host())
+    me = identity.start(git_dir, host())
+    assert me.instance != earlier.instance and earlier.instance in me.predecessors
+    dead_pid = subprocess.Popen(["true"])
+    dead_pid.wait()  # a pid that is not alive here (as another namespace's pids look)
+    now = [1000.0]
+    watch = claims.LeaseWatch(clock=lambda: now[0], me=me)
+    neighbour = identity.Identity(host())  # same host name, another PID namespace
+    cases = {"neighbour": (neighbour.instance, False), "old rgr": ("", False),
+             "this clone's dead daemon": (earlier.instance, True)}
+    for what, (instance, at_once) in cases.items():
+        ident = add_job(repo.path, what.replace(" ", "-").replace("'", ""))
+        stamp = time.time()
+        claim = Claim(f"{host()}:{dead_pid.pid}:{instance}:1", host(), dead_pid.pid,
+                      stamp, stamp, 30.0, instance)
+        record = dataclasses.asdict(claim)
+        if not instance:
+            del record["instance"]  # as an older rgr wrote its claims
+        g.out("update-ref", f"refs/rgr/claims/{ident}", g.write_blob(json.dumps(record)))
+        job = next(j for j in Queue(g, hub).jobs() if j.id == ident)
+        assert job.claim is not None and not job.claim.gone(), what  # wall clocks agree
+        assert watch.gone(job) is at_once, what
+        if not at_once:
+            assert claims.try_claim(hub, job, me.worker(1), 30.0, watch.gone, me) is None
+            now[0] += 31.0
+            assert watch.gone(job), what  # its lease ran out, by this reader's clock
+        won = claims.try_claim(hub, job, me.worker(1), 30.0, watch.gone, me)
+        assert won is not None, what
+        assert won[0].instance == me.instance and me.instance in won[0].worker
+        # A claim of this daemon itself is never its own dead predecessor's.
+        mine = next(j for j in Queue(g, hub).jobs() if j.id == ident)
+        assert not claims.LeaseWatch(me=me).gone(mine)
+    # A claim with a field this rgr does not know (a newer rgr's) is read all the same.
+    assert Claim.parse(json.dumps({**dataclasses.asdict(won[0]), "later": 1})) == won[0]
+
+
+def test_the_last_count_is_read_from_the_remote(tmp_path: Path) -> None:
+    """A daemon's last line counts the jobs as the remote holds them when it ends: a
+    job another machine finished after this daemon's last look is complete there (a
+    survivor of a fleet once said `3 complete, 1 running`, one poll behind)."""
+    from rgr.daemon.daemon import final_count
+    from rgr.daemon.worker import DaemonContext, DaemonOptions
+
+    _bare, (here, there) = bare_with_clones(tmp_path, 2)
+    mine = Git(here, git_env())
+    hub = RemoteHub(mine, "hub")
+    hub.refresh()
+    queue = Queue(mine, hub)
+    assert [j.state.state for j in queue.jobs()] == ["queued"]
+    # Another machine finishes the job on the remote.
+    other = Git(there, git_env())
+    theirs = Queue(other, RemoteHub(other, "hub"))
+    theirs.hub.refresh()
+    [job] = theirs.jobs()
+    assert theirs.set_state(job, dataclasses.replace(job.state, state="complete"))
+    ctx = DaemonContext(root=here, git_dir=here / ".git", main=mine, hub=hub, queue=queue,
+                        hub_url="hub", options=DaemonOptions(remote="hub"), env=git_env(),
+                        report=lambda *args, **kwargs: None)
+    assert [j.state.state for j in queue.jobs()] == ["queued"]  # this clone's last look
+    assert final_count(ctx) == "daemon done: 1 complete"

@@ -105,6 +105,27 @@ def test_the_entrypoint_gives_git_the_credentials_from_the_environment(
             assert password.encode() not in path.read_bytes(), path
 
 
+def test_the_manifest_asks_for_least_privilege_and_a_grace_period_that_fits() -> None:
+    """The shipped Deployment: no privilege, every capability dropped, seccomp on, only
+    /proc unmasked; the daemon's --grace (RGR_GRACE) ends at least 10 s before the
+    engine's terminationGracePeriodSeconds, and the entrypoint passes it on (the
+    containers themselves: tests/containers)."""
+    text = (REPO_ROOT / "deploy" / "fleet" / "kubernetes.yaml").read_text()
+    settings = "\n".join(line.split("#")[0] for line in text.splitlines())
+    assert "privileged" not in settings and "add:" not in settings
+    assert re.search(r"capabilities:\s*drop: \[ALL\]", settings)
+    assert re.search(r"seccompProfile:\s*type: RuntimeDefault", settings)
+    assert "allowPrivilegeEscalation: false" in settings
+    assert settings.count("procMount: Unmasked") == 1
+    period = re.search(r"terminationGracePeriodSeconds: (\d+)", settings)
+    grace = re.search(r'- name: RGR_GRACE\s+value: "(\d+)"', settings)
+    assert period is not None and grace is not None
+    assert int(grace.group(1)) + 10 <= int(period.group(1))
+    assert '--grace "${RGR_GRACE:-20}"' in ENTRYPOINT.read_text()
+    compose = (REPO_ROOT / "deploy" / "fleet" / "compose.yaml").read_text()
+    assert "stop_grace_period: 30m" in compose and "RGR_GRACE: 1780" in compose
+
+
 def test_the_image_pins_the_claude_code_release_the_suite_pins() -> None:
     pinned = re.search(r"^ARG CLAUDE_CODE_VERSION=(\S+)$", DOCKERFILE.read_text(), re.M)
     assert pinned is not None and pinned.group(1) == PINNED

@@ -11,7 +11,11 @@ very same claim record (its blob id) unchanged for longer than its lease. A hold
 heartbeat writes a new record every third of the lease, so a live holder never looks
 gone, whatever its clock says; a holder whose clock is hours off is judged exactly like
 one whose clock is right. The cost: a reader that just started waits one lease before
-it takes a dead worker's job over (the same host's dead pid needs no wait).
+it takes a dead worker's job over. Never by a pid: workers on one host name may live in
+separate PID namespaces (containers on the host network), where another's pid names
+nothing. The one case needing no wait is always safe: a claim of an earlier daemon of
+this very clone, which is dead since this daemon holds the clone's lock
+(rgr.daemon.identity).
 """
 
 from __future__ import annotations
@@ -23,16 +27,17 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from rgr.daemon.hub import Hub, RefUpdate
+from rgr.daemon.identity import Identity
 from rgr.daemon.queue import CLAIMS, Claim, Job, host
-from rgr.store.locks import pid_alive
 
 DEFAULT_LEASE_S = 60.0
 
 
-def new_claim(worker: str, lease_s: float) -> Claim:
+def new_claim(worker: str, lease_s: float, me: Identity | None = None) -> Claim:
     now = time.time()
-    return Claim(worker=worker, host=host(), pid=os.getpid(),
-                 claimed_at=now, heartbeat_at=now, lease_s=lease_s)
+    return Claim(worker=worker, host=me.host if me else host(), pid=os.getpid(),
+                 claimed_at=now, heartbeat_at=now, lease_s=lease_s,
+                 instance=me.instance if me else "")
 
 
 @dataclass
@@ -40,6 +45,8 @@ class LeaseWatch:
     """Which claims are gone, judged by this process's own clock (see the module)."""
 
     clock: Callable[[], float] = time.monotonic
+    #: The daemon reading (its earlier instances in this clone are dead: no wait).
+    me: Identity | None = None
     #: job id -> (the claim's blob id, when this process first saw it)
     seen: dict[int, tuple[str, float]] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -48,8 +55,8 @@ class LeaseWatch:
         claim, oid = job.claim, job.claim_oid
         if claim is None or oid is None:
             return True
-        if claim.host == host() and claim.pid != os.getpid() and not pid_alive(claim.pid):
-            return True  # a dead process on this machine: no need to wait for its lease
+        if self.me is not None and self.me.dead_predecessor(claim.host, claim.instance):
+            return True  # an earlier daemon of this clone: no need to wait for its lease
         now = self.clock()
         with self.lock:
             first = self.seen.get(job.id)
@@ -60,13 +67,14 @@ class LeaseWatch:
 
 
 def try_claim(hub: Hub, job: Job, worker: str, lease_s: float,
-              gone: Callable[[Job], bool] | None = None) -> tuple[Claim, str] | None:
+              gone: Callable[[Job], bool] | None = None,
+              me: Identity | None = None) -> tuple[Claim, str] | None:
     """Claim ``job`` as read: free, or held by a worker that is gone (``gone``: a
-    LeaseWatch's judgement; by default the claim's own, on wall clocks). The claim and
-    its blob id, or None when another worker was faster."""
+    LeaseWatch's judgement; by default the claim's own, on wall clocks) as ``me``. The
+    claim and its blob id, or None when another worker was faster."""
     if job.claim is not None and not (gone(job) if gone else job.claim.gone()):
         return None
-    claim = new_claim(worker, lease_s)
+    claim = new_claim(worker, lease_s, me)
     oid = hub.git.write_blob(claim.to_json())
     if hub.cas([RefUpdate(f"{CLAIMS}{job.id}", oid, job.claim_oid)]):
         return claim, oid

@@ -10,6 +10,7 @@ firing is a compare-and-swap of the schedule's state, so each firing queues one 
 
 from __future__ import annotations
 
+import contextlib
 import signal
 import threading
 import time
@@ -21,9 +22,9 @@ from types import FrameType
 from rgr.base import failpoints
 from rgr.base.errors import ExitCode, RgrError
 from rgr.base.slots import slot_env
-from rgr.daemon import cron
+from rgr.daemon import cron, identity
 from rgr.daemon.hub import RemoteUnreachable, open_hub
-from rgr.daemon.queue import TERMINAL, Job, JobState, Queue, dead_end, fleet_spent, who
+from rgr.daemon.queue import TERMINAL, Job, JobState, Queue, dead_end, fleet_spent, host, who
 from rgr.daemon.view import DaemonView
 from rgr.daemon.workcopy import JOBS_DIR
 from rgr.daemon.worker import Budget, DaemonContext, DaemonOptions, Worker
@@ -94,6 +95,29 @@ def all_done(jobs: list[Job]) -> bool:
                for j in jobs)
 
 
+def join_workers(ctx: DaemonContext, workers: list[Worker]) -> None:
+    """Wait for the workers to stop; once SIGTERM's grace period is over, cut off the
+    phases still running so that their jobs are handed back before the engine kills
+    the container (DaemonContext.hand_back)."""
+    while any(worker.is_alive() for worker in workers):
+        if ctx.grace_over():
+            ctx.hand_back()
+        for worker in workers:
+            worker.join(timeout=0.2)
+
+
+def final_count(ctx: DaemonContext) -> str:
+    """The last line: every job's state as the hub holds it after this daemon's last
+    landing, read afresh (other machines' jobs ended since this daemon last looked)."""
+    with contextlib.suppress(RgrError):  # unreachable now: the last count this clone saw
+        ctx.hub.refresh()
+    counts: dict[str, int] = {}
+    for job in ctx.queue.jobs():
+        counts[job.state.state] = counts.get(job.state.state, 0) + 1
+    return "daemon done: " + (", ".join(f"{n} {s}" for s, n in sorted(counts.items()))
+                              or "the queue is empty")
+
+
 def run_daemon(root: Path, options: DaemonOptions, view: DaemonView | None = None) -> int:
     # Children (rgr run/resume, git) never inherit the daemon's own crash point.
     env = failpoints.scrub(git_env())
@@ -114,6 +138,7 @@ def run_daemon(root: Path, options: DaemonOptions, view: DaemonView | None = Non
         with view:
             ctx = DaemonContext(root=root, git_dir=git_dir, main=main, hub=hub, queue=queue,
                                 hub_url=url, options=options, env=env, report=view.report,
+                                identity=identity.start(git_dir, host()),
                                 budget=Budget(options.max_budget_usd))
             return _serve(ctx, view)
 
@@ -124,8 +149,11 @@ def _serve(ctx: DaemonContext, view: DaemonView) -> int:
 
     def on_term(signum: int, frame: FrameType | None) -> None:
         # A container's `docker stop`, systemd, a person: a clean stop, said as such in
-        # the states of the jobs it stops.
+        # the states of the jobs it stops, within --grace seconds (the engine kills the
+        # container once its own grace period is over).
         ctx.stop_reason = "the daemon got SIGTERM (a clean stop at the phase boundary)"
+        if ctx.term_at is None:
+            ctx.term_at = time.monotonic()
         ctx.stop.set()
 
     if threading.current_thread() is threading.main_thread():
@@ -180,20 +208,14 @@ def _serve(ctx: DaemonContext, view: DaemonView) -> int:
         view.say("interrupted: agents stopped; the jobs resume from their last handoff")
         return ExitCode.INTERRUPTED
     finally:
-        for worker in workers:
-            worker.join()
+        join_workers(ctx, workers)
         if threading.current_thread() is threading.main_thread():
             signal.signal(signal.SIGTERM, previous)
         (ctx.git_dir / STOP_FILE).unlink(missing_ok=True)
     errors = [w.error for w in workers if w.error is not None]
     if errors:
         raise errors[0]
-    jobs = ctx.queue.jobs()
-    counts: dict[str, int] = {}
-    for job in jobs:
-        counts[job.state.state] = counts.get(job.state.state, 0) + 1
-    view.say("daemon done: " + (", ".join(f"{n} {s}" for s, n in sorted(counts.items()))
-                                or "the queue is empty"))
+    view.say(final_count(ctx))
     # Non-zero only for what failed under this daemon: failures left from earlier runs
     # sit in the queue until retried or cancelled, and a clean stop is still clean.
     failed = sorted(ctx.failed)

@@ -7,8 +7,9 @@ Layout (every value is a small JSON blob a ref points at; ``<id>`` is 1, 2, 3 ..
     refs/rgr/state/<id>    the job's state, replaced by compare-and-swap: queued,
                            running, stopped, complete, failed, needs-attention,
                            cancelled, scheduled (a schedule); phase, cycle, cost, tip
-    refs/rgr/claims/<id>   who runs it: worker, host, pid, heartbeat, lease expiry;
-                           created only if absent, renewed and deleted only by CAS
+    refs/rgr/claims/<id>   who runs it: worker, host, pid, instance (rgr.daemon.identity),
+                           heartbeat, lease; created only if absent, renewed and deleted
+                           only by CAS
     refs/heads/rgr/<slug>  the job's branch; its handoff notes stay where every rgr
                            run keeps them, refs/notes/tdd-handoffs
 
@@ -31,7 +32,6 @@ from typing import Any, TypeVar
 from rgr.base.errors import RgrError
 from rgr.daemon.hub import Hub, RefUpdate
 from rgr.store.gitcli import Git
-from rgr.store.locks import pid_alive
 
 QUEUE = "refs/rgr/queue/"
 STATE = "refs/rgr/state/"
@@ -117,12 +117,15 @@ class JobState:
 
 @dataclass(slots=True)  # not frozen: 10,000 of them are built per read
 class Claim:
-    worker: str  # host:pid:n, unique per worker thread
+    worker: str  # host:pid:instance:n, unique per worker thread
     host: str
-    pid: int
+    pid: int  # for people: in another PID namespace it names nothing
     claimed_at: float
     heartbeat_at: float
     lease_s: float
+    #: The holder daemon's random id (rgr.daemon.identity); "" in a claim of an older
+    #: rgr, which only its lease can show gone.
+    instance: str = ""
 
     @property
     def expires_at(self) -> float:
@@ -132,11 +135,11 @@ class Claim:
         return (now if now is not None else time.time()) > self.expires_at
 
     def gone(self) -> bool:
-        """The lease ran out, or the holder was a process on this host that died (a
-        kill -9 of the daemon here need not wait for the lease)."""
-        if self.expired():
-            return True
-        return self.host == host() and self.pid != os.getpid() and not pid_alive(self.pid)
+        """The lease ran out, by the wall clocks (a daemon judges by its own clock
+        instead: rgr.daemon.claims.LeaseWatch). Never by the holder's pid: a worker in
+        another PID namespace on this host name (containers on the host network) would
+        look dead while it works."""
+        return self.expired()
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), sort_keys=True)
@@ -395,7 +398,10 @@ def describe_state(job: Job) -> str:
 
 
 def describe_claim(claim: Claim | None) -> str:
-    return "" if claim is None else f"{claim.host}:{claim.pid}"
+    if claim is None:
+        return ""
+    # The instance tells apart workers sharing a host name and a pid (containers).
+    return f"{claim.host}:{claim.pid}" + (f"/{claim.instance[:6]}" if claim.instance else "")
 
 
 def _flat(record: Any) -> dict[str, Any]:

@@ -25,7 +25,8 @@ from rgr.base.errors import ExitCode, RgrError
 from rgr.base.proc import Completed, run_lines, tail
 from rgr.daemon import claims, land
 from rgr.daemon.hub import Hub, RemoteUnreachable
-from rgr.daemon.queue import FAILED, Claim, Job, Queue, fleet_spent, runnable, who
+from rgr.daemon.identity import Identity
+from rgr.daemon.queue import FAILED, Claim, Job, Queue, fleet_spent, host, runnable
 from rgr.daemon.workcopy import LostJob, WorkCopy, jobs_root
 from rgr.observe.limits import usd
 from rgr.sandbox.toolchain import DEPENDENCIES_FROM_VAR
@@ -37,6 +38,11 @@ PHASES_PER_CHILD = 1
 CHILD_TIMEOUT_S = 6 * 3600.0
 #: Children killed by a signal in a row before the job counts as failed.
 CHILD_CRASHES = 3
+#: ``--grace``: seconds a phase under way may go on after SIGTERM before it is cut off
+#: and its job handed back. Handing back takes a few seconds more (a state update and a
+#: claim release on the hub), so this stays 10 s below Kubernetes' default
+#: terminationGracePeriodSeconds (30 s); a manifest that gives more sets more.
+DEFAULT_GRACE_S = 20.0
 
 
 @dataclass
@@ -51,6 +57,7 @@ class DaemonOptions:
     poll_s: float = 2.0
     #: Merge-fixer sessions a conflicting integration may use (0: none).
     merge_fix_tries: int = 2
+    grace_s: float = DEFAULT_GRACE_S
 
 
 @dataclass(frozen=True)
@@ -92,6 +99,8 @@ class DaemonContext:
     options: DaemonOptions
     env: Mapping[str, str]
     report: Report
+    #: This daemon in claims (rgr.daemon.identity); a fresh random one by default.
+    identity: Identity = field(default_factory=lambda: Identity(host()))
     stop: threading.Event = field(default_factory=threading.Event)
     integrate_lock: threading.Lock = field(default_factory=threading.Lock)
     budget: Budget = field(default_factory=lambda: Budget(None))
@@ -99,18 +108,47 @@ class DaemonContext:
     #: Why the workers stop at their next phase boundary (said in the jobs' states).
     stop_reason: str = "the daemon was stopped"
     children: dict[int, int] = field(default_factory=dict)  # worker -> child pid
+    #: The workers whose child runs a phase (not a landing's check or merge fix).
+    phases: set[int] = field(default_factory=set)
+    #: When SIGTERM came (monotonic), and whether its grace period is over: the phases
+    #: still running are cut off and their jobs handed back (rgr.daemon.daemon).
+    term_at: float | None = None
+    handing_back: threading.Event = field(default_factory=threading.Event)
     busy: set[int] = field(default_factory=set)
     #: Jobs this daemon saw fail or need attention (older failures in the queue are not
     #: its doing: they do not make it exit non-zero).
     failed: set[int] = field(default_factory=set)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
+    def __post_init__(self) -> None:
+        self.leases.me = self.identity
+
     def kill_children(self) -> None:
         with self.lock:
             pids = list(self.children.values())
-        for pid in pids:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(pid, signal.SIGKILL)
+        _kill(pids)
+
+    def grace_over(self) -> bool:
+        """SIGTERM came more than ``--grace`` seconds ago."""
+        return self.term_at is not None and \
+            time.monotonic() - self.term_at >= self.options.grace_s
+
+    def hand_back(self) -> None:
+        """The grace period is over: kill every phase still running (as a kill -9 would:
+        `rgr resume` settles what it leaves); each worker then hands its job back at
+        the last phase boundary. A landing under way is left to finish: cut off, its
+        verification would fail a job that is fine. Called again until the workers
+        are gone (a phase child that registered late is killed too)."""
+        self.handing_back.set()
+        with self.lock:
+            pids = [pid for number, pid in self.children.items() if number in self.phases]
+        _kill(pids)
+
+
+def _kill(pids: list[int]) -> None:
+    for pid in pids:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(pid, signal.SIGKILL)
 
 
 class Heartbeat(threading.Thread):
@@ -167,7 +205,7 @@ class Worker(threading.Thread):
         super().__init__(daemon=True, name=f"worker-{number}")
         self.ctx = ctx
         self.number = number
-        self.worker_id = f"{who()}:{number}"
+        self.worker_id = ctx.identity.worker(number)
         self.error: BaseException | None = None
 
     def say(self, message: str, **fields: object) -> None:
@@ -198,7 +236,8 @@ class Worker(threading.Thread):
             if self.ctx.stop.is_set():
                 return True
             won = claims.try_claim(self.ctx.hub, job, self.worker_id,
-                                   self.ctx.options.lease_s, self.ctx.leases.gone)
+                                   self.ctx.options.lease_s, self.ctx.leases.gone,
+                                   self.ctx.identity)
             if won is None:
                 continue
             failpoints.hit("daemon:claimed")
@@ -256,6 +295,7 @@ class Worker(threading.Thread):
     def loop(self, job: Job, wc: WorkCopy, beat: Heartbeat) -> None:
         ctx = self.ctx
         crashes = 0
+        ran: str | None = None  # the phase the last child ran
         while True:
             if beat.lost.is_set():
                 self.say(f"job {job.id}: the claim was lost; another worker owns it")
@@ -279,7 +319,11 @@ class Worker(threading.Thread):
                 if not beat.unreachable.is_set():
                     wc.share_notes()
                 self.update(job, state="stopped", message=f"{why}; resumable")
-                self.say(f"job {job.id} stopped before {progress.phase or 'PLAN'}: {why}")
+                # Whoever stopped the daemon reads here whether the phase under way
+                # finished (or was handed back: hand_back below).
+                finished = f"finished phase {ran}; " if ran else ""
+                self.say(f"job {job.id}: {finished}stopped before "
+                         f"{progress.phase or 'PLAN'}: {why}")
                 return
             if self.out_of_budget(job, wc, jobs):
                 return
@@ -288,8 +332,12 @@ class Worker(threading.Thread):
                      phase=progress.phase or "PLAN", cycle=progress.cycle,
                      cost=job.state.cost_usd)
             done = self.child(job, progress.started, budget)
+            ran = progress.phase or "PLAN"
             if beat.lost.is_set():
                 continue
+            if ctx.handing_back.is_set() and done.returncode < 0:
+                self.hand_back(job, wc, ran)
+                return
             failpoints.hit("daemon:child-done")
             after = wc.progress()
             wc.publish()
@@ -326,6 +374,27 @@ class Worker(threading.Thread):
                 self.update(job, state="failed", message=failure)
                 self.say(f"job {job.id} failed: {reason(failure)}", outcome=True)
                 return
+
+    def hand_back(self, job: Job, wc: WorkCopy, phase: str) -> None:
+        """The grace period ran out mid-phase and the phase was killed: give the job
+        back at its last phase boundary. Nothing of the cut-off phase is published (the
+        hub holds the job as the last boundary left it, as after a dead worker); the
+        job is ``stopped`` and, once the claim is released (run_job), any worker
+        continues it from its last handoff, here as `rgr resume` after a kill -9."""
+        spent, total = wc.uncounted_spend()  # the cut-off phase's sessions were paid
+        grace = self.ctx.options.grace_s
+        why = (f"{self.ctx.stop_reason}; its {phase} was cut off after the --grace of "
+               f"{grace:g} s and handed back: it resumes from its last handoff")
+        self.update(job, state="stopped", message=why,
+                    cost_usd=job.state.cost_usd + spent)
+        wc.counted(total)
+        # Its handoffs so far into the shared notes, as for every stopped job; best
+        # effort: they are on the job's own notes ref already, where a resume reads them.
+        with contextlib.suppress(RgrError):
+            wc.share_notes()
+        self.say(f"handed back job {job.id} at phase boundary: its {phase} was cut off "
+                 f"after the {grace:g} s grace period; any worker resumes it from its "
+                 "last handoff", outcome=True)
 
     def count_spend(self, job: Job, wc: WorkCopy) -> None:
         """Add what this clone's sessions cost and the job's state does not count yet."""
@@ -366,7 +435,13 @@ class Worker(threading.Thread):
             argv = ["refactor", "--here", *common[:4], job.spec.feature]
         else:
             argv = ["run", "--here", *common, job.spec.feature]
-        return self.rgr(job, argv)
+        with self.ctx.lock:
+            self.ctx.phases.add(self.number)  # cut off when the grace period ends
+        try:
+            return self.rgr(job, argv)
+        finally:
+            with self.ctx.lock:
+                self.ctx.phases.discard(self.number)
 
     def rgr(self, job: Job, argv: list[str]) -> Completed:
         """``rgr <argv>`` in the job's clone: killed with the claim, its tool calls shown

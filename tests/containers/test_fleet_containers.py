@@ -118,6 +118,9 @@ def test_worker_containers_one_killed_mid_job(image: str, tmp_path: Path) -> Non
     with fleet(tmp_path, on_session=lambda n: n == f"green-{VICTIM}" and green.set()) as f:
         f.queue(*NAMES)
         started = time.monotonic()
+        # On the host network the containers share the host's name; RGR_DAEMON_HOST
+        # only lets the test tell from a claim which container to kill (claims tell
+        # workers apart by their instance: tests/e2e/test_daemon.py, PID namespaces).
         containers = [podman.run_worker(f"w{i}", f.worker_env(RGR_DAEMON_HOST=f"w{i}"),
                                         image=image) for i in range(1, 4)]
         try:
@@ -133,7 +136,9 @@ def test_worker_containers_one_killed_mid_job(image: str, tmp_path: Path) -> Non
 
 def kube_manifest(name: str, image: str, variables: dict[str, str]) -> str:
     """The shipped Deployment as one worker named ``name``: its image, and the test's
-    settings added to its environment (podman plays one replica per play)."""
+    settings added to its environment. One replica per play so that the test knows
+    which container holds which claim (podman 4.3 would play `replicas: 3` as 3 pods;
+    4.4 and later make one)."""
     text = MANIFEST.read_text()
 
     def once(old: str, new: str) -> None:
@@ -149,8 +154,10 @@ def kube_manifest(name: str, image: str, variables: dict[str, str]) -> str:
                     for key, value in variables.items())
     once("          env:\n", "          env:\n" + extra)
     # podman 4.3's kube play ignores procMount; `privileged` is the one setting of a
-    # Kubernetes file it reads that lifts the /proc masks (the worker still runs as uid
-    # 1000 with no capability: the test checks it in each pod).
+    # Kubernetes file it reads that lifts the /proc masks. Weaker than the shipped file
+    # (podman turns seccomp off for it, docs/daemon.md); the worker still runs as uid
+    # 1000 with no capability: the test checks it in each pod. Not needed from podman
+    # 4.7 on, which honours procMount.
     once("procMount: Unmasked", "privileged: true")
     assert text.count("name: rgr-fleet,") == 5
     return text.replace("name: rgr-fleet,", f"name: {SECRET},")

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -218,11 +219,17 @@ def test_kill_9_at_daemon_point_then_restart(tmp_path: Path, point: str) -> None
 
 
 def two_clones(tmp_path: Path) -> tuple[Path, Path, Path]:
+    bare, (a, b) = clones_of_a_hub(tmp_path, ("a", "b"))
+    return bare, a, b
+
+
+def clones_of_a_hub(tmp_path: Path, names: tuple[str, ...]) -> tuple[Path, list[Path]]:
+    """A bare remote of the kata and one clone of it per name (a machine each)."""
     origin = make_project(tmp_path / "origin")
     bare = tmp_path / "hub.git"
     git(tmp_path, "clone", "-q", "--bare", str(origin), str(bare))
     clones = []
-    for name in ("a", "b"):
+    for name in names:
         clone = tmp_path / name
         git(tmp_path, "clone", "-q", "-o", "hub", str(bare), str(clone))
         for key, value in (("user.name", f"Machine {name}"),
@@ -230,7 +237,7 @@ def two_clones(tmp_path: Path) -> tuple[Path, Path, Path]:
                            ("commit.gpgsign", "false")):
             git(clone, "config", key, value)
         clones.append(clone)
-    return bare, clones[0], clones[1]
+    return bare, clones
 
 
 def test_two_daemons_share_a_bare_remote(tmp_path: Path) -> None:
@@ -258,6 +265,67 @@ def test_two_daemons_share_a_bare_remote(tmp_path: Path) -> None:
     # Branches and notes are on the hub, every note there (counted).
     hub_notes = git(bare, "notes", "--ref=refs/notes/tdd-handoffs", "list").splitlines()
     assert len(hub_notes) == len(names) * len(PHASES)
+    for job in jobs:
+        assert_branch_done(bare, str(job["branch"]), tmp_path)
+
+
+#: PID 1 of a PID namespace, as tini is in a container: burns ``argv[1]`` pids first
+#: (so that each namespace's daemon has another pid, dead in the other namespaces), then
+#: runs the rest of argv and hands it SIGTERM.
+PID_ONE = """
+import signal, subprocess, sys
+for _ in range(int(sys.argv[1])):
+    subprocess.run(["true"])
+child = subprocess.Popen(sys.argv[2:])
+signal.signal(signal.SIGTERM, lambda signum, frame: child.send_signal(signum))
+sys.exit(child.wait())
+"""
+
+
+def pid_namespace() -> list[str]:
+    """How to start a process in a PID namespace of its own here (with its own /proc),
+    or pytest.skip saying why there is none."""
+    for how in (["unshare", "--pid", "--fork", "--mount-proc"],
+                ["unshare", "--user", "--map-root-user", "--pid", "--fork", "--mount-proc"]):
+        try:
+            done = subprocess.run([*how, "true"], capture_output=True, text=True, timeout=30)
+        except FileNotFoundError:
+            pytest.skip("no unshare (util-linux) here: PID namespaces cannot be made")
+        if done.returncode == 0:
+            return how
+    pytest.skip(f"unshare cannot make a PID namespace here: {done.stderr.strip()}")
+
+
+def test_workers_sharing_a_host_name_in_separate_pid_namespaces_never_take_a_live_job(
+        tmp_path: Path) -> None:
+    """Containers on the host network: three daemons on one host name (no
+    RGR_DAEMON_HOST), each in a PID namespace of its own, where the others' pids name
+    no process. One job, so two idle daemons keep reading the busy one's claim for the
+    whole run: the job runs once (claimed once, five sessions), never taken over."""
+    how = pid_namespace()
+    bare, clones = clones_of_a_hub(tmp_path, ("a", "b", "c"))
+    names = ("alpha",)
+    with FakeModelServer(choose=choose) as server:
+        env = rgr_env(tmp_path / "home", server.url)
+        env.pop("RGR_DAEMON_HOST", None)
+        add(clones[0], env, *names, extra=("--remote", "hub"))
+        daemons = [subprocess.Popen(
+            [*how, sys.executable, "-c", PID_ONE, str(3 * i), sys.executable, "-m", "rgr",
+             "daemon", "--remote", "hub", *FAST], cwd=clone, env=env,
+            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+            text=True) for i, clone in enumerate(clones)]
+        outs = [d.communicate(timeout=400)[0] for d in daemons]
+        everything = "\n---\n".join(outs)
+        assert [d.returncode for d in daemons] == [0, 0, 0], everything
+        assert server.errors == [], server.errors
+    assert "taken over" not in everything, everything
+    assert sessions_by_job(server) == dict.fromkeys(names, SESSIONS_PER_JOB)
+    jobs = queue_json(clones[0], env, "--remote", "hub")
+    assert states(jobs) == ["complete"] * len(names)
+    assert all(j["state"]["runs"] == 1 for j in jobs), jobs  # type: ignore[index]
+    # The claims were written from other namespaces, with other pids, on one host name.
+    claimed = [line for out in outs for line in out.splitlines() if "claimed job" in line]
+    assert len(claimed) == len(names), everything
     for job in jobs:
         assert_branch_done(bare, str(job["branch"]), tmp_path)
 
@@ -812,10 +880,12 @@ def test_sigterm_mid_phase_stops_cleanly_and_a_restart_completes(tmp_path: Path)
 
         server._state.on_request = term
         add(repo, env, "alpha")
-        first = start_rgr(["daemon", *FAST], repo, env)
+        # A grace period far longer than any phase here: the phase finishes.
+        first = start_rgr(["daemon", *FAST, "--grace", "600"], repo, env)
         daemon_box.append(first)
         out = first.communicate(timeout=400)[0]
         assert first.returncode == 0 and sent.is_set(), out
+        assert "job 1: finished phase RED; stopped before GREEN" in out, out
         [job] = queue_json(repo, env)
         assert job["state"]["state"] == "stopped", out  # type: ignore[index]
         message = str(job["state"]["message"])  # type: ignore[index]
@@ -828,6 +898,63 @@ def test_sigterm_mid_phase_stops_cleanly_and_a_restart_completes(tmp_path: Path)
         assert server.errors == [], server.errors
     assert states(queue_json(repo, env)) == ["complete"]
     assert sessions_by_job(server)["alpha"] == SESSIONS_PER_JOB  # nothing redone
+
+
+def test_sigterm_past_the_grace_period_hands_the_phase_back(tmp_path: Path) -> None:
+    """A phase slower than --grace (the model does not answer RED's first request):
+    SIGTERM, and the daemon cuts RED off once the grace period is over, hands the job
+    back at its last phase boundary (stopped, no claim left, RED not noted), says so,
+    and exits within the period and the few seconds handing back takes; a restart
+    resumes from PLAN's handoff and completes, RED played again, nothing else."""
+    repo = make_project(tmp_path / "kata")
+    daemon_box: list[subprocess.Popen[str]] = []
+    sent = threading.Event()
+    released = threading.Event()
+    termed_at: list[float] = []
+    grace = 4.0
+    with FakeModelServer(choose=choose) as server:
+        env = rgr_env(tmp_path / "home", server.url)
+
+        def slow_red(record: RequestRecord) -> None:
+            if record.script_index is None or released.is_set() or not daemon_box:
+                return
+            if server._state.scripts[record.script_index].name == "red-alpha":
+                if not sent.is_set():
+                    sent.set()
+                    termed_at.append(time.monotonic())
+                    daemon_box[0].terminate()  # SIGTERM, as an engine's stop sends it
+                released.wait(120)  # a phase far longer than the grace period
+
+        server._state.on_request = slow_red
+        add(repo, env, "alpha")
+        first = start_rgr(["daemon", *FAST, "--grace", f"{grace:g}"], repo, env)
+        daemon_box.append(first)
+        try:
+            out = first.communicate(timeout=400)[0]
+        finally:
+            released.set()
+        took = time.monotonic() - termed_at[0]
+        print(f"\nSIGTERM to the daemon's exit: {took:.1f} s (--grace {grace:g})")
+        assert first.returncode == 0, out
+        # Within the grace period and the hand-back (a state CAS, a claim release),
+        # far below the 120 s the phase would have taken.
+        assert grace <= took < grace + 30, (took, out)
+        assert "handed back job 1 at phase boundary: its RED was cut off" in out, out
+        assert "finished phase" not in out, out
+        [job] = queue_json(repo, env)
+        assert job["state"]["state"] == "stopped" and job["claim"] is None, job  # type: ignore[index]
+        message = str(job["state"]["message"])  # type: ignore[index]
+        assert "SIGTERM" in message and "handed back" in message, message
+        assert [n["phase"] for n in notes_on_branch(repo, "rgr/make-alpha")] == \
+            ["REFACTOR", "PLAN"]
+        second = rgr(["daemon", *FAST], repo, env, timeout=400)
+        assert second.returncode == 0, second.stdout
+        assert server.errors == [], server.errors
+    [job] = queue_json(repo, env)
+    assert job["state"]["state"] == "complete" and job["state"]["runs"] == 2, job  # type: ignore[index]
+    assert_branch_done(repo, "rgr/make-alpha", tmp_path)
+    # The cut-off RED was played again by the restart; every other session once.
+    assert sessions_by_job(server)["alpha"] == SESSIONS_PER_JOB + 1
 
 
 def test_one_budget_for_the_fleet(tmp_path: Path) -> None:
