@@ -337,6 +337,11 @@ def test_no_canary_is_readable_in_any_layout(machine: tuple[Path, dict[str, str]
     agent = BACKENDS[backend](backend, env=user_env)
     binaries = [Path(p) for p in (shutil.which(n, path=path) for n in backend_binaries(agent))
                 if p]
+    launcher = Path(os.path.realpath(binaries[0])) if binaries else None
+    if backend == "codex" and launcher is not None and launcher.name == "codex.js":
+        # npm's node launcher leads to the native codex, which rgr starts itself (no
+        # node in the sandbox), wherever npm put the platform package.
+        assert agent.binary.endswith("/bin/codex") and "/vendor/" in agent.binary, agent.binary
     if kind == "agent":
         jail = policy.agent_jail(repo_root=repo, work=work, home=own_home, tmp=tmp,
                                  executables=[*binaries, cargo, java], forwards=())
