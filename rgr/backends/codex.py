@@ -450,7 +450,12 @@ def native_executable(binary: str, path: str | None) -> str:
     if platform is None:
         return binary
     suffix, triple = platform
-    for vendor in (package.parent / f"codex-{suffix}" / "vendor", package / "vendor"):
+    # npm puts the platform package beside the launcher's (a project's node_modules)
+    # or inside it (``npm install -g``: the README's ``~/.local``, nvm, Homebrew ...).
+    platform_package = f"codex-{suffix}"
+    for vendor in (package.parent / platform_package / "vendor",
+                   package / "node_modules" / package.parent.name / platform_package / "vendor",
+                   package / "vendor"):
         native = vendor / triple / "bin" / CODEX  # the executable is named as its backend
         if native.is_file() and os.access(native, os.X_OK):
             return str(native)

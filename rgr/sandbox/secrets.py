@@ -4,7 +4,9 @@ One rule, in one place (rgr.sandbox.policy applies it to every jail): after ever
 sandbox shows is bound, each of these found inside it is covered again, a folder with an
 empty one, a file with an empty file. A toolchain home under HOME (``~/.cargo``) is
 shown for its tools, never for the ``credentials.toml`` beside them; a folder named in
-``[sandbox] read_paths`` that holds ``.npmrc`` shows everything but the token.
+``[sandbox] read_paths`` that holds ``.npmrc`` shows everything but the token; a node
+installation shown for its ``node`` (nvm's ``versions/node/<v>``) everything but npm's
+global configuration beside it (``etc/npmrc``).
 """
 
 from __future__ import annotations
@@ -31,6 +33,21 @@ HOME_SECRETS = (
 SECRET_NAMES = frozenset(
     {Path(p).name for p in HOME_SECRETS if "/" not in p}
     | {"keyrings", "hosts.yml", "id_rsa", "id_ed25519", "id_ecdsa", ".env"})
+
+
+#: Inside an installation prefix, wherever it sits in a shown folder: npm's global
+#: configuration (``npm config set --global`` and ``npm login --location=global`` write
+#: their tokens to ``<prefix>/etc/npmrc``), in node's own prefix (nvm's
+#: ``versions/node/<v>``, asdf's ``installs/nodejs/<v>``, volta's ``tools/image/node/<v>``).
+PREFIX_SECRETS = ("etc/npmrc",)
+#: How deep below a shown folder a prefix is looked for (volta's ``tools/image/node/<v>``
+#: is 4 below ``~/.volta``), and the folders never looked into, shown or on the way: a
+#: prefix's own contents, packages' trees and caches (cargo's registry, Go's module
+#: cache, Maven's repository), where no installation's prefix starts.
+PREFIX_DEPTH = 4
+_NOT_PREFIXES = frozenset({"lib", "lib64", "libexec", "include", "share", "bin", "etc",
+                           "node_modules", "site-packages", "src", "doc", "man", "registry",
+                           "git", "pkg", "mod", "repository", "caches", "cache", ".git"})
 
 
 def is_secret_name(name: str) -> bool:
@@ -66,7 +83,32 @@ def secrets_within(shown: Iterable[Path], home: Path) -> list[Path]:
         for name in names:
             if is_secret_name(name):
                 found[root / name] = None
+        for path in _in_prefixes(root):
+            found[path] = None
     return list(found)
+
+
+def _in_prefixes(root: Path) -> list[Path]:
+    """The :data:`PREFIX_SECRETS` of ``root`` and of every folder up to
+    :data:`PREFIX_DEPTH` below it (each a possible installation prefix)."""
+    found: list[Path] = []
+    level = [] if root.name in _NOT_PREFIXES else [root]
+    for depth in range(PREFIX_DEPTH + 1):
+        below: list[Path] = []
+        for folder in level:
+            found += [folder / rel for rel in PREFIX_SECRETS
+                      if os.path.lexists(folder / rel)]
+            if depth == PREFIX_DEPTH:
+                continue
+            try:
+                with os.scandir(folder) as entries:
+                    below += [Path(e.path) for e in entries
+                              if e.name not in _NOT_PREFIXES
+                              and e.is_dir(follow_symlinks=False)]
+            except OSError:
+                continue
+        level = below
+    return found
 
 
 def _secret_path(path: Path, home: Path) -> bool:
