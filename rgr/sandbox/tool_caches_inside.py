@@ -31,6 +31,7 @@ import os
 from pathlib import Path
 
 from rgr.sandbox.toolchain import Toolchain
+from rgr.sandbox.writable_copy import through_a_link
 
 #: The folders tools create inside ``node_modules`` for their caches and temp files.
 CACHE_NAMES = (".vite", ".vite-temp", ".vitest", ".cache")
@@ -51,7 +52,7 @@ def bind_into(toolchain: Toolchain, working_copy: Path) -> tuple[tuple[Path, Pat
         if inside is None or Path(inside).name != FOLDER_NAME:
             continue
         target = working_copy / inside
-        if target.exists() or target.is_symlink() or _through_a_link(working_copy, inside):
+        if target.exists() or target.is_symlink() or through_a_link(working_copy, inside):
             continue
         if not dep.path.is_dir():
             continue
@@ -75,13 +76,3 @@ def bind_into(toolchain: Toolchain, working_copy: Path) -> tuple[tuple[Path, Pat
             (target / name).mkdir()
     return tuple(pairs)
 
-
-def _through_a_link(working_copy: Path, relative: str) -> bool:
-    """Whether a folder on the way to ``relative`` is a committed symbolic link, which
-    could take what is made here out of the working copy."""
-    here = working_copy
-    for part in Path(relative).parts[:-1]:
-        here = here / part
-        if here.is_symlink():
-            return True
-    return False

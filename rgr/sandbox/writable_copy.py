@@ -39,7 +39,7 @@ def copy_into(toolchain: Toolchain, names: Collection[str], working_copy: Path) 
         if dep.inside is None or dep.inside not in names:
             continue
         target = working_copy / dep.inside
-        if target.exists() or target.is_symlink() or _through_a_link(working_copy, dep.inside):
+        if target.exists() or target.is_symlink() or through_a_link(working_copy, dep.inside):
             continue
         target.parent.mkdir(parents=True, exist_ok=True)
         reflink = ["--reflink=auto"] if sys.platform.startswith("linux") else []
@@ -56,7 +56,7 @@ def copy_into(toolchain: Toolchain, names: Collection[str], working_copy: Path) 
     return copied
 
 
-def _through_a_link(working_copy: Path, relative: str) -> bool:
+def through_a_link(working_copy: Path, relative: str) -> bool:
     """Whether a folder on the way to ``relative`` in ``working_copy`` is a symbolic
     link: the checkout's files are the agent's, and a committed link
     (``packages -> /home/user``) would take the copy, made on rgr's side of the
