@@ -261,11 +261,18 @@ def test_doctor_names_the_interpreter_and_one_outside_the_venv(tmp_path: Path) -
     assert isinstance(programs, list)
     (test,) = [p for p in programs if p["role"] == "test"]
     assert (test["name"], test["inside"]) == (".venv/bin/python", ".venv/bin/python")
-    assert report["warnings"] == []
+    # Only the interpreter's warnings count here (no agent CLI is installed in this HOME:
+    # doctor warns of that too, in rgr run's words).
+    def interpreter_warnings() -> list[dict[str, str]]:
+        warnings = report["warnings"]
+        assert isinstance(warnings, list)
+        return [w for w in warnings if "would stop at its agent" not in w["problem"]]
+
+    assert interpreter_warnings() == []
     repo.commit("system python", {"tdd.toml": f'test_command = "{sys.executable} -m '
                                               'unittest"\n'})
     report = doctor()
-    (warning,) = report["warnings"]  # type: ignore[misc]
+    (warning,) = interpreter_warnings()
     assert f"{sys.executable}, outside the project's virtualenv .venv" in warning["problem"]
 
 

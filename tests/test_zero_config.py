@@ -32,7 +32,9 @@ exit 1
 def _executable(path: Path, text: str) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text)
-    path.chmod(path.stat().st_mode | stat.S_IXUSR)
+    # Executable by all, as npm installs a CLI: run by root, rgr runs agents as an
+    # unprivileged user.
+    path.chmod(path.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
     return path
 
 
@@ -244,7 +246,8 @@ def test_run_has_no_json_and_says_which_commands_do(run_rgr: RunRgr, repo: Repo)
     assert error["kind"] == "usage" and error["exitCode"] == 2
     assert "rgr run has no --json" in error["message"] and "rgr report --json" in err
     named = error["message"].split("Commands with --json: ")[1].split(", ")
-    assert named == ["rgr doctor", "rgr history", "rgr queue", "rgr refactor --plan-only",
+    assert named == ["rgr doctor", "rgr eval", "rgr history", "rgr queue",
+                     "rgr refactor --plan-only",
                      "rgr repair-notes", "rgr report", "rgr show", "rgr status",
                      "rgr verify"]
     code, out, err = run_rgr(["resume", "--json"], repo.path)

@@ -230,9 +230,19 @@ def shared_folder(path: Path) -> bool:
 
 
 def _setpriv() -> str:
+    """setpriv's path: from rgr's PATH, else where util-linux installs it (rgr may run
+    with a PATH of the user's own that leaves /usr/bin out; bubblewrap looks the program
+    up on that same PATH)."""
     import shutil
 
-    return shutil.which("setpriv") or "setpriv"
+    found = shutil.which("setpriv")
+    if found:
+        return found
+    for folder in ("/usr/bin", "/bin"):
+        candidate = Path(folder) / "setpriv"
+        if os.access(candidate, os.X_OK):
+            return str(candidate)
+    return "setpriv"
 
 
 def _cover(path: Path) -> list[str]:

@@ -71,7 +71,10 @@ class SandboxPolicy:
                                      "every agent and every test run inside it", INSTALL_HINT)
         version = run([found, "--version"], cwd="/", timeout=30).stdout.strip()
         jail = Jail(found, masked=(), readable=(), writable=())
-        done = run(jail.wrap(["true"], "/"), cwd="/", timeout=30)
+        # `true` from the system folders every jail shows: a PATH of the user's may find
+        # one first where no jail looks (under /tmp, say), and the probe would fail there.
+        true = shutil.which("true", path="/usr/bin:/bin") or "true"
+        done = run(jail.wrap([true], "/"), cwd="/", timeout=30)
         if done.returncode != 0 or done.timed_out:
             if "Can't mount proc" in done.stderr:
                 # Inside a container: the kernel refuses a fresh /proc while the

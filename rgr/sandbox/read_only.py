@@ -20,9 +20,13 @@ from rgr.sandbox.toolchain import Toolchain
 #: symlink 'a' -> 'b'``), Python (``[Errno 30] Read-only file system: 'p'``), Go and
 #: the C library (``read-only file system``); and node's recursive mkdir, which says
 #: ``ENOENT: no such file or directory, mkdir '.../node_modules/.vite-temp'`` for a
-#: folder it cannot make in a read-only one (Vite 7 loading its config; measured).
-_READ_ONLY = re.compile(r"EROFS|read-only file system|Errno 30|ENOENT\b.*\bmkdir\b",
-                        re.IGNORECASE)
+#: folder it cannot make in a read-only one (Vite 7 loading its config; measured). Run
+#: by root, the sandbox's command is an unprivileged user, and the kernel refuses its
+#: write into a file of the user's by permission before it looks at the read-only
+#: mount: ``EACCES: permission denied`` (``Errno 13``). A line counts only when it
+#: names a path in a dependency folder (``_folder_in``).
+_READ_ONLY = re.compile(r"EROFS|read-only file system|Errno 30|ENOENT\b.*\bmkdir\b"
+                        r"|EACCES|permission denied|Errno 13", re.IGNORECASE)
 #: An absolute path in such a line, quoted or bare.
 _PATH = re.compile(r"""['"‘](/[^'"’]+)['"’]|(?<![\w.])(/[\w.@+\-/]+)""")
 

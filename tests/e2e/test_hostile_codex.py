@@ -115,11 +115,14 @@ def test_tool_calls_outside_the_copy_are_contained_on_codex(tmp_path: Path) -> N
     places, _, bodies = hostile_run(tmp_path, attacks, backend=CODEX, expect_rejections=0)
     said = b"\n".join(bodies).decode(errors="replace")
     repo, home = places.repo, places.home
-    # Not refused: codex applied each patch (inside the sandbox, where it vanished) ...
-    for applied in (f"A {repo}/PWNED-patch-abs", "A ../PWNED-patch-parent",
-                    f"A {home}/.bashrc-PWNED", f"A {repo}/.git/config",
-                    f"M {repo}/PWNED-patch-move", "A outlink/PWNED-via-link"):
-        assert applied in said, applied
+    # Codex applied each patch inside the sandbox, where it vanished, or the sandbox
+    # refused it (run by root, the repository's mask is not the agent's to write):
+    # either way none reached the user's files ...
+    for target in (repo / "PWNED-patch-abs", repo.parent / "PWNED-patch-parent",
+                   home / ".bashrc-PWNED", repo / "PWNED-patch-move",
+                   repo / "PWNED-via-link"):
+        assert not target.exists(), target
+    assert "PWNED" not in (repo / ".git" / "config").read_text()
     # ... except the delete: the user's file is not there to delete, in the sandbox.
     assert f"Failed to read {repo}/tdd.toml: No such file" in said
     assert "curl=7" in said  # could not connect: the sandbox has no network
@@ -136,8 +139,10 @@ def test_the_agent_cli_key_is_not_in_the_sandbox(tmp_path: Path, backend: str) -
     key = CANARY_ENV["CODEX_API_KEY" if backend == CODEX else "ANTHROPIC_API_KEY"]
     said = agent_key_hunted(tmp_path, backend, key)
     # The hunt did read the CLI's environment: the placeholder is what it found there.
-    assert re.search(r"\D1 b'[^']*" + re.escape(SEALED_KEY), said), \
-        "the attack did not read /proc/1/environ"
+    # (Which pid the CLI has depends on what starts it inside: run by root, the sandbox's
+    # pid 1 is bubblewrap's, which the unprivileged user cannot read.)
+    assert re.search(r"\D\d+ b'[^']*" + re.escape(SEALED_KEY), said), \
+        "the attack did not read the CLI's /proc/<pid>/environ"
 
 
 def test_without_the_sandbox_the_same_attacks_do_escape_on_codex(tmp_path: Path) -> None:
@@ -262,7 +267,8 @@ def test_refactor_mode_patcher_attacks_on_codex(tmp_path: Path) -> None:
 
     output, bodies = refactor_attacked(tmp_path, repo, CODEX, scripts)
     said = b"\n".join(bodies)
-    assert f"A {repo}/PWNED-refactor-abs".encode() in said  # applied, then vanished
+    # applied, then vanished; or refused (run by root, the mask is not the agent's)
+    assert not (repo / "PWNED-refactor-abs").exists()
     assert b"A .git/hooks/post-commit" in said
     assert "rejected: out-of-scope" in output, output
     assert "rejected: test-infra-changed: added conftest.py" in output, output
