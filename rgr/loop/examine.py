@@ -26,7 +26,7 @@ import re
 import shlex
 import stat
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -36,8 +36,10 @@ from rgr.base.errors import BackendError, RgrError
 from rgr.check.acceptance.interface import public_interface
 from rgr.check.acceptance.placing import acceptance_path
 from rgr.check.acceptance.verdict import Declared, did_not_run, outcomes
+from rgr.check.mutation import lines as traced_lines
 from rgr.check.testlist import FILENAME as TEST_LIST
 from rgr.check.verify import TestReport, run_tests
+from rgr.ecosystems import registry
 from rgr.loop.attempt import Sealer
 from rgr.loop.outputs import AcceptanceOutput, way_out_of
 from rgr.loop.prompting import quoted
@@ -126,7 +128,7 @@ class Examiner:
             verdict, file, reason = problem or ("error", "-", "no acceptance tests")
             return _note(fields, verdict=verdict, file=file, stored="-", sha256="-",
                          reason=reason)
-        return self._run(stored, tip, fields)
+        return self._run(stored, tip, fields, run_id)
 
     # -- writing --------------------------------------------------------------------
 
@@ -184,8 +186,11 @@ class Examiner:
 
     # -- running --------------------------------------------------------------------
 
-    def _run(self, stored: StoredTests, tip: Commit, base: dict[str, object]) -> AcceptanceNote:
-        report = run_on(self.sealer, tip, stored)
+    def _run(self, stored: StoredTests, tip: Commit, base: dict[str, object],
+             run_id: str) -> AcceptanceNote:
+        code = [path for path in run_files(self.ws, tip, run_id)
+                if path.endswith(".py") and not self.ws.config.is_test_file(path)]
+        report, last = run_on(self.sealer, tip, stored, watch=code)
         declared = [Declared(n, b) for n, b in stored.declared]
         fields = {**base, "file": stored.placed_at, "stored": stored.key,
                   "sha256": stored.sha256}
@@ -199,15 +204,21 @@ class Examiner:
                                 for d in declared])
         found = outcomes(report, stored.placed_at, declared)
         tests = [AcceptanceTestNote(name=o.name, behaviour=o.behaviour,
-                                    outcome=o.outcome)  # type: ignore[arg-type]
+                                    outcome=o.outcome,  # type: ignore[arg-type]
+                                    ran_last=ran_last(o.ids, last)
+                                    if o.outcome != "passed" else [])
                  for o in found]
         verdict = "pass" if tests and all(t.outcome == "passed" for t in tests) else "fail"
         return _note(fields, verdict=verdict, tests=tests)
 
 
-def run_on(sealer: Sealer, commit: Commit, stored: StoredTests) -> TestReport:
+def run_on(sealer: Sealer, commit: Commit, stored: StoredTests, watch: Sequence[str] = ()
+           ) -> tuple[TestReport, Mapping[str, tuple[str, int]]]:
     """The project's test command on a pristine checkout of ``commit`` holding the
-    acceptance file, sealed like every verification run."""
+    acceptance file, sealed like every verification run; with the production files in
+    ``watch`` and a runner rgr's tracer runs under (Python: pytest, unittest), traced:
+    also the line each test's code returned or raised from last (test id -> path, line).
+    Other runners: no line data (what is told then names no line)."""
     with sealer.checkout(commit, "acceptance") as (tree, confinement, env):
         target = tree / stored.placed_at
         if target.exists() or target.is_symlink():
@@ -216,14 +227,26 @@ def run_on(sealer: Sealer, commit: Commit, stored: StoredTests) -> TestReport:
                            "rename that file, or `rgr resume` after moving it")
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(stored.text, encoding="utf-8")
-        return run_tests(sealer.test_command, tree, timeout=sealer.ws.config.command_timeout,
-                         env=env, confinement=confinement)
+        cmd, timeout = sealer.test_command, sealer.ws.config.command_timeout
+        if watch and registry.traced(cmd.runner):
+            traced = traced_lines.collect(
+                cmd, tree, list(watch), timeout=timeout, env=env, confinement=confinement,
+                scratch=confinement.tmp if confinement else tree.parent)
+            if traced.report is not None:
+                return traced.report, traced.last
+        return run_tests(cmd, tree, timeout=timeout, env=env, confinement=confinement), {}
+
+
+def ran_last(ids: tuple[str, ...], last: Mapping[str, tuple[str, int]]) -> list[str]:
+    """The production lines (``path:line``) the tests ``ids`` returned or raised from
+    last: what a failing acceptance test's conclusion names instead of its code."""
+    return sorted({f"{last[i][0]}:{last[i][1]}" for i in ids if i in last})
 
 
 def still_missing(sealer: Sealer, commit: Commit, stored: StoredTests) -> list[str] | None:
     """The behaviours the run's acceptance tests find missing on ``commit`` (an
     integrated tree), in words; None when the tests did not run there."""
-    report = run_on(sealer, commit, stored)
+    report, _ = run_on(sealer, commit, stored)
     declared = [Declared(n, b) for n, b in stored.declared]
     if did_not_run(report, stored.placed_at, declared) is not None:
         return None
@@ -268,6 +291,12 @@ def examiner_prompt(feature: str, interface: list[str], name: str, placed_at: st
 def run_test_files(ws: Workspace, tip: Commit, run_id: str) -> list[str]:
     """The test files the run added or changed (its first noted commit to ``tip``),
     oldest change last; the test list is no test file."""
+    return [path for path in run_files(ws, tip, run_id) if ws.config.is_test_file(path)]
+
+
+def run_files(ws: Workspace, tip: Commit, run_id: str) -> list[str]:
+    """The files the run added or changed (its first noted commit to ``tip``), oldest
+    change last, but the test list."""
     start = tip
     commit = tip
     for _ in range(_MAX_WALK):
@@ -285,5 +314,4 @@ def run_test_files(ws: Workspace, tip: Commit, run_id: str) -> list[str]:
             break
         commit = commit.parents[0]
     changed = git.changed_files(ws.repo, start.id, tip.id)
-    return [c.path for c in changed if c.status != "deleted" and c.path != TEST_LIST
-            and ws.config.is_test_file(c.path)]
+    return [c.path for c in changed if c.status != "deleted" and c.path != TEST_LIST]

@@ -9,7 +9,7 @@ from string import Template
 
 from rgr.check.testlist import FILENAME as TEST_LIST
 from rgr.store.agents import prompt_path
-from rgr.store.handoff import HandoffState, Phase
+from rgr.store.handoff import AcceptanceTestNote, HandoffState, Phase
 
 #: A test list longer than this is cut in the prompt (the agent can read the file).
 TEST_LIST_LIMIT = 6000
@@ -22,6 +22,14 @@ DEBT_VALUE_LIMIT = 40
 
 def _cut(text: str) -> str:
     return text if len(text) <= DEBT_VALUE_LIMIT else text[:DEBT_VALUE_LIMIT - 1] + "…"
+
+
+def where_it_stopped(test: AcceptanceTestNote) -> str:
+    """A failing acceptance test's pointer into the production code: the lines its code
+    returned or raised from last (rgr.loop.examine), never the test's code or values."""
+    if not test.ran_last:
+        return ""
+    return f" (the code it ran last: {', '.join(test.ran_last[:3])})"
 
 
 def quoted(text: str) -> str:
@@ -70,7 +78,8 @@ def build_prompt(
         # In words only: the tests' code and values stay where no implementing agent is.
         current += ("\n\nAcceptance tests you cannot see found these behaviours missing; "
                     "plan items for them:\n"
-                    + quoted("\n".join(f"- {t.behaviour}" for t in examined.missing)))
+                    + quoted("\n".join(f"- {t.behaviour}{where_it_stopped(t)}"
+                                       for t in examined.missing)))
     listing = (test_list or f"({TEST_LIST} does not exist yet)").strip()
     if len(listing) > TEST_LIST_LIMIT:
         listing = listing[:TEST_LIST_LIMIT] + f"\n[... cut; read {TEST_LIST} for the rest]"

@@ -58,7 +58,7 @@ from rgr.loop.kernel import (
     needs_attention_note,
 )
 from rgr.loop.outputs import OUTPUT_MODELS, PhaseOutput, PlanOutput
-from rgr.loop.prompting import build_prompt
+from rgr.loop.prompting import build_prompt, where_it_stopped
 from rgr.loop.retry import AttemptRejected
 from rgr.observe.events import (
     NULL_OBSERVER,
@@ -634,7 +634,7 @@ class TddPhase(Work[AdequacyNote]):
         if note.verdict == "pass" or note.mode == "report":
             return None
         feature = self.prev.feature or "(not recorded)"
-        missing = "; ".join(t.behaviour for t in note.missing)
+        missing = "; ".join(t.behaviour + where_it_stopped(t) for t in note.missing)
         common = {"phase": Phase.PLAN, "next_phase": Phase.PLAN,
                   "cycle_number": self.prev.cycle_number, "current_test": None,
                   "completed_tests": list(listing.done), "pending_tests": list(listing.pending),

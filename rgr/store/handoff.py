@@ -375,6 +375,10 @@ class AcceptanceTestNote(CamelModel):
     name: str
     behaviour: str
     outcome: Literal["passed", "failed", "error", "skipped", "missing"] = "missing"
+    #: A test that did not pass: the production lines (``path:line``) its code returned
+    #: or raised from last, from rgr's tracer (Python: pytest, unittest); empty where
+    #: the runner has no tracer. Never the test's own code or values.
+    ran_last: list[str] = Field(default_factory=list)
 
 
 class AcceptanceNote(CamelModel):

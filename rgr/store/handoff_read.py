@@ -188,6 +188,7 @@ LANDING = {
 ACCEPTANCE_TEST = {
     "name": _str, "behaviour": _str,
     "outcome": _one_of("passed", "failed", "error", "skipped", "missing"),
+    "ranLast": _STRINGS,
 }
 ACCEPTANCE = {
     "mode": _one_of("on", "report"),

@@ -180,6 +180,7 @@ class AcceptanceTestJson(TypedDict, total=False):
     name: Required[str]
     behaviour: Required[str]
     outcome: Literal["passed", "failed", "error", "skipped", "missing"]
+    ranLast: list[str]
 
 
 class AcceptanceJson(TypedDict, total=False):

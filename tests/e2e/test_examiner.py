@@ -22,9 +22,10 @@ import json
 import re
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
-from kata import commit, git, make_project, refactor, rgr, rgr_env
+from kata import commit, git, make_project, notes_on_branch, refactor, rgr, rgr_env
 
 from rgr.fake_model import FakeModelServer, SessionScript, Step, bash, read, structured, write
 from rgr.store import acceptance_store
@@ -158,7 +159,16 @@ def test_a_feature_built_in_part_is_sent_back_in_words_and_no_implementer_can_fi
                 and "You are the PLANNER" in r.system and "Acceptance tests you cannot" in
                 r.first_user_text)
     assert MISSING in " ".join(told.split())
+    # ... and where the production code it ran stopped: the line add returned from last
+    # (rgr's tracer on the acceptance run), never the test's file, code or values
+    assert f"{MISSING} (the code it ran last: calc.py:2)" in " ".join(told.split())
     assert "4173" not in told and "13331" not in told and MARK not in told
+    assert "test_rgr_acceptance" not in told and "test_sums_numbers" not in told
+    noted: list[Any] = notes_on_branch(repo)
+    sent_back = next(n for n in noted if (n.get("acceptance") or {}).get("verdict") == "fail")
+    assert [t.get("ranLast") for t in sent_back["acceptance"]["tests"]] == [
+        [], ["calc.py:2"]], sent_back["acceptance"]
+    assert "calc.py:2" in sent_back["summary"] and "4173" not in sent_back["summary"]
     # the examiner was shown the feature and the signature, nothing of the code
     [asked] = [r.first_user_text for r in records if "You are the EXAMINER" in r.system
                and r.turn == 0]

@@ -27,6 +27,7 @@ class Outcome:
     name: str
     behaviour: str
     outcome: str  # passed, failed, error, skipped, missing (not reported by the run)
+    ids: tuple[str, ...] = ()  # the runner's ids of the test (parametrised: several)
 
 
 def outcomes(report: TestReport, path: str, declared: list[Declared]) -> list[Outcome]:
@@ -44,11 +45,11 @@ def outcomes(report: TestReport, path: str, declared: list[Declared]) -> list[Ou
         status = ("missing" if not hits else "error" if "error" in statuses
                   else "failed" if "failed" in statuses
                   else "skipped" if statuses == {"skipped"} else "passed")
-        found.append(Outcome(test.name, test.behaviour, status))
+        found.append(Outcome(test.name, test.behaviour, status, tuple(hits)))
     for test_id, outcome in mine.items():
         if test_id not in used:
             found.append(Outcome(test_id.rsplit("::", 1)[-1], test_id.rsplit("::", 1)[-1],
-                                 outcome.status))
+                                 outcome.status, (test_id,)))
     return found
 
 

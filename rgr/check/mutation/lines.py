@@ -55,6 +55,9 @@ class Coverage:
     mutants: Mapping[str, str] | None = None
     #: "path:function" -> parameter -> the type names of the values the tests passed.
     arg_types: Mapping[str, Mapping[str, list[str]]] = field(default_factory=dict)
+    #: Each test's last watched line: the one its code returned or raised from last
+    #: (path, line); not cached (only rgr.loop.examine asks, of a fresh run).
+    last: Mapping[str, tuple[str, int]] = field(default_factory=dict)
 
     def types_of(self, path: str, function: str) -> Mapping[str, list[str]]:
         return self.arg_types.get(f"{path}:{function}", {})
@@ -107,15 +110,15 @@ def collect(cmd: TestCommand, tree: Path, files: list[str], *, timeout: float,
     try:
         data = json.loads(out.read_text(encoding="utf-8"))
         tests, traced = data["tests"], True
-        ran, types = data.get("mutants"), data.get("argTypes")
+        ran, types, last = data.get("mutants"), data.get("argTypes"), data.get("last")
     except (OSError, ValueError, KeyError, AttributeError):
-        tests, traced, ran, types = {}, False, None, None
+        tests, traced, ran, types, last = {}, False, None, None, None
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     statuses = ({str(k): str(v) for k, v in ran.items()
                  if v in ("killed", "survived", "uncovered", "not-run")}
                 if isinstance(ran, dict) else None)
-    return Coverage(_frozen(tests), report, traced, statuses, _types(types))
+    return Coverage(_frozen(tests), report, traced, statuses, _types(types), _last(last))
 
 
 def cache_key(tree: str, files: list[str]) -> str:
@@ -153,6 +156,13 @@ def _frozen(tests: object) -> dict[str, dict[str, frozenset[int]]]:
     return {str(test): {str(path): frozenset(int(n) for n in lines)
                         for path, lines in files.items()}
             for test, files in tests.items() if isinstance(files, dict)}
+
+
+def _last(data: object) -> dict[str, tuple[str, int]]:
+    if not isinstance(data, dict):
+        return {}
+    return {str(test): (str(at[0]), at[1]) for test, at in data.items()
+            if isinstance(at, list) and len(at) == 2 and isinstance(at[1], int)}
 
 
 def _types(data: object) -> dict[str, dict[str, list[str]]]:

@@ -63,6 +63,11 @@ _seen: dict[str, dict[str, set[int]]] = {}
 #: "path:function" -> parameter -> the type names of the values the tests passed
 #: (rgr.check.mutation.equivalence gives CrossHair these when the code has no hints).
 _arg_types: dict[str, dict[str, set[str]]] = {}
+#: node id -> [path, line]: the watched line each test's code returned or raised from
+#: last (rgr.loop.examine names it when an acceptance test fails, never the test).
+_last: dict[str, list[Any]] = {}
+_last_line: list[Any] = []  # the running test's, filled by the line tracers
+_current_id: Any = None
 
 
 def pytest_load_initial_conftests(early_config: Any, parser: Any, args: Any) -> None:
@@ -129,6 +134,8 @@ def _tracer_for(lines: dict[str, set[int]], types_too: bool = True) -> Any:
         def local_trace(frame: Any, event: str, arg: Any) -> Any:
             if event == "line":
                 hit.add(frame.f_lineno)
+            elif event == "return":
+                _last_line[:] = (name, frame.f_lineno)
             return local_trace
         return local_trace
     return global_trace
@@ -168,10 +175,12 @@ def start_test(test_id: str) -> None:
     """Traces the watched lines the test ``test_id`` runs, until ``stop_test``. With the
     watched files hooked (``hook_imports``), tracing starts only when the test enters
     one of their functions."""
-    global _current, _current_trace, _thread
+    global _current, _current_trace, _thread, _current_id
     if not _watched or _in_mutant:
         return
     lines = _seen.setdefault(test_id, {})
+    _current_id = test_id
+    del _last_line[:]
     if _hooked and not _hook_failed:
         sys.settrace(None)  # the lines run outside the tests end here
         _current, _current_trace = lines, _tracer_for(lines)
@@ -181,10 +190,13 @@ def start_test(test_id: str) -> None:
 
 
 def stop_test() -> None:
-    global _current, _current_trace
+    global _current, _current_trace, _current_id
     if _watched and not _in_mutant:
         sys.settrace(None)
         _current = _current_trace = None
+        if _current_id is not None and _last_line:
+            _last[_current_id] = list(_last_line)
+        _current_id = None
 
 
 # ------------------------------------------------- tracing from the watched code itself
@@ -269,6 +281,8 @@ def _enter() -> None:
     def local_trace(frame: Any, event: str, arg: Any) -> Any:
         if event == "line":
             hit.add(frame.f_lineno)
+        elif event == "return" and lines is not _outside:
+            _last_line[:] = (name, frame.f_lineno)
         return local_trace
     frame.f_trace = local_trace
 
@@ -634,6 +648,7 @@ def write_out() -> None:
                                       for test, files in _seen.items()}}
     data["argTypes"] = {key: {param: sorted(names) for param, names in params.items()}
                         for key, params in _arg_types.items()}
+    data["last"] = _last
     if os.environ.get(MUTANTS_ENV):
         data["mutants"] = _mutant_results
     with open(out, "w", encoding="utf-8") as handle:
