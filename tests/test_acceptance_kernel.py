@@ -121,6 +121,7 @@ def test_a_feature_built_in_part_goes_back_to_plan_in_words_then_completes(
     assert "add accepts numbers written as strings and returns their sum" in told
     assert "4173" not in told and "13331" not in told and MARK not in told
     assert "test_sums" not in told  # not even the tests' names
+    assert "(the code it ran last: calc.py:2)" in told
     # the examiner wrote once; the second examination ran the same kept file
     assert [r.tools for r in backend.requests].count(("Write",)) == 1
     note = final.acceptance
@@ -143,9 +144,13 @@ def test_a_feature_built_in_part_goes_back_to_plan_in_words_then_completes(
     sent_back = [n for n in notes if n["phase"] == n["nextPhase"] == "PLAN"]
     assert len(sent_back) == 1 and sent_back[0]["acceptance"]["verdict"] == "fail"
     # (carried on from note to note until the next examination)
+    # with the production line the failing test's code returned from last (rgr's tracer
+    # on the acceptance run), never the test's own file, code or values
     assert sent_back[0]["summary"].endswith(
-        "add accepts numbers written as strings and returns their sum")
-    assert [t["outcome"] for t in sent_back[0]["acceptance"]["tests"]] == ["passed", "failed"]
+        "add accepts numbers written as strings and returns their sum (the code it ran "
+        "last: calc.py:2)")
+    assert [(t["outcome"], t.get("ranLast")) for t in sent_back[0]["acceptance"]["tests"]
+            ] == [("passed", []), ("failed", ["calc.py:2"])]
     rows = dict(lines(collect(ws)))
     assert rows["acceptance"].startswith("pass: 2 of 2 acceptance test(s) passed")
     assert "$0.0020" in rows["acceptance"]

@@ -38,7 +38,7 @@ from rgr.check.guards import (
     hides_tests,
 )
 from rgr.check.mutation import gate as mutation_gate
-from rgr.check.mutation.rule import decide
+from rgr.check.mutation.rule import blamed, decide
 from rgr.check.mutation.score import lines as adequacy_lines
 from rgr.check.mutation.verdicts import apply_claims, strengthen_brief, violations_of
 from rgr.check.testlist import FILENAME as TEST_LIST
@@ -449,7 +449,22 @@ class TddPhase(Work[AdequacyNote]):
                 or self.ws.config.adequacy.mode == "off":
             return Verdict(violations, after)
         adequacy = self._blame_again(self._mutation_gate(self.base, tip, after), tip, after)
+        self._say_blame(adequacy)
         return Verdict(violations_of(adequacy), after, adequacy)
+
+    def _say_blame(self, note: AdequacyNote) -> None:
+        """A survivor on a line a test runs is RED's gap: said with the rule, the phase
+        blamed and each mutant (and the input that tells it apart, where one was
+        found), as the run goes back to RED."""
+        if note.decision != "test-too-weak":
+            return
+        named = [m.describe() + (f" (told apart by {m.telling_input})"
+                                 if m.telling_input else "") for m in note.survivors[:3]]
+        more = f"; and {len(note.survivors) - 3} more" if len(note.survivors) > 3 else ""
+        self.o.report(f"cycle {self.cycle} {self.phase}: test-too-weak, blamed on RED: a "
+                      "test runs each survivor's line yet passes with it changed, so the "
+                      "tests do not check its effect; back to RED: " + "; ".join(named)
+                      + more)
 
     def _blame_again(self, note: AdequacyNote, tip: Commit, run: TestReport) -> AdequacyNote:
         """GREEN rejected as over-implemented for a survivor an earlier attempt of this
@@ -499,7 +514,8 @@ class TddPhase(Work[AdequacyNote]):
         self.o.observer.emit(MutationGate(
             phase=str(self.phase), cycle=self.cycle, tried=note.tried, killed=note.killed,
             survived=note.survived, uncovered=note.uncovered, not_run=note.not_run,
-            decision=note.decision, duration_s=note.duration_s))
+            decision=note.decision, duration_s=note.duration_s,
+            blamed=blamed(note)))
         return note
 
     def _judge_strengthened(self, result: AgentResult, tip: Commit,

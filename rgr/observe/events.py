@@ -275,6 +275,8 @@ class MutationGate(Event):
     not_run: int
     decision: str
     duration_s: float
+    #: The phase the decision faults (rgr.check.mutation.rule.blamed), or None.
+    blamed: str | None = None
 
 
 @dataclass(frozen=True, kw_only=True)

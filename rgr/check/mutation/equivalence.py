@@ -129,7 +129,7 @@ def decide(path: str, original: str, mutated: str, line: int, checkout: Path,
     if types is None:
         return Decision("undecided", "no types: the function has no annotations and the "
                         "tests passed no plain values to learn them from")
-    located = _module_of(checkout, path)
+    located = module_of(checkout, path)
     if located is None:
         return Decision("undecided", "its file name is no module name")
     root, module = located
@@ -220,7 +220,7 @@ def _wrapper(module: str, mutant_module: str, target: Target, types: dict[str, s
             f"def mutant({params}):\n    return _mutant({call})\n")
 
 
-def _module_of(checkout: Path, path: str) -> tuple[str, str] | None:
+def module_of(checkout: Path, path: str) -> tuple[str, str] | None:
     """(the folder to put on the path, relative to ``checkout``; the dotted module name)
     for ``path``: its package root is the first folder up without ``__init__.py``."""
     file = Path(path)

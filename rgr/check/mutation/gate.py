@@ -59,7 +59,7 @@ from pathlib import Path
 from rgr.base.config import AdequacyConfig, Config, TestCommand
 from rgr.base.installed import install_extra
 from rgr.check.manifest_keys import MANIFESTS
-from rgr.check.mutation import equivalence, kills, python_probe, textual
+from rgr.check.mutation import equivalence, kills, python_probe, telling, textual
 from rgr.check.mutation import lines as coverage_lines
 from rgr.check.mutation.mutants import Mutant, apply, mutants_of
 from rgr.check.mutation.rule import decide, demonstrably_killable
@@ -379,22 +379,37 @@ def _mark_unrun(mutants: list[Mutant], findings: dict[str, MutantFinding],
 def _settle_equivalence(subject: Subject, mutants: list[Mutant],
                         coverage: coverage_lines.Coverage, open_checkout: OpenCheckout,
                         deadline: float, findings: dict[str, MutantFinding]) -> str | None:
-    """Each Python survivor on a line a test runs, put to CrossHair
-    (rgr.check.mutation.equivalence) in a sealed checkout of its own: proved equivalent
-    -> ``equivalent-by-crosshair``; an input that tells it apart -> it stays a survivor,
-    the input kept for the strengthening RED; undecided -> ``undecided`` (a remark),
-    unless a test of the item demonstrably should kill it (rule.demonstrably_killable).
-    Returns a remark, or None."""
+    """Each Python survivor on a line a test runs, first called with the covering tests'
+    own calls, one argument varied (rgr.check.mutation.telling): an input that tells it
+    apart is proof it is not equivalent, kept for the strengthening RED. The others are
+    put to CrossHair (rgr.check.mutation.equivalence) when it is installed: proved
+    equivalent -> ``equivalent-by-crosshair``; an input that tells it apart -> it stays a
+    survivor, the input kept; undecided -> ``undecided`` (a remark), unless a test of
+    the item demonstrably should kill it (rule.demonstrably_killable). All in a sealed
+    checkout of their own. Returns a remark, or None."""
     survivors = [m for m in mutants if findings[m.id].status == "survived"
                  and not m.module_level]
     if not survivors:
         return None
-    if not equivalence.available():
-        return ("CrossHair is not installed, so no survivor was checked for equivalence "
-                f"({install_extra('equivalence')})")
     undecided = 0
     with open_checkout("mutation-equivalence") as (tree, confinement, env):
         for mutant in survivors:
+            left = deadline - time.monotonic()
+            if left < 2:
+                break
+            source = subject.sources[mutant.path]
+            finding = findings[mutant.id]
+            told = telling.find(mutant.path, source, apply(source, mutant), mutant.line,
+                                _test_sources(tree, finding.tests), tree, confinement, env,
+                                seconds=min(telling.WALL_S, max(1.0, left - 1)))
+            if told is not None:
+                findings[mutant.id] = finding.updated(telling_input=told)
+        if not equivalence.available():
+            return ("CrossHair is not installed, so no survivor was checked for "
+                    f"equivalence ({install_extra('equivalence')})")
+        for mutant in survivors:
+            if findings[mutant.id].telling_input:
+                continue
             left = deadline - time.monotonic()
             if left < 2:
                 return _remark_undecided(undecided) or (
@@ -417,6 +432,22 @@ def _settle_equivalence(subject: Subject, mutants: list[Mutant],
                                                       reason=answer.detail)
                 undecided += 1
     return _remark_undecided(undecided)
+
+
+def _test_sources(tree: Path, tests: Collection[str]) -> list[str]:
+    """The text of the files holding ``tests`` (node ids, ``path::name``) in ``tree``."""
+    out = []
+    for path in sorted({t.split("::", 1)[0] for t in tests}):
+        file = tree / path
+        try:
+            # a plain file inside the checkout (a link could lead out of it)
+            if file.is_file() and not file.is_symlink() \
+                    and file.resolve().is_relative_to(tree.resolve()) \
+                    and file.stat().st_size < 1_000_000:
+                out.append(file.read_text(encoding="utf-8", errors="replace"))
+        except OSError:
+            continue
+    return out
 
 
 def _remark_undecided(count: int) -> str | None:

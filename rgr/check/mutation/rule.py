@@ -71,6 +71,20 @@ def decide(note: AdequacyNote) -> AdequacyDecision:
     return "test-too-weak"
 
 
+def blamed(note: AdequacyNote) -> str | None:
+    """The phase whose work ``note``'s decision faults: RED for a survivor on a line a
+    test runs (its tests do not check the effect), GREEN for code no test runs,
+    REFACTOR for a changed line no test pins any more; None when nothing is faulted."""
+    if note.decision == "test-too-weak" or (note.phase == "RED"
+                                            and note.decision == "over-implemented"):
+        return "RED"
+    if note.decision == "over-implemented":
+        return "GREEN"
+    if note.decision == "refactor-unpinned":
+        return "REFACTOR"
+    return None
+
+
 def demonstrably_killable(mutant: Mutant, source: str, finding: MutantFinding) -> bool:
     """A survivor CrossHair could not decide that still blocks (see the module's
     definition): a test runs its line, and a rule proves it not equivalent."""

@@ -57,9 +57,9 @@ def strengthen_brief(note: AdequacyNote) -> str:
     lines += [f"- {m.describe()}" for m in note.survivors[:_NAMED]]
     told = [m for m in note.survivors[:_NAMED] if m.telling_input]
     if told:
-        lines += ["", "An input that tells each of these changes apart (found by symbolic "
-                  "execution, CrossHair): a test calling the code with it fails on the "
-                  "change."]
+        lines += ["", "An input that tells each of these changes apart (found by calling the "
+                  "code as the tests do, one argument varied, or by CrossHair's symbolic "
+                  "execution): a test calling the code with it fails on the change."]
         lines += [f"- {m.path}:{m.line} {m.original!r} -> {m.replacement!r}: called with "
                   f"{m.telling_input}" for m in told]
     lines += ["",

@@ -1,0 +1,114 @@
+"""Blame by evidence end to end (issue 44, item 3): the real rgr CLI, the real claude,
+real git, real pytest in bubblewrap; only the model is scripted.
+
+RED tests ``fmt(value, digits=2)`` with the default digits only; GREEN writes the full
+code (``digits = max(digits, 0)``: negative digits count as none). The survivors sit on a
+line the test runs, so they are RED's gap, never GREEN's over-implementation: the gate
+sends the run back to RED (GREEN is never rejected, "remove it" is never said), naming
+the rule, the phase, each mutant at its ``file:line`` and an input that tells it apart;
+RED's next try pins the argument and the run completes.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from kata import git, make_project, notes_on_branch, rgr, rgr_env
+
+from rgr.fake_model import FakeModelServer, SessionScript, bash, read, structured, write
+
+pytestmark = pytest.mark.e2e
+
+ITEM = "formats a number with two digits by default"
+TEST_FILE = "tests/test_fmt.py"
+CODE = "fmtlib.py"
+#: RED's test: the default digits only, so nothing checks what ``digits`` does.
+DEFAULT_ONLY = """def test_formats_with_two_digits_by_default():
+    from fmtlib import fmt
+
+    assert fmt(1.5) == "1.50"
+"""
+#: RED's next try pins the argument: none, and negative digits counting as none.
+PINNED = DEFAULT_ONLY + """
+
+def test_formats_with_the_digits_asked_for():
+    from fmtlib import fmt
+
+    assert fmt(2.25, 0) == "2"
+    assert fmt(1.5, -1) == "2"
+"""
+FULL = 'def fmt(value, digits=2):\n    digits = max(digits, 0)\n    return f"{value:.{digits}f}"\n'
+
+
+def commit(message: str, *paths: str) -> object:
+    return bash(f"git add {' '.join(paths)} && git commit -q -m {json.dumps(message)}")
+
+
+def plan(done: bool) -> SessionScript:
+    text = f"# Test list\n\n- [{'x' if done else ' '}] {ITEM}\n"
+    steps = [read("test-list.md")] if done else []
+    steps += [write("test-list.md", text), commit("plan: fmt", "test-list.md"),
+              structured({"currentTest": None} if done else {"currentTest": {
+                  "description": ITEM, "testFile": TEST_FILE, "implFile": CODE}})]
+    return SessionScript(steps, expect_system_contains="You are the PLANNER", name="plan")
+
+
+def red(content: str, again: bool = False) -> SessionScript:
+    steps = [read(TEST_FILE)] if again else []
+    steps += [write(TEST_FILE, content), commit("test: fmt", TEST_FILE),
+              structured({"summary": "pinned digits" if again else "added a test"})]
+    return SessionScript(steps, expect_system_contains="You are the TESTER", name="red")
+
+
+def green() -> SessionScript:
+    return SessionScript([write(CODE, FULL), commit("feat: fmt", CODE),
+                          structured({"summary": "implemented fmt"})],
+                         expect_system_contains="You are the IMPLEMENTER", name="green")
+
+
+def refactor() -> SessionScript:
+    return SessionScript([bash('git commit -q --allow-empty -m "refactor: nothing"'),
+                          structured({"summary": "nothing to improve"})],
+                         expect_system_contains="You are the REFACTORER", name="refactor")
+
+
+def test_an_unpinned_argument_is_blamed_on_red_and_pinned_before_the_run_completes(
+        tmp_path: Path) -> None:
+    repo = make_project(tmp_path / "fmt")
+    scripts = [plan(False), red(DEFAULT_ONLY), green(), red(PINNED, again=True), refactor(),
+               plan(True)]
+    with FakeModelServer(scripts) as server:
+        done = rgr(["run", "--yes", "format numbers"], repo, rgr_env(tmp_path / "home",
+                                                                      server.url))
+        out = done.stdout + done.stderr
+        assert done.returncode == 0, out
+        assert server.errors == [] and server.remaining == 0, server.errors
+        prompts = [r.first_user_text for r in server.requests if r.first_user_text]
+    # GREEN is never rejected and never told to remove a line its test runs.
+    assert ": rejected:" not in out and "0 rejected attempt(s)" in out, out
+    assert "remove it" not in out and not any("remove it" in p for p in prompts)
+    # The run went back to RED, and said so: the rule, the phase blamed, each mutant.
+    assert "test-too-weak" in out and "back to RED" in out, out
+    notes: list[Any] = notes_on_branch(repo)
+    assert [(n["phase"], n.get("nextPhase")) for n in notes[1:]] == [
+        ("PLAN", "RED"), ("RED", "GREEN"), ("GREEN", "RED"), ("RED", "REFACTOR"),
+        ("REFACTOR", "PLAN"), ("COMPLETE", None)]
+    gate = notes[3]["adequacy"]
+    assert gate["decision"] == "test-too-weak" and gate["phase"] == "GREEN"
+    survivors = {(m["path"], m["line"], m["original"], m["replacement"]): m
+                 for m in gate["mutants"] if m["status"] == "survived"}
+    assert (CODE, 2, "0", "1") in survivors, gate["mutants"]
+    assert all(m["tests"] for m in survivors.values())  # a test runs each: RED's gap
+    # The strengthening RED was told each mutant by file:line, and an input telling it
+    # apart, found from the test's own call.
+    brief = next(p for p in prompts if "sent this cycle back to RED" in p)
+    assert f"{CODE}:2:" in brief and "'0' -> '1'" in brief, brief
+    told = survivors[(CODE, 2, "0", "1")]["tellingInput"]
+    assert told.startswith("fmt(1.5, digits=0): the original returns"), told
+    assert told in brief, brief
+    # RED's next try killed them; nothing was rejected on the way.
+    assert notes[4]["adequacy"]["decision"] == "pass", notes[4]["adequacy"]
+    assert git(repo, "for-each-ref", "refs/rgr/attempts/").strip() == ""
