@@ -26,7 +26,7 @@ import re
 import shlex
 import stat
 import uuid
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -188,8 +188,10 @@ class Examiner:
 
     def _run(self, stored: StoredTests, tip: Commit, base: dict[str, object],
              run_id: str) -> AcceptanceNote:
+        # every production file the run changed: a traced runner's frames name only its
+        # own language's files, so the others cost nothing
         code = [path for path in run_files(self.ws, tip, run_id)
-                if path.endswith(".py") and not self.ws.config.is_test_file(path)]
+                if not self.ws.config.is_test_file(path)]
         report, last = run_on(self.sealer, tip, stored, watch=code)
         declared = [Declared(n, b) for n, b in stored.declared]
         fields = {**base, "file": stored.placed_at, "stored": stored.key,
@@ -205,7 +207,7 @@ class Examiner:
         found = outcomes(report, stored.placed_at, declared)
         tests = [AcceptanceTestNote(name=o.name, behaviour=o.behaviour,
                                     outcome=o.outcome,  # type: ignore[arg-type]
-                                    ran_last=ran_last(o.ids, last)
+                                    ran_last=ran_last(o.ids, last, code)
                                     if o.outcome != "passed" else [])
                  for o in found]
         verdict = "pass" if tests and all(t.outcome == "passed" for t in tests) else "fail"
@@ -237,10 +239,14 @@ def run_on(sealer: Sealer, commit: Commit, stored: StoredTests, watch: Sequence[
         return run_tests(cmd, tree, timeout=timeout, env=env, confinement=confinement), {}
 
 
-def ran_last(ids: tuple[str, ...], last: Mapping[str, tuple[str, int]]) -> list[str]:
+def ran_last(ids: tuple[str, ...], last: Mapping[str, tuple[str, int]],
+             watched: Collection[str]) -> list[str]:
     """The production lines (``path:line``) the tests ``ids`` returned or raised from
-    last: what a failing acceptance test's conclusion names instead of its code."""
-    return sorted({f"{last[i][0]}:{last[i][1]}" for i in ids if i in last})
+    last: what a failing acceptance test's conclusion names instead of its code. Only
+    the ``watched`` files' lines (the tracer's file is written where the project's code
+    runs: nothing else it says is repeated)."""
+    return sorted({f"{last[i][0]}:{last[i][1]}" for i in ids
+                   if i in last and last[i][0] in watched and 0 < last[i][1] < 10**7})
 
 
 def still_missing(sealer: Sealer, commit: Commit, stored: StoredTests) -> list[str] | None:

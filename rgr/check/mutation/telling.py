@@ -40,6 +40,9 @@ MAX_CALLS = 48
 WALL_S = 8.0
 
 _MISSING = object()
+#: A call's arguments longer than this (a test's huge literal) are not tried.
+_MAX_CALL_CHARS = 400
+_MAX_RESULT_CHARS = 200
 
 #: Run in the sandbox: each call against the original and the mutant; the first that
 #: differs, as JSON on stdout. Standard library only.
@@ -69,7 +72,7 @@ def calls_to_try(function: str, params: tuple[str, ...], defaults: Mapping[str, 
     for source in tests:
         try:
             tree = ast.parse(source)
-        except (SyntaxError, ValueError):
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
             continue
         for node in ast.walk(tree):
             if isinstance(node, ast.Call) and _names(node.func, function):
@@ -80,7 +83,7 @@ def calls_to_try(function: str, params: tuple[str, ...], defaults: Mapping[str, 
     for given in found:
         for variant in [given, *_variants(given, params, defaults)]:
             text = _render(variant, params, given)
-            if text not in out:
+            if len(text) <= _MAX_CALL_CHARS and text not in out:
                 out.append(text)
     return out[:limit]
 
@@ -99,38 +102,46 @@ def find(path: str, original: str, mutated: str, line: int, test_sources: Iterab
     if not calls:
         return None
     root, module = located
-    folder = checkout / Path(path).parent
-    mutant_name = f"_rgr_telling_{Path(path).stem}"
+    file = Path(path)
+    folder = checkout / file.parent
+    mutant_name = f"_rgr_telling_{file.stem}"
+    mutant_file = folder / (mutant_name + file.suffix)  # beside the original, its kind
     helper = (confinement.tmp if confinement else checkout.parent) \
-        / f"rgr-telling-{os.getpid()}-{Path(path).stem}"
+        / f"rgr-telling-{os.getpid()}-{file.stem}"
     helper.mkdir(parents=True, exist_ok=True)
-    (helper / "rgr_telling_search.py").write_text(_SEARCH, encoding="utf-8")
-    (folder / f"{mutant_name}.py").write_text(mutated, encoding="utf-8")
+    script = helper / ("rgr_telling_search" + file.suffix)
+    script.write_text(_SEARCH, encoding="utf-8")
+    mutant_file.write_text(mutated, encoding="utf-8")
     parent = module.rpartition(".")[0]
     child = dict(env)
     child["PYTHONPATH"] = os.pathsep.join(
         filter(None, (str(checkout / root), env.get("PYTHONPATH"))))
     child["PYTHONDONTWRITEBYTECODE"] = "1"
-    argv = (sys.executable, str(helper / "rgr_telling_search.py"), module,
+    argv = (sys.executable, str(script), module,
             f"{parent}.{mutant_name}" if parent else mutant_name, target.name,
             json.dumps(calls))
     try:
         done = run(argv, cwd=checkout, timeout=seconds, env=child,
                    launcher=confinement.launcher if confinement else None)
-    except CommandError:
+    except (CommandError, OSError):
         return None
     finally:
-        (folder / f"{mutant_name}.py").unlink(missing_ok=True)
+        mutant_file.unlink(missing_ok=True)
         shutil.rmtree(helper, ignore_errors=True)
     try:
         answer = json.loads(done.stdout.strip().splitlines()[-1]) if done.stdout.strip() \
             else None
     except ValueError:
         return None
-    if not isinstance(answer, dict):
+    # The project's code runs in that process and could print a line of its own: only
+    # an answer naming a call rgr asked for, in the script's words, is believed.
+    if not isinstance(answer, dict) or answer.get("args") not in calls:
         return None
-    return (f"{target.name}({answer.get('args')}): the original "
-            f"{answer.get('original')} against the mutant {answer.get('mutant')}")
+    results = [str(answer.get(side, ""))[:_MAX_RESULT_CHARS] for side in ("original", "mutant")]
+    if not all(r.startswith(("returns ", "raises ")) for r in results):
+        return None
+    return (f"{target.name}({answer['args']}): the original {results[0]} against the "
+            f"mutant {results[1]}")
 
 
 def _names(func: ast.expr, function: str) -> bool:
