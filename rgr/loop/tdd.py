@@ -284,7 +284,7 @@ class Orchestrator:
             # Both sides, for the person who decides: what the hidden tests say is missing
             # (in words) and what the feature asked.
             sides = (" The acceptance tests say these behaviours are missing: "
-                     + "; ".join(t.behaviour for t in examined.missing)
+                     + "; ".join(t.behaviour + where_it_stopped(t) for t in examined.missing)
                      + f". The feature text: {work.prev.feature or '(not recorded)'}.")
         return NeedsAttention(
             f"{work.phase} (cycle {work.cycle}) needs attention: the agent says it cannot "
