@@ -125,8 +125,9 @@ def ensure_ruby_rspec() -> str:
 
 def ensure_ruby_minitest() -> str:
     """``ruby`` with Minitest loadable (Debian's ``ruby-minitest``, which Ruby's own
-    bundled copy stands in for where it is there)."""
+    bundled copy stands in for where it is there) and ``rake``, which runs it."""
     ruby = ensure_program("ruby", "ruby")
+    ensure_program("rake", "rake")
     loads = ("-e", "require 'minitest'")
     if run([ruby, *loads], cwd="/", timeout=PROBE_TIMEOUT_S).returncode != 0:
         apt_install("ruby-minitest")
