@@ -448,6 +448,12 @@ def test_minitest(tmp_path: Path) -> None:
     assert report.outcomes["test/calc_test.rb::CalcTest#test_unwritten"].kind == "missing-code"
     (root / "test/calc_test.rb").write_text("require 'minitest/autorun'\n")
     assert run(root, cmd).no_tests_collected
+    # no test file yet: rake starts no Ruby that loads Minitest, and says nothing
+    (root / "test/calc_test.rb").unlink()
+    assert run(root, cmd).no_tests_collected
+    # a test file rgr's plugin never heard from: blind, not "no tests"
+    (root / "test/calc_test.rb").write_text("puts 'no minitest here'\n")
+    assert run(root, cmd).report_error
 
 
 def test_phpunit(tmp_path: Path) -> None:

@@ -76,7 +76,8 @@ class Minitest:
         if not results.outcomes:
             self._load_errors(run, results)
         if lines is None and not results.collection_errors:
-            if run.done.returncode == 0 and _NO_RUNS.search(run.output):
+            if run.done.returncode == 0 and (_NO_RUNS.search(run.output)
+                                             or not _has_test_files(run.root)):
                 results.no_tests = True
             else:
                 results.report_error = (f"Minitest reported no test to {run.tmp / REPORT} "
@@ -107,3 +108,15 @@ class Minitest:
         return ("run the tests through Ruby with Minitest's autorun (`rake test`, "
                 "`ruby -Ilib -Itest test/x_test.rb`) so that rgr's plugin, put on RUBYLIB, "
                 "reports each test")
+
+
+def _has_test_files(root: Path) -> bool:
+    """Whether the project has a file named as Minitest's tests are (``x_test.rb``,
+    ``test_x.rb``) outside its installed gems. With none, ``rake test`` starts no Ruby
+    that loads Minitest, and says nothing: a project with no test yet."""
+    for pattern in ("*_test.rb", "test_*.rb"):
+        for path in root.rglob(pattern):
+            parts = path.relative_to(root).parts
+            if not {"vendor", ".bundle", ".git"} & set(parts):
+                return True
+    return False
