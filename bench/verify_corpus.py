@@ -158,7 +158,9 @@ def measure(project: Project, work: Path, rgr: Path, root_too: bool = True) -> R
     (work / f"{slug}.rgr.json").write_text(rgr_out)
     count, ok, diagnosis = None, False, ""
     try:
-        report = json.loads(rgr_out[:rgr_out.rindex("}") + 1])
+        # the JSON object first, then rgr's plain lines (which may hold braces: a Ruby
+        # block in the command they name)
+        report, _end = json.JSONDecoder().raw_decode(rgr_out[rgr_out.index("{"):])
         count, ok = report["tests"]["passed"], bool(report["ok"])
         if report.get("diagnosis"):
             diagnosis = report["diagnosis"]["problem"].splitlines()[0][:120]

@@ -1,9 +1,10 @@
-"""The corpus's reading of a project's own Vitest summary (bench/corpus/projects.py): the
-count `rgr verify` is held to, so a misread summary would hide a disagreement."""
+"""The corpus's reading of a project's own Vitest and Minitest summaries
+(bench/corpus/projects.py): the count `rgr verify` is held to, so a misread summary would
+hide a disagreement."""
 
 from __future__ import annotations
 
-from bench.corpus.projects import vitest_passed
+from bench.corpus.projects import minitest_passed, vitest_passed
 
 #: Vitest 4.1's closing lines as `npm run test:vi` printed them for css-what 8.0.0
 #: (colours kept: Vitest colours its summary even when piped).
@@ -24,3 +25,11 @@ def test_failed_and_skipped_tests_are_not_counted() -> None:
 
 def test_no_summary_is_no_count() -> None:
     assert vitest_passed("Error: Cannot find module 'vitest'\n") is None
+
+
+def test_minitest_counts_runs_less_failures_errors_and_skips() -> None:
+    # minitest 5.15.0's own suite, as Debian's Ruby ships it
+    assert minitest_passed("Finished in 1.539415s, 252.6934 runs/s\n\n"
+                           "389 runs, 1126 assertions, 0 failures, 0 errors, 10 skips\n") == 379
+    assert minitest_passed("5 runs, 3 assertions, 1 failures, 1 errors, 1 skips\n") == 2
+    assert minitest_passed("cannot load such file -- hoe (LoadError)\n") is None

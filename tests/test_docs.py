@@ -128,3 +128,9 @@ def test_the_command_reference_is_generated_not_written() -> None:
     text = (DOCS / "reference" / "commands.md").read_text(encoding="utf-8")
     assert "<!-- rgr:commands -->" in text
     assert "Usage: rgr" not in text
+
+
+def test_the_development_guide_stays_a_guide() -> None:
+    """At most 300 lines (issue 43, item 8): the dated logs go to the performance log."""
+    lines = (DOCS / "development.md").read_text(encoding="utf-8").count("\n")
+    assert lines <= 300, f"docs/development.md has {lines} lines: move logs to performance.md"

@@ -55,7 +55,8 @@ def test_the_wheel_declares_the_console_script_and_runnable_module(wheel: Path) 
     assert {"rgr/ecosystems/javascript/node_reporter.mjs",
             "rgr/ecosystems/jvm/RgrJUnit4Direct.java",
             "rgr/ecosystems/python/unittest_reporter.py",
-            "rgr/ecosystems/python/pytest_own_outcomes.py"} <= set(names)
+            "rgr/ecosystems/python/pytest_own_outcomes.py",
+            "rgr/ecosystems/ruby/rgr_plugin.rb"} <= set(names)
     entry_points = next(n for n in names if n.endswith(".dist-info/entry_points.txt"))
     with zipfile.ZipFile(wheel) as archive:
         parser = configparser.ConfigParser()

@@ -15,6 +15,7 @@ from rgr.base.config import AdequacyConfig
 from rgr.check import cheats
 from rgr.check.acceptance.interface import public_interface
 from rgr.check.acceptance.placing import acceptance_path
+from rgr.check.fakeit.facts import Fact, facts_of
 from tests.gate_helpers import committed, detected_command, measure_commits
 
 
@@ -79,6 +80,19 @@ def test_the_examiner_sees_the_heads_a_spec_loads_with_require_relative() -> Non
 def test_the_acceptance_file_is_named_as_its_runner_collects() -> None:
     assert acceptance_path("spec/calc_spec.rb") == "spec/rgr_acceptance_spec.rb"
     assert acceptance_path("test/calc_test.rb") == "test/rgr_acceptance_test.rb"
+
+
+def test_fake_it_reads_the_facts_of_rspec_and_minitest() -> None:
+    """Fake-it (rgr.check.fakeit) reads what a Ruby test expects in both runners'
+    comparison forms, on Ruby's tokens: the facts the production side is held to."""
+    spec = ("require_relative '../lib/calc'\nRSpec.describe 'add' do\n"
+            "  it 'adds' do\n    expect(add(1, 2)).to eq(3)\n  end\nend\n")
+    test = ("require 'minitest/autorun'\nclass CalcTest < Minitest::Test\n"
+            "  def test_adds\n    assert_equal 5, add(2, 3)\n  end\nend\n")
+    assert facts_of("spec/calc_spec.rb", spec) == [
+        Fact("add", ("1", "2"), "3", "spec/calc_spec.rb:4")]
+    assert facts_of("test/calc_test.rb", test) == [
+        Fact("add", ("2", "3"), "5", "test/calc_test.rb:4")]
 
 
 # ------------------------------------------------------------------ the gate, for real

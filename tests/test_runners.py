@@ -21,6 +21,7 @@ from toolchains import (
     ensure_js_runners,
     ensure_maven,
     ensure_phpunit,
+    ensure_ruby_minitest,
     ensure_ruby_rspec,
     maven_home,
     maven_pom,
@@ -400,6 +401,59 @@ def test_rspec(tmp_path: Path) -> None:
         "spec/add_spec.rb::add later": "skipped",
     }
     assert "expected: 4" in report.outcomes["spec/add_spec.rb::add fails"].message
+
+
+def test_minitest(tmp_path: Path) -> None:
+    """Per-test results from rgr's plugin through `rake test` (a Ruby process rake
+    starts), a spec-style `it` among them; a file that fails to load is named."""
+    ensure_ruby_minitest()
+    root = files(tmp_path, {
+        "Rakefile": """
+            require "rake/testtask"
+            Rake::TestTask.new(:test) { |t| t.libs << "lib" << "test"
+                                            t.pattern = "test/**/*_test.rb" }
+        """,
+        "lib/calc.rb": "def add(a, b) = a + b\n",
+        "test/calc_test.rb": """
+            require "minitest/autorun"
+            require "calc"
+            class CalcTest < Minitest::Test
+              def test_passes = assert_equal(3, add(1, 2))
+              def test_fails = assert_equal(4, add(1, 2))
+              def test_unwritten = assert_equal(6, mul(2, 3))
+              def test_later = skip("not today")
+            end
+            describe "calc" do
+              it("adds") { _(add(2, 2)).must_equal 4 }
+            end
+        """,
+        "test/broken_test.rb": "require_relative 'missing'\n",
+    })
+    cmd = detected(root)
+    assert (cmd.argv, cmd.runner) == (("rake", "test"), "minitest")
+    report = run(root, cmd)
+    # Ruby stops at the file that does not load: no test runs
+    assert report.collection_errors == ("test/broken_test.rb",) and not report.all_passed
+    (root / "test/broken_test.rb").unlink()
+    report = run(root, cmd)
+    assert statuses(report) == {
+        "test/calc_test.rb::CalcTest#test_passes": "passed",
+        "test/calc_test.rb::CalcTest#test_fails": "failed",
+        "test/calc_test.rb::CalcTest#test_unwritten": "error",
+        "test/calc_test.rb::CalcTest#test_later": "skipped",
+        "test/calc_test.rb::calc#test_0001_adds": "passed",
+    }
+    failed = report.outcomes["test/calc_test.rb::CalcTest#test_fails"]
+    assert "Expected: 4" in failed.message and failed.kind == "assertion"
+    assert report.outcomes["test/calc_test.rb::CalcTest#test_unwritten"].kind == "missing-code"
+    (root / "test/calc_test.rb").write_text("require 'minitest/autorun'\n")
+    assert run(root, cmd).no_tests_collected
+    # no test file yet: rake starts no Ruby that loads Minitest, and says nothing
+    (root / "test/calc_test.rb").unlink()
+    assert run(root, cmd).no_tests_collected
+    # a test file rgr's plugin never heard from: blind, not "no tests"
+    (root / "test/calc_test.rb").write_text("puts 'no minitest here'\n")
+    assert run(root, cmd).report_error
 
 
 def test_phpunit(tmp_path: Path) -> None:

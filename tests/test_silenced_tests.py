@@ -1,7 +1,9 @@
 """A test that ran before and is skipped after is judged from the runner's outcomes
 (rgr.check.guards.silenced_tests), whatever silenced it: the skip markers matched on the
 added lines (rgr.check.guards.SKIP_MARKERS) miss a module-level mark, node's
-`{ skip: 'reason' }`, RSpec's `xit 'x' do`; the runner's report misses none."""
+`{ skip: 'reason' }`, RSpec's `xit 'x' do`; the runner's report misses none. Ruby's
+every way (RSpec's `xit`, `skip:` metadata, `skip '...'`, `pending`; Minitest's `skip`)
+is judged the same way."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from toolchains import ensure_ruby_minitest, ensure_ruby_rspec
 
 from rgr.base.config import TestCommand
 from rgr.check.guards import SKIP_MARKERS, check_tests
@@ -72,6 +75,57 @@ def test_node_skip_metadata_with_a_reason_is_rejected(tmp_path: Path) -> None:
     after = run(tmp_path / "p", NODE, {"test/calc.test.js": skipped})
     assert after.all_passed and after.skipped == 1, after
     assert [v.rule for v in check_tests(Phase.REFACTOR, before, after)] == ["test-silenced"]
+
+
+RSPEC = TestCommand(("rspec",), "rspec", (), False, "test")
+MINITEST = TestCommand(("ruby", "-Ilib", "-Itest", "test/calc_test.rb"), "minitest", (),
+                       False, "test")
+RUBY_ADD = "def add(a, b) = a + b\n"
+#: GREEN's cheat: the code is wrong, so a test still run would fail.
+RUBY_WRONG = "def add(a, b) = a * b\n"
+RSPEC_SPEC = """require_relative '../lib/calc'
+RSpec.describe 'add' do
+  HEAD
+    BODY expect(add(2, 3)).to eq(5)
+  end
+end
+"""
+
+
+@pytest.mark.parametrize(("head", "body"), [
+    ("xit 'adds' do", ""),
+    ("it 'adds', skip: 'later' do", ""),
+    ("it 'adds' do", "skip 'later';"),
+    # pending runs the example and expects it to fail: the wrong code makes it so
+    ("it 'adds' do", "pending 'later';"),
+], ids=["xit", "skip-metadata", "skip", "pending"])
+def test_rspec_silencing_a_test_in_any_way_is_rejected(tmp_path: Path, head: str,
+                                                       body: str) -> None:
+    ensure_ruby_rspec()
+    spec = RSPEC_SPEC.replace("HEAD", "it 'adds' do").replace("BODY ", "")
+    before = run(tmp_path / "p", RSPEC, {"lib/calc.rb": RUBY_ADD, ".rspec": "",
+                                         "spec/calc_spec.rb": spec})
+    assert before.passed == 1, before
+    spec = RSPEC_SPEC.replace("HEAD", head).replace("BODY", body)
+    after = run(tmp_path / "p", RSPEC, {"lib/calc.rb": RUBY_WRONG, "spec/calc_spec.rb": spec})
+    assert after.all_passed and after.skipped == 1, after
+    rules = [(v.rule, v.path) for v in check_tests(Phase.REFACTOR, before, after)]
+    assert rules == [("test-silenced", "spec/calc_spec.rb")], rules
+
+
+def test_minitest_skip_is_rejected(tmp_path: Path) -> None:
+    ensure_ruby_minitest()
+    test = ("require 'minitest/autorun'\nrequire 'calc'\n"
+            "class CalcTest < Minitest::Test\n"
+            "  def test_adds\n    SKIP assert_equal 5, add(2, 3)\n  end\nend\n")
+    before = run(tmp_path / "p", MINITEST, {"lib/calc.rb": RUBY_ADD,
+                                           "test/calc_test.rb": test.replace("SKIP ", "")})
+    assert before.passed == 1, before
+    after = run(tmp_path / "p", MINITEST, {"lib/calc.rb": RUBY_WRONG,
+                                          "test/calc_test.rb": test.replace("SKIP", "skip;")})
+    assert after.all_passed and after.skipped == 1, after
+    rules = [(v.rule, v.path) for v in check_tests(Phase.REFACTOR, before, after)]
+    assert rules == [("test-silenced", "test/calc_test.rb")], rules
 
 
 def test_a_skipped_test_staying_skipped_is_no_new_silence(tmp_path: Path) -> None:

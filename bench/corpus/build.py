@@ -22,7 +22,7 @@ from bench.corpus.fetch import CARGO_REGISTRY, run
 #: maven-debian-helper's script copying /usr/share/maven-repo with Maven's metadata.
 COPY_REPO = "/usr/share/maven-debian-helper/copy-repo.sh"
 
-Ecosystem = Literal["python", "javascript", "go", "rust", "java"]
+Ecosystem = Literal["python", "javascript", "go", "rust", "java", "ruby"]
 
 #: The system folders every user has on PATH.
 SYSTEM_PATH = ("/usr/local/bin", "/usr/bin", "/bin", "/usr/local/sbin", "/usr/sbin", "/sbin")
@@ -103,8 +103,9 @@ def user_env(home: Path, ecosystem: Ecosystem, extra: Mapping[str, str] = {},
         rustup = os.environ.get("RUSTUP_HOME") or str(Path.home() / ".rustup")
         if Path(rustup).is_dir():
             env["RUSTUP_HOME"] = rustup
-    for tool in {"python": [], "javascript": ["node", "npm"], "go": ["go"],
-                 "rust": ["cargo"], "java": ["mvn", "java"]}[ecosystem] + ["git"]:
+    tools = {"python": [], "javascript": ["node", "npm"], "go": ["go"], "rust": ["cargo"],
+             "java": ["mvn", "java"], "ruby": ["ruby"]}[ecosystem]
+    for tool in [*tools, "git"]:
         where = _tool_dir(tool)
         if where and where not in path and where not in SYSTEM_PATH:
             path.append(where)
@@ -180,7 +181,7 @@ def install(dest: Path, setup: Setup, env: Mapping[str, str]) -> None:
         run(["go", "mod", "download"], cwd=dest, env=dict(env))
     elif setup.ecosystem == "rust":
         run(["cargo", "fetch"], cwd=dest, env=dict(env))
-    # java: the repository is made before the commit (patch_poms)
+    # java: the repository is made before the commit (patch_poms); ruby: Debian's gems
     for command in setup.after_install:
         run(list(command), cwd=dest, env=dict(env))
 

@@ -153,6 +153,22 @@ def debian_go_module(package: str, import_path: str, cache: Path | None = None) 
     return _copy_tree(source, import_path, version, "debian-go", cache)
 
 
+#: Where Debian's Ruby keeps the gems it bundles (libruby3.1: minitest, rake, test-unit
+#: ..., each as its gem ships, tests included).
+RUBY_BUNDLED_GEMS = Path("/usr/lib/ruby/gems")
+
+
+def debian_ruby_gem(package: str, gem: str, cache: Path | None = None) -> Path:
+    """The gem ``gem`` (``name-version``) as Debian's ``package`` installs it among
+    Ruby's bundled gems (its sources and its own tests), copied out of the system tree."""
+    version = debian_package(package)
+    found = sorted(RUBY_BUNDLED_GEMS.glob(f"*/gems/{gem}"))
+    if not found:
+        raise FetchError(f"{gem}: not among {RUBY_BUNDLED_GEMS}/*/gems "
+                         f"(installed {package} {version})")
+    return _copy_tree(found[-1], gem, version, "debian-ruby", cache)
+
+
 def debian_crate(package: str, crate: str, cache: Path | None = None,
                  also: tuple[str, ...] = ()) -> Path:
     """The crate ``crate`` (``name-version``, a folder of /usr/share/cargo/registry) as

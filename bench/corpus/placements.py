@@ -33,6 +33,9 @@ class Placement:
 
 #: Project name (bench/corpus/projects.py) -> its placement.
 PLACEMENTS: dict[str, Placement] = {
+    # Minitest's own suite: test/**/test_*.rb, lib on the load path.
+    "minitest": Placement("minitest", "lib/ranges.rb", "test/minitest/test_ranges.rb",
+                          "ranges"),
     "iniconfig": Placement("python", "src/iniconfig/ranges.py", "testing/test_ranges.py",
                            "iniconfig.ranges"),
     # Its own command is `unittest discover tests`: a TestCase in tests/.

@@ -7,6 +7,7 @@ failed and errored ones excluded), the verdict its exit code."""
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -101,6 +102,17 @@ def go_passes(output: str) -> int | None:
     return len(re.findall(r"^\s*--- PASS: ", output, re.MULTILINE))
 
 
+def minitest_passed(output: str) -> int | None:
+    """Minitest's summary, ``389 runs, 1126 assertions, 0 failures, 0 errors, 10 skips``:
+    runs less failures, errors and skips."""
+    found = re.findall(r"^(\d+) runs, \d+ assertions, (\d+) failures, (\d+) errors, "
+                       r"(\d+) skips$", output, re.MULTILINE)
+    if not found:
+        return None
+    runs, failures, errors, skips = (int(n) for n in found[-1])
+    return runs - failures - errors - skips
+
+
 @dataclass(frozen=True)
 class Project:
     """One corpus entry."""
@@ -142,10 +154,18 @@ def _debian_source(package: str, version: str,
     return get
 
 
+def _ruby_gem(package: str, gem: str) -> Callable[[Path | None], Path]:
+    return lambda cache: fetch.debian_ruby_gem(package, gem, cache)
+
+
 def _crate(package: str, crate: str,
            also: tuple[str, ...] = ()) -> Callable[[Path | None], Path]:
     return lambda cache: fetch.debian_crate(package, crate, cache, also)
 
+
+#: Minitest's own suite, as its Rakefile's Hoe task loads it (Hoe is not installed).
+MINITEST_OWN = ("ruby", "-Ilib", "-Itest", "-e",
+                "Dir.glob('test/**/test_*.rb').sort.each { |f| require File.expand_path(f) }")
 
 #: Lines of the upstream repositories' .gitignore, for sources published without one.
 PY_IGNORES = ("*.pyc", "__pycache__/", "*.egg-info/", "build/", "dist/", ".venv/",
@@ -296,6 +316,14 @@ PROJECTS: tuple[Project, ...] = (
             "(one tested, with the toml-test suite), no dependencies",
             _go("golang-github-burntsushi-toml-dev", "github.com/BurntSushi/toml"),
             Setup("go", gitignore=()), ("go", "test", "-v", "./..."), go_passes),
+    Project("minitest", "5.15.0", "ruby", "Minitest testing itself (389 tests, 10 "
+            "skipped), as Debian's Ruby bundles the gem with its tests; a Rakefile of Hoe's",
+            _ruby_gem("libruby3.1", "minitest-5.15.0"),
+            Setup("ruby", gitignore=("pkg/", "doc/"),
+                  # its Rakefile is Hoe's (not installed): the command Hoe's test task runs
+                  tdd_toml=f"test_command = {json.dumps(list(MINITEST_OWN))}\n"),
+            MINITEST_OWN, minitest_passed,
+            note="a tdd.toml naming the test command (Hoe's Rakefile is not detected)"),
     Project("semver", "1.0.14", "rust", "Rust crate with a build script, tests/ and "
             "doc tests", _crate("librust-semver-dev", "semver-1.0.14",
                    # cargo resolves optional dependencies too (serde, a feature)

@@ -571,6 +571,50 @@ describe("ranges", () => {
 });
 """
 
+RUBY_HONEST = """# Clamping a value into a range, and a range's width.
+
+def clamp(value, low, high)
+  if low > high then raise ArgumentError, "low must not exceed high" end
+  return low if value < low
+  return high if value > high
+
+  value
+end
+
+def span(low, high)
+  high - low
+end
+"""
+MINITEST_TESTS = """require "minitest/autorun"
+require "{module}"
+
+class TestRanges < Minitest::Test
+  def test_clamp_keeps_a_value_inside_the_range
+    assert_equal 3, clamp(3, 1, 5)
+  end
+
+  def test_clamp_raises_a_value_below_to_low
+    assert_equal 1, clamp(0, 1, 5)
+  end
+
+  def test_clamp_lowers_a_value_above_to_high
+    assert_equal 5, clamp(9, 1, 5)
+  end
+
+  def test_clamp_with_equal_bounds_gives_the_bound
+    assert_equal 4, clamp(3, 4, 4)
+  end
+
+  def test_clamp_refuses_bounds_the_wrong_way_round
+    assert_raises(ArgumentError) { clamp(3, 5, 1) }
+  end
+
+  def test_span_is_the_distance_between_the_bounds
+    assert_equal 5, span(2, 7)
+  end
+end
+"""
+
 STYLES: dict[str, dict[str, str]] = {
     "python": {"honest": PY_HONEST, "constant": PY_CONSTANT, "table": PY_TABLE,
                "tests": PY_TESTS, "first": PY_FIRST_TEST},
@@ -590,6 +634,7 @@ STYLES: dict[str, dict[str, str]] = {
     "junit4": {"honest": JAVA_HONEST, "tests": JUNIT4_TESTS},
     "junit5": {"honest": JAVA_HONEST, "tests": JUNIT5_TESTS},
     "vitest-ts": {"honest": TS_HONEST, "tests": VITEST_TESTS},
+    "minitest": {"honest": RUBY_HONEST, "tests": MINITEST_TESTS},
 }
 
 #: Where, in each style's test text, the equal-bounds test, the bad-bounds test and the
@@ -613,6 +658,8 @@ _STARTS = {
     "junit5": ("    @Test\n    public void clampWithEqualBounds",
                "    @Test\n    public void clampRefuses", "    @Test\n    public void spanIs"),
     "vitest-ts": ('    it("gives the bound', '    it("refuses', '    it("measures the span"'),
+    "minitest": ("  def test_clamp_with_equal_bounds", "  def test_clamp_refuses",
+                 "  def test_span_is"),
 }
 #: How each style skips its span test: (the text replaced, its replacement).
 _SKIP = {
@@ -630,6 +677,9 @@ _SKIP = {
     "junit5": ("    @Test\n    public void spanIs",
                '    @Disabled("later")\n    @Test\n    public void spanIs'),
     "vitest-ts": ('    it("measures the span"', '    it.skip("measures the span"'),
+    # a plain call no line pattern reads: rejected by the runner's outcome (red-skipped)
+    "minitest": ("  def test_span_is_the_distance_between_the_bounds\n",
+                 "  def test_span_is_the_distance_between_the_bounds\n    skip 'later'\n"),
 }
 #: The import a skip marker needs, where the style's tests do not have it: (the text
 #: replaced, its replacement).
@@ -654,6 +704,7 @@ _OVER = {
     "junit5": ("        if (value < low) {", _JAVA_OVER),
     "vitest-ts": ("    if (value < low) {",
                   "    if (value === 1337) {\n        return 0;\n    }\n"),
+    "minitest": ("  return low if value < low", "  return 0 if value == 1337\n"),
 }
 
 #: The cheats ``rgr run`` must reject, and the rule names that may reject each.

@@ -1,12 +1,13 @@
-"""The slugify kata in JavaScript (Vitest, Jest), TypeScript (Vitest, Bun), Rust, Go and
-Java (Maven): each project, its toolchain, and the scripted agent sessions that play it.
+"""The slugify kata in JavaScript (Vitest, Jest), TypeScript (Vitest, Bun), Rust, Go,
+Java (Maven) and Ruby (RSpec, Minitest): each project, its toolchain, and the scripted
+agent sessions that play it.
 
 Every project starts with the function's signature and a stub (``slugify`` returns an
 empty string) and no tests: in a compiled language a test that calls a function that
 does not exist does not compile, which rgr rightly rejects as a test that does not load,
 so RED adds a test that compiles and fails. The test command is never configured: rgr
 detects it from the project's files (package.json, bunfig.toml, Cargo.toml, go.mod,
-pom.xml).
+pom.xml, .rspec, a Rakefile's TestTask).
 """
 
 from __future__ import annotations
@@ -26,6 +27,8 @@ from toolchains import (
     ensure_go,
     ensure_js_runners,
     ensure_maven,
+    ensure_ruby_minitest,
+    ensure_ruby_rspec,
     maven_home,
     maven_pom,
 )
@@ -327,6 +330,67 @@ MAVEN = Ecosystem(
     check=("mvn", "-B", "-q", "test"), setup=_maven_setup,
 )
 
+# ---------------------------------------------------------------------- Ruby
+
+
+def _rspec_setup(home: Path) -> Toolchain:
+    ensure_ruby_rspec()
+    return Toolchain()
+
+
+def _minitest_setup(home: Path) -> Toolchain:
+    ensure_ruby_minitest()
+    return Toolchain()
+
+
+def _rspec_example(name: str, given: str, want: str) -> str:
+    return f"""
+  it '{name}' do
+    expect(slugify('{given}')).to eq('{want}')
+  end
+"""
+
+
+_RSPEC_HEAD = "require_relative '../lib/slug'\n\nRSpec.describe 'slugify' do"
+_RSPEC_1 = _RSPEC_HEAD + _rspec_example(TEST_1, "Hello", "hello") + "end\n"
+_RUBY_STUB = "def slugify(text)\n  ''\nend\n"
+_RUBY_1 = "def slugify(text)\n  text.downcase\nend\n"
+_RUBY_2 = "def slugify(text)\n  text.downcase.split.join('-')\nend\n"
+RSPEC = Ecosystem(
+    name="rspec", runner="rspec", test_file="spec/slug_spec.rb", impl_file="lib/slug.rb",
+    files={".rspec": "", "lib/slug.rb": _RUBY_STUB},
+    test_1=_RSPEC_1,
+    test_2=_RSPEC_1.removesuffix("end\n") + _rspec_example(TEST_2, "Hello World",
+                                                            "hello-world") + "end\n",
+    passing_test=_RSPEC_HEAD + _rspec_example(TEST_1, "", "") + "end\n",
+    weakened_test=_RSPEC_1.replace("expect(slugify('Hello')).to eq('hello')",
+                                   "expect(true).to eq(true)"),
+    impl_1=_RUBY_1, impl_2=_RUBY_2, check=("rspec",), setup=_rspec_setup,
+)
+
+
+def _minitest_method(name: str, given: str, want: str) -> str:
+    return (f"\n  def test_{name.replace(' ', '_')}\n"
+            f"    assert_equal '{want}', slugify('{given}')\n  end\n")
+
+
+_MINITEST_HEAD = ("require 'minitest/autorun'\nrequire 'slug'\n\n"
+                  "class SlugTest < Minitest::Test")
+_MINITEST_1 = _MINITEST_HEAD + _minitest_method(TEST_1, "Hello", "hello") + "end\n"
+MINITEST = Ecosystem(
+    name="minitest", runner="minitest", test_file="test/slug_test.rb", impl_file="lib/slug.rb",
+    files={"Rakefile": "require 'rake/testtask'\n\nRake::TestTask.new(:test) do |t|\n"
+                       "  t.libs << 'lib'\n  t.pattern = 'test/**/*_test.rb'\nend\n",
+           "lib/slug.rb": _RUBY_STUB},
+    test_1=_MINITEST_1,
+    test_2=_MINITEST_1.removesuffix("end\n") + _minitest_method(TEST_2, "Hello World",
+                                                                 "hello-world") + "end\n",
+    passing_test=_MINITEST_HEAD + _minitest_method(TEST_1, "", "") + "end\n",
+    weakened_test=_MINITEST_1.replace("assert_equal 'hello', slugify('Hello')",
+                                      "assert_equal 1, 1"),
+    impl_1=_RUBY_1, impl_2=_RUBY_2, check=("rake", "test"), setup=_minitest_setup,
+)
+
 # ---------------------------------------------------------------------- the calc kata
 
 #: One function, ``add``, in Go, Rust and JavaScript (Vitest), for the mutation gate
@@ -386,7 +450,7 @@ def calc_plan(eco: Ecosystem, done: bool) -> SessionScript:
 
 
 ECOSYSTEMS: Mapping[str, Ecosystem] = {
-    e.name: e for e in (VITEST, JEST, TYPESCRIPT, BUN, RUST, GO, MAVEN)}
+    e.name: e for e in (VITEST, JEST, TYPESCRIPT, BUN, RUST, GO, MAVEN, RSPEC, MINITEST)}
 
 
 # ---------------------------------------------------------------------- scripts

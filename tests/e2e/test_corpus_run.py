@@ -39,7 +39,7 @@ CHEATED = ("iniconfig", "chai-string", "github.com/google/uuid", "itoa", "cron",
 #: Projects whose own suite is red as their registry ships it: rgr refuses to start.
 RED_SUITES = ("jsoup",)
 #: Projects where rgr's baseline is red while the user's own run is green, each a known
-#: gap (docs/development.md, the corpus tables): no honest change can start there yet.
+#: gap (docs/performance.md, the corpus tables): no honest change can start there yet.
 #: None now: pino (its module-link test symlinks a fixture into node_modules) completes
 #: with its user's `[sandbox] writable_copy = ["node_modules"]`.
 SANDBOX_RED: tuple[str, ...] = ()

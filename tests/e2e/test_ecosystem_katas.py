@@ -1,18 +1,18 @@
 """`rgr run` end to end in each ecosystem: the real rgr CLI, the real claude binary, real
-git and the real toolchain (Vitest, Jest, TypeScript through Vitest, cargo, go, Maven);
-only the model is scripted (rgr.fake_model on 127.0.0.1).
+git and the real toolchain (Vitest, Jest, TypeScript through Vitest, cargo, go, Maven,
+rspec, rake and Minitest); only the model is scripted (rgr.fake_model on 127.0.0.1).
 
 Each ecosystem has two runs: the honest two-test kata, and the same kata in which
 cycle 1's first RED writes a test that passes at once (``red-passes``: rejected, kept,
 retried) and its GREEN also rewrites the test (refused by rgr's PreToolUse hook, so only
 the implementation is committed; the commit-level ``green-touches-tests`` check behind
 the hook is runner-independent and exercised in tests/e2e/test_tdd_loop.py), before the
-run completes honestly. Every test run runs one of the twelve, always the same (Rust with
+run completes honestly. Every test run runs one of the eighteen, always the same (Rust with
 the rejections: a compiled language, libtest's stdout parsed, rustup's homes outside HOME;
 about 1.5 minutes on 2 cores). Vitest runs end to end in every test run through
 tests/e2e/test_real_projects.py (an npm project through the daemon), and every runner's
 parser in tests/test_runners.py against the real runner. ``RGR_FULL_SWEEP=1`` runs all
-twelve:
+eighteen:
 
     RGR_FULL_SWEEP=1 .venv/bin/python -m pytest tests/e2e/test_ecosystem_katas.py
 

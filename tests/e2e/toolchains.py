@@ -123,6 +123,20 @@ def ensure_ruby_rspec() -> str:
     return ensure_program("rspec", "ruby-rspec")
 
 
+def ensure_ruby_minitest() -> str:
+    """``ruby`` with Minitest loadable (Debian's ``ruby-minitest``, which Ruby's own
+    bundled copy stands in for where it is there) and ``rake``, which runs it."""
+    ruby = ensure_program("ruby", "ruby")
+    ensure_program("rake", "rake")
+    loads = ("-e", "require 'minitest'")
+    if run([ruby, *loads], cwd="/", timeout=PROBE_TIMEOUT_S).returncode != 0:
+        apt_install("ruby-minitest")
+    done = run([ruby, *loads], cwd="/", timeout=PROBE_TIMEOUT_S)
+    if done.returncode != 0 or done.timed_out:
+        raise ToolchainMissing(f"Minitest does not load in {ruby}:\n{done.describe()}")
+    return ruby
+
+
 def ensure_phpunit() -> str:
     return ensure_program("phpunit", "phpunit")
 

@@ -27,29 +27,12 @@ from rgr.ecosystems.base import (
     read_report,
     relative,
 )
-from rgr.ecosystems.failure_kind import FailureKind, first_match
+from rgr.ecosystems.ruby.failure_kinds import failure_kind
+from rgr.ecosystems.ruby.minitest import Minitest
 
 REPORT = "rspec.json"
 _STATUS: dict[str, Status] = {"passed": "passed", "failed": "failed", "pending": "skipped"}
 _LOAD_ERROR = re.compile(r"An error occurred while loading (\S+?)\.?(?:\s|$)", re.MULTILINE)
-
-
-#: An RSpec example's exception, ``Class: message``. A ``let`` or helper that does not
-#: exist is a NameError whose receiver is the example group itself.
-_KINDS: tuple[tuple[re.Pattern[str], FailureKind], ...] = (
-    (re.compile(r"Timeout::Error|execution expired"), "timeout"),
-    (re.compile(r"ExpectationNotMetError|MultipleExpectationsNotMetError|"
-                r"Minitest::Assertion"), "assertion"),
-    (re.compile(r"^(NameError|NoMethodError): .*(for #<RSpec::ExampleGroups|"
-                r"for an instance of RSpec::ExampleGroups)", re.MULTILINE), "test-error"),
-    (re.compile(r"^(NameError|NoMethodError|NotImplementedError|LoadError): ", re.MULTILINE),
-     "missing-code"),
-)
-
-
-def failure_kind(outcome: TestOutcome) -> FailureKind:
-    """Why an RSpec example failed, from its exception's class and message."""
-    return first_match(outcome.message, _KINDS)
 
 
 class RSpec:
@@ -91,8 +74,8 @@ class RSpec:
 
 
 class Ruby(Plain):
-    name = "Ruby (RSpec)"
-    runners = (RSpec(),)
+    name = "Ruby (RSpec, Minitest)"
+    runners = (RSpec(), Minitest())
     test_config_globs = ("**/Gemfile", "**/.rspec")
     # exit! ends the process at once: no at_exit hook, no rescue in a test can catch it
     mutation_syntax = (MutationSyntax(
@@ -101,15 +84,23 @@ class Ruby(Plain):
 
     def detect(self, root: Path, guess: Guess) -> TestCommand | None:
         gemfile = root / "Gemfile"
-        if not (root / ".rspec").is_file() and not (
-                gemfile.is_file() and "rspec" in gemfile.read_text(errors="replace")):
-            return None
-        if gemfile.is_file():
-            return detected(("bundle", "exec", "rspec"), "rspec", "Gemfile")
-        return detected(("rspec",), "rspec", ".rspec")
+        gems = gemfile.read_text(errors="replace") if gemfile.is_file() else ""
+        if (root / ".rspec").is_file() or "rspec" in gems:
+            if gemfile.is_file():
+                return detected(("bundle", "exec", "rspec"), "rspec", "Gemfile")
+            return detected(("rspec",), "rspec", ".rspec")
+        rakefile = root / "Rakefile"
+        if rakefile.is_file() and "TestTask" in rakefile.read_text(errors="replace"):
+            argv = ("rake", "test")
+            return detected(("bundle", "exec", *argv) if gems else argv, "minitest",
+                            "Rakefile")
+        return None
 
     def runner_named(self, names: Sequence[str], words: Sequence[str]) -> str | None:
-        return "rspec" if "rspec" in names else None
+        if "rspec" in names or ("rake" in names and "spec" in words):
+            return "rspec"
+        # Minitest runs inside Ruby itself: `ruby -Itest test/x_test.rb`, `rake test`
+        return "minitest" if {"ruby", "rake"} & set(names) else None
 
 
 ECOSYSTEM = Ruby()
