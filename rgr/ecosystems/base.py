@@ -332,6 +332,10 @@ class MutationSyntax:
     directives: bool = False
     #: ``import ( ... )`` blocks declare (Go).
     import_blocks: bool = False
+    #: The bitwise operators between two values the mutator swaps (``&``↔``|``,
+    #: ``^``→``&``, ``<<``↔``>>``): none where they also write types or closures
+    #: (TypeScript's ``number | string``, Rust's ``|x|`` and or-patterns).
+    bitwise: frozenset[str] = frozenset()
     #: The lines of test code inside a source file, never mutated (Rust's
     #: ``#[cfg(test)]`` items).
     test_lines: Callable[[list[Token], list[str]], set[int]] | None = None

@@ -15,7 +15,7 @@ literals, Java's text blocks and char literals; Java annotations and Rust's
 * ``arithmetic``: binary ``+``↔``-``, ``*``↔``/``, ``%``→``*``; compound assignments
   ``+=``↔``-=``, ``*=``↔``/=``, ``%=``→``*=``, ``<<=``↔``>>=``, ``&=``↔``|=``; ``x++``↔``x--``
   (not in a ``for`` header); a sign ``-x`` → ``x``; bitwise ``<<``↔``>>``, ``^``→``&``
-  and, in Go and Java, ``&``↔``|`` (TypeScript writes types with them, Rust closures)
+  and ``&``↔``|`` where the language has them only as operators (its ``bitwise``)
 * ``comparison``: ``==``↔``!=`` (``===``↔``!==``), ``<``→``>=``/``<=``, ``>``→``<=``/``>=``,
   ``<=``→``>``, ``>=``→``<`` (only with a space on each side, so ``Vec<u8>`` is no
   comparison)
@@ -86,15 +86,10 @@ _BOOLEAN = {"&&": ("||",), "||": ("&&",)}
 #: the operator they hold).
 _ASSIGNMENT = {"+=": ("-=",), "-=": ("+=",), "*=": ("/=",), "/=": ("*=",), "%=": ("*=",),
                "<<=": (">>=",), ">>=": ("<<=",), "&=": ("|=",), "|=": ("&=",)}
-#: Bitwise operators (PIT's MATH, cargo-mutants), in the languages where ``&`` and ``|``
-#: between two values are always bitwise: not Rust (closures ``|x|``, or-patterns).
+#: Bitwise operators (PIT's MATH, cargo-mutants), each language's own set of them
+#: (rgr.ecosystems.base.MutationSyntax.bitwise).
 _BITWISE = {"&": ("|",), "|": ("&",), "^": ("&",), "<<": (">>",), ">>": ("<<",),
             ">>>": ("<<",)}
-_BITWISE_LANGUAGES = {"js", "go", "java"}
-#: TypeScript's types are written with ``|`` and ``&`` (``number | string``), and a
-#: runner that strips types (Vitest, tsx) would let their mutants survive: JavaScript
-#: gets the shifts and ``^`` only.
-_TYPE_OPERATORS = {"js": {"&", "|"}}
 #: Lines that only declare where code comes from: nothing there to mutate.
 _DECLARATION = re.compile(
     r"^\s*(import\b|export\s.*\bfrom\b|package\b|use\b|pub\s+use\b|mod\b|pub\s+mod\b|"
@@ -373,7 +368,7 @@ def _for_headers(tokens: list[Token]) -> set[int]:
 
 
 def _token_mutants(token: Token, before: Token | None, after: Token | None,
-                   language: str = "js", in_for_header: bool = False
+                   language: str, in_for_header: bool = False
                    ) -> Iterator[tuple[str, str]]:
     if token.kind == "op":
         binary = _is_binary(token, before, after)
@@ -384,8 +379,7 @@ def _token_mutants(token: Token, before: Token | None, after: Token | None,
                 (before is not None and before.kind == "word" and not token.space_before)
                 or (after is not None and after.kind == "word" and not token.space_after)):
             yield "arithmetic", "--" if token.text == "++" else "++"
-        if token.text in _BITWISE and binary and language in _BITWISE_LANGUAGES \
-                and token.text not in _TYPE_OPERATORS.get(language, ()) \
+        if token.text in _BITWISE and binary and token.text in _SYNTAX[language].bitwise \
                 and token.space_before and token.space_after:
             for replacement in _BITWISE[token.text]:
                 yield "arithmetic", replacement
