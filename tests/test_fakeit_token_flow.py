@@ -137,6 +137,17 @@ def test_the_facts_find_the_special_cases_they_reveal() -> None:
                  {"test/fmt.test.js": helper}) == [("constant", 2, '"1.50"')]
 
 
+def test_java_methods_are_read_with_their_typed_parameters() -> None:
+    tests = {"src/test/java/CalcTest.java": "class CalcTest {\n  @Test\n  void adds() {\n"
+             "    assertThat(calc.add(2, 3)).isEqualTo(5);\n  }\n}\n"}
+    head = "public class Calc {\n  public int add(final int a, int b) {\n"
+    assert kinds("Calc.java", head + "    return 5;\n  }\n}\n", tests) == [
+        ("constant", 3, "5")]
+    branch = head + "    if (a == 2 && b == 3) {\n      return 5;\n    }\n    return 0;\n  }\n}\n"
+    assert kinds("Calc.java", branch, tests) == [("input-branch", 3, "(2, 3)")]
+    assert kinds("Calc.java", head + "    return a + b;\n  }\n}\n", tests) == []
+
+
 def test_the_ledger_notes_a_go_constant_its_table_test_reveals(tmp_path: Path) -> None:
     root, commit = project(tmp_path)
     start = commit({"go.mod": "module example.com/sq\n\ngo 1.19\n",
