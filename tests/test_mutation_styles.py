@@ -16,6 +16,7 @@ from rgr.check.mutation.mutants import Mutant, apply
 from rgr.check.mutation.textual import mutants_of
 from rgr.ecosystems.tokens import tokens_of
 from rgr.store.handoff import AdequacyNote
+from tests.conftest import make_repo
 from tests.gate_helpers import committed, detected_command, measure_commits
 
 ALL = set(range(1, 60))
@@ -231,3 +232,35 @@ def test_a_rust_raw_string_leaves_the_code_after_it_mutated_by_cargo(
     note = _note(tmp_path, files, {"src/lib.rs": body}, env)
     _all_killed(note, "src/lib.rs", body, 2, {('r#"<"a" // x"#', '""'), ("+", "-"),
                                              ("*", "/"), ("2", "3"), ("1", "2"), ("-", "")})
+
+
+# ----------------------------------------------------------- Python: an early return
+
+
+EARLY = ("def put(table, name):\n    if name is None:\n        return\n"
+         "    table[name] = 1\n")
+
+
+def test_an_early_bare_return_is_mutated_and_a_final_one_is_not() -> None:
+    from rgr.check.mutation.mutants import mutants_of as python_mutants
+    assert ("return", "pass") in kinds(python_mutants("put.py", EARLY, {3}))
+    final = "def put(table, name):\n    table[name] = 1\n    return\n"
+    assert python_mutants("put.py", final, {3}) == []
+    # in place and signs, as the token languages
+    signs = "def f(x, t):\n    t += x\n    return -x + t\n"
+    assert {("t += x", "t -= x"), ("-x", "x")} <= kinds(python_mutants("f.py", signs, {2, 3}))
+
+
+def test_an_early_return_no_test_reaches_is_over_implementation_under_pytest(
+        tmp_path: Path) -> None:
+    from tests.test_mutation import gate
+    repo = make_repo(tmp_path)
+    test = ("from put import put\n\n\ndef test_put():\n    table = {}\n"
+            "    put(table, 'a')\n    assert table == {'a': 1}\n")
+    base = repo.commit("test: put", {"put.py": "def put(table, name):\n    pass\n",
+                                     "tests/test_put.py": test})
+    tip = repo.commit("feat: put", {"put.py": EARLY})
+    note = gate(repo, base, tip)
+    assert note.decision == "over-implemented", note
+    assert ("return", "pass", "uncovered") in {
+        (m.original, m.replacement, m.status) for m in note.mutants}, note
