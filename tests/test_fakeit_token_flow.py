@@ -160,3 +160,12 @@ def test_the_ledger_notes_a_go_constant_its_table_test_reveals(tmp_path: Path) -
     [debt] = account(ws.repo, ws.config, [], at(start), at(red), at(green), "GREEN cycle 1")
     assert (debt.path, debt.line, debt.kind, debt.value, debt.status) == (
         "sq.go", 4, "constant", "4", "open")
+
+
+@pytest.mark.parametrize("source", [
+    "f(" * 3000 + ")" * 3000, "[" * 3000 + "]" * 3000, "{" * 3000 + "}" * 3000,
+    "it('x', () => {" * 500 + "})" * 500, "a := " + "[]struct{" * 500, "if got != " * 500,
+])
+def test_what_an_agent_writes_never_crashes_the_reader(source: str) -> None:
+    for path in ("t.test.js", "t_test.go", "tests/t.rs", "TTest.java"):
+        assert facts_of(path, source) == []

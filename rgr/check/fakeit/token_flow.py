@@ -24,7 +24,7 @@ import re
 from dataclasses import dataclass, field
 
 from rgr.check.fakeit.fact import Fact, token_literal
-from rgr.ecosystems.tokens import Token, matching
+from rgr.ecosystems.tokens import Token, bracket_pairs
 
 __all__ = ["flow_facts"]
 
@@ -50,6 +50,11 @@ _LITERAL_AFTER = {"=", ":=", "(", ",", "[", ":", "return", "struct", "}", "?", "
 _LEAD = {"await", "return", "let", "const", "var", "val", "final", "mut", "auto", "new"}
 _EQ = {"==", "==="}
 _NE = {"!=", "!=="}
+#: How deep calls may nest in one operand (``f(g(h(2)))``) before the reader gives up.
+_DEEPEST = 16
+#: The most tokens a statement of a test may hold to be read (a table of cases is long;
+#: a longer one is no test's statement, and is left unread rather than slow).
+_LONGEST = 20_000
 _BOUNDARY = {"(", ",", "&&", "||", "!", "{", ";", "if", "assert", "return", "=", ":="}
 
 
@@ -92,6 +97,8 @@ class _Reader:
     def __init__(self, path: str, tokens: list[Token]) -> None:
         self.path, self.tokens = path, tokens
         self.texts = [t.text for t in tokens]
+        self.pairs = bracket_pairs(self.texts)
+        self.operands: dict[tuple[int, int], tuple[_Expr, int]] = {}
         self.scopes = [_Scope(len(tokens))]
         self.found: dict[tuple[str, tuple[str, ...], str], Fact] = {}
         self._tables: dict[str, list[dict[str, _Expr]]] = {}
@@ -103,7 +110,14 @@ class _Reader:
         self.blocks = {i for i, t in enumerate(tokens) if t.text == "{"
                        and self._opens_block(i, first_of_line)}
         self.blocks |= {close for i in list(self.blocks)
-                        if (close := matching(tokens, i)) is not None}
+                        if (close := self._closing(i)) is not None}
+
+    def _closing(self, opening: int | None) -> int | None:
+        """The index of the bracket closing the one at ``opening``, or None."""
+        if opening is None:
+            return None
+        close = self.pairs.get(opening)
+        return close if close is not None and close > opening else None
 
     def _opens_block(self, index: int, first_of_line: dict[int, str]) -> bool:
         """Whether the ``{`` at ``index`` opens a block (a body), not a literal."""
@@ -175,14 +189,15 @@ class _Reader:
             self._loop(start, block_end)
             return  # the loop's own scope is open
         first = start + 1 if texts[start] == "if" else start
-        if start < block_end and texts[start] not in ("{", "}", ";", ")", "else"):
+        if start < block_end and texts[start] not in ("{", "}", ";", ")", "else") \
+                and block_end - start <= _LONGEST:
             if not self._bind(first, block_end):
                 self._compare_call(first, block_end)
             self._compare_equality(first, block_end, within_if)
             if self._for_each(start, block_end):
                 return
         if opens:  # names bound in the block are its own
-            close = matching(self.tokens, end - 1)
+            close = self._closing(end - 1)
             self.scopes.append(_Scope(close if close is not None else len(texts)))
 
     # ------------------------------------------------------------- binding
@@ -220,9 +235,18 @@ class _Reader:
 
     # ------------------------------------------------------------ operands
 
-    def _operand(self, at: int, end: int) -> tuple[_Expr, int]:
+    def _operand(self, at: int, end: int, depth: int = 0) -> tuple[_Expr, int]:
         """The expression at ``at`` (a literal, a name or path, a call) and where it
-        ends; (None, at) when there is none to read."""
+        ends; (None, at) when there is none to read (or it nests deeper than a test's
+        call would: what an agent writes never exhausts the stack)."""
+        if depth > _DEEPEST:
+            return None, at
+        key = (at, end)
+        if key not in self.operands:  # each span read once, whoever asks
+            self.operands[key] = self._read_operand(at, end, depth)
+        return self.operands[key]
+
+    def _read_operand(self, at: int, end: int, depth: int) -> tuple[_Expr, int]:
         tokens, texts = self.tokens, self.texts
         while at < end and texts[at] in ("new", "&", "*", "await", "try"):
             at += 1
@@ -239,7 +263,7 @@ class _Reader:
         while at < end:
             if expr is not None and texts[at] == "." and texts[at + 1:at + 2] \
                     and texts[at + 1] in _UNWRAP and texts[at + 2:at + 3] == ["("]:
-                close = matching(tokens, at + 2)  # f(2).unwrap(): the result itself
+                close = self._closing(at + 2)  # f(2).unwrap(): the result itself
                 if close is None or close >= end:
                     return None, at
                 at = close + 1
@@ -251,15 +275,16 @@ class _Reader:
                 at += 1  # a macro: vec![..] is no call of the code, nor a comparison
                 parts[-1] += "!"
             elif texts[at] == "(":
-                close = matching(tokens, at)
+                close = self._closing(at)
                 if close is None or close >= end:
                     return None, at
-                args = tuple(self._argument(a, b) for a, b in self._split(at + 1, close))
+                args = tuple(self._argument(a, b, depth + 1)
+                             for a, b in self._split(at + 1, close))
                 expr = _Call(parts[-1], args)
                 parts = [f"{parts[-1]}()"]
                 at = close + 1
             elif texts[at] == "[" and expr is None:
-                close = matching(tokens, at)
+                close = self._closing(at)
                 if close is None or close >= end:
                     return None, at
                 index = token_literal(tokens, at + 1)
@@ -275,20 +300,24 @@ class _Reader:
             return None, at  # a field of a call's result: not the call's result
         return _Path(".".join(parts)), at
 
-    def _argument(self, start: int, end: int) -> _Expr:
-        value, after = self._operand(start, end)
+    def _argument(self, start: int, end: int, depth: int = 0) -> _Expr:
+        value, after = self._operand(start, end, depth)
         return value if after == end else None
 
     def _split(self, start: int, end: int) -> list[tuple[int, int]]:
-        """The top-level, comma-separated parts of ``tokens[start:end]``."""
-        parts, depth, first = [], 0, start
-        for index in range(start, end):
-            text = self.texts[index]
-            depth += text in ("(", "[", "{")
-            depth -= text in (")", "]", "}")
-            if text == "," and depth == 0:
-                parts.append((first, index))
-                first = index + 1
+        """The top-level, comma-separated parts of ``tokens[start:end]`` (a bracketed
+        group stepped over at once, by its pair)."""
+        parts, first, at = [], start, start
+        while at < end:
+            text = self.texts[at]
+            if text in ("(", "[", "{"):
+                close = self._closing(at)
+                at = close + 1 if close is not None and close < end else at + 1
+                continue
+            if text == ",":
+                parts.append((first, at))
+                first = at + 1
+            at += 1
         if first < end:
             parts.append((first, end))
         return parts
@@ -312,7 +341,7 @@ class _Reader:
                                                     == ["("]):
                 at += 1
             elif texts[at] == "(":
-                close = matching(self.tokens, at)
+                close = self._closing(at)
                 if close is None or close >= end:
                     return
                 calls.append((at, close))
@@ -374,7 +403,7 @@ class _Reader:
         if at < end and texts[at] == "[" and texts[at + 1:at + 2] == ["]"]:  # Go
             at += 2
             if texts[at:at + 2] == ["struct", "{"]:
-                close = matching(self.tokens, at + 1)
+                close = self._closing(at + 1)
                 if close is None:
                     return None
                 fields = self._struct_fields(at + 2, close)
@@ -384,7 +413,7 @@ class _Reader:
                     at += 1
         if at >= end or texts[at] not in ("[", "{", "("):
             return None
-        close = matching(self.tokens, at)
+        close = self._closing(at)
         if close is None:
             return None
         rows = []
@@ -392,7 +421,7 @@ class _Reader:
             while first < last and self.tokens[first].kind == "word":
                 first += 1  # a Rust struct's name: Case { input: 2, want: 4 }
             if first >= last or texts[first] not in ("[", "{", "(") \
-                    or matching(self.tokens, first) != last - 1:
+                    or self._closing(first) != last - 1:
                 return None
             row: dict[str, _Expr] = {}
             for position, (a, b) in enumerate(self._split(first + 1, last - 1)):
@@ -477,7 +506,7 @@ class _Reader:
             else:
                 bound.append({f"{names[-1]}.{key}": value for key, value in row.items()})
         brace = end if texts[end:end + 1] == ["{"] else None
-        close = matching(self.tokens, brace) if brace is not None else None
+        close = self._closing(brace) if brace is not None else None
         if close is not None:
             self.scopes.append(_Scope(close, rows=bound))
 
