@@ -23,8 +23,13 @@ from rgr.check.fakeit.cases import SpecialCase
 from rgr.check.fakeit.facts import Fact, token_literal
 from rgr.check.fakeit.tables import Table, closing, function_tables, module_tables
 from rgr.check.mutation.textual import Token, tokens_of
+from rgr.ecosystems import registry
 
 __all__ = ["token_cases"]
+
+#: The languages whose functions are declared type first (``int add(int a) {``).
+_TYPED_FIRST = {syntax.language for syntax in registry.mutation_syntax()
+                if syntax.typed_declarations}
 
 _DECLARES = {"function", "func", "fn"}
 _COMPARE = {"==", "==="}
@@ -44,7 +49,7 @@ def token_cases(path: str, source: str, language: str, lines: Collection[int] | 
     tokens = tokens_of(source, language)
     found: list[SpecialCase] = []
     outside: dict[int, list[Table]] = {}  # by nesting depth: module-level tables
-    for function in _functions(tokens, typed_first=language == "java"):
+    for function in _functions(tokens, typed_first=language in _TYPED_FIRST):
         mine = [f for f in facts if f.callee == function.name]
         if not mine:
             continue
