@@ -332,6 +332,13 @@ class MutationSyntax:
     directives: bool = False
     #: ``import ( ... )`` blocks declare (Go).
     import_blocks: bool = False
+    #: The bitwise operators between two values the mutator swaps (``&``↔``|``,
+    #: ``^``→``&``, ``<<``↔``>>``): none where they also write types or closures
+    #: (TypeScript's ``number | string``, Rust's ``|x|`` and or-patterns).
+    bitwise: frozenset[str] = frozenset()
+    #: Functions are declared type first, with no keyword (Java's ``int add(int a) {``):
+    #: what fake-it reads as a function (rgr.check.fakeit.tokens).
+    typed_declarations: bool = False
     #: The lines of test code inside a source file, never mutated (Rust's
     #: ``#[cfg(test)]`` items).
     test_lines: Callable[[list[Token], list[str]], set[int]] | None = None

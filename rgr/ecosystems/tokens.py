@@ -27,7 +27,10 @@ _OPERATORS = sorted(
 
 @dataclass(frozen=True)
 class Token:
-    kind: str  # "word", "number", "string", "op", "punct"
+    #: "word", "number", "string", "char", "op", "punct", or "template": a piece of a
+    #: JavaScript template literal holding ``${}`` (```a${``, ``}b${``, ``}c```), the
+    #: expressions between its pieces being tokens of their own.
+    kind: str
     text: str
     start: int
     end: int
@@ -46,6 +49,8 @@ def tokens_of(source: str, language: str) -> list[Token]:
 def _tokens(source: str, language: str) -> Iterator[Token]:
     index, line, length = 0, 1, len(source)
     previous: Token | None = None
+    #: The open template literals' ``${`` expressions, each its depth of braces.
+    templates: list[int] = []
     while index < length:
         char = source[index]
         if char == "\n":
@@ -56,7 +61,19 @@ def _tokens(source: str, language: str) -> Iterator[Token]:
             index += 1
             continue
         space = index > 0 and source[index - 1] in " \t\r\n"
-        end, kind = _scan(source, index, language, previous)
+        if language == "js" and (char == "`" or (char == "}" and templates
+                                                 and templates[-1] == 0)):
+            end, opens = _template_piece(source, index)
+            if char == "}":
+                templates.pop()
+            if opens:
+                templates.append(0)
+            # a template without ``${}`` stays one string, as any other literal
+            kind = "template" if opens or char == "}" else "string"
+        else:
+            end, kind = _scan(source, index, language, previous)
+            if templates and kind == "punct" and char in "{}":
+                templates[-1] += 1 if char == "{" else -1
         if kind == "skip":  # a comment
             line += source.count("\n", index, end)
             index = end
@@ -89,6 +106,9 @@ def _scan(source: str, index: int, language: str, previous: Token | None
     if rest.startswith("/*"):
         end = source.find("*/", index + 2)
         return (len(source) if end < 0 else end + 2), "skip"
+    if language == "rust" and source.startswith(("b\"", "b'"), index):  # b"..", b'.'
+        end, kind = _scan(source, index + 1, language, previous)
+        return end, kind
     if language == "rust" and re.match(r'b?r#*"', source[index:index + 8]):
         match = re.match(r'b?r(#*)"', source[index:])
         assert match is not None
@@ -131,6 +151,23 @@ def _scan(source: str, index: int, language: str, previous: Token | None
     return index + 1, "op" if char in "+-*/%<>=!&|^~?:" else "punct"
 
 
+def _template_piece(source: str, index: int) -> tuple[int, bool]:
+    """(end, whether it opens a ``${`` expression) of the piece of a template literal
+    starting at ``index`` (its opening backquote, or the ``}`` closing an expression)."""
+    position = index + 1
+    while position < len(source):
+        char = source[position]
+        if char == "\\":
+            position += 2
+            continue
+        if char == "`":
+            return position + 1, False
+        if source.startswith("${", position):
+            return position + 2, True
+        position += 1
+    return len(source), False
+
+
 def _string_end(source: str, index: int, quote: str, language: str) -> int:
     """The end of the string literal opening at ``index`` (escapes honoured; a template
     literal or a Go raw string may span lines, other strings end at the line's end)."""
@@ -155,6 +192,8 @@ def _regex_may_start(previous: Token | None) -> bool:
         return True
     if previous.kind in ("number", "string", "char"):
         return False
+    if previous.kind == "template":  # a value after its closing piece only
+        return not previous.text.endswith("`")
     if previous.kind == "word":
         return previous.text in {"return", "typeof", "case", "in", "of", "new", "delete",
                                  "void", "throw", "yield", "await"}

@@ -1,7 +1,7 @@
-"""Special cases in JavaScript/TypeScript, Go and Rust functions, at the token level
+"""Special cases in JavaScript/TypeScript, Go, Rust and Java functions, at the token level
 (rgr.check.mutation.textual's tokenizer): the same three kinds as the Python reader,
-found in functions declared ``function f(``, ``func f(``, ``fn f(`` or
-``const f = (...) =>``:
+found in functions declared ``function f(``, ``func f(``, ``fn f(``,
+``const f = (...) =>`` or, in Java, ``int f(int a) {``:
 
 * ``constant``: every ``return`` (and a Rust body's tail expression) is a literal, one
   of them a test's expected value, and the body decides nothing but by equality with
@@ -23,8 +23,13 @@ from rgr.check.fakeit.cases import SpecialCase
 from rgr.check.fakeit.facts import Fact, token_literal
 from rgr.check.fakeit.tables import Table, closing, function_tables, module_tables
 from rgr.check.mutation.textual import Token, tokens_of
+from rgr.ecosystems import registry
 
 __all__ = ["token_cases"]
+
+#: The languages whose functions are declared type first (``int add(int a) {``).
+_TYPED_FIRST = {syntax.language for syntax in registry.mutation_syntax()
+                if syntax.typed_declarations}
 
 _DECLARES = {"function", "func", "fn"}
 _COMPARE = {"==", "==="}
@@ -44,7 +49,7 @@ def token_cases(path: str, source: str, language: str, lines: Collection[int] | 
     tokens = tokens_of(source, language)
     found: list[SpecialCase] = []
     outside: dict[int, list[Table]] = {}  # by nesting depth: module-level tables
-    for function in _functions(tokens):
+    for function in _functions(tokens, typed_first=language in _TYPED_FIRST):
         mine = [f for f in facts if f.callee == function.name]
         if not mine:
             continue
@@ -63,10 +68,25 @@ def token_cases(path: str, source: str, language: str, lines: Collection[int] | 
     return found
 
 
-def _functions(tokens: list[Token]) -> list[_Function]:
+#: Words a Java method's name is never (``if (x) {``, ``new A() {``).
+_NOT_METHODS = {"if", "while", "for", "switch", "catch", "return", "new", "synchronized",
+                "throw", "else", "try", "do", "super", "this"}
+
+
+def _functions(tokens: list[Token], typed_first: bool = False) -> list[_Function]:
+    """The functions declared in ``tokens``; ``typed_first``: a method is declared by
+    its type then its name (Java's ``int add(int a, int b) {``)."""
     found: list[_Function] = []
     for index, token in enumerate(tokens):
         name_at: int | None = None
+        if typed_first and token.kind == "word" and token.text not in _NOT_METHODS \
+                and index > 0 and index + 1 < len(tokens) and tokens[index + 1].text == "(" \
+                and (tokens[index - 1].kind == "word" or tokens[index - 1].text in (">", "]")) \
+                and tokens[index - 1].text not in _NOT_METHODS:
+            function = _declared(tokens, index, typed_first)
+            if function is not None:
+                found.append(function)
+            continue
         if token.kind == "word" and token.text in _DECLARES:
             at = index + 1
             if at < len(tokens) and tokens[at].text == "(":  # a Go method's receiver
@@ -84,7 +104,8 @@ def _functions(tokens: list[Token]) -> list[_Function]:
     return found
 
 
-def _declared(tokens: list[Token], name_at: int) -> _Function | None:
+def _declared(tokens: list[Token], name_at: int, typed_first: bool = False
+              ) -> _Function | None:
     """The function whose name is at ``name_at``: its parameters and body."""
     at = name_at + 1
     if at < len(tokens) and tokens[at].text == "=":
@@ -96,7 +117,7 @@ def _declared(tokens: list[Token], name_at: int) -> _Function | None:
     if at >= len(tokens) or tokens[at].text != "(":
         return None
     close = closing(tokens, at)
-    params = _params(tokens[at + 1:close])
+    params = _params(tokens[at + 1:close], typed_first)
     at = close + 1
     while at < len(tokens) and tokens[at].text not in ("{", "=>", ";"):
         at += 1  # a return type
@@ -113,9 +134,20 @@ def _declared(tokens: list[Token], name_at: int) -> _Function | None:
     return _Function(tokens[name_at].text, params, (at, closing(tokens, at)), braced=True)
 
 
-def _params(tokens: list[Token]) -> list[str]:
-    """Each parameter's name: the first word of each top-level, comma-separated part."""
+def _params(tokens: list[Token], typed_first: bool = False) -> list[str]:
+    """Each parameter's name: the first word of each top-level, comma-separated part
+    (the last one where the type comes first: ``final int a``)."""
     names: list[str] = []
+    if typed_first:
+        last, depth = "", 0
+        for token in tokens:
+            depth += token.text in ("(", "[", "{", "<")
+            depth -= token.text in (")", "]", "}", ">")
+            if token.text == "," and depth == 0:
+                names.append(last)
+            elif token.kind == "word" and depth == 0:
+                last = token.text
+        return [*names, last] if last else names
     depth, first = 0, True
     for token in tokens:
         if token.text in ("(", "[", "{", "<"):

@@ -10,14 +10,16 @@ column offsets) and must still parse.
 
 Operators (``[adequacy] operators``):
 
-* ``arithmetic``: ``+``↔``-``, ``*``↔``/``, ``//``→``*``, ``%``→``*``, ``**``→``*``
+* ``arithmetic``: ``+``↔``-``, ``*``↔``/``, ``//``→``*``, ``%``→``*``, ``**``→``*``, in
+  place too (``x += 1`` → ``x -= 1``); a sign ``-x`` → ``x``
 * ``comparison``: ``==``↔``!=``, ``<``↔``>=``, ``>``↔``<=``, ``<``→``<=``, ``>``→``>=``,
   ``is``↔``is not``, ``in``↔``not in``
 * ``constant``: a number n → n + 1, a boolean → its negation, a non-empty string → ``""``
 * ``return``: ``return x`` → ``return None``
 * ``condition``: the test of ``if``/``while``/a conditional expression → ``not (test)``
 * ``boolean``: ``and``↔``or``, ``not x`` → ``x``
-* ``statement``: an expression statement, an assignment or a ``raise`` → ``pass``
+* ``statement``: an expression statement, an assignment or a ``raise`` → ``pass``; an
+  early bare ``return`` (one that is not its function's last statement) → ``pass``
 
 Never mutated (rgr.check.mutation.arid.ARID): docstrings, annotations, error messages,
 log and print calls, assert messages. A boundary comparison whose twin cannot change
@@ -101,11 +103,14 @@ def mutants_of(path: str, source: str, lines: Collection[int],
     guards = python_guards(tree)
     loaded = {id(s) for s in tree.body if not isinstance(
         s, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Import | ast.ImportFrom)}
+    # a function's last statement, when a bare return: turned ``pass`` it changes nothing
+    final = {id(f.body[-1]) for f in ast.walk(tree)
+             if isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef)}
     found: dict[tuple[int, int, str], Mutant] = {}
     for statement in ast.walk(tree):
         if not isinstance(statement, ast.stmt):
             continue
-        for node, operator, replacement in _candidates(statement, operators, skip):
+        for node, operator, replacement in _candidates(statement, operators, skip, final):
             if node.lineno not in lines or node.end_lineno is None:
                 continue
             start = _offset(source, offsets, node.lineno, node.col_offset)
@@ -121,7 +126,8 @@ def mutants_of(path: str, source: str, lines: Collection[int],
     return sorted(found.values(), key=lambda m: (m.line, m.col, m.operator, m.replacement))
 
 
-def _candidates(statement: ast.stmt, operators: Collection[str], skip: set[int]
+def _candidates(statement: ast.stmt, operators: Collection[str], skip: set[int],
+                final: Collection[int] = ()
                 ) -> Iterator[tuple[Located, str, str]]:
     """(node, operator, the node's replacement text) for one statement's own mutants:
     the statement itself and the expressions inside it that no nested statement owns."""
@@ -129,6 +135,16 @@ def _candidates(statement: ast.stmt, operators: Collection[str], skip: set[int]
             statement, ast.Expr | ast.Assign | ast.AugAssign | ast.AnnAssign | ast.Raise) \
             and id(statement) not in skip:
         yield statement, "statement", "pass"
+    if "arithmetic" in operators and isinstance(statement, ast.AugAssign) \
+            and type(statement.op) in _ARITHMETIC and id(statement) not in skip:
+        swapped_in_place = ast.AugAssign(statement.target, _ARITHMETIC[type(statement.op)](),
+                                         statement.value)
+        yield statement, "arithmetic", ast.unparse(swapped_in_place)  # x += 1 -> x -= 1
+    if "statement" in operators and isinstance(statement, ast.Return) \
+            and id(statement) not in skip and id(statement) not in final \
+            and (statement.value is None or (
+                isinstance(statement.value, ast.Constant) and statement.value.value is None)):
+        yield statement, "statement", "pass"  # an early return: the code after it runs
     if "return" in operators and isinstance(statement, ast.Return) \
             and statement.value is not None \
             and not (isinstance(statement.value, ast.Constant) and statement.value.value is None):
@@ -158,6 +174,9 @@ def _expression_mutants(node: ast.expr, operators: Collection[str]
         yield node, "boolean", ast.unparse(ast.BoolOp(flipped, node.values))
     if "boolean" in operators and isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
         yield node, "boolean", ast.unparse(node.operand)
+    if "arithmetic" in operators and isinstance(node, ast.UnaryOp) \
+            and isinstance(node.op, ast.USub) and not isinstance(node.operand, ast.Constant):
+        yield node, "arithmetic", ast.unparse(node.operand)  # -x -> x
     if "condition" in operators and isinstance(node, ast.IfExp) \
             and not _single_comparison(node.test):
         yield node.test, "condition", f"not ({ast.unparse(node.test)})"

@@ -7,18 +7,23 @@ to be installed where the project's tests run (Stryker into the project's
 changes the user's environment; each also brings its own runner, sandbox and copy of the
 tree, where rgr must run every mutant in its own sealed checkout with the project's own
 test command. rgr only needs the mutants of a few changed lines, so it scans the file
-once (rgr.ecosystems.tokens: comments, strings, template literals, regular-expression
+once (rgr.ecosystems.tokens: comments, strings, template literals (mutated inside their
+``${}`` only), regular-expression
 literals, Java's text blocks and char literals; Java annotations and Rust's
 ``#[cfg(test)]`` modules are skipped too) and offers, on the changed lines only:
 
-* ``arithmetic``: binary ``+``↔``-``, ``*``↔``/``, ``%``→``*``
+* ``arithmetic``: binary ``+``↔``-``, ``*``↔``/``, ``%``→``*``; compound assignments
+  ``+=``↔``-=``, ``*=``↔``/=``, ``%=``→``*=``, ``<<=``↔``>>=``, ``&=``↔``|=``; ``x++``↔``x--``
+  (not in a ``for`` header); a sign ``-x`` → ``x``; bitwise ``<<``↔``>>``, ``^``→``&``
+  and ``&``↔``|`` where the language has them only as operators (its ``bitwise``)
 * ``comparison``: ``==``↔``!=`` (``===``↔``!==``), ``<``→``>=``/``<=``, ``>``→``<=``/``>=``,
   ``<=``→``>``, ``>=``→``<`` (only with a space on each side, so ``Vec<u8>`` is no
   comparison)
 * ``boolean``: ``&&``↔``||``, ``!x`` → ``x``
-* ``constant``: an integer or decimal n → n + 1, ``true``↔``false``, a non-empty string →
-  an empty one
-* ``return`` (JavaScript only): ``return x;`` → ``return undefined;``
+* ``constant``: an integer or decimal n → n + 1 (``-2`` → ``-3`` alike), ``true``↔``false``,
+  a non-empty string → an empty one (raw strings and plain templates too)
+* ``return`` (JavaScript only): ``return x;`` → ``return undefined;``, and ``return x``
+  without a semicolon where the next line does not continue it
 * ``condition``: an ``if``/``while`` condition that is not a single comparison →
   its negation
 
@@ -77,6 +82,14 @@ _ARITHMETIC = {"+": ("-",), "-": ("+",), "*": ("/",), "/": ("*",), "%": ("*",)}
 _COMPARISON = {"==": ("!=",), "!=": ("==",), "===": ("!==",), "!==": ("===",),
                "<": (">=", "<="), ">": ("<=", ">="), "<=": (">",), ">=": ("<",)}
 _BOOLEAN = {"&&": ("||",), "||": ("&&",)}
+#: Compound assignments (Stryker's AssignmentOperator, cargo-mutants' and PIT's MATH on
+#: the operator they hold).
+_ASSIGNMENT = {"+=": ("-=",), "-=": ("+=",), "*=": ("/=",), "/=": ("*=",), "%=": ("*=",),
+               "<<=": (">>=",), ">>=": ("<<=",), "&=": ("|=",), "|=": ("&=",)}
+#: Bitwise operators (PIT's MATH, cargo-mutants), each language's own set of them
+#: (rgr.ecosystems.base.MutationSyntax.bitwise).
+_BITWISE = {"&": ("|",), "|": ("&",), "^": ("&",), "<<": (">>",), ">>": ("<<",),
+            ">>>": ("<<",)}
 #: Lines that only declare where code comes from: nothing there to mutate.
 _DECLARATION = re.compile(
     r"^\s*(import\b|export\s.*\bfrom\b|package\b|use\b|pub\s+use\b|mod\b|pub\s+mod\b|"
@@ -128,6 +141,7 @@ def mutants_of(path: str, source: str, lines: Collection[int],
                         statement, equivalent, module_level=start in class_level)
         found.setdefault((start, end, replacement), mutant)
 
+    for_headers = _for_headers(tokens)
     for index, token in enumerate(tokens):
         before = tokens[index - 1] if index else None
         after = tokens[index + 1] if index + 1 < len(tokens) else None
@@ -137,14 +151,17 @@ def mutants_of(path: str, source: str, lines: Collection[int],
         if arid.get(index) == "all" or (arid.get(index) == "strings"
                                         and token.kind == "string"):
             continue
-        for operator, replacement in _token_mutants(token, before, after):
+        for operator, replacement in _token_mutants(token, before, after, language,
+                                                    index in for_headers):
             twin = TWINS.get(token.text) == replacement
             equivalent = (token_guard(words, index) or "") if twin else ""
             add(token.line, token.start, token.end, operator, replacement, equivalent)
     for line in lines:
         if 0 < line <= len(texts) and line not in skipped:
             start = _offset_of_line(source, line)
-            for operator, begin, end, replacement in _line_mutants(texts[line - 1], language):
+            following = next((text for text in texts[line:] if text.strip()), "")
+            for operator, begin, end, replacement in _line_mutants(
+                    texts[line - 1], language, following):
                 add(line, start + begin, start + end, operator, replacement)
     return sorted(found.values(), key=lambda m: (m.line, m.col, m.operator, m.replacement))
 
@@ -331,10 +348,44 @@ def statement_line(texts: list[str], tokens: list[Token], line: int) -> int:
 # ------------------------------------------------------------------ mutants
 
 
-def _token_mutants(token: Token, before: Token | None, after: Token | None
+def _for_headers(tokens: list[Token]) -> set[int]:
+    """The indexes of the tokens inside a ``for (...)`` header's parentheses: an
+    ``i++`` there turned ``i--`` makes a loop that ends only by the timeout, a costly
+    kill that tells nothing its bound's mutants do not."""
+    inside: set[int] = set()
+    for index, token in enumerate(tokens[:-1]):
+        if token.text == "for" and tokens[index + 1].text == "(":
+            close = matching(tokens, index + 1)
+            if close is not None:
+                inside.update(range(index + 1, close))
+        elif token.text == "for":  # Go: for i := 0; i < n; i++ {
+            at = index + 1
+            while at < len(tokens) and tokens[at].text != "{" \
+                    and tokens[at].line == token.line:
+                inside.add(at)
+                at += 1
+    return inside
+
+
+def _token_mutants(token: Token, before: Token | None, after: Token | None,
+                   language: str, in_for_header: bool = False
                    ) -> Iterator[tuple[str, str]]:
     if token.kind == "op":
         binary = _is_binary(token, before, after)
+        if token.text in _ASSIGNMENT and token.space_before and token.space_after:
+            for replacement in _ASSIGNMENT[token.text]:
+                yield "arithmetic", replacement
+        if token.text in ("++", "--") and not in_for_header and (
+                (before is not None and before.kind == "word" and not token.space_before)
+                or (after is not None and after.kind == "word" and not token.space_after)):
+            yield "arithmetic", "--" if token.text == "++" else "++"
+        if token.text in _BITWISE and binary and token.text in _SYNTAX[language].bitwise \
+                and token.space_before and token.space_after:
+            for replacement in _BITWISE[token.text]:
+                yield "arithmetic", replacement
+        if token.text == "-" and after is not None and not token.space_after \
+                and after.kind in ("word", "number") and _is_unary(before):
+            yield "arithmetic", ""  # -x -> x (PIT's INVERT_NEGS, cargo-mutants)
         if token.text in _ARITHMETIC and binary and not (
                 token.text in "+-" and after is not None and after.text == token.text):
             for replacement in _ARITHMETIC[token.text]:
@@ -352,15 +403,30 @@ def _token_mutants(token: Token, before: Token | None, after: Token | None
             yield "boolean", ""
     elif token.kind == "number" and token.text[:2].lower() not in ("0x", "0o", "0b"):
         match = _NUMBER.match(token.text)
-        if match and not (before is not None and before.text in (".", "-")
+        # ``-2`` is mutated as ``2`` is (``Shift(-2)`` -> ``Shift(-3)``); not ``t.0``
+        if match and not (before is not None and before.text == "."
                           and not before.space_after):
             whole, fraction, suffix = match.groups()
             value = int(whole.replace("_", "")) + 1
             yield "constant", f"{value}{fraction or ''}{suffix or ''}"
     elif token.kind == "word" and token.text in ("true", "false"):
         yield "constant", "false" if token.text == "true" else "true"
-    elif token.kind == "string" and token.text[:1] in "\"'" and len(token.text) > 2:
-        yield "constant", token.text[0] * 2
+    elif token.kind == "string" and token.text[:1] in "\"'`" and len(token.text) > 2:
+        yield "constant", token.text[0] * 2  # a template without ${} too: `a` -> ``
+    elif token.kind == "string" and re.match(r'r#*"', token.text) \
+            and len(token.text) > 3 + 2 * token.text.index('"') - 2:
+        yield "constant", '""'  # a Rust raw string: r#"a"#
+
+
+def _is_unary(before: Token | None) -> bool:
+    """Whether an operator after ``before`` is a sign (it follows no value)."""
+    if before is None:
+        return True
+    if before.kind == "word":
+        return before.text in ("return", "case", "in", "of", "typeof", "yield", "await")
+    if before.kind == "template":
+        return not before.text.endswith("`")
+    return before.kind == "op" or before.text in ("(", "[", "{", ",", ";", ":")
 
 
 def _is_binary(token: Token, before: Token | None, after: Token | None) -> bool:
@@ -369,24 +435,29 @@ def _is_binary(token: Token, before: Token | None, after: Token | None) -> bool:
     if before is None or after is None or token.space_before != token.space_after:
         return False
     value_before = before.kind in ("word", "number", "string", "char") \
-        or before.text in (")", "]")
+        or before.text in (")", "]") \
+        or (before.kind == "template" and before.text.endswith("`"))
     if before.kind == "word" and before.text in ("return", "case", "in", "of", "typeof",
                                                  "let", "var", "const", "mut"):
         return False
     value_after = after.kind in ("word", "number", "string", "char") \
-        or after.text in ("(", "[", "!", "-", "&", "*")
+        or after.text in ("(", "[", "!", "-", "&", "*") \
+        or (after.kind == "template" and after.text.startswith("`"))
     return value_before and value_after
 
 
-def _line_mutants(text: str, language: str) -> Iterator[tuple[str, int, int, str]]:
+def _line_mutants(text: str, language: str, following: str = ""
+                  ) -> Iterator[tuple[str, int, int, str]]:
     """(operator, start, end, replacement) of the mutants that need a whole line: a
-    JavaScript ``return x;`` and an ``if``/``while`` condition."""
+    JavaScript ``return x;`` (or ``return x`` without a semicolon, when ``following``,
+    the next line with code, does not continue it) and an ``if``/``while`` condition."""
     code = text.split("//", 1)[0].rstrip()
     syntax = _SYNTAX[language]
     if syntax.parenthesised_conditions:
         match = re.match(r"^(\s*return\s+)(.+?);?\s*$", code)
         if syntax.undefined_returns and match and match.group(2) not in ("undefined", "") \
-                and _balanced(match.group(2)) and code.rstrip().endswith(";"):
+                and _balanced(match.group(2)) and (
+                    code.endswith(";") or _statement_ends(code, following)):
             yield "return", match.start(2), match.end(2), "undefined"
         condition = _IF_JS.match(code)
     else:
@@ -402,6 +473,17 @@ def _line_mutants(text: str, language: str) -> Iterator[tuple[str, int, int, str
             condition.group(2)):
         test = condition.group(2)
         yield "condition", condition.start(2), condition.end(2), f"!({test})"
+
+
+def _statement_ends(code: str, following: str) -> bool:
+    """Whether a line without a semicolon ends its statement (the standard style):
+    it does not end with an operator and the next line does not start with one."""
+    last = re.search(r"(\S+)$", code)
+    if last is None or any(last.group(1).endswith(op) for op in _CONTINUES_AFTER
+                           if op not in (")", "]")):
+        return False
+    stripped = following.lstrip()
+    return not stripped or stripped[0] not in ".)]?:+-*/%&|=<>,`[("
 
 
 def _single_comparison(test: str) -> bool:

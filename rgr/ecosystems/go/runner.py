@@ -143,7 +143,8 @@ class GoEcosystem(Plain):
     # a recover() in a test cannot stop it, as it would a panic.
     mutation_syntax = (MutationSyntax("go", (".go",), f"rgrprobeos.Exit({PROBE_EXIT_CODE})",
                                       '; import rgrprobeos "os"', for_conditions=True,
-                                      import_blocks=True, call_kind=syntax.call_kind),)
+                                      import_blocks=True, call_kind=syntax.call_kind,
+                                      bitwise=frozenset({"&", "|", "^", "<<", ">>"})),)
 
     def detect(self, root: Path, guess: Guess) -> TestCommand | None:
         return detected(("go", "test", "./..."), "go", "go.mod") \

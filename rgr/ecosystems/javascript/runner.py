@@ -554,7 +554,10 @@ class JavaScript(Plain):
         # the runner itself (Mocha, Vitest threads): measured on each.
         'process.kill(process.pid, "SIGKILL");',
         parenthesised_conditions=True, undefined_returns=True, directives=True,
-        call_kind=syntax.call_kind),)
+        call_kind=syntax.call_kind,
+        # not & and |: TypeScript writes its types with them (number | string), and a
+        # runner that strips types (Vitest, tsx) would let their mutants survive
+        bitwise=frozenset({"^", "<<", ">>", ">>>"})),)
 
     def detect(self, root: Path, guess: Guess) -> TestCommand | None:
         package = _read_package(root)

@@ -200,7 +200,8 @@ class JVM(Plain):
             " java.nio.file.StandardOpenOption.APPEND); }"
             " } catch (java.lang.Throwable rgrReachError) { }"),
         parenthesised_conditions=True, type_level=syntax.type_level,
-        code_lines=syntax.code_lines, arid=syntax.arid, call_kind=syntax.call_kind),)
+        code_lines=syntax.code_lines, arid=syntax.arid, call_kind=syntax.call_kind,
+        bitwise=frozenset({"&", "|", "^", "<<", ">>", ">>>"}), typed_declarations=True),)
 
     def detect(self, root: Path, guess: Guess) -> TestCommand | None:
         pom = root / "pom.xml"

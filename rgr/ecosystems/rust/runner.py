@@ -257,7 +257,9 @@ class Rust(Plain):
     mutation_syntax = (MutationSyntax(
         "rust", (".rs",),
         f"if true {{ extern crate std; std::process::exit({PROBE_EXIT_CODE}); }}",
-        test_lines=test_lines, call_kind=syntax.call_kind),)
+        test_lines=test_lines, call_kind=syntax.call_kind,
+        # not & and |: closures (|x|), or-patterns and references write them too
+        bitwise=frozenset({"^", "<<", ">>"})),)
 
     def detect(self, root: Path, guess: Guess) -> TestCommand | None:
         if not (root / "Cargo.toml").is_file():

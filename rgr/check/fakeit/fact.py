@@ -1,0 +1,49 @@
+"""One fact a test states (``add(2, 3) == 5``) and the literal values both sides of it are
+read as, shared by the readers of the tests (rgr.check.fakeit.facts,
+rgr.check.fakeit.token_flow) and of the code (rgr.check.fakeit.tokens, tables)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rgr.ecosystems.tokens import Token
+
+__all__ = ["Fact", "token_literal"]
+
+
+@dataclass(frozen=True)
+class Fact:
+    """One assert of a test: ``callee(*args) == expected``."""
+
+    callee: str
+    args: tuple[str, ...]
+    expected: str
+    test: str  # path::name (Python) or path:line (tokens)
+
+    @property
+    def inputs(self) -> str:
+        """The arguments as one value: ``2`` for one, ``(2, 3)`` for several."""
+        return self.args[0] if len(self.args) == 1 else f"({', '.join(self.args)})"
+
+
+#: Words that are literals in JavaScript, Go and Rust.
+_LITERAL_WORDS = {"true", "false", "null", "undefined", "nil", "None"}
+
+
+def token_literal(tokens: list[Token], index: int) -> tuple[str, int] | None:
+    """(canonical text, index after it) of the literal at ``index``, if one is there:
+    a number (with its sign), a string or a literal word."""
+    token = tokens[index]
+    if token.kind == "op" and token.text == "-" and index + 1 < len(tokens) \
+            and tokens[index + 1].kind == "number":
+        return "-" + tokens[index + 1].text.replace("_", ""), index + 2
+    if token.kind == "number":
+        return token.text.replace("_", ""), index + 1
+    if token.kind in ("string", "char"):
+        text = token.text
+        quote = text.find(text[-1]) if text else -1
+        inner = text[quote + 1:-1] if quote >= 0 and len(text) >= 2 else text
+        return '"' + inner + '"', index + 1
+    if token.kind == "word" and token.text in _LITERAL_WORDS:
+        return token.text, index + 1
+    return None
