@@ -579,7 +579,7 @@ class JavaScript(Plain):
         for name in names:
             if name in JS_RUNNERS:
                 return name
-            if name == "tape" or (name == "ava" and "--tap" in words):
+            if name in ("tape", "tap") or (name == "ava" and "--tap" in words):
                 return tap.NAME
         return "node" if "node" in names and "--test" in words else None
 
