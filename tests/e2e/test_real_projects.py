@@ -302,6 +302,23 @@ def test_npm_project_with_node_modules(user: User) -> None:
     run_kata(user, npm_project(user.home), VITEST)
 
 
+VITE_CONFIG = """\
+import { defineConfig } from 'vitest/config'
+const environment: string = 'node'
+export default defineConfig({ test: { environment } })
+"""
+
+
+@sweep_only("a Vite config through rgr run")
+def test_npm_project_with_a_typescript_vite_config(user: User) -> None:
+    """Vite bundles ``vitest.config.mts`` into ``node_modules/.vite-temp`` and Vitest
+    keeps its results in ``node_modules/.vite``: the agents' sessions and the test runs
+    get those folders writable, the packages stay the user's, read-only."""
+    root = _write_files(user.home / "code" / "web", VITEST)
+    (root / "vitest.config.mts").write_text(VITE_CONFIG)
+    run_kata(user, npm_project(user.home), VITEST)
+
+
 def test_npm_project_through_the_daemon(user: User) -> None:
     """The job clone has no node_modules: its working copies share the daemon's."""
     repo = npm_project(user.home)
