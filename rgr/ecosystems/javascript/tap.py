@@ -43,6 +43,7 @@ from rgr.ecosystems.base import (
     TestOutcome,
     message,
     relative,
+    with_args,
 )
 
 NAME = "tap"
@@ -321,3 +322,21 @@ class Tap:
     def fix(self) -> str:
         return ("let tape print its TAP on the test command's stdout (no formatter piped "
                 "after it: `tape test/*.js`, `nyc tape test/*.js`), or run ava with --tap")
+
+
+#: ava run as its user has it (``"test": "ava"``): rgr adds ``--tap``.
+AVA = "ava"
+
+
+class Ava(Tap):
+    """ava with its own reporter in the test script: run with ``--tap`` added (after
+    ``--`` for ``npm test``, so it reaches the script's ava), read as ``ava --tap``."""
+
+    name = AVA
+    label = "ava (run with --tap)"
+
+    def prepare(self, cmd: TestCommand, tmp: Path, env: dict[str, str]) -> tuple[str, ...]:
+        return with_args(cmd.argv, ("--tap",))
+
+    def fix(self) -> str:
+        return "let ava's test script end with ava itself, so --tap reaches it"
