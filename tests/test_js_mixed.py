@@ -107,6 +107,19 @@ def test_each_file_goes_to_the_runner_it_imports_or_uses(tmp_path: Path) -> None
     assert not js_mixed.owners(files(tmp_path / "one", {"test/a.test.js": NODE_FILE})).mixed
 
 
+def test_a_file_the_runners_find_by_its_name_alone_is_run(tmp_path: Path) -> None:
+    """``test.js`` at the root (node --test's ``**/test.js``, Jest's
+    ``?(*.)+(spec|test).js``) and ``spec.js`` are test files in no test folder: a package
+    with its node:test tests in ``test.js`` was counted short of its runners by those."""
+    root = files(tmp_path, {
+        "test.js": NODE_FILE, "lib/spec.js": JEST_FILE, "test/b.test.js": JEST_FILE,
+        "src/testing.js": NODE_ESM_FILE, "contest.js": NODE_FILE,
+    })
+    found = js_mixed.owners(root)
+    assert found.node == ("test.js",)
+    assert found.jest == ("lib/spec.js", "test/b.test.js")
+
+
 TAPE_FILE = """
     const test = require('tape');
     test('runs itself', (t) => { t.equal(1, 1); t.end(); });

@@ -192,3 +192,23 @@ def test_ava_with_tap_is_read_per_test_sealed(tmp_path: Path, node_modules: Path
     tests = out["tests"]
     assert (tests["passed"], tests["failed"], tests["skipped"]) == (1, 1, 1), out
     assert tests["failing"] == ["adds wrong"], out
+
+
+def test_ava_as_its_user_runs_it_is_run_with_tap_added(
+        tmp_path: Path, node_modules: Path) -> None:
+    """`"test": "ava"`, ava's own reporter: rgr adds --tap (after npm's --) and reads it
+    per test, as ava counts them ("2 tests passed" by hand, 1 failed here)."""
+    root = tape_project(tmp_path / "av", node_modules,
+                        {"test/add.js": AVA_TESTS, "lib/add.cjs": ADD}, script="ava")
+    package = json.loads((root / "package.json").read_text())
+    (root / "package.json").write_text(json.dumps({**package, "type": "module"}))
+    subprocess.run(["git", "commit", "-qam", "esm"], cwd=root, check=True)
+    cmd = detect_test_command(root)
+    assert cmd is not None and cmd.runner == "ava", cmd
+    done = subprocess.run([sys.executable, "-m", "rgr", "verify", "--json"], cwd=root,
+                          env=clean_env(tmp_path / "home"), capture_output=True, text=True,
+                          timeout=300, stdin=subprocess.DEVNULL)
+    tests = json.loads(done.stdout)["tests"]
+    assert tests["command"] == ["npm", "test", "--", "--tap"], tests
+    assert (tests["passed"], tests["failed"], tests["skipped"]) == (1, 1, 1), tests
+    assert tests["failing"] == ["adds wrong"], tests

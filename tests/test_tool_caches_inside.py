@@ -15,12 +15,18 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pygit2
 import pytest
 from conftest import clean_env, committed_project, git
 from e2e.toolchains import ensure_js_runners
+from fake_backend import FakeBackend
 
+from rgr.base.proc import run
+from rgr.ecosystems.registry import resolve_test_command
+from rgr.loop.attempt import open_sealer
 from rgr.sandbox import tool_caches_inside
 from rgr.sandbox.toolchain import Shown, Toolchain
+from rgr.store.workspace import open_workspace
 
 CONFIG = """\
 import { defineConfig } from 'vitest/config'
@@ -178,3 +184,31 @@ def test_a_folder_the_checkout_has_or_a_link_on_the_way_is_left_alone(
     assert tool_caches_inside.bind_into(toolchain, checkout) == ()
     assert list((checkout / "node_modules").iterdir()) == []
     assert list((tmp_path / "elsewhere").iterdir()) == []
+
+
+def test_an_agents_own_vitest_loads_the_config_in_its_session_with_the_packages_read_only(
+        tmp_path: Path, runners: Path) -> None:
+    """An agent session (PLAN, RED, GREEN, REFACTOR) runs the suite itself (`npx
+    vitest`): in its scratch copy too, Vite's bundled config and Vitest's results go to
+    the copy's own cache folders, the packages stay read-only, and `git add -A` commits
+    none of it (real bubblewrap, the session's own jail)."""
+    root = vite_project(tmp_path / "vp", runners, CONFIG)
+    ws = open_workspace(root, env=clean_env(tmp_path / "home"))
+    sealer = open_sealer(ws, FakeBackend(), resolve_test_command(ws.config, ws.root),
+                         lambda _line: None)
+    assert sealer.policy is not None
+    vitest = str(runners / "vitest" / "vitest.mjs")
+    with sealer.seat(ws.repo.head.peel(pygit2.Commit), "agent") as seat:
+        launched = run(["node", vitest, "run"], cwd=seat.cwd, env=seat.env, timeout=300,
+                       launcher=seat.launcher)
+        out = re.sub(r"\x1b\[[0-9;]*m", "", launched.stdout + launched.stderr)
+        assert launched.returncode == 0, out
+        assert re.search(r"Tests\s+3 passed", out), out
+        # a package is still the user's, read-only
+        write = run(["node", "-e", "require('fs').writeFileSync("
+                     "'node_modules/vitest/package.json', '')"],
+                    cwd=seat.cwd, env=seat.env, timeout=60, launcher=seat.launcher)
+        assert write.returncode != 0 and "EROFS" in write.stderr, write.stderr
+        git(seat.cwd, "add", "-A")
+        assert git(seat.cwd, "status", "--porcelain") == ""
+    assert not [p.name for p in (root / "node_modules").iterdir() if not p.is_symlink()]

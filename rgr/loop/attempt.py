@@ -403,11 +403,15 @@ class Sealer:
             if self.policy is not None:
                 bridge = Bridge(control)
                 forwards = self._open_api(bridge, env)
+                # node_modules as a folder of the scratch copy (ignored there, see
+                # exclude_folders above), its tools' caches writable: the agent's own
+                # `npx vitest` loads a Vite config as the test run does
+                caches = tool_caches_inside.bind_into(self.toolchain, made.work)
                 launcher = self.policy.agent_jail(
                     repo_root=self.ws.root, work=made.work, home=home, tmp=tmp,
                     executables=self._executables(env, agent=True), forwards=forwards,
                     shared=((scratch.objects_dir(self.ws.repo),) * 2,
-                            *((p, p) for p in self._prompt_dirs()),),
+                            *((p, p) for p in self._prompt_dirs()), *caches),
                     extra_readable=(control, PRETOOL.parent, JUDGES))
             if self._stager is not None:
                 # The verification after this session starts from this tree.

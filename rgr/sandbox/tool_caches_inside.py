@@ -1,4 +1,5 @@
-"""Writable cache folders inside a read-only ``node_modules``, for a sealed test run.
+"""Writable cache folders inside a read-only ``node_modules``, for a sealed test run
+and an agent's session.
 
 The sandbox shows the user's ``node_modules`` read-only (rgr.sandbox.toolchain): test
 code is agent code. But JavaScript tools write their own caches and temp files there, by
@@ -21,8 +22,13 @@ an entry of its own there (pino links a fixture package): it dies with the run t
 Nothing a test writes there reaches the user's tree or the next run, the user's packages
 stay read-only (a write into one is still EROFS), and nothing is copied:
 ``[sandbox] writable_copy``, a real copy of the whole folder, stays the answer for a
-suite that writes into a package itself. Agents' scratch copies keep the read-only
-folder (a real folder there could be committed).
+suite that writes into a package itself.
+
+An agent's scratch copy gets the same folder (rgr.loop.attempt's seat): the agent's own
+``npx vitest`` loads a Vite config and keeps its results as the test run does. The
+folder is named in the copy's ``info/exclude`` (rgr.store.generated.exclude_folders), so
+``git add -A`` leaves it out; whatever the agent does to its links dies with the copy,
+and every test run judges a pristine checkout with a fresh folder of its own.
 """
 
 from __future__ import annotations
@@ -42,7 +48,8 @@ FOLDER_NAME = "node_modules"
 
 def bind_into(toolchain: Toolchain, working_copy: Path) -> tuple[tuple[Path, Path], ...]:
     """Make each ``node_modules`` of ``toolchain``'s dependency folders a real folder in
-    ``working_copy`` with its cache folders writable; the ``(source, target)`` read-only
+    ``working_copy`` (a test run's checkout, an agent's scratch copy) with its cache
+    folders writable; the ``(source, target)`` read-only
     binds its links need (the user's folders, each at its own path). A folder the
     working copy has already (a writable copy, ``[sandbox] writable_copy``, or a
     committed one) is left as it is."""

@@ -302,6 +302,63 @@ def test_npm_project_with_node_modules(user: User) -> None:
     run_kata(user, npm_project(user.home), VITEST)
 
 
+VITE_CONFIG = """\
+import { defineConfig } from 'vitest/config'
+const environment: string = 'node'
+export default defineConfig({ test: { environment } })
+"""
+
+
+@sweep_only("a Vite config through rgr run")
+def test_npm_project_with_a_typescript_vite_config(user: User) -> None:
+    """Vite bundles ``vitest.config.mts`` into ``node_modules/.vite-temp`` and Vitest
+    keeps its results in ``node_modules/.vite``: the agents' sessions and the test runs
+    get those folders writable, the packages stay the user's, read-only."""
+    root = _write_files(user.home / "code" / "web", VITEST)
+    (root / "vitest.config.mts").write_text(VITE_CONFIG)
+    run_kata(user, npm_project(user.home), VITEST)
+
+
+_TAPE_HEAD = "const test = require('tape');\nconst { slugify } = require('./slug');\n"
+_TAPE_1 = (f"test('{TEST_1}', (t) => {{\n  t.equal(slugify('Hello'), 'hello');\n"
+           "  t.end();\n});\n")
+_TAPE_2 = (f"test('{TEST_2}', (t) => {{\n  t.equal(slugify('Hello World'), 'hello-world');\n"
+           "  t.end();\n});\n")
+_TAPE_IMPL = "function slugify(text) {{\n  return {body};\n}}\n\nmodule.exports = {{ slugify }};\n"
+TAPE = Ecosystem(
+    name="tape", runner="tap", test_file="src/slug.test.js", impl_file="src/slug.js",
+    files={
+        "package.json": json.dumps({"name": "kata", "private": True,
+                                    "scripts": {"test": "nyc tape src/*.test.js"},
+                                    "devDependencies": {"tape": "5.10.2", "nyc": "15.1.0"}},
+                                   indent=2) + "\n",
+        ".gitignore": "node_modules\n.nyc_output\n",
+        "src/slug.js": _TAPE_IMPL.format(body="''"),
+    },
+    test_1=_TAPE_HEAD + _TAPE_1, test_2=_TAPE_HEAD + _TAPE_1 + _TAPE_2,
+    passing_test=_TAPE_HEAD + _TAPE_1.replace("'Hello'), 'hello'", "''), ''"),
+    weakened_test=_TAPE_HEAD + _TAPE_1.replace("slugify('Hello'), 'hello'", "1, 1"),
+    impl_1=_TAPE_IMPL.format(body="text.toLowerCase()"),
+    impl_2=_TAPE_IMPL.format(body="text.toLowerCase().split(/\\s+/).join('-')"),
+    check=("npm", "test"),
+)
+
+
+@sweep_only("a tape project under nyc through rgr run")
+def test_tape_project_under_nyc(user: User) -> None:
+    """tape's TAP read per test through every phase; nyc writes its cache in the run's
+    own node_modules/.cache."""
+    root = _write_files(user.home / "code" / "web", TAPE)
+    npm = shutil.which("npm")
+    if npm is None:
+        raise ToolchainMissing("npm is not on PATH: install Node.js 20 or later")
+    done = run([npm, "install", "--no-audit", "--no-fund"], cwd=root, timeout=900,
+               env={**os.environ, "HOME": str(user.home)})
+    assert done.returncode == 0, done.describe()
+    _commit_all(root, "a tape project")
+    run_kata(user, root, TAPE)
+
+
 def test_npm_project_through_the_daemon(user: User) -> None:
     """The job clone has no node_modules: its working copies share the daemon's."""
     repo = npm_project(user.home)

@@ -261,6 +261,23 @@ def ensure_tap_runners(tap_dir: Path = TAP_DIR) -> Path:
     return _ensure_pinned(tap_dir, ("tape", "ava"), "tape, nyc and ava")
 
 
+NODE_TAP_DIR = Path(__file__).resolve().parent / "nodetap"
+
+
+def ensure_node_tap(node_tap_dir: Path = NODE_TAP_DIR) -> Path:
+    """``node_modules`` with the pinned node-tap (the ``tap`` package: TAP 14, nested
+    subtests)."""
+    return _ensure_pinned(node_tap_dir, ("tap",), "node-tap")
+
+
+PNPM_DIR = Path(__file__).resolve().parent / "pnpm"
+
+
+def ensure_pnpm(pnpm_dir: Path = PNPM_DIR) -> Path:
+    """The pinned pnpm's ``node_modules`` (its program in ``.bin``)."""
+    return _ensure_pinned(pnpm_dir, ("pnpm",), "pnpm")
+
+
 def _ensure_pinned(folder: Path, programs: tuple[str, ...], what: str) -> Path:
     """``folder``'s ``node_modules`` as its package.json and lockfile pin it, installed
     once (under a lock shared with other test processes) when a program is missing."""

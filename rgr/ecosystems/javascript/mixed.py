@@ -82,7 +82,8 @@ def owners(root: Path) -> Owners:
         for name in sorted(names):
             path = Path(folder) / name
             rel = path.relative_to(root).as_posix()
-            if not name.endswith(SOURCES) or name.endswith(".d.ts") or not is_test_path(rel):
+            if (not name.endswith(SOURCES) or name.endswith(".d.ts")
+                    or not (is_test_path(rel) or _runner_named(name))):
                 continue
             try:
                 text = path.read_text(encoding="utf-8", errors="replace")
@@ -95,6 +96,18 @@ def owners(root: Path) -> Owners:
             elif _JEST.search(text) and not _OTHER_RUNNER.search(text):
                 jest.append(rel)
     return Owners(tuple(node), tuple(jest), tuple(node_typescript))
+
+
+def _runner_named(name: str) -> bool:
+    """A file both runners find by its name alone wherever it is: ``test.js`` at the
+    package's root (node --test's ``**/test.?(c|m)js``, Jest's ``?(*.)+(spec|test).js``),
+    ``spec.ts``, which no test folder holds and no prefix or suffix names."""
+    stem = name
+    for suffix in sorted(SOURCES, key=len, reverse=True):
+        if stem.endswith(suffix):
+            stem = stem[: -len(suffix)]
+            break
+    return stem in ("test", "spec")
 
 
 def mixed_command(source: str) -> TestCommand:

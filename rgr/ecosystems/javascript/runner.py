@@ -534,7 +534,7 @@ def _runner_part(command: str, guess: Guess) -> tuple[str, ...] | None:
 class JavaScript(Plain):
     name = "JavaScript, TypeScript (Vitest, Jest, Mocha, node --test)"
     runners = (Jest(), Vitest(), Mocha(), NodeTest(), NpmScript(),
-               js_mixed.NodeAndJest(node=NodeTest(), jest=Jest()), tap.Tap())
+               js_mixed.NodeAndJest(node=NodeTest(), jest=Jest()), tap.Tap(), tap.Ava())
     loads_file_by_file = frozenset({"vitest", "jest", "node", js_mixed.NAME})
     test_config_globs = (
         "**/package.json", "**/jest.config.*", "**/vitest.config.*", "**/vite.config.*",
@@ -582,8 +582,10 @@ class JavaScript(Plain):
         for name in names:
             if name in JS_RUNNERS:
                 return name
-            if name == "tape" or (name == "ava" and "--tap" in words):
+            if name in ("tape", "tap") or (name == "ava" and "--tap" in words):
                 return tap.NAME
+            if name == "ava":
+                return tap.AVA
         return "node" if "node" in names and "--test" in words else None
 
     def launcher_named(self, names: Sequence[str]) -> str | None:

@@ -1,4 +1,4 @@
-"""TAP (the Test Anything Protocol) read per test: tape, and ``ava --tap``.
+"""TAP (the Test Anything Protocol) read per test: tape, node-tap and ``ava --tap``.
 
 tape prints TAP on stdout, no reporter to add: a ``# name`` comment opens each test
 (``t.test`` subtests too, in the order they run), then one ``ok N`` / ``not ok N`` line
@@ -16,6 +16,16 @@ The output is the test code's stdout too, so a test could print ``ok`` lines of 
 the assertions read, and the failed ones, must add up to the summary the runner prints
 last (``# tests``, ``# fail``), or the run is not read at all (the report error says
 why).
+
+node-tap (the ``tap`` package, TAP 14) nests: each test file, and each ``t.test`` in it,
+is a ``# Subtest: name`` whose body is indented 4 more and which its parent closes with
+an ``ok N - name`` line of its own. rgr counts tests as node-tap's summary counts them
+(``# { total: 8, pass: 6, todo: 1, skip: 1 }``: every test point that closes no
+subtest): a subtest with no subtest of its own is one test, however many assertions it
+makes; a point made directly in a subtest that has subtests (``t.equal`` at a file's top
+level, ``t.test('x', {skip: true})``, which has no body) is one test too. An id is the
+path of names (``test/add.test.js::group::inner``); a subtest that fails with no failing
+test under it (an error thrown after its subtests) is an error of its own.
 """
 
 from __future__ import annotations
@@ -33,6 +43,7 @@ from rgr.ecosystems.base import (
     TestOutcome,
     message,
     relative,
+    with_args,
 )
 
 NAME = "tap"
@@ -153,11 +164,125 @@ def read_tap(output: str, root: Path) -> tuple[list[TestOutcome], _Counts, _Coun
     return outcomes, read, summary, planned
 
 
+_SUBTEST = re.compile(r"^(\s*)# Subtest: (.*?)\s*$")
+_NODE_TAP_SUMMARY = re.compile(r"^# \{ ((?:\w+: \d+(?:, )?)+) \}\s*$")
+
+
+@dataclass
+class _Subtest:
+    name: str
+    #: The indentation of its body (its own points and the headers of its subtests).
+    body: int
+    path: tuple[str, ...]
+    children: int = 0
+    #: Its own points: (name, failed, directive, the detail lines under a failure).
+    points: list[tuple[str, bool, str, list[str]]] = field(default_factory=list)
+
+
+def is_nested(output: str) -> bool:
+    """Whether ``output`` is node-tap's nested TAP (``# Subtest:`` headers)."""
+    return any(_SUBTEST.match(line) for line in output.splitlines())
+
+
+def read_nested_tap(output: str, root: Path) -> tuple[list[TestOutcome], _Counts,
+                                                       _Counts | None, bool]:
+    """node-tap's TAP 14, as ``read_tap`` reads tape's."""
+    outcomes: list[TestOutcome] = []
+    occurrences = Occurrences()
+    read = _Counts()
+    summary: _Counts | None = None
+    planned = False
+    stack = [_Subtest("", 0, ())]
+    detail: list[str] | None = None
+    detail_indent = 0
+
+    def emit(path: tuple[str, ...], status: Status, text: str, file: str | None) -> None:
+        located = _AT.search(text)
+        if located and "/node_modules/" not in located.group(1):
+            file = relative(located.group(1).removeprefix("file://"), root)
+        outcomes.append(TestOutcome(occurrences.key("::".join(path)), file, status,
+                                    message(text) if text else ""))
+
+    def close(sub: _Subtest, failed: bool, text: str) -> None:
+        file = sub.path[0] if sub.path else None
+        if sub.children == 0:
+            failures = [d for _, bad, _, d in sub.points if bad]
+            if failures or failed:
+                body = "\n".join("\n".join(d) for d in failures) or text
+                emit(sub.path, "failed", body, file)
+            elif sub.points and all(k == "SKIP" for _, _, k, _ in sub.points):
+                emit(sub.path, "skipped", "", file)
+            else:
+                emit(sub.path, "passed", "", file)
+            return
+        for name, bad, kind, lines in sub.points:
+            status: Status = ("failed" if bad else
+                              "skipped" if kind in ("SKIP", "TODO") else "passed")
+            emit((*sub.path, name), status, "\n".join(lines), file)
+        # its subtests' failures say why it failed; none did: its own error
+        if failed and not any(bad for _, bad, _, _ in sub.points) \
+                and not _failed_under(outcomes, sub.path):
+            emit(sub.path, "error", text, file)
+
+    for line in output.splitlines():
+        stripped = line.strip()
+        indent = len(line) - len(line.lstrip(" "))
+        if detail is not None and (indent > detail_indent or not stripped):
+            detail.append(stripped)
+            continue
+        detail = None
+        found = _SUBTEST.match(line)
+        if found:
+            parent = stack[-1]
+            parent.children += 1
+            stack.append(_Subtest(found.group(2), indent + 4,
+                                  (*parent.path, found.group(2))))
+            continue
+        counts = _NODE_TAP_SUMMARY.match(line)
+        if counts and indent == 0:
+            pairs = dict(p.split(": ") for p in counts.group(1).split(", "))
+            summary = _Counts(int(pairs.get("total", 0)), int(pairs.get("pass", 0)),
+                              int(pairs.get("fail", 0)))
+            continue
+        if _PLAN.match(stripped):
+            planned = planned or indent == 0
+            continue
+        if _BAIL.match(stripped):
+            continue
+        point = _ASSERTION.match(stripped)
+        if point is None:
+            continue
+        failed = point.group(1) == "not ok"
+        text = point.group(3)
+        directive = _DIRECTIVE.search(" " + text)
+        kind = directive.group(1).upper() if directive else ""
+        name = re.sub(r"\s#\s*time=\S+$", "", _DIRECTIVE.sub("", " " + text)).strip()
+        lines = [stripped]
+        detail, detail_indent = lines, indent
+        bad = failed and kind != "TODO"
+        top = stack[-1]
+        if len(stack) > 1 and indent < top.body:
+            stack.pop()
+            close(top, bad, "\n".join(lines))
+            continue
+        read.tests += 1
+        read.failed += bad
+        read.passed += not bad
+        top.points.append((name or f"assertion {read.tests}", bad, kind, lines))
+    return outcomes, read, summary, planned
+
+
+def _failed_under(outcomes: list[TestOutcome], path: tuple[str, ...]) -> bool:
+    prefix = "::".join(path) + "::"
+    return any(o.test_id.startswith(prefix) and o.status in ("failed", "error")
+               for o in outcomes)
+
+
 class Tap:
-    """tape (and ``ava --tap``): TAP on stdout, read per test."""
+    """tape, node-tap (and ``ava --tap``): TAP on stdout, read per test."""
 
     name = NAME
-    label = "TAP (tape, ava --tap)"
+    label = "TAP (tape, node-tap, ava --tap)"
 
     def prepare(self, cmd: TestCommand, tmp: Path, env: dict[str, str]) -> tuple[str, ...]:
         # TAP is tape's own output: nothing to add (a coverage wrapper, nyc or c8,
@@ -166,7 +291,8 @@ class Tap:
 
     def read(self, run: Finished) -> Results:
         results = Results()
-        outcomes, read, summary, planned = read_tap(run.stdout, run.root)
+        reader = read_nested_tap if is_nested(run.stdout) else read_tap
+        outcomes, read, summary, planned = reader(run.stdout, run.root)
         if not outcomes:
             if planned and read.tests == 0:
                 results.no_tests = True
@@ -196,3 +322,21 @@ class Tap:
     def fix(self) -> str:
         return ("let tape print its TAP on the test command's stdout (no formatter piped "
                 "after it: `tape test/*.js`, `nyc tape test/*.js`), or run ava with --tap")
+
+
+#: ava run as its user has it (``"test": "ava"``): rgr adds ``--tap``.
+AVA = "ava"
+
+
+class Ava(Tap):
+    """ava with its own reporter in the test script: run with ``--tap`` added (after
+    ``--`` for ``npm test``, so it reaches the script's ava), read as ``ava --tap``."""
+
+    name = AVA
+    label = "ava (run with --tap)"
+
+    def prepare(self, cmd: TestCommand, tmp: Path, env: dict[str, str]) -> tuple[str, ...]:
+        return with_args(cmd.argv, ("--tap",))
+
+    def fix(self) -> str:
+        return "let ava's test script end with ava itself, so --tap reaches it"
