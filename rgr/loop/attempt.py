@@ -44,7 +44,14 @@ from rgr.check import conftest_rules
 from rgr.check.gate import GateResult, Level, gate_argvs, run_gate
 from rgr.check.verify import Confinement, TestReport, run_tests
 from rgr.ecosystems.registry import ecosystems_used, runner_variables
-from rgr.sandbox import explain, setup, tool_caches_inside, toolchain, writable_copy
+from rgr.sandbox import (
+    explain,
+    setup,
+    tool_caches_inside,
+    toolchain,
+    user_config,
+    writable_copy,
+)
 from rgr.sandbox.bridge import Bridge
 from rgr.sandbox.explain import Diagnosis
 from rgr.sandbox.gateway import Upstream
@@ -596,7 +603,9 @@ class Sealer:
         tmp.mkdir()
         for source, rel in self.toolchain.home_files:
             with suppress(OSError):
-                shutil.copyfile(source, home / rel)
+                # never the original: the user's .npmrc keeps its tokens beside its
+                # registry
+                user_config.copy_filtered(source, home / rel)
         if self.policy is None:
             for source, target in self.toolchain.shared_into(working_copy):
                 target.parent.mkdir(parents=True, exist_ok=True)

@@ -38,7 +38,7 @@ from rgr.ecosystems.base import (
 from rgr.ecosystems.failure_kind import FailureKind, first_match, is_test_module, is_test_path
 from rgr.ecosystems.junit import ReportUnreadable, parse_xml, status_of, testcases
 from rgr.ecosystems.junit import failure_kind as junit_kind
-from rgr.ecosystems.rust import syntax
+from rgr.ecosystems.rust import cargo_config, syntax
 from rgr.ecosystems.rust.cargo_workspace import crate_folder, rerun_without, workspace
 from rgr.ecosystems.rust.test_modules import test_lines
 
@@ -247,7 +247,8 @@ class Rust(Plain):
         ToolHome("rustup", "RUSTUP_HOME", ".rustup", ("RUSTUP_TOOLCHAIN",),
                  needs=("toolchains", "settings.toml", "update-hashes")),
         ToolHome("cargo", "CARGO_HOME", ".cargo",
-                 needs=("bin", "registry", "git", "config.toml", "config")),
+                 needs=("bin", "registry", "git", "config.toml", "config"),
+                 names_folders=cargo_config.source_folders),
     )
     # An exit, not a panic: a #[should_panic] test or catch_unwind would absorb a panic.
     # Its own `extern crate std`: a #![no_std] library (itoa) has no `std` in scope, and
