@@ -181,6 +181,11 @@ def open_sealer(ws: Workspace, backend: Backend, test_command: TestCommand,
         log("sandbox: shows read-only " + ", ".join(toolchain.home_relative(s.path, ws.env)
                                                     for s in shown)
             + " (`rgr doctor` says why)")
+    copied = policy.toolchain.home_files
+    if copied:
+        log("sandbox: its HOME gets copies of " + ", ".join(
+            toolchain.home_relative(source, ws.env) for source, _ in copied)
+            + ", their credential lines left out")
     sealer = Sealer(ws, backend, test_command, policy, bubblewrap=version)
     _log_generated(sealer, log)
     _log_writable_copies(sealer, log)
