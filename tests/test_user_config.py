@@ -246,3 +246,34 @@ def test_cargo_offline_through_the_users_source_replacement(tmp_path: Path) -> N
     assert done.returncode == 0 and out["diagnosis"] is None, done.stdout + done.stderr
     assert out["sandbox"]["enabled"] is True
     assert (out["tests"]["passed"], out["tests"]["failed"]) == (1, 0), done.stdout
+
+
+def test_cargo_going_to_the_network_is_diagnosed_with_a_fix_that_is_not_its_command(
+        tmp_path: Path) -> None:
+    """No offline source and no downloaded dependency: rgr says cargo tried the network
+    and how to give it the dependencies, where it used to suggest the command it ran."""
+    rustup = ensure_cargo()
+    home = tmp_path / "home"
+    root = committed_project(tmp_path / "needs-itoa", {
+        "Cargo.toml": '[package]\nname = "needs-itoa"\nversion = "0.1.0"\nedition = "2021"\n'
+                      '\n[dependencies]\nitoa = "1"\n',
+        "src/lib.rs": "#[cfg(test)]\nmod tests {\n    #[test]\n    fn t() {}\n}\n",
+        ".gitignore": "target/\n",
+    })
+    env = clean_env(home, {k: v for k, v in rustup.items() if k != "CARGO_HOME"})
+    done = subprocess.run([sys.executable, "-m", "rgr", "verify", "--json"], cwd=root,
+                          env=env, capture_output=True, text=True, timeout=300,
+                          stdin=subprocess.DEVNULL)
+    out = json.loads(done.stdout)
+    assert done.returncode != 0, done.stdout
+    assert "cargo tried the network" in out["diagnosis"]["problem"], done.stdout
+    assert "cargo fetch" in out["diagnosis"]["fix"], done.stdout
+
+
+def test_a_network_error_of_another_runner_is_not_read_as_cargos() -> None:
+    from rgr.ecosystems import registry
+    assert registry.diagnose("E   requests.exceptions.ConnectionError: Could not resolve "
+                             "host: pypi.org\n", {}) is None
+    found = registry.diagnose("error: failed to read root of directory source: "
+                              "/srv/vendor\n", {})
+    assert found is not None and 'read_paths = ["/srv/vendor"]' in found.fix
