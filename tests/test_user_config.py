@@ -1,9 +1,9 @@
 """The user's toolchain configuration shown when the runner reads it (issue 45):
 ``~/.cargo/config.toml`` and the source folders it names (Debian's offline
 ``replace-with``, a ``cargo vendor`` folder), ``~/.npmrc`` and pip's ``pip.conf`` as
-copies with their credentials left out (rgr.sandbox.user_config). Real cargo offline and
-real npm, through ``rgr verify`` in real bubblewrap; a hostile ``.npmrc`` whose tokens
-must never reach the sandbox."""
+copies with their credentials left out (rgr.sandbox.user_config). Real cargo offline,
+real npm and real pip, through ``rgr verify`` in real bubblewrap; a hostile ``.npmrc`` and
+``pip.conf`` whose credentials must never reach the sandbox."""
 
 from __future__ import annotations
 
@@ -277,3 +277,34 @@ def test_a_network_error_of_another_runner_is_not_read_as_cargos() -> None:
     found = registry.diagnose("error: failed to read root of directory source: "
                               "/srv/vendor\n", {})
     assert found is not None and 'read_paths = ["/srv/vendor"]' in found.fix
+
+
+PIP_CONFIG_TEST = f"""\
+import subprocess
+import sys
+
+
+def test_pip_reads_the_users_config_and_none_of_its_credentials():
+    listed = subprocess.run([sys.executable, "-m", "pip", "config", "list"],
+                            capture_output=True, text=True, check=True).stdout
+    assert "global.no-index='true'" in listed, listed
+    assert "{CANARY}" not in listed
+"""
+
+
+def test_a_python_project_reads_the_users_pip_conf_and_never_its_credentials(
+        tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    (home / ".config" / "pip").mkdir(parents=True)
+    (home / ".config" / "pip" / "pip.conf").write_text(PIP_CONF)
+    root = committed_project(tmp_path / "pip-project", {
+        "tdd.toml": f"test_command = {json.dumps([sys.executable, '-m', 'pytest', '-q'])}\n",
+        "pyproject.toml": "[project]\nname = 'p'\nversion = '0'\n",
+        "test_pip_config.py": PIP_CONFIG_TEST,
+    })
+    done = subprocess.run([sys.executable, "-m", "rgr", "verify", "--json"], cwd=root,
+                          env=clean_env(home), capture_output=True, text=True, timeout=300,
+                          stdin=subprocess.DEVNULL)
+    out = json.loads(done.stdout)
+    assert done.returncode == 0 and out["diagnosis"] is None, done.stdout + done.stderr
+    assert (out["tests"]["passed"], out["tests"]["failed"]) == (1, 0), done.stdout
