@@ -171,6 +171,11 @@ test('npm reads the registry of the user\\'s npmrc', () => {{
   assert.strictEqual(got.trim(), 'http://npm.scripted.test/');
 }});
 
+test('a version file is copied as it is, none of its lines judged', () => {{
+  const versions = fs.readFileSync(path.join(os.homedir(), '.tool-versions'), 'utf8');
+  assert.strictEqual(versions, 'nodejs 20.19.0\\n1password-cli 2.24.0\\n');
+}});
+
 test('no credential of the npmrc is anywhere under HOME', () => {{
   const seen = [];
   const walk = (dir) => {{
@@ -196,6 +201,7 @@ def test_an_npm_project_reads_the_users_npmrc_and_never_its_tokens(tmp_path: Pat
     home = tmp_path / "home"
     home.mkdir()
     (home / ".npmrc").write_text(NPMRC)
+    (home / ".tool-versions").write_text("nodejs 20.19.0\n1password-cli 2.24.0\n")
     root = committed_project(tmp_path / "npmrc-project", {
         "package.json": '{"name": "p", "version": "1.0.0", "scripts": '
                         '{"test": "node --test"}}\n',
@@ -207,7 +213,7 @@ def test_an_npm_project_reads_the_users_npmrc_and_never_its_tokens(tmp_path: Pat
     out = json.loads(done.stdout)
     assert done.returncode == 0 and out["diagnosis"] is None, done.stdout + done.stderr
     assert out["sandbox"]["enabled"] is True
-    assert (out["tests"]["passed"], out["tests"]["failed"]) == (2, 0), done.stdout
+    assert (out["tests"]["passed"], out["tests"]["failed"]) == (3, 0), done.stdout
     assert CANARY not in done.stdout + done.stderr
     assert (home / ".npmrc").read_text() == NPMRC  # the user's own, as it was
 

@@ -181,7 +181,8 @@ def open_sealer(ws: Workspace, backend: Backend, test_command: TestCommand,
         log("sandbox: shows read-only " + ", ".join(toolchain.home_relative(s.path, ws.env)
                                                     for s in shown)
             + " (`rgr doctor` says why)")
-    copied = policy.toolchain.home_files
+    copied = [(source, rel) for source, rel in policy.toolchain.home_files
+              if rel not in toolchain.VERSION_FILES]
     if copied:
         log("sandbox: its HOME gets copies of " + ", ".join(
             toolchain.home_relative(source, ws.env) for source, _ in copied)
@@ -608,9 +609,12 @@ class Sealer:
         tmp.mkdir()
         for source, rel in self.toolchain.home_files:
             with suppress(OSError):
-                # never the original: the user's .npmrc keeps its tokens beside its
-                # registry
-                user_config.copy_filtered(source, home / rel)
+                if rel in toolchain.VERSION_FILES:
+                    shutil.copyfile(source, home / rel)
+                else:
+                    # never the original: the user's .npmrc keeps its tokens beside its
+                    # registry
+                    user_config.copy_filtered(source, home / rel)
         if self.policy is None:
             for source, target in self.toolchain.shared_into(working_copy):
                 target.parent.mkdir(parents=True, exist_ok=True)
