@@ -2,7 +2,8 @@
 docs/backends.md ("The first request of each phase").
 
 Runs the one-test kata of the end-to-end suite (PLAN, RED, GREEN, REFACTOR, the closing
-PLAN) through the rgr CLI once per backend in the registry: the pinned agent CLI,
+PLAN, then the hidden examiner's session, on as for any user) through the rgr CLI once
+per backend in the registry: the pinned agent CLI,
 sandboxed, against its scripted local model server (rgr.fake_model), which keeps every
 request. Prints, per backend and phase, the bytes of the session's first request, the
 tools it offered and its system prompt's size; exits 1 when one is over the limit.
@@ -35,12 +36,22 @@ from kata import (  # noqa: E402
 )
 
 from rgr.base.backend_names import NAMES  # noqa: E402
+from rgr.fake_model import SessionScript, structured, write  # noqa: E402
 
 LIMIT = 16 * 1024
 
 #: The agent a session's system prompt names, and the phase it works in.
 ROLES = {"PLANNER": "PLAN", "TESTER": "RED", "IMPLEMENTER": "GREEN",
-         "REFACTORER": "REFACTOR"}
+         "REFACTORER": "REFACTOR", "EXAMINER": "EXAMINE"}
+
+#: The examiner's session after the closing PLAN: one hidden acceptance test the kata's
+#: slugify passes.
+EXAMINER = SessionScript(
+    [write("test_rgr_acceptance.py", "from slug import slugify\n\n\n"
+           "def test_lowercases_a_word():\n    assert slugify('Hello') == 'hello'\n"),
+     structured({"tests": [{"name": "test_lowercases_a_word",
+                            "behaviour": "slugify lowercases a word"}]})],
+    expect_system_contains="You are the EXAMINER", name="examiner")
 _ROLE = re.compile(r"You are the (\w+)")
 
 
@@ -57,10 +68,11 @@ def measure(backend: str) -> list[tuple[str, int, int, int]] | str:
     tmp = Path(tempfile.mkdtemp(prefix=f"rgr-first-request-{backend}-"))
     repo = make_project(tmp / "kata", backend)
     scripts = [plan(0, first=True, total=1), red(TEST_FILE_1, first=True),
-               *one_test_kata_tail()]
+               *one_test_kata_tail(), EXAMINER]
     with model_server(backend)(scripts, keep_bodies=True) as server:
-        done = rgr(["run", "--yes", "--skip-preflight", "slugify"], repo,
-                   rgr_env(tmp / "home", server.url, backend))
+        env = rgr_env(tmp / "home", server.url, backend)
+        del env["TDD_ACCEPTANCE_MODE"]  # the examiner on, as for any user
+        done = rgr(["run", "--yes", "--skip-preflight", "slugify"], repo, env)
         if done.returncode != 0:
             return (done.stdout + done.stderr)[-3000:]
         rows = []

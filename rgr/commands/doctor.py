@@ -22,7 +22,7 @@ from rgr.loop.attempt import Sealer, tests_summary
 from rgr.loop.sealed_gate import sealed_gate
 from rgr.loop.starting import agent_refusal, make_backend, start_refusals
 from rgr.sandbox.explain import Diagnosis, missing_program
-from rgr.sandbox.toolchain import home_relative
+from rgr.sandbox.toolchain import VERSION_FILES, home_relative
 from rgr.store import acceptance_store
 from rgr.store.workspace import Workspace
 
@@ -193,7 +193,9 @@ def _text(ws: Workspace, sealer: Sealer, programs: list[Resolved], problems: lis
         out.append(f"variables set inside: {', '.join(note.env)}")
     if note.path_prefix:
         out.append("first on PATH inside: " + ", ".join(tilde(p) for p in note.path_prefix))
-    out += [f"copied into the sandbox's HOME: ~/{copied}" for copied in note.home_files]
+    out += [f"copied into the sandbox's HOME: ~/{copied}" if copied in VERSION_FILES else
+            f"copied into the sandbox's HOME, its credential lines left out: ~/{copied}"
+            for copied in note.home_files]
     # A home of an ecosystem the project does not use (~/.m2 in a Python project) is
     # not shown and needs no word here; the JSON keeps every line.
     out += [f"not shown: {skipped}" for skipped in note.skipped

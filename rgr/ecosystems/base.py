@@ -280,6 +280,9 @@ class ToolHome:
     #: cargo's ``credentials.toml``); empty: the whole home, less its secrets
     #: (rgr.sandbox.secrets).
     needs: tuple[str, ...] = ()
+    #: The folders its configuration names for it to read (cargo's ``[source.*]
+    #: directory``), given the home: shown read-only with it.
+    names_folders: Callable[[Path], tuple[Path, ...]] | None = None
 
 
 @dataclass(frozen=True)
@@ -408,6 +411,12 @@ class Ecosystem(Protocol):
     @property
     def tool_caches(self) -> tuple[str, ...]: ...
 
+    #: Files under HOME its runners' tools read (``.npmrc``, pip's ``pip.conf``): the
+    #: sandbox's HOME gets a copy of each, its credentials left out
+    #: (rgr.sandbox.user_config).
+    @property
+    def home_config(self) -> tuple[str, ...]: ...
+
     #: Its languages, as the textual mutator reads them.
     @property
     def mutation_syntax(self) -> tuple[MutationSyntax, ...]: ...
@@ -471,6 +480,7 @@ class Plain:
     test_config_globs: tuple[str, ...] = ()
     tool_homes: tuple[ToolHome, ...] = ()
     tool_caches: tuple[str, ...] = ()
+    home_config: tuple[str, ...] = ()
     mutation_syntax: tuple[MutationSyntax, ...] = ()
     runner_variables: tuple[str, ...] = ()
     traced_runners: frozenset[str] = frozenset()

@@ -44,7 +44,14 @@ from rgr.check import conftest_rules
 from rgr.check.gate import GateResult, Level, gate_argvs, run_gate
 from rgr.check.verify import Confinement, TestReport, run_tests
 from rgr.ecosystems.registry import ecosystems_used, runner_variables
-from rgr.sandbox import explain, setup, tool_caches_inside, toolchain, writable_copy
+from rgr.sandbox import (
+    explain,
+    setup,
+    tool_caches_inside,
+    toolchain,
+    user_config,
+    writable_copy,
+)
 from rgr.sandbox.bridge import Bridge
 from rgr.sandbox.explain import Diagnosis
 from rgr.sandbox.gateway import Upstream
@@ -174,6 +181,12 @@ def open_sealer(ws: Workspace, backend: Backend, test_command: TestCommand,
         log("sandbox: shows read-only " + ", ".join(toolchain.home_relative(s.path, ws.env)
                                                     for s in shown)
             + " (`rgr doctor` says why)")
+    copied = [(source, rel) for source, rel in policy.toolchain.home_files
+              if rel not in toolchain.VERSION_FILES]
+    if copied:
+        log("sandbox: its HOME gets copies of " + ", ".join(
+            toolchain.home_relative(source, ws.env) for source, _ in copied)
+            + ", their credential lines left out")
     sealer = Sealer(ws, backend, test_command, policy, bubblewrap=version)
     _log_generated(sealer, log)
     _log_writable_copies(sealer, log)
@@ -600,7 +613,12 @@ class Sealer:
         tmp.mkdir()
         for source, rel in self.toolchain.home_files:
             with suppress(OSError):
-                shutil.copyfile(source, home / rel)
+                if rel in toolchain.VERSION_FILES:
+                    shutil.copyfile(source, home / rel)
+                else:
+                    # never the original: the user's .npmrc keeps its tokens beside its
+                    # registry
+                    user_config.copy_filtered(source, home / rel)
         if self.policy is None:
             for source, target in self.toolchain.shared_into(working_copy):
                 target.parent.mkdir(parents=True, exist_ok=True)

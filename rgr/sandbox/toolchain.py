@@ -45,6 +45,7 @@ from pathlib import Path
 
 from rgr.ecosystems import registry
 from rgr.ecosystems.base import Ecosystem, ToolHome
+from rgr.sandbox import user_config
 
 #: Environment variable a daemon worker sets for the ``rgr`` it runs in a job clone: the
 #: working tree whose dependency folders the job's working copies share (the job clone
@@ -178,6 +179,7 @@ def detect(repo_root: Path, env: Mapping[str, str], *, share: Sequence[str] = ()
         found.tool_homes(env, used, every)
         found.caches(env, used, every)
         found.version_files()
+        found.config_files(used)
     # The alias is for what recorded the repository's path (a venv's scripts and .pth,
     # node_modules' links): without such a folder nothing needs it, and agents then see
     # the repository's path as the sandbox's other hidden places, an empty folder.
@@ -393,7 +395,12 @@ class _Finder:
             if tool.needs:
                 # Its tools only: what else the home keeps (cargo's credentials.toml, a
                 # token in its config) stays hidden.
-                shown = [self.show(path / entry, f"{why}: {entry}") for entry in tool.needs]
+                shown = [self.show(path / entry, f"{why}: {entry}") for entry in tool.needs
+                         if not self.holds_credentials(path / entry, why)]
+                if tool.names_folders is not None and any(shown):
+                    for folder in tool.names_folders(path):
+                        if self.hidden(folder):
+                            self.show(folder, f"{why}: a source its configuration names")
                 if any(shown):
                     self.env[tool.variable] = str(path)
                     for name in tool.passes:
@@ -405,6 +412,22 @@ class _Finder:
                 for name in tool.passes:
                     if env.get(name):
                         self.env[name] = env[name]
+
+    def holds_credentials(self, path: Path, why: str) -> bool:
+        """A configuration file a tool home shows that keeps a credential (a registry's
+        ``token``, a proxy's password): not shown, and said."""
+        if not path.is_file():
+            return False
+        try:
+            text = path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return False
+        if not user_config.holds_credentials(text):
+            return False
+        self.skipped.append(f"{path}: {why}: holds a credential (a token or a password), "
+                            "so not shown; keep the credential in the tool's credentials "
+                            "file beside it (credentials.toml) and this one is shown")
+        return True
 
     def used_for(self, eco: Ecosystem | None, every: bool) -> str:
         """Why an ecosystem's home is shown, in words for `rgr doctor`."""
@@ -472,6 +495,15 @@ class _Finder:
         for name in VERSION_FILES:
             source = self.home / name
             if source.is_file():
+                self.home_files.append((source, name))
+
+    def config_files(self, used: Sequence[Ecosystem]) -> None:
+        """The user's configuration of the tools the project's runners use (``.npmrc``,
+        ``pip.conf``), copied with its credentials left out (rgr.sandbox.user_config)."""
+        names = dict.fromkeys(name for eco in used for name in eco.home_config)
+        for name in names:
+            source = user_config.source_of(name, self.home, self.env_in)
+            if source.is_file() and not any(rel == name for _, rel in self.home_files):
                 self.home_files.append((source, name))
 
 

@@ -545,6 +545,7 @@ class JavaScript(Plain):
         ToolHome("volta", "VOLTA_HOME", ".volta"),
         ToolHome("fnm", "FNM_DIR", ".local/share/fnm", ("FNM_MULTISHELL_PATH",)),
     )
+    home_config = (".npmrc",)
     mutation_syntax = (MutationSyntax(
         "js", (".js", ".mjs", ".cjs", ".jsx", ".ts", ".tsx", ".mts", ".cts"),
         # A kill, not a throw (assert.throws catches one), nor process.exit: Vitest

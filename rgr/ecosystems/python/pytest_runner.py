@@ -287,6 +287,9 @@ class Python(Plain):
         "**/sitecustomize.py", "**/usercustomize.py", "**/*.pth", "**/.coveragerc",
         "**/noxfile.py")
     tool_homes = (ToolHome("pyenv", "PYENV_ROOT", ".pyenv", ("PYENV_VERSION",)),)
+    # pip's user configuration (an index, no-index, find-links): a suite that builds
+    # environments (tox, nox) or installs a package reads it
+    home_config = (".config/pip/pip.conf", ".pip/pip.conf")
     # pytest reads these from the environment: extra options, plugins to load. Not
     # PYTEST_DISABLE_PLUGIN_AUTOLOAD: rgr's own reporter and line tracer reach pytest as
     # entry-point plugins (below), which that variable would silently turn off.

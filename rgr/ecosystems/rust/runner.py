@@ -38,7 +38,7 @@ from rgr.ecosystems.base import (
 from rgr.ecosystems.failure_kind import FailureKind, first_match, is_test_module, is_test_path
 from rgr.ecosystems.junit import ReportUnreadable, parse_xml, status_of, testcases
 from rgr.ecosystems.junit import failure_kind as junit_kind
-from rgr.ecosystems.rust import syntax
+from rgr.ecosystems.rust import cargo_config, syntax
 from rgr.ecosystems.rust.cargo_workspace import crate_folder, rerun_without, workspace
 from rgr.ecosystems.rust.test_modules import test_lines
 
@@ -235,6 +235,37 @@ def _target_dir(run: Finished) -> Path:
     return run.root / "target"
 
 
+#: What cargo prints when a source folder its configuration names is not there.
+_SOURCE_FOLDER = re.compile(r"failed to read root of directory source: (?P<path>\S+)")
+#: What cargo prints when it goes to the network for a dependency (a sealed test run
+#: has none).
+_NETWORK = re.compile(r"^error: failed to get `[^`]+` as a dependency of package `"
+                      r"|^error: failed to (?:load source for dependency|update registry|"
+                      r"query replaced source registry) `", re.MULTILINE)
+
+
+def _cargo_offline(output: str, shown_env: Mapping[str, str]) -> Diagnosis | None:
+    """cargo went for a dependency where a sealed run cannot reach: a source folder its
+    configuration names that the sandbox does not show, or the network."""
+    folder = _SOURCE_FOLDER.search(output)
+    if folder is not None:
+        path = folder.group("path")
+        return Diagnosis(
+            f"cargo's configuration replaces a source with the folder {path}, which the "
+            "sandbox does not show",
+            f'show it with [sandbox] read_paths = ["{path}"] in tdd.toml')
+    if _NETWORK.search(output) is None:
+        return None
+    home = shown_env.get("CARGO_HOME", "~/.cargo")
+    return Diagnosis(
+        "cargo tried the network for the project's dependencies, and sealed test runs "
+        f"have none: they are not in the cargo home the sandbox shows ({home}: its "
+        "registry and git folders, its config.toml)",
+        "run `cargo fetch` once in the project (the dependencies land in that cargo "
+        "home), or keep an offline source in its config.toml (Debian's: [source.crates-io] "
+        'replace-with = "debian", [source.debian] directory = "/usr/share/cargo/registry")')
+
+
 #: What rustup prints when the sandbox shows it no toolchain to choose.
 _RUSTUP = re.compile(r"rustup could not choose a version of (?P<name>\S+) to run")
 
@@ -247,7 +278,8 @@ class Rust(Plain):
         ToolHome("rustup", "RUSTUP_HOME", ".rustup", ("RUSTUP_TOOLCHAIN",),
                  needs=("toolchains", "settings.toml", "update-hashes")),
         ToolHome("cargo", "CARGO_HOME", ".cargo",
-                 needs=("bin", "registry", "git", "config.toml", "config")),
+                 needs=("bin", "registry", "git", "config.toml", "config"),
+                 names_folders=cargo_config.source_folders),
     )
     # An exit, not a panic: a #[should_panic] test or catch_unwind would absorb a panic.
     # Its own `extern crate std`: a #![no_std] library (itoa) has no `std` in scope, and
@@ -276,7 +308,7 @@ class Rust(Plain):
     def diagnose(self, output: str, shown_env: Mapping[str, str]) -> Diagnosis | None:
         found = _RUSTUP.search(output)
         if found is None:
-            return None
+            return _cargo_offline(output, shown_env)
         name = found.group("name")
         home = shown_env.get("RUSTUP_HOME")
         if home is None:
