@@ -19,6 +19,8 @@ from rgr.daemon.hub import RemoteUnreachable
 from rgr.daemon.queue import JobSpec
 from rgr.daemon.workcopy import WorkCopy
 from rgr.store.gitcli import Git, git_env
+from rgr.store.handoff import HandoffState, Phase
+from rgr.store.handoff_read import records
 
 CALC = "def add(a, b):\n    return a + b\n"
 TESTS = "from calc import add\n\n\ndef test_add():\n    assert add(1, 2) == 3\n"
@@ -256,6 +258,45 @@ def test_the_test_list_lists_each_landed_item_once(fleet: Fleet) -> None:
     assert fleet.main_subjects()[0] == \
         "rgr: test-list.md after landing on main: each done item once"
     assert any("open line(s) of items done" in s for s in fleet.said), fleet.said
+
+
+def test_a_second_round_leaves_every_note_on_main_one_record(fleet: Fleet) -> None:
+    """The note of two records the kube play of 2026-12-02 left on main: the first
+    round rebases onto a main whose test list grew, tidies the list in a commit of
+    rgr's own (noted with a copy of the job's handoff), and loses the race to another
+    landing that adds a line to the list; the second round's rebase finds that tidy
+    commit empty and drops it, and git hands its note to the commit before it, which
+    has its own. git's default (notes.rewriteMode concatenate) joined the two."""
+    wc = fleet.job()
+    for mark, phase in ((" ", Phase.PLAN), ("x", Phase.COMPLETE)):
+        (wc.root / "test-list.md").write_text(f"# Test list\n\n- [{mark}] mul\n")
+        wc.git.out("add", "test-list.md")
+        wc.git.out("commit", "-q", "-m", f"plan: mul [{mark}]")
+        wc.git.out("notes", f"--ref={wc.notes_ref}", "add", "-m", HandoffState(
+            phase=phase, branch="rgr/mul", summary=f"plan [{mark}]").to_json())
+    wc.publish()
+    fleet.person_pushes("test-list.md", "# Test list\n\n- [x] sub\n")
+    moved: list[str] = []
+
+    def say(message: str) -> None:
+        fleet.said.append(message)
+        if message.startswith("verifying") and not moved:
+            moved.append(fleet.person_pushes("test-list.md",
+                                             "# Test list\n\n- [x] sub\n- [x] div\n"))
+
+    landed = land.land(wc, fleet.target, fleet.main.env, say, "merge")
+    assert landed.ok, (landed.message, fleet.said)
+    assert "main moved on the remote hub while rgr/mul was verified: again" in fleet.said
+    assert sum("open line(s) of items done" in s for s in fleet.said) == 2, fleet.said
+    wc.share_notes()
+    listed = git(fleet.bare, "notes", "--ref=tdd-handoffs", "list").splitlines()
+    on_main = set(git(fleet.bare, "rev-list", "main").split())
+    texts = {c: git(fleet.bare, "notes", "--ref=tdd-handoffs", "show", c)
+             for c in (line.split()[1] for line in listed) if c in on_main}
+    assert len(texts) >= 3, texts  # the two plans and the landing's own note
+    for commit, text in texts.items():
+        assert len(records(text)) == 1, (commit, text)
+    assert json.loads(texts[str(landed.commit)])["landing"]["verdict"] == "pass"
 
 
 TRIPLE = "import calc\n\n\ndef triple(a):\n    return calc.add(calc.add(a, a), a)\n"

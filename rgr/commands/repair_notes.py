@@ -16,7 +16,8 @@ from rgr.base.outcome import Outcome
 from rgr.base.ui import short
 from rgr.commands.common import emit
 from rgr.store import locks
-from rgr.store.handoff import InvalidNote, parse_note
+from rgr.store.handoff import HandoffState, InvalidNote, parse_note
+from rgr.store.handoff_read import joined_note, records
 from rgr.store.notes import NotesStore
 from rgr.store.objects import Commit, Oid, Repository
 from rgr.store.workspace import Workspace
@@ -69,17 +70,28 @@ def _check_notes(ws: Workspace, apply: bool) -> list[Finding]:
     for commit, text in ws.notes.all_texts().items():
         obj = ws.repo.get(commit)
         problem = None
+        kept: HandoffState | None = None
         if not isinstance(obj, Commit):
             problem = ("orphaned", "the annotated commit no longer exists")
         else:
             try:
-                parse_note(text)
+                kept = parse_note(text)
             except InvalidNote as exc:
                 problem = ("invalid", str(exc))
+            else:
+                if joined_note(text) is not None:
+                    problem = ("joined", f"{len(records(text))} handoff records joined by "
+                                         "git in one note; the last valid one is kept")
         if problem is None:
             continue
         finding = Finding(problem[0], commit, problem[1])
-        if apply:
+        if apply and kept is not None:
+            # The whole note to the attic, its last valid record alone in its place.
+            attic.write_text(commit, text, "rgr repair-notes: joined note set aside")
+            ws.notes.write(commit, kept, "rgr repair-notes: one record kept of a joined note")
+            finding.detail += f"; the whole note copied to {attic.ref}"
+            finding.fixed = True
+        elif apply:
             attic.write_text(commit, text, f"rgr repair-notes: {problem[0]} note set aside")
             ws.notes.remove(commit, f"rgr repair-notes: move {problem[0]} note to {attic.ref}")
             finding.detail += f"; moved to {attic.ref}"

@@ -14,6 +14,7 @@ from rgr.check.mutation.score import lines as adequacy_lines
 from rgr.commands.common import emit
 from rgr.store import acceptance_text, git
 from rgr.store.debt_text import line_of_account
+from rgr.store.handoff_read import joined_note
 from rgr.store.handoff_state import read_state
 
 if TYPE_CHECKING:
@@ -21,9 +22,11 @@ if TYPE_CHECKING:
     from rgr.store.workspace import Workspace
 
 
-def _find(ws: Workspace, rev: str | None, full_state: bool) -> tuple[str, NoteJson, int]:
-    """The noted commit, its state (JSON names), and how far before the asked-for commit
-    it lies (only HEAD, the default, falls back to the latest handoff before it).
+def _find(ws: Workspace, rev: str | None,
+          full_state: bool) -> tuple[str, NoteJson, int, str | None]:
+    """The noted commit, its state (JSON names), how far before the asked-for commit
+    it lies (only HEAD, the default, falls back to the latest handoff before it), and
+    what to say of a note git joined from several records (None for one record).
     ``full_state``: the model's complete dump; else a plainly valid note as it is."""
     commit = git.resolve_commit(ws.repo, rev or "HEAD")
     hex_id = str(commit.id)
@@ -43,7 +46,7 @@ def _find(ws: Workspace, rev: str | None, full_state: bool) -> tuple[str, NoteJs
     if state is None:
         raise RepositoryError(f"the note on {short(noted)} is not a handoff: "
                               f"{problem}", "run `rgr repair-notes`")
-    return noted, state, distance
+    return noted, state, distance, joined_note(text)
 
 
 def _time(value: str | None) -> datetime | None:
@@ -134,12 +137,17 @@ def _debt_line(debt: Any) -> str:
 
 
 def run(ws: Workspace, rev: str | None, as_json: bool) -> int:
-    commit, state, distance = _find(ws, rev, full_state=as_json)
+    commit, state, distance, joined = _find(ws, rev, full_state=as_json)
     if as_json:
         data: dict[str, Any] = {"commit": commit, "commitsAfter": distance}
         data.update(state)
+        if joined is not None:
+            data["noteProblem"] = joined
         return emit(Outcome(data=data), as_json=True)
-    return emit(Outcome(text(commit, state, distance)))
+    said = text(commit, state, distance)
+    if joined is not None:
+        said.append(Verbatim(f"\nnote: {joined}"))
+    return emit(Outcome(said))
 
 
 def text(commit: str, state: NoteJson, distance: int) -> list[Fields | Verbatim]:

@@ -10,7 +10,13 @@ from rgr.check.testlist import FILENAME as TEST_LIST
 from rgr.check.testlist import parse_test_list
 from rgr.commands.common import emit
 from rgr.store import git
-from rgr.store.handoff_read import ACCEPTANCE_STOP, DEBT_OPEN, NEEDS_ATTENTION, resume_phase
+from rgr.store.handoff_read import (
+    ACCEPTANCE_STOP,
+    DEBT_OPEN,
+    NEEDS_ATTENTION,
+    joined_note,
+    resume_phase,
+)
 from rgr.store.handoff_state import read_state
 
 if TYPE_CHECKING:
@@ -43,6 +49,8 @@ def collect(ws: Workspace, full_state: bool = True) -> dict[str, Any]:
     data["handoffCommit"] = commit
     data["commitsSinceHandoff"] = distance
     state, problem = read_state(text, full=full_state)
+    if (joined := joined_note(text)) is not None:
+        data["noteProblem"] = f"the note on {short(commit)}: {joined}"
     if state is None:
         data["problem"] = f"the note on {short(commit)} is not a handoff: {problem}"
         data["advice"] = "run `rgr repair-notes` to see and set aside broken notes"
@@ -123,4 +131,6 @@ def text(data: dict[str, Any]) -> list[Fields | Verbatim]:
     rows.append(("test list", f"{data['testList']['done']}/{total} done" if total else "-"))
     if data["problem"]:
         rows.append(("problem", data["problem"]))
+    if data.get("noteProblem"):
+        rows.append(("note", data["noteProblem"]))
     return [Fields(rows), Verbatim(f"\n{data['advice']}")]

@@ -2,11 +2,13 @@
 
 Notes are never force-pushed (a forced notes push silently deletes every note the
 other side wrote since the last fetch). The sync is the git-appraise pattern: fetch the
-hub's notes into a scratch ref, ``git notes merge -s cat_sort_uniq`` (a note only one
-side has is kept; the same note on both sides is kept once; two different notes on one
-commit, which rgr never writes, are both kept rather than one lost), then push without
-force. If another writer pushed in between, git refuses (in one of its many wordings,
-see rgr.daemon.hub.LOST_RACE) and the sync starts again.
+hub's notes into a scratch ref, merge them (a note only one side has is kept; the same
+note on both sides is kept once), then push without force. A note is one JSON record,
+always: where both sides changed one commit's note, the merge keeps one of the two
+(:func:`one_record`: the later state of the handoff), never both (git's cat_sort_uniq
+and union strategies join them into a note no reader can parse as one handoff). If
+another writer pushed in between, git refuses (in one of its many wordings, see
+rgr.daemon.hub.LOST_RACE) and the sync starts again.
 
 The shared notes ref is the one ref every worker writes, so the daemon touches it once
 per job, not once per phase: after each phase a job's notes go to its own
@@ -16,6 +18,7 @@ and they are merged into the shared ref when the job ends (or stops).
 
 from __future__ import annotations
 
+import json
 import random
 import time
 from collections.abc import Callable
@@ -23,6 +26,8 @@ from collections.abc import Callable
 from rgr.base.errors import RgrError
 from rgr.daemon.hub import RemoteRejected, RemoteUnreachable, answer, lost_race, unreachable
 from rgr.store.gitcli import Git
+from rgr.store.handoff_read import joined_note
+from rgr.store.handoff_state import read_state
 from rgr.store.notes_log import DEFAULT_REF
 
 #: How long a notes sync keeps retrying lost races before it gives up (loses nothing).
@@ -74,7 +79,54 @@ def merge_notes(git: Git, remote: str, ref: str = DEFAULT_REF,
         return
     if ours == theirs or git.ok("merge-base", "--is-ancestor", theirs, ours):
         return
-    git.out("notes", f"--ref={ref}", "merge", "-q", "-s", "cat_sort_uniq", scratch)
+    folder = git.cwd / git.out("rev-parse", "--git-path", "NOTES_MERGE_WORKTREE").strip()
+    if folder.is_dir() and any(folder.iterdir()):
+        git.run("notes", f"--ref={ref}", "merge", "--abort")  # a killed worker's merge
+    done = git.run("notes", f"--ref={ref}", "merge", "-q", "-s", "manual", scratch)
+    if done.returncode == 0:
+        return
+    # Both sides changed some commit's note: git left each such note in the merge's
+    # work folder. Each gets one of the two records, then the merge is committed.
+    try:
+        conflicts = sorted(folder.iterdir()) if folder.is_dir() else []
+        if not conflicts:
+            raise RgrError(f"merging the notes of {remote} failed:\n{done.describe(1500)}")
+        for path in conflicts:
+            commit = path.name
+            mine = git.run("notes", f"--ref={ref}", "show", commit).stdout
+            hubs = git.run("notes", f"--ref={scratch}", "show", commit).stdout
+            path.write_text(one_record(mine, hubs), encoding="utf-8")
+        git.out("notes", f"--ref={ref}", "merge", "--commit")
+    except BaseException:
+        git.run("notes", f"--ref={ref}", "merge", "--abort")
+        raise
+
+
+def one_record(ours: str, theirs: str) -> str:
+    """The note one commit keeps when two writers changed it: its later state (a
+    handoff with the landing verdict over the same handoff without; else the newer
+    verdict, the newer finish), the same choice on every worker whichever side is
+    ours. An old note of several joined records counts as its last valid one."""
+    return max((_single(ours), _single(theirs)), key=_later)
+
+
+def _single(text: str) -> str:
+    """``text`` as one record: itself, or a joined note's last valid record."""
+    if joined_note(text) is None:
+        return text
+    state, _ = read_state(text)
+    if state is None:
+        return text
+    return json.dumps(state, indent=2, ensure_ascii=False) + "\n"
+
+
+def _later(text: str) -> tuple[bool, str, str, str]:
+    state, _ = read_state(text)
+    if state is None:
+        return (False, "", "", text)
+    landing = state.get("landing")
+    verified = str(landing.get("verifiedAt") or "") if landing else ""
+    return (landing is not None, verified, str(state.get("finishedAt") or ""), text)
 
 
 def sync_notes(git: Git, remote: str, ref: str = DEFAULT_REF,

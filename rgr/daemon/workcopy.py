@@ -53,6 +53,18 @@ def jobs_root(git_dir: Path, env: Mapping[str, str]) -> Path:
     return base / f"{name}-{hashlib.sha256(str(repo).encode()).hexdigest()[:10]}"
 
 ORIGIN = "origin"
+
+
+def notes_rewrite(ref: str) -> tuple[tuple[str, str], ...]:
+    """Rebases (integration) carry the handoff notes ``ref`` to the rewritten commits;
+    a note already on the commit a note is carried to stays as it is. git's default
+    (``concatenate``) joins the two into a note of two records: a commit the rebase
+    drops (its change already on the base) hands its note to the commit before it,
+    which has its own. A note is one JSON record, always."""
+    return (("notes.rewriteRef", ref), ("notes.rewrite.rebase", "true"),
+            ("notes.rewriteMode", "ignore"))
+
+
 #: A job's own notes ref on the hub: ``refs/notes/rgr-jobs/<id>``.
 JOB_NOTES = "refs/notes/rgr-jobs/"
 #: Copied from the hub repository's view of the config: the agents' commits need an
@@ -106,15 +118,15 @@ class WorkCopy:
                 value = self.main.run("config", "--get", key).stdout.strip()
                 if value:
                     self.git.out("config", key, value)
-            # Rebases (integration) carry the handoff notes to the rewritten commits.
-            self.git.out("config", "notes.rewriteRef", self.notes_ref)
-            self.git.out("config", "notes.rewrite.rebase", "true")
             # Every run writes its own test-list.md: parallel jobs would always conflict
             # on it when they land. git's union driver keeps both lists' lines (rgr's
             # bookkeeping, not code: the full suite still judges the result).
             info = self.root / ".git" / "info"
             info.mkdir(parents=True, exist_ok=True)
             (info / "attributes").write_text(f"/{TEST_LIST} merge=union\n")
+        # (Every time: a clone a worker of an older rgr left has the first two only.)
+        for key, value in notes_rewrite(self.notes_ref):
+            self.git.out("config", key, value)
         base_ref = f"refs/remotes/{ORIGIN}/{self.spec.base}"
         self._fetch_base(base_ref)
         hub_tip = remote.remote_tip(self.git, ORIGIN, self.branch_ref)

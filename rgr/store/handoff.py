@@ -571,11 +571,22 @@ class InvalidNote(ValueError):
 
 
 def parse_note(text: str | bytes) -> HandoffState:
-    """Parse one note's text. Raises :class:`InvalidNote` with a one-line reason."""
+    """Parse one note's text. Raises :class:`InvalidNote` with a one-line reason. A note
+    of several records joined by git (handoff_read.records) is read as its last valid
+    record (handoff_read.joined_note says so)."""
     try:
         data: Any = json.loads(text)
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise InvalidNote(f"not JSON ({exc})") from None
+        joined = handoff_read.records(text)
+        if len(joined) < 2:
+            raise InvalidNote(f"not JSON ({exc})") from None
+        for record in reversed(joined):
+            try:
+                return parse_note(json.dumps(record))
+            except InvalidNote:
+                continue
+        raise InvalidNote(f"{len(joined)} records joined in one note, none of them a valid "
+                          f"handoff") from None
     if not isinstance(data, dict):
         raise InvalidNote(f"JSON {type(data).__name__}, expected an object")
     try:

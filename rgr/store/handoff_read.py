@@ -238,12 +238,56 @@ def is_plain_note(data: object) -> TypeGuard[NoteJson]:
 
 def read_plain(text: str | bytes) -> NoteJson | None:
     """The note as its JSON (``NoteJson``: JSON names, fields it omits left out) when it
-    is plainly a valid handoff; None when only the model can tell."""
+    is plainly a valid handoff; None when only the model can tell. A joined note
+    (:func:`records`) is read as its last record."""
     try:
         data = json.loads(text)
     except (ValueError, UnicodeDecodeError):
-        return None
+        joined = records(text)
+        if len(joined) < 2:
+            return None
+        data = joined[-1]
     return data if is_plain_note(data) else None
+
+
+def records(text: str | bytes) -> list[object]:
+    """The JSON values a note holds, in order: one for every note rgr writes; more for
+    a note that git joined before rgr kept a note one record (a rebase copying a note
+    onto a commit that had one, notes.rewriteMode=concatenate, rgr.daemon.workcopy; a
+    notes merge of two versions of one commit's note, rgr.daemon.remote); none when
+    the text is not a sequence of JSON values (a note whose lines a merge sorted)."""
+    try:
+        whole = text.decode("utf-8") if isinstance(text, bytes) else text
+    except UnicodeDecodeError:
+        return []
+    decoder = json.JSONDecoder()
+    found: list[object] = []
+    at = 0
+    while True:
+        while at < len(whole) and whole[at].isspace():
+            at += 1
+        if at == len(whole):
+            return found
+        try:
+            value, at = decoder.raw_decode(whole, at)
+        except ValueError:
+            return []
+        found.append(value)
+
+
+def joined_note(text: str | bytes) -> str | None:
+    """What a reader says of a note holding several records (see :func:`records`):
+    which one it read, and the fix; None for a note of one record."""
+    try:
+        json.loads(text)
+        return None
+    except (ValueError, UnicodeDecodeError):
+        count = len(records(text))
+    if count < 2:
+        return None
+    return (f"this note holds {count} handoff records that git joined (an older rgr's "
+            f"rebase or notes merge gave one commit two notes); the last valid one is "
+            f"read; `rgr repair-notes --apply` keeps it alone")
 
 
 #: rgr.store.handoff.HistoryFields, the note's fields a history listing shows: their defaults,

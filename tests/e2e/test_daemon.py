@@ -2,10 +2,14 @@
 workers' sessions at once), real git and pytest. Jobs are one-test katas
 (daemon_kata.py): five agent sessions each.
 
-Every test run kills the daemon at one point of rgr.base.failpoints.DAEMON_POINTS and one of
-LAND_POINTS, runs two jobs on two workers, two jobs on two machines and a fleet of four
-landing jobs; the full sweep (every point, four jobs on two workers, six on two machines,
-a fleet of six) is
+Every test run proves what the fleet rests on (issue 47): two jobs on two workers,
+two machines on one bare remote landing two jobs (a lost race included, every note
+one record), three daemons on one host name in PID namespaces, a kill -9 while
+landing, SIGTERM mid-phase (the phase finishes) and past --grace (handed back). The
+full sweep adds every crash point, the restarts after a kill -9 elsewhere, a dead
+machine's job taken over after its lease, local landings, the merge fixer, stop and
+cancel, --integrate pr, the fleet's budget, four jobs on two workers, six on two
+machines and the fleet at once (about fifteen minutes more on two cores):
 
     RGR_FULL_SWEEP=1 .venv/bin/python -m pytest tests/e2e/test_daemon.py
 """
@@ -43,9 +47,8 @@ from rgr.store.gitcli import Git, git_env
 
 pytestmark = pytest.mark.e2e
 
-#: RGR_FULL_SWEEP=1: every daemon crash point, 4 jobs on two workers, 6 on two machines
-#: and a fleet of 6 (by default: one point of each kind, 2 jobs, 2 jobs, a fleet of 4),
-#: about ten minutes more on two cores.
+#: RGR_FULL_SWEEP=1: every crash point, 4 jobs on two workers, 6 on two machines and the
+#: sampled-out tests (by default: the landing's land:pushed alone, 2 jobs, 2 jobs).
 SWEEP = full_sweep()
 WHERE = "tests/e2e/test_daemon.py"
 
@@ -205,11 +208,17 @@ def run_killed_then_restarted(tmp_path: Path, point: str | None) -> None:
     assert "taken over" in out2 or "claimed job" in out2
 
 
+#: A kill -9, then a restart in the same clone that takes the jobs back: in every run
+#: while landing (test_kill_9_while_landing_on_a_remote_lands_exactly_once); a phase
+#: cut off and played again on the restart: in every run after --grace
+#: (test_sigterm_past_the_grace_period_hands_the_phase_back).
+@sweep_only(WHERE, "kill -9 mid-session, restart")
 def test_kill_9_mid_agent_session_then_restart(tmp_path: Path) -> None:
     run_killed_then_restarted(tmp_path, None)
 
 
-CI_POINTS = ("daemon:branch-pushed",)
+#: None in every run (see test_kill_9_mid_agent_session_then_restart): the full sweep.
+CI_POINTS: tuple[str, ...] = ()
 
 
 @pytest.mark.parametrize("point", sweep(list(DAEMON_POINTS),
@@ -241,32 +250,68 @@ def clones_of_a_hub(tmp_path: Path, names: tuple[str, ...]) -> tuple[Path, list[
 
 
 def test_two_daemons_share_a_bare_remote(tmp_path: Path) -> None:
+    """Two machines on one bare remote, `--integrate merge`, as the fleet runs: each job
+    claimed once and landed once. The second landing rebases onto the first (and tidies
+    its test list in a commit of rgr's own, noted with a copy of the job's handoff);
+    while it is verified a person's push adds a line to main's test list, so it loses
+    the race and rebases again: the tidy commit, now empty, is dropped, and git hands
+    its note to the commit before it, which has its own (the two-record note the kube
+    play of 2026-12-02 showed). Every note on main is one record."""
     bare, a, b = two_clones(tmp_path)
     names = ("alpha", "beta", "gamma", "delta", "eps", "zeta")[:6 if SWEEP else 2]
     half = len(names) // 2
+    pushed: list[str] = []
+
+    def watch(daemon: subprocess.Popen[str], lines: list[str]) -> None:
+        # The daemon's lines as they come: a "verifying" right after a tidied test list
+        # is a second landing's first round, which the person's push then outruns.
+        assert daemon.stdout is not None
+        for line in daemon.stdout:
+            if not pushed and lines and "open line(s) of items done" in lines[-1] \
+                    and "verifying rgr/make-" in line:
+                pushed.append(person_pushes(bare, tmp_path, {}, "docs: a person's item",
+                                            test_list="- [x] a person's item\n"))
+            lines.append(line)
+
     with FakeModelServer(choose=choose) as server:
         env = rgr_env(tmp_path / "home", server.url)
         add(a, env, *names[:half], extra=("--remote", "hub"))
         add(b, env, *names[half:], extra=("--remote", "hub"))
-        env_a = {**env, "RGR_DAEMON_HOST": "machine-a"}
-        env_b = {**env, "RGR_DAEMON_HOST": "machine-b"}
-        one = start_rgr(["daemon", "--remote", "hub", *FAST], a, env_a)
-        two = start_rgr(["daemon", "--remote", "hub", *FAST], b, env_b)
-        out_a = one.communicate(timeout=400)[0]
-        out_b = two.communicate(timeout=400)[0]
-        assert one.returncode == 0 and two.returncode == 0, out_a + "\n---\n" + out_b
+        flags = ["daemon", "--remote", "hub", "--integrate", "merge", *FAST]
+        daemons = [start_rgr(flags, clone, {**env, "RGR_DAEMON_HOST": host})
+                   for clone, host in ((a, "machine-a"), (b, "machine-b"))]
+        outs: list[list[str]] = [[], []]
+        readers = [threading.Thread(target=watch, args=pair)
+                   for pair in zip(daemons, outs, strict=True)]
+        for reader in readers:
+            reader.start()
+        for daemon, reader in zip(daemons, readers, strict=True):
+            daemon.wait(timeout=400)
+            reader.join(timeout=30)
+        out_a, out_b = ("".join(o) for o in outs)
+        assert [d.returncode for d in daemons] == [0, 0], out_a + "\n---\n" + out_b
         assert server.errors == [], server.errors
+    out = out_a + "\n---\n" + out_b
     # Each job exactly once: five sessions each, one claim each, all complete.
     assert sessions_by_job(server) == dict.fromkeys(names, SESSIONS_PER_JOB)
     jobs = queue_json(a, env, "--remote", "hub")
-    assert states(jobs) == ["complete"] * len(names)
+    assert states(jobs) == ["complete"] * len(names), out
     assert all(j["state"]["runs"] == 1 for j in jobs)  # type: ignore[index]
-    assert "claimed job" in out_a and "claimed job" in out_b, out_a + out_b
-    # Branches and notes are on the hub, every note there (counted).
-    hub_notes = git(bare, "notes", "--ref=refs/notes/tdd-handoffs", "list").splitlines()
-    assert len(hub_notes) == len(names) * len(PHASES)
+    assert "claimed job" in out_a and "claimed job" in out_b, out
+    # The race this test is about happened: a tidied landing rebased again.
+    assert pushed and "main moved on the remote hub while rgr/make-" in out, out
+    fresh = fresh_notes(bare, fresh_clone(bare, tmp_path / "fresh"))
+    subjects = git(fresh, "log", "--format=%s", "main").splitlines()
+    for name in names:
+        assert subjects.count(f"feat: {name}") == 1, subjects
+    # Every note on main is one JSON record (notes_on_branch reads each as one), and
+    # each job's handoffs there are one clean kata.
+    notes = notes_on_branch(fresh, "main")
     for job in jobs:
-        assert_branch_done(bare, str(job["branch"]), tmp_path)
+        phases = [n["phase"] for n in notes if n.get("branch") == job["branch"]
+                  and not (n.get("landing") or {}).get("copiedFrom")]  # type: ignore[attr-defined]
+        assert phases == PHASES, (job["branch"], phases)
+    assert_suite_green(fresh)
 
 
 #: PID 1 of a PID namespace, as tini is in a container: burns ``argv[1]`` pids first
@@ -330,6 +375,10 @@ def test_workers_sharing_a_host_name_in_separate_pid_namespaces_never_take_a_liv
         assert_branch_done(bare, str(job["branch"]), tmp_path)
 
 
+#: A claim judged by its lease alone, taken once the lease ran out by the reader's
+#: clock: tests/test_daemon_queue.py, its lease tests; a live claim never taken: the
+#: PID-namespace test above, in every run.
+@sweep_only(WHERE, "a dead machine's job taken over after its lease")
 def test_lease_expiry_hands_a_dead_machines_job_to_the_other(tmp_path: Path) -> None:
     bare, a, b = two_clones(tmp_path)
     server_box: list[FakeModelServer] = []
@@ -361,6 +410,10 @@ def test_lease_expiry_hands_a_dead_machines_job_to_the_other(tmp_path: Path) -> 
     assert sessions_by_job(server)["alpha"] in (SESSIONS_PER_JOB, SESSIONS_PER_JOB + 1)
 
 
+#: Jobs rebased onto a moving main, their test lists tidied, in every run through a
+#: remote (test_two_daemons_share_a_bare_remote); a conflict named without an agent
+#: (tests/test_daemon_land.py) and with one (the merge fixer's test, full sweep).
+@sweep_only(WHERE, "landing locally onto a moved main, a conflict named")
 def test_integrate_merge_lands_parallel_jobs_and_names_a_conflict(tmp_path: Path) -> None:
     repo = make_project(tmp_path / "kata")
     moved = threading.Event()
@@ -541,6 +594,8 @@ def test_a_landing_whose_suite_passes_but_loses_a_behaviour_does_not_land(
     assert "double" not in git(repo, "log", "-p", "main")
 
 
+#: The fixer's judgement on real merges without an agent: tests/test_merge_fix.py.
+@sweep_only(WHERE, "the merge fixer, honest and cheating")
 def test_merge_fixer_lands_a_conflicting_job_and_a_cheat_needs_attention(
         tmp_path: Path) -> None:
     """Three jobs write their own alpha.py: the first lands as it is, the second
@@ -609,6 +664,11 @@ def test_merge_fixer_lands_a_conflicting_job_and_a_cheat_needs_attention(
     assert "merge fix: ▸ turn 1 Read alpha.py" in fixer_log, fixer_log
 
 
+#: A stop at the next phase boundary and the restart that completes the job run in
+#: every run (SIGTERM: test_sigterm_mid_phase_stops_cleanly_and_a_restart_completes,
+#: test_sigterm_past_the_grace_period_hands_the_phase_back); cancel's answers:
+#: tests/test_daemon_queue.py.
+@sweep_only(WHERE, "rgr daemon stop and rgr queue cancel mid-run")
 def test_stop_and_cancel_at_phase_boundaries(tmp_path: Path) -> None:
     repo = make_project(tmp_path / "kata")
     asked = threading.Event()
@@ -647,6 +707,9 @@ def test_stop_and_cancel_at_phase_boundaries(tmp_path: Path) -> None:
     assert counts["beta"] < SESSIONS_PER_JOB  # cancelled before its end
 
 
+#: The landing's verification in every run (test_two_daemons_share_a_bare_remote); the
+#: pull request of a run: tests/test_report_integrate.py.
+@sweep_only(WHERE, "--integrate pr")
 def test_integrate_pr_opens_a_pull_request_for_the_verified_branch(tmp_path: Path) -> None:
     """`--integrate pr`: the job's branch, rebased and verified, goes to the hub with its
     notes and `gh pr create` is called for it; the base branch does not move."""
@@ -679,8 +742,10 @@ def test_integrate_pr_opens_a_pull_request_for_the_verified_branch(tmp_path: Pat
 # ------------------------------------------------- a fleet landing on one remote --
 
 
-def person_pushes(bare: Path, tmp: Path, files: dict[str, str], message: str) -> str:
-    """Someone else lands a commit on the remote's main (from a clone of their own)."""
+def person_pushes(bare: Path, tmp: Path, files: dict[str, str], message: str,
+                  test_list: str = "") -> str:
+    """Someone else lands a commit on the remote's main (from a clone of their own);
+    ``test_list``: lines they add at the end of its test-list.md."""
     person = tmp / "person"
     if not person.exists():
         git(tmp, "clone", "-q", str(bare), str(person))
@@ -689,6 +754,10 @@ def person_pushes(bare: Path, tmp: Path, files: dict[str, str], message: str) ->
     git(person, "pull", "-q", "--ff-only", "origin", "main")
     for name, text in files.items():
         (person / name).write_text(text)
+    if test_list:
+        with (person / "test-list.md").open("a") as listed:
+            listed.write(test_list)
+        files = {**files, "test-list.md": ""}
     git(person, "add", *files)
     git(person, "commit", "-q", "-m", message)
     git(person, "push", "-q", "origin", "HEAD:main")
@@ -709,11 +778,12 @@ def job_clones_main(clone: Path) -> set[str]:
     return found
 
 
-#: Its parts are each proven in every run (two machines on one remote:
-#: test_two_daemons_share_a_bare_remote; landing there exactly once through a kill -9:
-#: test_kill_9_while_landing_on_a_remote_lands_exactly_once; a conflicting job fixed
-#: and a cheat stopped: test_merge_fixer_lands_a_conflicting_job_and_a_cheat_needs_attention);
-#: all of them at once, the daemon suite's longest test, only in the full sweep.
+#: Its parts: two machines landing on one remote (every run:
+#: test_two_daemons_share_a_bare_remote); landing there exactly once through a kill -9
+#: (every run: test_kill_9_while_landing_on_a_remote_lands_exactly_once); a conflicting
+#: job fixed and a cheat stopped (full sweep:
+#: test_merge_fixer_lands_a_conflicting_job_and_a_cheat_needs_attention); all of them at
+#: once, the daemon suite's longest test, only in the full sweep.
 @sweep_only(WHERE, "the fleet, all at once")
 def test_a_fleet_lands_on_the_remote_exactly_once_and_a_fresh_clone_has_it_all(
         tmp_path: Path) -> None:
@@ -957,6 +1027,9 @@ def test_sigterm_past_the_grace_period_hands_the_phase_back(tmp_path: Path) -> N
     assert sessions_by_job(server)["alpha"] == SESSIONS_PER_JOB + 1
 
 
+#: One budget for the whole queue, whoever spends it: tests/test_daemon_queue.py
+#: (test_the_budget_is_the_queues_whole_spending).
+@sweep_only(WHERE, "two machines, one budget")
 def test_one_budget_for_the_fleet(tmp_path: Path) -> None:
     """Two daemons on two machines, each told --max-budget-usd X: together they stop
     near X (the phases running when the sum crossed it finish), not at 2 X."""
