@@ -14,6 +14,10 @@ code gets its commit rejected (``plan-scope``) instead of its calls refused.
 One test hunts for the agent CLI's own API key on both backends (``/proc/<pid>/environ``
 of every process, the session's TMPDIR): it finds only the placeholder the CLI holds,
 since rgr's gateway adds the key outside the sandbox.
+
+The default run keeps what differs on codex (its shell and patches, its key, its
+configuration, the refactor patcher); the referee's verdicts on the same cheats, which
+do not depend on the backend, are replayed on codex by the full sweep only.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ import shlex
 from pathlib import Path
 
 import pytest
+from harness import sweep_only
 from hostile import (
     CONFTEST_FORCE_PASS,
     PLAN_ITEMS,
@@ -64,6 +69,7 @@ from rgr.fake_model.responses import add_file_patch
 pytestmark = pytest.mark.e2e
 
 CODEX = "codex"
+WHERE = "tests/e2e/test_hostile_codex.py"
 
 def patch(text: str) -> ToolCall:
     """A raw apply_patch call, as a model would write it for codex."""
@@ -154,6 +160,7 @@ def test_without_the_sandbox_the_same_attacks_do_escape_on_codex(tmp_path: Path)
 # -- the agent's own copy: its .git, its ignored files -----------------------------------
 
 
+@sweep_only(WHERE, "the claude suite's own-copy tampering again on codex")
 def test_tampering_with_its_own_copy_dies_with_the_copy_on_codex(tmp_path: Path) -> None:
     """The 6 attacks on the agent's own copy (fsmonitor, hook, branch, forged note,
     alternates, ignored tdd.toml and .rgr/agents), then an honest commit: the commit is
@@ -165,6 +172,7 @@ def test_tampering_with_its_own_copy_dies_with_the_copy_on_codex(tmp_path: Path)
 # -- the rules: test infrastructure, history, configuration, the planner -----------------
 
 
+@sweep_only(WHERE, "the claude suite's test-infrastructure cheats again on codex")
 def test_test_infrastructure_tampering_is_rejected_on_codex(tmp_path: Path) -> None:
     """The four cheating GREENs of the claude suite, the files written by codex's
     apply_patch (no hook to get past): rejected by the same rules."""
@@ -172,6 +180,7 @@ def test_test_infrastructure_tampering_is_rejected_on_codex(tmp_path: Path) -> N
     assert "green-no-code" in rules or "no-commit" in rules, rules
 
 
+@sweep_only(WHERE, "the claude suite's history rewrites again on codex")
 def test_rewritten_history_and_committed_configuration_are_rejected_on_codex(
         tmp_path: Path) -> None:
     """The three cheating REDs of the claude suite (amend, another branch, committed
@@ -191,6 +200,7 @@ def test_rewritten_history_and_committed_configuration_are_rejected_on_codex(
     assert git(places.repo, "branch", "--list", "*PWNED*") == ""
 
 
+@sweep_only(WHERE, "the claude suite's planner lies again on codex")
 def test_planner_lies_are_rejected_on_codex(tmp_path: Path) -> None:
     """The planner's three lies: on codex its patch to slug.py is applied (no hook) and
     committed with the list, so the commit is rejected (plan-scope) where claude's
@@ -206,6 +216,7 @@ def test_planner_lies_are_rejected_on_codex(tmp_path: Path) -> None:
 # -- the network, and prompt injection through the feature text ----------------------------
 
 
+@sweep_only(WHERE, "the claude suite's proxy attacks again on codex")
 def test_the_proxy_refuses_other_hosts_and_the_feature_text_stays_data_on_codex(
         tmp_path: Path) -> None:
     """As on claude: with an allowed host the sandbox has rgr's CONNECT proxy, which
