@@ -36,7 +36,7 @@ _OTHER = frozenset({
     "size", "count", "in", "called", "property", "type", "defined", "undefined", "null",
     "nil", "truthy", "falsy", "error", "panics", "reject", "rejects", "some", "none",
     "ok", "err", "within", "different", "errorf", "fatal", "fatalf",
-    "log", "logf", "print", "printf", "println", "sprintf", "format", "panic", "skip",
+    "log", "logf", "print", "printf", "println", "puts", "sprintf", "format", "panic", "skip",
     "skipf", "run", "describe", "it", "test", "each"})
 #: Methods of a result that give the result itself (Rust's ``f(2).unwrap()``).
 _UNWRAP = {"unwrap", "expect"}
@@ -331,6 +331,8 @@ class _Reader:
         at = start
         while at < end and texts[at] in _LEAD:
             at += 1
+        if self._command_call(at, end):
+            return
         names: list[str] = []
         calls: list[tuple[int, int]] = []  # (open, close) of each call in the chain
         while at < end:
@@ -358,6 +360,20 @@ class _Reader:
         last = [self._argument(a, b) for a, b in self._split(calls[-1][0] + 1, calls[-1][1])]
         if len(first) in (1, 2) and len(last) == 1:  # expect(f(2), 'msg').toBe(4)
             self._fact(first[0], last[0])
+
+    def _command_call(self, at: int, end: int) -> bool:
+        """A call written without brackets, its arguments running to the clause's end
+        (Ruby's ``assert_equal 5, add(2, 3)``): a lone word followed by a value, with
+        at least two arguments, read as a call of them."""
+        if at + 1 >= end or self.tokens[at].kind != "word" \
+                or self.tokens[at + 1].kind not in ("word", "number", "string", "char") \
+                or _words(self.texts[at]) & _OTHER:
+            return False
+        parts = self._split(at + 1, end)
+        if len(parts) < 2:
+            return False
+        self._pair([self._argument(a, b) for a, b in parts])
+        return True
 
     def _pair(self, args: list[_Expr]) -> None:
         """The result among ``args`` and the literal next to it (a message stands first
