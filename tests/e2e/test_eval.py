@@ -125,12 +125,20 @@ def expected(profile: str, lang: Lang) -> dict[str, object]:
 
 
 LANG_NAMES = tuple(dict.fromkeys(t.lang.name for t in SWEEP_TASKS))
+#: What the sweep measured rgr letting through that it should not (strict: fixed, the
+#: test says so).
+KNOWN_GAPS = {("special-caser", "rust"): (
+    "rgr's fake-it check does not see Rust's `\"hello\".to_string()` as a constant: the "
+    "special-cased slugify is called complete (exit 0); count_words' `2` is caught (exit 4)")}
 
 
 @sweep_only("tests/e2e/test_eval.py", "every profile in every mode, every language")
 @pytest.mark.parametrize("lang", LANG_NAMES)
 @pytest.mark.parametrize("profile", PROFILES)
-def test_every_profile_in_every_mode(tmp_path: Path, profile: str, lang: str) -> None:
+def test_every_profile_in_every_mode(tmp_path: Path, profile: str, lang: str,
+                                    request: pytest.FixtureRequest) -> None:
+    if (profile, lang) in KNOWN_GAPS:
+        request.applymarker(pytest.mark.xfail(strict=True, reason=KNOWN_GAPS[profile, lang]))
     tasks = tuple(t for t in SWEEP_TASKS if t.lang.name == lang)
     tasks_file = make_sweep(tmp_path, tasks)
     out = tmp_path / "out"
