@@ -1,14 +1,16 @@
 """What does each mode of `rgr eval` let through, agent profile by agent profile? (issue 46)
 
 For every scripted profile of tests/e2e/eval_profiles.py (honest, lazy, special-caser,
-test-editor, regression-maker): the kata project, its two tasks, and `rgr eval` in the
-modes given, driven through the real claude CLI against the scripted server. Prints one
+test-editor, regression-maker): the kata projects of the languages given, the sweep's two
+tasks in each (bench/eval/katas.py: slugify, count_words), and `rgr eval` in the modes
+given, driven through the real claude CLI against the scripted server. Prints one
 table (profile x mode: solved, hidden tests passed, runs with a regression, runs that
 edited tests, tests written, cost, wall time, sessions, the referee's rejections) and
 writes it, with every eval's own report, under the work folder.
 
     python bench/eval_profiles.py [--profiles honest,lazy,...] [--modes bare,tdd-prompt,rgr]
-                                  [--repeat N] [--work DIR]
+                                  [--langs python,javascript,go,rust,ruby] [--repeat N]
+                                  [--work DIR]
 
 Scripted profiles are not models: the table shows what each mode lets through when an
 agent behaves that way, not how often a real model does.
@@ -28,20 +30,27 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "e2e"))
 
-from eval_profiles import PROFILES, ProfileModel, make_eval_project, write_tasks  # noqa: E402
+from eval_profiles import (  # noqa: E402
+    PROFILES,
+    SWEEP_TASKS,
+    ProfileModel,
+    make_sweep,
+    tasks_env,
+)
 from kata import rgr_env  # noqa: E402
 
 from rgr.evaluate import report, results  # noqa: E402
 from rgr.fake_model import FakeModelServer  # noqa: E402
 
 
-def one_profile(work: Path, profile: str, modes: str, repeat: int) -> Path:
+def one_profile(work: Path, profile: str, modes: str, repeat: int,
+                langs: list[str]) -> Path:
     folder = work / profile
-    project = make_eval_project(folder / "kata")
-    tasks = write_tasks(folder / "tasks", project)
+    chosen = tuple(t for t in SWEEP_TASKS if t.lang.name in langs)
+    tasks = make_sweep(folder, chosen)
     out = folder / "out"
     with FakeModelServer(choose=ProfileModel(profile)) as server:
-        env = rgr_env(folder / "home", server.url)
+        env = {**rgr_env(folder / "home", server.url), **tasks_env(chosen)}
         done = subprocess.run(
             [sys.executable, "-m", "rgr", "eval", str(tasks), "--modes", modes, "--repeat",
              str(repeat), "--yes", "--out", str(out)], cwd=folder, env=env,
@@ -57,6 +66,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--profiles", default=",".join(PROFILES))
     parser.add_argument("--modes", default="bare,tdd-prompt,rgr")
+    parser.add_argument("--langs", default=",".join(dict.fromkeys(
+        t.lang.name for t in SWEEP_TASKS)))
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--work", type=Path)
     args = parser.parse_args()
@@ -67,7 +78,7 @@ def main() -> None:
     started = time.monotonic()
     for profile in args.profiles.split(","):
         began = time.monotonic()
-        out = one_profile(work, profile, args.modes, args.repeat)
+        out = one_profile(work, profile, args.modes, args.repeat, args.langs.split(","))
         runs = results.load_all(out)
         modes = report.aggregate(runs)
         combined[profile] = modes

@@ -6,31 +6,15 @@ the tests that were there.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from rgr.base.config import TestCommand
 from rgr.base.errors import RgrError
 from rgr.check.verify import TestReport, run_tests
 from rgr.ecosystems.registry import guess_runner
+from rgr.evaluate.results import Measures
 from rgr.evaluate.tasks import Task
 from rgr.loop.attempt import Sealer
 from rgr.store import git
 from rgr.store.objects import Commit
-
-
-@dataclass
-class Found:
-    hidden_passed: int = 0
-    hidden_total: int = 0
-    hidden_problem: str = ""
-    regression_checked: bool = False
-    regressions: list[str] = field(default_factory=list)
-    tests_edited: list[str] = field(default_factory=list)
-    tests_removed: list[str] = field(default_factory=list)
-    tests_written: int = 0
-
-    def fields(self) -> dict[str, object]:
-        return dict(self.__dict__)
 
 
 def hidden_command(task: Task) -> TestCommand:
@@ -77,10 +61,11 @@ def passing(report: TestReport) -> set[str]:
 
 
 def measure(sealer: Sealer, task: Task, base: Commit, tip: Commit,
-            regression: TestCommand | None, before: TestReport | None) -> Found:
-    """Every measure of ``tip`` against ``base`` (``before``: the regression suite's
-    report at ``base``, run once per task)."""
-    found = Found()
+            regression: TestCommand | None, before: TestReport | None,
+            found: Measures) -> Measures:
+    """``found`` (the run's own figures) with every measure of ``tip`` against ``base``
+    added (``before``: the regression suite's report at ``base``, run once per task)."""
+    found.base, found.tip = str(base.id), str(tip.id)
     hidden = run_hidden(sealer, task, tip)
     found.hidden_passed, found.hidden_total, found.hidden_problem = hidden_counts(task, hidden)
     config = sealer.ws.config

@@ -198,10 +198,10 @@ class Evaluation:
                 fields["status"] = "agent-failed"
         wall = time.monotonic() - started
         tip = git.head_commit(ws.repo)
-        found = measure(sealer, task, base, tip, regression, before)
-        return Measures.model_validate({
-            "task": task.id, "mode": key.mode, "repeat": key.repeat, "base": str(base.id),
-            "tip": str(tip.id), "wall_s": round(wall, 2), **fields, **found.fields()})
+        run = Measures.model_validate({"task": task.id, "mode": key.mode,
+                                       "repeat": key.repeat, "wall_s": round(wall, 2),
+                                       **fields})
+        return measure(sealer, task, base, tip, regression, before, run)
 
 
 def describe_plan(keys: Sequence[RunKey], options: EvalOptions,
