@@ -16,6 +16,7 @@ import pytest
 
 from rgr.base.config import Config
 from rgr.check.verify import run_tests
+from rgr.ecosystems.base import TestOutcome
 from rgr.ecosystems.javascript import workspace
 from rgr.ecosystems.registry import configured_command, detect_test_command
 
@@ -117,3 +118,14 @@ def test_a_configured_recursive_command_is_the_workspace_runner(tmp_path: Path) 
     config = Config(test_command="pnpm -r test")
     assert configured_command(config, root).runner == workspace.NAME
     assert configured_command(Config(test_command="npm test"), root).runner == workspace.NAME
+
+
+@pytest.mark.parametrize(("test_id", "file", "merged"), [
+    ("test/x.test.js::adds", "test/x.test.js", "packages/a/test/x.test.js::adds"),
+    ("test/tape.js", "test/tape.js", "packages/a/test/tape.js"),  # node ran a whole file
+    ("adds", "test/x.js", "packages/a::adds"),  # a TAP test, named alone
+    ("adds", None, "packages/a::adds"),
+])
+def test_ids_name_the_package(test_id: str, file: str | None, merged: str) -> None:
+    assert workspace.workspace_id("packages/a", TestOutcome(test_id, file, "passed", "")) \
+        == merged

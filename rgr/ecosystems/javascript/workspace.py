@@ -31,7 +31,15 @@ from typing import Any
 
 from rgr.base.config import TestCommand
 from rgr.base.proc import Completed
-from rgr.ecosystems.base import Ecosystem, Finished, Guess, Plain, Results, Runner
+from rgr.ecosystems.base import (
+    Ecosystem,
+    Finished,
+    Guess,
+    Plain,
+    Results,
+    Runner,
+    TestOutcome,
+)
 from rgr.ecosystems.javascript import runner as javascript
 
 NAME = "workspace"
@@ -210,6 +218,17 @@ def _step(index: int, part: Part, argv: tuple[str, ...], changed: Mapping[str, s
     ])
 
 
+def workspace_id(folder: str, outcome: TestOutcome) -> str:
+    """A package's test id in the workspace: its file's path from the workspace root
+    (``packages/a/test/x.test.js::adds``), or the folder before an id that names no file
+    (a TAP test's name: ``packages/a::adds``)."""
+    file = outcome.file
+    if file is not None and (outcome.test_id == file
+                             or outcome.test_id.startswith(f"{file}::")):
+        return f"{folder}/{outcome.test_id}"
+    return f"{folder}::{outcome.test_id}"
+
+
 class Workspace:
     """Every package of a workspace, each by its own runner (``settle`` made the plan)."""
 
@@ -273,7 +292,7 @@ class Workspace:
                                    run.started))
         prefix = f"{part.folder}/"
         for outcome in own.outcomes.values():
-            results.add(replace(outcome, test_id=prefix + outcome.test_id,
+            results.add(replace(outcome, test_id=workspace_id(part.folder, outcome),
                                 file=None if outcome.file is None else prefix + outcome.file))
         for file in own.collection_errors:
             results.load_error(prefix + file, own.load_kinds.get(file))
