@@ -7,7 +7,9 @@ the project's own suite must pass on the finished branch.
 Layouts: a PyPI sdist (inflection 0.5.1) with an activated in-repository ``.venv``
 holding pytest and a dependency only that venv has; the same with ``uv`` managing an
 unactivated venv; an npm project with ``node_modules`` through ``rgr run`` and through
-the daemon; a cargo crate with rustup's default layout in HOME and with
+the daemon; the same with a TypeScript ``vitest.config.mts``, under npm and under pnpm;
+a tape project under nyc; an ava project; a pnpm workspace whose root runs ``pnpm -r
+test``; a cargo crate with rustup's default layout in HOME and with
 ``CARGO_HOME``/``RUSTUP_HOME`` elsewhere; a Go module whose dependency sits in the module
 cache under HOME; a Maven project with its dependencies in ``~/.m2``. Plus the hostile
 side: an agent and a test that write into the shared venv, ``node_modules`` and a
