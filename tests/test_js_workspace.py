@@ -129,3 +129,18 @@ def test_a_configured_recursive_command_is_the_workspace_runner(tmp_path: Path) 
 def test_ids_name_the_package(test_id: str, file: str | None, merged: str) -> None:
     assert workspace.workspace_id("packages/a", TestOutcome(test_id, file, "passed", "")) \
         == merged
+
+
+def test_a_package_whose_runner_rgr_cannot_read_is_named(tmp_path: Path) -> None:
+    root = workspace_at(tmp_path, "npm test --workspaces", pnpm=False)
+    (root / "packages" / "docs" / "package.json").write_text(
+        package("@ws/docs", test="echo checked"))
+    cmd = detect_test_command(root)
+    assert cmd is not None
+    report = run_tests(cmd, root, timeout=120)
+    # the other packages ran, but a run with one package unread is not refereed: it is
+    # blind as a whole (rgr refuses it), naming the package
+    assert "> packages/add: npm test" in report.output
+    assert report.outcomes == {} and report.report_error is not None
+    assert report.report_error.startswith("packages/docs: its test script gave no "
+                                          "per-test results"), report.report_error

@@ -186,7 +186,8 @@ def settle(cmd: TestCommand, root: Path, detect: Detect, guess: Guess,
     parts = []
     for folder in package_folders(root):
         own = detect(root / folder, guess)
-        if own is None:
+        if own is None:  # kept: its tests run, unread, and the run says so
+            parts.append({"folder": folder, "argv": ["npm", "test"], "runner": ""})
             continue
         own = settle_package(own, root / folder)
         parts.append({"folder": folder, "argv": list(own.argv), "runner": own.runner})
@@ -265,31 +266,37 @@ class Workspace:
         if not parts:
             results.report_error = "no package of the workspace has a test script"
             return results
-        for index, part in enumerate(parts):
-            self._read_part(run, index, part, results)
+        blind = [f"{part.folder}: {why}" for index, part in enumerate(parts)
+                 if (why := self._read_part(run, index, part, results)) is not None]
+        if blind:
+            # a package rgr cannot see into is a run it cannot referee: the whole run is
+            # read as blind, so that rgr refuses it naming the package and the fix
+            return Results(report_error="; ".join(blind))
         results.no_tests = run.done.returncode == 0 and not results.outcomes \
             and results.report_error is None
         return results
 
-    def _read_part(self, run: Finished, index: int, part: Part, results: Results) -> None:
+    def _read_part(self, run: Finished, index: int, part: Part,
+                   results: Results) -> str | None:
+        """Adds one package's results to ``results``; why none could be read, or None."""
         out = run.tmp / str(index)
         try:
             code = int((out / "exit").read_text(encoding="utf-8").strip())
             stdout = (out / "stdout").read_text(encoding="utf-8", errors="replace")
             stderr = (out / "stderr").read_text(encoding="utf-8", errors="replace")
         except (OSError, ValueError):
-            if results.report_error is None:
-                results.report_error = f"{part.folder}: its tests did not run"
-            return
+            return "its tests did not run"
         runner = self._runners.get(part.runner)
         if runner is None:
-            if results.report_error is None:
-                results.report_error = (f"{part.folder}: rgr cannot read its runner "
-                                        f"({part.runner})")
-            return
+            return f"rgr cannot read its runner ({part.runner or 'none found'})"
         done = Completed(part.argv, code, stdout, stderr, run.done.duration_s)
         own = runner.read(Finished(part.command(), done, out, run.root / part.folder,
                                    run.started))
+        if not (own.outcomes or own.collection_errors or own.no_tests):
+            # (a runner read by JUnit globs, an npm script rgr does not recognise, reads
+            # nothing without them and says nothing)
+            return own.report_error or (f"its test script gave no per-test results rgr "
+                                        f"can read ({runner.label}, exit code {code})")
         prefix = f"{part.folder}/"
         for outcome in own.outcomes.values():
             results.add(replace(outcome, test_id=workspace_id(part.folder, outcome),
@@ -298,6 +305,7 @@ class Workspace:
             results.load_error(prefix + file, own.load_kinds.get(file))
         if own.report_error is not None and results.report_error is None:
             results.report_error = f"{part.folder}: {own.report_error}"
+        return None
 
     def fix(self) -> str:
         return ("give each package a test script that runs a runner rgr reads (vitest, "
