@@ -21,6 +21,7 @@ from rgr.ecosystems.javascript import bun
 from rgr.ecosystems.javascript import language as script_language
 from rgr.ecosystems.javascript import narrowing as script_narrowing
 from rgr.ecosystems.javascript import runner as javascript
+from rgr.ecosystems.javascript import workspace as js_workspace
 from rgr.ecosystems.junit import CustomCommand, JUnitGlobs
 from rgr.ecosystems.jvm import language as jvm_language
 from rgr.ecosystems.jvm import narrowing as jvm_narrowing
@@ -44,6 +45,7 @@ from rgr.ecosystems.scope import Scope
 ECOSYSTEMS: tuple[Ecosystem, ...] = (
     jvm.ECOSYSTEM,
     bun.ECOSYSTEM,
+    js_workspace.ECOSYSTEM,
     javascript.ECOSYSTEM,
     rust.ECOSYSTEM,
     go.ECOSYSTEM,

@@ -7,7 +7,9 @@ the project's own suite must pass on the finished branch.
 Layouts: a PyPI sdist (inflection 0.5.1) with an activated in-repository ``.venv``
 holding pytest and a dependency only that venv has; the same with ``uv`` managing an
 unactivated venv; an npm project with ``node_modules`` through ``rgr run`` and through
-the daemon; a cargo crate with rustup's default layout in HOME and with
+the daemon; the same with a TypeScript ``vitest.config.mts``, under npm and under pnpm;
+a tape project under nyc; an ava project; a pnpm workspace whose root runs ``pnpm -r
+test``; a cargo crate with rustup's default layout in HOME and with
 ``CARGO_HOME``/``RUSTUP_HOME`` elsewhere; a Go module whose dependency sits in the module
 cache under HOME; a Maven project with its dependencies in ``~/.m2``. Plus the hostile
 side: an agent and a test that write into the shared venv, ``node_modules`` and a
@@ -27,15 +29,22 @@ import shutil
 import subprocess
 import sys
 import tarfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import harness
 import pytest
-from ecosystems import GO, RUST, VITEST, Ecosystem, kata_scripts
+from ecosystems import GO, RUST, VITEST, Ecosystem, Toolchain, kata_scripts
 from harness import claude_env, ensure_claude
 from kata import git, notes_on_branch
-from toolchains import ToolchainMissing, ensure_cargo, ensure_go, ensure_maven, maven_home
+from toolchains import (
+    ToolchainMissing,
+    ensure_cargo,
+    ensure_go,
+    ensure_maven,
+    ensure_pnpm,
+    maven_home,
+)
 
 from rgr.base.proc import run
 from rgr.demo.kata import TEST_1, TEST_2
@@ -357,6 +366,102 @@ def test_tape_project_under_nyc(user: User) -> None:
     assert done.returncode == 0, done.describe()
     _commit_all(root, "a tape project")
     run_kata(user, root, TAPE)
+
+
+_AVA_HEAD = "import test from 'ava';\nimport { slugify } from './slug.js';\n"
+_AVA_1 = f"test('{TEST_1}', (t) => {{\n  t.is(slugify('Hello'), 'hello');\n}});\n"
+_AVA_2 = f"test('{TEST_2}', (t) => {{\n  t.is(slugify('Hello World'), 'hello-world');\n}});\n"
+_AVA_IMPL = "export function slugify(text) {{\n  return {body};\n}}\n"
+AVA = Ecosystem(
+    name="ava", runner="ava", test_file="src/slug.test.js", impl_file="src/slug.js",
+    files={
+        "package.json": json.dumps({"name": "kata", "private": True, "type": "module",
+                                    "scripts": {"test": "ava"},
+                                    "devDependencies": {"ava": "6.4.1"}}, indent=2) + "\n",
+        ".gitignore": "node_modules\n",
+        "src/slug.js": _AVA_IMPL.format(body="''"),
+    },
+    test_1=_AVA_HEAD + _AVA_1, test_2=_AVA_HEAD + _AVA_1 + _AVA_2,
+    passing_test=_AVA_HEAD + _AVA_1.replace("'Hello'), 'hello'", "''), ''"),
+    weakened_test=_AVA_HEAD + _AVA_1.replace("slugify('Hello'), 'hello'", "1, 1"),
+    impl_1=_AVA_IMPL.format(body="text.toLowerCase()"),
+    impl_2=_AVA_IMPL.format(body="text.toLowerCase().split(/\\s+/).join('-')"),
+    check=("npm", "test"),
+)
+
+
+@sweep_only("an ava project through rgr run")
+def test_ava_project(user: User) -> None:
+    """ava as its user runs it (`"test": "ava"`): rgr adds --tap and reads each test;
+    ava's cache under node_modules/.cache is the run's own."""
+    root = _write_files(user.home / "code" / "web", AVA)
+    npm = shutil.which("npm")
+    if npm is None:
+        raise ToolchainMissing("npm is not on PATH: install Node.js 20 or later")
+    done = run([npm, "install", "--no-audit", "--no-fund"], cwd=root, timeout=900,
+               env={**os.environ, "HOME": str(user.home)})
+    assert done.returncode == 0, done.describe()
+    _commit_all(root, "an ava project")
+    run_kata(user, root, AVA)
+
+
+def _pnpm_install(user: User, root: Path) -> None:
+    """``pnpm install`` by the pinned pnpm (on the user's PATH from now on), the
+    lockfile it writes committed, as a user does."""
+    user.path.insert(0, str(ensure_pnpm() / ".bin"))
+    env = {**os.environ, "HOME": str(user.home),
+           "PATH": os.pathsep.join([*user.path, os.environ.get("PATH", "")])}
+    done = run(["pnpm", "install"], cwd=root, timeout=900, env=env)
+    assert done.returncode == 0, done.describe()
+    assert (root / "node_modules" / ".pnpm").is_dir()
+    git(root, "add", "pnpm-lock.yaml")
+    git(root, "commit", "-q", "-m", "lockfile")
+
+
+@sweep_only("a Vite config under pnpm through rgr run")
+def test_pnpm_project_with_a_typescript_vite_config(user: User) -> None:
+    """The Vite-config TypeScript project installed by pnpm: its node_modules are links
+    into node_modules/.pnpm, Vite's bundled config and Vitest's cache are written there."""
+    root = _write_files(user.home / "code" / "web", VITEST)
+    (root / "vitest.config.mts").write_text(VITE_CONFIG)
+    _commit_all(root, "a vitest project")
+    _pnpm_install(user, root)
+    run_kata(user, root, VITEST)
+
+
+_WS_PACKAGE = {"name": "@ws/slug", "version": "1.0.0", "private": True, "type": "module",
+               "scripts": {"test": "vitest run"}, "devDependencies": {"vitest": "3.2.7"}}
+_WS_TEXT_TEST = ("const test = require('node:test');\nconst assert = require('node:assert');\n"
+                 "test('pads', () => assert.strictEqual('7'.padStart(3, '0'), '007'));\n")
+WORKSPACE = replace(
+    VITEST, name="pnpm workspace", runner="workspace",
+    test_file="packages/slug/src/slug.test.js", impl_file="packages/slug/src/slug.js",
+    files={
+        "package.json": json.dumps({"name": "ws", "private": True,
+                                    "scripts": {"test": "pnpm -r test"}}, indent=2) + "\n",
+        "pnpm-workspace.yaml": "packages:\n  - 'packages/*'\n",
+        ".gitignore": "node_modules\n",
+        "packages/slug/package.json": json.dumps(_WS_PACKAGE, indent=2) + "\n",
+        "packages/slug/src/slug.js": VITEST.files["src/slug.js"],
+        "packages/text/package.json": json.dumps({"name": "@ws/text", "version": "1.0.0",
+                                                 "private": True,
+                                                 "scripts": {"test": "node --test"}}) + "\n",
+        "packages/text/test/text.test.js": _WS_TEXT_TEST,
+    },
+    check=("pnpm", "-r", "test"), setup=lambda home: Toolchain(), link=lambda root: None,
+)
+
+
+@sweep_only("a pnpm workspace through rgr run")
+def test_pnpm_workspace_whose_root_runs_pnpm_r_test(user: User) -> None:
+    """`pnpm -r test` at the root: the kata's package by Vitest, another by node's
+    runner, each in its folder; the finished branch passes `pnpm -r test`."""
+    root = _write_files(user.home / "code" / "ws", WORKSPACE)
+    _commit_all(root, "a pnpm workspace")
+    _pnpm_install(user, root)
+    run_kata(user, root, WORKSPACE)
+    notes = notes_on_branch(root)
+    assert notes[-1]["tests"]["passed"] == 3  # type: ignore[index]  # 2 kata + pads
 
 
 def test_npm_project_through_the_daemon(user: User) -> None:
