@@ -62,6 +62,10 @@ def project(tmp_path: Path) -> tuple[Path, TestReport]:
     return root, start
 
 
+# Java's RED failure kinds from a real Maven build run in every run
+# (tests/test_failure_kinds.py::test_maven_kinds), and Surefire's per-test reading
+# (tests/test_runners.py::test_maven_surefire).
+@sweep_only("tests/test_red_java.py", "a Maven RED of a class not written yet")
 def test_a_test_of_a_class_and_methods_not_written_yet_is_a_right_red(tmp_path: Path) -> None:
     root, start = project(tmp_path)
     write(root, {"src/test/java/kata/CalcTest.java": CALC_TEST})

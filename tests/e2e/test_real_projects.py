@@ -464,6 +464,9 @@ def test_pnpm_workspace_whose_root_runs_pnpm_r_test(user: User) -> None:
     assert notes[-1]["tests"]["passed"] == 3  # type: ignore[index]  # 2 kata + pads
 
 
+# The default run lands daemon jobs in tests/e2e/test_daemon.py and verifies Vitest projects
+# sealed in tests/test_tool_caches_inside.py; this one joins them on a real npm project.
+@sweep_only("npm through the daemon")
 def test_npm_project_through_the_daemon(user: User) -> None:
     """The job clone has no node_modules: its working copies share the daemon's."""
     repo = npm_project(user.home)
