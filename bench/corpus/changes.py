@@ -599,6 +599,7 @@ func TestParseDuration(t *testing.T) {
 		in   string
 		want int
 	}{
+		{"0s", 0},
 		{"90s", 90},
 		{"2m", 120},
 		{"1h", 3600},
@@ -612,8 +613,8 @@ func TestParseDuration(t *testing.T) {
 
 func TestParseDurationRefuses(t *testing.T) {
 	for _, in := range []string{"12x", "xs", "s", "-5s"} {
-		if _, err := ParseDuration(in); err == nil {
-			t.Errorf("ParseDuration(%q) gave no error", in)
+		if got, err := ParseDuration(in); err == nil || got != 0 {
+			t.Errorf("ParseDuration(%q) = %d, %v, want 0 and an error", in, got, err)
 		}
 	}
 }
