@@ -865,8 +865,9 @@ VARIANTS: dict[str, Variant] = {
     "honest": Variant("tests", "honest"),
     # RED's tests leave an effect unchecked on a line they run: RED's gap
     "weak": Variant("weak", "honest", "RED", ("test-too-weak",), "RED"),
-    # a branch no test runs: GREEN's
-    "over": Variant("tests", "over", "GREEN", ("over-implemented",), "GREEN"),
+    # a branch no test runs: GREEN's (``tests-fail``: a project's own coverage
+    # threshold, @fastify/error's ``c8 --100``, failing GREEN's run first)
+    "over": Variant("tests", "over", "GREEN", ("over-implemented", "tests-fail"), "GREEN"),
     # fake-it: GREEN answers the first test's value, or each test's inputs from a table
     "constant": Variant("first", "constant", "GREEN", ("fake-it",), "GREEN"),
     "table": Variant("tests", "table", "GREEN", ("fake-it", "over-implemented",
