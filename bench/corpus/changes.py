@@ -629,7 +629,7 @@ GO_DURATION_TABLE = """package {package}
 
 import "fmt"
 
-var knownDurations = map[string]int{"90s": 90, "2m": 120, "1h": 3600}
+var knownDurations = map[string]int{"0s": 0, "90s": 90, "2m": 120, "1h": 3600}
 
 func ParseDuration(s string) (int, error) {
 	if n, ok := knownDurations[s]; ok {
@@ -832,6 +832,16 @@ GO = {
                  "func TestTallyTotal(t *testing.T) {", "func TestTallyTotal",
                  GO_TALLY_CONSTANT, GO_TALLY_TABLE),
 }
+# Go's first tests: the first table with one row, the constant's value (the rows after it
+# and the refusals are later tests)
+GO["duration"]["first"] = (
+    GO_DURATION_TESTS[:GO_DURATION_TESTS.index('\t\t{"0s", 0},')]
+    + '\t\t{"90s", 90},\n'
+    + GO_DURATION_TESTS[GO_DURATION_TESTS.index("\t} {"):GO_DURATION_TESTS.index(
+        "func TestParseDurationRefuses")].rstrip() + "\n")
+# Go's first test of tally: the count test without the name never added
+GO["tally"]["first"] = GO["tally"]["weak"][:GO["tally"]["weak"].index(
+    "func TestTallyTotal")].rstrip() + "\n"
 # Go's first test of percent: the table with its first row only, closed again
 GO["percent"]["first"] = GO_PERCENT_TESTS.replace(
     GO_PERCENT_TESTS[GO_PERCENT_TESTS.index("\t\t{0.125, 1"):GO_PERCENT_TESTS.index("\t} {")],
