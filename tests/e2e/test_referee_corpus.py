@@ -40,6 +40,7 @@ _UNDECIDED = ("the weak test's survivor on a line the tests run is undecided by 
 _NO_TABLE = "the table keyed by the tests' inputs is no fake-it debt (Python)"
 _NODE_SKIP = ("node's { skip: 'later' } in a file that does not load in RED first shows in "
               "GREEN: never red-skipped")
+_GO_TABLES = "Go's constant or table against table-driven tests: no fake-it debt"
 _C8 = "c8 --100 fails GREEN's run (tests-fail, GREEN): right rule and phase, no file:line"
 #: What the referee gets wrong today, measured with bench/referee_corpus.py (2026-12-02;
 #: docs/referee.md, "The wider corpus"), each told to the engineer of its part.
@@ -68,6 +69,13 @@ KNOWN_GAPS: dict[tuple[str, str, str], str] = {
                                              "fake-it debt at the token level",
     ("@fastify/error", "tally", "table"): "answers keyed by the calls made so far (state): "
                                           "no debt",
+    ("github.com/google/uuid", "duration", "over"): "the new branch's condition runs under "
+                                                    "every test: its survivor is RED's "
+                                                    "(test-too-weak), not GREEN's",
+    ("github.com/google/uuid", "percent", "constant"): _GO_TABLES,
+    ("github.com/google/uuid", "percent", "table"): _GO_TABLES,
+    ("github.com/google/uuid", "tally", "table"): "a map keyed by the tested names is "
+                                                  "test-too-weak (RED), not fake-it",
 }
 
 
