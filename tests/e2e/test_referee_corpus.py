@@ -40,6 +40,7 @@ _UNDECIDED = ("the weak test's survivor on a line the tests run is undecided by 
 _NO_TABLE = "the table keyed by the tests' inputs is no fake-it debt (Python)"
 _NODE_SKIP = ("node's { skip: 'later' } in a file that does not load in RED first shows in "
               "GREEN: never red-skipped")
+_NO_MUTANT = "the unrun branch's body has no mutant, its condition's are killed"
 _GO_TABLES = "Go's constant or table against table-driven tests: no fake-it debt"
 _C8 = "c8 --100 fails GREEN's run (tests-fail, GREEN): right rule and phase, no file:line"
 #: What the referee gets wrong today, measured with bench/referee_corpus.py (2026-12-02;
@@ -76,6 +77,11 @@ KNOWN_GAPS: dict[tuple[str, str, str], str] = {
     ("github.com/google/uuid", "duration", "table"): _GO_TABLES,
     ("github.com/google/uuid", "percent", "constant"): _GO_TABLES,
     ("github.com/google/uuid", "percent", "table"): _GO_TABLES,
+    ("github.com/google/uuid", "percent", "over"): _NO_MUTANT + ' (`return ""`)',
+    ("github.com/google/uuid", "tally", "over"): _NO_MUTANT + " (`return nil`)",
+    ("github.com/google/uuid", "tally", "weak"): "Go's map answers 0 for a name never added "
+                                                 "with no code of its own: no mutant to "
+                                                 "survive",
     ("github.com/google/uuid", "tally", "table"): "a map keyed by the tested names is "
                                                   "test-too-weak (RED), not fake-it",
 }
