@@ -246,6 +246,21 @@ def test_javascript_real_data_and_computed_objects_are_no_debt(
     assert kinds(path, source, {"t.test.js": tests}) == []
 
 
+def test_a_javascript_class_method_is_read_as_a_function() -> None:
+    """A method written without ``function`` (``count (name) { return 1 }``, no
+    semicolons) answers the tests' calls as a function does: its constant is debt, its
+    computing twin is not."""
+    tests = {"t.test.js": "test('once', (t) => {\n  const tally = new Tally()\n"
+                          "  t.assert.strictEqual(tally.count('a'), 1)\n})\n"}
+    constant = ("'use strict'\n\nclass Tally extends Base {\n"
+                "  static of () { return new Tally() }\n\n"
+                "  add (name) {}\n\n  count (name) {\n    return 1\n  }\n}\n")
+    assert kinds("tally.js", constant, tests) == [("constant", 9, "1")]
+    computes = ("class Tally {\n  constructor () {\n    this.counts = new Map()\n  }\n\n"
+                "  count (name) {\n    return this.counts.get(name) ?? 0\n  }\n}\n")
+    assert kinds("tally.js", computes, tests) == []
+
+
 def test_a_changed_module_table_is_judged_with_the_function_that_reads_it() -> None:
     source = ("const SLUGS = { Hello: 'hello' };\n\nfunction slugify(text) {\n"
               "  return SLUGS[text];\n}\n")
