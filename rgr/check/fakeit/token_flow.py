@@ -124,6 +124,8 @@ class _Reader:
         if index == 0:
             return True
         before = self.tokens[index - 1]
+        if before.text == "}" and self._composite(index - 1):
+            return True  # Go: for _, tc := range []struct{...}{...} {: the loop's body
         if before.text in _LITERAL_AFTER:
             return False
         texts = self.texts
@@ -134,6 +136,20 @@ class _Reader:
                 and self.texts[index - 2:index - 1] != ["->"]:
             return first_of_line.get(self.tokens[index].line) in _DECLARING
         return True
+
+    def _composite(self, close: int) -> bool:
+        """Whether the ``}`` at ``close`` ends a Go composite literal written in place
+        (``[]struct{ in string }{...}``, ``map[string]int{...}``), which no literal
+        follows: a ``{`` after it opens a block."""
+        opening = self.pairs.get(close)
+        if opening is None or opening >= close or opening < 2:
+            return False
+        texts = self.texts
+        if texts[opening - 1] == "}":
+            struct = self.pairs.get(opening - 1)
+            return struct is not None and struct > 0 and texts[struct - 1] == "struct"
+        return self.tokens[opening - 1].kind == "word" and texts[opening - 2] == "]" \
+            and texts[opening - 1] not in ("struct", "interface")  # a type, not a value
 
     # ----------------------------------------------------------------- the walk
 
@@ -465,6 +481,10 @@ class _Reader:
         rows = self._tables.get(texts[keyword + 1]) if keyword + 1 < end else None
         if rows is None:
             rows = self._table(keyword + 1, end)
+            # a table written in the header (``range []struct{...}{...} {``): the body
+            # is the block after it, not the first row's brace
+            end = next((i for i in range(keyword + 1, len(texts)) if texts[i] == "{"
+                        and texts[i - 1] == "}" and self._composite(i - 1)), end)
         pattern = [i for i in range(start + 1, keyword) if texts[i] not in (
             "(", "const", "let", "var", "final", "_", "&", "mut")]
         if texts[keyword] == ":":  # Java: for (Case tc : cases)

@@ -203,6 +203,16 @@ def _single_literal(tokens: list[Token], start: int, end: int) -> str | None:
     return literal[0] if literal is not None and literal[1] == end else None
 
 
+def _with_nil_error(tokens: list[Token], start: int, end: int) -> str | None:
+    """Go's ``return 90, nil``: a literal with no error is that literal (what a test's
+    ``got, err := F(x)`` compares)."""
+    literal = token_literal(tokens, start) if start < end else None
+    if literal is None or literal[1] >= end:
+        return None
+    rest = [t.text for t in tokens[literal[1]:end]]
+    return literal[0] if rest == [",", "nil"] else None
+
+
 def _returns(tokens: list[Token], function: _Function) -> list[tuple[int, str | None]]:
     """(index, literal or None) of each value the function returns: ``return x``, an
     arrow's expression, a Rust body's tail expression."""
@@ -225,7 +235,8 @@ def _returns(tokens: list[Token], function: _Function) -> list[tuple[int, str | 
             while stop < end and tokens[stop].text not in (";", "}") \
                     and tokens[stop].line == tokens[at].line:
                 stop += 1
-            found.append((at, _single_literal(tokens, at + 1, stop)))
+            found.append((at, _single_literal(tokens, at + 1, stop)
+                          or _with_nil_error(tokens, at + 1, stop)))
     if statement_start < end and tokens[statement_start].text not in ("return",) \
             and not any(t.text in ("=", ":=", "let") for t in tokens[statement_start:end]):
         tail = _single_literal(tokens, statement_start, end)
