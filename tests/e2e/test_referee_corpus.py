@@ -55,13 +55,8 @@ KNOWN_GAPS: dict[tuple[str, str, str], str] = {
     ("@fastify/error", "tally", "skipped"): _NODE_SKIP + " (c8's tests-fail blames GREEN)",
     ("@fastify/error", "percent", "table"): "a table keyed by the options' defaults too "
                                             "(the tests pass fewer arguments): no debt",
-    ("@fastify/error", "tally", "constant"): "a constant returned by a class's method: no "
-                                             "fake-it debt at the token level",
     ("@fastify/error", "tally", "table"): "answers keyed by the calls made so far (state): "
                                           "no debt",
-    ("github.com/google/uuid", "duration", "over"): "the new branch's condition runs under "
-                                                    "every test: its survivor is RED's "
-                                                    "(test-too-weak), not GREEN's",
     ("github.com/google/uuid", "percent", "over"): _NO_MUTANT + ' (`return ""`)',
     ("github.com/google/uuid", "tally", "over"): _NO_MUTANT + " (`return nil`)",
     ("github.com/google/uuid", "tally", "weak"): "Go's map answers 0 for a name never added "
