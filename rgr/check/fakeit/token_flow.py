@@ -30,7 +30,7 @@ __all__ = ["flow_facts"]
 
 #: Words in a comparison's name that say it is no equality with the literal.
 _OTHER = frozenset({
-    "not", "ne", "neq", "raises", "raise", "throw", "throws", "greater", "less", "lt", "gt",
+    "not", "ne", "neq", "refute", "raises", "raise", "throw", "throws", "greater", "less", "lt", "gt",
     "le", "ge", "than", "above", "below", "least", "most", "instance", "regex", "match",
     "matches", "contain", "contains", "include", "includes", "have", "has", "length",
     "size", "count", "in", "called", "property", "type", "defined", "undefined", "null",
@@ -347,6 +347,8 @@ class _Reader:
         at = start
         while at < end and texts[at] in _LEAD:
             at += 1
+        if self.path.endswith(".rb") and self._bare_call(at, end):
+            return
         names: list[str] = []
         calls: list[tuple[int, int]] = []  # (open, close) of each call in the chain
         while at < end:
@@ -374,6 +376,20 @@ class _Reader:
         last = [self._argument(a, b) for a, b in self._split(calls[-1][0] + 1, calls[-1][1])]
         if len(first) in (1, 2) and len(last) == 1:  # expect(f(2), 'msg').toBe(4)
             self._fact(first[0], last[0])
+
+    def _bare_call(self, at: int, end: int) -> bool:
+        """Ruby's call without parentheses (minitest's ``assert_equal 5, add(2, 3)``):
+        a name, then its arguments, separated by commas, to the statement's end."""
+        texts = self.texts
+        if at + 1 >= end or self.tokens[at].kind != "word" or _words(texts[at]) & _OTHER \
+                or texts[at + 1] in ("(", ".", "::", "=", "?.", ",") \
+                or (self.tokens[at + 1].kind == "op" and texts[at + 1] != "-"):
+            return False
+        parts = self._split(at + 1, end)
+        if len(parts) < 2:
+            return False
+        self._pair([self._argument(a, b) for a, b in parts])
+        return True
 
     def _pair(self, args: list[_Expr]) -> None:
         """The result among ``args`` and the literal next to it (a message stands first
