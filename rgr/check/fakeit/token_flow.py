@@ -30,7 +30,8 @@ __all__ = ["flow_facts"]
 
 #: Words in a comparison's name that say it is no equality with the literal.
 _OTHER = frozenset({
-    "not", "ne", "neq", "refute", "raises", "raise", "throw", "throws", "greater", "less", "lt", "gt",
+    "not", "ne", "neq", "refute", "raises", "raise", "throw", "throws", "greater", "less",
+    "lt", "gt",
     "le", "ge", "than", "above", "below", "least", "most", "instance", "regex", "match",
     "matches", "contain", "contains", "include", "includes", "have", "has", "length",
     "size", "count", "in", "called", "property", "type", "defined", "undefined", "null",
