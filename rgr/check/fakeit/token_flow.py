@@ -348,7 +348,7 @@ class _Reader:
         at = start
         while at < end and texts[at] in _LEAD:
             at += 1
-        if self.path.endswith(".rb") and self._bare_call(at, end):
+        if self._bare_call(at, end):
             return
         names: list[str] = []
         calls: list[tuple[int, int]] = []  # (open, close) of each call in the chain
@@ -379,8 +379,10 @@ class _Reader:
             self._fact(first[0], last[0])
 
     def _bare_call(self, at: int, end: int) -> bool:
-        """Ruby's call without parentheses (minitest's ``assert_equal 5, add(2, 3)``):
-        a name, then its arguments, separated by commas, to the statement's end."""
+        """A call without parentheses (Ruby's minitest: ``assert_equal 5, add(2, 3)``):
+        a name, then two or more arguments separated by commas to the statement's end.
+        The other languages' statements never take this shape (``return 5, f(2)`` and
+        ``let a = 1, b = 2`` start with a word rgr skips or go on with ``=``)."""
         texts = self.texts
         if at + 1 >= end or self.tokens[at].kind != "word" or _words(texts[at]) & _OTHER \
                 or texts[at + 1] in ("(", ".", "::", "=", "?.", ",") \
