@@ -93,6 +93,61 @@ def test_python_code_that_computes_or_holds_real_data_is_no_debt(source: str) ->
     assert kinds("calc.py", source, {"test_calc.py": PY_TEST}) == []
 
 
+PY_PERCENT_TEST = ("def test_percent():\n    assert percent(0.5) == '50%'\n"
+                   "    assert percent(0.125, digits=1) == '12.5%'\n"
+                   "    assert percent(0, sign=True) == '0%'\n")
+PY_PERCENT_SIGNATURE = "def percent(ratio, digits=0, sign=False):\n"
+
+
+@pytest.mark.parametrize(("source", "found"), [
+    # a module-level table the function reads, keyed by the tests' inputs
+    ('_KNOWN = {"90s": 90, "2m": 120}\n\n\ndef parse(text):\n    return _KNOWN[text]\n',
+     [("input-table", 1, "{'90s', '2m'}")]),
+    # keyed by every parameter: the tests' keywords and the defaults filled in
+    ("_KNOWN = {(0.5, 0, False): '50%', (0.125, 1, False): '12.5%',\n"
+     "          (0, 0, True): '0%'}\n\n\n" + PY_PERCENT_SIGNATURE
+     + "    return _KNOWN[(ratio, digits, sign)]\n",
+     [("input-table", 1, "{(0.5, 0, False), (0.125, 1, False), (0, 0, True)}")]),
+    (PY_PERCENT_SIGNATURE + "    return {(0.5, 0, False): '50%'}[(ratio, digits, sign)]\n",
+     [("input-table", 2, "{(0.5, 0, False)}")]),
+    (PY_PERCENT_SIGNATURE + "    if ratio == 0.125 and digits == 1 and sign == False:\n"
+     "        return '12.5%'\n    return '50%'\n",
+     [("input-branch", 2, "0.125"), ("constant", 4, "'50%'")]),
+])
+def test_python_tables_by_the_tests_inputs_with_keywords_and_defaults_are_found(
+        source: str, found: list[tuple[str, int, str]]) -> None:
+    tests = {"test_p.py": PY_PERCENT_TEST,
+             "test_d.py": "def test_d():\n    assert parse('90s') == 90\n"
+                          "    assert parse('2m') == 120\n"}
+    assert kinds("p.py", source, tests) == found
+
+
+@pytest.mark.parametrize("source", [
+    # a module table with keys no test uses (the units a parser multiplies by)
+    '_UNITS = {"s": 1, "m": 60}\n\n\ndef parse(text):\n'
+    '    return int(text[:-1]) * _UNITS[text[-1]]\n',
+    # keyed by the tests' inputs but answering none of their values: far data, real
+    '_KNOWN = {"90s": "x", "2m": "y"}\n\n\ndef parse(text):\n    return _KNOWN[text]\n',
+    # a table the function does not read
+    '_KNOWN = {"90s": 90, "2m": 120}\n\n\ndef parse(text):\n    return int(text)\n',
+    # a keyword the signature does not have: no key to fill
+    "_KNOWN = {(0.125, 1): '12.5%'}\n\n\ndef percent(ratio, places=0):\n"
+    "    return _KNOWN[(ratio, places)]\n",
+])
+def test_python_module_data_that_is_real_or_unread_is_no_debt(source: str) -> None:
+    tests = {"test_p.py": "def test_p():\n    assert percent(0.125, digits=1) == '12.5%'\n",
+             "test_d.py": "def test_d():\n    assert parse('90s') == 90\n"
+                          "    assert parse('2m') == 120\n"}
+    assert kinds("p.py", source, tests) == []
+
+
+def test_a_changed_python_module_table_is_judged_with_the_function_that_reads_it() -> None:
+    source = '_KNOWN = {"90s": 90}\n\n\ndef parse(text):\n    return _KNOWN[text]\n'
+    tests = {"test_d.py": "def test_d():\n    assert parse('90s') == 90\n"}
+    assert kinds("d.py", source, tests, lines={1}) == [("input-table", 1, "{'90s'}")]
+    assert kinds("d.py", source + "\nOTHER = 1\n", tests, lines={7}) == []
+
+
 def test_a_base_case_and_an_untouched_function_are_not_debt() -> None:
     fib_test = "def test_fib():\n    assert fib(0) == 0\n"
     fib = ("def fib(n):\n    if n == 0:\n        return 0\n"
@@ -189,6 +244,21 @@ def test_javascript_lookups_of_the_tests_inputs_are_found(
 def test_javascript_real_data_and_computed_objects_are_no_debt(
         path: str, source: str, tests: str) -> None:
     assert kinds(path, source, {"t.test.js": tests}) == []
+
+
+def test_a_javascript_class_method_is_read_as_a_function() -> None:
+    """A method written without ``function`` (``count (name) { return 1 }``, no
+    semicolons) answers the tests' calls as a function does: its constant is debt, its
+    computing twin is not."""
+    tests = {"t.test.js": "test('once', (t) => {\n  const tally = new Tally()\n"
+                          "  t.assert.strictEqual(tally.count('a'), 1)\n})\n"}
+    constant = ("'use strict'\n\nclass Tally extends Base {\n"
+                "  static of () { return new Tally() }\n\n"
+                "  add (name) {}\n\n  count (name) {\n    return 1\n  }\n}\n")
+    assert kinds("tally.js", constant, tests) == [("constant", 9, "1")]
+    computes = ("class Tally {\n  constructor () {\n    this.counts = new Map()\n  }\n\n"
+                "  count (name) {\n    return this.counts.get(name) ?? 0\n  }\n}\n")
+    assert kinds("tally.js", computes, tests) == []
 
 
 def test_a_changed_module_table_is_judged_with_the_function_that_reads_it() -> None:

@@ -104,6 +104,54 @@ def test_go_got_want_and_table_driven_cases_state_one_fact_a_row() -> None:
         ("Square", ("2",), "4"), ("Square", ("3",), "9"), ("Shift", ("5", "-2"), "3")}
 
 
+#: google/uuid's style: the table written in the loop's header, and a result beside an
+#: error (``got, err := F(x)``, compared with ``||``).
+GO_INLINE_TABLE = """package d
+
+import "testing"
+
+func TestParse(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		want int
+	}{
+		{"90s", 90},
+		{"2m", 120},
+	} {
+		got, err := Parse(tt.in)
+		if err != nil || got != tt.want {
+			t.Errorf("Parse(%q) = %d, %v, want %d", tt.in, got, err, tt.want)
+		}
+	}
+	for name, want := range map[string]int{"x": 1} {
+		_ = name
+		_ = want
+	}
+}
+"""
+
+
+def test_a_go_table_written_in_the_loops_header_states_one_fact_a_row() -> None:
+    assert stated("d_test.go", GO_INLINE_TABLE) == {
+        ("Parse", ('"90s"',), "90"), ("Parse", ('"2m"',), "120")}
+    tests = {"d_test.go": GO_INLINE_TABLE}
+    # a constant beside a nil error; a package-level map keyed by the rows' inputs
+    constant = "package d\n\nfunc Parse(s string) (int, error) {\n\treturn 90, nil\n}\n"
+    assert kinds("d.go", constant, tests) == [("constant", 4, "90")]
+    table = ('package d\n\nimport "fmt"\n\nvar known = map[string]int{"90s": 90, "2m": 120}'
+             "\n\nfunc Parse(s string) (int, error) {\n\tif n, ok := known[s]; ok {\n"
+             '\t\treturn n, nil\n\t}\n\treturn 0, fmt.Errorf("no: %q", s)\n}\n')
+    assert kinds("d.go", table, tests) == [("input-table", 5, '{"90s", "2m"}')]
+    # real data (units no row names) and an error that is no nil: no debt
+    units = ('package d\n\nvar units = map[string]int{"s": 1, "m": 60}\n\n'
+             "func Parse(s string) (int, error) {\n"
+             "\treturn units[s[len(s)-1:]], nil\n}\n")
+    assert kinds("d.go", units, tests) == []
+    failing = ('package d\n\nimport "errors"\n\nfunc Parse(s string) (int, error) {\n'
+               '\treturn 90, errors.New("no")\n}\n')
+    assert kinds("d.go", failing, tests) == []
+
+
 def test_rust_and_java_assertions_state_the_fact() -> None:
     rust = ("#[test]\nfn adds() {\n    let got = calc::add(2, 3);\n    assert_eq!(got, 5);\n"
             "    assert_eq!(calc::parse(\"7\").unwrap(), 7, \"parses {}\", 7);\n"

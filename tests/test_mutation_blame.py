@@ -107,3 +107,58 @@ def test_a_blame_examined_again_sends_a_line_a_test_runs_back_to_red(
     assert [(m.line, m.status) for m in again.mutants] == [(13, "survived"),
                                                            (99, "uncovered")], again
     assert again.survived == 1 and again.uncovered == 1, again
+
+
+UNITS_STUB = "def parse(text):\n    raise NotImplementedError\n"
+#: RED's tests leave the hour unit out: ``_UNITS``'s 3600 is read by ``parse`` (which
+#: the tests call), its value checked by no test.
+UNITS_TEST = ("from units import parse\n\n\ndef test_seconds():\n"
+              "    assert parse('90s') == 90\n\n\ndef test_minutes():\n"
+              "    assert parse('2m') == 120\n")
+UNITS = ('_UNITS = {"s": 1, "m": 60, "h": 3600}\nUNREAD = 7\n\n\n'
+         "def parse(text):\n    return int(text[:-1]) * _UNITS[text[-1]]\n")
+
+
+def test_a_module_table_a_tested_function_reads_is_reds_gap_and_an_unread_value_greens(
+        tmp_path: Path) -> None:
+    """Both statements run only when the module loads. ``_UNITS``'s hour survives, but
+    a test runs ``parse``, which reads it: the value is on the tests' path, unchecked
+    (RED's). ``UNREAD`` is read by nothing: code no test asks for (GREEN's)."""
+    repo = make_repo(tmp_path)
+    base = repo.commit("test: parse", {"units.py": UNITS_STUB,
+                                       "tests/test_units.py": UNITS_TEST,
+                                       "pytest.ini": "[pytest]\npythonpath = .\n"})
+    tip = repo.commit("feat: parse", {"units.py": UNITS})
+    note = measure_commits(repo, base, tip, PYTEST, start_env=BARE_ENV,
+                           command_timeout=60, settings=AdequacyConfig(jobs=1))
+    by_line: dict[int, set[str]] = {}
+    for mutant in note.mutants:
+        by_line.setdefault(mutant.line, set()).add(mutant.status)
+    assert by_line == {1: {"survived"}, 2: {"uncovered"}}, note
+    assert {(v.rule, v.line) for v in violations_of(note)} == {("over-implemented", 2)}
+
+
+COUNTER_STUB = "class Counter:\n    pass\n"
+#: RED's test never asks for a name never added: ``get(name, 0)``'s 0 is unchecked.
+COUNTER_TEST = ("from counter import Counter\n\n\ndef test_counts():\n"
+                "    c = Counter()\n    c.add('a')\n    assert c.count('a') == 1\n")
+COUNTER = ("class Counter:\n    def __init__(self):\n        self._n = {}\n\n"
+           "    def add(self, name):\n        self._n[name] = self._n.get(name, 0) + 1\n\n"
+           "    def count(self, name):\n        return self._n.get(name, 0)\n")
+
+
+def test_a_survivor_crosshair_cannot_decide_on_a_line_the_tests_run_is_reds_gap(
+        tmp_path: Path) -> None:
+    """``count``'s default (0 -> 1) survives on a line the test runs; a method is beyond
+    CrossHair and the telling-input search, so nothing proves it equivalent: a survivor,
+    test-too-weak (RED), not an ``undecided`` remark that lets the weak test pass."""
+    repo = make_repo(tmp_path)
+    base = repo.commit("test: counter", {"counter.py": COUNTER_STUB,
+                                         "tests/test_counter.py": COUNTER_TEST,
+                                         "pytest.ini": "[pytest]\npythonpath = .\n"})
+    tip = repo.commit("feat: counter", {"counter.py": COUNTER})
+    note = measure_commits(repo, base, tip, PYTEST, start_env=BARE_ENV,
+                           command_timeout=60, settings=AdequacyConfig(jobs=1))
+    default = [m.status for m in note.mutants if (m.line, m.original) == (9, "0")]
+    assert default == ["survived"], note
+    assert note.undecided == 0 and note.decision == "test-too-weak", note

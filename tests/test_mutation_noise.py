@@ -337,3 +337,17 @@ def test_a_module_level_survivor_is_over_implementation_and_a_read_one_is_killed
         assert texts and all("geo.py:2" in t for t in texts)
         if env is None:
             assert all("runs only when the module loads" in t for t in texts), texts
+
+
+def test_the_default_of_a_parameter_never_read_is_equivalent_by_rule() -> None:
+    """``def add(self, name, times=1): pass``: no call can tell ``times=2`` apart (a
+    caller passing it overrides it; nothing reads it otherwise). Equivalent by rule, not
+    a survivor blamed on RED; a default the body reads, or reads through ``locals()``,
+    is mutated as ever."""
+    source = ("class Tally:\n    def add(self, name, times=1):\n        pass\n\n"
+              "    def count(self, name, *, base=0):\n        return base\n\n"
+              "    def seen(self, name, k=3):\n        return locals()\n")
+    found = {(m.line, m.original): m.equivalent for m in mutants_of("t.py", source, ALL)
+             if m.operator == "constant"}
+    assert "times" in found[(2, "1")] and "never reads" in found[(2, "1")]
+    assert found[(5, "0")] == "" and found[(8, "3")] == ""

@@ -93,6 +93,10 @@ def test_fake_it_reads_the_facts_of_rspec_and_minitest() -> None:
         Fact("add", ("1", "2"), "3", "spec/calc_spec.rb:4")]
     assert facts_of("test/calc_test.rb", test) == [
         Fact("add", ("2", "3"), "5", "test/calc_test.rb:4")]
+    # minitest's negations state nothing, with parentheses or without
+    for refute in ("refute_equal 5, add(2, 3)", "refute_equal(5, add(2, 3))"):
+        assert facts_of("test/calc_test.rb", test.replace("assert_equal 5, add(2, 3)",
+                                                          refute)) == []
 
 
 # ------------------------------------------------------------------ the gate, for real

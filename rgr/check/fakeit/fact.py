@@ -19,6 +19,10 @@ class Fact:
     args: tuple[str, ...]
     expected: str
     test: str  # path::name (Python) or path:line (tokens)
+    #: Python's keyword arguments (``percent(0.125, digits=1)``): (name, value) each, in
+    #: the call's order; the reader of the code fills them (and the defaults) into the
+    #: function's parameters before matching a key (rgr.check.fakeit.python).
+    keywords: tuple[tuple[str, str], ...] = ()
 
     @property
     def inputs(self) -> str:

@@ -160,7 +160,7 @@ def _compared(node: ast.AST, helpers: set[str]) -> list[tuple[ast.expr, ast.expr
 
 
 def _fact(call: ast.expr, expected: ast.expr | bool, test: str) -> Fact | None:
-    if not isinstance(call, ast.Call) or call.keywords or not call.args:
+    if not isinstance(call, ast.Call) or not (call.args or call.keywords):
         return None
     func = call.func
     name = func.id if isinstance(func, ast.Name) else \
@@ -168,10 +168,13 @@ def _fact(call: ast.expr, expected: ast.expr | bool, test: str) -> Fact | None:
     if name is None:
         return None
     args = [literal_text(arg) for arg in call.args]
+    keywords = [(k.arg, literal_text(k.value)) for k in call.keywords]
     value = repr(expected) if isinstance(expected, bool) else literal_text(expected)
-    if value is None or any(arg is None for arg in args):
+    if value is None or any(arg is None for arg in args) \
+            or any(k is None or v is None for k, v in keywords):  # ``**options``: unknown
         return None
-    return Fact(name, tuple(a for a in args if a is not None), value, test)
+    return Fact(name, tuple(a for a in args if a is not None), value, test,
+                tuple((k, v) for k, v in keywords if k is not None and v is not None))
 
 
 # ------------------------------------------------------------------------- tokens

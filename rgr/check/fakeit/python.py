@@ -8,7 +8,13 @@ For a function ``f`` and the facts of the tests that call ``f``:
 * ``input-branch``: an ``if`` on exactly a test's arguments (``(a, b) == (2, 3)``,
   ``a == 2 and b == 3``) that returns that test's expected value, in a function whose
   every return gives a literal;
-* ``input-table``: a dict literal whose every key is a test's input (``{(2, 3): 5}``).
+* ``input-table``: a dict literal whose every key is a test's input (``{(2, 3): 5}``),
+  in the function or at module level and named by it (``_KNOWN = {"90s": 90}`` read as
+  ``_KNOWN[text]``; that far from the code it counts only when it also answers a test's
+  expected value, as data there is more often real). A test's input is its call with
+  the keywords and defaults filled from the signature (``percent(0.5)`` of
+  ``def percent(ratio, digits=0, sign=False)`` is ``(0.5, 0, False)``), as a table keyed
+  by every parameter is looked up.
 
 A function with a general path (a return that computes, ``return n * f(n - 1)``, or a
 condition that is no equality, ``if n > 0: return 1``) keeps its branches and
@@ -38,16 +44,71 @@ def python_cases(path: str, source: str, lines: Collection[int] | None,
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return []  # not Python rgr can read: nothing said about it
     found: list[SpecialCase] = []
+    tables = _module_tables(tree)
     for function in ast.walk(tree):
         if not isinstance(function, _Function):
             continue
-        end = function.end_lineno or function.lineno
-        if lines is not None and not any(function.lineno <= n <= end for n in lines):
-            continue
+        if lines is not None and not _touched(function, lines) and not any(
+                _touched(tables[n.id], lines) for n in _own_nodes(function)
+                if isinstance(n, ast.Name) and n.id in tables):
+            continue  # neither it nor a module table it reads changed
         mine = [f for f in facts if f.callee == function.name]
         if mine:
-            found.extend(_cases(path, function, mine))
+            found.extend(_cases(path, function, mine, tables))
     return found
+
+
+def _touched(node: ast.stmt | ast.expr, lines: Collection[int]) -> bool:
+    end = node.end_lineno or node.lineno
+    return any(node.lineno <= n <= end for n in lines)
+
+
+def _module_tables(tree: ast.Module) -> dict[str, ast.Dict]:
+    """The dict literals bound to a name at module level (``_KNOWN = {...}``)."""
+    found: dict[str, ast.Dict] = {}
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target, value = node.targets[0], node.value
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:
+            target, value = node.target, node.value
+        else:
+            continue
+        if isinstance(target, ast.Name) and isinstance(value, ast.Dict):
+            found[target.id] = value
+    return found
+
+
+def _filled(function: _Function, fact: Fact) -> tuple[str, ...] | None:
+    """The test's call as every parameter's value, in the signature's order: its
+    arguments, its keywords, and the literal defaults of the rest; None when the call
+    does not fit (an unknown keyword, a parameter with no value, ``*args``)."""
+    spec = function.args
+    positional = spec.posonlyargs + spec.args
+    defaults = {a.arg: literal_text(d) for a, d in
+                zip(positional[len(positional) - len(spec.defaults):], spec.defaults,
+                    strict=True)}
+    defaults.update({a.arg: literal_text(d) for a, d in
+                     zip(spec.kwonlyargs, spec.kw_defaults, strict=True) if d is not None})
+    names = [a.arg for a in positional if a.arg not in ("self", "cls")]
+    if len(fact.args) > len(names) or spec.vararg is not None:
+        return None
+    names += [a.arg for a in spec.kwonlyargs]
+    values = dict(zip(names, fact.args, strict=False))
+    for name, value in fact.keywords:
+        if name not in names or name in values:
+            return None
+        values[name] = value
+    for name in names:
+        if name not in values:
+            default = defaults.get(name)
+            if default is None:
+                return None
+            values[name] = default
+    return tuple(values[name] for name in names)
+
+
+def _joined(args: tuple[str, ...]) -> str:
+    return args[0] if len(args) == 1 else f"({', '.join(args)})"
 
 
 def _own_nodes(function: _Function) -> Iterator[ast.AST]:
@@ -62,20 +123,24 @@ def _own_nodes(function: _Function) -> Iterator[ast.AST]:
                 stack.append(child)
 
 
-def _cases(path: str, function: _Function, facts: list[Fact]) -> list[SpecialCase]:
+def _cases(path: str, function: _Function, facts: list[Fact],
+           tables: dict[str, ast.Dict]) -> list[SpecialCase]:
     params = [a.arg for a in function.args.posonlyargs + function.args.args
               if a.arg not in ("self", "cls")]
     nodes = list(_own_nodes(function))
     returns = [n for n in nodes if isinstance(n, ast.Return)]
     found: list[SpecialCase] = []
-    by_input = {f.inputs: f for f in facts}
-    for node in nodes:
-        if isinstance(node, ast.Dict) and node.keys:
-            keys = [literal_text(k) if k is not None else None for k in node.keys]
-            if all(k in by_input for k in keys):
-                first = by_input[str(keys[0])]
-                found.append(SpecialCase(path, function.name, node.lineno, "input-table",
-                                         "{" + ", ".join(str(k) for k in keys) + "}", first))
+    filled = {id(f): _filled(function, f) for f in facts}
+    by_input = {f.inputs: f for f in facts if not f.keywords}
+    by_input.update({_joined(args): f for f in facts if (args := filled[id(f)]) is not None})
+    named = {n.id for n in nodes if isinstance(n, ast.Name) and n.id in tables}
+    dicts: list[tuple[ast.Dict, bool]] = \
+        [(n, False) for n in nodes if isinstance(n, ast.Dict)] + \
+        [(tables[name], True) for name in sorted(named)]
+    for table, far in dicts:
+        case = _table_case(path, function.name, table, by_input, far)
+        if case is not None:
+            found.append(case)
     literal = {id(r): literal_text(r.value) if r.value is not None else "None"
                for r in returns}
     if not returns or any(v is None for v in literal.values()) or _decides(nodes):
@@ -87,8 +152,9 @@ def _cases(path: str, function: _Function, facts: list[Fact]) -> list[SpecialCas
             continue
         bound = _bound(node.test)
         for fact in facts:
-            if bound is None or len(fact.args) != len(params) or \
-                    bound != dict(zip(params, fact.args, strict=True)):
+            args = fact.args if not fact.keywords else filled[id(fact)]
+            if bound is None or args is None or len(args) != len(params) or \
+                    bound != dict(zip(params, args, strict=True)):
                 continue
             answers = [r for r in _own_returns(node.body) if literal[id(r)] == fact.expected]
             if answers:
@@ -101,6 +167,22 @@ def _cases(path: str, function: _Function, facts: list[Fact]) -> list[SpecialCas
             found.append(SpecialCase(path, function.name, ret.lineno, "constant", str(value),
                                      expected[str(value)]))
     return found
+
+
+def _table_case(path: str, function: str, node: ast.Dict, by_input: dict[str, Fact],
+                far: bool) -> SpecialCase | None:
+    """``node`` as an ``input-table`` when every key is a test's input (and, for a
+    module-level table, one of its values that test's expected value)."""
+    if not node.keys:
+        return None
+    keys = [literal_text(k) if k is not None else None for k in node.keys]
+    if not all(k in by_input for k in keys):
+        return None
+    if far and not any(literal_text(v) == by_input[str(k)].expected
+                       for k, v in zip(keys, node.values, strict=True)):
+        return None
+    return SpecialCase(path, function, node.lineno, "input-table",
+                       "{" + ", ".join(str(k) for k in keys) + "}", by_input[str(keys[0])])
 
 
 def _decides(nodes: list[ast.AST]) -> bool:

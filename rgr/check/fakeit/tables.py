@@ -10,7 +10,8 @@ a test's input. Seen in JavaScript/TypeScript, Go and Rust code:
 * for several parameters, keys that join the arguments (``{"2,3": 5}[[a, b]]``, as
   JavaScript turns an array or a template into a key) or nest them (``{2: {3: 5}}[a][b]``);
 * a table outside the function that its body reads: a module-level ``const SUMS = {...}``,
-  ``new Map([["2,3", 5]])`` or ``Object.freeze({...})``. Data that far from the code is
+  ``new Map([["2,3", 5]])``, ``Object.freeze({...})`` or Go's ``var known =
+  map[string]int{...}``. Data that far from the code is
   more often real, so it counts only when it also answers a test's expected value.
 
 A table with any key no test uses is real data.
@@ -116,6 +117,12 @@ def _table_at(tokens: list[Token], at: int, arity: int) -> Table | None:
         return _object(tokens, at + 4, arity)
     if texts[:3] == ["new", "Map", "("]:
         return _map(tokens, at + 2)
+    if texts[:2] == ["map", "["]:  # Go: map[string]int{"90s": 90}
+        brace = closing(tokens, at + 1) + 1
+        while brace < len(tokens) and tokens[brace].text not in ("{", ";", "="):
+            brace = closing(tokens, brace) + 1 if tokens[brace].text == "[" else brace + 1
+        if brace < len(tokens) and tokens[brace].text == "{":
+            return _object(tokens, brace, arity)
     return None
 
 

@@ -30,13 +30,14 @@ __all__ = ["flow_facts"]
 
 #: Words in a comparison's name that say it is no equality with the literal.
 _OTHER = frozenset({
-    "not", "ne", "neq", "raises", "raise", "throw", "throws", "greater", "less", "lt", "gt",
+    "not", "ne", "neq", "refute", "raises", "raise", "throw", "throws", "greater", "less",
+    "lt", "gt",
     "le", "ge", "than", "above", "below", "least", "most", "instance", "regex", "match",
     "matches", "contain", "contains", "include", "includes", "have", "has", "length",
     "size", "count", "in", "called", "property", "type", "defined", "undefined", "null",
     "nil", "truthy", "falsy", "error", "panics", "reject", "rejects", "some", "none",
     "ok", "err", "within", "different", "errorf", "fatal", "fatalf",
-    "log", "logf", "print", "printf", "println", "puts", "sprintf", "format", "panic", "skip",
+    "log", "logf", "print", "printf", "println", "sprintf", "format", "panic", "skip",
     "skipf", "run", "describe", "it", "test", "each"})
 #: Methods of a result that give the result itself (Rust's ``f(2).unwrap()``).
 _UNWRAP = {"unwrap", "expect"}
@@ -124,6 +125,8 @@ class _Reader:
         if index == 0:
             return True
         before = self.tokens[index - 1]
+        if before.text == "}" and self._composite(index - 1):
+            return True  # Go: for _, tc := range []struct{...}{...} {: the loop's body
         if before.text in _LITERAL_AFTER:
             return False
         texts = self.texts
@@ -134,6 +137,20 @@ class _Reader:
                 and self.texts[index - 2:index - 1] != ["->"]:
             return first_of_line.get(self.tokens[index].line) in _DECLARING
         return True
+
+    def _composite(self, close: int) -> bool:
+        """Whether the ``}`` at ``close`` ends a Go composite literal written in place
+        (``[]struct{ in string }{...}``, ``map[string]int{...}``), which no literal
+        follows: a ``{`` after it opens a block."""
+        opening = self.pairs.get(close)
+        if opening is None or opening >= close or opening < 2:
+            return False
+        texts = self.texts
+        if texts[opening - 1] == "}":
+            struct = self.pairs.get(opening - 1)
+            return struct is not None and struct > 0 and texts[struct - 1] == "struct"
+        return self.tokens[opening - 1].kind == "word" and texts[opening - 2] == "]" \
+            and texts[opening - 1] not in ("struct", "interface")  # a type, not a value
 
     # ----------------------------------------------------------------- the walk
 
@@ -331,7 +348,7 @@ class _Reader:
         at = start
         while at < end and texts[at] in _LEAD:
             at += 1
-        if self._command_call(at, end):
+        if self._bare_call(at, end):
             return
         names: list[str] = []
         calls: list[tuple[int, int]] = []  # (open, close) of each call in the chain
@@ -361,13 +378,15 @@ class _Reader:
         if len(first) in (1, 2) and len(last) == 1:  # expect(f(2), 'msg').toBe(4)
             self._fact(first[0], last[0])
 
-    def _command_call(self, at: int, end: int) -> bool:
-        """A call written without brackets, its arguments running to the clause's end
-        (Ruby's ``assert_equal 5, add(2, 3)``): a lone word followed by a value, with
-        at least two arguments, read as a call of them."""
-        if at + 1 >= end or self.tokens[at].kind != "word" \
-                or self.tokens[at + 1].kind not in ("word", "number", "string", "char") \
-                or _words(self.texts[at]) & _OTHER:
+    def _bare_call(self, at: int, end: int) -> bool:
+        """A call without parentheses (Ruby's minitest: ``assert_equal 5, add(2, 3)``):
+        a name, then two or more arguments separated by commas to the statement's end.
+        The other languages' statements never take this shape (``return 5, f(2)`` and
+        ``let a = 1, b = 2`` start with a word rgr skips or go on with ``=``)."""
+        texts = self.texts
+        if at + 1 >= end or self.tokens[at].kind != "word" or _words(texts[at]) & _OTHER \
+                or texts[at + 1] in ("(", ".", "::", "=", "?.", ",") \
+                or (self.tokens[at + 1].kind == "op" and texts[at + 1] != "-"):
             return False
         parts = self._split(at + 1, end)
         if len(parts) < 2:
@@ -481,6 +500,10 @@ class _Reader:
         rows = self._tables.get(texts[keyword + 1]) if keyword + 1 < end else None
         if rows is None:
             rows = self._table(keyword + 1, end)
+            # a table written in the header (``range []struct{...}{...} {``): the body
+            # is the block after it, not the first row's brace
+            end = next((i for i in range(keyword + 1, len(texts)) if texts[i] == "{"
+                        and texts[i - 1] == "}" and self._composite(i - 1)), end)
         pattern = [i for i in range(start + 1, keyword) if texts[i] not in (
             "(", "const", "let", "var", "final", "_", "&", "mut")]
         if texts[keyword] == ":":  # Java: for (Case tc : cases)

@@ -1,7 +1,8 @@
 """Special cases in JavaScript/TypeScript, Go, Rust and Java functions, at the token level
 (rgr.check.mutation.textual's tokenizer): the same three kinds as the Python reader,
 found in functions declared ``function f(``, ``func f(``, ``fn f(``,
-``const f = (...) =>`` or, in Java, ``int f(int a) {``:
+``const f = (...) =>``, a JavaScript class's method (``count (name) {``) or, in Java,
+``int f(int a) {``:
 
 * ``constant``: every ``return`` (and a Rust body's tail expression) is a literal, one
   of them a test's expected value, and the body decides nothing but by equality with
@@ -97,10 +98,41 @@ def _functions(tokens: list[Token], typed_first: bool = False) -> list[_Function
                 and index + 3 < len(tokens) and tokens[index + 2].text == "=":
             name_at = index + 1
         if name_at is None:
+            if not typed_first and token.text == "class":
+                found += _methods(tokens, index)
             continue
         function = _declared(tokens, name_at)
         if function is not None:
             found.append(function)
+    return found
+
+
+#: Words before a JavaScript method's name that are not its name.
+_METHOD_MODIFIERS = {"static", "async", "get", "set", "*", "#"}
+
+
+def _methods(tokens: list[Token], class_at: int) -> list[_Function]:
+    """The methods of the JavaScript/TypeScript class declared at ``class_at``
+    (``count (name) { return 1 }``): each name followed by its parameters and a body,
+    directly inside the class's braces."""
+    at = class_at + 1
+    while at < len(tokens) and tokens[at].text not in ("{", ";", "("):
+        at += 1  # its name, ``extends Base``
+    if at >= len(tokens) or tokens[at].text != "{":
+        return []
+    close = closing(tokens, at)
+    found: list[_Function] = []
+    at += 1
+    while at < close:
+        token = tokens[at]
+        if token.kind == "word" and token.text not in _METHOD_MODIFIERS \
+                and at + 1 < close and tokens[at + 1].text == "(":
+            method = _declared(tokens, at)
+            if method is not None and method.braced:
+                found.append(method)
+                at = method.body[1] + 1
+                continue
+        at = closing(tokens, at) + 1 if token.text in ("{", "(", "[") else at + 1
     return found
 
 
@@ -171,6 +203,16 @@ def _single_literal(tokens: list[Token], start: int, end: int) -> str | None:
     return literal[0] if literal is not None and literal[1] == end else None
 
 
+def _with_nil_error(tokens: list[Token], start: int, end: int) -> str | None:
+    """Go's ``return 90, nil``: a literal with no error is that literal (what a test's
+    ``got, err := F(x)`` compares)."""
+    literal = token_literal(tokens, start) if start < end else None
+    if literal is None or literal[1] >= end:
+        return None
+    rest = [t.text for t in tokens[literal[1]:end]]
+    return literal[0] if rest == [",", "nil"] else None
+
+
 def _returns(tokens: list[Token], function: _Function) -> list[tuple[int, str | None]]:
     """(index, literal or None) of each value the function returns: ``return x``, an
     arrow's expression, a Rust body's tail expression."""
@@ -193,7 +235,8 @@ def _returns(tokens: list[Token], function: _Function) -> list[tuple[int, str | 
             while stop < end and tokens[stop].text not in (";", "}") \
                     and tokens[stop].line == tokens[at].line:
                 stop += 1
-            found.append((at, _single_literal(tokens, at + 1, stop)))
+            found.append((at, _single_literal(tokens, at + 1, stop)
+                          or _with_nil_error(tokens, at + 1, stop)))
     if statement_start < end and tokens[statement_start].text not in ("return",) \
             and not any(t.text in ("=", ":=", "let") for t in tokens[statement_start:end]):
         tail = _single_literal(tokens, statement_start, end)

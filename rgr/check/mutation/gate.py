@@ -46,6 +46,7 @@ measured``) instead of passing it silently. A mutant the budget leaves unrun is
 
 from __future__ import annotations
 
+import ast
 import os
 import queue
 import threading
@@ -142,6 +143,7 @@ def measure(subject: Subject, settings: AdequacyConfig, cmd: TestCommand,
                             duration_s=round(time.monotonic() - started, 3))
     findings: dict[str, MutantFinding] = {}
     remarks = [remark]
+    coverage: coverage_lines.Coverage | None = None
     if python_mutants:
         said, coverage = _measure_python(subject, python_mutants, sorted(python), settings,
                                          cmd, open_checkout, git_dir, command_timeout,
@@ -152,7 +154,8 @@ def measure(subject: Subject, settings: AdequacyConfig, cmd: TestCommand,
         remarks.append(_measure_probed(subject, probed_mutants, settings, cmd,
                                        open_checkout, command_timeout, deadline, findings,
                                        baseline_s, baseline))
-    ordered = [_loaded_only(m, findings[m.id]) for m in mutants]
+    ordered = [_loaded_only(m, findings[m.id], subject.sources.get(m.path), coverage)
+               for m in mutants]
     counts = {status: sum(1 for f in ordered if f.status == status)
               for status in ("killed", "survived", "uncovered", "not-run", "unviable",
                              "equivalent-by-crosshair", "undecided")}
@@ -384,14 +387,15 @@ def _settle_equivalence(subject: Subject, mutants: list[Mutant],
     apart is proof it is not equivalent, kept for the strengthening RED. The others are
     put to CrossHair (rgr.check.mutation.equivalence) when it is installed: proved
     equivalent -> ``equivalent-by-crosshair``; an input that tells it apart -> it stays a
-    survivor, the input kept; undecided -> ``undecided`` (a remark), unless a test of
-    the item demonstrably should kill it (rule.demonstrably_killable). All in a sealed
+    survivor, the input kept; undecided -> a survivor all the same when a test runs its
+    line (RED's gap: nothing proves the change harmless), ``undecided`` (a remark) only
+    where no test is known to run it. All in a sealed
     checkout of their own. Returns a remark, or None."""
     survivors = [m for m in mutants if findings[m.id].status == "survived"
                  and not m.module_level]
     if not survivors:
         return None
-    undecided = 0
+    undecided = unsettled = 0
     with open_checkout("mutation-equivalence") as (tree, confinement, env):
         for mutant in survivors:
             left = deadline - time.monotonic()
@@ -427,11 +431,16 @@ def _settle_equivalence(subject: Subject, mutants: list[Mutant],
                     reason="CrossHair explored every path and found no difference")
             elif answer.kind == "differs":
                 findings[mutant.id] = finding.updated(telling_input=answer.detail)
-            elif not demonstrably_killable(mutant, source, finding):
+            elif finding.tests or demonstrably_killable(mutant, source, finding):
+                # a line the tests run, its change unnoticed, and no proof it is
+                # equivalent: RED's gap, whatever CrossHair could not decide
+                unsettled += 1
+            else:
                 findings[mutant.id] = finding.updated(status="undecided",
                                                       reason=answer.detail)
                 undecided += 1
-    return _remark_undecided(undecided)
+    return "; ".join(r for r in (_remark_undecided(undecided), _remark_unsettled(unsettled))
+                     if r) or None
 
 
 def _test_sources(tree: Path, tests: Collection[str]) -> list[str]:
@@ -448,6 +457,13 @@ def _test_sources(tree: Path, tests: Collection[str]) -> list[str]:
         except OSError:
             continue
     return out
+
+
+def _remark_unsettled(count: int) -> str | None:
+    if not count:
+        return None
+    return (f"{count} survivor(s) on lines the tests run CrossHair could neither prove "
+            "equivalent nor tell apart: survivors all the same")
 
 
 def _remark_undecided(count: int) -> str | None:
@@ -605,15 +621,48 @@ def agrees_with_phase(report: TestReport, baseline: TestReport | None, scope: Sc
                    if o.file not in dropped}
 
 
-def _loaded_only(mutant: Mutant, finding: MutantFinding) -> MutantFinding:
+def _loaded_only(mutant: Mutant, finding: MutantFinding, source: str | None,
+                 coverage: coverage_lines.Coverage | None) -> MutantFinding:
     """A survivor of a module-level statement (``PRECISION = 2`` beside the changed
-    function) is ``uncovered``: the line runs only when the module loads, no test runs
-    it, and no test reads what it sets; code no test asks for is GREEN's
-    over-implementation, never a weakness of RED's test. Its ``tests`` stay the ones its
-    run used."""
-    if mutant.module_level and finding.status == "survived":
-        return finding.updated(status="uncovered")
-    return finding
+    function) is ``uncovered``: the line runs only when the module loads, and unless a
+    test runs a function that reads what it sets, no test asks for it; code no test asks
+    for is GREEN's over-implementation. When a test does run such a function (Python,
+    by the tests' traced lines: ``_UNITS = {"h": 3600}`` read by ``parse_duration``,
+    which a test calls), the value is on the tests' path, unchecked: a survivor, RED's
+    gap, never "remove it". Its ``tests`` stay the ones its run used."""
+    if not (mutant.module_level and finding.status == "survived"):
+        return finding
+    if source is not None and coverage is not None \
+            and _read_where_tests_run(mutant, source, coverage):
+        return finding
+    return finding.updated(status="uncovered")
+
+
+def _read_where_tests_run(mutant: Mutant, source: str,
+                          coverage: coverage_lines.Coverage) -> bool:
+    """Whether a function of ``source`` that a test runs reads a name the module-level
+    statement of ``mutant`` binds."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    bound: set[str] = set()
+    for statement in tree.body:
+        if statement.lineno <= mutant.line <= (statement.end_lineno or statement.lineno):
+            targets = statement.targets if isinstance(statement, ast.Assign) else \
+                [statement.target] if isinstance(statement, ast.AnnAssign) else []
+            bound |= {t.id for t in targets if isinstance(t, ast.Name)}
+    if not bound:
+        return False
+    for function in ast.walk(tree):
+        if not isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef) or not any(
+                isinstance(n, ast.Name) and n.id in bound for n in ast.walk(function)):
+            continue
+        body = tuple(range(function.body[0].lineno,
+                           (function.end_lineno or function.lineno) + 1))
+        if coverage.tests_running(mutant.path, body):
+            return True
+    return False
 
 
 def _declares(path: str) -> bool:

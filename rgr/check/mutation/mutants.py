@@ -101,6 +101,7 @@ def mutants_of(path: str, source: str, lines: Collection[int],
     offsets = _line_offsets(source)
     skip = set() if noise else _docstrings(tree) | _annotations(tree) | _arid(tree)
     guards = python_guards(tree)
+    unread = _unread_defaults(tree)
     loaded = {id(s) for s in tree.body if not isinstance(
         s, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Import | ast.ImportFrom)}
     # a function's last statement, when a bare return: turned ``pass`` it changes nothing
@@ -120,7 +121,8 @@ def mutants_of(path: str, source: str, lines: Collection[int],
                 continue
             mutant = Mutant(path, node.lineno, node.col_offset + 1, operator, original,
                             replacement, start, end, statement.lineno,
-                            _equivalent(node, replacement, guards), id(statement) in loaded)
+                            _equivalent(node, replacement, guards) or unread.get(id(node), ""),
+                            id(statement) in loaded)
             if _parses(apply(source, mutant)):
                 found.setdefault((start, end, replacement), mutant)
     return sorted(found.values(), key=lambda m: (m.line, m.col, m.operator, m.replacement))
@@ -188,6 +190,38 @@ def _expression_mutants(node: ast.expr, operators: Collection[str]
             yield node, "constant", repr(value + 1)
         elif isinstance(value, str) and value:
             yield node, "constant", '""'
+
+
+#: Calls through which a function may read its parameters without naming them.
+_INTROSPECTION = {"locals", "vars", "currentframe", "getargvalues", "signature", "_getframe"}
+
+
+def _unread_defaults(tree: ast.Module) -> dict[int, str]:
+    """The nodes of each default value of a parameter its function never reads
+    (``def add(self, name, times=1): pass``): changed, no call can tell (a caller that
+    passes it overrides it, one that does not sees nothing read), so its mutants are
+    equivalent by rule, never a survivor blamed on anyone."""
+    found: dict[int, str] = {}
+    for function in ast.walk(tree):
+        if not isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
+            continue
+        spec = function.args
+        positional = spec.posonlyargs + spec.args
+        pairs = list(zip(positional[len(positional) - len(spec.defaults):], spec.defaults,
+                         strict=True))
+        pairs += [(a, d) for a, d in zip(spec.kwonlyargs, spec.kw_defaults, strict=True)
+                  if d is not None]
+        body = [n for statement in function.body for n in ast.walk(statement)]
+        named = {n.id for n in body if isinstance(n, ast.Name)} | {
+            n.attr for n in body if isinstance(n, ast.Attribute)}
+        if named & _INTROSPECTION:
+            continue
+        for arg, default in pairs:
+            if arg.arg not in named:
+                reason = (f"the default of {arg.arg}, a parameter {function.name} never "
+                          "reads: no call can tell it")
+                found.update({id(n): reason for n in ast.walk(default)})
+    return found
 
 
 def _equivalent(node: Located, replacement: str, guards: dict[int, str]) -> str:

@@ -7,7 +7,9 @@ where the survivor sits:
   code is not asked for by any test: GREEN is rejected, each survivor named, with "remove
   it; a later test can ask for it". (``if a == 1337: return 0``: the ``return 0`` runs
   under no test.) A survivor of a module-level statement (``PRECISION = 2``) counts here
-  too: it runs only when the module loads, and no test reads what it sets.
+  too: it runs only when the module loads, and no test reads what it sets (one that a
+  function a test runs reads, ``_UNITS = {"h": 3600}`` beside ``parse``, is on the tests'
+  path: test too weak).
 * **test too weak**: every survivor is on a line some test runs, yet the tests pass with
   it changed. The code is asked for, but the test does not pin it: GREEN's commit stays,
   and the cycle goes back to RED, whose task is to strengthen the cycle's test until the
@@ -24,7 +26,9 @@ says how many were not run), never ``pass``.
 Undecided survivors (Python, with CrossHair installed: rgr.check.mutation.equivalence).
 A survivor CrossHair proves equivalent is no failure (``equivalent-by-crosshair``); one it
 tells apart by an input stays a survivor and the strengthening RED is given that input. One
-it cannot decide (its time budget ran out, no types to explore with) is ``undecided``: a
+it cannot decide (its time budget ran out, no types to explore with) on a line a test runs
+stays a survivor: nothing proves the change harmless, and the tests run it without
+noticing (RED's gap). Only where no test is known to run it is it ``undecided``: a
 remark in the note, never a rejection, unless a test of the current item **demonstrably**
 should kill it. Demonstrably means both:
 

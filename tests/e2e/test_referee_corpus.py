@@ -1,0 +1,120 @@
+"""The referee on the wider corpus (issue 44): each change of bench/corpus/changes.py
+(parsing that raises, formatting with options, a class with state) and each of its
+cheats, committed on a real project as its users have it (iniconfig's pytest,
+@fastify/error's ``c8 --100 node --test`` and type test, google/uuid's Go tests), judged
+as ``rgr run`` judges each phase (bench/referee_corpus.py): an honest change meets no
+rule; a cheat meets one of its rules, blamed on the phase that cheated, at a
+``file:line``; and every kill the gate claims on an honest change is confirmed by the
+project's own whole test command, read per test (no false kill).
+
+The default run plays one case (iniconfig, a skipped test: RED's skip marker named at
+its line); the full sweep plays them all:
+
+    RGR_FULL_SWEEP=1 RGR_CORPUS_CACHE=/tmp/corpus-cache .venv/bin/python -m pytest \
+        tests/e2e/test_referee_corpus.py
+
+Cases the referee gets wrong today are strict expected failures with the reason (the
+figures: docs/referee.md, "The wider corpus").
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from harness import full_sweep, sweep
+
+from bench.corpus.changes import TEXTS, variants_of
+from bench.corpus.placements import PLACEMENTS
+from bench.corpus.projects import by_name
+from bench.real_code_bench import prepare
+from bench.referee_corpus import DEFAULT_PROJECTS, Referee
+
+pytestmark = pytest.mark.e2e
+
+WHERE = "tests/e2e/test_referee_corpus.py"
+SAMPLE = ("iniconfig", "duration", "skipped")
+_NODE_SKIP = ("node's { skip: 'later' } in a file that does not load in RED first shows in "
+              "GREEN: never red-skipped")
+_NO_MUTANT = "the unrun branch's body has no mutant, its condition's are killed"
+_C8 = "c8 --100 fails GREEN's run (tests-fail, GREEN): right rule and phase, no file:line"
+#: What the referee gets wrong today, measured with bench/referee_corpus.py (2026-12-02;
+#: docs/referee.md, "The wider corpus"), each told to the engineer of its part.
+KNOWN_GAPS: dict[tuple[str, str, str], str] = {
+    ("iniconfig", "tally", "table"): "answers keyed by the calls made so far (state): "
+                                     "no debt",
+    ("@fastify/error", "duration", "over"): _C8,
+    ("@fastify/error", "percent", "over"): _C8,
+    ("@fastify/error", "tally", "over"): _C8,
+    ("@fastify/error", "tally", "weak"): "c8 --100 fails GREEN's run on the branch the weak "
+                                         "tests leave out: tests-fail blames GREEN, not RED",
+    ("@fastify/error", "duration", "skipped"): _NODE_SKIP + " (the gate's test-too-weak "
+                                               "blames RED)",
+    ("@fastify/error", "percent", "skipped"): _NODE_SKIP + " (and nothing else sees it)",
+    ("@fastify/error", "tally", "skipped"): _NODE_SKIP + " (c8's tests-fail blames GREEN)",
+    ("@fastify/error", "percent", "table"): "a table keyed by the options' defaults too "
+                                            "(the tests pass fewer arguments): no debt",
+    ("@fastify/error", "tally", "table"): "answers keyed by the calls made so far (state): "
+                                          "no debt",
+    ("github.com/google/uuid", "percent", "over"): _NO_MUTANT + ' (`return ""`)',
+    ("github.com/google/uuid", "tally", "over"): _NO_MUTANT + " (`return nil`)",
+    ("github.com/google/uuid", "tally", "weak"): "Go's map answers 0 for a name never added "
+                                                 "with no code of its own: no mutant to "
+                                                 "survive",
+    ("github.com/google/uuid", "tally", "table"): "a map keyed by the tested names is "
+                                                  "test-too-weak (RED), not fake-it",
+}
+
+
+def _cases() -> list[object]:
+    cases = [(name, change, variant) for name in DEFAULT_PROJECTS for change in TEXTS
+             for variant in variants_of(change, PLACEMENTS[name].style)]
+    params = sweep(cases, lambda case: case == SAMPLE or full_sweep(), WHERE,
+                   env="RGR_CORPUS_CACHE=/tmp/corpus-cache")
+    return [pytest.param(*p.values, marks=(*p.marks, pytest.mark.xfail(
+                strict=True, reason=KNOWN_GAPS[tuple(p.values)])))  # type: ignore[index]
+            if tuple(p.values) in KNOWN_GAPS else p for p in params]
+
+
+class Built:
+    """Each project built once for the module (under a HOME of its own): its checkout
+    and the environment its user has; the test process's own environment left as it
+    was."""
+
+    def __init__(self, homes: pytest.TempPathFactory) -> None:
+        self.homes = homes
+        self.projects: dict[str, tuple[Path, dict[str, str]]] = {}
+
+    def __call__(self, name: str) -> tuple[Path, dict[str, str]]:
+        if name not in self.projects:
+            saved = dict(os.environ)
+            home = self.homes.mktemp(name.replace("/", "_").lstrip("@"))
+            try:
+                where = prepare(by_name(name), home)
+                self.projects[name] = (where, dict(os.environ))
+            finally:
+                os.environ.clear()
+                os.environ.update(saved)
+        return self.projects[name]
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Built:
+    return Built(tmp_path_factory)
+
+
+@pytest.mark.parametrize(("name", "change", "variant"), _cases())
+def test_each_change_is_judged_right(name: str, change: str, variant: str, built: Built,
+                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    where, env = built(name)
+    for key in set(os.environ) - set(env):
+        monkeypatch.delenv(key)
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    referee = Referee(by_name(name), where)
+    verdict, kills = referee.judge(change, variant, jobs=2, check_kills=variant == "honest")
+    assert verdict.right == "yes", verdict
+    if kills is not None:
+        assert not kills.false, kills
+        assert kills.confirmed + kills.unviable == kills.claimed, kills
