@@ -37,7 +37,7 @@ _OTHER = frozenset({
     "size", "count", "in", "called", "property", "type", "defined", "undefined", "null",
     "nil", "truthy", "falsy", "error", "panics", "reject", "rejects", "some", "none",
     "ok", "err", "within", "different", "errorf", "fatal", "fatalf",
-    "log", "logf", "print", "printf", "println", "sprintf", "format", "panic", "skip",
+    "log", "logf", "print", "printf", "println", "puts", "sprintf", "format", "panic", "skip",
     "skipf", "run", "describe", "it", "test", "each"})
 #: Methods of a result that give the result itself (Rust's ``f(2).unwrap()``).
 _UNWRAP = {"unwrap", "expect"}
