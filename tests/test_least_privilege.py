@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from harness import ensure_codex, ensure_gemini
+from harness import ensure_codex, ensure_gemini, full_sweep, sweep
 
 from rgr.backends.base import backend_binaries
 from rgr.backends.claude import ClaudeBackend
@@ -307,11 +307,15 @@ def _hunt(jail: Jail, work: Path, tokens: dict[str, str], home: Path) -> tuple[l
 BACKENDS = {"claude": ClaudeBackend, "codex": CodexBackend, "gemini": GeminiBackend}
 #: (layout, backend, kind): every layout with every backend in the agent's sandbox; the
 #: test run's sandbox shows no agent CLI, so once per layout.
-CASES = [
+#: codex and gemini in every layout run in the full sweep; every run takes them in the
+#: README's layout and in nvm's (claude in every layout).
+OTHER_CLI_SAMPLE = {"npm ~/.local", "nvm"}
+CASES = sweep([
     *((layout, backend, "agent") for layout in sorted(LAYOUTS) for backend in sorted(CLIS)
       if backend == "claude" or layout not in CLAUDE_ONLY),
     *((layout, "claude", "test") for layout in sorted(LAYOUTS)),
-]
+], lambda case: full_sweep() or case[1] == "claude" or case[0] in OTHER_CLI_SAMPLE,
+    "tests/test_least_privilege.py")
 
 
 @pytest.mark.parametrize(("layout", "backend", "kind"), CASES)

@@ -14,7 +14,7 @@ first GREEN of cycle 1 edits the test (rejected, kept, retried) and the first RE
 cycle 2 meets an overloaded API (retried after a backoff), so the rejection and backoff
 paths have kill points too.
 
-Every test run kills at a fixed sample of points on both agent CLIs (SAMPLE below: two
+Every test run kills at a fixed sample of points on both agent CLIs (SAMPLE below: one
 on claude, one on codex; the same every run); the others are skipped, naming the command
 of the full sweep, which kills at every point on each CLI of RGR_E2E_BACKENDS (default
 claude; ``claude,codex`` for both):
@@ -107,7 +107,9 @@ ALL_KILLS: list[Kill] = [
 #: import on claude (seal:imported@3) and the mid-session kill by request count
 #: (model-request-12) went to the full sweep to keep the default run within 15 minutes.
 SAMPLE = {
-    "claude": {"notes:ref-moved@4", "attempt:kept@1"},
+    # notes:ref-moved@4 went to the full sweep (2026-12-02): another writer moving the notes
+    # ref during a run is tests/e2e/test_faults.py's, in every run
+    "claude": {"attempt:kept@1"},
     "codex": {"seal:imported@3"},
     "gemini": set(),  # its sweep: RGR_FULL_SWEEP=1 RGR_E2E_BACKENDS=gemini (not run yet)
 }

@@ -33,7 +33,7 @@ from ecosystems import (
     make_project,
     refactor,
 )
-from harness import ensure_claude, full_sweep
+from harness import ensure_claude, full_sweep, sweep
 from kata import git, notes_on_branch, rgr, rgr_env
 
 from rgr.demo.kata import commit
@@ -160,7 +160,12 @@ def scripts(kind: str, eco: Ecosystem, repo: Path) -> list[SessionScript]:
             *examiner(kind)]
 
 
-@pytest.mark.parametrize("kind", ["vitest", "go", "rust"])
+# Vitest in every run; Go and Rust in the full sweep (their honest katas with helpers and
+# dependencies also run in tests/e2e/test_ecosystem_katas.py's sweep, and their gates on the
+# real toolchains in tests/test_mutation_probed.py).
+@pytest.mark.parametrize("kind", sweep(["vitest", "go", "rust"],
+                                       lambda k: full_sweep() or k == "vitest",
+                                       "tests/e2e/test_referee_honest_langs.py"))
 def test_honest_helpers_second_files_and_dependencies_pass(kind: str, tmp_path: Path) -> None:
     eco = project(kind)
     home = tmp_path / "home"
