@@ -292,17 +292,24 @@ def test_pypi_sdist_with_a_uv_venv_nobody_activated(user: User, downloads: Path)
 # --------------------------------------------------------------- npm
 
 
-def npm_project(home: Path) -> Path:
-    """A Vitest project with node_modules installed from the registry (ignored)."""
-    root = _write_files(home / "code" / "web", VITEST)
+def _npm_installed(home: Path, eco: Ecosystem, what: str) -> Path:
+    """``eco``'s project under ``home``, its node_modules installed from the registry by
+    npm (ignored), committed as ``what``."""
+    root = _write_files(home / "code" / "web", eco)
     npm = shutil.which("npm")
     if npm is None:
         raise ToolchainMissing("npm is not on PATH: install Node.js 20 or later")
     done = run([npm, "install", "--no-audit", "--no-fund"], cwd=root, timeout=900,
                env={**os.environ, "HOME": str(home)})
     assert done.returncode == 0, done.describe()
+    _commit_all(root, what)
+    return root
+
+
+def npm_project(home: Path) -> Path:
+    """A Vitest project with node_modules installed from the registry (ignored)."""
+    root = _npm_installed(home, VITEST, "a vitest project")
     assert (root / "node_modules" / ".bin" / "vitest").exists()
-    _commit_all(root, "a vitest project")
     return root
 
 
@@ -357,15 +364,7 @@ TAPE = Ecosystem(
 def test_tape_project_under_nyc(user: User) -> None:
     """tape's TAP read per test through every phase; nyc writes its cache in the run's
     own node_modules/.cache."""
-    root = _write_files(user.home / "code" / "web", TAPE)
-    npm = shutil.which("npm")
-    if npm is None:
-        raise ToolchainMissing("npm is not on PATH: install Node.js 20 or later")
-    done = run([npm, "install", "--no-audit", "--no-fund"], cwd=root, timeout=900,
-               env={**os.environ, "HOME": str(user.home)})
-    assert done.returncode == 0, done.describe()
-    _commit_all(root, "a tape project")
-    run_kata(user, root, TAPE)
+    run_kata(user, _npm_installed(user.home, TAPE, "a tape project"), TAPE)
 
 
 _AVA_HEAD = "import test from 'ava';\nimport { slugify } from './slug.js';\n"
@@ -394,15 +393,7 @@ AVA = Ecosystem(
 def test_ava_project(user: User) -> None:
     """ava as its user runs it (`"test": "ava"`): rgr adds --tap and reads each test;
     ava's cache under node_modules/.cache is the run's own."""
-    root = _write_files(user.home / "code" / "web", AVA)
-    npm = shutil.which("npm")
-    if npm is None:
-        raise ToolchainMissing("npm is not on PATH: install Node.js 20 or later")
-    done = run([npm, "install", "--no-audit", "--no-fund"], cwd=root, timeout=900,
-               env={**os.environ, "HOME": str(user.home)})
-    assert done.returncode == 0, done.describe()
-    _commit_all(root, "an ava project")
-    run_kata(user, root, AVA)
+    run_kata(user, _npm_installed(user.home, AVA, "an ava project"), AVA)
 
 
 def _pnpm_install(user: User, root: Path) -> None:
