@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 from harness import full_sweep
-from timing_budgets import BudgetAccount
+from timing_budgets import BudgetAccount, SlowFirst
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 NOTES_REF = "refs/notes/tdd-handoffs"
@@ -438,7 +438,9 @@ def gh_bin(tmp_path: Path) -> Path:
 
 def pytest_configure(config: pytest.Config) -> None:
     """Under xdist only the controller keeps the account: it sees every worker's
-    reports."""
+    reports. Every process orders the tests slowest tier first (``SlowFirst``): xdist's
+    workers collect, and the scheduler takes their order."""
+    config.pluginmanager.register(SlowFirst(), "rgr-slow-first")
     if not os.environ.get("PYTEST_XDIST_WORKER"):
         config.pluginmanager.register(BudgetAccount(full_sweep=full_sweep()),
                                       "rgr-e2e-budgets")

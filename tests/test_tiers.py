@@ -7,7 +7,7 @@ import os
 
 import pytest
 from conftest import MARK_HUNTERS, PROCESS_SUITES, REPO_ROOT, tier_of
-from timing_budgets import BudgetAccount, budgets
+from timing_budgets import BudgetAccount, SlowFirst, budgets, tier_rank
 
 TESTS = REPO_ROOT / "tests"
 E2E_FILES = sorted(p.name for p in (TESTS / "e2e").glob("test_*.py"))
@@ -71,3 +71,50 @@ def test_a_file_with_no_budget_is_flagged() -> None:
     account.pytest_runtest_logreport(_Report("tests/e2e/test_new.py::t", "call", 1.0))  # type: ignore[arg-type]
     [(line, flagged)] = account.lines({})
     assert flagged and "no budget" in line
+
+
+class _Gateway:
+    def __init__(self, worker: str) -> None:
+        self.id = worker
+
+
+class _Node:
+    def __init__(self, worker: str) -> None:
+        self.gateway = _Gateway(worker)
+
+
+def test_the_balance_counts_every_test_by_its_worker_and_the_idle_time() -> None:
+    account = BudgetAccount()
+    for worker, nodeid, seconds in (("gw0", "tests/e2e/test_x.py::t", 60.0),
+                                    ("gw1", "tests/test_notes.py::t", 30.0),
+                                    ("gw1", "tests/test_notes.py::u", 10.0)):
+        report = _Report(nodeid, "call", seconds)
+        report.node = _Node(worker)  # type: ignore[attr-defined]
+        account.pytest_runtest_logreport(report)  # type: ignore[arg-type]
+    line = account.balance(wall=70.0)
+    # 140 s of two workers' time, 100 s of it tests: 40 s idle
+    assert "100 s of test time (gw0 60 s, gw1 40 s)" in line and "40 s idle (29%" in line
+
+
+def test_the_slow_tiers_are_handed_out_first(request: pytest.FixtureRequest) -> None:
+    """In the collection every end-to-end test comes before every process suite's, and
+    those before the unit tests' (each tier in pytest-randomly's order)."""
+    ranks = [tier_rank(item) for item in request.session.items]
+    if len(set(ranks)) < 2:
+        pytest.skip("one tier selected: run with tests of two tiers (the default run)")
+    assert ranks == sorted(ranks)
+
+
+class _Item:
+    def __init__(self, name: str, tier: str | None) -> None:
+        self.name, self.tier = name, tier
+
+    def get_closest_marker(self, name: str) -> object:
+        return name if name == self.tier else None
+
+
+def test_slow_first_keeps_each_tiers_own_order() -> None:
+    items = [_Item("u1", "unit"), _Item("e1", "e2e"), _Item("i1", "integration"),
+             _Item("x", None), _Item("e2", "e2e"), _Item("u2", "unit")]
+    SlowFirst().pytest_collection_modifyitems(items)  # type: ignore[arg-type]
+    assert [i.name for i in items] == ["e1", "e2", "i1", "u1", "x", "u2"]

@@ -12,6 +12,7 @@ slower; a new e2e file needs a budget (tests/test_tiers.py checks that each has 
 
 from __future__ import annotations
 
+import time
 import tomllib
 from collections import defaultdict
 from pathlib import Path
@@ -39,8 +40,18 @@ class BudgetAccount:
         self.full_sweep = full_sweep
         self.seconds: dict[str, float] = defaultdict(float)
         self.tests: dict[str, int] = defaultdict(int)
+        #: Every test's seconds (not only e2e's), by the xdist worker that ran it ("" run
+        #: without xdist): how evenly the workers were kept busy.
+        self.busy: dict[str, float] = defaultdict(float)
+        self.started = time.monotonic()
+
+    def pytest_sessionstart(self) -> None:
+        self.started = time.monotonic()
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        node = getattr(report, "node", None)
+        worker = str(getattr(getattr(node, "gateway", None), "id", ""))
+        self.busy[worker] += report.duration
         path = report.nodeid.split("::", 1)[0]
         if not path.startswith("tests/e2e/"):
             return
@@ -74,3 +85,45 @@ class BudgetAccount:
             terminal.write_line(line, red=over, bold=over)
         terminal.write_line(f"total {sum(self.seconds.values()):.0f} s of test time "
                             f"(on N workers the wall time is about 1/N of it)")
+        terminal.write_line(self.balance(time.monotonic() - self.started))
+
+    def balance(self, wall: float) -> str:
+        """Every test's time, each worker's share of it and what the session's wall time
+        left idle: the measure of how well the tests are spread over the workers
+        (``SlowFirst`` orders them for it)."""
+        total = sum(self.busy.values())
+        workers = max(len(self.busy), 1)
+        shares = ", ".join(f"{name or 'main'} {seconds:.0f} s"
+                           for name, seconds in sorted(self.busy.items()))
+        idle = max(wall * workers - total, 0.0)
+        return (f"all tests: {total:.0f} s of test time ({shares}); {wall:.0f} s of wall "
+                f"time on {workers} worker(s): {idle:.0f} s idle "
+                f"({idle / max(wall * workers, 1e-9):.0%}: collection, start-up, an "
+                f"uneven end)")
+
+
+#: The order the tiers are handed out in: slowest first.
+TIER_ORDER = ("e2e", "containers", "integration", "unit")
+
+
+class SlowFirst:
+    """A pytest plugin: the slow tiers first. xdist's ``loadgroup`` scheduler hands out
+    the groups first (largest first), then each other test in the collection's order,
+    which pytest-randomly shuffled: an end-to-end test of 20 s drawn last kept one worker
+    busy while the other had nothing left. Handing out the end-to-end tests, then the
+    process suites, then the unit tests ends the run on tests of a second or less, so
+    both workers finish together. The order within a tier stays pytest-randomly's (its
+    seed is printed and replays it), so order-dependent tests are still found."""
+
+    @pytest.hookimpl(trylast=True)  # after pytest-randomly's shuffle and the tier markers
+    def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
+        items.sort(key=tier_rank)
+
+
+def tier_rank(item: pytest.Item) -> int:
+    """Where ``item``'s tier (its marker, given by tests/conftest.py) comes in TIER_ORDER;
+    an item with none is a unit test."""
+    for rank, tier in enumerate(TIER_ORDER):
+        if item.get_closest_marker(tier) is not None:
+            return rank
+    return len(TIER_ORDER) - 1

@@ -6,9 +6,11 @@ server of rgr.fake_model, playing the same kata scripts as the claude suite).
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
+from harness import full_sweep, sweep_only
 from kata import (
     ASSERT_1,
     IMPL_1,
@@ -36,6 +38,8 @@ from rgr.fake_model.responses import FAKE_MODEL, ResponsesModelServer
 from rgr.fake_model.server import credential_mark
 
 pytestmark = pytest.mark.e2e
+
+WHERE = "tests/e2e/test_codex_loop.py"
 
 CODEX = "codex"
 
@@ -231,9 +235,13 @@ def test_rate_limited_phase_is_retried_after_a_backoff_on_codex(tmp_path: Path) 
     assert last["phase"] == "PLAN" and last["retryCount"] == 1
 
 
+@sweep_only(WHERE, "the one-test kata per backend named in RGR_E2E_BACKENDS",
+            run=full_sweep() or "RGR_E2E_BACKENDS" in os.environ)
 def test_one_test_kata_on_each_backend(tmp_path: Path, agent_backend: str) -> None:
     """The backend point of the kata helpers: RGR_E2E_BACKENDS=claude,codex runs this
-    (and any test that takes ``agent_backend``) once per CLI with the same scripts."""
+    (and any test that takes ``agent_backend``) once per CLI with the same scripts. Not
+    in the default run, where it would be one more claude kata (test_tdd_loop.py's
+    two-test kata is the default run's); it runs when RGR_E2E_BACKENDS names the CLIs."""
     repo = make_project(tmp_path / "kata", agent_backend)
     scripts = [plan(0, first=True, total=1), red(TEST_FILE_1, first=True),
                *one_test_kata_tail()]

@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
+from harness import sweep
 from kata import git, notes_on_branch, rgr, rgr_env
 from kernel_kata import (
     BATCH_IDS,
@@ -30,6 +31,8 @@ from messy import make_messy_project
 from rgr.fake_model import FakeModelServer, RequestRecord
 
 pytestmark = pytest.mark.e2e
+
+WHERE = "tests/e2e/test_kernel_backoff.py"
 
 #: rgr's first wait after a backend-side failure (rgr.loop.retry, backoff_base_s).
 FIRST_WAIT_S = 1.0
@@ -60,7 +63,9 @@ def _refused_then_next(server: FakeModelServer, clock: Clock, status: int
     return session, order[order.index(session) + 1]
 
 
-@pytest.mark.parametrize("status", [429, 529])
+# One status per session kind by default: 429 and 529 take one path (an API error the
+# backend reports, retried after the same backoff); the full sweep runs both on each.
+@pytest.mark.parametrize("status", sweep([429, 529], lambda status: status == 529, WHERE))
 def test_refused_patcher_session_is_retried_after_a_backoff(tmp_path: Path,
                                                             status: int) -> None:
     repo = make_messy_project(tmp_path / "shop")
@@ -86,7 +91,7 @@ def test_refused_patcher_session_is_retried_after_a_backoff(tmp_path: Path,
     assert_no_scratch(repo)
 
 
-@pytest.mark.parametrize("status", [429, 529])
+@pytest.mark.parametrize("status", sweep([429, 529], lambda status: status == 429, WHERE))
 def test_refused_merge_fixer_session_is_retried_after_a_backoff(tmp_path: Path,
                                                                 status: int) -> None:
     repo, base, job = make_merge_job(tmp_path / "kata")

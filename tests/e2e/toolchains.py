@@ -157,6 +157,10 @@ def ensure_maven() -> str:
 MAVEN_USER_HOME = Path(tempfile.gettempdir()) / "rgr-e2e-maven"
 
 
+#: Options of Maven's own JVM for short builds (see ``maven_home``).
+MAVEN_JVM_SPEED = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
+
+
 def maven_home() -> tuple[dict[str, str], Path]:
     """The environment for `mvn` with that home, and the home."""
     m2 = MAVEN_USER_HOME / ".m2"
@@ -169,7 +173,11 @@ def maven_home() -> tuple[dict[str, str], Path]:
         f"<url>file://{MAVEN_DEBIAN_REPO}</url></mirror></mirrors>"
         "</settings>\n")
     # Java's user.home comes from the password database, not $HOME: say it explicitly.
-    env = {"MAVEN_OPTS": f"-Duser.home={MAVEN_USER_HOME}"}
+    # Maven's own JVM compiles with C1 only and collects with the serial collector, as
+    # users speed up a short build: its CPU per `mvn test` of a kata fell from 4.2 s to
+    # 2.4 s (median of 3, 2026-12-02). Surefire's forked JVM, which runs the tests, is
+    # left as it is.
+    env = {"MAVEN_OPTS": f"-Duser.home={MAVEN_USER_HOME} {MAVEN_JVM_SPEED}"}
     _warm_maven_repository(m2 / "repository", env)
     return env, MAVEN_USER_HOME
 
