@@ -23,11 +23,11 @@ from rgr.base.errors import NeedsAttention
 from rgr.commands import show, status
 from rgr.ecosystems.registry import resolve_test_command
 from rgr.loop import landing
-from rgr.loop.attempt import Sealer
 from rgr.loop.landing import Integration
 from rgr.loop.tdd import Orchestrator
 from rgr.observe.report import collect
 from rgr.observe.report_text import lines
+from rgr.sandbox.sealer import Sealer
 from rgr.store import acceptance_store
 from rgr.store.handoff import HandoffState, Phase
 from rgr.store.workspace import Workspace, open_workspace

@@ -17,8 +17,8 @@ from conftest import clean_env, committed_project, git
 from fake_backend import FakeBackend
 
 from rgr.ecosystems.registry import resolve_test_command
-from rgr.loop.attempt import Sealer
 from rgr.loop.tdd import Orchestrator, TddPhase
+from rgr.sandbox.sealer import Sealer
 from rgr.store import git as rgr_git
 from rgr.store.handoff import AdequacyNote, HandoffState, MutantFinding, Phase
 from rgr.store.workspace import open_workspace

@@ -18,10 +18,10 @@ from fake_backend import FakeBackend, one_cycle, plans
 from rgr.base.errors import ExitCode, NeedsAttention
 from rgr.commands import show, status
 from rgr.ecosystems.registry import resolve_test_command
-from rgr.loop.attempt import Sealer
 from rgr.loop.tdd import Orchestrator
 from rgr.observe.report import collect
 from rgr.observe.report_text import lines
+from rgr.sandbox.sealer import Sealer
 from rgr.store.handoff import HandoffState, Phase
 from rgr.store.notes import NotesStore
 from rgr.store.workspace import Workspace, open_workspace

@@ -22,9 +22,9 @@ from toolchains import ensure_go
 from rgr.backends.base import AgentRequest, AgentResult
 from rgr.commands import show
 from rgr.ecosystems.registry import resolve_test_command
-from rgr.loop.attempt import Sealer
 from rgr.loop.sealed_gate import sealed_gate
 from rgr.loop.tdd import Orchestrator
+from rgr.sandbox.sealer import Sealer
 from rgr.store.handoff import HandoffState, Phase, TestCase
 from rgr.store.workspace import Workspace, open_workspace
 

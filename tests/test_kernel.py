@@ -21,7 +21,6 @@ from rgr.base.errors import BackendError, ExitCode, NeedsAttention, PhaseFailed
 from rgr.commands import status
 from rgr.ecosystems.registry import resolve_test_command
 from rgr.loop import retry
-from rgr.loop.attempt import Sealer
 from rgr.loop.kernel import Accepted, Kernel
 from rgr.loop.mergefix import MergeFixer, MergeFixFailed, MergeJob
 from rgr.loop.tdd import Orchestrator
@@ -38,6 +37,7 @@ from rgr.observe.limits import LimitReached, Limits
 from rgr.observe.report import collect
 from rgr.observe.summary import summarize
 from rgr.refactor.engine import RefactorEngine
+from rgr.sandbox.sealer import Sealer
 from rgr.store import inflight, merging
 from rgr.store.handoff import HandoffState, Phase, RefactorProgress, TestCase
 from rgr.store.inflight import Inflight

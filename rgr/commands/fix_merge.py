@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from rgr.base.errors import RepositoryError
 from rgr.ecosystems.registry import resolve_test_command
-from rgr.loop.attempt import open_sealer
 from rgr.loop.mergefix import MergeFixer, MergeJob
 from rgr.loop.starting import make_backend, recover_after_crash, require_clean
 from rgr.observe.view import PlainView
+from rgr.sandbox.sealer import open_sealer
 from rgr.store import git, inflight, merging
 from rgr.store.locks import run_lock
 from rgr.store.workspace import Workspace

@@ -40,11 +40,11 @@ from rgr.check.mutation import lines as traced_lines
 from rgr.check.testlist import FILENAME as TEST_LIST
 from rgr.check.verify import TestReport, run_tests
 from rgr.ecosystems import registry
-from rgr.loop.attempt import Sealer
 from rgr.loop.outputs import AcceptanceOutput, way_out_of
 from rgr.loop.prompting import quoted
 from rgr.loop.sessions import agent_call_event
 from rgr.observe.events import NULL_OBSERVER, AttemptStarted, Observer, Where
+from rgr.sandbox.sealer import Sealer
 from rgr.store import acceptance_store, git
 from rgr.store.acceptance_store import MAX_FILE_BYTES, StoredTests
 from rgr.store.agents import EXAMINER, load_agent, prompt_path, prompt_version

@@ -6,7 +6,7 @@ A TDD phase (rgr.loop.tdd), a refactor batch (rgr.refactor.engine) and a merge f
 
     for each try, up to work.tries:
         the limits allow it?            (budget, time, cycles: else a note and a stop)
-        seat a sealed scratch copy      (rgr.loop.attempt.Sealer)
+        seat a sealed scratch copy      (rgr.sandbox.sealer.Sealer)
         work.prepare(seat)              (a merge left for the agent, a rope rename)
         record the attempt in flight    (so `rgr resume` after kill -9 judges it)
         run the agent session           (events for the live view, the artifacts, limits)
@@ -41,15 +41,15 @@ from rgr.base import failpoints
 from rgr.base.errors import BackendError
 from rgr.check.guards import Violation, failure_brief
 from rgr.check.verify import TestReport
-from rgr.loop.attempt import Sealer, Seat, agent_summary, is_fatal, tests_summary
 from rgr.loop.outputs import way_out_of
-from rgr.loop.retry import AttemptRejected, backoff_seconds, phase_retrying
+from rgr.loop.retry import AttemptRejected, backoff_seconds, is_fatal, phase_retrying
 from rgr.loop.sessions import (
     agent_call_event,
     describe_denials,
     result_from_record,
     result_record,
 )
+from rgr.loop.summaries import agent_summary, tests_summary
 from rgr.observe.events import (
     NULL_OBSERVER,
     AgentStreamed,
@@ -62,6 +62,7 @@ from rgr.observe.events import (
     Where,
 )
 from rgr.observe.limits import LIMIT_ERROR_PREFIX, LimitReached, Limits
+from rgr.sandbox.sealer import Sealer, Seat
 from rgr.store import git, inflight
 from rgr.store.agents import AgentSpec, prompt_version
 from rgr.store.handoff import (
@@ -235,7 +236,7 @@ class Work(ABC, Generic[Evidence]):
         return "rgr: rejected attempt"
 
     def stopped(self, error: BackendError) -> None:
-        """A backend failure no retry can fix (rgr.loop.attempt.is_fatal) ends the work: say
+        """A backend failure no retry can fix (rgr.loop.retry.is_fatal) ends the work: say
         so where the user looks, if the mode has such a place."""
         return  # by default, nothing (a hook, not an abstract method)
 

@@ -24,8 +24,9 @@ from typing import Literal
 
 from rgr.base.errors import RepositoryError
 from rgr.check.gate import GateResult
-from rgr.loop.attempt import Sealer, tests_summary
 from rgr.loop.examine import still_missing
+from rgr.loop.summaries import tests_summary
+from rgr.sandbox.sealer import Sealer
 from rgr.store import acceptance_store, git
 from rgr.store.acceptance_store import StoredTests
 from rgr.store.handoff import (

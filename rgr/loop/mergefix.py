@@ -1,5 +1,5 @@
 """The merge-fixer: a finished job whose rebase onto its base branch's newer tip
-conflicted gets sealed agent sessions (rgr.loop.attempt, as every phase) that resolve git's
+conflicted gets sealed agent sessions (rgr.sandbox.sealer, as every phase) that resolve git's
 merge of the job into that tip; rgr judges each result (rgr.check.mergefix_checks) and
 accepts the first that passes.
 
@@ -34,7 +34,6 @@ from rgr.check import report_store
 from rgr.check.guards import Violation, edit_rules
 from rgr.check.mergefix_checks import check_merge_commits, check_merge_scope, check_merge_tests
 from rgr.check.verify import TestReport
-from rgr.loop.attempt import Sealer, Seat
 from rgr.loop.kernel import Accepted, Declined, Exhausted, Kernel, Try, Verdict, Work
 from rgr.loop.outputs import PhaseOutput
 from rgr.loop.prompting import quoted
@@ -42,6 +41,7 @@ from rgr.loop.retry import AttemptRejected
 from rgr.observe.artifacts import MERGE_FIX_SPEND
 from rgr.observe.events import Event, Observer, Observers, Where
 from rgr.observe.limits import LimitReached, Limits
+from rgr.sandbox.sealer import Sealer, Seat
 from rgr.store import git, merging
 from rgr.store.agents import AgentSpec, load_agent, prompt_path
 from rgr.store.handoff import HandoffState, MergeFixNote, Phase, TestResult

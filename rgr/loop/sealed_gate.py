@@ -14,10 +14,10 @@ from rgr.base.errors import RgrError
 from rgr.check import flaky
 from rgr.check.gate import GateResult, Level
 from rgr.ecosystems.registry import resolve_test_command
-from rgr.loop.attempt import Sealer, open_sealer
 from rgr.loop.landing import Integration, Landing, judge
 from rgr.loop.starting import baseline_refusal
 from rgr.observe.view import PlainView
+from rgr.sandbox.sealer import Sealer, open_sealer
 from rgr.store import git
 from rgr.store.workspace import Workspace
 

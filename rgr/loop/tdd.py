@@ -1,7 +1,7 @@
 """The phase state machine: PLAN → RED → GREEN → REFACTOR → PLAN … → COMPLETE.
 
 One phase, as data: the noted HEAD (its nextPhase says what runs) → a prompt → one
-fresh agent session, sealed (rgr.loop.attempt: a scratch copy of the base in a sandbox), run
+fresh agent session, sealed (rgr.sandbox.sealer: a scratch copy of the base in a sandbox), run
 by the attempt kernel (rgr.loop.kernel) as every mode's attempts are →
 the commits on its branch imported → checks on base..tip (commits, scope, markers) →
 one test run on a pristine checkout of the tip → on success a note on the tip, then
@@ -44,7 +44,6 @@ from rgr.check.mutation.verdicts import apply_claims, strengthen_brief, violatio
 from rgr.check.testlist import FILENAME as TEST_LIST
 from rgr.check.testlist import TestList, parse_test_list
 from rgr.check.verify import TestReport
-from rgr.loop.attempt import Sealer, Seat, tests_summary
 from rgr.loop.examine import Examiner
 from rgr.loop.kernel import (
     Accepted,
@@ -60,6 +59,7 @@ from rgr.loop.kernel import (
 from rgr.loop.outputs import OUTPUT_MODELS, PhaseOutput, PlanOutput
 from rgr.loop.prompting import build_prompt, where_it_stopped
 from rgr.loop.retry import AttemptRejected
+from rgr.loop.summaries import tests_summary
 from rgr.observe.events import (
     NULL_OBSERVER,
     MutationGate,
@@ -71,6 +71,7 @@ from rgr.observe.events import (
 )
 from rgr.observe.events import NeedsAttention as NeedsAttentionEvent
 from rgr.observe.limits import LIMIT_ERROR_PREFIX, Limits
+from rgr.sandbox.sealer import Sealer, Seat
 from rgr.store import git
 from rgr.store.agents import AgentSpec, agent_for, prompt_path
 from rgr.store.handoff import (
@@ -103,7 +104,7 @@ class Orchestrator:
     backend: Backend
     test_command: TestCommand
     report: Report
-    #: How attempts are sealed and verified (rgr.loop.attempt).
+    #: How attempts are sealed and verified (rgr.sandbox.sealer).
     sealer: Sealer
     backoff_base_s: float = 1.0
     max_phases: int | None = None  # stop after this many phases (tests, --max-phases)

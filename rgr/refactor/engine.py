@@ -1,6 +1,6 @@
 """The refactor loop: baseline gate → planner (validated, re-asked with error codes) →
 one batch at a time → checks → gate → note; every session is sealed by the attempt
-kernel (rgr.loop.attempt) exactly as in TDD mode: the planner and the patchers work in
+kernel (rgr.sandbox.sealer) exactly as in TDD mode: the planner and the patchers work in
 scratch copies inside the sandbox, a batch's commits are imported, the gate runs on a
 pristine checkout of them, and the branch moves only once the batch is noted. A
 rejected attempt is kept under ``refs/rgr/attempts/...`` and a fresh patcher session
@@ -28,7 +28,6 @@ from rgr.base.errors import BackendError, NeedsAttention, PhaseFailed, RgrError
 from rgr.check.gate import GateResult, Level, check_gate, gate_argvs, run_gate
 from rgr.check.guards import Violation, edit_rules
 from rgr.check.verify import TestReport
-from rgr.loop.attempt import Sealer, Seat, is_fatal
 from rgr.loop.kernel import (
     Accepted,
     Declined,
@@ -41,7 +40,7 @@ from rgr.loop.kernel import (
     needs_attention_note,
 )
 from rgr.loop.outputs import PhaseOutput
-from rgr.loop.retry import AttemptRejected
+from rgr.loop.retry import AttemptRejected, is_fatal
 from rgr.loop.sessions import agent_call_event
 from rgr.observe.events import NULL_OBSERVER, Observer, Where
 from rgr.observe.limits import LimitReached, Limits
@@ -56,6 +55,7 @@ from rgr.refactor.plan import (
     validate_plan,
 )
 from rgr.refactor.rename import RenameFailed, rope_rename
+from rgr.sandbox.sealer import Sealer, Seat
 from rgr.store import git, scratch
 from rgr.store.agents import AgentSpec, load_agent, prompt_path
 from rgr.store.handoff import (
@@ -91,7 +91,7 @@ class RefactorEngine:
     backend: Backend
     test_command: TestCommand
     report: Report
-    #: How sessions are sealed and batches verified (rgr.loop.attempt). None only for
+    #: How sessions are sealed and batches verified (rgr.sandbox.sealer). None only for
     #: ``rgr verify``, which runs the gate on the working tree as it is and no agent.
     sealer: Sealer | None = None
     backoff_base_s: float = 1.0
@@ -137,7 +137,7 @@ class RefactorEngine:
     @property
     def _sealer(self) -> Sealer:
         if self.sealer is None:
-            raise AssertionError("a refactor run needs a sealer (rgr.loop.attempt)")
+            raise AssertionError("a refactor run needs a sealer (rgr.sandbox.sealer)")
         return self.sealer
 
     # ------------------------------------------------------------------ planning --
