@@ -20,10 +20,10 @@ from fake_backend import FakeBackend, Session, answer, one_cycle, plans
 
 from rgr.backends.base import AgentRequest, AgentResult
 from rgr.base.errors import NeedsAttention
+from rgr.branches import landing
+from rgr.branches.landing import Integration
 from rgr.commands import show, status
 from rgr.ecosystems.registry import resolve_test_command
-from rgr.loop import landing
-from rgr.loop.landing import Integration
 from rgr.loop.tdd import Orchestrator
 from rgr.observe.report import collect
 from rgr.observe.report_text import lines

@@ -20,9 +20,9 @@ from test_kernel import green_state
 from toolchains import ensure_go
 
 from rgr.backends.base import AgentRequest, AgentResult
+from rgr.branches.sealed_gate import sealed_gate
 from rgr.commands import show
 from rgr.ecosystems.registry import resolve_test_command
-from rgr.loop.sealed_gate import sealed_gate
 from rgr.loop.tdd import Orchestrator
 from rgr.sandbox.sealer import Sealer
 from rgr.store.handoff import HandoffState, Phase, TestCase

@@ -11,10 +11,10 @@ from pathlib import Path
 
 from rgr.backends.base import AgentRequest, AgentResult, OpenGateway
 from rgr.base.errors import RgrError
+from rgr.branches.landing import Integration, Landing, judge
 from rgr.check import flaky
 from rgr.check.gate import GateResult, Level
 from rgr.ecosystems.registry import resolve_test_command
-from rgr.loop.landing import Integration, Landing, judge
 from rgr.loop.starting import baseline_refusal
 from rgr.observe.view import PlainView
 from rgr.sandbox.sealer import Sealer, open_sealer
@@ -42,7 +42,7 @@ def sealed_gate(ws: Workspace, level: Level, quiet: bool = False
 def judge_landing(ws: Workspace, integration: Integration,
                   say: Callable[[str], None]) -> Landing:
     """The integrated tree at HEAD judged as `rgr verify --full` judges it (the same
-    sealed gate), and the verdict noted on HEAD (rgr.loop.landing)."""
+    sealed gate), and the verdict noted on HEAD (rgr.branches.landing)."""
     pinned = ws.pinned()
 
     def sealer() -> Sealer:

@@ -11,11 +11,11 @@ from rgr.backends.base import Backend
 from rgr.base.errors import RepositoryError
 from rgr.base.outcome import Heading, Outcome, Table
 from rgr.base.ui import make_console, short
+from rgr.branches import integrate
+from rgr.branches.sealed_gate import judge_landing
 from rgr.check.gate import GateResult
 from rgr.commands.common import ask_unnoted, confirm, emit
 from rgr.ecosystems.registry import resolve_test_command
-from rgr.loop import integrate
-from rgr.loop.sealed_gate import judge_landing
 from rgr.loop.starting import (
     PhaseLog,
     RunOptions,

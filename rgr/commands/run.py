@@ -14,9 +14,9 @@ from rgr.base import failpoints
 from rgr.base.config import TestCommand
 from rgr.base.outcome import Heading, Outcome
 from rgr.base.ui import short
+from rgr.branches import integrate
 from rgr.commands.common import ask_unnoted, confirm, emit
 from rgr.ecosystems.registry import resolve_test_command
-from rgr.loop import integrate
 from rgr.loop.retry import AttemptRejected
 from rgr.loop.starting import (
     RunOptions,
