@@ -187,7 +187,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("rgr.sandbox",),
     ("rgr.observe",),
     ("rgr.loop",),
-    ("rgr.refactor",),
+    ("rgr.tdd", "rgr.refactor", "rgr.mergefix"),
     ("rgr.branches",),
     ("rgr.daemon", "rgr.demo", "rgr.fake_model", "rgr.evaluate"),
     ("rgr.commands", "rgr.web"),

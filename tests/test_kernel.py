@@ -22,8 +22,7 @@ from rgr.commands import status
 from rgr.ecosystems.registry import resolve_test_command
 from rgr.loop import retry
 from rgr.loop.kernel import Accepted, Kernel
-from rgr.loop.mergefix import MergeFixer, MergeFixFailed, MergeJob
-from rgr.loop.tdd import Orchestrator
+from rgr.mergefix.engine import MergeFixer, MergeFixFailed, MergeJob
 from rgr.observe.events import (
     AttemptStarted,
     Event,
@@ -43,6 +42,7 @@ from rgr.store.handoff import HandoffState, Phase, RefactorProgress, TestCase
 from rgr.store.inflight import Inflight
 from rgr.store.notes import NotesStore
 from rgr.store.workspace import Workspace, open_workspace
+from rgr.tdd.engine import Orchestrator
 
 
 def commits(files: dict[str, str], message: str, cost: float = 0.01,

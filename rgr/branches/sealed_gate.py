@@ -31,7 +31,7 @@ def sealed_gate(ws: Workspace, level: Level, quiet: bool = False
     sealer = open_sealer(ws, NoBackend(), test_command, log)
     head = git.head_commit(ws.repo)
     result = sealer.run_gate(head, level)
-    # as a run's baseline does (rgr.loop.tdd.Orchestrator.baseline): a suite that only
+    # as a run's baseline does (rgr.tdd.engine.Orchestrator.baseline): a suite that only
     # failed tests is run once more before it counts as red
     tests = flaky.start_once_more(result.tests, lambda: sealer.run_tests(head), log,
                                   noted=False)

@@ -389,7 +389,7 @@ def check_tests(phase: Phase, before: TestReport, after: TestReport, *,
                 red_report: TestReport | None = None) -> list[Violation]:
     """What the test runner must say after ``phase``, given what it said before.
     ``red_report``: RED's own report, whose compile error hid tests (``hides_tests``);
-    then GREEN's ``before`` is the report before RED (rgr.loop.tdd), and the tests RED
+    then GREEN's ``before`` is the report before RED (rgr.tdd.engine), and the tests RED
     hid, its new ones among them, appear in GREEN's run."""
     if after.timed_out:
         return [Violation("test-timeout", "the test command did not finish within "

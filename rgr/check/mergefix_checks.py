@@ -1,5 +1,5 @@
 """The rules a merge fix is judged by, deterministically, on what the fixer committed
-and on what the real test runner says (rgr.loop.mergefix runs them).
+and on what the real test runner says (rgr.mergefix.engine runs them).
 
 A fix is a commit that descends from the base tip and from the job's tip (a merge of
 the two: the job's change, carried onto the base), made of commits with the fixer's

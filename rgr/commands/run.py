@@ -32,7 +32,6 @@ from rgr.loop.starting import (
     require_new_branch,
 )
 from rgr.loop.summaries import tests_summary
-from rgr.loop.tdd import LEFTOVERS_PREFIX, Orchestrator
 from rgr.observe.events import SandboxShown
 from rgr.observe.invocation import Invocation, describe_limits, observed
 from rgr.observe.view import PlainView
@@ -43,6 +42,7 @@ from rgr.store.inflight import Inflight
 from rgr.store.locks import run_lock
 from rgr.store.objects import Commit
 from rgr.store.workspace import Workspace
+from rgr.tdd.engine import LEFTOVERS_PREFIX, Orchestrator
 
 Log = Callable[[str], None]
 

@@ -3,7 +3,7 @@ suite and the gate commands on exactly that commit (``rgr land-check``, which no
 verdict on it: rgr.branches.landing), then move the base branch only if it is still at the
 tip that was verified (compare-and-swap). A conflict gets merge-fixer sessions (``rgr
 fix-merge`` in the job's clone: sealed attempts judged by the full suite and the
-guards, see rgr.loop.mergefix) when the daemon allows them; a conflict they cannot resolve,
+guards, see rgr.mergefix.engine) when the daemon allows them; a conflict they cannot resolve,
 or a red suite, leaves the base branch as it was and the job ``needs-attention``,
 naming the conflict or the failure.
 

@@ -1,7 +1,7 @@
 """The attempt kernel: the one loop every agent attempt of rgr goes through.
 
-A TDD phase (rgr.loop.tdd), a refactor batch (rgr.refactor.engine) and a merge fix
-(rgr.loop.mergefix) differ only in what they ask and how they judge; they describe that as a
+A TDD phase (rgr.tdd.engine), a refactor batch (rgr.refactor.engine) and a merge fix
+(rgr.mergefix.engine) differ only in what they ask and how they judge; they describe that as a
 ``Work`` and the kernel does the rest, the same way for each:
 
     for each try, up to work.tries:

@@ -399,7 +399,7 @@ class Sealer:
     def blank_seat(self, label: str,
                    edit_rules: Mapping[str, object] | None = None) -> Iterator[Seat]:
         """A sealed place for a session that must not see the repository at all (the
-        examiner, rgr.loop.examine): an empty working folder, no git, no object store
+        examiner, rgr.tdd.examine): an empty working folder, no git, no object store
         shown; its own HOME and TMPDIR; the model API only. Removed on the way out (read
         what it wrote before leaving)."""
         folder = self._folder(label)

@@ -236,7 +236,7 @@ class LandingNote(CamelModel):
     gate_commands: list[str] = Field(default_factory=list)
     failed_command: str | None = None
     verified_at: datetime | None = None
-    #: The run's acceptance tests (rgr.loop.examine) on the integrated tree: None when
+    #: The run's acceptance tests (rgr.tdd.examine) on the integrated tree: None when
     #: the run had none kept here; ``acceptance_missing``: what they found missing.
     acceptance: Literal["pass", "fail", "not-run"] | None = None
     acceptance_missing: list[str] = Field(default_factory=list)
@@ -358,7 +358,7 @@ class FakeItDebt(CamelModel):
         return self.model_dump(mode="json", by_alias=True)
 
 
-#: What the examiner's acceptance tests decided (rgr.loop.examine): ``pass`` (every
+#: What the examiner's acceptance tests decided (rgr.tdd.examine): ``pass`` (every
 #: test passed), ``fail`` (a behaviour of the feature is missing: back to PLAN, told in
 #: words), ``error`` (the tests did not run: the examiner's fault, never the code's),
 #: ``declined`` (the examiner said the feature cannot be examined honestly),
@@ -382,7 +382,7 @@ class AcceptanceTestNote(CamelModel):
 
 
 class AcceptanceNote(CamelModel):
-    """The examiner's acceptance tests for this run (rgr.loop.examine): written once by
+    """The examiner's acceptance tests for this run (rgr.tdd.examine): written once by
     a sealed session that saw only the feature text and the public interface, kept
     outside the repository (``stored``: its key in rgr's state folder, never a path,
     as every scratch copy reads the notes; ``sha256`` of the file as run), run on a
@@ -478,7 +478,7 @@ class HandoffState(CamelModel):
     adequacy: AdequacyNote | None = None
     # --- fake-it debt, carried from note to note (rgr.check.fakeit) ------------------
     fake_it_debt: list[FakeItDebt] = Field(default_factory=list)
-    # --- the examiner's acceptance tests before COMPLETE (rgr.loop.examine) --------
+    # --- the examiner's acceptance tests before COMPLETE (rgr.tdd.examine) --------
     acceptance: AcceptanceNote | None = None
 
     @property

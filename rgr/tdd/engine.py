@@ -44,7 +44,6 @@ from rgr.check.mutation.verdicts import apply_claims, strengthen_brief, violatio
 from rgr.check.testlist import FILENAME as TEST_LIST
 from rgr.check.testlist import TestList, parse_test_list
 from rgr.check.verify import TestReport
-from rgr.loop.examine import Examiner
 from rgr.loop.kernel import (
     Accepted,
     Declined,
@@ -91,6 +90,7 @@ from rgr.store.handoff import (
 from rgr.store.inflight import Inflight
 from rgr.store.objects import Commit
 from rgr.store.workspace import Workspace
+from rgr.tdd.examine import Examiner
 
 LEFTOVERS_PREFIX = "refs/rgr/leftovers/"
 __all__ = ["LEFTOVERS_PREFIX", "Orchestrator"]

@@ -14,7 +14,7 @@ When the planner says the feature is done (and no fake-it debt is open), rgr
    commit with the file placed beside the run's tests (rgr.check.acceptance.placing);
 5. says what it found: ``pass``, ``fail`` (the behaviours missing, in the examiner's
    words), ``error`` (the tests did not run: the examiner's fault, never the code's) or
-   ``declined`` (the examiner took the honest way out). The TDD loop (rgr.loop.tdd)
+   ``declined`` (the examiner took the honest way out). The TDD loop (rgr.tdd.engine)
    decides what follows.
 """
 
