@@ -20,13 +20,13 @@ from rgr.base.config import Config
 from rgr.check.gate import GateResult, check_gate
 from rgr.check.guards import (
     SKIP_MARKERS,
-    Violation,
     escaping_links,
     forbidden_path,
     hidden_configuration,
     hooks_framework,
 )
 from rgr.check.verify import TestReport
+from rgr.check.violation import Violation
 from rgr.store import git, merging
 from rgr.store.objects import Oid, Repository
 

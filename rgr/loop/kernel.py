@@ -39,8 +39,8 @@ from rgr import __version__
 from rgr.backends.base import AgentRequest, AgentResult, Backend
 from rgr.base import failpoints
 from rgr.base.errors import BackendError
-from rgr.check.guards import Violation, failure_brief
 from rgr.check.verify import TestReport
+from rgr.check.violation import Violation, failure_brief
 from rgr.loop.outputs import way_out_of
 from rgr.loop.retry import AttemptRejected, backoff_seconds, is_fatal, phase_retrying
 from rgr.loop.sessions import (

@@ -16,7 +16,7 @@ from tenacity import RetryCallState, Retrying, retry_if_exception_type, stop_aft
 
 from rgr.base import failpoints
 from rgr.base.errors import BackendError
-from rgr.check.guards import Violation
+from rgr.check.violation import Violation
 
 #: Backend failures no retry can fix: stop at once (resumably) and say what to do.
 #: (A session stopped by its budget is an ordinary rejection: the run's budget limit,

@@ -31,9 +31,10 @@ from rgr.backends.base import AgentRequest, AgentResult, Backend
 from rgr.base.config import TestCommand
 from rgr.base.errors import RgrError
 from rgr.check import report_store
-from rgr.check.guards import Violation, edit_rules
+from rgr.check.guards import edit_rules
 from rgr.check.mergefix_checks import check_merge_commits, check_merge_scope, check_merge_tests
 from rgr.check.verify import TestReport
+from rgr.check.violation import Violation
 from rgr.loop.kernel import Accepted, Declined, Exhausted, Kernel, Try, Verdict, Work
 from rgr.loop.outputs import PhaseOutput
 from rgr.loop.prompting import quoted

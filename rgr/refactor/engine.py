@@ -26,8 +26,9 @@ from rgr.backends.base import AgentRequest, AgentResult, Backend
 from rgr.base.config import TestCommand
 from rgr.base.errors import BackendError, NeedsAttention, PhaseFailed, RgrError
 from rgr.check.gate import GateResult, Level, check_gate, gate_argvs, run_gate
-from rgr.check.guards import Violation, edit_rules
+from rgr.check.guards import edit_rules
 from rgr.check.verify import TestReport
+from rgr.check.violation import Violation
 from rgr.loop.kernel import (
     Accepted,
     Declined,

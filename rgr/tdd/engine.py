@@ -30,7 +30,6 @@ from rgr.base.errors import BackendError, NeedsAttention, PhaseFailed
 from rgr.check import flaky, impact, report_store
 from rgr.check.fakeit import ledger as fakeit_ledger
 from rgr.check.guards import (
-    Violation,
     check_commits,
     check_scope,
     check_tests,
@@ -44,6 +43,7 @@ from rgr.check.mutation.verdicts import apply_claims, strengthen_brief, violatio
 from rgr.check.testlist import FILENAME as TEST_LIST
 from rgr.check.testlist import TestList, parse_test_list
 from rgr.check.verify import TestReport
+from rgr.check.violation import Violation
 from rgr.loop.kernel import (
     Accepted,
     Declined,
