@@ -508,6 +508,38 @@ class HandoffState(CamelModel):
         return self.error_details is not None and self.error_details.type == NEEDS_ATTENTION
 
 
+class NoteUpdate(TypedDict, total=False):
+    """The fields an attempt's note changes of the state it continues from, typed as
+    HandoffState has them (``HandoffState.updated(**update)``): what the attempt kernel
+    writes on every note and what a mode adds to it. A key left out keeps the previous
+    note's value; a key given as None clears it."""
+
+    phase: Phase
+    next_phase: Phase | None
+    cycle_number: int
+    current_test: TestCase | None
+    completed_tests: list[str]
+    pending_tests: list[str]
+    test_result: TestResult | None
+    error: str | None
+    error_details: ErrorDetails | None
+    retry_count: int
+    schema_version: int
+    base_commit: str | None
+    started_at: datetime | None
+    finished_at: datetime | None
+    agent: AgentSummary | None
+    tests: TestRunSummary | None
+    rgr_version: str | None
+    summary: str | None
+    batch: BatchNote | None
+    refactor: RefactorProgress | None
+    merge_fix: MergeFixNote | None
+    adequacy: AdequacyNote | None
+    fake_it_debt: list[FakeItDebt]
+    acceptance: AcceptanceNote | None
+
+
 _PhaseName = Literal["PLAN", "RED", "GREEN", "REFACTOR", "COMPLETE"]
 
 
