@@ -74,7 +74,7 @@ from rgr.check.mutation import lines as coverage_lines  # noqa: E402
 from rgr.check.mutation.gate import measure, subject_of  # noqa: E402
 from rgr.check.verify import TestReport  # noqa: E402
 from rgr.ecosystems.registry import resolve_test_command  # noqa: E402
-from rgr.loop.attempt import open_sealer  # noqa: E402
+from rgr.sandbox.sealer import open_sealer  # noqa: E402
 from rgr.store import git  # noqa: E402
 from rgr.store.handoff import AdequacyNote, Phase  # noqa: E402
 from rgr.store.workspace import open_workspace  # noqa: E402

@@ -76,7 +76,7 @@ def timer(into: list[float]) -> Iterator[None]:
 def per_attempt(files: int, rounds: int, scratch_dir: str, session_s: float) -> None:
     with tempfile.TemporaryDirectory(prefix="rgr-seal-bench-") as tmp, \
             tempfile.TemporaryDirectory(prefix="rgr-seal-bench-", dir=scratch_dir) as fast:
-        base_dir = Path(fast)  # where rgr makes scratch copies (rgr.loop.attempt.work_root)
+        base_dir = Path(fast)  # where rgr makes scratch copies (rgr.sandbox.sealer.work_root)
         repo_path = Path(tmp) / "repo"
         print(f"scratch copies and checkouts in {scratch_dir}")
         made: list[float] = []
@@ -97,7 +97,7 @@ def per_attempt(files: int, rounds: int, scratch_dir: str, session_s: float) -> 
             work = base_dir / f"attempt-{n}" / "work"
             with timer(rows["scratch copy"]):
                 scratch.make_scratch(repo, base, "main", work, who)
-            # As rgr.loop.attempt.Sealer.seat does under the sandbox: the base's pristine tree
+            # As rgr.sandbox.sealer.Sealer.seat does under the sandbox: the base's pristine tree
             # is checked out in a thread while the agent works.
             (base_dir / f"staged-{n}").mkdir()
             stager.stage(base.id, base_dir / f"staged-{n}")

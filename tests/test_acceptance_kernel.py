@@ -20,17 +20,17 @@ from fake_backend import FakeBackend, Session, answer, one_cycle, plans
 
 from rgr.backends.base import AgentRequest, AgentResult
 from rgr.base.errors import NeedsAttention
+from rgr.branches import landing
+from rgr.branches.landing import Integration
 from rgr.commands import show, status
 from rgr.ecosystems.registry import resolve_test_command
-from rgr.loop import landing
-from rgr.loop.attempt import Sealer
-from rgr.loop.landing import Integration
-from rgr.loop.tdd import Orchestrator
 from rgr.observe.report import collect
 from rgr.observe.report_text import lines
+from rgr.sandbox.sealer import Sealer
 from rgr.store import acceptance_store
 from rgr.store.handoff import HandoffState, Phase
 from rgr.store.workspace import Workspace, open_workspace
+from rgr.tdd.engine import Orchestrator
 
 FEATURE = ("add(a, b) returns the sum of two numbers; it also accepts numbers written as "
            "strings, so add('2', '3') == 5")

@@ -182,12 +182,13 @@ LAYERS: list[tuple[str, ...]] = [
     ("rgr.base",),
     ("rgr.ecosystems",),
     ("rgr.store",),
-    ("rgr.sandbox",),
     ("rgr.backends",),
     ("rgr.check",),
+    ("rgr.sandbox",),
     ("rgr.observe",),
     ("rgr.loop",),
-    ("rgr.refactor",),
+    ("rgr.tdd", "rgr.refactor", "rgr.mergefix"),
+    ("rgr.branches",),
     ("rgr.daemon", "rgr.demo", "rgr.fake_model", "rgr.evaluate"),
     ("rgr.commands", "rgr.web"),
 ]
@@ -289,7 +290,7 @@ def _web_imports_of_commands(graph: dict[str, set[str]]) -> list[str]:
 
 def test_the_web_imports_no_command() -> None:
     """`rgr serve`'s pages call the services the commands call (rgr.daemon.jobs,
-    rgr.loop.rollback, ...), never a command module: a command prints, a page renders."""
+    rgr.branches.rollback, ...), never a command module: a command prints, a page renders."""
     assert _web_imports_of_commands(_graph()) == []
 
 

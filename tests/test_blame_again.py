@@ -1,4 +1,4 @@
-"""The TDD loop's second look at a blame (rgr.loop.tdd.TddPhase._blame_again), called
+"""The TDD loop's second look at a blame (rgr.tdd.engine.TddPhase._blame_again), called
 directly on a real repository, real git and real pytest (no agent session runs: the
 backend is never asked).
 
@@ -17,11 +17,11 @@ from conftest import clean_env, committed_project, git
 from fake_backend import FakeBackend
 
 from rgr.ecosystems.registry import resolve_test_command
-from rgr.loop.attempt import Sealer
-from rgr.loop.tdd import Orchestrator, TddPhase
+from rgr.sandbox.sealer import Sealer
 from rgr.store import git as rgr_git
 from rgr.store.handoff import AdequacyNote, HandoffState, MutantFinding, Phase
 from rgr.store.workspace import open_workspace
+from rgr.tdd.engine import Orchestrator, TddPhase
 
 STUB = "def fmt(value, digits):\n    raise NotImplementedError\n"
 TEST = ("from fmt import fmt\n\n\ndef test_formats():\n"

@@ -17,7 +17,8 @@ from test_kernel import commits, green_state, orchestrator, project, waits, work
 
 from rgr.base.config import Config
 from rgr.check import cheats
-from rgr.check.guards import Violation, check_scope, failure_brief
+from rgr.check.guards import check_scope
+from rgr.check.violation import Violation, failure_brief
 from rgr.observe.events import Event
 from rgr.refactor.checks import check_batch_commits
 from rgr.refactor.plan import Batch

@@ -18,13 +18,13 @@ from fake_backend import FakeBackend, one_cycle, plans
 from rgr.base.errors import ExitCode, NeedsAttention
 from rgr.commands import show, status
 from rgr.ecosystems.registry import resolve_test_command
-from rgr.loop.attempt import Sealer
-from rgr.loop.tdd import Orchestrator
 from rgr.observe.report import collect
 from rgr.observe.report_text import lines
+from rgr.sandbox.sealer import Sealer
 from rgr.store.handoff import HandoffState, Phase
 from rgr.store.notes import NotesStore
 from rgr.store.workspace import Workspace, open_workspace
+from rgr.tdd.engine import Orchestrator
 
 TEST_1 = "from calc import add\n\n\ndef test_adds():\n    assert add(2, 3) == 5\n"
 TEST_2 = TEST_1 + "\n\ndef test_adds_other_numbers():\n    assert add(1, 1) == 2\n"

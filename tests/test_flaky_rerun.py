@@ -20,13 +20,13 @@ from test_kernel import green_state
 from toolchains import ensure_go
 
 from rgr.backends.base import AgentRequest, AgentResult
+from rgr.branches.sealed_gate import sealed_gate
 from rgr.commands import show
 from rgr.ecosystems.registry import resolve_test_command
-from rgr.loop.attempt import Sealer
-from rgr.loop.sealed_gate import sealed_gate
-from rgr.loop.tdd import Orchestrator
+from rgr.sandbox.sealer import Sealer
 from rgr.store.handoff import HandoffState, Phase, TestCase
 from rgr.store.workspace import Workspace, open_workspace
+from rgr.tdd.engine import Orchestrator
 
 RED_TEST = "from calc import add\n\n\ndef test_adds():\n    assert add(2, 3) == 5\n"
 REAL = "def add(a, b):\n    return a + b\n"

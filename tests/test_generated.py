@@ -21,7 +21,7 @@ from fake_backend import FakeBackend
 from rgr.base.config import load_config
 from rgr.base.errors import ConfigError
 from rgr.ecosystems.registry import resolve_test_command
-from rgr.loop.attempt import Sealer
+from rgr.sandbox.sealer import Sealer
 from rgr.sandbox.toolchain import Shown, Toolchain
 from rgr.store import generated
 from rgr.store.generated import GeneratedFile

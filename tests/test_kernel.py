@@ -21,10 +21,8 @@ from rgr.base.errors import BackendError, ExitCode, NeedsAttention, PhaseFailed
 from rgr.commands import status
 from rgr.ecosystems.registry import resolve_test_command
 from rgr.loop import retry
-from rgr.loop.attempt import Sealer
 from rgr.loop.kernel import Accepted, Kernel
-from rgr.loop.mergefix import MergeFixer, MergeFixFailed, MergeJob
-from rgr.loop.tdd import Orchestrator
+from rgr.mergefix.engine import MergeFixer, MergeFixFailed, MergeJob
 from rgr.observe.events import (
     AttemptStarted,
     Event,
@@ -38,11 +36,13 @@ from rgr.observe.limits import LimitReached, Limits
 from rgr.observe.report import collect
 from rgr.observe.summary import summarize
 from rgr.refactor.engine import RefactorEngine
+from rgr.sandbox.sealer import Sealer
 from rgr.store import inflight, merging
 from rgr.store.handoff import HandoffState, Phase, RefactorProgress, TestCase
 from rgr.store.inflight import Inflight
 from rgr.store.notes import NotesStore
 from rgr.store.workspace import Workspace, open_workspace
+from rgr.tdd.engine import Orchestrator
 
 
 def commits(files: dict[str, str], message: str, cost: float = 0.01,

@@ -337,7 +337,7 @@ def test_no_canary_is_readable_in_any_layout(machine: tuple[Path, dict[str, str]
     cargo = home / ".cargo/bin/cargo"
     java = home / ".sdkman/candidates/java/current/bin/java"
     # The executables the backend asks the sandbox to show, found as rgr finds them
-    # (rgr.loop.attempt: backend_binaries on PATH).
+    # (rgr.sandbox.sealer: backend_binaries on PATH).
     agent = BACKENDS[backend](backend, env=user_env)
     binaries = [Path(p) for p in (shutil.which(n, path=path) for n in backend_binaries(agent))
                 if p]

@@ -79,7 +79,7 @@ def test_remove_it_is_said_only_of_lines_no_test_runs() -> None:
 
 def test_a_blame_examined_again_sends_a_line_a_test_runs_back_to_red(
         tmp_path: Path) -> None:
-    """GREEN rejected twice for the same survivor (rgr.loop.tdd): the gate examines the
+    """GREEN rejected twice for the same survivor (rgr.tdd.engine): the gate examines the
     blame again with the whole command in a fresh process. A finding called uncovered
     on a line the test runs (the width, run in a worker thread) becomes RED's gap."""
     (tmp_path / "repo").mkdir()

@@ -29,7 +29,7 @@ def note(phase: Phase, summary: str, **fields: object) -> str:
 
 
 def landed(text: str, commit: str) -> str:
-    """``text``'s handoff with the landing verdict added, as rgr.loop.landing writes it."""
+    """``text``'s handoff with the landing verdict added, as rgr.branches.landing writes it."""
     state = parse_note(text)
     return state.updated(landing=LandingNote(
         into="main", base_tip=commit, job_tip=commit, tip=commit,

@@ -22,10 +22,10 @@ from rgr.base.failpoints import POINTS, _armed
 from rgr.base.processes import REPO_MARK_VAR
 from rgr.check import report_store
 from rgr.check.verify import TestOutcome, TestReport
-from rgr.loop.tdd import inside_repository
 from rgr.store import inflight
 from rgr.store.handoff import Phase
 from rgr.store.inflight import Inflight
+from rgr.tdd.engine import inside_repository
 
 
 def _resumable(tmp_path: Path) -> Repo:

@@ -324,7 +324,7 @@ def test_three_invalid_plans_end_with_the_codes_and_nothing_changed(shop: Path) 
 
     ws = open_workspace(shop, env=clean_env(shop.parent / "home"))
     from rgr.ecosystems.registry import resolve_test_command
-    from rgr.loop.attempt import Sealer
+    from rgr.sandbox.sealer import Sealer
 
     planner = FakeBackend(plans, plans, plans)
     test_command = resolve_test_command(ws.config, shop)

@@ -194,7 +194,7 @@ def test_actions_need_the_csrf_token_and_do_what_the_cli_does(
 def test_accept_and_reject_are_report_integrate_and_rollback(
         tmp_path: Path, run_rgr: RunRgr) -> None:
     repo = make_repo(tmp_path, commits=2)
-    # Accepting runs the integrated tree's tests again (rgr.loop.landing): a real command.
+    # Accepting runs the integrated tree's tests again (rgr.branches.landing): a real command.
     repo.commit("config", {"tdd.toml": f'test_command = "{sys.executable} -m pytest -q '
                                        '-p no:cacheprovider"\n'})
     made = make_run(repo)

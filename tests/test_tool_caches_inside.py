@@ -23,8 +23,8 @@ from fake_backend import FakeBackend
 
 from rgr.base.proc import run
 from rgr.ecosystems.registry import resolve_test_command
-from rgr.loop.attempt import open_sealer
 from rgr.sandbox import tool_caches_inside
+from rgr.sandbox.sealer import open_sealer
 from rgr.sandbox.toolchain import Shown, Toolchain
 from rgr.store.workspace import open_workspace
 

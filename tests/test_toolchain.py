@@ -282,10 +282,10 @@ def test_a_tracked_folder_is_never_an_environment(project: Path, home: Path) -> 
 
 
 def test_the_run_reads_what_git_tracks_from_the_repository(project: Path, home: Path) -> None:
-    """Through rgr.loop.attempt.toolchain_of, as a run asks: git's own index decides."""
+    """Through rgr.sandbox.sealer.toolchain_of, as a run asks: git's own index decides."""
     from conftest import git
 
-    from rgr.loop.attempt import toolchain_of
+    from rgr.sandbox.sealer import toolchain_of
     from rgr.store.workspace import open_workspace
 
     (project / "tools" / "bin").mkdir(parents=True)
@@ -388,7 +388,7 @@ def test_doctor_for_a_javascript_project_hides_maven_and_says_why(
     from conftest import git
 
     from rgr.ecosystems.registry import resolve_test_command
-    from rgr.loop.attempt import toolchain_of
+    from rgr.sandbox.sealer import toolchain_of
     from rgr.store.workspace import open_workspace
 
     _homes(home)

@@ -13,8 +13,8 @@ import pytest
 
 from rgr.base.config import TestCommand
 from rgr.base.errors import CommandError
-from rgr.check.guards import Violation, failure_brief
 from rgr.check.verify import OUTPUT_EXCERPT_LIMIT, TestReport, report_to_json, run_tests
+from rgr.check.violation import Violation, failure_brief
 
 PYTEST = TestCommand((sys.executable, "-m", "pytest"), "pytest", (), False, "test")
 

@@ -266,7 +266,7 @@ class ClaudeBackend:
                if k not in OTHER_BACKENDS_KEYS}
         env[SESSION_MARK_VAR] = request.session_id
         # The repository the session works for (a sealed session's cwd is its scratch
-        # copy; rgr.loop.attempt marks the user's repository): orphans are found by it.
+        # copy; rgr.sandbox.sealer marks the user's repository): orphans are found by it.
         env.setdefault(REPO_MARK_VAR, str(request.cwd))
         try:
             done = self._run(

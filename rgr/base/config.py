@@ -336,7 +336,7 @@ class AdequacyConfig(BaseModel):
 
 
 class AcceptanceConfig(BaseModel):
-    """``[acceptance]``: the examiner before COMPLETE (rgr.loop.examine). A sealed session
+    """``[acceptance]``: the examiner before COMPLETE (rgr.tdd.examine). A sealed session
     that sees only the feature text and the public interface writes acceptance tests
     no implementing agent can read; rgr runs them on a pristine checkout. ``on``: a
     failing test sends the run back to PLAN with the missing behaviour in words;

@@ -17,8 +17,9 @@ from typing import Literal
 
 from rgr.base.config import Config, GateCommand, TestCommand
 from rgr.base.proc import Completed, run, tail
-from rgr.check.guards import Violation, check_tests
+from rgr.check.guards import check_tests
 from rgr.check.verify import Confinement, TestReport, run_tests
+from rgr.check.violation import Violation
 from rgr.store.handoff import Phase
 
 Level = Literal["fast", "full"]

@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass
 
 from rgr.base.config import Config, GlobSet, glob_to_regex
 from rgr.base.proc import bound
 from rgr.check import cheats, conftest_rules, ignore_rules, manifest_keys
 from rgr.check.testlist import FILENAME as TEST_LIST
 from rgr.check.verify import TestReport
+from rgr.check.violation import Violation
 from rgr.ecosystems import registry
 from rgr.ecosystems.base import TestOutcome
 from rgr.ecosystems.failure_kind import MEANING, is_right_red
@@ -55,20 +55,6 @@ SKIP_MARKERS = re.compile(
     r"|\b(it|test|describe)\.(skipIf|runIf|fails|failing)\s*\(|\bthis\.skip\s*\("
     r"|\{\s*(skip|todo)\s*:\s*true\b|#\[ignore\b|\bmarkTest(Skipped|Incomplete)\s*\("
 )
-
-
-@dataclass(frozen=True)
-class Violation:
-    rule: str
-    message: str
-    path: str | None = None
-    line: int | None = None
-
-    def __str__(self) -> str:
-        where = ""
-        if self.path:
-            where = f" [{self.path}{f':{self.line}' if self.line else ''}]"
-        return f"{self.rule}: {self.message}{where}"
 
 
 def check_commits(
@@ -389,7 +375,7 @@ def check_tests(phase: Phase, before: TestReport, after: TestReport, *,
                 red_report: TestReport | None = None) -> list[Violation]:
     """What the test runner must say after ``phase``, given what it said before.
     ``red_report``: RED's own report, whose compile error hid tests (``hides_tests``);
-    then GREEN's ``before`` is the report before RED (rgr.loop.tdd), and the tests RED
+    then GREEN's ``before`` is the report before RED (rgr.tdd.engine), and the tests RED
     hid, its new ones among them, appear in GREEN's run."""
     if after.timed_out:
         return [Violation("test-timeout", "the test command did not finish within "
@@ -495,12 +481,3 @@ def wrong_red_failure(outcome: TestOutcome) -> Violation:
         "exist yet (its module, function or method); use only fixtures and helpers that "
         f"exist or that the test file defines. The runner said:\n{words}",
         outcome.file)
-
-
-def failure_brief(violations: list[Violation], after: TestReport | None) -> str:
-    """The text a retry's prompt carries: every violation, then the runner's output tail."""
-    lines = ["Your previous attempt at this phase was rejected by rgr and rolled back:"]
-    lines += [f"- {v}" for v in violations]
-    if after is not None and after.output_excerpt.strip():
-        lines += ["", "Test runner output (excerpt):", "```", after.output_excerpt[-3000:], "```"]
-    return "\n".join(lines)

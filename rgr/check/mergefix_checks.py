@@ -1,5 +1,5 @@
 """The rules a merge fix is judged by, deterministically, on what the fixer committed
-and on what the real test runner says (rgr.loop.mergefix runs them).
+and on what the real test runner says (rgr.mergefix.engine runs them).
 
 A fix is a commit that descends from the base tip and from the job's tip (a merge of
 the two: the job's change, carried onto the base), made of commits with the fixer's
@@ -20,13 +20,13 @@ from rgr.base.config import Config
 from rgr.check.gate import GateResult, check_gate
 from rgr.check.guards import (
     SKIP_MARKERS,
-    Violation,
     escaping_links,
     forbidden_path,
     hidden_configuration,
     hooks_framework,
 )
 from rgr.check.verify import TestReport
+from rgr.check.violation import Violation
 from rgr.store import git, merging
 from rgr.store.objects import Oid, Repository
 

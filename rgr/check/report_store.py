@@ -2,7 +2,7 @@
 report of the last verified commit without checking anything out or running it again.
 
 A report depends only on the tree that was tested (the same assumption the in-memory
-cache of :class:`rgr.loop.tdd.Orchestrator` makes within one run). Files live in
+cache of :class:`rgr.tdd.engine.Orchestrator` makes within one run). Files live in
 ``<git dir>/rgr/reports/``: never committed, shared by every branch; the oldest are
 pruned so the folder stays small.
 """

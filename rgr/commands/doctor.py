@@ -12,16 +12,17 @@ from rgr.backends.base import backend_binaries
 from rgr.base.errors import RgrError
 from rgr.base.installed import install_extra
 from rgr.base.outcome import Heading, Outcome
+from rgr.branches.sealed_gate import sealed_gate
 from rgr.check.gate import GateResult, gate_argvs
 from rgr.check.mutation import equivalence
 from rgr.commands.common import emit
 from rgr.commands.verify import refusal_data, refusal_lines, result_lines
 from rgr.ecosystems import registry
 from rgr.ecosystems.python.pytest_runner import project_virtualenv
-from rgr.loop.attempt import Sealer, tests_summary
-from rgr.loop.sealed_gate import sealed_gate
 from rgr.loop.starting import agent_refusal, make_backend, start_refusals
+from rgr.loop.summaries import tests_summary
 from rgr.sandbox.explain import Diagnosis, missing_program
+from rgr.sandbox.sealer import Sealer
 from rgr.sandbox.toolchain import VERSION_FILES, home_relative
 from rgr.store import acceptance_store
 from rgr.store.workspace import Workspace

@@ -1,15 +1,15 @@
 """``rgr fix-merge`` (internal: the daemon runs it in a job's clone when the job's rebase
 onto its base branch conflicts): merge-fixer sessions until one merge of the job into
-the base tip passes rgr's checks (rgr.loop.mergefix), then the job's branch moves to it."""
+the base tip passes rgr's checks (rgr.mergefix.engine), then the job's branch moves to it."""
 
 from __future__ import annotations
 
 from rgr.base.errors import RepositoryError
 from rgr.ecosystems.registry import resolve_test_command
-from rgr.loop.attempt import open_sealer
-from rgr.loop.mergefix import MergeFixer, MergeJob
 from rgr.loop.starting import make_backend, recover_after_crash, require_clean
+from rgr.mergefix.engine import MergeFixer, MergeJob
 from rgr.observe.view import PlainView
+from rgr.sandbox.sealer import open_sealer
 from rgr.store import git, inflight, merging
 from rgr.store.locks import run_lock
 from rgr.store.workspace import Workspace

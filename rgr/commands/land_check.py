@@ -1,16 +1,16 @@
 """``rgr land-check`` (internal: the daemon runs it in a job's clone once the job is
 rebased or merged onto its base branch's tip): the integrated tree at HEAD judged by
 the full suite and the ``[gate]`` commands, sealed, and the verdict noted on HEAD
-(rgr.loop.landing). Exit 0 lets the base branch move; 1 says which tests failed."""
+(rgr.branches.landing). Exit 0 lets the base branch move; 1 says which tests failed."""
 
 from __future__ import annotations
 
 from typing import cast
 
 from rgr.base.outcome import Outcome, Verbatim
+from rgr.branches.landing import How, Integration
+from rgr.branches.sealed_gate import judge_landing
 from rgr.commands.common import emit
-from rgr.loop.landing import How, Integration
-from rgr.loop.sealed_gate import judge_landing
 from rgr.observe.view import PlainView
 from rgr.store import git
 from rgr.store.workspace import Workspace

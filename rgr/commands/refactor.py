@@ -11,12 +11,11 @@ from rgr.backends.base import Backend
 from rgr.base.errors import RepositoryError
 from rgr.base.outcome import Heading, Outcome, Table
 from rgr.base.ui import make_console, short
+from rgr.branches import integrate
+from rgr.branches.sealed_gate import judge_landing
 from rgr.check.gate import GateResult
 from rgr.commands.common import ask_unnoted, confirm, emit
 from rgr.ecosystems.registry import resolve_test_command
-from rgr.loop import integrate
-from rgr.loop.attempt import ATTEMPTS_PREFIX, open_sealer, tests_summary
-from rgr.loop.sealed_gate import judge_landing
 from rgr.loop.starting import (
     PhaseLog,
     RunOptions,
@@ -30,9 +29,11 @@ from rgr.loop.starting import (
     require_clean,
     require_new_branch,
 )
+from rgr.loop.summaries import tests_summary
 from rgr.observe.invocation import describe_limits
 from rgr.refactor.engine import RefactorEngine
 from rgr.refactor.plan import RefactorPlanOutput
+from rgr.sandbox.sealer import ATTEMPTS_PREFIX, open_sealer
 from rgr.store import git, inflight
 from rgr.store.handoff import HandoffState, Phase, RefactorProgress, TestResult, now_utc
 from rgr.store.locks import run_lock

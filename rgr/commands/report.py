@@ -2,7 +2,7 @@
 
 Printed at the end of a completed ``rgr run``/``rgr resume`` too. ``--integrate merge``
 fast-forwards the branch the run started from, ``--integrate pr`` opens a pull request
-through ``gh`` (rgr.loop.integrate.accept, which `rgr serve` calls too), ``--integrate
+through ``gh`` (rgr.branches.integrate.accept, which `rgr serve` calls too), ``--integrate
 none`` (the default) leaves it; rejecting is ``rgr rollback``.
 """
 
@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from rgr.base.outcome import Outcome
 from rgr.base.ui import make_console
+from rgr.branches import integrate
 from rgr.commands.common import emit, sayer
-from rgr.loop import integrate
 from rgr.observe.report import RunReport, collect
 from rgr.observe.report_text import text
 from rgr.store.workspace import Workspace

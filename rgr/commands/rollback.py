@@ -1,10 +1,10 @@
 """``rgr rollback <commit>``: move the branch back to a noted commit, undoably
-(rgr.loop.rollback, which `rgr serve`'s reject calls too)."""
+(rgr.branches.rollback, which `rgr serve`'s reject calls too)."""
 
 from __future__ import annotations
 
+from rgr.branches.rollback import roll_back
 from rgr.commands.common import ask_yes_no, sayer
-from rgr.loop.rollback import roll_back
 from rgr.store.workspace import Workspace
 
 

@@ -14,14 +14,9 @@ from rgr.base import failpoints
 from rgr.base.config import TestCommand
 from rgr.base.outcome import Heading, Outcome
 from rgr.base.ui import short
+from rgr.branches import integrate
 from rgr.commands.common import ask_unnoted, confirm, emit
 from rgr.ecosystems.registry import resolve_test_command
-from rgr.loop import integrate
-from rgr.loop.attempt import (
-    ATTEMPTS_PREFIX,
-    open_sealer,
-    tests_summary,
-)
 from rgr.loop.retry import AttemptRejected
 from rgr.loop.starting import (
     RunOptions,
@@ -36,16 +31,18 @@ from rgr.loop.starting import (
     require_clean,
     require_new_branch,
 )
-from rgr.loop.tdd import LEFTOVERS_PREFIX, Orchestrator
+from rgr.loop.summaries import tests_summary
 from rgr.observe.events import SandboxShown
 from rgr.observe.invocation import Invocation, describe_limits, observed
 from rgr.observe.view import PlainView
+from rgr.sandbox.sealer import ATTEMPTS_PREFIX, open_sealer
 from rgr.store import git, inflight
 from rgr.store.handoff import ErrorDetails, HandoffState, Phase, TestResult, now_utc
 from rgr.store.inflight import Inflight
 from rgr.store.locks import run_lock
 from rgr.store.objects import Commit
 from rgr.store.workspace import Workspace
+from rgr.tdd.engine import LEFTOVERS_PREFIX, Orchestrator
 
 Log = Callable[[str], None]
 

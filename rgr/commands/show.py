@@ -79,7 +79,7 @@ def rows(commit: str, state: NoteJson) -> list[tuple[str, str]]:
     if summary := state.get("summary"):
         out.append(("summary", summary))
     fix = state.get("mergeFix")
-    if fix is not None:  # the daemon's merge fixer (rgr.loop.mergefix)
+    if fix is not None:  # the daemon's merge fixer (rgr.mergefix.engine)
         out.append(("merge fix", f"{fix.get('status')}: onto {fix.get('into')} at "
                                  f"{str(fix.get('baseTip'))[:8]}, conflicts in "
                                  f"{', '.join(fix.get('conflicts') or []) or '-'} (attempt "
@@ -119,7 +119,7 @@ def rows(commit: str, state: NoteJson) -> list[tuple[str, str]]:
     for debt in state.get("fakeItDebt") or []:  # rgr.check.fakeit
         out.append(("fake-it debt", _debt_line(debt)))
     acceptance = state.get("acceptance")
-    if isinstance(acceptance, dict):  # the examiner (rgr.loop.examine)
+    if isinstance(acceptance, dict):  # the examiner (rgr.tdd.examine)
         out.append(("acceptance", acceptance_text.summary(acceptance)))
         out += [("acceptance test", line) for line in acceptance_text.test_lines(acceptance)]
         out.append(("acceptance file", acceptance_text.stored_line(acceptance)))

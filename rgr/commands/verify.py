@@ -13,12 +13,12 @@ import shlex
 from rgr.base.errors import RgrError
 from rgr.base.outcome import Outcome
 from rgr.base.ui import short
+from rgr.branches.sealed_gate import sealed_gate
 from rgr.check.gate import GateResult, Level, gate_argvs
 from rgr.commands.common import Progress, emit
 from rgr.ecosystems.registry import resolve_test_command
-from rgr.loop.attempt import tests_summary
-from rgr.loop.sealed_gate import sealed_gate
 from rgr.loop.starting import start_refusals
+from rgr.loop.summaries import tests_summary
 from rgr.sandbox import capabilities
 from rgr.store import git
 from rgr.store.workspace import Workspace

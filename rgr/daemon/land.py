@@ -1,9 +1,9 @@
 """Integrating a finished job: rebase onto the base branch's current tip, run the full
 suite and the gate commands on exactly that commit (``rgr land-check``, which notes the
-verdict on it: rgr.loop.landing), then move the base branch only if it is still at the
+verdict on it: rgr.branches.landing), then move the base branch only if it is still at the
 tip that was verified (compare-and-swap). A conflict gets merge-fixer sessions (``rgr
 fix-merge`` in the job's clone: sealed attempts judged by the full suite and the
-guards, see rgr.loop.mergefix) when the daemon allows them; a conflict they cannot resolve,
+guards, see rgr.mergefix.engine) when the daemon allows them; a conflict they cannot resolve,
 or a red suite, leaves the base branch as it was and the job ``needs-attention``,
 naming the conflict or the failure.
 
@@ -139,7 +139,7 @@ def _land(wc: WorkCopy, target: Target, env: Mapping[str, str], say: Callable[[s
 def _land_check(wc: WorkCopy, env: Mapping[str, str], base_tip: str, job_tip: str,
                 how: str) -> Completed:
     """``rgr land-check`` in the job's clone: the full suite and the gate commands on
-    HEAD, sealed, the verdict noted on HEAD (rgr.loop.landing)."""
+    HEAD, sealed, the verdict noted on HEAD (rgr.branches.landing)."""
     with test_slot(env):
         return run([sys.executable, "-m", "rgr", "land-check", "--into", wc.spec.base,
                     "--base-tip", base_tip, "--job-tip", job_tip, "--how", how],

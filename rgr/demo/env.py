@@ -43,7 +43,7 @@ def claude_env(home: Path, base_url: str, extra: Mapping[str, str] | None = None
         # the retry path exercised and the tests fast.
         "CLAUDE_CODE_MAX_RETRIES": "1",
         # A scripted model plays the scripts it was given: they have no examiner session
-        # (rgr.loop.examine), so the examiner is off unless a caller turns it back on.
+        # (rgr.tdd.examine), so the examiner is off unless a caller turns it back on.
         "TDD_ACCEPTANCE_MODE": "off",
     }
     if "TMPDIR" in os.environ:

@@ -1,5 +1,5 @@
 """What a result is worth, measured on a pristine checkout of it, sealed like every
-verification rgr makes (rgr.loop.attempt.Sealer.checkout): the hidden tests placed into
+verification rgr makes (rgr.sandbox.sealer.Sealer.checkout): the hidden tests placed into
 it and run, the regression suite at the base and at the result, and what the diff did to
 the tests that were there.
 """
@@ -12,7 +12,7 @@ from rgr.check.verify import TestReport, run_tests
 from rgr.ecosystems.registry import guess_runner
 from rgr.evaluate.results import Measures
 from rgr.evaluate.tasks import Task
-from rgr.loop.attempt import Sealer
+from rgr.sandbox.sealer import Sealer
 from rgr.store import git
 from rgr.store.objects import Commit
 

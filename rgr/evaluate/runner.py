@@ -26,8 +26,8 @@ from rgr.evaluate.results import Measures
 from rgr.evaluate.rgr_mode import figures, run_rgr
 from rgr.evaluate.solo import solo_session
 from rgr.evaluate.tasks import Task
-from rgr.loop.attempt import open_sealer
 from rgr.loop.starting import make_backend
+from rgr.sandbox.sealer import open_sealer
 from rgr.store import git
 from rgr.store.workspace import Workspace, open_workspace
 

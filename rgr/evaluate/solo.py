@@ -1,6 +1,6 @@
 """The single-session modes of `rgr eval`: ``bare`` (implement the feature with tests)
 and ``tdd-prompt`` (the same, told to work test-first). One agent session, sealed exactly
-as rgr's phases are (rgr.loop.attempt.Sealer: a scratch copy of the commit, a throwaway
+as rgr's phases are (rgr.sandbox.sealer.Sealer: a scratch copy of the commit, a throwaway
 HOME, the bubblewrap jail, the model API only), with the same backend, model, timeout
 and budget; its commits come back as objects and the clone's branch moves to them. No
 guard, no retry, no referee: what the session commits is the result.
@@ -16,8 +16,8 @@ from string import Template
 from rgr.backends.base import AgentRequest, Backend, SessionFigures, session_figures
 from rgr.base.config import TestCommand
 from rgr.base.errors import BackendError
-from rgr.loop.attempt import Sealer
 from rgr.loop.outputs import PhaseOutput
+from rgr.sandbox.sealer import Sealer
 from rgr.store import git
 from rgr.store.agents import load_agent, prompt_path
 from rgr.store.objects import Commit

@@ -20,8 +20,8 @@ from rgr.base.config import TestCommand
 from rgr.base.errors import ConfigError, RepositoryError
 from rgr.check.verify import TestReport, blind_run
 from rgr.ecosystems.registry import alternatives
-from rgr.loop.attempt import Sealer
 from rgr.sandbox import read_only
+from rgr.sandbox.sealer import Sealer
 from rgr.store import git
 
 

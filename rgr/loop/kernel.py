@@ -1,13 +1,14 @@
 """The attempt kernel: the one loop every agent attempt of rgr goes through.
 
-A TDD phase (rgr.loop.tdd), a refactor batch (rgr.refactor.engine) and a merge fix
-(rgr.loop.mergefix) differ only in what they ask and how they judge; they describe that as a
+A TDD phase (rgr.tdd.engine), a refactor batch (rgr.refactor.engine) and a merge fix
+(rgr.mergefix.engine) differ only in what they ask and how they judge; they describe that as a
 ``Work`` and the kernel does the rest, the same way for each:
 
     for each try, up to work.tries:
         the limits allow it?            (budget, time, cycles: else a note and a stop)
-        seat a sealed scratch copy      (rgr.loop.attempt.Sealer)
-        work.prepare(seat)              (a merge left for the agent, a rope rename)
+        seat a sealed scratch copy      (rgr.sandbox.sealer.Sealer)
+        work.begin(seat)                (the session to run, after a merge left for the
+                                         agent; or none: a rope rename done)
         record the attempt in flight    (so `rgr resume` after kill -9 judges it)
         run the agent session           (events for the live view, the artifacts, limits)
         bring the commits in
@@ -39,17 +40,17 @@ from rgr import __version__
 from rgr.backends.base import AgentRequest, AgentResult, Backend
 from rgr.base import failpoints
 from rgr.base.errors import BackendError
-from rgr.check.guards import Violation, failure_brief
 from rgr.check.verify import TestReport
-from rgr.loop.attempt import Sealer, Seat, agent_summary, is_fatal, tests_summary
+from rgr.check.violation import Violation, failure_brief
 from rgr.loop.outputs import way_out_of
-from rgr.loop.retry import AttemptRejected, backoff_seconds, phase_retrying
+from rgr.loop.retry import AttemptRejected, backoff_seconds, is_fatal, phase_retrying
 from rgr.loop.sessions import (
     agent_call_event,
     describe_denials,
     result_from_record,
     result_record,
 )
+from rgr.loop.summaries import agent_summary, tests_summary
 from rgr.observe.events import (
     NULL_OBSERVER,
     AgentStreamed,
@@ -62,12 +63,14 @@ from rgr.observe.events import (
     Where,
 )
 from rgr.observe.limits import LIMIT_ERROR_PREFIX, LimitReached, Limits
+from rgr.sandbox.sealer import Sealer, Seat
 from rgr.store import git, inflight
 from rgr.store.agents import AgentSpec, prompt_version
 from rgr.store.handoff import (
     NEEDS_ATTENTION,
     ErrorDetails,
     HandoffState,
+    NoteUpdate,
     Phase,
     now_utc,
     validated_update,
@@ -138,12 +141,77 @@ class Declined(Exception):
         self.kept = kept
 
 
+@dataclass(frozen=True)
+class Naming:
+    """How an attempt is named: its ``label`` in scratch folders and kept refs, its
+    ``title`` in the run log, and ``where`` every event about it points. ``cycle`` None:
+    the work has no cycles (a merge fix), so the title and the events' cycle are the
+    attempt's number."""
+
+    stem: str
+    title: str
+    phase: str
+    cycle: int | None
+    batch: str | None = None
+
+    def label(self, number: int) -> str:
+        return f"{self.stem}-a{number}"
+
+    def title_of(self, number: int) -> str:
+        return self.title if self.cycle is not None else f"{self.title} {number}"
+
+    def where(self, number: int, session_id: str) -> Where:
+        cycle = self.cycle if self.cycle is not None else number
+        return Where(self.phase, cycle, number, session_id, batch=self.batch)
+
+
+@dataclass(frozen=True)
+class Messages:
+    """What rgr's own log lines say of the work: the accepted note's (None: the notes'
+    default) and the branch move's, a kept rejected attempt's ref log and its note's."""
+
+    accepted_note: str | None
+    accepted_branch: str
+    rejected_note: str = "rgr: rejected attempt"
+    kept: str = "rgr: rejected attempt"
+
+
+@dataclass(frozen=True)
+class Starting:
+    """An attempt is about to start (the limits allowed it); ``last_reason`` is why the
+    one before it was rejected (empty for the first)."""
+
+    number: int
+    last_reason: str
+
+
+@dataclass(frozen=True)
+class Verified:
+    """The branch is at the accepted tip, its note written."""
+
+    done: Accepted
+    attempt: Try
+
+
+@dataclass(frozen=True)
+class Stopped:
+    """A backend failure no retry can fix (rgr.loop.retry.is_fatal) ends the work."""
+
+    error: BackendError
+
+
+#: What the kernel tells a mode while it works, for the mode to say where the user looks.
+Moment = Starting | Verified | Stopped
+
+
 class Work(ABC, Generic[Evidence]):
-    """What one unit of agent work varies in. Subclasses (a page or two each) set the
-    fields and override the hooks; the defaults are what most modes want. ``Evidence``
-    is what the mode's ``judge`` hands its ``accepted_fields``/``rejected_fields``. The hooks
-    without a default are abstract: a mode that misses one is an error for mypy
-    (``Cannot instantiate abstract class``) and at construction, never mid-run."""
+    """One unit of agent work, as a mode describes it to the kernel: data set at
+    construction (where it starts, how many tries, its names, its messages, its agent)
+    and three abstract parts, what to prompt (``begin``), how to judge (``judge``) and
+    what to note (``accepted_note``; ``rejected_note``, ``tell`` and ``limit_reached``
+    have defaults). ``Evidence`` is what the mode's ``judge`` hands its notes. A mode
+    that misses an abstract method is an error for mypy (``Cannot instantiate abstract
+    class``) and at construction, never mid-run."""
 
     #: "tdd" | "refactor" | "merge-fix": written into the in-flight record.
     mode: str = "tdd"
@@ -159,84 +227,40 @@ class Work(ABC, Generic[Evidence]):
     #: The in-flight record's phase and cycle.
     phase: Phase = Phase.PLAN
     cycle: int = 0
-    #: What a kept rejected attempt's ref log says.
-    keep_message: str = "rgr: rejected attempt"
+    #: Does its first attempt start a new cycle (for --max-cycles)?
+    starts_cycle: bool = False
+    naming: Naming
+    messages: Messages
     #: The agent that works (None: no agent, a rope rename): named in the note.
     spec: AgentSpec | None = None
-
-    # -- naming -----------------------------------------------------------------------
-
-    @abstractmethod
-    def label(self, number: int) -> str:
-        """The attempt's name in scratch folders and kept refs."""
-
-    def title(self, number: int) -> str:
-        """How the run log names this work (``cycle 2 RED``, ``b3``, ``merge fix 2``)."""
-        return f"cycle {self.cycle} {self.phase}"
-
-    def where(self, number: int, session_id: str) -> Where:
-        """The attempt every event about it names."""
-        return Where(str(self.phase), self.cycle, number, session_id)
-
-    # -- the attempt ------------------------------------------------------------------
-
-    def starts_cycle(self, number: int) -> bool:
-        """Does this attempt start a new cycle (for --max-cycles)?"""
-        return False
-
-    def starting(self, number: int, last_reason: str) -> None:
-        """Said and emitted before each attempt (after the limits allowed it)."""
-        return  # by default, nothing (a hook, not an abstract method)
-
-    def edit_rules(self) -> Mapping[str, object] | None:
-        """The PreToolUse guard's rules for the session (rgr.check.guards.edit_rules)."""
-        return None
-
-    def prepare(self, seat: Seat, attempt: Try) -> list[Violation]:
-        """Work in the scratch copy before the agent starts (or instead of it)."""
-        return []
+    #: The PreToolUse guard's rules for its sessions (rgr.check.guards.edit_rules).
+    edit_rules: Mapping[str, object] | None = None
+    #: The sessions' output model (also reads an interrupted attempt's record back).
+    output_model: type[pydantic.BaseModel]
 
     @abstractmethod
-    def request(self, seat: Seat, attempt: Try,
-                on_event: Callable[[dict[str, Any]], None]) -> AgentRequest | None:
-        """The agent session to run; None: no session (the work was done in prepare)."""
-
-    @abstractmethod
-    def output_model(self) -> type[pydantic.BaseModel]:
-        """The session's output model (to read an interrupted attempt's record back)."""
+    def begin(self, seat: Seat, attempt: Try, on_event: Callable[[dict[str, Any]], None]
+              ) -> AgentRequest | list[Violation]:
+        """What to prompt: the agent session to run in ``seat``, or no session: the work
+        was done in the scratch copy before any agent (a rope rename), with the rules
+        that broke (none: it is judged like a session's commits)."""
 
     @abstractmethod
     def judge(self, attempt: Try, result: AgentResult | None,
               tip: Commit) -> Verdict[Evidence]:
-        """The mode's checks of ``base..tip`` (commits, scope, tests)."""
-
-    # -- outcomes ---------------------------------------------------------------------
-
-    def accepted_fields(self, attempt: Try, result: AgentResult | None, tip: Commit,
-                        verdict: Verdict[Evidence]) -> dict[str, Any]:
-        """What the accepted note says beyond the kernel's common fields."""
-        return {}
+        """How to judge: the mode's checks of ``base..tip`` (commits, scope, tests)."""
 
     @abstractmethod
-    def accepted_messages(self, attempt: Try, tip: Commit) -> tuple[str | None, str]:
-        """The note's log message (None: the notes' default) and the branch move's
-        reflog message."""
+    def accepted_note(self, attempt: Try, result: AgentResult | None, tip: Commit,
+                      verdict: Verdict[Evidence]) -> NoteUpdate:
+        """What the accepted note says beyond the kernel's common fields."""
 
-    def accepted(self, done: Accepted, attempt: Try) -> None:
-        """Said and emitted once the branch is at the accepted tip."""
-        return  # by default, nothing (a hook, not an abstract method)
-
-    def rejected_fields(self, attempt: Try, verdict: Verdict[Evidence],
-                        kept: str) -> dict[str, Any]:
+    def rejected_note(self, attempt: Try, verdict: Verdict[Evidence], kept: str) -> NoteUpdate:
         """What the note on a kept rejected attempt says beyond the common fields."""
         return {}
 
-    def rejected_message(self, attempt: Try) -> str:
-        return "rgr: rejected attempt"
-
-    def stopped(self, error: BackendError) -> None:
-        """A backend failure no retry can fix (rgr.loop.attempt.is_fatal) ends the work: say
-        so where the user looks, if the mode has such a place."""
+    def tell(self, moment: Moment) -> None:
+        """Say (and emit) what the kernel reached, if the mode has a place for it."""
         return  # by default, nothing (a hook, not an abstract method)
 
     def limit_reached(self, message: str, limit: str) -> str:
@@ -276,7 +300,7 @@ class Kernel:
                         self.observer.emit(Retry(
                             phase=str(work.phase), cycle=work.cycle, attempt=number,
                             reason=last_reason))
-                    work.starting(number, last_reason)
+                    work.tell(Starting(number, last_reason))
                     try:
                         return self.attempt(work, number, brief)
                     except AttemptRejected as rejected:
@@ -285,8 +309,8 @@ class Kernel:
                         if rejected.backend_side and number < work.tries:
                             # Said before the wait, so a run that seems idle says why
                             # (a rate limit, an overloaded API), in every mode's log.
-                            self.report(f"{work.title(number)}: the agent's backend failed: "
-                                        "retrying in "
+                            self.report(f"{work.naming.title_of(number)}: the agent's "
+                                        "backend failed: retrying in "
                                         f"{backoff_seconds(self.backoff_base_s, number):g}s")
                         raise
         except AttemptRejected as final:
@@ -299,7 +323,7 @@ class Kernel:
         """Stop cleanly before an attempt a limit forbids (nothing half done is left)."""
         if self.limits is None:
             return
-        hit = self.limits.before_attempt(work.starts_cycle(number))
+        hit = self.limits.before_attempt(work.starts_cycle and number == 1)
         if hit is None:
             return
         message = f"stopped before {work.phase} (cycle {work.cycle}): {hit.message}"
@@ -322,17 +346,17 @@ class Kernel:
 
     def attempt(self, work: Work[Evidence], number: int, brief: str | None) -> Accepted:
         session_id = str(uuid.uuid4())
-        attempt = Try(number, session_id, now_utc(), brief, work.label(number))
-        where = work.where(number, session_id)
+        attempt = Try(number, session_id, now_utc(), brief, work.naming.label(number))
+        where = work.naming.where(number, session_id)
         result: AgentResult | None = None
         error: BackendError | None = None
         violations: list[Violation] = []
         tip, refused = work.base, None
-        with self.sealer.seat(work.base, attempt.label, work.edit_rules()) as seat:
-            violations = work.prepare(seat, attempt)
-            request = None if violations else work.request(
-                seat, attempt, lambda e: self.observer.emit(
-                    AgentStreamed(where=where, event=e)))
+        with self.sealer.seat(work.base, attempt.label, work.edit_rules) as seat:
+            begun = work.begin(seat, attempt, lambda e: self.observer.emit(
+                AgentStreamed(where=where, event=e)))
+            request = begun if isinstance(begun, AgentRequest) else None
+            violations = [] if isinstance(begun, AgentRequest) else begun
             record = Inflight(run_id=work.prev.run_id, phase=work.phase, cycle=work.cycle,
                               attempt=number, base=str(work.base.id), session_id=session_id,
                               started_at=attempt.started.isoformat(),
@@ -355,7 +379,7 @@ class Kernel:
     def _session(self, work: Work[Evidence], attempt: Try, request: AgentRequest,
                  where: Where, seat: Seat
                  ) -> tuple[AgentResult | None, BackendError | None]:
-        who = work.title(attempt.number)
+        who = work.naming.title_of(attempt.number)
         self.observer.emit(AttemptStarted(
             where=where, agent=work.spec.name if work.spec else None,
             prompt_version=prompt_version(request.system_prompt_file), prompt=request.prompt,
@@ -371,7 +395,7 @@ class Kernel:
             self.observer.emit(agent_call_event(where, None, exc))
             if is_fatal(exc):
                 # Nothing of the session reaches the repository: its copy is dropped.
-                work.stopped(exc)
+                work.tell(Stopped(exc))
                 inflight.clear(self.ws.git_dir)
                 raise
             error = exc
@@ -414,34 +438,34 @@ class Kernel:
         elif not verdict.violations:
             verdict = work.judge(attempt, result, tip)
             self.observer.emit(GuardVerdict(
-                where=work.where(attempt.number, attempt.session_id),
+                where=work.naming.where(attempt.number, attempt.session_id),
                 ok=not verdict.violations, commit=str(tip.id),
                 violations=[{"rule": v.rule, "message": v.message, "path": v.path}
                             for v in verdict.violations]))
         if verdict.violations:
             first, more = verdict.violations[0], len(verdict.violations) - 1
-            self.report(f"{work.title(attempt.number)}: rejected: {first}"
+            self.report(f"{work.naming.title_of(attempt.number)}: rejected: {first}"
                         + (f" (+{more} more)" if more else ""))
             self._keep(work, attempt, result, tip, verdict)
             raise AttemptRejected(verdict.violations,
                                   failure_brief(verdict.violations, verdict.tests),
                                   backend_side=error is not None and error.retryable)
-        state = work.prev.updated(**{
+        update: NoteUpdate = {
             **self._common(work, attempt, verdict),
             "error": None, "error_details": None,
             "agent": agent_summary(result, work.spec, self.ws.config_root),
-            **work.accepted_fields(attempt, result, tip, verdict)})
-        note_message, accept_message = work.accepted_messages(attempt, tip)
-        self.ws.notes.write(str(tip.id), state, note_message)
+            **work.accepted_note(attempt, result, tip, verdict)}
+        state = work.prev.updated(**update)
+        self.ws.notes.write(str(tip.id), state, work.messages.accepted_note)
         failpoints.hit("phase:noted")
         # The note first, then the branch: a crash in between leaves the branch where it
         # was with the in-flight record, and resume judges the same tip again.
         if tip.id != work.branch_at.id:
-            self.sealer.accept(work.branch_at, tip, accept_message)
+            self.sealer.accept(work.branch_at, tip, work.messages.accepted_branch)
         failpoints.hit("phase:accepted")
         inflight.clear(self.ws.git_dir)
         done = Accepted(state, tip, attempt.number)
-        work.accepted(done, attempt)
+        work.tell(Verified(done, attempt))
         return done
 
     def _decline(self, work: Work[Evidence], attempt: Try, result: AgentResult | None,
@@ -450,8 +474,8 @@ class Kernel:
         fresh session would meet the same contradiction, or be pushed to cheat past
         it). Its commits, if any, are kept and noted like a rejection, of their own
         kind; the mode then stops the work for a person (raises Declined)."""
-        where = work.where(attempt.number, attempt.session_id)
-        self.report(f"{work.title(attempt.number)}: the agent says this cannot be done "
+        where = work.naming.where(attempt.number, attempt.session_id)
+        self.report(f"{work.naming.title_of(attempt.number)}: the agent says this cannot be done "
                     f"honestly: {reason}")
         verdict: Verdict[Evidence] = Verdict([Violation(NEEDS_ATTENTION, reason)])
         kept = self._keep(work, attempt, result, tip, verdict,
@@ -462,7 +486,7 @@ class Kernel:
         raise Declined(reason, attempt.number, kept)
 
     def _common(self, work: Work[Evidence], attempt: Try,
-                verdict: Verdict[Evidence]) -> dict[str, Any]:
+                verdict: Verdict[Evidence]) -> NoteUpdate:
         """The fields every note of an attempt has, accepted or not."""
         return {"retry_count": attempt.number - 1, "schema_version": 1,
                 "base_commit": str(work.base.id), "started_at": attempt.started,
@@ -480,18 +504,19 @@ class Kernel:
         name = None
         if tip.id not in (work.base.id, work.branch_at.id) and \
                 self.ws.notes.read_text(str(tip.id)) is None:
-            name = self.sealer.keep(tip, attempt.label, work.prev.run_id, work.keep_message)
+            name = self.sealer.keep(tip, attempt.label, work.prev.run_id, work.messages.kept)
             failpoints.hit("attempt:kept")
             first = verdict.violations[0]
-            state = work.prev.updated(**{
+            update: NoteUpdate = {
                 **self._common(work, attempt, verdict),
                 "error": str(first), "test_result": None,
                 "error_details": ErrorDetails(type=first.rule, message="\n".join(
                     str(v) for v in verdict.violations)[:4000]),
                 "agent": agent_summary(result, None, self.ws.config_root),
                 "summary": summary or f"rejected attempt kept at {name}",
-                **work.rejected_fields(attempt, verdict, name)})
-            self.ws.notes.write(str(tip.id), state, work.rejected_message(attempt))
+                **work.rejected_note(attempt, verdict, name)}
+            state = work.prev.updated(**update)
+            self.ws.notes.write(str(tip.id), state, work.messages.rejected_note)
             failpoints.hit("attempt:noted")
             self.report(f"rejected attempt kept at {name}" if summary is None
                         else f"the attempt's commits kept at {name}")
@@ -506,13 +531,13 @@ class Kernel:
         where it was) or returns the accepted attempt."""
         attempt = Try(record.attempt, record.session_id,
                       datetime.fromisoformat(record.started_at), None,
-                      work.label(record.attempt))
+                      work.naming.label(record.attempt))
         try:
             if record.output is None or record.result is None:
                 return self.judge(work, attempt, None, BackendError(
                     "interrupted", "rgr stopped while the agent was still working; its "
                     "session never finished", retryable=False), work.base, None)
-            output = work.output_model().model_validate(record.output)
+            output = work.output_model.model_validate(record.output)
             tip, refused = self._interrupted_tip(work, record)
             return self.judge(work, attempt, result_from_record(record.result, output),
                               None, tip, refused)
@@ -541,7 +566,7 @@ def needs_attention_note(ws: Workspace, work: Work[Evidence], declined: Declined
     """The way out's reason on the last verified commit's note (its nextPhase unchanged,
     so `rgr resume`, once a person has looked, runs the same work again)."""
     state = work.prev.updated(
-        error=f"{work.title(declined.attempts)} needs attention: the agent says it "
+        error=f"{work.naming.title_of(declined.attempts)} needs attention: the agent says it "
                  f"cannot be done honestly: {declined.reason}",
         error_details=ErrorDetails(type=NEEDS_ATTENTION, message=declined.reason),
         retry_count=declined.attempts - 1,

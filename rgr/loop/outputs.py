@@ -59,7 +59,7 @@ class AcceptanceTest(_Output):
 
 
 class AcceptanceOutput(_Answer):
-    """The examiner's answer: the tests its file holds (rgr.loop.examine)."""
+    """The examiner's answer: the tests its file holds (rgr.tdd.examine)."""
 
     tests: list[AcceptanceTest] = Field(default_factory=list, max_length=20)
 

@@ -26,7 +26,7 @@ def _cut(text: str) -> str:
 
 def where_it_stopped(test: AcceptanceTestNote) -> str:
     """A failing acceptance test's pointer into the production code: the lines its code
-    returned or raised from last (rgr.loop.examine), never the test's code or values."""
+    returned or raised from last (rgr.tdd.examine), never the test's code or values."""
     if not test.ran_last:
         return ""
     return f" (the code it ran last: {', '.join(test.ran_last[:3])})"

@@ -15,7 +15,20 @@ from collections.abc import Callable
 from tenacity import RetryCallState, Retrying, retry_if_exception_type, stop_after_attempt
 
 from rgr.base import failpoints
-from rgr.check.guards import Violation
+from rgr.base.errors import BackendError
+from rgr.check.violation import Violation
+
+#: Backend failures no retry can fix: stop at once (resumably) and say what to do.
+#: (A session stopped by its budget is an ordinary rejection: the run's budget limit,
+#: checked before the next attempt, is what stops the run, with that reason.)
+FATAL_BACKEND_KINDS = frozenset({"missing_binary", "not_logged_in"})
+
+
+def is_fatal(error: BackendError) -> bool:
+    """Stop the run rather than retry: the same request would fail the same way (a
+    rejected key, a missing binary, a request the API refuses as malformed)."""
+    return error.kind in FATAL_BACKEND_KINDS or (error.kind == "api_error"
+                                                 and not error.retryable)
 
 
 class AttemptRejected(Exception):

@@ -21,11 +21,11 @@ from rgr.base.backend_names import CLAUDE
 from rgr.base.errors import BadUsage, ConfigError, RepositoryError, RgrError
 from rgr.base.processes import kill_orphans
 from rgr.check.verify import TestReport, require_results
-from rgr.loop.attempt import Sealer, remove_stale_folders
 from rgr.loop.fix_trials import read_only_refusal, try_alternatives
 from rgr.observe.limits import Limits
 from rgr.observe.view import NORMAL, PlainView
 from rgr.sandbox import read_only
+from rgr.sandbox.sealer import Sealer, remove_stale_folders
 from rgr.store import generated, git, inflight
 from rgr.store.locks import clear_stale_git_locks
 from rgr.store.workspace import Workspace

@@ -244,7 +244,7 @@ class AgentCalled(Event):
 
 
 class ViolationJson(TypedDict):
-    """One rule a judged attempt broke (rgr.check.guards.Violation), as a verdict's line
+    """One rule a judged attempt broke (rgr.check.violation.Violation), as a verdict's line
     holds it."""
 
     rule: str

@@ -88,7 +88,7 @@ class RunReport:
     needs_attention: dict[str, Any] | None = None
     #: Fake-it debt at HEAD (rgr.check.fakeit), open and paid: each entry's JSON.
     fake_it_debt: list[dict[str, Any]] = field(default_factory=list)
-    #: The examiner's acceptance tests at HEAD (rgr.loop.examine): the note's JSON.
+    #: The examiner's acceptance tests at HEAD (rgr.tdd.examine): the note's JSON.
     acceptance: dict[str, Any] | None = None
     #: The mutation gate of each verified phase that ran it (rgr.check.mutation): the
     #: phase, its commit and the note's ``adequacy`` counts and decision.
@@ -285,7 +285,7 @@ def collect_at(ws: Workspace, head: str, branch: str | None = None,
         elapsed_s=_seconds(first_start, last_end),
         phase_time_s=sum(_seconds(s.started_at, s.finished_at) or 0.0 for _, s in verified),
         # The examiner's sessions have no phase note of their own: their cost is the
-        # acceptance note's (rgr.loop.examine).
+        # acceptance note's (rgr.tdd.examine).
         cost_usd=round(cost + rejected_cost + declined_cost + examiner_cost, 6),
         rejected_cost_usd=round(rejected_cost, 6),
         input_tokens=sum(a.input_tokens or 0 for a in [*agents, *attempt_agents]),

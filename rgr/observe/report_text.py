@@ -65,7 +65,7 @@ def lines(report: RunReport) -> list[tuple[str, str]]:
     rows.append(("retries", retries))
     rows += [("fake-it debt", FakeItDebt.model_validate(d).line_of_account())
              for d in report.fake_it_debt]
-    if report.acceptance is not None:  # the examiner (rgr.loop.examine)
+    if report.acceptance is not None:  # the examiner (rgr.tdd.examine)
         rows.append(("acceptance", acceptance_text.summary(report.acceptance)
                      + _share(report.acceptance.get("costUsd"), report.cost_usd)))
         rows += [("acceptance test", line)

@@ -25,7 +25,6 @@ from dataclasses import dataclass
 from rgr.base.config import Config, GlobSet
 from rgr.check.guards import (
     SKIP_MARKERS,
-    Violation,
     cheat_idioms,
     check_commits,
     escaping_links,
@@ -34,6 +33,7 @@ from rgr.check.guards import (
     hooks_framework,
     with_cheat_idioms,
 )
+from rgr.check.violation import Violation
 from rgr.refactor.api import compare, renamed, snapshot_paths
 from rgr.refactor.plan import Batch
 from rgr.refactor.rename import is_pure_rename

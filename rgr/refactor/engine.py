@@ -1,6 +1,6 @@
 """The refactor loop: baseline gate → planner (validated, re-asked with error codes) →
 one batch at a time → checks → gate → note; every session is sealed by the attempt
-kernel (rgr.loop.attempt) exactly as in TDD mode: the planner and the patchers work in
+kernel (rgr.sandbox.sealer) exactly as in TDD mode: the planner and the patchers work in
 scratch copies inside the sandbox, a batch's commits are imported, the gate runs on a
 pristine checkout of them, and the branch moves only once the batch is noted. A
 rejected attempt is kept under ``refs/rgr/attempts/...`` and a fresh patcher session
@@ -16,32 +16,35 @@ from __future__ import annotations
 import json
 import shlex
 import uuid
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
-
-import pydantic
 
 from rgr.backends.base import AgentRequest, AgentResult, Backend
 from rgr.base.config import TestCommand
 from rgr.base.errors import BackendError, NeedsAttention, PhaseFailed, RgrError
 from rgr.check.gate import GateResult, Level, check_gate, gate_argvs, run_gate
-from rgr.check.guards import Violation, edit_rules
+from rgr.check.guards import edit_rules
 from rgr.check.verify import TestReport
-from rgr.loop.attempt import Sealer, Seat, is_fatal
+from rgr.check.violation import Violation
 from rgr.loop.kernel import (
-    Accepted,
     Declined,
     Exhausted,
     Kernel,
+    Messages,
+    Moment,
+    Naming,
+    Starting,
+    Stopped,
     Try,
     Verdict,
+    Verified,
     Work,
     limit_note,
     needs_attention_note,
 )
 from rgr.loop.outputs import PhaseOutput
-from rgr.loop.retry import AttemptRejected
+from rgr.loop.retry import AttemptRejected, is_fatal
 from rgr.loop.sessions import agent_call_event
 from rgr.observe.events import NULL_OBSERVER, Observer, Where
 from rgr.observe.limits import LimitReached, Limits
@@ -56,12 +59,14 @@ from rgr.refactor.plan import (
     validate_plan,
 )
 from rgr.refactor.rename import RenameFailed, rope_rename
+from rgr.sandbox.sealer import Sealer, Seat
 from rgr.store import git, scratch
 from rgr.store.agents import AgentSpec, load_agent, prompt_path
 from rgr.store.handoff import (
     BatchNote,
     ErrorDetails,
     HandoffState,
+    NoteUpdate,
     Phase,
     TestResult,
     now_utc,
@@ -91,7 +96,7 @@ class RefactorEngine:
     backend: Backend
     test_command: TestCommand
     report: Report
-    #: How sessions are sealed and batches verified (rgr.loop.attempt). None only for
+    #: How sessions are sealed and batches verified (rgr.sandbox.sealer). None only for
     #: ``rgr verify``, which runs the gate on the working tree as it is and no agent.
     sealer: Sealer | None = None
     backoff_base_s: float = 1.0
@@ -137,7 +142,7 @@ class RefactorEngine:
     @property
     def _sealer(self) -> Sealer:
         if self.sealer is None:
-            raise AssertionError("a refactor run needs a sealer (rgr.loop.attempt)")
+            raise AssertionError("a refactor run needs a sealer (rgr.sandbox.sealer)")
         return self.sealer
 
     # ------------------------------------------------------------------ planning --
@@ -456,7 +461,7 @@ class RefactorBatch(Work[BatchEvidence]):
 
     mode = "refactor"
     phase = Phase.REFACTOR
-    keep_message = "rgr: rejected refactor attempt"
+    output_model = PhaseOutput
 
     def __init__(self, engine: RefactorEngine, prev: HandoffState, batch: Batch, index: int,
                  total: int, base: Commit, before: TestReport) -> None:
@@ -474,41 +479,26 @@ class RefactorBatch(Work[BatchEvidence]):
         self.first_brief = (prev.error_details.message
                             if prev.error and prev.error_details else None)
         self.spec = None if batch.is_rename else load_agent(self.ws.config_root, PATCHER)
+        self.naming = Naming(batch.id, batch.id, str(Phase.REFACTOR), self.cycle,
+                             batch=batch.id)
+        self.messages = Messages(f"rgr: refactor batch {batch.id}",
+                                 f"rgr: refactor batch {batch.id} verified",
+                                 rejected_note=f"rgr: rejected batch {batch.id}",
+                                 kept="rgr: rejected refactor attempt")
+        self.edit_rules = None if batch.is_rename else edit_rules(
+            self.ws.config, Phase.REFACTOR, scope=list(batch.scope_globs),
+            tests_allowed=batch.allows_tests)
 
-    def label(self, number: int) -> str:
-        return f"{self.batch.id}-a{number}"
-
-    def title(self, number: int) -> str:
-        return self.batch.id
-
-    def where(self, number: int, session_id: str) -> Where:
-        return replace(super().where(number, session_id), batch=self.batch.id)
-
-    def starting(self, number: int, last_reason: str) -> None:
-        if number > 1:
-            self.e.report(f"batch {self.index + 1}/{self.total} {self.batch.id}: attempt "
-                          f"{number} of {self.ws.config.refactor.max_attempts}")
-
-    def edit_rules(self) -> Mapping[str, object] | None:
+    def begin(self, seat: Seat, attempt: Try,
+              on_event: Callable[[dict[str, Any]], None]) -> AgentRequest | list[Violation]:
+        """A rope rename is done here, with no agent; a patcher's batch is its session."""
         if self.batch.is_rename:
-            return None
-        return edit_rules(self.ws.config, Phase.REFACTOR, scope=list(self.batch.scope_globs),
-                          tests_allowed=self.batch.allows_tests)
-
-    def prepare(self, seat: Seat, attempt: Try) -> list[Violation]:
-        return self.e.rope(self.batch, self.base, seat) if self.batch.is_rename else []
-
-    def request(self, seat: Seat, attempt: Try,
-                on_event: Callable[[dict[str, Any]], None]) -> AgentRequest | None:
-        if self.spec is None:
-            return None
+            return self.e.rope(self.batch, self.base, seat)
+        assert self.spec is not None  # set for every batch but a rename
         return self.e.session_request(
             self.spec, PhaseOutput, self.e.patcher_prompt(self.batch, self.index, self.total,
                                                            self.base, attempt.brief),
             attempt.session_id, gate_rules=True, seat=seat, on_event=on_event)
-
-    def output_model(self) -> type[pydantic.BaseModel]:
-        return PhaseOutput
 
     def judge(self, attempt: Try, result: AgentResult | None,
               tip: Commit) -> Verdict[BatchEvidence]:
@@ -520,8 +510,8 @@ class RefactorBatch(Work[BatchEvidence]):
         return Verdict(check_gate(self.before, gate), gate.tests,
                        BatchEvidence(gate, facts.lines))
 
-    def accepted_fields(self, attempt: Try, result: AgentResult | None, tip: Commit,
-                        verdict: Verdict[BatchEvidence]) -> dict[str, Any]:
+    def accepted_note(self, attempt: Try, result: AgentResult | None, tip: Commit,
+                      verdict: Verdict[BatchEvidence]) -> NoteUpdate:
         if verdict.evidence is None:
             raise AssertionError("an accepted batch was judged to the end: it has a gate")
         gate, lines = verdict.evidence.gate, verdict.evidence.lines
@@ -539,32 +529,29 @@ class RefactorBatch(Work[BatchEvidence]):
                 next_batch=self.index + 1, applied=[*progress.applied, self.batch.id]),
         }
 
-    def accepted_messages(self, attempt: Try, tip: Commit) -> tuple[str | None, str]:
-        return (f"rgr: refactor batch {self.batch.id}",
-                f"rgr: refactor batch {self.batch.id} verified")
-
-    def accepted(self, done: Accepted, attempt: Try) -> None:
-        batch = done.state.batch
-        self.e.report(f"{self.batch.id}: verified and noted on {str(done.tip.id)[:8]} "
-                      f"({batch.diff_lines if batch else 0} changed lines)")
-
-    def rejected_fields(self, attempt: Try, verdict: Verdict[BatchEvidence],
-                        kept: str) -> dict[str, Any]:
+    def rejected_note(self, attempt: Try, verdict: Verdict[BatchEvidence],
+                      kept: str) -> NoteUpdate:
         gate = verdict.evidence.gate if verdict.evidence else None
         return {"phase": Phase.REFACTOR, "next_phase": Phase.REFACTOR,
                 "cycle_number": self.cycle,
                 "batch": self.e.batch_note(self.batch, self.index, self.total, "failed", 0,
                                             gate)}
 
-    def rejected_message(self, attempt: Try) -> str:
-        return f"rgr: rejected batch {self.batch.id}"
-
-    def stopped(self, error: BackendError) -> None:
-        self.ws.notes.write(str(self.base.id), self.prev.updated(
-            error=f"batch {self.batch.id} stopped: {error.message}",
-            error_details=ErrorDetails(type=f"agent-{error.kind}",
-                                          message=(error.hint or error.message)[:4000])),
-            f"rgr: batch {self.batch.id} stopped ({error.kind})")
+    def tell(self, moment: Moment) -> None:
+        match moment:
+            case Starting(number=number) if number > 1:
+                self.e.report(f"batch {self.index + 1}/{self.total} {self.batch.id}: attempt "
+                              f"{number} of {self.ws.config.refactor.max_attempts}")
+            case Verified(done=done):
+                batch = done.state.batch
+                self.e.report(f"{self.batch.id}: verified and noted on {str(done.tip.id)[:8]} "
+                              f"({batch.diff_lines if batch else 0} changed lines)")
+            case Stopped(error=error):
+                self.ws.notes.write(str(self.base.id), self.prev.updated(
+                    error=f"batch {self.batch.id} stopped: {error.message}",
+                    error_details=ErrorDetails(type=f"agent-{error.kind}",
+                                               message=(error.hint or error.message)[:4000])),
+                    f"rgr: batch {self.batch.id} stopped ({error.kind})")
 
     def limit_reached(self, message: str, limit: str) -> str:
         limit_note(self.ws, self, message, limit)

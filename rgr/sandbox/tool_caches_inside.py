@@ -24,7 +24,7 @@ stay read-only (a write into one is still EROFS), and nothing is copied:
 ``[sandbox] writable_copy``, a real copy of the whole folder, stays the answer for a
 suite that writes into a package itself.
 
-An agent's scratch copy gets the same folder (rgr.loop.attempt's seat): the agent's own
+An agent's scratch copy gets the same folder (rgr.sandbox.sealer's seat): the agent's own
 ``npx vitest`` loads a Vite config and keeps its results as the test run does. The
 folder is named in the copy's ``info/exclude`` (rgr.store.generated.exclude_folders), so
 ``git add -A`` leaves it out; whatever the agent does to its links dies with the copy,

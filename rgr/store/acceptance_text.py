@@ -1,4 +1,4 @@
-"""The examiner's acceptance tests in words (rgr.loop.examine records them; the note
+"""The examiner's acceptance tests in words (rgr.tdd.examine records them; the note
 holds them as ``acceptance``): one function for ``rgr show``'s fast path (no pydantic)
 and for ``rgr report``."""
 

@@ -100,7 +100,7 @@ def load_agent(root: Path, name: str) -> AgentSpec:
     return spec
 
 
-#: The examiner (rgr.loop.examine): no phase of its own; it stands before COMPLETE.
+#: The examiner (rgr.tdd.examine): no phase of its own; it stands before COMPLETE.
 EXAMINER = "examiner"
 
 

@@ -236,7 +236,7 @@ class LandingNote(CamelModel):
     gate_commands: list[str] = Field(default_factory=list)
     failed_command: str | None = None
     verified_at: datetime | None = None
-    #: The run's acceptance tests (rgr.loop.examine) on the integrated tree: None when
+    #: The run's acceptance tests (rgr.tdd.examine) on the integrated tree: None when
     #: the run had none kept here; ``acceptance_missing``: what they found missing.
     acceptance: Literal["pass", "fail", "not-run"] | None = None
     acceptance_missing: list[str] = Field(default_factory=list)
@@ -358,7 +358,7 @@ class FakeItDebt(CamelModel):
         return self.model_dump(mode="json", by_alias=True)
 
 
-#: What the examiner's acceptance tests decided (rgr.loop.examine): ``pass`` (every
+#: What the examiner's acceptance tests decided (rgr.tdd.examine): ``pass`` (every
 #: test passed), ``fail`` (a behaviour of the feature is missing: back to PLAN, told in
 #: words), ``error`` (the tests did not run: the examiner's fault, never the code's),
 #: ``declined`` (the examiner said the feature cannot be examined honestly),
@@ -382,7 +382,7 @@ class AcceptanceTestNote(CamelModel):
 
 
 class AcceptanceNote(CamelModel):
-    """The examiner's acceptance tests for this run (rgr.loop.examine): written once by
+    """The examiner's acceptance tests for this run (rgr.tdd.examine): written once by
     a sealed session that saw only the feature text and the public interface, kept
     outside the repository (``stored``: its key in rgr's state folder, never a path,
     as every scratch copy reads the notes; ``sha256`` of the file as run), run on a
@@ -478,7 +478,7 @@ class HandoffState(CamelModel):
     adequacy: AdequacyNote | None = None
     # --- fake-it debt, carried from note to note (rgr.check.fakeit) ------------------
     fake_it_debt: list[FakeItDebt] = Field(default_factory=list)
-    # --- the examiner's acceptance tests before COMPLETE (rgr.loop.examine) --------
+    # --- the examiner's acceptance tests before COMPLETE (rgr.tdd.examine) --------
     acceptance: AcceptanceNote | None = None
 
     @property
@@ -506,6 +506,38 @@ class HandoffState(CamelModel):
     def needs_attention(self) -> bool:
         """Did an agent stop the run by saying its task cannot be done honestly?"""
         return self.error_details is not None and self.error_details.type == NEEDS_ATTENTION
+
+
+class NoteUpdate(TypedDict, total=False):
+    """The fields an attempt's note changes of the state it continues from, typed as
+    HandoffState has them (``HandoffState.updated(**update)``): what the attempt kernel
+    writes on every note and what a mode adds to it. A key left out keeps the previous
+    note's value; a key given as None clears it."""
+
+    phase: Phase
+    next_phase: Phase | None
+    cycle_number: int
+    current_test: TestCase | None
+    completed_tests: list[str]
+    pending_tests: list[str]
+    test_result: TestResult | None
+    error: str | None
+    error_details: ErrorDetails | None
+    retry_count: int
+    schema_version: int
+    base_commit: str | None
+    started_at: datetime | None
+    finished_at: datetime | None
+    agent: AgentSummary | None
+    tests: TestRunSummary | None
+    rgr_version: str | None
+    summary: str | None
+    batch: BatchNote | None
+    refactor: RefactorProgress | None
+    merge_fix: MergeFixNote | None
+    adequacy: AdequacyNote | None
+    fake_it_debt: list[FakeItDebt]
+    acceptance: AcceptanceNote | None
 
 
 _PhaseName = Literal["PLAN", "RED", "GREEN", "REFACTOR", "COMPLETE"]

@@ -39,7 +39,7 @@ class Inflight(pydantic.BaseModel):
     #: The agent's structured output and result summary, once the session has ended.
     output: dict[str, Any] | None = None
     result: dict[str, Any] | None = None
-    #: The attempt's scratch folder (rgr.loop.attempt): where its commits are until imported.
+    #: The attempt's scratch folder (rgr.sandbox.sealer): where its commits are until imported.
     scratch: str | None = None
     #: The attempt's tip once its commits are imported (the base when it made none).
     tip: str | None = None

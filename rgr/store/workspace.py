@@ -42,7 +42,7 @@ class Workspace:
         self._config = config
         self.notes = notes
         self.env = env
-        #: --no-sandbox was given: agents and test runs are not confined (rgr.loop.attempt).
+        #: --no-sandbox was given: agents and test runs are not confined (rgr.sandbox.sealer).
         self.no_sandbox = no_sandbox
         #: Where tdd.toml and the .rgr/ overrides are read from: the working tree, or
         #: for a run a snapshot of the committed tree (see ``pinned``).

@@ -56,7 +56,7 @@ def perform(ws: Workspace, name: str, form: dict[str, str],
 
         return "daemon asked to stop", _text(jobs.stop_daemon(ws).plain_lines()), "/"
     if name == "accept":
-        from rgr.loop import integrate
+        from rgr.branches import integrate
         from rgr.observe.report import collect
         from rgr.observe.report_text import text
 
@@ -68,7 +68,7 @@ def perform(ws: Workspace, name: str, form: dict[str, str],
         integrate.accept(ws, report, mode, form.get("into", "").strip() or None, said.append)
         return f"run accepted ({mode})", _text(said), "/"
     if name == "reject":
-        from rgr.loop.rollback import roll_back
+        from rgr.branches.rollback import roll_back
 
         marker = form.get("marker", "")
         roll_back(ws, marker, force=False, assume_yes=True, ask=None, say=said.append)

@@ -117,7 +117,7 @@ class RunPage:
     folder: Path | None
     #: Fake-it debt at the run's last note, open and paid (rgr.check.fakeit).
     debt: list[FakeItDebt] = field(default_factory=list)
-    #: The examiner's verdict at the run's last note (rgr.loop.examine), or None.
+    #: The examiner's verdict at the run's last note (rgr.tdd.examine), or None.
     acceptance: AcceptanceView | None = None
 
 

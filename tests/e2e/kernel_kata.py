@@ -34,7 +34,7 @@ from messy import (
 )
 
 from rgr.fake_model import HttpError, SessionScript
-from rgr.loop.attempt import work_root
+from rgr.sandbox.sealer import work_root
 from rgr.store.handoff import HandoffState, Phase, TestResult
 
 __all__ = ["BATCH_IDS", "GOAL", "MERGED_ALPHA", "RefactorModel", "all_notes", "assert_no_scratch",
@@ -107,7 +107,7 @@ def merge_fix_notes(repo: Path) -> list[dict[str, object]]:
 
 
 def assert_no_scratch(repo: Path) -> None:
-    """No scratch copy or pristine checkout of this repository is left (rgr.loop.attempt
+    """No scratch copy or pristine checkout of this repository is left (rgr.sandbox.sealer
     puts them under /dev/shm or the temporary folder, one folder per repository)."""
     root = work_root(repo / ".git")
     left = sorted(p.name for p in root.iterdir()) if root.is_dir() else []

@@ -462,7 +462,7 @@ def test_integrate_merge_lands_parallel_jobs_and_names_a_conflict(tmp_path: Path
     assert "alpha value is one" in listing and "beta value is one" in listing
     assert_suite_green(repo)
     # Every commit rgr added on main has a handoff note, and the commit main ends on
-    # says what was verified on it before main moved there (rgr.loop.landing).
+    # says what was verified on it before main moved there (rgr.branches.landing).
     changelog = git(repo, "log", "--format=%H", "--grep=docs: changelog", "main").strip()
     added = git(repo, "log", "--format=%H %s", f"{changelog}..main").splitlines()
     ours = [line.split()[0] for line in added if line.split()[1] == "rgr:"]

@@ -56,7 +56,7 @@ class Coverage:
     #: "path:function" -> parameter -> the type names of the values the tests passed.
     arg_types: Mapping[str, Mapping[str, list[str]]] = field(default_factory=dict)
     #: Each test's last watched line: the one its code returned or raised from last
-    #: (path, line); not cached (only rgr.loop.examine asks, of a fresh run).
+    #: (path, line); not cached (only rgr.tdd.examine asks, of a fresh run).
     last: Mapping[str, tuple[str, int]] = field(default_factory=dict)
 
     def types_of(self, path: str, function: str) -> Mapping[str, list[str]]:

@@ -64,7 +64,7 @@ _seen: dict[str, dict[str, set[int]]] = {}
 #: (rgr.check.mutation.equivalence gives CrossHair these when the code has no hints).
 _arg_types: dict[str, dict[str, set[str]]] = {}
 #: node id -> [path, line]: the watched line each test's code returned or raised from
-#: last (rgr.loop.examine names it when an acceptance test fails, never the test).
+#: last (rgr.tdd.examine names it when an acceptance test fails, never the test).
 _last: dict[str, list[Any]] = {}
 _last_line: list[Any] = []  # the running test's, filled by the line tracers
 _current_id: Any = None

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from rgr.check.guards import Violation
+from rgr.check.violation import Violation
 from rgr.store.handoff import AdequacyNote, MutantFinding
 
 __all__ = ["apply_claims", "strengthen_brief", "violations_of"]

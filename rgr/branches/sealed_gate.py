@@ -11,13 +11,13 @@ from pathlib import Path
 
 from rgr.backends.base import AgentRequest, AgentResult, OpenGateway
 from rgr.base.errors import RgrError
+from rgr.branches.landing import Integration, Landing, judge
 from rgr.check import flaky
 from rgr.check.gate import GateResult, Level
 from rgr.ecosystems.registry import resolve_test_command
-from rgr.loop.attempt import Sealer, open_sealer
-from rgr.loop.landing import Integration, Landing, judge
 from rgr.loop.starting import baseline_refusal
 from rgr.observe.view import PlainView
+from rgr.sandbox.sealer import Sealer, open_sealer
 from rgr.store import git
 from rgr.store.workspace import Workspace
 
@@ -31,7 +31,7 @@ def sealed_gate(ws: Workspace, level: Level, quiet: bool = False
     sealer = open_sealer(ws, NoBackend(), test_command, log)
     head = git.head_commit(ws.repo)
     result = sealer.run_gate(head, level)
-    # as a run's baseline does (rgr.loop.tdd.Orchestrator.baseline): a suite that only
+    # as a run's baseline does (rgr.tdd.engine.Orchestrator.baseline): a suite that only
     # failed tests is run once more before it counts as red
     tests = flaky.start_once_more(result.tests, lambda: sealer.run_tests(head), log,
                                   noted=False)
@@ -42,7 +42,7 @@ def sealed_gate(ws: Workspace, level: Level, quiet: bool = False
 def judge_landing(ws: Workspace, integration: Integration,
                   say: Callable[[str], None]) -> Landing:
     """The integrated tree at HEAD judged as `rgr verify --full` judges it (the same
-    sealed gate), and the verdict noted on HEAD (rgr.loop.landing)."""
+    sealed gate), and the verdict noted on HEAD (rgr.branches.landing)."""
     pinned = ws.pinned()
 
     def sealer() -> Sealer:

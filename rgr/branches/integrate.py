@@ -5,7 +5,7 @@ Only a complete run is integrated. A merge is a fast-forward or nothing: rgr nev
 rebases (the notes sit on the run's commits and would not follow) and never makes a
 merge commit on the user's behalf. Before the branch moves (and before a pull request is
 proposed) the tree it would hold is judged again, sealed, by the full suite and the
-``[gate]`` commands (rgr.loop.landing), and the verdict is noted on it: a red tree moves
+``[gate]`` commands (rgr.branches.landing), and the verdict is noted on it: a red tree moves
 nothing.
 """
 
@@ -17,7 +17,7 @@ from collections.abc import Callable
 from rgr.base.errors import RepositoryError, RgrError
 from rgr.base.proc import run
 from rgr.base.ui import short
-from rgr.loop.landing import Integration, Landing
+from rgr.branches.landing import Integration, Landing
 from rgr.observe.report import RunReport
 from rgr.store import git
 from rgr.store.gitcli import argv
@@ -33,14 +33,14 @@ GH_INSTALL_HINT = (
 
 Say = Callable[[str], None]
 #: Judges the integrated tree at HEAD and notes the verdict there (accept gives the
-#: sealed gate of `rgr verify --full`, rgr.loop.sealed_gate.judge_landing).
+#: sealed gate of `rgr verify --full`, rgr.branches.sealed_gate.judge_landing).
 Check = Callable[[Integration], Landing]
 
 
 def accept(ws: Workspace, report: RunReport, mode: str, into: str | None, say: Say) -> None:
     """``mode`` merge or pr: what `rgr report --integrate` and `rgr serve`'s accept do,
     the integrated tree judged by the sealed gate before anything moves."""
-    from rgr.loop.sealed_gate import judge_landing
+    from rgr.branches.sealed_gate import judge_landing
     from rgr.observe.report_text import markdown
 
     def check(integration: Integration) -> Landing:

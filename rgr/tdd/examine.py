@@ -14,7 +14,7 @@ When the planner says the feature is done (and no fake-it debt is open), rgr
    commit with the file placed beside the run's tests (rgr.check.acceptance.placing);
 5. says what it found: ``pass``, ``fail`` (the behaviours missing, in the examiner's
    words), ``error`` (the tests did not run: the examiner's fault, never the code's) or
-   ``declined`` (the examiner took the honest way out). The TDD loop (rgr.loop.tdd)
+   ``declined`` (the examiner took the honest way out). The TDD loop (rgr.tdd.engine)
    decides what follows.
 """
 
@@ -40,11 +40,11 @@ from rgr.check.mutation import lines as traced_lines
 from rgr.check.testlist import FILENAME as TEST_LIST
 from rgr.check.verify import TestReport, run_tests
 from rgr.ecosystems import registry
-from rgr.loop.attempt import Sealer
 from rgr.loop.outputs import AcceptanceOutput, way_out_of
 from rgr.loop.prompting import quoted
 from rgr.loop.sessions import agent_call_event
 from rgr.observe.events import NULL_OBSERVER, AttemptStarted, Observer, Where
+from rgr.sandbox.sealer import Sealer
 from rgr.store import acceptance_store, git
 from rgr.store.acceptance_store import MAX_FILE_BYTES, StoredTests
 from rgr.store.agents import EXAMINER, load_agent, prompt_path, prompt_version

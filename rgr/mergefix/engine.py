@@ -1,5 +1,5 @@
 """The merge-fixer: a finished job whose rebase onto its base branch's newer tip
-conflicted gets sealed agent sessions (rgr.loop.attempt, as every phase) that resolve git's
+conflicted gets sealed agent sessions (rgr.sandbox.sealer, as every phase) that resolve git's
 merge of the job into that tip; rgr judges each result (rgr.check.mergefix_checks) and
 accepts the first that passes.
 
@@ -20,31 +20,41 @@ from __future__ import annotations
 
 import json
 import shlex
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from string import Template
 from typing import Any, Literal
-
-import pydantic
 
 from rgr.backends.base import AgentRequest, AgentResult, Backend
 from rgr.base.config import TestCommand
 from rgr.base.errors import RgrError
 from rgr.check import report_store
-from rgr.check.guards import Violation, edit_rules
+from rgr.check.guards import edit_rules
 from rgr.check.mergefix_checks import check_merge_commits, check_merge_scope, check_merge_tests
 from rgr.check.verify import TestReport
-from rgr.loop.attempt import Sealer, Seat
-from rgr.loop.kernel import Accepted, Declined, Exhausted, Kernel, Try, Verdict, Work
+from rgr.check.violation import Violation
+from rgr.loop.kernel import (
+    Declined,
+    Exhausted,
+    Kernel,
+    Messages,
+    Moment,
+    Naming,
+    Try,
+    Verdict,
+    Verified,
+    Work,
+)
 from rgr.loop.outputs import PhaseOutput
 from rgr.loop.prompting import quoted
 from rgr.loop.retry import AttemptRejected
 from rgr.observe.artifacts import MERGE_FIX_SPEND
-from rgr.observe.events import Event, Observer, Observers, Where
+from rgr.observe.events import Event, Observer, Observers
 from rgr.observe.limits import LimitReached, Limits
+from rgr.sandbox.sealer import Sealer, Seat
 from rgr.store import git, merging
 from rgr.store.agents import AgentSpec, load_agent, prompt_path
-from rgr.store.handoff import HandoffState, MergeFixNote, Phase, TestResult
+from rgr.store.handoff import HandoffState, MergeFixNote, NoteUpdate, Phase, TestResult
 from rgr.store.inflight import Inflight
 from rgr.store.objects import Commit
 from rgr.store.workspace import Workspace
@@ -220,7 +230,8 @@ class MergeFix(Work[None]):
 
     mode = "merge-fix"
     phase = Phase.COMPLETE
-    keep_message = "rgr: rejected merge fix"
+    naming = Naming("merge-fix", "merge fix", "merge fix", None)
+    output_model = PhaseOutput
 
     def __init__(self, fixer: MergeFixer, job: MergeJob, tries: int,
                  reports: tuple[TestReport, TestReport]) -> None:
@@ -234,29 +245,21 @@ class MergeFix(Work[None]):
         self.reports = reports
         self.agent = load_agent(self.ws.config_root, AGENT)
         self.spec = self.agent
+        self.messages = Messages(f"rgr: merge fix of {job.branch}",
+                                 f"rgr: merge fix onto {job.into} verified",
+                                 rejected_note="rgr: rejected merge fix",
+                                 kept="rgr: rejected merge fix")
+        self.edit_rules = edit_rules(self.ws.config, Phase.COMPLETE)
 
-    def label(self, number: int) -> str:
-        return f"merge-fix-a{number}"
-
-    def title(self, number: int) -> str:
-        return f"merge fix {number}"
-
-    def where(self, number: int, session_id: str) -> Where:
-        return Where("merge fix", number, number, session_id)
-
-    def edit_rules(self) -> Mapping[str, object]:
-        return edit_rules(self.ws.config, Phase.COMPLETE)
-
-    def prepare(self, seat: Seat, attempt: Try) -> list[Violation]:
+    def begin(self, seat: Seat, attempt: Try,
+              on_event: Callable[[dict[str, Any]], None]) -> AgentRequest:
+        """git's merge of the job left in the scratch copy, then the session that
+        finishes it."""
         merging.prepare_merge(seat.scratch, self.ws.repo, self.job.job_tip.id,
                               f"{self.agent.commit_prefixes[0]} merge {self.job.branch} into "
                               f"{self.job.into}\n")
         self.f.report(f"merge fix {attempt.number} of {self.tries}: conflicts: "
                       f"{', '.join(self.job.conflicts) or 'none'}")
-        return []
-
-    def request(self, seat: Seat, attempt: Try,
-                on_event: Callable[[dict[str, Any]], None]) -> AgentRequest:
         spec = self.agent
         timeout, budget = self.f.kernel.request_limits(self.ws.config.agent_timeout)
         return AgentRequest(
@@ -270,9 +273,6 @@ class MergeFix(Work[None]):
             session_id=attempt.session_id, env=seat.env, max_budget_usd=budget,
             launcher=seat.launcher, settings_file=seat.settings_file,
             backend=spec.backend or self.ws.config.backend, on_event=on_event)
-
-    def output_model(self) -> type[pydantic.BaseModel]:
-        return PhaseOutput
 
     def judge(self, attempt: Try, result: AgentResult | None,
               tip: Commit) -> Verdict[None]:
@@ -290,26 +290,19 @@ class MergeFix(Work[None]):
                             job_tip=str(job.job_tip.id), conflicts=job.conflicts,
                             attempt=attempt.number, tries=self.tries, status=status)
 
-    def accepted_fields(self, attempt: Try, result: AgentResult | None, tip: Commit,
-                        verdict: Verdict[None]) -> dict[str, Any]:
+    def accepted_note(self, attempt: Try, result: AgentResult | None, tip: Commit,
+                      verdict: Verdict[None]) -> NoteUpdate:
         summary = (result.output.summary if result is not None
                    and isinstance(result.output, PhaseOutput) else "")
         return {"test_result": TestResult.PASS, "summary": f"merge fix: {summary}",
                 "merge_fix": self.note(attempt, "resolved"),
                 "batch": None}  # a refactor job's last batch is not this commit's
 
-    def accepted_messages(self, attempt: Try, tip: Commit) -> tuple[str | None, str]:
-        return (f"rgr: merge fix of {self.job.branch}",
-                f"rgr: merge fix onto {self.job.into} verified")
-
-    def accepted(self, done: Accepted, attempt: Try) -> None:
-        self.f.report(f"merge fix {attempt.number}: verified and noted on "
-                      f"{str(done.tip.id)[:8]}")
-
-    def rejected_fields(self, attempt: Try, verdict: Verdict[None],
-                        kept: str) -> dict[str, Any]:
+    def rejected_note(self, attempt: Try, verdict: Verdict[None], kept: str) -> NoteUpdate:
         return {"summary": f"rejected merge fix kept at {kept}",
                 "merge_fix": self.note(attempt, "rejected"), "batch": None}
 
-    def rejected_message(self, attempt: Try) -> str:
-        return "rgr: rejected merge fix"
+    def tell(self, moment: Moment) -> None:
+        if isinstance(moment, Verified):
+            self.f.report(f"merge fix {moment.attempt.number}: verified and noted on "
+                          f"{str(moment.done.tip.id)[:8]}")

@@ -1,7 +1,7 @@
-"""The attempt kernel: one sealed agent session and the checks around it.
+"""The sealer: where one agent session runs and where its work is judged, sealed.
 
-The TDD loop (rgr.loop.tdd), refactor mode (rgr.refactor.engine) and the daemon's
-workers all try work the same way, through this module:
+Every mode's attempts (the attempt kernel, rgr.loop.kernel, runs them), the examiner,
+the landing check and the daemon's workers seal work the same way, through this module:
 
 1. ``seat``: a scratch repository of the phase's base commit (rgr.store.scratch), a throwaway
    HOME and TMPDIR, an environment scrubbed down to what the agent CLI needs, and a
@@ -34,10 +34,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from rgr.backends.base import AgentResult, Backend, backend_binaries
+from rgr.backends.base import Backend, backend_binaries
 from rgr.base import failpoints
 from rgr.base.config import Config, TestCommand
-from rgr.base.errors import BackendError, RgrError
+from rgr.base.errors import RgrError
 from rgr.base.proc import run
 from rgr.base.processes import REPO_MARK_VAR
 from rgr.check import conftest_rules
@@ -59,8 +59,8 @@ from rgr.sandbox.jail import PRETOOL, Jail
 from rgr.sandbox.policy import SandboxPolicy
 from rgr.sandbox.toolchain import Toolchain
 from rgr.store import generated, git, scratch
-from rgr.store.agents import AgentSpec, packaged_dir, prompt_path, prompt_version
-from rgr.store.handoff import AgentSummary, SandboxNote, TestRunSummary
+from rgr.store.agents import packaged_dir
+from rgr.store.handoff import SandboxNote
 from rgr.store.objects import Commit
 from rgr.store.scratch import Scratch
 from rgr.store.workspace import Workspace
@@ -73,49 +73,8 @@ GATEWAY_PORT = 41100
 LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1", "[::1]"})
 
 
-#: Backend failures no retry can fix: stop at once (resumably) and say what to do.
-#: (A session stopped by its budget is an ordinary rejection: the run's budget limit,
-#: checked before the next attempt, is what stops the run, with that reason.)
 #: The rgr.check modules the edit hook loads by path (shown read-only in the sandbox).
 JUDGES = Path(conftest_rules.__file__).parent
-
-FATAL_BACKEND_KINDS = frozenset({"missing_binary", "not_logged_in"})
-
-
-def is_fatal(error: BackendError) -> bool:
-    """Stop the run rather than retry: the same request would fail the same way (a
-    rejected key, a missing binary, a request the API refuses as malformed)."""
-    return error.kind in FATAL_BACKEND_KINDS or (error.kind == "api_error"
-                                                 and not error.retryable)
-
-def tests_summary(report: TestReport) -> TestRunSummary:
-    return TestRunSummary(
-        command=list(report.argv), exit_code=report.exit_code,
-        duration_s=round(report.duration_s, 3), passed=report.passed, failed=report.failed,
-        errors=report.errors, skipped=report.skipped, failing=list(report.failing_ids[:50]),
-        flaky=list(report.flaky[:50]),
-    )
-
-
-def agent_summary(result: AgentResult | None, spec: AgentSpec | None,
-                  root: Path) -> AgentSummary | None:
-    """What a note says of the session that made (or failed) its commit."""
-    if result is None:
-        return None
-    version = prompt_version(prompt_path(root, spec.prompt)) if spec else None
-    return AgentSummary(
-        backend=result.backend,
-        session_id=result.session_id,
-        model=result.model,
-        num_turns=result.num_turns,
-        # None: the backend reports no cost (codex), which is not the same as $0.
-        cost_usd=result.cost_usd,
-        duration_ms=result.duration_ms,
-        input_tokens=result.input_tokens,
-        output_tokens=result.output_tokens,
-        permission_denials=len(result.permission_denials),
-        prompt_version=version,
-    )
 
 
 #: How often _folder makes its root again when a concurrent _prune removed it.
@@ -440,7 +399,7 @@ class Sealer:
     def blank_seat(self, label: str,
                    edit_rules: Mapping[str, object] | None = None) -> Iterator[Seat]:
         """A sealed place for a session that must not see the repository at all (the
-        examiner, rgr.loop.examine): an empty working folder, no git, no object store
+        examiner, rgr.tdd.examine): an empty working folder, no git, no object store
         shown; its own HOME and TMPDIR; the model API only. Removed on the way out (read
         what it wrote before leaving)."""
         folder = self._folder(label)

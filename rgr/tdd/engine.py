@@ -1,7 +1,7 @@
 """The phase state machine: PLAN → RED → GREEN → REFACTOR → PLAN … → COMPLETE.
 
 One phase, as data: the noted HEAD (its nextPhase says what runs) → a prompt → one
-fresh agent session, sealed (rgr.loop.attempt: a scratch copy of the base in a sandbox), run
+fresh agent session, sealed (rgr.sandbox.sealer: a scratch copy of the base in a sandbox), run
 by the attempt kernel (rgr.loop.kernel) as every mode's attempts are →
 the commits on its branch imported → checks on base..tip (commits, scope, markers) →
 one test run on a pristine checkout of the tip → on success a note on the tip, then
@@ -17,20 +17,17 @@ verifies is exactly what is committed.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import pydantic
-
 from rgr.backends.base import AgentRequest, AgentResult, Backend
 from rgr.base.config import TestCommand
-from rgr.base.errors import BackendError, NeedsAttention, PhaseFailed
+from rgr.base.errors import NeedsAttention, PhaseFailed
 from rgr.check import flaky, impact, report_store
 from rgr.check.fakeit import ledger as fakeit_ledger
 from rgr.check.guards import (
-    Violation,
     check_commits,
     check_scope,
     check_tests,
@@ -44,15 +41,20 @@ from rgr.check.mutation.verdicts import apply_claims, strengthen_brief, violatio
 from rgr.check.testlist import FILENAME as TEST_LIST
 from rgr.check.testlist import TestList, parse_test_list
 from rgr.check.verify import TestReport
-from rgr.loop.attempt import Sealer, Seat, tests_summary
-from rgr.loop.examine import Examiner
+from rgr.check.violation import Violation
 from rgr.loop.kernel import (
     Accepted,
     Declined,
     Exhausted,
     Kernel,
+    Messages,
+    Moment,
+    Naming,
+    Starting,
+    Stopped,
     Try,
     Verdict,
+    Verified,
     Work,
     limit_note,
     needs_attention_note,
@@ -60,6 +62,7 @@ from rgr.loop.kernel import (
 from rgr.loop.outputs import OUTPUT_MODELS, PhaseOutput, PlanOutput
 from rgr.loop.prompting import build_prompt, where_it_stopped
 from rgr.loop.retry import AttemptRejected
+from rgr.loop.summaries import tests_summary
 from rgr.observe.events import (
     NULL_OBSERVER,
     MutationGate,
@@ -71,6 +74,7 @@ from rgr.observe.events import (
 )
 from rgr.observe.events import NeedsAttention as NeedsAttentionEvent
 from rgr.observe.limits import LIMIT_ERROR_PREFIX, Limits
+from rgr.sandbox.sealer import Sealer, Seat
 from rgr.store import git
 from rgr.store.agents import AgentSpec, agent_for, prompt_path
 from rgr.store.handoff import (
@@ -83,6 +87,7 @@ from rgr.store.handoff import (
     ErrorDetails,
     FakeItDebt,
     HandoffState,
+    NoteUpdate,
     Phase,
     TestCase,
     TestResult,
@@ -90,6 +95,7 @@ from rgr.store.handoff import (
 from rgr.store.inflight import Inflight
 from rgr.store.objects import Commit
 from rgr.store.workspace import Workspace
+from rgr.tdd.examine import Examiner
 
 LEFTOVERS_PREFIX = "refs/rgr/leftovers/"
 __all__ = ["LEFTOVERS_PREFIX", "Orchestrator"]
@@ -103,7 +109,7 @@ class Orchestrator:
     backend: Backend
     test_command: TestCommand
     report: Report
-    #: How attempts are sealed and verified (rgr.loop.attempt).
+    #: How attempts are sealed and verified (rgr.sandbox.sealer).
     sealer: Sealer
     backoff_base_s: float = 1.0
     max_phases: int | None = None  # stop after this many phases (tests, --max-phases)
@@ -365,33 +371,45 @@ class TddPhase(Work[AdequacyNote]):
             assert prev.adequacy is not None
             self.first_brief = "\n\n".join(filter(None, (strengthen_brief(prev.adequacy),
                                                           self.first_brief)))
+        self.starts_cycle = self.phase == Phase.PLAN
+        self.naming = Naming(f"{self.phase}-c{self.cycle}", f"cycle {self.cycle} {self.phase}",
+                             str(self.phase), self.cycle)
+        self.messages = Messages(None, f"rgr: {self.phase} verified (cycle {self.cycle})",
+                                 rejected_note=f"rgr: rejected {self.phase} attempt")
+        self.edit_rules = edit_rules(self.ws.config, self.phase)
+        self.output_model = OUTPUT_MODELS[self.spec.output]
 
-    def label(self, number: int) -> str:
-        return f"{self.phase}-c{self.cycle}-a{number}"
+    def tell(self, moment: Moment) -> None:
+        match moment:
+            case Starting(number=1):
+                self.o.report(f"cycle {self.cycle} {self.phase}: {self.spec.name} starts")
+                current = self.prev.current_test
+                self.o.observer.emit(PhaseStarted(
+                    phase=str(self.phase), cycle=self.cycle, agent=self.spec.name,
+                    current_test=(current.description
+                                  if current and self.phase != Phase.PLAN else None)))
+            case Starting(number=number):
+                self.o.report(f"cycle {self.cycle} {self.phase}: retry {number - 1} of "
+                              f"{self.ws.config.max_retries}")
+            case Verified(done=done):
+                state = done.state
+                self.o.report(f"cycle {self.cycle} {self.phase}: verified and noted on "
+                              f"{str(done.tip.id)[:8]}"
+                              + (f" (next: {state.resume_phase})"
+                                 if state.phase != Phase.COMPLETE else " (feature complete)"))
+            case Stopped(error=error):
+                # A failure no retry can fix: said on the last verified commit's note
+                # (its nextPhase unchanged), so `rgr status` shows why the run stopped.
+                stopped = self.prev.updated(
+                    error=f"{self.phase} stopped: {error.message}",
+                    error_details=ErrorDetails(type=f"agent-{error.kind}",
+                                               message=(error.hint or error.message)[:4000]),
+                )
+                self.ws.notes.write(str(self.base.id), stopped,
+                                    f"rgr: {self.phase} stopped ({error.kind})")
 
-    def starts_cycle(self, number: int) -> bool:
-        return self.phase == Phase.PLAN and number == 1
-
-    def starting(self, number: int, last_reason: str) -> None:
-        if number == 1:
-            self.o.report(f"cycle {self.cycle} {self.phase}: {self.spec.name} starts")
-            current = self.prev.current_test
-            self.o.observer.emit(PhaseStarted(
-                phase=str(self.phase), cycle=self.cycle, agent=self.spec.name,
-                current_test=(current.description if current and self.phase != Phase.PLAN
-                              else None)))
-        else:
-            self.o.report(f"cycle {self.cycle} {self.phase}: retry {number - 1} of "
-                          f"{self.ws.config.max_retries}")
-
-    def edit_rules(self) -> Mapping[str, object]:
-        return edit_rules(self.ws.config, self.phase)
-
-    def output_model(self) -> type[pydantic.BaseModel]:
-        return OUTPUT_MODELS[self.spec.output]
-
-    def request(self, seat: Seat, attempt: Try,
-                on_event: Callable[[dict[str, Any]], None]) -> AgentRequest:
+    def begin(self, seat: Seat, attempt: Try,
+              on_event: Callable[[dict[str, Any]], None]) -> AgentRequest:
         prompt = build_prompt(
             self.ws.config_root, phase=self.phase, state=self.prev, cycle=self.cycle,
             branch=git.current_branch(self.ws.repo) or "", head=str(self.base.id),
@@ -404,7 +422,7 @@ class TddPhase(Work[AdequacyNote]):
         spec = self.spec
         return AgentRequest(
             prompt=prompt, system_prompt_file=prompt_path(self.ws.config_root, spec.prompt),
-            output_model=self.output_model(), tools=tuple(spec.tools),
+            output_model=self.output_model, tools=tuple(spec.tools),
             allowed_tools=spec.permission_rules(self.o.test_command.argv),
             disallowed_tools=tuple(spec.disallowed_tools),
             max_turns=min(spec.max_turns, self.ws.config.max_turns),
@@ -576,8 +594,8 @@ class TddPhase(Work[AdequacyNote]):
 
     # -- outcomes ---------------------------------------------------------------------
 
-    def accepted_fields(self, attempt: Try, result: AgentResult | None, tip: Commit,
-                        verdict: Verdict[AdequacyNote]) -> dict[str, Any]:
+    def accepted_note(self, attempt: Try, result: AgentResult | None, tip: Commit,
+                      verdict: Verdict[AdequacyNote]) -> NoteUpdate:
         assert result is not None
         tests = verdict.tests or self.before
         listing = parse_test_list(git.file_text(self.ws.repo, tip.id, TEST_LIST))
@@ -642,7 +660,7 @@ class TddPhase(Work[AdequacyNote]):
                       + (f": {note.reason}" if note.reason else ""))
 
     def _not_accepted(self, note: AcceptanceNote, listing: TestList,
-                      tests: TestReport) -> dict[str, Any] | None:
+                      tests: TestReport) -> NoteUpdate | None:
         """What the plan commit's note says when the examination does not let the run
         complete (None: it does). A missing behaviour goes back to PLAN, in words; a
         behaviour still missing after ``[acceptance] rounds`` examinations, or an
@@ -651,7 +669,7 @@ class TddPhase(Work[AdequacyNote]):
             return None
         feature = self.prev.feature or "(not recorded)"
         missing = "; ".join(t.behaviour + where_it_stopped(t) for t in note.missing)
-        common = {"phase": Phase.PLAN, "next_phase": Phase.PLAN,
+        common: NoteUpdate = {"phase": Phase.PLAN, "next_phase": Phase.PLAN,
                   "cycle_number": self.prev.cycle_number, "current_test": None,
                   "completed_tests": list(listing.done), "pending_tests": list(listing.pending),
                   "test_result": None, "tests": tests_summary(tests)}
@@ -686,7 +704,7 @@ class TddPhase(Work[AdequacyNote]):
             self.ws.repo, self.ws.config, self.prev.fake_it_debt, since, self.base, tip,
             f"{self.phase} cycle {self.cycle} ({str(tip.id)[:8]})")
 
-    def _unpaid(self, listing: TestList, tests: TestReport) -> dict[str, Any]:
+    def _unpaid(self, listing: TestList, tests: TestReport) -> NoteUpdate:
         """The planner says the feature is done while fake-it debt is open: the run
         never completes on it. Its plan commit is kept (verified) with a needs-attention
         error naming the debt and what pays it; `rgr resume` plans again."""
@@ -703,35 +721,10 @@ class TddPhase(Work[AdequacyNote]):
             "error_details": ErrorDetails(type=NEEDS_ATTENTION, message=reason),
         }
 
-    def accepted_messages(self, attempt: Try, tip: Commit) -> tuple[str | None, str]:
-        return None, f"rgr: {self.phase} verified (cycle {self.cycle})"
-
-    def accepted(self, done: Accepted, attempt: Try) -> None:
-        state = done.state
-        self.o.report(f"cycle {self.cycle} {self.phase}: verified and noted on "
-                      f"{str(done.tip.id)[:8]}"
-                      + (f" (next: {state.resume_phase})" if state.phase != Phase.COMPLETE
-                         else " (feature complete)"))
-
-    def rejected_fields(self, attempt: Try, verdict: Verdict[AdequacyNote],
-                        kept: str) -> dict[str, Any]:
-        adequacy = verdict.evidence
+    def rejected_note(self, attempt: Try, verdict: Verdict[AdequacyNote],
+                      kept: str) -> NoteUpdate:
         return {"phase": self.phase, "next_phase": self.phase, "cycle_number": self.cycle,
-                "adequacy": adequacy}
-
-    def rejected_message(self, attempt: Try) -> str:
-        return f"rgr: rejected {self.phase} attempt"
-
-    def stopped(self, error: BackendError) -> None:
-        """A failure no retry can fix: said on the last verified commit's note (its
-        nextPhase unchanged), so `rgr status` shows why the run stopped."""
-        state = self.prev.updated(
-            error=f"{self.phase} stopped: {error.message}",
-            error_details=ErrorDetails(type=f"agent-{error.kind}",
-                                          message=(error.hint or error.message)[:4000]),
-        )
-        self.ws.notes.write(str(self.base.id), state,
-                            f"rgr: {self.phase} stopped ({error.kind})")
+                "adequacy": verdict.evidence}
 
     def limit_reached(self, message: str, limit: str) -> str:
         limit_note(self.ws, self, message, limit)

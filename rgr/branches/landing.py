@@ -1,7 +1,7 @@
 """Judging where work lands: before a base branch moves to an integrated commit (``rgr
 run/resume/report --integrate merge|pr``, the daemon's landing), the suite and the
 ``[gate]`` commands run on exactly that commit, sealed, as every phase's run does, then
-the run's hidden acceptance tests (rgr.loop.examine) when it has them; what
+the run's hidden acceptance tests (rgr.tdd.examine) when it has them; what
 they saw is noted on that commit (the ``landing`` field of its handoff note), pass or
 fail, and only a pass lets the base move.
 
@@ -24,8 +24,8 @@ from typing import Literal
 
 from rgr.base.errors import RepositoryError
 from rgr.check.gate import GateResult
-from rgr.loop.attempt import Sealer, tests_summary
-from rgr.loop.examine import still_missing
+from rgr.loop.summaries import tests_summary
+from rgr.sandbox.sealer import Sealer
 from rgr.store import acceptance_store, git
 from rgr.store.acceptance_store import StoredTests
 from rgr.store.handoff import (
@@ -37,6 +37,7 @@ from rgr.store.handoff import (
     now_utc,
 )
 from rgr.store.workspace import Workspace
+from rgr.tdd.examine import still_missing
 
 How = Literal["fast-forward", "rebase", "merge"]
 By = Literal["run", "daemon"]
