@@ -469,10 +469,6 @@ ECOSYSTEM_WORDS_ALLOWED: dict[str, tuple[frozenset[str], str]] = {
         frozenset({"cargo", "jest", "mocha", "pytest", "vitest"}),
         "the PreToolUse hook loads this file by path inside the sandbox, with the "
         "standard library only: it cannot import rgr.ecosystems"),
-    "rgr.check.cheats.python_ast": (
-        frozenset({"pytest", "py.test", "unittest"}),
-        "Python's cheat idioms, read by its AST: not moved into ecosystems/python yet"),
-    "rgr.check.cheats": (frozenset({".py"}), "which files Python's AST rules read"),
     "rgr.check.conftest_rules": (
         frozenset({"pytest"}), "what a conftest.py may change (pytest's hooks): not moved"),
     "rgr.check.guards": (

@@ -60,6 +60,22 @@ Spotted = tuple[int, int, str]
 
 
 @dataclass(frozen=True)
+class Sighting:
+    """One cheat idiom a language's own reader found in a file: the rule's id
+    (rgr.check.cheats.rules), its first and last line, and what it is."""
+
+    rule: str
+    line: int
+    end_line: int
+    detail: str
+
+
+#: Reads a whole file for cheat idioms by the language's own syntax tree: (path, source,
+#: is_test) -> what it found; in a test file only framework patches count.
+SyntaxCheats = Callable[[str, str, bool], list[Sighting]]
+
+
+@dataclass(frozen=True)
 class CheatIdioms:
     """A language's words for the cheat idioms (rgr.check.cheats.tokens), read on its
     tokens: the rules are the checks', the words each language's."""
@@ -104,9 +120,11 @@ class Language:
     #: What the examiner is shown of the code its test files use; None: their import
     #: lines.
     interface: ExaminerInterface | None = None
-    #: Its cheat idioms, where rgr reads them on its tokens; None: none (Python's are
-    #: read by its AST in rgr.check.cheats.python_ast).
+    #: Its cheat idioms, where rgr reads them on its tokens; None: none there.
     cheats: CheatIdioms | None = None
+    #: Its cheat idioms, where rgr reads them by its own syntax tree instead (Python's
+    #: AST); None: none there.
+    syntax_cheats: SyntaxCheats | None = None
 
     def writes(self, path: str) -> bool:
         """Whether ``path`` is a file of this language."""
