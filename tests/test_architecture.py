@@ -471,10 +471,6 @@ ECOSYSTEM_WORDS_ALLOWED: dict[str, tuple[frozenset[str], str]] = {
         "standard library only: it cannot import rgr.ecosystems"),
     "rgr.check.conftest_rules": (
         frozenset({"pytest"}), "what a conftest.py may change (pytest's hooks): not moved"),
-    "rgr.check.guards": (
-        frozenset({"jest", "junit", "mocha", "pytest", "unittest", "vitest"}),
-        "FRAMEWORK_HOOKS and SKIP_MARKERS, one regex across every language: not split "
-        "per language yet"),
     "rgr.check.fakeit.facts": (frozenset({".py"}), "Python's fake-it forms: not moved yet"),
     "rgr.check.fakeit.ledger": (frozenset({".py"}), "Python's fake-it forms: not moved yet"),
     "rgr.check.mutation.equivalence": (

@@ -125,6 +125,13 @@ class Language:
     #: Its cheat idioms, where rgr reads them by its own syntax tree instead (Python's
     #: AST); None: none there.
     syntax_cheats: SyntaxCheats | None = None
+    #: Regular expressions of code that reaches into its test framework or runner's
+    #: report from outside the tests (rgr.check.guards.FRAMEWORK_HOOKS: matched on the
+    #: added lines of every file that is not a test file).
+    framework_hooks: tuple[str, ...] = ()
+    #: Regular expressions of markers that silence a test instead of making it pass
+    #: (rgr.check.guards.SKIP_MARKERS: matched on the added lines of every file).
+    skip_markers: tuple[str, ...] = ()
 
     def writes(self, path: str) -> bool:
         """Whether ``path`` is a file of this language."""
