@@ -488,7 +488,6 @@ ECOSYSTEM_WORDS_ALLOWED: dict[str, tuple[frozenset[str], str]] = {
         frozenset({"node:test"}), "the fix suggestions' words: not moved yet"),
     "rgr.refactor.index": (
         frozenset({".py"}), "rgr refactor reads Python only"),
-    "rgr.sandbox.setup": (frozenset({"cargo"}), "the setup command's caches: not moved yet"),
     "rgr.sandbox.toolchain": (
         frozenset({"'go'", "'python'", "gradle", "maven"}),
         "the caches a run reads (Go's module cache, ~/.m2, Gradle's): not moved yet"),
