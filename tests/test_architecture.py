@@ -491,9 +491,6 @@ ECOSYSTEM_WORDS_ALLOWED: dict[str, tuple[frozenset[str], str]] = {
     "rgr.sandbox.toolchain": (
         frozenset({"'go'", "'python'", "gradle", "maven"}),
         "the caches a run reads (Go's module cache, ~/.m2, Gradle's): not moved yet"),
-    "rgr.store.generated": (
-        frozenset({".cjs", ".js", ".mjs", ".py", ".ts"}),
-        "the build outputs a checkout gets copied: not moved yet"),
 }
 
 

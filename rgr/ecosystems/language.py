@@ -16,6 +16,9 @@ from rgr.ecosystems.tokens import Token, TokenScan
 Reader = Callable[[str], str | None]
 #: The paths of the files directly in a folder of the examined tree (Go's package).
 Lister = Callable[[str], list[str]]
+#: The names of the entries of a folder of the user's work tree (a path relative to it;
+#: nothing when it is missing).
+Names = Callable[[str], list[str]]
 
 
 class ExaminerInterface(Protocol):
@@ -132,6 +135,14 @@ class Language:
     #: Regular expressions of markers that silence a test instead of making it pass
     #: (rgr.check.guards.SKIP_MARKERS: matched on the added lines of every file).
     skip_markers: tuple[str, ...] = ()
+    #: The suffixes of the files its build leaves in place in a folder of its tracked
+    #: sources, which git ignores (Python's extension modules): rgr.store.generated
+    #: copies them into each checkout.
+    built_in_place: tuple[str, ...] = ()
+    #: The files of the work tree that a load error in a failure's text says are
+    #: missing (a module it could not find), as paths relative to the work tree, given
+    #: the names in its folders; None: its load errors name no module.
+    missing_files: Callable[[str, Names], list[str]] | None = None
 
     def writes(self, path: str) -> bool:
         """Whether ``path`` is a file of this language."""
