@@ -468,42 +468,47 @@ ECOSYSTEM_WORDS_ALLOWED: dict[str, tuple[frozenset[str], str]] = {
         "environment's python) and its demo extra installs pytest"),
     "rgr.check.manifest_keys": (
         frozenset({"cargo", "jest", "mocha", "pytest", "vitest"}),
-        "the PreToolUse hook loads this file by path inside the sandbox, with the "
-        "standard library only: it cannot import rgr.ecosystems"),
-    "rgr.check.cheats.python_ast": (
-        frozenset({"pytest", "py.test", "unittest"}),
-        "Python's cheat idioms, read by its AST: not moved into ecosystems/python yet"),
-    "rgr.check.cheats": (frozenset({".py"}), "which files Python's AST rules read"),
+        "the PreToolUse hook (rgr.sandbox.pretool) loads this file by path inside the "
+        "sandbox, with the standard library only, from rgr/check/: the one folder of rgr "
+        "that rgr.loop.attempt.JUDGES shows there. It can neither import rgr.ecosystems "
+        "nor move into it until JUDGES shows each judge's own file (rgr.loop is being "
+        "moved this pass)"),
     "rgr.check.conftest_rules": (
-        frozenset({"pytest"}), "what a conftest.py may change (pytest's hooks): not moved"),
-    "rgr.check.guards": (
-        frozenset({"jest", "junit", "mocha", "pytest", "unittest", "vitest"}),
-        "FRAMEWORK_HOOKS and SKIP_MARKERS, one regex across every language: not split "
-        "per language yet"),
+        frozenset({"pytest"}),
+        "what a conftest.py may change (pytest's hooks), judged inside the sandbox by the "
+        "same hook: loaded by path from rgr/check/ as manifest_keys is (the same reason); "
+        "it moves into rgr/ecosystems/python/ with it"),
     "rgr.check.fakeit.facts": (frozenset({".py"}), "Python's fake-it forms: not moved yet"),
     "rgr.check.fakeit.ledger": (frozenset({".py"}), "Python's fake-it forms: not moved yet"),
     "rgr.check.mutation.equivalence": (
         frozenset({".py"}),
-        "CrossHair, Python's equivalence prover: not moved yet"),
+        "CrossHair, Python's equivalence prover, run confined by rgr.check.verify's "
+        "Confinement (a layer above rgr.ecosystems) and imported by the gate, telling and "
+        "doctor (edited elsewhere this pass): it moves into rgr/ecosystems/python/ when the "
+        "gate asks a language for its prover"),
     "rgr.check.mutation.gate": (
         frozenset({"'go'", "'java'", "'rust'", ".py", "maven", "pytest", "unittest"}),
         "Python's traced path beside the probed one, its remarks, and which languages' "
         "mutants may not build (in _run_one, edited elsewhere at the same time)"),
     "rgr.check.mutation.lines": (
-        frozenset({".py"}), "rgr's Python line tracer: not moved yet"),
+        frozenset({".py"}),
+        "rgr's Python line tracer, run through rgr.check.verify.run_tests on the mutants "
+        "(both above rgr.ecosystems) for the gate's traced path: it moves with that path"),
     "rgr.commands.demo": (frozenset({"pytest"}), "the demo's kata is a Python project"),
-    "rgr.demo.kata": (frozenset({"pytest"}), "the demo's kata is a Python project"),
+    "rgr.demo.kata": (
+        frozenset({"pytest"}),
+        "the demo's kata is a Python project (its pytest.ini), as rgr.commands.demo's is"),
     "rgr.loop.fix_trials": (
         frozenset({"node:test"}), "the fix suggestions' words: not moved yet"),
     "rgr.refactor.index": (
         frozenset({".py"}), "rgr refactor reads Python only"),
-    "rgr.sandbox.setup": (frozenset({"cargo"}), "the setup command's caches: not moved yet"),
     "rgr.sandbox.toolchain": (
         frozenset({"'go'", "'python'", "gradle", "maven"}),
-        "the caches a run reads (Go's module cache, ~/.m2, Gradle's): not moved yet"),
-    "rgr.store.generated": (
-        frozenset({".cjs", ".js", ".mjs", ".py", ".ts"}),
-        "the build outputs a checkout gets copied: not moved yet"),
+        "the caches a run reads (Go's module cache, ~/.m2 and the local repository its "
+        "settings.xml names, Gradle's read-only cache) and a virtualenv's interpreter, "
+        "each in the sandbox's show-and-skip bookkeeping; moving the caches behind the "
+        "ecosystems (Ecosystem.tool_caches names them) reorders the start note's toolchain "
+        "record (go, maven, gradle against the registry's order): not moved this pass"),
 }
 
 

@@ -398,3 +398,24 @@ def test_only_an_ignored_file_the_failures_name_is_evidence_of_a_generated_file(
         tmp_path: Path, failure: str, named: list[str]) -> None:
     repo, root = ignoring_project(tmp_path)
     assert generated.ignored_files_named(repo, root, failure) == named
+
+
+@pytest.mark.parametrize(("failure", "named"), [
+    # Node's load error names the module without its suffix, relative to the importer
+    ("Error: Cannot find module './gen/parser'\nRequire stack:", ["gen/parser.js"]),
+    # Python's names a module that is an extension built in place
+    ("ModuleNotFoundError: No module named 'pkg._fast'",
+     ["src/pkg/_fast.cpython-311-x86_64-linux-gnu.so"]),
+])
+def test_each_languages_load_error_names_the_ignored_module_it_could_not_find(
+        tmp_path: Path, failure: str, named: list[str]) -> None:
+    root = tmp_path / "proj"
+    files = {".gitignore": "gen/\n*.so\n", "src/pkg/__init__.py": "", "index.js": "",
+             "gen/parser.js": "module.exports = 1\n",
+             "src/pkg/_fast.cpython-311-x86_64-linux-gnu.so": "ELF"}
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    git(root, "init", "-q", "-b", "main")
+    git(root, "add", "-A")
+    assert generated.ignored_files_named(pygit2.Repository(str(root)), root, failure) == named

@@ -34,27 +34,16 @@ DEPENDENCY_PHASES = (Phase.GREEN, Phase.REFACTOR)
 
 #: Code that reaches into a test framework or the runner's report from outside the
 #: tests: a GREEN or REFACTOR change to non-test code must not contain it (it could
-#: rewrite results from inside the test run). Matched on added lines of non-test files.
-FRAMEWORK_HOOKS = re.compile(
-    r"^\s*(import|from)\s+(_?pytest|_pytest\.\w+|unittest)\b|\bpytest_\w+\s*\("
-    r"|\batexit\b|junit|\bos\._exit\s*\(|sys\.modules\[\s*['\"]_?pytest|PYTEST_ADDOPTS"
-    r"|builtins\.__import__|sys\.settrace|sys\.setprofile|faulthandler"
-    r"|process\.on\(\s*['\"](exit|beforeExit)|process\.exit\s*\(|require\(['\"](jest|vitest|mocha)"
-)
+#: rewrite results from inside the test run). Matched on added lines of non-test files,
+#: every language's patterns on every file (a Python module may hide a JavaScript
+#: snippet it writes out): each language's own (Language.framework_hooks).
+FRAMEWORK_HOOKS = re.compile("|".join(
+    pattern for language in registry.LANGUAGES for pattern in language.framework_hooks))
 
-#: Markers that silence a test instead of making it pass, across the ecosystems that
-#: test-command detection knows. Matched on added lines only.
-SKIP_MARKERS = re.compile(
-    r"@pytest\.mark\.(skip|skipif|xfail)\b|\bpytest\.(skip|xfail)\s*\("
-    r"|@unittest\.(skip|skipIf|skipUnless|expectedFailure)\b|\bself\.skipTest\s*\("
-    r"|\b(it|test|describe)\.(skip|todo)\s*\(|\bx(it|describe|test)\s*\("
-    r"|@Disabled\b|@Ignore\b|\bt\.Skip(Now|f)?\s*\("
-    # the other runners rgr reads (rgr/runners): Vitest/Jest conditional skips and
-    # expected failures, Mocha's this.skip(), node's { skip: true }, Rust's #[ignore],
-    # PHPUnit's markTestSkipped/markTestIncomplete
-    r"|\b(it|test|describe)\.(skipIf|runIf|fails|failing)\s*\(|\bthis\.skip\s*\("
-    r"|\{\s*(skip|todo)\s*:\s*true\b|#\[ignore\b|\bmarkTest(Skipped|Incomplete)\s*\("
-)
+#: Markers that silence a test instead of making it pass, every language's
+#: (Language.skip_markers), on every file. Matched on added lines only.
+SKIP_MARKERS = re.compile("|".join(
+    pattern for language in registry.LANGUAGES for pattern in language.skip_markers))
 
 
 def check_commits(

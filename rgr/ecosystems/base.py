@@ -411,6 +411,11 @@ class Ecosystem(Protocol):
     @property
     def tool_caches(self) -> tuple[str, ...]: ...
 
+    #: Its lockfiles and manifests, in the project's root: what decides what its install
+    #: puts in place (rgr.sandbox.setup runs the setup command again when one changes).
+    @property
+    def lockfiles(self) -> tuple[str, ...]: ...
+
     #: Files under HOME its runners' tools read (``.npmrc``, pip's ``pip.conf``): the
     #: sandbox's HOME gets a copy of each, its credentials left out
     #: (rgr.sandbox.user_config).
@@ -481,6 +486,7 @@ class Plain:
     tool_homes: tuple[ToolHome, ...] = ()
     tool_caches: tuple[str, ...] = ()
     home_config: tuple[str, ...] = ()
+    lockfiles: tuple[str, ...] = ()
     mutation_syntax: tuple[MutationSyntax, ...] = ()
     runner_variables: tuple[str, ...] = ()
     traced_runners: frozenset[str] = frozenset()

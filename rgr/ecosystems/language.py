@@ -16,6 +16,9 @@ from rgr.ecosystems.tokens import Token, TokenScan
 Reader = Callable[[str], str | None]
 #: The paths of the files directly in a folder of the examined tree (Go's package).
 Lister = Callable[[str], list[str]]
+#: The names of the entries of a folder of the user's work tree (a path relative to it;
+#: nothing when it is missing).
+Names = Callable[[str], list[str]]
 
 
 class ExaminerInterface(Protocol):
@@ -57,6 +60,22 @@ class AcceptanceName:
 
 #: Where a reader of a file's tokens finds something: (first token, last token, what).
 Spotted = tuple[int, int, str]
+
+
+@dataclass(frozen=True)
+class Sighting:
+    """One cheat idiom a language's own reader found in a file: the rule's id
+    (rgr.check.cheats.rules), its first and last line, and what it is."""
+
+    rule: str
+    line: int
+    end_line: int
+    detail: str
+
+
+#: Reads a whole file for cheat idioms by the language's own syntax tree: (path, source,
+#: is_test) -> what it found; in a test file only framework patches count.
+SyntaxCheats = Callable[[str, str, bool], list[Sighting]]
 
 
 @dataclass(frozen=True)
@@ -104,9 +123,26 @@ class Language:
     #: What the examiner is shown of the code its test files use; None: their import
     #: lines.
     interface: ExaminerInterface | None = None
-    #: Its cheat idioms, where rgr reads them on its tokens; None: none (Python's are
-    #: read by its AST in rgr.check.cheats.python_ast).
+    #: Its cheat idioms, where rgr reads them on its tokens; None: none there.
     cheats: CheatIdioms | None = None
+    #: Its cheat idioms, where rgr reads them by its own syntax tree instead (Python's
+    #: AST); None: none there.
+    syntax_cheats: SyntaxCheats | None = None
+    #: Regular expressions of code that reaches into its test framework or runner's
+    #: report from outside the tests (rgr.check.guards.FRAMEWORK_HOOKS: matched on the
+    #: added lines of every file that is not a test file).
+    framework_hooks: tuple[str, ...] = ()
+    #: Regular expressions of markers that silence a test instead of making it pass
+    #: (rgr.check.guards.SKIP_MARKERS: matched on the added lines of every file).
+    skip_markers: tuple[str, ...] = ()
+    #: The suffixes of the files its build leaves in place in a folder of its tracked
+    #: sources, which git ignores (Python's extension modules): rgr.store.generated
+    #: copies them into each checkout.
+    built_in_place: tuple[str, ...] = ()
+    #: The files of the work tree that a load error in a failure's text says are
+    #: missing (a module it could not find), as paths relative to the work tree, given
+    #: the names in its folders; None: its load errors name no module.
+    missing_files: Callable[[str, Names], list[str]] | None = None
 
     def writes(self, path: str) -> bool:
         """Whether ``path`` is a file of this language."""

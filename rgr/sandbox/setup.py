@@ -23,14 +23,13 @@ from pathlib import Path
 
 from rgr.base.errors import ConfigError
 from rgr.base.proc import run
+from rgr.ecosystems import registry
 from rgr.sandbox.bridge import Bridge
 from rgr.sandbox.jail import Jail
 from rgr.sandbox.policy import SandboxPolicy
 
-#: Files whose content decides what an install puts in place.
-LOCKFILES = ("package-lock.json", "npm-shrinkwrap.json", "pnpm-lock.yaml", "yarn.lock",
-             "package.json", "uv.lock", "poetry.lock", "Pipfile.lock", "requirements.txt",
-             "pyproject.toml", "Cargo.lock", "go.sum", "Gemfile.lock", "composer.lock")
+#: Files whose content decides what an install puts in place: every ecosystem's.
+LOCKFILES = tuple(dict.fromkeys(name for eco in registry.ECOSYSTEMS for name in eco.lockfiles))
 #: The loopback port of the CONNECT proxy inside the setup's sandbox.
 PROXY_PORT = 3128
 SETUP_TIMEOUT_S = 1800.0

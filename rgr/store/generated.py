@@ -26,6 +26,7 @@ from typing import Any
 import pygit2
 
 from rgr.base.config import GlobSet
+from rgr.ecosystems import registry
 
 #: Never shown, whatever finds it: a path any of whose parts matches one of these
 #: (case-insensitively) is secrets or local state, not build output. Environment files,
@@ -48,8 +49,6 @@ DENIED: tuple[str, ...] = (
 #: Dockerfiles, its config.json holds registry logins).
 DENIED_PATHS: tuple[str, ...] = ("*.docker/config.json", ".docker/config.json")
 
-#: Extension modules built in place (``pip install -e .``, ``setup.py build_ext -i``).
-EXTENSION_SUFFIXES = (".so", ".pyd")
 #: Folders not walked for ``show_generated`` globs (besides what DENIED names).
 _NOT_WALKED = {".git"}
 
@@ -141,15 +140,17 @@ def _relative(value: str) -> str | None:
 
 def _beside_tracked(tracked: set[str], root: Path) -> Iterator[GeneratedFile]:
     """Compiled translations next to a tracked ``.po``; extension modules in a folder
-    that holds tracked Python sources (a package, built in place)."""
+    that holds tracked sources of a language whose build leaves them in place
+    (Language.built_in_place: a package, built in place)."""
     catalogs: set[str] = set()
-    packages: set[str] = set()
+    packages: dict[str, set[str]] = {}
     for path in tracked:
         folder, _, name = path.rpartition("/")
         if name.endswith(".po"):
             catalogs.add(folder)
-        elif name.endswith(".py"):
-            packages.add(folder)
+        elif (language := registry.language_of(name)) is not None \
+                and language.built_in_place:
+            packages.setdefault(folder, set()).update(language.built_in_place)
     for folder in sorted(catalogs):
         for name in _file_names(root, folder):
             if name.endswith(".mo"):
@@ -157,7 +158,7 @@ def _beside_tracked(tracked: set[str], root: Path) -> Iterator[GeneratedFile]:
                                     "a compiled translation next to a tracked .po")
     for folder in sorted(packages):
         for name in _file_names(root, folder):
-            if name.endswith(EXTENSION_SUFFIXES):
+            if name.endswith(tuple(sorted(packages[folder]))):
                 yield GeneratedFile(_join(folder, name),
                                     "an extension module built in place in a tracked package")
 
@@ -321,13 +322,6 @@ def _escape(line: str) -> str:
 
 #: A path as a failure's text names it (a file a test opened, a module's source).
 _PATH_WORD = re.compile(r"[\w.@+\-]*(?:/[\w.@+\-]+)+|[\w@+\-]+\.[A-Za-z]\w{0,9}")
-#: A module a load error names: Python's "No module named 'a.b'", Node's "Cannot find
-#: module './gen/x'".
-_MODULE_NAMED = re.compile(r"No module named '([\w.]+)'|Cannot find module '([^']+)'")
-#: Where a Python project's packages start.
-_SOURCE_ROOTS = ("", "src/", "lib/")
-#: Source suffixes a Node module name may leave out.
-_NODE_SUFFIXES = ("", ".js", ".cjs", ".mjs", ".json", ".ts", ".node")
 #: Folders a build or a test run writes its output to: the runner's own output names
 #: its reports and class files there, which are no evidence of a missing source.
 _RUN_OUTPUT = frozenset({"target", "build", "dist", ".gradle", "coverage", ".nyc_output",
@@ -347,19 +341,9 @@ def ignored_files_named(repo: pygit2.Repository, root: Path, text: str) -> list[
         return []
     tracked = {entry.path for entry in repo.index}
     candidates: list[str] = []
-    for match in _MODULE_NAMED.finditer(text):
-        python, node = match.groups()
-        if python:
-            stem = python.replace(".", "/")
-            candidates += [f"{top}{stem}{end}" for top in _SOURCE_ROOTS
-                           for end in (".py", "/__init__.py")]
-            candidates += [f"{top}{stem}.{name.split('.', 1)[1]}"
-                           for top in _SOURCE_ROOTS
-                           for name in _file_names(root, f"{top}{stem}".rpartition("/")[0])
-                           if name.startswith(stem.rpartition("/")[2] + ".")
-                           and name.endswith(EXTENSION_SUFFIXES)]
-        elif node:
-            candidates += [_tail_words(node.lstrip("./") + end) for end in _NODE_SUFFIXES]
+    for language in registry.LANGUAGES:  # a module a load error could not find
+        if language.missing_files is not None:
+            candidates += language.missing_files(text, lambda folder: _file_names(root, folder))
     for word in _PATH_WORD.findall(text)[:_MAX_WORDS]:
         candidates.append(_tail_words(word))
     named: dict[str, None] = {}

@@ -11,4 +11,5 @@ from rgr.ecosystems.language import AcceptanceName, Language
 LANGUAGE = Language(
     "Go", (".go",),
     acceptance_names=(AcceptanceName(re.compile(r".*_test\.go"), "{stem}_test.go"),),
-    ids_name_no_file=True, interface=INTERFACE, cheats=IDIOMS)
+    ids_name_no_file=True, interface=INTERFACE, cheats=IDIOMS,
+    skip_markers=(r"\bt\.Skip(Now|f)?\s*\(",))

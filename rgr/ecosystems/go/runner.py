@@ -134,6 +134,7 @@ class GoEcosystem(Plain):
     runners = (Go(),)
     test_config_globs = ("**/go.mod",)
     tool_caches = ("go-modules",)
+    lockfiles = ("go.sum",)
     tool_homes = (
         ToolHome("goenv", "GOENV_ROOT", ".goenv", ("GOENV_VERSION",)),
         ToolHome("go", "GOROOT", None, ("GOTOOLCHAIN", "GOFLAGS", "GOPROXY", "GONOSUMDB",

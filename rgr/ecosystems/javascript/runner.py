@@ -546,6 +546,8 @@ class JavaScript(Plain):
         ToolHome("fnm", "FNM_DIR", ".local/share/fnm", ("FNM_MULTISHELL_PATH",)),
     )
     home_config = (".npmrc",)
+    lockfiles = ("package-lock.json", "npm-shrinkwrap.json", "pnpm-lock.yaml", "yarn.lock",
+                 "package.json")
     mutation_syntax = (MutationSyntax(
         "js", (".js", ".mjs", ".cjs", ".jsx", ".ts", ".tsx", ".mts", ".cts"),
         # A kill, not a throw (assert.throws catches one), nor process.exit: Vitest

@@ -10,4 +10,4 @@ from rgr.ecosystems.language import AcceptanceName, Language
 LANGUAGE = Language(
     "Java", (".java", ".kt"),
     acceptance_names=(AcceptanceName(re.compile(r".*Test\.(java|kt)"), "RgrAcceptanceTest.{0}"),),
-    cheats=IDIOMS)
+    cheats=IDIOMS, framework_hooks=("junit",), skip_markers=(r"@Disabled\b", r"@Ignore\b"))

@@ -49,6 +49,7 @@ class PHP(Plain):
     name = "PHP (PHPUnit)"
     runners = (PHPUnit(),)
     test_config_globs = ("**/phpunit.xml*",)
+    lockfiles = ("composer.lock",)
 
     def detect(self, root: Path, guess: Guess) -> TestCommand | None:
         for name in ("phpunit.xml", "phpunit.xml.dist"):

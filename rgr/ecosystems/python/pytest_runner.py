@@ -290,6 +290,7 @@ class Python(Plain):
     # pip's user configuration (an index, no-index, find-links): a suite that builds
     # environments (tox, nox) or installs a package reads it
     home_config = (".config/pip/pip.conf", ".pip/pip.conf")
+    lockfiles = ("uv.lock", "poetry.lock", "Pipfile.lock", "requirements.txt", "pyproject.toml")
     # pytest reads these from the environment: extra options, plugins to load. Not
     # PYTEST_DISABLE_PLUGIN_AUTOLOAD: rgr's own reporter and line tracer reach pytest as
     # entry-point plugins (below), which that variable would silently turn off.

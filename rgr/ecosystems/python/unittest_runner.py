@@ -231,6 +231,7 @@ class PythonUnittest(Plain):
     # One Python, whichever runner: the same interpreter homes (pyenv).
     tool_homes = PYTEST_ECOSYSTEM.tool_homes
     home_config = PYTEST_ECOSYSTEM.home_config
+    lockfiles = PYTEST_ECOSYSTEM.lockfiles
     # rgr's reporter runs the suite under rgr's line tracer
     # (rgr.ecosystems.python.unittest_reporter)
     traced_runners = frozenset({"unittest"})

@@ -77,6 +77,7 @@ class Ruby(Plain):
     name = "Ruby (RSpec, Minitest)"
     runners = (RSpec(), Minitest())
     test_config_globs = ("**/Gemfile", "**/.rspec")
+    lockfiles = ("Gemfile.lock",)
     # exit! ends the process at once: no at_exit hook, no rescue in a test can catch it
     mutation_syntax = (MutationSyntax(
         "ruby", (".rb",), f"exit!({PROBE_EXIT_CODE})",

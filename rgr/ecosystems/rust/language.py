@@ -6,4 +6,4 @@ from __future__ import annotations
 from rgr.ecosystems.language import Language
 from rgr.ecosystems.rust.cheats import IDIOMS
 
-LANGUAGE = Language("Rust", (".rs",), cheats=IDIOMS)
+LANGUAGE = Language("Rust", (".rs",), cheats=IDIOMS, skip_markers=(r"#\[ignore\b",))

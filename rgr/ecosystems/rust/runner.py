@@ -274,6 +274,7 @@ class Rust(Plain):
     name = "Rust (cargo test, cargo-nextest)"
     runners = (Cargo(), Nextest())
     test_config_globs = ("**/Cargo.toml", "**/.cargo/**", "**/build.rs")
+    lockfiles = ("Cargo.lock",)
     tool_homes = (
         ToolHome("rustup", "RUSTUP_HOME", ".rustup", ("RUSTUP_TOOLCHAIN",),
                  needs=("toolchains", "settings.toml", "update-hashes")),

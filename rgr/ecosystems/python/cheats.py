@@ -1,6 +1,7 @@
 """The cheat idioms in Python source, judged by its syntax tree: what the code does, never
 the words it contains (a comment or a string that mentions ``PYTEST_CURRENT_TEST`` reads
-nothing). The source is parsed, never run.
+nothing). The source is parsed, never run. The rules are rgr.check.cheats'; each sighting
+names one of them (rgr.check.cheats.rules), and the checks make it a finding.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from rgr.check.cheats.rules import Finding
+from rgr.ecosystems.language import Sighting
 
 #: Methods whose answer must depend on the other operand.
 COMPARISONS = frozenset({"__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__"})
@@ -65,7 +66,7 @@ class _Where:
     trying: bool = False
 
 
-def findings(path: str, source: str, is_test: bool) -> list[Finding]:
+def findings(path: str, source: str, is_test: bool) -> list[Sighting]:
     """Every cheat idiom in ``source``; in a test file (or conftest) only the framework
     patches count: the other idioms are cheats of code under test."""
     try:
@@ -76,9 +77,9 @@ def findings(path: str, source: str, is_test: bool) -> list[Finding]:
         return []
 
 
-def _judged(path: str, tree: ast.Module, is_test: bool) -> list[Finding]:
+def _judged(path: str, tree: ast.Module, is_test: bool) -> list[Sighting]:
     names = _imported_names(tree)
-    found: list[Finding] = []
+    found: list[Sighting] = []
     # a conftest's hooks are conftest_rules' to refuse (test-infra-changed), any of them
     hooks = path.rsplit("/", 1)[-1] != "conftest.py"
     for node, where in _walk(tree, _Where(main_entry=path.endswith("__main__.py"))):
@@ -159,9 +160,9 @@ def _text(node: ast.expr | None) -> str | None:
     return None
 
 
-def _finding(rule: str, path: str, node: ast.AST, detail: str) -> list[Finding]:
+def _finding(rule: str, path: str, node: ast.AST, detail: str) -> list[Sighting]:
     line = getattr(node, "lineno", 1)
-    return [Finding(rule, path, line, getattr(node, "end_lineno", None) or line, detail)]
+    return [Sighting(rule, line, getattr(node, "end_lineno", None) or line, detail)]
 
 
 def _said(node: ast.AST) -> str:
@@ -176,7 +177,7 @@ def _said(node: ast.AST) -> str:
 # -- always-equal ----------------------------------------------------------------------
 
 
-def _always_equal(path: str, node: ast.AST) -> list[Finding]:
+def _always_equal(path: str, node: ast.AST) -> list[Sighting]:
     if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name in COMPARISONS:
         arguments = [*node.args.posonlyargs, *node.args.args]
         other = arguments[1].arg if len(arguments) > 1 else node.args.vararg.arg \
@@ -224,7 +225,7 @@ def _framework_module(node: ast.expr | None) -> bool:
 
 
 def _detects_test_run(path: str, node: ast.AST, names: dict[str, str],
-                      where: _Where) -> list[Finding]:
+                      where: _Where) -> list[Sighting]:
     rule = "detects-test-run"
     if isinstance(node, ast.Import | ast.ImportFrom) and where.trying:
         # a plain import fails loudly where the framework is missing; one in a try asks
@@ -282,7 +283,7 @@ def _names_runner_in_argv(node: ast.Compare | ast.Call, names: dict[str, str]) -
 # -- exits-with-success ----------------------------------------------------------------
 
 
-def _exits_with_success(path: str, node: ast.AST, names: dict[str, str]) -> list[Finding]:
+def _exits_with_success(path: str, node: ast.AST, names: dict[str, str]) -> list[Sighting]:
     rule = "exits-with-success"
     if isinstance(node, ast.Call) and _resolved(node.func, names) in EXITS:
         code = node.args[0] if node.args else None
@@ -322,12 +323,12 @@ def _assertion_name(name: str) -> bool:
 
 
 def _patches(path: str, node: ast.AST, names: dict[str, str],
-             hooks: bool) -> list[Finding]:
+             hooks: bool) -> list[Sighting]:
     rule = "patches-test-framework"
     if hooks and isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) \
             and node.name in OUTCOME_HOOKS:
-        return [Finding(rule, path, node.lineno, node.lineno,
-                        f"defines {node.name}, a hook that can rewrite outcomes")]
+        return [Sighting(rule, node.lineno, node.lineno,
+                         f"defines {node.name}, a hook that can rewrite outcomes")]
     targets: list[ast.expr] = []
     if isinstance(node, ast.Assign | ast.Delete):
         targets = list(node.targets)
