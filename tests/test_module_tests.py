@@ -47,6 +47,11 @@ WITHOUT_TEST_FILE: dict[str, str] = {
     "rgr.base.slots": "tested by feature in test_daemon_queue",
     "rgr.base.terminal": "no test imports it: reached through the modules that use it",
     "rgr.base.ui": "no test imports it: reached through the modules that use it",
+    "rgr.branches": "a package's docstring and imports: no code of its own",
+    "rgr.branches.integrate": "no test imports it: reached through the modules that use it",
+    "rgr.branches.landing": "tested by feature in test_acceptance_kernel",
+    "rgr.branches.rollback": "no test imports it: reached through the modules that use it",
+    "rgr.branches.sealed_gate": "tested by feature in test_flaky_rerun",
     "rgr.check": "a package's docstring and imports: no code of its own",
     "rgr.check.acceptance": "a package's docstring and imports: no code of its own",
     "rgr.check.acceptance.interface":
@@ -97,6 +102,7 @@ WITHOUT_TEST_FILE: dict[str, str] = {
     "rgr.check.mutation.verdicts":
         "tested by feature in test_mutation, test_mutation_blame, test_mutation_equivalence (+1)",
     "rgr.check.testlist": "no test imports it: reached through the modules that use it",
+    "rgr.check.violation": "tested by feature in test_cheat_idioms, test_verify",
     "rgr.cli": "tested by feature in test_backend_registry, test_docs_build",
     "rgr.commands.common": "tested by feature in test_rendered_text",
     "rgr.commands.fix_merge": "no test imports it: reached through the modules that use it",
@@ -229,22 +235,15 @@ WITHOUT_TEST_FILE: dict[str, str] = {
     "rgr.history_quick": "tested by feature in test_history_table",
     "rgr.launch": "tested by feature in test_startup",
     "rgr.loop": "a package's docstring and imports: no code of its own",
-    "rgr.loop.attempt":
-        "tested by feature in test_acceptance_kernel, test_blame_again, test_fakeit_kernel (+6)",
-    "rgr.loop.examine": "no test imports it: reached through the modules that use it",
-    "rgr.loop.integrate": "no test imports it: reached through the modules that use it",
-    "rgr.loop.landing": "tested by feature in test_acceptance_kernel",
-    "rgr.loop.mergefix": "tested by feature in test_kernel",
     "rgr.loop.outputs":
         "tested by feature in test_codex_parts, test_rough_edges, test_structured_answers",
     "rgr.loop.prompting": "tested by feature in test_fakeit, test_impact",
     "rgr.loop.retry": "tested by feature in test_kernel",
-    "rgr.loop.rollback": "no test imports it: reached through the modules that use it",
-    "rgr.loop.sealed_gate": "tested by feature in test_flaky_rerun",
     "rgr.loop.sessions": "no test imports it: reached through the modules that use it",
     "rgr.loop.starting": "tested by feature in test_rough_edges, test_serve",
-    "rgr.loop.tdd":
-        "tested by feature in test_acceptance_kernel, test_blame_again, test_fakeit_kernel (+3)",
+    "rgr.loop.summaries": "no test imports it: reached through the modules that use it",
+    "rgr.mergefix": "a package's docstring and imports: no code of its own",
+    "rgr.mergefix.engine": "tested by feature in test_kernel",
     "rgr.observe.artifacts": "tested by feature in test_event_codec, test_observe",
     "rgr.observe.events":
         "tested by feature in test_cheat_idioms, test_event_codec, test_judged_by_content (+2)",
@@ -275,6 +274,9 @@ WITHOUT_TEST_FILE: dict[str, str] = {
     "rgr.sandbox.pretool": "tested by feature in test_edit_guard",
     "rgr.sandbox.read_only": "tested by feature in test_writable_copy",
     "rgr.sandbox.relay": "no test imports it: reached through the modules that use it",
+    "rgr.sandbox.sealer":
+        "tested by feature in test_acceptance_kernel, test_blame_again, "
+        "test_fakeit_kernel (+6)",
     "rgr.sandbox.secrets": "no test imports it: reached through the modules that use it",
     "rgr.store": "a package's docstring and imports: no code of its own",
     "rgr.store.acceptance_store":
@@ -300,6 +302,11 @@ WITHOUT_TEST_FILE: dict[str, str] = {
     "rgr.store.objects": "no test imports it: reached through the modules that use it",
     "rgr.store.workspace":
         "tested by feature in test_acceptance_kernel, test_blame_again, test_fakeit (+11)",
+    "rgr.tdd": "a package's docstring and imports: no code of its own",
+    "rgr.tdd.engine":
+        "tested by feature in test_acceptance_kernel, test_blame_again, "
+        "test_fakeit_kernel (+3)",
+    "rgr.tdd.examine": "no test imports it: reached through the modules that use it",
     "rgr.web": "a package's docstring and imports: no code of its own",
     "rgr.web.actions": "no test imports it: reached through the modules that use it",
     "rgr.web.app": "tested by feature in test_eval_report",
