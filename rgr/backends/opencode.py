@@ -80,13 +80,11 @@ SEALED_URL_VAR = "RGR_OPENCODE_API_URL"
 PROVIDER = "rgr"  # the provider's id in the session's config: models are "rgr/<model>"
 AGENT = "rgr"
 SESSION_HEADER = "x-rgr-session-id"
-#: Never handed to opencode: every key (its own is in the session's config file), and
-#: variables that would bring in configuration other than rgr's.
-DROPPED_VARS = frozenset({KEY_VAR, BASE_URL_VAR, SEALED_URL_VAR, "ANTHROPIC_API_KEY",
-                          "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN", "CODEX_API_KEY",
-                          "GEMINI_API_KEY", "GOOGLE_API_KEY", "OPENCODE_API_KEY",
-                          "OPENCODE_CONFIG_CONTENT", "OPENCODE_CONFIG_DIR",
-                          "OPENCODE_PERMISSION", "OPENCODE_AUTH_CONTENT"})
+#: Never handed to opencode (beside every secret-named variable, ``_SECRET_NAME``): the
+#: API's address, which is in its config, and variables that would bring in
+#: configuration other than rgr's.
+DROPPED_VARS = frozenset({BASE_URL_VAR, SEALED_URL_VAR, "OPENCODE_CONFIG_CONTENT",
+                          "OPENCODE_CONFIG_DIR", "OPENCODE_PERMISSION", "OPENCODE_AUTH_CONTENT"})
 #: What keeps opencode offline but for the model API, and to rgr's configuration.
 QUIET_VARS = {"OPENCODE_DISABLE_MODELS_FETCH": "1", "OPENCODE_DISABLE_AUTOUPDATE": "1",
               "OPENCODE_DISABLE_LSP_DOWNLOAD": "1", "OPENCODE_DISABLE_CLAUDE_CODE": "1",
@@ -120,6 +118,9 @@ TRANSIENT_MARKERS = ("429", "rate limit", "too many requests", "500", "502", "50
                      "econnreset", "econnrefused", "socket hang up", "timeout")
 
 _VERSION = re.compile(r"(\d+)\.(\d+)\.(\d+)")
+#: Variables opencode is never handed, whoever set them: its key is in its config file,
+#: so its shell's commands get no key, token or password variable at all.
+_SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSW|CREDENTIAL", re.IGNORECASE)
 #: The platform packages npm installs beside ``opencode-ai`` (the first that holds an
 #: executable wins; the launcher copies one of them at install time).
 _PLATFORM_SUFFIXES = ("", "-baseline", "-musl", "-baseline-musl")
@@ -266,7 +267,8 @@ class OpencodeBackend:
 
     def _env(self, home: Path, base: Mapping[str, str] | None) -> dict[str, str]:
         source = self._source(base)
-        env = {k: v for k, v in source.items() if k not in DROPPED_VARS}
+        env = {k: v for k, v in source.items()
+               if k not in DROPPED_VARS and not _SECRET_NAME.search(k)}
         # Throwaway folders for opencode's config, data (its sessions' database), cache
         # and state: nothing of the user's opencode is read, nothing is left behind.
         for var in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME"):
