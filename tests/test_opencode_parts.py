@@ -22,6 +22,7 @@ from rgr.backends.opencode import (
     StreamState,
     native_executable,
     opencode_tools,
+    stream_events,
     to_result,
 )
 from rgr.base.proc import Completed
@@ -167,3 +168,14 @@ def test_the_native_executable_behind_npms_command(tmp_path: Path) -> None:
         assert native_executable(str(link)) == str(native)
     _elf(launcher)  # its install script copied the executable in: that one is started
     assert native_executable(str(link)) == str(launcher)
+
+
+def test_a_tool_call_reaches_the_run_folder_as_claudes_stream_shows_one() -> None:
+    call = {"type": "tool_use", "part": {"tool": "bash", "callID": "c1", "state": {
+        "status": "completed", "input": {"command": "pytest"}, "output": "1 passed"}}}
+    used, result = stream_events(call)
+    assert used["message"]["content"] == [
+        {"type": "tool_use", "id": "c1", "name": "bash", "input": {"command": "pytest"}}]
+    assert result["message"]["content"][0]["content"] == "1 passed"
+    assert stream_events(EVENTS[4])[0]["message"]["content"][0]["text"] == '{"summary": "ok"}'
+    assert stream_events(EVENTS[0]) == [EVENTS[0]]

@@ -372,7 +372,8 @@ class StreamState:
                 return
             self.take(event)
             if request.on_event is not None:
-                request.on_event({**event, "backend": OPENCODE})
+                for mapped in stream_events(event):
+                    request.on_event({**mapped, "backend": OPENCODE})
         return handle
 
     def take(self, event: Mapping[str, Any]) -> None:
@@ -419,6 +420,36 @@ class StreamState:
             output_tokens=self.output_tokens, cache_read_input_tokens=self.cache_read,
             cache_creation_input_tokens=self.cache_write,
             cost_usd=usd(self.cost) if self.cost > 0 else None)
+
+
+#: How much of a tool's output a mapped tool_result keeps.
+RESULT_CHARS = 2000
+
+
+def stream_events(event: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """An opencode event as the stream rgr's run folder and live view read (claude's
+    stream-json shapes, as rgr.backends.codex_stream maps codex's): a tool call becomes
+    an assistant ``tool_use`` and its ``tool_result``, a text an assistant text; other
+    events pass as they are."""
+    part = event.get("part")
+    if not isinstance(part, Mapping):
+        return [dict(event)]
+    if event.get("type") == "tool_use":
+        state = part.get("state") if isinstance(part.get("state"), Mapping) else {}
+        assert isinstance(state, Mapping)
+        call_id = str(part.get("callID") or part.get("id") or "")
+        output = state.get("output") if state.get("status") == "completed" else state.get("error")
+        return [{"type": "assistant", "message": {"role": "assistant", "content": [
+                    {"type": "tool_use", "id": call_id, "name": str(part.get("tool") or ""),
+                     "input": state.get("input") or {}}]}},
+                {"type": "user", "message": {"role": "user", "content": [
+                    {"type": "tool_result", "tool_use_id": call_id,
+                     "is_error": state.get("status") == "error",
+                     "content": str(output or "")[-RESULT_CHARS:]}]}}]
+    if event.get("type") == "text":
+        return [{"type": "assistant", "message": {"role": "assistant", "content": [
+            {"type": "text", "text": str(part.get("text") or "")}]}}]
+    return [dict(event)]
 
 
 def classify_failure(state: StreamState, done: Completed, raw: dict[str, Any],
