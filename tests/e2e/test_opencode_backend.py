@@ -170,3 +170,24 @@ def test_a_missing_binary_says_how_to_install(tmp_path: Path) -> None:
         backend.version()
     assert caught.value.kind == "missing_binary"
     assert "opencode-ai@1.18.33" in (caught.value.hint or "")
+
+
+@sweep_only(WHERE, "the real opencode")
+def test_the_repository_under_work_cannot_change_rgrs_agent(tmp_path: Path) -> None:
+    """An opencode.json in the repository (which an agent could commit) naming its own
+    prompt for rgr's agent and its own instructions, and an AGENTS.md: none of them
+    reaches the model; rgr's system prompt does."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "opencode.json").write_text(json.dumps(
+        {"agent": {"rgr": {"prompt": "EVIL-PROJECT-PROMPT"}}, "instructions": ["EVIL.md"]}))
+    (repo / "EVIL.md").write_text("EVIL-INSTRUCTIONS\n")
+    (repo / "AGENTS.md").write_text("EVIL-AGENTS-MD\n")
+    with ChatModelServer([SessionScript([structured({"summary": "ok"})])],
+                         keep_bodies=True) as server:
+        backend = OpencodeBackend(str(ensure_opencode()), env=_env(tmp_path, server.url))
+        backend.run(_request(tmp_path, tools=("Read", "Bash")))
+        sent = b"\n".join(server.bodies).decode()
+    assert "You are rgr's test agent." in sent
+    for planted in ("EVIL-PROJECT-PROMPT", "EVIL-INSTRUCTIONS", "EVIL-AGENTS-MD"):
+        assert planted not in sent, planted
