@@ -10,6 +10,10 @@ tools it offered and its system prompt's size; exits 1 when one is over the limi
 
     python bench/first_request_bench.py                 # every backend
     python bench/first_request_bench.py gemini codex    # some
+    python bench/first_request_bench.py opencode:qwen3-coder   # a backend with a model
+
+A model matters to opencode: it offers a GPT model ``apply_patch`` where it offers any
+other ``write`` and ``edit``.
 
 Target (issue 45): at most 16 KB (16384 bytes) on every backend and phase.
 """
@@ -62,9 +66,10 @@ def phase_of(system: str, index: int) -> str:
     return f"session {index}"
 
 
-def measure(backend: str) -> list[tuple[str, int, int, int]] | str:
+def measure(name: str) -> list[tuple[str, int, int, int]] | str:
     """(phase, first request bytes, tools offered, system prompt chars) per session of
-    the kata on ``backend``, or what went wrong."""
+    the kata on ``name`` (a backend, or ``backend:model``), or what went wrong."""
+    backend, _, model = name.partition(":")
     tmp = Path(tempfile.mkdtemp(prefix=f"rgr-first-request-{backend}-"))
     repo = make_project(tmp / "kata", backend)
     scripts = [plan(0, first=True, total=1), red(TEST_FILE_1, first=True),
@@ -72,6 +77,8 @@ def measure(backend: str) -> list[tuple[str, int, int, int]] | str:
     with model_server(backend)(scripts, keep_bodies=True) as server:
         env = rgr_env(tmp / "home", server.url, backend)
         del env["TDD_ACCEPTANCE_MODE"]  # the examiner on, as for any user
+        if model:
+            env["TDD_MODEL"] = model
         done = rgr(["run", "--yes", "--skip-preflight", "slugify"], repo, env)
         if done.returncode != 0:
             return (done.stdout + done.stderr)[-3000:]

@@ -378,7 +378,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 # -- the backend point of the e2e kata helpers (tests/e2e/kata.py) ---------------------
 
 #: The agent CLIs the e2e suite can drive (tests/e2e/kata.py's AGENT_BACKENDS).
-E2E_BACKENDS = ("claude", "codex", "gemini")
+E2E_BACKENDS = ("claude", "codex", "gemini", "opencode")
 
 
 def e2e_backends() -> list[str]:

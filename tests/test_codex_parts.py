@@ -152,10 +152,11 @@ def test_backend_config_from_file_env_and_flag(tmp_path: Path) -> None:
     assert config.backend == "codex" and config.codex.model == "gpt-5.5"
     assert load_config(tmp_path, env={"TDD_BACKEND": "claude"}).backend == "claude"
     assert load_config(tmp_path, env={}, flags={"backend": "claude"}).backend == "claude"
-    (tmp_path / "tdd.toml").write_text('backend = "opencode"\n')
+    (tmp_path / "tdd.toml").write_text('backend = "agy"\n')  # not a backend (docs/backends.md)
     with pytest.raises(ConfigError) as caught:
         load_config(tmp_path, env={})
-    assert "'backend' must be one of 'claude', 'codex', 'gemini'" in caught.value.message
+    assert ("'backend' must be one of 'claude', 'codex', 'gemini', 'opencode'"
+            in caught.value.message)
     (tmp_path / "tdd.toml").write_text("[codex]\nbase_uri = 'x'\n")
     with pytest.raises(ConfigError) as caught:
         load_config(tmp_path, env={})

@@ -1,6 +1,6 @@
 """The hostile suite of least privilege: canaries planted where users keep secrets, in
 another project, in npm's global configuration of each node installation and in the
-examiner's store under a fake HOME; each backend's CLI (claude, codex, gemini) installed
+examiner's store under a fake HOME; each backend's CLI (claude, codex, gemini, opencode) installed
 in the common layouts (npm's ``~/.local`` prefix, a ``~/bin`` link, nvm, volta, asdf,
 Homebrew on Linux, claude's native installer, system-wide) and toolchains kept in HOME
 (rustup, pyenv, Go, sdkman's Java); a hunter run inside the real agent and test-run jails
@@ -9,10 +9,10 @@ read, in any layout, by either kind of sandbox, and the agent CLI of each layout
 and shown through its backend's own policy) must still start there.
 
 claude is a small executable standing for it (what the jail shows depends on where the
-files are and how they link, not on their content); codex and gemini are the pinned
-packages tests/e2e installs (tests/e2e/node), hard-linked into each layout, and start
-for real (``--version``). One full `rgr run` with the real claude and this hunter is
-tests/e2e/test_hostile_privilege.py.
+files are and how they link, not on their content); codex, gemini and opencode are the
+pinned packages tests/e2e installs (tests/e2e/node, tests/e2e/opencode), hard-linked
+into each layout, and start for real (``--version``). One full `rgr run` with the real
+claude and this hunter is tests/e2e/test_hostile_privilege.py.
 """
 
 from __future__ import annotations
@@ -28,12 +28,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from harness import ensure_codex, ensure_gemini, full_sweep, sweep
+from harness import ensure_codex, ensure_gemini, ensure_opencode, full_sweep, sweep
 
 from rgr.backends.base import backend_binaries
 from rgr.backends.claude import ClaudeBackend
 from rgr.backends.codex import CodexBackend
 from rgr.backends.gemini import GeminiBackend
+from rgr.backends.opencode import OpencodeBackend
 from rgr.base.proc import run
 from rgr.sandbox import toolchain
 from rgr.sandbox.jail import Jail, executable_view, install_root
@@ -109,9 +110,6 @@ def _link(link: Path, target: str | Path) -> Path:
 
 PACKAGE = "lib/node_modules/@anthropic-ai/claude-code"
 
-#: The pinned CLIs the e2e suite installs (tests/e2e/node/package.json).
-PINNED_MODULES = Path(__file__).resolve().parent / "e2e" / "node" / "node_modules"
-
 
 @dataclass(frozen=True)
 class Cli:
@@ -132,6 +130,8 @@ CLIS = {
                  "codex-cli 0.169.0"),
     # one node bundle (``#!/usr/bin/env node``)
     "gemini": Cli("gemini", "@google/gemini-cli", "bundle/gemini.js", (), "0.61.0"),
+    # the native executable its install script copied out of the platform package
+    "opencode": Cli("opencode", "opencode-ai", "bin/opencode.exe", (), "1.18.33"),
 }
 
 
@@ -143,10 +143,12 @@ def _install(modules: Path, cli: Cli) -> Path:
     package = modules / cli.package
     if cli.backend == "claude":
         return _executable(package / cli.entry)
-    {"codex": ensure_codex, "gemini": ensure_gemini}[cli.backend]()  # npm ci, once
-    _hard_link_tree(PINNED_MODULES / cli.package, package)
+    installed = {"codex": ensure_codex, "gemini": ensure_gemini,
+                 "opencode": ensure_opencode}[cli.backend]()  # npm ci, once
+    pinned = installed.parent.parent  # its node_modules
+    _hard_link_tree(pinned / cli.package, package)
     for nested in cli.nested:
-        _hard_link_tree(PINNED_MODULES / nested, package / "node_modules" / nested)
+        _hard_link_tree(pinned / nested, package / "node_modules" / nested)
     return package / cli.entry
 
 
@@ -304,17 +306,20 @@ def _hunt(jail: Jail, work: Path, tokens: dict[str, str], home: Path) -> tuple[l
     return [w for w in words if w.startswith("CANARY-")], "SHADOW" in words
 
 
-BACKENDS = {"claude": ClaudeBackend, "codex": CodexBackend, "gemini": GeminiBackend}
+BACKENDS = {"claude": ClaudeBackend, "codex": CodexBackend, "gemini": GeminiBackend,
+            "opencode": OpencodeBackend}
 #: (layout, backend, kind): every layout with every backend in the agent's sandbox; the
 #: test run's sandbox shows no agent CLI, so once per layout.
 #: codex and gemini in every layout run in the full sweep; every run takes them in the
-#: README's layout and in nvm's (claude in every layout).
+#: README's layout and in nvm's (claude in every layout); opencode, whose 177 MB package
+#: only its own tests install (tests/e2e/test_opencode_backend.py), in the full sweep.
 OTHER_CLI_SAMPLE = {"npm ~/.local", "nvm"}
 CASES = sweep([
     *((layout, backend, "agent") for layout in sorted(LAYOUTS) for backend in sorted(CLIS)
       if backend == "claude" or layout not in CLAUDE_ONLY),
     *((layout, "claude", "test") for layout in sorted(LAYOUTS)),
-], lambda case: full_sweep() or case[1] == "claude" or case[0] in OTHER_CLI_SAMPLE,
+], lambda case: full_sweep() or case[1] == "claude" or (
+    case[0] in OTHER_CLI_SAMPLE and case[1] != "opencode"),
     "tests/test_least_privilege.py")
 
 

@@ -46,6 +46,8 @@ MEANINGS: dict[str, str] = {
              "([details](../backends.md#agent-backends-claude-code-and-codex))",
     "gemini_binary": "the Gemini CLI's binary: a path, or a name looked for as "
                      "`agent_binary` is",
+    "opencode_binary": "opencode's binary: a path, or a name looked for as "
+                       "`agent_binary` is",
     "branch_prefix": "prefix of the branches `rgr run` creates",
     "gate": "refactor mode's gate ([details](../refactor.md#refactor-mode))",
     "refactor": "refactor mode's caps",

@@ -177,7 +177,7 @@ class GeminiBackend:
         """Nothing of the user's: the key comes by environment, settings are rgr's."""
 
     def check_login(self, cwd: Path) -> None:
-        request = _probe_request(cwd)
+        request = probe_request(cwd)
         try:
             self.run(request)
         except AgentRunError as exc:
@@ -295,13 +295,14 @@ class _Home:
 
 
 def with_schema(request: AgentRequest) -> str:
-    """The prompt plus the answer rgr needs: the Gemini CLI has no output-schema flag."""
+    """The prompt plus the answer rgr needs: the Gemini CLI (and opencode) has no
+    output-schema flag."""
     schema = json.dumps(request.output_model.model_json_schema())
     return (f"{request.prompt}\n\nWhen you are done, answer with one JSON object and "
             f"nothing else, valid under this JSON schema:\n{schema}\n")
 
 
-def _probe_request(cwd: Path) -> AgentRequest:
+def probe_request(cwd: Path) -> AgentRequest:
     class Ok(pydantic.BaseModel):
         ok: bool = True
 
@@ -403,13 +404,21 @@ def to_result(state: StreamState, done: Completed, request: AgentRequest,
     status = (state.result or {}).get("status")
     if done.returncode != 0 or status != "success":
         raise classify_failure(state, done, raw, figures)
-    text = state.final_message
+    output, data = parse_answer(state.final_message, request, GEMINI, raw, figures)
+    raw["structured_output"] = data
+    return AgentResult.of(figures, session_id=request.session_id, output=output, raw=raw)
+
+
+def parse_answer(text: str, request: AgentRequest, backend: str, raw: dict[str, Any],
+                 figures: SessionFigures) -> tuple[pydantic.BaseModel, Any]:
+    """The final message of a CLI without an output schema (the schema was in the
+    prompt, ``with_schema``) as the request's output model, and the JSON it held."""
     fenced = _FENCE.match(text)
     try:
         data = json.loads(fenced.group(1) if fenced else text)
     except ValueError:
         raise AgentRunError("no_structured_output",
-                            f"gemini's final message is not JSON; it said: "
+                            f"{backend}'s final message is not JSON; it said: "
                             f"{text[:EXCERPT_CHARS]!r}", raw=raw, figures=figures) from None
     try:
         output = request.output_model.model_validate(data)
@@ -417,8 +426,7 @@ def to_result(state: StreamState, done: Completed, request: AgentRequest,
         problems = "\n".join(
             f"  {'.'.join(str(p) for p in err['loc']) or '<root>'}: {err['msg']}"
             for err in exc.errors())
-        raise AgentRunError("invalid_output", f"gemini's answer is not a valid "
+        raise AgentRunError("invalid_output", f"{backend}'s answer is not a valid "
                             f"{request.output_model.__name__}:\n{problems}",
                             raw=raw, figures=figures) from exc
-    raw["structured_output"] = data
-    return AgentResult.of(figures, session_id=request.session_id, output=output, raw=raw)
+    return output, data

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
-from rgr.base.backend_names import CLAUDE, CODEX, GEMINI
+from rgr.base.backend_names import CLAUDE, CODEX, GEMINI, OPENCODE
 
 if TYPE_CHECKING:
     from rgr.backends.base import Backend
@@ -46,6 +46,7 @@ BACKENDS: Mapping[str, BackendEntry] = {
                         demo=True),
     GEMINI: BackendEntry("rgr.backends.gemini", "GeminiBackend", "Gemini CLI",
                          "@google/gemini-cli"),
+    OPENCODE: BackendEntry("rgr.backends.opencode", "OpencodeBackend", OPENCODE, "opencode-ai"),
 }
 
 

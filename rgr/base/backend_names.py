@@ -12,9 +12,10 @@ from __future__ import annotations
 CLAUDE = "claude"  # Claude Code, `claude -p`
 CODEX = "codex"  # OpenAI Codex CLI, `codex exec`
 GEMINI = "gemini"  # Gemini CLI, `gemini -p`
+OPENCODE = "opencode"  # opencode, `opencode run`
 
 #: Every backend, in the order help and messages list them.
-NAMES = (CLAUDE, CODEX, GEMINI)
+NAMES = (CLAUDE, CODEX, GEMINI, OPENCODE)
 
 #: The backend of a run that names none, and what a record written before rgr recorded
 #: backends (an old note, event or result) was made with.

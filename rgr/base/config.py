@@ -54,6 +54,7 @@ ENV_VARS: Mapping[str, str] = {
     "TDD_BACKEND": "backend",
     "TDD_CODEX_BINARY": "codex_binary",
     "TDD_GEMINI_BINARY": "gemini_binary",
+    "TDD_OPENCODE_BINARY": "opencode_binary",
     "TDD_COMMAND_TIMEOUT": "command_timeout",
 }
 
@@ -82,6 +83,7 @@ EXPECTED: Mapping[str, str] = {
     "backend": "one of " + backend_names.one_of(),
     "codex_binary": "a non-empty string",
     "gemini_binary": "a non-empty string",
+    "opencode_binary": "a non-empty string",
     backend_names.CODEX: "a table: login, base_url, model, request_max_retries, "
                          "stream_max_retries, stream_idle_timeout_ms, config",
     "branch_prefix": "a branch name prefix without spaces or any of ~^:?*[\\",
@@ -460,6 +462,7 @@ class Config(BaseModel):
     codex_binary: str = Field(default=backend_names.CODEX, min_length=1)
     codex: CodexConfig = Field(default_factory=CodexConfig)
     gemini_binary: str = Field(default=backend_names.GEMINI, min_length=1)
+    opencode_binary: str = Field(default=backend_names.OPENCODE, min_length=1)
     branch_prefix: str = "rgr/"
     gate: GateConfig = Field(default_factory=GateConfig)
     refactor: RefactorConfig = Field(default_factory=RefactorConfig)

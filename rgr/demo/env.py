@@ -70,6 +70,19 @@ def gemini_env(home: Path, base_url: str,
     return env
 
 
+def opencode_env(home: Path, base_url: str,
+                 extra: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The environment for an rgr whose opencode backend talks to ``base_url`` (a Chat
+    Completions server, rgr.fake_model.chat; ``/v1`` is appended), offline."""
+    env = claude_env(home, "http://127.0.0.1:9", extra=None)
+    for key in ("ANTHROPIC_BASE_URL", "ANTHROPIC_API_KEY"):
+        env.pop(key)
+    env["OPENAI_BASE_URL"] = base_url.rstrip("/") + "/v1"
+    env["OPENAI_API_KEY"] = DUMMY_OPENAI_KEY
+    env.update(extra or {})
+    return env
+
+
 def codex_env(home: Path, base_url: str,
               extra: Mapping[str, str] | None = None) -> dict[str, str]:
     """The environment for an rgr whose Codex backend talks to ``base_url`` (a Responses

@@ -30,14 +30,15 @@ import pydantic
 
 from rgr.backends.claude_release import NEWEST, PACKAGE, PINNED
 from rgr.base.proc import run
-from rgr.demo.env import DUMMY_API_KEY, claude_env, codex_env, gemini_env
+from rgr.demo.env import DUMMY_API_KEY, claude_env, codex_env, gemini_env, opencode_env
 
 if TYPE_CHECKING:
     from _pytest.mark.structures import MarkDecorator, ParameterSet
 
 __all__ = ["DUMMY_API_KEY", "NODE_DIR", "Report", "StrictReport", "claude_env",
            "claude_path", "codex_env", "codex_path", "ensure_claude", "ensure_codex",
-           "ensure_gemini", "full_sweep", "gemini_env", "gemini_path", "init_repo",
+           "ensure_gemini", "ensure_opencode", "full_sweep", "gemini_env", "gemini_path",
+           "init_repo", "opencode_env", "opencode_path",
            "processes_running", "selected_release", "sweep", "sweep_only"]
 
 #: package.json + package-lock.json pin @anthropic-ai/claude-code and @openai/codex (its
@@ -90,6 +91,21 @@ def gemini_path(node_dir: Path = NODE_DIR) -> Path:
 def ensure_gemini() -> Path:
     """The pinned Gemini CLI (the same ``npm ci`` as the pinned claude's)."""
     return _install(NODE_DIR, ["ci"], gemini_path(NODE_DIR))
+
+
+#: opencode pinned apart from NODE_DIR (its lock holds this platform's binaries only,
+#: so ``npm install`` from it, not ``npm ci``): only a test run that drives opencode
+#: downloads its 177 MB platform package, never every run that drives claude.
+OPENCODE_DIR = Path(__file__).resolve().parent / "opencode"
+
+
+def opencode_path(node_dir: Path = OPENCODE_DIR) -> Path:
+    return node_dir / "node_modules" / ".bin" / "opencode"
+
+
+def ensure_opencode() -> Path:
+    """The pinned opencode (``tests/e2e/opencode``'s lock)."""
+    return _install(OPENCODE_DIR, ["install"], opencode_path(OPENCODE_DIR))
 
 
 def ensure_codex() -> Path:

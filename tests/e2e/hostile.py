@@ -31,6 +31,7 @@ from kata import (
     CANARY_ENV,
     IMPL_1,
     IMPL_2,
+    OPENCODE_CANARY_KEY,
     TEST_1,
     TEST_2,
     TEST_FILE_1,
@@ -371,7 +372,9 @@ def writes(files: dict[str, str]) -> dict[str, str]:
 #: promises its commands never get its key (docs/backends.md, "What reaches codex").
 BACKEND_SECRETS = {"claude": (), "codex": (CANARY_ENV["CODEX_API_KEY"],),
                    # The gemini CLI in the sandbox holds only the placeholder.
-                   "gemini": (CANARY_ENV["GEMINI_API_KEY"],)}
+                   "gemini": (CANARY_ENV["GEMINI_API_KEY"],),
+                   # opencode's key is in no variable, its config holds the placeholder.
+                   "opencode": (OPENCODE_CANARY_KEY,)}
 
 
 @contextmanager
@@ -447,7 +450,7 @@ def hostile_run(tmp_path: Path, attacks: Callable[[Places], Attacks], *,
     notes = notes_on_branch(repo)
     assert notes[-1]["phase"] == "COMPLETE", notes[-1]
     assert git(repo, "status", "--porcelain") == ""
-    if backend in ("codex", "gemini"):
+    if backend in ("codex", "gemini", "opencode"):
         assert_no_canary(repo, home, output)
     if expect_rejections is not None:
         assert output.count("rejected: ") == expect_rejections, output

@@ -16,7 +16,16 @@ from collections import Counter
 from pathlib import Path
 from typing import ClassVar
 
-from harness import claude_env, codex_env, ensure_claude, ensure_codex, ensure_gemini, gemini_env
+from harness import (
+    claude_env,
+    codex_env,
+    ensure_claude,
+    ensure_codex,
+    ensure_gemini,
+    ensure_opencode,
+    gemini_env,
+    opencode_env,
+)
 
 from rgr.demo import kata as _kata
 from rgr.demo.kata import (
@@ -45,6 +54,7 @@ from rgr.fake_model import (
     bash,
     write,
 )
+from rgr.fake_model.chat import ChatModelServer
 from rgr.fake_model.gemini import GeminiModelServer
 from rgr.fake_model.responses import ResponsesModelServer
 
@@ -143,7 +153,7 @@ def edit_past_the_hook(path: str, content: str, carrier: str = "rgr_edit.py",
 #: The agent CLIs the e2e helpers can drive. ``make_project``, ``rgr_env`` and
 #: ``model_server`` take one of these names; the ``agent_backend`` parameter
 #: (tests/conftest.py) runs a test once per backend listed in RGR_E2E_BACKENDS.
-AGENT_BACKENDS = ("claude", "codex", "gemini")
+AGENT_BACKENDS = ("claude", "codex", "gemini", "opencode")
 
 
 def codex_config() -> str:
@@ -160,6 +170,9 @@ def make_project(root: Path, backend: str = "claude", extra_config: str = "",
     config = ""
     if backend == "gemini":
         config = f"backend = \"gemini\"\ngemini_binary = {json.dumps(str(ensure_gemini()))}\n"
+    if backend == "opencode":
+        config = (f"backend = \"opencode\"\n"
+                  f"opencode_binary = {json.dumps(str(ensure_opencode()))}\n")
     if backend == "codex" or codex:
         config = codex_config()
         if backend != "codex":
@@ -172,8 +185,14 @@ def model_server(backend: str = "claude") -> type[FakeModelServer]:
     """The scripted server ``backend`` talks to (the same scripts play on both)."""
     if backend == "gemini":
         return GeminiModelServer
+    if backend == "opencode":
+        return ChatModelServer
     return ResponsesModelServer if backend == "codex" else FakeModelServer
 
+
+#: The opencode backend's key in its katas (OPENAI_API_KEY, set only for opencode: codex
+#: reads that variable too): hostile.py's BACKEND_SECRETS looks for it everywhere.
+OPENCODE_CANARY_KEY = "sk-opencode-CANARY-4e9a1c-never-in-the-sandbox"
 
 #: Secrets that must never appear in anything rgr writes (notes, logs, its files).
 CANARY_ENV = {"ANTHROPIC_API_KEY": "sk-ant-api03-CANARY-7f3a9c-never-write-me",
@@ -194,6 +213,8 @@ def rgr_env(home: Path, url: str, backend: str = "claude",
     claude (a mixed run)."""
     if backend == "gemini":
         env = gemini_env(home, url)
+    elif backend == "opencode":
+        env = opencode_env(home, url, {"OPENAI_API_KEY": OPENCODE_CANARY_KEY})
     elif backend == "codex":
         env = codex_env(home, url)
     else:
