@@ -226,6 +226,7 @@ WITHOUT_TEST_FILE: dict[str, str] = {
     "rgr.evaluate.stats": "tested by feature in test_eval_report",
     "rgr.evaluate.tasks": "tested by feature in test_eval_katas, test_eval_tasks",
     "rgr.evaluate.vault": "tested by feature in test_eval_tasks",
+    "rgr.fake_model.chat": "tested by feature in test_fake_chat, test_opencode_backend",
     "rgr.fake_model.gemini": "tested by feature in test_fake_gemini, test_gemini_backend",
     "rgr.fake_model.responses":
         "tested by feature in test_codex_backend, test_codex_loop, test_codex_parts (+1)",
