@@ -1,8 +1,10 @@
-"""The command line: click parses options and calls one function per command.
+"""The command line: click parses options and calls one function per command, which
+returns the command's Outcome.
 
-``main`` is the one top-level handler: an expected failure (RgrError) prints what went
-wrong and how to fix it and exits 1; Ctrl-C exits 130; anything else is a bug, which
-exits 3 and names the crash log it wrote.
+``main`` is the one dispatcher and top-level handler: it renders the Outcome (text, or
+JSON under ``--json``: rgr.base.render) and exits with its code; an expected failure
+(RgrError) prints what went wrong and how to fix it and exits 1; Ctrl-C exits 130;
+anything else is a bug, which exits 3 and names the crash log it wrote.
 """
 
 from __future__ import annotations
@@ -20,17 +22,26 @@ from rgr.base import backend_names
 from rgr.base.errors import BadUsage, ExitCode, RgrError
 
 if TYPE_CHECKING:
+    from rgr.base.outcome import Outcome, Say
     from rgr.loop.starting import RunOptions
     from rgr.store.workspace import Workspace
 
 
 class Context:
-    """Global options, and the workspace opened from them on first use."""
+    """Global options, the workspace opened from them on first use, and whether the
+    command's Outcome is rendered as JSON (``--json``: read by :func:`main`)."""
 
-    def __init__(self, root: Path | None) -> None:
+    def __init__(self, root: Path | None = None) -> None:
         self.root = root
         self.no_sandbox = False
+        self.as_json = False
         self._workspace: Workspace | None = None
+
+    def say(self) -> Say:
+        """Where the command's words go while it works (stderr under ``--json``)."""
+        from rgr.base.render import speaker
+
+        return speaker(self.as_json)
 
     def workspace(self, **flags: object) -> Workspace:
         if self._workspace is None:
@@ -45,6 +56,18 @@ class Context:
 def _no_sandbox(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
     if value:
         ctx.find_object(Context).no_sandbox = True  # type: ignore[union-attr]
+
+
+def _as_json(ctx: click.Context, _param: click.Parameter, value: bool) -> bool:
+    if value:
+        ctx.find_object(Context).as_json = True  # type: ignore[union-attr]
+    return value
+
+
+def json_option(help_text: str) -> Callable[[Callable[..., object]], Callable[..., object]]:
+    """``--json``: the command's Outcome is rendered as JSON (rgr.cli.main)."""
+    return click.option("--json", "as_json", is_flag=True, callback=_as_json,
+                        help=help_text)
 
 
 pass_context = click.make_pass_decorator(Context)
@@ -88,7 +111,7 @@ def cli(ctx: click.Context, root: Path | None) -> None:
     per phase, and checks every phase against git and the real test runner before it
     records the handoff as a git note under refs/notes/tdd-handoffs.
     """
-    ctx.obj = Context(root)
+    ctx.ensure_object(Context).root = root
 
 
 class Limits(NamedTuple):
@@ -246,7 +269,7 @@ def resume(ctx: Context, set_aside: bool, unnoted: str | None, assume_yes: bool,
               help="Read the goal from this markdown or text file.")
 @click.option("--plan-only", is_flag=True,
               help="Run the planner, validate and print the plan; change nothing.")
-@click.option("--json", "as_json", is_flag=True, help="With --plan-only: print the plan as JSON.")
+@json_option("With --plan-only: print the plan as JSON.")
 @click.option("--accept", is_flag=True,
               help="Fast-forward the source branch to this finished refactor.")
 @click.option("--reject", is_flag=True,
@@ -314,7 +337,7 @@ def refactor(ctx: Context, goal: str | None, brief: Path | None, plan_only: bool
               show_default=True, help="Minutes one rgr run may take.")
 @click.option("-y", "--yes", "assume_yes", is_flag=True,
               help="Start without asking (required when stdin is not a terminal).")
-@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@json_option("Print the report as JSON.")
 @_no_sandbox_option
 @pass_context
 def eval_(ctx: Context, tasks: Path, modes: str, repeat: int, backend: str | None,
@@ -338,7 +361,7 @@ def eval_(ctx: Context, tasks: Path, modes: str, repeat: int, backend: str | Non
               help="Only the test command and the [gate] fast commands.")
 @click.option("--full", is_flag=True,
               help="The test command, fast and full commands (the default).")
-@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@json_option("Print the result as JSON.")
 @_no_sandbox_option
 @pass_context
 def verify(ctx: Context, fast: bool, full: bool, as_json: bool) -> None:
@@ -351,7 +374,7 @@ def verify(ctx: Context, fast: bool, full: bool, as_json: bool) -> None:
 
 
 @cli.command()
-@click.option("--json", "as_json", is_flag=True, help="Print the findings as JSON.")
+@json_option("Print the findings as JSON.")
 @_no_sandbox_option
 @pass_context
 def doctor(ctx: Context, as_json: bool) -> None:
@@ -363,7 +386,7 @@ def doctor(ctx: Context, as_json: bool) -> None:
 
 
 @cli.command()
-@click.option("--json", "as_json", is_flag=True, help="Print the state as JSON.")
+@json_option("Print the state as JSON.")
 @pass_context
 def status(ctx: Context, as_json: bool) -> None:
     """Show the handoff state at HEAD and whether `rgr resume` can continue."""
@@ -377,7 +400,7 @@ def status(ctx: Context, as_json: bool) -> None:
               help="Also list notes on commits off this branch (failed attempts kept for audit).")
 @click.option("--limit", type=click.IntRange(min=0),
               help="Show only the newest N handoffs (0: all). The table shows 50 by default.")
-@click.option("--json", "as_json", is_flag=True, help="Print the handoffs as JSON.")
+@json_option("Print the handoffs as JSON.")
 @pass_context
 def history(ctx: Context, include_all: bool, limit: int | None, as_json: bool) -> None:
     """List the handoffs on the current branch, oldest to newest."""
@@ -405,7 +428,7 @@ def rollback(ctx: Context, commit: str, force: bool, assume_yes: bool) -> None:
 
 @cli.command("repair-notes")
 @click.option("--apply", is_flag=True, help="Fix what is found (without it, only report).")
-@click.option("--json", "as_json", is_flag=True, help="Print the findings as JSON.")
+@json_option("Print the findings as JSON.")
 @pass_context
 def repair_notes(ctx: Context, apply: bool, as_json: bool) -> None:
     """Find (and with --apply fix) damage to the handoff notes and stale locks.
@@ -419,7 +442,7 @@ def repair_notes(ctx: Context, apply: bool, as_json: bool) -> None:
 
 @cli.command()
 @click.argument("commit", required=False)
-@click.option("--json", "as_json", is_flag=True, help="Print the handoff as JSON.")
+@json_option("Print the handoff as JSON.")
 @pass_context
 def show(ctx: Context, commit: str | None, as_json: bool) -> None:
     """Print one handoff: phase, test, verification, agent session (turns, cost, tokens,
@@ -430,7 +453,7 @@ def show(ctx: Context, commit: str | None, as_json: bool) -> None:
 
 
 @cli.command()
-@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@json_option("Print the report as JSON.")
 @_integrate_option
 @click.option("--into", metavar="BRANCH",
               help="The branch to merge into or open the pull request against "
@@ -471,7 +494,7 @@ _remote_option = click.option(
 
 
 @cli.group(invoke_without_command=True)
-@click.option("--json", "as_json", is_flag=True, help="Print the jobs as JSON.")
+@json_option("Print the jobs as JSON.")
 @_remote_option
 @click.pass_context
 def queue(click_ctx: click.Context, as_json: bool, remote: str | None) -> None:
@@ -661,6 +684,14 @@ def fix_merge(ctx: Context, onto: str, into: str, tries: int,
     sys.exit(command.run(ctx.workspace(), onto, into, tries, max_budget_usd))
 
 
+def _dispatch(outcome: Outcome[object], as_json: bool) -> int:
+    """The one place a command's result reaches the terminal: its text, or its data as
+    JSON; its exit code is the command's."""
+    from rgr.base.render import render
+
+    return render(outcome, as_json)
+
+
 def _json_error(args: list[str], kind: str, message: str, hint: str | None,
                 code: int) -> None:
     """With --json, a failure is a JSON object on stdout too, so a script that parses
@@ -669,11 +700,9 @@ def _json_error(args: list[str], kind: str, message: str, hint: str | None,
     options = args[: args.index("--")] if "--" in args else args
     if "--json" not in options:
         return
-    from rgr.base.outcome import Outcome
-    from rgr.commands.common import emit
+    from rgr.base.render import json_error
 
-    emit(Outcome(data={"error": {"kind": kind, "message": message, "hint": hint,
-                                 "exitCode": code}}), as_json=True)
+    json_error(kind, message, hint, code)
 
 
 def json_commands(group: click.Group = cli, prefix: str = "rgr") -> list[str]:
@@ -702,12 +731,18 @@ def _no_json_here(exc: click.ClickException) -> click.ClickException:
 
 def main(argv: list[str] | None = None) -> None:
     args = sys.argv[1:] if argv is None else argv
+    state = Context()
     try:
-        # Without standalone mode click *returns* the code of a click.exceptions.Exit
-        # raised inside a command (a declined prompt), so it is passed on here.
-        code = cli.main(args=args, prog_name="rgr", standalone_mode=False)
-        if isinstance(code, int) and code:
-            sys.exit(code)
+        # Without standalone mode click *returns* what the command returned (its
+        # Outcome), or the code of a click.exceptions.Exit raised inside a command (a
+        # declined prompt).
+        result = cli.main(args=args, prog_name="rgr", standalone_mode=False, obj=state)
+        if isinstance(result, int) and result:
+            sys.exit(result)
+        from rgr.base.outcome import Outcome
+
+        if isinstance(result, Outcome):
+            sys.exit(_dispatch(result, state.as_json))
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)
     except click.ClickException as exc:

@@ -12,13 +12,14 @@ from __future__ import annotations
 import sys
 
 from rgr.base.errors import NeedsConfirmation, RepositoryError
-from rgr.base.outcome import Fields, Heading, Outcome, Table, Verbatim
-from rgr.base.ui import esc, make_console, print_fields, print_json, print_json_rows, short
+from rgr.base.outcome import Outcome
+from rgr.base.render import render
+from rgr.base.ui import esc, make_console, short
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without typing's import (see rgr.base.proc)
 if TYPE_CHECKING:
     import threading
-    from collections.abc import Callable, Iterable
+    from collections.abc import Callable
 
     from rich.console import Console
 
@@ -27,63 +28,10 @@ if TYPE_CHECKING:
     from rgr.store.workspace import Workspace
 
 
-def emit(outcome: Outcome, as_json: bool = False, out: Console | None = None) -> int:
-    """Print ``outcome`` once: its data as JSON on stdout (``--json``), or its text on
-    ``out`` (stdout's console by default); its exit code is the command's. The one place
-    a command's result reaches the terminal (tests/test_architecture.py holds the
-    commands to it)."""
-    if as_json:
-        if outcome.encoded is not None:
-            _write_encoded(outcome.encoded)
-        elif outcome.rows:
-            print_json_rows(outcome.data if isinstance(outcome.data, list) else [])
-        else:
-            print_json(outcome.data)
-        return outcome.exit_code
-    if outcome.text:
-        _render_text(outcome, out)
-    return outcome.exit_code
-
-
-def _render_text(outcome: Outcome, out: Console | None) -> None:
-    """Plain lines and headings through rich (escaped: they carry branch names and
-    agents' words); fields and verbatim lines straight to the stream, so the views that
-    have only those (status, show) never import rich."""
-    console = out
-    stream = out.file if out is not None else sys.stdout
-    for item in outcome.text:
-        if isinstance(item, Fields):
-            print_fields(item.rows, stream)
-        elif isinstance(item, Verbatim):
-            stream.write(item.text + "\n")
-        else:
-            console = console or make_console()
-            console.print(_rich(item))
-
-
-def _rich(item: str | Heading | Table) -> object:
-    """What rich prints for ``item``: markup built here, around escaped text."""
-    if isinstance(item, Heading):
-        return f"[bold]{esc(item.bold)}[/bold]{esc(item.rest)}"
-    if isinstance(item, Table):
-        from rich.table import Table as RichTable
-
-        table = RichTable(title=esc(item.title))
-        for column in item.columns:
-            table.add_column(esc(column))
-        for row in item.rows:
-            table.add_row(*map(esc, row))
-        return table
-    return esc(item)
-
-
-def _write_encoded(chunks: Iterable[bytes]) -> None:
-    """JSON already encoded, chunk by chunk as it is made, as bytes on stdout."""
-    sys.stdout.flush()
-    binary = sys.stdout.buffer
-    for chunk in chunks:
-        binary.write(chunk)
-    binary.flush()
+def emit(outcome: Outcome[object], as_json: bool = False, out: Console | None = None) -> int:
+    """The render step, while commands still call it (rgr.base.render.render); a
+    converted command returns its Outcome to rgr.cli.main instead."""
+    return render(outcome, as_json, out)
 
 
 def sayer(out: Console | None = None) -> Callable[[str], None]:
