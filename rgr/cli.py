@@ -497,7 +497,7 @@ _remote_option = click.option(
 @json_option("Print the jobs as JSON.")
 @_remote_option
 @click.pass_context
-def queue(click_ctx: click.Context, as_json: bool, remote: str | None) -> None:
+def queue(click_ctx: click.Context, as_json: bool, remote: str | None) -> Outcome[object] | None:
     """The daemon's jobs: id, kind, feature, state, worker, phase/cycle, cost, branch.
 
     The queue lives in git (refs/rgr/queue, refs/rgr/state, refs/rgr/claims), so any
@@ -507,7 +507,8 @@ def queue(click_ctx: click.Context, as_json: bool, remote: str | None) -> None:
     if click_ctx.invoked_subcommand is None:
         from rgr.commands import queue as command
 
-        sys.exit(command.listing(click_ctx.ensure_object(Context).workspace(), as_json, remote))
+        return command.listing(click_ctx.ensure_object(Context).workspace(), remote)
+    return None
 
 
 @queue.command("add")
@@ -528,23 +529,23 @@ def queue(click_ctx: click.Context, as_json: bool, remote: str | None) -> None:
 @pass_context
 def queue_add(ctx: Context, feature: str, after: tuple[int, ...], refactor: bool,
               every: str | None, base: str | None, max_budget_usd: float | None,
-              remote: str | None) -> None:
+              remote: str | None) -> Outcome[object]:
     """Queue FEATURE as a job: a full `rgr run` (or `rgr refactor`) on its own branch."""
     from rgr.commands import queue as command
 
-    sys.exit(command.add(ctx.workspace(), feature, after, refactor, every, base, remote,
-                         max_budget_usd))
+    return command.add(ctx.workspace(), feature, after, refactor, every, base, remote,
+                       max_budget_usd)
 
 
 @queue.command("cancel")
 @click.argument("job_id", type=int)
 @_remote_option
 @pass_context
-def queue_cancel(ctx: Context, job_id: int, remote: str | None) -> None:
+def queue_cancel(ctx: Context, job_id: int, remote: str | None) -> Outcome[object]:
     """Cancel job JOB_ID; a running job stops at its next phase boundary."""
     from rgr.commands import queue as command
 
-    sys.exit(command.cancel(ctx.workspace(), job_id, remote))
+    return command.cancel(ctx.workspace(), job_id, remote)
 
 
 @queue.command("retry")
@@ -554,12 +555,12 @@ def queue_cancel(ctx: Context, job_id: int, remote: str | None) -> None:
 @_remote_option
 @pass_context
 def queue_retry(ctx: Context, job_id: int, max_budget_usd: float | None,
-                remote: str | None) -> None:
+                remote: str | None) -> Outcome[object]:
     """Queue failed job JOB_ID again (or one that needs attention): it continues from
     its last handoff, or starts over if it has none."""
     from rgr.commands import queue as command
 
-    sys.exit(command.retry(ctx.workspace(), job_id, remote, max_budget_usd))
+    return command.retry(ctx.workspace(), job_id, remote, max_budget_usd)
 
 
 @cli.group(invoke_without_command=True)
