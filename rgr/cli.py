@@ -599,7 +599,8 @@ def queue_retry(ctx: Context, job_id: int, max_budget_usd: float | None,
 @click.pass_context
 def daemon(click_ctx: click.Context, workers: int, watch: bool, remote: str | None,
            integrate: str, max_budget_usd: float | None, test_slots: int | None,
-           lease_s: float, poll_s: float, merge_fix_tries: int, grace_s: float) -> None:
+           lease_s: float, poll_s: float, merge_fix_tries: int,
+           grace_s: float) -> Outcome[object] | None:
     """Work through the queue with N parallel workers until it is done.
 
     Each job is a full `rgr run` / `rgr refactor` on its own branch, in its own clone,
@@ -608,7 +609,7 @@ def daemon(click_ctx: click.Context, workers: int, watch: bool, remote: str | No
     within --grace seconds.
     """
     if click_ctx.invoked_subcommand is not None:
-        return
+        return None
     from rgr.commands import daemon as command
     from rgr.daemon.worker import DaemonOptions
 
@@ -616,16 +617,16 @@ def daemon(click_ctx: click.Context, workers: int, watch: bool, remote: str | No
                             max_budget_usd=max_budget_usd, test_slots=test_slots,
                             lease_s=lease_s, poll_s=poll_s, merge_fix_tries=merge_fix_tries,
                             grace_s=grace_s)
-    sys.exit(command.start(click_ctx.ensure_object(Context).workspace(), options))
+    return command.start(click_ctx.ensure_object(Context).workspace(), options)
 
 
 @daemon.command("stop")
 @pass_context
-def daemon_stop(ctx: Context) -> None:
+def daemon_stop(ctx: Context) -> Outcome[object]:
     """Ask the running daemon to stop at the next phase boundary (jobs stay resumable)."""
     from rgr.commands import daemon as command
 
-    sys.exit(command.stop(ctx.workspace()))
+    return command.stop(ctx.workspace())
 
 
 @cli.command()
