@@ -414,7 +414,7 @@ def history(ctx: Context, include_all: bool, limit: int | None, as_json: bool) -
 @click.option("--force", is_flag=True, help="Stash uncommitted changes instead of refusing.")
 @click.option("-y", "--yes", "assume_yes", is_flag=True, help="Do not ask for confirmation.")
 @pass_context
-def rollback(ctx: Context, commit: str, force: bool, assume_yes: bool) -> None:
+def rollback(ctx: Context, commit: str, force: bool, assume_yes: bool) -> Outcome[object]:
     """Move the branch back to COMMIT, a commit with a handoff note.
 
     The commits rolled past are kept under refs/rgr/backups/..., so the rollback itself
@@ -423,7 +423,7 @@ def rollback(ctx: Context, commit: str, force: bool, assume_yes: bool) -> None:
     from rgr.commands import rollback as command
 
     interactive = sys.stdin.isatty()
-    sys.exit(command.run(ctx.workspace(), commit, force, assume_yes, interactive))
+    return command.run(ctx.workspace(), commit, force, assume_yes, interactive, ctx.say())
 
 
 @cli.command("repair-notes")
