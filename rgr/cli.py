@@ -661,12 +661,13 @@ def serve(ctx: Context, host: str, port: int, allow_actions: bool, token: str | 
 @click.option("--how", type=click.Choice(["fast-forward", "rebase", "merge"]),
               required=True, help="How HEAD integrates the job.")
 @pass_context
-def land_check(ctx: Context, into: str, base_tip: str, job_tip: str, how: str) -> None:
+def land_check(ctx: Context, into: str, base_tip: str, job_tip: str,
+               how: str) -> Outcome[object]:
     """Internal (rgr daemon --integrate): judge the integrated tree at HEAD (the full
     suite and the gate commands, sealed) and note the verdict on HEAD."""
     from rgr.commands import land_check as command
 
-    sys.exit(command.run(ctx.workspace(), into, base_tip, job_tip, how))
+    return command.run(ctx.workspace(), into, base_tip, job_tip, how)
 
 
 @cli.command("fix-merge", hidden=True)
@@ -678,12 +679,12 @@ def land_check(ctx: Context, into: str, base_tip: str, job_tip: str, how: str) -
               help="What the sessions together may cost.")
 @pass_context
 def fix_merge(ctx: Context, onto: str, into: str, tries: int,
-              max_budget_usd: float | None) -> None:
+              max_budget_usd: float | None) -> Outcome[object]:
     """Internal (rgr daemon --integrate merge): merge the job checked out here onto
     COMMIT with merge-fixer sessions, judged like every phase."""
     from rgr.commands import fix_merge as command
 
-    sys.exit(command.run(ctx.workspace(), onto, into, tries, max_budget_usd))
+    return command.run(ctx.workspace(), onto, into, tries, max_budget_usd)
 
 
 def _dispatch(outcome: Outcome[object], as_json: bool) -> int:
