@@ -388,11 +388,11 @@ def doctor(ctx: Context, as_json: bool) -> None:
 @cli.command()
 @json_option("Print the state as JSON.")
 @pass_context
-def status(ctx: Context, as_json: bool) -> None:
+def status(ctx: Context, as_json: bool) -> Outcome[object]:
     """Show the handoff state at HEAD and whether `rgr resume` can continue."""
     from rgr.commands import status as command
 
-    sys.exit(command.run(ctx.workspace(), as_json))
+    return command.run(ctx.workspace(), as_json)  # --json: the note's complete dump
 
 
 @cli.command()
@@ -444,12 +444,12 @@ def repair_notes(ctx: Context, apply: bool, as_json: bool) -> None:
 @click.argument("commit", required=False)
 @json_option("Print the handoff as JSON.")
 @pass_context
-def show(ctx: Context, commit: str | None, as_json: bool) -> None:
+def show(ctx: Context, commit: str | None, as_json: bool) -> Outcome[object]:
     """Print one handoff: phase, test, verification, agent session (turns, cost, tokens,
     denials, prompt version) and error. COMMIT defaults to the latest handoff at HEAD."""
     from rgr.commands import show as command
 
-    sys.exit(command.run(ctx.workspace(), commit, as_json))
+    return command.run(ctx.workspace(), commit, as_json)  # --json: the complete dump
 
 
 @cli.command()
