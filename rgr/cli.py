@@ -402,11 +402,12 @@ def status(ctx: Context, as_json: bool) -> Outcome[object]:
               help="Show only the newest N handoffs (0: all). The table shows 50 by default.")
 @json_option("Print the handoffs as JSON.")
 @pass_context
-def history(ctx: Context, include_all: bool, limit: int | None, as_json: bool) -> None:
+def history(ctx: Context, include_all: bool, limit: int | None,
+            as_json: bool) -> Outcome[object]:
     """List the handoffs on the current branch, oldest to newest."""
     from rgr.commands import history as command
 
-    sys.exit(command.run(ctx.workspace(), include_all, limit, as_json))
+    return command.run(ctx.workspace(), include_all, limit)
 
 
 @cli.command()

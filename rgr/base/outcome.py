@@ -109,18 +109,35 @@ class Outcome(_Generic[T]):
     ``rows``: ``data`` is a long list, printed one compact row a line;
     ``encoded``: ``data`` is given already encoded, as chunks of JSON bytes written one
     after the other as they come (``rgr history --json``: a million rows never held);
-    ``exit_code``: the command's."""
+    ``exit_code``: the command's.
 
-    __slots__ = ("data", "encoded", "exit_code", "rows", "text")
+    ``text`` may be given as a function that makes it, called only when the text is
+    read: a command whose text and JSON read the repository differently (``rgr history``:
+    its table reads the newest rows, its JSON streams every one) pays only for the one
+    rendered."""
 
-    def __init__(self, text: Iterable[TextItem] = (),
+    __slots__ = ("_make_text", "_text", "data", "encoded", "exit_code", "rows")
+
+    def __init__(self, text: Iterable[TextItem] | Callable[[], Iterable[TextItem]] = (),
                  data: T | None = None, *, rows: bool = False,
                  encoded: Iterable[bytes] | None = None, exit_code: int = 0) -> None:
-        self.text = tuple(text)
+        self._text: tuple[TextItem, ...] | None = None
+        self._make_text: Callable[[], Iterable[TextItem]] | None = None
+        if callable(text):
+            self._make_text = text
+        else:
+            self._text = tuple(text)
         self.data = data
         self.rows = rows
         self.encoded = encoded
         self.exit_code = exit_code
+
+    @property
+    def text(self) -> tuple[TextItem, ...]:
+        if self._text is None:
+            assert self._make_text is not None
+            self._text = tuple(self._make_text())
+        return self._text
 
     def plain_lines(self) -> list[str]:
         """The text as plain lines (the web's page shows them)."""

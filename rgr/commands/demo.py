@@ -33,6 +33,7 @@ from rgr.base.proc import run as run_process
 from rgr.base.ui import esc, make_console
 from rgr.commands import history
 from rgr.commands import run as run_command
+from rgr.commands.common import emit
 from rgr.demo.env import claude_env, codex_env
 from rgr.demo.kata import FEATURE, codex_config, make_project, two_test_kata
 from rgr.fake_model import FakeModelServer
@@ -166,7 +167,7 @@ def run_claude(directory: Path | None, claude: str | None) -> int:
               f"$ git notes --ref=tdd-handoffs show {green[:8]}")
     out.print(esc(_git(kata, "notes", "--ref=tdd-handoffs", "show", green).rstrip()))
     out.print("\n$ rgr history")
-    history.run(open_workspace(kata, env=env), False, None, False)
+    emit(history.run(open_workspace(kata, env=env), False, None))
     me = os.path.abspath(sys.argv[0]) if Path(sys.argv[0]).name == "rgr" else "rgr"
     out.print(f"\n[bold]That was a replay.[/bold] The kata stays in {esc(kata)}: "
               f"`cd {esc(kata)}` and try `{esc(me)} show HEAD~2`, `{esc(me)} report`, "
@@ -202,7 +203,7 @@ def run_codex(directory: Path | None, codex: str | None) -> int:
                        f"the replay was verified with codex {TESTED_CODEX}: "
                        f"`npm install -g @openai/codex@{TESTED_CODEX}`")
     out.print("\n$ rgr history")
-    history.run(open_workspace(kata, env=env), False, None, False)
+    emit(history.run(open_workspace(kata, env=env), False, None))
     out.print(f"\n[bold]That was a replay.[/bold] The kata stays in {esc(kata)}; remove it "
               f"with `rm -rf {esc(where)}`. For real work: `rgr run --backend codex "
               "\"<feature>\"` with CODEX_API_KEY set.")
