@@ -431,14 +431,14 @@ def rollback(ctx: Context, commit: str, force: bool, assume_yes: bool) -> Outcom
 @click.option("--apply", is_flag=True, help="Fix what is found (without it, only report).")
 @json_option("Print the findings as JSON.")
 @pass_context
-def repair_notes(ctx: Context, apply: bool, as_json: bool) -> None:
+def repair_notes(ctx: Context, apply: bool, as_json: bool) -> Outcome[object]:
     """Find (and with --apply fix) damage to the handoff notes and stale locks.
 
     Exits 1 when problems were found and not fixed.
     """
     from rgr.commands import repair_notes as command
 
-    sys.exit(command.run(ctx.workspace(), apply, as_json))
+    return command.run(ctx.workspace(), apply)
 
 
 @cli.command()

@@ -128,15 +128,15 @@ def test_show_of_an_agents_phase(repo: Repo, capsys: pytest.CaptureFixture[str])
 def test_repair_notes_lists_what_it_found(repo: Repo,
                                           capsys: pytest.CaptureFixture[str]) -> None:
     ws = open_workspace(repo.path)
-    assert repair_notes.run(ws, False, False) == 0
+    assert render(repair_notes.run(ws, False)) == 0
     assert text_of(capsys) == f"{NOTES_REF}: no problems found\n"
     repo.git("notes", f"--ref={NOTES_REF}", "add", "-m", "[not] json")
-    assert repair_notes.run(open_workspace(repo.path), False, False) == 1
+    assert render(repair_notes.run(open_workspace(repo.path), False)) == 1
     out = text_of(capsys)
     assert out.startswith(f"[found] invalid: {repo.head()}: "), out
     assert out.endswith("\n\nrun `rgr repair-notes --apply` to fix these (nothing is "
                         "deleted)\n")
-    assert repair_notes.run(open_workspace(repo.path), True, False) == 0
+    assert render(repair_notes.run(open_workspace(repo.path), True)) == 0
     assert text_of(capsys).startswith(f"[fixed] invalid: {repo.head()}: ")
 
 
