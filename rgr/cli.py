@@ -364,25 +364,25 @@ def eval_(ctx: Context, tasks: Path, modes: str, repeat: int, backend: str | Non
 @json_option("Print the result as JSON.")
 @_no_sandbox_option
 @pass_context
-def verify(ctx: Context, fast: bool, full: bool, as_json: bool) -> None:
+def verify(ctx: Context, fast: bool, full: bool, as_json: bool) -> Outcome[object]:
     """Run the test command and the [gate] commands as a run does (sealed, on HEAD)."""
     from rgr.commands import verify as command
 
     if fast and full:
         raise click.UsageError("--fast and --full exclude each other")
-    sys.exit(command.verify(ctx.workspace(), "fast" if fast else "full", as_json))
+    return command.verify(ctx.workspace(), "fast" if fast else "full", quiet=as_json)
 
 
 @cli.command()
 @json_option("Print the findings as JSON.")
 @_no_sandbox_option
 @pass_context
-def doctor(ctx: Context, as_json: bool) -> None:
+def doctor(ctx: Context, as_json: bool) -> Outcome[object]:
     """Show what the sandbox shows of your toolchain and why, and run the tests as
     `rgr run` would; for a failure, the cause and the fix. Exit 1 on a problem."""
     from rgr.commands import doctor as command
 
-    sys.exit(command.doctor(ctx.workspace(), as_json))
+    return command.doctor(ctx.workspace())
 
 
 @cli.command()
