@@ -186,13 +186,13 @@ _limit_options = [
 ]
 
 
-def run_options(func: Callable[..., None]) -> Callable[..., None]:
+def run_options(func: Callable[..., object]) -> Callable[..., object]:
     for option in reversed(_common_run_options):
         func = option(func)
     return func
 
 
-def limit_options(func: Callable[..., None]) -> Callable[..., None]:
+def limit_options(func: Callable[..., object]) -> Callable[..., object]:
     for option in reversed(_limit_options):
         func = option(func)
     return func
@@ -213,7 +213,7 @@ def run(ctx: Context, feature: str | None, brief: Path | None, here: bool,
         branch: str | None, assume_yes: bool,
         skip_preflight: bool, max_phases: int | None, model: str | None, backend: str | None,
         max_retries: int | None, max_budget_usd: float | None, max_cycles: int | None,
-        max_minutes: float | None, verbose: bool, quiet: bool, integrate: str) -> None:
+        max_minutes: float | None, verbose: bool, quiet: bool, integrate: str) -> Outcome[object]:
     """Develop FEATURE by strict TDD: PLAN → RED → GREEN → REFACTOR until done.
 
     Needs a clean working tree, a named branch and a green test suite. Each phase is a
@@ -229,9 +229,9 @@ def run(ctx: Context, feature: str | None, brief: Path | None, here: bool,
                                       'rgr run "<feature>" or --brief FILE')
     ws = ctx.workspace(model=model, max_retries=max_retries, backend=backend)
     flags = Limits(max_budget_usd, max_cycles, max_minutes, verbose, quiet)
-    sys.exit(command.run(ws, text, here, branch,
-                         _run_options(assume_yes, skip_preflight, max_phases, flags,
-                                      integrate)))
+    return command.run(ws, text, here, branch,
+                       _run_options(assume_yes, skip_preflight, max_phases, flags, integrate),
+                       ctx.say())
 
 
 @cli.command()
@@ -248,7 +248,8 @@ def run(ctx: Context, feature: str | None, brief: Path | None, here: bool,
 def resume(ctx: Context, set_aside: bool, unnoted: str | None, assume_yes: bool,
            skip_preflight: bool, max_phases: int | None, model: str | None, backend: str | None,
            max_retries: int | None, max_budget_usd: float | None, max_cycles: int | None,
-           max_minutes: float | None, verbose: bool, quiet: bool, integrate: str) -> None:
+           max_minutes: float | None, verbose: bool, quiet: bool,
+           integrate: str) -> Outcome[object]:
     """Continue the run on this branch from its latest handoff note.
 
     Settles what an interruption left first: agent processes still running, stale git
@@ -259,8 +260,8 @@ def resume(ctx: Context, set_aside: bool, unnoted: str | None, assume_yes: bool,
 
     ws = ctx.workspace(model=model, max_retries=max_retries, backend=backend)
     flags = Limits(max_budget_usd, max_cycles, max_minutes, verbose, quiet)
-    sys.exit(command.resume(ws, _run_options(assume_yes, skip_preflight, max_phases, flags,
-                                             integrate), set_aside, unnoted=unnoted))
+    return command.resume(ws, _run_options(assume_yes, skip_preflight, max_phases, flags,
+                                           integrate), set_aside, ctx.say(), unnoted=unnoted)
 
 
 @cli.command()
@@ -286,7 +287,7 @@ def refactor(ctx: Context, goal: str | None, brief: Path | None, plan_only: bool
              assume_yes: bool, skip_preflight: bool, max_phases: int | None,
              model: str | None, backend: str | None, max_retries: int | None,
              max_budget_usd: float | None, max_cycles: int | None, max_minutes: float | None,
-             verbose: bool, quiet: bool, integrate: str) -> None:
+             verbose: bool, quiet: bool, integrate: str) -> Outcome[object]:
     """Behaviour-preserving refactor toward GOAL in small verified batches.
 
     The [gate] must pass first; a planner proposes batches (validated by rgr), then one
@@ -305,14 +306,15 @@ def refactor(ctx: Context, goal: str | None, brief: Path | None, plan_only: bool
     if accept and reject:
         raise click.UsageError("--accept and --reject exclude each other")
     if accept:
-        sys.exit(command.accept(ws))
+        return command.accept(ws)
     if reject:
-        sys.exit(command.reject(ws))
+        return command.reject(ws)
     flags = Limits(max_budget_usd, max_cycles, max_minutes, verbose, quiet)
     options = command.RefactorOptions(
         _run_options(assume_yes, skip_preflight, max_phases, flags, integrate), plan_only,
-        as_json)
-    sys.exit(command.refactor(ws, command.read_goal(goal, brief), here, branch, options))
+        log_to_stderr=as_json)
+    return command.refactor(ws, command.read_goal(goal, brief), here, branch, options,
+                            ctx.say())
 
 
 @cli.command("eval")
@@ -460,12 +462,12 @@ def show(ctx: Context, commit: str | None, as_json: bool) -> Outcome[object]:
               help="The branch to merge into or open the pull request against "
                    "(default: the branch the run started from).")
 @pass_context
-def report(ctx: Context, as_json: bool, integrate: str, into: str | None) -> None:
+def report(ctx: Context, as_json: bool, integrate: str, into: str | None) -> Outcome[object]:
     """The run at HEAD: tests done, commits, time, cost, retries and rejections; then
     --integrate merge (fast-forward) or pr (gh). Rejecting is `rgr rollback`."""
     from rgr.commands import report as command
 
-    sys.exit(command.run(ctx.workspace(), as_json, integrate, into))
+    return command.run(ctx.workspace(), ctx.say(), integrate, into)
 
 
 @cli.command()
@@ -479,13 +481,15 @@ def report(ctx: Context, as_json: bool, integrate: str, into: str | None) -> Non
               show_default=True, help="The agent CLI the replay drives.")
 @click.option("--codex", metavar="PATH",
               help="With --backend codex: the Codex binary (default: `codex` on PATH).")
-def demo(directory: Path | None, claude: str | None, backend: str, codex: str | None) -> None:
+def demo(directory: Path | None, claude: str | None, backend: str,
+         codex: str | None) -> Outcome[object]:
     """A complete TDD run on a throwaway kata in about a minute, with the model
     REPLAYED by a local scripted server: the real claude CLI, git and pytest, no
     account and no API key."""
+    from rgr.base.render import speaker
     from rgr.commands import demo as command
 
-    sys.exit(command.run(directory, claude, backend, codex))
+    return command.run(directory, claude, backend, codex, speaker())
 
 
 _remote_option = click.option(

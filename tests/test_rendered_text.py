@@ -176,12 +176,12 @@ def _plan() -> RefactorPlanOutput:
 
 
 def test_refactor_prints_its_plan(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
-    refactor._print_plan(_plan(), False)
+    render(refactor.plan_outcome(_plan()))
     out = text_of(capsys)
     assert "refactor plan: split [the] parser" in out
     assert "│ 1 │ b1 │ move the lexer │ src/*.py │ move       │ 80     │ 10   │ fast │" in out
     assert out.endswith("--plan-only: nothing was changed\n")
-    refactor._print_plan(_plan(), True)
+    render(refactor.plan_outcome(_plan()), as_json=True)
     assert json.loads(text_of(capsys))["batches"][0]["id"] == "b1"
 
 
