@@ -344,7 +344,7 @@ def refactor(ctx: Context, goal: str | None, brief: Path | None, plan_only: bool
 @pass_context
 def eval_(ctx: Context, tasks: Path, modes: str, repeat: int, backend: str | None,
           model: str | None, budget_usd: float | None, out: Path | None, session_usd: float,
-          run_timeout: float, assume_yes: bool, as_json: bool) -> None:
+          run_timeout: float, assume_yes: bool, as_json: bool) -> Outcome[object]:
     """Measure what rgr buys: TASKS (JSON Lines, see docs/eval.md) run in each mode, each
     run in a fresh clone, judged by hidden tests no agent session can read."""
     from rgr.commands import eval as command
@@ -355,7 +355,7 @@ def eval_(ctx: Context, tasks: Path, modes: str, repeat: int, backend: str | Non
         out=(out or command.default_out(tasks)).resolve(), budget_usd=budget_usd,
         backend=backend, model=model, no_sandbox=ctx.no_sandbox,
         run_timeout_s=run_timeout * 60, session_usd=session_usd)
-    sys.exit(command.evaluate(tasks.resolve(), options, assume_yes, as_json))
+    return command.evaluate(tasks.resolve(), options, assume_yes, ctx.say())
 
 
 @cli.command()
