@@ -648,13 +648,13 @@ def daemon_stop(ctx: Context) -> Outcome[object]:
 @_remote_option
 @pass_context
 def serve(ctx: Context, host: str, port: int, allow_actions: bool, token: str | None,
-          remote: str | None) -> None:
+          remote: str | None) -> Outcome[object]:
     """A local web page of the queue (live), each run's phases, diffs, tests and
     rejections, and the repository's history (needs the web extra: `rgr[web]`)."""
     from rgr.commands import serve as command
 
     command.require_extra()  # before the repository: say how to install it first
-    sys.exit(command.run(ctx.workspace(), host, port, allow_actions, token, remote))
+    return command.run(ctx.workspace(), host, port, allow_actions, token, remote, ctx.say())
 
 
 @cli.command("land-check", hidden=True)

@@ -74,6 +74,7 @@ def speaker(as_json: bool = False) -> Say:
         if not console:
             console.append(make_console(stderr=as_json))
         render_text([item], console[0])
+        console[0].file.flush()  # said now: a server's address, before it serves
 
     return say
 
