@@ -1,10 +1,10 @@
-"""What several commands share: the one way a result is printed (as text or as JSON),
-and asking the person at the terminal before work starts.
+"""What several commands share: asking the person at the terminal before work starts,
+and the progress beat on stderr while a long suite runs. A command's result is not
+printed here: it returns it (rgr.base.outcome.Outcome) and rgr.cli.main renders it.
 
-Imported by `rgr status` and `rgr show` on their fast read path: click, rich and the
-loop's modules are imported inside the functions that need them. What the commands
-check before they start (the options, the branch, a clean tree, the baseline) is below
-them, in rgr.loop.starting, where the daemon and the web use it too.
+click, rich and the loop's modules are imported inside the functions that need them.
+What the commands check before they start (the options, the branch, a clean tree, the
+baseline) is below them, in rgr.loop.starting, where the daemon and the web use it too.
 """
 
 from __future__ import annotations
@@ -12,37 +12,15 @@ from __future__ import annotations
 import sys
 
 from rgr.base.errors import NeedsConfirmation, RepositoryError
-from rgr.base.outcome import Outcome
-from rgr.base.render import render
-from rgr.base.ui import esc, make_console, short
+from rgr.base.ui import make_console, short
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without typing's import (see rgr.base.proc)
 if TYPE_CHECKING:
     import threading
-    from collections.abc import Callable
-
-    from rich.console import Console
 
     from rgr.loop.starting import RunOptions
     from rgr.store.handoff import HandoffState
     from rgr.store.workspace import Workspace
-
-
-def emit(outcome: Outcome[object], as_json: bool = False, out: Console | None = None) -> int:
-    """The render step, while commands still call it (rgr.base.render.render); a
-    converted command returns its Outcome to rgr.cli.main instead."""
-    return render(outcome, as_json, out)
-
-
-def sayer(out: Console | None = None) -> Callable[[str], None]:
-    """Where a service's plain lines go as it says them: ``out`` (stdout's console by
-    default), escaped, since they carry branch names and agents' words."""
-    console = out or make_console()
-
-    def say(line: str) -> None:
-        console.print(esc(line))
-
-    return say
 
 
 class Progress:
