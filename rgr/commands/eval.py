@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from rgr.base import failpoints
 from rgr.base.errors import BadUsage, NeedsConfirmation
@@ -38,7 +38,7 @@ def default_out(tasks_file: Path) -> Path:
 
 
 def evaluate(tasks_file: Path, options: EvalOptions, assume_yes: bool,
-             say: Say) -> Outcome[dict[str, Any]]:
+             say: Say) -> Outcome[dict[str, object]]:
     """The plan said (``say``) before the question, the runs' progress as they go; the
     Outcome is the report (its table, or its JSON)."""
     env = failpoints.scrub(os.environ)

@@ -308,7 +308,7 @@ def _backwards(spool: IO[bytes]) -> Iterator[bytes]:
     yield b"\n]\n" if separator else b"]\n"
 
 
-def run(ws: Workspace, include_all: bool, limit: int | None) -> Outcome[list[dict[str, Any]]]:
+def run(ws: Workspace, include_all: bool, limit: int | None) -> Outcome[list[dict[str, object]]]:
     """The handoffs as a table (the newest ``limit``, 50 by default) or, under --json, as
     one JSON list written as it is read; each made only when rendered."""
     return Outcome(lambda: _table(ws, include_all, limit),

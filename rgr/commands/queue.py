@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from rgr.base.outcome import Outcome
 from rgr.daemon import jobs
 from rgr.store.workspace import Workspace
@@ -16,7 +14,7 @@ def add(ws: Workspace, feature: str, after: tuple[int, ...], refactor: bool,
     return jobs.add(ws, feature, after, refactor, every, base, remote, max_budget_usd)
 
 
-def listing(ws: Workspace, remote: str | None) -> Outcome[list[dict[str, Any]]]:
+def listing(ws: Workspace, remote: str | None) -> Outcome[list[dict[str, object]]]:
     return jobs.listing(ws, remote)
 
 

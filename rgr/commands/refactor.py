@@ -5,7 +5,7 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from rgr import __version__
 from rgr.backends.base import Backend
@@ -89,7 +89,7 @@ def _require_green(gate: GateResult) -> None:
 
 def refactor(ws: Workspace, goal: str, here: bool, branch: str | None,
              options: RefactorOptions, say: Say,
-             backend: Backend | None = None) -> Outcome[dict[str, Any]]:
+             backend: Backend | None = None) -> Outcome[object]:
     """The refactor, said as it goes (the banner through ``say``); the Outcome is the
     plan (--plan-only: its table, or its JSON) or the exit code."""
     # With --json, stdout is the plan's JSON alone: every line for a person goes to stderr.
@@ -165,7 +165,7 @@ def refactor(ws: Workspace, goal: str, here: bool, branch: str | None,
 
 
 def _finish(ws: Workspace, state: HandoffState, log: PhaseLog,
-            mode: str = "none") -> Outcome[Any]:
+            mode: str = "none") -> Outcome[object]:
     progress = state.refactor
     assert progress is not None
     if state.phase == Phase.COMPLETE:
@@ -187,7 +187,7 @@ def _finish(ws: Workspace, state: HandoffState, log: PhaseLog,
     return Outcome()
 
 
-def plan_outcome(plan: RefactorPlanOutput) -> Outcome[dict[str, Any]]:
+def plan_outcome(plan: RefactorPlanOutput) -> Outcome[dict[str, object]]:
     """--plan-only's result: the plan's table, or its JSON."""
     return Outcome(plan_text(plan), plan.model_dump(mode="json"))
 
@@ -205,7 +205,7 @@ def plan_text(plan: RefactorPlanOutput) -> list[str | Table]:
 
 def resume(ws: Workspace, state: HandoffState, noted: str, options: RunOptions,
            set_aside: bool, say: Say, backend: Backend | None = None,
-           unnoted: str | None = None) -> Outcome[Any]:
+           unnoted: str | None = None) -> Outcome[object]:
     """Called by ``rgr resume`` when the newest note is a refactor note."""
     log = PhaseLog(options.verbosity)
     backend = backend or make_backend(ws)

@@ -8,7 +8,7 @@ none`` (the default) leaves it; rejecting is ``rgr rollback``.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from rgr.base.outcome import Outcome
 from rgr.loop import integrate
@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
 
 def run(ws: Workspace, say: Say, mode: str = "none",
-        into: str | None = None) -> Outcome[dict[str, Any]]:
+        into: str | None = None) -> Outcome[dict[str, object]]:
     """The account as the Outcome's text and data; with an integration, the account is
     said first (before the integration, which may fail) and the Outcome keeps the data."""
     report = collect(ws)

@@ -187,7 +187,7 @@ def _finish(state: HandoffState, inv: Invocation, ws: Workspace, options: RunOpt
 
 
 def resume(ws: Workspace, options: RunOptions, set_aside: bool, say: Say,
-           backend: Backend | None = None, unnoted: str | None = None) -> Outcome[None]:
+           backend: Backend | None = None, unnoted: str | None = None) -> Outcome[object]:
     """Continue from the latest handoff on this branch, first settling whatever an
     interruption left: orphaned agent processes, stale git locks, an attempt in flight,
     commits or edits made after the last note."""

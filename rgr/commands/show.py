@@ -135,7 +135,7 @@ def _debt_line(debt: Any) -> str:
     return str(debt)  # a note by another writer: shown as it is
 
 
-def run(ws: Workspace, rev: str | None, full_state: bool) -> Outcome[dict[str, Any]]:
+def run(ws: Workspace, rev: str | None, full_state: bool) -> Outcome[dict[str, object]]:
     """The handoff at ``rev`` (HEAD's latest by default). ``full_state``: the data holds
     the model's complete dump (what --json prints); else a plainly valid note is read as
     it is, no pydantic (the text needs no more)."""

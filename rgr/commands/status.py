@@ -88,7 +88,7 @@ def collect(ws: Workspace, full_state: bool = True) -> dict[str, Any]:
     return data
 
 
-def run(ws: Workspace, full_state: bool) -> Outcome[dict[str, Any]]:
+def run(ws: Workspace, full_state: bool) -> Outcome[dict[str, object]]:
     """The status at HEAD; ``full_state``: see :func:`collect`."""
     data = collect(ws, full_state=full_state)
     return Outcome(text(data), data)

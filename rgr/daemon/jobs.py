@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import time
 from datetime import datetime
-from typing import Any
 
 from rgr.base.errors import BadUsage
 from rgr.base.outcome import Outcome
@@ -93,7 +92,7 @@ def check_base(git: Git, base: str, remote: str | None) -> None:
                          f"first (`git branch {base}`)")
 
 
-def listing(ws: Workspace, remote: str | None) -> Outcome[list[dict[str, Any]]]:
+def listing(ws: Workspace, remote: str | None) -> Outcome[list[dict[str, object]]]:
     """The jobs: as aligned columns (not a rich Table: rich takes seconds for 10,000
     rows) and the messages of the ones that need a person, or as JSON rows."""
     queue = open_queue(ws, remote)
