@@ -12,7 +12,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import click
 
@@ -124,6 +124,34 @@ class Limits(NamedTuple):
     quiet: bool = False
 
 
+class RunFlags(NamedTuple):
+    """The flags `rgr run`, `rgr resume` and `rgr refactor` share, as click parsed them:
+    one parameter of the command's function (:func:`run_flags`), not twelve."""
+
+    assume_yes: bool
+    skip_preflight: bool
+    max_phases: int | None
+    model: str | None
+    backend: str | None
+    max_retries: int | None
+    max_budget_usd: float | None
+    max_cycles: int | None
+    max_minutes: float | None
+    verbose: bool
+    quiet: bool
+    integrate: str
+
+    def workspace(self, ctx: Context) -> Workspace:
+        """The repository, with the flags that override tdd.toml."""
+        return ctx.workspace(model=self.model, max_retries=self.max_retries,
+                             backend=self.backend)
+
+    def options(self) -> RunOptions:
+        return _run_options(self.assume_yes, self.skip_preflight, self.max_phases,
+                            Limits(self.max_budget_usd, self.max_cycles, self.max_minutes,
+                                   self.verbose, self.quiet), self.integrate)
+
+
 def _run_options(assume_yes: bool, skip_preflight: bool, max_phases: int | None,
                  flags: Limits | None = None, integrate: str = "none") -> RunOptions:
     from rgr.loop.starting import RunOptions
@@ -186,16 +214,20 @@ _limit_options = [
 ]
 
 
-def run_options(func: Callable[..., object]) -> Callable[..., object]:
-    for option in reversed(_common_run_options):
-        func = option(func)
-    return func
+def run_flags(func: Callable[..., object]) -> Callable[..., object]:
+    """The run options, the limits and --integrate, handed to ``func`` as one
+    ``flags: RunFlags``."""
+    import functools
 
+    @functools.wraps(func)
+    def collect(*args: object, **kwargs: Any) -> object:
+        flags = RunFlags(**{name: kwargs.pop(name) for name in RunFlags._fields})
+        return func(*args, flags=flags, **kwargs)
 
-def limit_options(func: Callable[..., object]) -> Callable[..., object]:
-    for option in reversed(_limit_options):
-        func = option(func)
-    return func
+    command: Callable[..., object] = collect
+    for option in reversed([*_common_run_options, *_limit_options, _integrate_option]):
+        command = option(command)
+    return command
 
 
 @cli.command()
@@ -205,15 +237,10 @@ def limit_options(func: Callable[..., object]) -> Callable[..., object]:
 @click.option("--here", is_flag=True,
               help="Work on the current branch instead of a new rgr/<slug>.")
 @click.option("--branch", help="Name of the branch to create (default: rgr/<feature slug>).")
-@run_options
-@limit_options
-@_integrate_option
+@run_flags
 @pass_context
 def run(ctx: Context, feature: str | None, brief: Path | None, here: bool,
-        branch: str | None, assume_yes: bool,
-        skip_preflight: bool, max_phases: int | None, model: str | None, backend: str | None,
-        max_retries: int | None, max_budget_usd: float | None, max_cycles: int | None,
-        max_minutes: float | None, verbose: bool, quiet: bool, integrate: str) -> Outcome[object]:
+        branch: str | None, flags: RunFlags) -> Outcome[object]:
     """Develop FEATURE by strict TDD: PLAN → RED → GREEN → REFACTOR until done.
 
     Needs a clean working tree, a named branch and a green test suite. Each phase is a
@@ -227,11 +254,7 @@ def run(ctx: Context, feature: str | None, brief: Path | None, here: bool,
 
     text = read_text_argument(feature, brief, "feature description",
                                       'rgr run "<feature>" or --brief FILE')
-    ws = ctx.workspace(model=model, max_retries=max_retries, backend=backend)
-    flags = Limits(max_budget_usd, max_cycles, max_minutes, verbose, quiet)
-    return command.run(ws, text, here, branch,
-                       _run_options(assume_yes, skip_preflight, max_phases, flags, integrate),
-                       ctx.say())
+    return command.run(flags.workspace(ctx), text, here, branch, flags.options(), ctx.say())
 
 
 @cli.command()
@@ -241,15 +264,10 @@ def run(ctx: Context, feature: str | None, brief: Path | None, here: bool,
               help="Commits made after the last handoff by someone other than rgr: check "
                    "them as the phase's work (adopt) or keep them under refs/rgr/attempts/ "
                    "and continue from the handoff (set-aside). Asked on a terminal.")
-@run_options
-@limit_options
-@_integrate_option
+@run_flags
 @pass_context
-def resume(ctx: Context, set_aside: bool, unnoted: str | None, assume_yes: bool,
-           skip_preflight: bool, max_phases: int | None, model: str | None, backend: str | None,
-           max_retries: int | None, max_budget_usd: float | None, max_cycles: int | None,
-           max_minutes: float | None, verbose: bool, quiet: bool,
-           integrate: str) -> Outcome[object]:
+def resume(ctx: Context, set_aside: bool, unnoted: str | None,
+           flags: RunFlags) -> Outcome[object]:
     """Continue the run on this branch from its latest handoff note.
 
     Settles what an interruption left first: agent processes still running, stale git
@@ -258,10 +276,8 @@ def resume(ctx: Context, set_aside: bool, unnoted: str | None, assume_yes: bool,
     """
     from rgr.commands import run as command
 
-    ws = ctx.workspace(model=model, max_retries=max_retries, backend=backend)
-    flags = Limits(max_budget_usd, max_cycles, max_minutes, verbose, quiet)
-    return command.resume(ws, _run_options(assume_yes, skip_preflight, max_phases, flags,
-                                           integrate), set_aside, ctx.say(), unnoted=unnoted)
+    return command.resume(flags.workspace(ctx), flags.options(), set_aside, ctx.say(),
+                          unnoted=unnoted)
 
 
 @cli.command()
@@ -278,16 +294,11 @@ def resume(ctx: Context, set_aside: bool, unnoted: str | None, assume_yes: bool,
 @click.option("--here", is_flag=True,
               help="Work on the current branch instead of a new rgr/refactor-<slug>.")
 @click.option("--branch", help="Name of the branch to create.")
-@run_options
-@limit_options
-@_integrate_option
+@run_flags
 @pass_context
 def refactor(ctx: Context, goal: str | None, brief: Path | None, plan_only: bool,
              as_json: bool, accept: bool, reject: bool, here: bool, branch: str | None,
-             assume_yes: bool, skip_preflight: bool, max_phases: int | None,
-             model: str | None, backend: str | None, max_retries: int | None,
-             max_budget_usd: float | None, max_cycles: int | None, max_minutes: float | None,
-             verbose: bool, quiet: bool, integrate: str) -> Outcome[object]:
+             flags: RunFlags) -> Outcome[object]:
     """Behaviour-preserving refactor toward GOAL in small verified batches.
 
     The [gate] must pass first; a planner proposes batches (validated by rgr), then one
@@ -302,17 +313,14 @@ def refactor(ctx: Context, goal: str | None, brief: Path | None, plan_only: bool
     if as_json and not plan_only:
         raise click.UsageError("--json goes with --plan-only (the plan as JSON); a refactor "
                                "run's record as JSON: `rgr report --json`")
-    ws = ctx.workspace(model=model, max_retries=max_retries, backend=backend)
+    ws = flags.workspace(ctx)
     if accept and reject:
         raise click.UsageError("--accept and --reject exclude each other")
     if accept:
         return command.accept(ws)
     if reject:
         return command.reject(ws)
-    flags = Limits(max_budget_usd, max_cycles, max_minutes, verbose, quiet)
-    options = command.RefactorOptions(
-        _run_options(assume_yes, skip_preflight, max_phases, flags, integrate), plan_only,
-        log_to_stderr=as_json)
+    options = command.RefactorOptions(flags.options(), plan_only, log_to_stderr=as_json)
     return command.refactor(ws, command.read_goal(goal, brief), here, branch, options,
                             ctx.say())
 
