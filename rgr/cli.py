@@ -1,8 +1,10 @@
-"""The command line: click parses options and calls one function per command.
+"""The command line: click parses options and calls one function per command, which
+returns the command's Outcome.
 
-``main`` is the one top-level handler: an expected failure (RgrError) prints what went
-wrong and how to fix it and exits 1; Ctrl-C exits 130; anything else is a bug, which
-exits 3 and names the crash log it wrote.
+``main`` is the one dispatcher and top-level handler: it renders the Outcome (text, or
+JSON under ``--json``: rgr.base.render) and exits with its code; an expected failure
+(RgrError) prints what went wrong and how to fix it and exits 1; Ctrl-C exits 130;
+anything else is a bug, which exits 3 and names the crash log it wrote.
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import click
 
@@ -20,17 +22,26 @@ from rgr.base import backend_names
 from rgr.base.errors import BadUsage, ExitCode, RgrError
 
 if TYPE_CHECKING:
+    from rgr.base.outcome import Outcome, Say
     from rgr.loop.starting import RunOptions
     from rgr.store.workspace import Workspace
 
 
 class Context:
-    """Global options, and the workspace opened from them on first use."""
+    """Global options, the workspace opened from them on first use, and whether the
+    command's Outcome is rendered as JSON (``--json``: read by :func:`main`)."""
 
-    def __init__(self, root: Path | None) -> None:
+    def __init__(self, root: Path | None = None) -> None:
         self.root = root
         self.no_sandbox = False
+        self.as_json = False
         self._workspace: Workspace | None = None
+
+    def say(self) -> Say:
+        """Where the command's words go while it works (stderr under ``--json``)."""
+        from rgr.base.render import speaker
+
+        return speaker(self.as_json)
 
     def workspace(self, **flags: object) -> Workspace:
         if self._workspace is None:
@@ -45,6 +56,18 @@ class Context:
 def _no_sandbox(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
     if value:
         ctx.find_object(Context).no_sandbox = True  # type: ignore[union-attr]
+
+
+def _as_json(ctx: click.Context, _param: click.Parameter, value: bool) -> bool:
+    if value:
+        ctx.find_object(Context).as_json = True  # type: ignore[union-attr]
+    return value
+
+
+def json_option(help_text: str) -> Callable[[Callable[..., object]], Callable[..., object]]:
+    """``--json``: the command's Outcome is rendered as JSON (rgr.cli.main)."""
+    return click.option("--json", "as_json", is_flag=True, callback=_as_json,
+                        help=help_text)
 
 
 pass_context = click.make_pass_decorator(Context)
@@ -88,7 +111,7 @@ def cli(ctx: click.Context, root: Path | None) -> None:
     per phase, and checks every phase against git and the real test runner before it
     records the handoff as a git note under refs/notes/tdd-handoffs.
     """
-    ctx.obj = Context(root)
+    ctx.ensure_object(Context).root = root
 
 
 class Limits(NamedTuple):
@@ -99,6 +122,34 @@ class Limits(NamedTuple):
     max_minutes: float | None = None
     verbose: bool = False
     quiet: bool = False
+
+
+class RunFlags(NamedTuple):
+    """The flags `rgr run`, `rgr resume` and `rgr refactor` share, as click parsed them:
+    one parameter of the command's function (:func:`run_flags`), not twelve."""
+
+    assume_yes: bool
+    skip_preflight: bool
+    max_phases: int | None
+    model: str | None
+    backend: str | None
+    max_retries: int | None
+    max_budget_usd: float | None
+    max_cycles: int | None
+    max_minutes: float | None
+    verbose: bool
+    quiet: bool
+    integrate: str
+
+    def workspace(self, ctx: Context) -> Workspace:
+        """The repository, with the flags that override tdd.toml."""
+        return ctx.workspace(model=self.model, max_retries=self.max_retries,
+                             backend=self.backend)
+
+    def options(self) -> RunOptions:
+        return _run_options(self.assume_yes, self.skip_preflight, self.max_phases,
+                            Limits(self.max_budget_usd, self.max_cycles, self.max_minutes,
+                                   self.verbose, self.quiet), self.integrate)
 
 
 def _run_options(assume_yes: bool, skip_preflight: bool, max_phases: int | None,
@@ -163,16 +214,20 @@ _limit_options = [
 ]
 
 
-def run_options(func: Callable[..., None]) -> Callable[..., None]:
-    for option in reversed(_common_run_options):
-        func = option(func)
-    return func
+def run_flags(func: Callable[..., object]) -> Callable[..., object]:
+    """The run options, the limits and --integrate, handed to ``func`` as one
+    ``flags: RunFlags``."""
+    import functools
 
+    @functools.wraps(func)
+    def collect(*args: object, **kwargs: Any) -> object:
+        flags = RunFlags(**{name: kwargs.pop(name) for name in RunFlags._fields})
+        return func(*args, flags=flags, **kwargs)
 
-def limit_options(func: Callable[..., None]) -> Callable[..., None]:
-    for option in reversed(_limit_options):
-        func = option(func)
-    return func
+    command: Callable[..., object] = collect
+    for option in reversed([*_common_run_options, *_limit_options, _integrate_option]):
+        command = option(command)
+    return command
 
 
 @cli.command()
@@ -182,15 +237,10 @@ def limit_options(func: Callable[..., None]) -> Callable[..., None]:
 @click.option("--here", is_flag=True,
               help="Work on the current branch instead of a new rgr/<slug>.")
 @click.option("--branch", help="Name of the branch to create (default: rgr/<feature slug>).")
-@run_options
-@limit_options
-@_integrate_option
+@run_flags
 @pass_context
 def run(ctx: Context, feature: str | None, brief: Path | None, here: bool,
-        branch: str | None, assume_yes: bool,
-        skip_preflight: bool, max_phases: int | None, model: str | None, backend: str | None,
-        max_retries: int | None, max_budget_usd: float | None, max_cycles: int | None,
-        max_minutes: float | None, verbose: bool, quiet: bool, integrate: str) -> None:
+        branch: str | None, flags: RunFlags) -> Outcome[object]:
     """Develop FEATURE by strict TDD: PLAN → RED → GREEN → REFACTOR until done.
 
     Needs a clean working tree, a named branch and a green test suite. Each phase is a
@@ -204,11 +254,7 @@ def run(ctx: Context, feature: str | None, brief: Path | None, here: bool,
 
     text = read_text_argument(feature, brief, "feature description",
                                       'rgr run "<feature>" or --brief FILE')
-    ws = ctx.workspace(model=model, max_retries=max_retries, backend=backend)
-    flags = Limits(max_budget_usd, max_cycles, max_minutes, verbose, quiet)
-    sys.exit(command.run(ws, text, here, branch,
-                         _run_options(assume_yes, skip_preflight, max_phases, flags,
-                                      integrate)))
+    return command.run(flags.workspace(ctx), text, here, branch, flags.options(), ctx.say())
 
 
 @cli.command()
@@ -218,14 +264,10 @@ def run(ctx: Context, feature: str | None, brief: Path | None, here: bool,
               help="Commits made after the last handoff by someone other than rgr: check "
                    "them as the phase's work (adopt) or keep them under refs/rgr/attempts/ "
                    "and continue from the handoff (set-aside). Asked on a terminal.")
-@run_options
-@limit_options
-@_integrate_option
+@run_flags
 @pass_context
-def resume(ctx: Context, set_aside: bool, unnoted: str | None, assume_yes: bool,
-           skip_preflight: bool, max_phases: int | None, model: str | None, backend: str | None,
-           max_retries: int | None, max_budget_usd: float | None, max_cycles: int | None,
-           max_minutes: float | None, verbose: bool, quiet: bool, integrate: str) -> None:
+def resume(ctx: Context, set_aside: bool, unnoted: str | None,
+           flags: RunFlags) -> Outcome[object]:
     """Continue the run on this branch from its latest handoff note.
 
     Settles what an interruption left first: agent processes still running, stale git
@@ -234,10 +276,8 @@ def resume(ctx: Context, set_aside: bool, unnoted: str | None, assume_yes: bool,
     """
     from rgr.commands import run as command
 
-    ws = ctx.workspace(model=model, max_retries=max_retries, backend=backend)
-    flags = Limits(max_budget_usd, max_cycles, max_minutes, verbose, quiet)
-    sys.exit(command.resume(ws, _run_options(assume_yes, skip_preflight, max_phases, flags,
-                                             integrate), set_aside, unnoted=unnoted))
+    return command.resume(flags.workspace(ctx), flags.options(), set_aside, ctx.say(),
+                          unnoted=unnoted)
 
 
 @cli.command()
@@ -246,7 +286,7 @@ def resume(ctx: Context, set_aside: bool, unnoted: str | None, assume_yes: bool,
               help="Read the goal from this markdown or text file.")
 @click.option("--plan-only", is_flag=True,
               help="Run the planner, validate and print the plan; change nothing.")
-@click.option("--json", "as_json", is_flag=True, help="With --plan-only: print the plan as JSON.")
+@json_option("With --plan-only: print the plan as JSON.")
 @click.option("--accept", is_flag=True,
               help="Fast-forward the source branch to this finished refactor.")
 @click.option("--reject", is_flag=True,
@@ -254,16 +294,11 @@ def resume(ctx: Context, set_aside: bool, unnoted: str | None, assume_yes: bool,
 @click.option("--here", is_flag=True,
               help="Work on the current branch instead of a new rgr/refactor-<slug>.")
 @click.option("--branch", help="Name of the branch to create.")
-@run_options
-@limit_options
-@_integrate_option
+@run_flags
 @pass_context
 def refactor(ctx: Context, goal: str | None, brief: Path | None, plan_only: bool,
              as_json: bool, accept: bool, reject: bool, here: bool, branch: str | None,
-             assume_yes: bool, skip_preflight: bool, max_phases: int | None,
-             model: str | None, backend: str | None, max_retries: int | None,
-             max_budget_usd: float | None, max_cycles: int | None, max_minutes: float | None,
-             verbose: bool, quiet: bool, integrate: str) -> None:
+             flags: RunFlags) -> Outcome[object]:
     """Behaviour-preserving refactor toward GOAL in small verified batches.
 
     The [gate] must pass first; a planner proposes batches (validated by rgr), then one
@@ -278,18 +313,16 @@ def refactor(ctx: Context, goal: str | None, brief: Path | None, plan_only: bool
     if as_json and not plan_only:
         raise click.UsageError("--json goes with --plan-only (the plan as JSON); a refactor "
                                "run's record as JSON: `rgr report --json`")
-    ws = ctx.workspace(model=model, max_retries=max_retries, backend=backend)
+    ws = flags.workspace(ctx)
     if accept and reject:
         raise click.UsageError("--accept and --reject exclude each other")
     if accept:
-        sys.exit(command.accept(ws))
+        return command.accept(ws)
     if reject:
-        sys.exit(command.reject(ws))
-    flags = Limits(max_budget_usd, max_cycles, max_minutes, verbose, quiet)
-    options = command.RefactorOptions(
-        _run_options(assume_yes, skip_preflight, max_phases, flags, integrate), plan_only,
-        as_json)
-    sys.exit(command.refactor(ws, command.read_goal(goal, brief), here, branch, options))
+        return command.reject(ws)
+    options = command.RefactorOptions(flags.options(), plan_only, log_to_stderr=as_json)
+    return command.refactor(ws, command.read_goal(goal, brief), here, branch, options,
+                            ctx.say())
 
 
 @cli.command("eval")
@@ -314,12 +347,12 @@ def refactor(ctx: Context, goal: str | None, brief: Path | None, plan_only: bool
               show_default=True, help="Minutes one rgr run may take.")
 @click.option("-y", "--yes", "assume_yes", is_flag=True,
               help="Start without asking (required when stdin is not a terminal).")
-@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@json_option("Print the report as JSON.")
 @_no_sandbox_option
 @pass_context
 def eval_(ctx: Context, tasks: Path, modes: str, repeat: int, backend: str | None,
           model: str | None, budget_usd: float | None, out: Path | None, session_usd: float,
-          run_timeout: float, assume_yes: bool, as_json: bool) -> None:
+          run_timeout: float, assume_yes: bool, as_json: bool) -> Outcome[object]:
     """Measure what rgr buys: TASKS (JSON Lines, see docs/eval.md) run in each mode, each
     run in a fresh clone, judged by hidden tests no agent session can read."""
     from rgr.commands import eval as command
@@ -330,7 +363,7 @@ def eval_(ctx: Context, tasks: Path, modes: str, repeat: int, backend: str | Non
         out=(out or command.default_out(tasks)).resolve(), budget_usd=budget_usd,
         backend=backend, model=model, no_sandbox=ctx.no_sandbox,
         run_timeout_s=run_timeout * 60, session_usd=session_usd)
-    sys.exit(command.evaluate(tasks.resolve(), options, assume_yes, as_json))
+    return command.evaluate(tasks.resolve(), options, assume_yes, ctx.say())
 
 
 @cli.command()
@@ -338,38 +371,38 @@ def eval_(ctx: Context, tasks: Path, modes: str, repeat: int, backend: str | Non
               help="Only the test command and the [gate] fast commands.")
 @click.option("--full", is_flag=True,
               help="The test command, fast and full commands (the default).")
-@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@json_option("Print the result as JSON.")
 @_no_sandbox_option
 @pass_context
-def verify(ctx: Context, fast: bool, full: bool, as_json: bool) -> None:
+def verify(ctx: Context, fast: bool, full: bool, as_json: bool) -> Outcome[object]:
     """Run the test command and the [gate] commands as a run does (sealed, on HEAD)."""
     from rgr.commands import verify as command
 
     if fast and full:
         raise click.UsageError("--fast and --full exclude each other")
-    sys.exit(command.verify(ctx.workspace(), "fast" if fast else "full", as_json))
+    return command.verify(ctx.workspace(), "fast" if fast else "full", quiet=as_json)
 
 
 @cli.command()
-@click.option("--json", "as_json", is_flag=True, help="Print the findings as JSON.")
+@json_option("Print the findings as JSON.")
 @_no_sandbox_option
 @pass_context
-def doctor(ctx: Context, as_json: bool) -> None:
+def doctor(ctx: Context, as_json: bool) -> Outcome[object]:
     """Show what the sandbox shows of your toolchain and why, and run the tests as
     `rgr run` would; for a failure, the cause and the fix. Exit 1 on a problem."""
     from rgr.commands import doctor as command
 
-    sys.exit(command.doctor(ctx.workspace(), as_json))
+    return command.doctor(ctx.workspace())
 
 
 @cli.command()
-@click.option("--json", "as_json", is_flag=True, help="Print the state as JSON.")
+@json_option("Print the state as JSON.")
 @pass_context
-def status(ctx: Context, as_json: bool) -> None:
+def status(ctx: Context, as_json: bool) -> Outcome[object]:
     """Show the handoff state at HEAD and whether `rgr resume` can continue."""
     from rgr.commands import status as command
 
-    sys.exit(command.run(ctx.workspace(), as_json))
+    return command.run(ctx.workspace(), as_json)  # --json: the note's complete dump
 
 
 @cli.command()
@@ -377,13 +410,14 @@ def status(ctx: Context, as_json: bool) -> None:
               help="Also list notes on commits off this branch (failed attempts kept for audit).")
 @click.option("--limit", type=click.IntRange(min=0),
               help="Show only the newest N handoffs (0: all). The table shows 50 by default.")
-@click.option("--json", "as_json", is_flag=True, help="Print the handoffs as JSON.")
+@json_option("Print the handoffs as JSON.")
 @pass_context
-def history(ctx: Context, include_all: bool, limit: int | None, as_json: bool) -> None:
+def history(ctx: Context, include_all: bool, limit: int | None,
+            as_json: bool) -> Outcome[object]:
     """List the handoffs on the current branch, oldest to newest."""
     from rgr.commands import history as command
 
-    sys.exit(command.run(ctx.workspace(), include_all, limit, as_json))
+    return command.run(ctx.workspace(), include_all, limit)
 
 
 @cli.command()
@@ -391,7 +425,7 @@ def history(ctx: Context, include_all: bool, limit: int | None, as_json: bool) -
 @click.option("--force", is_flag=True, help="Stash uncommitted changes instead of refusing.")
 @click.option("-y", "--yes", "assume_yes", is_flag=True, help="Do not ask for confirmation.")
 @pass_context
-def rollback(ctx: Context, commit: str, force: bool, assume_yes: bool) -> None:
+def rollback(ctx: Context, commit: str, force: bool, assume_yes: bool) -> Outcome[object]:
     """Move the branch back to COMMIT, a commit with a handoff note.
 
     The commits rolled past are kept under refs/rgr/backups/..., so the rollback itself
@@ -400,48 +434,48 @@ def rollback(ctx: Context, commit: str, force: bool, assume_yes: bool) -> None:
     from rgr.commands import rollback as command
 
     interactive = sys.stdin.isatty()
-    sys.exit(command.run(ctx.workspace(), commit, force, assume_yes, interactive))
+    return command.run(ctx.workspace(), commit, force, assume_yes, interactive, ctx.say())
 
 
 @cli.command("repair-notes")
 @click.option("--apply", is_flag=True, help="Fix what is found (without it, only report).")
-@click.option("--json", "as_json", is_flag=True, help="Print the findings as JSON.")
+@json_option("Print the findings as JSON.")
 @pass_context
-def repair_notes(ctx: Context, apply: bool, as_json: bool) -> None:
+def repair_notes(ctx: Context, apply: bool, as_json: bool) -> Outcome[object]:
     """Find (and with --apply fix) damage to the handoff notes and stale locks.
 
     Exits 1 when problems were found and not fixed.
     """
     from rgr.commands import repair_notes as command
 
-    sys.exit(command.run(ctx.workspace(), apply, as_json))
+    return command.run(ctx.workspace(), apply)
 
 
 @cli.command()
 @click.argument("commit", required=False)
-@click.option("--json", "as_json", is_flag=True, help="Print the handoff as JSON.")
+@json_option("Print the handoff as JSON.")
 @pass_context
-def show(ctx: Context, commit: str | None, as_json: bool) -> None:
+def show(ctx: Context, commit: str | None, as_json: bool) -> Outcome[object]:
     """Print one handoff: phase, test, verification, agent session (turns, cost, tokens,
     denials, prompt version) and error. COMMIT defaults to the latest handoff at HEAD."""
     from rgr.commands import show as command
 
-    sys.exit(command.run(ctx.workspace(), commit, as_json))
+    return command.run(ctx.workspace(), commit, as_json)  # --json: the complete dump
 
 
 @cli.command()
-@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@json_option("Print the report as JSON.")
 @_integrate_option
 @click.option("--into", metavar="BRANCH",
               help="The branch to merge into or open the pull request against "
                    "(default: the branch the run started from).")
 @pass_context
-def report(ctx: Context, as_json: bool, integrate: str, into: str | None) -> None:
+def report(ctx: Context, as_json: bool, integrate: str, into: str | None) -> Outcome[object]:
     """The run at HEAD: tests done, commits, time, cost, retries and rejections; then
     --integrate merge (fast-forward) or pr (gh). Rejecting is `rgr rollback`."""
     from rgr.commands import report as command
 
-    sys.exit(command.run(ctx.workspace(), as_json, integrate, into))
+    return command.run(ctx.workspace(), ctx.say(), integrate, into)
 
 
 @cli.command()
@@ -455,13 +489,15 @@ def report(ctx: Context, as_json: bool, integrate: str, into: str | None) -> Non
               show_default=True, help="The agent CLI the replay drives.")
 @click.option("--codex", metavar="PATH",
               help="With --backend codex: the Codex binary (default: `codex` on PATH).")
-def demo(directory: Path | None, claude: str | None, backend: str, codex: str | None) -> None:
+def demo(directory: Path | None, claude: str | None, backend: str,
+         codex: str | None) -> Outcome[object]:
     """A complete TDD run on a throwaway kata in about a minute, with the model
     REPLAYED by a local scripted server: the real claude CLI, git and pytest, no
     account and no API key."""
+    from rgr.base.render import speaker
     from rgr.commands import demo as command
 
-    sys.exit(command.run(directory, claude, backend, codex))
+    return command.run(directory, claude, backend, codex, speaker())
 
 
 _remote_option = click.option(
@@ -471,10 +507,10 @@ _remote_option = click.option(
 
 
 @cli.group(invoke_without_command=True)
-@click.option("--json", "as_json", is_flag=True, help="Print the jobs as JSON.")
+@json_option("Print the jobs as JSON.")
 @_remote_option
 @click.pass_context
-def queue(click_ctx: click.Context, as_json: bool, remote: str | None) -> None:
+def queue(click_ctx: click.Context, as_json: bool, remote: str | None) -> Outcome[object] | None:
     """The daemon's jobs: id, kind, feature, state, worker, phase/cycle, cost, branch.
 
     The queue lives in git (refs/rgr/queue, refs/rgr/state, refs/rgr/claims), so any
@@ -484,7 +520,8 @@ def queue(click_ctx: click.Context, as_json: bool, remote: str | None) -> None:
     if click_ctx.invoked_subcommand is None:
         from rgr.commands import queue as command
 
-        sys.exit(command.listing(click_ctx.ensure_object(Context).workspace(), as_json, remote))
+        return command.listing(click_ctx.ensure_object(Context).workspace(), remote)
+    return None
 
 
 @queue.command("add")
@@ -505,23 +542,23 @@ def queue(click_ctx: click.Context, as_json: bool, remote: str | None) -> None:
 @pass_context
 def queue_add(ctx: Context, feature: str, after: tuple[int, ...], refactor: bool,
               every: str | None, base: str | None, max_budget_usd: float | None,
-              remote: str | None) -> None:
+              remote: str | None) -> Outcome[object]:
     """Queue FEATURE as a job: a full `rgr run` (or `rgr refactor`) on its own branch."""
     from rgr.commands import queue as command
 
-    sys.exit(command.add(ctx.workspace(), feature, after, refactor, every, base, remote,
-                         max_budget_usd))
+    return command.add(ctx.workspace(), feature, after, refactor, every, base, remote,
+                       max_budget_usd)
 
 
 @queue.command("cancel")
 @click.argument("job_id", type=int)
 @_remote_option
 @pass_context
-def queue_cancel(ctx: Context, job_id: int, remote: str | None) -> None:
+def queue_cancel(ctx: Context, job_id: int, remote: str | None) -> Outcome[object]:
     """Cancel job JOB_ID; a running job stops at its next phase boundary."""
     from rgr.commands import queue as command
 
-    sys.exit(command.cancel(ctx.workspace(), job_id, remote))
+    return command.cancel(ctx.workspace(), job_id, remote)
 
 
 @queue.command("retry")
@@ -531,12 +568,12 @@ def queue_cancel(ctx: Context, job_id: int, remote: str | None) -> None:
 @_remote_option
 @pass_context
 def queue_retry(ctx: Context, job_id: int, max_budget_usd: float | None,
-                remote: str | None) -> None:
+                remote: str | None) -> Outcome[object]:
     """Queue failed job JOB_ID again (or one that needs attention): it continues from
     its last handoff, or starts over if it has none."""
     from rgr.commands import queue as command
 
-    sys.exit(command.retry(ctx.workspace(), job_id, remote, max_budget_usd))
+    return command.retry(ctx.workspace(), job_id, remote, max_budget_usd)
 
 
 @cli.group(invoke_without_command=True)
@@ -575,7 +612,8 @@ def queue_retry(ctx: Context, job_id: int, max_budget_usd: float | None,
 @click.pass_context
 def daemon(click_ctx: click.Context, workers: int, watch: bool, remote: str | None,
            integrate: str, max_budget_usd: float | None, test_slots: int | None,
-           lease_s: float, poll_s: float, merge_fix_tries: int, grace_s: float) -> None:
+           lease_s: float, poll_s: float, merge_fix_tries: int,
+           grace_s: float) -> Outcome[object] | None:
     """Work through the queue with N parallel workers until it is done.
 
     Each job is a full `rgr run` / `rgr refactor` on its own branch, in its own clone,
@@ -584,7 +622,7 @@ def daemon(click_ctx: click.Context, workers: int, watch: bool, remote: str | No
     within --grace seconds.
     """
     if click_ctx.invoked_subcommand is not None:
-        return
+        return None
     from rgr.commands import daemon as command
     from rgr.daemon.worker import DaemonOptions
 
@@ -592,16 +630,16 @@ def daemon(click_ctx: click.Context, workers: int, watch: bool, remote: str | No
                             max_budget_usd=max_budget_usd, test_slots=test_slots,
                             lease_s=lease_s, poll_s=poll_s, merge_fix_tries=merge_fix_tries,
                             grace_s=grace_s)
-    sys.exit(command.start(click_ctx.ensure_object(Context).workspace(), options))
+    return command.start(click_ctx.ensure_object(Context).workspace(), options)
 
 
 @daemon.command("stop")
 @pass_context
-def daemon_stop(ctx: Context) -> None:
+def daemon_stop(ctx: Context) -> Outcome[object]:
     """Ask the running daemon to stop at the next phase boundary (jobs stay resumable)."""
     from rgr.commands import daemon as command
 
-    sys.exit(command.stop(ctx.workspace()))
+    return command.stop(ctx.workspace())
 
 
 @cli.command()
@@ -618,13 +656,13 @@ def daemon_stop(ctx: Context) -> None:
 @_remote_option
 @pass_context
 def serve(ctx: Context, host: str, port: int, allow_actions: bool, token: str | None,
-          remote: str | None) -> None:
+          remote: str | None) -> Outcome[object]:
     """A local web page of the queue (live), each run's phases, diffs, tests and
     rejections, and the repository's history (needs the web extra: `rgr[web]`)."""
     from rgr.commands import serve as command
 
     command.require_extra()  # before the repository: say how to install it first
-    sys.exit(command.run(ctx.workspace(), host, port, allow_actions, token, remote))
+    return command.run(ctx.workspace(), host, port, allow_actions, token, remote, ctx.say())
 
 
 @cli.command("land-check", hidden=True)
@@ -636,12 +674,13 @@ def serve(ctx: Context, host: str, port: int, allow_actions: bool, token: str | 
 @click.option("--how", type=click.Choice(["fast-forward", "rebase", "merge"]),
               required=True, help="How HEAD integrates the job.")
 @pass_context
-def land_check(ctx: Context, into: str, base_tip: str, job_tip: str, how: str) -> None:
+def land_check(ctx: Context, into: str, base_tip: str, job_tip: str,
+               how: str) -> Outcome[object]:
     """Internal (rgr daemon --integrate): judge the integrated tree at HEAD (the full
     suite and the gate commands, sealed) and note the verdict on HEAD."""
     from rgr.commands import land_check as command
 
-    sys.exit(command.run(ctx.workspace(), into, base_tip, job_tip, how))
+    return command.run(ctx.workspace(), into, base_tip, job_tip, how)
 
 
 @cli.command("fix-merge", hidden=True)
@@ -653,12 +692,20 @@ def land_check(ctx: Context, into: str, base_tip: str, job_tip: str, how: str) -
               help="What the sessions together may cost.")
 @pass_context
 def fix_merge(ctx: Context, onto: str, into: str, tries: int,
-              max_budget_usd: float | None) -> None:
+              max_budget_usd: float | None) -> Outcome[object]:
     """Internal (rgr daemon --integrate merge): merge the job checked out here onto
     COMMIT with merge-fixer sessions, judged like every phase."""
     from rgr.commands import fix_merge as command
 
-    sys.exit(command.run(ctx.workspace(), onto, into, tries, max_budget_usd))
+    return command.run(ctx.workspace(), onto, into, tries, max_budget_usd)
+
+
+def _dispatch(outcome: Outcome[object], as_json: bool) -> int:
+    """The one place a command's result reaches the terminal: its text, or its data as
+    JSON; its exit code is the command's."""
+    from rgr.base.render import render
+
+    return render(outcome, as_json)
 
 
 def _json_error(args: list[str], kind: str, message: str, hint: str | None,
@@ -669,11 +716,9 @@ def _json_error(args: list[str], kind: str, message: str, hint: str | None,
     options = args[: args.index("--")] if "--" in args else args
     if "--json" not in options:
         return
-    from rgr.base.outcome import Outcome
-    from rgr.commands.common import emit
+    from rgr.base.render import json_error
 
-    emit(Outcome(data={"error": {"kind": kind, "message": message, "hint": hint,
-                                 "exitCode": code}}), as_json=True)
+    json_error(kind, message, hint, code)
 
 
 def json_commands(group: click.Group = cli, prefix: str = "rgr") -> list[str]:
@@ -702,12 +747,18 @@ def _no_json_here(exc: click.ClickException) -> click.ClickException:
 
 def main(argv: list[str] | None = None) -> None:
     args = sys.argv[1:] if argv is None else argv
+    state = Context()
     try:
-        # Without standalone mode click *returns* the code of a click.exceptions.Exit
-        # raised inside a command (a declined prompt), so it is passed on here.
-        code = cli.main(args=args, prog_name="rgr", standalone_mode=False)
-        if isinstance(code, int) and code:
-            sys.exit(code)
+        # Without standalone mode click *returns* what the command returned (its
+        # Outcome), or the code of a click.exceptions.Exit raised inside a command (a
+        # declined prompt).
+        result = cli.main(args=args, prog_name="rgr", standalone_mode=False, obj=state)
+        if isinstance(result, int) and result:
+            sys.exit(result)
+        from rgr.base.outcome import Outcome
+
+        if isinstance(result, Outcome):
+            sys.exit(_dispatch(result, state.as_json))
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)
     except click.ClickException as exc:

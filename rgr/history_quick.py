@@ -131,6 +131,7 @@ def quick(args: list[str], out: TextIO | None = None) -> int | None:
         return None  # no git to run: the full command says so
     try:
         # Imported while git reads: json, datetime and the drawing code.
+        from rgr.base.ui import styles_ok
         from rgr.commands import history_table as table
         from rgr.store.history.newest import newest_texts, plain_row
 
@@ -148,6 +149,7 @@ def quick(args: list[str], out: TextIO | None = None) -> int | None:
         rows.append(row)
     rows.reverse()
     stream = out or sys.stdout
-    table.render(rows, table.newest_more(len(rows)) if more else None, stream,
-                 table.terminal_columns(stream))
+    stream.write(table.text(rows, table.newest_more(len(rows)) if more else None,
+                            styles_ok(stream), table.terminal_columns(stream)) + "\n")
+    stream.flush()
     return 0

@@ -301,25 +301,30 @@ def test_the_web_check_sees_a_command_imported() -> None:
                                                "rgr.web.actions -> rgr.commands.queue"]
 
 
-#: Command modules that speak while they work, not only once at the end, each for its
-#: reason; every other command builds its result and renders it once through
-#: rgr.commands.common.emit (the render step, where printing is allowed).
-SPEAKING_COMMANDS = {
-    "rgr.commands.common": "the render step itself, and the questions asked before work",
-    "rgr.commands.demo": "a narrated replay: each step said before it runs",
-    "rgr.commands.serve": "the address of the server it starts, while it serves",
-    "rgr.commands.history_table": "draws for rgr.history_quick too, which cannot afford "
-                                  "emit's imports (the start-up budget)",
+#: Command modules that still reach the terminal themselves, each for its reason. Every
+#: other command returns its result (rgr.base.outcome.Outcome) to rgr.cli.main, the one
+#: dispatcher, which renders it as text or JSON and exits with its code; what a command
+#: says while it works goes through the ``say`` rgr.cli hands it. This list may only
+#: shrink: the test fails when a module on it no longer offends, as when a new one does.
+TERMINAL_COMMANDS = {
+    "rgr.commands.common": "asks the person at the terminal before work starts (confirm, "
+                           "the unnoted-commits menu) and beats progress on stderr while a "
+                           "suite runs: questions and a heartbeat, not a result",
 }
 
 #: Calls that print: print(...), print_fields(...), x.print(...), click.echo(...),
-#: sys.stdout.write(...) (and .buffer's, stderr's).
-_PRINTING_NAMES = {"print", "print_fields", "print_json", "print_json_rows"}
-_PRINTING_ATTRIBUTES = {"print", "echo", "secho"}
+#: sys.stdout.write(...) (and .buffer's, stderr's); the render step's own functions
+#: (emit, render, render_text, speaker, json_error: the dispatcher's); and an exit of the
+#: process (sys.exit, os._exit, exit: the exit code is the Outcome's).
+_PRINTING_NAMES = {"print", "print_fields", "print_json", "print_json_rows", "emit", "render",
+                   "render_text", "speaker", "json_error", "exit"}
+_PRINTING_ATTRIBUTES = {"print", "echo", "secho", "render", "render_text",
+                        "speaker", "json_error"}
+_EXITS = {"sys.exit", "os._exit"}
 
 
 def _prints(path: Path) -> list[int]:
-    """The lines of ``path`` that print directly."""
+    """The lines of ``path`` that print directly, render an Outcome or exit."""
     return sorted(node.lineno for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
                   if isinstance(node, ast.Call) and _is_printing(node.func))
 
@@ -329,25 +334,21 @@ def _is_printing(func: ast.expr) -> bool:
         return func.id in _PRINTING_NAMES
     if not isinstance(func, ast.Attribute):
         return False
-    return func.attr in _PRINTING_ATTRIBUTES or (
+    return func.attr in _PRINTING_ATTRIBUTES or ast.unparse(func) in _EXITS or (
         func.attr in ("write", "writelines") and "sys.std" in ast.unparse(func.value))
 
 
 def _commands_printing(modules: dict[str, Path]) -> dict[str, list[int]]:
     return {name: lines for name, path in modules.items()
-            if name.startswith("rgr.commands.") and name not in SPEAKING_COMMANDS
-            and (lines := _prints(path))}
+            if name.startswith("rgr.commands.") and (lines := _prints(path))}
 
 
-def test_commands_render_their_result_once_through_emit() -> None:
-    """A command returns its result (rgr.base.outcome.Outcome) and
-    rgr.commands.common.emit prints it once, as text or JSON: no print scattered
-    through a command, so its text and its --json say the same thing."""
-    assert _commands_printing(MODULES) == {}
-
-
-def test_the_speaking_commands_still_exist() -> None:
-    assert set(SPEAKING_COMMANDS) <= set(MODULES)
+def test_no_command_prints_renders_or_exits() -> None:
+    """A command returns its Outcome and rgr.cli.main renders it once, as text or JSON,
+    and exits with its code: no print, no render, no sys.exit scattered through a
+    command, so its text and its --json say the same thing. The modules left are listed
+    with their reason, and the list only shrinks."""
+    assert set(_commands_printing(MODULES)) == set(TERMINAL_COMMANDS)
 
 
 def test_the_render_check_sees_each_way_of_printing(tmp_path: Path) -> None:
@@ -355,10 +356,11 @@ def test_the_render_check_sees_each_way_of_printing(tmp_path: Path) -> None:
     sample.write_text("import sys, click\nprint('x')\nconsole.print('y')\n"
                       "click.echo('z')\nsys.stdout.buffer.write(b'w')\n"
                       "print_fields([])\nspool.write(b'fine: a file')\n"
-                      "emit(Outcome(['fine']))\n")
-    found = _commands_printing({"rgr.commands.sample": sample,
-                                "rgr.commands.demo": sample, "rgr.loop.sample": sample})
-    assert found == {"rgr.commands.sample": [2, 3, 4, 5, 6]}
+                      "return Outcome(['fine'])\nemit(Outcome(['x']))\n"
+                      "render(outcome, True)\nsys.exit(command.run())\nos._exit(0)\n"
+                      "say('fine: the say it was handed')\n")
+    found = _commands_printing({"rgr.commands.sample": sample, "rgr.loop.sample": sample})
+    assert found == {"rgr.commands.sample": [2, 3, 4, 5, 6, 9, 10, 11, 12]}
 
 
 #: Where git's command line is built: every git command rgr runs comes from
@@ -470,7 +472,7 @@ ECOSYSTEM_WORDS_ALLOWED: dict[str, tuple[frozenset[str], str]] = {
         frozenset({"cargo", "jest", "mocha", "pytest", "vitest"}),
         "the PreToolUse hook (rgr.sandbox.pretool) loads this file by path inside the "
         "sandbox, with the standard library only, from rgr/check/: the one folder of rgr "
-        "that rgr.loop.attempt.JUDGES shows there. It can neither import rgr.ecosystems "
+        "that rgr.sandbox.sealer.JUDGES shows there. It can neither import rgr.ecosystems "
         "nor move into it until JUDGES shows each judge's own file (rgr.loop is being "
         "moved this pass)"),
     "rgr.check.conftest_rules": (

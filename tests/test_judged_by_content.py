@@ -351,11 +351,12 @@ REFUSAL_LINE = {"type": "user", "message": {"role": "user", "content": [{
 
 def test_the_summary_counts_refused_edits_and_rejected_attempts_apart() -> None:
     from rgr.observe.events import from_json
-    from rgr.observe.summary import refused_edits, summarize
+    from rgr.observe.stream import parse, refused_edits
+    from rgr.observe.summary import summarize
 
     forged = json.loads(json.dumps(REFUSAL_LINE))
     forged["message"]["content"][0]["content"] = "Exit code 1\nrgr refuses this edit: (echo)"
-    assert (refused_edits(REFUSAL_LINE), refused_edits(forged)) == (1, 0)
+    assert (refused_edits(parse(REFUSAL_LINE)), refused_edits(parse(forged))) == (1, 0)
     where = {"phase": "RED", "cycle": 1, "attempt": 1, "sessionId": "s"}
     events = [
         {"type": "phase_started", "ts": "2026-11-24T10:00:00Z", **where},

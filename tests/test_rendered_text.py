@@ -1,6 +1,6 @@
 """The text that status, show, repair-notes, verify's result and refactor's plan and
 accept/reject print, pinned byte for byte: each command builds its result and renders it
-once (rgr.commands.common.emit), and these pins prove the rendering unchanged. Run in
+once (rgr.base.render, from rgr.cli.main), and these pins prove the rendering unchanged. Run in
 process on real repositories (no rgr subprocess)."""
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ from conftest import NOTES_REF, Repo, make_repo, note_json
 
 from rgr.base.errors import RgrError
 from rgr.base.outcome import Fields, Heading, Outcome, Verbatim
+from rgr.base.render import render
 from rgr.check.gate import CommandResult, GateResult
 from rgr.check.verify import TestReport
 from rgr.commands import refactor, repair_notes, show, status, verify
-from rgr.commands.common import emit
 from rgr.ecosystems.base import TestOutcome
 from rgr.refactor.plan import Batch, RefactorPlanOutput
 from rgr.store.workspace import open_workspace
@@ -34,7 +34,7 @@ def text_of(capsys: pytest.CaptureFixture[str]) -> str:
 
 
 def test_status_without_a_handoff(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
-    assert status.run(open_workspace(repo.path), False) == 0
+    assert render(status.run(open_workspace(repo.path), False)) == 0
     assert text_of(capsys) == (
         "branch     main\n"
         f"HEAD       {repo.head()[:8]}\n"
@@ -53,7 +53,7 @@ def test_status_of_a_refactor_that_needs_attention(
         refactor={"goal": "tidy", "plan": [{"id": "b1"}, {"id": "b2"}], "nextBatch": 1,
                   "applied": ["b1"], "failed": []}))
     repo.commit("after", {"test-list.md": "- [x] adds\n- [ ] subtracts\n"})
-    assert status.run(open_workspace(repo.path), False) == 0
+    assert render(status.run(open_workspace(repo.path), False)) == 0
     assert text_of(capsys) == (
         "branch        main\n"
         f"HEAD          {repo.head()[:8]}\n"
@@ -75,7 +75,7 @@ def test_status_of_a_refactor_that_needs_attention(
 def test_status_of_a_note_that_is_not_a_handoff(
         repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
     repo.git("notes", f"--ref={NOTES_REF}", "add", "-m", "hi")
-    status.run(open_workspace(repo.path), False)
+    render(status.run(open_workspace(repo.path), False))
     out = text_of(capsys)
     assert out.startswith("branch        main\n"), out
     assert f"\nproblem       the note on {repo.head()[:8]} is not a handoff: " in out
@@ -95,7 +95,7 @@ def test_show_of_an_agents_phase(repo: Repo, capsys: pytest.CaptureFixture[str])
         tests={"passed": 3, "failed": 1, "errors": 0, "skipped": 0, "exitCode": 1,
                "durationS": 0.5, "failing": ["t::test_adds"]}))
     repo.commit("after")
-    assert show.run(open_workspace(repo.path), None, False) == 0
+    assert render(show.run(open_workspace(repo.path), None, False)) == 0
     assert text_of(capsys) == (
         f"commit        {noted}\n"
         "phase         GREEN (cycle 2), next REFACTOR\n"
@@ -128,15 +128,15 @@ def test_show_of_an_agents_phase(repo: Repo, capsys: pytest.CaptureFixture[str])
 def test_repair_notes_lists_what_it_found(repo: Repo,
                                           capsys: pytest.CaptureFixture[str]) -> None:
     ws = open_workspace(repo.path)
-    assert repair_notes.run(ws, False, False) == 0
+    assert render(repair_notes.run(ws, False)) == 0
     assert text_of(capsys) == f"{NOTES_REF}: no problems found\n"
     repo.git("notes", f"--ref={NOTES_REF}", "add", "-m", "[not] json")
-    assert repair_notes.run(open_workspace(repo.path), False, False) == 1
+    assert render(repair_notes.run(open_workspace(repo.path), False)) == 1
     out = text_of(capsys)
     assert out.startswith(f"[found] invalid: {repo.head()}: "), out
     assert out.endswith("\n\nrun `rgr repair-notes --apply` to fix these (nothing is "
                         "deleted)\n")
-    assert repair_notes.run(open_workspace(repo.path), True, False) == 0
+    assert render(repair_notes.run(open_workspace(repo.path), True)) == 0
     assert text_of(capsys).startswith(f"[fixed] invalid: {repo.head()}: ")
 
 
@@ -155,14 +155,14 @@ def test_verify_prints_the_tests_and_each_gate_command(
     result = GateResult("full", _report(2, 1), [
         CommandResult("ruff check .", 0, 0.5, False, ""),
         CommandResult("mypy [x]", 1, 2.0, False, "error: [x]\n")])
-    emit(Outcome(verify.result_lines(result, None)))
+    render(Outcome(verify.result_lines(result, None)))
     assert text_of(capsys) == (
         "tests: 2 passed, 1 failed, 0 errors, 0 skipped in 1.2s\n"
         "ok: ruff check . (0.5s)\n"
         "FAILED: mypy [x] (2.0s)\n"
         "error: [x]\n\n")
     refused = RgrError("no [green] start", "fix")
-    emit(Outcome(verify.result_lines(GateResult("fast", _report(1, 1)), refused)))
+    render(Outcome(verify.result_lines(GateResult("fast", _report(1, 1)), refused)))
     assert text_of(capsys) == (
         "tests: 1 passed, 1 failed, 0 errors, 0 skipped in 1.2s\n"
         "E   assert [1] == 2\n\n"
@@ -176,19 +176,19 @@ def _plan() -> RefactorPlanOutput:
 
 
 def test_refactor_prints_its_plan(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
-    refactor._print_plan(_plan(), False)
+    render(refactor.plan_outcome(_plan()))
     out = text_of(capsys)
     assert "refactor plan: split [the] parser" in out
     assert "│ 1 │ b1 │ move the lexer │ src/*.py │ move       │ 80     │ 10   │ fast │" in out
     assert out.endswith("--plan-only: nothing was changed\n")
-    refactor._print_plan(_plan(), True)
+    render(refactor.plan_outcome(_plan()), as_json=True)
     assert json.loads(text_of(capsys))["batches"][0]["id"] == "b1"
 
 
 def test_text_items_render_as_they_read_on_a_pipe(capsys: pytest.CaptureFixture[str]) -> None:
     """Brackets in a line are text, not rich markup (doctor's "[sandbox] show_generated"
     line lost its "[sandbox]" when it was printed as markup)."""
-    emit(Outcome([Heading("rgr doctor", ": /r/[x]"), "ignored by git; [sandbox] show",
+    render(Outcome([Heading("rgr doctor", ": /r/[x]"), "ignored by git; [sandbox] show",
                   Fields([("a", "[b]"), ("long key", "c")]), Verbatim("as [is]\n")]))
     assert text_of(capsys) == ("rgr doctor: /r/[x]\nignored by git; [sandbox] show\n"
                                "a         [b]\nlong key  c\nas [is]\n\n")

@@ -318,6 +318,7 @@ def _real_runs(root: Path, home: Path) -> dict[str, str]:
     from messy import DEDUPE
 
     from rgr.backends.base import AgentRequest, AgentResult
+    from rgr.base.render import speaker
     from rgr.commands.refactor import RefactorOptions, refactor
     from rgr.commands.run import run
     from rgr.loop.starting import RunOptions
@@ -341,13 +342,14 @@ def _real_runs(root: Path, home: Path) -> dict[str, str]:
         next_second()
         git(root, "switch", "-q", "main")
         ws = open_workspace(root, env=clean_env(home))
-        assert run(ws, feature, False, None, capped, backend=FakeBackend()) == 0
+        assert run(ws, feature, False, None, capped, speaker(),
+                   backend=FakeBackend()).exit_code == 0
         made[feature] = git(root, "branch", "--show-current")
     next_second()
     git(root, "switch", "-q", "main")
     ws = open_workspace(root, env=clean_env(home))
-    assert refactor(ws, "tidy pricing", False, None, RefactorOptions(capped),
-                    backend=FakeBackend(plans)) == 0
+    assert refactor(ws, "tidy pricing", False, None, RefactorOptions(capped), speaker(),
+                    backend=FakeBackend(plans)).exit_code == 0
     made["tidy pricing"] = git(root, "branch", "--show-current")
     return made
 

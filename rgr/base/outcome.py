@@ -1,17 +1,35 @@
-"""What a command or a service did, as data: rendered once, by the entry layer, as text
-for a person or as JSON for a script (rgr.commands.common.emit); `rgr serve` shows the
-same text on its page. A service returns one instead of printing, so the CLI and the web
-say the same thing and neither captures the other's console.
+"""What a command or a service did, as data: a command returns an ``Outcome[T]`` (``T``
+the shape of its ``--json`` data) and the entry layer renders it once, as text for a
+person or as JSON for a script (rgr.cli.main through rgr.base.render); `rgr serve` shows
+the same text on its page. A service returns one instead of printing, so the CLI and the
+web say the same thing and neither captures the other's console. What a command says
+while it works (a banner before it asks, an integration's steps) goes through the
+:data:`Say` it is handed, never to a terminal it opens itself.
 
 Plain classes, not dataclasses: `rgr status` and `rgr show` build one on their fast read
-path, which imports neither dataclasses nor typing.
+path, which imports neither dataclasses nor typing: ``Outcome`` is generic for the type
+checker only (at run time ``Outcome[T]`` is never subscripted: annotations are strings).
 """
 
 from __future__ import annotations
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without typing's import (see rgr.base.proc)
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Callable, Iterable
+    from typing import Generic as _Generic
+    from typing import TypeAlias, TypeVar
+
+    T = TypeVar("T", covariant=True)
+else:
+    class _Generic:
+        """``Generic`` for the type checker; at run time a plain base (no typing import)."""
+
+        __slots__ = ()
+
+        def __class_getitem__(cls, _item: object) -> type:
+            return cls
+
+    T = None
 
 
 class Fields:
@@ -75,7 +93,15 @@ class Table:
         return f"Table({self.title!r}, {self.columns!r}, {self.rows!r})"
 
 
-class Outcome:
+if TYPE_CHECKING:
+    #: One item of a text a person reads.
+    TextItem: TypeAlias = "str | Fields | Verbatim | Heading | Table"
+    #: Where a command says something while it works (before it asks, as it integrates):
+    #: the entry layer's choice of stream (stdout's console; stderr's under --json).
+    Say: TypeAlias = "Callable[[TextItem], None]"
+
+
+class Outcome(_Generic[T]):
     """``text``: what a person reads, as items (plain lines, never markup: they carry
     feature text and branch names; :class:`Fields`, :class:`Verbatim`, :class:`Heading`,
     :class:`Table`);
@@ -83,18 +109,35 @@ class Outcome:
     ``rows``: ``data`` is a long list, printed one compact row a line;
     ``encoded``: ``data`` is given already encoded, as chunks of JSON bytes written one
     after the other as they come (``rgr history --json``: a million rows never held);
-    ``exit_code``: the command's."""
+    ``exit_code``: the command's.
 
-    __slots__ = ("data", "encoded", "exit_code", "rows", "text")
+    ``text`` may be given as a function that makes it, called only when the text is
+    read: a command whose text and JSON read the repository differently (``rgr history``:
+    its table reads the newest rows, its JSON streams every one) pays only for the one
+    rendered."""
 
-    def __init__(self, text: Iterable[str | Fields | Verbatim | Heading | Table] = (),
-                 data: object = None, *, rows: bool = False,
+    __slots__ = ("_make_text", "_text", "data", "encoded", "exit_code", "rows")
+
+    def __init__(self, text: Iterable[TextItem] | Callable[[], Iterable[TextItem]] = (),
+                 data: T | None = None, *, rows: bool = False,
                  encoded: Iterable[bytes] | None = None, exit_code: int = 0) -> None:
-        self.text = tuple(text)
+        self._text: tuple[TextItem, ...] | None = None
+        self._make_text: Callable[[], Iterable[TextItem]] | None = None
+        if callable(text):
+            self._make_text = text
+        else:
+            self._text = tuple(text)
         self.data = data
         self.rows = rows
         self.encoded = encoded
         self.exit_code = exit_code
+
+    @property
+    def text(self) -> tuple[TextItem, ...]:
+        if self._text is None:
+            assert self._make_text is not None
+            self._text = tuple(self._make_text())
+        return self._text
 
     def plain_lines(self) -> list[str]:
         """The text as plain lines (the web's page shows them)."""

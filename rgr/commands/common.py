@@ -1,10 +1,10 @@
-"""What several commands share: the one way a result is printed (as text or as JSON),
-and asking the person at the terminal before work starts.
+"""What several commands share: asking the person at the terminal before work starts,
+and the progress beat on stderr while a long suite runs. A command's result is not
+printed here: it returns it (rgr.base.outcome.Outcome) and rgr.cli.main renders it.
 
-Imported by `rgr status` and `rgr show` on their fast read path: click, rich and the
-loop's modules are imported inside the functions that need them. What the commands
-check before they start (the options, the branch, a clean tree, the baseline) is below
-them, in rgr.loop.starting, where the daemon and the web use it too.
+click, rich and the loop's modules are imported inside the functions that need them.
+What the commands check before they start (the options, the branch, a clean tree, the
+baseline) is below them, in rgr.loop.starting, where the daemon and the web use it too.
 """
 
 from __future__ import annotations
@@ -12,89 +12,15 @@ from __future__ import annotations
 import sys
 
 from rgr.base.errors import NeedsConfirmation, RepositoryError
-from rgr.base.outcome import Fields, Heading, Outcome, Table, Verbatim
-from rgr.base.ui import esc, make_console, print_fields, print_json, print_json_rows, short
+from rgr.base.ui import make_console, short
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without typing's import (see rgr.base.proc)
 if TYPE_CHECKING:
     import threading
-    from collections.abc import Callable, Iterable
-
-    from rich.console import Console
 
     from rgr.loop.starting import RunOptions
     from rgr.store.handoff import HandoffState
     from rgr.store.workspace import Workspace
-
-
-def emit(outcome: Outcome, as_json: bool = False, out: Console | None = None) -> int:
-    """Print ``outcome`` once: its data as JSON on stdout (``--json``), or its text on
-    ``out`` (stdout's console by default); its exit code is the command's. The one place
-    a command's result reaches the terminal (tests/test_architecture.py holds the
-    commands to it)."""
-    if as_json:
-        if outcome.encoded is not None:
-            _write_encoded(outcome.encoded)
-        elif outcome.rows:
-            print_json_rows(outcome.data if isinstance(outcome.data, list) else [])
-        else:
-            print_json(outcome.data)
-        return outcome.exit_code
-    if outcome.text:
-        _render_text(outcome, out)
-    return outcome.exit_code
-
-
-def _render_text(outcome: Outcome, out: Console | None) -> None:
-    """Plain lines and headings through rich (escaped: they carry branch names and
-    agents' words); fields and verbatim lines straight to the stream, so the views that
-    have only those (status, show) never import rich."""
-    console = out
-    stream = out.file if out is not None else sys.stdout
-    for item in outcome.text:
-        if isinstance(item, Fields):
-            print_fields(item.rows, stream)
-        elif isinstance(item, Verbatim):
-            stream.write(item.text + "\n")
-        else:
-            console = console or make_console()
-            console.print(_rich(item))
-
-
-def _rich(item: str | Heading | Table) -> object:
-    """What rich prints for ``item``: markup built here, around escaped text."""
-    if isinstance(item, Heading):
-        return f"[bold]{esc(item.bold)}[/bold]{esc(item.rest)}"
-    if isinstance(item, Table):
-        from rich.table import Table as RichTable
-
-        table = RichTable(title=esc(item.title))
-        for column in item.columns:
-            table.add_column(esc(column))
-        for row in item.rows:
-            table.add_row(*map(esc, row))
-        return table
-    return esc(item)
-
-
-def _write_encoded(chunks: Iterable[bytes]) -> None:
-    """JSON already encoded, chunk by chunk as it is made, as bytes on stdout."""
-    sys.stdout.flush()
-    binary = sys.stdout.buffer
-    for chunk in chunks:
-        binary.write(chunk)
-    binary.flush()
-
-
-def sayer(out: Console | None = None) -> Callable[[str], None]:
-    """Where a service's plain lines go as it says them: ``out`` (stdout's console by
-    default), escaped, since they carry branch names and agents' words."""
-    console = out or make_console()
-
-    def say(line: str) -> None:
-        console.print(esc(line))
-
-    return say
 
 
 class Progress:

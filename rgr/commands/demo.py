@@ -15,8 +15,7 @@ import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
-
-from rich.console import Console
+from typing import TYPE_CHECKING
 
 from rgr.backends import locate
 from rgr.backends.claude import INSTALL_COMMAND as CLAUDE_INSTALL
@@ -29,8 +28,8 @@ from rgr.backends.codex import VERIFIED_VERSIONS, CodexBackend
 from rgr.base.backend_names import CLAUDE, CODEX
 from rgr.base.errors import ExitCode, RgrError
 from rgr.base.installed import install_extra
+from rgr.base.outcome import Heading, Outcome
 from rgr.base.proc import run as run_process
-from rgr.base.ui import esc, make_console
 from rgr.commands import history
 from rgr.commands import run as run_command
 from rgr.demo.env import claude_env, codex_env
@@ -40,6 +39,9 @@ from rgr.fake_model.responses import ResponsesModelServer
 from rgr.loop.starting import RunOptions
 from rgr.store.gitcli import argv
 from rgr.store.workspace import open_workspace
+
+if TYPE_CHECKING:
+    from rgr.base.outcome import Say
 
 #: The Claude Code release the replay was recorded against: the e2e suite's pinned one.
 TESTED_CLAUDE = PINNED
@@ -118,105 +120,108 @@ def _directory(given: Path | None) -> Path:
     return given.resolve()
 
 
-def run(directory: Path | None, claude: str | None, backend: str = CLAUDE,
-        codex: str | None = None) -> int:
+def run(directory: Path | None, claude: str | None, backend: str, codex: str | None,
+        say: Say) -> Outcome[None]:
     """The replay through ``backend``'s CLI (one of REPLAYS, which the registry marks
     with ``demo``); ``claude`` / ``codex``: its binary, when given. A start that fails
-    before the kata exists (the CLI does not answer, say) removes the folder it made."""
+    before the kata exists (the CLI does not answer, say) removes the folder it made.
+    A narrated replay: each step is said (``say``) before it runs."""
     made = directory is None
     where = Path(tempfile.mkdtemp(prefix="rgr-demo-")) if directory is None else directory
     try:
-        return REPLAYS[backend](where, claude if backend == CLAUDE else codex)
+        return Outcome(exit_code=REPLAYS[backend](where, claude if backend == CLAUDE else codex,
+                                                  say))
     except (RgrError, KeyboardInterrupt):
         if made and not (where / "kata").exists():
             shutil.rmtree(where, ignore_errors=True)
         raise
 
 
-def run_claude(directory: Path | None, claude: str | None) -> int:
+def run_claude(directory: Path | None, claude: str | None, say: Say) -> int:
     """The replay through the real ``claude`` CLI and the Messages API server."""
-    out = make_console()
     binary = find_claude(claude)
     test_command = find_pytest()
     where = _directory(directory)
     kata = where / "kata"
     home = where / "claude-home"
-    out.print("[bold]rgr demo[/bold]: a complete TDD run on a small kata, in about a minute.")
-    out.print(
-        "[bold]The model is a REPLAY[/bold]: a scripted local server (rgr.fake_model on "
+    say(Heading("rgr demo", ": a complete TDD run on a small kata, in about a minute."))
+    say(Heading(
+        "The model is a REPLAY", ": a scripted local server (rgr.fake_model on "
         "127.0.0.1) plays recorded answers of the slugify kata. Everything else is real: "
-        f"the claude CLI ({esc(binary)}) and its tools, git, pytest, and every check rgr "
+        f"the claude CLI ({binary}) and its tools, git, pytest, and every check rgr "
         "makes. No account, no API key, no network; nothing is charged (the costs shown "
         "are what claude computes for the replayed tokens). claude runs with a throwaway "
-        f"HOME ({esc(home)}), so your ~/.claude and your key are never read.")
-    out.print(f"  directory     {esc(where)}")
+        f"HOME ({home}), so your ~/.claude and your key are never read."))
+    say(f"  directory     {where}")
     with FakeModelServer(two_test_kata()) as server:
         env = claude_env(home, server.url, {"PYTHONDONTWRITEBYTECODE": "1"})
         version = ClaudeBackend(binary, env=env).version()
-        out.print(f"  claude        {esc(version)}"
-                  + ("" if version.startswith(TESTED_CLAUDE) else
-                     f" (the replay was recorded with {TESTED_CLAUDE}; another version may "
-                     "go off script)"))
+        say(f"  claude        {version}"
+            + ("" if version.startswith(TESTED_CLAUDE) else
+               f" (the replay was recorded with {TESTED_CLAUDE}; another version may "
+               "go off script)"))
         make_project(kata, test_command, binary)
-        code = _replay(out, kata, env, server, "",
+        code = _replay(say, kata, env, server, "",
                        f"the replay was recorded with claude {TESTED_CLAUDE}: "
                        f"`npm install -g @anthropic-ai/claude-code@{TESTED_CLAUDE}`")
     green = _git(kata, "log", "--format=%H", "--grep=^feat:", "-n1").strip()
-    out.print(f"\nEvery phase left a JSON git note. The last GREEN phase's:\n"
-              f"$ git notes --ref=tdd-handoffs show {green[:8]}")
-    out.print(esc(_git(kata, "notes", "--ref=tdd-handoffs", "show", green).rstrip()))
-    out.print("\n$ rgr history")
-    history.run(open_workspace(kata, env=env), False, None, False)
+    say(f"\nEvery phase left a JSON git note. The last GREEN phase's:\n"
+        f"$ git notes --ref=tdd-handoffs show {green[:8]}")
+    say(_git(kata, "notes", "--ref=tdd-handoffs", "show", green).rstrip())
+    say("\n$ rgr history")
+    for item in history.run(open_workspace(kata, env=env), False, None).text:
+        say(item)
     me = os.path.abspath(sys.argv[0]) if Path(sys.argv[0]).name == "rgr" else "rgr"
-    out.print(f"\n[bold]That was a replay.[/bold] The kata stays in {esc(kata)}: "
-              f"`cd {esc(kata)}` and try `{esc(me)} show HEAD~2`, `{esc(me)} report`, "
-              f"`{esc(me)} status`, `git log --notes=tdd-handoffs`.")
-    out.print(f"Remove it with `rm -rf {esc(where)}`. For real work: "
-              "`cd /path/to/your/repo && rgr run \"<feature>\"` (needs claude logged in).")
+    say(Heading("\nThat was a replay.",
+                f" The kata stays in {kata}: `cd {kata}` and try `{me} show HEAD~2`, "
+                f"`{me} report`, `{me} status`, `git log --notes=tdd-handoffs`."))
+    say(f"Remove it with `rm -rf {where}`. For real work: "
+        "`cd /path/to/your/repo && rgr run \"<feature>\"` (needs claude logged in).")
     return code
 
 
-def run_codex(directory: Path | None, codex: str | None) -> int:
+def run_codex(directory: Path | None, codex: str | None, say: Say) -> int:
     """The same replay through the real ``codex`` CLI and the Responses API server."""
-    out = make_console()
     binary = find_binary(CODEX, codex, "OpenAI Codex", INSTALL_CODEX)
     test_command = find_pytest()
     where = _directory(directory)
     kata = where / "kata"
     home = where / "codex-home"
-    out.print("[bold]rgr demo --backend codex[/bold]: a complete TDD run on a small kata.")
-    out.print(
-        "[bold]The model is a REPLAY[/bold]: a scripted local server "
+    say(Heading("rgr demo --backend codex", ": a complete TDD run on a small kata."))
+    say(Heading(
+        "The model is a REPLAY", ": a scripted local server "
         "(rgr.fake_model.responses on 127.0.0.1, the Responses API) plays recorded answers "
-        f"of the slugify kata. Everything else is real: the codex CLI ({esc(binary)}) and "
+        f"of the slugify kata. Everything else is real: the codex CLI ({binary}) and "
         "its tools, git, pytest, and every check rgr makes. No account, no API key, no "
         "network; codex reports tokens, not cost, so no cost is shown. Each codex session "
-        "gets a throwaway CODEX_HOME: your ~/.codex and your key are never read.")
-    out.print(f"  directory     {esc(where)}")
+        "gets a throwaway CODEX_HOME: your ~/.codex and your key are never read."))
+    say(f"  directory     {where}")
     with ResponsesModelServer(two_test_kata()) as server:
         env = codex_env(home, server.url, {"PYTHONDONTWRITEBYTECODE": "1"})
         version = CodexBackend(binary, env=env).version()
-        out.print(f"  codex         {esc(version)}")
+        say(f"  codex         {version}")
         make_project(kata, test_command, binary, extra_config=codex_config(binary))
-        code = _replay(out, kata, env, server, "--backend codex ",
+        code = _replay(say, kata, env, server, "--backend codex ",
                        f"the replay was verified with codex {TESTED_CODEX}: "
                        f"`npm install -g @openai/codex@{TESTED_CODEX}`")
-    out.print("\n$ rgr history")
-    history.run(open_workspace(kata, env=env), False, None, False)
-    out.print(f"\n[bold]That was a replay.[/bold] The kata stays in {esc(kata)}; remove it "
-              f"with `rm -rf {esc(where)}`. For real work: `rgr run --backend codex "
-              "\"<feature>\"` with CODEX_API_KEY set.")
+    say("\n$ rgr history")
+    for item in history.run(open_workspace(kata, env=env), False, None).text:
+        say(item)
+    say(Heading("\nThat was a replay.",
+                f" The kata stays in {kata}; remove it with `rm -rf {where}`. For real "
+                "work: `rgr run --backend codex \"<feature>\"` with CODEX_API_KEY set."))
     return code
 
 
-def _replay(out: Console, kata: Path, env: dict[str, str], server: FakeModelServer,
+def _replay(say: Say, kata: Path, env: dict[str, str], server: FakeModelServer,
             flags: str, off_script_hint: str) -> int:
     """``rgr run`` on the kata against ``server``; DemoError if it went off script."""
-    out.print(f"  kata          {esc(kata)} (a Python project with no tests yet, on main)")
-    out.print(f"\n$ rgr run --yes {flags}{esc(repr(FEATURE))}")
+    say(f"  kata          {kata} (a Python project with no tests yet, on main)")
+    say(f"\n$ rgr run --yes {flags}{FEATURE!r}")
     ws = open_workspace(kata, env=env)
     try:
-        code = run_command.run(ws, FEATURE, False, None, RunOptions(assume_yes=True))
+        code = run_command.run(ws, FEATURE, False, None, RunOptions(assume_yes=True),
+                               say).exit_code
     except KeyboardInterrupt:
         raise DemoStopped(
             f"the demo was stopped before its run completed; the kata stays in {kata}",
@@ -240,5 +245,5 @@ def _git(cwd: Path, *args: str) -> str:
 
 
 #: The replay of each backend the registry marks with ``demo`` (a test checks they agree).
-REPLAYS: dict[str, Callable[[Path | None, str | None], int]] = {
+REPLAYS: dict[str, Callable[[Path | None, str | None, Say], int]] = {
     CLAUDE: run_claude, CODEX: run_codex}

@@ -15,7 +15,6 @@ from rgr.base.outcome import Heading, Outcome
 from rgr.branches.sealed_gate import sealed_gate
 from rgr.check.gate import GateResult, gate_argvs
 from rgr.check.mutation import equivalence
-from rgr.commands.common import emit
 from rgr.commands.verify import refusal_data, refusal_lines, result_lines
 from rgr.ecosystems import registry
 from rgr.ecosystems.python.pytest_runner import project_virtualenv
@@ -42,7 +41,7 @@ class Resolved:
                 "outside": self.outside}
 
 
-def doctor(ws: Workspace, as_json: bool, run_tests: bool = True) -> int:
+def doctor(ws: Workspace) -> Outcome[dict[str, object]]:
     ws = ws.pinned()
     sealer, result, refused = sealed_gate(ws, "fast", quiet=True)
     programs = _resolve(ws, sealer)
@@ -75,9 +74,9 @@ def doctor(ws: Workspace, as_json: bool, run_tests: bool = True) -> int:
                                                    "fix": refused.hint},
         "startRefusals": refusal_data(stops),
     }
-    return emit(Outcome(() if as_json else [*_text(ws, sealer, programs, problems, warnings,
-                                                   result, refused), *refusal_lines(stops)],
-                        data, exit_code=0 if ok else 1), as_json)
+    return Outcome(lambda: [*_text(ws, sealer, programs, problems, warnings, result, refused),
+                            *refusal_lines(stops)],
+                   data, exit_code=0 if ok else 1)
 
 
 def _resolve(ws: Workspace, sealer: Sealer) -> list[Resolved]:

@@ -10,15 +10,18 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rgr.base import failpoints
 from rgr.base.errors import BadUsage, NeedsConfirmation
 from rgr.base.outcome import Heading, Outcome, Table
-from rgr.commands.common import emit, sayer
 from rgr.evaluate import plot, report, results, vault
 from rgr.evaluate.results import MODES
 from rgr.evaluate.runner import EvalOptions, Evaluation, describe_plan, pending
 from rgr.evaluate.tasks import load_tasks
+
+if TYPE_CHECKING:
+    from rgr.base.outcome import Say
 
 
 def parse_modes(text: str) -> tuple[str, ...]:
@@ -35,7 +38,9 @@ def default_out(tasks_file: Path) -> Path:
 
 
 def evaluate(tasks_file: Path, options: EvalOptions, assume_yes: bool,
-             as_json: bool) -> int:
+             say: Say) -> Outcome[dict[str, object]]:
+    """The plan said (``say``) before the question, the runs' progress as they go; the
+    Outcome is the report (its table, or its JSON)."""
     env = failpoints.scrub(os.environ)
     tasks = load_tasks(tasks_file)
     stored = vault.store(env, tasks_file, tasks)
@@ -43,15 +48,15 @@ def evaluate(tasks_file: Path, options: EvalOptions, assume_yes: bool,
     options.out.mkdir(parents=True, exist_ok=True)
     keys, done = pending(tasks, options)
     measured = results.load_all(options.out)
-    say = sayer() if not as_json else (lambda line: None)
-    if not as_json:
-        emit(Outcome([
-            Heading("rgr eval", f": {len(tasks)} task(s) x {', '.join(options.modes)} x "
-                    f"{options.repeat}"),
-            f"  tasks         {tasks_file} (hidden tests kept in {stored.parent})",
-            f"  results       {options.out}",
-            f"  runs          {len(keys)} to run, {done} already measured",
-            *describe_plan(keys, options, measured)]))
+    banner: list[str | Heading] = [
+        Heading("rgr eval", f": {len(tasks)} task(s) x {', '.join(options.modes)} x "
+                f"{options.repeat}"),
+        f"  tasks         {tasks_file} (hidden tests kept in {stored.parent})",
+        f"  results       {options.out}",
+        f"  runs          {len(keys)} to run, {done} already measured",
+        *describe_plan(keys, options, measured)]
+    for item in banner:
+        say(item)
     if keys and not assume_yes:
         if not sys.stdin.isatty():
             raise NeedsConfirmation("not a terminal: rgr eval will not start paid agent "
@@ -59,7 +64,7 @@ def evaluate(tasks_file: Path, options: EvalOptions, assume_yes: bool,
         from rgr.commands.common import ask_yes_no
 
         if not ask_yes_no("Start?"):
-            return emit(Outcome(["not started: nothing was run"], exit_code=1))
+            return Outcome(["not started: nothing was run"], exit_code=1)
     progress = Evaluation(tasks, options, env, say).run()
     order = {t.id: n for n, t in enumerate(tasks)}
     runs = sorted((m for m in results.load_all(options.out)
@@ -77,4 +82,4 @@ def evaluate(tasks_file: Path, options: EvalOptions, assume_yes: bool,
                      "not started (raise --budget-usd and run the same command to resume)")
     data = {**report.as_json(runs), "notStarted": [k.label() for k in progress.not_started],
             "budgetStop": progress.budget_stop or None}
-    return emit(Outcome(lines, data), as_json)
+    return Outcome(lines, data)

@@ -5,6 +5,7 @@ the base tip passes rgr's checks (rgr.mergefix.engine), then the job's branch mo
 from __future__ import annotations
 
 from rgr.base.errors import RepositoryError
+from rgr.base.outcome import Outcome
 from rgr.ecosystems.registry import resolve_test_command
 from rgr.loop.starting import make_backend, recover_after_crash, require_clean
 from rgr.mergefix.engine import MergeFixer, MergeJob
@@ -16,7 +17,7 @@ from rgr.store.workspace import Workspace
 
 
 def run(ws: Workspace, onto: str, into: str, tries: int,
-        max_budget_usd: float | None = None) -> int:
+        max_budget_usd: float | None = None) -> Outcome[None]:
     branch = git.require_branch(ws.repo)
     require_clean(ws, "rgr fix-merge")
     ws = ws.pinned()
@@ -37,7 +38,7 @@ def run(ws: Workspace, onto: str, into: str, tries: int,
             if record is not None:
                 inflight.clear(ws.git_dir)
             log(f"{branch} already contains {into} at {str(base_tip.id)[:8]}: nothing to fix")
-            return 0
+            return Outcome()
         found = ws.notes.latest_reachable(str(job_tip.id))
         if found is None or found[0].state is None:
             raise RepositoryError(f"{branch} has no valid handoff note: it is not an rgr job",
@@ -60,4 +61,4 @@ def run(ws: Workspace, onto: str, into: str, tries: int,
         finally:
             fixer.record_spend()  # accepted or not, the sessions were paid for
         log(f"{branch} at {str(head.id)[:8]} merges {into} at {str(base_tip.id)[:8]}")
-        return 0
+        return Outcome()

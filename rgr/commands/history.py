@@ -24,7 +24,6 @@ from typing import IO, TYPE_CHECKING, Any
 
 from rgr.base.outcome import Outcome, Verbatim
 from rgr.base.ui import styles_ok
-from rgr.commands.common import emit
 from rgr.commands.history_table import DEFAULT_TABLE_LIMIT, newest_more, terminal_columns
 from rgr.commands.history_table import text as table_text
 from rgr.store import git
@@ -34,6 +33,7 @@ from rgr.store.history.rows import ROW_START, cached_part, quick_row, row, valid
 if TYPE_CHECKING:
     from collections.abc import Generator, Iterator
 
+    from rgr.base.outcome import TextItem
     from rgr.store.history import cache as history_cache
     from rgr.store.workspace import Workspace
 
@@ -89,7 +89,7 @@ _OUT_BATCH = 4096
 
 def _json_chunks(ws: Workspace) -> Iterator[bytes]:
     """Every handoff on the branch as a JSON list, oldest first, one row per line, in
-    chunks as they are read (rendered by rgr.commands.common.emit as they come).
+    chunks as they are read (rendered by rgr.base.render as they come).
 
     Rows come from the row cache (rgr.store.history.cache: note blob id -> row bytes) where it
     has them: the notes are listed (``git notes list``, commit -> blob) and the commits
@@ -308,10 +308,15 @@ def _backwards(spool: IO[bytes]) -> Iterator[bytes]:
     yield b"\n]\n" if separator else b"]\n"
 
 
-def run(ws: Workspace, include_all: bool, limit: int | None, as_json: bool) -> int:
-    if as_json:
-        return emit(Outcome(encoded=_json_chunks(ws) if not limit and not include_all
-                            else _listed_chunks(collect(ws, include_all, limit))), True)
+def run(ws: Workspace, include_all: bool, limit: int | None) -> Outcome[list[dict[str, object]]]:
+    """The handoffs as a table (the newest ``limit``, 50 by default) or, under --json, as
+    one JSON list written as it is read; each made only when rendered."""
+    return Outcome(lambda: _table(ws, include_all, limit),
+                   encoded=_json_chunks(ws) if not limit and not include_all
+                   else _listed_chunks(ws, include_all, limit))
+
+
+def _table(ws: Workspace, include_all: bool, limit: int | None) -> list[TextItem]:
     if include_all or limit == 0:
         rows = collect(ws, include_all, None)
         shown = rows[-(limit or DEFAULT_TABLE_LIMIT):] if limit != 0 else rows
@@ -322,14 +327,15 @@ def run(ws: Workspace, include_all: bool, limit: int | None, as_json: bool) -> i
         # Only the rows shown (and one more) were read: no total to give.
         more = newest_more(len(shown)) if newer else None
     # The same drawing as rgr.history_quick's (rgr.commands.history_table).
-    return emit(Outcome([Verbatim(table_text(shown, more, styles_ok(sys.stdout),
-                                             terminal_columns(sys.stdout)))]))
+    return [Verbatim(table_text(shown, more, styles_ok(sys.stdout),
+                                terminal_columns(sys.stdout)))]
 
 
-def _listed_chunks(rows: list[dict[str, Any]]) -> Iterator[bytes]:
-    """``rows`` as a JSON list, one row per line: readable, and 3x faster than indenting
-    100,000 rows."""
+def _listed_chunks(ws: Workspace, include_all: bool, limit: int | None) -> Iterator[bytes]:
+    """The rows as a JSON list, one row per line: readable, and 3x faster than indenting
+    100,000 rows (read when the first chunk is asked for)."""
     from pydantic_core import to_json
 
+    rows = collect(ws, include_all, limit)
     lines = b",\n".join(to_json(row) for row in rows)
     yield b"[\n" + lines + (b"\n]\n" if rows else b"]\n")

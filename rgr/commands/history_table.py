@@ -19,7 +19,7 @@ a note is data, and must not move the cursor or colour the terminal.
 from __future__ import annotations
 
 from rgr.base.backend_names import DEFAULT
-from rgr.base.ui import phase_label, short, styles_ok
+from rgr.base.ui import phase_label, short
 from rgr.store.handoff_read import datetime
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without typing's import (see rgr.base.proc)
@@ -188,14 +188,6 @@ def table_lines(rows: list[dict[str, Any]], columns: int | None,
                 lines.append((prefix + shown).rstrip())
                 prefix = " " * indent
     return lines
-
-
-def render(shown: list[dict[str, Any]], more: str | None, out: TextIO,
-           columns: int | None) -> None:
-    """Print :func:`text` on ``out`` (``rgr.history_quick``'s way: no rgr.commands.common,
-    whose imports its start-up budget has no room for)."""
-    out.write(text(shown, more, styles_ok(out), columns) + "\n")
-    out.flush()
 
 
 def text(shown: list[dict[str, Any]], more: str | None, styled: bool,

@@ -10,13 +10,13 @@ from typing import cast
 from rgr.base.outcome import Outcome, Verbatim
 from rgr.branches.landing import How, Integration
 from rgr.branches.sealed_gate import judge_landing
-from rgr.commands.common import emit
 from rgr.observe.view import PlainView
 from rgr.store import git
 from rgr.store.workspace import Workspace
 
 
-def run(ws: Workspace, into: str, base_tip: str, job_tip: str, how: str) -> int:
+def run(ws: Workspace, into: str, base_tip: str, job_tip: str,
+        how: str) -> Outcome[None]:
     base = str(git.resolve_commit(ws.repo, base_tip).id)
     job = str(git.resolve_commit(ws.repo, job_tip).id)
     integration = Integration(into, base, job, cast(How, how), "daemon")
@@ -25,4 +25,4 @@ def run(ws: Workspace, into: str, base_tip: str, job_tip: str, how: str) -> int:
     if not landing.ok:
         # The last line is what the daemon shows as the job's reason.
         said.append(Verbatim(f"not landed: {landing.problem()}"))
-    return emit(Outcome(said, exit_code=0 if landing.ok else 1))
+    return Outcome(said, exit_code=0 if landing.ok else 1)

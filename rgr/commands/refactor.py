@@ -5,16 +5,17 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rgr import __version__
 from rgr.backends.base import Backend
 from rgr.base.errors import RepositoryError
 from rgr.base.outcome import Heading, Outcome, Table
-from rgr.base.ui import make_console, short
+from rgr.base.ui import short
 from rgr.branches import integrate
 from rgr.branches.sealed_gate import judge_landing
 from rgr.check.gate import GateResult
-from rgr.commands.common import ask_unnoted, confirm, emit
+from rgr.commands.common import ask_unnoted, confirm
 from rgr.ecosystems.registry import resolve_test_command
 from rgr.loop.starting import (
     PhaseLog,
@@ -40,12 +41,18 @@ from rgr.store.locks import run_lock
 from rgr.store.objects import Commit
 from rgr.store.workspace import Workspace
 
+if TYPE_CHECKING:
+    from rgr.base.outcome import Say
+
 
 @dataclass(frozen=True)
 class RefactorOptions:
+    """``log_to_stderr``: the run's lines for a person go to stderr (--plan-only --json:
+    stdout is the plan's JSON alone)."""
+
     run: RunOptions
     plan_only: bool = False
-    as_json: bool = False
+    log_to_stderr: bool = False
 
 
 def read_goal(goal: str | None, brief: Path | None) -> str:
@@ -82,10 +89,17 @@ def _require_green(gate: GateResult) -> None:
 
 
 def refactor(ws: Workspace, goal: str, here: bool, branch: str | None,
-             options: RefactorOptions, backend: Backend | None = None) -> int:
+             options: RefactorOptions, say: Say,
+             backend: Backend | None = None) -> Outcome[object]:
+    """The refactor, said as it goes (the banner through ``say``); the Outcome is the
+    plan (--plan-only: its table, or its JSON) or the exit code."""
     # With --json, stdout is the plan's JSON alone: every line for a person goes to stderr.
-    log = PhaseLog(options.run.verbosity, make_console(stderr=True) if options.as_json
-                   else None)
+    if options.log_to_stderr:
+        from rgr.base.ui import make_console
+
+        log = PhaseLog(options.run.verbosity, make_console(stderr=True))
+    else:
+        log = PhaseLog(options.run.verbosity)
     check_branch_option(branch, here)
     start_branch = git.require_branch(ws.repo)
     start = git.head_commit(ws.repo)
@@ -109,7 +123,8 @@ def refactor(ws: Workspace, goal: str, here: bool, branch: str | None,
         limits = describe_limits(options.run.limits())
         if limits and not options.plan_only:
             banner.append(f"  limits        {limits}")
-        emit(Outcome(banner), out=make_console(stderr=options.as_json))
+        for item in banner:
+            say(item)
         confirm(options.run, "Start?")
         integrate.preflight(ws, "none" if options.plan_only else options.run.integrate)
         recover_after_crash(ws, log)
@@ -119,8 +134,7 @@ def refactor(ws: Workspace, goal: str, here: bool, branch: str | None,
         _require_green(baseline)
         plan = engine.make_plan(goal)
         if options.plan_only:
-            _print_plan(plan, options.as_json)
-            return 0
+            return plan_outcome(plan)
         title = goal.splitlines()[0][:72]
         # As in `rgr run`: the start commit is made and noted before any branch moves, so
         # a crash before the branch exists leaves the repository as it was.
@@ -151,7 +165,8 @@ def refactor(ws: Workspace, goal: str, here: bool, branch: str | None,
     return _finish(ws, final, log, options.run.integrate)
 
 
-def _finish(ws: Workspace, state: HandoffState, log: PhaseLog, mode: str = "none") -> int:
+def _finish(ws: Workspace, state: HandoffState, log: PhaseLog,
+            mode: str = "none") -> Outcome[object]:
     progress = state.refactor
     assert progress is not None
     if state.phase == Phase.COMPLETE:
@@ -170,11 +185,12 @@ def _finish(ws: Workspace, state: HandoffState, log: PhaseLog, mode: str = "none
     else:
         log.always(f"paused before batch {progress.next_batch + 1} of {len(progress.plan)}; "
                    "`rgr resume` continues")
-    return 0
+    return Outcome()
 
 
-def _print_plan(plan: RefactorPlanOutput, as_json: bool) -> None:
-    emit(Outcome(plan_text(plan), plan.model_dump(mode="json")), as_json)
+def plan_outcome(plan: RefactorPlanOutput) -> Outcome[dict[str, object]]:
+    """--plan-only's result: the plan's table, or its JSON."""
+    return Outcome(plan_text(plan), plan.model_dump(mode="json"))
 
 
 def plan_text(plan: RefactorPlanOutput) -> list[str | Table]:
@@ -189,7 +205,8 @@ def plan_text(plan: RefactorPlanOutput) -> list[str | Table]:
 
 
 def resume(ws: Workspace, state: HandoffState, noted: str, options: RunOptions,
-           set_aside: bool, backend: Backend | None = None, unnoted: str | None = None) -> int:
+           set_aside: bool, say: Say, backend: Backend | None = None,
+           unnoted: str | None = None) -> Outcome[object]:
     """Called by ``rgr resume`` when the newest note is a refactor note."""
     log = PhaseLog(options.verbosity)
     backend = backend or make_backend(ws)
@@ -256,7 +273,7 @@ def _complete_state(ws: Workspace) -> HandoffState:
     return state
 
 
-def accept(ws: Workspace) -> int:
+def accept(ws: Workspace) -> Outcome[None]:
     """Fast-forward the branch the refactor started from to the refactor's tip."""
     state = _complete_state(ws)
     assert state.refactor is not None and state.refactor.source_branch
@@ -269,7 +286,7 @@ def accept(ws: Workspace) -> int:
                               f"create it again (`git branch {source} <commit>`)")
     current = git.current_branch(ws.repo)
     if current == source:
-        return emit(Outcome([f"the refactor is already on {source}"]))
+        return Outcome([f"the refactor is already on {source}"])
     tip = branch.peel(Commit)
     if not git.is_ancestor(ws.repo, tip.id, head.id):
         raise RepositoryError(
@@ -277,10 +294,10 @@ def accept(ws: Workspace) -> int:
             f"merge it yourself (`git switch {source} && git merge {current}`)")
     branch.set_target(head.id)
     ws.repo.checkout(branch.name)
-    return emit(Outcome([f"accepted: {source} fast-forwarded to {short(str(head.id))}"]))
+    return Outcome([f"accepted: {source} fast-forwarded to {short(str(head.id))}"])
 
 
-def reject(ws: Workspace) -> int:
+def reject(ws: Workspace) -> Outcome[None]:
     """Back to the branch the refactor started from; the refactor branch is kept under a
     backup ref and deleted."""
     state = _complete_state(ws)
@@ -297,4 +314,4 @@ def reject(ws: Workspace) -> int:
     branch = ws.repo.branches.local.get(current)
     if branch is not None:
         branch.delete()
-    return emit(Outcome([f"rejected: back on {source}; the refactor is kept at {backup}"]))
+    return Outcome([f"rejected: back on {source}; the refactor is kept at {backup}"])

@@ -14,7 +14,6 @@ from pathlib import Path
 from rgr.base.errors import NotesError
 from rgr.base.outcome import Outcome
 from rgr.base.ui import short
-from rgr.commands.common import emit
 from rgr.store import locks
 from rgr.store.handoff import HandoffState, InvalidNote, parse_note
 from rgr.store.handoff_read import joined_note, records
@@ -124,7 +123,7 @@ def _check_locks(ws: Workspace, apply: bool) -> list[Finding]:
     return findings
 
 
-def run(ws: Workspace, apply: bool, as_json: bool) -> int:
+def run(ws: Workspace, apply: bool) -> Outcome[dict[str, object]]:
     findings = _check_locks(ws, apply) + _check_tip(ws, apply)
     # Notes can only be read once the tip is sound (or has just been repaired).
     tip_ok = all(f.fixed for f in findings if f.kind == "broken-ref")
@@ -132,9 +131,9 @@ def run(ws: Workspace, apply: bool, as_json: bool) -> int:
         findings += _check_notes(ws, apply)
     problems = [f for f in findings if f.kind != "lock-held"]
     # Exit 1 while repairs are due, so scripts and CI can tell.
-    return emit(Outcome(text(ws.notes.ref, findings, apply),
-                        {"applied": apply, "findings": [f.as_dict() for f in findings]},
-                        exit_code=1 if problems and not apply else 0), as_json)
+    return Outcome(text(ws.notes.ref, findings, apply),
+                   {"applied": apply, "findings": [f.as_dict() for f in findings]},
+                   exit_code=1 if problems and not apply else 0)
 
 
 def text(ref: str, findings: list[Finding], apply: bool) -> list[str]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import shlex
 import uuid
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import click
 
@@ -15,7 +16,7 @@ from rgr.base.config import TestCommand
 from rgr.base.outcome import Heading, Outcome
 from rgr.base.ui import short
 from rgr.branches import integrate
-from rgr.commands.common import ask_unnoted, confirm, emit
+from rgr.commands.common import ask_unnoted, confirm
 from rgr.ecosystems.registry import resolve_test_command
 from rgr.loop.retry import AttemptRejected
 from rgr.loop.starting import (
@@ -44,6 +45,9 @@ from rgr.store.objects import Commit
 from rgr.store.workspace import Workspace
 from rgr.tdd.engine import LEFTOVERS_PREFIX, Orchestrator
 
+if TYPE_CHECKING:
+    from rgr.base.outcome import Say
+
 Log = Callable[[str], None]
 
 
@@ -58,7 +62,9 @@ def _orchestrator(ws: Workspace, backend: Backend, test_command: TestCommand,
 
 
 def run(ws: Workspace, feature: str, here: bool, branch: str | None, options: RunOptions,
-        backend: Backend | None = None) -> int:
+        say: Say, backend: Backend | None = None) -> Outcome[None]:
+    """The run, said as it goes (the banner through ``say``, the phases through the
+    run's view); the Outcome is its exit code."""
     feature = feature.strip()
     if not feature:
         raise click.UsageError("the feature description is empty")
@@ -87,7 +93,8 @@ def run(ws: Workspace, feature: str, here: bool, branch: str | None, options: Ru
         if limits:
             banner.append(f"  limits        {limits}")
         banner.append("  loop          PLAN → RED → GREEN → REFACTOR, one agent session per phase")
-        emit(Outcome(banner))
+        for item in banner:
+            say(item)
         confirm(options, "Start?")
         integrate.preflight(ws, options.integrate)
         run_id = str(uuid.uuid4())
@@ -95,7 +102,7 @@ def run(ws: Workspace, feature: str, here: bool, branch: str | None, options: Ru
                       options.verbosity, new_run=True) as inv:
             final = _start_and_loop(ws, backend, test_command, options, inv, here, target,
                                     start_branch, start, feature, run_id)
-            return _finish(final, inv, ws, options)
+            return _finish(final, inv, ws, options, say)
 
 
 def _start_and_loop(ws: Workspace, backend: Backend, test_command: TestCommand,
@@ -154,7 +161,8 @@ def _start_and_loop(ws: Workspace, backend: Backend, test_command: TestCommand,
     return orchestrator.loop(state)
 
 
-def _finish(state: HandoffState, inv: Invocation, ws: Workspace, options: RunOptions) -> int:
+def _finish(state: HandoffState, inv: Invocation, ws: Workspace, options: RunOptions,
+            say: Say) -> Outcome[None]:
     if state.resume_phase == Phase.COMPLETE:
         inv.outcome = "complete"
         inv.message = (f"feature complete after {state.cycle_number} cycle(s): "
@@ -167,16 +175,16 @@ def _finish(state: HandoffState, inv: Invocation, ws: Workspace, options: RunOpt
         inv.view.close()
         from rgr.commands import report
 
-        return report.at_end_of_run(ws, options.integrate)
+        return report.at_end_of_run(ws, options.integrate, None, say)
     inv.outcome = "paused"
     inv.message = (f"paused before {state.resume_phase} (cycle {state.cycle_number}); "
                    "`rgr resume` continues")
     inv.view.always(inv.message)
-    return 0
+    return Outcome()
 
 
-def resume(ws: Workspace, options: RunOptions, set_aside: bool,
-           backend: Backend | None = None, unnoted: str | None = None) -> int:
+def resume(ws: Workspace, options: RunOptions, set_aside: bool, say: Say,
+           backend: Backend | None = None, unnoted: str | None = None) -> Outcome[object]:
     """Continue from the latest handoff on this branch, first settling whatever an
     interruption left: orphaned agent processes, stale git locks, an attempt in flight,
     commits or edits made after the last note."""
@@ -186,12 +194,13 @@ def resume(ws: Workspace, options: RunOptions, set_aside: bool,
         str(head.id), "resume", "run `rgr repair-notes`, or `rgr rollback` to an earlier handoff")
     if state.resume_phase == Phase.COMPLETE and not distance and \
             inflight.read(ws.git_dir) is None:
-        return emit(Outcome(["the run is complete: nothing to resume"]))
+        return Outcome(["the run is complete: nothing to resume"])
     ws = ws.pinned()
     if state.mode == "refactor":
         from rgr.commands import refactor
 
-        return refactor.resume(ws, state, record.commit, options, set_aside, backend, unnoted)
+        return refactor.resume(ws, state, record.commit, options, set_aside, say, backend,
+                               unnoted)
     test_command = resolve_test_command(ws.config, ws.root)
     backend = backend or make_backend(ws)
     with run_lock(ws.git_dir, "rgr resume"):
@@ -202,15 +211,14 @@ def resume(ws: Workspace, options: RunOptions, set_aside: bool,
         if interrupted is not None and not ours:
             inflight.clear(ws.git_dir)  # from another run or a commit no longer noted
         if state.resume_phase == Phase.COMPLETE and not distance and not ours:
-            return emit(Outcome(["the run is complete: nothing to resume"]))
+            return Outcome(["the run is complete: nothing to resume"])
         dirty = git.uncommitted_paths(ws.repo)
         if dirty and not ours:
             if not set_aside:
                 require_clean(ws, "rgr resume")
             ref = git.set_aside(ws.repo, f"{LEFTOVERS_PREFIX}resume/{head.id}",
                                 "rgr resume: uncommitted changes set aside")
-            emit(Outcome([f"uncommitted changes saved under {ref} and removed from the "
-                          "tree"]))
+            say(f"uncommitted changes saved under {ref} and removed from the tree")
         if distance and not ours:
             unnoted = unnoted or ask_unnoted(ws, options, record.commit, state)
         confirm(options, f"Resume with {state.resume_phase} (cycle {state.cycle_number})?")
@@ -229,10 +237,10 @@ def resume(ws: Workspace, options: RunOptions, set_aside: bool,
             else:
                 orchestrator.reuse_recorded(head)
             if state.resume_phase == Phase.COMPLETE:  # the interrupted attempt finished it
-                return _finish(state, inv, ws, options)
+                return _finish(state, inv, ws, options, say)
             log(f"resuming with {state.resume_phase} (cycle {state.cycle_number})")
             final = orchestrator.loop(state)
-            return _finish(final, inv, ws, options)
+            return _finish(final, inv, ws, options, say)
 
 
 def _settle_interrupted(ws: Workspace, orchestrator: Orchestrator, state: HandoffState,

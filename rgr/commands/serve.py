@@ -12,13 +12,14 @@ from __future__ import annotations
 import errno
 import re
 import socket
-import sys
 from typing import TYPE_CHECKING
 
 from rgr.base.errors import RgrError
 from rgr.base.installed import install_extra
+from rgr.base.outcome import Outcome, Verbatim
 
 if TYPE_CHECKING:
+    from rgr.base.outcome import Say
     from rgr.store.workspace import Workspace
 
 DEFAULT_PORT = 8765
@@ -91,7 +92,8 @@ def url_of(sock: socket.socket, token: str | None) -> str:
 
 
 def run(ws: Workspace, host: str, port: int, allow_actions: bool, token: str | None,
-        remote: str | None) -> int:
+        remote: str | None, say: Say) -> Outcome[None]:
+    """Serve until stopped; the address is said (``say``) once the port is bound."""
     require_extra()
     from rgr.web.security import is_loopback
 
@@ -115,12 +117,10 @@ def run(ws: Workspace, host: str, port: int, allow_actions: bool, token: str | N
 
     state = ServeState(ws, remote=remote, allow_actions=allow_actions, token=token,
                        loopback_only=loopback)
-    sys.stdout.write(f"rgr serve: {url_of(sock, token)}\n"
-                     f"  {ws.root}, {'actions on' if allow_actions else 'read-only'}"
-                     + (f", queue of {remote}" if remote else "")
-                     + "; Ctrl-C stops it\n")
-    sys.stdout.flush()
+    say(Verbatim(f"rgr serve: {url_of(sock, token)}\n"
+                 f"  {ws.root}, {'actions on' if allow_actions else 'read-only'}"
+                 + (f", queue of {remote}" if remote else "") + "; Ctrl-C stops it"))
     config = uvicorn.Config(create_app(state), log_level="warning", access_log=False,
                             lifespan="off", server_header=False)
     uvicorn.Server(config).run(sockets=[sock])
-    return 0
+    return Outcome()

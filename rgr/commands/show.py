@@ -11,7 +11,6 @@ from rgr.base.errors import RepositoryError
 from rgr.base.outcome import Fields, Outcome, Verbatim
 from rgr.base.ui import duration, money, phase_label, short
 from rgr.check.mutation.score import lines as adequacy_lines
-from rgr.commands.common import emit
 from rgr.store import acceptance_text, git
 from rgr.store.debt_text import line_of_account
 from rgr.store.handoff_read import joined_note
@@ -136,18 +135,19 @@ def _debt_line(debt: Any) -> str:
     return str(debt)  # a note by another writer: shown as it is
 
 
-def run(ws: Workspace, rev: str | None, as_json: bool) -> int:
-    commit, state, distance, joined = _find(ws, rev, full_state=as_json)
-    if as_json:
-        data: dict[str, Any] = {"commit": commit, "commitsAfter": distance}
-        data.update(state)
-        if joined is not None:
-            data["noteProblem"] = joined
-        return emit(Outcome(data=data), as_json=True)
+def run(ws: Workspace, rev: str | None, full_state: bool) -> Outcome[dict[str, object]]:
+    """The handoff at ``rev`` (HEAD's latest by default). ``full_state``: the data holds
+    the model's complete dump (what --json prints); else a plainly valid note is read as
+    it is, no pydantic (the text needs no more)."""
+    commit, state, distance, joined = _find(ws, rev, full_state=full_state)
+    data: dict[str, Any] = {"commit": commit, "commitsAfter": distance}
+    data.update(state)
+    if joined is not None:
+        data["noteProblem"] = joined
     said = text(commit, state, distance)
     if joined is not None:
         said.append(Verbatim(f"\nnote: {joined}"))
-    return emit(Outcome(said))
+    return Outcome(said, data)
 
 
 def text(commit: str, state: NoteJson, distance: int) -> list[Fields | Verbatim]:

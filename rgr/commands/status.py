@@ -8,7 +8,6 @@ from rgr.base.outcome import Fields, Outcome, Verbatim
 from rgr.base.ui import phase_label, short
 from rgr.check.testlist import FILENAME as TEST_LIST
 from rgr.check.testlist import parse_test_list
-from rgr.commands.common import emit
 from rgr.store import git
 from rgr.store.handoff_read import (
     ACCEPTANCE_STOP,
@@ -89,9 +88,10 @@ def collect(ws: Workspace, full_state: bool = True) -> dict[str, Any]:
     return data
 
 
-def run(ws: Workspace, as_json: bool) -> int:
-    data = collect(ws, full_state=as_json)
-    return emit(Outcome(() if as_json else text(data), data), as_json)
+def run(ws: Workspace, full_state: bool) -> Outcome[dict[str, object]]:
+    """The status at HEAD; ``full_state``: see :func:`collect`."""
+    data = collect(ws, full_state=full_state)
+    return Outcome(text(data), data)
 
 
 def text(data: dict[str, Any]) -> list[Fields | Verbatim]:

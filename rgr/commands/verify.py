@@ -15,7 +15,7 @@ from rgr.base.outcome import Outcome
 from rgr.base.ui import short
 from rgr.branches.sealed_gate import sealed_gate
 from rgr.check.gate import GateResult, Level, gate_argvs
-from rgr.commands.common import Progress, emit
+from rgr.commands.common import Progress
 from rgr.ecosystems.registry import resolve_test_command
 from rgr.loop.starting import start_refusals
 from rgr.loop.summaries import tests_summary
@@ -27,20 +27,21 @@ from rgr.store.workspace import Workspace
 PROGRESS_EVERY_S = 15.0
 
 
-def verify(ws: Workspace, level: Level, as_json: bool) -> int:
-    """Exit 0 when the gate passes at HEAD as a run would see it, 1 otherwise."""
+def verify(ws: Workspace, level: Level, quiet: bool = False) -> Outcome[dict[str, object]]:
+    """Exit 0 when the gate passes at HEAD as a run would see it, 1 otherwise.
+    ``quiet``: nothing said on stdout while the suite runs (under --json)."""
     ws = ws.pinned()  # a run reads its configuration from the committed tree too
     command = shlex.join(resolve_test_command(ws.config, ws.root).argv)
     gates = len(gate_argvs(ws.config, level))
     what = (f"rgr verify: `{command}`" + (f" and {gates} gate command(s)" if gates else "")
             + " on a sealed checkout of HEAD")
     with Progress(what, every=PROGRESS_EVERY_S):
-        sealer, result, refused = sealed_gate(ws, level, quiet=as_json)
+        sealer, result, refused = sealed_gate(ws, level, quiet=quiet)
     stops = start_refusals(ws)
     ok = result.ok and refused is None and not stops
     head = git.head_commit(ws.repo)
     uncommitted = git.uncommitted_paths(ws.repo)
-    data = {
+    data: dict[str, object] = {
         "level": level, "ok": ok, "commit": str(head.id),
         "sandbox": sealer.note().model_dump(mode="json", by_alias=True),
         "uncommittedPaths": len(uncommitted),
@@ -65,8 +66,8 @@ def verify(ws: Workspace, level: Level, as_json: bool) -> int:
         f"HEAD ({short(str(head.id))}) as committed"]
     if dropped is not None:
         text.append(dropped.note())
-    return emit(Outcome([*text, *result_lines(result, refused), *refusal_lines(stops)], data,
-                        exit_code=0 if ok else 1), as_json)
+    return Outcome([*text, *result_lines(result, refused), *refusal_lines(stops)], data,
+                   exit_code=0 if ok else 1)
 
 
 def refusal_data(stops: list[RgrError]) -> list[dict[str, str | None]]:

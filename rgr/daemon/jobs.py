@@ -33,7 +33,7 @@ def open_queue(ws: Workspace, remote: str | None) -> Queue:
 
 def add(ws: Workspace, feature: str, after: tuple[int, ...], refactor: bool,
         every: str | None, base: str | None, remote: str | None,
-        max_budget_usd: float | None = None) -> Outcome:
+        max_budget_usd: float | None = None) -> Outcome[None]:
     """Queue a job (or a schedule, with ``every``): what was queued, said."""
     from rgr.loop.starting import slugify  # the run's own branch naming (a heavy import)
     from rgr.store import git as rgit
@@ -92,7 +92,7 @@ def check_base(git: Git, base: str, remote: str | None) -> None:
                          f"first (`git branch {base}`)")
 
 
-def listing(ws: Workspace, remote: str | None) -> Outcome:
+def listing(ws: Workspace, remote: str | None) -> Outcome[list[dict[str, object]]]:
     """The jobs: as aligned columns (not a rich Table: rich takes seconds for 10,000
     rows) and the messages of the ones that need a person, or as JSON rows."""
     queue = open_queue(ws, remote)
@@ -123,19 +123,19 @@ def _one_line(text: str, limit: int) -> str:
     return line if len(line) <= limit else line[:limit - 1] + "…"
 
 
-def cancel(ws: Workspace, ident: int, remote: str | None) -> Outcome:
+def cancel(ws: Workspace, ident: int, remote: str | None) -> Outcome[None]:
     state = open_queue(ws, remote).cancel(ident)
     return Outcome([f"job {ident} {state.message}"])
 
 
 def retry(ws: Workspace, ident: int, remote: str | None,
-          max_budget_usd: float | None = None) -> Outcome:
+          max_budget_usd: float | None = None) -> Outcome[None]:
     open_queue(ws, remote).retry(ident, max_budget_usd)
     return Outcome([f"job {ident} queued again: a daemon continues it from its last "
                     "handoff (or starts it over if it has none); `rgr daemon` runs it"])
 
 
-def stop_daemon(ws: Workspace) -> Outcome:
+def stop_daemon(ws: Workspace) -> Outcome[None]:
     """Ask the daemon working in this repository to stop at its next phase boundary."""
     from rgr.daemon.daemon import common_git_dir, request_stop  # the daemon's whole stack
 

@@ -51,7 +51,7 @@ from rgr.observe.events import (
     from_json,
     to_json,
 )
-from rgr.observe.summary import refused_edits
+from rgr.observe.stream import ApiRetry, refused_edits, tool_calls
 
 RUNS_DIR = Path("rgr") / "runs"
 
@@ -167,17 +167,16 @@ class RunArtifacts:
 
     def emit(self, event: Event) -> None:
         match event:
-            case AgentStreamed(event=line):
-                self._stream_line(line)
-                self._tool_calls += count_tool_calls(line)
+            case AgentStreamed(event=raw, line=line):
+                self._stream_line(raw)
+                self._tool_calls += tool_calls(line)
                 self._refused_edits += refused_edits(line)
-                if line.get("type") == "system" and line.get("subtype") == "api_retry":
+                if isinstance(line, ApiRetry):
                     self._record({**_without(to_json(event), "event"), "type": Retry.kind,
-                                  "source": "api", "retryAttempt": line.get("attempt"),
-                                  "maxRetries": line.get("max_retries"),
-                                  "errorStatus": line.get("error_status"),
-                                  "error": line.get("error"),
-                                  "delayMs": line.get("retry_delay_ms")})
+                                  "source": "api", "retryAttempt": line.attempt,
+                                  "maxRetries": line.max_retries,
+                                  "errorStatus": line.error_status,
+                                  "error": line.error, "delayMs": line.retry_delay_ms})
             case AttemptStarted():
                 self._record(self._start_attempt(to_json(event)))
             case AgentCalled():
@@ -285,17 +284,6 @@ class RunArtifacts:
             record["dir"] = str(self._attempt_dir.relative_to(self.root))
         self._close_stream()
         return record
-
-
-def count_tool_calls(raw: Mapping[str, Any]) -> int:
-    """tool_use blocks in one stream event (an assistant turn)."""
-    if raw.get("type") != "assistant":
-        return 0
-    message = raw.get("message")
-    content = message.get("content") if isinstance(message, dict) else None
-    if not isinstance(content, list):
-        return 0
-    return sum(1 for b in content if isinstance(b, dict) and b.get("type") == "tool_use")
 
 
 def _without(record: Record, *keys: str) -> Record:

@@ -44,7 +44,7 @@ import types
 from collections.abc import Iterable, Mapping
 from dataclasses import MISSING, Field, dataclass, field, fields
 from datetime import UTC, datetime
-from functools import cache
+from functools import cache, cached_property
 from typing import (
     Any,
     ClassVar,
@@ -57,6 +57,9 @@ from typing import (
     get_type_hints,
     is_typeddict,
 )
+
+from rgr.observe.stream import StreamLine
+from rgr.observe.stream import parse as parse_stream_line
 
 _T = TypeVar("_T")
 _D = TypeVar("_D")
@@ -205,11 +208,16 @@ class AttemptStarted(Event):
 @dataclass(frozen=True, kw_only=True)
 class AgentStreamed(Event):
     """One line of the agent's stream (claude's stream-json shape; rgr.backends maps
-    other CLIs' streams to it)."""
+    other CLIs' streams to it): ``event`` as the CLI said it (what the run folder keeps),
+    ``line`` its typed reading (rgr.observe.stream), which every reader matches on."""
 
     kind: ClassVar[str] = "agent_event"
     where: Where = field(metadata=FLATTEN)
     event: dict[str, Any] = field(default_factory=dict)
+
+    @cached_property
+    def line(self) -> StreamLine:
+        return parse_stream_line(self.event)
 
 
 @dataclass(frozen=True, kw_only=True)

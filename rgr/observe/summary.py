@@ -53,8 +53,6 @@ from rgr.observe.events import (
 
 SUMMARY_VERSION = 1
 
-#: How rgr's PreToolUse hook (rgr.sandbox.pretool) starts every refusal it gives.
-REFUSAL_MARK = "rgr refuses this edit"
 
 _TOKEN_FIELDS = ("inputTokens", "outputTokens", "cacheReadInputTokens",
                  "cacheCreationInputTokens")
@@ -235,22 +233,6 @@ def _phase_key(event: Event) -> tuple[int, str] | None:
 def _ts(event: Event) -> str | None:
     """When the event happened (None: a line without a time)."""
     return event.ts or None
-
-
-def refused_edits(raw: object) -> int:
-    """How many tool results in one line of the agent's stream are refusals by rgr's
-    edit hook: an errored tool result that claude words as a PreToolUse hook's error
-    and that carries the hook's mark (a command's output cannot start that way)."""
-    if not isinstance(raw, dict) or raw.get("type") != "user":
-        return 0
-    message = raw.get("message")
-    blocks = message.get("content") if isinstance(message, dict) else None
-    if not isinstance(blocks, list):
-        return 0
-    return sum(1 for block in blocks if isinstance(block, dict)
-               and block.get("type") == "tool_result" and block.get("is_error")
-               and str(block.get("content")).startswith("PreToolUse:")
-               and REFUSAL_MARK in str(block.get("content")))
 
 
 def _session_key(where: Where) -> tuple[int, str, int]:

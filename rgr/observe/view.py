@@ -43,7 +43,16 @@ from rgr.observe.events import (
     TestRun,
     Where,
 )
-from rgr.observe.summary import refused_edits
+from rgr.observe.stream import (
+    ApiRetry,
+    SessionStarted,
+    StreamLine,
+    ToolResults,
+    ToolUse,
+    Turn,
+    Unparsed,
+    refused_edits,
+)
 
 QUIET, NORMAL, VERBOSE = 0, 1, 2
 #: A line only -q shows (at higher levels a progress message already says it).
@@ -61,7 +70,7 @@ PANEL_MESSAGES = re.compile(
 LIVE_TOOL_LINES = 8
 
 
-def describe_tool(name: str, args: Any) -> str:
+def describe_tool(name: str, args: object) -> str:
     """One short line for a tool call: the file, command or pattern it works on."""
     if not isinstance(args, dict):
         return name
@@ -75,7 +84,7 @@ def describe_tool(name: str, args: Any) -> str:
     return name
 
 
-def _compact(data: Any) -> str:
+def _compact(data: object) -> str:
     import json
 
     return json.dumps(data, separators=(",", ":"), ensure_ascii=False)
@@ -135,7 +144,7 @@ class _Tally:
                 self.retries += 1
             case GuardVerdict(ok=False):
                 self.rejections += 1
-            case AgentStreamed(event=line):
+            case AgentStreamed(line=line):
                 self.refused_edits += refused_edits(line)
 
     def line(self) -> str:
@@ -154,41 +163,36 @@ class _Tally:
 TOOL_LINE = " ▸ "
 
 
-def agent_lines(where: str, raw: dict[str, Any], turn: int) -> list[tuple[int, str]]:
-    """(minimum verbosity, text) lines for one event of the agent's stream."""
-    kind = raw.get("type")
+def agent_lines(where: str, line: StreamLine, turn: int) -> list[tuple[int, str]]:
+    """(minimum verbosity, text) lines for one line of the agent's stream."""
     out: list[tuple[int, str]] = []
-    if kind == "assistant":
-        message = raw.get("message") if isinstance(raw.get("message"), dict) else {}
-        for block in (message or {}).get("content") or []:
-            if not isinstance(block, dict):
-                continue
-            if block.get("type") == "tool_use":
-                out.append((NORMAL, f"{where}:{TOOL_LINE}turn {turn} "
-                                    f"{describe_tool(str(block.get('name')), block.get('input'))}"))
-            elif block.get("type") == "text" and str(block.get("text") or "").strip():
-                text = " ".join(str(block["text"]).split())
-                out.append((VERBOSE, f"{where}: turn {turn} says: {_clip(text, 160)}"))
-    elif kind == "user":
-        message = raw.get("message") if isinstance(raw.get("message"), dict) else {}
-        for block in (message or {}).get("content") or []:
-            if isinstance(block, dict) and block.get("type") == "tool_result" \
-                    and block.get("is_error"):
-                content = block.get("content")
-                text = content if isinstance(content, str) else _compact(content)
-                out.append((VERBOSE, f"{where}: tool error: {_clip(' '.join(text.split()), 160)}"))
-    elif kind == "system" and raw.get("subtype") == "api_retry":
-        delay = float(raw.get("retry_delay_ms") or 0) / 1000
-        status = raw.get("error_status") or raw.get("error") or "error"
-        wait = f" in {delay:.1f}s" if raw.get("retry_delay_ms") is not None else ""
-        out.append((NORMAL, f"{where}: API {status}, {raw.get('backend') or DEFAULT} retries "
-                            f"({raw.get('attempt')}/{raw.get('max_retries')}){wait}"))
-    elif kind == "system" and raw.get("subtype") == "init":
-        model = f" (model {raw.get('model')})" if raw.get("model") else ""
-        out.append((VERBOSE, f"{where}: {raw.get('backend') or DEFAULT} session "
-                             f"started{model}"))
-    elif kind == "rgr_unparsed":
-        out.append((VERBOSE, f"{where}: {_clip(str(raw.get('line')), 160)}"))
+    match line:
+        case Turn(blocks=blocks):
+            for block in blocks:
+                if isinstance(block, ToolUse):
+                    out.append((NORMAL, f"{where}:{TOOL_LINE}turn {turn} "
+                                        f"{describe_tool(block.name, block.input)}"))
+                elif block.text.strip():
+                    text = " ".join(block.text.split())
+                    out.append((VERBOSE, f"{where}: turn {turn} says: {_clip(text, 160)}"))
+        case ToolResults(results=results):
+            for result in results:
+                if result.is_error:
+                    content = result.content
+                    text = content if isinstance(content, str) else _compact(content)
+                    out.append((VERBOSE, f"{where}: tool error: "
+                                         f"{_clip(' '.join(text.split()), 160)}"))
+        case ApiRetry():
+            delay = float(line.retry_delay_ms or 0) / 1000  # type: ignore[arg-type]
+            status = line.error_status or line.error or "error"
+            wait = f" in {delay:.1f}s" if line.retry_delay_ms is not None else ""
+            out.append((NORMAL, f"{where}: API {status}, {line.backend or DEFAULT} retries "
+                                f"({line.attempt}/{line.max_retries}){wait}"))
+        case SessionStarted(model=model, backend=backend):
+            said = f" (model {model})" if model else ""
+            out.append((VERBOSE, f"{where}: {backend or DEFAULT} session started{said}"))
+        case Unparsed(line=text):
+            out.append((VERBOSE, f"{where}: {_clip(str(text), 160)}"))
     return out
 
 
@@ -272,8 +276,8 @@ class PlainView:
 
     def _lines(self, event: Event) -> list[tuple[int, str]]:
         if isinstance(event, AgentStreamed):
-            line, session = event.event, event.where.session_id
-            if line.get("type") == "assistant":
+            line, session = event.line, event.where.session_id
+            if isinstance(line, Turn):
                 self._turns[session] = self._turns.get(session, 0) + 1
             return agent_lines(_where(event.where), line, self._turns.get(session, 0))
         return event_lines(event, self.tally)
@@ -327,7 +331,7 @@ class LiveView(PlainView):
                 self.activity = (f"{event.backend or 'agent'} session {where.session_id[:8]}"
                                  + (f" ({event.model})" if event.model else "")
                                  + " thinking")
-            case AgentStreamed(where=where, event=line):
+            case AgentStreamed(where=where, line=line):
                 self._watch_stream(where, line)
             case AgentCalled():
                 self.activity = "checking the commit"
@@ -347,20 +351,19 @@ class LiveView(PlainView):
             if self.shows(level):
                 self.line(text)
 
-    def _watch_stream(self, where: Where, line: dict[str, Any]) -> None:
-        if line.get("type") == "assistant":
-            turn = self._turns.get(where.session_id, 0) + 1
-            for block in (line.get("message") or {}).get("content") or []:
-                if isinstance(block, dict) and block.get("type") == "tool_use":
-                    self.tools.append(f"turn {turn}  " + describe_tool(
-                        str(block.get("name")), block.get("input")))
-            self.activity = "running a tool"
-        elif line.get("type") == "user":
-            self.activity = "thinking"
-        elif line.get("type") == "system" and line.get("subtype") == "api_retry":
-            self.activity = (f"API {line.get('error_status') or line.get('error')}: "
-                             f"{line.get('backend') or DEFAULT} retries "
-                             f"({line.get('attempt')}/{line.get('max_retries')})")
+    def _watch_stream(self, where: Where, line: StreamLine) -> None:
+        match line:
+            case Turn():
+                turn = self._turns.get(where.session_id, 0) + 1
+                self.tools += [f"turn {turn}  " + describe_tool(call.name, call.input)
+                               for call in line.tool_calls]
+                self.activity = "running a tool"
+            case ToolResults():
+                self.activity = "thinking"
+            case ApiRetry():
+                self.activity = (f"API {line.error_status or line.error}: "
+                                 f"{line.backend or DEFAULT} retries "
+                                 f"({line.attempt}/{line.max_retries})")
 
     def __call__(self, message: str) -> None:
         # What the panel shows itself (the phase starting, the session, the test run)
