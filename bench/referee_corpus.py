@@ -71,8 +71,11 @@ from rgr.store.handoff import AdequacyNote, Phase  # noqa: E402
 from rgr.store.workspace import open_workspace  # noqa: E402
 
 #: One project per ecosystem whose test command is more than a runner: iniconfig
-#: (pytest), @fastify/error (``c8 --100 node --test`` then a type test), google/uuid.
-DEFAULT_PROJECTS = ("iniconfig", "@fastify/error", "github.com/google/uuid")
+#: (pytest), @fastify/error (``c8 --100 node --test`` then a type test), google/uuid,
+#: semver (tests/ with the crate's own helpers, a build script, doc tests), minitest
+#: (Minitest testing itself, Debian's bundled gem).
+DEFAULT_PROJECTS = ("iniconfig", "@fastify/error", "github.com/google/uuid", "semver",
+                    "minitest")
 #: The gate's decisions that stop a cycle, and the phase each blames.
 GATE_BLAME = {"test-too-weak": "RED", "over-implemented": "GREEN",
               "refactor-unpinned": "REFACTOR"}
@@ -195,6 +198,10 @@ class Referee:
             self._blame(verdict, "RED", [(x.rule, x.path, x.line) for x in red_found])
         else:
             files = {code_path: self.text(change, v.code)}
+            root = self.placement.crate_root
+            if root:  # Rust: GREEN declares the new module in the crate's root
+                released = sh(self.where, "git", "show", f"{self.release}:{root}")
+                files[root] = released.rstrip("\n") + f"\n\npub mod {change};\n"
             if v.edits_tests:
                 files[tests_path] = self.text(change, "weak")
             green_sha = commit(self.where, files, f"feat: {change} ({variant})")

@@ -291,6 +291,88 @@ def test_go_and_rust_special_cases_are_found() -> None:
                  rust_tests) == []
 
 
+RUST_SLUG_TESTS = {"tests/slug.rs": "use kata::slug::slugify;\n\n#[test]\nfn lowers() {\n"
+                                   "    assert_eq!(slugify(\"Hello\"), \"hello\");\n}\n"
+                                   "#[test]\nfn joins() {\n"
+                                   "    assert_eq!(slugify(\"A B\").unwrap(), \"a-b\");\n}\n"}
+
+
+@pytest.mark.parametrize("value", ['"hello".to_string()', '"hello".to_owned()',
+                                   '"hello".into()', 'String::from("hello")',
+                                   'format!("hello")', '"hello".to_string().into()'])
+def test_a_rust_literal_converted_to_a_string_is_a_constant(value: str) -> None:
+    """Whatever wrapper turns the literal into the returned type, the value returned is
+    the test's expectation (the eval's special-caser writes ``.to_string()``)."""
+    code = f"pub fn slugify(text: &str) -> String {{\n    let _ = text;\n    {value}\n}}\n"
+    assert kinds("src/slug.rs", code, RUST_SLUG_TESTS) == [("constant", 3, '"hello"')]
+    branch = ("pub fn slugify(text: &str) -> String {\n    if text == \"Hello\" {\n"
+              f"        return {value};\n    }}\n    text.to_lowercase()\n}}\n")
+    # a base case beside a general path
+    assert kinds("src/slug.rs", branch, RUST_SLUG_TESTS) == []
+    special = ("pub fn slugify(text: &str) -> String {\n    if text == \"A B\" {\n"
+               "        return \"a-b\".to_string();\n    }\n"
+               f"    {value}\n}}\n")
+    assert kinds("src/slug.rs", special, RUST_SLUG_TESTS) == [
+        ("input-branch", 2, '"A B"'), ("constant", 5, '"hello"')]
+
+
+@pytest.mark.parametrize("code", [
+    # computed: a format with arguments, a conversion of a parameter, a wrapped call
+    'pub fn slugify(text: &str) -> String {\n    format!("{}", text.to_lowercase())\n}\n',
+    "pub fn slugify(text: &str) -> String {\n    text.to_lowercase().to_string()\n}\n",
+    "pub fn slugify(text: &str) -> Result<String, ()> {\n    Ok(text.to_lowercase())\n}\n",
+    # a type's own from(): no String's
+    'pub fn slugify(text: &str) -> Slug {\n    Slug::from("hello")\n}\n'])
+def test_rust_code_that_computes_its_string_is_no_debt(code: str) -> None:
+    assert kinds("src/slug.rs", code, RUST_SLUG_TESTS) == []
+
+
+def test_rust_ok_and_some_of_a_literal_are_what_unwrap_compares() -> None:
+    code = "pub fn slugify(text: &str) -> Result<String, ()> {\n    Ok(\"a-b\".into())\n}\n"
+    assert kinds("src/slug.rs", code, RUST_SLUG_TESTS) == [("constant", 2, '"a-b"')]
+
+
+RUBY_TESTS = {"spec/slug_spec.rb": "RSpec.describe 'slugify' do\n  it 'lowers' do\n"
+                                   "    expect(slugify('Hello')).to eq('hello')\n  end\n"
+                                   "  it 'joins' do\n    expect(slugify('A B')).to eq('a-b')\n"
+                                   "  end\nend\n",
+              "test/test_tally.rb": "class TestTally < Minitest::Test\n  def test_count\n"
+                                    "    @tally.add 'a'\n    assert_equal 1, @tally.count('a')\n"
+                                    "  end\nend\n"}
+
+
+@pytest.mark.parametrize(("source", "found"), [
+    # implicit return of the last expression
+    ("def slugify(text)\n  'hello'\nend\n", [("constant", 2, '"hello"')]),
+    # a trailing modifier, then the default
+    ("def slugify(text)\n  return 'a-b' if text == 'A B'\n  'hello'\nend\n",
+     [("input-branch", 2, '"A B"'), ("constant", 3, '"hello"')]),
+    # no parentheses, a class's method (and an instance variable in the test)
+    ("class Tally\n  def add name\n  end\n\n  def count name\n    1\n  end\nend\n",
+     [("constant", 6, "1")]),
+    # a block if, return written out
+    ("def slugify text\n  if text == 'A B' then\n    return 'a-b'\n  end\n"
+     "  return 'hello'\nend\n", [("input-branch", 2, '"A B"'), ("constant", 5, '"hello"')]),
+    # a module-level hash the method reads
+    ("KNOWN = { 'Hello' => 'hello', 'A B' => 'a-b' }\n\ndef slugify text\n"
+     "  KNOWN.fetch text\nend\n", [("input-table", 1, '{"Hello", "A B"}')]),
+])
+def test_ruby_special_cases_are_found(source: str, found: list[tuple[str, int, str]]) -> None:
+    assert kinds("lib/slug.rb", source, RUBY_TESTS) == found
+
+
+@pytest.mark.parametrize("source", [
+    "def slugify(text)\n  text.downcase.split.join('-')\nend\n",
+    # a branch deciding by more than equality with the tests' values
+    "def slugify(text)\n  return 'hello' unless text.include?(' ')\n  'a-b'\nend\n",
+    "def slugify(text)\n  return '' if text.empty?\n  text.downcase\nend\n",
+    # each word, in a block
+    "def slugify(text)\n  text.split.map do |word|\n    word.downcase\n  end.join('-')\nend\n",
+    "def slugify(text) = text.downcase.tr(' ', '-')\n"])
+def test_ruby_code_that_computes_is_no_debt(source: str) -> None:
+    assert kinds("lib/slug.rb", source, RUBY_TESTS) == []
+
+
 # ---------------------------------------------------------------------- the ledger
 
 

@@ -16,6 +16,7 @@ from rgr.check import cheats
 from rgr.check.acceptance.interface import public_interface
 from rgr.check.acceptance.placing import acceptance_path
 from rgr.check.fakeit.facts import Fact, facts_of
+from rgr.check.mutation import textual
 from tests.gate_helpers import committed, detected_command, measure_commits
 
 
@@ -97,6 +98,19 @@ def test_fake_it_reads_the_facts_of_rspec_and_minitest() -> None:
     for refute in ("refute_equal 5, add(2, 3)", "refute_equal(5, add(2, 3))"):
         assert facts_of("test/calc_test.rb", test.replace("assert_equal 5, add(2, 3)",
                                                           refute)) == []
+
+
+@pytest.mark.parametrize(("source", "mutated"), [
+    # a default no line of the method reads: no mutant (no call can tell it)
+    ("def add name, times = 1\nend\n", []),
+    ("class Tally\n  def count(name, fallback: 0)\n    1\n  end\nend\n", ["1"]),
+    # read, or passed on by a bare super: mutated
+    ("def add name, times = 1\n  name * times\nend\n", ["1"]),
+    ("def add(name, times = 1)\n  super\nend\n", ["1"])])
+def test_a_default_its_method_never_reads_is_not_mutated(source: str,
+                                                         mutated: list[str]) -> None:
+    made = textual.mutants_of("lib/tally.rb", source, set(range(1, 9)), ["constant"])
+    assert [source[m.start:m.end] for m in made] == mutated
 
 
 # ------------------------------------------------------------------ the gate, for real

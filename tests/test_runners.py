@@ -434,6 +434,10 @@ def test_minitest(tmp_path: Path) -> None:
     report = run(root, cmd)
     # Ruby stops at the file that does not load: no test runs
     assert report.collection_errors == ("test/broken_test.rb",) and not report.all_passed
+    # a library not written yet, required from the load path: Ruby's own require is the
+    # innermost frame (``<internal:.../kernel_require.rb>``), the test file still named
+    (root / "test/broken_test.rb").write_text("require 'minitest/autorun'\nrequire 'todo'\n")
+    assert run(root, cmd).collection_errors == ("test/broken_test.rb",)
     (root / "test/broken_test.rb").unlink()
     report = run(root, cmd)
     assert statuses(report) == {

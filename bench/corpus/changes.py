@@ -32,6 +32,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from bench.corpus.changes_ruby import MINITEST
+from bench.corpus.changes_rust import RUST
+
 
 def _swap(text: str, old: str, new: str) -> str:
     """``text`` with ``old`` replaced once; a ValueError when ``old`` is not there (a
@@ -849,7 +852,8 @@ GO["percent"]["first"] = GO_PERCENT_TESTS.replace(
 
 #: change -> style -> key -> text.
 TEXTS: dict[str, dict[str, dict[str, str]]] = {
-    change: {"python": PYTHON[change], "node-test": NODE_TEST[change], "go": GO[change]}
+    change: {"python": PYTHON[change], "node-test": NODE_TEST[change], "go": GO[change],
+             "rust": RUST[change], "minitest": MINITEST[change]}
     for change in ("duration", "percent", "tally")}
 
 

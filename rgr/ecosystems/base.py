@@ -360,6 +360,14 @@ class MutationSyntax:
     #: (all after its first argument), or None (behaviour). Log calls (a receiver
     #: named like a logger) are noise in every language, asked first.
     call_kind: Callable[[list[Token], int, str, str], str | None] | None = None
+    #: The tokens as fake-it reads functions (rgr.check.fakeit.tokens): the language's
+    #: own ways of writing a block or a literal value put as the brace languages write
+    #: them, every token on its line (Ruby's ``def f ... end``, Rust's
+    #: ``"a".to_string()``); None: read as they are.
+    fakeit_tokens: Callable[[list[Token]], list[Token]] | None = None
+    #: A body's last expression is its value (Rust, Ruby): fake-it reads a computed one
+    #: as a general path beside its literal returns, never as nothing returned.
+    tail_returns: bool = False
 
 
 #: How the registry names the runner of a command's words (rgr.ecosystems.registry):

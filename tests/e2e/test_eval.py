@@ -127,12 +127,7 @@ def expected(profile: str, lang: Lang) -> dict[str, object]:
 LANG_NAMES = tuple(dict.fromkeys(t.lang.name for t in SWEEP_TASKS))
 #: What the sweep measured rgr letting through that it should not (strict: fixed, the
 #: test says so).
-KNOWN_GAPS = {("special-caser", "rust"): (
-    "rgr's fake-it check does not see Rust's `\"hello\".to_string()` as a constant: the "
-    "special-cased slugify is called complete (exit 0); count_words' `2` is caught (exit 4)"),
-    ("special-caser", "ruby"): (
-    "rgr's fake-it check finds no debt in Ruby's special cases: slugify's `\"hello\"` and "
-    "count_words' `2` (one `return ... if text == ...` each) are both called complete")}
+KNOWN_GAPS: dict[tuple[str, str], str] = {}
 
 
 @sweep_only("tests/e2e/test_eval.py", "every profile in every mode, every language")

@@ -1,14 +1,16 @@
 """The referee on the wider corpus (issue 44): each change of bench/corpus/changes.py
 (parsing that raises, formatting with options, a class with state) and each of its
 cheats, committed on a real project as its users have it (iniconfig's pytest,
-@fastify/error's ``c8 --100 node --test`` and type test, google/uuid's Go tests), judged
+@fastify/error's ``c8 --100 node --test`` and type test, google/uuid's Go tests, semver's
+``cargo test`` with its own test helpers, minitest testing itself), judged
 as ``rgr run`` judges each phase (bench/referee_corpus.py): an honest change meets no
 rule; a cheat meets one of its rules, blamed on the phase that cheated, at a
 ``file:line``; and every kill the gate claims on an honest change is confirmed by the
 project's own whole test command, read per test (no false kill).
 
 The default run plays one case (iniconfig, a skipped test: RED's skip marker named at
-its line); the full sweep plays them all:
+its line; semver's and minitest's cheapest cases take more than the 8 s a default test
+may, so they run in the sweep only); the full sweep plays them all:
 
     RGR_FULL_SWEEP=1 RGR_CORPUS_CACHE=/tmp/corpus-cache .venv/bin/python -m pytest \
         tests/e2e/test_referee_corpus.py
@@ -39,6 +41,10 @@ _NODE_SKIP = ("node's { skip: 'later' } in a file that does not load in RED firs
               "GREEN: never red-skipped")
 _NO_MUTANT = "the unrun branch's body has no mutant, its condition's are killed"
 _C8 = "c8 --100 fails GREEN's run (tests-fail, GREEN): right rule and phase, no file:line"
+_MODIFIER = ("Ruby's trailing modifier puts the unrun branch on a line the tests run (its "
+             "condition): the survivors are RED's test-too-weak, not GREEN's over")
+_MINITEST_SKIP = ("minitest's skip in a RED file that does not load (its library missing) "
+                  "first shows in GREEN: never red-skipped")
 #: What the referee gets wrong today, measured with bench/referee_corpus.py (2026-12-02;
 #: docs/referee.md, "The wider corpus"), each told to the engineer of its part.
 KNOWN_GAPS: dict[tuple[str, str, str], str] = {
@@ -64,6 +70,28 @@ KNOWN_GAPS: dict[tuple[str, str, str], str] = {
                                                  "survive",
     ("github.com/google/uuid", "tally", "table"): "a map keyed by the tested names is "
                                                   "test-too-weak (RED), not fake-it",
+    # semver (bench/referee_corpus.py --only semver --kills honest, 2026-12-02 05:45-06:10)
+    ("semver", "percent", "over"): "the unrun branch's guard (`if digits > 20`) is a line "
+                                   "the tests run: its boundary survivors are RED's "
+                                   "test-too-weak; the body (`String::new()`) has no mutant",
+    ("semver", "tally", "over"): _NO_MUTANT + " (`return Ok(());`)",
+    ("semver", "percent", "table"): "a const array of (ratio, digits, sign, text) searched "
+                                    "by a loop is no table fake-it reads: no debt",
+    ("semver", "tally", "table"): "a match keyed by the calls made so far (state) is "
+                                  "test-too-weak (RED), not fake-it",
+    # minitest (bench/referee_corpus.py --only minitest, 2026-12-02 05:30-06:00 UTC)
+    ("minitest", "duration", "over"): _MODIFIER + ' (`return -1 if text == "forever"`)',
+    ("minitest", "duration", "skipped"): _MINITEST_SKIP + " (the gate's test-too-weak "
+                                         "blames RED)",
+    ("minitest", "percent", "skipped"): _MINITEST_SKIP + " (and nothing else sees it)",
+    ("minitest", "tally", "skipped"): _MINITEST_SKIP + " (and nothing else sees it)",
+    ("minitest", "percent", "over"): _NO_MUTANT + ' (`return "" if digits < 0`)',
+    ("minitest", "tally", "over"): _NO_MUTANT + " (`return if name.nil?`)",
+    ("minitest", "tally", "weak"): "Ruby's Hash.new 0 answers 0 for a name never added with "
+                                   "no code of its own: no mutant to survive",
+    ("minitest", "percent", "table"): "a hash keyed by arrays of the arguments "
+                                      '(`[0.5, 0, false] => "50%"`): no debt',
+    ("minitest", "tally", "table"): "answers keyed by the calls made so far (state): no debt",
 }
 
 

@@ -265,7 +265,7 @@ class _Reader:
 
     def _read_operand(self, at: int, end: int, depth: int) -> tuple[_Expr, int]:
         tokens, texts = self.tokens, self.texts
-        while at < end and texts[at] in ("new", "&", "*", "await", "try"):
+        while at < end and texts[at] in ("new", "&", "*", "await", "try", "@"):  # Ruby's @x
             at += 1
         if at >= end:
             return None, at

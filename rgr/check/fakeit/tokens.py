@@ -32,6 +32,14 @@ __all__ = ["token_cases"]
 _TYPED_FIRST = {syntax.language for syntax in registry.mutation_syntax()
                 if syntax.typed_declarations}
 
+#: How each language's tokens are put as the brace languages write them, where it says.
+_BRACED = {syntax.language: syntax.fakeit_tokens for syntax in registry.mutation_syntax()
+           if syntax.fakeit_tokens is not None}
+
+#: The languages whose body's last expression is its value.
+_TAIL_RETURNS = {syntax.language for syntax in registry.mutation_syntax()
+                 if syntax.tail_returns}
+
 _DECLARES = {"function", "func", "fn"}
 _COMPARE = {"==", "==="}
 _CONDITION = {"(", ")", ",", "&&", "==", "==="}
@@ -48,6 +56,8 @@ class _Function:
 def token_cases(path: str, source: str, language: str, lines: Collection[int] | None,
                 facts: Sequence[Fact]) -> list[SpecialCase]:
     tokens = tokens_of(source, language)
+    if language in _BRACED:
+        tokens = _BRACED[language](tokens)
     found: list[SpecialCase] = []
     outside: dict[int, list[Table]] = {}  # by nesting depth: module-level tables
     for function in _functions(tokens, typed_first=language in _TYPED_FIRST):
@@ -65,7 +75,8 @@ def token_cases(path: str, source: str, language: str, lines: Collection[int] | 
         if lines is not None and not any(first <= n <= last for n in lines
                                          for first, last in spans):
             continue  # neither the function nor a table it reads changed
-        found.extend(_cases(path, tokens, function, mine, outside[arity]))
+        found.extend(_cases(path, tokens, function, mine, outside[arity],
+                            language in _TAIL_RETURNS))
     return found
 
 
@@ -213,9 +224,11 @@ def _with_nil_error(tokens: list[Token], start: int, end: int) -> str | None:
     return literal[0] if rest == [",", "nil"] else None
 
 
-def _returns(tokens: list[Token], function: _Function) -> list[tuple[int, str | None]]:
+def _returns(tokens: list[Token], function: _Function, tail_returns: bool = False
+             ) -> list[tuple[int, str | None]]:
     """(index, literal or None) of each value the function returns: ``return x``, an
-    arrow's expression, a Rust body's tail expression."""
+    arrow's expression, a Rust body's tail expression (computed ones too where
+    ``tail_returns``: the language returns it)."""
     start, end = function.body
     if not function.braced:
         return [(start, _single_literal(tokens, start, end + 1))]
@@ -240,19 +253,19 @@ def _returns(tokens: list[Token], function: _Function) -> list[tuple[int, str | 
     if statement_start < end and tokens[statement_start].text not in ("return",) \
             and not any(t.text in ("=", ":=", "let") for t in tokens[statement_start:end]):
         tail = _single_literal(tokens, statement_start, end)
-        if tail is not None:
+        if tail is not None or tail_returns:
             found.append((statement_start, tail))
     return found
 
 
 def _cases(path: str, tokens: list[Token], function: _Function, facts: list[Fact],
-           outside: list[Table]) -> list[SpecialCase]:
+           outside: list[Table], tail_returns: bool = False) -> list[SpecialCase]:
     found: list[SpecialCase] = []
     start, end = function.body
     tables = function_tables(path, tokens, function.name, function.body,
                              len(function.params), facts, outside)
     found.extend(case for case, _ in tables)
-    returns = _returns(tokens, function)
+    returns = _returns(tokens, function, tail_returns)
     if not returns or any(value is None for _, value in returns):
         return found  # a general path: branches are base cases
     literal = dict(returns)

@@ -36,10 +36,12 @@ REPORT_VARIABLE = "RGR_MINITEST_REPORT"
 _STATUS: dict[str, Status] = {"passed": "passed", "failed": "failed", "error": "error",
                               "skipped": "skipped"}
 #: Ruby's report of an uncaught exception: ``file:line:in `where': message (Class)``,
-#: then ``\tfrom file:line:in `where'`` per frame.
-_UNCAUGHT = re.compile(r"^(?P<file>[^\s:]+\.rb):\d+:in [^\n]*\((?P<cls>[A-Z][\w:]*)\)$",
-                       re.MULTILINE)
-_FRAME = re.compile(r"^\s+from (?P<file>[^\s:]+\.rb):\d+:in ", re.MULTILINE)
+#: then ``\tfrom file:line:in `where'`` per frame; a frame of Ruby's own ``require``
+#: is written ``<internal:.../kernel_require.rb>:85`` (a ``require`` of a file not there
+#: yet raises there), a command line's ``-e:1``.
+_UNCAUGHT = re.compile(r"^(?:<internal:)?(?P<file>[^\s:>]+\.rb)>?:\d+:in [^\n]*"
+                       r"\((?P<cls>[A-Z][\w:]*)\)$", re.MULTILINE)
+_FRAME = re.compile(r"^\s+from (?:<internal:)?(?P<file>[^\s:>]+)>?:\d+:in ", re.MULTILINE)
 #: Minitest's summary when it ran no test.
 _NO_RUNS = re.compile(r"^0 runs, 0 assertions", re.MULTILINE)
 

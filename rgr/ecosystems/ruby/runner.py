@@ -27,6 +27,7 @@ from rgr.ecosystems.base import (
     read_report,
     relative,
 )
+from rgr.ecosystems.ruby import blocks, defaults
 from rgr.ecosystems.ruby.failure_kinds import failure_kind
 from rgr.ecosystems.ruby.minitest import Minitest
 
@@ -81,7 +82,8 @@ class Ruby(Plain):
     # exit! ends the process at once: no at_exit hook, no rescue in a test can catch it
     mutation_syntax = (MutationSyntax(
         "ruby", (".rb",), f"exit!({PROBE_EXIT_CODE})",
-        declarations=r"^\s*(require|require_relative|load|autoload)\b"),)
+        declarations=r"^\s*(require|require_relative|load|autoload)\b",
+        arid=defaults.unread_defaults, fakeit_tokens=blocks.braced, tail_returns=True),)
 
     def detect(self, root: Path, guess: Guess) -> TestCommand | None:
         gemfile = root / "Gemfile"
