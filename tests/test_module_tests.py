@@ -195,7 +195,11 @@ WITHOUT_TEST_FILE: dict[str, str] = {
     "rgr.ecosystems.registry":
         "tested by feature in test_acceptance_kernel, test_blame_again, test_config (+21)",
     "rgr.ecosystems.ruby": "a package's docstring and imports: no code of its own",
+    "rgr.ecosystems.ruby.blocks":
+        "no test imports it: reached through the modules that use it",
     "rgr.ecosystems.ruby.cheats": "no test imports it: reached through the modules that use it",
+    "rgr.ecosystems.ruby.defaults":
+        "no test imports it: reached through the modules that use it",
     "rgr.ecosystems.ruby.interface": "no test imports it: reached through the modules that use it",
     "rgr.ecosystems.ruby.language": "no test imports it: reached through the modules that use it",
     "rgr.ecosystems.ruby.minitest": "no test imports it: reached through the modules that use it",
@@ -209,6 +213,8 @@ WITHOUT_TEST_FILE: dict[str, str] = {
     "rgr.ecosystems.rust.runner": "no test imports it: reached through the modules that use it",
     "rgr.ecosystems.rust.syntax": "no test imports it: reached through the modules that use it",
     "rgr.ecosystems.rust.test_modules":
+        "no test imports it: reached through the modules that use it",
+    "rgr.ecosystems.rust.values":
         "no test imports it: reached through the modules that use it",
     "rgr.ecosystems.scope": "no test imports it: reached through the modules that use it",
     "rgr.ecosystems.test_scope":
