@@ -74,8 +74,12 @@ def doctor(ws: Workspace, as_json: bool, run_tests: bool = True) -> int:
                                                    "fix": refused.hint},
         "startRefusals": refusal_data(stops),
     }
-    return emit(Outcome(() if as_json else [*_text(ws, sealer, programs, problems, warnings,
-                                                   result, refused), *refusal_lines(stops)],
+    data["appliedNote"] = sealer.applied_note
+    # a writable copy rgr applies itself: said before anything else
+    first = [] if sealer.applied_note is None else [sealer.applied_note]
+    return emit(Outcome(() if as_json else [*first, *_text(ws, sealer, programs, problems,
+                                                           warnings, result, refused),
+                                            *refusal_lines(stops)],
                         data, exit_code=0 if ok else 1), as_json)
 
 

@@ -25,7 +25,6 @@ from rgr.loop.attempt import (
 from rgr.loop.retry import AttemptRejected
 from rgr.loop.starting import (
     RunOptions,
-    baseline_refusal,
     check_branch_option,
     check_login,
     default_branch,
@@ -35,6 +34,7 @@ from rgr.loop.starting import (
     recover_after_crash,
     require_clean,
     require_new_branch,
+    settle_baseline,
 )
 from rgr.loop.tdd import LEFTOVERS_PREFIX, Orchestrator
 from rgr.observe.events import SandboxShown
@@ -112,9 +112,11 @@ def _start_and_loop(ws: Workspace, backend: Backend, test_command: TestCommand,
     baseline = orchestrator.baseline()
     # The check `rgr verify` and `rgr doctor` make too: before the login check, which
     # is a paid request.
-    refused = baseline_refusal(orchestrator.sealer, baseline)
+    baseline, refused = settle_baseline(orchestrator.sealer, baseline)
     if refused is not None:
         raise refused
+    if orchestrator.sealer.applied_note is not None:
+        log.always(orchestrator.sealer.applied_note)
     check_login(backend, ws, options, log)
     if baseline.no_tests_collected:
         log("baseline: no tests yet (a valid green start)")
@@ -224,6 +226,8 @@ def resume(ws: Workspace, options: RunOptions, set_aside: bool,
             log = inv.view
             preflight(backend, ws, options, log)
             orchestrator = _orchestrator(ws, backend, test_command, options, inv)
+            # the writable copies the run's start applied itself (rgr.loop.fix_trials)
+            orchestrator.sealer.applied = applied_copies(ws, record.commit, state.run_id)
             if ours:
                 assert interrupted is not None
                 state = _settle_interrupted(ws, orchestrator, state, interrupted, log)
@@ -236,6 +240,23 @@ def resume(ws: Workspace, options: RunOptions, set_aside: bool,
             log(f"resuming with {state.resume_phase} (cycle {state.cycle_number})")
             final = orchestrator.loop(state)
             return _finish(final, inv, ws, options)
+
+
+def applied_copies(ws: Workspace, commit: str, run_id: str | None) -> tuple[str, ...]:
+    """The writable copies rgr applied itself at the start of the run whose handoff is
+    on ``commit`` (its start note's ``sandbox.writableCopy``): a resumed run's test runs
+    get them too, or the suite it started from green fails again."""
+    while True:
+        found = ws.notes.latest_reachable(commit)
+        if found is None or found[0].state is None:
+            return ()
+        record, state = found[0], found[0].state
+        if state.sandbox is not None:
+            return tuple(state.sandbox.writable_copy)
+        parents = git.resolve_commit(ws.repo, record.commit).parent_ids
+        if state.run_id != run_id or not parents:
+            return ()
+        commit = str(parents[0])
 
 
 def _settle_interrupted(ws: Workspace, orchestrator: Orchestrator, state: HandoffState,
