@@ -12,6 +12,7 @@ from rgr import __version__
 from rgr.backends.base import Backend
 from rgr.base import failpoints
 from rgr.base.config import TestCommand
+from rgr.base.errors import BackendError
 from rgr.base.outcome import Heading, Outcome
 from rgr.base.ui import short
 from rgr.commands.common import ask_unnoted, confirm, emit
@@ -224,7 +225,10 @@ def resume(ws: Workspace, options: RunOptions, set_aside: bool,
         with observed(ws, "resume", run_id, state.feature, git.current_branch(ws.repo),
                       options.limits(), options.verbosity) as inv:
             log = inv.view
-            preflight(backend, ws, options, log)
+            try:
+                preflight(backend, ws, options, log)
+            except BackendError as refused:
+                raise _in_a_demo_kata(refused, state) from None
             orchestrator = _orchestrator(ws, backend, test_command, options, inv)
             # the writable copies the run's start applied itself (rgr.loop.fix_trials)
             orchestrator.sealer.applied = applied_copies(ws, record.commit, state.run_id)
@@ -240,6 +244,21 @@ def resume(ws: Workspace, options: RunOptions, set_aside: bool,
             log(f"resuming with {state.resume_phase} (cycle {state.cycle_number})")
             final = orchestrator.loop(state)
             return _finish(final, inv, ws, options)
+
+
+def _in_a_demo_kata(refused: BackendError, state: HandoffState) -> BackendError:
+    """``refused`` (the agent's login, say), with why when the run is `rgr demo`'s: its
+    model was the replay server, gone with the demo, so the real API is asked."""
+    from rgr.demo.kata import FEATURE  # only on this error's path: it loads the replay
+
+    if state.feature != FEATURE:
+        return refused
+    refused.message += (" (this is the kata of an `rgr demo` that was stopped: its model "
+                        "was the demo's replay server, which stopped with it, so resuming "
+                        "asks the real API, where the demo's agent has no login)")
+    refused.hint = "run `rgr demo` again for a new replay" + (
+        f"; or, to go on with your own login: {refused.hint}" if refused.hint else "")
+    return refused
 
 
 def applied_copies(ws: Workspace, commit: str, run_id: str | None) -> tuple[str, ...]:
