@@ -16,8 +16,11 @@ from pathlib import Path
 from conftest import clean_env, committed_project, git
 from harness import sweep_only
 
+from rgr.loop.fix_trials import applied_copies
 from rgr.sandbox import read_only, writable_copy
 from rgr.sandbox.toolchain import Shown, Toolchain
+from rgr.store.handoff import HandoffState, Phase, SandboxNote
+from rgr.store.workspace import open_workspace
 
 WRITES_INTO_NODE_MODULES = """\
 const test = require('node:test');
@@ -206,3 +209,23 @@ def test_a_link_committed_on_the_way_takes_no_copy_out_of_the_checkout(tmp_path:
     assert writable_copy.copy_into(toolchain, ["packages/a/node_modules"], checkout) == [
         "packages/a/node_modules"]
     assert (checkout / "packages/a/node_modules/dep.js").read_text() == "module.exports = 1\n"
+
+
+def test_a_resumed_run_finds_the_copies_its_start_applied(tmp_path: Path) -> None:
+    """The start note keeps what rgr applied itself; a resume (and a landing check) of
+    that run reads it back through the run's later notes, and nothing from another
+    run's."""
+    root = committed_project(tmp_path / "r", {"a.txt": "a\n"})
+    ws = open_workspace(root, env=clean_env(tmp_path / "home"))
+    start = str(ws.repo.head.target)
+    ws.notes.write(start, HandoffState(
+        phase=Phase.REFACTOR, run_id="r1", sandbox=SandboxNote(
+            enabled=True, writable_copy=["node_modules/dep"])))
+    (root / "a.txt").write_text("b\n")
+    git(root, "commit", "-q", "-am", "a phase")
+    phase = str(ws.repo.head.target)
+    ws.notes.write(phase, HandoffState(phase=Phase.RED, run_id="r1"))
+    git(root, "commit", "-q", "--allow-empty", "-m", "unnoted")
+    tip = str(ws.repo.head.target)
+    assert applied_copies(ws, tip, "r1") == ("node_modules/dep",)
+    assert applied_copies(ws, phase, "r2") == ()

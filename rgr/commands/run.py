@@ -23,6 +23,7 @@ from rgr.loop.attempt import (
     open_sealer,
     tests_summary,
 )
+from rgr.loop.fix_trials import applied_copies
 from rgr.loop.retry import AttemptRejected
 from rgr.loop.starting import (
     RunOptions,
@@ -259,23 +260,6 @@ def _in_a_demo_kata(refused: BackendError, state: HandoffState) -> BackendError:
     refused.hint = "run `rgr demo` again for a new replay" + (
         f"; or, to go on with your own login: {refused.hint}" if refused.hint else "")
     return refused
-
-
-def applied_copies(ws: Workspace, commit: str, run_id: str | None) -> tuple[str, ...]:
-    """The writable copies rgr applied itself at the start of the run whose handoff is
-    on ``commit`` (its start note's ``sandbox.writableCopy``): a resumed run's test runs
-    get them too, or the suite it started from green fails again."""
-    while True:
-        found = ws.notes.latest_reachable(commit)
-        if found is None or found[0].state is None:
-            return ()
-        record, state = found[0], found[0].state
-        if state.sandbox is not None:
-            return tuple(state.sandbox.writable_copy)
-        parents = git.resolve_commit(ws.repo, record.commit).parent_ids
-        if state.run_id != run_id or not parents:
-            return ()
-        commit = str(parents[0])
 
 
 def _settle_interrupted(ws: Workspace, orchestrator: Orchestrator, state: HandoffState,
