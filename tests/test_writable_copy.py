@@ -16,7 +16,6 @@ from pathlib import Path
 from conftest import clean_env, committed_project, git
 from harness import sweep_only
 
-from rgr.loop.fix_trials import applied_copies
 from rgr.sandbox import read_only, writable_copy
 from rgr.sandbox.toolchain import Shown, Toolchain
 from rgr.store.handoff import HandoffState, Phase, SandboxNote
@@ -227,5 +226,7 @@ def test_a_resumed_run_finds_the_copies_its_start_applied(tmp_path: Path) -> Non
     ws.notes.write(phase, HandoffState(phase=Phase.RED, run_id="r1"))
     git(root, "commit", "-q", "--allow-empty", "-m", "unnoted")
     tip = str(ws.repo.head.target)
-    assert applied_copies(ws, tip, "r1") == ("node_modules/dep",)
-    assert applied_copies(ws, phase, "r2") == ()
+    started = ws.notes.run_start(tip, "r1")
+    assert started is not None and started.sandbox is not None
+    assert started.sandbox.writable_copy == ["node_modules/dep"]
+    assert ws.notes.run_start(phase, "r2") is None

@@ -23,7 +23,6 @@ from rgr.loop.attempt import (
     open_sealer,
     tests_summary,
 )
-from rgr.loop.fix_trials import applied_copies
 from rgr.loop.retry import AttemptRejected
 from rgr.loop.starting import (
     RunOptions,
@@ -232,7 +231,9 @@ def resume(ws: Workspace, options: RunOptions, set_aside: bool,
                 raise _in_a_demo_kata(refused, state) from None
             orchestrator = _orchestrator(ws, backend, test_command, options, inv)
             # the writable copies the run's start applied itself (rgr.loop.fix_trials)
-            orchestrator.sealer.applied = applied_copies(ws, record.commit, state.run_id)
+            started = ws.notes.run_start(record.commit, state.run_id)
+            if started is not None and started.sandbox is not None:
+                orchestrator.sealer.applied = tuple(started.sandbox.writable_copy)
             if ours:
                 assert interrupted is not None
                 state = _settle_interrupted(ws, orchestrator, state, interrupted, log)

@@ -23,7 +23,6 @@ from rgr.ecosystems.registry import alternatives
 from rgr.loop.attempt import Sealer
 from rgr.sandbox import read_only, tool_caches_inside
 from rgr.store import git
-from rgr.store.workspace import Workspace
 
 
 @dataclass(frozen=True)
@@ -167,21 +166,3 @@ def read_only_refusal(report: TestReport, written: read_only.ReadOnlyWrite,
         f"{problem}. rgr tried a writable copy of {folder} in the sandbox and "
         f"{', '.join(still[:5])} still fail: {tried.problem()}",
         "TDD starts from green: fix or remove the failing tests, then run again")
-
-
-def applied_copies(ws: Workspace, commit: str, run_id: str | None) -> tuple[str, ...]:
-    """The writable copies rgr applied itself at the start of the run whose handoff is
-    on ``commit`` (its start note's ``sandbox.writableCopy``): a resumed run's test runs
-    get them too (and its landing check's), or the suite it started from green fails
-    again. Nothing for a note of another run on the way."""
-    while True:
-        found = ws.notes.latest_reachable(commit)
-        if found is None or found[0].state is None or found[0].state.run_id != run_id:
-            return ()
-        record, state = found[0], found[0].state
-        if state.sandbox is not None:
-            return tuple(state.sandbox.writable_copy)
-        parents = git.resolve_commit(ws.repo, record.commit).parent_ids
-        if not parents:
-            return ()
-        commit = str(parents[0])

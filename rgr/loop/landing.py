@@ -26,7 +26,6 @@ from rgr.base.errors import RepositoryError
 from rgr.check.gate import GateResult
 from rgr.loop.attempt import Sealer, tests_summary
 from rgr.loop.examine import still_missing
-from rgr.loop.fix_trials import applied_copies
 from rgr.store import acceptance_store, git
 from rgr.store.acceptance_store import StoredTests
 from rgr.store.handoff import (
@@ -135,7 +134,9 @@ def judge(ws: Workspace, sealer: Callable[[], Sealer], integration: Integration,
     opened = sealer()
     if found is not None and prev is not None:
         # the writable copies the run applied itself (rgr.loop.fix_trials)
-        opened.applied = applied_copies(ws, found[0].commit, prev.run_id)
+        started = ws.notes.run_start(found[0].commit, prev.run_id)
+        if started is not None and started.sandbox is not None:
+            opened.applied = tuple(started.sandbox.writable_copy)
     result = opened.run_gate(head, "full")
     note = _note(integration, tip, result, prev)
     kept = _acceptance_tests(ws, prev)
