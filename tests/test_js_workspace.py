@@ -7,12 +7,14 @@ workspace with Vitest from the registry is in tests/test_pnpm_workspace.py."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import textwrap
 from pathlib import Path
 
 import pytest
+from harness import sweep_only
 
 from rgr.base.config import Config
 from rgr.check.verify import run_tests
@@ -144,3 +146,70 @@ def test_a_package_whose_runner_rgr_cannot_read_is_named(tmp_path: Path) -> None
     assert report.outcomes == {} and report.report_error is not None
     assert report.report_error.startswith("packages/docs: its test script gave no "
                                           "per-test results"), report.report_error
+
+
+@pytest.mark.parametrize(("script", "before", "after"), [
+    ("pnpm -r test && pnpm lint", (), ("pnpm lint",)),
+    ("npm run build && npm test --workspaces && npm run lint", ("npm run build",),
+     ("npm run lint",)),
+    ("pnpm -r test", (), ()),
+])
+def test_a_compound_root_script_is_its_test_step_and_the_others(
+        script: str, before: tuple[str, ...], after: tuple[str, ...]) -> None:
+    assert workspace.script_steps(script) == workspace.Steps(before, after)
+
+
+@pytest.mark.parametrize("script", ["pnpm -r test || true", "pnpm -r test; pnpm lint",
+                                    "pnpm lint && eslint .", "pnpm -r test && pnpm -r test"])
+def test_a_script_joined_otherwise_is_no_workspaces(script: str) -> None:
+    assert workspace.script_steps(script) is None
+
+
+def test_a_compound_root_script_reads_the_tests_and_runs_its_other_steps(
+        tmp_path: Path) -> None:
+    """`npm test --workspaces && npm run lint`: the tests read per test as npm counts
+    them, the lint step run after them as the script runs it; a lint that fails after
+    green tests makes the run red, as it makes `npm test` fail."""
+    root = workspace_at(tmp_path, "npm test --workspaces && npm run lint", pnpm=False)
+    (root / "packages/calc/test/calc.test.js").write_text(
+        "require('node:test')('sums', () => {});\n")
+    # (npm's own run stops at a package without a test script)
+    (root / "packages/docs/package.json").unlink()
+    data = json.loads((root / "package.json").read_text())
+    data["scripts"]["lint"] = ("node -e \"console.log('linted'); "
+                               "process.exit(+process.env.LINT_FAILS || 0)\"")
+    (root / "package.json").write_text(json.dumps(data))
+    cmd = detect_test_command(root)
+    assert cmd is not None and cmd.runner == workspace.NAME
+    assert "its other steps (npm run lint) run as the script runs them" in cmd.source
+    report = run_tests(cmd, root, timeout=120)
+    assert report.report_error is None and report.all_passed, report.output
+    assert report.passed == 4 and "linted" in report.output, report.output
+    own = subprocess.run(["npm", "test"], cwd=root, capture_output=True, text=True,
+                         timeout=120, stdin=subprocess.DEVNULL)
+    counts = [int(n) for n in re.findall(r"^# pass (\d+)", own.stdout, re.MULTILINE)]
+    assert own.returncode == 0 and sum(counts) == 4 and "linted" in own.stdout, own.stdout
+
+    failing = run_tests(cmd, root, timeout=120, env={**_env(), "LINT_FAILS": "1"})
+    assert failing.passed == 4 and failing.failed == 0 and failing.exit_code != 0
+    assert not failing.all_passed, failing.output
+
+
+
+@sweep_only("tests/test_js_workspace.py")
+def test_a_step_before_the_tests_that_fails_stops_the_script_there(tmp_path: Path) -> None:
+    """As it stops npm's (the mechanism is the test above's)."""
+    root = workspace_at(tmp_path, "npm run lint && npm test --workspaces", pnpm=False)
+    data = json.loads((root / "package.json").read_text())
+    data["scripts"]["lint"] = "node -e \"process.exit(3)\""
+    (root / "package.json").write_text(json.dumps(data))
+    cmd = detect_test_command(root)
+    assert cmd is not None and cmd.runner == workspace.NAME
+    stopped = run_tests(cmd, root, timeout=120)
+    assert stopped.outcomes == {} and stopped.report_error == (
+        "the test script's step before the tests, `npm run lint`, failed (exit 3), so no "
+        "package's tests ran"), stopped.output
+
+
+def _env() -> dict[str, str]:
+    return dict(os.environ)

@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
 from conftest import clean_env, committed_project, git
 from harness import sweep_only
 from toolchains import ensure_pnpm  # type: ignore[import-not-found]
@@ -117,18 +118,25 @@ test('trims', () => assert.strictEqual(' a '.trim(), 'a'))
 """
 
 
+LINT = "node -e \"console.log('lint ok')\""
+
+
 @sweep_only("tests/test_pnpm_workspace.py", "pnpm installs Vitest from the registry")
+@pytest.mark.parametrize("script", ["pnpm -r test", "pnpm -r test && pnpm lint"])
 def test_a_pnpm_workspace_whose_root_runs_pnpm_r_test_verifies_as_pnpm_r_test(
-        tmp_path: Path) -> None:
-    """`pnpm -r test` at the root: each package by its own runner (Vitest in two, node's
-    in a third), the per-test results merged, as many as pnpm's own run counts."""
-    root, env = installed_workspace(tmp_path, {"scripts": {"test": "pnpm -r test"}}, {
-        "packages/text/package.json": json.dumps({"name": "@ws/text", "version": "1.0.0",
-                                                 "scripts": {"test": "node --test"}}),
-        "packages/text/test/text.test.js": NODE_TESTS,
-    })
-    own = subprocess.run(["pnpm", "-r", "test"], cwd=root, env=env, capture_output=True,
+        tmp_path: Path, script: str) -> None:
+    """`pnpm -r test` at the root (alone, or before a lint step the run keeps): each
+    package by its own runner (Vitest in two, node's in a third), the per-test results
+    merged, as many as pnpm's own run counts."""
+    root, env = installed_workspace(
+        tmp_path, {"scripts": {"test": script, "lint": LINT}}, {
+            "packages/text/package.json": json.dumps({"name": "@ws/text", "version": "1.0.0",
+                                                     "scripts": {"test": "node --test"}}),
+            "packages/text/test/text.test.js": NODE_TESTS,
+        })
+    own = subprocess.run(["pnpm", "test"], cwd=root, env=env, capture_output=True,
                          text=True, timeout=600, stdin=subprocess.DEVNULL)
+    assert ("lint ok" in own.stdout) == ("lint" in script), own.stdout
     text = re.sub(r"\x1b\[[0-9;]*m", "", own.stdout)
     vitest = [int(n) for n in re.findall(r"Tests\s+(\d+) passed", text)]
     node = [int(n) for n in re.findall(r"# pass (\d+)", text)]

@@ -150,7 +150,8 @@ EXPECTED_IN_TABLE: Mapping[str, Mapping[str, str]] = {
         "scratch_dir": "a folder path (\"\": /dev/shm, else the temporary folder)",
         "show_generated": "a list of globs of files inside the project",
         "hide_generated": "a list of globs of files inside the project",
-        "writable_copy": "a list of dependency folders inside the repository",
+        "writable_copy": "a list of dependency folders inside the repository, or "
+                         "packages of one (node_modules/dep)",
     },
 }
 
@@ -405,9 +406,10 @@ class SandboxConfig(BaseModel):
     #: of found ones to leave out. Secrets and local state are never copied.
     show_generated: list[str] = Field(default_factory=list)
     hide_generated: list[str] = Field(default_factory=list)
-    #: Dependency folders (``node_modules``) each test run gets a private writable copy
-    #: of, for suites that write into them (a test that links a fixture package into
-    #: ``node_modules``): the user's folder itself is never writable inside.
+    #: Dependency folders (``node_modules``), or packages of one (``node_modules/dep``),
+    #: each test run gets a private writable copy of, for suites that write into them
+    #: (a test that patches a package): the user's folder itself is never writable
+    #: inside. rgr applies one itself when such a write is a suite's only failure.
     writable_copy: list[str] = Field(default_factory=list)
 
     @property

@@ -133,6 +133,11 @@ def judge(ws: Workspace, sealer: Callable[[], Sealer], integration: Integration,
         f"{tip[:8]} ({integration.how} onto {integration.into} at "
         f"{integration.base_tip[:8]}), sealed")
     opened = sealer()
+    if found is not None and prev is not None:
+        # the writable copies the run applied itself (rgr.loop.fix_trials)
+        started = ws.notes.run_start(found[0].commit, prev.run_id)
+        if started is not None and started.sandbox is not None:
+            opened.applied = tuple(started.sandbox.writable_copy)
     result = opened.run_gate(head, "full")
     note = _note(integration, tip, result, prev)
     kept = _acceptance_tests(ws, prev)

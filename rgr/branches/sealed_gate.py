@@ -15,7 +15,7 @@ from rgr.branches.landing import Integration, Landing, judge
 from rgr.check import flaky
 from rgr.check.gate import GateResult, Level
 from rgr.ecosystems.registry import resolve_test_command
-from rgr.loop.starting import baseline_refusal
+from rgr.loop.starting import settle_baseline
 from rgr.observe.view import PlainView
 from rgr.sandbox.sealer import Sealer, open_sealer
 from rgr.store import git
@@ -35,8 +35,11 @@ def sealed_gate(ws: Workspace, level: Level, quiet: bool = False
     # failed tests is run once more before it counts as red
     tests = flaky.start_once_more(result.tests, lambda: sealer.run_tests(head), log,
                                   noted=False)
-    result = dataclasses.replace(result, tests=tests)
-    return sealer, result, baseline_refusal(sealer, result.tests)
+    baseline, refused = settle_baseline(sealer, tests)
+    # a writable copy rgr applied itself (Sealer.applied_note): the tests as the run
+    # sees them
+    result = dataclasses.replace(result, tests=baseline)
+    return sealer, result, refused
 
 
 def judge_landing(ws: Workspace, integration: Integration,

@@ -74,7 +74,11 @@ def doctor(ws: Workspace) -> Outcome[dict[str, object]]:
                                                    "fix": refused.hint},
         "startRefusals": refusal_data(stops),
     }
-    return Outcome(lambda: [*_text(ws, sealer, programs, problems, warnings, result, refused),
+    data["appliedNote"] = sealer.applied_note
+    # a writable copy rgr applies itself: said before anything else
+    first = [] if sealer.applied_note is None else [sealer.applied_note]
+    return Outcome(lambda: [*first, *_text(ws, sealer, programs, problems, warnings, result,
+                                           refused),
                             *refusal_lines(stops)],
                    data, exit_code=0 if ok else 1)
 

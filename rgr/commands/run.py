@@ -13,6 +13,7 @@ from rgr import __version__
 from rgr.backends.base import Backend
 from rgr.base import failpoints
 from rgr.base.config import TestCommand
+from rgr.base.errors import BackendError
 from rgr.base.outcome import Heading, Outcome
 from rgr.base.ui import short
 from rgr.branches import integrate
@@ -21,7 +22,6 @@ from rgr.ecosystems.registry import resolve_test_command
 from rgr.loop.retry import AttemptRejected
 from rgr.loop.starting import (
     RunOptions,
-    baseline_refusal,
     check_branch_option,
     check_login,
     default_branch,
@@ -31,6 +31,7 @@ from rgr.loop.starting import (
     recover_after_crash,
     require_clean,
     require_new_branch,
+    settle_baseline,
 )
 from rgr.loop.summaries import tests_summary
 from rgr.observe.events import SandboxShown
@@ -116,9 +117,11 @@ def _start_and_loop(ws: Workspace, backend: Backend, test_command: TestCommand,
     baseline = orchestrator.baseline()
     # The check `rgr verify` and `rgr doctor` make too: before the login check, which
     # is a paid request.
-    refused = baseline_refusal(orchestrator.sealer, baseline)
+    baseline, refused = settle_baseline(orchestrator.sealer, baseline)
     if refused is not None:
         raise refused
+    if orchestrator.sealer.applied_note is not None:
+        log.always(orchestrator.sealer.applied_note)
     check_login(backend, ws, options, log)
     if baseline.no_tests_collected:
         log("baseline: no tests yet (a valid green start)")
@@ -227,8 +230,15 @@ def resume(ws: Workspace, options: RunOptions, set_aside: bool, say: Say,
         with observed(ws, "resume", run_id, state.feature, git.current_branch(ws.repo),
                       options.limits(), options.verbosity) as inv:
             log = inv.view
-            preflight(backend, ws, options, log)
+            try:
+                preflight(backend, ws, options, log)
+            except BackendError as refused:
+                raise _in_a_demo_kata(refused, state) from None
             orchestrator = _orchestrator(ws, backend, test_command, options, inv)
+            # the writable copies the run's start applied itself (rgr.loop.fix_trials)
+            started = ws.notes.run_start(record.commit, state.run_id)
+            if started is not None and started.sandbox is not None:
+                orchestrator.sealer.applied = tuple(started.sandbox.writable_copy)
             if ours:
                 assert interrupted is not None
                 state = _settle_interrupted(ws, orchestrator, state, interrupted, log)
@@ -241,6 +251,21 @@ def resume(ws: Workspace, options: RunOptions, set_aside: bool, say: Say,
             log(f"resuming with {state.resume_phase} (cycle {state.cycle_number})")
             final = orchestrator.loop(state)
             return _finish(final, inv, ws, options, say)
+
+
+def _in_a_demo_kata(refused: BackendError, state: HandoffState) -> BackendError:
+    """``refused`` (the agent's login, say), with why when the run is `rgr demo`'s: its
+    model was the replay server, gone with the demo, so the real API is asked."""
+    from rgr.demo.kata import FEATURE  # only on this error's path: it loads the replay
+
+    if state.feature != FEATURE:
+        return refused
+    refused.message += (" (this is the kata of an `rgr demo` that was stopped: its model "
+                        "was the demo's replay server, which stopped with it, so resuming "
+                        "asks the real API, where the demo's agent has no login)")
+    refused.hint = "run `rgr demo` again for a new replay" + (
+        f"; or, to go on with your own login: {refused.hint}" if refused.hint else "")
+    return refused
 
 
 def _settle_interrupted(ws: Workspace, orchestrator: Orchestrator, state: HandoffState,

@@ -54,6 +54,9 @@ def verify(ws: Workspace, level: Level, quiet: bool = False) -> Outcome[dict[str
                                                    "fix": refused.hint},
         # What else would stop `rgr run` before its baseline: in its own words.
         "startRefusals": refusal_data(stops),
+        # A writable copy rgr applies itself (the suite's only failure was a write into
+        # a dependency folder): what it applies, why and at what cost.
+        "appliedNote": sealer.applied_note,
     }
     # As root, the user's own run keeps capabilities the sandbox drops: say which
     # tests that explains, or the counts differ with no reason given.
@@ -61,7 +64,8 @@ def verify(ws: Workspace, level: Level, quiet: bool = False) -> Outcome[dict[str
                                  for o in result.tests.outcomes.values())
                if sealer.policy is not None and capabilities.running_as_root() else None)
     data["capabilityNote"] = None if dropped is None else dropped.note()
-    text = [] if not uncommitted else [
+    text = [] if sealer.applied_note is None else [sealer.applied_note]
+    text += [] if not uncommitted else [
         f"note: {len(uncommitted)} uncommitted path(s) are not checked: a run starts from "
         f"HEAD ({short(str(head.id))}) as committed"]
     if dropped is not None:

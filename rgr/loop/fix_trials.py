@@ -20,7 +20,7 @@ from rgr.base.config import TestCommand
 from rgr.base.errors import ConfigError, RepositoryError
 from rgr.check.verify import TestReport, blind_run
 from rgr.ecosystems.registry import alternatives
-from rgr.sandbox import read_only
+from rgr.sandbox import read_only, tool_caches_inside
 from rgr.sandbox.sealer import Sealer
 from rgr.store import git
 
@@ -91,20 +91,57 @@ def _in(setting: str) -> str:
     return f" ({setting} sets it now: change it there)"
 
 
-#: A baseline that took at most this long is run again with the writable copy before
-#: that fix is shown; a longer one is not (a second whole suite would double the wait).
-TRY_WRITABLE_MAX_S = 30.0
-
-
-def read_only_refusal(sealer: Sealer, report: TestReport,
-                      written: read_only.ReadOnlyWrite) -> RepositoryError:
-    """The baseline's failing tests wrote into a dependency folder the sandbox shows
-    read-only: say so, with ``[sandbox] writable_copy`` as the fix once a sealed run
-    with that copy has shown it works (or, for a slow suite, saying it was not tried).
-    When the tried run still fails, the failures are the suite's own."""
+def apply_writable_copy(sealer: Sealer, report: TestReport,
+                        written: read_only.ReadOnlyWrite
+                        ) -> tuple[TestReport, RepositoryError | None]:
+    """The baseline's failing tests (or its runner) wrote into a dependency folder the
+    sandbox shows read-only. rgr tries a private writable copy on a sealed run: of the
+    packages written into alone (``node_modules/dep``) where that serves, else of the
+    whole folder. When the suite then passes, the write was its only failure: the
+    sealer applies that copy to every test run of this run (``Sealer.applied``, said
+    in ``Sealer.applied_note`` with its measured cost) and the tried report is the
+    baseline. Otherwise the refusal, naming the folder and what still fails."""
     folder = written.folder
-    ids = ", ".join(written.tests[:5]) + (
+    head = git.head_commit(sealer.ws.repo)
+    narrow = tool_caches_inside.narrow_names(sealer.toolchain, folder, written.entries)
+    tried = report
+    for names in ([narrow] if narrow else []) + [[folder]]:
+        tried = sealer.try_writable_copy(names, head)
+        if tried.all_passed:
+            sealer.applied = (*sealer.applied, *names)
+            sealer.applied_note = applied_note(names, written, tried, sealer.copy_s)
+            return tried, None
+    return tried, read_only_refusal(report, written, tried)
+
+
+def applied_note(names: list[str], written: read_only.ReadOnlyWrite, tried: TestReport,
+                 copy_s: float) -> str:
+    """What rgr says before anything else when it applies a writable copy itself."""
+    shown = ", ".join(names)
+    who = ("the test command itself writes" if written.by_the_runner
+           else f"{_ids(written)} write{'s' if len(written.tests) == 1 else ''}")
+    setting = ", ".join(f'"{n}"' for n in names)
+    return (f"note: rgr gives each test run a private writable copy of {shown}: {who} into "
+            f"{written.folder}, which the sandbox shows read-only ({written.example}), and "
+            f"that is the suite's only failure there: with the copy it passes "
+            f"({tried.passed} passed). Cost: {copy_s:.2f}s to make the copy per test run "
+            f"(measured now), deleted with it; your {written.folder} is never written. To "
+            f"skip the failing first try, set [sandbox] writable_copy = [{setting}] in "
+            "tdd.toml")
+
+
+def _ids(written: read_only.ReadOnlyWrite) -> str:
+    return ", ".join(written.tests[:5]) + (
         f" and {len(written.tests) - 5} more" if len(written.tests) > 5 else "")
+
+
+def read_only_refusal(report: TestReport, written: read_only.ReadOnlyWrite,
+                      tried: TestReport) -> RepositoryError:
+    """The baseline wrote into a dependency folder the sandbox shows read-only, and a
+    sealed run with a writable copy of it (``tried``) still fails: those failures are
+    the suite's own (or the copy fixed some tests and others fail for another reason)."""
+    folder = written.folder
+    ids = _ids(written)
     others = [t for t in report.failing_ids if t not in written.tests]
     who = (f"{ids} fails in the sandbox because it writes" if written.by_the_runner
            else f"{ids} fail in the sandbox because they write")
@@ -114,20 +151,12 @@ def read_only_refusal(sealer: Sealer, report: TestReport,
                + (f"; {', '.join(others[:5])} fail too" if others else ""))
     fix = (f'give each test run its own writable copy of it: [sandbox] writable_copy = '
            f'["{folder}"] in tdd.toml (a real copy per test run, deleted after it)')
-    if report.duration_s > TRY_WRITABLE_MAX_S:
-        return RepositoryError(
-            f"{problem}. Not tried here: the suite took {report.duration_s:.0f}s", fix)
-    tried = sealer.try_writable_copy([folder], git.head_commit(sealer.ws.repo))
     still = [t for t in written.tests if t in tried.failing_ids]
-    if written.by_the_runner and not tried.all_passed:
+    if written.by_the_runner:
         return RepositoryError(
             f"{problem}. rgr tried a writable copy of {folder} in the sandbox and the "
             f"suite still fails: {tried.problem()}",
             "TDD starts from green: fix or remove the failing tests, then run again")
-    if tried.all_passed:
-        return RepositoryError(
-            f"{problem}. rgr tried it in the sandbox: with a writable copy of {folder} "
-            f"the suite passes ({tried.passed} passed)", fix)
     if not still:
         return RepositoryError(
             f"{problem}. rgr tried it in the sandbox: with a writable copy of {folder} "

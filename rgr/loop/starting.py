@@ -21,7 +21,7 @@ from rgr.base.backend_names import CLAUDE
 from rgr.base.errors import BadUsage, ConfigError, RepositoryError, RgrError
 from rgr.base.processes import kill_orphans
 from rgr.check.verify import TestReport, require_results
-from rgr.loop.fix_trials import read_only_refusal, try_alternatives
+from rgr.loop.fix_trials import apply_writable_copy, try_alternatives
 from rgr.observe.limits import Limits
 from rgr.observe.view import NORMAL, PlainView
 from rgr.sandbox import read_only
@@ -268,38 +268,48 @@ def generated_file_hint(sealer: Sealer, report: TestReport) -> str:
 
 def baseline_refusal(sealer: Sealer, report: TestReport) -> RgrError | None:
     """Why `rgr run` would not start from ``report``, its sealed baseline at HEAD, or
-    None. `rgr run`, `rgr verify` and `rgr doctor` all ask this one function, so the
-    three cannot disagree about a baseline: a run that cannot start in the sandbox, a
-    runner whose per-test results rgr cannot read (zero tests read from a run that did
-    not say "no tests"; its fix tried first: rgr.loop.fix_trials), a suite that is not
-    green (tests that wrote into a read-only dependency folder named as such, with the
-    setting that fixes it)."""
+    None (``settle_baseline`` without the baseline it settles on)."""
+    return settle_baseline(sealer, report)[1]
+
+
+def settle_baseline(sealer: Sealer, report: TestReport
+                    ) -> tuple[TestReport, RgrError | None]:
+    """The baseline a run starts from, and why `rgr run` would not start from
+    ``report``, its sealed baseline at HEAD (None when it starts). `rgr run`, `rgr
+    verify` and `rgr doctor` all ask this one function, so the three cannot disagree
+    about a baseline: a run that cannot start in the sandbox, a runner whose per-test
+    results rgr cannot read (zero tests read from a run that did not say "no tests";
+    its fix tried first: rgr.loop.fix_trials), a suite that is not green. A suite whose
+    only failure is a write into a dependency folder the sandbox shows read-only is
+    run again with a private writable copy of it; when that passes, the sealer applies
+    the copy to the run's test runs (``Sealer.applied_note`` says so) and that run is
+    the baseline."""
     try:
         require_startable(sealer, report)
     except ConfigError as refused:
-        return refused
+        return report, refused
     try:
         # Refuse to referee blind: a runner whose results rgr cannot read would make
         # every RED look like "no new test" and every GREEN like a pass of nothing.
         require_results(report, sealer.test_command)
     except ConfigError as blind:
         # A fix is shown only once it has been tried, sealed, and read the tests.
-        return try_alternatives(sealer, blind)
+        return report, try_alternatives(sealer, blind)
     if report.timed_out:
         config = sealer.ws.config
-        return RepositoryError(
+        return report, RepositoryError(
             f"the test suite is not green before rgr starts: the test command did not "
             f"finish within {config.command_timeout:g}s",
             f"make the suite finish sooner, or raise {config.setting('command_timeout')}")
     if not report.all_passed:
         written = _read_only_write(sealer, report)
         if written is not None:
-            return read_only_refusal(sealer, report, written)
-        return RepositoryError(
+            return apply_writable_copy(sealer, report, written)
+        return report, RepositoryError(
             f"the test suite is not green before rgr starts: {report.problem()}",
             "TDD starts from green: fix or remove the failing tests, then run again"
             + generated_file_hint(sealer, report))
-    return None
+    return report, None
 
 
 def _read_only_write(sealer: Sealer, report: TestReport) -> read_only.ReadOnlyWrite | None:
@@ -309,7 +319,7 @@ def _read_only_write(sealer: Sealer, report: TestReport) -> read_only.ReadOnlyWr
         return None
     failing = [(test_id, report.outcomes[test_id].message) for test_id in report.failing_ids]
     return read_only.find_in_run(failing, report.output, sealer.toolchain,
-                                 sealer.ws.config.sandbox.writable_copy)
+                                 [*sealer.ws.config.sandbox.writable_copy, *sealer.applied])
 
 
 def make_backend(ws: Workspace) -> Backend:

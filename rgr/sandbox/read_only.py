@@ -52,6 +52,10 @@ class ReadOnlyWrite:
     tests: tuple[str, ...]
     #: One such error line, as the runner printed it.
     example: str
+    #: The folder's top-level entries the refused writes aimed at (``dep`` for
+    #: ``node_modules/dep/index.js``): a copy of just these may serve
+    #: (rgr.sandbox.tool_caches_inside.narrow_names).
+    entries: tuple[str, ...] = ()
 
 
 def find(failures: Iterable[tuple[str, str]], toolchain: Toolchain,
@@ -74,7 +78,8 @@ def find(failures: Iterable[tuple[str, str]], toolchain: Toolchain,
         return None
     folder, found = max(hits.items(), key=lambda item: len(item[1]))
     tests = tuple(dict.fromkeys(test_id for test_id, _ in found))
-    return ReadOnlyWrite(folder, tests, found[0][1][:300])
+    entries = tuple(dict.fromkeys(e for _, line in found for e in _entries_in(line, folder)))
+    return ReadOnlyWrite(folder, tests, found[0][1][:300], entries)
 
 
 def find_in_run(failures: Iterable[tuple[str, str]], output: str, toolchain: Toolchain,
@@ -84,6 +89,22 @@ def find_in_run(failures: Iterable[tuple[str, str]], output: str, toolchain: Too
     (``THE_RUNNER``)."""
     return (find(failures, toolchain, copied)
             or find([(THE_RUNNER, output)], toolchain, copied))
+
+
+def _entries_in(line: str, folder: str) -> list[str]:
+    """The top-level entries of ``folder`` that ``line``'s paths lie in (the last path
+    of a ``symlink 'a' -> 'b'`` is the one written: each is read, the link's target
+    is only read when it lies in the folder too)."""
+    marker = f"/{folder}/"
+    found = []
+    for a, b in _PATH.findall(line):
+        path = a or b
+        if marker in path:
+            rest = path.rsplit(marker, 1)[1]
+            entry = rest.split("/", 1)[0]
+            if entry not in ("", ".", ".."):
+                found.append(entry)
+    return found
 
 
 def _folder_in(line: str, folders: list[str]) -> str | None:

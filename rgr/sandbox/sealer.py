@@ -158,15 +158,17 @@ def _log_writable_copies(sealer: Sealer, log: Callable[[str], None]) -> None:
     names = sealer.ws.config.sandbox.writable_copy
     if not names:
         return
-    found = {d.inside for d in sealer.toolchain.dependency_folders}
-    copied = [n for n in names if n in found]
+    found = {d.inside for d in sealer.toolchain.dependency_folders if d.inside}
+    copied = [n for n in names
+              if n in found or any(n.startswith(f + "/") for f in found)]
     if copied:
         log("test runs get a private writable copy of " + ", ".join(copied)
             + " ([sandbox] writable_copy)")
-    missing = [n for n in names if n not in found]
+    missing = [n for n in names if n not in copied]
     if missing:
         log("warning: [sandbox] writable_copy names " + ", ".join(missing) + ", which is "
-            "no dependency folder of this working tree: nothing is copied for it")
+            "no dependency folder of this working tree nor an entry of one: nothing is "
+            "copied for it")
 
 
 def _log_generated(sealer: Sealer, log: Callable[[str], None]) -> None:
@@ -269,6 +271,14 @@ class Sealer:
     #: What the project's build generated and git ignores, copied into every checkout
     #: (rgr.store.generated): found again at each attempt's seat.
     _generated: list[generated.GeneratedFile] | None = field(default=None, init=False)
+    #: Writable copies rgr applies itself to this run's test runs, besides
+    #: ``[sandbox] writable_copy``: the suite's only failure was a write refused there
+    #: (rgr.loop.fix_trials.apply_writable_copy).
+    applied: tuple[str, ...] = field(default=(), init=False)
+    #: Seconds the last test run's writable copies took to make: the cost rgr states.
+    copy_s: float = field(default=0.0, init=False)
+    #: Why and at what cost rgr applies ``applied``: said before anything else.
+    applied_note: str | None = field(default=None, init=False)
 
     def __post_init__(self) -> None:
         # Only under the sandbox is a staged tree out of every agent's reach until used.
@@ -284,7 +294,8 @@ class Sealer:
         """What the start note and the run folder say of the confinement."""
         record = self.toolchain.record()
         return SandboxNote.model_validate({**record, "enabled": self.policy is not None,
-                                           "bubblewrap": self.bubblewrap})
+                                           "bubblewrap": self.bubblewrap,
+                                           "writable_copy": list(self.applied)})
 
     def shown_over(self, path: Path) -> Path | None:
         """The folder some sandbox of this run shows (an agent's, a test run's) that
@@ -451,8 +462,10 @@ class Sealer:
     def try_writable_copy(self, folders: Collection[str], commit: Commit) -> TestReport:
         """The run's test command on a pristine checkout of ``commit`` whose dependency
         ``folders`` are writable copies, as ``[sandbox] writable_copy`` would make them:
-        that fix is tried before rgr suggests it (rgr.loop.fix_trials)."""
-        return self._tests(commit, "try", writable=folders)
+        that fix is tried before rgr applies it (rgr.loop.fix_trials); with the copies
+        the run makes already."""
+        return self._tests(commit, "try", writable=[
+            *self.ws.config.sandbox.writable_copy, *self.applied, *folders])
 
     def try_command(self, command: TestCommand, commit: Commit) -> TestReport:
         """Another test command on a pristine checkout of ``commit``, sealed as the run's
@@ -500,10 +513,12 @@ class Sealer:
             if self._stager is None or not self._stager.take(self.ws.repo, commit.id, tree):
                 scratch.checkout_pristine(self.ws.repo, commit.id, tree)
             self._copy_generated(tree)
+            names = ([*self.ws.config.sandbox.writable_copy, *self.applied]
+                     if writable is None else list(writable))
+            started = time.perf_counter()
             # Before the read-only binds (or, unsandboxed, the links) of the others.
-            writable_copy.copy_into(
-                self.toolchain, self.ws.config.sandbox.writable_copy
-                if writable is None else writable, tree)
+            writable_copy.copy_into(self.toolchain, names, tree)
+            copy_s = time.perf_counter() - started
             home, tmp = self._home_and_tmp(folder, tree)
             failpoints.hit("seal:checked-out")
             env = self._environment(
@@ -512,11 +527,16 @@ class Sealer:
             if self.policy is not None:
                 # node_modules as a folder of the checkout, its tools' caches writable
                 caches = tool_caches_inside.bind_into(self.toolchain, tree)
+                # a package of it copied in place of its link (node_modules/dep)
+                started = time.perf_counter()
+                writable_copy.copy_entries(self.toolchain, names, tree)
+                copy_s += time.perf_counter() - started
                 jail = self.policy.test_jail(
                     repo_root=self.ws.root, checkout=tree, home=home, tmp=tmp,
                     executables=self._executables(env, agent=False, command=command),
                     shared=caches)
                 confinement = Confinement(jail, tmp)
+            self.copy_s = copy_s
             yield tree, confinement, env
         finally:
             _remove(folder)

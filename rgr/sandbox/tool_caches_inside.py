@@ -34,6 +34,7 @@ and every test run judges a pristine checkout with a fresh folder of its own.
 from __future__ import annotations
 
 import os
+from collections.abc import Collection
 from pathlib import Path
 
 from rgr.sandbox.toolchain import Toolchain
@@ -83,3 +84,21 @@ def bind_into(toolchain: Toolchain, working_copy: Path) -> tuple[tuple[Path, Pat
             (target / name).mkdir()
     return tuple(pairs)
 
+
+def narrow_names(toolchain: Toolchain, folder: str, entries: Collection[str]
+                 ) -> list[str] | None:
+    """``folder/entry`` for each of ``entries`` (the top-level entries of the dependency
+    folder ``folder`` that refused writes aimed at), when each is a real folder or file
+    of the user's (a link, pnpm's, leads elsewhere: copying it would copy a link) and
+    the folder is one whose entries the sandbox links (``node_modules``); None when a
+    copy of the whole folder is the only one that can serve."""
+    dep = next((d for d in toolchain.dependency_folders if d.inside == folder), None)
+    if dep is None or Path(folder).name != FOLDER_NAME or not entries:
+        return None
+    names = []
+    for entry in entries:
+        source = dep.path / entry
+        if entry in CACHE_NAMES or source.is_symlink() or not source.exists():
+            return None
+        names.append(f"{folder}/{entry}")
+    return names

@@ -12,10 +12,19 @@ it, so whatever a run writes there dies with the run.
 Not hard links: writing into an existing file through a hard link changes the user's
 file. ``cp --reflink=auto`` shares blocks copy-on-write where the filesystem can (btrfs,
 XFS); on tmpfs (rgr's default scratch place, /dev/shm) and ext4 it is a full copy.
+
+A name may also be one entry of a dependency folder (``node_modules/dep``): where the
+sandbox makes each ``node_modules`` a folder of links (rgr.sandbox.tool_caches_inside),
+that entry's link is replaced by a real copy of the package, and the other packages stay
+read-only links: the copy a suite that patches one package needs, a few files instead
+of the whole folder (``copy_entries``). rgr picks such a name itself
+(rgr.sandbox.tool_caches_inside.narrow_names) when a run's only
+failure is a write refused there (rgr.loop.fix_trials).
 """
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Collection
 from pathlib import Path
@@ -42,16 +51,7 @@ def copy_into(toolchain: Toolchain, names: Collection[str], working_copy: Path) 
         if target.exists() or target.is_symlink() or through_a_link(working_copy, dep.inside):
             continue
         target.parent.mkdir(parents=True, exist_ok=True)
-        reflink = ["--reflink=auto"] if sys.platform.startswith("linux") else []
-        done = run(["cp", "-a", *reflink, "--", str(dep.path), str(target)],
-                   cwd=working_copy, timeout=COPY_TIMEOUT_S)
-        if done.returncode != 0 or done.timed_out:
-            why = ("timed out" if done.timed_out
-                   else f"exit {done.returncode}: {done.stderr.strip()[-300:]}")
-            raise RgrError(f"could not make the writable copy of {dep.inside} "
-                           f"([sandbox] writable_copy) in {working_copy}: {why}",
-                           "free space where rgr makes its checkouts ([sandbox] scratch_dir), "
-                           f"or remove {dep.inside!r} from [sandbox] writable_copy")
+        _copy(dep.path, target, working_copy, dep.inside)
         copied.append(dep.inside)
     return copied
 
@@ -67,3 +67,42 @@ def through_a_link(working_copy: Path, relative: str) -> bool:
         if here.is_symlink():
             return True
     return False
+
+
+def copy_entries(toolchain: Toolchain, names: Collection[str], working_copy: Path
+                 ) -> list[str]:
+    """For each name that is one entry of a dependency folder (``node_modules/dep``),
+    replace the link the sandbox made for it in ``working_copy``
+    (rgr.sandbox.tool_caches_inside) with a real copy of the user's entry; the names
+    copied. Run after those links are made; an entry whose link is not the sandbox's
+    (unsandboxed, or the folder itself a writable copy) is left as it is."""
+    copied: list[str] = []
+    for dep in toolchain.dependency_folders:
+        if dep.inside is None:
+            continue
+        for name in names:
+            entry = name[len(dep.inside) + 1:] if name.startswith(dep.inside + "/") else ""
+            if not entry or "/" in entry:
+                continue
+            target = working_copy / name
+            source = dep.path / entry
+            if (not target.is_symlink() or os.readlink(target) != str(source)
+                    or source.is_symlink() or through_a_link(working_copy, name)):
+                continue
+            target.unlink()
+            _copy(source, target, working_copy, name)
+            copied.append(name)
+    return copied
+
+
+def _copy(source: Path, target: Path, working_copy: Path, name: str) -> None:
+    reflink = ["--reflink=auto"] if sys.platform.startswith("linux") else []
+    done = run(["cp", "-a", *reflink, "--", str(source), str(target)],
+               cwd=working_copy, timeout=COPY_TIMEOUT_S)
+    if done.returncode != 0 or done.timed_out:
+        why = ("timed out" if done.timed_out
+               else f"exit {done.returncode}: {done.stderr.strip()[-300:]}")
+        raise RgrError(f"could not make the writable copy of {name} "
+                       f"([sandbox] writable_copy) in {working_copy}: {why}",
+                       "free space where rgr makes its checkouts ([sandbox] scratch_dir), "
+                       f"or remove {name!r} from [sandbox] writable_copy")

@@ -433,6 +433,9 @@ class SandboxNote(CamelModel):
     aliases: list[str] = Field(default_factory=list)
     home_files: list[str] = Field(default_factory=list)
     skipped: list[str] = Field(default_factory=list)
+    #: Writable copies rgr applied itself to the run's test runs (the suite's only
+    #: failure was a write into them: rgr.loop.fix_trials); a resumed run applies them.
+    writable_copy: list[str] = Field(default_factory=list)
 
 
 class HandoffState(CamelModel):

@@ -151,7 +151,7 @@ SANDBOX = {
     "enabled": _bool, "bubblewrap": _STR,
     "shown": _list_of(_object({"path": _str, "why": _str, "inside": _STR}, ("path", "why"))),
     "env": _STRINGS, "pathPrefix": _STRINGS, "aliases": _STRINGS, "homeFiles": _STRINGS,
-    "skipped": _STRINGS,
+    "skipped": _STRINGS, "writableCopy": _STRINGS,
 }
 MUTANT = {
     "path": _str, "line": _int, "col": _int, "operator": _str, "original": _str,

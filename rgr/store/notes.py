@@ -303,6 +303,22 @@ class NotesStore:
         hex_id, text, distance = found
         return NoteRecord.parse(hex_id, text), distance
 
+    def run_start(self, commit: str, run_id: str | None) -> HandoffState | None:
+        """The start note of the run whose handoff is on ``commit`` or its ancestors
+        (the first note of that run with its ``sandbox``, first parents back); None
+        when a note of another run, or none, comes first."""
+        while True:
+            found = self.latest_reachable(commit)
+            if found is None or found[0].state is None or found[0].state.run_id != run_id:
+                return None
+            record, state = found[0], found[0].state
+            if state.sandbox is not None:
+                return state
+            parents = git.resolve_commit(self.repo, record.commit).parent_ids
+            if not parents:
+                return None
+            commit = str(parents[0])
+
     def latest_reachable_text(self, start: str) -> tuple[str, str, int] | None:
         """:meth:`latest_reachable` unparsed: (commit, note text, distance)."""
         tip = self.tip()

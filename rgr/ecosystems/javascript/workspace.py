@@ -12,6 +12,14 @@ The root package itself is not one of them (``pnpm -r`` leaves it out by default
 its test script is the recursive command). A package without a test script is skipped,
 as ``pnpm -r test`` skips it.
 
+The root script may be that command among others joined by ``&&`` (``pnpm -r test &&
+pnpm lint``, ``npm run build && npm test --workspaces``): the tests are read per test
+as above, and the other steps run at the root as the script runs them, in order, each
+only when everything before it passed (so a lint step that fails after green tests makes
+the run red, as ``pnpm test`` would be), with the package's ``node_modules/.bin`` on
+PATH as npm gives its scripts. A script joined otherwise (``||``, ``;``, a pipe) is not
+read as a workspace's.
+
 The packages are found again at every run (``settle``), in the checkout under test: a
 package a phase adds is run too. The settled command carries the plan (each package's
 folder, command and runner); ``prepare`` lets each package's runner add its options and
@@ -94,13 +102,40 @@ def _test_script(package: Mapping[str, Any]) -> str | None:
     return test if isinstance(test, str) and test.strip() else None
 
 
-def is_workspace_root(root: Path) -> bool:
-    """Whether ``root``'s test script is one command running every package's tests."""
+@dataclass(frozen=True)
+class Steps:
+    """A root test script around the command that runs every package's tests: what it
+    runs before that command and after it (``&&``: each only when all before passed)."""
+
+    before: tuple[str, ...] = ()
+    after: tuple[str, ...] = ()
+
+
+def script_steps(script: str) -> Steps | None:
+    """The steps of ``script`` around its one command running every package's tests;
+    None when it has no such command, more than one, or joins its commands otherwise
+    than by ``&&``."""
+    pieces = [piece.strip() for piece in script.split("&&")]
+    if any(not piece or re.search(r"\|\||;|\|", piece) for piece in pieces):
+        return None
+    at = [i for i, piece in enumerate(pieces) if runs_every_package(_words(piece))]
+    if len(at) != 1:
+        return None
+    return Steps(tuple(pieces[:at[0]]), tuple(pieces[at[0] + 1:]))
+
+
+def root_steps(root: Path) -> Steps | None:
+    """``root``'s test script's steps around its recursive test command, or None when
+    it is not a workspace's."""
     package = _read_json(root / "package.json")
     script = _test_script(package) if package is not None else None
-    if script is None or re.search(r"&&|\|\||;|\|", script):
-        return False
-    return runs_every_package(_words(script))
+    return None if script is None else script_steps(script)
+
+
+def is_workspace_root(root: Path) -> bool:
+    """Whether ``root``'s test script runs every package's tests (alone, or among other
+    steps joined by ``&&``)."""
+    return root_steps(root) is not None
 
 
 def _pnpm_globs(text: str) -> list[str]:
@@ -162,10 +197,15 @@ def workspace_command(root: Path) -> TestCommand:
     """The command of a workspace whose root test script runs every package's."""
     package = _read_json(root / "package.json") or {}
     script = _test_script(package) or ""
+    steps = script_steps(script) or Steps()
+    others = [*steps.before, *steps.after]
+    kept = (f"; its other steps ({', '.join(others)}) run as the script runs them"
+            if others else "")
     return TestCommand(
         argv=("npm", "test"), runner=NAME, junit_globs=(), shell=False,
         source=f"detected from package.json: its test script ({script}) runs every "
-               "package's tests; each package is run by its own runner, in its folder")
+               f"package's tests; each package is run by its own runner, in its folder"
+               + kept)
 
 
 @dataclass(frozen=True)
@@ -183,7 +223,7 @@ class Part:
 def settle(cmd: TestCommand, root: Path, detect: Detect, guess: Guess,
            settle_package: Callable[[TestCommand, Path], TestCommand]) -> TestCommand:
     """The plan for ``root``'s packages as they are now, carried by the command."""
-    parts = []
+    parts: list[dict[str, Any]] = []
     for folder in package_folders(root):
         own = detect(root / folder, guess)
         if own is None:  # kept: its tests run, unread, and the run says so
@@ -191,14 +231,33 @@ def settle(cmd: TestCommand, root: Path, detect: Detect, guess: Guess,
             continue
         own = settle_package(own, root / folder)
         parts.append({"folder": folder, "argv": list(own.argv), "runner": own.runner})
-    return replace(cmd, argv=(_PLAN_MARK, json.dumps(parts)))
+    steps = root_steps(root) or Steps()
+    return replace(cmd, argv=(_PLAN_MARK, json.dumps(
+        {"parts": parts, "before": list(steps.before), "after": list(steps.after)})))
 
 
-def _plan(argv: Sequence[str]) -> list[Part]:
+def _plan(argv: Sequence[str]) -> tuple[list[Part], Steps]:
     if len(argv) != 2 or argv[0] != _PLAN_MARK:
-        return []
+        return [], Steps()
+    plan = json.loads(argv[1])
+    # a plan of an earlier rgr: the packages alone
+    found = plan if isinstance(plan, list) else plan.get("parts", [])
+    steps = (Steps() if isinstance(plan, list) else
+             Steps(tuple(str(s) for s in plan.get("before", [])),
+                   tuple(str(s) for s in plan.get("after", []))))
     return [Part(str(p["folder"]), tuple(str(w) for w in p["argv"]), str(p["runner"]))
-            for p in json.loads(argv[1])]
+            for p in found], steps
+
+
+#: The file naming the root step that failed before the packages' tests ran.
+_STOPPED_FILE = "stopped-before"
+
+
+def _root_step(step: str) -> str:
+    """One of the root script's other steps, run at the root as npm runs a script's
+    command: by the shell, the root's ``node_modules/.bin`` first on PATH."""
+    return (f"echo {shlex.quote(f'> {step}')}\n"
+            f'(PATH="$PWD/node_modules/.bin:$PATH"; export PATH; {step}\n)')
 
 
 def _step(index: int, part: Part, argv: tuple[str, ...], changed: Mapping[str, str],
@@ -240,8 +299,13 @@ class Workspace:
         self._runners = {runner.name: runner for runner in runners}
 
     def prepare(self, cmd: TestCommand, tmp: Path, env: dict[str, str]) -> tuple[str, ...]:
-        parts = _plan(cmd.argv)
+        parts, around = _plan(cmd.argv)
         steps = ["failed=0"]
+        stopped = shlex.quote(str(tmp / _STOPPED_FILE))
+        for step in around.before:
+            # `build && pnpm -r test`: a failed step stops the script before the tests
+            steps.append(f"{_root_step(step)} || {{ code=$?; printf '%s\\n%s\\n' "
+                         f"\"$code\" {shlex.quote(step)} >{stopped}; exit \"$code\"; }}")
         for index, part in enumerate(parts):
             (tmp / str(index)).mkdir()
             runner = self._runners.get(part.runner)
@@ -252,6 +316,10 @@ class Workspace:
             steps.append(_step(index, part, argv, changed, tmp))
         (tmp / _PLAN_FILE).write_text(json.dumps([p.__dict__ for p in parts]),
                                       encoding="utf-8")
+        for step in around.after:
+            # `pnpm -r test && pnpm lint`: run when everything before passed, and its
+            # failure fails the run as it fails the script
+            steps.append(f'[ "$failed" -ne 0 ] || {{ {_root_step(step)} || failed=1; }}')
         steps.append('exit "$failed"')
         return ("/bin/sh", "-c", "\n".join(steps))
 
@@ -262,6 +330,10 @@ class Workspace:
                      json.loads((run.tmp / _PLAN_FILE).read_text(encoding="utf-8"))]
         except (OSError, ValueError, KeyError) as exc:
             results.report_error = f"the workspace's plan is unreadable: {exc}"
+            return results
+        stopped = _stopped_before(run.tmp)
+        if stopped is not None:
+            results.report_error = stopped
             return results
         if not parts:
             results.report_error = "no package of the workspace has a test script"
@@ -311,6 +383,16 @@ class Workspace:
         return ("give each package a test script that runs a runner rgr reads (vitest, "
                 "jest, mocha, node --test, tape, ava), or set test_command to one package's "
                 "runner")
+
+
+def _stopped_before(tmp: Path) -> str | None:
+    """Why no package's tests ran: a step of the root script before them failed."""
+    try:
+        code, _, step = (tmp / _STOPPED_FILE).read_text(encoding="utf-8").partition("\n")
+    except OSError:
+        return None
+    return (f"the test script's step before the tests, `{step.strip()}`, failed (exit "
+            f"{code.strip()}), so no package's tests ran")
 
 
 class WorkspaceEcosystem(Plain):
