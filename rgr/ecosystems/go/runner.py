@@ -143,6 +143,10 @@ class GoEcosystem(Plain):
     # a recover() in a test cannot stop it, as it would a panic.
     mutation_syntax = (MutationSyntax("go", (".go",), f"rgrprobeos.Exit({PROBE_EXIT_CODE})",
                                       '; import rgrprobeos "os"', for_conditions=True,
+                                      early_returns=True,
+                                      missing_key_guard=(
+                                          "if _, ok := {map}[{key}]; !ok { "
+                                          'panic("rgr: a missing key") }; '),
                                       import_blocks=True, call_kind=syntax.call_kind,
                                       bitwise=frozenset({"&", "|", "^", "<<", ">>"})),)
 
