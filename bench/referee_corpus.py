@@ -58,6 +58,7 @@ from bench.corpus.projects import Project, by_name  # noqa: E402
 from bench.real_code_bench import commit, prepare, sh  # noqa: E402
 from rgr.base.config import AdequacyConfig  # noqa: E402
 from rgr.check import flaky  # noqa: E402
+from rgr.check.fakeit import blame as fake_blame  # noqa: E402
 from rgr.check.fakeit import ledger as fakeit_ledger  # noqa: E402
 from rgr.check.guards import check_scope, check_tests  # noqa: E402
 from rgr.check.mutation import textual  # noqa: E402
@@ -218,6 +219,9 @@ class Referee:
                                lambda label: self.sealer.checkout(green_oid, label),
                                self.ws.git_dir, config.command_timeout,
                                baseline_s=green_report.duration_s, baseline=green_report)
+                debt = fakeit_ledger.account(repo, config, [], base, red_oid, green_oid,
+                                             "GREEN")
+                note = fake_blame.survivors_of_fakes(note, debt, subject.sources)
                 verdict.gate, verdict.killed = note.decision, note.killed
                 verdict.detail = "; ".join(f"{m.status} {m.describe()}"
                                            for m in note.mutants)[:400]
@@ -227,8 +231,6 @@ class Referee:
                     self._blame(verdict, GATE_BLAME[note.decision],
                                 [(note.decision, m.path, m.line) for m in blocking])
                     verdict.detail = "; ".join(m.describe() for m in blocking)[:300]
-                debt = fakeit_ledger.account(repo, config, [], base, red_oid, green_oid,
-                                             "GREEN")
                 if debt and not verdict.rules:
                     self._blame(verdict, "GREEN", [("fake-it", d.path, d.line) for d in debt])
                     verdict.detail = "; ".join(f"{d.kind} {d.value}" for d in debt)[:300]
