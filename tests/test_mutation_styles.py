@@ -264,4 +264,3 @@ def test_an_early_return_no_test_reaches_is_over_implementation_under_pytest(
     assert note.decision == "over-implemented", note
     assert ("return", "pass", "uncovered") in {
         (m.original, m.replacement, m.status) for m in note.mutants}, note
-

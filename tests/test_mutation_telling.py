@@ -47,4 +47,3 @@ def test_no_input_is_claimed_when_none_of_the_calls_differs(tmp_path: Path) -> N
     told = telling.find("calc.py", source, source.replace("n * 2", "n + n"), 2,
                         ["assert double(3) == 6\n"], tmp_path, None, {"PATH": "/usr/bin:/bin"})
     assert told is None
-
