@@ -103,6 +103,9 @@ class Kills:
     change: str
     variant: str
     claimed: int = 0
+    #: The mutants the gate counted unviable (made again and run with the kills: each
+    #: must not build in the whole run either, or be killed there).
+    claimed_unviable: int = 0
     confirmed: int = 0
     unviable: int = 0
     false: list[str] = field(default_factory=list)
@@ -257,7 +260,7 @@ class Referee:
         made = gate_mutants(sources, changed, list(settings.operators))
         claimed = killed_mutants(made, note)
         kills = Kills(verdict.project, verdict.ecosystem, verdict.change, verdict.variant,
-                      claimed=note.killed)
+                      claimed=note.killed, claimed_unviable=note.unviable)
         if len(claimed) != note.killed + note.unviable:
             kills.false.append(f"(made again: {len(claimed)} mutants, the note counts "
                                f"{note.killed} killed and {note.unviable} unviable)")
