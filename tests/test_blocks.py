@@ -64,6 +64,9 @@ def test_a_go_map_read_gets_a_guard_that_panics_on_a_missing_key() -> None:
     # the read in Count only: not the write (+=), the comma-ok forms, nor a key that
     # calls a function (evaluated twice)
     assert [(m.line, m.original) for m in guarded] == [(15, "return t.counts[name]")], guarded
+    # a slice's index is no map's (its guard would only cost an unviable build)
+    slices = "package p\n\nfunc At(xs []int, i int) int {\n\treturn xs[i]\n}\n"
+    assert not [m for m in mutants_of("p.go", slices, ALL) if "missing key" in m.replacement]
     assert apply(GO_COUNT, guarded[0]).splitlines()[14] == (
         '\tif _, ok := t.counts[name]; !ok { panic("rgr: a missing key") }; '
         "return t.counts[name]")

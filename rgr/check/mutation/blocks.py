@@ -34,6 +34,9 @@ _PLAIN = {"word", "number", "string", "char"}
 #: Words that start no value (a type or a statement).
 _KEYWORDS = {"map", "chan", "func", "struct", "interface", "range", "return", "defer",
              "if", "for", "switch", "case", "var", "const", "type", "else", "select"}
+#: A name declared a map: a field, a parameter or a variable of a map type, or one
+#: given a map literal or ``make(map[...])``.
+_MAP_DECLARED = re.compile(r"\b(\w+)\s*(?::=|=|\s)\s*(?:make\(\s*)?map\[")
 #: What after an index expression makes it written, not read.
 _WRITTEN = {"=", ":=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>=", "++",
             "--", "&^="}
@@ -67,16 +70,21 @@ def _code_near(texts: list[str], line: int, step: int) -> str | None:
     return None
 
 
-def missing_keys(tokens: list[Token], lines: Collection[int], guard: str
+def missing_keys(tokens: list[Token], lines: Collection[int], guard: str, source: str = ""
                  ) -> Iterator[tuple[int, int, int]]:
     """(token index of the map's first token, of the ``[``, of the ``]``) of each read
     ``m[k]`` on ``lines`` that the language's ``guard`` can check: the map a chain of
-    names (``t.counts``), the key plain names and literals, the read not written to
+    names (``t.counts``) whose last name ``source`` declares a map (``counts
+    map[string]int``, ``m := map[...]``, ``make(map[...])``: a slice's index would only
+    cost an unviable build), the key plain names and literals, the read not written to
     nor the value of a two-value assignment (``v, ok := m[k]``)."""
     if not guard:
         return
+    maps = set(_MAP_DECLARED.findall(source))
     for index, token in enumerate(tokens):
         if token.text != "[" or token.line not in lines or index == 0:
+            continue
+        if tokens[index - 1].text not in maps:
             continue
         first = _chain_start(tokens, index - 1)
         close = _closing(tokens, index)

@@ -170,7 +170,7 @@ def mutants_of(path: str, source: str, lines: Collection[int],
             start = _offset_of_line(source, line)
             add(line, start + begin, start + end, "statement", replacement)
     for first, opening, close in blocks.missing_keys(tokens, lines,
-                                                     syntax.missing_key_guard):
+                                                     syntax.missing_key_guard, source):
         line = tokens[first].line
         if line in skipped or statement_line(texts, tokens, line) != line \
                 or not _statement_stands(language, source, texts, tokens, line):
