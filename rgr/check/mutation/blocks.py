@@ -2,12 +2,12 @@
 rgr.check.mutation.textual), each turned on per language by its ``MutationSyntax``:
 
 * an early return removed (``statement``): an ``if`` block whose one statement is a
-  ``return`` is emptied, so the code after the block runs instead (go-mutesting's
+  ``return`` that no other operator mutates (``return ""``, ``return nil``, ``return
+  lo``) is emptied, so the code after the block runs instead (go-mutesting's
   ``branch/if``, narrowed to the block that always builds: an ``if`` with no ``else``
-  never ends a function). Where the return's value is already the zero value
-  (``return ""``, ``return nil``) no other operator offers a mutant of the block, so
-  without this one a branch no test runs has nothing to survive and GREEN's
-  over-implementation goes unseen;
+  never ends a function). Without it a branch no test runs has nothing to survive and
+  GREEN's over-implementation goes unseen; where the return has a mutant of its own,
+  that one already does the work (and costs no extra run);
 * a map's missing key made to panic (``constant``): a read ``m[k]`` whose map answers
   the zero value for a key never stored, written with no code of its own (Go's
   ``return t.counts[name]``), gets a guard before its statement that panics when the
