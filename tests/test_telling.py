@@ -58,3 +58,24 @@ def test_a_go_survivor_is_told_apart_by_a_varied_call(tmp_path: Path) -> None:
                    'returns +0%', told
     assert (tmp_path / "p.go").read_text() == GO_PERCENT
     assert not (tmp_path / go_telling.FILE).exists()
+
+
+@sweep_only("tests/test_telling.py", "a Go gate and two go test builds")
+def test_the_gate_gives_a_go_survivor_its_telling_input(tmp_path: Path) -> None:
+    from toolchains import ensure_go
+
+    from rgr.base.config import AdequacyConfig
+    from tests.gate_helpers import committed, detected_command, measure_commits
+    ensure_go()
+    files = {"go.mod": "module example.com/p\n\ngo 1.19\n", "p_test.go": GO_PERCENT_TEST,
+             "p.go": "package p\n\nfunc Percent(ratio float64, digits int, sign bool) string "
+                     "{\n\treturn \"+5%\"\n}\n"}
+    code = GO_PERCENT[:GO_PERCENT.index("\nfunc (t *T)")]  # no method no test calls
+    repo, base, tip = committed(tmp_path, files, {"p.go": code})
+    note = measure_commits(repo, base, tip, detected_command(repo),
+                           env={"GOCACHE": str(tmp_path / "gocache"), "GOFLAGS": "-mod=mod"},
+                           settings=AdequacyConfig(jobs=2))
+    assert note.decision == "test-too-weak", note
+    told = {m.replacement: m.telling_input for m in note.survivors if m.line == 7}
+    assert told.get(">=") == ("Percent(0.0, 0, true): the original returns 0% against "
+                              "the mutant returns +0%"), note
