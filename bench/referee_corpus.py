@@ -58,6 +58,7 @@ from bench.corpus.projects import Project, by_name  # noqa: E402
 from bench.real_code_bench import commit, prepare, sh  # noqa: E402
 from rgr.base.config import AdequacyConfig  # noqa: E402
 from rgr.check import flaky  # noqa: E402
+from rgr.check.fakeit import blame as fake_blame  # noqa: E402
 from rgr.check.fakeit import ledger as fakeit_ledger  # noqa: E402
 from rgr.check.guards import check_scope, check_tests  # noqa: E402
 from rgr.check.mutation import textual  # noqa: E402
@@ -105,6 +106,9 @@ class Kills:
     change: str
     variant: str
     claimed: int = 0
+    #: The mutants the gate counted unviable (made again and run with the kills: each
+    #: must not build in the whole run either, or be killed there).
+    claimed_unviable: int = 0
     confirmed: int = 0
     unviable: int = 0
     false: list[str] = field(default_factory=list)
@@ -225,6 +229,9 @@ class Referee:
                                lambda label: self.sealer.checkout(green_oid, label),
                                self.ws.git_dir, config.command_timeout,
                                baseline_s=green_report.duration_s, baseline=green_report)
+                debt = fakeit_ledger.account(repo, config, [], base, red_oid, green_oid,
+                                             "GREEN")
+                note = fake_blame.survivors_of_fakes(note, debt, subject.sources)
                 verdict.gate, verdict.killed = note.decision, note.killed
                 verdict.detail = "; ".join(f"{m.status} {m.describe()}"
                                            for m in note.mutants)[:400]
@@ -234,8 +241,6 @@ class Referee:
                     self._blame(verdict, GATE_BLAME[note.decision],
                                 [(note.decision, m.path, m.line) for m in blocking])
                     verdict.detail = "; ".join(m.describe() for m in blocking)[:300]
-                debt = fakeit_ledger.account(repo, config, [], base, red_oid, green_oid,
-                                             "GREEN")
                 if debt and not verdict.rules:
                     self._blame(verdict, "GREEN", [("fake-it", d.path, d.line) for d in debt])
                     verdict.detail = "; ".join(f"{d.kind} {d.value}" for d in debt)[:300]
@@ -262,7 +267,7 @@ class Referee:
         made = gate_mutants(sources, changed, list(settings.operators))
         claimed = killed_mutants(made, note)
         kills = Kills(verdict.project, verdict.ecosystem, verdict.change, verdict.variant,
-                      claimed=note.killed)
+                      claimed=note.killed, claimed_unviable=note.unviable)
         if len(claimed) != note.killed + note.unviable:
             kills.false.append(f"(made again: {len(claimed)} mutants, the note counts "
                                f"{note.killed} killed and {note.unviable} unviable)")

@@ -95,7 +95,6 @@ WITHOUT_TEST_FILE: dict[str, str] = {
     "rgr.check.mutation.rule": "tested by feature in test_mutation, test_mutation_equivalence",
     "rgr.check.mutation.score":
         "tested by feature in test_mutation, test_mutation_equivalence, test_mutation_noise",
-    "rgr.check.mutation.telling": "tested by feature in test_mutation_telling",
     "rgr.check.mutation.textual":
         "tested by feature in test_mutation_java, test_mutation_noise, test_mutation_probe_exit "
         "(+2)",
@@ -195,8 +194,6 @@ WITHOUT_TEST_FILE: dict[str, str] = {
     "rgr.ecosystems.registry":
         "tested by feature in test_acceptance_kernel, test_blame_again, test_config (+21)",
     "rgr.ecosystems.ruby": "a package's docstring and imports: no code of its own",
-    "rgr.ecosystems.ruby.blocks":
-        "no test imports it: reached through the modules that use it",
     "rgr.ecosystems.ruby.cheats": "no test imports it: reached through the modules that use it",
     "rgr.ecosystems.ruby.defaults":
         "no test imports it: reached through the modules that use it",

@@ -26,6 +26,7 @@ from rgr.backends.base import AgentRequest, AgentResult, Backend
 from rgr.base.config import TestCommand
 from rgr.base.errors import NeedsAttention, PhaseFailed
 from rgr.check import flaky, impact, report_store
+from rgr.check.fakeit import blame as fake_blame
 from rgr.check.fakeit import ledger as fakeit_ledger
 from rgr.check.guards import (
     check_commits,
@@ -467,6 +468,7 @@ class TddPhase(Work[AdequacyNote]):
                 or self.ws.config.adequacy.mode == "off":
             return Verdict(violations, after)
         adequacy = self._blame_again(self._mutation_gate(self.base, tip, after), tip, after)
+        adequacy = self._fakes_first(adequacy, tip)
         self._say_blame(adequacy)
         return Verdict(violations_of(adequacy), after, adequacy)
 
@@ -506,6 +508,19 @@ class TddPhase(Work[AdequacyNote]):
                       f"{len(repeated)} survivor(s); blame examined again: "
                       + adequacy_lines(again.model_dump(mode="json", by_alias=True))[0])
         return again
+
+    def _fakes_first(self, note: AdequacyNote, tip: Commit) -> AdequacyNote:
+        """GREEN's survivors that all lie in its fake-it special cases are the fake's,
+        not RED's gap (rgr.check.fakeit.blame): the debt the ledger notes is what GREEN
+        owes, and RED is not sent back."""
+        if self.phase != Phase.GREEN or note.decision != "test-too-weak":
+            return note
+        sources = {m.path: git.file_text(self.ws.repo, tip.id, m.path) or ""
+                   for m in note.survivors}
+        lifted = fake_blame.survivors_of_fakes(note, self._debt(tip), sources)
+        if lifted is not note:
+            self.o.report(f"cycle {self.cycle} {self.phase}: {lifted.remark}")
+        return lifted
 
     def _before_tests(self) -> tuple[TestReport, TestReport | None]:
         """What GREEN's run is held against: RED's report, or, when RED's compile error

@@ -26,7 +26,7 @@ from rgr.check.fakeit.tables import Table, closing, function_tables, module_tabl
 from rgr.check.mutation.textual import Token, tokens_of
 from rgr.ecosystems import registry
 
-__all__ = ["token_cases"]
+__all__ = ["function_lines", "token_cases"]
 
 #: The languages whose functions are declared type first (``int add(int a) {``).
 _TYPED_FIRST = {syntax.language for syntax in registry.mutation_syntax()
@@ -78,6 +78,14 @@ def token_cases(path: str, source: str, language: str, lines: Collection[int] | 
         found.extend(_cases(path, tokens, function, mine, outside[arity],
                             language in _TAIL_RETURNS))
     return found
+
+
+def function_lines(source: str, language: str) -> list[tuple[str, tuple[int, int]]]:
+    """Each function fake-it reads in ``source``, by name, with its body's first and
+    last line (rgr.check.fakeit.blame)."""
+    tokens = tokens_of(source, language)
+    return [(f.name, (tokens[f.body[0]].line, tokens[f.body[1]].line))
+            for f in _functions(tokens, typed_first=language in _TYPED_FIRST)]
 
 
 #: Words a Java method's name is never (``if (x) {``, ``new A() {``).

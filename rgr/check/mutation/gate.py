@@ -59,6 +59,7 @@ from pathlib import Path
 
 from rgr.base.config import AdequacyConfig, Config, TestCommand
 from rgr.base.installed import install_extra
+from rgr.check.fakeit.facts import facts_of
 from rgr.check.manifest_keys import MANIFESTS
 from rgr.check.mutation import equivalence, kills, python_probe, telling, textual
 from rgr.check.mutation import lines as coverage_lines
@@ -154,6 +155,7 @@ def measure(subject: Subject, settings: AdequacyConfig, cmd: TestCommand,
         remarks.append(_measure_probed(subject, probed_mutants, settings, cmd,
                                        open_checkout, command_timeout, deadline, findings,
                                        baseline_s, baseline))
+        _tell_apart(subject, probed_mutants, open_checkout, deadline, findings)
     ordered = [_loaded_only(m, findings[m.id], subject.sources.get(m.path), coverage)
                for m in mutants]
     counts = {status: sum(1 for f in ordered if f.status == status)
@@ -596,6 +598,51 @@ def _measure_probed(subject: Subject, mutants: list[Mutant], settings: AdequacyC
                     f"phase's own results unmutated, so the mutants of "
                     f"{', '.join(gave_way)} ran with the test command as it is")
     return "; ".join(r for r in said if r) or None
+
+
+#: How many survivors of one gate get a telling search where it costs test runs (Go:
+#: two builds each); the brief names the first ones first.
+_TOLD = 3
+
+
+def _tell_apart(subject: Subject, mutants: list[Mutant], open_checkout: OpenCheckout,
+                deadline: float, findings: dict[str, MutantFinding]) -> None:
+    """Each survivor on a line a test runs, in a language with a telling search
+    (``MutationSyntax.telling``: Go's, rgr.ecosystems.go.telling), gets the input that
+    tells it apart, found from the calls the tests beside its file compare (their
+    fake-it facts) in a sealed checkout of its own, for the strengthening RED."""
+    searches = {s.language: s.telling for s in registry.mutation_syntax() if s.telling}
+    survivors = [m for m in mutants if findings[m.id].status == "survived"
+                 and (textual.language_of(m.path) or "") in searches][:_TOLD]
+    if not survivors or deadline - time.monotonic() < 5:
+        return
+    with open_checkout("mutation-telling") as (tree, confinement, env):
+        for mutant in survivors:
+            left = deadline - time.monotonic()
+            if left < 5:
+                return
+            source = subject.sources[mutant.path]
+            search = searches[textual.language_of(mutant.path) or ""]
+            told = search(mutant.path, source, apply(source, mutant), mutant.line,
+                          _facts_beside(tree, mutant.path), tree,
+                          confinement.launcher if confinement else None, env,
+                          min(120.0, left - 1))
+            if told:
+                findings[mutant.id] = findings[mutant.id].updated(telling_input=told)
+
+
+def _facts_beside(tree: Path, path: str) -> list[tuple[str, tuple[str, ...]]]:
+    """(callee, literal arguments) of each call compared with a value in the files of
+    ``path``'s language beside it (its tests among them)."""
+    language = textual.language_of(path)
+    folder = (tree / path).parent
+    found: list[tuple[str, tuple[str, ...]]] = []
+    for file in sorted(folder.iterdir()) if folder.is_dir() else []:
+        if file.is_file() and textual.language_of(file.name) == language:
+            relative = file.relative_to(tree).as_posix()
+            found += [(f.callee, f.args) for f in
+                      facts_of(relative, file.read_text(encoding="utf-8", errors="replace"))]
+    return found
 
 
 def agrees_with_phase(report: TestReport, baseline: TestReport | None, scope: Scope) -> bool:

@@ -48,6 +48,7 @@ import re
 from collections.abc import Collection, Iterator
 
 from rgr.base.config import MUTATION_OPERATORS
+from rgr.check.mutation import blocks
 from rgr.check.mutation.arid import LOG_RECEIVER
 from rgr.check.mutation.boundary import TWINS, token_guard
 from rgr.check.mutation.mutants import Mutant
@@ -163,6 +164,26 @@ def mutants_of(path: str, source: str, lines: Collection[int],
             for operator, begin, end, replacement in _line_mutants(
                     texts[line - 1], language, following):
                 add(line, start + begin, start + end, operator, replacement)
+    syntax = _SYNTAX[language]
+    if syntax.early_returns:
+        for line, begin, end, replacement in blocks.early_returns(texts, lines):
+            start = _offset_of_line(source, line)
+            # only where no other operator offers a mutant of the return (``return
+            # ""``, ``return lo``): one more run each, the others already test it
+            if not any(start + begin <= m.start < start + end for m in found.values()):
+                add(line, start + begin, start + end, "statement", replacement)
+    for first, opening, close in blocks.missing_keys(tokens, lines,
+                                                     syntax.missing_key_guard, source):
+        line = tokens[first].line
+        if line in skipped or statement_line(texts, tokens, line) != line \
+                or not _statement_stands(language, source, texts, tokens, line):
+            continue
+        at = _offset_of_line(source, line)
+        at += len(texts[line - 1]) - len(texts[line - 1].lstrip())
+        guard = (syntax.missing_key_guard
+                 .replace("{map}", source[tokens[first].start:tokens[opening - 1].end])
+                 .replace("{key}", source[tokens[opening + 1].start:tokens[close - 1].end]))
+        add(line, at, tokens[close].end, "constant", guard + source[at:tokens[close].end])
     return sorted(found.values(), key=lambda m: (m.line, m.col, m.operator, m.replacement))
 
 

@@ -30,7 +30,7 @@ from rgr.ecosystems.base import (
     relative,
 )
 from rgr.ecosystems.failure_kind import FailureKind, first_match, is_test_path
-from rgr.ecosystems.go import syntax
+from rgr.ecosystems.go import syntax, telling
 
 _STATUS: dict[str, Status] = {"pass": "passed", "fail": "failed", "skip": "skipped"}
 _GO_ERROR = re.compile(r"^(?:#.*\n)?\s*((?:\./)?[^\s:#]+\.go):\d+(?::\d+)?: (.*)$", re.MULTILINE)
@@ -144,6 +144,10 @@ class GoEcosystem(Plain):
     # a recover() in a test cannot stop it, as it would a panic.
     mutation_syntax = (MutationSyntax("go", (".go",), f"rgrprobeos.Exit({PROBE_EXIT_CODE})",
                                       '; import rgrprobeos "os"', for_conditions=True,
+                                      early_returns=True, telling=telling.find,
+                                      missing_key_guard=(
+                                          "if _, ok := {map}[{key}]; !ok { "
+                                          'panic("rgr: a missing key") }; '),
                                       import_blocks=True, call_kind=syntax.call_kind,
                                       bitwise=frozenset({"&", "|", "^", "<<", ">>"})),)
 
