@@ -17,7 +17,7 @@ from typing import Literal
 
 from rgr.base.config import Config, GateCommand, TestCommand
 from rgr.base.proc import Completed, run, tail
-from rgr.check.guards import Violation, check_tests
+from rgr.check.guards import Violation, check_tests, step_fails
 from rgr.check.verify import Confinement, TestReport, run_tests
 from rgr.store.handoff import Phase
 
@@ -94,7 +94,7 @@ def check_gate(before: TestReport, gate: GateResult) -> list[Violation]:
     """What a gate run says against the suite before the change: the test rules
     (rgr.check.guards.check_tests, the suite before is the contract) and a failing
     ``fast``/``full`` command."""
-    found = check_tests(Phase.REFACTOR, before, gate.tests)
+    found = check_tests(Phase.REFACTOR, before, gate.tests) or step_fails(gate.tests)
     failed = gate.failed_command
     if not found and failed is not None:
         status = "timed out" if failed.timed_out else f"exit code {failed.exit_code}"
