@@ -60,7 +60,14 @@ from pathlib import Path
 from rgr.base.config import AdequacyConfig, Config, TestCommand
 from rgr.base.installed import install_extra
 from rgr.check.manifest_keys import MANIFESTS
-from rgr.check.mutation import equivalence, kills, python_probe, telling, textual
+from rgr.check.mutation import (
+    equivalence,
+    kills,
+    python_probe,
+    telling,
+    telling_js,
+    textual,
+)
 from rgr.check.mutation import lines as coverage_lines
 from rgr.check.mutation.mutants import Mutant, apply, mutants_of
 from rgr.check.mutation.rule import decide, demonstrably_killable
@@ -590,12 +597,41 @@ def _measure_probed(subject: Subject, mutants: list[Mutant], settings: AdequacyC
             mutants, findings, probe_for,
             lambda probes: pool.run([(p, []) for p in probes], subject.sources, cmd,
                                     deadline, timeout, probe_scopes))
+        _tell_apart(subject, mutants, findings, pool.first(), deadline)
     said = [baselines.remark()]
     if gave_way:
         said.append(f"the tests started directly (without npm or Maven) did not give the "
                     f"phase's own results unmutated, so the mutants of "
                     f"{', '.join(gave_way)} ran with the test command as it is")
     return "; ".join(r for r in said if r) or None
+
+
+def _tell_apart(subject: Subject, mutants: list[Mutant], findings: dict[str, MutantFinding],
+                checkout: Checkout, deadline: float) -> None:
+    """Each JavaScript/TypeScript survivor (a line a test runs: RED's gap), called with
+    the tests' own calls of its function, one argument varied
+    (rgr.check.mutation.telling_js): the input that tells it apart, kept for the
+    strengthening RED, where one is found."""
+    tree, confinement, env = checkout
+    read: dict[str, list[str]] = {}
+    for mutant in mutants:
+        finding = findings[mutant.id]
+        left = deadline - time.monotonic()
+        if finding.status != "survived" or textual.language_of(mutant.path) != "js":
+            continue
+        if left < 2:
+            return
+        source = subject.sources[mutant.path]
+        name = telling_js.function_at(source, mutant.line)
+        if name is None:
+            continue
+        if name not in read:
+            read[name] = telling_js.test_sources(tree, name)
+        told = telling_js.find(mutant.path, source, apply(source, mutant), mutant.line,
+                               read[name], tree, confinement, env,
+                               seconds=min(telling_js.WALL_S, max(1.0, left - 1)))
+        if told is not None:
+            findings[mutant.id] = finding.updated(telling_input=told)
 
 
 def agrees_with_phase(report: TestReport, baseline: TestReport | None, scope: Scope) -> bool:
@@ -829,6 +865,9 @@ class _Checkouts:
 
     def trees(self) -> list[Path]:
         return [tree for tree, _confinement, _env in self._open_ones]
+
+    def first(self) -> Checkout:
+        return self._open_ones[0]
 
     def run(self, to_run: list[tuple[Mutant, list[str]]], sources: dict[str, str],
             cmd: TestCommand, deadline: float, timeout: float,
