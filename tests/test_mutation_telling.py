@@ -1,6 +1,7 @@
-"""The telling input of a survivor (rgr.check.mutation.telling, and telling_js for
-JavaScript): the tests' own calls of the mutant's function, one argument varied, run
-against the original and the mutant in a real child process of Python (of node)."""
+"""The telling input of a survivor (rgr.check.mutation.telling, and
+rgr.ecosystems.javascript.telling for JavaScript): the tests' own calls of the mutant's
+function, one argument varied, run against the original and the mutant in a real child
+process of Python (of node)."""
 
 from __future__ import annotations
 
@@ -10,8 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from rgr.check.mutation import telling, telling_js
+from rgr.check.mutation import telling
 from rgr.check.mutation.mutants import apply, mutants_of
+from rgr.ecosystems import registry
+from rgr.ecosystems.javascript import telling as telling_js
 
 FMT = 'def fmt(value, digits=2):\n    digits = max(digits, 0)\n    return f"{value:.{digits}f}"\n'
 TEST = ("from fmtlib import fmt\n\n\ndef test_default():\n    assert fmt(1.5) == '1.50'\n"
@@ -89,10 +92,14 @@ def test_a_javascript_input_that_tells_the_mutant_apart_is_found(tmp_path: Path)
     env = {"PATH": os.environ["PATH"]}
     mutated = PERCENT_JS.replace("ratio > 0", "ratio >= 0")
     sources = telling_js.test_sources(tmp_path, "percent")
-    told = telling_js.find("percent.js", PERCENT_JS, mutated, 5, sources, tmp_path, None, env)
+    assert any("sign: true" in text for text in sources)
+    told = telling_js.find("percent.js", PERCENT_JS, mutated, 5, [], tmp_path, None, env)
     assert told == ('percent(0, {"sign": true}): the original returns "0%" against the '
                     'mutant returns "+0%"'), told
     assert sorted(p.name for p in tmp_path.iterdir()) == ["percent.js", "test"]
     # the same function twice: no call differs, no input is claimed
     assert telling_js.find("percent.js", PERCENT_JS, PERCENT_JS.replace("ratio * 100",
-                           "100 * ratio"), 4, sources, tmp_path, None, env) is None
+                           "100 * ratio"), 4, [], tmp_path, None, env) is None
+    # the registry hands it to the gate for every JavaScript/TypeScript file
+    assert {s.language: s.telling for s in registry.mutation_syntax()}["js"] \
+        is telling_js.find

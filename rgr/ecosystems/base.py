@@ -330,6 +330,19 @@ class MutationSyntax:
     undefined_returns: bool = False
     #: A plain ``for cond {`` is a condition to negate (Go).
     for_conditions: bool = False
+    #: An ``if`` block whose one statement is a ``return`` is emptied (go-mutesting's
+    #: ``branch/if``; rgr.check.mutation.blocks): Go, where a return of the zero value
+    #: has no other mutant.
+    early_returns: bool = False
+    #: The telling input of a survivor (rgr.check.mutation.gate): (path, the file, the
+    #: mutated file, the survivor's line, the tests' calls as (callee, literal
+    #: arguments), the checkout, its launcher, its environment, seconds) -> an input
+    #: that tells the two apart, in words, or None (Go: rgr.ecosystems.go.telling).
+    telling: Callable[..., str | None] | None = None
+    #: A statement put before a read ``m[k]`` that panics when the key is missing
+    #: (``{map}``, ``{key}``: their text), on one line: where a map answers the zero
+    #: value for a key never stored with no code of its own (Go). Empty: none.
+    missing_key_guard: str = ""
     #: A statement that is only a string (``'use strict'``) is a directive, and a
     #: ``require(...)`` line a declaration: neither is mutated (JavaScript).
     directives: bool = False

@@ -59,15 +59,9 @@ from pathlib import Path
 
 from rgr.base.config import AdequacyConfig, Config, TestCommand
 from rgr.base.installed import install_extra
+from rgr.check.fakeit.facts import facts_of
 from rgr.check.manifest_keys import MANIFESTS
-from rgr.check.mutation import (
-    equivalence,
-    kills,
-    python_probe,
-    telling,
-    telling_js,
-    textual,
-)
+from rgr.check.mutation import equivalence, kills, python_probe, telling, textual
 from rgr.check.mutation import lines as coverage_lines
 from rgr.check.mutation.mutants import Mutant, apply, mutants_of
 from rgr.check.mutation.rule import decide, demonstrably_killable
@@ -161,6 +155,7 @@ def measure(subject: Subject, settings: AdequacyConfig, cmd: TestCommand,
         remarks.append(_measure_probed(subject, probed_mutants, settings, cmd,
                                        open_checkout, command_timeout, deadline, findings,
                                        baseline_s, baseline))
+        _tell_apart(subject, probed_mutants, open_checkout, deadline, findings)
     ordered = [_loaded_only(m, findings[m.id], subject.sources.get(m.path), coverage)
                for m in mutants]
     counts = {status: sum(1 for f in ordered if f.status == status)
@@ -597,7 +592,6 @@ def _measure_probed(subject: Subject, mutants: list[Mutant], settings: AdequacyC
             mutants, findings, probe_for,
             lambda probes: pool.run([(p, []) for p in probes], subject.sources, cmd,
                                     deadline, timeout, probe_scopes))
-        _tell_apart(subject, mutants, findings, pool.first(), deadline)
     said = [baselines.remark()]
     if gave_way:
         said.append(f"the tests started directly (without npm or Maven) did not give the "
@@ -606,32 +600,49 @@ def _measure_probed(subject: Subject, mutants: list[Mutant], settings: AdequacyC
     return "; ".join(r for r in said if r) or None
 
 
-def _tell_apart(subject: Subject, mutants: list[Mutant], findings: dict[str, MutantFinding],
-                checkout: Checkout, deadline: float) -> None:
-    """Each JavaScript/TypeScript survivor (a line a test runs: RED's gap), called with
-    the tests' own calls of its function, one argument varied
-    (rgr.check.mutation.telling_js): the input that tells it apart, kept for the
-    strengthening RED, where one is found."""
-    tree, confinement, env = checkout
-    read: dict[str, list[str]] = {}
-    for mutant in mutants:
-        finding = findings[mutant.id]
-        left = deadline - time.monotonic()
-        if finding.status != "survived" or textual.language_of(mutant.path) != "js":
-            continue
-        if left < 2:
-            return
-        source = subject.sources[mutant.path]
-        name = telling_js.function_at(source, mutant.line)
-        if name is None:
-            continue
-        if name not in read:
-            read[name] = telling_js.test_sources(tree, name)
-        told = telling_js.find(mutant.path, source, apply(source, mutant), mutant.line,
-                               read[name], tree, confinement, env,
-                               seconds=min(telling_js.WALL_S, max(1.0, left - 1)))
-        if told is not None:
-            findings[mutant.id] = finding.updated(telling_input=told)
+#: How many survivors of one gate get a telling search where it costs test runs (Go:
+#: two builds each); the brief names the first ones first.
+_TOLD = 3
+
+
+def _tell_apart(subject: Subject, mutants: list[Mutant], open_checkout: OpenCheckout,
+                deadline: float, findings: dict[str, MutantFinding]) -> None:
+    """Each survivor on a line a test runs, in a language with a telling search
+    (``MutationSyntax.telling``: Go's, rgr.ecosystems.go.telling), gets the input that
+    tells it apart, found from the calls the tests beside its file compare (their
+    fake-it facts) in a sealed checkout of its own, for the strengthening RED."""
+    searches = {s.language: s.telling for s in registry.mutation_syntax() if s.telling}
+    survivors = [m for m in mutants if findings[m.id].status == "survived"
+                 and (textual.language_of(m.path) or "") in searches][:_TOLD]
+    if not survivors or deadline - time.monotonic() < 5:
+        return
+    with open_checkout("mutation-telling") as (tree, confinement, env):
+        for mutant in survivors:
+            left = deadline - time.monotonic()
+            if left < 5:
+                return
+            source = subject.sources[mutant.path]
+            search = searches[textual.language_of(mutant.path) or ""]
+            told = search(mutant.path, source, apply(source, mutant), mutant.line,
+                          _facts_beside(tree, mutant.path), tree,
+                          confinement.launcher if confinement else None, env,
+                          min(120.0, left - 1))
+            if told:
+                findings[mutant.id] = findings[mutant.id].updated(telling_input=told)
+
+
+def _facts_beside(tree: Path, path: str) -> list[tuple[str, tuple[str, ...]]]:
+    """(callee, literal arguments) of each call compared with a value in the files of
+    ``path``'s language beside it (its tests among them)."""
+    language = textual.language_of(path)
+    folder = (tree / path).parent
+    found: list[tuple[str, tuple[str, ...]]] = []
+    for file in sorted(folder.iterdir()) if folder.is_dir() else []:
+        if file.is_file() and textual.language_of(file.name) == language:
+            relative = file.relative_to(tree).as_posix()
+            found += [(f.callee, f.args) for f in
+                      facts_of(relative, file.read_text(encoding="utf-8", errors="replace"))]
+    return found
 
 
 def agrees_with_phase(report: TestReport, baseline: TestReport | None, scope: Scope) -> bool:
@@ -865,9 +876,6 @@ class _Checkouts:
 
     def trees(self) -> list[Path]:
         return [tree for tree, _confinement, _env in self._open_ones]
-
-    def first(self) -> Checkout:
-        return self._open_ones[0]
 
     def run(self, to_run: list[tuple[Mutant, list[str]]], sources: dict[str, str],
             cmd: TestCommand, deadline: float, timeout: float,

@@ -1,22 +1,24 @@
 """An input that tells a JavaScript survivor from the original, found from the tests'
-calls: rgr.check.mutation.telling's search for JavaScript (and TypeScript where node
-runs it as it is).
+calls (``MutationSyntax.telling``; Python's is rgr.check.mutation.telling, Go's
+rgr.ecosystems.go.telling).
 
 The survivor's enclosing function (``function percent (ratio, opts)``, ``const f =
 (a) =>``, ``export function f``) is looked up among the module's exports; each call of
-it in the test files whose arguments are plain literals (numbers, strings, booleans,
-``null``, arrays and objects of them: ``percent(0.05, { sign: true })``) is tried, then
-the same with one argument, or one field of an object argument, varied over a few values
-near it (0, 1, -1, one either side, the other boolean, the empty string). The first call
-whose result (``returns`` its value, ``resolves`` for a promise, ``raises`` the error's
-class) differs between the original and the mutant is the telling input:
+it in the project's test files whose arguments are plain literals (numbers, strings,
+booleans, ``null``, arrays and objects of them: ``percent(0.05, { sign: true })``) is
+tried, then the same with one argument, or one field of an object argument, varied over a
+few values near it (0, 1, -1, one either side, the other boolean, the empty string). The
+first call whose result (``returns`` its value, ``resolves`` for a promise, ``raises``
+the error's class) differs between the original and the mutant is the telling input:
 ``percent(0, {"sign": true}): the original returns "0%" against the mutant returns
-"+0%"``.
+"+0%"``. The tests are read here, not from the gate's facts: JavaScript's stand in a
+folder of their own and pass options objects.
 
 It runs the project's code, so it runs as the tests do: node in the checkout's sandbox,
-the mutant written beside the original (its relative imports resolve the same), never in
-rgr's process. Methods of a class are not tried (an object's state comes from calls the
-search cannot know to make): no input is then said, as before.
+the mutant and rgr's search script written beside the original (its relative imports
+resolve the same) and removed after, never in rgr's process. Methods of a class are not
+tried (an object's state comes from calls the search cannot know to make): no input is
+then said, as before.
 """
 
 from __future__ import annotations
@@ -26,13 +28,16 @@ import os
 import shutil
 from collections.abc import Iterable, Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rgr.base.errors import CommandError
 from rgr.base.proc import run
-from rgr.check.verify import Confinement
 from rgr.ecosystems.failure_kind import is_test_path
 from rgr.ecosystems.javascript.modules import SOURCES
 from rgr.ecosystems.tokens import Token, matching, tokens_of
+
+if TYPE_CHECKING:  # a Protocol, for the type checker only
+    from rgr.base.proc import Launcher
 
 __all__ = ["calls_to_try", "enclosing_function", "find", "function_at", "test_sources"]
 
@@ -311,37 +316,35 @@ def function_at(source: str, line: int, language: str = "js") -> str | None:
     return found[0] if found else None
 
 
-def find(path: str, original: str, mutated: str, line: int, tests: Iterable[str],
-         checkout: Path, confinement: Confinement | None, env: Mapping[str, str],
-         language: str = "js", seconds: float = WALL_S) -> str | None:
+def find(path: str, original: str, mutated: str, line: int,
+         facts: Iterable[tuple[str, tuple[str, ...]]], tree: Path,
+         launcher: Launcher | None, env: Mapping[str, str], seconds: float = WALL_S
+         ) -> str | None:
     """The telling input of the mutant of ``path`` at ``line`` (in words), or None when
-    no call in ``tests`` (their sources) tells it apart (or its function is no export
-    node can call)."""
-    name = function_at(original, line, language)
+    no call of the project's tests tells it apart (or its function is no export node
+    can call). ``facts``: the gate's (unused: the tests are read here)."""
+    name = function_at(original, line)
     node = shutil.which("node", path=env.get("PATH"))
     if name is None or node is None:
         return None
-    calls = calls_to_try(name, tests, language)
+    calls = calls_to_try(name, test_sources(tree, name))
     if not calls:
         return None
     file = Path(path)
-    mutant_file = checkout / file.parent / f"_rgr_telling_{file.stem}{file.suffix}"
-    helper = (confinement.tmp if confinement else checkout.parent) \
-        / f"rgr-telling-js-{os.getpid()}-{file.stem}"
-    helper.mkdir(parents=True, exist_ok=True)
-    script = helper / "rgr_telling_search.cjs"
+    folder = tree / file.parent
+    mutant_file = folder / f"_rgr_telling_{file.stem}{file.suffix}"
+    script = folder / f"_rgr_telling_search_{os.getpid()}.cjs"
     script.write_text(_SEARCH, encoding="utf-8")
     mutant_file.write_text(mutated, encoding="utf-8")
-    argv = (node, str(script), str(checkout / path), str(mutant_file), name,
-            json.dumps(calls))
+    argv = (node, str(script), str(tree / path), str(mutant_file), name, json.dumps(calls))
     try:
-        done = run(argv, cwd=checkout, timeout=seconds, env=dict(env),
-                   launcher=confinement.launcher if confinement else None)
+        done = run(argv, cwd=tree, timeout=min(seconds, WALL_S), env=dict(env),
+                   launcher=launcher)
     except (CommandError, OSError):
         return None
     finally:
         mutant_file.unlink(missing_ok=True)
-        shutil.rmtree(helper, ignore_errors=True)
+        script.unlink(missing_ok=True)
     lines = done.stdout.strip().splitlines()
     try:
         answer = json.loads(lines[-1]) if lines else None
