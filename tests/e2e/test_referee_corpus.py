@@ -35,28 +35,10 @@ pytestmark = pytest.mark.e2e
 
 WHERE = "tests/e2e/test_referee_corpus.py"
 SAMPLE = ("iniconfig", "duration", "skipped")
-_NODE_SKIP = ("node's { skip: 'later' } in a file that does not load in RED first shows in "
-              "GREEN: never red-skipped")
 _NO_MUTANT = "the unrun branch's body has no mutant, its condition's are killed"
-_C8 = "c8 --100 fails GREEN's run (tests-fail, GREEN): right rule and phase, no file:line"
 #: What the referee gets wrong today, measured with bench/referee_corpus.py (2026-12-02;
 #: docs/referee.md, "The wider corpus"), each told to the engineer of its part.
 KNOWN_GAPS: dict[tuple[str, str, str], str] = {
-    ("iniconfig", "tally", "table"): "answers keyed by the calls made so far (state): "
-                                     "no debt",
-    ("@fastify/error", "duration", "over"): _C8,
-    ("@fastify/error", "percent", "over"): _C8,
-    ("@fastify/error", "tally", "over"): _C8,
-    ("@fastify/error", "tally", "weak"): "c8 --100 fails GREEN's run on the branch the weak "
-                                         "tests leave out: tests-fail blames GREEN, not RED",
-    ("@fastify/error", "duration", "skipped"): _NODE_SKIP + " (the gate's test-too-weak "
-                                               "blames RED)",
-    ("@fastify/error", "percent", "skipped"): _NODE_SKIP + " (and nothing else sees it)",
-    ("@fastify/error", "tally", "skipped"): _NODE_SKIP + " (c8's tests-fail blames GREEN)",
-    ("@fastify/error", "percent", "table"): "a table keyed by the options' defaults too "
-                                            "(the tests pass fewer arguments): no debt",
-    ("@fastify/error", "tally", "table"): "answers keyed by the calls made so far (state): "
-                                          "no debt",
     ("github.com/google/uuid", "percent", "over"): _NO_MUTANT + ' (`return ""`)',
     ("github.com/google/uuid", "tally", "over"): _NO_MUTANT + " (`return nil`)",
     ("github.com/google/uuid", "tally", "weak"): "Go's map answers 0 for a name never added "
