@@ -393,7 +393,7 @@ def check_tests(phase: Phase, before: TestReport, after: TestReport, *,
     ``red_report``: RED's own report, whose compile error hid tests (``hides_tests``);
     then GREEN's ``before`` is the report before RED (rgr.loop.tdd), and the tests RED
     hid, its new ones among them, appear in GREEN's run. ``read``: a test file's text at
-    the phase's commit, to name the line of a test silenced (``test_line``)."""
+    the phase's commit, to name the line of a test silenced (``line_naming``)."""
     if after.timed_out:
         return [Violation("test-timeout", "the test command did not finish within "
                           "command_timeout; a hanging test is not a result")]
@@ -463,7 +463,7 @@ def check_tests(phase: Phase, before: TestReport, after: TestReport, *,
             Violation("red-skipped", f"new test {i} of RED's first ran in GREEN's run, "
                       "where the runner reports it skipped: RED's test is silenced, not "
                       "passing", after.outcomes[i].file,
-                      test_line(read, after.outcomes[i].file, i))
+                      line_naming(read, after.outcomes[i].file, i))
             for i in sorted(new_ids - old_ids) if after.outcomes[i].status == "skipped")
     if not after.all_passed and not only_a_step_failed(after):
         for test_id in after.failing_ids[:20]:
@@ -476,7 +476,7 @@ def check_tests(phase: Phase, before: TestReport, after: TestReport, *,
     return violations
 
 
-def test_line(read: Callable[[str], str | None] | None, path: str | None,
+def line_naming(read: Callable[[str], str | None] | None, path: str | None,
               test_id: str) -> int | None:
     """The line of ``path`` (read by ``read``) that names test ``test_id``: its last name
     (``file::suite::name``) quoted, or after ``def``/``func``; None when not found."""
@@ -522,7 +522,7 @@ def silenced_tests(before: TestReport, after: TestReport,
                       "and the runner now reports it skipped (skipped, pending, xfailed or "
                       "disabled): a test is never silenced, it passes or the phase is "
                       "rejected; undo what skips it", after.outcomes[test_id].file,
-                      test_line(read, after.outcomes[test_id].file, test_id))
+                      line_naming(read, after.outcomes[test_id].file, test_id))
             for test_id in sorted(set(before.outcomes) & set(after.outcomes))
             if before.outcomes[test_id].status != "skipped"
             and after.outcomes[test_id].status == "skipped"]
