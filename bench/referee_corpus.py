@@ -60,7 +60,7 @@ from rgr.base.config import AdequacyConfig  # noqa: E402
 from rgr.check import flaky  # noqa: E402
 from rgr.check.fakeit import blame as fake_blame  # noqa: E402
 from rgr.check.fakeit import ledger as fakeit_ledger  # noqa: E402
-from rgr.check.guards import check_scope, check_tests  # noqa: E402
+from rgr.check.guards import check_scope, check_tests, step_fails  # noqa: E402
 from rgr.check.mutation import textual  # noqa: E402
 from rgr.check.mutation.gate import measure, subject_of  # noqa: E402
 from rgr.check.mutation.mutants import Mutant, apply, mutants_of  # noqa: E402
@@ -80,6 +80,9 @@ DEFAULT_PROJECTS = ("iniconfig", "@fastify/error", "github.com/google/uuid", "se
 #: The gate's decisions that stop a cycle, and the phase each blames.
 GATE_BLAME = {"test-too-weak": "RED", "over-implemented": "GREEN",
               "refactor-unpinned": "REFACTOR"}
+#: GREEN's findings that are RED's doing (a new test RED wrote skipped, first run in
+#: GREEN's run because its file did not load in RED's).
+RED_RULES = frozenset({"red-skipped"})
 
 
 @dataclass
@@ -219,9 +222,12 @@ class Referee:
                 green_report = flaky.second_run(green_report, self.run(green_sha))
             found = [(x.rule, x.path, x.line) for x in
                      check_scope(repo, config, Phase.GREEN, red_oid.id, green_oid.id)
-                     + check_tests(Phase.GREEN, held_to, green_report, red_report=hidden)]
+                     + check_tests(Phase.GREEN, held_to, green_report, red_report=hidden,
+                                   read=lambda path: git.file_text(repo, green_oid.id, path))]
             if found:
-                self._blame(verdict, "GREEN", found)
+                # RED's new test first seen skipped in GREEN's run is RED's doing
+                self._blame(verdict, "RED" if all(rule in RED_RULES for rule, _, _ in found)
+                            else "GREEN", found)
             else:
                 subject = subject_of(repo, config, "GREEN", red_oid, green_oid)
                 settings = AdequacyConfig(jobs=jobs, budget=600)
@@ -244,6 +250,11 @@ class Referee:
                 if debt and not verdict.rules:
                     self._blame(verdict, "GREEN", [("fake-it", d.path, d.line) for d in debt])
                     verdict.detail = "; ".join(f"{d.kind} {d.value}" for d in debt)[:300]
+                # a step of the command that is not a test failed with every test
+                # passing: said after the gate's evidence, as rgr run says it
+                steps = step_fails(green_report)
+                if steps and not verdict.rules:
+                    self._blame(verdict, "GREEN", [(x.rule, x.path, x.line) for x in steps])
                 if check_kills and note.killed:
                     kills = self.check_kills(verdict, subject.sources,
                                              dict(subject.changed), settings, note,

@@ -465,3 +465,82 @@ def test_the_planner_is_told_the_open_debt_briefly(tmp_path: Path) -> None:
     assert "(and 2 more: `rgr show`)" in told
     assert "fake-it" not in prompt(Phase.PLAN, [owed(2, "paid")])
     assert "fake-it" not in prompt(Phase.GREEN, [owed(1)])
+
+
+# ------------------------------------------------ options, defaults and state (issue 44)
+
+JS_OPTIONS_TEST = ("test('a half', (t) => {\n  t.assert.strictEqual(percent(0.5), '50%')\n})\n"
+                   "test('digits', (t) => {\n"
+                   "  t.assert.strictEqual(percent(0.125, { digits: 1 }), '12.5%')\n})\n")
+
+
+@pytest.mark.parametrize(("source", "found"), [
+    # keyed by every value the function receives: the options object's defaults filled
+    ("const known = { '0.5,0,false': '50%', '0.125,1,false': '12.5%' }\n\n"
+     "function percent (ratio, { digits = 0, sign = false } = {}) {\n"
+     "  return known[[ratio, digits, sign].join(',')]\n}\n",
+     [("input-table", 1, '{"0.5,0,false", "0.125,1,false"}')]),
+    # a plain default too
+    ("function percent (ratio, digits = 0) {\n"
+     "  return { '0.5,0': '50%', '0.125,1': '12.5%' }[[ratio, digits].join(',')]\n}\n",
+     []),  # the second test passes an object, not a number: its call does not fit
+    # a key no test's call fills: real data
+    ("const known = { '0.5,0,false': '50%', '0.125,1,false': '12.5%', '1,0,false': '100%' }"
+     "\n\nfunction percent (ratio, { digits = 0, sign = false } = {}) {\n"
+     "  return known[[ratio, digits, sign].join(',')]\n}\n", []),
+    # computing with the options: no debt
+    ("function percent (ratio, { digits = 0, sign = false } = {}) {\n"
+     "  const text = `${(ratio * 100).toFixed(digits)}%`\n"
+     "  return sign && ratio > 0 ? `+${text}` : text\n}\n", []),
+])
+def test_javascript_tables_keyed_by_the_options_defaults_are_found(
+        source: str, found: list[tuple[str, int, str]]) -> None:
+    assert kinds("percent.js", source, {"t.test.js": JS_OPTIONS_TEST}) == found
+
+
+JS_STATE_TEST = ("test('once', (t) => {\n  const tally = new Tally()\n  tally.add('a')\n"
+                 "  t.assert.strictEqual(tally.count('a'), 1)\n})\n"
+                 "test('again', (t) => {\n  const tally = new Tally()\n  tally.add('a')\n"
+                 "  tally.add('a', 3)\n  t.assert.strictEqual(tally.count('a'), 4)\n})\n")
+
+
+def test_javascript_answers_keyed_by_the_calls_made_so_far_are_found() -> None:
+    """A method answering from a table keyed by its argument and the values the test's
+    earlier calls on the same object passed (their defaults filled): the object's state
+    is those calls' doing, so the table is keyed by the tests' inputs."""
+    table = ("class Tally {\n  constructor () {\n    this.added = []\n  }\n\n"
+             "  add (name, times = 1) {\n    this.added.push(times)\n  }\n\n"
+             "  count (name) {\n    return { 'a,1': 1, 'a,1,3': 4 }[[name, ...this.added]"
+             ".join(',')]\n  }\n}\n")
+    assert kinds("tally.js", table, {"t.test.js": JS_STATE_TEST}) == [
+        ("input-table", 11, '{"a,1", "a,1,3"}')]
+    honest = ("class Tally {\n  constructor () {\n    this.counts = new Map()\n  }\n\n"
+              "  add (name, times = 1) {\n"
+              "    this.counts.set(name, (this.counts.get(name) ?? 0) + times)\n  }\n\n"
+              "  count (name) {\n    return this.counts.get(name) ?? 0\n  }\n}\n")
+    assert kinds("tally.js", honest, {"t.test.js": JS_STATE_TEST}) == []
+    # a value no earlier call passed: not the calls' state
+    other = table.replace("'a,1,3': 4", "'a,1,5': 4")
+    assert kinds("tally.js", other, {"t.test.js": JS_STATE_TEST}) == []
+
+
+PY_STATE_TEST = ("from tally import Tally\n\n\ndef test_total():\n    tally = Tally()\n"
+                 "    tally.add('a', times=2)\n    tally.add('b')\n"
+                 "    assert tally.total() == 3\n")
+
+
+def test_python_answers_keyed_by_the_calls_made_so_far_are_found() -> None:
+    table = ("class Tally:\n    def __init__(self):\n        self._added = []\n\n"
+             "    def add(self, name, times=1):\n        self._added.append((name, times))\n\n"
+             "    def total(self):\n"
+             "        return {(2, 1): 3}[tuple(t for _, t in self._added)]\n")
+    assert kinds("tally.py", table, {"test_tally.py": PY_STATE_TEST}) == [
+        ("input-table", 9, "{(2, 1)}")]
+    honest = ("class Tally:\n    def __init__(self):\n        self._counts = {}\n\n"
+              "    def add(self, name, times=1):\n"
+              "        self._counts[name] = self._counts.get(name, 0) + times\n\n"
+              "    def total(self):\n        return sum(self._counts.values())\n")
+    assert kinds("tally.py", honest, {"test_tally.py": PY_STATE_TEST}) == []
+    # the object bound again before the call: the calls before it are forgotten
+    rebound = PY_STATE_TEST.replace("    assert", "    tally = Tally()\n    assert")
+    assert kinds("tally.py", table, {"test_tally.py": rebound}) == []

@@ -75,8 +75,14 @@ export const last = (xs) => {
 def test_a_return_without_semicolon_is_mutated_where_its_statement_ends() -> None:
     returns = {m.line: m.original for m in mutants_of("label.js", STANDARD_JS, ALL)
                if m.operator == "return"}
-    # the lines whose statement ends there; never a return continued on the next line
-    assert returns == {3: "String(n)", 18: "xs[xs.length - 1]"}, returns
+    # the lines whose statement ends there, a one-line if's body among them; never a
+    # return continued on the next line
+    assert returns == {2: "'many'", 3: "String(n)", 18: "xs[xs.length - 1]"}, returns
+    [body] = [m for m in mutants_of("label.js", STANDARD_JS, {2}) if m.operator == "return"]
+    assert apply(STANDARD_JS, body).splitlines()[1] == "  if (n > 9) return undefined"
+    bare = "function f (a) {\n  if (a === undefined) return\n  g(a)\n}\n"
+    [early] = [m for m in mutants_of("f.js", bare, {2}) if m.operator == "return"]
+    assert apply(bare, early).splitlines()[1] == "  if (a === undefined) {}"
     # the mutant still parses as the same statement: one return of undefined
     [mutant] = [m for m in mutants_of("label.js", STANDARD_JS, {3}) if m.operator == "return"]
     assert apply(STANDARD_JS, mutant).splitlines()[2] == "  return undefined"

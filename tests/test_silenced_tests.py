@@ -16,7 +16,7 @@ import pytest
 from toolchains import ensure_ruby_minitest, ensure_ruby_rspec
 
 from rgr.base.config import TestCommand
-from rgr.check.guards import SKIP_MARKERS, check_tests
+from rgr.check.guards import SKIP_MARKERS, check_tests, step_fails
 from rgr.check.verify import TestReport, run_tests
 from rgr.store.handoff import Phase
 
@@ -134,3 +134,47 @@ def test_a_skipped_test_staying_skipped_is_no_new_silence(tmp_path: Path) -> Non
                              + CALC_TEST}
     before = run(tmp_path / "p", PYTEST, files)
     assert check_tests(Phase.REFACTOR, before, before) == []
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+def test_reds_test_skipped_in_a_file_red_could_not_load_is_red_skipped(tmp_path: Path) -> None:
+    """RED's test file does not load in RED's run (the module is missing), so a test it
+    skips with node's option object first shows in GREEN's run: judged there from the
+    runner's outcome, as RED's, at its line."""
+    test = ("'use strict'\n\nconst test = require('node:test')\n"
+            "const { add } = require('../calc')\n\n"
+            "test('adds', (t) => {\n  t.assert.strictEqual(add(2, 3), 5)\n})\n\n"
+            "test('adds zero', { skip: 'later' }, (t) => {\n"
+            "  t.assert.strictEqual(add(0, 3), 3)\n})\n")
+    red = run(tmp_path / "p", NODE, {"test/calc.test.js": test})
+    assert red.collection_errors == ("test/calc.test.js",), red
+    green = run(tmp_path / "p", NODE, {"calc.js": "module.exports = { add: (a, b) => a + b }\n"})
+    assert green.all_passed and green.skipped == 1, green
+    tree = tmp_path / "p"
+    found = check_tests(Phase.GREEN, red, green,
+                        read=lambda path: (tree / path).read_text(encoding="utf-8"))
+    assert [(v.rule, v.path, v.line) for v in found] == [
+        ("red-skipped", "test/calc.test.js", 10)], found
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+def test_a_step_that_is_no_test_failing_is_no_test_failure(tmp_path: Path) -> None:
+    """A command whose tests all pass and whose next step fails (c8's threshold, a type
+    test) decides no test verdict: check_tests finds nothing, and the step's failure is
+    said on its own (step_fails), after the mutation gate has spoken."""
+    steps = TestCommand(("sh", "-c", "node --test && echo 'ERROR: Coverage for lines (90%) "
+                         "does not meet global threshold (100%)' && exit 1"),
+                        "node", (), False, "test")
+    files = {"calc.js": "module.exports = { add: (a, b) => a + b }\n",
+             "test/calc.test.js": "const test = require('node:test')\n"
+                                  "const { add } = require('../calc')\n"
+                                  "test('adds', (t) => t.assert.strictEqual(add(2, 3), 5))\n"}
+    report = run(tmp_path / "p", steps, files)
+    assert report.exit_code == 1 and report.passed == 1 and not report.all_passed, report
+    assert check_tests(Phase.GREEN, report, report) == []
+    said = step_fails(report)
+    assert [v.rule for v in said] == ["command-step-fails"], said
+    assert "does not meet global threshold" in said[0].message
+    failing = run(tmp_path / "p", steps, {"calc.js": "module.exports = { add: () => 0 }\n"})
+    assert [v.rule for v in check_tests(Phase.GREEN, report, failing)] == ["tests-fail"]
+    assert step_fails(failing) == []

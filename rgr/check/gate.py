@@ -17,7 +17,7 @@ from typing import Literal
 
 from rgr.base.config import Config, GateCommand, TestCommand
 from rgr.base.proc import Completed, run, tail
-from rgr.check.guards import check_tests
+from rgr.check.guards import check_tests, step_fails
 from rgr.check.verify import Confinement, TestReport, run_tests
 from rgr.check.violation import Violation
 from rgr.store.handoff import Phase
@@ -95,7 +95,7 @@ def check_gate(before: TestReport, gate: GateResult) -> list[Violation]:
     """What a gate run says against the suite before the change: the test rules
     (rgr.check.guards.check_tests, the suite before is the contract) and a failing
     ``fast``/``full`` command."""
-    found = check_tests(Phase.REFACTOR, before, gate.tests)
+    found = check_tests(Phase.REFACTOR, before, gate.tests) or step_fails(gate.tests)
     failed = gate.failed_command
     if not found and failed is not None:
         status = "timed out" if failed.timed_out else f"exit code {failed.exit_code}"

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Callable
 
 from rgr.base.config import Config, GlobSet, glob_to_regex
 from rgr.base.proc import bound
@@ -361,11 +362,13 @@ def hidden_tests(before: TestReport, after: TestReport) -> set[str]:
 
 
 def check_tests(phase: Phase, before: TestReport, after: TestReport, *,
-                red_report: TestReport | None = None) -> list[Violation]:
+                red_report: TestReport | None = None,
+                read: Callable[[str], str | None] | None = None) -> list[Violation]:
     """What the test runner must say after ``phase``, given what it said before.
     ``red_report``: RED's own report, whose compile error hid tests (``hides_tests``);
     then GREEN's ``before`` is the report before RED (rgr.tdd.engine), and the tests RED
-    hid, its new ones among them, appear in GREEN's run."""
+    hid, its new ones among them, appear in GREEN's run. ``read``: a test file's text at
+    the phase's commit, to name the line of a test silenced (``line_naming``)."""
     if after.timed_out:
         return [Violation("test-timeout", "the test command did not finish within "
                           "command_timeout; a hanging test is not a result")]
@@ -426,8 +429,18 @@ def check_tests(phase: Phase, before: TestReport, after: TestReport, *,
         violations.append(Violation(
             "green-changes-tests", "the runner now collects tests that did not exist before: "
             + ", ".join(appeared)))
-    violations.extend(silenced_tests(before, after))
-    if not after.all_passed:
+    violations.extend(silenced_tests(before, after, read))
+    if phase == Phase.GREEN:
+        # RED's new tests that first ran here (their file did not load in RED, or RED's
+        # compile error hid them) and that the runner reports skipped: RED wrote them
+        # skipped, whatever syntax did it (GREEN may not touch tests: check_scope).
+        violations.extend(
+            Violation("red-skipped", f"new test {i} of RED's first ran in GREEN's run, "
+                      "where the runner reports it skipped: RED's test is silenced, not "
+                      "passing", after.outcomes[i].file,
+                      line_naming(read, after.outcomes[i].file, i))
+            for i in sorted(new_ids - old_ids) if after.outcomes[i].status == "skipped")
+    if not after.all_passed and not only_a_step_failed(after):
         for test_id in after.failing_ids[:20]:
             outcome = after.outcomes[test_id]
             violations.append(Violation(
@@ -438,7 +451,44 @@ def check_tests(phase: Phase, before: TestReport, after: TestReport, *,
     return violations
 
 
-def silenced_tests(before: TestReport, after: TestReport) -> list[Violation]:
+def line_naming(read: Callable[[str], str | None] | None, path: str | None,
+              test_id: str) -> int | None:
+    """The line of ``path`` (read by ``read``) that names test ``test_id``: its last name
+    (``file::suite::name``) quoted, or after ``def``/``func``; None when not found."""
+    text = read(path) if read is not None and path else None
+    if not text:
+        return None
+    name = re.escape(test_id.split("::")[-1].split("/")[-1].split("[")[0])
+    found = re.search(rf"""(['"`]|\b(?:def|func|fn)\s+){name}\b""", text)
+    return text.count("\n", 0, found.start()) + 1 if found else None
+
+
+def only_a_step_failed(report: TestReport) -> bool:
+    """Whether ``report``'s command failed with every test passing, as the runner reports
+    each: a step of the command that is not a test failed (a coverage threshold such as
+    ``c8 --100``, a lint, a type check). That decides no test verdict; the mutation
+    gate's per-test evidence names what the tests leave out first (``step_fails``)."""
+    return (report.exit_code != 0 and not report.timed_out and not report.no_tests_collected
+            and not report.collection_errors and report.report_error is None
+            and not report.failing_ids
+            and any(o.status == "passed" for o in report.outcomes.values()))
+
+
+def step_fails(report: TestReport) -> list[Violation]:
+    """A phase's test command that failed though every test passed (``only_a_step_failed``),
+    said once the mutation gate found nothing: the project's command must pass, and the
+    runner's words say which step did not."""
+    if not only_a_step_failed(report):
+        return []
+    last = [line.strip() for line in report.output_excerpt.splitlines() if line.strip()][-3:]
+    return [Violation(
+        "command-step-fails", f"every test passed, yet the test command failed (exit code "
+        f"{report.exit_code}): a step of it that is not a test (a coverage threshold, a "
+        f"lint, a type check) did not pass. It ended with: {' / '.join(last)[:400]}")]
+
+
+def silenced_tests(before: TestReport, after: TestReport,
+                   read: Callable[[str], str | None] | None = None) -> list[Violation]:
     """The tests that ran before (passing, or failing as RED's new test does in GREEN)
     and that the runner now reports skipped: whatever silenced them (a marker of any
     syntax, metadata, a module-level mark, a skip raised at run time, an xfail), the
@@ -446,7 +496,8 @@ def silenced_tests(before: TestReport, after: TestReport) -> list[Violation]:
     return [Violation("test-silenced", f"{test_id} {before.outcomes[test_id].status} before "
                       "and the runner now reports it skipped (skipped, pending, xfailed or "
                       "disabled): a test is never silenced, it passes or the phase is "
-                      "rejected; undo what skips it", after.outcomes[test_id].file)
+                      "rejected; undo what skips it", after.outcomes[test_id].file,
+                      line_naming(read, after.outcomes[test_id].file, test_id))
             for test_id in sorted(set(before.outcomes) & set(after.outcomes))
             if before.outcomes[test_id].status != "skipped"
             and after.outcomes[test_id].status == "skipped"]

@@ -34,6 +34,7 @@ from rgr.check.guards import (
     check_tests,
     edit_rules,
     hides_tests,
+    step_fails,
 )
 from rgr.check.mutation import gate as mutation_gate
 from rgr.check.mutation.rule import blamed, decide
@@ -463,14 +464,18 @@ class TddPhase(Work[AdequacyNote]):
                                 or self.phase in (Phase.GREEN, Phase.REFACTOR))
         if self.strengthening:
             return self._judge_strengthened(result, tip, after)
-        violations = check_tests(self.phase, before, after, red_report=red_report)
-        if violations or self.phase not in (Phase.GREEN, Phase.REFACTOR) \
-                or self.ws.config.adequacy.mode == "off":
+        violations = check_tests(self.phase, before, after, red_report=red_report,
+                                 read=lambda path: git.file_text(repo, tip.id, path))
+        if violations or self.phase not in (Phase.GREEN, Phase.REFACTOR):
             return Verdict(violations, after)
+        if self.ws.config.adequacy.mode == "off":
+            return Verdict(step_fails(after), after)
         adequacy = self._blame_again(self._mutation_gate(self.base, tip, after), tip, after)
         adequacy = self._fakes_first(adequacy, tip)
         self._say_blame(adequacy)
-        return Verdict(violations_of(adequacy), after, adequacy)
+        # a step of the command that is not a test (c8's threshold) failed with every
+        # test passing: the gate's per-test evidence speaks first, then the step
+        return Verdict(violations_of(adequacy) or step_fails(after), after, adequacy)
 
     def _say_blame(self, note: AdequacyNote) -> None:
         """A survivor on a line a test runs is RED's gap: said with the rule, the phase
@@ -567,7 +572,7 @@ class TddPhase(Work[AdequacyNote]):
             if isinstance(output, PhaseOutput) else []
         note, refused = apply_claims(note, claims)
         note = note.updated(decision=decide(note))
-        return Verdict(refused + violations_of(note), after, note)
+        return Verdict(refused + (violations_of(note) or step_fails(after)), after, note)
 
     def _check_plan(self, result: AgentResult, head: Commit) -> list[Violation]:
         output = result.output

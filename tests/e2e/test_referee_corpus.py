@@ -37,9 +37,6 @@ pytestmark = pytest.mark.e2e
 
 WHERE = "tests/e2e/test_referee_corpus.py"
 SAMPLE = ("iniconfig", "duration", "skipped")
-_NODE_SKIP = ("node's { skip: 'later' } in a file that does not load in RED first shows in "
-              "GREEN: never red-skipped")
-_C8 = "c8 --100 fails GREEN's run (tests-fail, GREEN): right rule and phase, no file:line"
 _NO_MUTANT = "the unrun branch's body has no mutant, its condition's are killed"
 _MODIFIER = ("Ruby's trailing modifier puts the unrun branch on a line the tests run (its "
              "condition): the survivors are RED's test-too-weak, not GREEN's over")
@@ -48,21 +45,6 @@ _MINITEST_SKIP = ("minitest's skip in a RED file that does not load (its library
 #: What the referee gets wrong today, measured with bench/referee_corpus.py (2026-12-02;
 #: docs/referee.md, "The wider corpus"), each told to the engineer of its part.
 KNOWN_GAPS: dict[tuple[str, str, str], str] = {
-    ("iniconfig", "tally", "table"): "answers keyed by the calls made so far (state): "
-                                     "no debt",
-    ("@fastify/error", "duration", "over"): _C8,
-    ("@fastify/error", "percent", "over"): _C8,
-    ("@fastify/error", "tally", "over"): _C8,
-    ("@fastify/error", "tally", "weak"): "c8 --100 fails GREEN's run on the branch the weak "
-                                         "tests leave out: tests-fail blames GREEN, not RED",
-    ("@fastify/error", "duration", "skipped"): _NODE_SKIP + " (the gate's test-too-weak "
-                                               "blames RED)",
-    ("@fastify/error", "percent", "skipped"): _NODE_SKIP + " (and nothing else sees it)",
-    ("@fastify/error", "tally", "skipped"): _NODE_SKIP + " (c8's tests-fail blames GREEN)",
-    ("@fastify/error", "percent", "table"): "a table keyed by the options' defaults too "
-                                            "(the tests pass fewer arguments): no debt",
-    ("@fastify/error", "tally", "table"): "answers keyed by the calls made so far (state): "
-                                          "no debt",
     # semver (bench/referee_corpus.py --only semver --kills honest, 2026-12-02 05:45-06:10)
     ("semver", "percent", "over"): "the unrun branch's guard (`if digits > 20`) is a line "
                                    "the tests run: its boundary survivors are RED's "

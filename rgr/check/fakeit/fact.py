@@ -23,6 +23,10 @@ class Fact:
     #: the call's order; the reader of the code fills them (and the defaults) into the
     #: function's parameters before matching a key (rgr.check.fakeit.python).
     keywords: tuple[tuple[str, str], ...] = ()
+    #: The calls the test made on the same object before this one (``tally.add("a")``
+    #: before ``tally.count("a")``): (method, arguments) each, in order. The object's
+    #: state comes from them, so they are this call's inputs too (rgr.check.fakeit.tables).
+    before: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
     @property
     def inputs(self) -> str:

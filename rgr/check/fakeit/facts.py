@@ -62,16 +62,58 @@ def _python_facts(path: str, source: str) -> list[Fact]:
             continue
         test = f"{path}::{function.name}"
         values = _bound_once(function)
+        made = _calls_made(function)
 
         for node in ast.walk(function):
             for side, other in _compared(node, helpers):
                 call = values.get(side.id, side) if isinstance(side, ast.Name) else side
                 expected = values.get(other.id, other) if isinstance(other, ast.Name) \
                     else other
-                fact = _fact(call, _approx(expected), test)
+                fact = _fact(call, _approx(expected), test, made)
                 if fact is not None:
                     found.append(fact)
     return found
+
+
+#: A call a test made on an object: (line, receiver, method, arguments).
+_Made = tuple[int, str, str, tuple[str, ...]]
+
+
+def _calls_made(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[_Made]:
+    """The statements of the test that are one call on a name with literal arguments
+    (``tally.add("a", times=3)``: a keyword as ``times=3``), and each binding of a name
+    (method ``=``: the object's state starts again), in line order."""
+    made: list[_Made] = []
+    for node in ast.walk(function):
+        if isinstance(node, ast.Assign):
+            made += [(node.lineno, t.id, "=", ()) for t in node.targets
+                     if isinstance(t, ast.Name)]
+        call = node.value if isinstance(node, ast.Expr) else None
+        if not isinstance(call, ast.Call) or not isinstance(call.func, ast.Attribute) \
+                or not isinstance(call.func.value, ast.Name):
+            continue
+        args = [literal_text(a) for a in call.args]
+        keywords = [(k.arg, literal_text(k.value)) for k in call.keywords]
+        if any(a is None for a in args) or any(k is None or v is None for k, v in keywords):
+            continue
+        made.append((call.lineno, call.func.value.id, call.func.attr,
+                     (*(a for a in args if a is not None),
+                      *(f"{k}={v}" for k, v in keywords))))
+    return sorted(made)
+
+
+def _before(call: ast.Call, made: list[_Made]) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """The calls made on ``call``'s object before it, since it was last bound."""
+    if not (isinstance(call.func, ast.Attribute) and isinstance(call.func.value, ast.Name)):
+        return ()
+    receiver = call.func.value.id
+    found: list[tuple[str, tuple[str, ...]]] = []
+    for line, name, method, args in made:
+        if line >= call.lineno:
+            break
+        if name == receiver:
+            found = [] if method == "=" else [*found, (method, args)]
+    return tuple(found)
 
 
 def _bound_once(function: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, ast.expr]:
@@ -159,8 +201,12 @@ def _compared(node: ast.AST, helpers: set[str]) -> list[tuple[ast.expr, ast.expr
     return []
 
 
-def _fact(call: ast.expr, expected: ast.expr | bool, test: str) -> Fact | None:
-    if not isinstance(call, ast.Call) or not (call.args or call.keywords):
+def _fact(call: ast.expr, expected: ast.expr | bool, test: str,
+          made: list[_Made] | None = None) -> Fact | None:
+    if not isinstance(call, ast.Call):
+        return None
+    before = _before(call, made or [])
+    if not (call.args or call.keywords or before):
         return None
     func = call.func
     name = func.id if isinstance(func, ast.Name) else \
@@ -174,7 +220,8 @@ def _fact(call: ast.expr, expected: ast.expr | bool, test: str) -> Fact | None:
             or any(k is None or v is None for k, v in keywords):  # ``**options``: unknown
         return None
     return Fact(name, tuple(a for a in args if a is not None), value, test,
-                tuple((k, v) for k, v in keywords if k is not None and v is not None))
+                tuple((k, v) for k, v in keywords if k is not None and v is not None),
+                before)
 
 
 # ------------------------------------------------------------------------- tokens

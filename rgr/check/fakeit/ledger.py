@@ -44,9 +44,9 @@ def cases_in(path: str, source: str, lines: Iterable[int] | None,
     if path.endswith(".py"):
         return python_cases(path, source, wanted, facts)
     language = language_of(path)
-    # a Python call's keywords name parameters only Python's reader can fill
-    plain = [fact for fact in facts if not fact.keywords]
-    return token_cases(path, source, language, wanted, plain) if language else []
+    # a call's keywords (Python's, or a JavaScript options object) are filled in by
+    # each reader from the function's own parameters
+    return token_cases(path, source, language, wanted, facts) if language else []
 
 
 def account(repo: Repository, config: Config, debt: Sequence[FakeItDebt],

@@ -25,6 +25,7 @@ answer, not a fake. A table with any key no test uses is real data.
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Collection, Iterator, Sequence
 
 from rgr.check.fakeit.cases import SpecialCase
@@ -45,6 +46,7 @@ def python_cases(path: str, source: str, lines: Collection[int] | None,
         return []  # not Python rgr can read: nothing said about it
     found: list[SpecialCase] = []
     tables = _module_tables(tree)
+    functions = {f.name: f for f in ast.walk(tree) if isinstance(f, _Function)}
     for function in ast.walk(tree):
         if not isinstance(function, _Function):
             continue
@@ -54,8 +56,59 @@ def python_cases(path: str, source: str, lines: Collection[int] | None,
             continue  # neither it nor a module table it reads changed
         mine = [f for f in facts if f.callee == function.name]
         if mine:
-            found.extend(_cases(path, function, mine, tables))
+            found.extend(_cases(path, function, mine, tables, functions))
     return found
+
+
+#: A test's call on an object after others: its own inputs, the values the calls
+#: before it passed (defaults filled), and what it expects.
+_Stated = tuple[tuple[str, ...], list[str], Fact]
+
+
+def _stated(function: _Function, facts: Sequence[Fact],
+            functions: dict[str, _Function]) -> list[_Stated]:
+    """The facts of calls made after others on the same object (``Fact.before``): the
+    object's state is those calls' doing, so their values are inputs too."""
+    out: list[_Stated] = []
+    for fact in facts:
+        args = _filled(function, fact) if fact.before else None
+        if args is None:
+            continue
+        values: list[str] = []
+        for method, called in fact.before:
+            positional = tuple(a for a in called if not _KEYWORD.match(a))
+            keywords = tuple((k, v) for k, _, v in (a.partition("=") for a in called
+                                                     if _KEYWORD.match(a)))
+            target = functions.get(method)
+            filled = _filled(target, Fact(method, positional, "", "", keywords)) \
+                if target is not None else None
+            values += filled if filled is not None else [*positional,
+                                                         *(v for _, v in keywords)]
+        out.append((args, values, fact))
+    return out
+
+
+_KEYWORD = re.compile(r"^[A-Za-z_]\w*=")
+
+
+def _from_state(key: ast.expr, value: ast.expr, stated: list[_Stated]) -> Fact | None:
+    """Whether the table's ``key`` is a stated call's inputs followed by values the calls
+    before it passed (each used at most as often as passed), answering its value."""
+    parts = [literal_text(e) for e in key.elts] if isinstance(key, ast.Tuple) \
+        else [literal_text(key)]
+    answer = literal_text(value)
+    for args, values, fact in stated:
+        rest = parts[len(args):]
+        if tuple(parts[:len(args)]) != args or not rest or answer != fact.expected:
+            continue
+        left = list(values)
+        for part in rest:
+            if part not in left:
+                break
+            left.remove(part)
+        else:
+            return fact
+    return None
 
 
 def _touched(node: ast.stmt | ast.expr, lines: Collection[int]) -> bool:
@@ -124,7 +177,8 @@ def _own_nodes(function: _Function) -> Iterator[ast.AST]:
 
 
 def _cases(path: str, function: _Function, facts: list[Fact],
-           tables: dict[str, ast.Dict]) -> list[SpecialCase]:
+           tables: dict[str, ast.Dict], functions: dict[str, _Function]
+           ) -> list[SpecialCase]:
     params = [a.arg for a in function.args.posonlyargs + function.args.args
               if a.arg not in ("self", "cls")]
     nodes = list(_own_nodes(function))
@@ -137,8 +191,9 @@ def _cases(path: str, function: _Function, facts: list[Fact],
     dicts: list[tuple[ast.Dict, bool]] = \
         [(n, False) for n in nodes if isinstance(n, ast.Dict)] + \
         [(tables[name], True) for name in sorted(named)]
+    stated = _stated(function, facts, functions)
     for table, far in dicts:
-        case = _table_case(path, function.name, table, by_input, far)
+        case = _table_case(path, function.name, table, by_input, far, stated)
         if case is not None:
             found.append(case)
     literal = {id(r): literal_text(r.value) if r.value is not None else "None"
@@ -170,12 +225,19 @@ def _cases(path: str, function: _Function, facts: list[Fact],
 
 
 def _table_case(path: str, function: str, node: ast.Dict, by_input: dict[str, Fact],
-                far: bool) -> SpecialCase | None:
+                far: bool, stated: list[_Stated] | None = None) -> SpecialCase | None:
     """``node`` as an ``input-table`` when every key is a test's input (and, for a
-    module-level table, one of its values that test's expected value)."""
+    module-level table, one of its values that test's expected value), or (``stated``)
+    a call's inputs and the values the calls before it on the same object passed,
+    answering that call's value: answers keyed by the calls made so far."""
     if not node.keys:
         return None
     keys = [literal_text(k) if k is not None else None for k in node.keys]
+    answered = [_from_state(k, v, stated) if k is not None and stated else None
+                for k, v in zip(node.keys, node.values, strict=True)]
+    if answered and all(answered) and answered[0] is not None:
+        return SpecialCase(path, function, node.lineno, "input-table",
+                           "{" + ", ".join(str(k) for k in keys) + "}", answered[0])
     if not all(k in by_input for k in keys):
         return None
     if far and not any(literal_text(v) == by_input[str(k)].expected

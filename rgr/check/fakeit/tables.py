@@ -229,15 +229,47 @@ def _enclosing(tokens: list[Token], at: int, start: int) -> int:
     return start
 
 
-def _answered(path: tuple[str, ...], facts: Sequence[Fact]) -> Fact | None:
+def _answered(path: tuple[str, ...], answer: str | None, facts: Sequence[Fact]
+              ) -> Fact | None:
     """The test whose inputs the key ``path`` stands for: its arguments one a level,
-    or (several arguments) joined into one string key."""
+    or (several arguments) joined into one string key; or, for a call on an object the
+    test called before (``Fact.before``), its arguments then values of those calls'
+    arguments (``{"a,1,3": 4}`` for ``count("a")`` after ``add("a")`` and ``add("a",
+    3)``: answers keyed by the calls made so far), answering that test's value."""
     for fact in facts:
         if path == fact.args:
             return fact
         if len(path) == 1 and len(fact.args) > 1 and path[0] in _joined(fact.args):
             return fact
+    for fact in facts:
+        if fact.before and answer in (None, fact.expected) and _from_state(path, fact):
+            return fact
     return None
+
+
+def _from_state(path: tuple[str, ...], fact: Fact) -> bool:
+    """Whether ``path`` is ``fact``'s arguments followed by one or more values of the
+    arguments of the calls before it (each used at most as often as passed)."""
+    args = [_bare(a) for a in fact.args]
+    splits = [list(path)] if len(path) > 1 else [
+        _bare(path[0]).split(separator) for separator in _SEPARATORS]
+    for parts in splits:
+        parts = [_bare(p) for p in parts]
+        rest = parts[len(args):]
+        if parts[:len(args)] != args or not rest:
+            continue
+        left = [_bare(a) for _, called in fact.before for a in called]
+        for part in rest:
+            if part not in left:
+                break
+            left.remove(part)
+        else:
+            return True
+    return False
+
+
+def _bare(text: str) -> str:
+    return text[1:-1] if len(text) >= 2 and text[0] == text[-1] == '"' else text
 
 
 def _joined(args: tuple[str, ...]) -> set[str]:
@@ -247,7 +279,7 @@ def _joined(args: tuple[str, ...]) -> set[str]:
 
 def _special_case(path: str, tokens: list[Token], name: str, table: Table,
                   facts: Sequence[Fact], far: bool) -> SpecialCase | None:
-    answers = [_answered(keys, facts) for keys, _ in table.entries]
+    answers = [_answered(keys, answer, facts) for keys, answer in table.entries]
     if not answers or any(fact is None for fact in answers):
         return None
     if far and not any(fact is not None and answer == fact.expected

@@ -63,6 +63,8 @@ _BOUNDARY = {"(", ",", "&&", "||", "!", "{", ";", "if", "assert", "return", "=",
 class _Call:
     callee: str
     args: tuple[object, ...]
+    #: The name it is called on (``tally`` of ``tally.count("a")``), if any.
+    receiver: str | None = None
 
 
 @dataclass(frozen=True)
@@ -75,7 +77,15 @@ class _Lit:
     value: str
 
 
-_Expr = _Call | _Path | _Lit | None
+@dataclass(frozen=True)
+class _Obj:
+    """An object literal as a call's last argument (JavaScript's options object:
+    ``percent(0.125, { digits: 1 })``): its fields by name."""
+
+    fields: tuple[tuple[str, object], ...]
+
+
+_Expr = _Call | _Path | _Lit | _Obj | None
 
 
 @dataclass
@@ -84,6 +94,8 @@ class _Scope:
     names: dict[str, _Expr] = field(default_factory=dict)
     #: A loop's variable -> the table's rows, each the values of its parts by name.
     rows: list[dict[str, _Expr]] | None = None
+    #: A name bound here -> the calls made on it so far (``tally.add("a")``).
+    calls: dict[str, list[tuple[str, tuple[str, ...]]]] = field(default_factory=dict)
 
 
 def flow_facts(path: str, tokens: list[Token]) -> list[Fact]:
@@ -101,7 +113,7 @@ class _Reader:
         self.pairs = bracket_pairs(self.texts)
         self.operands: dict[tuple[int, int], tuple[_Expr, int]] = {}
         self.scopes = [_Scope(len(tokens))]
-        self.found: dict[tuple[str, tuple[str, ...], str], Fact] = {}
+        self.found: dict[tuple[object, ...], Fact] = {}
         self._tables: dict[str, list[dict[str, _Expr]]] = {}
         self.line = 0
         self.in_if = False
@@ -210,6 +222,7 @@ class _Reader:
                 and block_end - start <= _LONGEST:
             if not self._bind(first, block_end):
                 self._compare_call(first, block_end)
+                self._made_call(first, block_end)
             self._compare_equality(first, block_end, within_if)
             if self._for_each(start, block_end):
                 return
@@ -250,6 +263,27 @@ class _Reader:
             self._tables[name] = table
         return True
 
+    def _made_call(self, start: int, end: int) -> None:
+        """A statement that is one call on a bound name with literal arguments
+        (``tally.add("a", 3)``): the object's state, kept for the calls after it."""
+        at = start + 1 if start < end and self.texts[start] == "await" else start
+        call, after = self._operand(at, end)
+        if not isinstance(call, _Call) or call.receiver is None or after != end \
+                or not all(isinstance(arg, _Lit) for arg in call.args):
+            return
+        for scope in reversed(self.scopes):
+            if call.receiver in scope.names:
+                scope.calls.setdefault(call.receiver, []).append(
+                    (call.callee, tuple(arg.value for arg in call.args
+                                        if isinstance(arg, _Lit))))
+                return
+
+    def _calls_on(self, receiver: str | None) -> tuple[tuple[str, tuple[str, ...]], ...]:
+        for scope in reversed(self.scopes):
+            if receiver is not None and receiver in scope.names:
+                return tuple(scope.calls.get(receiver, ()))
+        return ()
+
     # ------------------------------------------------------------ operands
 
     def _operand(self, at: int, end: int, depth: int = 0) -> tuple[_Expr, int]:
@@ -272,6 +306,8 @@ class _Reader:
         literal = token_literal(tokens, at)
         if literal is not None:
             return _Lit(literal[0]), literal[1]
+        if texts[at] == "{" and depth > 0:
+            return self._object(at, end, depth)
         if tokens[at].kind != "word":
             return None, at
         parts = [texts[at]]
@@ -297,7 +333,7 @@ class _Reader:
                     return None, at
                 args = tuple(self._argument(a, b, depth + 1)
                              for a, b in self._split(at + 1, close))
-                expr = _Call(parts[-1], args)
+                expr = _Call(parts[-1], args, ".".join(parts[:-1]) or None)
                 parts = [f"{parts[-1]}()"]
                 at = close + 1
             elif texts[at] == "[" and expr is None:
@@ -316,6 +352,20 @@ class _Reader:
         if expr is not None:
             return None, at  # a field of a call's result: not the call's result
         return _Path(".".join(parts)), at
+
+    def _object(self, at: int, end: int, depth: int) -> tuple[_Expr, int]:
+        """``{ digits: 1, sign: true }``: each field a word or string key and a value."""
+        close = self._closing(at)
+        if close is None or close >= end:
+            return None, at
+        fields: list[tuple[str, object]] = []
+        for first, last in self._split(at + 1, close):
+            if last - first < 3 or self.texts[first + 1] != ":" \
+                    or self.tokens[first].kind not in ("word", "string"):
+                return None, at
+            fields.append((self.texts[first].strip("'\""),
+                           self._argument(first + 2, last, depth + 1)))
+        return _Obj(tuple(fields)), close + 1
 
     def _argument(self, start: int, end: int, depth: int = 0) -> _Expr:
         value, after = self._operand(start, end, depth)
@@ -584,10 +634,20 @@ class _Reader:
                 continue
             args = [self._resolved(arg, row) if isinstance(arg, _Path) else arg
                     for arg in call.args]
+            # an options object last: its fields are the call's keywords, each a literal
+            options = args[-1] if isinstance(args[-1], _Obj) else None
+            args = args[:-1] if options is not None else args
+            keywords = tuple((name, self._resolved(field, row) if isinstance(field, _Path)
+                              else field) for name, field in options.fields) \
+                if options is not None else ()
             if not all(isinstance(arg, _Lit) for arg in args) \
+                    or not all(isinstance(field, _Lit) for _, field in keywords) \
                     or call.callee.endswith("!") or _words(call.callee) & {"expect", "assert"}:
                 continue
             texts = tuple(arg.value for arg in args if isinstance(arg, _Lit))
-            key = (call.callee, texts, value.value)
-            self.found.setdefault(key, Fact(call.callee, texts, value.value,
-                                            f"{self.path}:{self.line}"))
+            named = tuple((name, field.value) for name, field in keywords
+                          if isinstance(field, _Lit))
+            key = (call.callee, texts + tuple(f"{n}={v}" for n, v in named), value.value)
+            before = self._calls_on(call.receiver)
+            self.found.setdefault((*key, before), Fact(
+                call.callee, texts, value.value, f"{self.path}:{self.line}", named, before))

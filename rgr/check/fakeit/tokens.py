@@ -18,7 +18,7 @@ found in functions declared ``function f(``, ``func f(``, ``fn f(``,
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from rgr.check.fakeit.cases import SpecialCase
 from rgr.check.fakeit.facts import Fact, token_literal
@@ -51,6 +51,7 @@ class _Function:
     params: list[str]
     body: tuple[int, int]  # token indexes of the body's braces (or expression bounds)
     braced: bool
+    params_at: int | None = None  # the token index of its parameters' ``(``
 
 
 def token_cases(path: str, source: str, language: str, lines: Collection[int] | None,
@@ -60,7 +61,9 @@ def token_cases(path: str, source: str, language: str, lines: Collection[int] | 
         tokens = _BRACED[language](tokens)
     found: list[SpecialCase] = []
     outside: dict[int, list[Table]] = {}  # by nesting depth: module-level tables
-    for function in _functions(tokens, typed_first=language in _TYPED_FIRST):
+    functions = _functions(tokens, typed_first=language in _TYPED_FIRST)
+    facts = _with_state_filled(facts, {f.name: _slots(tokens, f) for f in functions})
+    for function in functions:
         mine = [f for f in facts if f.callee == function.name]
         if not mine:
             continue
@@ -75,8 +78,19 @@ def token_cases(path: str, source: str, language: str, lines: Collection[int] | 
         if lines is not None and not any(first <= n <= last for n in lines
                                          for first, last in spans):
             continue  # neither the function nor a table it reads changed
-        found.extend(_cases(path, tokens, function, mine, outside[arity],
-                            language in _TAIL_RETURNS))
+        plain = [f for f in mine if not f.keywords]
+        cases = _cases(path, tokens, function, plain, outside[arity],
+                       language in _TAIL_RETURNS)
+        slots = _slots(tokens, function)
+        if slots is not None:  # defaults and options objects filled in (``_filled``)
+            filled = [f for f in (_filled(fact, slots) for fact in mine) if f is not None]
+            if len(slots) not in outside:
+                outside[len(slots)] = module_tables(tokens, len(slots))
+            seen = {(c.line, c.kind) for c in cases}
+            cases += [case for case, _ in function_tables(
+                path, tokens, function.name, function.body, len(slots), filled,
+                outside[len(slots)]) if (case.line, case.kind) not in seen]
+        found.extend(cases)
     return found
 
 
@@ -84,8 +98,127 @@ def function_lines(source: str, language: str) -> list[tuple[str, tuple[int, int
     """Each function fake-it reads in ``source``, by name, with its body's first and
     last line (rgr.check.fakeit.blame)."""
     tokens = tokens_of(source, language)
+    if language in _BRACED:
+        tokens = _BRACED[language](tokens)
     return [(f.name, (tokens[f.body[0]].line, tokens[f.body[1]].line))
             for f in _functions(tokens, typed_first=language in _TYPED_FIRST)]
+
+
+def _with_state_filled(facts: Sequence[Fact], slots: dict[str, list[_Slot] | None]
+                       ) -> list[Fact]:
+    """``facts`` whose earlier calls (``Fact.before``) have their defaults filled in
+    from the methods they call (``add("a")`` of ``add (name, times = 1)`` is ``add("a",
+    1)``): the state those calls leave is made of every value they pass."""
+    out: list[Fact] = []
+    for fact in facts:
+        if not fact.before:
+            out.append(fact)
+            continue
+        before = []
+        for method, args in fact.before:
+            method_slots = slots.get(method)
+            called = _filled(Fact(method, args, "", ""), method_slots) \
+                if method_slots is not None else None
+            before.append((method, called.args if called is not None else args))
+        out.append(replace(fact, before=tuple(before)))
+    return out
+
+
+@dataclass(frozen=True)
+class _Slot:
+    """One value a JavaScript function receives: a parameter, or a field of an options
+    object it destructures (``{ digits = 0 } = {}``), with its literal default."""
+
+    name: str
+    position: int
+    field: bool
+    default: str | None
+
+
+def _slots(tokens: list[Token], function: _Function) -> list[_Slot] | None:
+    """The values ``function`` receives, when it has a default or an options object
+    (else None: its parameters are its inputs as they are); None too when one is written
+    another way (``...rest``, ``[a, b]``)."""
+    opening = function.params_at
+    if opening is None:
+        return None
+    close = closing(tokens, opening)
+    slots: list[_Slot] = []
+    for position, (first, last) in enumerate(_parts(tokens, opening + 1, close)):
+        if tokens[first].text == "{":
+            inner = closing(tokens, first)
+            if inner >= last or not (inner + 1 == last or (
+                    tokens[inner + 1].text == "=" and inner + 2 < last
+                    and tokens[inner + 2].text == "{"
+                    and closing(tokens, inner + 2) + 1 == last)):
+                return None
+            for a, b in _parts(tokens, first + 1, inner):
+                slot = _slot(tokens, a, b, position, field=True)
+                if slot is None:
+                    return None
+                slots.append(slot)
+            continue
+        slot = _slot(tokens, first, last, position, field=False)
+        if slot is None:
+            return None
+        slots.append(slot)
+    if not any(s.field or s.default is not None for s in slots):
+        return None
+    return slots
+
+
+def _slot(tokens: list[Token], first: int, last: int, position: int, field: bool
+          ) -> _Slot | None:
+    """``name`` or ``name = literal`` (a TypeScript ``name: type`` too)."""
+    if first >= last or tokens[first].kind != "word":
+        return None
+    equals = next((i for i in range(first, last) if tokens[i].text == "="), None)
+    if equals is None:
+        return _Slot(tokens[first].text, position, field, None)
+    literal = token_literal(tokens, equals + 1) if equals + 1 < last else None
+    if literal is None or literal[1] != last:
+        return None
+    return _Slot(tokens[first].text, position, field, literal[0])
+
+
+def _parts(tokens: list[Token], start: int, end: int) -> list[tuple[int, int]]:
+    """The top-level, comma-separated parts of ``tokens[start:end]``."""
+    parts, first, at = [], start, start
+    while at < end:
+        if tokens[at].text in ("(", "[", "{"):
+            at = closing(tokens, at) + 1
+            continue
+        if tokens[at].text == ",":
+            parts.append((first, at))
+            first = at + 1
+        at += 1
+    if first < end:
+        parts.append((first, end))
+    return parts
+
+
+def _filled(fact: Fact, slots: list[_Slot]) -> Fact | None:
+    """``fact`` with every slot's value: the call's argument, a field of the options
+    object it passed (``fact.keywords``, the object standing after the positional
+    arguments), or the slot's default (``percent(0.5)`` is ``(0.5, 0, false)`` of
+    ``percent (ratio, { digits = 0, sign = false } = {})``); None when one has none."""
+    given = dict(fact.keywords)
+    fields = {s.name for s in slots if s.field and s.position == len(fact.args)}
+    if set(given) - fields:
+        return None
+    values: list[str] = []
+    for slot in slots:
+        if not slot.field:
+            value = fact.args[slot.position] if slot.position < len(fact.args) \
+                else slot.default
+        elif slot.position < len(fact.args):
+            return None  # a literal where the function takes an object
+        else:
+            value = given.get(slot.name, slot.default)
+        if value is None:
+            return None
+        values.append(value)
+    return Fact(fact.callee, tuple(values), fact.expected, fact.test)
 
 
 #: Words a Java method's name is never (``if (x) {``, ``new A() {``).
@@ -169,7 +302,7 @@ def _declared(tokens: list[Token], name_at: int, typed_first: bool = False
         return None
     close = closing(tokens, at)
     params = _params(tokens[at + 1:close], typed_first)
-    at = close + 1
+    opening, at = at, close + 1
     while at < len(tokens) and tokens[at].text not in ("{", "=>", ";"):
         at += 1  # a return type
     if at < len(tokens) and tokens[at].text == "=>":
@@ -179,10 +312,12 @@ def _declared(tokens: list[Token], name_at: int, typed_first: bool = False
             while end + 1 < len(tokens) and tokens[end + 1].text not in (";",) \
                     and tokens[end + 1].line == tokens[at].line:
                 end += 1
-            return _Function(tokens[name_at].text, params, (at, end), braced=False)
+            return _Function(tokens[name_at].text, params, (at, end), braced=False,
+                             params_at=opening)
     if at >= len(tokens) or tokens[at].text != "{":
         return None
-    return _Function(tokens[name_at].text, params, (at, closing(tokens, at)), braced=True)
+    return _Function(tokens[name_at].text, params, (at, closing(tokens, at)), braced=True,
+                     params_at=opening)
 
 
 def _params(tokens: list[Token], typed_first: bool = False) -> list[str]:

@@ -23,7 +23,8 @@ literals, Java's text blocks and char literals; Java annotations and Rust's
 * ``constant``: an integer or decimal n → n + 1 (``-2`` → ``-3`` alike), ``true``↔``false``,
   a non-empty string → an empty one (raw strings and plain templates too)
 * ``return`` (JavaScript only): ``return x;`` → ``return undefined;``, and ``return x``
-  without a semicolon where the next line does not continue it
+  without a semicolon where the next line does not continue it; the same as a one-line
+  ``if``'s body (``if (c) return x``), where a bare ``if (c) return`` → ``if (c) {}``
 * ``condition``: an ``if``/``while`` condition that is not a single comparison →
   its negation
 
@@ -480,6 +481,8 @@ def _line_mutants(text: str, language: str, following: str = ""
                 and _balanced(match.group(2)) and (
                     code.endswith(";") or _statement_ends(code, following)):
             yield "return", match.start(2), match.end(2), "undefined"
+        if syntax.undefined_returns:
+            yield from _if_body_return(code, following)
         condition = _IF_JS.match(code)
     else:
         condition = _IF_BRACE.match(code)
@@ -494,6 +497,39 @@ def _line_mutants(text: str, language: str, following: str = ""
             condition.group(2)):
         test = condition.group(2)
         yield "condition", condition.start(2), condition.end(2), f"!({test})"
+
+
+_IF_HEAD = re.compile(r"^\s*(?:\}\s*else\s+)?if\s*\(")
+_BODY_RETURN = re.compile(r"^(\s*return\b)(\s+(.+?))?\s*;?\s*$")
+
+
+def _if_body_return(code: str, following: str) -> Iterator[tuple[str, int, int, str]]:
+    """The ``return`` mutant of a one-line ``if``'s body (``if (c) return x`` ->
+    ``return undefined``; a bare ``if (c) return`` -> ``if (c) {}``), as of any other
+    ``return``: the body is a statement of its own, which the probe looks inside."""
+    head = _IF_HEAD.match(code)
+    if head is None:
+        return
+    depth, close = 0, None
+    for index in range(head.end() - 1, len(code)):
+        depth += code[index] == "("
+        depth -= code[index] == ")"
+        if depth == 0:
+            close = index
+            break
+    if close is None:
+        return
+    body = _BODY_RETURN.match(code[close + 1:])
+    if body is None or not (code.endswith(";") or _statement_ends(code, following)):
+        return
+    start = close + 1
+    value = body.group(3)
+    if value is None:
+        word = start + body.end(1) - len("return")
+        yield "return", word, start + body.end(0), "{}"
+    elif value != "undefined" and _balanced(value):
+        yield "return", start + body.start(3), start + body.start(3) + len(value), \
+            "undefined"
 
 
 def _statement_ends(code: str, following: str) -> bool:

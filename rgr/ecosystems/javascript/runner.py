@@ -51,7 +51,7 @@ from rgr.ecosystems.base import (
 )
 from rgr.ecosystems.failure_kind import FailureKind, first_match
 from rgr.ecosystems.javascript import mixed as js_mixed
-from rgr.ecosystems.javascript import syntax, tap
+from rgr.ecosystems.javascript import syntax, tap, telling
 from rgr.ecosystems.javascript.modules import importers, missing_module, module_kind
 from rgr.ecosystems.javascript.ts_diagnostics import TYPECHECK_HEAD, diagnostic_kind
 from rgr.ecosystems.junit import JUnitGlobs
@@ -557,7 +557,7 @@ class JavaScript(Plain):
         # the runner itself (Mocha, Vitest threads): measured on each.
         'process.kill(process.pid, "SIGKILL");',
         parenthesised_conditions=True, undefined_returns=True, directives=True,
-        call_kind=syntax.call_kind,
+        call_kind=syntax.call_kind, telling=telling.find,
         # not & and |: TypeScript writes its types with them (number | string), and a
         # runner that strips types (Vitest, tsx) would let their mutants survive
         bitwise=frozenset({"^", "<<", ">>", ">>>"})),)
