@@ -69,11 +69,21 @@ def user_env(home: Path, activate: Path | None = None) -> dict[str, str]:
     return env
 
 
+def _venv_files(venv: Path) -> dict[str, tuple[int, int]]:
+    """Each file of ``venv`` with its size and modification time."""
+    return {str(p): (p.stat().st_size, p.stat().st_mtime_ns) for p in venv.rglob("*")
+            if p.is_file() and not p.is_symlink()}
+
+
 def test_verify_runs_the_venvs_pytest_sealed_on_head(project: Path) -> None:
     home = project.parent.parent
     (project / "scratch.txt").write_text("not committed\n")
+    before = _venv_files(project / ".venv")
     done = rgr(["verify", "--json"], project, user_env(home, activate=project / ".venv"))
     (project / "scratch.txt").unlink()
+    # The sealed run used the venv's pytest and wrote nothing into it (no bytecode, no
+    # cache): the user's venv is shown read-only.
+    assert _venv_files(project / ".venv") == before
     # HEAD's tests pass; `rgr run` would still stop at the uncommitted file: said in its
     # words, and not ok. The progress lines go to stderr: stdout is the JSON.
     assert done.returncode == 1, done.stdout + done.stderr

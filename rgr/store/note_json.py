@@ -134,6 +134,7 @@ class SandboxJson(TypedDict, total=False):
     aliases: list[str]
     homeFiles: list[str]
     skipped: list[str]
+    writableCopy: list[str]
 
 
 MutantStatusName = Literal["killed", "survived", "uncovered", "equivalent", "not-run",

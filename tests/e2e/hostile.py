@@ -638,13 +638,17 @@ def infra_tampering_rejected(tmp_path: Path, put: Put, backend: str = "claude") 
 def agent_key_hunted(tmp_path: Path, backend: str, key: str) -> str:
     """RED's session hunts for the agent CLI's API key ``key`` (``agent_key_attacks``):
     the run completes, no mark and no ``key`` anywhere, nothing rgr wrote holds a
-    canary. Returns what the model was sent (the hunt's findings), as text."""
+    canary. Returns what the model was sent (the hunt's findings), as text. The run
+    stops after RED (``--max-phases 2``): every later session is the same CLI started
+    with the same environment, and what rgr writes after them is checked by the hostile
+    runs that play a whole kata."""
     repo = make_project(tmp_path / "kata", backend)
     with attacked(tmp_path, repo) as (places, recorder):
         model = HostileModel({("RED", 1, 1): honest_red(
             run_code("tests/test_attack_mod.py", agent_key_attacks(), PYTHON))})
         done, bodies = play(places, backend, model,
-                            ["run", "--yes", "--skip-preflight", "slugify"])
+                            ["run", "--yes", "--skip-preflight", "--max-phases", "2",
+                             "slugify"])
         marks = find_marks(places, bodies, recorder, (key,))
     assert done.returncode == 0, done.stdout + done.stderr
     assert marks == [], marks

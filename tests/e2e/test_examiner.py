@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from harness import sweep_only
 from kata import commit, git, make_project, notes_on_branch, refactor, rgr, rgr_env
 
 from rgr.fake_model import FakeModelServer, SessionScript, Step, bash, read, structured, write
@@ -203,10 +204,16 @@ def test_a_feature_built_in_part_is_sent_back_in_words_and_no_implementer_can_fi
     assert "pass: 2 of 2 acceptance test(s) passed" in shown and MISSING in shown
     report = " ".join(rgr(["report"], repo, offline).stdout.split())
     assert "of the run's agent cost" in report
+    as_json = json.loads(rgr(["report", "--json"], repo, offline).stdout)
+    assert as_json["status"] == "complete" and as_json["acceptance"]["verdict"] == "pass"
 
 
+@sweep_only("tests/e2e/test_examiner.py", "the honest run's one examiner session")
 def test_an_honest_run_passes_the_examiner(tmp_path: Path) -> None:
-    """One cycle, one examiner session, kept short: the feature asks for integers only."""
+    """One cycle, one examiner session, kept short: the feature asks for integers only.
+    The full sweep's since 2026-12-02 (third pass): the run sent back in words (above)
+    ends with the examiner's pass and the report's, in every run; and the examiner
+    passes the honest Vitest run of test_referee_honest_langs.py in every run."""
     repo = make_project(tmp_path / "kata", extra_config=CONFIG)
     ints = "adds two integers"
     honest = [TESTS[0]]

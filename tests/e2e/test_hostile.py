@@ -18,6 +18,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from harness import sweep_only
 from hostile import (
     CONFTEST_FORCE_PASS,
     PLAN_ITEMS,
@@ -93,9 +94,12 @@ def test_tool_calls_outside_the_copy_are_refused_or_contained(tmp_path: Path) ->
 
 
 
+@sweep_only("tests/e2e/test_hostile.py", "the control on claude")
 def test_without_the_sandbox_the_same_attacks_do_escape(tmp_path: Path) -> None:
     """The control: with --no-sandbox (loudly logged) the code attacks above reach the
-    user's files and the network, so the checks of this suite can see an escape."""
+    user's files and the network, so the checks of this suite can see an escape. The
+    same control on codex (test_hostile_codex.py) runs in every run: the marks are found
+    by the same code whatever the backend."""
     escape_control(tmp_path, "claude")
 
 

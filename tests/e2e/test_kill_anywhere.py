@@ -112,6 +112,7 @@ SAMPLE = {
     "claude": {"attempt:kept@1"},
     "codex": {"seal:imported@3"},
     "gemini": set(),  # its sweep: RGR_FULL_SWEEP=1 RGR_E2E_BACKENDS=gemini (not run yet)
+    "opencode": set(),  # its sweep: RGR_FULL_SWEEP=1 RGR_E2E_BACKENDS=opencode (not run yet)
 }
 
 

@@ -265,6 +265,11 @@ def run_kata(user: User, repo: Path, eco: Ecosystem, check_env: dict[str, str] |
     return done
 
 
+# The full sweep's since 2026-12-02 (third pass): an activated venv shown inside and left
+# unwritten is tests/test_doctor.py::test_verify_runs_the_venvs_pytest_sealed_on_head in
+# every run, a real PyPI sdist's honest change through `rgr run` is test_corpus_run.py's
+# (iniconfig), and the README's pipx install is this file's shared-toolchains test.
+@sweep_only("a PyPI sdist (inflection, 400+ tests) under an activated venv")
 def test_pypi_sdist_with_an_activated_venv(user: User, downloads: Path) -> None:
     repo = inflection_project(user.home, downloads)
     venv = _pip_venv(repo, downloads)
