@@ -412,7 +412,8 @@ def escape_control(tmp_path: Path, backend: str) -> None:
         model = HostileModel({("RED", 1, 1): honest_red(
             run_code("tests/test_attack_mod.py", chosen, PYTHON))})
         done, bodies = play(places, backend, model,
-                            ["run", "--yes", "--no-sandbox", "add a slugify function"])
+                            ["run", "--yes", "--no-sandbox", "--max-phases", "2",
+                             "add a slugify function"])
         marks = find_marks(places, bodies, recorder)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "WARNING: the sandbox is OFF (--no-sandbox)" in done.stdout
@@ -425,12 +426,15 @@ def hostile_run(tmp_path: Path, attacks: Callable[[Places], Attacks], *,
                 backend: str = "claude", tests: int = 1,
                 feature: str = "add a slugify function", config: str = "",
                 max_retries: int = 3, expect_rejections: int | None = None,
-                extra_args: Sequence[str] = (),
+                extra_args: Sequence[str] = (), through_red: bool = False,
                 ) -> tuple[Places, subprocess.CompletedProcess[str], list[bytes]]:
     """Run rgr on ``backend`` against ``attacks`` and check what every hostile test must
     see: the run complete, no mark outside the attempt, the user's .git as it was, no
     canary secret in what rgr wrote. Returns the places, the finished process and the
-    request bodies the model received."""
+    request bodies the model received. ``through_red``: the attacks are all RED's, so
+    the run stops after it (``--max-phases 2``), its notes end there, and the phases
+    after it (each a session of the same CLI, sealed the same way) are the whole-kata
+    runs' to play."""
     repo = make_project(tmp_path / "kata", backend)
     toml = repo / "tdd.toml"
     toml.write_text(toml.read_text().replace("max_retries = 3", f"max_retries = {max_retries}")
@@ -439,8 +443,9 @@ def hostile_run(tmp_path: Path, attacks: Callable[[Places], Attacks], *,
     home = tmp_path / "home"
     with attacked(tmp_path, repo) as (places, recorder):
         before = snapshot_git(repo)
+        limit = ["--max-phases", "2"] if through_red else []
         done, bodies = play(places, backend, HostileModel(attacks(places), tests),
-                            ["run", "--yes", *extra_args, feature])
+                            ["run", "--yes", *limit, *extra_args, feature])
         marks = find_marks(places, bodies, recorder, BACKEND_SECRETS[backend])
     output = done.stdout + done.stderr
     report = attack_report(bodies, list(code_attacks(places)) + list(scratch_attacks(places)))
@@ -448,7 +453,7 @@ def hostile_run(tmp_path: Path, attacks: Callable[[Places], Attacks], *,
     assert marks == [], f"{marks}\n{dumps(report)}"
     assert snapshot_git(repo) == before, "the user's .git changed"
     notes = notes_on_branch(repo)
-    assert notes[-1]["phase"] == "COMPLETE", notes[-1]
+    assert notes[-1]["phase"] == ("RED" if through_red else "COMPLETE"), notes[-1]
     assert git(repo, "status", "--porcelain") == ""
     if backend in ("codex", "gemini", "opencode"):
         assert_no_canary(repo, home, output)
@@ -596,7 +601,8 @@ def code_attacks_contained(tmp_path: Path, backend: str = "claude") -> tuple[Pla
         code = run_code("tests/test_attack_mod.py", code_attacks(places), PYTHON)
         return {("RED", 1, 1): honest_red(code)}
 
-    places, _, bodies = hostile_run(tmp_path, attacks, backend=backend, expect_rejections=0)
+    places, _, bodies = hostile_run(tmp_path, attacks, backend=backend, expect_rejections=0,
+                                    through_red=True)
     report = attack_report(bodies, list(code_attacks(places)))
     assert len(report) == len(code_attacks(places)), dumps(report)
     assert "Read-only file system" in report["write-objects"], report["write-objects"]

@@ -86,7 +86,7 @@ def test_tool_calls_outside_the_copy_are_refused_or_contained(tmp_path: Path) ->
         ]
         return {("RED", 1, 1): honest_red(steps)}
 
-    _, _, bodies = hostile_run(tmp_path, attacks, expect_rejections=0)
+    _, _, bodies = hostile_run(tmp_path, attacks, expect_rejections=0, through_red=True)
     said = b"\n".join(bodies)
     # The hook refused the edits before they happened, naming why.
     assert said.count(b"rgr refuses this edit") >= 5, said[-3000:]

@@ -12,6 +12,7 @@ RED's next try pins the argument and the run completes.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -112,3 +113,13 @@ def test_an_unpinned_argument_is_blamed_on_red_and_pinned_before_the_run_complet
     # RED's next try killed them; nothing was rejected on the way.
     assert notes[4]["adequacy"]["decision"] == "pass", notes[4]["adequacy"]
     assert git(repo, "for-each-ref", "refs/rgr/attempts/").strip() == ""
+    # The score where the user looks: history's row per gated phase, the report's sum.
+    offline = rgr_env(tmp_path / "home", "http://127.0.0.1:9")
+    history = rgr(["history"], repo, offline).stdout
+    # GREEN's gate with its survivors, then the strengthening RED's with none (oldest first)
+    (weak_killed, weak_of), (killed, of) = (
+        (int(a), int(b)) for a, b in re.findall(r"(\d+)/(\d+) mutants killed", history))
+    assert weak_killed < weak_of and killed == of, history
+    report = " ".join(rgr(["report"], repo, offline).stdout.split())
+    assert re.search(r"\d+/\d+ mutants of changed lines killed over 2 gated phase\(s\)",
+                     report) and "test-too-weak" in report, report

@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from harness import sweep_only
 from kata import git, make_project, notes_on_branch, rgr, rgr_env, two_test_kata
 
 from rgr.fake_model import FakeModelServer, SessionScript, bash, read, structured, write
@@ -82,6 +83,10 @@ def kept_attempts(repo: Path) -> list[str]:
     return git(repo, "for-each-ref", "--format=%(refname)", "refs/rgr/attempts/").split()
 
 
+# The full sweep's since 2026-12-02 (third pass): a weak RED sent back with its survivor
+# and strengthened, with the score in show, history and report, is
+# test_referee_blame.py's in every run (and Vitest's in test_referee_mutation_langs.py).
+@sweep_only("tests/e2e/test_referee_mutation.py", "a weak RED strengthened (Python)")
 def test_a_weak_red_test_is_strengthened_before_the_feature_completes(tmp_path: Path) -> None:
     repo = make_project(tmp_path / "calc")
     scripts = [plan(False), red(WEAK), green(HONEST), red(STRONG, again=True), refactor(),
