@@ -16,6 +16,7 @@ import pytest
 from toolchains import ensure_ruby_minitest, ensure_ruby_rspec
 
 from rgr.base.config import TestCommand
+from rgr.check import guards
 from rgr.check.guards import SKIP_MARKERS, check_tests, step_fails
 from rgr.check.verify import TestReport, run_tests
 from rgr.store.handoff import Phase
@@ -178,3 +179,15 @@ def test_a_step_that_is_no_test_failing_is_no_test_failure(tmp_path: Path) -> No
     failing = run(tmp_path / "p", steps, {"calc.js": "module.exports = { add: () => 0 }\n"})
     assert [v.rule for v in check_tests(Phase.GREEN, report, failing)] == ["tests-fail"]
     assert step_fails(failing) == []
+
+
+@pytest.mark.parametrize(("test_id", "line"), [
+    ("test/test_percent.rb::TestPercent#test_formats_with_digits", 3),  # Minitest
+    ("test/percent.test.js::formats with digits", 6),                    # a quoted name
+    ("test/percent.test.js::handles #1 first", 7),                       # '#' in a name
+])
+def test_the_line_naming_a_test_is_found_whatever_names_it(test_id: str, line: int) -> None:
+    text = ("class TestPercent < Minitest::Test\n  # formats\n"
+            "  def test_formats_with_digits\n    skip\n  end\n"
+            "test('formats with digits', () => {})\ntest('handles #1 first', () => {})\n")
+    assert guards.line_naming(lambda _: text, "t", test_id) == line

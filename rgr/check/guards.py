@@ -451,14 +451,22 @@ def check_tests(phase: Phase, before: TestReport, after: TestReport, *,
     return violations
 
 
+#: A test named as its class's method (Minitest's ``TestPercent#test_formats``): the
+#: class is no name the test file spells before ``def``.
+_CLASS_METHOD = re.compile(r"[A-Z][\w:]*#(\w+[?!]?)")
+
+
 def line_naming(read: Callable[[str], str | None] | None, path: str | None,
               test_id: str) -> int | None:
     """The line of ``path`` (read by ``read``) that names test ``test_id``: its last name
-    (``file::suite::name``) quoted, or after ``def``/``func``; None when not found."""
+    (``file::suite::name``; a method's, ``Class#name``, as Minitest names it) quoted, or
+    after ``def``/``func``; None when not found."""
     text = read(path) if read is not None and path else None
     if not text:
         return None
-    name = re.escape(test_id.split("::")[-1].split("/")[-1].split("[")[0])
+    last = test_id.split("::")[-1].split("/")[-1].split("[")[0]
+    method = _CLASS_METHOD.fullmatch(last)
+    name = re.escape(method.group(1) if method else last)
     found = re.search(rf"""(['"`]|\b(?:def|func|fn)\s+){name}\b""", text)
     return text.count("\n", 0, found.start()) + 1 if found else None
 

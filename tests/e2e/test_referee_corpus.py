@@ -40,8 +40,6 @@ SAMPLE = ("iniconfig", "duration", "skipped")
 _NO_MUTANT = "the unrun branch's body has no mutant, its condition's are killed"
 _MODIFIER = ("Ruby's trailing modifier puts the unrun branch on a line the tests run (its "
              "condition): the survivors are RED's test-too-weak, not GREEN's over")
-_MINITEST_SKIP = ("minitest's skip in a RED file that does not load (its library missing) "
-                  "first shows in GREEN: never red-skipped")
 #: What the referee gets wrong today, measured with bench/referee_corpus.py (2026-12-02;
 #: docs/referee.md, "The wider corpus"), each told to the engineer of its part.
 KNOWN_GAPS: dict[tuple[str, str, str], str] = {
@@ -56,10 +54,6 @@ KNOWN_GAPS: dict[tuple[str, str, str], str] = {
                                   "test-too-weak (RED), not fake-it",
     # minitest (bench/referee_corpus.py --only minitest, 2026-12-02 05:30-06:00 UTC)
     ("minitest", "duration", "over"): _MODIFIER + ' (`return -1 if text == "forever"`)',
-    ("minitest", "duration", "skipped"): _MINITEST_SKIP + " (the gate's test-too-weak "
-                                         "blames RED)",
-    ("minitest", "percent", "skipped"): _MINITEST_SKIP + " (and nothing else sees it)",
-    ("minitest", "tally", "skipped"): _MINITEST_SKIP + " (and nothing else sees it)",
     ("minitest", "percent", "over"): _NO_MUTANT + ' (`return "" if digits < 0`)',
     ("minitest", "tally", "over"): _NO_MUTANT + " (`return if name.nil?`)",
     ("minitest", "tally", "weak"): "Ruby's Hash.new 0 answers 0 for a name never added with "
