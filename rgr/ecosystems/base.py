@@ -544,3 +544,20 @@ def detected(argv: tuple[str, ...], runner: str, source: str,
     """A test command found in the project's files (``source`` names the file)."""
     return TestCommand(argv=argv, runner=runner, junit_globs=globs, shell=False,
                        source=f"detected from {source}")
+
+
+def near_values(value: object, float_zero: float = 0.0) -> list[object]:
+    """Values near a literal a test passes, tried one at a time to find an input that
+    tells a surviving mutant from the original (the telling input: Python's in
+    rgr.check.mutation.telling, JavaScript's in rgr.ecosystems.javascript.telling).
+    ``float_zero``: the zero tried for a float, written as the language prints it (a
+    JavaScript number prints ``0``)."""
+    if isinstance(value, bool):
+        return [not value]
+    if isinstance(value, int):
+        return [0, 1, -1, value - 1, value + 1]
+    if isinstance(value, float):
+        return [float_zero, -value, value + 1]
+    if isinstance(value, str):
+        return ["", value + value] if value else ["a"]
+    return []

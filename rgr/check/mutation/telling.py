@@ -32,6 +32,7 @@ from rgr.base.errors import CommandError
 from rgr.base.proc import run
 from rgr.check.mutation.equivalence import module_of, target_of
 from rgr.check.verify import Confinement
+from rgr.ecosystems.base import near_values
 
 __all__ = ["calls_to_try", "find"]
 
@@ -173,21 +174,9 @@ def _variants(given: dict[str, object], params: tuple[str, ...],
     out = []
     for param in params:
         value = given.get(param, defaults.get(param, _MISSING))
-        for near in _near(value):
+        for near in near_values(value):
             out.append({**given, param: near})
     return out
-
-
-def _near(value: object) -> list[object]:
-    if isinstance(value, bool):
-        return [not value]
-    if isinstance(value, int):
-        return [0, 1, -1, value - 1, value + 1]
-    if isinstance(value, float):
-        return [0.0, -value, value + 1]
-    if isinstance(value, str):
-        return ["", value + value] if value else ["a"]
-    return []
 
 
 def _render(args: dict[str, object], params: tuple[str, ...], given: dict[str, object]

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING
 
 from rgr.base.errors import CommandError
 from rgr.base.proc import run
+from rgr.ecosystems.base import near_values
 from rgr.ecosystems.failure_kind import is_test_path
 from rgr.ecosystems.javascript.modules import SOURCES
 from rgr.ecosystems.tokens import Token, matching, tokens_of
@@ -264,22 +265,11 @@ def _variants(args: list[object]) -> list[list[object]]:
         if isinstance(value, dict):
             for key, field in value.items():
                 out += [[*args[:index], {**value, key: near}, *args[index + 1:]]
-                        for near in _near(field)]
+                        for near in near_values(field, float_zero=0)]
         else:
-            out += [[*args[:index], near, *args[index + 1:]] for near in _near(value)]
+            out += [[*args[:index], near, *args[index + 1:]]
+                    for near in near_values(value, float_zero=0)]
     return out
-
-
-def _near(value: object) -> list[object]:
-    if isinstance(value, bool):
-        return [not value]
-    if isinstance(value, int):
-        return [0, 1, -1, value - 1, value + 1]
-    if isinstance(value, float):
-        return [0, -value, value + 1]
-    if isinstance(value, str):
-        return ["", value + value] if value else ["a"]
-    return []
 
 
 def _render(value: object) -> str:
