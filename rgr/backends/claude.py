@@ -73,7 +73,6 @@ wait); rgr itself leaves claude's default and treats what surfaces as retryable.
 
 from __future__ import annotations
 
-import functools
 import json
 import os
 from collections.abc import Callable, Mapping
@@ -93,10 +92,11 @@ from rgr.backends.base import (
     says_any,
     usd,
 )
+from rgr.backends.cli_process import run_cli, session_timed_out
 from rgr.base import failpoints
 from rgr.base.backend_names import CLAUDE
-from rgr.base.errors import BackendError, CommandError
-from rgr.base.proc import Completed, run, run_lines
+from rgr.base.errors import BackendError
+from rgr.base.proc import Completed
 from rgr.base.processes import REPO_MARK_VAR, SESSION_MARK_VAR, kill_marked_processes
 
 if TYPE_CHECKING:  # a Protocol, so only for the type checker (rgr.base.proc)
@@ -285,13 +285,8 @@ class ClaudeBackend:
         if done.timed_out:
             # Even if claude printed a result while being terminated, the phase ran out
             # of time: whatever it did is not trusted.
-            raise BackendError(
-                "timeout",
-                f"claude session {request.session_id} did not finish within "
-                f"{request.timeout_s:g}s; it and its tool processes were killed",
-                "raise agent_timeout in tdd.toml if the agent needs longer",
-                retryable=True,
-            )
+            raise session_timed_out(
+                CLAUDE, request, "raise agent_timeout in tdd.toml if the agent needs longer")
         return to_result(parse_result(done), request)
 
     # -- pieces ------------------------------------------------------------------------
@@ -349,27 +344,11 @@ class ClaudeBackend:
         on_start: Callable[[], None] | None = None,
         launcher: Launcher | None = None,
     ) -> Completed:
-        env = env if env is not None else self.env
-        # A session's stream is read line by line; version and login checks just wait.
-        runner: Callable[..., Completed] = (
-            run if on_line is None else functools.partial(run_lines, on_line=on_line))
-        try:
-            return runner(
-                argv,
-                cwd=cwd,
-                timeout=timeout,
-                env=env if env is not None else os.environ,
-                stdin_data=stdin_data,
-                on_start=on_start,
-                launcher=launcher,
-            )
-        except CommandError as exc:
-            where = exc.message if "/" in self.binary else locate.searched(
-                self.binary, env if env is not None else os.environ)
-            raise BackendError(
-                "missing_binary", f"cannot run claude ({self.binary!r}): {where}",
-                self.install_hint,
-            ) from exc
+        source = env if env is not None else (self.env if self.env is not None
+                                              else os.environ)
+        return run_cli(CLAUDE, self.binary, argv, cwd=cwd, timeout=timeout, env=source,
+                       install_hint=self.install_hint, stdin_data=stdin_data,
+                       on_line=on_line, on_start=on_start, launcher=launcher)
 
 
 # -- parsing and classification (pure functions, so they are easy to test) ----------

@@ -56,12 +56,10 @@ timeout do.
 
 from __future__ import annotations
 
-import functools
 import json
 import os
 import re
 import shutil
-import tempfile
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -79,13 +77,14 @@ from rgr.backends.base import (
     SessionFigures,
     says_any,
 )
+from rgr.backends.cli_process import ThrowawayHome, run_cli, session_timed_out
 from rgr.backends.codex_stream import StreamState, stream_reader
 from rgr.backends.strict_output import nulls_to_defaults, strict_schema
 from rgr.base import failpoints
 from rgr.base.backend_names import CODEX
 from rgr.base.config import CodexConfig, Config
-from rgr.base.errors import BackendError, CommandError
-from rgr.base.proc import Completed, run, run_lines
+from rgr.base.errors import BackendError
+from rgr.base.proc import Completed
 from rgr.base.processes import REPO_MARK_VAR, SESSION_MARK_VAR, kill_marked_processes
 
 if TYPE_CHECKING:  # a Protocol, so only for the type checker (rgr.base.proc)
@@ -100,6 +99,8 @@ LOGIN_HINT = (
 #: Versions whose flags rgr uses: --ignore-user-config, model_instructions_file,
 #: [features]/[agents] switches, the JSONL event names. Newer versions run with a note.
 MIN_VERSION = (0, 169, 0)
+#: Where a throwaway CODEX_HOME is made (in the run's TMPDIR).
+_HOME_PREFIX = "rgr-codex-home-"
 VERIFIED_VERSIONS = ("0.169.0",)
 #: The README's install line for the verified release (no root: into ~/.local/bin).
 INSTALL_COMMAND = locate.install_command(PACKAGE, VERIFIED_VERSIONS[0])
@@ -292,12 +293,7 @@ class CodexBackend:
                 # misses them; the mark in their environment finds them.
                 kill_marked_processes(SESSION_MARK_VAR, request.session_id)
         if done.timed_out:
-            raise BackendError(
-                "timeout",
-                f"codex session {request.session_id} did not finish within "
-                f"{request.timeout_s:g}s; it and its tool processes were killed",
-                "raise the phase timeout in tdd.toml if the agent needs longer",
-                retryable=True)
+            raise session_timed_out(CODEX, request)
         duration_ms = int((time.monotonic() - started) * 1000)
         raw = state.result(request, self._model(request), duration_ms)
         try:
@@ -359,7 +355,7 @@ class CodexBackend:
             return asked
         return self.settings.model or asked
 
-    def _home(self, env: Mapping[str, str] | None = None) -> _Home:
+    def _home(self, env: Mapping[str, str] | None = None) -> ThrowawayHome:
         """The session's CODEX_HOME: a fresh folder in the session's TMPDIR (its own,
         inside the sandbox); with ``login = true`` the one ``prepare_home`` filled, or
         the user's own for a call outside a sealed session."""
@@ -367,8 +363,9 @@ class CodexBackend:
                                               else os.environ)
         if self.settings.login:
             seat = Path(source.get("HOME", "~")).expanduser() / ".codex"
-            return _Home(seat if (seat / "auth.json").is_file() else self._user_home(source))
-        return _Home(None, source.get("TMPDIR") or None)
+            return ThrowawayHome(_HOME_PREFIX, None, fixed=seat if (seat / "auth.json").is_file()
+                                 else self._user_home(source))
+        return ThrowawayHome(_HOME_PREFIX, source.get("TMPDIR") or None)
 
     def _user_home(self, env: Mapping[str, str] | None = None) -> Path:
         source = env if env is not None else (self.env if self.env is not None
@@ -396,36 +393,10 @@ class CodexBackend:
         if argv[1:2] == ["exec"] and not self.settings.login and "CODEX_API_KEY" not in env:
             raise BackendError("not_logged_in", "codex has no API key: neither CODEX_API_KEY "
                                "nor OPENAI_API_KEY is set", LOGIN_HINT)
-        runner: Callable[..., Completed] = (
-            run if on_line is None else functools.partial(run_lines, on_line=on_line))
-        try:
-            return runner(argv, cwd=cwd, timeout=timeout, env=env, stdin_data=stdin_data,
-                          on_start=on_start, launcher=launcher)
-        except CommandError as exc:
-            where = exc.message if "/" in self.binary else locate.searched(self.binary, env)
-            raise BackendError("missing_binary", f"cannot run codex ({self.binary!r}): {where}",
-                               self.install_hint) from exc
+        return run_cli(CODEX, self.binary, argv, cwd=cwd, timeout=timeout, env=env,
+                       install_hint=self.install_hint, stdin_data=stdin_data,
+                       on_line=on_line, on_start=on_start, launcher=launcher)
 
-
-class _Home:
-    """A throwaway CODEX_HOME for one call, in ``parent`` (or the one given, left as it
-    is)."""
-
-    def __init__(self, fixed: Path | None, parent: str | None = None) -> None:
-        self.fixed = fixed
-        self.parent = parent
-        self.path: Path | None = None
-
-    def __enter__(self) -> Path:
-        if self.fixed is not None:
-            self.fixed.mkdir(parents=True, exist_ok=True)
-            return self.fixed
-        self.path = Path(tempfile.mkdtemp(prefix="rgr-codex-home-", dir=self.parent))
-        return self.path
-
-    def __exit__(self, *exc: object) -> None:
-        if self.path is not None:
-            shutil.rmtree(self.path, ignore_errors=True)
 
 
 #: npm's platform packages of @openai/codex: (package suffix, target triple).

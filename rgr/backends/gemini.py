@@ -36,10 +36,8 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
-import tempfile
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -56,14 +54,22 @@ from rgr.backends.base import (
     SessionFigures,
     says_any,
 )
+from rgr.backends.cli_process import (
+    ThrowawayHome,
+    probe_login,
+    require_version,
+    run_cli,
+    session_timed_out,
+)
 from rgr.base import failpoints
 from rgr.base.backend_names import GEMINI
-from rgr.base.errors import BackendError, CommandError
-from rgr.base.proc import Completed, run, run_lines
+from rgr.base.errors import BackendError
+from rgr.base.proc import Completed
 from rgr.base.processes import REPO_MARK_VAR, SESSION_MARK_VAR, kill_marked_processes
 
 if TYPE_CHECKING:
     from rgr.base.config import Config
+    from rgr.base.proc import Launcher
 
 PACKAGE = "@google/gemini-cli"
 #: The release the end-to-end suite runs (tests/e2e/node/package.json pins it).
@@ -113,7 +119,6 @@ TRANSIENT_MARKERS = ("429", "resource_exhausted", "resource exhausted", "quota",
                      "fetch failed", "econnreset", "econnrefused", "socket hang up",
                      "terminated", "timeout")
 
-_VERSION = re.compile(r"(\d+)\.(\d+)\.(\d+)")
 _FENCE = re.compile(r"^```(?:json)?\s*\n(.*)\n```\s*$", re.DOTALL)
 
 
@@ -144,16 +149,11 @@ class GeminiBackend:
 
     def version(self) -> str:
         text = version_memo.remembered(self.binary, self._source(), self._read_version)
-        found = _VERSION.search(text)
-        if found is None or tuple(int(g) for g in found.groups()) < MIN_VERSION:
-            raise BackendError("unsupported_version",
-                               f"gemini reports {text!r}; rgr needs {PACKAGE} >= "
-                               f"{'.'.join(map(str, MIN_VERSION))}",
-                               f"update it: `npm install -g {PACKAGE}@{PINNED}`")
-        return text
+        return require_version(text, cli=GEMINI, package=PACKAGE, minimum=MIN_VERSION,
+                               update=f"npm install -g {PACKAGE}@{PINNED}")
 
     def _read_version(self) -> str:
-        with _Home(self._source().get("TMPDIR")) as home:
+        with ThrowawayHome("rgr-gemini-home-", self._source().get("TMPDIR")) as home:
             done = self._run([self.binary, "--version"], cwd=Path.cwd(),
                              timeout=VERSION_TIMEOUT_S, env=self._env(home, None))
         if done.returncode != 0 or done.timed_out:
@@ -177,21 +177,14 @@ class GeminiBackend:
         """Nothing of the user's: the key comes by environment, settings are rgr's."""
 
     def check_login(self, cwd: Path) -> None:
-        request = probe_request(cwd)
-        try:
-            self.run(request)
-        except AgentRunError as exc:
-            if exc.kind in ("not_logged_in", "api_error", "timeout"):
-                raise BackendError(exc.kind, exc.message, exc.hint,
-                                   retryable=exc.retryable) from None
-            # Any answer at all proves the key and the API work.
+        probe_login(self.run, probe_request(cwd))
 
     def run(self, request: AgentRequest) -> AgentResult:
         base_env = request.env if request.env is not None else self.env
         source = self._source(base_env)
         state = StreamState(max_turns=request.max_turns)
         started = time.monotonic()
-        with _Home(source.get("TMPDIR")) as home:
+        with ThrowawayHome("rgr-gemini-home-", source.get("TMPDIR")) as home:
             self._settings(home, request)
             env = self._env(home, base_env)
             if not env.get(KEY_VAR):
@@ -209,11 +202,7 @@ class GeminiBackend:
             finally:
                 kill_marked_processes(SESSION_MARK_VAR, request.session_id)
         if done.timed_out:
-            raise BackendError(
-                "timeout", f"gemini session {request.session_id} did not finish within "
-                f"{request.timeout_s:g}s; it and its tool processes were killed",
-                "raise the phase timeout in tdd.toml if the agent needs longer",
-                retryable=True)
+            raise session_timed_out(GEMINI, request)
         duration_ms = int((time.monotonic() - started) * 1000)
         figures = state.figures(self._model(request), duration_ms)
         raw = {"type": "result", "backend": GEMINI, "session_id": request.session_id,
@@ -262,36 +251,12 @@ class GeminiBackend:
         return env
 
     def _run(self, argv: list[str], *, cwd: Path, timeout: float, env: Mapping[str, str],
-             stdin_data: str | None = None, on_line: Any = None,
-             launcher: Any = None) -> Completed:
-        try:
-            if on_line is None:
-                return run(argv, cwd=cwd, timeout=timeout, env=env, stdin_data=stdin_data,
-                           launcher=launcher)
-            return run_lines(argv, cwd=cwd, timeout=timeout, env=env, stdin_data=stdin_data,
-                             on_line=on_line, on_start=lambda: failpoints.hit("agent:spawned"),
-                             launcher=launcher)
-        except CommandError as exc:
-            where = exc.message if "/" in self.binary else locate.searched(self.binary, env)
-            raise BackendError("missing_binary",
-                               f"cannot run gemini ({self.binary!r}): {where}",
-                               INSTALL_HINT) from exc
-
-
-class _Home:
-    """A throwaway GEMINI_CLI_HOME for one call."""
-
-    def __init__(self, parent: str | None) -> None:
-        self.parent = parent
-        self.path: Path | None = None
-
-    def __enter__(self) -> Path:
-        self.path = Path(tempfile.mkdtemp(prefix="rgr-gemini-home-", dir=self.parent))
-        return self.path
-
-    def __exit__(self, *exc: object) -> None:
-        if self.path is not None:
-            shutil.rmtree(self.path, ignore_errors=True)
+             stdin_data: str | None = None, on_line: Callable[[str], None] | None = None,
+             launcher: Launcher | None = None) -> Completed:
+        return run_cli(GEMINI, self.binary, argv, cwd=cwd, timeout=timeout, env=env,
+                       install_hint=INSTALL_HINT, stdin_data=stdin_data, on_line=on_line,
+                       on_start=(lambda: failpoints.hit("agent:spawned")) if on_line else None,
+                       launcher=launcher)
 
 
 def with_schema(request: AgentRequest) -> str:

@@ -34,10 +34,8 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
-import tempfile
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -53,15 +51,23 @@ from rgr.backends.base import (
     says_any,
     usd,
 )
+from rgr.backends.cli_process import (
+    ThrowawayHome,
+    probe_login,
+    require_version,
+    run_cli,
+    session_timed_out,
+)
 from rgr.backends.gemini import parse_answer, probe_request, with_schema
 from rgr.base import failpoints
 from rgr.base.backend_names import OPENCODE
-from rgr.base.errors import BackendError, CommandError
-from rgr.base.proc import Completed, run, run_lines
+from rgr.base.errors import BackendError
+from rgr.base.proc import Completed
 from rgr.base.processes import REPO_MARK_VAR, SESSION_MARK_VAR, kill_marked_processes
 
 if TYPE_CHECKING:
     from rgr.base.config import Config
+    from rgr.base.proc import Launcher
 
 PACKAGE = "opencode-ai"
 #: The release the end-to-end suite runs (tests/e2e/opencode/package.json pins it).
@@ -117,7 +123,6 @@ TRANSIENT_MARKERS = ("429", "rate limit", "too many requests", "500", "502", "50
                      "overloaded", "unavailable", "server_error", "fetch failed",
                      "econnreset", "econnrefused", "socket hang up", "timeout")
 
-_VERSION = re.compile(r"(\d+)\.(\d+)\.(\d+)")
 #: Variables opencode is never handed, whoever set them: its key is in its config file,
 #: so its shell's commands get no key, token or password variable at all.
 _SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSW|CREDENTIAL", re.IGNORECASE)
@@ -153,16 +158,11 @@ class OpencodeBackend:
 
     def version(self) -> str:
         text = version_memo.remembered(self.binary, self._source(), self._read_version)
-        found = _VERSION.search(text)
-        if found is None or tuple(int(g) for g in found.groups()) < MIN_VERSION:
-            raise BackendError("unsupported_version",
-                               f"opencode reports {text!r}; rgr needs {PACKAGE} >= "
-                               f"{'.'.join(map(str, MIN_VERSION))}",
-                               f"update it: `{INSTALL_COMMAND}`")
-        return text
+        return require_version(text, cli=OPENCODE, package=PACKAGE, minimum=MIN_VERSION,
+                               update=INSTALL_COMMAND)
 
     def _read_version(self) -> str:
-        with _Home(self._source().get("TMPDIR")) as home:
+        with ThrowawayHome("rgr-opencode-", self._source().get("TMPDIR")) as home:
             done = self._run([self.binary, "--version"], cwd=Path.cwd(),
                              timeout=VERSION_TIMEOUT_S, env=self._env(home, None))
         if done.returncode != 0 or done.timed_out:
@@ -186,13 +186,7 @@ class OpencodeBackend:
         """Nothing of the user's: the provider and the agent are rgr's."""
 
     def check_login(self, cwd: Path) -> None:
-        try:
-            self.run(probe_request(cwd))
-        except AgentRunError as exc:
-            if exc.kind in ("not_logged_in", "api_error", "timeout"):
-                raise BackendError(exc.kind, exc.message, exc.hint,
-                                   retryable=exc.retryable) from None
-            # Any answer at all proves the key and the API work.
+        probe_login(self.run, probe_request(cwd))
 
     def run(self, request: AgentRequest) -> AgentResult:
         base_env = request.env if request.env is not None else self.env
@@ -203,7 +197,7 @@ class OpencodeBackend:
                                "not set", LOGIN_HINT)
         state = StreamState()
         started = time.monotonic()
-        with _Home(source.get("TMPDIR")) as home:
+        with ThrowawayHome("rgr-opencode-", source.get("TMPDIR")) as home:
             config = home / "opencode.json"
             config.write_text(json.dumps(self.config(request, source, key)))
             config.chmod(0o600)
@@ -219,11 +213,7 @@ class OpencodeBackend:
             finally:
                 kill_marked_processes(SESSION_MARK_VAR, request.session_id)
         if done.timed_out:
-            raise BackendError(
-                "timeout", f"opencode session {request.session_id} did not finish within "
-                f"{request.timeout_s:g}s; it and its tool processes were killed",
-                "raise the phase timeout in tdd.toml if the agent needs longer",
-                retryable=True)
+            raise session_timed_out(OPENCODE, request)
         duration_ms = int((time.monotonic() - started) * 1000)
         figures = state.figures(self._model(request), duration_ms)
         raw = {"type": "result", "backend": OPENCODE, "session_id": request.session_id,
@@ -277,20 +267,12 @@ class OpencodeBackend:
         return env
 
     def _run(self, argv: list[str], *, cwd: Path, timeout: float, env: Mapping[str, str],
-             stdin_data: str | None = None, on_line: Any = None,
-             launcher: Any = None) -> Completed:
-        try:
-            if on_line is None:
-                return run(argv, cwd=cwd, timeout=timeout, env=env, stdin_data=stdin_data,
-                           launcher=launcher)
-            return run_lines(argv, cwd=cwd, timeout=timeout, env=env, stdin_data=stdin_data,
-                             on_line=on_line, on_start=lambda: failpoints.hit("agent:spawned"),
-                             launcher=launcher)
-        except CommandError as exc:
-            where = exc.message if "/" in self.binary else locate.searched(self.binary, env)
-            raise BackendError("missing_binary",
-                               f"cannot run opencode ({self.binary!r}): {where}",
-                               INSTALL_HINT) from exc
+             stdin_data: str | None = None, on_line: Callable[[str], None] | None = None,
+             launcher: Launcher | None = None) -> Completed:
+        return run_cli(OPENCODE, self.binary, argv, cwd=cwd, timeout=timeout, env=env,
+                       install_hint=INSTALL_HINT, stdin_data=stdin_data, on_line=on_line,
+                       on_start=(lambda: failpoints.hit("agent:spawned")) if on_line else None,
+                       launcher=launcher)
 
 
 def _read(path: Path) -> str:
@@ -328,21 +310,6 @@ def _is_executable_file(path: Path) -> bool:
     except OSError:
         return False
 
-
-class _Home:
-    """A throwaway folder for one session: its config and opencode's XDG folders."""
-
-    def __init__(self, parent: str | None) -> None:
-        self.parent = parent
-        self.path: Path | None = None
-
-    def __enter__(self) -> Path:
-        self.path = Path(tempfile.mkdtemp(prefix="rgr-opencode-", dir=self.parent))
-        return self.path
-
-    def __exit__(self, *exc: object) -> None:
-        if self.path is not None:
-            shutil.rmtree(self.path, ignore_errors=True)
 
 
 @dataclass

@@ -38,9 +38,7 @@ call.
 
 from __future__ import annotations
 
-import contextlib
 import json
-import socket
 import time
 from collections.abc import Mapping, Sequence
 from http.server import BaseHTTPRequestHandler
@@ -203,13 +201,9 @@ class _ChatHandler(_Handler):
 
     def _data(self, payload: Mapping[str, Any] | str) -> None:
         text = payload if isinstance(payload, str) else json.dumps(payload)
-        chunk = f"data: {text}\n\n".encode()
-        self.wfile.write(f"{len(chunk):x}\r\n".encode() + chunk + b"\r\n")
-        self.wfile.flush()
+        self._chunk(f"data: {text}\n\n")
 
     def _cut(self, body: Mapping[str, Any]) -> None:
         """Open the stream, then drop the connection before any chunk."""
         self._start_sse()
-        self.close_connection = True
-        with contextlib.suppress(OSError):
-            self.connection.shutdown(socket.SHUT_RDWR)
+        self._drop_connection()

@@ -27,9 +27,7 @@ A request that offers no tools (a routing or next-speaker check) is a side call.
 
 from __future__ import annotations
 
-import contextlib
 import json
-import socket
 from collections.abc import Mapping, Sequence
 from http.server import BaseHTTPRequestHandler
 from typing import Any
@@ -183,13 +181,9 @@ class _GeminiHandler(_Handler):
         self._end_chunks()
 
     def _data(self, payload: Mapping[str, Any]) -> None:
-        chunk = f"data: {json.dumps(payload)}\r\n\r\n".encode()
-        self.wfile.write(f"{len(chunk):x}\r\n".encode() + chunk + b"\r\n")
-        self.wfile.flush()
+        self._chunk(f"data: {json.dumps(payload)}\r\n\r\n")
 
     def _cut(self, body: Mapping[str, Any]) -> None:
         """Open the stream, then drop the connection before any chunk."""
         self._start_sse()
-        self.close_connection = True
-        with contextlib.suppress(OSError):
-            self.connection.shutdown(socket.SHUT_RDWR)
+        self._drop_connection()

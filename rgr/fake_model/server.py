@@ -376,9 +376,20 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
 
     def _event(self, name: str, data: Mapping[str, Any]) -> None:
-        chunk = f"event: {name}\ndata: {json.dumps(data)}\n\n".encode()
+        self._chunk(f"event: {name}\ndata: {json.dumps(data)}\n\n")
+
+    def _chunk(self, text: str) -> None:
+        """One chunk of the chunked body, sent at once (a stream, not a buffer)."""
+        chunk = text.encode()
         self.wfile.write(f"{len(chunk):x}\r\n".encode() + chunk + b"\r\n")
         self.wfile.flush()
+
+    def _drop_connection(self) -> None:
+        """No terminating chunk: the client sees a truncated body, like a dropped
+        network."""
+        self.close_connection = True
+        with contextlib.suppress(OSError):
+            self.connection.shutdown(socket.SHUT_RDWR)
 
     def _end_chunks(self) -> None:
         self.wfile.write(b"0\r\n\r\n")
@@ -641,10 +652,7 @@ class _Handler(BaseHTTPRequestHandler):
                 "delta": {"type": "text_delta", "text": "I will start by"},
             },
         )
-        # No terminating chunk: the client sees a truncated body, like a dropped network.
-        self.close_connection = True
-        with contextlib.suppress(OSError):
-            self.connection.shutdown(socket.SHUT_RDWR)
+        self._drop_connection()
 
 
 def _message(
