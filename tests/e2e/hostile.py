@@ -422,19 +422,23 @@ def escape_control(tmp_path: Path, backend: str) -> None:
     assert any("secret reached the model" in m for m in marks), marks
 
 
+#: How many phases a run plays up to and including each (``rgr run --max-phases``).
+_PHASES_UP_TO = {"RED": 2, "GREEN": 3}
+
+
 def hostile_run(tmp_path: Path, attacks: Callable[[Places], Attacks], *,
                 backend: str = "claude", tests: int = 1,
                 feature: str = "add a slugify function", config: str = "",
                 max_retries: int = 3, expect_rejections: int | None = None,
-                extra_args: Sequence[str] = (), through_red: bool = False,
+                extra_args: Sequence[str] = (), through: str = "COMPLETE",
                 ) -> tuple[Places, subprocess.CompletedProcess[str], list[bytes]]:
     """Run rgr on ``backend`` against ``attacks`` and check what every hostile test must
     see: the run complete, no mark outside the attempt, the user's .git as it was, no
     canary secret in what rgr wrote. Returns the places, the finished process and the
-    request bodies the model received. ``through_red``: the attacks are all RED's, so
-    the run stops after it (``--max-phases 2``), its notes end there, and the phases
-    after it (each a session of the same CLI, sealed the same way) are the whole-kata
-    runs' to play."""
+    request bodies the model received. ``through``: the last phase the attacks reach
+    (``RED`` or ``GREEN``): the run stops after it (``--max-phases``), its notes end
+    there, and the phases after it (each a session of the same CLI, sealed the same way)
+    are the whole-kata runs' to play."""
     repo = make_project(tmp_path / "kata", backend)
     toml = repo / "tdd.toml"
     toml.write_text(toml.read_text().replace("max_retries = 3", f"max_retries = {max_retries}")
@@ -443,7 +447,7 @@ def hostile_run(tmp_path: Path, attacks: Callable[[Places], Attacks], *,
     home = tmp_path / "home"
     with attacked(tmp_path, repo) as (places, recorder):
         before = snapshot_git(repo)
-        limit = ["--max-phases", "2"] if through_red else []
+        limit = [] if through == "COMPLETE" else ["--max-phases", str(_PHASES_UP_TO[through])]
         done, bodies = play(places, backend, HostileModel(attacks(places), tests),
                             ["run", "--yes", *limit, *extra_args, feature])
         marks = find_marks(places, bodies, recorder, BACKEND_SECRETS[backend])
@@ -453,7 +457,7 @@ def hostile_run(tmp_path: Path, attacks: Callable[[Places], Attacks], *,
     assert marks == [], f"{marks}\n{dumps(report)}"
     assert snapshot_git(repo) == before, "the user's .git changed"
     notes = notes_on_branch(repo)
-    assert notes[-1]["phase"] == ("RED" if through_red else "COMPLETE"), notes[-1]
+    assert notes[-1]["phase"] == through, notes[-1]
     assert git(repo, "status", "--porcelain") == ""
     if backend in ("codex", "gemini", "opencode"):
         assert_no_canary(repo, home, output)
@@ -602,7 +606,7 @@ def code_attacks_contained(tmp_path: Path, backend: str = "claude") -> tuple[Pla
         return {("RED", 1, 1): honest_red(code)}
 
     places, _, bodies = hostile_run(tmp_path, attacks, backend=backend, expect_rejections=0,
-                                    through_red=True)
+                                    through="RED")
     report = attack_report(bodies, list(code_attacks(places)))
     assert len(report) == len(code_attacks(places)), dumps(report)
     assert "Read-only file system" in report["write-objects"], report["write-objects"]
@@ -634,7 +638,7 @@ def infra_tampering_rejected(tmp_path: Path, put: Put, backend: str = "claude") 
     ``put``): each attempt rejected by its rule. Returns the kept attempts' rules."""
     # The kata allows 3 retries: the fourth GREEN would exhaust them, so give it 4.
     places, _, _ = hostile_run(tmp_path, lambda p: infra_attacks(p, put), backend=backend,
-                               max_retries=4, expect_rejections=4)
+                               max_retries=4, expect_rejections=4, through="GREEN")
     rules = "\n".join(kept_rules(places.repo))
     for rule in INFRA_RULES:
         assert rule in rules, rules
@@ -681,7 +685,7 @@ def proxy_refuses_and_injection_stays_data(tmp_path: Path, put: Put,
     _, done, bodies = hostile_run(
         tmp_path, attacks, backend=backend, feature=INJECTION,
         config='\n[sandbox]\nallow_hosts = ["api.example.invalid:443"]\n',
-        expect_rejections=1)
+        expect_rejections=1, through="GREEN")
     output = done.stdout
     refused = r"the sandbox refused \d connection\(s\): CONNECT 127\.0\.0\.1:"
     assert re.search(refused, output), output

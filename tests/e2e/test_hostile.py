@@ -86,7 +86,7 @@ def test_tool_calls_outside_the_copy_are_refused_or_contained(tmp_path: Path) ->
         ]
         return {("RED", 1, 1): honest_red(steps)}
 
-    _, _, bodies = hostile_run(tmp_path, attacks, expect_rejections=0, through_red=True)
+    _, _, bodies = hostile_run(tmp_path, attacks, expect_rejections=0, through="RED")
     said = b"\n".join(bodies)
     # The hook refused the edits before they happened, naming why.
     assert said.count(b"rgr refuses this edit") >= 5, said[-3000:]
@@ -133,7 +133,7 @@ def test_rewritten_history_and_committed_configuration_are_rejected(tmp_path: Pa
     (no-commit on the attempt's branch), commits .rgr/agents and tdd.toml changes that
     would widen the next agents' permissions (protected-file)."""
     places, done, _ = hostile_run(tmp_path, lambda p: history_attacks(p, put_by_code),
-                                  expect_rejections=3)
+                                  expect_rejections=3, through="RED")
     output = done.stdout
     assert "rejected: history-rewritten" in output, output
     assert "rejected: no-commit" in output, output

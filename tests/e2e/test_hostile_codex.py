@@ -119,7 +119,7 @@ def test_tool_calls_outside_the_copy_are_contained_on_codex(tmp_path: Path) -> N
         return {("RED", 1, 1): honest_red(steps)}
 
     places, _, bodies = hostile_run(tmp_path, attacks, backend=CODEX, expect_rejections=0,
-                                    through_red=True)
+                                    through="RED")
     said = b"\n".join(bodies).decode(errors="replace")
     repo, home = places.repo, places.home
     # Codex applied each patch inside the sandbox, where it vanished, or the sandbox
