@@ -480,8 +480,6 @@ ECOSYSTEM_WORDS_ALLOWED: dict[str, tuple[frozenset[str], str]] = {
         "what a conftest.py may change (pytest's hooks), judged inside the sandbox by the "
         "same hook: loaded by path from rgr/check/ as manifest_keys is (the same reason); "
         "it moves into rgr/ecosystems/python/ with it"),
-    "rgr.check.fakeit.facts": (frozenset({".py"}), "Python's fake-it forms: not moved yet"),
-    "rgr.check.fakeit.ledger": (frozenset({".py"}), "Python's fake-it forms: not moved yet"),
     "rgr.commands.demo": (frozenset({"pytest"}), "the demo's kata is a Python project"),
     "rgr.demo.kata": (
         frozenset({"pytest"}),
