@@ -137,7 +137,7 @@ def test_no_command_imports_a_private_name_of_another() -> None:
 #: standard-library script (rgr's own modules may not even be visible there); and the
 #: mutation gate's pytest plugin, which runs inside the sealed test run in the project's
 #: interpreter and forks that pytest once per mutant (never rgr's own process).
-PROCESS_MODULES = {"rgr.base.proc", "rgr.sandbox.relay", "rgr.check.mutation.pytest_lines"}
+PROCESS_MODULES = {"rgr.base.proc", "rgr.sandbox.relay", "rgr.ecosystems.python.pytest_lines"}
 #: What starts a process in Python's standard library.
 _SPAWNERS = {"subprocess", "os.system", "os.popen", "os.fork", "os.forkpty", "pty.spawn",
              *(f"os.{name}" for name in ("execv", "execve", "execvp", "execvpe", "execl",
@@ -480,22 +480,6 @@ ECOSYSTEM_WORDS_ALLOWED: dict[str, tuple[frozenset[str], str]] = {
         "what a conftest.py may change (pytest's hooks), judged inside the sandbox by the "
         "same hook: loaded by path from rgr/check/ as manifest_keys is (the same reason); "
         "it moves into rgr/ecosystems/python/ with it"),
-    "rgr.check.fakeit.facts": (frozenset({".py"}), "Python's fake-it forms: not moved yet"),
-    "rgr.check.fakeit.ledger": (frozenset({".py"}), "Python's fake-it forms: not moved yet"),
-    "rgr.check.mutation.equivalence": (
-        frozenset({".py"}),
-        "CrossHair, Python's equivalence prover, run confined by rgr.check.verify's "
-        "Confinement (a layer above rgr.ecosystems) and imported by the gate, telling and "
-        "doctor (edited elsewhere this pass): it moves into rgr/ecosystems/python/ when the "
-        "gate asks a language for its prover"),
-    "rgr.check.mutation.gate": (
-        frozenset({"'go'", "'java'", "'rust'", ".py", "maven", "pytest", "unittest"}),
-        "Python's traced path beside the probed one, its remarks, and which languages' "
-        "mutants may not build (in _run_one, edited elsewhere at the same time)"),
-    "rgr.check.mutation.lines": (
-        frozenset({".py"}),
-        "rgr's Python line tracer, run through rgr.check.verify.run_tests on the mutants "
-        "(both above rgr.ecosystems) for the gate's traced path: it moves with that path"),
     "rgr.commands.demo": (frozenset({"pytest"}), "the demo's kata is a Python project"),
     "rgr.demo.kata": (
         frozenset({"pytest"}),

@@ -82,15 +82,11 @@ WITHOUT_TEST_FILE: dict[str, str] = {
     "rgr.check.mergefix_checks": "tested by feature in test_merge_fix",
     "rgr.check.mutation.arid": "tested by feature in test_mutation_noise",
     "rgr.check.mutation.boundary": "no test imports it: reached through the modules that use it",
-    "rgr.check.mutation.equivalence": "tested by feature in test_mutation_equivalence",
     "rgr.check.mutation.gate":
         "tested by feature in test_cargo_targets, test_js_direct, test_jvm_direct (+3)",
     "rgr.check.mutation.kills": "tested by feature in test_mutation_kills",
-    "rgr.check.mutation.lines":
-        "tested by feature in test_impact, test_mutation, test_mutation_unittest",
     "rgr.check.mutation.mutants":
         "tested by feature in test_mutation, test_mutation_equivalence, test_mutation_java (+5)",
-    "rgr.check.mutation.pytest_lines": "tested by feature in test_mutation_unittest",
     "rgr.check.mutation.python_probe": "tested by feature in test_mutation, test_mutation_blame",
     "rgr.check.mutation.rule": "tested by feature in test_mutation, test_mutation_equivalence",
     "rgr.check.mutation.score":
@@ -183,11 +179,15 @@ WITHOUT_TEST_FILE: dict[str, str] = {
     "rgr.ecosystems.python": "a package's docstring and imports: no code of its own",
     "rgr.ecosystems.python.cheats":
         "tested by feature in test_cheat_idioms, through rgr.check.cheats (its rules' home)",
+    "rgr.ecosystems.python.equivalence": "tested by feature in test_mutation_equivalence",
     "rgr.ecosystems.python.interface":
         "no test imports it: reached through the modules that use it",
     "rgr.ecosystems.python.language": "no test imports it: reached through the modules that use it",
+    "rgr.ecosystems.python.lines":
+        "tested by feature in test_impact, test_mutation, test_mutation_unittest",
     "rgr.ecosystems.python.pytest_own_outcomes":
         "no test imports it: reached through the modules that use it",
+    "rgr.ecosystems.python.pytest_lines": "tested by feature in test_mutation_unittest",
     "rgr.ecosystems.python.pytest_runner": "tested by feature in test_red_real_suites",
     "rgr.ecosystems.python.unittest_reporter":
         "no test imports it: reached through the modules that use it",

@@ -9,17 +9,19 @@ import os
 import signal
 import sys
 import time
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import pytest
 
 from rgr.base.config import AdequacyConfig, TestCommand
-from rgr.check.mutation import lines as coverage_lines
 from rgr.check.mutation import python_probe
 from rgr.check.mutation.mutants import apply, mutants_of
 from rgr.check.mutation.rule import decide
 from rgr.check.mutation.score import score
 from rgr.check.mutation.verdicts import apply_claims, violations_of
+from rgr.check.verify import TestReport, run_tests
+from rgr.ecosystems.python import lines as traced_lines
 from rgr.store import git as rgr_git
 from rgr.store.handoff import AdequacyNote, MutantFinding
 from rgr.store.scratch import checkout_pristine
@@ -195,20 +197,26 @@ def test_one_pytest_session_traces_then_runs_each_mutant_in_a_fork(tmp_path: Pat
     source = (checkout / "calc.py").read_text()
     found = mutants_of("calc.py", source, set(range(1, 9)))
     batch = {m.id: (m, apply(source, m)) for m in found}
-    coverage = coverage_lines.collect(
-        PYTEST, checkout, ["calc.py"], timeout=120, env=dict(BARE_ENV),
-        confinement=None, scratch=tmp_path, mutants=batch, per_mutant_timeout=30)
+    coverage = traced_lines.collect(
+        _tests_of(PYTEST, checkout), ["calc.py"], env=dict(BARE_ENV),
+        scratch=tmp_path, mutants=batch, per_mutant_timeout=30)
     assert coverage.traced and coverage.mutants is not None
     status = {(m.original, m.replacement): coverage.mutants.get(m.id) for m in found}
     assert status[("a + b", "a - b")] == "killed"
     assert status[("1337", "1338")] == "survived"
     # a line no test was seen running: no answer here (the gate runs it with every test
-    # in a fresh process, rgr.check.mutation.gate._measure_python)
+    # in a fresh process, rgr.check.mutation.gate._measure_traced)
     assert status[("return 0", "return None")] is None
     assert status[("return 1", "return None")] is None
     # the file is back as it was, and the session's own report is the suite's
     assert (checkout / "calc.py").read_text() == source
     assert coverage.report is not None and coverage.report.passed == 1
+
+
+def _tests_of(cmd: TestCommand, checkout: Path) -> Callable[[Mapping[str, str]], TestReport]:
+    """The tracer's test run: ``cmd`` in ``checkout``, unsealed, in the environment the
+    tracer gives it."""
+    return lambda env: run_tests(cmd, checkout, timeout=120, env=env)
 
 
 LEFT_BEHIND_TEST = """import contextlib, os, time
@@ -255,10 +263,10 @@ def test_a_forks_answer_waits_for_it_alone_and_an_expected_failure_kills_nothing
     pids = tmp_path / "left-behind"
     try:
         started = time.monotonic()
-        coverage = coverage_lines.collect(
-            PYTEST_UNCAPTURED, checkout, ["calc.py"], timeout=120,
-            env={**BARE_ENV, "LEFT_BEHIND": str(pids)}, confinement=None,
-            scratch=tmp_path, mutants={m.id: (m, apply(source, m)) for m in found},
+        coverage = traced_lines.collect(
+            _tests_of(PYTEST_UNCAPTURED, checkout), ["calc.py"],
+            env={**BARE_ENV, "LEFT_BEHIND": str(pids)}, scratch=tmp_path,
+            mutants={m.id: (m, apply(source, m)) for m in found},
             per_mutant_timeout=50)
         took = time.monotonic() - started
     finally:
@@ -324,9 +332,9 @@ def test_a_file_loaded_past_the_import_hook_is_traced_whole(tmp_path: Path) -> N
     pygit = rgr_git.open_repo(repo.path)
     checkout_pristine(pygit, rgr_git.resolve_commit(pygit, tip).id, checkout)
     found = mutants_of("calc.py", HONEST, {2})
-    coverage = coverage_lines.collect(
-        PYTEST, checkout, ["calc.py"], timeout=120, env=dict(BARE_ENV), confinement=None,
-        scratch=tmp_path, mutants={m.id: (m, apply(HONEST, m)) for m in found},
+    coverage = traced_lines.collect(
+        _tests_of(PYTEST, checkout), ["calc.py"], env=dict(BARE_ENV), scratch=tmp_path,
+        mutants={m.id: (m, apply(HONEST, m)) for m in found},
         per_mutant_timeout=30)
     assert coverage.mutants is not None and found
     assert {coverage.mutants.get(m.id) for m in found} == {"killed"}, coverage.mutants

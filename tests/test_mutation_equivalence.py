@@ -1,4 +1,4 @@
-"""Surviving Python mutants put to CrossHair (rgr.check.mutation.equivalence): proved
+"""Surviving Python mutants put to CrossHair (rgr.ecosystems.python.equivalence): proved
 equivalent, told apart by an input the strengthening RED is given, or undecided (a remark
 unless a test of the item demonstrably should kill it: rgr.check.mutation.rule). Real
 CrossHair (the ``equivalence`` extra, in the ``test`` extra), real pytest, real git, and
@@ -14,11 +14,11 @@ from pathlib import Path
 import pytest
 
 from rgr.base.installed import install_extra
-from rgr.check.mutation import equivalence
 from rgr.check.mutation.mutants import apply, mutants_of
 from rgr.check.mutation.rule import demonstrably_killable
 from rgr.check.mutation.score import lines as score_lines
 from rgr.check.mutation.verdicts import strengthen_brief, violations_of
+from rgr.ecosystems.python import equivalence
 from rgr.store.handoff import MutantFinding
 from tests.conftest import make_repo
 from tests.test_mutation import gate
@@ -223,3 +223,15 @@ def test_doctor_says_whether_crosshair_is_there(monkeypatch: pytest.MonkeyPatch)
     assert f"CrossHair {equivalence.version()}" in doctor._equivalence_line()
     monkeypatch.setattr(equivalence, "available", lambda: False)
     assert install_extra("equivalence") in doctor._equivalence_line()
+
+
+def test_the_gate_asks_pythons_language_for_its_prover() -> None:
+    """The prover is the language's (``Language.prover``), found by the file's path."""
+    from rgr.ecosystems import registry
+
+    python = registry.language_of("pkg/ranges.py")
+    assert python is not None and python.prover is equivalence.PROVER
+    assert python.prover.name == "CrossHair" and python.prover.available()
+    assert python.prover.function_at(TYPED_CLAMP, 3) == "clamp"
+    assert all(language.prover is None for language in registry.LANGUAGES
+               if language is not python)

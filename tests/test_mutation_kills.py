@@ -108,3 +108,28 @@ def test_a_coverage_threshold_failing_the_narrowed_run_kills_no_mutant(
     assert [(m.line, m.original, m.replacement, m.status) for m in note.mutants] == [
         (4, "8", "9", "survived")], note
     assert note.killed == 1, note  # `return undefined`: the test's .trim() throws
+
+
+def test_a_mutant_that_stops_its_tests_loading_is_unviable_where_its_language_may_not_build(
+        ) -> None:
+    """The gate asks the language (``MutationSyntax.may_not_build``): a Go mutant whose
+    run loaded no test did not build (``unviable``, never killed); a JavaScript one
+    that parses, and any Python one, was noticed by the tests no longer running."""
+    from rgr.check.mutation import textual
+    from rgr.check.mutation.gate import _status_of
+    from rgr.check.mutation.mutants import mutants_of
+    from rgr.ecosystems import registry
+
+    assert {s.language for s in registry.mutation_syntax() if s.may_not_build} == {
+        "go", "rust", "java"}
+    baseline = report(a="passed")
+    stopped = report(exit_code=1, errors=("calc",))
+    go = textual.mutants_of("calc.go", "package calc\n\nfunc Add(a, b int) int {\n"
+                            "\treturn a + b\n}\n", {4})[0]
+    script = textual.mutants_of("calc.js", "function add(a, b) {\n  return a + b;\n}\n",
+                                {2})[0]
+    python = mutants_of("calc.py", "def add(a, b):\n    return a + b\n", {2})[0]
+    assert _status_of(go, stopped, baseline, selected=False) == "unviable"
+    assert _status_of(script, stopped, baseline, selected=False) == "killed"
+    assert _status_of(python, stopped, baseline, selected=False) == "killed"
+    assert registry.ast_read("pkg/calc.py") and not registry.ast_read("calc.go")

@@ -336,7 +336,7 @@ def test_a_direct_run_unlike_the_phases_gives_way_to_the_users_command(
     note = measure_commits(repo, base, head, NPM_TEST, settings=AdequacyConfig(jobs=2),
                            node_modules=ensure_js_runners(), baseline=baseline)
     assert note.decision == "test-too-weak" and note.survived == note.tried == 2, note
-    assert note.remark is not None and "started directly" in note.remark, note
+    assert note.remark is not None and "started directly (without npm)" in note.remark, note
 
 
 @sweep_only("tests/test_mutation_scope.py", "npm and Mocha started for each run, about 8 s")

@@ -21,8 +21,8 @@ from harness import sweep_only
 
 from rgr.base.config import AdequacyConfig, TestCommand
 from rgr.check.mutation import gate as mutation_gate
-from rgr.check.mutation import lines as coverage_lines
-from rgr.check.mutation import pytest_lines
+from rgr.ecosystems.python import lines as coverage_lines
+from rgr.ecosystems.python import pytest_lines
 from rgr.store.handoff import AdequacyNote
 from tests.conftest import Repo, make_repo
 from tests.gate_helpers import BARE_ENV, measure_commits

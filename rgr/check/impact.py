@@ -3,7 +3,7 @@ the agent runs those first.
 
 They come from the coverage rgr already collects: the mutation gate's line tracer
 records, per tree, which test ran which line of the files a phase changed
-(rgr.check.mutation.lines, ``<git dir>/rgr/coverage/``). A file no earlier gate traced
+(rgr.ecosystems.python.lines, ``<git dir>/rgr/coverage/``). A file no earlier gate traced
 (its first cycle, a language the gate does not trace yet) has no hint; a test that no
 longer exists at the phase's base is left out. Nothing is run to make a hint.
 """
@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable
 from pathlib import Path
 
-from rgr.check.mutation.lines import FOLDER, load
+from rgr.ecosystems.python.lines import FOLDER, Coverage, load
 
 #: At most this many test ids in a hint, and this many characters: the hint rides in
 #: the first request of a phase, which stays under 16 KB.
@@ -35,7 +35,8 @@ def tests_running(git_dir: Path, files: Iterable[str],
     except OSError:
         return []
     for cache in caches:
-        coverage = load(git_dir, cache.stem)  # None: being replaced or damaged, no hint
+        # None: being replaced or damaged, no hint
+        coverage: Coverage[object] | None = load(git_dir, cache.stem)
         if coverage is None:
             continue
         for test, ran in sorted(coverage.by_test.items()):

@@ -14,9 +14,9 @@ from rgr.base.installed import install_extra
 from rgr.base.outcome import Heading, Outcome
 from rgr.branches.sealed_gate import sealed_gate
 from rgr.check.gate import GateResult, gate_argvs
-from rgr.check.mutation import equivalence
 from rgr.commands.verify import refusal_data, refusal_lines, result_lines
 from rgr.ecosystems import registry
+from rgr.ecosystems.python import equivalence
 from rgr.ecosystems.python.pytest_runner import project_virtualenv
 from rgr.loop.starting import agent_refusal, make_backend, start_refusals
 from rgr.loop.summaries import tests_summary
@@ -151,7 +151,7 @@ def _equivalence_line() -> str:
         return ("CrossHair not installed: Python survivors are not checked for "
                 f"equivalence ({install_extra('equivalence')})")
     return (f"CrossHair {found}: Python survivors are checked for equivalence "
-            "(rgr.check.mutation.equivalence)")
+            "(rgr.ecosystems.python.equivalence)")
 
 
 def _of_another_ecosystem(skipped: str) -> bool:

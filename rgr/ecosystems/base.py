@@ -343,6 +343,10 @@ class MutationSyntax:
     #: (``{map}``, ``{key}``: their text), on one line: where a map answers the zero
     #: value for a key never stored with no code of its own (Go). Empty: none.
     missing_key_guard: str = ""
+    #: A mutant may not build (a compiled language: a type error, a value a constant
+    #: cannot hold): a run of it where no test reported, its files not loaded, is
+    #: ``unviable``, never killed (rgr.check.mutation.gate).
+    may_not_build: bool = False
     #: A statement that is only a string (``'use strict'``) is a directive, and a
     #: ``require(...)`` line a declaration: neither is mutated (JavaScript).
     directives: bool = False
@@ -447,7 +451,7 @@ class Ecosystem(Protocol):
     @property
     def mutation_syntax(self) -> tuple[MutationSyntax, ...]: ...
 
-    #: Runner names that rgr's line tracer runs under (rgr.check.mutation.pytest_lines,
+    #: Runner names that rgr's line tracer runs under (rgr.ecosystems.python.pytest_lines,
     #: loaded into the run by rgr's own plugin or reporter): the mutation gate asks it
     #: which tests run each changed line.
     @property

@@ -8,9 +8,13 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Protocol
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal, Protocol
 
 from rgr.ecosystems.tokens import Token, TokenScan
+
+if TYPE_CHECKING:  # a Protocol, so only for the type checker (rgr.base.proc)
+    from rgr.base.proc import Launcher
 
 #: Reads a file of the examined tree (a path relative to the project), or None.
 Reader = Callable[[str], str | None]
@@ -108,6 +112,60 @@ class CheatIdioms:
         return path.endswith(self.suffixes)
 
 
+class Confined(Protocol):
+    """Where a language's own tool runs when rgr seals it: inside ``launcher`` (the
+    sandbox), its files under ``tmp`` (rgr.check.verify.Confinement, a layer above,
+    passed in)."""
+
+    @property
+    def launcher(self) -> Launcher: ...
+
+    @property
+    def tmp(self) -> Path: ...
+
+
+@dataclass(frozen=True)
+class Decision:
+    """A prover's answer for one surviving mutant: ``equivalent`` (every path explored,
+    no difference), ``differs`` (``detail``: the input that tells them apart, and both
+    results) or ``undecided`` (``detail``: why)."""
+
+    kind: Literal["equivalent", "differs", "undecided"]
+    detail: str = ""
+
+
+class Prover(Protocol):
+    """A language's equivalence prover (the mutation gate asks it of a survivor no
+    test's own calls told apart: rgr.check.mutation.gate): what it runs and how its
+    answer reads are the language's; the sandbox it runs in is the gate's."""
+
+    #: How messages name it.
+    @property
+    def name(self) -> str: ...
+
+    #: The seconds it may spend on one mutant.
+    @property
+    def seconds(self) -> float: ...
+
+    def available(self) -> bool:
+        """Whether it can run here (an optional extra may be missing)."""
+        ...
+
+    def function_at(self, source: str, line: int) -> str | None:
+        """The name of the function of ``source`` it would compare for a mutant of
+        ``line``, or None where it compares none (the tests' traced argument types are
+        looked up by it)."""
+        ...
+
+    def decide(self, path: str, original: str, mutated: str, line: int, checkout: Path,
+               confinement: Confined | None, env: Mapping[str, str],
+               traced: Mapping[str, list[str]] | None, seconds: float) -> Decision:
+        """Its answer for the mutant of ``path`` (``original`` and ``mutated`` text) at
+        ``line``, run inside ``confinement`` in ``checkout`` (a pristine checkout it may
+        write to). ``traced``: each parameter's type names as the tests passed them."""
+        ...
+
+
 @dataclass(frozen=True)
 class Language:
     """What rgr knows of one language apart from its runners."""
@@ -143,6 +201,15 @@ class Language:
     #: missing (a module it could not find), as paths relative to the work tree, given
     #: the names in its folders; None: its load errors name no module.
     missing_files: Callable[[str, Names], list[str]] | None = None
+    #: Its files are read by rgr's own parser (the standard library's ``ast``, the
+    #: language rgr is written in): the mutation gate's traced path (mutants made from
+    #: the syntax tree, rgr.check.mutation.mutants; which test runs which line, from
+    #: rgr's line tracer, rgr.ecosystems.python.lines) and fake-it's reading of the
+    #: tests' facts and the code's special cases (rgr.check.fakeit.facts, python). A
+    #: language without it is read on its tokens (``MutationSyntax``) where it has any.
+    ast_read: bool = False
+    #: The prover the mutation gate asks whether a survivor is equivalent; None: none.
+    prover: Prover | None = None
 
     def writes(self, path: str) -> bool:
         """Whether ``path`` is a file of this language."""

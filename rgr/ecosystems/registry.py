@@ -234,6 +234,12 @@ def ids_name_no_file(path: str) -> bool:
     return language is not None and language.ids_name_no_file
 
 
+def ast_read(path: str) -> bool:
+    """Whether ``path``'s language is read by rgr's own parser (``Language.ast_read``)."""
+    language = language_of(path)
+    return language is not None and language.ast_read
+
+
 def traced(runner: str) -> bool:
     """Whether rgr's line tracer runs under ``runner`` (rgr.check.mutation.gate)."""
     return any(runner in eco.traced_runners for eco in ECOSYSTEMS)

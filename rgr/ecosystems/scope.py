@@ -41,6 +41,8 @@ class Scope:
     #: ``plain_first`` is set): its unmutated run must give the phase's own results
     #: before its kills count.
     direct: bool = False
+    #: What a direct run goes without, as messages name it (``npm``, ``Maven``).
+    instead_of: str = ""
     #: The user's command a direct ``cmd`` stands for (None: ``cmd`` is run as it is).
     user: TestCommand | None = None
     #: How a direct ``cmd`` is read again in a checkout as it is now (its globs matched

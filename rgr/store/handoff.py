@@ -276,7 +276,7 @@ class MutantFinding(CamelModel):
     tests: list[str] = Field(default_factory=list)
     #: Why an agent says it is equivalent (``status == "equivalent"``), why rgr
     #: decided so (``equivalent-by-rule``), or why CrossHair could not decide
-    #: (``undecided``, rgr.check.mutation.equivalence).
+    #: (``undecided``, rgr.ecosystems.python.equivalence).
     reason: str | None = None
     #: An input CrossHair found that tells the mutant from the original, and what each
     #: returns (given to the RED that strengthens the test).
@@ -305,7 +305,7 @@ class AdequacyNote(CamelModel):
     #: boundary): neither killed nor survived, and not in ``tried``; each one is listed.
     equivalent_by_rule: int = 0
     #: Survivors CrossHair proved equivalent (every path explored, no difference):
-    #: not failures; each one is listed (rgr.check.mutation.equivalence).
+    #: not failures; each one is listed (rgr.ecosystems.python.equivalence).
     equivalent_by_cross_hair: int = 0
     #: Survivors CrossHair could not decide and no test of the item demonstrably should
     #: kill (rgr.check.mutation.rule): a remark, not a rejection; each one is listed.

@@ -36,10 +36,10 @@ from rgr.base.errors import BackendError, RgrError
 from rgr.check.acceptance.interface import public_interface
 from rgr.check.acceptance.placing import acceptance_path
 from rgr.check.acceptance.verdict import Declared, did_not_run, outcomes
-from rgr.check.mutation import lines as traced_lines
 from rgr.check.testlist import FILENAME as TEST_LIST
 from rgr.check.verify import TestReport, run_tests
 from rgr.ecosystems import registry
+from rgr.ecosystems.python import lines as traced_lines
 from rgr.loop.outputs import AcceptanceOutput, way_out_of
 from rgr.loop.prompting import quoted
 from rgr.loop.sessions import agent_call_event
@@ -231,8 +231,12 @@ def run_on(sealer: Sealer, commit: Commit, stored: StoredTests, watch: Sequence[
         target.write_text(stored.text, encoding="utf-8")
         cmd, timeout = sealer.test_command, sealer.ws.config.command_timeout
         if watch and registry.traced(cmd.runner):
+            def run(child: Mapping[str, str]) -> TestReport:
+                return run_tests(cmd, tree, timeout=timeout, env=child,
+                                 confinement=confinement)
+
             traced = traced_lines.collect(
-                cmd, tree, list(watch), timeout=timeout, env=env, confinement=confinement,
+                run, list(watch), env=env,
                 scratch=confinement.tmp if confinement else tree.parent)
             if traced.report is not None:
                 return traced.report, traced.last

@@ -13,13 +13,16 @@ import re
 from rgr.check.fakeit.fact import Fact, token_literal
 from rgr.check.fakeit.token_flow import flow_facts
 from rgr.check.mutation.textual import language_of, tokens_of
+from rgr.ecosystems import registry
 
 __all__ = ["Fact", "facts_of", "literal_text", "token_literal"]
 
 
 def facts_of(path: str, source: str) -> list[Fact]:
-    """Every fact the test file ``path`` states (none for a language rgr cannot read)."""
-    if path.endswith(".py"):
+    """Every fact the test file ``path`` states (none for a language rgr cannot read):
+    by its syntax tree where rgr's own parser reads the language
+    (``Language.ast_read``), else on its tokens."""
+    if registry.ast_read(path):
         return _python_facts(path, source)
     language = language_of(path)
     return _token_facts(path, source, language) if language else []

@@ -18,6 +18,7 @@ from rgr.check.fakeit.facts import Fact, facts_of
 from rgr.check.fakeit.python import python_cases
 from rgr.check.fakeit.tokens import token_cases
 from rgr.check.mutation.textual import language_of
+from rgr.ecosystems import registry
 from rgr.store import git
 from rgr.store.handoff import FakeItDebt
 from rgr.store.objects import Commit, Repository
@@ -41,7 +42,7 @@ def test_path(test: str) -> str:
 def cases_in(path: str, source: str, lines: Iterable[int] | None,
              facts: Sequence[Fact]) -> list[SpecialCase]:
     wanted = None if lines is None else set(lines)
-    if path.endswith(".py"):
+    if registry.ast_read(path):  # rgr's own parser reads it (Language.ast_read)
         return python_cases(path, source, wanted, facts)
     language = language_of(path)
     # a call's keywords (Python's, or a JavaScript options object) are filled in by

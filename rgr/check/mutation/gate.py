@@ -51,7 +51,7 @@ import os
 import queue
 import threading
 import time
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import AbstractContextManager, ExitStack
 from dataclasses import dataclass, replace
@@ -61,22 +61,30 @@ from rgr.base.config import AdequacyConfig, Config, TestCommand
 from rgr.base.installed import install_extra
 from rgr.check.fakeit.facts import facts_of
 from rgr.check.manifest_keys import MANIFESTS
-from rgr.check.mutation import equivalence, kills, python_probe, telling, textual
-from rgr.check.mutation import lines as coverage_lines
+from rgr.check.mutation import kills, python_probe, telling, textual
 from rgr.check.mutation.mutants import Mutant, apply, mutants_of
 from rgr.check.mutation.rule import decide, demonstrably_killable
 from rgr.check.verify import Confinement, TestReport, run_tests
 from rgr.ecosystems import registry
+from rgr.ecosystems.base import MutationSyntax
 from rgr.ecosystems.javascript import direct as js_direct
 from rgr.ecosystems.jvm import direct as jvm_direct
+from rgr.ecosystems.language import Prover
+from rgr.ecosystems.python import lines as traced_lines
 from rgr.ecosystems.test_scope import Scope, left_out, scope_of
 from rgr.store import git
 from rgr.store.handoff import AdequacyNote, MutantFinding
-from rgr.store.objects import Commit, Repository
+from rgr.store.objects import Commit, Oid, Repository
 
 #: A pristine sealed checkout of the commit under judgement: (tree, confinement, env).
 Checkout = tuple[Path, Confinement | None, dict[str, str]]
 OpenCheckout = Callable[[str], AbstractContextManager[Checkout]]
+#: Which test ran which line of the traced path, and the run that said it.
+Coverage = traced_lines.Coverage[TestReport]
+#: Lines per file (``{"calc.py": {3, 4}}``).
+Lines = dict[str, set[int]]
+#: What each language's code is like to the textual mutator, by its name.
+_SYNTAX: dict[str, MutationSyntax] = {s.language: s for s in registry.mutation_syntax()}
 
 #: A mutant's run may take this many times the traced run, plus a margin (a mutant that
 #: loops forever is killed by its timeout, which counts as killed).
@@ -88,7 +96,7 @@ class Subject:
     """What one gate looks at: the phase, its changed lines and their text at the tip."""
 
     phase: str
-    changed: coverage_lines.Lines
+    changed: Lines
     sources: dict[str, str]  # path -> text at the tip, for the changed files
     tree: str  # the tip's tree id (the coverage cache's key)
 
@@ -96,9 +104,28 @@ class Subject:
 def subject_of(repo: Repository, config: Config, phase: str, base: Commit,
                tip: Commit) -> Subject:
     """What the gate looks at in ``base..tip``: the non-test lines it added or changed."""
-    changed = coverage_lines.changed_code(repo, config, base.id, tip.id)
+    changed = changed_code(repo, config, base.id, tip.id)
     sources = {path: git.file_text(repo, tip.id, path) or "" for path in changed}
     return Subject(phase, changed, sources, str(tip.tree.id))
+
+
+def changed_code(repo: Repository, config: Config, base: Oid, tip: Oid) -> Lines:
+    """The lines ``base..tip`` added or changed in files that are not tests."""
+    return {path: lines for path, lines in git.added_lines(repo, base, tip).items()
+            if not config.is_test_file(path)}
+
+
+def _traced(path: str) -> bool:
+    """Whether a mutant of ``path`` takes the traced path: its language is read by
+    rgr's own parser and its tests followed by rgr's line tracer
+    (rgr.ecosystems.language.Language.ast_read)."""
+    return registry.ast_read(path)
+
+
+def _tracer_runs_under() -> str:
+    """The runners rgr's line tracer runs under, as a remark names them."""
+    return " and ".join(sorted({runner for eco in registry.ECOSYSTEMS
+                                for runner in eco.traced_runners}))
 
 
 def measure(subject: Subject, settings: AdequacyConfig, cmd: TestCommand,
@@ -112,24 +139,24 @@ def measure(subject: Subject, settings: AdequacyConfig, cmd: TestCommand,
     it (a runner the gate starts directly must give the same results)."""
     started = time.monotonic()
     deadline = started + settings.budget
-    python = {p: ls for p, ls in subject.changed.items() if p.endswith(".py")}
+    traced = {p: ls for p, ls in subject.changed.items() if _traced(p)}
     probed = {p: ls for p, ls in subject.changed.items() if textual.language_of(p)}
-    others = sorted(p for p in set(subject.changed) - set(python) - set(probed)
+    others = sorted(p for p in set(subject.changed) - set(traced) - set(probed)
                     if not _declares(p))
     remark = (f"not measured: {', '.join(others[:5])} (no mutator for this language yet)"
               if others else None)
-    python_mutants = [m for path, ls in sorted(python.items())
+    traced_mutants = [m for path, ls in sorted(traced.items())
                       for m in mutants_of(path, subject.sources.get(path, ""), ls,
                                           settings.operators)]
     probed_mutants = [m for path, ls in sorted(probed.items())
                       for m in textual.mutants_of(path, subject.sources.get(path, ""), ls,
                                                   settings.operators)]
-    noise = _noise_skipped(subject, python, probed, settings.operators,
-                           len(python_mutants) + len(probed_mutants))
-    decided = [m for m in python_mutants + probed_mutants if m.equivalent]
-    python_mutants = [m for m in python_mutants if not m.equivalent]
+    noise = _noise_skipped(subject, traced, probed, settings.operators,
+                           len(traced_mutants) + len(probed_mutants))
+    decided = [m for m in traced_mutants + probed_mutants if m.equivalent]
+    traced_mutants = [m for m in traced_mutants if not m.equivalent]
     probed_mutants = [m for m in probed_mutants if not m.equivalent]
-    mutants = python_mutants + probed_mutants
+    mutants = traced_mutants + probed_mutants
     if not mutants and decided:
         return AdequacyNote(phase=subject.phase, mode=settings.mode, remark=remark,
                             decision="not-measured" if others else "pass",
@@ -144,12 +171,12 @@ def measure(subject: Subject, settings: AdequacyConfig, cmd: TestCommand,
                             duration_s=round(time.monotonic() - started, 3))
     findings: dict[str, MutantFinding] = {}
     remarks = [remark]
-    coverage: coverage_lines.Coverage | None = None
-    if python_mutants:
-        said, coverage = _measure_python(subject, python_mutants, sorted(python), settings,
+    coverage: Coverage | None = None
+    if traced_mutants:
+        said, coverage = _measure_traced(subject, traced_mutants, sorted(traced), settings,
                                          cmd, open_checkout, git_dir, command_timeout,
                                          deadline, findings)
-        remarks += [said, _settle_equivalence(subject, python_mutants, coverage,
+        remarks += [said, _settle_equivalence(subject, traced_mutants, coverage,
                                               open_checkout, deadline, findings)]
     if probed_mutants:
         remarks.append(_measure_probed(subject, probed_mutants, settings, cmd,
@@ -197,7 +224,7 @@ def reexamine(subject: Subject, note: AdequacyNote, names: Collection[str],
         source = subject.sources[mutant.path]
         probe = (python_probe.probe_of(mutant.path, source,
                                        python_probe.run_line(source, mutant.statement_line))
-                 if mutant.path.endswith(".py")
+                 if _traced(mutant.path)
                  else textual.probe_of(mutant.path, source, mutant.statement_line,
                                        mutant.start))
         if probe is not None:
@@ -229,7 +256,7 @@ def _mutant_of(subject: Subject, finding: MutantFinding, settings: AdequacyConfi
     source = subject.sources.get(finding.path)
     if source is None:
         return None
-    if finding.path.endswith(".py"):
+    if _traced(finding.path):
         made = mutants_of(finding.path, source, {finding.line}, settings.operators)
     else:
         made = textual.mutants_of(finding.path, source, {finding.line}, settings.operators)
@@ -239,8 +266,8 @@ def _mutant_of(subject: Subject, finding: MutantFinding, settings: AdequacyConfi
                      finding.replacement)), None)
 
 
-def _noise_skipped(subject: Subject, python: coverage_lines.Lines,
-                   probed: coverage_lines.Lines, operators: Collection[str],
+def _noise_skipped(subject: Subject, traced: Lines,
+                   probed: Lines, operators: Collection[str],
                    made: int) -> int:
     """How many mutants of the changed lines rgr left out as noise (rgr.check.mutation.
     arid.ARID: messages, log calls, directives, docstrings, annotations): the mutators
@@ -248,38 +275,39 @@ def _noise_skipped(subject: Subject, python: coverage_lines.Lines,
     counted, so that the gate's account says what it did not try."""
     with_noise = sum(
         len(mutator(path, subject.sources.get(path, ""), ls, operators, noise=True))
-        for files, mutator in ((python, mutants_of), (probed, textual.mutants_of))
+        for files, mutator in ((traced, mutants_of), (probed, textual.mutants_of))
         for path, ls in files.items())
     return max(0, with_noise - made)
 
 
-def _measure_python(subject: Subject, mutants: list[Mutant], files: list[str],
+def _measure_traced(subject: Subject, mutants: list[Mutant], files: list[str],
                     settings: AdequacyConfig, cmd: TestCommand,
                     open_checkout: OpenCheckout, git_dir: Path, command_timeout: float,
                     deadline: float, findings: dict[str, MutantFinding]
-                    ) -> tuple[str | None, coverage_lines.Coverage]:
-    """Fills ``findings`` for Python ``mutants``: rgr's tracer tells which tests run each
-    line (pytest, unittest), so a mutant faces only those tests, and one of a line no
+                    ) -> tuple[str | None, Coverage]:
+    """Fills ``findings`` for the traced path's ``mutants`` (Python's): rgr's tracer
+    tells which tests run each line (under the runners
+    ``Ecosystem.traced_runners`` names), so a mutant faces only those tests, and one of a line no
     test was seen running faces every test, in a fresh process, before it is
     ``uncovered``. Returns a remark (or None) and the line data."""
-    key = coverage_lines.cache_key(subject.tree, files)
-    coverage = None
+    key = traced_lines.cache_key(subject.tree, files)
+    coverage: Coverage | None = None
     if registry.traced(cmd.runner):
         coverage = _fast_path(subject, mutants, files, settings, cmd, open_checkout,
                               command_timeout, deadline, findings)
         if coverage is not None and findings and coverage.report is not None \
                 and coverage.report.all_passed:
-            coverage_lines.save(git_dir, key, coverage)
+            traced_lines.save(git_dir, key, coverage)
     if coverage is None:
-        coverage = coverage_lines.load(git_dir, key)
+        coverage = traced_lines.load(git_dir, key)
     per_mutant_timeout = command_timeout
     if coverage is None:
         with open_checkout("mutation-lines") as (tree, confinement, env):
-            coverage = coverage_lines.collect(
-                cmd, tree, files, timeout=command_timeout, env=env,
-                confinement=confinement, scratch=confinement.tmp if confinement else tree.parent)
+            coverage = traced_lines.collect(
+                _test_run(cmd, tree, command_timeout, confinement), files, env=env,
+                scratch=confinement.tmp if confinement else tree.parent)
         if coverage.traced and coverage.report is not None and coverage.report.all_passed:
-            coverage_lines.save(git_dir, key, coverage)
+            traced_lines.save(git_dir, key, coverage)
             per_mutant_timeout = _timeout_after(coverage.report.duration_s, command_timeout)
     to_run: list[tuple[Mutant, list[str]]] = []
     unseen: set[str] = set()  # no test seen running them, yet run with every test
@@ -294,8 +322,8 @@ def _measure_python(subject: Subject, mutants: list[Mutant], files: list[str],
             to_run.append((mutant, tests))
         else:
             # The tracer starts itself from the changed code (it hooks the changed
-            # files' imports, rgr.check.mutation.pytest_lines.hook_imports), whatever
-            # command started pytest or unittest: a line no test was seen running may
+            # files' imports, rgr.ecosystems.python.pytest_lines.hook_imports), whatever
+            # command started its runner: a line no test was seen running may
             # still run in a way the hook misses, or only while the modules load or a
             # fixture sets up (each test's call is traced, not its fixtures). Its
             # mutant runs with every test, in a fresh process, before it is uncovered.
@@ -314,18 +342,27 @@ def _measure_python(subject: Subject, mutants: list[Mutant], files: list[str],
         # tracer's silence: its line is probed with every test (a function header's
         # default, evaluated at load, by the function's body), and only a line no
         # test reaches is uncovered (GREEN's); one a test runs is RED's gap.
-        _probe_python_survivors(subject, [m for m in mutants if m.id in unseen],
+        _probe_traced_survivors(subject, [m for m in mutants if m.id in unseen],
                                 settings, cmd, open_checkout, deadline,
                                 per_mutant_timeout, findings, whole)
         return None, coverage
-    _probe_python_survivors(subject, mutants, settings, cmd, open_checkout, deadline,
+    _probe_traced_survivors(subject, mutants, settings, cmd, open_checkout, deadline,
                             per_mutant_timeout, findings, whole)
-    return ("no per-test line data (rgr's tracer runs under pytest and unittest, and did "
-            "not report here): each mutant ran the whole suite, and each survivor's line "
-            "was probed"), coverage
+    return (f"no per-test line data (rgr's tracer runs under {_tracer_runs_under()}, and "
+            "did not report here): each mutant ran the whole suite, and each survivor's "
+            "line was probed"), coverage
 
 
-def _probe_python_survivors(subject: Subject, mutants: list[Mutant],
+def _test_run(cmd: TestCommand, tree: Path, timeout: float,
+              confinement: Confinement | None) -> Callable[[Mapping[str, str]], TestReport]:
+    """The tracer's run of ``cmd`` in ``tree``, sealed, given its environment."""
+    def run(env: Mapping[str, str]) -> TestReport:
+        return run_tests(cmd, tree, timeout=timeout, env=env, confinement=confinement)
+
+    return run
+
+
+def _probe_traced_survivors(subject: Subject, mutants: list[Mutant],
                             settings: AdequacyConfig, cmd: TestCommand,
                             open_checkout: OpenCheckout, deadline: float, timeout: float,
                             findings: dict[str, MutantFinding],
@@ -381,22 +418,25 @@ def _mark_unrun(mutants: list[Mutant], findings: dict[str, MutantFinding],
             findings[mutant_id] = findings[mutant_id].updated(status="uncovered")
 
 
-def _settle_equivalence(subject: Subject, mutants: list[Mutant],
-                        coverage: coverage_lines.Coverage, open_checkout: OpenCheckout,
-                        deadline: float, findings: dict[str, MutantFinding]) -> str | None:
-    """Each Python survivor on a line a test runs, first called with the covering tests'
+def _settle_equivalence(subject: Subject, mutants: list[Mutant], coverage: Coverage,
+                        open_checkout: OpenCheckout, deadline: float,
+                        findings: dict[str, MutantFinding]) -> str | None:
+    """Each traced survivor on a line a test runs, first called with the covering tests'
     own calls, one argument varied (rgr.check.mutation.telling): an input that tells it
     apart is proof it is not equivalent, kept for the strengthening RED. The others are
-    put to CrossHair (rgr.check.mutation.equivalence) when it is installed: proved
-    equivalent -> ``equivalent-by-crosshair``; an input that tells it apart -> it stays a
-    survivor, the input kept; undecided -> a survivor all the same when a test runs its
-    line (RED's gap: nothing proves the change harmless), ``undecided`` (a remark) only
-    where no test is known to run it. All in a sealed
-    checkout of their own. Returns a remark, or None."""
+    put to their language's prover (``Language.prover``: Python's CrossHair,
+    rgr.ecosystems.python.equivalence) when it is installed: proved equivalent ->
+    ``equivalent-by-crosshair``; an input that tells it apart -> it stays a survivor,
+    the input kept; undecided -> a survivor all the same when a test runs its line
+    (RED's gap: nothing proves the change harmless), ``undecided`` (a remark) only
+    where no test is known to run it. All in a sealed checkout of their own. Returns a
+    remark, or None."""
     survivors = [m for m in mutants if findings[m.id].status == "survived"
                  and not m.module_level]
     if not survivors:
         return None
+    provers = {m.id: prover for m in survivors if (prover := _prover_of(m.path))}
+    name = " and ".join(sorted({prover.name for prover in provers.values()}))
     undecided = unsettled = 0
     with open_checkout("mutation-equivalence") as (tree, confinement, env):
         for mutant in survivors:
@@ -410,39 +450,46 @@ def _settle_equivalence(subject: Subject, mutants: list[Mutant],
                                 seconds=min(telling.WALL_S, max(1.0, left - 1)))
             if told is not None:
                 findings[mutant.id] = finding.updated(telling_input=told)
-        if not equivalence.available():
-            return ("CrossHair is not installed, so no survivor was checked for "
+        if not all(prover.available() for prover in provers.values()):
+            return (f"{name} is not installed, so no survivor was checked for "
                     f"equivalence ({install_extra('equivalence')})")
         for mutant in survivors:
-            if findings[mutant.id].telling_input:
+            prover = provers.get(mutant.id)
+            if prover is None or findings[mutant.id].telling_input:
                 continue
             left = deadline - time.monotonic()
             if left < 2:
-                return _remark_undecided(undecided) or (
-                    "the time budget ran out before CrossHair saw every survivor")
+                return _remark_undecided(undecided, name) or (
+                    f"the time budget ran out before {name} saw every survivor")
             source = subject.sources[mutant.path]
-            target = equivalence.target_of(source, mutant.line)
-            traced = coverage.types_of(mutant.path, target.name) if target else None
-            answer = equivalence.decide(
+            function = prover.function_at(source, mutant.line)
+            traced = coverage.types_of(mutant.path, function) if function else None
+            answer = prover.decide(
                 mutant.path, source, apply(source, mutant), mutant.line, tree, confinement,
-                env, traced, seconds=min(equivalence.PER_MUTANT_S, max(1.0, left - 1)))
+                env, traced, min(prover.seconds, max(1.0, left - 1)))
             finding = findings[mutant.id]
             if answer.kind == "equivalent":
                 findings[mutant.id] = finding.updated(
                     status="equivalent-by-crosshair",
-                    reason="CrossHair explored every path and found no difference")
+                    reason=f"{prover.name} explored every path and found no difference")
             elif answer.kind == "differs":
                 findings[mutant.id] = finding.updated(telling_input=answer.detail)
             elif finding.tests or demonstrably_killable(mutant, source, finding):
                 # a line the tests run, its change unnoticed, and no proof it is
-                # equivalent: RED's gap, whatever CrossHair could not decide
+                # equivalent: RED's gap, whatever the prover could not decide
                 unsettled += 1
             else:
                 findings[mutant.id] = finding.updated(status="undecided",
                                                       reason=answer.detail)
                 undecided += 1
-    return "; ".join(r for r in (_remark_undecided(undecided), _remark_unsettled(unsettled))
-                     if r) or None
+    return "; ".join(r for r in (_remark_undecided(undecided, name),
+                                 _remark_unsettled(unsettled, name)) if r) or None
+
+
+def _prover_of(path: str) -> Prover | None:
+    """The equivalence prover of ``path``'s language, or None."""
+    language = registry.language_of(path)
+    return None if language is None else language.prover
 
 
 def _test_sources(tree: Path, tests: Collection[str]) -> list[str]:
@@ -461,17 +508,17 @@ def _test_sources(tree: Path, tests: Collection[str]) -> list[str]:
     return out
 
 
-def _remark_unsettled(count: int) -> str | None:
+def _remark_unsettled(count: int, prover: str) -> str | None:
     if not count:
         return None
-    return (f"{count} survivor(s) on lines the tests run CrossHair could neither prove "
+    return (f"{count} survivor(s) on lines the tests run {prover} could neither prove "
             "equivalent nor tell apart: survivors all the same")
 
 
-def _remark_undecided(count: int) -> str | None:
+def _remark_undecided(count: int, prover: str) -> str | None:
     if not count:
         return None
-    return (f"{count} survivor(s) CrossHair could not decide (listed as undecided): a "
+    return (f"{count} survivor(s) {prover} could not decide (listed as undecided): a "
             "remark, not a rejection")
 
 
@@ -555,6 +602,8 @@ def _measure_probed(subject: Subject, mutants: list[Mutant], settings: AdequacyC
             (m, []) for m in mutants if m.path in failed or (
                 findings[m.id].status == "survived" and not scopes[m.path].exact)]
         gave_way = sorted(path for path in failed if scopes[path].direct)
+        went_without = " or ".join(dict.fromkeys(scopes[path].instead_of
+                                                 for path in gave_way))
         scopes = {path: scope if path not in failed else scope.undirected(cmd)
                   for path, scope in scopes.items()}
         # The user's command, its script's hooks looked past where they stopped the run
@@ -594,7 +643,7 @@ def _measure_probed(subject: Subject, mutants: list[Mutant], settings: AdequacyC
                                     deadline, timeout, probe_scopes))
     said = [baselines.remark()]
     if gave_way:
-        said.append(f"the tests started directly (without npm or Maven) did not give the "
+        said.append(f"the tests started directly (without {went_without}) did not give the "
                     f"phase's own results unmutated, so the mutants of "
                     f"{', '.join(gave_way)} ran with the test command as it is")
     return "; ".join(r for r in said if r) or None
@@ -669,7 +718,7 @@ def agrees_with_phase(report: TestReport, baseline: TestReport | None, scope: Sc
 
 
 def _loaded_only(mutant: Mutant, finding: MutantFinding, source: str | None,
-                 coverage: coverage_lines.Coverage | None) -> MutantFinding:
+                 coverage: Coverage | None) -> MutantFinding:
     """A survivor of a module-level statement (``PRECISION = 2`` beside the changed
     function) is ``uncovered``: the line runs only when the module loads, and unless a
     test runs a function that reads what it sets, no test asks for it; code no test asks
@@ -686,7 +735,7 @@ def _loaded_only(mutant: Mutant, finding: MutantFinding, source: str | None,
 
 
 def _read_where_tests_run(mutant: Mutant, source: str,
-                          coverage: coverage_lines.Coverage) -> bool:
+                          coverage: Coverage) -> bool:
     """Whether a function of ``source`` that a test runs reads a name the module-level
     statement of ``mutant`` binds."""
     try:
@@ -727,7 +776,7 @@ def _timeout_after(duration_s: float, command_timeout: float) -> float:
 def _fast_path(subject: Subject, mutants: list[Mutant], files: list[str],
                settings: AdequacyConfig, cmd: TestCommand, open_checkout: OpenCheckout,
                command_timeout: float, deadline: float,
-               findings: dict[str, MutantFinding]) -> coverage_lines.Coverage | None:
+               findings: dict[str, MutantFinding]) -> Coverage | None:
     """pytest and unittest: ``jobs`` sealed sessions at once (no more than the CPUs the
     load leaves idle), each tracing the suite and then running its share of the
     mutants, each in a child forked from it (unittest's through rgr's reporter,
@@ -738,12 +787,12 @@ def _fast_path(subject: Subject, mutants: list[Mutant], files: list[str],
     shares = [mutants[n::jobs] for n in range(jobs)]
     wall_deadline = time.time() + deadline - time.monotonic()
 
-    def session(number: int) -> coverage_lines.Coverage:
+    def session(number: int) -> Coverage:
         batch = {m.id: (m, apply(subject.sources[m.path], m)) for m in shares[number]}
         with open_checkout(f"mutation-{number}") as (tree, confinement, env):
-            return coverage_lines.collect(
-                cmd, tree, files, timeout=command_timeout + settings.budget, env=env,
-                confinement=confinement,
+            return traced_lines.collect(
+                _test_run(cmd, tree, command_timeout + settings.budget, confinement),
+                files, env=env,
                 scratch=confinement.tmp if confinement else tree.parent, mutants=batch,
                 deadline=wall_deadline, per_mutant_timeout=command_timeout)
 
@@ -979,10 +1028,10 @@ def _run_one(mutant: Mutant, tests: list[str], sources: dict[str, str], scope: S
 
 def _status_of(mutant: Mutant, report: TestReport, baseline: TestReport, *,
                selected: bool) -> str:
-    if not mutant.path.endswith(".py") and report.collection_errors \
+    syntax = _SYNTAX.get(textual.language_of(mutant.path) or "")
+    if syntax is not None and report.collection_errors \
             and not report.outcomes and not report.timed_out and (
-                textual.language_of(mutant.path) in ("go", "rust", "java")
-                or "SyntaxError" in report.output_excerpt):
+                syntax.may_not_build or "SyntaxError" in report.output_excerpt):
         # A token-level mutant that does not build or parse: no verdict. (JavaScript
         # that parses but throws while its module loads is behaviour the tests noticed;
         # every Python mutant parses, so a run that no longer loads noticed it.)

@@ -23,7 +23,7 @@ pin is behaviour they no longer guard.
 mutants the time budget left unrun are ``not-run`` and never count as killed: with no
 survivor among the others the decision is ``incomplete`` (the phase goes on; the score
 says how many were not run), never ``pass``.
-Undecided survivors (Python, with CrossHair installed: rgr.check.mutation.equivalence).
+Undecided survivors (Python, with CrossHair installed: rgr.ecosystems.python.equivalence).
 A survivor CrossHair proves equivalent is no failure (``equivalent-by-crosshair``); one it
 tells apart by an input stays a survivor and the strengthening RED is given that input. One
 it cannot decide (its time budget ran out, no types to explore with) on a line a test runs

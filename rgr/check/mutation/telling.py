@@ -30,9 +30,9 @@ from pathlib import Path
 
 from rgr.base.errors import CommandError
 from rgr.base.proc import run
-from rgr.check.mutation.equivalence import module_of, target_of
 from rgr.check.verify import Confinement
 from rgr.ecosystems.base import near_values
+from rgr.ecosystems.python.equivalence import module_of, target_of
 
 __all__ = ["calls_to_try", "find"]
 

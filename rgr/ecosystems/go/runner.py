@@ -145,6 +145,7 @@ class GoEcosystem(Plain):
     mutation_syntax = (MutationSyntax("go", (".go",), f"rgrprobeos.Exit({PROBE_EXIT_CODE})",
                                       '; import rgrprobeos "os"', for_conditions=True,
                                       early_returns=True, telling=telling.find,
+                                      may_not_build=True,
                                       missing_key_guard=(
                                           "if _, ok := {map}[{key}]; !ok { "
                                           'panic("rgr: a missing key") }; '),

@@ -49,6 +49,7 @@ def scope(cmd: TestCommand, root: Path, path: str) -> Scope | None:
     if kept_out or direct is not None:
         return Scope(direct or cmd, kept_out, exact=False,
                      shared_process=cmd.runner == "mocha", direct=direct is not None,
+                     instead_of="npm" if direct is not None else "",
                      user=cmd if direct is not None else None,
                      reread=js_direct.read_again if direct is not None else None)
     return Scope(cmd)

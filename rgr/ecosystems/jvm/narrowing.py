@@ -31,7 +31,8 @@ def scope(cmd: TestCommand, root: Path, path: str) -> Scope | None:
     direct = jvm_direct.direct_command(cmd, root, path, named)
     if direct is None:
         return Scope(cmd, first=maven_first)
-    return Scope(cmd, first=direct, direct=True, plain_first=maven_first,
+    return Scope(cmd, first=direct, direct=True, instead_of="Maven",
+                 plain_first=maven_first,
                  may_run=jvm_direct.may_run, ready=jvm_direct.ready)
 
 

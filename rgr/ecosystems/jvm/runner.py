@@ -201,7 +201,8 @@ class JVM(Plain):
             " } catch (java.lang.Throwable rgrReachError) { }"),
         parenthesised_conditions=True, type_level=syntax.type_level,
         code_lines=syntax.code_lines, arid=syntax.arid, call_kind=syntax.call_kind,
-        bitwise=frozenset({"&", "|", "^", "<<", ">>", ">>>"}), typed_declarations=True),)
+        bitwise=frozenset({"&", "|", "^", "<<", ">>", ">>>"}), typed_declarations=True,
+        may_not_build=True),)
 
     def detect(self, root: Path, guess: Guess) -> TestCommand | None:
         pom = root / "pom.xml"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from rgr.ecosystems.language import AcceptanceName, Language, Names
-from rgr.ecosystems.python import cheats
+from rgr.ecosystems.python import cheats, equivalence
 from rgr.ecosystems.python.interface import INTERFACE
 
 #: Extension modules built in place (``pip install -e .``, ``setup.py build_ext -i``).
@@ -45,4 +45,5 @@ LANGUAGE = Language(
     skip_markers=(r"@pytest\.mark\.(skip|skipif|xfail)\b", r"\bpytest\.(skip|xfail)\s*\(",
                   r"@unittest\.(skip|skipIf|skipUnless|expectedFailure)\b",
                   r"\bself\.skipTest\s*\("),
-    built_in_place=EXTENSION_SUFFIXES, missing_files=missing_files)
+    built_in_place=EXTENSION_SUFFIXES, missing_files=missing_files, ast_read=True,
+    prover=equivalence.PROVER)

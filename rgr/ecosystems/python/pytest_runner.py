@@ -295,7 +295,7 @@ class Python(Plain):
     # PYTEST_DISABLE_PLUGIN_AUTOLOAD: rgr's own reporter and line tracer reach pytest as
     # entry-point plugins (below), which that variable would silently turn off.
     runner_variables = ("PYTEST_ADDOPTS", "PYTEST_PLUGINS")
-    # rgr's line tracer is a pytest plugin (rgr.check.mutation.pytest_lines)
+    # rgr's line tracer is a pytest plugin (rgr.ecosystems.python.pytest_lines)
     traced_runners = frozenset({"pytest"})
 
     def select_tests(self, cmd: TestCommand, tests: Sequence[str]) -> TestCommand | None:

@@ -15,12 +15,12 @@ A subtest is part of its test, as unittest counts it: a failing subtest fails th
 a skipped one never makes it skipped. A line is written when its test stops, so a run
 that dies half-way still tells what ran.
 
-For the mutation gate (rgr.check.mutation.lines.collect, which sets
+For the mutation gate (rgr.ecosystems.python.lines.collect, which sets
 ``RGR_MUTATION_TRACE_FILES`` and puts rgr's line tracer on ``PYTHONPATH`` as
 ``rgr_mutation_lines``): each test runs traced (which watched lines it ran, the types
 of the values it passed), and after the suite, when it passed, each mutant runs in a
 child forked from this process, facing only the tests that ran its line
-(rgr.check.mutation.pytest_lines, shared with pytest). Test ids there are
+(rgr.ecosystems.python.pytest_lines, shared with pytest). Test ids there are
 ``<file relative to the working directory>::<names>``, as rgr reads them.
 """
 
@@ -35,9 +35,9 @@ from typing import Any
 __unittest = True  # unittest hides this module's frames from tracebacks
 
 REPORT_ENV = "RGR_UNITTEST_REPORT"
-#: Set by the mutation gate's traced run (rgr.check.mutation.pytest_lines.FILES_ENV).
+#: Set by the mutation gate's traced run (rgr.ecosystems.python.pytest_lines.FILES_ENV).
 TRACE_FILES_ENV = "RGR_MUTATION_TRACE_FILES"
-#: The line tracer's module name on PYTHONPATH (rgr.check.mutation.lines).
+#: The line tracer's module name on PYTHONPATH (rgr.ecosystems.python.lines).
 TRACER_MODULE = "rgr_mutation_lines"
 _FAILED_TEST = "unittest.loader._FailedTest."
 _SEVERITY = {"passed": 0, "skipped": 1, "failed": 2, "error": 3}

@@ -291,7 +291,7 @@ class Rust(Plain):
         "rust", (".rs",),
         f"if true {{ extern crate std; std::process::exit({PROBE_EXIT_CODE}); }}",
         test_lines=test_lines, call_kind=syntax.call_kind, fakeit_tokens=values.plain_values,
-        tail_returns=True,
+        tail_returns=True, may_not_build=True,
         # not & and |: closures (|x|), or-patterns and references write them too
         bitwise=frozenset({"^", "<<", ">>"})),)
 

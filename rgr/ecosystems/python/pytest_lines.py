@@ -61,7 +61,7 @@ TIMEOUT_ENV = "RGR_MUTATION_TIMEOUT"
 _watched: dict[str, str] = {}  # absolute path -> the path rgr named
 _seen: dict[str, dict[str, set[int]]] = {}
 #: "path:function" -> parameter -> the type names of the values the tests passed
-#: (rgr.check.mutation.equivalence gives CrossHair these when the code has no hints).
+#: (rgr.ecosystems.python.equivalence gives CrossHair these when the code has no hints).
 _arg_types: dict[str, dict[str, set[str]]] = {}
 #: node id -> [path, line]: the watched line each test's code returned or raised from
 #: last (rgr.tdd.examine names it when an acceptance test fails, never the test).

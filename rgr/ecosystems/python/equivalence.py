@@ -15,7 +15,7 @@ compares the original function with the mutated one path by path:
   current item demonstrably should kill it (rgr.check.mutation.rule).
 
 Types come from the function's own annotations; where a parameter has none, from the
-values the covering tests passed (recorded by rgr's tracer, rgr.check.mutation.
+values the covering tests passed (recorded by rgr's tracer, rgr.ecosystems.python.
 pytest_lines: only builtin scalar and container types). Without either, CrossHair would
 explore with any object at all (enums, strings for numbers) and its "difference" would be
 one no caller makes, so rgr does not ask it.
@@ -39,15 +39,12 @@ import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
 
 from rgr.base.errors import CommandError
 from rgr.base.proc import run
-from rgr.check.verify import Confinement
+from rgr.ecosystems.language import Confined, Decision
 
-__all__ = ["Decision", "available", "decide", "target_of", "version"]
-
-Kind = Literal["equivalent", "differs", "undecided"]
+__all__ = ["PROVER", "Decision", "available", "decide", "target_of", "version"]
 
 #: CPU seconds CrossHair may spend on one mutant, and the wall-clock cap around it.
 PER_MUTANT_S = 4.0
@@ -61,13 +58,6 @@ _TRACED_TYPES = {"int": "int", "float": "float", "str": "str", "bool": "bool",
 
 _SAME = "All paths exhausted"
 _GIVEN = re.compile(r"^Given: \((?P<args>.*)\),\s*$", re.M)
-
-
-@dataclass(frozen=True)
-class Decision:
-    kind: Kind
-    #: ``differs``: the telling input and both results; ``undecided``: why.
-    detail: str = ""
 
 
 @dataclass(frozen=True)
@@ -115,7 +105,7 @@ def target_of(source: str, line: int) -> Target | None:
 
 
 def decide(path: str, original: str, mutated: str, line: int, checkout: Path,
-           confinement: Confinement | None, env: Mapping[str, str],
+           confinement: Confined | None, env: Mapping[str, str],
            traced: Mapping[str, list[str]] | None = None,
            seconds: float = PER_MUTANT_S) -> Decision:
     """CrossHair's answer for the mutant of ``path`` (original and mutated text) whose
@@ -232,3 +222,28 @@ def module_of(checkout: Path, path: str) -> tuple[str, str] | None:
     if not all(n.isidentifier() for n in names):
         return None
     return str(folder), ".".join(names)
+
+
+@dataclass(frozen=True)
+class CrossHair:
+    """Python's equivalence prover, as the mutation gate asks it
+    (rgr.ecosystems.language.Prover)."""
+
+    name: str = "CrossHair"
+    seconds: float = PER_MUTANT_S
+
+    def available(self) -> bool:
+        return available()
+
+    def function_at(self, source: str, line: int) -> str | None:
+        target = target_of(source, line)
+        return None if target is None else target.name
+
+    def decide(self, path: str, original: str, mutated: str, line: int, checkout: Path,
+               confinement: Confined | None, env: Mapping[str, str],
+               traced: Mapping[str, list[str]] | None, seconds: float) -> Decision:
+        return decide(path, original, mutated, line, checkout, confinement, env, traced,
+                      seconds)
+
+
+PROVER = CrossHair()

@@ -1,12 +1,12 @@
-"""Which changed lines a phase's mutants come from, and which tests run each of them.
+"""Which test runs which changed line of Python: rgr's line tracer (pytest_lines, beside
+this module) run once with the project's tests, for the mutation gate's traced path
+(rgr.check.mutation.gate) and the examiner's last lines (rgr.tdd.examine).
 
-The diff's lines come from the git layer (``rgr.store.git.added_lines``): the non-test files
-the phase added or changed, their new line numbers. Which test runs which of those lines
-comes from one run of the project's tests with rgr's tracer beside it
-(rgr.check.mutation.pytest_lines), on a pristine sealed checkout like every test run of
-rgr's; the result is kept by tree id (and the files watched) under
-``<git dir>/rgr/coverage/``, so a resumed rgr or a second gate on the same tree does not
-run it again.
+The test run itself is the caller's (``run``: rgr.check.verify.run_tests on a pristine
+sealed checkout, like every test run of rgr's, a layer above this one): this module
+puts the tracer where the run's pytest or unittest finds it and reads what it wrote.
+The result is kept by tree id (and the files watched) under ``<git dir>/rgr/coverage/``,
+so a resumed rgr or a second gate on the same tree does not run it again.
 """
 
 from __future__ import annotations
@@ -16,40 +16,49 @@ import hashlib
 import json
 import os
 import shutil
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Generic, Protocol, TypeVar
 
-from rgr.base.config import Config, TestCommand
-from rgr.check.mutation.mutants import Mutant
-from rgr.check.mutation.pytest_lines import (
+from rgr.ecosystems.python.pytest_lines import (
     DEADLINE_ENV,
     FILES_ENV,
     MUTANTS_ENV,
     OUT_ENV,
     TIMEOUT_ENV,
 )
-from rgr.check.verify import Confinement, TestReport, run_tests
-from rgr.store import git
-from rgr.store.objects import Oid, Repository
 
 FOLDER = Path("rgr") / "coverage"
 KEEP = 64
 _PLUGIN = "rgr_mutation_lines"
 
-#: Lines per file (``{"calc.py": {3, 4}}``).
-Lines = dict[str, set[int]]
+#: The report of the run the tracer watched (rgr.check.verify.TestReport).
+Report = TypeVar("Report")
+
+
+class Placed(Protocol):
+    """Where a mutant stands (rgr.check.mutation.mutants.Mutant)."""
+
+    @property
+    def path(self) -> str: ...
+    @property
+    def line(self) -> int: ...
+    @property
+    def statement_line(self) -> int: ...
+    @property
+    def module_level(self) -> bool: ...
 
 
 @dataclass(frozen=True)
-class Coverage:
+class Coverage(Generic[Report]):
     """Which test ran which watched line; ``report`` is the run that said so (None when
     it came from the cache). ``traced`` is False when the tracer never reported (the
     runner is not pytest, or pytest did not load the plugin): then no line is known to
     be unrun, and each mutant runs the whole suite."""
 
     by_test: Mapping[str, Mapping[str, frozenset[int]]]
-    report: TestReport | None = None
+    report: Report | None = None
     traced: bool = True
     #: Each mutant's status, when the same run ran them (the fast path).
     mutants: Mapping[str, str] | None = None
@@ -66,7 +75,7 @@ class Coverage:
         return sorted(test for test, files in self.by_test.items()
                       if any(line in files.get(path, frozenset()) for line in lines))
 
-    def tests_for(self, mutant: Mutant) -> list[str]:
+    def tests_for(self, mutant: Placed) -> list[str]:
         """The tests that can notice ``mutant``: those that run its line; for a
         module-level statement (it runs when the module loads, before any test, so no
         test is seen running it), those that run any line of its file."""
@@ -76,20 +85,15 @@ class Coverage:
         return self.tests_running(mutant.path, (mutant.line, mutant.statement_line))
 
 
-def changed_code(repo: Repository, config: Config, base: Oid,
-                 tip: Oid) -> Lines:
-    """The lines ``base..tip`` added or changed in files that are not tests."""
-    return {path: lines for path, lines in git.added_lines(repo, base, tip).items()
-            if not config.is_test_file(path)}
-
-
-def collect(cmd: TestCommand, tree: Path, files: list[str], *, timeout: float,
-            env: Mapping[str, str], confinement: Confinement | None, scratch: Path,
-            mutants: Mapping[str, tuple[Mutant, str]] | None = None,
-            deadline: float | None = None, per_mutant_timeout: float = 60) -> Coverage:
-    """Run ``cmd`` in ``tree`` once with the tracer watching ``files``; with ``mutants``
-    (id -> the mutant and its whole mutated file) the same session then runs them,
-    stopping at ``deadline`` (epoch seconds)."""
+def collect(run: Callable[[Mapping[str, str]], Report], files: list[str], *,
+            env: Mapping[str, str], scratch: Path,
+            mutants: Mapping[str, tuple[Placed, str]] | None = None,
+            deadline: float | None = None, per_mutant_timeout: float = 60
+            ) -> Coverage[Report]:
+    """The project's tests run once (``run``, given the environment to run them in:
+    ``env`` with the tracer added) with the tracer watching ``files``, its folder under
+    ``scratch``; with ``mutants`` (id -> the mutant and its whole mutated file) the same
+    session then runs them, stopping at ``deadline`` (epoch seconds)."""
     child = dict(env)
     folder = scratch / "mutation-lines"
     _install_plugin(folder, child)
@@ -106,7 +110,7 @@ def collect(cmd: TestCommand, tree: Path, files: list[str], *, timeout: float,
         child[TIMEOUT_ENV] = f"{per_mutant_timeout:g}"
         if deadline is not None:
             child[DEADLINE_ENV] = f"{deadline:.3f}"
-    report = run_tests(cmd, tree, timeout=timeout, env=child, confinement=confinement)
+    report = run(child)
     try:
         data = json.loads(out.read_text(encoding="utf-8"))
         tests, traced = data["tests"], True
@@ -126,7 +130,7 @@ def cache_key(tree: str, files: list[str]) -> str:
     return f"{tree}-{digest}"
 
 
-def load(git_dir: Path, key: str) -> Coverage | None:
+def load(git_dir: Path, key: str) -> Coverage[Report] | None:
     try:
         data = json.loads((git_dir / FOLDER / f"{key}.json").read_text("utf-8"))
         return Coverage(_frozen(data["tests"]), arg_types=_types(data.get("argTypes")))
@@ -134,7 +138,7 @@ def load(git_dir: Path, key: str) -> Coverage | None:
         return None
 
 
-def save(git_dir: Path, key: str, coverage: Coverage) -> None:
+def save(git_dir: Path, key: str, coverage: Coverage[Report]) -> None:
     folder = git_dir / FOLDER
     folder.mkdir(parents=True, exist_ok=True)
     temporary = folder / f".{key}.{os.getpid()}.tmp"
