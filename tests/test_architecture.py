@@ -468,18 +468,6 @@ ECOSYSTEM_WORDS_ALLOWED: dict[str, tuple[frozenset[str], str]] = {
         frozenset({"'python'", "pytest"}),
         "rgr's own installation, not a project's: rgr is a Python program (its "
         "environment's python) and its demo extra installs pytest"),
-    "rgr.check.manifest_keys": (
-        frozenset({"cargo", "jest", "mocha", "pytest", "vitest"}),
-        "the PreToolUse hook (rgr.sandbox.pretool) loads this file by path inside the "
-        "sandbox, with the standard library only, from rgr/check/: the one folder of rgr "
-        "that rgr.sandbox.sealer.JUDGES shows there. It can neither import rgr.ecosystems "
-        "nor move into it until JUDGES shows each judge's own file (rgr.loop is being "
-        "moved this pass)"),
-    "rgr.check.conftest_rules": (
-        frozenset({"pytest"}),
-        "what a conftest.py may change (pytest's hooks), judged inside the sandbox by the "
-        "same hook: loaded by path from rgr/check/ as manifest_keys is (the same reason); "
-        "it moves into rgr/ecosystems/python/ with it"),
     "rgr.check.fakeit.facts": (frozenset({".py"}), "Python's fake-it forms: not moved yet"),
     "rgr.check.fakeit.ledger": (frozenset({".py"}), "Python's fake-it forms: not moved yet"),
     "rgr.check.mutation.equivalence": (
