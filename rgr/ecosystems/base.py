@@ -491,6 +491,10 @@ class Ecosystem(Protocol):
         None when this ecosystem proposes none (its runner's own fix stands)."""
         ...
 
+    #: Where :meth:`alternatives` looks, said when it found no command to try.
+    @property
+    def alternatives_searched(self) -> str: ...
+
     def settle(self, cmd: TestCommand, root: Path) -> TestCommand:
         """``cmd`` as it runs in the checkout ``root`` now (a command that depends on the
         files there, made concrete at each run); ``cmd`` itself when nothing changes."""
@@ -511,6 +515,7 @@ class Plain:
     mutation_syntax: tuple[MutationSyntax, ...] = ()
     runner_variables: tuple[str, ...] = ()
     traced_runners: frozenset[str] = frozenset()
+    alternatives_searched: str = ""
 
     def select_tests(self, cmd: TestCommand, tests: Sequence[str]) -> TestCommand | None:
         return None
