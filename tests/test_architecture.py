@@ -484,8 +484,6 @@ ECOSYSTEM_WORDS_ALLOWED: dict[str, tuple[frozenset[str], str]] = {
         frozenset({".py"}),
         "rgr's Python line tracer, run through rgr.check.verify.run_tests on the mutants "
         "(both above rgr.ecosystems) for the gate's traced path: it moves with that path"),
-    "rgr.refactor.index": (
-        frozenset({".py"}), "rgr refactor reads Python only"),
     "rgr.sandbox.toolchain": (
         frozenset({"'go'", "'python'", "gradle", "maven"}),
         "the caches a run reads (Go's module cache, ~/.m2 and the local repository its "

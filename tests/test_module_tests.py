@@ -188,6 +188,7 @@ WITHOUT_TEST_FILE: dict[str, str] = {
     "rgr.ecosystems.python.interface":
         "no test imports it: reached through the modules that use it",
     "rgr.ecosystems.python.language": "no test imports it: reached through the modules that use it",
+    "rgr.ecosystems.python.modules": "tested by feature in test_refactor",
     "rgr.ecosystems.python.pytest_own_outcomes":
         "no test imports it: reached through the modules that use it",
     "rgr.ecosystems.python.pytest_runner": "tested by feature in test_red_real_suites",
