@@ -464,10 +464,6 @@ _LANGUAGE_SUFFIX = re.compile(
 #: sub-package. A word not listed here fails the rule; a word listed that the module no
 #: longer names fails too, so the list only shrinks.
 ECOSYSTEM_WORDS_ALLOWED: dict[str, tuple[frozenset[str], str]] = {
-    "rgr.base.installed": (
-        frozenset({"'python'", "pytest"}),
-        "rgr's own installation, not a project's: rgr is a Python program (its "
-        "environment's python) and its demo extra installs pytest"),
     "rgr.check.fakeit.facts": (frozenset({".py"}), "Python's fake-it forms: not moved yet"),
     "rgr.check.fakeit.ledger": (frozenset({".py"}), "Python's fake-it forms: not moved yet"),
     "rgr.check.mutation.equivalence": (
