@@ -480,13 +480,6 @@ ECOSYSTEM_WORDS_ALLOWED: dict[str, tuple[frozenset[str], str]] = {
         frozenset({".py"}),
         "rgr's Python line tracer, run through rgr.check.verify.run_tests on the mutants "
         "(both above rgr.ecosystems) for the gate's traced path: it moves with that path"),
-    "rgr.sandbox.toolchain": (
-        frozenset({"'go'", "'python'", "gradle", "maven"}),
-        "the caches a run reads (Go's module cache, ~/.m2 and the local repository its "
-        "settings.xml names, Gradle's read-only cache) and a virtualenv's interpreter, "
-        "each in the sandbox's show-and-skip bookkeeping; moving the caches behind the "
-        "ecosystems (Ecosystem.tool_caches names them) reorders the start note's toolchain "
-        "record (go, maven, gradle against the registry's order): not moved this pass"),
 }
 
 

@@ -138,6 +138,7 @@ WITHOUT_TEST_FILE: dict[str, str] = {
     "rgr.ecosystems.declarations": "no test imports it: reached through the modules that use it",
     "rgr.ecosystems.failure_kind": "tested by feature in test_failure_kinds",
     "rgr.ecosystems.go": "a package's docstring and imports: no code of its own",
+    "rgr.ecosystems.go.caches": "tested by feature in test_toolchain",
     "rgr.ecosystems.go.cheats": "no test imports it: reached through the modules that use it",
     "rgr.ecosystems.go.interface": "no test imports it: reached through the modules that use it",
     "rgr.ecosystems.go.language": "no test imports it: reached through the modules that use it",
@@ -166,6 +167,7 @@ WITHOUT_TEST_FILE: dict[str, str] = {
     "rgr.ecosystems.javascript.workspace": "tested by feature in test_js_workspace",
     "rgr.ecosystems.junit": "no test imports it: reached through the modules that use it",
     "rgr.ecosystems.jvm": "a package's docstring and imports: no code of its own",
+    "rgr.ecosystems.jvm.caches": "tested by feature in test_toolchain",
     "rgr.ecosystems.jvm.cheats": "no test imports it: reached through the modules that use it",
     "rgr.ecosystems.jvm.direct": "tested by feature in test_jvm_direct",
     "rgr.ecosystems.jvm.javac_errors": "tested by feature in test_red_java",
@@ -194,6 +196,7 @@ WITHOUT_TEST_FILE: dict[str, str] = {
     "rgr.ecosystems.python.pytest_runner": "tested by feature in test_red_real_suites",
     "rgr.ecosystems.python.unittest_reporter":
         "no test imports it: reached through the modules that use it",
+    "rgr.ecosystems.python.virtualenvs": "tested by feature in test_toolchain",
     "rgr.ecosystems.registry":
         "tested by feature in test_acceptance_kernel, test_blame_again, test_config (+21)",
     "rgr.ecosystems.ruby": "a package's docstring and imports: no code of its own",
