@@ -459,44 +459,6 @@ _LANGUAGE_NAMES = frozenset({"python", "javascript", "typescript", "js", "go", "
 _LANGUAGE_SUFFIX = re.compile(
     r"(?:_test|_spec|Test)?\.(py|js|mjs|cjs|jsx|ts|mts|cts|tsx|go|rs|java|kt|rb|php)")
 
-#: Modules outside rgr.ecosystems that still name runners, tools or languages, with the
-#: words they may name and why: what is left of moving each language into its
-#: sub-package. A word not listed here fails the rule; a word listed that the module no
-#: longer names fails too, so the list only shrinks.
-ECOSYSTEM_WORDS_ALLOWED: dict[str, tuple[frozenset[str], str]] = {
-    "rgr.base.installed": (
-        frozenset({"'python'", "pytest"}),
-        "rgr's own installation, not a project's: rgr is a Python program (its "
-        "environment's python) and its demo extra installs pytest"),
-    "rgr.check.manifest_keys": (
-        frozenset({"cargo", "jest", "mocha", "pytest", "vitest"}),
-        "the PreToolUse hook (rgr.sandbox.pretool) loads this file by path inside the "
-        "sandbox, with the standard library only, from rgr/check/: the one folder of rgr "
-        "that rgr.sandbox.sealer.JUDGES shows there. It can neither import rgr.ecosystems "
-        "nor move into it until JUDGES shows each judge's own file (rgr.loop is being "
-        "moved this pass)"),
-    "rgr.check.conftest_rules": (
-        frozenset({"pytest"}),
-        "what a conftest.py may change (pytest's hooks), judged inside the sandbox by the "
-        "same hook: loaded by path from rgr/check/ as manifest_keys is (the same reason); "
-        "it moves into rgr/ecosystems/python/ with it"),
-    "rgr.commands.demo": (frozenset({"pytest"}), "the demo's kata is a Python project"),
-    "rgr.demo.kata": (
-        frozenset({"pytest"}),
-        "the demo's kata is a Python project (its pytest.ini), as rgr.commands.demo's is"),
-    "rgr.loop.fix_trials": (
-        frozenset({"node:test"}), "the fix suggestions' words: not moved yet"),
-    "rgr.refactor.index": (
-        frozenset({".py"}), "rgr refactor reads Python only"),
-    "rgr.sandbox.toolchain": (
-        frozenset({"'go'", "'python'", "gradle", "maven"}),
-        "the caches a run reads (Go's module cache, ~/.m2 and the local repository its "
-        "settings.xml names, Gradle's read-only cache) and a virtualenv's interpreter, "
-        "each in the sandbox's show-and-skip bookkeeping; moving the caches behind the "
-        "ecosystems (Ecosystem.tool_caches names them) reorders the start note's toolchain "
-        "record (go, maven, gradle against the registry's order): not moved this pass"),
-}
-
 
 def _runner_words(path: Path) -> set[str]:
     """The runners, tools, language names and suffixes that a file's string literals
@@ -525,22 +487,13 @@ def _ecosystem_knowledge_outside(modules: dict[str, Path]) -> dict[str, list[str
     for name, path in modules.items():
         if name == "rgr.ecosystems" or name.startswith("rgr.ecosystems."):
             continue
-        allowed = ECOSYSTEM_WORDS_ALLOWED.get(name, (frozenset(), ""))[0]
-        if words := sorted(_runner_words(path) - allowed):
+        if words := sorted(_runner_words(path)):
             offences[name] = words
     return offences
 
 
 def test_ecosystem_knowledge_lives_only_in_rgr_ecosystems() -> None:
     assert _ecosystem_knowledge_outside(MODULES) == {}
-
-
-def test_the_allow_list_holds_only_what_is_still_there() -> None:
-    """An allowance outlives its reason only until the words leave the module."""
-    stale = {name: sorted(words - _runner_words(MODULES[name]))
-             for name, (words, _) in ECOSYSTEM_WORDS_ALLOWED.items()
-             if words - _runner_words(MODULES[name])}
-    assert stale == {}
 
 
 def test_the_ecosystem_check_sees_a_runner_named_outside(tmp_path: Path) -> None:

@@ -13,9 +13,12 @@ import pytest
 from conftest import Repo, make_repo
 
 from rgr.base.config import Config
+from rgr.base.proc import run
 from rgr.check.guards import check_scope, edit_rules
 from rgr.sandbox.jail import PRETOOL
+from rgr.sandbox.policy import SandboxPolicy
 from rgr.sandbox.pretool import verdict
+from rgr.sandbox.sealer import judge_files
 from rgr.store.handoff import Phase
 
 ROOT = "/work/copy"
@@ -75,6 +78,48 @@ def test_the_hook_script_refuses_with_exit_code_2_and_a_reason(tmp_path: Path) -
     done = subprocess.run([sys.executable, "-I", "-S", str(PRETOOL), str(rules)],
                           input=json.dumps(call), capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
+
+
+def test_the_sandbox_shows_the_hook_its_judges_and_no_more_of_rgr(tmp_path: Path) -> None:
+    """Each judge the rules name is shown as a file of its own (wherever its language put
+    it), loads there with the standard library only, and judges; the rest of rgr, the
+    folders around the judges included, stays out of the agent's sight."""
+    places = {n: tmp_path / n for n in ("repo", "work", "home", "tmp", "control")}
+    for folder in places.values():
+        folder.mkdir()
+    rules = {**edit_rules(Config(), Phase.REFACTOR), "root": str(places["work"])}
+    (places["control"] / "rules.json").write_text(json.dumps(rules))
+    judges = judge_files(json.loads(json.dumps(rules)))
+    assert sorted(p.name for p in judges) == [
+        "conftest_rules.py", "ignore_rules.py", "manifest_keys.py"]
+    assert all(p.is_file() for p in judges)
+    assert judge_files(None) == () and judge_files({"deny": []}) == ()
+    jail = SandboxPolicy().agent_jail(
+        repo_root=places["repo"], work=places["work"], home=places["home"],
+        tmp=places["tmp"], executables=[Path(sys.executable)], forwards=(),
+        extra_readable=(places["control"], PRETOOL.parent, *judges))
+
+    def hook(path: str, content: str) -> tuple[int, str]:
+        call = {"tool_name": "Write", "cwd": str(places["work"]),
+                "tool_input": {"file_path": path, "content": content}}
+        done = run([sys.executable, "-I", "-S", str(PRETOOL),
+                    str(places["control"] / "rules.json")], cwd=places["work"], timeout=30,
+                   stdin_data=json.dumps(call), launcher=jail)
+        return done.returncode, done.stderr
+
+    assert hook("tests/conftest.py", "import pytest\n\n@pytest.fixture\ndef n():\n"
+                "    return 1\n") == (0, "")
+    code, said = hook("conftest.py", "def pytest_configure(config):\n    pass\n")
+    assert code == 2 and "pytest_configure, a pytest hook" in said, said
+    code, said = hook("pyproject.toml", "[tool.pytest.ini_options]\naddopts = '-q'\n")
+    assert code == 2 and "a new pyproject.toml decides how rgr" in said, said
+    rgr_root = Path(PRETOOL).parents[1]
+    beside = [rgr_root / "check" / "guards.py", rgr_root / "ecosystems" / "registry.py",
+              rgr_root / "ecosystems" / "python" / "cheats.py", rgr_root / "__init__.py"]
+    done = run([sys.executable, "-I", "-S", "-c", "import os, sys; print([os.path.exists(p) "
+                "for p in sys.argv[1:]])", *map(str, beside), *map(str, judges)],
+               cwd=places["work"], timeout=30, launcher=jail)
+    assert done.stdout.strip() == str([False] * len(beside) + [True] * len(judges)), done.stderr
 
 
 def _commit(repo: Repo, files: dict[str, str], links: dict[str, str] | None = None) -> str:

@@ -69,7 +69,8 @@ def test_with_nothing_to_try_doctor_asks_for_the_settings(tmp_path: Path) -> Non
     assert code == 1
     diagnosis = out["diagnosis"]
     assert isinstance(diagnosis, dict)
-    assert "rgr found no other command to try" in diagnosis["problem"]
+    assert ("rgr found no other command to try (no runner in the test script or among "
+            "the dependencies, no file importing node:test)") in diagnosis["problem"]
     assert "junit_xml" in diagnosis["fix"] and "test_command" in diagnosis["fix"]
     assert "TDD_TEST_COMMAND" in diagnosis["fix"]
 

@@ -8,7 +8,13 @@ import re
 import sys
 from pathlib import Path
 
-from rgr.base.installed import EXTRAS, Installation, extra_packages, install_extra
+from rgr.base.installed import (
+    SOURCE_PYPROJECT,
+    Installation,
+    extra_packages,
+    install_extra,
+    source_extras,
+)
 
 
 def _env(tmp_path: Path, marker: str | None = None, text: str = "") -> Installation:
@@ -46,14 +52,17 @@ def test_a_system_python_installs_for_the_user() -> None:
 
 
 def test_the_extras_are_the_ones_pyproject_declares() -> None:
-    """The fallback list agrees with the installed metadata (this checkout's)."""
+    """The source tree's pyproject.toml, read when rgr runs uninstalled, agrees with the
+    installed metadata (this checkout's)."""
     def names(packages: tuple[str, ...]) -> set[tuple[str, frozenset[str]]]:
         return {(re.split(r"[<>=]", p, maxsplit=1)[0],
                  frozenset(p[len(re.split(r"[<>=]", p, maxsplit=1)[0]):].split(",")))
                 for p in packages}
 
-    for extra, packages in EXTRAS.items():
-        assert names(extra_packages(extra)) == names(packages), extra
+    extras = source_extras(SOURCE_PYPROJECT)
+    for extra in ("demo", "web", "equivalence"):  # the extras rgr's hints name
+        assert names(extra_packages(extra)) == names(extras[extra]), extra
+    assert source_extras(SOURCE_PYPROJECT.parent / "no-such.toml") == {}
 
 
 def test_this_interpreter_is_read_as_it_is() -> None:

@@ -15,8 +15,10 @@ import pytest
 from conftest import Repo, make_repo
 
 from rgr.base.config import Config
-from rgr.check import conftest_rules, ignore_rules, manifest_keys
+from rgr.check import ignore_rules
 from rgr.check.guards import check_scope, edit_rules
+from rgr.ecosystems import manifest_keys
+from rgr.ecosystems.python import conftest_rules
 from rgr.sandbox.jail import PRETOOL
 from rgr.store.handoff import Phase
 

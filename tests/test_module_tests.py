@@ -62,7 +62,6 @@ WITHOUT_TEST_FILE: dict[str, str] = {
     "rgr.check.cheats": "tested by feature in test_cheat_idioms, test_ruby_language",
     "rgr.check.cheats.rules": "no test imports it: reached through the modules that use it",
     "rgr.check.cheats.tokens": "no test imports it: reached through the modules that use it",
-    "rgr.check.conftest_rules": "tested by feature in test_judged_by_content",
     "rgr.check.fakeit.cases": "no test imports it: reached through the modules that use it",
     "rgr.check.fakeit.fact": "no test imports it: reached through the modules that use it",
     "rgr.check.fakeit.facts":
@@ -78,7 +77,6 @@ WITHOUT_TEST_FILE: dict[str, str] = {
     "rgr.check.guards":
         "tested by feature in test_cheat_idioms, test_corpus_ranges, test_edit_guard (+10)",
     "rgr.check.ignore_rules": "tested by feature in test_judged_by_content",
-    "rgr.check.manifest_keys": "tested by feature in test_judged_by_content",
     "rgr.check.mergefix_checks": "tested by feature in test_merge_fix",
     "rgr.check.mutation.arid": "tested by feature in test_mutation_noise",
     "rgr.check.mutation.boundary": "no test imports it: reached through the modules that use it",
@@ -136,6 +134,7 @@ WITHOUT_TEST_FILE: dict[str, str] = {
     "rgr.ecosystems.declarations": "no test imports it: reached through the modules that use it",
     "rgr.ecosystems.failure_kind": "tested by feature in test_failure_kinds",
     "rgr.ecosystems.go": "a package's docstring and imports: no code of its own",
+    "rgr.ecosystems.go.caches": "tested by feature in test_toolchain",
     "rgr.ecosystems.go.cheats": "no test imports it: reached through the modules that use it",
     "rgr.ecosystems.go.interface": "no test imports it: reached through the modules that use it",
     "rgr.ecosystems.go.language": "no test imports it: reached through the modules that use it",
@@ -164,6 +163,7 @@ WITHOUT_TEST_FILE: dict[str, str] = {
     "rgr.ecosystems.javascript.workspace": "tested by feature in test_js_workspace",
     "rgr.ecosystems.junit": "no test imports it: reached through the modules that use it",
     "rgr.ecosystems.jvm": "a package's docstring and imports: no code of its own",
+    "rgr.ecosystems.jvm.caches": "tested by feature in test_toolchain",
     "rgr.ecosystems.jvm.cheats": "no test imports it: reached through the modules that use it",
     "rgr.ecosystems.jvm.direct": "tested by feature in test_jvm_direct",
     "rgr.ecosystems.jvm.javac_errors": "tested by feature in test_red_java",
@@ -173,24 +173,30 @@ WITHOUT_TEST_FILE: dict[str, str] = {
         "tested by feature in test_jvm_direct, test_mutation_java, test_verify",
     "rgr.ecosystems.jvm.syntax": "no test imports it: reached through the modules that use it",
     "rgr.ecosystems.language": "no test imports it: reached through the modules that use it",
+    "rgr.ecosystems.manifest_keys":
+        "tested by feature in test_judged_by_content, test_edit_guard",
     "rgr.ecosystems.php": "a package's docstring and imports: no code of its own",
     "rgr.ecosystems.php.language": "no test imports it: reached through the modules that use it",
     "rgr.ecosystems.php.runner": "no test imports it: reached through the modules that use it",
     "rgr.ecosystems.python": "a package's docstring and imports: no code of its own",
     "rgr.ecosystems.python.cheats":
         "tested by feature in test_cheat_idioms, through rgr.check.cheats (its rules' home)",
+    "rgr.ecosystems.python.conftest_rules":
+        "tested by feature in test_judged_by_content, test_edit_guard",
     "rgr.ecosystems.python.equivalence": "tested by feature in test_mutation_equivalence",
     "rgr.ecosystems.python.interface":
         "no test imports it: reached through the modules that use it",
     "rgr.ecosystems.python.language": "no test imports it: reached through the modules that use it",
     "rgr.ecosystems.python.lines":
         "tested by feature in test_impact, test_mutation, test_mutation_unittest",
+    "rgr.ecosystems.python.modules": "tested by feature in test_refactor",
     "rgr.ecosystems.python.pytest_own_outcomes":
         "no test imports it: reached through the modules that use it",
     "rgr.ecosystems.python.pytest_lines": "tested by feature in test_mutation_unittest",
     "rgr.ecosystems.python.pytest_runner": "tested by feature in test_red_real_suites",
     "rgr.ecosystems.python.unittest_reporter":
         "no test imports it: reached through the modules that use it",
+    "rgr.ecosystems.python.virtualenvs": "tested by feature in test_toolchain",
     "rgr.ecosystems.registry":
         "tested by feature in test_acceptance_kernel, test_blame_again, test_config (+21)",
     "rgr.ecosystems.ruby": "a package's docstring and imports: no code of its own",

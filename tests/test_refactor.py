@@ -27,6 +27,7 @@ from messy import (
 
 from rgr.base.config import RefactorConfig, load_config
 from rgr.base.errors import ConfigError
+from rgr.ecosystems.python.modules import module_of
 from rgr.refactor.api import compare, module_api, renamed
 from rgr.refactor.checks import check_batch_commits
 from rgr.refactor.index import build_index, context_packet, overview
@@ -118,6 +119,14 @@ def test_index_symbols_imports_fan_in_and_packets(shop: Path) -> None:
     assert "L15 def calc(x)" in small and "[excerpt left out: context budget]" in small
     assert "context budget reached: 1 file(s) left out" in small
     assert len(small) < 400
+
+
+@pytest.mark.parametrize(("path", "module"), [
+    ("shop/pricing.py", "shop.pricing"), ("src/shop/pricing.py", "shop.pricing"),
+    ("shop/__init__.py", "shop"), ("src.py", "src"), ("__init__.py", None),
+    ("shop/pricing.pyi", None), ("tdd.toml", None), ("web/app.js", None)])
+def test_the_index_names_python_modules_as_they_import(path: str, module: str | None) -> None:
+    assert module_of(path) == module
 
 
 def test_index_survives_a_file_that_does_not_parse(tmp_path: Path) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 import socket
 import subprocess
 import sys
@@ -248,7 +249,7 @@ def test_bad_starts_say_what_is_wrong(tmp_path: Path, run_rgr: RunRgr) -> None:
     assert "rgr serve needs the web extra" in err
     # this rgr runs from a virtualenv: its pip, with the extra's packages
     assert f"fix: add it where rgr is installed: {install_extra('web')}" in err, err
-    assert f"{sys.prefix}/bin/python -m pip install " in err, err
+    assert f"{shlex.quote(sys.executable)} -m pip install " in err, err
 
 
 def _without_web(tmp_path: Path) -> Path:

@@ -227,6 +227,25 @@ def _snapshot(*roots: Path) -> dict[str, bytes]:
     return files
 
 
+def test_each_ecosystems_caches_are_shown_in_the_registrys_order(
+        project: Path, home: Path) -> None:
+    """The caches come from each ecosystem's tool_caches (rgr.ecosystems.go.caches,
+    rgr.ecosystems.jvm.caches), in rgr.ecosystems.registry's order: Java's Maven and
+    Gradle before Go (the start note's record lists them so), each with its variable."""
+    for name in (".gradle/caches", "go/pkg/mod", ".m2/repository"):
+        (home / name).mkdir(parents=True)
+    found = detect(project, _env(home))
+    caches = [s.path for s in found.shown
+              if s.path in {home / ".m2/repository", home / ".gradle/caches",
+                            home / "go/pkg/mod"}]
+    assert caches == [home / ".m2/repository", home / ".gradle/caches", home / "go/pkg/mod"]
+    assert found.env["GRADLE_RO_DEP_CACHE"] == str(home / ".gradle/caches")
+    assert found.env["GOMODCACHE"] == str(home / "go/pkg/mod")
+    assert found.env["MAVEN_OPTS"] == f"-Dmaven.repo.local={home / '.m2/repository'}"
+    whys = {s.path: s.why for s in found.shown}
+    assert whys[home / ".gradle/caches"].startswith("Gradle's dependency cache")
+
+
 def test_maven_settings_name_a_local_repository_elsewhere(project: Path, home: Path,
                                                          tmp_path: Path) -> None:
     repository = tmp_path / "maven-repository"

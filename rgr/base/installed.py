@@ -18,14 +18,9 @@ from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 
-#: Each extra's packages, as pyproject.toml names them; read from rgr's installed
-#: metadata when it is there (it is the same list), this when it is not (a source tree
-#: run without installing).
-EXTRAS: dict[str, tuple[str, ...]] = {
-    "demo": ("pytest>=8.0",),
-    "web": ("starlette>=0.40,<2", "uvicorn>=0.30", "jinja2>=3.1"),
-    "equivalence": ("crosshair-tool>=0.0.100",),
-}
+#: rgr's own pyproject.toml, in a source tree run without installing: where the extras
+#: are read when rgr's installed metadata is not there (no copy of the lists here).
+SOURCE_PYPROJECT = Path(__file__).resolve().parents[2] / "pyproject.toml"
 
 _EXTRA_MARKER = re.compile(r"""extra\s*==\s*["']([^"']+)["']""")
 
@@ -63,10 +58,11 @@ class Installation:
             source = _uv_source(self.prefix / "uv-receipt.toml")
             withs = " ".join(f"--with {shlex.quote(p)}" for p in packages)
             return f"uv tool install {withs} {shlex.quote(source)}"
-        python = shlex.quote(str(self.prefix / "bin" / "python"))
+        # the interpreter running rgr: a virtualenv's own, whose pip installs there
+        python = shlex.quote(self.executable)
         if kind == "venv":
             return f"{python} -m pip install {words}"
-        return f"{shlex.quote(self.executable)} -m pip install --user {words}"
+        return f"{python} -m pip install --user {words}"
 
 
 def extra_packages(extra: str) -> tuple[str, ...]:
@@ -81,7 +77,19 @@ def extra_packages(extra: str) -> tuple[str, ...]:
         named = _EXTRA_MARKER.search(marker)
         if named is not None and named.group(1) == extra and not spec.strip().startswith("rgr"):
             found.append(spec.strip().replace(" ", ""))
-    return tuple(found) or EXTRAS[extra]
+    return tuple(found) or source_extras(SOURCE_PYPROJECT).get(extra) or (f"rgr[{extra}]",)
+
+
+def source_extras(pyproject: Path) -> dict[str, tuple[str, ...]]:
+    """Each optional extra's packages as ``pyproject`` declares them (rgr's own extras
+    left out); empty when the file is not there or not readable."""
+    try:
+        project = tomllib.loads(pyproject.read_text(encoding="utf-8")).get("project", {})
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return {}
+    extras = project.get("optional-dependencies", {})
+    return {name: tuple(p.replace(" ", "") for p in packages if not p.startswith("rgr"))
+            for name, packages in extras.items() if isinstance(packages, list)}
 
 
 def install_extra(extra: str, installation: Installation | None = None) -> str:

@@ -11,13 +11,14 @@ from collections.abc import Callable
 
 from rgr.base.config import Config, GlobSet, glob_to_regex
 from rgr.base.proc import bound
-from rgr.check import cheats, conftest_rules, ignore_rules, manifest_keys
+from rgr.check import cheats, ignore_rules
 from rgr.check.testlist import FILENAME as TEST_LIST
 from rgr.check.verify import TestReport
 from rgr.check.violation import Violation
-from rgr.ecosystems import registry
+from rgr.ecosystems import manifest_keys, registry
 from rgr.ecosystems.base import TestOutcome
 from rgr.ecosystems.failure_kind import MEANING, is_right_red
+from rgr.ecosystems.python import conftest_rules
 from rgr.store import git
 from rgr.store.handoff import Phase
 from rgr.store.objects import Oid, Repository, Tree
@@ -30,7 +31,7 @@ PROTECTED = ("tdd.toml", ".rgr/")
 #: agent may change them in any phase: the user changes them, outside a run.
 TEST_INFRA_GLOBS: tuple[str, ...] = registry.test_config_globs()
 
-#: Phases that may declare a dependency in a manifest (key by key: rgr.check.manifest_keys).
+#: Phases that may declare a dependency in a manifest (key by key: rgr.ecosystems.manifest_keys).
 DEPENDENCY_PHASES = (Phase.GREEN, Phase.REFACTOR)
 
 #: Code that reaches into a test framework or the runner's report from outside the
@@ -101,7 +102,7 @@ def edit_rules(config: Config, phase: Phase,
     what :func:`check_scope` will reject, said before the agent writes it. ``scope``
     (refactor mode) replaces the phase's allow-list with a batch's globs. ``judges``
     name the files judged by their content (a conftest.py, a manifest where dependencies
-    may be declared, an ignore file) and the rgr.check module the hook asks."""
+    may be declared, an ignore file) and the judging module the hook asks."""
     judged = _judged_globs(phase)
     deny: list[tuple[str, str]] = [
         (r"\.git(/.*)?", "git's own files are not yours to edit; commit instead"),
@@ -129,12 +130,13 @@ def edit_rules(config: Config, phase: Phase,
     return {"deny": deny, "allow": allow, "scope": reason, "judges": judges}
 
 
-#: The glob of pytest's conftest files, judged by content (rgr.check.conftest_rules).
+#: The glob of pytest's conftest files, judged by content (rgr.ecosystems.python.conftest_rules).
 CONFTEST_GLOB = "**/conftest.py"
 
 
 def _judged_globs(phase: Phase) -> dict[str, str]:
-    """Glob → the file of the rgr.check module that judges a write to it in ``phase``."""
+    """Glob → the file of the module (standard library only) that judges a write to it
+    in ``phase``."""
     judged = {"**/.gitignore": ignore_rules.__file__}
     if phase != Phase.COMPLETE:
         # a merge fix's checks (rgr.check.mergefix_checks) still refuse every conftest.py

@@ -8,7 +8,6 @@ no account, no network, and the user's ``~/.claude`` and real key are never read
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import shutil
 import sys
@@ -34,6 +33,7 @@ from rgr.commands import history
 from rgr.commands import run as run_command
 from rgr.demo.env import claude_env, codex_env
 from rgr.demo.kata import FEATURE, codex_config, make_project, two_test_kata
+from rgr.ecosystems.python import demo_kata
 from rgr.fake_model import FakeModelServer
 from rgr.fake_model.responses import ResponsesModelServer
 from rgr.loop.starting import RunOptions
@@ -98,17 +98,15 @@ def find_binary(name: str, given: str | None, product: str, install: str) -> str
     return found
 
 
-def find_pytest() -> list[str]:
-    """The kata's test command: pytest next to rgr, else a pytest on PATH."""
-    if importlib.util.find_spec("pytest") is not None:
-        return [sys.executable, "-m", "pytest", "-q"]
-    found = shutil.which("pytest")
-    if found is not None:
-        return [found, "-q"]
-    raise DemoError(
-        "the demo's kata is tested with pytest, which is not installed",
-        f"`{install_extra('demo')}`, or put a pytest on PATH",
-    )
+def find_test_command() -> list[str]:
+    """The kata's test command (rgr.ecosystems.python.demo_kata), or why there is none."""
+    found = demo_kata.test_command()
+    if found is None:
+        raise DemoError(
+            f"the demo's kata is tested with {demo_kata.RUNNER}, which is not installed",
+            f"`{install_extra('demo')}`, or put a {demo_kata.RUNNER} on PATH",
+        )
+    return found
 
 
 def _directory(given: Path | None) -> Path:
@@ -140,7 +138,7 @@ def run(directory: Path | None, claude: str | None, backend: str, codex: str | N
 def run_claude(directory: Path | None, claude: str | None, say: Say) -> int:
     """The replay through the real ``claude`` CLI and the Messages API server."""
     binary = find_claude(claude)
-    test_command = find_pytest()
+    test_command = find_test_command()
     where = _directory(directory)
     kata = where / "kata"
     home = where / "claude-home"
@@ -148,7 +146,7 @@ def run_claude(directory: Path | None, claude: str | None, say: Say) -> int:
     say(Heading(
         "The model is a REPLAY", ": a scripted local server (rgr.fake_model on "
         "127.0.0.1) plays recorded answers of the slugify kata. Everything else is real: "
-        f"the claude CLI ({binary}) and its tools, git, pytest, and every check rgr "
+        f"the claude CLI ({binary}) and its tools, git, {demo_kata.RUNNER}, and every check rgr "
         "makes. No account, no API key, no network; nothing is charged (the costs shown "
         "are what claude computes for the replayed tokens). claude runs with a throwaway "
         f"HOME ({home}), so your ~/.claude and your key are never read."))
@@ -183,7 +181,7 @@ def run_claude(directory: Path | None, claude: str | None, say: Say) -> int:
 def run_codex(directory: Path | None, codex: str | None, say: Say) -> int:
     """The same replay through the real ``codex`` CLI and the Responses API server."""
     binary = find_binary(CODEX, codex, "OpenAI Codex", INSTALL_CODEX)
-    test_command = find_pytest()
+    test_command = find_test_command()
     where = _directory(directory)
     kata = where / "kata"
     home = where / "codex-home"
@@ -192,7 +190,8 @@ def run_codex(directory: Path | None, codex: str | None, say: Say) -> int:
         "The model is a REPLAY", ": a scripted local server "
         "(rgr.fake_model.responses on 127.0.0.1, the Responses API) plays recorded answers "
         f"of the slugify kata. Everything else is real: the codex CLI ({binary}) and "
-        "its tools, git, pytest, and every check rgr makes. No account, no API key, no "
+        f"its tools, git, {demo_kata.RUNNER}, and every check rgr makes. No account, no API "
+        "key, no "
         "network; codex reports tokens, not cost, so no cost is shown. Each codex session "
         "gets a throwaway CODEX_HOME: your ~/.codex and your key are never read."))
     say(f"  directory     {where}")

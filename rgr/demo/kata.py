@@ -13,6 +13,7 @@ from pathlib import Path
 
 from rgr.base.errors import RgrError
 from rgr.base.proc import run
+from rgr.ecosystems.python.demo_kata import PROJECT_FILES
 from rgr.fake_model import SessionScript, Step, Text, bash, read, structured, write
 from rgr.fake_model.responses import FAKE_MODEL
 from rgr.store.gitcli import argv
@@ -113,16 +114,17 @@ def codex_config(binary: str, model: str = FAKE_MODEL) -> str:
 
 def make_project(root: Path, test_command: Sequence[str], agent_binary: str,
                  extra_config: str = "") -> Path:
-    """A Python project with no tests yet, committed on main, with its own identity
-    (claude's git commits run with a throwaway HOME, so no global git config).
+    """A Python project with no tests yet (rgr.ecosystems.python.demo_kata's files),
+    committed on main, with its own identity (claude's git commits run with a throwaway
+    HOME, so no global git config).
     ``extra_config`` is appended to its tdd.toml (top-level keys first, then tables)."""
     root.mkdir(parents=True, exist_ok=True)
     _git(root.parent, "init", "-q", "-b", "main", str(root))
     for key, value in (("user.name", "Kata Dev"), ("user.email", "dev@example.com"),
                        ("commit.gpgsign", "false")):
         _git(root, "config", key, value)
-    (root / "pytest.ini").write_text("[pytest]\n")
-    (root / ".gitignore").write_text("__pycache__/\n")
+    for name, text in PROJECT_FILES.items():
+        (root / name).write_text(text)
     (root / "tdd.toml").write_text(
         f"test_command = {json.dumps(list(test_command))}\n"
         f"agent_binary = {json.dumps(agent_binary)}\n"

@@ -286,6 +286,35 @@ class ToolHome:
 
 
 @dataclass(frozen=True)
+class CacheSpot:
+    """Where one cache of a tool is on this machine (Go's module cache, a ``~/.m2``):
+    rgr.sandbox.toolchain shows it read-only to a project that uses its ecosystem, and
+    names it among what is not shown to one that does not."""
+
+    #: The cache's folder: nothing is shown when it is not one, and a project that does
+    #: not use the ecosystem is told of it by this path.
+    root: Path
+    #: Why it is shown, in words for `rgr doctor`.
+    why: str
+    #: What of it is shown, in order, each with why (None: ``why``, with the project's
+    #: use of the ecosystem said after it).
+    shows: tuple[tuple[Path, str | None], ...]
+    #: The variables that tell the tool where the cache is inside the sandbox, given the
+    #: last of ``shows`` shown (None: none was) and the variables set so far.
+    locate: Callable[[Path | None, Mapping[str, str]], dict[str, str]]
+
+
+@dataclass(frozen=True)
+class ToolCache:
+    """A cache a test run of an ecosystem's tools reads, found without running them."""
+
+    name: str
+    #: Its places, given the user's environment and homes (``$HOME`` first, then the
+    #: password database's: Java reads ``user.home`` from the latter).
+    find: Callable[[Mapping[str, str], Sequence[Path]], tuple[CacheSpot, ...]]
+
+
+@dataclass(frozen=True)
 class Diagnosis:
     """A failure inside the sandbox, explained: what is missing, and the fix."""
 
@@ -432,9 +461,9 @@ class Ecosystem(Protocol):
     def runner_variables(self) -> tuple[str, ...]: ...
 
     #: The caches of its tools the sandbox shows when the project uses it
-    #: (rgr.sandbox.toolchain: ``go-modules``, ``maven``, ``gradle``).
+    #: (rgr.sandbox.toolchain: Go's module cache, Maven's and Gradle's).
     @property
-    def tool_caches(self) -> tuple[str, ...]: ...
+    def tool_caches(self) -> tuple[ToolCache, ...]: ...
 
     #: Its lockfiles and manifests, in the project's root: what decides what its install
     #: puts in place (rgr.sandbox.setup runs the setup command again when one changes).
@@ -495,6 +524,10 @@ class Ecosystem(Protocol):
         None when this ecosystem proposes none (its runner's own fix stands)."""
         ...
 
+    #: Where :meth:`alternatives` looks, said when it found no command to try.
+    @property
+    def alternatives_searched(self) -> str: ...
+
     def settle(self, cmd: TestCommand, root: Path) -> TestCommand:
         """``cmd`` as it runs in the checkout ``root`` now (a command that depends on the
         files there, made concrete at each run); ``cmd`` itself when nothing changes."""
@@ -509,12 +542,13 @@ class Plain:
     loads_file_by_file: frozenset[str] = frozenset()
     test_config_globs: tuple[str, ...] = ()
     tool_homes: tuple[ToolHome, ...] = ()
-    tool_caches: tuple[str, ...] = ()
+    tool_caches: tuple[ToolCache, ...] = ()
     home_config: tuple[str, ...] = ()
     lockfiles: tuple[str, ...] = ()
     mutation_syntax: tuple[MutationSyntax, ...] = ()
     runner_variables: tuple[str, ...] = ()
     traced_runners: frozenset[str] = frozenset()
+    alternatives_searched: str = ""
 
     def select_tests(self, cmd: TestCommand, tests: Sequence[str]) -> TestCommand | None:
         return None

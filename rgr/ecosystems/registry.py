@@ -257,12 +257,15 @@ def select_tests(cmd: TestCommand, tests: Iterable[str]) -> TestCommand:
     return cmd
 
 
-def alternatives(cmd: TestCommand, root: Path) -> tuple[TestCommand, ...] | None:
+def alternatives(cmd: TestCommand, root: Path
+                 ) -> tuple[tuple[TestCommand, ...], str] | None:
     """Commands to try where ``cmd`` read no per-test result: those of the ecosystem
-    whose runner it is (rgr.loop.fix_trials); None when it proposes none."""
+    whose runner it is (rgr.loop.fix_trials), with where it looked for them; None when
+    it proposes none."""
     for eco in ECOSYSTEMS:
         if any(runner.name == cmd.runner for runner in eco.runners):
-            return eco.alternatives(cmd, root, guess_runner)
+            found = eco.alternatives(cmd, root, guess_runner)
+            return None if found is None else (found, eco.alternatives_searched)
     return None
 
 

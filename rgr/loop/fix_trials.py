@@ -60,9 +60,10 @@ def try_alternatives(sealer: Sealer, refused: ConfigError) -> ConfigError:
     tried: the command that reads the most tests, or, when none reads them, what each
     gave and the settings to write. ``refused`` itself when there is nothing to try."""
     command = sealer.test_command
-    candidates = alternatives(command, sealer.ws.root)
-    if candidates is None:
+    proposed = alternatives(command, sealer.ws.root)
+    if proposed is None:
         return refused
+    candidates, searched = proposed
     head = git.head_commit(sealer.ws.repo)
     trials = [Trial(c, sealer.try_command(c, head)) for c in candidates]
     working = [t for t in trials if t.reads_the_tests]
@@ -75,8 +76,7 @@ def try_alternatives(sealer: Sealer, refused: ConfigError) -> ConfigError:
             f"{refused.message}. rgr tried other commands in the sandbox: {tried}",
             f'set test_command = "{line}"' + _in(where))
     found = (f"rgr tried other commands in the sandbox and none reads the tests: {tried}"
-             if trials else "rgr found no other command to try (no runner in the test "
-             "script or among the dependencies, no file importing node:test)")
+             if trials else f"rgr found no other command to try ({searched})")
     return ConfigError(
         f"{refused.message}. {found}",
         "set test_command to a command that runs one of the runners rgr reads itself "

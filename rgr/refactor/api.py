@@ -12,7 +12,8 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable, Iterable
 
-from rgr.refactor.index import RepoIndex, function_signature, module_name
+from rgr.ecosystems.python.modules import module_of
+from rgr.refactor.index import RepoIndex, function_signature
 from rgr.refactor.plan import RenameSpec
 from rgr.store import git
 from rgr.store.objects import Blob, Oid, Repository
@@ -87,7 +88,7 @@ def snapshot_paths(repo: Repository, commit: Oid, paths: Iterable[str],
     """The snapshot of just ``paths`` at ``commit`` (paths missing there are left out)."""
     out: Snapshot = {}
     for path in sorted(paths):
-        module = module_name(path)
+        module = module_of(path)
         if module is None or is_test_file(path):
             continue
         text = git.file_text(repo, commit, path)
@@ -123,7 +124,7 @@ def compare(before: Snapshot, after: Snapshot) -> list[str]:
 def renamed(before: Snapshot, spec: RenameSpec) -> Snapshot:
     """``before`` as it must look after ``spec``: the one expected API change of a rename
     batch (the symbol's name, nothing else about it)."""
-    module = module_name(spec.path)
+    module = module_of(spec.path)
     if module is None or module not in before:
         return before
     old, new = spec.symbol, spec.new_name

@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
+from rgr.ecosystems.python.modules import module_of
 from rgr.store.objects import Blob, Oid, Repository, Tree
 
 #: Seed 000 §13.1: the budgets of one context packet.
@@ -58,23 +59,11 @@ class RepoIndex:
         return [e for e in self.files.values() if e.module is not None]
 
 
-def module_name(path: str) -> str | None:
-    if not path.endswith(".py"):
-        return None
-    parts = path[:-3].split("/")
-    if parts[-1] == "__init__":
-        parts = parts[:-1]
-    for prefix in ("src",):
-        if len(parts) > 1 and parts[0] == prefix:
-            parts = parts[1:]
-    return ".".join(parts) if parts else None
-
-
 def build_index(repo: Repository, commit: Oid) -> RepoIndex:
     tree = repo[commit].peel(Tree)
     files: dict[str, FileEntry] = {}
     for path, blob in _walk(repo, tree, ""):
-        entry = FileEntry(path, str(blob.id), blob.size, module_name(path))
+        entry = FileEntry(path, str(blob.id), blob.size, module_of(path))
         if entry.module is not None and not blob.is_binary and blob.size <= MAX_PARSE_BYTES:
             _parse_python(entry, blob.data.decode("utf-8", "replace"))
         elif entry.module is not None:

@@ -6,7 +6,7 @@ Run by claude (inside the sandbox) as ``python -I -S pretool.py RULES.json`` wit
 tool call as JSON on stdin. The standard library only. ``RULES.json`` (written by rgr,
 read-only inside the sandbox) holds the working copy's root and, in order, ``deny``
 rules (regex, reason) and the ``allow`` regexes of the phase; paths are matched relative
-to the root. ``judges`` (regex, file of an rgr.check module) name the files judged by
+to the root. ``judges`` (regex, file of a judging module) name the files judged by
 what the edit makes of them rather than by their name (a conftest.py of fixtures, a
 dependency added to a manifest, an ignore file): the hook works out the file's new
 content and asks the module's ``refusal(path, old, new)``. Exit code 2 refuses the call

@@ -40,7 +40,6 @@ from rgr.base.config import Config, TestCommand
 from rgr.base.errors import RgrError
 from rgr.base.proc import run
 from rgr.base.processes import REPO_MARK_VAR
-from rgr.check import conftest_rules
 from rgr.check.gate import GateResult, Level, gate_argvs, run_gate
 from rgr.check.verify import Confinement, TestReport, run_tests
 from rgr.ecosystems.registry import ecosystems_used, runner_variables
@@ -73,8 +72,14 @@ GATEWAY_PORT = 41100
 LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1", "[::1]"})
 
 
-#: The rgr.check modules the edit hook loads by path (shown read-only in the sandbox).
-JUDGES = Path(conftest_rules.__file__).parent
+def judge_files(edit_rules: Mapping[str, object] | None) -> tuple[Path, ...]:
+    """The files the edit hook loads by path to judge a file by its content (the
+    ``judges`` of rgr.check.guards.edit_rules), shown read-only in the sandbox each on
+    its own: the agent sees no more of rgr than the hook runs (no folder around them)."""
+    judges = edit_rules.get("judges") if edit_rules is not None else None
+    if not isinstance(judges, list | tuple):
+        return ()
+    return tuple(dict.fromkeys(Path(str(judge[1])) for judge in judges))
 
 
 #: How often _folder makes its root again when a concurrent _prune removed it.
@@ -395,7 +400,8 @@ class Sealer:
                     executables=self._executables(env, agent=True), forwards=forwards,
                     shared=((scratch.objects_dir(self.ws.repo),) * 2,
                             *((p, p) for p in self._prompt_dirs()), *caches),
-                    extra_readable=(control, PRETOOL.parent, JUDGES))
+                    extra_readable=(control, PRETOOL.parent,
+                                    *judge_files(edit_rules)))
             if self._stager is not None:
                 # The verification after this session starts from this tree.
                 self._stager.stage(base.id, self._folder("staged"))
@@ -437,7 +443,8 @@ class Sealer:
                         for n in backend_binaries(self.backend)) if p],
                     forwards=forwards,
                     shared=tuple((p, p) for p in self._prompt_dirs()),
-                    extra_readable=(control, PRETOOL.parent, JUDGES))
+                    extra_readable=(control, PRETOOL.parent,
+                                    *judge_files(edit_rules)))
             yield Seat(folder, Scratch(work, ""), home, tmp, env, launcher, bridge, settings)
         finally:
             if bridge is not None:

@@ -45,6 +45,7 @@ from pathlib import Path
 
 from rgr.ecosystems import registry
 from rgr.ecosystems.base import Ecosystem, ToolHome
+from rgr.ecosystems.python import virtualenvs
 from rgr.sandbox import user_config
 
 #: Environment variable a daemon worker sets for the ``rgr`` it runs in a job clone: the
@@ -353,13 +354,7 @@ class _Finder:
     def _venv_interpreter(self, venv: Path) -> None:
         """The interpreter a virtualenv was made from (``home`` in its pyvenv.cfg, and
         where its ``python`` link leads: pyenv, uv's managed Pythons, a system one)."""
-        home = _pyvenv_home(venv)
-        candidates = [home] if home is not None else []
-        python = venv / "bin" / "python"
-        with suppress(OSError):
-            candidates.append(python.resolve().parent)
-        for bin_dir in candidates:
-            prefix = bin_dir.parent if bin_dir.name == "bin" else bin_dir
+        for prefix in virtualenvs.interpreter_prefixes(venv):
             if self.hidden(prefix):
                 self.show(prefix, f"the interpreter of the virtualenv {venv}")
 
@@ -442,54 +437,22 @@ class _Finder:
                             f"{registry.short_name(eco)} (none of its files found here)")
 
     def caches(self, env: Mapping[str, str], used: Sequence[Ecosystem], every: bool) -> None:
-        """The caches a test run reads, each only for the ecosystem it belongs to."""
-        wanted = {cache: eco for eco in registry.ECOSYSTEMS for cache in eco.tool_caches}
-
-        def wants(cache: str, path: Path, why: str) -> str | None:
-            eco = wanted[cache]
-            if eco in used:
-                return why + self.used_for(eco, every)
-            if path.is_dir():
-                self.unused(path, why, eco)
-            return None
-
-        # Go: the module cache (GOMODCACHE, else the first GOPATH entry's pkg/mod). Go's
-        # build cache stays the sandbox's own (it must be writable).
-        gopath = (env.get("GOPATH") or str(self.home / "go")).split(os.pathsep)[0]
-        modcache = Path(env.get("GOMODCACHE") or os.path.join(gopath, "pkg", "mod"))
-        why = wants("go-modules", modcache, "Go's module cache")
-        if why and modcache.is_absolute() and self.show(modcache, why):
-            self.env["GOMODCACHE"] = str(modcache)
-        # Maven: ~/.m2 under $HOME and under the password database's home (Java reads
-        # user.home from the latter, whatever $HOME says), the local repository its
-        # settings.xml names, and the variables that carry Maven's options.
-        for home in user_homes(self.env_in):
-            m2 = home / ".m2"
-            why = wants("maven", m2, "Maven's local repository (~/.m2/repository; "
-                        "settings.xml, which may hold server passwords, is not shown)")
-            if why and m2.is_dir():
-                repository: Path | None = m2 / "repository"
-                if not self.show(m2 / "repository", why):
-                    repository = None
-                local = _maven_local_repository(m2 / "settings.xml")
-                if local is not None and self.show(
-                        local, f"Maven's local repository ({m2}/settings.xml)"):
-                    repository = local
-                for name in ("MAVEN_OPTS", "MAVEN_ARGS", "MAVEN_CONFIG"):
-                    if env.get(name) and name not in self.env:
-                        self.env[name] = env[name]
-                if repository is not None and "maven.repo.local" not in self.env.get(
-                        "MAVEN_OPTS", ""):
-                    # settings.xml is not shown (nor is HOME: the sandbox's user may be
-                    # another, with another user.home): Maven is told where it is.
-                    self.env["MAVEN_OPTS"] = " ".join(filter(None, (
-                        self.env.get("MAVEN_OPTS"), f"-Dmaven.repo.local={repository}")))
-        # Gradle: its own home must be writable (locks), so the dependency cache is
-        # shown read-only where GRADLE_RO_DEP_CACHE tells Gradle to look.
-        gradle = Path(env.get("GRADLE_USER_HOME") or self.home / ".gradle") / "caches"
-        why = wants("gradle", gradle, "Gradle's dependency cache")
-        if why and gradle.is_absolute() and self.show(gradle, why):
-            self.env["GRADLE_RO_DEP_CACHE"] = str(gradle)
+        """The caches a test run reads (each ecosystem's tool_caches), each shown only to
+        a project that uses its ecosystem, with the variables that locate it."""
+        homes = user_homes(self.env_in)
+        for eco in registry.ECOSYSTEMS:
+            for cache in eco.tool_caches:
+                for spot in cache.find(env, homes):
+                    if not spot.root.is_dir():
+                        continue
+                    if eco not in used:
+                        self.unused(spot.root, spot.why, eco)
+                        continue
+                    shown: Path | None = None
+                    for path, why in spot.shows:
+                        if self.show(path, why or spot.why + self.used_for(eco, every)):
+                            shown = path
+                    self.env.update(spot.locate(shown, self.env))
 
     def version_files(self) -> None:
         for name in VERSION_FILES:
@@ -536,24 +499,6 @@ def _subdirs(path: Path) -> list[Path]:
                           if e.is_dir(follow_symlinks=False))
     except OSError:
         return []
-
-
-def _maven_local_repository(settings: Path) -> Path | None:
-    try:
-        text = settings.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return None
-    match = re.search(r"<localRepository>\s*([^<]+?)\s*</localRepository>", text)
-    return Path(match.group(1)) if match and os.path.isabs(match.group(1)) else None
-
-
-def _pyvenv_home(venv: Path) -> Path | None:
-    try:
-        text = (venv / "pyvenv.cfg").read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return None
-    match = re.search(r"^\s*home\s*=\s*(.+?)\s*$", text, re.MULTILINE)
-    return Path(match.group(1)) if match and os.path.isabs(match.group(1)) else None
 
 
 def masked_roots(repo_root: Path, env: Mapping[str, str]) -> tuple[Path, ...]:

@@ -60,7 +60,6 @@ from pathlib import Path
 from rgr.base.config import AdequacyConfig, Config, TestCommand
 from rgr.base.installed import install_extra
 from rgr.check.fakeit.facts import facts_of
-from rgr.check.manifest_keys import MANIFESTS
 from rgr.check.mutation import kills, python_probe, telling, textual
 from rgr.check.mutation.mutants import Mutant, apply, mutants_of
 from rgr.check.mutation.rule import decide, demonstrably_killable
@@ -70,6 +69,7 @@ from rgr.ecosystems.base import MutationSyntax
 from rgr.ecosystems.javascript import direct as js_direct
 from rgr.ecosystems.jvm import direct as jvm_direct
 from rgr.ecosystems.language import Prover
+from rgr.ecosystems.manifest_keys import MANIFESTS
 from rgr.ecosystems.python import lines as traced_lines
 from rgr.ecosystems.test_scope import Scope, left_out, scope_of
 from rgr.store import git
@@ -763,7 +763,7 @@ def _read_where_tests_run(mutant: Mutant, source: str,
 
 def _declares(path: str) -> bool:
     """A manifest, lock file or text: no code to mutate (its keys are judged by
-    rgr.check.manifest_keys), so nothing "not measured" either."""
+    rgr.ecosystems.manifest_keys), so nothing "not measured" either."""
     name = path.rsplit("/", 1)[-1]
     return name in MANIFESTS or name.endswith((".lock", ".sum", ".md", ".txt"))
 

@@ -30,7 +30,7 @@ from rgr.ecosystems.base import (
     relative,
 )
 from rgr.ecosystems.failure_kind import FailureKind, first_match, is_test_path
-from rgr.ecosystems.go import syntax, telling
+from rgr.ecosystems.go import caches, syntax, telling
 
 _STATUS: dict[str, Status] = {"pass": "passed", "fail": "failed", "skip": "skipped"}
 _GO_ERROR = re.compile(r"^(?:#.*\n)?\s*((?:\./)?[^\s:#]+\.go):\d+(?::\d+)?: (.*)$", re.MULTILINE)
@@ -133,7 +133,7 @@ class GoEcosystem(Plain):
     name = "Go (go test)"
     runners = (Go(),)
     test_config_globs = ("**/go.mod",)
-    tool_caches = ("go-modules",)
+    tool_caches = (caches.MODULES,)
     lockfiles = ("go.sum",)
     tool_homes = (
         ToolHome("goenv", "GOENV_ROOT", ".goenv", ("GOENV_VERSION",)),

@@ -594,6 +594,9 @@ class JavaScript(Plain):
     def launcher_named(self, names: Sequence[str]) -> str | None:
         return "npm" if any(n in ("npm", "npx", "yarn", "pnpm") for n in names) else None
 
+    alternatives_searched = ("no runner in the test script or among the dependencies, no "
+                             "file importing node:test")
+
     def alternatives(self, cmd: TestCommand, root: Path, guess: Guess
                      ) -> tuple[TestCommand, ...]:
         package = _read_package(root) or {}

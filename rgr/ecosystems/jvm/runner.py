@@ -26,8 +26,8 @@ from rgr.ecosystems.base import (
     relative,
 )
 from rgr.ecosystems.junit import MTIME_SLACK_S, fresh_reports, read_reports
+from rgr.ecosystems.jvm import caches, syntax
 from rgr.ecosystems.jvm import direct as jvm_direct
-from rgr.ecosystems.jvm import syntax
 from rgr.ecosystems.jvm.javac_errors import compile_kinds
 
 # Maven: "[ERROR] /abs/src/test/java/x/FooTest.java:[12,5] cannot find symbol"
@@ -171,7 +171,7 @@ class JVM(Plain):
     reads_junit_xml_itself = frozenset({"maven", "gradle"})
     test_config_globs = ("**/pom.xml", "**/build.gradle*", "**/settings.gradle*",
                          "**/gradle.properties")
-    tool_caches = ("maven", "gradle")
+    tool_caches = (caches.MAVEN, caches.GRADLE)
     tool_homes = (
         ToolHome("sdkman", "SDKMAN_DIR", ".sdkman"),
         ToolHome("java", "JAVA_HOME", None, ("JAVA_TOOL_OPTIONS",)),
