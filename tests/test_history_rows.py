@@ -24,6 +24,7 @@ from rgr.store.note_json import (
     BatchShown,
     CurrentTestJson,
     HistoryFields,
+    HistoryRow,
 )
 
 
@@ -43,8 +44,12 @@ def test_a_row_holds_the_models_defaults_for_what_a_note_omits() -> None:
 
 def test_plain_rows_are_the_models_rows() -> None:
     plain_answers = 0
+    keys = set(HistoryRow.__annotations__)
     for text in [*valid_notes(), *mutations()]:
         plain_answers += read_plain(text) is not None
+        made = row("c" * 40, 0, text, True)
+        assert set(made) == (keys - {"problem"} if "problem" not in made else
+                             {"commit", "reachable", "time", "problem"}), text
         for when in (1_700_000_000, 0):
             assert to_json(quick_row("c" * 40, when, text, True)) == \
                 to_json(row("c" * 40, when, text, True)), text

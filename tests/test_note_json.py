@@ -136,6 +136,13 @@ def test_a_history_row_is_a_projection_of_the_note() -> None:
             assert hint == whole[key], key
 
 
+def test_a_history_row_is_the_projection_with_its_time() -> None:
+    row, shown = _hints(note_json.HistoryRow), _hints(note_json.HistoryFields)
+    own = {"commit": str, "reachable": bool, "time": str, "problem": str}
+    assert row == {**own, **{k: v for k, v in shown.items() if k != "finishedAt"}}
+    assert note_json.HistoryRow.__required_keys__ == {"commit", "reachable", "time"}
+
+
 def test_the_manual_names_every_key_of_the_note() -> None:
     page = (REPO_ROOT / "docs" / "handoff.md").read_text()
     table = page.split("| field | meaning |", 1)[1].split("\n\n", 1)[0]

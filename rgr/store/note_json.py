@@ -300,3 +300,27 @@ class HistoryFields(TypedDict, total=False):
     agent: AgentShown | None
     batch: BatchShown | None  # refactor mode
     adequacy: AdequacyShown | None  # the mutation gate
+
+
+class HistoryRow(TypedDict, total=False):
+    """A row of ``rgr history`` (rgr.store.history.rows, .newest): the commit, whether
+    HEAD reaches it and a time (the note's ``finishedAt``, else the commit's), then
+    HistoryFields but ``finishedAt``, every one present (HISTORY_DEFAULTS fill what a
+    note omits); or, for a note that is not a handoff, ``problem`` instead of them."""
+
+    commit: Required[str]
+    reachable: Required[bool]
+    time: Required[str]
+    problem: str
+    phase: PhaseName
+    nextPhase: PhaseName | None
+    cycleNumber: int
+    currentTest: CurrentTestJson | None
+    testResult: Literal["PASS", "FAIL"] | None
+    error: str | None
+    retryCount: int
+    runId: str | None
+    startedAt: IsoTime | None
+    agent: AgentShown | None
+    batch: BatchShown | None
+    adequacy: AdequacyShown | None
