@@ -38,12 +38,12 @@ class WholeJson(TypedDict, total=False):
 
 
 def test_each_kind_of_type_becomes_its_check() -> None:
-    hints = source._hints(WholeJson)
+    hints = source.key_hints(WholeJson)
     assert {key: source.check_expression(hint) for key, hint in hints.items()} == {
         "kind": 'one_of("a", "b")', "count": "integer", "share": "number",
         "on": "boolean", "parts": 'list_of(object_of(PART, ("name",)))',
         "extra": "dictionary"}
-    assert source.check_expression(source._hints(PartJson)["at"]) == "optional(timestamp)"
+    assert source.check_expression(source.key_hints(PartJson)["at"]) == "optional(timestamp)"
     assert source.table_name(WholeJson) == "WHOLE"
 
 

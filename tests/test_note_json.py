@@ -12,18 +12,18 @@ import re
 import types
 from datetime import datetime
 from enum import Enum
+from pathlib import Path
 from typing import Annotated, Any, Literal, Union, get_args, get_origin, get_type_hints
 
 import pydantic
 import pytest
-from conftest import REPO_ROOT
 from typing_extensions import is_typeddict
 
 from rgr.store import note_json
 from rgr.store.handoff import HandoffState, parse_note
 from rgr.store.handoff_read import read_plain
 from rgr.store.handoff_state import read_state
-from rgr.store.note_checks_source import _hints
+from rgr.store.note_checks_source import key_hints
 
 
 def _strip(hint: Any) -> Any:
@@ -112,7 +112,7 @@ def _value_type(hint: Any) -> Any:
 
 @pytest.mark.parametrize(("typed", "model"), PAIRS, ids=lambda p: p.__name__)
 def test_the_value_types_agree(typed: Any, model: Any) -> None:
-    hints = _hints(typed)
+    hints = key_hints(typed)
     for name, info in model.model_fields.items():
         key = info.alias or name
         assert _value_type(hints[key]) == _value_type(info.annotation), key
@@ -121,13 +121,13 @@ def test_the_value_types_agree(typed: Any, model: Any) -> None:
 
 
 def test_a_history_row_is_a_projection_of_the_note() -> None:
-    whole, shown = _hints(note_json.NoteJson), _hints(note_json.HistoryFields)
+    whole, shown = key_hints(note_json.NoteJson), key_hints(note_json.HistoryFields)
     assert note_json.HistoryFields.__required_keys__ <= note_json.NoteJson.__required_keys__
     for key, hint in shown.items():
         inner, full = _strip(hint), _strip(whole[key])
         if is_typeddict(inner):  # some keys of the nested object, typed as there
             assert is_typeddict(full), key
-            part, of = _hints(inner), _hints(full)
+            part, of = key_hints(inner), key_hints(full)
             assert set(part) <= set(of), key
             assert all(part[k] == of[k] for k in part), key
             assert inner.__required_keys__ == full.__required_keys__ & set(part), key
@@ -137,14 +137,14 @@ def test_a_history_row_is_a_projection_of_the_note() -> None:
 
 
 def test_a_history_row_is_the_projection_with_its_time() -> None:
-    row, shown = _hints(note_json.HistoryRow), _hints(note_json.HistoryFields)
+    row, shown = key_hints(note_json.HistoryRow), key_hints(note_json.HistoryFields)
     own = {"commit": str, "reachable": bool, "time": str, "problem": str}
     assert row == {**own, **{k: v for k, v in shown.items() if k != "finishedAt"}}
     assert note_json.HistoryRow.__required_keys__ == {"commit", "reachable", "time"}
 
 
 def test_the_manual_names_every_key_of_the_note() -> None:
-    page = (REPO_ROOT / "docs" / "handoff.md").read_text()
+    page = (Path(note_json.__file__).parents[2] / "docs" / "handoff.md").read_text()
     table = page.split("| field | meaning |", 1)[1].split("\n\n", 1)[0]
     named = {name for cells in re.findall(r"^\| ([^|]+) \|", table, re.MULTILINE)
              for name in re.findall(r"`(\w+)`", cells)}

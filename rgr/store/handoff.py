@@ -1,4 +1,8 @@
-"""The handoff note schema: what rgr writes as JSON under ``refs/notes/tdd-handoffs``.
+"""The handoff note's model: what rgr writes as JSON under ``refs/notes/tdd-handoffs``.
+
+The note's JSON is described once, in rgr.store.note_json (keys, types, the schema's
+version); this model writes it, validates what only it can read, and is checked
+against that description down to each value's type (``tests/test_note_json.py``).
 
 Field names are camelCase on the wire, as in the seed specification, so that notes
 written by other implementations of the same protocol read the same. Compatibility

@@ -80,7 +80,7 @@ def table_name(typed: type) -> str:
     return re.sub(r"(?<!^)(?=[A-Z])", "_", name).upper()
 
 
-def _hints(typed: type) -> dict[str, object]:
+def key_hints(typed: type) -> dict[str, object]:
     """Its keys' hints, ``Annotated`` kept (IsoTime), ``Required`` taken off (the
     table says which keys are required)."""
     return {key: get_args(hint)[0] if get_origin(hint) in (Required, NotRequired) else hint
@@ -106,7 +106,7 @@ def _typeddicts(typed: object) -> list[type]:
             inner = get_args(inner)[0]
         if is_typeddict(inner) and inner not in found:
             assert isinstance(inner, type)
-            for item in _hints(inner).values():
+            for item in key_hints(inner).values():
                 visit(item)
             found.append(inner)
 
@@ -134,7 +134,7 @@ def check_expression(hint: object) -> str:
     if is_typeddict(hint):
         assert isinstance(hint, type)
         keys: frozenset[str] = getattr(hint, "__required_keys__")  # noqa: B009 (a TypedDict's)
-        required = tuple(key for key in _hints(hint) if key in keys)
+        required = tuple(key for key in key_hints(hint) if key in keys)
         return f"object_of({table_name(hint)}, {_texts(required)})"
     if isinstance(hint, type) and hint in _SCALARS:
         return _SCALARS[hint]
@@ -154,7 +154,7 @@ def _wrapped(line: str, width: int = 99) -> str:
 def _table(typed: type) -> str:
     lines = [f"{table_name(typed)}: Mapping[str, Check] = {{"]
     lines += [_wrapped(f"    {_text(key)}: {check_expression(hint)},")
-              for key, hint in _hints(typed).items()]
+              for key, hint in key_hints(typed).items()]
     return "\n".join([*lines, "}"])
 
 
@@ -174,14 +174,14 @@ def source() -> str:
     parts = [_HEADER]
     parts += [_table(typed) for typed in nested if typed is not note_json.NoteJson]
     parts.append(_table(note_json.NoteJson).replace("NOTE:", "HANDOFF:", 1))
-    hints = _hints(note_json.NoteJson)
+    hints = key_hints(note_json.NoteJson)
     holders = {key: _typeddicts(hint)[-1] for key, hint in hints.items()
                if _typeddicts(hint)}
     parts.append("#: Every nested object's table, by the NoteJson key that holds it.\n"
                  "NESTED: Mapping[str, Mapping[str, Check]] = {\n"
                  + "".join(f"    {_text(key)}: {table_name(typed)},\n"
                            for key, typed in holders.items()) + "}")
-    shown = _hints(note_json.HistoryFields)
+    shown = key_hints(note_json.HistoryFields)
     required = note_json.HistoryFields.__required_keys__
     parts.append("#: note_json.HistoryFields: what a history row holds for each key a note\n"
                  "#: omits (its required keys are never omitted).\n"
@@ -192,7 +192,7 @@ def source() -> str:
                  if _typeddicts(hint)}
     parts.append("#: note_json.HistoryFields: the keys it keeps of each nested object.\n"
                  "HISTORY_NESTED: Mapping[str, tuple[str, ...]] = {\n"
-                 + "".join(f"    {_text(key)}: {_texts(tuple(_hints(typed)))},\n"
+                 + "".join(f"    {_text(key)}: {_texts(tuple(key_hints(typed)))},\n"
                            for key, typed in projected.items()) + "}")
     return "\n\n\n".join(parts) + "\n"
 
