@@ -15,32 +15,43 @@ from pydantic_core import to_json
 from test_handoff_read import mutations, valid_notes
 
 from rgr.commands import history
-from rgr.store.handoff import (
-    HISTORY_DEFAULTS,
-    HistoryFields,
-    _AdequacyFields,
-    _AgentFields,
-    _BatchFields,
-)
-from rgr.store.handoff import _TestCaseFields as CaseFields
-from rgr.store.handoff_read import HISTORY_NESTED, read_plain
+from rgr.store.handoff import HandoffState
+from rgr.store.handoff_read import HISTORY_DEFAULTS, HISTORY_NESTED, read_plain
 from rgr.store.history.rows import quick_row, row
+from rgr.store.note_json import (
+    AdequacyShown,
+    AgentShown,
+    BatchShown,
+    CurrentTestJson,
+    HistoryFields,
+    HistoryRow,
+)
 
 
 def test_the_plain_projection_knows_the_history_fields() -> None:
     assert set(HistoryFields.__annotations__) == {"phase", *HISTORY_DEFAULTS}
-    nested = {"currentTest": CaseFields, "agent": _AgentFields, "batch": _BatchFields,
-              "adequacy": _AdequacyFields}
+    nested = {"currentTest": CurrentTestJson, "agent": AgentShown, "batch": BatchShown,
+              "adequacy": AdequacyShown}
     assert {k: tuple(get_type_hints(v)) for k, v in nested.items()} == dict(HISTORY_NESTED)
+
+
+def test_a_row_holds_the_models_defaults_for_what_a_note_omits() -> None:
+    fields = HandoffState.model_fields
+    by_alias = {info.alias or name: info for name, info in fields.items()}
+    for key, default in HISTORY_DEFAULTS.items():
+        assert by_alias[key].get_default(call_default_factory=True) == default, key
 
 
 def test_plain_rows_are_the_models_rows() -> None:
     plain_answers = 0
+    keys = set(HistoryRow.__annotations__)
     for text in [*valid_notes(), *mutations()]:
         plain_answers += read_plain(text) is not None
         for when in (1_700_000_000, 0):
-            assert to_json(quick_row("c" * 40, when, text, True)) == \
-                to_json(row("c" * 40, when, text, True)), text
+            made = row("c" * 40, when, text, True)
+            assert set(made) == (keys - {"problem"} if "problem" not in made else
+                                 {"commit", "reachable", "time", "problem"}), text
+            assert to_json(quick_row("c" * 40, when, text, True)) == to_json(made), text
     assert plain_answers > 50
 
 

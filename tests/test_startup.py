@@ -27,6 +27,7 @@ STARTUP_BUDGET = {"__future__", "rgr", "rgr.launch", "rgr.base", "rgr.base.termi
 #: half: 1-5 ms each, on a 25 ms path.
 HISTORY_TABLE_BUDGET = STARTUP_BUDGET | {
     "rgr.base.errors", "rgr.base.backend_names", "rgr.store", "rgr.store.handoff_read",
+    "rgr.store.json_checks", "rgr.store.note_checks",
     "rgr.store.history", "rgr.store.history.newest", "rgr.commands",
     "rgr.history_quick", "rgr.commands.history_table", "rgr.store.notes_log",
     "rgr.store.gitcli",

@@ -20,7 +20,7 @@ that names the commit and the note.
 from __future__ import annotations
 
 import sys
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING
 
 from rgr.base.outcome import Outcome, Verbatim
 from rgr.base.ui import styles_ok
@@ -35,10 +35,11 @@ if TYPE_CHECKING:
 
     from rgr.base.outcome import TextItem
     from rgr.store.history import cache as history_cache
+    from rgr.store.note_json import HistoryRow
     from rgr.store.workspace import Workspace
 
 
-def _newest(ws: Workspace, count: int) -> tuple[list[dict[str, Any]], bool]:
+def _newest(ws: Workspace, count: int) -> tuple[list[HistoryRow], bool]:
     """The ``count`` newest handoffs on the branch, oldest first, and whether there are
     more: reads ``count + 1`` notes, not all of them (rgr.store.history.newest.newest_texts)."""
     git.head_commit(ws.repo)  # an empty repository is an error, said plainly
@@ -50,12 +51,12 @@ def _newest(ws: Workspace, count: int) -> tuple[list[dict[str, Any]], bool]:
     return rows, more
 
 
-def collect(ws: Workspace, include_all: bool, limit: int | None) -> list[dict[str, Any]]:
+def collect(ws: Workspace, include_all: bool, limit: int | None) -> list[HistoryRow]:
     """Every handoff on the branch (``include_all``: and off it), oldest first; only the
     newest ``limit`` when it is given and not 0."""
     if limit and not include_all:
         return _newest(ws, limit)[0]
-    rows: list[dict[str, Any]] = []
+    rows: list[HistoryRow] = []
     if not ws.repo.head_is_unborn or not include_all:
         # An empty repository is an error like in `rgr status` (head_commit says so and
         # how to fix it); only --all still lists notes, which need no branch.

@@ -10,7 +10,7 @@ its table with this same code. So this module imports only the standard library'
 lightest modules: not typing, not subprocess (``tests/test_startup.py`` holds the
 list).
 
-Rows are the notes' own camelCase fields (``rgr.store.handoff.HistoryFields``), taken by
+Rows are the notes' own camelCase fields (``rgr.store.note_json.HistoryRow``), taken by
 ``rgr.store.handoff_read`` the way the model would take them (``tests/test_history_rows.py``).
 Everything shown that came from a note or an agent has its control characters replaced:
 a note is data, and must not move the cursor or colour the terminal.
@@ -24,7 +24,9 @@ from rgr.store.handoff_read import datetime
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without typing's import (see rgr.base.proc)
 if TYPE_CHECKING:
-    from typing import Any, TextIO
+    from typing import TextIO
+
+    from rgr.store.note_json import HistoryRow
 
 #: Rows shown in the table when --limit is not given; --json shows everything.
 DEFAULT_TABLE_LIMIT = 50
@@ -55,7 +57,7 @@ def _when(iso_time: str) -> str:
     return iso_time[5:16].replace("T", " ")  # MM-DD HH:MM; --json has the full timestamp
 
 
-def took(row: dict[str, Any]) -> str:
+def took(row: HistoryRow) -> str:
     """The phase's wall time (startedAt to finishedAt), for the shown rows only."""
     started = row.get("startedAt")
     if not started or "problem" in row:
@@ -68,7 +70,7 @@ def took(row: dict[str, Any]) -> str:
     return f"{seconds:.0f}s" if seconds < 60 else f"{seconds / 60:.1f}m"
 
 
-def cost(row: dict[str, Any]) -> str:
+def cost(row: HistoryRow) -> str:
     agent = row.get("agent") or {}
     usd = agent.get("costUsd")
     if usd is None:
@@ -76,7 +78,7 @@ def cost(row: dict[str, Any]) -> str:
     return f"${usd:.4f}"
 
 
-def agent_name(row: dict[str, Any]) -> str:
+def agent_name(row: HistoryRow) -> str:
     """Which CLI and model ran the phase: ``codex gpt-5.5``, ``claude``."""
     agent = row.get("agent") or {}
     if not agent:
@@ -84,15 +86,15 @@ def agent_name(row: dict[str, Any]) -> str:
     return " ".join(str(p) for p in (agent.get("backend") or DEFAULT, agent.get("model")) if p)
 
 
-def _cells(row: dict[str, Any]) -> tuple[list[str], list[tuple[str, bool]]]:
+def _cells(row: HistoryRow) -> tuple[list[str], list[tuple[str, bool]]]:
     """The eight short cells of a row, and the lines of its last one (text, is an
     error)."""
     commit = short(row["commit"]) + ("" if row["reachable"] else "*")
     if "problem" in row:
         return ([commit, _when(row["time"]), "-", "-", "-", "-", "-", "-"],
                 [(f"invalid note: {clean(row['problem'])}", True)])
-    batch = row.get("batch") or {}
-    test = (row["currentTest"] or {}).get("description") or (
+    batch, case = row.get("batch"), row["currentTest"]
+    test = (case["description"] if case else None) or (
         f"batch {batch['id']}: {batch['goal']}" if batch else "-")
     result = str(row["testResult"] or "-")
     if row["retryCount"]:
@@ -153,7 +155,7 @@ def _wrap(text: str, width: int) -> list[str]:
     return lines
 
 
-def table_lines(rows: list[dict[str, Any]], columns: int | None,
+def table_lines(rows: list[HistoryRow], columns: int | None,
                 styled: bool) -> list[str]:
     """The table: a header, then a line per row (more when its last cell wraps or has
     an error). ``columns``: the terminal's width, the last cell wrapped to fit (and put
@@ -190,7 +192,7 @@ def table_lines(rows: list[dict[str, Any]], columns: int | None,
     return lines
 
 
-def text(shown: list[dict[str, Any]], more: str | None, styled: bool,
+def text(shown: list[HistoryRow], more: str | None, styled: bool,
          columns: int | None) -> str:
     """The table of ``shown`` and what a reader needs under it: the agents' cost, what
     n/a and * mean, and ``more`` (how many rows were left out). ``styled``: bold and

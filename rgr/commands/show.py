@@ -4,7 +4,7 @@ session's summary (session, turns, cost, tokens, denials, prompt version), the e
 from __future__ import annotations
 
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from rgr.base.backend_names import DEFAULT
 from rgr.base.errors import RepositoryError
@@ -116,7 +116,7 @@ def rows(commit: str, state: NoteJson) -> list[tuple[str, str]]:
         out.append(("mutation", first))
         out += [("mutant", line) for line in more]
     for debt in state.get("fakeItDebt") or []:  # rgr.check.fakeit
-        out.append(("fake-it debt", _debt_line(debt)))
+        out.append(("fake-it debt", line_of_account(debt)))
     acceptance = state.get("acceptance")
     if isinstance(acceptance, dict):  # the examiner (rgr.tdd.examine)
         out.append(("acceptance", acceptance_text.summary(acceptance)))
@@ -129,18 +129,12 @@ def rows(commit: str, state: NoteJson) -> list[tuple[str, str]]:
     return out
 
 
-def _debt_line(debt: Any) -> str:
-    if isinstance(debt, dict):
-        return line_of_account(debt)
-    return str(debt)  # a note by another writer: shown as it is
-
-
 def run(ws: Workspace, rev: str | None, full_state: bool) -> Outcome[dict[str, object]]:
     """The handoff at ``rev`` (HEAD's latest by default). ``full_state``: the data holds
     the model's complete dump (what --json prints); else a plainly valid note is read as
     it is, no pydantic (the text needs no more)."""
     commit, state, distance, joined = _find(ws, rev, full_state=full_state)
-    data: dict[str, Any] = {"commit": commit, "commitsAfter": distance}
+    data: dict[str, object] = {"commit": commit, "commitsAfter": distance}
     data.update(state)
     if joined is not None:
         data["noteProblem"] = joined

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from rgr.base.outcome import Fields, Outcome, Verbatim
 from rgr.base.ui import phase_label, short
@@ -19,18 +19,39 @@ from rgr.store.handoff_read import (
 from rgr.store.handoff_state import read_state
 
 if TYPE_CHECKING:
+    from typing import NotRequired, TypedDict
+
     from rgr.store.note_json import NoteJson
     from rgr.store.workspace import Workspace
 
+    class TestListCount(TypedDict):
+        done: int
+        total: int
 
-def collect(ws: Workspace, full_state: bool = True) -> dict[str, Any]:
+    class StatusJson(TypedDict):
+        """What ``rgr status --json`` prints: ``state`` is the note (NoteJson)."""
+
+        branch: str | None
+        head: str
+        notesRef: str
+        handoffCommit: str | None
+        commitsSinceHandoff: int | None
+        testList: TestListCount
+        state: NoteJson | None
+        problem: str | None
+        resumable: bool
+        advice: str
+        noteProblem: NotRequired[str]
+
+
+def collect(ws: Workspace, full_state: bool = True) -> StatusJson:
     """The status as data. ``full_state``: ``state`` is the model's complete dump (what
     --json prints); without it, a plainly valid note is read as it is, no pydantic."""
     head = git.head_commit(ws.repo)
     head_hex = str(head.id)
     found = ws.notes.latest_reachable_text(head_hex)
     tests = parse_test_list(git.file_text(ws.repo, head.id, TEST_LIST))
-    data: dict[str, Any] = {
+    data: StatusJson = {
         "branch": git.current_branch(ws.repo),
         "head": head_hex,
         "notesRef": ws.notes.ref,
@@ -88,15 +109,15 @@ def collect(ws: Workspace, full_state: bool = True) -> dict[str, Any]:
     return data
 
 
-def run(ws: Workspace, full_state: bool) -> Outcome[dict[str, object]]:
+def run(ws: Workspace, full_state: bool) -> Outcome[StatusJson]:
     """The status at HEAD; ``full_state``: see :func:`collect`."""
     data = collect(ws, full_state=full_state)
     return Outcome(text(data), data)
 
 
-def text(data: dict[str, Any]) -> list[Fields | Verbatim]:
+def text(data: StatusJson) -> list[Fields | Verbatim]:
     """What a person reads of the status ``data`` (see :func:`collect`)."""
-    state: NoteJson | None = data["state"]
+    state = data["state"]
     rows: list[tuple[str, str]] = [
         ("branch", data["branch"] or "(detached HEAD)"),
         ("HEAD", short(data["head"])),

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Literal, TypedDict, cast
 
 from rgr.observe.limits import LIMIT_ERROR_PREFIX
 from rgr.store import git
@@ -30,6 +30,29 @@ from rgr.store.handoff import (
 )
 from rgr.store.objects import Commit, Oid
 from rgr.store.workspace import Workspace
+
+if TYPE_CHECKING:
+    from rgr.store.note_json import AcceptanceJson, AdequacyJson, FakeItDebtJson, MutantJson
+
+
+class NeedsAttentionJson(TypedDict):
+    """Why the run stopped for a person (the report's ``needsAttention``)."""
+
+    phase: str
+    cycle: int
+    reason: str
+    kept: str | None
+    by: Literal["agent", "fake-it debt", "acceptance tests"]
+
+
+if TYPE_CHECKING:
+    class GateJson(AdequacyJson, total=False):
+        """A verified phase's mutation gate: its note's ``adequacy`` but the mutants,
+        with the commit and cycle, and the equivalence claims among the mutants."""
+
+        commit: str
+        cycle: int
+        claims: list[MutantJson]
 
 
 @dataclass
@@ -85,14 +108,14 @@ class RunReport:
     model_time_unreported: list[str] = field(default_factory=list)
     #: The agent's reason when it stopped the run saying its task cannot be done
     #: honestly: phase, cycle, reason, kept (its commits' ref, if any). Not a rejection.
-    needs_attention: dict[str, Any] | None = None
+    needs_attention: NeedsAttentionJson | None = None
     #: Fake-it debt at HEAD (rgr.check.fakeit), open and paid: each entry's JSON.
-    fake_it_debt: list[dict[str, Any]] = field(default_factory=list)
+    fake_it_debt: list[FakeItDebtJson] = field(default_factory=list)
     #: The examiner's acceptance tests at HEAD (rgr.tdd.examine): the note's JSON.
-    acceptance: dict[str, Any] | None = None
+    acceptance: AcceptanceJson | None = None
     #: The mutation gate of each verified phase that ran it (rgr.check.mutation): the
     #: phase, its commit and the note's ``adequacy`` counts and decision.
-    mutation: list[dict[str, Any]] = field(default_factory=list)
+    mutation: list[GateJson] = field(default_factory=list)
 
     @property
     def rejections_by_rule(self) -> dict[str, int]:
@@ -102,7 +125,7 @@ class RunReport:
             counts[key] = counts.get(key, 0) + 1
         return counts
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         data = asdict(self)
         data["rejectionsByRule"] = self.rejections_by_rule
         return {_camel(k): v for k, v in data.items()} | {
@@ -165,7 +188,7 @@ def _limit_stop(state: HandoffState) -> bool:
 
 
 def _needs_attention(ws: Workspace, run_id: str | None, last: HandoffState
-                     ) -> dict[str, Any] | None:
+                     ) -> NeedsAttentionJson | None:
     """Why the run stopped for a person, when an agent took the honest way out."""
     if not last.needs_attention or last.error_details is None:
         return None
@@ -301,13 +324,16 @@ def collect_at(ws: Workspace, head: str, branch: str | None = None,
         time_split=split,
         model_time_unreported=unsplit,
         needs_attention=_needs_attention(ws, last.run_id, last),
-        fake_it_debt=[d.model_dump(mode="json", by_alias=True) for d in last.fake_it_debt],
-        acceptance=(last.acceptance.model_dump(mode="json", by_alias=True)
+        # The models' JSON is the note's JSON (tests/test_note_json.py).
+        fake_it_debt=[cast("FakeItDebtJson", d.model_dump(mode="json", by_alias=True))
+                      for d in last.fake_it_debt],
+        acceptance=(cast("AcceptanceJson", last.acceptance.model_dump(mode="json", by_alias=True))
                     if last.acceptance is not None else None),
-        mutation=[{"commit": c, "phase": str(s.phase), "cycle": s.cycle_number,
-                   **s.adequacy.model_dump(mode="json", by_alias=True, exclude={"mutants"}),
-                   "claims": [m.model_dump(mode="json", by_alias=True)
-                              for m in s.adequacy.mutants if m.status == "equivalent"]}
+        mutation=[cast("GateJson", {
+            "commit": c, "phase": str(s.phase), "cycle": s.cycle_number,
+            **s.adequacy.model_dump(mode="json", by_alias=True, exclude={"mutants"}),
+            "claims": [m.model_dump(mode="json", by_alias=True)
+                       for m in s.adequacy.mutants if m.status == "equivalent"]})
                   for c, s in verified if s.adequacy is not None],
     )
 

@@ -1,4 +1,8 @@
-"""The handoff note schema: what rgr writes as JSON under ``refs/notes/tdd-handoffs``.
+"""The handoff note's model: what rgr writes as JSON under ``refs/notes/tdd-handoffs``.
+
+The note's JSON is described once, in rgr.store.note_json (keys, types, the schema's
+version); this model writes it, validates what only it can read, and is checked
+against that description down to each value's type (``tests/test_note_json.py``).
 
 Field names are camelCase on the wire, as in the seed specification, so that notes
 written by other implementations of the same protocol read the same. Compatibility
@@ -19,13 +23,7 @@ import os
 from datetime import UTC, datetime
 from enum import StrEnum
 from functools import cache
-from typing import (
-    Any,
-    Literal,
-    Required,  # pydantic needs these on 3.11
-    Self,
-    TypeVar,
-)
+from typing import Literal, Self, TypeVar
 
 from pydantic import (
     BaseModel,
@@ -36,10 +34,11 @@ from pydantic import (
     field_validator,
 )
 from pydantic.alias_generators import to_camel
-from typing_extensions import TypedDict
+from typing_extensions import TypedDict  # pydantic needs it on 3.11
 
 from rgr.base.backend_names import DEFAULT
-from rgr.store import debt_text, handoff_read
+from rgr.store import debt_text, handoff_read, json_checks, note_checks, note_json
+from rgr.store.note_json import HistoryFields
 
 
 def file_stamp(path: str) -> tuple[str, int, int]:
@@ -51,19 +50,20 @@ def _loaded_code() -> tuple[tuple[str, int, int], ...]:
     import pydantic.version
     import pydantic_core._pydantic_core as core
 
-    return tuple(file_stamp(path) for path in (__file__, handoff_read.__file__,
-                                          pydantic.version.__file__, str(core.__file__)))
+    return tuple(file_stamp(path) for path in (
+        __file__, note_json.__file__, handoff_read.__file__, note_checks.__file__,
+        json_checks.__file__, pydantic.version.__file__, str(core.__file__)))
 
 
 #: The schema's code as this process loaded it: (path, size, mtime_ns) of this module,
-#: rgr.store.handoff_read and pydantic's. rgr.store.history.cache files history rows only while the
-#: files on disk are still these (not after an upgrade under a running rgr), which needs
+#: the note's description (rgr.store.note_json), the fast reader's modules and
+#: pydantic's. rgr.store.history.cache files history rows only while the files on disk
+#: are still these (not after an upgrade under a running rgr), which needs
 #: no clock: a wall clock stepped back made a start-time comparison misjudge.
 LOADED_CODE = _loaded_code()
 
-#: Bumped when a field changes meaning. Notes without the field are from seed-era
-#: writers and read as version 0.
-SCHEMA_VERSION = 1
+#: The schema's version, from the note's one description (rgr.store.note_json).
+SCHEMA_VERSION = note_json.SCHEMA_VERSION
 
 
 class Phase(StrEnum):
@@ -194,7 +194,7 @@ class RefactorProgress(CamelModel):
     the newest note alone is enough to resume."""
 
     goal: str
-    plan: list[dict[str, Any]] = Field(default_factory=list)  # rgr.refactor.plan.Batch dumps
+    plan: list[dict[str, object]] = Field(default_factory=list)  # rgr.refactor.plan.Batch dumps
     next_batch: int = 0
     applied: list[str] = Field(default_factory=list)
     failed: list[str] = Field(default_factory=list)
@@ -543,60 +543,11 @@ class NoteUpdate(TypedDict, total=False):
     acceptance: AcceptanceNote | None
 
 
-_PhaseName = Literal["PLAN", "RED", "GREEN", "REFACTOR", "COMPLETE"]
-
-
-class _TestCaseFields(TypedDict, total=False):
-    description: Required[str]
-    testFile: str | None
-    implFile: str | None
-
-
-class _BatchFields(TypedDict, total=False):
-    id: Required[str]
-    goal: Required[str]
-
-
-class _AgentFields(TypedDict, total=False):
-    backend: str
-    model: str | None
-    sessionId: str | None
-    costUsd: float | None
-    durationMs: int | None
-
-
-class _AdequacyFields(TypedDict, total=False):
-    tried: int
-    killed: int
-    decision: AdequacyDecision
-
-
-class HistoryFields(TypedDict, total=False):
-    """The fields of a note that a history listing shows, under their JSON names.
-
-    Validated straight into a dict (no model objects, no enum members), which at
-    100,000 notes is several times faster than a full HandoffState. The types are the
-    same as HandoffState's, so a valid handoff always validates here.
-    """
-
-    phase: Required[_PhaseName]
-    nextPhase: _PhaseName | None
-    cycleNumber: int
-    currentTest: _TestCaseFields | None
-    testResult: Literal["PASS", "FAIL"] | None
-    error: str | None
-    retryCount: int
-    runId: str | None
-    startedAt: str | None
-    finishedAt: str | None
-    agent: _AgentFields | None
-    batch: _BatchFields | None  # refactor mode
-    adequacy: _AdequacyFields | None  # the mutation gate
-
-
 @cache
 def history_fields() -> TypeAdapter[HistoryFields]:
+    """The validator of a history row's part of a note (note_json.HistoryFields)."""
     return TypeAdapter(HistoryFields)
+
 
 HISTORY_DEFAULTS = handoff_read.HISTORY_DEFAULTS  # defined where pydantic is not needed
 
@@ -610,7 +561,7 @@ def parse_note(text: str | bytes) -> HandoffState:
     of several records joined by git (handoff_read.records) is read as its last valid
     record (handoff_read.joined_note says so)."""
     try:
-        data: Any = json.loads(text)
+        data: object = json.loads(text)
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         joined = handoff_read.records(text)
         if len(joined) < 2:

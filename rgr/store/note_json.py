@@ -1,8 +1,18 @@
-"""A handoff note's JSON, as types: what ``rgr.store.handoff_read.read_plain`` and
-``rgr.store.handoff_state.read_state`` return, and what ``rgr show``, ``rgr status``,
-the history and the web view read. The keys and their types are
-``rgr.store.handoff.HandoffState``'s aliases (camelCase) and field types, nested models
-included; ``tests/test_note_json.py`` checks that the two agree, so they cannot drift.
+"""The handoff note, described once: its JSON's keys, their types and which are
+required, nested objects included, and the schema's version. Everything that reads a
+note works from this description:
+
+* the fast reader's checks (``rgr.store.note_checks``, behind
+  ``rgr.store.handoff_read.read_plain``) are generated from it
+  (``python -m rgr.store.note_checks_source --write``; ``tests/test_note_checks.py``
+  fails when they are stale);
+* what the readers return is a :class:`NoteJson` (``rgr show``, ``rgr status``,
+  ``rgr report``, the web view), and a history row holds :class:`HistoryFields`, a
+  projection of it (``rgr history``: the pydantic TypeAdapter of the full read, and the
+  fast reader's projection, rgr.store.handoff_read.history_fields_of);
+* the writer's model, ``rgr.store.handoff.HandoffState``, has the same keys under its
+  aliases, the same required ones, choices, nullability and value types, all the way
+  down (``tests/test_note_json.py``), and so does the manual's table (docs/handoff.md).
 
 Every key is optional (``total=False``) except the model's required fields: the fast
 reader hands on a note as written, and a note omits the fields an older rgr did not
@@ -10,8 +20,19 @@ know. Imported for type checking only by the fast readers (``rgr status`` and
 ``rgr show`` must not pay for ``typing`` at start-up)."""
 
 # No ``from __future__ import annotations`` here: TypedDict on 3.11 sees ``Required``
-# only in an evaluated annotation, and the test reads ``__required_keys__``.
-from typing import Literal, Required, TypedDict
+# only in an evaluated annotation, and the tests read ``__required_keys__``.
+# typing_extensions' TypedDict: pydantic's TypeAdapter (HistoryFields) needs it on 3.11.
+from typing import Annotated, Literal, Required
+
+from typing_extensions import TypedDict
+
+#: Bumped when a field changes meaning. Notes without ``schemaVersion`` are from
+#: seed-era writers and read as version 0.
+SCHEMA_VERSION = 1
+
+#: A date and time as the model writes a ``datetime`` (ISO 8601, UTC): a string in JSON.
+#: The fast reader checks its spelling (rgr.store.json_checks.timestamp).
+IsoTime = Annotated[str, "ISO 8601 date and time"]
 
 PhaseName = Literal["PLAN", "RED", "GREEN", "REFACTOR", "COMPLETE"]
 
@@ -67,7 +88,7 @@ class LandingJson(TypedDict, total=False):
     notLoaded: list[str]
     gateCommands: list[str]
     failedCommand: str | None
-    verifiedAt: str | None
+    verifiedAt: IsoTime | None
     acceptance: Literal["pass", "fail", "not-run"] | None
     acceptanceMissing: list[str]
     copiedFrom: str | None
@@ -219,8 +240,8 @@ class NoteJson(TypedDict, total=False):
     branch: str | None
     startBranch: str | None
     baseCommit: str | None
-    startedAt: str | None
-    finishedAt: str | None
+    startedAt: IsoTime | None
+    finishedAt: IsoTime | None
     agent: AgentJson | None
     tests: VerificationJson | None
     rgrVersion: str | None
@@ -234,3 +255,72 @@ class NoteJson(TypedDict, total=False):
     landing: LandingJson | None
     fakeItDebt: list[FakeItDebtJson]
     acceptance: AcceptanceJson | None
+
+
+# ------------------------------------------------------------- a history row's part --
+# What ``rgr history`` shows of a note: a projection of NoteJson (some keys, and of
+# four nested objects some keys), each kept key typed as NoteJson types it
+# (tests/test_note_json.py). Validated straight into a dict by pydantic (no model
+# objects, no enum members): at 100,000 notes several times faster than a full
+# HandoffState; a valid handoff always validates here.
+
+
+class AgentShown(TypedDict, total=False):
+    backend: str
+    model: str | None
+    sessionId: str | None
+    costUsd: float | None
+    durationMs: int | None
+
+
+class BatchShown(TypedDict, total=False):
+    id: Required[str]
+    goal: Required[str]
+
+
+class AdequacyShown(TypedDict, total=False):
+    tried: int
+    killed: int
+    decision: DecisionName
+
+
+class HistoryFields(TypedDict, total=False):
+    """The fields of a note that a history listing shows, under their JSON names."""
+
+    phase: Required[PhaseName]
+    nextPhase: PhaseName | None
+    cycleNumber: int
+    currentTest: CurrentTestJson | None
+    testResult: Literal["PASS", "FAIL"] | None
+    error: str | None
+    retryCount: int
+    runId: str | None
+    startedAt: IsoTime | None
+    finishedAt: IsoTime | None
+    agent: AgentShown | None
+    batch: BatchShown | None  # refactor mode
+    adequacy: AdequacyShown | None  # the mutation gate
+
+
+class HistoryRow(TypedDict, total=False):
+    """A row of ``rgr history`` (rgr.store.history.rows, .newest): the commit, whether
+    HEAD reaches it and a time (the note's ``finishedAt``, else the commit's), then
+    HistoryFields but ``finishedAt``, every one present (HISTORY_DEFAULTS fill what a
+    note omits); or, for a note that is not a handoff, ``problem`` instead of them."""
+
+    commit: Required[str]
+    reachable: Required[bool]
+    time: Required[str]
+    problem: str
+    phase: PhaseName
+    nextPhase: PhaseName | None
+    cycleNumber: int
+    currentTest: CurrentTestJson | None
+    testResult: Literal["PASS", "FAIL"] | None
+    error: str | None
+    retryCount: int
+    runId: str | None
+    startedAt: IsoTime | None
+    agent: AgentShown | None
+    batch: BatchShown | None
+    adequacy: AdequacyShown | None

@@ -10,11 +10,10 @@ the figures `rgr report` prints), rgr.store.notes, rgr.store.git and rgr.observe
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rgr.check.testlist import FILENAME as TEST_LIST
 from rgr.daemon.queue import Job
@@ -26,6 +25,9 @@ from rgr.store import acceptance_text, git
 from rgr.store.handoff import FakeItDebt, HandoffState, Phase
 from rgr.store.notes import NotesStore
 from rgr.store.workspace import Workspace, open_workspace
+
+if TYPE_CHECKING:
+    from rgr.store.note_json import AcceptanceJson
 
 #: A diff longer than this is cut on the page (the raw commit is a `git show` away).
 MAX_DIFF_BYTES = 200_000
@@ -132,13 +134,11 @@ class AcceptanceView:
     missing: list[str]
 
 
-def acceptance_view(note: Mapping[str, Any] | None) -> AcceptanceView | None:
+def acceptance_view(note: AcceptanceJson | None) -> AcceptanceView | None:
     if note is None:
         return None
-    tests = note.get("tests")
     missing = [f"{t.get('behaviour')} ({t.get('outcome')})"
-               for t in (tests if isinstance(tests, list) else [])
-               if isinstance(t, Mapping) and t.get("outcome") != "passed"]
+               for t in note.get("tests") or [] if t.get("outcome") != "passed"]
     return AcceptanceView(str(note.get("verdict")), acceptance_text.summary(note), missing)
 
 

@@ -131,10 +131,12 @@ def validator_key() -> bytes:
 
     digest = hashlib.sha256(b"%d\n" % FORMAT)
     store = Path(__file__).resolve().parent.parent
-    # The models and the row builders (rgr/store/history/rows.py; rgr/store/history/newest.py:
-    # finish, iso).
-    sources = [store / "handoff.py", store / "handoff_read.py", store / "history" / "newest.py",
-               store / "history" / "rows.py"]
+    # The note's description (note_json: HistoryFields, which the rows' validator is),
+    # the models, the fast reader and its checks, and the row builders
+    # (rgr/store/history/rows.py; rgr/store/history/newest.py: finish, iso).
+    sources = [store / "note_json.py", store / "handoff.py", store / "handoff_read.py",
+               store / "note_checks.py", store / "json_checks.py",
+               store / "history" / "newest.py", store / "history" / "rows.py"]
     for package in ("pydantic", "pydantic_core"):
         spec = find_spec(package)
         for folder in (spec.submodule_search_locations or []) if spec else []:

@@ -12,8 +12,7 @@ from rgr.store.handoff_read import HISTORY_DEFAULTS, UTC, datetime, history_fiel
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without typing's import (see rgr.base.proc)
 if TYPE_CHECKING:
-    from collections.abc import Mapping
-    from typing import Any
+    from rgr.store.note_json import HistoryFields, HistoryRow
 
 #: The widest first read when un-noted commits sit between the notes: each window after
 #: the first is four times the one before, up to this.
@@ -53,19 +52,18 @@ def iso(epoch: int) -> str:
     return datetime.fromtimestamp(epoch, UTC).isoformat()
 
 
-def finish(commit: str, when: int, reachable: bool,
-           fields: Mapping[str, Any]) -> dict[str, Any]:
+def finish(commit: str, when: int, reachable: bool, fields: HistoryFields) -> HistoryRow:
     """A history row from a note's history fields: the defaults filled in, ``time`` the
     phase's end (or the commit's time when the note has none)."""
-    row: dict[str, Any] = {"commit": commit, "reachable": reachable}
+    row: dict[str, object] = {"commit": commit, "reachable": reachable}
     row.update(HISTORY_DEFAULTS)
     row.update(fields)
     row["time"] = row.pop("finishedAt") or iso(when)
-    return row
+    return row  # type: ignore[return-value]  # HistoryRow's keys (tests/test_note_json.py)
 
 
 def plain_row(commit: str, when: int, text: str | bytes,
-              reachable: bool) -> dict[str, Any] | None:
+              reachable: bool) -> HistoryRow | None:
     """The row of a note rgr.store.handoff_read can read as the model would; None for any
     other note (the caller asks the model: rgr.store.history.rows.row)."""
     plain = read_plain(text)

@@ -1,24 +1,28 @@
 """The JSON rows of ``rgr history``, validated by the model: the one builder of them.
 
-A row is the note's own (camelCase) fields that a listing needs, as the model validates
-them (rgr.store.handoff.HistoryFields), with the commit, its reachability and a time. The
-full command, the bulk ``--json`` read and the row cache (rgr.store.history.cache, filled by
-that read and by every note rgr writes) all take their rows from here, so a cached row
-is byte for byte the row a fresh validation gives.
+A row (rgr.store.note_json.HistoryRow) is the note's own (camelCase) fields that a
+listing needs, as the model validates them (rgr.store.note_json.HistoryFields), with
+the commit, its reachability and a time. The full command, the bulk ``--json`` read
+and the row cache (rgr.store.history.cache, filled by that read and by every note rgr
+writes) all take their rows from here, so a cached row is byte for byte the row a
+fresh validation gives.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING
 
 from rgr.store.history.newest import finish, iso, plain_row
+
+if TYPE_CHECKING:
+    from rgr.store.note_json import HistoryRow
 
 #: How every reachable row starts; the cache keeps what follows it (:func:`cached_part`).
 ROW_START = b'{"commit":"%s","reachable":true,'
 
 
-def row(commit: str, when: int, text: str | bytes, reachable: bool) -> dict[str, Any]:
+def row(commit: str, when: int, text: str | bytes, reachable: bool) -> HistoryRow:
     """One history row; an invalid note gives a row saying why (``problem``)."""
     from pydantic import ValidationError
 
@@ -35,10 +39,10 @@ def row(commit: str, when: int, text: str | bytes, reachable: bool) -> dict[str,
         # Valid, in a spelling only the full model reads (a date as epoch seconds, say):
         # the row is taken from the model's canonical dump.
         fields = history_fields().validate_python(state.model_dump(mode="json", by_alias=True))
-    return finish(commit, when, reachable, dict(fields))
+    return finish(commit, when, reachable, fields)
 
 
-def quick_row(commit: str, when: int, text: str | bytes, reachable: bool) -> dict[str, Any]:
+def quick_row(commit: str, when: int, text: str | bytes, reachable: bool) -> HistoryRow:
     """:func:`row` without pydantic for the notes rgr.store.handoff_read can read (the same
     row: tests/test_history_rows.py), for listings of a few rows."""
     plain = plain_row(commit, when, text, reachable)
