@@ -1,5 +1,5 @@
 """Token mutants that need a statement's shape (rgr.check.mutation.blocks), through the
-real tokenizer: Go's ``if`` block of one ``return`` emptied (go-mutesting's
+real tokenizer: Go's and Rust's ``if`` block of one ``return`` emptied (go-mutesting's
 ``branch/if``) and a map read guarded to panic on a missing key; then, in the full sweep,
 both on a real repository with the real ``go test``: an unrun return of the zero value is
 GREEN's over-implementation, an unread missing key RED's gap."""
@@ -52,6 +52,26 @@ def test_a_go_if_block_of_one_return_is_emptied_and_no_other() -> None:
     # JavaScript has its return mutant instead
     js = "export function f(x) {\n  if (x < 0) {\n    return ''\n  }\n  return x\n}\n"
     assert not [m for m in mutants_of("f.js", js, ALL) if m.operator == "statement"]
+
+
+RUST_ADD = ("pub fn add(&mut self, name: &str, times: u64) -> Result<(), &'static str> {\n"
+            "    if name.is_empty() {\n        return Ok(());\n    }\n"
+            "    if times < 1 {\n        return Err(\"times must be at least 1\");\n    }\n"
+            "    if times > 9 {\n        return Err(format!(\"{}\", times - 9));\n    }\n"
+            "    Ok(())\n}\n")
+
+
+def test_a_rust_if_block_of_one_return_is_emptied_where_it_has_no_mutant() -> None:
+    """cargo-mutants' "replace a function's body with ``Default``" is the unrun branch's
+    test: rgr empties the ``if`` block of one ``return`` that has no mutant of its own
+    (``return Ok(());``; an ``Err``'s message is noise, not a mutant), as Go's."""
+    found = {(m.line, m.original) for m in mutants_of("src/tally.rs", RUST_ADD, ALL)
+             if m.operator == "statement"}
+    assert found == {(3, "return Ok(());"), (6, 'return Err("times must be at least 1");')}
+    emptied = next(m for m in mutants_of("src/tally.rs", RUST_ADD, {3})
+                   if m.operator == "statement")
+    assert apply(RUST_ADD, emptied).splitlines()[1:4] == [
+        "    if name.is_empty() {", "        ", "    }"]
 
 
 GO_COUNT = ("package p\n\ntype Tally struct {\n\tcounts map[string]int\n}\n\n"
