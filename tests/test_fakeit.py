@@ -563,6 +563,21 @@ def test_rust_match_arms_keyed_by_tuples_of_the_tests_inputs_are_found() -> None
         ("input-table", 3, '{("a", 1, 3)}')]
     # a value no earlier call passed is not the calls' state
     assert kinds("src/tally.rs", table.replace("[1, 3]", "[1, 5]"), RUST_STATE_TEST) == []
+    # a method with no argument is keyed by the calls made before it alone
+    total = {"tests/tally.rs": RUST_STATE_TEST["tests/tally.rs"].replace(
+        'tally.count("a"), 4', "tally.total(), 4")}
+    [fact] = facts_of("tests/tally.rs", total["tests/tally.rs"])
+    assert (fact.callee, fact.args, fact.before) == (
+        "total", (), (("add", ('"a"', "1")), ("add", ('"a"', "3"))))
+    summed = ("impl Tally {\n    pub fn total(&self) -> u64 {\n"
+              "        match self.added.as_slice() {\n            [1, 3] => 4,\n"
+              "            _ => 0,\n        }\n    }\n}\n")
+    assert kinds("src/tally.rs", summed, total) == [("input-table", 3, "{(1, 3)}")]
+    # ... and a constant it returns is no fake by itself (nothing varies but the state)
+    assert kinds("src/tally.rs", "impl Tally {\n    pub fn total(&self) -> u64 {\n"
+                                 "        4\n    }\n}\n", total) == []
+    # with no call before it, a call with no argument states nothing
+    assert facts_of("tests/t.rs", "#[test]\nfn t() {\n    assert_eq!(total(), 4);\n}\n") == []
     # an arm that binds a name or has a guard computes: the literal arms are base cases
     tests = {"tests/f.rs": "#[test]\nfn f() {\n    assert_eq!(fact(0), 1);\n"
                            "    assert_eq!(pair(0, 0), 0);\n}\n"}
