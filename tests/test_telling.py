@@ -144,3 +144,26 @@ def test_a_rust_survivor_is_told_apart_by_a_varied_call(tmp_path: Path) -> None:
     assert told == ('percent(0.0, 0, true): the original returns "0%" against the mutant '
                     'returns "+0%"'), told
     assert (tmp_path / "src" / "percent.rs").read_text() == code
+
+
+@sweep_only("tests/test_telling.py", "a Rust gate and two cargo test builds")
+def test_the_gate_gives_a_rust_survivor_its_telling_input(tmp_path: Path) -> None:
+    from toolchains import ensure_cargo
+
+    from rgr.base.config import AdequacyConfig
+    from tests.gate_helpers import committed, detected_command, measure_commits
+    env = ensure_cargo()
+    code = RUST_PERCENT[:RUST_PERCENT.index("\nimpl T")]
+    tests = RUST_PERCENT_TEST[:RUST_PERCENT_TEST.index("    assert_eq!(slug")] + "}\n"
+    files = {"Cargo.toml": '[package]\nname = "pc"\nversion = "0.1.0"\nedition = "2021"\n',
+             ".gitignore": "/target\nCargo.lock\n", "src/lib.rs": "pub mod percent;\n",
+             "tests/percent.rs": tests,
+             "src/percent.rs": "pub fn percent(ratio: f64, digits: usize, sign: bool) -> "
+                               "String {\n    String::from(\"+5%\")\n}\n"}
+    repo, base, tip = committed(tmp_path, files, {"src/percent.rs": code})
+    note = measure_commits(repo, base, tip, detected_command(repo), env=env,
+                           settings=AdequacyConfig(jobs=2))
+    assert note.decision == "test-too-weak", note
+    told = {m.replacement: m.telling_input for m in note.survivors if m.line == 5}
+    assert told.get(">=") == ('percent(0.0, 0, true): the original returns "0%" against '
+                              'the mutant returns "+0%"'), note
