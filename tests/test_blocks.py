@@ -110,6 +110,8 @@ def test_go_unrun_return_and_unread_missing_key_survive_go_test(tmp_path: Path) 
     note = _note(tmp_path / "over", files, {"percent.go": GO_PERCENT}, env)
     assert note.decision == "over-implemented", note
     assert ('return ""', "uncovered") in {(m.original, m.status) for m in note.mutants}, note
+    # GREEN's over-implementation sends no RED back: no telling input searched
+    assert not [m for m in note.mutants if m.telling_input], note
     count_test = ('package p\n\nimport "testing"\n\nfunc TestCount(t *testing.T) {\n'
                   '\tvar tally Tally\n\ttally.Add("a")\n'
                   '\tif got := tally.Count("a"); got != 1 {\n'

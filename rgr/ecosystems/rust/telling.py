@@ -18,7 +18,8 @@ the function with each and prints what it returns (``{:?}``) or that it panics, 
 ``cargo test`` on that test alone in the sealed checkout, on the original and then on
 the mutant, and puts the file back. The first call whose line differs is the telling
 input: ``percent(0.0, 0, true): the original returns "0%" against the mutant returns
-"+0%"``.
+"+0%"``. The original's answers are kept for the next survivor of the same file in the
+same checkout: one build each after the first.
 """
 
 from __future__ import annotations
@@ -53,6 +54,8 @@ _UNSIGNED = {"u8", "u16", "u32", "u64", "u128", "usize"}
 _STRINGS = {"&str", "&'staticstr", "String", "&String"}
 _LITERAL_WORDS = {"true", "false"}
 _SKIPPED_FOLDERS = {"target", ".git", "node_modules"}
+#: The original's answers of the last search: (checkout, path, text, calls) -> them.
+_ORIGINAL: dict[tuple[str, str, str, tuple[str, ...]], dict[int, str]] = {}
 
 
 @dataclass(frozen=True)
@@ -257,9 +260,16 @@ def find(path: str, original: str, mutated: str, line: int,
     helper = program(function.name, calls)
     argv = ("cargo", "test", "--quiet", _target(crate, tree / path), _MODULE, "--",
             "--nocapture", "--test-threads=1")
+    # the original's answers are the same for every survivor of the file in one
+    # checkout: one build, not one per survivor
+    key = (str(tree), path, original, tuple(calls))
     try:
-        code.write_text(original + helper, encoding="utf-8")
-        first = _outcomes(argv, crate, launcher, env, seconds / 2)
+        first = _ORIGINAL.get(key)
+        if first is None:
+            code.write_text(original + helper, encoding="utf-8")
+            first = _outcomes(argv, crate, launcher, env, seconds / 2)
+            _ORIGINAL.clear()
+            _ORIGINAL[key] = first
         code.write_text(mutated + helper, encoding="utf-8")
         second = _outcomes(argv, crate, launcher, env, seconds / 2) if first else {}
     finally:
