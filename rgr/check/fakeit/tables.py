@@ -205,8 +205,7 @@ def _rows(tokens: list[Token], open_at: int, arity: int) -> Table | None:
     at = open_at + 1
     while at < close:
         row = _pattern(tokens, at)
-        if row is None or len(row[0]) != arity + 1 or \
-                tokens[closing(tokens, at)].text not in (")", "]"):
+        if row is None or len(row[0]) != arity + 1:
             return None
         entries.append((row[0][:arity], row[0][arity]))
         at = row[1]
