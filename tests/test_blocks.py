@@ -1,5 +1,5 @@
 """Token mutants that need a statement's shape (rgr.check.mutation.blocks), through the
-real tokenizer: Go's ``if`` block of one ``return`` emptied (go-mutesting's
+real tokenizer: Go's and Rust's ``if`` block of one ``return`` emptied (go-mutesting's
 ``branch/if``) and a map read guarded to panic on a missing key; then, in the full sweep,
 both on a real repository with the real ``go test``: an unrun return of the zero value is
 GREEN's over-implementation, an unread missing key RED's gap."""
@@ -54,6 +54,26 @@ def test_a_go_if_block_of_one_return_is_emptied_and_no_other() -> None:
     assert not [m for m in mutants_of("f.js", js, ALL) if m.operator == "statement"]
 
 
+RUST_ADD = ("pub fn add(&mut self, name: &str, times: u64) -> Result<(), &'static str> {\n"
+            "    if name.is_empty() {\n        return Ok(());\n    }\n"
+            "    if times < 1 {\n        return Err(\"times must be at least 1\");\n    }\n"
+            "    if times > 9 {\n        return Err(format!(\"{}\", times - 9));\n    }\n"
+            "    Ok(())\n}\n")
+
+
+def test_a_rust_if_block_of_one_return_is_emptied_where_it_has_no_mutant() -> None:
+    """cargo-mutants' "replace a function's body with ``Default``" is the unrun branch's
+    test: rgr empties the ``if`` block of one ``return`` that has no mutant of its own
+    (``return Ok(());``; an ``Err``'s message is noise, not a mutant), as Go's."""
+    found = {(m.line, m.original) for m in mutants_of("src/tally.rs", RUST_ADD, ALL)
+             if m.operator == "statement"}
+    assert found == {(3, "return Ok(());"), (6, 'return Err("times must be at least 1");')}
+    emptied = next(m for m in mutants_of("src/tally.rs", RUST_ADD, {3})
+                   if m.operator == "statement")
+    assert apply(RUST_ADD, emptied).splitlines()[1:4] == [
+        "    if name.is_empty() {", "        ", "    }"]
+
+
 GO_COUNT = ("package p\n\ntype Tally struct {\n\tcounts map[string]int\n}\n\n"
             "func (t *Tally) Add(name string) {\n\tif t.counts == nil {\n"
             "\t\tt.counts = map[string]int{}\n\t}\n\tt.counts[name] += 1\n}\n\n"
@@ -90,6 +110,8 @@ def test_go_unrun_return_and_unread_missing_key_survive_go_test(tmp_path: Path) 
     note = _note(tmp_path / "over", files, {"percent.go": GO_PERCENT}, env)
     assert note.decision == "over-implemented", note
     assert ('return ""', "uncovered") in {(m.original, m.status) for m in note.mutants}, note
+    # GREEN's over-implementation sends no RED back: no telling input searched
+    assert not [m for m in note.mutants if m.telling_input], note
     count_test = ('package p\n\nimport "testing"\n\nfunc TestCount(t *testing.T) {\n'
                   '\tvar tally Tally\n\ttally.Add("a")\n'
                   '\tif got := tally.Count("a"); got != 1 {\n'

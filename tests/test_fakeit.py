@@ -544,3 +544,74 @@ def test_python_answers_keyed_by_the_calls_made_so_far_are_found() -> None:
     # the object bound again before the call: the calls before it are forgotten
     rebound = PY_STATE_TEST.replace("    assert", "    tally = Tally()\n    assert")
     assert kinds("tally.py", table, {"test_tally.py": rebound}) == []
+
+
+RUST_STATE_TEST = {"tests/tally.rs": (
+    "use kata::tally::Tally;\n\n#[test]\nfn added_again() {\n    let mut tally = Tally::new();\n"
+    "    tally.add(\"a\", 1).unwrap();\n    tally.add(\"a\", 3).unwrap();\n"
+    "    assert_eq!(tally.count(\"a\"), 4);\n}\n")}
+
+
+def test_rust_match_arms_keyed_by_tuples_of_the_tests_inputs_are_found() -> None:
+    """A ``match`` arm's tuple or slice of literals is a key path, the calls made so far
+    on the object (``Fact.before``) included: ``("a", [1, 3]) => 4`` answers
+    ``count("a")`` after ``add("a", 1)`` and ``add("a", 3)``."""
+    table = ("impl Tally {\n    pub fn count(&self, name: &str) -> u64 {\n"
+             "        match (name, self.added.as_slice()) {\n"
+             "            (\"a\", [1, 3]) => 4,\n            _ => 0,\n        }\n    }\n}\n")
+    assert kinds("src/tally.rs", table, RUST_STATE_TEST) == [
+        ("input-table", 3, '{("a", 1, 3)}')]
+    # a value no earlier call passed is not the calls' state
+    assert kinds("src/tally.rs", table.replace("[1, 3]", "[1, 5]"), RUST_STATE_TEST) == []
+    # a method with no argument is keyed by the calls made before it alone
+    total = {"tests/tally.rs": RUST_STATE_TEST["tests/tally.rs"].replace(
+        'tally.count("a"), 4', "tally.total(), 4")}
+    [fact] = facts_of("tests/tally.rs", total["tests/tally.rs"])
+    assert (fact.callee, fact.args, fact.before) == (
+        "total", (), (("add", ('"a"', "1")), ("add", ('"a"', "3"))))
+    summed = ("impl Tally {\n    pub fn total(&self) -> u64 {\n"
+              "        match self.added.as_slice() {\n            [1, 3] => 4,\n"
+              "            _ => 0,\n        }\n    }\n}\n")
+    assert kinds("src/tally.rs", summed, total) == [("input-table", 3, "{(1, 3)}")]
+    # ... and a constant it returns is no fake by itself (nothing varies but the state)
+    assert kinds("src/tally.rs", "impl Tally {\n    pub fn total(&self) -> u64 {\n"
+                                 "        4\n    }\n}\n", total) == []
+    # with no call before it, a call with no argument states nothing
+    assert facts_of("tests/t.rs", "#[test]\nfn t() {\n    assert_eq!(total(), 4);\n}\n") == []
+    # an arm that binds a name or has a guard computes: the literal arms are base cases
+    tests = {"tests/f.rs": "#[test]\nfn f() {\n    assert_eq!(fact(0), 1);\n"
+                           "    assert_eq!(pair(0, 0), 0);\n}\n"}
+    fact = ("pub fn fact(n: u64) -> u64 {\n    match n {\n        0 => 1,\n"
+            "        n => n * fact(n - 1),\n    }\n}\n")
+    pair = ("pub fn pair(a: u64, b: u64) -> u64 {\n    match (a, b) {\n"
+            "        (0, 0) => { 0 }\n        (x, _) if x > 3 => x,\n        _ => 1,\n    }\n}\n")
+    assert kinds("src/f.rs", fact, tests) == []
+    assert kinds("src/f.rs", pair, tests) == []
+    assert kinds("src/f.rs", pair.replace("        (x, _) if x > 3 => x,\n", ""), tests) == [
+        ("input-table", 2, "{(0, 0)}")]
+
+
+RUST_PERCENT_TESTS = {"tests/percent.rs": (
+    "#[test]\nfn half() {\n    assert_to_string(percent(0.5, 0, false), \"50%\");\n}\n"
+    "#[test]\nfn digits() {\n    assert_eq!(percent(0.125, 1, false), \"12.5%\");\n}\n")}
+
+
+def test_a_rust_const_array_of_rows_keyed_by_the_tests_inputs_is_a_table() -> None:
+    """A module's ``const`` (or ``static``) array of rows searched by the function: each
+    row the tests' arguments then the value they compare (the project's own helper
+    compares too), a table as JavaScript's module-level ones are."""
+    table = ("const KNOWN: [(f64, usize, bool, &str); 2] = [\n"
+             "    (0.5, 0, false, \"50%\"),\n    (0.125, 1, false, \"12.5%\"),\n];\n\n"
+             "pub fn percent(ratio: f64, digits: usize, sign: bool) -> String {\n"
+             "    for (r, d, s, text) in KNOWN.iter() {\n"
+             "        if (*r, *d, *s) == (ratio, digits, sign) {\n"
+             "            return String::from(*text);\n        }\n    }\n    String::new()\n}\n")
+    assert kinds("src/percent.rs", table, RUST_PERCENT_TESTS) == [
+        ("input-table", 1, "{(0.5, 0, false), (0.125, 1, false)}")]
+    assert kinds("src/percent.rs", table.replace("const KNOWN", "static KNOWN"),
+                 RUST_PERCENT_TESTS) == [("input-table", 1, "{(0.5, 0, false), (0.125, 1, false)}")]
+    # a row no test asks for is real data; rows of another width are no such table
+    more = table.replace("];", "    (0.25, 0, false, \"25%\"),\n];").replace("; 2]", "; 3]")
+    assert kinds("src/percent.rs", more, RUST_PERCENT_TESTS) == []
+    narrow = table.replace(', "50%"', "").replace(', "12.5%"', "")
+    assert kinds("src/percent.rs", narrow, RUST_PERCENT_TESTS) == []

@@ -43,15 +43,6 @@ _MODIFIER = ("Ruby's trailing modifier puts the unrun branch on a line the tests
 #: What the referee gets wrong today, measured with bench/referee_corpus.py (2026-12-02;
 #: docs/referee.md, "The wider corpus"), each told to the engineer of its part.
 KNOWN_GAPS: dict[tuple[str, str, str], str] = {
-    # semver (bench/referee_corpus.py --only semver --kills honest, 2026-12-02 05:45-06:10)
-    ("semver", "percent", "over"): "the unrun branch's guard (`if digits > 20`) is a line "
-                                   "the tests run: its boundary survivors are RED's "
-                                   "test-too-weak; the body (`String::new()`) has no mutant",
-    ("semver", "tally", "over"): _NO_MUTANT + " (`return Ok(());`)",
-    ("semver", "percent", "table"): "a const array of (ratio, digits, sign, text) searched "
-                                    "by a loop is no table fake-it reads: no debt",
-    ("semver", "tally", "table"): "a match keyed by the calls made so far (state) is "
-                                  "test-too-weak (RED), not fake-it",
     # minitest (bench/referee_corpus.py --only minitest, 2026-12-02 05:30-06:00 UTC)
     ("minitest", "duration", "over"): _MODIFIER + ' (`return -1 if text == "forever"`)',
     ("minitest", "percent", "over"): _NO_MUTANT + ' (`return "" if digits < 0`)',

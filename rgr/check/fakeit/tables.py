@@ -30,7 +30,7 @@ __all__ = ["Table", "closing", "function_tables", "module_tables"]
 
 #: How code joins several arguments into one key (``[a, b]`` as a key is ``"2,3"``).
 _SEPARATORS = (",", ", ", ":", "|", "_", "-", "/", " ")
-_DECLARES = {"const", "let", "var"}
+_DECLARES = {"const", "let", "var", "static"}
 
 
 @dataclass(frozen=True)
@@ -101,18 +101,39 @@ def module_tables(tokens: list[Token], arity: int) -> list[Table]:
         elif token.text == "}":
             depth -= 1
         elif depth == 0 and token.text in _DECLARES and at + 3 < len(tokens) \
-                and tokens[at + 1].kind == "word" and tokens[at + 2].text == "=":
-            table = _table_at(tokens, at + 3, arity)
+                and tokens[at + 1].kind == "word":
+            equals = _past_type(tokens, at + 2)
+            table = _table_at(tokens, equals + 1, arity) \
+                if equals + 1 < len(tokens) and tokens[equals].text == "=" else None
             if table is not None:
                 found.append(Table(tokens[at + 1].text, table.open, table.close,
                                    table.entries))
     return found
 
 
+def _past_type(tokens: list[Token], at: int) -> int:
+    """The index of the token after a declared name's type (``: [(f64, &str); 2]``,
+    TypeScript's ``: Record<string, number>``) starting at ``at``; ``at`` when none."""
+    if tokens[at].text != ":":
+        return at
+    depth = 0
+    for index in range(at + 1, len(tokens)):
+        text = tokens[index].text
+        if text in ("(", "[", "{", "<"):
+            depth += 1
+        elif text in (")", "]", "}", ">"):
+            depth -= 1
+        elif depth <= 0 and text in ("=", ";"):
+            return index
+    return at
+
+
 def _table_at(tokens: list[Token], at: int, arity: int) -> Table | None:
     texts = [t.text for t in tokens[at:at + 4]]
     if texts[:1] == ["{"]:
         return _object(tokens, at, arity)
+    if texts[:1] == ["["]:
+        return _rows(tokens, at, arity)
     if texts[:4] == ["Object", ".", "freeze", "("] and at + 4 < len(tokens):
         return _object(tokens, at + 4, arity)
     if texts[:3] == ["new", "Map", "("]:
@@ -175,6 +196,24 @@ def _object(tokens: list[Token], open_at: int, depth: int) -> Table | None:
     return Table("", open_at, close, tuple(entries)) if entries else None
 
 
+def _rows(tokens: list[Token], open_at: int, arity: int) -> Table | None:
+    """An array of rows, each a tuple or an array of ``arity`` literal keys then the
+    literal it answers (Rust's ``[(0.5, 0, "50%"), ...]``, JavaScript's ``[[0.5, 0,
+    "50%"], ...]``), as a table; None when any row is anything else."""
+    close = closing(tokens, open_at)
+    entries: list[tuple[tuple[str, ...], str | None]] = []
+    at = open_at + 1
+    while at < close:
+        row = _pattern(tokens, at)
+        if row is None or len(row[0]) != arity + 1:
+            return None
+        entries.append((row[0][:arity], row[0][arity]))
+        at = row[1]
+        if at < close and tokens[at].text == ",":
+            at += 1
+    return Table("", open_at, close, tuple(entries)) if entries else None
+
+
 def _map(tokens: list[Token], paren: int) -> Table | None:
     """``new Map([[key, value], ...])`` from its ``(``, as a table."""
     close = closing(tokens, paren)
@@ -199,20 +238,83 @@ def _map(tokens: list[Token], paren: int) -> Table | None:
 
 
 def _labelled(tokens: list[Token], start: int, end: int) -> list[Table]:
-    """``case`` labels and match arms, grouped by the block they stand in."""
+    """``case`` labels and match arms, grouped by the block they stand in. An arm whose
+    pattern is a tuple or a slice of literals (``("a", [1, 3]) =>``) is keyed by them all,
+    in order: a key path, as a nested table's."""
     keys: dict[int, list[tuple[tuple[str, ...], str | None]]] = {}
+    computing: set[int] = set()  # blocks with an arm that binds a name: they compute
     for at in range(start, end):
+        before = tokens[at - 1].text if at else ""
+        pattern = _pattern(tokens, at) if before in ("{", ",", "|", "}") else None
+        if pattern is not None:
+            path, after = pattern
+            if after < len(tokens) and tokens[after].text == "=>":
+                keys.setdefault(_enclosing(tokens, at, start), []).append((path, None))
+            continue
+        if tokens[at].text == "=>" and _binds(tokens, at):
+            computing.add(_enclosing(tokens, at, start))
         literal = token_literal(tokens, at)
         if literal is None:
             continue
         after = literal[1]
-        before = tokens[at - 1].text if at else ""
         if after < len(tokens) and (
                 (tokens[after].text == ":" and before == "case")
-                or (tokens[after].text == "=>" and before in ("{", ",", "|"))):
+                or (tokens[after].text == "=>" and before in ("{", ",", "|", "}"))):
             keys.setdefault(_enclosing(tokens, at, start), []).append(((literal[0],), None))
     return [Table("", table, closing(tokens, table), tuple(entries))
-            for table, entries in keys.items()]
+            for table, entries in keys.items() if table not in computing]
+
+
+#: Words in a match arm's pattern that bind nothing.
+_NOT_BINDING = {"_", "mut", "ref", "true", "false", "None", "nil", "null"}
+
+
+def _binds(tokens: list[Token], arrow: int) -> bool:
+    """Whether the match arm ending at the ``=>`` at ``arrow`` binds a name (``n =>``,
+    ``(x, 0) =>``, ``Some(n) =>``) or has a guard (``0 if flag =>``): its answer is
+    computed from the input, so the arms beside it are base cases, no table."""
+    depth = 0
+    at = arrow - 1
+    while at >= 0:
+        text = tokens[at].text
+        if text in (",", "=>", "}") and depth == 0:
+            return False  # the arm before it, or its block's end
+        if text in (")", "]", "}"):
+            depth += 1
+        elif text in ("(", "[", "{"):
+            if depth == 0:
+                return False
+            depth -= 1
+        token = tokens[at]
+        following = tokens[at + 1].text
+        if token.kind == "word" and (token.text == "if" or (
+                token.text not in _NOT_BINDING and token.text[:1].islower()
+                and following not in ("(", "::", "{") and tokens[at - 1].text != "::")):
+            return True
+        at -= 1
+    return False
+
+
+def _pattern(tokens: list[Token], at: int) -> tuple[tuple[str, ...], int] | None:
+    """(its literals in order, the index after it) of the tuple or slice at ``at`` when
+    it holds literals only (nested ones too: ``("a", [1, 3])``), at least one; None
+    when anything else stands in it (a name, ``_``, ``..``)."""
+    if tokens[at].text not in ("(", "["):
+        return None
+    close = closing(tokens, at)
+    found: list[str] = []
+    index = at + 1
+    while index < close:
+        text = tokens[index].text
+        if text in (",", "(", ")", "[", "]"):
+            index += 1
+            continue
+        literal = token_literal(tokens, index)
+        if literal is None:
+            return None
+        found.append(literal[0])
+        index = literal[1]
+    return (tuple(found), close + 1) if found else None
 
 
 def _enclosing(tokens: list[Token], at: int, start: int) -> int:

@@ -630,12 +630,15 @@ class _Reader:
         for row in self._rows():
             call = self._resolved(result, row)
             value = self._resolved(expected, row)
-            if not isinstance(call, _Call) or not isinstance(value, _Lit) or not call.args:
+            # a call with no argument states something only where the calls made before
+            # it on the same object are its inputs (``tally.total()``)
+            if not isinstance(call, _Call) or not isinstance(value, _Lit) or not (
+                    call.args or self._calls_on(call.receiver)):
                 continue
             args = [self._resolved(arg, row) if isinstance(arg, _Path) else arg
                     for arg in call.args]
             # an options object last: its fields are the call's keywords, each a literal
-            options = args[-1] if isinstance(args[-1], _Obj) else None
+            options = args[-1] if args and isinstance(args[-1], _Obj) else None
             args = args[:-1] if options is not None else args
             keywords = tuple((name, self._resolved(field, row) if isinstance(field, _Path)
                               else field) for name, field in options.fields) \

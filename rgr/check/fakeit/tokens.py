@@ -431,7 +431,8 @@ def _cases(path: str, tokens: list[Token], function: _Function, facts: list[Fact
                 in_branch.update(answers)
                 found.append(SpecialCase(path, function.name, tokens[at].line, "input-branch",
                                          fact.inputs, fact))
-    expected = {f.expected: f for f in facts}
+    # a call with no argument is keyed by the calls before it only: a table's key
+    expected = {f.expected: f for f in facts if f.args}
     for at, value in returns:
         if at not in in_branch and value in expected:
             found.append(SpecialCase(path, function.name, tokens[at].line, "constant",

@@ -5,7 +5,9 @@ rgr.check.mutation.textual), each turned on per language by its ``MutationSyntax
   ``return`` that no other operator mutates (``return ""``, ``return nil``, ``return
   lo``) is emptied, so the code after the block runs instead (go-mutesting's
   ``branch/if``, narrowed to the block that always builds: an ``if`` with no ``else``
-  never ends a function). Without it a branch no test runs has nothing to survive and
+  never ends a function; in Rust, ``return String::new();``, ``return Ok(());``, what
+  cargo-mutants' ``FnValue`` reaches by replacing a function's body with its type's
+  default). Without it a branch no test runs has nothing to survive and
   GREEN's over-implementation goes unseen; where the return has a mutant of its own,
   that one already does the work (and costs no extra run);
 * a map's missing key made to panic (``constant``): a read ``m[k]`` whose map answers

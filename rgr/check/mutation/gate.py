@@ -663,7 +663,10 @@ def _tell_apart(subject: Subject, mutants: list[Mutant], open_checkout: OpenChec
     searches = {s.language: s.telling for s in registry.mutation_syntax() if s.telling}
     survivors = [m for m in mutants if findings[m.id].status == "survived"
                  and (textual.language_of(m.path) or "") in searches][:_TOLD]
-    if not survivors or deadline - time.monotonic() < 5:
+    # a line no test runs makes it GREEN's over-implementation: no RED is sent back to
+    # be told anything, and each search costs builds
+    unrun = any(findings[m.id].status == "uncovered" for m in mutants)
+    if not survivors or unrun or deadline - time.monotonic() < 5:
         return
     with open_checkout("mutation-telling") as (tree, confinement, env):
         for mutant in survivors:

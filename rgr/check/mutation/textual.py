@@ -167,11 +167,15 @@ def mutants_of(path: str, source: str, lines: Collection[int],
                 add(line, start + begin, start + end, operator, replacement)
     syntax = _SYNTAX[language]
     if syntax.early_returns:
+        # the noise's own mutants (an error's message) are no mutant of the return
+        quiet = {tokens[i].start for i, kind in _arid_tokens(tokens, language).items()
+                 if kind == "all" or tokens[i].kind == "string"} if noise else set()
         for line, begin, end, replacement in blocks.early_returns(texts, lines):
             start = _offset_of_line(source, line)
             # only where no other operator offers a mutant of the return (``return
             # ""``, ``return lo``): one more run each, the others already test it
-            if not any(start + begin <= m.start < start + end for m in found.values()):
+            if not any(start + begin <= m.start < start + end and m.start not in quiet
+                       for m in found.values()):
                 add(line, start + begin, start + end, "statement", replacement)
     for first, opening, close in blocks.missing_keys(tokens, lines,
                                                      syntax.missing_key_guard, source):

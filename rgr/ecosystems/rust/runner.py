@@ -38,7 +38,7 @@ from rgr.ecosystems.base import (
 from rgr.ecosystems.failure_kind import FailureKind, first_match, is_test_module, is_test_path
 from rgr.ecosystems.junit import ReportUnreadable, parse_xml, status_of, testcases
 from rgr.ecosystems.junit import failure_kind as junit_kind
-from rgr.ecosystems.rust import cargo_config, syntax, values
+from rgr.ecosystems.rust import cargo_config, syntax, telling, values
 from rgr.ecosystems.rust.cargo_workspace import crate_folder, rerun_without, workspace
 from rgr.ecosystems.rust.test_modules import test_lines
 
@@ -291,6 +291,7 @@ class Rust(Plain):
         "rust", (".rs",),
         f"if true {{ extern crate std; std::process::exit({PROBE_EXIT_CODE}); }}",
         test_lines=test_lines, call_kind=syntax.call_kind, fakeit_tokens=values.plain_values,
+        early_returns=True, telling=telling.find,
         tail_returns=True, may_not_build=True,
         # not & and |: closures (|x|), or-patterns and references write them too
         bitwise=frozenset({"^", "<<", ">>"})),)
