@@ -165,7 +165,7 @@ ADEQUACY = {
     "phase": _str, "mode": _one_of("reject", "report", "off"), "tried": _int, "killed": _int,
     "survived": _int, "uncovered": _int, "equivalent": _int, "notRun": _int,
     "unviable": _int, "equivalentByRule": _int, "equivalentByCrossHair": _int,
-    "undecided": _int, "noiseSkipped": _int,
+    "undecided": _int, "noiseSkipped": _int, "skippedTests": _STRINGS,
     "decision": _one_of("pass", "over-implemented", "test-too-weak", "refactor-unpinned",
                         "report-only", "not-measured", "incomplete"),
     "remark": _STR, "durationS": _float,
