@@ -5,9 +5,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import clean_env, committed_project, git
-from fake_backend import FakeBackend
-
 from rgr.check.fakeit.blame import fake_lines, survivors_of_fakes
 from rgr.check.verify import TestReport
 from rgr.ecosystems.registry import resolve_test_command
@@ -16,6 +13,8 @@ from rgr.store import git as rgr_git
 from rgr.store.handoff import AdequacyNote, FakeItDebt, HandoffState, MutantFinding, Phase
 from rgr.store.workspace import open_workspace
 from rgr.tdd.engine import Orchestrator, TddPhase
+from tests.conftest import clean_env, committed_project, git
+from tests.fake_backend import FakeBackend
 
 
 def test_survivors_inside_a_fake_are_greens_debt_not_a_weak_test() -> None:

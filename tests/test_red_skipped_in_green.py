@@ -16,15 +16,14 @@ import shlex
 import sys
 from pathlib import Path
 
-from conftest import clean_env, committed_project
-from fake_backend import FakeBackend, commits, plans
-
 from rgr.ecosystems.registry import resolve_test_command
 from rgr.sandbox.sealer import Sealer
 from rgr.store.handoff import HandoffState, Phase
 from rgr.store.notes import NotesStore
 from rgr.store.workspace import Workspace, open_workspace
 from rgr.tdd.engine import Orchestrator
+from tests.conftest import clean_env, committed_project
+from tests.fake_backend import FakeBackend, commits, plans
 
 START = "from calc import add\n\n\ndef test_adds():\n    assert add(2, 3) == 5\n"
 SKIPPED = ("from pytest import skip\n\nfrom calc import mul\n\n\n"
