@@ -93,6 +93,27 @@ def test_python_code_that_computes_or_holds_real_data_is_no_debt(source: str) ->
     assert kinds("calc.py", source, {"test_calc.py": PY_TEST}) == []
 
 
+_ASYNC_TESTS = {"test_s.py": (
+    "import asyncio\n\n\nasync def size_of(name):\n    return 1\n\n\n"
+    "def test_one():\n    assert asyncio.run(total_size(['a'], size_of)) == 1\n\n\n"
+    "async def test_two():\n    assert await total_size(['b'], size_of) == 2\n\n\n"
+    "def test_loop(loop):\n"
+    "    assert loop.run_until_complete(total_size(['c'], size_of)) == 3\n")}
+
+
+def test_a_coroutines_result_through_the_event_loop_is_a_fact() -> None:
+    """``asyncio.run(f(x))``, ``await f(x)``, ``loop.run_until_complete(f(x))`` compare
+    ``f(x)``'s result; a function the test file defines is an argument by its name."""
+    facts = facts_of("test_s.py", _ASYNC_TESTS["test_s.py"])
+    assert [(f.callee, f.args, f.expected) for f in facts] == [
+        ("total_size", ("['a']", "size_of"), "1"), ("total_size", ("['b']", "size_of"), "2"),
+        ("total_size", ("['c']", "size_of"), "3")]
+    assert kinds("s.py", "async def total_size(names, size_of):\n    return 1\n",
+                 _ASYNC_TESTS) == [("constant", 2, "1")]
+    # another object's run() is no event loop: nothing read through it
+    assert facts_of("test_r.py", "def test_r():\n    assert runner.run(f(2)) == 2\n") == []
+
+
 PY_PERCENT_TEST = ("def test_percent():\n    assert percent(0.5) == '50%'\n"
                    "    assert percent(0.125, digits=1) == '12.5%'\n"
                    "    assert percent(0, sign=True) == '0%'\n")

@@ -36,8 +36,9 @@ def test_a_kill_is_a_test_that_passed_and_no_longer_does() -> None:
     assert really_killed(before, _report({}, 1, timed_out=True)) == "killed"
 
 
-@pytest.mark.parametrize("change", sorted(TEXTS))
-@pytest.mark.parametrize("style", ["python", "node-test", "go"])
+@pytest.mark.parametrize(("change", "style"), [
+    (change, style) for change in sorted(TEXTS) for style in ("python", "node-test", "go")
+    if style in TEXTS[change]])  # the async change: only where the language has it
 def test_each_cheat_differs_from_the_honest_play(change: str, style: str) -> None:
     texts = TEXTS[change][style]
     assert set(variants_of(change, style)) >= {"honest", "weak", "over", "constant",

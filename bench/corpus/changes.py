@@ -8,6 +8,11 @@ the style of the corpus project it goes into, and the cheats of each, as data:
 * ``tally``: a class with state (counts of names that ``add`` raises, ``count`` reads,
   ``total`` sums; ``add`` refuses fewer than one).
 
+A fourth, ``sizes`` (async code: a coroutine awaiting the caller's lookups
+concurrently), is bench/corpus/changes_async.py's, in the Python and node:test styles
+only (Go has goroutines, no async functions; Ruby has none; semver's Rust has no
+async runtime to await with).
+
 Styles: ``python`` (pytest and bare ``assert``, iniconfig's), ``node-test`` (node:test's
 ``t.assert`` and ``t.plan`` in CommonJS without semicolons, @fastify/error's, whose
 ``npm test`` is ``c8 --100 node --test`` and then a type test), ``go`` (table-driven
@@ -32,6 +37,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from bench.corpus.changes_async import ASYNC
 from bench.corpus.changes_ruby import MINITEST
 from bench.corpus.changes_rust import RUST
 
@@ -855,6 +861,8 @@ TEXTS: dict[str, dict[str, dict[str, str]]] = {
     change: {"python": PYTHON[change], "node-test": NODE_TEST[change], "go": GO[change],
              "rust": RUST[change], "minitest": MINITEST[change]}
     for change in ("duration", "percent", "tally")}
+#: async code, in the styles whose language has it (bench/corpus/changes_async.py)
+TEXTS["sizes"] = ASYNC
 
 
 @dataclass(frozen=True)
@@ -895,7 +903,7 @@ VARIANTS: dict[str, Variant] = {
 
 def variants_of(change: str, style: str) -> list[str]:
     """The variants ``style`` has the texts of, for ``change``."""
-    texts = TEXTS[change][style]
+    texts = TEXTS[change].get(style, {})
     return [name for name, v in VARIANTS.items() if v.tests in texts and v.code in texts
             and (not v.edits_tests or "weak" in texts)]
 

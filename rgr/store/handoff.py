@@ -315,6 +315,10 @@ class AdequacyNote(CamelModel):
     #: annotations): neither tried, killed nor survivors; counted so the account says
     #: what the gate left out.
     noise_skipped: int = 0
+    #: RED's new tests that first ran in GREEN's run and were skipped there (``file:line
+    #: id``): GREEN cannot un-skip a test, so the cycle goes back to RED with them
+    #: (decision ``test-too-weak``, no mutant run: a skipped test pins nothing).
+    skipped_tests: list[str] = Field(default_factory=list)
     decision: AdequacyDecision = "pass"
     #: Why something was not measured, or what cut the run short (the budget).
     remark: str | None = None

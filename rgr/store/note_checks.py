@@ -150,6 +150,7 @@ ADEQUACY: Mapping[str, Check] = {
     "equivalentByCrossHair": integer,
     "undecided": integer,
     "noiseSkipped": integer,
+    "skippedTests": list_of(string),
     "decision": one_of("pass", "over-implemented", "test-too-weak", "refactor-unpinned",
         "report-only", "not-measured", "incomplete"),
     "remark": optional(string),

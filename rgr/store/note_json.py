@@ -192,6 +192,7 @@ class AdequacyJson(TypedDict, total=False):
     equivalentByCrossHair: int
     undecided: int
     noiseSkipped: int
+    skippedTests: list[str]
     decision: DecisionName
     remark: str | None
     durationS: float

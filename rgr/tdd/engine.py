@@ -33,7 +33,9 @@ from rgr.check.guards import (
     check_scope,
     check_tests,
     edit_rules,
+    first_run_skipped,
     hides_tests,
+    line_naming,
     step_fails,
 )
 from rgr.check.mutation import gate as mutation_gate
@@ -466,6 +468,9 @@ class TddPhase(Work[AdequacyNote]):
             return self._judge_strengthened(result, tip, after)
         violations = check_tests(self.phase, before, after, red_report=red_report,
                                  read=lambda path: git.file_text(repo, tip.id, path))
+        if self.phase == Phase.GREEN and violations \
+                and all(v.rule == "red-skipped" for v in violations):
+            return Verdict([], after, self._skipped_by_red(violations, before, after))
         if violations or self.phase not in (Phase.GREEN, Phase.REFACTOR):
             return Verdict(violations, after)
         if self.ws.config.adequacy.mode == "off":
@@ -476,6 +481,28 @@ class TddPhase(Work[AdequacyNote]):
         # a step of the command that is not a test (c8's threshold) failed with every
         # test passing: the gate's per-test evidence speaks first, then the step
         return Verdict(violations_of(adequacy) or step_fails(after), after, adequacy)
+
+    def _skipped_by_red(self, skipped: list[Violation], before: TestReport,
+                        after: TestReport) -> AdequacyNote:
+        """RED's new tests first ran in GREEN's run, skipped there (``red-skipped``: their
+        file did not load in RED's). That is RED's to fix, and GREEN, who may not edit a
+        test, cannot: as for a survivor on a line a test runs, GREEN's commit stays and
+        the cycle goes back to RED, told each test at its line. No mutant is run (a
+        skipped test pins nothing); the strengthening RED's judge measures GREEN's code
+        once the tests run."""
+        where = "; ".join(f"{v.path}:{v.line}" if v.path and v.line else (v.path or "?")
+                          for v in skipped)
+        ids = first_run_skipped(before, after)
+        self.o.report(f"cycle {self.cycle} {self.phase}: red-skipped, blamed on RED: "
+                      f"{len(ids)} new test(s) of RED's first ran here and the runner "
+                      f"reports them skipped ({where}); GREEN cannot un-skip a test: back "
+                      "to RED")
+        return AdequacyNote(
+            phase=str(self.phase), mode=self.ws.config.adequacy.mode,
+            decision="test-too-weak", skipped_tests=ids,
+            remark=f"RED's new test(s) skipped in GREEN's run, at {where}: "
+                   + ", ".join(ids) + "; back to RED to make them run (no mutant run: a "
+                   "skipped test pins nothing)")
 
     def _say_blame(self, note: AdequacyNote) -> None:
         """A survivor on a line a test runs is RED's gap: said with the rule, the phase
@@ -561,7 +588,8 @@ class TddPhase(Work[AdequacyNote]):
         """A RED sent back by the mutation gate: only tests changed (check_scope), every
         test passes, and the cycle's code, mutated again, no longer survives (or the
         survivor is claimed equivalent, with a reason the note keeps)."""
-        violations = check_tests(Phase.REFACTOR, self.before, after)
+        violations = check_tests(Phase.REFACTOR, self.before, after) + self._still_skipped(
+            tip, after)
         if violations:
             return Verdict(violations, after)
         green_base = git.resolve_commit(self.ws.repo, self.prev.base_commit or
@@ -573,6 +601,17 @@ class TddPhase(Work[AdequacyNote]):
         note, refused = apply_claims(note, claims)
         note = note.updated(decision=decide(note))
         return Verdict(refused + (violations_of(note) or step_fails(after)), after, note)
+
+    def _still_skipped(self, tip: Commit, after: TestReport) -> list[Violation]:
+        """A RED sent back for its tests skipped in GREEN's run: each must run now."""
+        assert self.prev.adequacy is not None
+        return [Violation("red-skipped", f"{i} is still skipped: make it run (remove what "
+                          "skips it); a skipped test checks nothing", outcome.file,
+                          line_naming(lambda path: git.file_text(self.ws.repo, tip.id, path),
+                                      outcome.file, i))
+                for i in self.prev.adequacy.skipped_tests
+                if (outcome := after.outcomes.get(i)) is not None
+                and outcome.status == "skipped"]
 
     def _check_plan(self, result: AgentResult, head: Commit) -> list[Violation]:
         output = result.output

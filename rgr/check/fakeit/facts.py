@@ -58,6 +58,8 @@ def _python_facts(path: str, source: str) -> list[Fact]:
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return []  # not Python rgr can read: nothing said about it
     helpers = _comparing_helpers(tree)
+    callbacks = {f.name for f in tree.body if isinstance(f, ast.FunctionDef
+                                                         | ast.AsyncFunctionDef)}
     found: list[Fact] = []
     for function in ast.walk(tree):
         if not isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef) \
@@ -72,7 +74,7 @@ def _python_facts(path: str, source: str) -> list[Fact]:
                 call = values.get(side.id, side) if isinstance(side, ast.Name) else side
                 expected = values.get(other.id, other) if isinstance(other, ast.Name) \
                     else other
-                fact = _fact(call, _approx(expected), test, made)
+                fact = _fact(_awaited(call), _approx(expected), test, made, callbacks)
                 if fact is not None:
                     found.append(fact)
     return found
@@ -204,8 +206,33 @@ def _compared(node: ast.AST, helpers: set[str]) -> list[tuple[ast.expr, ast.expr
     return []
 
 
+def _awaited(node: ast.expr) -> ast.expr:
+    """The call whose result ``node`` is, through the event loop: ``await f(x)``,
+    ``asyncio.run(f(x))`` and ``loop.run_until_complete(f(x))`` are ``f(x)``'s value."""
+    while True:
+        if isinstance(node, ast.Await):
+            node = node.value
+        elif isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords \
+                and isinstance(node.func, ast.Attribute) and (
+                    node.func.attr == "run_until_complete" or (
+                        node.func.attr == "run" and isinstance(node.func.value, ast.Name)
+                        and node.func.value.id == "asyncio")):
+            node = node.args[0]
+        else:
+            return node
+
+
+def _argument(node: ast.expr, callbacks: set[str]) -> str | None:
+    """An argument's canonical text: a literal's, or the name of a function the test file
+    defines at its top (a callback such as ``size_of``: one value, fixed in the file)."""
+    if isinstance(node, ast.Name) and node.id in callbacks:
+        return node.id
+    return literal_text(node)
+
+
 def _fact(call: ast.expr, expected: ast.expr | bool, test: str,
-          made: list[_Made] | None = None) -> Fact | None:
+          made: list[_Made] | None = None, callbacks: set[str] | None = None
+          ) -> Fact | None:
     if not isinstance(call, ast.Call):
         return None
     before = _before(call, made or [])
@@ -216,8 +243,8 @@ def _fact(call: ast.expr, expected: ast.expr | bool, test: str,
         func.attr if isinstance(func, ast.Attribute) else None
     if name is None:
         return None
-    args = [literal_text(arg) for arg in call.args]
-    keywords = [(k.arg, literal_text(k.value)) for k in call.keywords]
+    args = [_argument(arg, callbacks or set()) for arg in call.args]
+    keywords = [(k.arg, _argument(k.value, callbacks or set())) for k in call.keywords]
     value = repr(expected) if isinstance(expected, bool) else literal_text(expected)
     if value is None or any(arg is None for arg in args) \
             or any(k is None or v is None for k, v in keywords):  # ``**options``: unknown

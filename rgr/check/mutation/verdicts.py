@@ -49,6 +49,8 @@ def violations_of(note: AdequacyNote) -> list[Violation]:
 
 def strengthen_brief(note: AdequacyNote) -> str:
     """The prompt's brief for the RED that goes back to strengthen its test."""
+    if note.skipped_tests:
+        return _unskip_brief(note)
     lines = ["rgr's mutation gate sent this cycle back to RED. GREEN's code is in place and "
              "every test passes, but the tests still pass when the code below is changed, so "
              "they do not pin what the current test item asks for. Strengthen the test you "
@@ -71,6 +73,22 @@ def strengthen_brief(note: AdequacyNote) -> str:
               "written above (after `- `) and why. rgr records each claim in the note, "
               "visible to reviewers; it never counts as a test."]
     return "\n".join(lines)
+
+
+def _unskip_brief(note: AdequacyNote) -> str:
+    """The brief of a RED sent back because its new tests ran skipped in GREEN's run."""
+    return "\n".join([
+        "rgr sent this cycle back to RED: the new tests below first ran in GREEN's run "
+        "(their file did not load before GREEN wrote the code), and the test runner "
+        "reported them skipped. A skipped test checks nothing, and GREEN may not edit "
+        "tests. " + (note.remark or ""),
+        *[f"- {test_id}" for test_id in note.skipped_tests[:_NAMED]],
+        "",
+        "GREEN's code is in place. Make each of these tests run (remove whatever skips "
+        "it: a marker, metadata, a skip call, a pending or disabled form) and pass on the "
+        "current code. Change test files only; every test must pass. rgr then applies "
+        "the mutation gate to GREEN's code: a change to it that no test notices is "
+        "rejected by name."])
 
 
 def apply_claims(note: AdequacyNote, claims: Sequence[tuple[str, str]]
