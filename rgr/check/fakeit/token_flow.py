@@ -217,6 +217,9 @@ class _Reader:
         if texts[start] == "for":
             self._loop(start, block_end)
             return  # the loop's own scope is open
+        if texts[start] == "def":  # a method of its own: no call made before it is its state
+            for scope in self.scopes:
+                scope.calls.clear()
         first = start + 1 if texts[start] == "if" else start
         if start < block_end and texts[start] not in ("{", "}", ";", ")", "else") \
                 and block_end - start <= _LONGEST:
@@ -268,6 +271,12 @@ class _Reader:
         (``tally.add("a", 3)``): the object's state, kept for the calls after it."""
         at = start + 1 if start < end and self.texts[start] == "await" else start
         call, after = self._operand(at, end)
+        if isinstance(call, _Path) and "." in call.name and after < end \
+                and self.tokens[after].space_before:
+            # Ruby's call without parentheses: ``@tally.add "a", 3``
+            receiver, _, method = call.name.rpartition(".")
+            args = tuple(self._argument(a, b) for a, b in self._split(after, end))
+            call, after = _Call(method, args, receiver), end
         if not isinstance(call, _Call) or call.receiver is None or after != end \
                 or not all(isinstance(arg, _Lit) for arg in call.args):
             return
