@@ -256,3 +256,23 @@ def test_a_hash_keyed_by_arrays_of_the_arguments_is_fake_it() -> None:
         "input-table"]
     real = code.replace("}", ', [0.2, 0, false] => "20%" }')
     assert token_cases("lib/percent.rb", real, "ruby", None, facts) == []
+
+
+def test_the_calls_an_rspec_example_made_on_its_let_are_its_own() -> None:
+    """A style the corpus has not: ``let(:inventory)`` binds no name this reader sees,
+    and each ``it ... do`` starts with none of the calls of the one before."""
+    spec = ('RSpec.describe Inventory do\n  let(:inventory) { Inventory.new }\n\n'
+            '  it "stocks" do\n    inventory.stock("apple", 3)\n'
+            '    expect(inventory.quantity("apple")).to eq(3)\n  end\n\n'
+            '  it "knows none" do\n    expect(inventory.quantity("kiwi")).to eq(0)\n'
+            "  end\nend\n")
+    assert [(f.args, f.before) for f in facts_of("spec/inventory_spec.rb", spec)] == [
+        (('"apple"',), (("stock", ('"apple"', "3")),)), (('"kiwi"',), ())]
+
+
+def test_a_probe_stands_after_a_predicates_question_mark() -> None:
+    """``if amount.zero?`` ends its statement (the ``?`` is the method's name), so the
+    block's ``return`` is probed on its own line, not before the ``if``."""
+    source = "def f(amount)\n  if amount.zero?\n    return\n  end\n  amount\nend\n"
+    probe = textual.probe_of("lib/x.rb", source, 3, source.index("return"))
+    assert probe is not None and probe.line == 3

@@ -217,7 +217,9 @@ class _Reader:
         if texts[start] == "for":
             self._loop(start, block_end)
             return  # the loop's own scope is open
-        if texts[start] == "def":  # a method of its own: no call made before it is its state
+        # a test of its own (a Ruby method, an RSpec ``it "x" do`` block): no call made
+        # before it is its state
+        if texts[start] == "def" or texts[end - 1] == "do":
             for scope in self.scopes:
                 scope.calls.clear()
         first = start + 1 if texts[start] == "if" else start
@@ -280,16 +282,18 @@ class _Reader:
         if not isinstance(call, _Call) or call.receiver is None or after != end \
                 or not all(isinstance(arg, _Lit) for arg in call.args):
             return
+        made = (call.callee, tuple(arg.value for arg in call.args if isinstance(arg, _Lit)))
         for scope in reversed(self.scopes):
             if call.receiver in scope.names:
-                scope.calls.setdefault(call.receiver, []).append(
-                    (call.callee, tuple(arg.value for arg in call.args
-                                        if isinstance(arg, _Lit))))
+                scope.calls.setdefault(call.receiver, []).append(made)
                 return
+        # bound where this reader does not look (RSpec's ``let(:tally)``, a field set
+        # in a setup): its calls are the current block's
+        self.scopes[-1].calls.setdefault(call.receiver, []).append(made)
 
     def _calls_on(self, receiver: str | None) -> tuple[tuple[str, tuple[str, ...]], ...]:
         for scope in reversed(self.scopes):
-            if receiver is not None and receiver in scope.names:
+            if receiver is not None and (receiver in scope.names or receiver in scope.calls):
                 return tuple(scope.calls.get(receiver, ()))
         return ()
 

@@ -649,7 +649,10 @@ def _last_tokens(tokens: list[Token]) -> dict[int, str]:
     """Each line's last token's text (the last one starting on it)."""
     last: dict[int, str] = {}
     for token in tokens:
-        last[token.line + token.text.count("\n")] = token.text
+        # a ``?``/``!`` glued to what it follows ends a value, no operator: Ruby's
+        # ``name.nil?``, Rust's ``f()?``, TypeScript's ``x!``
+        glued = token.text in ("?", "!") and not token.space_before
+        last[token.line + token.text.count("\n")] = ")" if glued else token.text
     return last
 
 
