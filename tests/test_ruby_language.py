@@ -199,6 +199,8 @@ def test_a_probe_runs_inside_a_statement_its_trailing_if_guards(tmp_path: Path) 
      [(7, "@counts[name]", "@counts.fetch(name)")]),
     ("def f(k)\n  seen = Hash.new { |h, key| h[key] = [] }\n  seen[k]\nend\n",
      [(3, "seen[k]", "seen.fetch(k)")]),
+    ("def f(k)\n  @@seen ||= Hash.new(0)\n  @@seen[k] > 1\nend\n",
+     [(3, "@@seen[k]", "@@seen.fetch(k)")]),
     # no default: a missing key answers nil, as the code says; an array: no hash
     ("def f(k)\n  seen = {}\n  seen[k]\nend\n", []),
     ("def f(k)\n  seen = Hash.new\n  seen[k]\nend\n", []),

@@ -135,8 +135,8 @@ def _early_returns(tokens: list[Token], lines: Collection[int]
 
 
 def _defaulted_hashes(tokens: list[Token]) -> set[str]:
-    """The names (``@counts``, ``counts``) given a ``Hash.new`` with a default: an
-    argument or a block on its line."""
+    """The names (``@counts``, ``counts``) given (``=``, ``||=``) a ``Hash.new`` with a
+    default: an argument or a block on its line."""
     names: set[str] = set()
     for index in range(len(tokens) - 3):
         if [t.text for t in tokens[index:index + 3]] != ["Hash", ".", "new"]:
@@ -148,12 +148,19 @@ def _defaulted_hashes(tokens: list[Token]) -> set[str]:
         if after.text == "(" and index + 4 < len(tokens) \
                 and tokens[index + 4].text == ")":
             continue  # Hash.new(): no default
-        if index >= 2 and tokens[index - 1].text == "=":
-            name = tokens[index - 2]
-            sigil = tokens[index - 3].text if index >= 3 and not name.space_before else ""
-            if name.kind == "word":
-                names.add((sigil if sigil in ("@", "@@", "$") else "") + name.text)
+        if index >= 2 and tokens[index - 1].text in ("=", "||=") \
+                and tokens[index - 2].kind == "word":
+            names.add(_held(tokens, index - 2)[1])
     return names
+
+
+def _held(tokens: list[Token], name: int) -> tuple[int, str]:
+    """(index of its first token, text) of the variable whose name is at ``name``, its
+    sigils glued before it (``@counts``, ``@@counts``, ``$counts``)."""
+    at = name
+    while at >= 1 and tokens[at - 1].text in ("@", "$") and not tokens[at].space_before:
+        at -= 1
+    return at, "".join(t.text for t in tokens[at:name + 1])
 
 
 def _default_reads(tokens: list[Token], source: str, lines: Collection[int]
@@ -163,13 +170,9 @@ def _default_reads(tokens: list[Token], source: str, lines: Collection[int]
         if token.text != "[" or token.space_before or token.line not in lines \
                 or index == 0 or tokens[index - 1].kind != "word":
             continue
-        name = tokens[index - 1]
-        at = index - 1
-        if at >= 1 and tokens[at - 1].text in ("@", "@@", "$") and not name.space_before:
-            at -= 1
+        at, held = _held(tokens, index - 1)
         if at >= 1 and tokens[at - 1].text == "." and not tokens[at].space_before:
             continue  # a method's result, not the name
-        held = "".join(t.text for t in tokens[at:index])
         if held not in hashes:
             continue
         close = index + 1
