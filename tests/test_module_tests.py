@@ -207,6 +207,7 @@ WITHOUT_TEST_FILE: dict[str, str] = {
     "rgr.ecosystems.ruby.language": "no test imports it: reached through the modules that use it",
     "rgr.ecosystems.ruby.minitest": "no test imports it: reached through the modules that use it",
     "rgr.ecosystems.ruby.runner": "no test imports it: reached through the modules that use it",
+    "rgr.ecosystems.ruby.statements": "tested by feature in test_ruby_language",
     "rgr.ecosystems.rust": "a package's docstring and imports: no code of its own",
     "rgr.ecosystems.rust.cargo_config": "tested by feature in test_user_config",
     "rgr.ecosystems.rust.cargo_workspace": "tested by feature in test_red_compiled_packages",

@@ -6,6 +6,7 @@ the mutation gate measuring a Ruby change with the real rspec."""
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,7 @@ from rgr.check import cheats
 from rgr.check.acceptance.interface import public_interface
 from rgr.check.acceptance.placing import acceptance_path
 from rgr.check.fakeit.facts import Fact, facts_of
+from rgr.check.fakeit.tokens import token_cases
 from rgr.check.mutation import textual
 from tests.gate_helpers import committed, detected_command, measure_commits
 
@@ -141,3 +143,138 @@ def test_the_gate_measures_ruby_and_finds_a_weak_spec(tmp_path: Path) -> None:
     # a + b is killed by the spec; the require_relative line offers no mutant
     assert not [m for m in note.mutants if m.line in (1, 5)], note
     assert note.killed >= 1, note
+
+
+# ------------------------------------------------------- statements, probes, state
+
+def made_of(source: str, operators: tuple[str, ...] = ("statement", "constant")
+            ) -> list[tuple[int, str, str]]:
+    every_line = set(range(1, source.count("\n") + 2))
+    return [(m.line, source[m.start:m.end], m.replacement)
+            for m in textual.mutants_of("lib/x.rb", source, every_line, operators)]
+
+
+@pytest.mark.parametrize(("source", "removed"), [
+    # a guarded return whose value has no mutant of its own: the statement removed
+    ('def f(d)\n  return "" if d < 0\n  d\nend\n', [(2, 'return "" if d < 0')]),
+    ("def f(n)\n  return unless n\n  n\nend\n", [(2, "return unless n")]),
+    ("def f(n)\n  return if n.nil?\n  n\nend\n", [(2, "return if n.nil?")]),
+    # the one statement of an if block
+    ('def f(d)\n  if d < 0\n    return ""\n  end\n  d\nend\n', [(3, 'return ""')]),
+    # the value has a mutant (1 -> 2): that one does the work
+    ("def f(n)\n  return 1 if n.zero?\n  n\nend\n", []),
+    # a raise, a plain statement, a return ending the method: no early return
+    ('def f(n)\n  raise ArgumentError, "no" if n < 0\n  n\nend\n', []),
+    ("def f(n)\n  log n if n\n  n\nend\n", []),
+    ("def f(n)\n  return n\nend\n", []),
+])
+def test_an_early_return_is_removed_where_its_value_has_no_mutant(
+        source: str, removed: list[tuple[int, str]]) -> None:
+    assert [(line, text) for line, text, replacement in made_of(source)
+            if not replacement] == removed
+
+
+def test_a_probe_runs_inside_a_statement_its_trailing_if_guards(tmp_path: Path) -> None:
+    """A survivor in ``return -1 if text == "x"``'s value is probed inside the
+    statement, so the probe runs only when the branch does; one in its condition is
+    probed before the line (the condition runs on every call). Both parse."""
+    source = 'def f(text)\n  return -1 if text == "x"\n  1\nend\n'
+    inside = textual.probe_of("lib/x.rb", source, 2, source.index("-1"))
+    before = textual.probe_of("lib/x.rb", source, 2, source.index('"x"'))
+    assert inside is not None and before is not None
+    assert inside.replacement.startswith("(exit!(") and inside.replacement.endswith(
+        "; return -1)")
+    assert before.replacement.lstrip().startswith("exit!(") and before.col == 1
+    assert inside.col != before.col  # two places, two probe runs
+    for probe in (inside, before):
+        probed = source[:probe.start] + probe.replacement + source[probe.end:]
+        (tmp_path / "x.rb").write_text(probed + 'f("y")\n')
+        assert subprocess.run(["ruby", "-c", str(tmp_path / "x.rb")], capture_output=True,
+                              check=False).returncode == 0, probed
+
+
+@pytest.mark.parametrize(("source", "fetched"), [
+    ("class T\n  def initialize\n    @counts = Hash.new 0\n  end\n\n  def count name\n"
+     "    @counts[name]\n  end\n\n  def add name\n    @counts[name] += 1\n  end\nend\n",
+     [(7, "@counts[name]", "@counts.fetch(name)")]),
+    ("def f(k)\n  seen = Hash.new { |h, key| h[key] = [] }\n  seen[k]\nend\n",
+     [(3, "seen[k]", "seen.fetch(k)")]),
+    ("def f(k)\n  @@seen ||= Hash.new(0)\n  @@seen[k] > 1\nend\n",
+     [(3, "@@seen[k]", "@@seen.fetch(k)")]),
+    # no default: a missing key answers nil, as the code says; an array: no hash
+    ("def f(k)\n  seen = {}\n  seen[k]\nend\n", []),
+    ("def f(k)\n  seen = Hash.new\n  seen[k]\nend\n", []),
+])
+def test_a_read_of_a_hash_with_a_default_is_made_a_fetch(
+        source: str, fetched: list[tuple[int, str, str]]) -> None:
+    assert [m for m in made_of(source, ("constant",)) if "fetch" in m[2]] == fetched
+
+
+TALLY_TESTS = ('require "minitest/autorun"\n\nclass TestTally < Minitest::Test\n'
+               "  def setup\n    super\n    @tally = Tally.new\n  end\n\n"
+               '  def test_once\n    @tally.add "a"\n\n    assert_equal 1, @tally.count("a")\n'
+               "  end\n\n"
+               '  def test_again\n    @tally.add "a", 3\n\n'
+               '    assert_equal 3, @tally.count("a")\n  end\nend\n')
+
+
+def test_the_calls_a_minitest_test_made_before_are_its_own() -> None:
+    """``@tally.add "a"`` (no parentheses) is state for the ``count`` after it, and
+    each test method starts with none of the calls of the one before it."""
+    facts = facts_of("test/tally_test.rb", TALLY_TESTS)
+    assert [(f.args, f.expected, f.before) for f in facts] == [
+        (('"a"',), "1", (("add", ('"a"',)),)),
+        (('"a"',), "3", (("add", ('"a"', "3")),))]
+
+
+@pytest.mark.parametrize(("code", "kinds"), [
+    # keyed by the calls made so far (the defaults of add filled in)
+    ("class Tally\n  def initialize\n    @added = []\n  end\n\n"
+     "  def add name, times = 1\n    @added << times\n  end\n\n"
+     '  def count name\n    { ["a", [1]] => 1, ["a", [3]] => 3 }.fetch [name, @added], 0\n'
+     "  end\nend\n", ["input-table"]),
+    # real code reads no table
+    ("class Tally\n  def initialize\n    @counts = Hash.new 0\n  end\n\n"
+     "  def add name, times = 1\n    @counts[name] += times\n  end\n\n"
+     "  def count name\n    @counts[name]\n  end\nend\n", []),
+])
+def test_a_table_keyed_by_the_calls_made_so_far_is_fake_it(code: str,
+                                                           kinds: list[str]) -> None:
+    facts = facts_of("test/tally_test.rb", TALLY_TESTS)
+    assert [c.kind for c in token_cases("lib/tally.rb", code, "ruby", None, facts)] == kinds
+
+
+def test_a_hash_keyed_by_arrays_of_the_arguments_is_fake_it() -> None:
+    """``[0.5, 0, false] => "50%"``: one literal per argument, the defaults of the call
+    that left them out filled in; a key no test passes makes it real data."""
+    tests = ('class T < Minitest::Test\n  def test_a\n    assert_equal "50%", '
+             'percent(0.5)\n  end\n\n  def test_b\n    assert_equal "+5%", '
+             "percent(0.05, 0, true)\n  end\nend\n")
+    code = ('KNOWN = { [0.5, 0, false] => "50%", [0.05, 0, true] => "+5%" }\n\n'
+            "def percent ratio, digits = 0, sign = false\n  KNOWN[[ratio, digits, sign]]\n"
+            "end\n")
+    facts = facts_of("test/percent_test.rb", tests)
+    assert [c.kind for c in token_cases("lib/percent.rb", code, "ruby", None, facts)] == [
+        "input-table"]
+    real = code.replace("}", ', [0.2, 0, false] => "20%" }')
+    assert token_cases("lib/percent.rb", real, "ruby", None, facts) == []
+
+
+def test_the_calls_an_rspec_example_made_on_its_let_are_its_own() -> None:
+    """A style the corpus has not: ``let(:inventory)`` binds no name this reader sees,
+    and each ``it ... do`` starts with none of the calls of the one before."""
+    spec = ('RSpec.describe Inventory do\n  let(:inventory) { Inventory.new }\n\n'
+            '  it "stocks" do\n    inventory.stock("apple", 3)\n'
+            '    expect(inventory.quantity("apple")).to eq(3)\n  end\n\n'
+            '  it "knows none" do\n    expect(inventory.quantity("kiwi")).to eq(0)\n'
+            "  end\nend\n")
+    assert [(f.args, f.before) for f in facts_of("spec/inventory_spec.rb", spec)] == [
+        (('"apple"',), (("stock", ('"apple"', "3")),)), (('"kiwi"',), ())]
+
+
+def test_a_probe_stands_after_a_predicates_question_mark() -> None:
+    """``if amount.zero?`` ends its statement (the ``?`` is the method's name), so the
+    block's ``return`` is probed on its own line, not before the ``if``."""
+    source = "def f(amount)\n  if amount.zero?\n    return\n  end\n  amount\nend\n"
+    probe = textual.probe_of("lib/x.rb", source, 3, source.index("return"))
+    assert probe is not None and probe.line == 3

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal, Protocol, runtime_checkable
@@ -414,6 +414,19 @@ class MutationSyntax:
     #: A body's last expression is its value (Rust, Ruby): fake-it reads a computed one
     #: as a general path beside its literal returns, never as nothing returned.
     tail_returns: bool = False
+    #: Mutants of its own that need a statement's shape (Ruby's early return guarded by
+    #: a trailing ``if``, its defaulted hash's read: rgr.ecosystems.ruby.statements):
+    #: (tokens, source, changed lines) -> (operator, start, end, replacement, (start,
+    #: end) of the value whose own mutants make this one needless) by source offset.
+    statement_mutants: Callable[[list[Token], str, Collection[int]],
+                                Iterable[tuple[str, int, int, str, tuple[int, int]]]] \
+        | None = None
+    #: Where a statement guarded by a trailing condition stands (Ruby's ``return 0 if
+    #: x``): (tokens, line, offset) -> its (start, end, the condition's start) when
+    #: ``offset`` lies in it. A probe there runs inside it, in parentheses, only when
+    #: the condition holds; None: probed before the line.
+    guarded_statement: Callable[[list[Token], int, int], tuple[int, int, int] | None] \
+        | None = None
 
 
 #: How the registry names the runner of a command's words (rgr.ecosystems.registry):

@@ -38,24 +38,12 @@ pytestmark = pytest.mark.e2e
 
 WHERE = "tests/e2e/test_referee_corpus.py"
 SAMPLE = ("iniconfig", "duration", "skipped")
-_NO_MUTANT = "the unrun branch's body has no mutant, its condition's are killed"
 _NO_FACT = ("JavaScript's test reader (rgr.check.fakeit.token_flow) states no fact for "
             "a call with an array literal (`['a']`) or a callback (`sizeOf`) among its "
             "arguments")
-_MODIFIER = ("Ruby's trailing modifier puts the unrun branch on a line the tests run (its "
-             "condition): the survivors are RED's test-too-weak, not GREEN's over")
 #: What the referee gets wrong today, measured with bench/referee_corpus.py (2026-12-02;
 #: docs/referee.md, "The wider corpus"), each told to the engineer of its part.
 KNOWN_GAPS: dict[tuple[str, str, str], str] = {
-    # minitest (bench/referee_corpus.py --only minitest, 2026-12-02 05:30-06:00 UTC)
-    ("minitest", "duration", "over"): _MODIFIER + ' (`return -1 if text == "forever"`)',
-    ("minitest", "percent", "over"): _NO_MUTANT + ' (`return "" if digits < 0`)',
-    ("minitest", "tally", "over"): _NO_MUTANT + " (`return if name.nil?`)",
-    ("minitest", "tally", "weak"): "Ruby's Hash.new 0 answers 0 for a name never added with "
-                                   "no code of its own: no mutant to survive",
-    ("minitest", "percent", "table"): "a hash keyed by arrays of the arguments "
-                                      '(`[0.5, 0, false] => "50%"`): no debt',
-    ("minitest", "tally", "table"): "answers keyed by the calls made so far (state): no debt",
     # the async change (bench/referee_corpus.py --only iniconfig,@fastify/error --changes
     # sizes, 2026-12-02 08:55-09:08 UTC)
     ("iniconfig", "sizes", "table"): "a table keyed by one argument joined "

@@ -162,6 +162,27 @@ def _key(tokens: list[Token], at: int) -> tuple[str, int] | None:
     return None
 
 
+def _array_key(tokens: list[Token], at: int) -> tuple[tuple[str, ...], int] | None:
+    """(one literal a part, index after it) of a key written as an array of literals
+    (Ruby's ``[0.5, 0, false] => "50%"``, a tuple's values), nested arrays read flat
+    (``["a", [1, 3]]``: a name and the values passed before); None for any other key."""
+    if tokens[at].text != "[":
+        return None
+    end = closing(tokens, at)
+    parts: list[str] = []
+    index = at + 1
+    while index < end:
+        if tokens[index].text in ("[", "]", ","):
+            index += 1
+            continue
+        literal = token_literal(tokens, index)
+        if literal is None or literal[1] > end:
+            return None
+        parts.append(literal[0])
+        index = literal[1]
+    return (tuple(parts), end + 1) if len(parts) > 1 else None
+
+
 def _value(tokens: list[Token], at: int, stop: int) -> tuple[str | None, int]:
     """(the literal that is the whole value, if it is one; the index of the ``,`` or
     closing bracket ending it) for a value starting at ``at``."""
@@ -179,6 +200,13 @@ def _object(tokens: list[Token], open_at: int, depth: int) -> Table | None:
     entries: list[tuple[tuple[str, ...], str | None]] = []
     at = open_at + 1
     while at < close:
+        array = _array_key(tokens, at)
+        if array is not None and array[1] < close and tokens[array[1]].text == ":":
+            answer, at = _value(tokens, array[1] + 1, close)
+            entries.append((array[0], answer))
+            if at < close and tokens[at].text == ",":
+                at += 1
+            continue
         key = _key(tokens, at)
         if key is None or key[1] >= close or tokens[key[1]].text != ":":
             return None

@@ -217,6 +217,11 @@ class _Reader:
         if texts[start] == "for":
             self._loop(start, block_end)
             return  # the loop's own scope is open
+        # a test of its own (a Ruby method, an RSpec ``it "x" do`` block): no call made
+        # before it is its state
+        if texts[start] == "def" or texts[end - 1] == "do":
+            for scope in self.scopes:
+                scope.calls.clear()
         first = start + 1 if texts[start] == "if" else start
         if start < block_end and texts[start] not in ("{", "}", ";", ")", "else") \
                 and block_end - start <= _LONGEST:
@@ -268,19 +273,27 @@ class _Reader:
         (``tally.add("a", 3)``): the object's state, kept for the calls after it."""
         at = start + 1 if start < end and self.texts[start] == "await" else start
         call, after = self._operand(at, end)
+        if isinstance(call, _Path) and "." in call.name and after < end \
+                and self.tokens[after].space_before:
+            # Ruby's call without parentheses: ``@tally.add "a", 3``
+            receiver, _, method = call.name.rpartition(".")
+            args = tuple(self._argument(a, b) for a, b in self._split(after, end))
+            call, after = _Call(method, args, receiver), end
         if not isinstance(call, _Call) or call.receiver is None or after != end \
                 or not all(isinstance(arg, _Lit) for arg in call.args):
             return
+        made = (call.callee, tuple(arg.value for arg in call.args if isinstance(arg, _Lit)))
         for scope in reversed(self.scopes):
             if call.receiver in scope.names:
-                scope.calls.setdefault(call.receiver, []).append(
-                    (call.callee, tuple(arg.value for arg in call.args
-                                        if isinstance(arg, _Lit))))
+                scope.calls.setdefault(call.receiver, []).append(made)
                 return
+        # bound where this reader does not look (RSpec's ``let(:tally)``, a field set
+        # in a setup): its calls are the current block's
+        self.scopes[-1].calls.setdefault(call.receiver, []).append(made)
 
     def _calls_on(self, receiver: str | None) -> tuple[tuple[str, tuple[str, ...]], ...]:
         for scope in reversed(self.scopes):
-            if receiver is not None and receiver in scope.names:
+            if receiver is not None and (receiver in scope.names or receiver in scope.calls):
                 return tuple(scope.calls.get(receiver, ()))
         return ()
 

@@ -177,6 +177,12 @@ def mutants_of(path: str, source: str, lines: Collection[int],
             if not any(start + begin <= m.start < start + end and m.start not in quiet
                        for m in found.values()):
                 add(line, start + begin, start + end, "statement", replacement)
+    if syntax.statement_mutants is not None:
+        for operator, begin, end, replacement, (low, high) in syntax.statement_mutants(
+                tokens, source, lines):
+            # as an early return above: only where no other mutant stands in the value
+            if not any(low <= m.start < high for m in found.values()):
+                add(source.count("\n", 0, begin) + 1, begin, end, operator, replacement)
     for first, opening, close in blocks.missing_keys(tokens, lines,
                                                      syntax.missing_key_guard, source):
         line = tokens[first].line
@@ -216,6 +222,14 @@ def probe_of(path: str, source: str, line: int, offset: int | None = None
     start = _offset_of_line(source, line)
     statement, header = _PROBES[language]
     body = None if offset is None else _one_line_body(tokens, language, line, offset)
+    guarded = _SYNTAX[language].guarded_statement
+    where = None if offset is None or guarded is None else guarded(tokens, line, offset)
+    if where is not None:  # Ruby's ``return 0 if x``: inside the statement, guarded too
+        begin, end, condition = where
+        ended = f"({statement}; {source[begin:end]})"
+        # its col is the condition's: never the col a probe before the line has
+        return Mutant(path, line, condition - start + 1, "probe", source[begin:end], ended,
+                      begin, end, line)
     if body is None:
         indent = text[:len(text) - len(stripped)]
         edits, at = [(start, f"{indent}{statement}\n")], start
@@ -639,7 +653,10 @@ def _last_tokens(tokens: list[Token]) -> dict[int, str]:
     """Each line's last token's text (the last one starting on it)."""
     last: dict[int, str] = {}
     for token in tokens:
-        last[token.line + token.text.count("\n")] = token.text
+        # a ``?``/``!`` glued to what it follows ends a value, no operator: Ruby's
+        # ``name.nil?``, Rust's ``f()?``, TypeScript's ``x!``
+        glued = token.text in ("?", "!") and not token.space_before
+        last[token.line + token.text.count("\n")] = ")" if glued else token.text
     return last
 
 

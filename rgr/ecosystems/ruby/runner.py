@@ -27,7 +27,7 @@ from rgr.ecosystems.base import (
     read_report,
     relative,
 )
-from rgr.ecosystems.ruby import blocks, defaults
+from rgr.ecosystems.ruby import blocks, defaults, statements
 from rgr.ecosystems.ruby.failure_kinds import failure_kind
 from rgr.ecosystems.ruby.minitest import Minitest
 
@@ -83,7 +83,9 @@ class Ruby(Plain):
     mutation_syntax = (MutationSyntax(
         "ruby", (".rb",), f"exit!({PROBE_EXIT_CODE})",
         declarations=r"^\s*(require|require_relative|load|autoload)\b",
-        arid=defaults.unread_defaults, fakeit_tokens=blocks.braced, tail_returns=True),)
+        arid=defaults.unread_defaults, fakeit_tokens=blocks.braced, tail_returns=True,
+        statement_mutants=statements.statement_mutants,
+        guarded_statement=statements.guarded_statement),)
 
     def detect(self, root: Path, guess: Guess) -> TestCommand | None:
         gemfile = root / "Gemfile"
