@@ -27,7 +27,7 @@ from rgr.ecosystems.base import (
 )
 from rgr.ecosystems.junit import MTIME_SLACK_S, fresh_reports, read_reports
 from rgr.ecosystems.jvm import direct as jvm_direct
-from rgr.ecosystems.jvm import syntax
+from rgr.ecosystems.jvm import syntax, telling
 from rgr.ecosystems.jvm.javac_errors import compile_kinds
 
 # Maven: "[ERROR] /abs/src/test/java/x/FooTest.java:[12,5] cannot find symbol"
@@ -201,7 +201,8 @@ class JVM(Plain):
             " } catch (java.lang.Throwable rgrReachError) { }"),
         parenthesised_conditions=True, type_level=syntax.type_level,
         code_lines=syntax.code_lines, arid=syntax.arid, call_kind=syntax.call_kind,
-        bitwise=frozenset({"&", "|", "^", "<<", ">>", ">>>"}), typed_declarations=True),)
+        bitwise=frozenset({"&", "|", "^", "<<", ">>", ">>>"}), typed_declarations=True,
+        telling=telling.find),)
 
     def detect(self, root: Path, guess: Guess) -> TestCommand | None:
         pom = root / "pom.xml"
