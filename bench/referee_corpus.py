@@ -74,9 +74,10 @@ from rgr.store.workspace import open_workspace  # noqa: E402
 #: One project per ecosystem whose test command is more than a runner: iniconfig
 #: (pytest), @fastify/error (``c8 --100 node --test`` then a type test), google/uuid,
 #: semver (tests/ with the crate's own helpers, a build script, doc tests), minitest
-#: (Minitest testing itself, Debian's bundled gem).
+#: (Minitest testing itself, Debian's bundled gem), json-simple (Maven offline from
+#: Debian's repository, JUnit 4).
 DEFAULT_PROJECTS = ("iniconfig", "@fastify/error", "github.com/google/uuid", "semver",
-                    "minitest")
+                    "minitest", "json-simple")
 #: The gate's decisions that stop a cycle, and the phase each blames.
 GATE_BLAME = {"test-too-weak": "RED", "over-implemented": "GREEN",
               "refactor-unpinned": "REFACTOR"}
