@@ -247,7 +247,10 @@ class Referee:
                                 if m.status in ("survived", "uncovered")]
                     self._blame(verdict, GATE_BLAME[note.decision],
                                 [(note.decision, m.path, m.line) for m in blocking])
-                    verdict.detail = "; ".join(m.describe() for m in blocking)[:300]
+                    verdict.detail = "; ".join(
+                        m.describe() + (f" (told apart by {m.telling_input})"
+                                        if m.telling_input else "")
+                        for m in blocking)[:400]
                 if debt and not verdict.rules:
                     self._blame(verdict, "GREEN", [("fake-it", d.path, d.line) for d in debt])
                     verdict.detail = "; ".join(f"{d.kind} {d.value}" for d in debt)[:300]
