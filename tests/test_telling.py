@@ -118,6 +118,9 @@ def test_java_calls_tried_are_the_tests_literal_calls_then_one_argument_varied()
     assert java_telling.method_at(JAVA_PERCENT, 14) is None
     assert java_telling.method_at(JAVA_PERCENT, 18) is None
     assert java_telling.method_at(JAVA_PERCENT, 23) is None
+    anonymous = ("class C{\n\tstatic final Runnable R = new Runnable(){\n"
+                 "\t\tpublic void run(){\n\t\t}\n\t};\n}\n")
+    assert java_telling.method_at(anonymous, 3) is None
     program = java_telling.program("org.example", "Percent", "percent", calls[:2])
     assert program.startswith("package org.example;\n")
     assert "return Percent.percent(0.05, 0, true);" in program

@@ -133,7 +133,9 @@ def _declaration(tokens: list[Token], texts: list[str], brace: int
     while start >= 0 and texts[start] not in (";", "{", "}"):
         start -= 1
     words = texts[start + 1:name_at]
-    if not words:  # a constructor is named by its class, with no type before it
+    # a constructor is named by its class, with no type before it; ``= new Foo() {`` is
+    # an anonymous class's body, no method
+    if not words or "new" in words or "=" in words:
         return None
     return set(words), words[-1], texts[name_at]
 
