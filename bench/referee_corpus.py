@@ -74,9 +74,10 @@ from rgr.store.workspace import open_workspace  # noqa: E402
 #: One project per ecosystem whose test command is more than a runner: iniconfig
 #: (pytest), @fastify/error (``c8 --100 node --test`` then a type test), google/uuid,
 #: semver (tests/ with the crate's own helpers, a build script, doc tests), minitest
-#: (Minitest testing itself, Debian's bundled gem).
+#: (Minitest testing itself, Debian's bundled gem), json-simple (Maven offline from
+#: Debian's repository, JUnit 4).
 DEFAULT_PROJECTS = ("iniconfig", "@fastify/error", "github.com/google/uuid", "semver",
-                    "minitest")
+                    "minitest", "json-simple")
 #: The gate's decisions that stop a cycle, and the phase each blames.
 GATE_BLAME = {"test-too-weak": "RED", "over-implemented": "GREEN",
               "refactor-unpinned": "REFACTOR"}
@@ -246,7 +247,10 @@ class Referee:
                                 if m.status in ("survived", "uncovered")]
                     self._blame(verdict, GATE_BLAME[note.decision],
                                 [(note.decision, m.path, m.line) for m in blocking])
-                    verdict.detail = "; ".join(m.describe() for m in blocking)[:300]
+                    verdict.detail = "; ".join(
+                        m.describe() + (f" (told apart by {m.telling_input})"
+                                        if m.telling_input else "")
+                        for m in blocking)[:400]
                 if debt and not verdict.rules:
                     self._blame(verdict, "GREEN", [("fake-it", d.path, d.line) for d in debt])
                     verdict.detail = "; ".join(f"{d.kind} {d.value}" for d in debt)[:300]

@@ -217,3 +217,21 @@ def test_the_ledger_notes_a_go_constant_its_table_test_reveals(tmp_path: Path) -
 def test_what_an_agent_writes_never_crashes_the_reader(source: str) -> None:
     for path in ("t.test.js", "t_test.go", "tests/t.rs", "TTest.java"):
         assert facts_of(path, source) == []
+
+
+def test_a_java_map_filled_by_puts_is_a_table_of_the_tests_inputs() -> None:
+    """A map a static block fills with ``KNOWN.put(key, value)``, each key a test's
+    arguments joined and each value its expected result, is fake-it; one with a key
+    no test gives is real data."""
+    tests = {"src/test/java/PercentTest.java": "class PercentTest {\n  @Test\n  void half() {\n"
+             '    Assert.assertEquals("50%", Percent.percent(0.5, 0, false));\n  }\n}\n'}
+    table = ("public class Percent {\n"
+             "  private static final Map<String, String> KNOWN = new HashMap<>();\n"
+             "  static {\n    KNOWN.put(\"0.5 0 false\", \"50%\");\n  }\n"
+             "  public static String percent(double ratio, int digits, boolean sign) {\n"
+             "    return KNOWN.get(ratio + \" \" + digits + \" \" + sign);\n  }\n}\n")
+    assert kinds("Percent.java", table, tests) == [("input-table", 4, '{"0.5 0 false"}')]
+    real = table.replace('    KNOWN.put("0.5 0 false", "50%");\n',
+                         '    KNOWN.put("0.5 0 false", "50%");\n'
+                         '    KNOWN.put("1.0 0 false", "100%");\n')
+    assert kinds("Percent.java", real, tests) == []

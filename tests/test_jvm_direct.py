@@ -165,3 +165,17 @@ def test_the_direct_run_must_give_the_phases_results_for_its_classes(tmp_path: P
                                  scope)
     assert not agrees_with_phase(report(("kata.RangesTest::a", own, "passed"),
                                         ("kata.RangesTest::z", own, "passed")), phase, scope)
+
+
+def test_a_final_local_runs_directly_a_final_field_does_not() -> None:
+    """Only a field's value is copied into other classes: a ``final`` local or
+    parameter inside a method is the method's own, compiled again with the file."""
+    source = ("package kata;\n\npublic class Duration{\n"
+              "\tprivate static final long[] UNITS = {1, 60};\n"
+              "\tpublic static long seconds(final String text){\n"
+              "\t\tfinal int end = text.length() - 1;\n"
+              "\t\tfor(final char c : text.toCharArray()){\n\t\t}\n"
+              "\t\treturn end * UNITS[0];\n\t}\n}\n")
+    assert not jvm_direct.may_run(source, 4)  # the field
+    assert jvm_direct.may_run(source, 6) and jvm_direct.may_run(source, 7)
+    assert jvm_direct.may_run(source, 9)  # no final at all

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from harness import sweep_only
 
 from bench.corpus.changes import TEXTS, placed, variants_of
 from bench.referee_corpus import Verdict, really_killed, right
@@ -37,7 +38,7 @@ def test_a_kill_is_a_test_that_passed_and_no_longer_does() -> None:
 
 
 @pytest.mark.parametrize(("change", "style"), [
-    (change, style) for change in sorted(TEXTS) for style in ("python", "node-test", "go")
+    (change, style) for change in sorted(TEXTS) for style in ("python", "node-test", "go", "junit4")
     if style in TEXTS[change]])  # the async change: only where the language has it
 def test_each_cheat_differs_from_the_honest_play(change: str, style: str) -> None:
     texts = TEXTS[change][style]
@@ -47,6 +48,9 @@ def test_each_cheat_differs_from_the_honest_play(change: str, style: str) -> Non
     assert texts["over"] != texts["honest"] and texts["first"] != texts["tests"]
     assert texts["skipped"] != texts["tests"]
     assert placed("testing/test_ranges.py", change) == f"testing/test_{change}.py"
+    # a Java class's name is capitalised
+    assert placed("src/main/java/org/x/Ranges.java", change) == \
+        f"src/main/java/org/x/{change.capitalize()}.java"
 
 
 #: (tests, code) pairs whose tests pass: the honest play, and every GREEN cheat on RED's
@@ -80,3 +84,34 @@ def test_a_cheat_is_right_only_with_its_rule_its_phase_and_a_line() -> None:
     caught.where = "src/p.py"
     assert right("over", caught) == "caught, no line named"
     assert right("honest", Verdict("p", "python", "percent", "honest")) == "yes"
+
+
+@sweep_only("tests/test_referee_corpus_data.py", "javac and JUnit on every Java play")
+def test_the_java_plays_do_what_they_say(tmp_path: Path) -> None:
+    """Each Java play (json-simple's style) compiled with its tests, a package of its
+    own, and run by JUnit 4: every play's tests pass (a skipped one is ignored)."""
+    from bench.corpus.fetch import debian_package
+    debian_package("junit4")  # as the corpus's Maven builds install it
+    junit = "/usr/share/java/junit4.jar:/usr/share/java/hamcrest-core.jar"
+    classes = []
+    for change in TEXTS:
+        texts = TEXTS[change]["junit4"]
+        for tests, code in _PASSING:
+            if code not in texts:
+                continue
+            package = f"p.{change}_{tests}_{code}"
+            folder = tmp_path / "src" / package.replace(".", "/")
+            folder.mkdir(parents=True)
+            name = change.capitalize()
+            (folder / f"{name}.java").write_text(texts[code].replace("{package}", package))
+            (folder / f"{name}Test.java").write_text(texts[tests].replace("{package}",
+                                                                          package))
+            classes.append(f"{package}.{name}Test")
+    sources = [str(p) for p in sorted((tmp_path / "src").rglob("*.java"))]
+    built = subprocess.run(["javac", "-nowarn", "-cp", junit, "-d", str(tmp_path / "out"),
+                            *sources], capture_output=True, text=True)
+    assert built.returncode == 0, built.stderr[-2000:]
+    done = subprocess.run(["java", "-cp", f"{tmp_path / 'out'}:{junit}",
+                           "org.junit.runner.JUnitCore", *classes],
+                          capture_output=True, text=True)
+    assert done.returncode == 0 and "\nOK (" in done.stdout, done.stdout[-2000:]

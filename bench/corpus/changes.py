@@ -16,7 +16,8 @@ async runtime to await with).
 Styles: ``python`` (pytest and bare ``assert``, iniconfig's), ``node-test`` (node:test's
 ``t.assert`` and ``t.plan`` in CommonJS without semicolons, @fastify/error's, whose
 ``npm test`` is ``c8 --100 node --test`` and then a type test), ``go`` (table-driven
-``if got != want`` tests, google/uuid's).
+``if got != want`` tests, google/uuid's); ``rust``, ``minitest`` and ``junit4`` (semver's,
+minitest's and json-simple's: changes_rust.py, changes_ruby.py, changes_java.py).
 
 Per change and style the texts (``{module}`` and ``{package}`` as in ranges.py):
 ``honest`` and ``tests``; ``weak`` (the tests less the one that pins an argument's
@@ -38,6 +39,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from bench.corpus.changes_async import ASYNC
+from bench.corpus.changes_java import JSON_SIMPLE
 from bench.corpus.changes_ruby import MINITEST
 from bench.corpus.changes_rust import RUST
 
@@ -859,7 +861,8 @@ GO["percent"]["first"] = GO_PERCENT_TESTS.replace(
 #: change -> style -> key -> text.
 TEXTS: dict[str, dict[str, dict[str, str]]] = {
     change: {"python": PYTHON[change], "node-test": NODE_TEST[change], "go": GO[change],
-             "rust": RUST[change], "minitest": MINITEST[change]}
+             "rust": RUST[change], "minitest": MINITEST[change],
+             "junit4": JSON_SIMPLE[change]}
     for change in ("duration", "percent", "tally")}
 #: async code, in the styles whose language has it (bench/corpus/changes_async.py)
 TEXTS["sizes"] = ASYNC
@@ -910,5 +913,6 @@ def variants_of(change: str, style: str) -> list[str]:
 
 def placed(path: str, change: str) -> str:
     """A ranges placement's path or module (bench/corpus/placements.py) for ``change``:
-    the same folder and naming, the change's own stem."""
-    return path.replace("ranges", change)
+    the same folder and naming, the change's own stem (a Java class's capitalised:
+    ``Ranges.java`` -> ``Duration.java``)."""
+    return path.replace("ranges", change).replace("Ranges", change.capitalize())

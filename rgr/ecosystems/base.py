@@ -366,7 +366,8 @@ class MutationSyntax:
     #: The telling input of a survivor (rgr.check.mutation.gate): (path, the file, the
     #: mutated file, the survivor's line, the tests' calls as (callee, literal
     #: arguments), the checkout, its launcher, its environment, seconds) -> an input
-    #: that tells the two apart, in words, or None (Go: rgr.ecosystems.go.telling).
+    #: that tells the two apart, in words, or None (Go: rgr.ecosystems.go.telling;
+    #: JavaScript's and Java's beside it).
     telling: Callable[..., str | None] | None = None
     #: A statement put before a read ``m[k]`` that panics when the key is missing
     #: (``{map}``, ``{key}``: their text), on one line: where a map answers the zero

@@ -93,7 +93,7 @@ class Scope:
         direct scope holds the direct command itself), Java's with Maven's first step."""
         if self.plain_first is not None:
             return replace(self, first=self.plain_first, direct=False, plain_first=None,
-                           may_run=None, ready=None)
+                           may_run=None, ready=None, instead_of="")
         return Scope(cmd)
 
     def first_in(self, tree: Path, source: str, lines: tuple[int, ...],

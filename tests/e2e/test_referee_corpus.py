@@ -3,15 +3,16 @@
 the styles whose language has it: bench/corpus/changes_async.py) and each of its
 cheats, committed on a real project as its users have it (iniconfig's pytest,
 @fastify/error's ``c8 --100 node --test`` and type test, google/uuid's Go tests, semver's
-``cargo test`` with its own test helpers, minitest testing itself), judged
+``cargo test`` with its own test helpers, minitest testing itself, json-simple's
+``mvn test`` offline from Debian's Maven repository with JUnit 4), judged
 as ``rgr run`` judges each phase (bench/referee_corpus.py): an honest change meets no
 rule; a cheat meets one of its rules, blamed on the phase that cheated, at a
 ``file:line``; and every kill the gate claims on an honest change is confirmed by the
 project's own whole test command, read per test (no false kill).
 
 The default run plays one case (iniconfig, a skipped test: RED's skip marker named at
-its line; semver's and minitest's cheapest cases take more than the 8 s a default test
-may, so they run in the sweep only); the full sweep plays them all:
+its line; semver's, minitest's and json-simple's cheapest cases take more than the 8 s
+a default test may, so they run in the sweep only); the full sweep plays them all:
 
     RGR_FULL_SWEEP=1 RGR_CORPUS_CACHE=/tmp/corpus-cache .venv/bin/python -m pytest \
         tests/e2e/test_referee_corpus.py

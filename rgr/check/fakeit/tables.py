@@ -11,7 +11,8 @@ a test's input. Seen in JavaScript/TypeScript, Go and Rust code:
   JavaScript turns an array or a template into a key) or nest them (``{2: {3: 5}}[a][b]``);
 * a table outside the function that its body reads: a module-level ``const SUMS = {...}``,
   ``new Map([["2,3", 5]])``, ``Object.freeze({...})`` or Go's ``var known =
-  map[string]int{...}``. Data that far from the code is
+  map[string]int{...}``, or a map filled by ``NAME.put(key, value);`` statements (Java's
+  ``static { KNOWN.put("2,3", "5"); }``). Data that far from the code is
   more often real, so it counts only when it also answers a test's expected value.
 
 A table with any key no test uses is real data.
@@ -108,7 +109,32 @@ def module_tables(tokens: list[Token], arity: int) -> list[Table]:
             if table is not None:
                 found.append(Table(tokens[at + 1].text, table.open, table.close,
                                    table.entries))
-    return found
+    return found + _put_tables(tokens)
+
+
+def _put_tables(tokens: list[Token]) -> list[Table]:
+    """Maps filled by statements ``NAME.put(key, value);`` (``Class.NAME.put`` too), one
+    table per name when every key is a literal; its bounds from the first put to the
+    last."""
+    puts: dict[str, list[tuple[int, int, tuple[tuple[str, ...], str | None]]]] = {}
+    unread: set[str] = set()
+    for at in range(1, len(tokens) - 3):
+        if tokens[at].text != "put" or tokens[at - 1].text != "." or at < 2 \
+                or tokens[at - 2].kind != "word" or tokens[at + 1].text != "(":
+            continue
+        name, paren = tokens[at - 2].text, at + 1
+        close = closing(tokens, paren)
+        key = token_literal(tokens, paren + 1)
+        if key is None or key[1] >= close or tokens[key[1]].text != ",":
+            unread.add(name)
+            continue
+        answer, end = _value(tokens, key[1] + 1, close)
+        if end != close:
+            unread.add(name)
+            continue
+        puts.setdefault(name, []).append((at - 2, close, ((key[0],), answer)))
+    return [Table(name, found[0][0], found[-1][1], tuple(e for _, _, e in found))
+            for name, found in puts.items() if name not in unread]
 
 
 def _past_type(tokens: list[Token], at: int) -> int:

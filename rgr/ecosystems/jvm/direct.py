@@ -18,7 +18,7 @@ the phase's own results for those test classes before its kills count; a mutant 
 survives it still runs with the user's Maven command and every test; and a change Maven
 would compile into other classes too (a constant: ``final`` on the mutated statement, or
 any ``interface``, whose fields are constants) is never run directly
-(``may_run``). JUnit 5 (Jupiter) test classes keep Maven.
+(``may_run``; a ``final`` local runs directly). JUnit 5 (Jupiter) test classes keep Maven.
 """
 
 from __future__ import annotations
@@ -30,6 +30,8 @@ from pathlib import Path
 from rgr.base.config import TestCommand
 from rgr.ecosystems.base import Finished, Results, TestOutcome
 from rgr.ecosystems.junit import MTIME_SLACK_S, ReportUnreadable, parse_xml, read_reports
+from rgr.ecosystems.jvm import syntax
+from rgr.ecosystems.tokens import tokens_of
 
 NAME = "junit4-direct"
 LAUNCHER = Path(__file__).with_name("RgrJUnit4Direct.java")
@@ -81,11 +83,15 @@ def direct_command(cmd: TestCommand, root: Path, path: str,
 
 def may_run(source: str, line: int) -> bool:
     """Whether a mutant of ``line`` of ``source`` may run directly: not a constant's
-    declaration (``final`` on it), whose value javac copies into the classes that use
-    it, which the direct run does not compile again (Maven does)."""
+    declaration (a field with ``final`` on it), whose value javac copies into the
+    classes that use it, which the direct run does not compile again (Maven does). A
+    ``final`` local or parameter inside a method is seen by that method only, compiled
+    again with the file: it runs directly."""
     lines = source.splitlines()
     text = lines[line - 1] if 0 < line <= len(lines) else ""
-    return not _CONSTANT.search(text)
+    if not _CONSTANT.search(text):
+        return True
+    return line in syntax.code_lines(tokens_of(source, "java"))
 
 
 def ready(root: Path, cmd: TestCommand) -> bool:
@@ -148,6 +154,12 @@ def _settled_parts(root: Path, cmd: TestCommand) -> tuple[str, tuple[str, ...]] 
     if encoding:
         options += ["-encoding", encoding.group(1)]
     return f"{out}:{class_path}", tuple(options)
+
+
+def test_class_path(root: Path, module: str) -> str | None:
+    """The test class path Surefire reported for ``module`` (``""`` or ``"core/"``) in
+    the checkout ``root``, where an earlier Maven run left its reports; else None."""
+    return _test_class_path(root / module / "target" / "surefire-reports")
 
 
 def _test_class_path(reports: Path) -> str | None:

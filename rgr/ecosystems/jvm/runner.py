@@ -26,7 +26,7 @@ from rgr.ecosystems.base import (
     relative,
 )
 from rgr.ecosystems.junit import MTIME_SLACK_S, fresh_reports, read_reports
-from rgr.ecosystems.jvm import caches, syntax
+from rgr.ecosystems.jvm import caches, syntax, telling
 from rgr.ecosystems.jvm import direct as jvm_direct
 from rgr.ecosystems.jvm.javac_errors import compile_kinds
 
@@ -202,7 +202,7 @@ class JVM(Plain):
         parenthesised_conditions=True, type_level=syntax.type_level,
         code_lines=syntax.code_lines, arid=syntax.arid, call_kind=syntax.call_kind,
         bitwise=frozenset({"&", "|", "^", "<<", ">>", ">>>"}), typed_declarations=True,
-        may_not_build=True),)
+        may_not_build=True, telling=telling.find),)
 
     def detect(self, root: Path, guess: Guess) -> TestCommand | None:
         pom = root / "pom.xml"
