@@ -21,7 +21,8 @@ from pathlib import Path
 
 import pytest
 from harness import full_sweep
-from timing_budgets import BudgetAccount, SlowFirst
+
+from tests.timing_budgets import BudgetAccount, SlowFirst
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 NOTES_REF = "refs/notes/tdd-handoffs"

@@ -15,8 +15,6 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import clean_env, committed_project, git
-from fake_backend import FakeBackend, Session, answer, one_cycle, plans
 
 from rgr.backends.base import AgentRequest, AgentResult
 from rgr.base.errors import NeedsAttention
@@ -31,6 +29,8 @@ from rgr.store import acceptance_store
 from rgr.store.handoff import HandoffState, Phase
 from rgr.store.workspace import Workspace, open_workspace
 from rgr.tdd.engine import Orchestrator
+from tests.conftest import clean_env, committed_project, git
+from tests.fake_backend import FakeBackend, Session, answer, one_cycle, plans
 
 FEATURE = ("add(a, b) returns the sum of two numbers; it also accepts numbers written as "
            "strings, so add('2', '3') == 5")

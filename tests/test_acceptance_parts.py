@@ -7,7 +7,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import make_repo
 
 from rgr.base.config import load_config
 from rgr.base.errors import ConfigError
@@ -16,6 +15,7 @@ from rgr.check.acceptance.placing import acceptance_path
 from rgr.check.acceptance.verdict import Declared, did_not_run, missing_in_words, outcomes
 from rgr.check.verify import TestOutcome, TestReport
 from rgr.store import acceptance_store, git
+from tests.conftest import make_repo
 
 CALC = '''"""Calculator."""
 import os

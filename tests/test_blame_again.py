@@ -13,15 +13,14 @@ import shlex
 import sys
 from pathlib import Path
 
-from conftest import clean_env, committed_project, git
-from fake_backend import FakeBackend
-
 from rgr.ecosystems.registry import resolve_test_command
 from rgr.sandbox.sealer import Sealer
 from rgr.store import git as rgr_git
 from rgr.store.handoff import AdequacyNote, HandoffState, MutantFinding, Phase
 from rgr.store.workspace import open_workspace
 from rgr.tdd.engine import Orchestrator, TddPhase
+from tests.conftest import clean_env, committed_project, git
+from tests.fake_backend import FakeBackend
 
 STUB = "def fmt(value, digits):\n    raise NotImplementedError\n"
 TEST = ("from fmt import fmt\n\n\ndef test_formats():\n"

@@ -11,9 +11,6 @@ from pathlib import Path
 
 import pygit2
 import pytest
-from conftest import Repo, make_repo
-from fake_backend import FakeBackend
-from test_kernel import commits, green_state, orchestrator, project, waits, workspace
 
 from rgr.base.config import Config
 from rgr.check import cheats
@@ -24,6 +21,9 @@ from rgr.refactor.checks import check_batch_commits
 from rgr.refactor.plan import Batch
 from rgr.store.handoff import Phase
 from rgr.store.notes import NotesStore
+from tests.conftest import Repo, make_repo
+from tests.fake_backend import FakeBackend
+from tests.test_kernel import commits, green_state, orchestrator, project, waits, workspace
 
 __all__ = ["waits"]  # the kernel tests' fixture, used here by name
 

@@ -10,7 +10,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import Repo, RunRgr, clean_env, git, make_repo, note_json
+
+from tests.conftest import Repo, RunRgr, clean_env, git, make_repo, note_json
 
 
 def assert_error(result: tuple[int, str, str], *needles: str) -> str:

@@ -14,7 +14,8 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import NOTES_REF, Repo, RunRgr, make_repo, note_json
+
+from tests.conftest import NOTES_REF, Repo, RunRgr, make_repo, note_json
 
 ATTIC = NOTES_REF + "-attic"
 

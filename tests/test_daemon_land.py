@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import git, make_repo
 
 from rgr.daemon import land
 from rgr.daemon.hub import RemoteUnreachable
@@ -21,6 +20,7 @@ from rgr.daemon.workcopy import WorkCopy
 from rgr.store.gitcli import Git, git_env
 from rgr.store.handoff import HandoffState, Phase
 from rgr.store.handoff_read import records
+from tests.conftest import git, make_repo
 
 CALC = "def add(a, b):\n    return a + b\n"
 TESTS = "from calc import add\n\n\ndef test_add():\n    assert add(1, 2) == 3\n"

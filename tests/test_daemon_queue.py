@@ -15,13 +15,13 @@ from datetime import datetime
 from pathlib import Path
 
 import pytest
-from conftest import Repo, RunRgr, git, make_repo
-from daemon_race import race
 
 from rgr.daemon import cron, remote
 from rgr.daemon.hub import LocalHub, RefUpdate, RemoteHub, lost_race
 from rgr.daemon.queue import Claim, JobSpec, JobState, Queue, QueueError
 from rgr.store.gitcli import Git, git_env
+from tests.conftest import Repo, RunRgr, git, make_repo
+from tests.daemon_race import race
 
 #: The claim race's rounds in CI; RGR_CLAIM_RACE_ROUNDS=500 for the long sweep.
 ROUNDS = int(os.environ.get("RGR_CLAIM_RACE_ROUNDS", "15"))

@@ -11,9 +11,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import clean_env, git
 
 from rgr.base.proc import run
+from tests.conftest import clean_env, git
 
 PY = sys.executable
 

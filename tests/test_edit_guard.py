@@ -10,13 +10,13 @@ from pathlib import Path
 
 import pygit2
 import pytest
-from conftest import Repo, make_repo
 
 from rgr.base.config import Config
 from rgr.check.guards import check_scope, edit_rules
 from rgr.sandbox.jail import PRETOOL
 from rgr.sandbox.pretool import verdict
 from rgr.store.handoff import Phase
+from tests.conftest import Repo, make_repo
 
 ROOT = "/work/copy"
 

@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Literal
 
 import pytest
-from conftest import clean_env, git
 
 from rgr.check.fakeit.facts import Fact, facts_of
 from rgr.check.fakeit.ledger import account, cases_in
@@ -20,6 +19,7 @@ from rgr.loop.prompting import build_prompt
 from rgr.store import git as store_git
 from rgr.store.handoff import FakeItDebt, HandoffState, Phase
 from rgr.store.workspace import open_workspace
+from tests.conftest import clean_env, git
 
 PY_TEST = "from calc import add\n\n\ndef test_adds():\n    assert add(2, 3) == 5\n"
 

@@ -12,8 +12,6 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import clean_env, committed_project
-from fake_backend import FakeBackend, one_cycle, plans
 
 from rgr.base.errors import ExitCode, NeedsAttention
 from rgr.commands import show, status
@@ -25,6 +23,8 @@ from rgr.store.handoff import HandoffState, Phase
 from rgr.store.notes import NotesStore
 from rgr.store.workspace import Workspace, open_workspace
 from rgr.tdd.engine import Orchestrator
+from tests.conftest import clean_env, committed_project
+from tests.fake_backend import FakeBackend, one_cycle, plans
 
 TEST_1 = "from calc import add\n\n\ndef test_adds():\n    assert add(2, 3) == 5\n"
 TEST_2 = TEST_1 + "\n\ndef test_adds_other_numbers():\n    assert add(1, 1) == 2\n"

@@ -11,8 +11,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import clean_env, committed_project, git
 from toolchains import ensure_js_runners  # type: ignore[import-not-found]
+
+from tests.conftest import clean_env, committed_project, git
 
 NODE_TESTS = ("const test = require('node:test');\n"
               "test('one', () => {});\ntest('one', () => {});\ntest('two', () => {});\n")

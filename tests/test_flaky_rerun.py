@@ -13,10 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import clean_env, committed_project, git
-from fake_backend import FakeBackend, Session, answer
 from harness import sweep_only
-from test_kernel import green_state
 from toolchains import ensure_go
 
 from rgr.backends.base import AgentRequest, AgentResult
@@ -27,6 +24,9 @@ from rgr.sandbox.sealer import Sealer
 from rgr.store.handoff import HandoffState, Phase, TestCase
 from rgr.store.workspace import Workspace, open_workspace
 from rgr.tdd.engine import Orchestrator
+from tests.conftest import clean_env, committed_project, git
+from tests.fake_backend import FakeBackend, Session, answer
+from tests.test_kernel import green_state
 
 RED_TEST = "from calc import add\n\n\ndef test_adds():\n    assert add(2, 3) == 5\n"
 REAL = "def add(a, b):\n    return a + b\n"

@@ -15,10 +15,9 @@ import sys
 import time
 from pathlib import Path
 
-from conftest import REPO_ROOT, clean_env, git, make_repo
-from git_http import GitHttpServer
-
 from rgr.backends.claude_release import PINNED
+from tests.conftest import REPO_ROOT, clean_env, git, make_repo
+from tests.git_http import GitHttpServer
 
 ENTRYPOINT = REPO_ROOT / "deploy" / "fleet" / "entrypoint.sh"
 DOCKERFILE = REPO_ROOT / "deploy" / "fleet" / "Dockerfile"

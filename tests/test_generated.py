@@ -15,8 +15,6 @@ from pathlib import Path
 
 import pygit2
 import pytest
-from conftest import clean_env, git
-from fake_backend import FakeBackend
 
 from rgr.base.config import load_config
 from rgr.base.errors import ConfigError
@@ -26,6 +24,8 @@ from rgr.sandbox.toolchain import Shown, Toolchain
 from rgr.store import generated
 from rgr.store.generated import GeneratedFile
 from rgr.store.workspace import open_workspace
+from tests.conftest import clean_env, git
+from tests.fake_backend import FakeBackend
 
 PY = sys.executable
 PYPROJECT = """[build-system]

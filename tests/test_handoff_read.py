@@ -9,7 +9,6 @@ import sys
 from typing import Any
 
 import pytest
-from conftest import REPO_ROOT, note_json
 from pydantic import BaseModel
 
 from rgr.store import handoff
@@ -33,6 +32,7 @@ from rgr.store.handoff import (
 )
 from rgr.store.handoff_read import FOLLOWS, HANDOFF, NESTED, read_plain, resume_phase
 from rgr.store.handoff_state import read_state
+from tests.conftest import REPO_ROOT, note_json
 
 sys.path.insert(0, str(REPO_ROOT / "bench"))
 from make_repo import note_for

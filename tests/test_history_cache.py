@@ -14,15 +14,15 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from conftest import NOTES_REF, Repo, clean_env, fast_commits, note_json
 from pydantic_core import to_json
-from test_handoff_read import mutations, valid_notes
 
 from rgr.commands import history
 from rgr.store.handoff import HandoffState, TestCase
 from rgr.store.history import cache as history_cache
 from rgr.store.history.rows import row
 from rgr.store.workspace import open_workspace
+from tests.conftest import NOTES_REF, Repo, clean_env, fast_commits, note_json
+from tests.test_handoff_read import mutations, valid_notes
 
 
 def finished(i: int) -> str:

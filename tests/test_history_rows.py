@@ -10,9 +10,7 @@ import sys
 from typing import get_type_hints
 
 import pytest
-from conftest import Repo, fast_commits, note_json
 from pydantic_core import to_json
-from test_handoff_read import mutations, valid_notes
 
 from rgr.commands import history
 from rgr.store.handoff import (
@@ -25,6 +23,8 @@ from rgr.store.handoff import (
 from rgr.store.handoff import _TestCaseFields as CaseFields
 from rgr.store.handoff_read import HISTORY_NESTED, read_plain
 from rgr.store.history.rows import quick_row, row
+from tests.conftest import Repo, fast_commits, note_json
+from tests.test_handoff_read import mutations, valid_notes
 
 
 def test_the_plain_projection_knows_the_history_fields() -> None:

@@ -7,10 +7,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import Repo, RunRgr, fast_commits, make_repo, note_json
-from test_startup import imported_by
 
 from rgr.commands.history_table import table_lines
+from tests.conftest import Repo, RunRgr, fast_commits, make_repo, note_json
+from tests.test_startup import imported_by
 
 #: Set in the environment, any TDD_* variable sends `rgr history` to the full command
 #: (it may change the config); this one changes nothing history shows.

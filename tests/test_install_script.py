@@ -11,9 +11,8 @@ import stat
 import subprocess
 from pathlib import Path
 
-from conftest import REPO_ROOT
-
 from rgr.backends.claude_release import PINNED
+from tests.conftest import REPO_ROOT
 
 SCRIPT = REPO_ROOT / "deploy" / "install.sh"
 

@@ -203,7 +203,7 @@ def test_files_added_after_detection_are_run_by_their_own_runner(
 
 def test_rgr_verify_runs_a_mixed_package_sealed(tmp_path: Path, node_modules: Path) -> None:
     """As `rgr run`'s baseline runs it: a pristine checkout, inside the sandbox."""
-    from conftest import clean_env, git
+    from tests.conftest import clean_env, git
 
     root = files(tmp_path / "mix", {
         "package.json": json.dumps({"name": "mix", "scripts": {"test": "jest"},

@@ -12,13 +12,13 @@ from pathlib import Path
 
 import pygit2
 import pytest
-from conftest import Repo, make_repo
 
 from rgr.base.config import Config
 from rgr.check import conftest_rules, ignore_rules, manifest_keys
 from rgr.check.guards import check_scope, edit_rules
 from rgr.sandbox.jail import PRETOOL
 from rgr.store.handoff import Phase
+from tests.conftest import Repo, make_repo
 
 # -- conftest.py: what it does, not its name -----------------------------------------------
 

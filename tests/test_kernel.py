@@ -13,8 +13,6 @@ from pathlib import Path
 
 import pygit2
 import pytest
-from conftest import clean_env, git
-from fake_backend import FakeBackend, Session, answer
 
 from rgr.backends.base import AgentRequest, AgentResult
 from rgr.base.errors import BackendError, ExitCode, NeedsAttention, PhaseFailed
@@ -43,6 +41,8 @@ from rgr.store.inflight import Inflight
 from rgr.store.notes import NotesStore
 from rgr.store.workspace import Workspace, open_workspace
 from rgr.tdd.engine import Orchestrator
+from tests.conftest import clean_env, git
+from tests.fake_backend import FakeBackend, Session, answer
 
 
 def commits(files: dict[str, str], message: str, cost: float = 0.01,

@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pygit2
 import pytest
-from conftest import Repo, RunRgr, git, make_repo
 
 from rgr.base.config import load_config
 from rgr.base.proc import Completed
@@ -26,6 +25,7 @@ from rgr.store import merging, scratch
 from rgr.store.gitcli import Git, git_env
 from rgr.store.handoff import HandoffState, MergeFixNote, Phase
 from rgr.store.notes import NotesStore
+from tests.conftest import Repo, RunRgr, git, make_repo
 
 CALC = "def add(a, b):\n    return a + b\n"
 TESTS = "from calc import add\n\n\ndef test_add():\n    assert add(1, 2) == 3\n"

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import REPO_ROOT
+from tests.conftest import REPO_ROOT
 
 #: rgr's modules without a test file of their own, each with the reason: where it is
 #: tested instead (by feature, in files named for what they check), or why it has

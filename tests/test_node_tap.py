@@ -15,9 +15,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import clean_env, committed_project
 from harness import sweep_only
 from toolchains import ensure_node_tap  # type: ignore[import-not-found]
+
+from tests.conftest import clean_env, committed_project
 
 ADD = "module.exports = (a, b) => a + b\n"
 ADD_TESTS = """\

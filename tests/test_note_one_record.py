@@ -12,7 +12,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from conftest import Repo, RunRgr, git, make_repo
 
 from rgr.daemon import remote
 from rgr.daemon.workcopy import notes_rewrite
@@ -20,6 +19,7 @@ from rgr.store.gitcli import Git, git_env
 from rgr.store.handoff import HandoffState, InvalidNote, LandingNote, Phase, parse_note
 from rgr.store.handoff_read import joined_note, read_plain, records
 from rgr.store.handoff_state import read_state
+from tests.conftest import Repo, RunRgr, git, make_repo
 
 NOTES = "refs/notes/tdd-handoffs"
 

@@ -14,12 +14,12 @@ from pathlib import Path
 
 import pygit2
 import pytest
-from conftest import NOTES_REF, REPO_ROOT, Repo, clean_env, fast_commits, make_repo, note_json
 
 from rgr.base.errors import NotesError
 from rgr.store import notes as notes_module
 from rgr.store.handoff import HandoffState, Phase, TestCase, parse_note
 from rgr.store.notes import FLAT_MIGRATION_THRESHOLD, NotesStore
+from tests.conftest import NOTES_REF, REPO_ROOT, Repo, clean_env, fast_commits, make_repo, note_json
 
 
 def store_of(repo: Repo, ref: str = NOTES_REF) -> NotesStore:

@@ -15,9 +15,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import clean_env, committed_project, git
 from harness import sweep_only
 from toolchains import ensure_pnpm  # type: ignore[import-not-found]
+
+from tests.conftest import clean_env, committed_project, git
 
 ROOT_CONFIG = """\
 import { defineConfig } from 'vitest/config'

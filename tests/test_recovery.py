@@ -16,7 +16,6 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import Repo, RunRgr, make_repo, note_json
 
 from rgr.base.failpoints import POINTS, _armed
 from rgr.base.processes import REPO_MARK_VAR
@@ -26,6 +25,7 @@ from rgr.store import inflight
 from rgr.store.handoff import Phase
 from rgr.store.inflight import Inflight
 from rgr.tdd.engine import inside_repository
+from tests.conftest import Repo, RunRgr, make_repo, note_json
 
 
 def _resumable(tmp_path: Path) -> Repo:

@@ -15,7 +15,6 @@ from pathlib import Path
 
 import pygit2
 import pytest
-from conftest import Repo, make_repo
 from toolchains import ensure_js_runners
 
 from rgr.base.config import Config, TestCommand
@@ -24,6 +23,7 @@ from rgr.check.verify import TestReport, run_tests
 from rgr.ecosystems.python.pytest_runner import CONTINUE_ON_COLLECTION_ERRORS, Pytest
 from rgr.ecosystems.registry import detect_test_command, guess_runner
 from rgr.store.handoff import Phase
+from tests.conftest import Repo, make_repo
 
 TIMEOUT = 300.0
 

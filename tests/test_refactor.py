@@ -12,7 +12,6 @@ from typing import Any
 
 import pygit2
 import pytest
-from conftest import clean_env
 from kata import rgr
 from messy import (
     DEDUPE,
@@ -32,6 +31,7 @@ from rgr.refactor.checks import check_batch_commits
 from rgr.refactor.index import build_index, context_packet, overview
 from rgr.refactor.plan import Batch, RefactorPlanOutput, RenameSpec, validate_plan
 from rgr.refactor.rename import rope_rename
+from tests.conftest import clean_env
 
 
 @pytest.fixture
@@ -309,11 +309,10 @@ def test_the_root_tdd_toml_documents_every_gate_refactor_and_sandbox_key() -> No
 
 
 def test_three_invalid_plans_end_with_the_codes_and_nothing_changed(shop: Path) -> None:
-    from fake_backend import FakeBackend, answer
-
     from rgr.backends.base import AgentRequest, AgentResult
     from rgr.refactor.engine import PlanRejected, RefactorEngine
     from rgr.store.workspace import open_workspace
+    from tests.fake_backend import FakeBackend, answer
 
     prompts: list[str] = []
 

@@ -9,7 +9,6 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import NOTES_REF, Repo, make_repo, note_json
 
 from rgr.base.errors import RgrError
 from rgr.base.outcome import Fields, Heading, Outcome, Verbatim
@@ -20,6 +19,7 @@ from rgr.commands import refactor, repair_notes, show, status, verify
 from rgr.ecosystems.base import TestOutcome
 from rgr.refactor.plan import Batch, RefactorPlanOutput
 from rgr.store.workspace import open_workspace
+from tests.conftest import NOTES_REF, Repo, make_repo, note_json
 
 
 @pytest.fixture

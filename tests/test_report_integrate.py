@@ -11,7 +11,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import Repo, RunRgr, gh_bin, make_repo, note_json
+
+from tests.conftest import Repo, RunRgr, gh_bin, make_repo, note_json
 
 RUN_ID = "11111111-2222-3333-4444-555555555555"
 TDD_TOML = f'test_command = "{sys.executable} -m pytest -q -p no:cacheprovider"\n'

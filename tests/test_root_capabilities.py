@@ -12,9 +12,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from conftest import clean_env, committed_project
-
 from rgr.sandbox import capabilities
+from tests.conftest import clean_env, committed_project
 
 #: Skips, as golang.org/x/sys's TestOpenByHandleAt does, without the capability it needs.
 NEEDS_A_CAPABILITY = """\

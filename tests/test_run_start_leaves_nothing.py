@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from conftest import clean_env, git
+from tests.conftest import clean_env, git
 
 
 def test_a_refused_start_leaves_no_run_folder(tmp_path: Path) -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import sys
 
-from conftest import REPO_ROOT
+from tests.conftest import REPO_ROOT
 
 sys.path.insert(0, str(REPO_ROOT / "bench"))
 from behaviour_masks import (

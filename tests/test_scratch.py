@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pygit2
 import pytest
-from conftest import Repo, git, make_repo
 
 from rgr.base.errors import RgrError
 from rgr.store import scratch
 from rgr.store.scratch import ImportRefused, checkout_pristine, import_branch, make_scratch
+from tests.conftest import Repo, git, make_repo
 
 WHO = pygit2.Signature("Agent", "agent@example.com")
 

@@ -19,13 +19,13 @@ from pathlib import Path
 from urllib.parse import urlencode
 
 import pytest
-from conftest import Repo, RunRgr, clean_env, git, make_repo
-from serve_helpers import RUN_ID, csrf_of, http, make_run, serve
 
 from rgr.base.installed import install_extra
 from rgr.evaluate import results
 from rgr.evaluate.results import Measures
 from rgr.web.security import CSP
+from tests.conftest import Repo, RunRgr, clean_env, git, make_repo
+from tests.serve_helpers import RUN_ID, csrf_of, http, make_run, serve
 
 
 def queue_json(run_rgr: RunRgr, cwd: Path, *extra: str) -> list[dict[str, object]]:
@@ -314,7 +314,6 @@ def _real_runs(root: Path, home: Path) -> dict[str, str]:
     """Two `rgr run`s and an `rgr refactor` by rgr's own commands (agents: the fake
     backend; git, the sealed baselines, the notes: real), each stopped by its phase cap
     right after it started, one after the other: feature -> its branch."""
-    from fake_backend import FakeBackend, answer
     from messy import DEDUPE
 
     from rgr.backends.base import AgentRequest, AgentResult
@@ -323,6 +322,7 @@ def _real_runs(root: Path, home: Path) -> dict[str, str]:
     from rgr.commands.run import run
     from rgr.loop.starting import RunOptions
     from rgr.store.workspace import open_workspace
+    from tests.fake_backend import FakeBackend, answer
 
     def plans(request: AgentRequest) -> AgentResult:
         return answer(request, cost=0.02, batches=[DEDUPE])

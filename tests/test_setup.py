@@ -12,7 +12,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import clean_env, git
+
+from tests.conftest import clean_env, git
 
 PY = sys.executable
 TEST = """const test = require('node:test');

@@ -15,11 +15,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import clean_env, committed_project
 from toolchains import ensure_tap_runners  # type: ignore[import-not-found]
 
 from rgr.check.verify import TestReport, run_tests
 from rgr.ecosystems.registry import detect_test_command
+from tests.conftest import clean_env, committed_project
 
 ADD = "module.exports = function add (a, b) { return a + b }\n"
 ADD_TESTS = """\

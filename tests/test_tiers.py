@@ -6,8 +6,9 @@ from __future__ import annotations
 import os
 
 import pytest
-from conftest import MARK_HUNTERS, PROCESS_SUITES, REPO_ROOT, tier_of
-from timing_budgets import BudgetAccount, SlowFirst, budgets, tier_rank
+
+from tests.conftest import MARK_HUNTERS, PROCESS_SUITES, REPO_ROOT, tier_of
+from tests.timing_budgets import BudgetAccount, SlowFirst, budgets, tier_rank
 
 TESTS = REPO_ROOT / "tests"
 E2E_FILES = sorted(p.name for p in (TESTS / "e2e").glob("test_*.py"))

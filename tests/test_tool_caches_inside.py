@@ -17,9 +17,7 @@ from pathlib import Path
 
 import pygit2
 import pytest
-from conftest import clean_env, committed_project, git
 from e2e.toolchains import ensure_js_runners
-from fake_backend import FakeBackend
 
 from rgr.base.proc import run
 from rgr.ecosystems.registry import resolve_test_command
@@ -27,6 +25,8 @@ from rgr.sandbox import tool_caches_inside
 from rgr.sandbox.sealer import open_sealer
 from rgr.sandbox.toolchain import Shown, Toolchain
 from rgr.store.workspace import open_workspace
+from tests.conftest import clean_env, committed_project, git
+from tests.fake_backend import FakeBackend
 
 CONFIG = """\
 import { defineConfig } from 'vitest/config'

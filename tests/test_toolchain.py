@@ -283,10 +283,9 @@ def test_a_tracked_folder_is_never_an_environment(project: Path, home: Path) -> 
 
 def test_the_run_reads_what_git_tracks_from_the_repository(project: Path, home: Path) -> None:
     """Through rgr.sandbox.sealer.toolchain_of, as a run asks: git's own index decides."""
-    from conftest import git
-
     from rgr.sandbox.sealer import toolchain_of
     from rgr.store.workspace import open_workspace
+    from tests.conftest import git
 
     (project / "tools" / "bin").mkdir(parents=True)
     (project / "tools" / "pyvenv.cfg").write_text("home = /usr/bin\n")
@@ -385,11 +384,10 @@ def test_a_project_of_two_ecosystems_gets_both_and_an_unknown_one_every_home(
 def test_doctor_for_a_javascript_project_hides_maven_and_says_why(
         project: Path, home: Path) -> None:
     """Through toolchain_of, as `rgr run`, `rgr verify` and `rgr doctor` ask."""
-    from conftest import git
-
     from rgr.ecosystems.registry import resolve_test_command
     from rgr.sandbox.sealer import toolchain_of
     from rgr.store.workspace import open_workspace
+    from tests.conftest import git
 
     _homes(home)
     (project / "package.json").write_text('{"scripts": {"test": "node --test"}}\n')

@@ -14,13 +14,13 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import Repo, clean_env, make_repo
 
 from rgr.base.config import TestCommand
 from rgr.check.guards import check_tests
 from rgr.check.verify import TestReport, run_tests
 from rgr.ecosystems.registry import detect_test_command, guess_runner
 from rgr.store.handoff import Phase
+from tests.conftest import Repo, clean_env, make_repo
 
 TIMEOUT = 300.0
 

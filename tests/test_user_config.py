@@ -15,13 +15,13 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import clean_env, committed_project
 from toolchains import ensure_cargo  # type: ignore[import-not-found]
 
 from rgr.ecosystems.registry import ecosystems_used
 from rgr.ecosystems.rust.cargo_config import source_folders
 from rgr.sandbox.toolchain import detect
 from rgr.sandbox.user_config import copy_filtered, holds_credentials, without_credentials
+from tests.conftest import clean_env, committed_project
 
 CANARY = "CANARY-npmrc-7d1e"
 

@@ -16,7 +16,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from conftest import clean_env, committed_project, git
+
+from tests.conftest import clean_env, committed_project, git
 
 STUB_CLAUDE = """#!/bin/sh
 if [ "$1" = "--version" ]; then echo "2.1.197 (Claude Code, stand-in)"; exit 0; fi

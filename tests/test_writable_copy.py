@@ -13,13 +13,13 @@ import subprocess
 import sys
 from pathlib import Path
 
-from conftest import clean_env, committed_project, git
 from harness import sweep_only
 
 from rgr.sandbox import read_only, writable_copy
 from rgr.sandbox.toolchain import Shown, Toolchain
 from rgr.store.handoff import HandoffState, Phase, SandboxNote
 from rgr.store.workspace import open_workspace
+from tests.conftest import clean_env, committed_project, git
 
 WRITES_INTO_NODE_MODULES = """\
 const test = require('node:test');

@@ -13,11 +13,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import Repo, RunRgr, note_json
 
 from rgr.backends import claude_release, locate
 from rgr.backends.codex import PACKAGE as CODEX_PACKAGE
 from rgr.backends.codex import VERIFIED_VERSIONS
+from tests.conftest import Repo, RunRgr, note_json
 
 #: A test command that passes without any test runner installed.
 TEST_ENV = {"TDD_TEST_COMMAND": "true"}
@@ -213,9 +213,8 @@ def _every_error_class() -> list[type]:
 
 
 def test_every_error_kind_is_one_of_the_documented_set() -> None:
-    from conftest import REPO_ROOT
-
     from rgr.base.errors import ERROR_KINDS
+    from tests.conftest import REPO_ROOT
 
     classes = _every_error_class()
     assert len(classes) > 15

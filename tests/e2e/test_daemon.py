@@ -25,7 +25,6 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import gh_bin
 from daemon_kata import MERGED_ALPHA, choose, merge_fix
 from harness import full_sweep, sweep, sweep_only
 from kata import (
@@ -44,6 +43,7 @@ from rgr.daemon.hub import LocalHub
 from rgr.daemon.queue import Queue
 from rgr.fake_model import FakeModelServer, RequestRecord, SessionScript, bash, structured, write
 from rgr.store.gitcli import Git, git_env
+from tests.conftest import gh_bin
 
 pytestmark = pytest.mark.e2e
 
