@@ -7,7 +7,7 @@ writes itself: plain JSON whose every known field already has the type the model
 so pydantic would accept it without changing a value. Anything else (a missing or
 wrong field, a value pydantic would coerce, a date in another spelling) gets None, and
 the caller asks the model (:func:`read_state`), which stays the one definition of a
-valid note and of its error messages. ``tests/test_handoff_read.py`` checks that the
+valid note and of its error messages. ``tests/store/test_handoff_read.py`` checks that the
 two agree and that every field of the model is known here.
 """
 
@@ -291,7 +291,7 @@ def joined_note(text: str | bytes) -> str | None:
 
 
 #: rgr.store.handoff.HistoryFields, the note's fields a history listing shows: their defaults,
-#: and which keys of the nested objects it keeps (tests/test_history_rows.py checks both
+#: and which keys of the nested objects it keeps (tests/store/history/test_rows.py checks both
 #: against the TypedDicts).
 HISTORY_DEFAULTS: Mapping[str, Any] = {
     "nextPhase": None, "cycleNumber": 0, "currentTest": None, "testResult": None,

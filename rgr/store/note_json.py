@@ -2,7 +2,7 @@
 ``rgr.store.handoff_state.read_state`` return, and what ``rgr show``, ``rgr status``,
 the history and the web view read. The keys and their types are
 ``rgr.store.handoff.HandoffState``'s aliases (camelCase) and field types, nested models
-included; ``tests/test_note_json.py`` checks that the two agree, so they cannot drift.
+included; ``tests/store/test_note_json.py`` checks that the two agree, so they cannot drift.
 
 Every key is optional (``total=False``) except the model's required fields: the fast
 reader hands on a note as written, and a note omits the fields an older rgr did not

@@ -21,6 +21,7 @@ from rgr.base.proc import Completed
 from rgr.fake_model import Text, bash, read, structured, write
 from rgr.fake_model.responses import count_answers, translate
 from rgr.loop.outputs import PhaseOutput, PlanOutput
+from tests.conftest import REPO_ROOT
 
 #: Lines codex-cli 0.169.0 printed in one session (tests/e2e saw them).
 SESSION = [
@@ -164,7 +165,7 @@ def test_backend_config_from_file_env_and_flag(tmp_path: Path) -> None:
 
 
 def test_an_agent_file_can_name_its_backend(tmp_path: Path) -> None:
-    packaged = Path(__file__).resolve().parents[1] / "agents" / "implementer.toml"
+    packaged = REPO_ROOT / "agents" / "implementer.toml"
     override = tmp_path / ".rgr" / "agents" / "implementer.toml"
     override.parent.mkdir(parents=True)
     override.write_text(packaged.read_text().replace('model = ""', 'backend = "codex"'))

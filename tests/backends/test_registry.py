@@ -16,6 +16,7 @@ from rgr.base.config import load_config
 from rgr.base.errors import ConfigError
 from rgr.cli import cli
 from rgr.store.agents import load_agent
+from tests.conftest import REPO_ROOT
 
 
 def test_the_registry_lists_every_name_once_and_nothing_else() -> None:
@@ -48,7 +49,7 @@ def test_config_refuses_an_unknown_name_listing_the_known_ones(tmp_path: Path) -
 
 
 def _agent_with_backend(root: Path, backend: str) -> None:
-    packaged = Path(__file__).resolve().parents[1] / "agents" / "implementer.toml"
+    packaged = REPO_ROOT / "agents" / "implementer.toml"
     override = root / ".rgr" / "agents" / "implementer.toml"
     override.parent.mkdir(parents=True, exist_ok=True)
     override.write_text(packaged.read_text().replace('model = ""', f'backend = "{backend}"'))

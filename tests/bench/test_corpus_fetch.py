@@ -53,8 +53,8 @@ def test_an_npm_tarball_is_unpacked_and_cached(tmp_path: Path) -> None:
     assert fetch.npm_package("ms", "2.1.3", cache=tmp_path) == source
 
 
-@sweep_only("tests/test_corpus_fetch.py", "a venv and an editable install, about 20 s; "
-            "tests/test_corpus_sample.py builds one in the default run")
+@sweep_only("tests/bench/test_corpus_fetch.py", "a venv and an editable install, about 20 s; "
+            "tests/bench/test_corpus_sample.py builds one in the default run")
 def test_an_sdist_becomes_a_users_checkout_with_its_own_venv(tmp_path: Path) -> None:
     source = fetch.pypi_sdist(*INICONFIG)  # the shared cache: downloaded once
     home = tmp_path / "home"
@@ -85,7 +85,7 @@ def test_a_debian_go_module_is_copied_out_of_the_system_tree(tmp_path: Path) -> 
     assert not any(p.is_symlink() for p in source.rglob("*"))
 
 
-@sweep_only("tests/test_corpus_fetch.py", "Debian's source archive through apt-get, "
+@sweep_only("tests/bench/test_corpus_fetch.py", "Debian's source archive through apt-get, "
             "about 10 s with the source index")
 @pytest.mark.skipif(shutil.which("dpkg-source") is None,
                     reason="needs apt-get and dpkg-source (a Debian machine)")

@@ -87,7 +87,7 @@ def check_language(lang: Lang, root: Path) -> None:
     assert _run(suite, project) == 0  # ... and the test-editor's edit hides it
 
 
-@sweep_only("tests/test_eval_katas.py", "every kata's code in every language")
+@sweep_only("tests/bench/test_eval_katas.py", "every kata's code in every language")
 @pytest.mark.parametrize("lang", list(LANGS.values()), ids=lambda lang: lang.name)
 def test_each_profile_writes_what_its_name_says(tmp_path: Path, lang: Lang) -> None:
     program = lang.test_command[0]

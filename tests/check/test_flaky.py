@@ -26,7 +26,7 @@ from rgr.store.workspace import Workspace, open_workspace
 from rgr.tdd.engine import Orchestrator
 from tests.conftest import clean_env, committed_project, git
 from tests.fake_backend import FakeBackend, Session, answer
-from tests.test_kernel import green_state
+from tests.loop.test_kernel import green_state
 
 RED_TEST = "from calc import add\n\n\ndef test_adds():\n    assert add(2, 3) == 5\n"
 REAL = "def add(a, b):\n    return a + b\n"
@@ -147,7 +147,7 @@ def writes_double(request: AgentRequest) -> AgentResult:
     return answer(request)
 
 
-@sweep_only("tests/test_flaky_rerun.py", "a Go module: three cold go test runs")
+@sweep_only("tests/check/test_flaky.py", "a Go module: three cold go test runs")
 def test_a_flaky_test_hidden_by_reds_compile_error_is_run_again_in_green(
         tmp_path: Path) -> None:
     """Go (as Java): RED's test of code not written yet stops its package compiling, so

@@ -18,7 +18,7 @@ from rgr.ecosystems.go.runner import packages_reaching
 from rgr.ecosystems.registry import detect_test_command
 from rgr.ecosystems.rust import cargo_workspace
 from rgr.store.handoff import Phase
-from tests.test_mutation_probe_exit import gate
+from tests.check.mutation.test_mutation_probe_exit import gate
 
 CALC_TEST = ('package calc\n\nimport "testing"\n\n'
              'func TestAdd(t *testing.T) {\n\tif Add(1, 2) != 3 {\n\t\tt.Fatal("add")\n\t}\n}\n')

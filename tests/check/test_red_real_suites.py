@@ -2,7 +2,7 @@
 does not exist yet while the project's other tests keep running and counting.
 
 Real git repositories, the real pytest and the real Mocha (the pinned one of
-tests/e2e/runners, as tests/test_failure_kinds.py obtains it); the verdict is rgr's own
+tests/e2e/runners, as tests/ecosystems/test_failure_kind.py obtains it); the verdict is rgr's own
 (rgr.check.guards on the commit and on the runner's report).
 """
 

@@ -118,7 +118,8 @@ CRATE = {
 }
 
 
-@sweep_only("tests/test_mutation_scope.py", "cargo builds twice for most of 6 mutants, 3-10 s")
+@sweep_only("tests/ecosystems/test_test_scope.py",
+            "cargo builds twice for most of 6 mutants, 3-10 s")
 def test_a_rust_mutant_runs_its_own_test_target_first_and_every_test_after(
         tmp_path: Path) -> None:
     stub = {**CRATE, "src/ranges.rs": RANGES.replace("x * 2", "0").replace("x / 2", "0")
@@ -133,7 +134,7 @@ def test_a_rust_mutant_runs_its_own_test_target_first_and_every_test_after(
     assert note.decision == "pass" and note.killed == note.tried == 6, note
 
 
-@sweep_only("tests/test_mutation_scope.py", "cargo builds for 4 mutants and 2 probes, 4-6 s")
+@sweep_only("tests/ecosystems/test_test_scope.py", "cargo builds for 4 mutants and 2 probes, 4-6 s")
 def test_a_rust_branch_no_test_asks_for_is_over_implemented(tmp_path: Path) -> None:
     """The `1337` branch's survivor passes the first run and the whole command; the
     probe of its `return 0` (run with the whole command: a probe is no failing test)
@@ -297,7 +298,7 @@ def phase_run(tmp_path: Path, files: dict[str, str]) -> TestReport:
     return run_tests(NPM_TEST, tree, timeout=120, env={**os.environ, "HOME": str(home)})
 
 
-@sweep_only("tests/test_mutation_scope.py", "npm and Mocha started for each run, about 8 s")
+@sweep_only("tests/ecosystems/test_test_scope.py", "npm and Mocha started for each run, about 8 s")
 def test_npm_test_mutants_run_mocha_directly_with_the_same_verdict(tmp_path: Path) -> None:
     stub = {**MOCHA_PACKAGE, **LIB,
             "lib/ranges.js": "exports.double = function (x) { return 0; };\n"
@@ -312,7 +313,7 @@ def test_npm_test_mutants_run_mocha_directly_with_the_same_verdict(tmp_path: Pat
     assert note.decision == "pass" and note.killed == note.tried == 2, note
 
 
-@sweep_only("tests/test_mutation_scope.py", "npm and Mocha started for each run, about 10 s")
+@sweep_only("tests/ecosystems/test_test_scope.py", "npm and Mocha started for each run, about 10 s")
 def test_a_direct_run_unlike_the_phases_gives_way_to_the_users_command(
         tmp_path: Path) -> None:
     """A test that runs only outside npm (it reads npm's variables) kills double's
@@ -339,7 +340,7 @@ def test_a_direct_run_unlike_the_phases_gives_way_to_the_users_command(
     assert note.remark is not None and "started directly" in note.remark, note
 
 
-@sweep_only("tests/test_mutation_scope.py", "npm and Mocha started for each run, about 8 s")
+@sweep_only("tests/ecosystems/test_test_scope.py", "npm and Mocha started for each run, about 8 s")
 def test_a_hooked_globbed_npm_test_runs_mocha_directly_without_its_hook(
         tmp_path: Path) -> None:
     """deep-diff's shape: a `pretest` hook and `mocha test/**/*.js`. Each mutant runs
@@ -379,7 +380,7 @@ def test_a_hooked_globbed_npm_test_runs_mocha_directly_without_its_hook(
     assert log.read_text().splitlines() == ["ran", "ran"]  # the warm-up runs only
 
 
-@sweep_only("tests/test_mutation_scope.py", "npm and Mocha started for each run, about 12 s")
+@sweep_only("tests/ecosystems/test_test_scope.py", "npm and Mocha started for each run, about 12 s")
 def test_a_lint_hook_never_kills_a_survivor(tmp_path: Path) -> None:
     """The `pretest` lint fails on any change to the code it was written for, and the
     tests cannot tell `x * 2` from its mutants (they ask for a number): every mutant
@@ -465,7 +466,8 @@ def test_a_mixed_package_is_not_narrowed_to_files_no_runner_runs(tmp_path: Path)
     assert not scope_of(command, tmp_path, "lib/typed.js").narrowed
 
 
-@sweep_only("tests/test_mutation_scope.py", "node's runner and Jest for each run, about 15 s")
+@sweep_only("tests/ecosystems/test_test_scope.py",
+            "node's runner and Jest for each run, about 15 s")
 def test_a_mixed_packages_killer_the_reading_misses_still_kills(tmp_path: Path) -> None:
     """half's mutants are killed only by the Jest file that loads ranges by a computed
     path: the narrowed runs (node's runner on test/ranges.test.js alone) leave it out,
@@ -483,7 +485,8 @@ def test_a_mixed_packages_killer_the_reading_misses_still_kills(tmp_path: Path) 
     assert note.decision == "pass" and note.killed == note.tried == 4, note
 
 
-@sweep_only("tests/test_mutation_scope.py", "node's runner and Jest for each run, about 15 s")
+@sweep_only("tests/ecosystems/test_test_scope.py",
+            "node's runner and Jest for each run, about 15 s")
 def test_a_mixed_packages_kept_test_needing_a_left_out_file_undoes_the_narrowing(
         tmp_path: Path) -> None:
     """The weak test of double fails whenever test/other.test.js is not there: narrowed,

@@ -96,7 +96,7 @@ def project(tmp_path: Path) -> Path:
     root.mkdir()
     (root / "tdd.toml").write_text('test_command = "python3 -S run_tests.py"\n'
                                    'junit_xml = ["report.xml"]\n'
-                                   # the examiner's own tests: test_acceptance_kernel.py
+                                   # the examiner's own tests: tests/tdd/test_examine.py
                                    'acceptance = { mode = "off" }\n')
     (root / "run_tests.py").write_text(RUNNER)
     (root / ".gitignore").write_text("__pycache__/\nreport.xml\n")

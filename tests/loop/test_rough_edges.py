@@ -157,7 +157,7 @@ def test_verify_fast_and_full_exclude_each_other(run_rgr: RunRgr, repo: Repo) ->
 
 def test_report_does_not_count_commits_the_user_set_aside(run_rgr: RunRgr,
                                                           tmp_path: Path) -> None:
-    from tests.test_report_integrate import RUN_ID, make_run, report_json
+    from tests.commands.test_report import RUN_ID, make_run, report_json
 
     repo, ids = make_run(tmp_path, complete=False)
     before = report_json(run_rgr, repo)
@@ -175,7 +175,7 @@ def test_report_does_not_count_commits_the_user_set_aside(run_rgr: RunRgr,
 
 
 def test_the_start_marker_shows_as_start(run_rgr: RunRgr, tmp_path: Path) -> None:
-    from tests.test_report_integrate import make_run
+    from tests.commands.test_report import make_run
 
     repo, ids = make_run(tmp_path, complete=False)
     code, out, _ = run_rgr(["history"], repo.path)
@@ -187,7 +187,7 @@ def test_the_start_marker_shows_as_start(run_rgr: RunRgr, tmp_path: Path) -> Non
 
 
 def test_piped_history_rows_have_no_trailing_spaces(run_rgr: RunRgr, tmp_path: Path) -> None:
-    from tests.test_report_integrate import make_run
+    from tests.commands.test_report import make_run
 
     repo, _ = make_run(tmp_path)
     code, out, _ = run_rgr(["history"], repo.path)
@@ -321,7 +321,7 @@ def test_a_json_usage_error_is_json_too(run_rgr: RunRgr, repo: Repo) -> None:
 
 def test_report_does_not_count_a_limit_stop_as_a_rejected_attempt(run_rgr: RunRgr,
                                                                   tmp_path: Path) -> None:
-    from tests.test_report_integrate import RUN_ID, make_run, report_json
+    from tests.commands.test_report import RUN_ID, make_run, report_json
 
     repo, ids = make_run(tmp_path, complete=False)
     before = report_json(run_rgr, repo)["retries"]

@@ -31,7 +31,7 @@ from rgr.refactor.checks import check_batch_commits
 from rgr.refactor.index import build_index, context_packet, overview
 from rgr.refactor.plan import Batch, RefactorPlanOutput, RenameSpec, validate_plan
 from rgr.refactor.rename import rope_rename
-from tests.conftest import clean_env
+from tests.conftest import REPO_ROOT, clean_env
 
 
 @pytest.fixture
@@ -176,7 +176,8 @@ def test_batch_checks_on_real_commits(shop: Path) -> None:
     assert attempt({"shop/pricing.py": PRICING + "\n" * 50}) == ["diff-budget"]
     assert attempt({"shop/pricing.py": PRICING + "import pytest\n@pytest.mark.skip\n"
                     "def _x(): ...\n"}) == ["hooks-test-framework", "skip-marker"]
-    # judged by what the change does (tests/test_judged_by_content.py has the rules themselves)
+    # judged by what the change does (tests/check/test_judged_by_content.py has the rules
+    # themselves)
     assert attempt({".gitignore": "*.toml\n"}) == ["out-of-scope", "hides-configuration"]
     assert attempt({"shop/conftest.py": "import pytest\n\n@pytest.fixture\ndef n():\n"
                     "    return 1\n"}) == ["out-of-scope"]
@@ -298,7 +299,7 @@ def test_the_root_tdd_toml_documents_every_gate_refactor_and_sandbox_key() -> No
 
     from rgr.base.config import Config, GateConfig, SandboxConfig
 
-    root = Path(__file__).resolve().parent.parent
+    root = REPO_ROOT
     data = tomllib.loads((root / "tdd.toml").read_text())
     assert set(data["gate"]) == set(GateConfig.model_fields)
     assert set(data["refactor"]) == set(RefactorConfig.model_fields)

@@ -320,7 +320,7 @@ CASES = sweep([
     *((layout, "claude", "test") for layout in sorted(LAYOUTS)),
 ], lambda case: full_sweep() or case[1] == "claude" or (
     case[0] in OTHER_CLI_SAMPLE and case[1] != "opencode"),
-    "tests/test_least_privilege.py")
+    "tests/sandbox/test_least_privilege.py")
 
 
 @pytest.mark.parametrize(("layout", "backend", "kind"), CASES)

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pygit2
 import pytest
-from e2e.toolchains import ensure_js_runners
+from toolchains import ensure_js_runners
 
 from rgr.base.proc import run
 from rgr.ecosystems.registry import resolve_test_command

@@ -112,7 +112,7 @@ def test_a_write_into_a_package_as_the_only_failure_gets_a_private_copy_of_that_
     assert (modules / "dep" / "index.js").read_text() == ORIGINAL
 
 
-@sweep_only("tests/test_writable_copy.py")
+@sweep_only("tests/sandbox/test_writable_copy.py")
 def test_the_applied_copy_is_said_first_and_a_failure_of_the_suites_own_refuses_it(
         tmp_path: Path) -> None:
     """The mechanism is the test above's; this one reads the text and the refusal."""

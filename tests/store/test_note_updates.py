@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import ast
 import json
-from pathlib import Path
 
 import pydantic
 import pytest
@@ -19,8 +18,9 @@ from rgr.store.handoff import (
     validated_update,
 )
 from rgr.store.inflight import Inflight
+from tests.conftest import REPO_ROOT
 
-RGR = Path(__file__).resolve().parents[1] / "rgr"
+RGR = REPO_ROOT / "rgr"
 
 NOTE = {"phase": "GREEN", "nextPhase": "REFACTOR", "cycleNumber": 2,
         "agent": {"backend": "claude", "costUsd": 0.25, "futureFigure": 3},

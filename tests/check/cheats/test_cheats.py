@@ -23,7 +23,7 @@ from rgr.store.handoff import Phase
 from rgr.store.notes import NotesStore
 from tests.conftest import Repo, make_repo
 from tests.fake_backend import FakeBackend
-from tests.test_kernel import commits, green_state, orchestrator, project, waits, workspace
+from tests.loop.test_kernel import commits, green_state, orchestrator, project, waits, workspace
 
 __all__ = ["waits"]  # the kernel tests' fixture, used here by name
 

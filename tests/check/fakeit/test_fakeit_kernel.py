@@ -39,7 +39,7 @@ def project(tmp_path: Path) -> Path:
                           "-p", "no:xdist", "-p", "no:cacheprovider"])
     (root / "tdd.toml").write_text(f"test_command = {command!r}\n"
                                    "[adequacy]\nmode = \"off\"\n"
-                                   # the examiner has tests of its own (test_acceptance_kernel)
+                                   # the examiner has tests of its own (tdd/test_examine)
                                    "[acceptance]\nmode = \"off\"\n")
     (root / ".gitignore").write_text("__pycache__/\n")
     (root / "calc.py").write_text("def add(a, b):\n    return 0\n")

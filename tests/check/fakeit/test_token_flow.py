@@ -14,8 +14,8 @@ from rgr.check.fakeit.facts import facts_of
 from rgr.check.fakeit.ledger import account
 from rgr.store import git as store_git
 from rgr.store.workspace import open_workspace
+from tests.check.fakeit.test_fakeit import kinds, project
 from tests.conftest import clean_env
-from tests.test_fakeit import kinds, project
 
 
 def stated(path: str, source: str) -> set[tuple[str, tuple[str, ...], str]]:

@@ -75,7 +75,7 @@ def test_a_go_map_read_gets_a_guard_that_panics_on_a_missing_key() -> None:
         "return t.counts[name]")
 
 
-@sweep_only("tests/test_blocks.py", "two Go gates, ~40 s")
+@sweep_only("tests/check/mutation/test_blocks.py", "two Go gates, ~40 s")
 def test_go_unrun_return_and_unread_missing_key_survive_go_test(tmp_path: Path) -> None:
     """The two Go shapes with no mutant before: a branch returning the zero value that no
     test runs is GREEN's (``uncovered``), a missing key no test reads RED's gap."""

@@ -20,8 +20,8 @@ from rgr.check.mutation.rule import demonstrably_killable
 from rgr.check.mutation.score import lines as score_lines
 from rgr.check.mutation.verdicts import strengthen_brief, violations_of
 from rgr.store.handoff import MutantFinding
+from tests.check.mutation.test_mutation import gate
 from tests.conftest import make_repo
-from tests.test_mutation import gate
 
 TYPED_CLAMP = '''def clamp(value: int, low: int, high: int) -> int:
     if low > high:

@@ -15,8 +15,8 @@ from rgr.check.mutation.mutants import Mutant, mutants_of
 from rgr.check.mutation.score import lines as score_lines
 from rgr.check.mutation.score import score
 from rgr.check.mutation.verdicts import violations_of
-from tests.conftest import make_repo
-from tests.test_mutation import gate
+from tests.check.mutation.test_mutation import gate
+from tests.conftest import REPO_ROOT, make_repo
 
 ALL = set(range(1, 80))
 
@@ -150,7 +150,7 @@ def test_with_noise_the_mutators_give_back_what_they_leave_out() -> None:
 
 
 def test_the_list_of_what_rgr_skips_is_written_down_in_the_manual() -> None:
-    readme = " ".join((Path(__file__).parent.parent / "docs" / "referee.md").read_text(
+    readme = " ".join((REPO_ROOT / "docs" / "referee.md").read_text(
         encoding="utf-8").split())
     assert "rgr/check/mutation/arid.py" in readme
     for kind in ARID:

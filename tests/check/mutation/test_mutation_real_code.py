@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from tests.check.mutation.test_mutation import HONEST, STRONG_TEST, STUB, WEAK_TEST, gate
 from tests.conftest import make_repo
-from tests.test_mutation import HONEST, STRONG_TEST, STUB, WEAK_TEST, gate
 
 #: The project imports ``calc`` from another path to the same file (the checkout's
 #: alias under the sandbox; an editable install's finder leads there).

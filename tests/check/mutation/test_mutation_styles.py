@@ -259,7 +259,7 @@ def test_an_early_bare_return_is_mutated_and_a_final_one_is_not() -> None:
 
 def test_an_early_return_no_test_reaches_is_over_implementation_under_pytest(
         tmp_path: Path) -> None:
-    from tests.test_mutation import gate
+    from tests.check.mutation.test_mutation import gate
     repo = make_repo(tmp_path)
     test = ("from put import put\n\n\ndef test_put():\n    table = {}\n"
             "    put(table, 'a')\n    assert table == {'a': 1}\n")

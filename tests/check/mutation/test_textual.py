@@ -131,8 +131,9 @@ def gate_of(tmp_path: Path, kind: str, body: str, strong: bool) -> AdequacyNote:
 
 KINDS = ["go", "rust", "vitest"]
 #: The survivor and probe cases in Vitest take a Vitest start per mutant: the full sweep's
-#: (node's probe is tests/test_mutation_probe_exit.py's, in every run).
-PROBED = sweep(KINDS, lambda k: full_sweep() or k != "vitest", "tests/test_mutation_probed.py")
+#: (node's probe is tests/check/mutation/test_mutation_probe_exit.py's, in every run).
+PROBED = sweep(KINDS, lambda k: full_sweep() or k != "vitest",
+               "tests/check/mutation/test_textual.py")
 
 
 @pytest.mark.parametrize("kind", PROBED)

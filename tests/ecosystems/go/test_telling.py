@@ -38,7 +38,7 @@ def test_go_calls_tried_are_the_tests_compared_calls_then_one_argument_varied() 
     assert program.startswith("package p\n")
 
 
-@sweep_only("tests/test_telling.py", "two go test builds")
+@sweep_only("tests/ecosystems/go/test_telling.py", "two go test builds")
 def test_a_go_survivor_is_told_apart_by_a_varied_call(tmp_path: Path) -> None:
     from toolchains import ensure_go
 
@@ -60,7 +60,7 @@ def test_a_go_survivor_is_told_apart_by_a_varied_call(tmp_path: Path) -> None:
     assert not (tmp_path / go_telling.FILE).exists()
 
 
-@sweep_only("tests/test_telling.py", "a Go gate and two go test builds")
+@sweep_only("tests/ecosystems/go/test_telling.py", "a Go gate and two go test builds")
 def test_the_gate_gives_a_go_survivor_its_telling_input(tmp_path: Path) -> None:
     from toolchains import ensure_go
 

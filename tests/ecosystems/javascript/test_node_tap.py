@@ -104,7 +104,8 @@ def test_a_node_tap_project_verifies_per_subtest_as_node_tap_counts(
     assert (tests["passed"], tests["failed"], tests["skipped"]) == (5, 0, 2), out
 
 
-@sweep_only("tests/test_node_tap.py", "a red suite: node-tap runs ~30 s a time")
+@sweep_only("tests/ecosystems/javascript/test_node_tap.py",
+            "a red suite: node-tap runs ~30 s a time")
 def test_a_failing_assertion_deep_down_fails_its_own_subtest_only(
         tmp_path: Path, node_modules: Path) -> None:
     root = node_tap_project(tmp_path / "nt", node_modules,

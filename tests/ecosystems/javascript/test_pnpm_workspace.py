@@ -93,7 +93,8 @@ def verified(root: Path, env: dict[str, str]) -> dict[str, Any]:
     return out
 
 
-@sweep_only("tests/test_pnpm_workspace.py", "pnpm installs Vitest from the registry")
+@sweep_only("tests/ecosystems/javascript/test_pnpm_workspace.py",
+            "pnpm installs Vitest from the registry")
 def test_a_pnpm_workspace_with_root_vitest_projects_verifies_as_pnpm_test(
         tmp_path: Path) -> None:
     root, env = installed_workspace(
@@ -122,7 +123,8 @@ test('trims', () => assert.strictEqual(' a '.trim(), 'a'))
 LINT = "node -e \"console.log('lint ok')\""
 
 
-@sweep_only("tests/test_pnpm_workspace.py", "pnpm installs Vitest from the registry")
+@sweep_only("tests/ecosystems/javascript/test_pnpm_workspace.py",
+            "pnpm installs Vitest from the registry")
 @pytest.mark.parametrize("script", ["pnpm -r test", "pnpm -r test && pnpm lint"])
 def test_a_pnpm_workspace_whose_root_runs_pnpm_r_test_verifies_as_pnpm_r_test(
         tmp_path: Path, script: str) -> None:

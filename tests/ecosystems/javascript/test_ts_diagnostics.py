@@ -54,7 +54,7 @@ def vitest(root: Path) -> TestReport:
     return run_tests(cmd, root, timeout=300, env=dict(os.environ))
 
 
-@sweep_only("tests/test_red_typescript.py", "Vitest --typecheck runs tsc")
+@sweep_only("tests/ecosystems/javascript/test_ts_diagnostics.py", "Vitest --typecheck runs tsc")
 def test_vitest_typecheck_judges_each_type_error(tmp_path: Path) -> None:
     modules = ensure_js_runners()
     root = write(tmp_path / "ts", {

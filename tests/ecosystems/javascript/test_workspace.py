@@ -2,7 +2,7 @@
 (rgr.ecosystems.javascript.workspace): each package run in its folder by its own runner,
 the per-test results merged with package-prefixed ids; rgr's counts equal the root
 command's own. Real npm and node here (node:test packages need no install); a pnpm
-workspace with Vitest from the registry is in tests/test_pnpm_workspace.py."""
+workspace with Vitest from the registry is in tests/ecosystems/javascript/test_pnpm_workspace.py."""
 
 from __future__ import annotations
 
@@ -196,7 +196,7 @@ def test_a_compound_root_script_reads_the_tests_and_runs_its_other_steps(
 
 
 
-@sweep_only("tests/test_js_workspace.py")
+@sweep_only("tests/ecosystems/javascript/test_workspace.py")
 def test_a_step_before_the_tests_that_fails_stops_the_script_there(tmp_path: Path) -> None:
     """As it stops npm's (the mechanism is the test above's)."""
     root = workspace_at(tmp_path, "npm run lint && npm test --workspaces", pnpm=False)

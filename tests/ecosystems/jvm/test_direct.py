@@ -1,7 +1,7 @@
 """A Maven mutant's first step run directly (rgr.ecosystems.jvm.direct): which changes
 take it, what it reads from the checkout Maven built, how its results read, and when the
 gate keeps Maven instead. No process here: the real runs, with Maven and javac, are in
-tests/test_mutation_java_maven.py (full sweep)."""
+tests/ecosystems/jvm/test_mutation_java_maven.py (full sweep)."""
 
 from __future__ import annotations
 

@@ -63,9 +63,9 @@ def project(tmp_path: Path) -> tuple[Path, TestReport]:
 
 
 # Java's RED failure kinds from a real Maven build run in every run
-# (tests/test_failure_kinds.py::test_maven_kinds), and Surefire's per-test reading
-# (tests/test_runners.py::test_maven_surefire).
-@sweep_only("tests/test_red_java.py", "a Maven RED of a class not written yet")
+# (tests/ecosystems/test_failure_kind.py::test_maven_kinds), and Surefire's per-test reading
+# (tests/ecosystems/test_runners.py::test_maven_surefire).
+@sweep_only("tests/ecosystems/jvm/test_javac_errors.py", "a Maven RED of a class not written yet")
 def test_a_test_of_a_class_and_methods_not_written_yet_is_a_right_red(tmp_path: Path) -> None:
     root, start = project(tmp_path)
     write(root, {"src/test/java/kata/CalcTest.java": CALC_TEST})
@@ -76,7 +76,7 @@ def test_a_test_of_a_class_and_methods_not_written_yet_is_a_right_red(tmp_path: 
     assert check_tests(Phase.RED, start, red) == []
 
 
-@sweep_only("tests/test_red_java.py", "GREEN after that RED: a third Maven run")
+@sweep_only("tests/ecosystems/jvm/test_javac_errors.py", "GREEN after that RED: a third Maven run")
 def test_green_after_a_red_that_did_not_compile_is_held_to_the_start(tmp_path: Path) -> None:
     root, start = project(tmp_path)
     write(root, {"src/test/java/kata/CalcTest.java": CALC_TEST})
@@ -108,7 +108,7 @@ WRONG = {
 }
 
 
-@sweep_only("tests/test_red_java.py", "every wrong RED in one Maven run")
+@sweep_only("tests/ecosystems/jvm/test_javac_errors.py", "every wrong RED in one Maven run")
 def test_compile_errors_of_the_tests_own_making_are_no_red(tmp_path: Path) -> None:
     root, start = project(tmp_path)
     write(root, WRONG)
@@ -170,7 +170,7 @@ WORD_TEST = ("package other;\nimport static org.junit.Assert.assertEquals;\n"
              "  @Test public void one() { assertEquals(1, Word.one()); }\n}\n")
 
 
-@sweep_only("tests/test_red_java.py", "a Maven build of two modules")
+@sweep_only("tests/ecosystems/jvm/test_javac_errors.py", "a Maven build of two modules")
 def test_a_red_in_one_module_leaves_the_other_module_running(tmp_path: Path) -> None:
     """rgr runs Maven with --fail-at-end: module b, which does not build on a, still runs
     its tests after a's testCompile failed, and they count."""

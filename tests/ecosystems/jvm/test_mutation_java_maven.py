@@ -5,7 +5,7 @@ exception runs is never called unrun (the probe halts the JVM; an exception it w
 have caught). Each gate runs Maven a dozen times (about a minute of CPU), so the
 default run leaves them to the full sweep:
 
-    RGR_FULL_SWEEP=1 .venv/bin/python -m pytest tests/test_mutation_java_maven.py
+    RGR_FULL_SWEEP=1 .venv/bin/python -m pytest tests/ecosystems/jvm/test_mutation_java_maven.py
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from rgr.base.config import AdequacyConfig
 from rgr.store.handoff import AdequacyNote
 from tests.gate_helpers import committed, detected_command, measure_commits
 
-WHERE = "tests/test_mutation_java_maven.py"
+WHERE = "tests/ecosystems/jvm/test_mutation_java_maven.py"
 RANGES = "src/main/java/kata/Ranges.java"
 
 #: ``excess`` only shapes the message: its mutants survive, and its line runs only under

@@ -2,7 +2,7 @@
 Java's lexical rules (comments, strings, text blocks, char literals, annotations,
 imports), what is never mutated, which statements are class-level, where a probe can
 stand, how a mutant's Maven run is scoped, and how a forked JVM's end reads. No
-process: the real-Maven gate is in tests/test_mutation_java_maven.py."""
+process: the real-Maven gate is in tests/ecosystems/jvm/test_mutation_java_maven.py."""
 
 from __future__ import annotations
 

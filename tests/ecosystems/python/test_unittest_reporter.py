@@ -27,7 +27,7 @@ from rgr.store.handoff import AdequacyNote
 from tests.conftest import Repo, make_repo
 from tests.gate_helpers import BARE_ENV, measure_commits
 
-WHERE = "tests/test_mutation_unittest.py"
+WHERE = "tests/ecosystems/python/test_unittest_reporter.py"
 UNITTEST = TestCommand((sys.executable, "-m", "unittest", "discover", "-s", "tests",
                         "-t", "."), "unittest", (), False, "test")
 

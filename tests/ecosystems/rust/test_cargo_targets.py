@@ -4,7 +4,7 @@ named after the file or naming its module, the library's unit tests when the fil
 some; nothing where the user's command or the manifest chose otherwise. And what such a
 first run decides (rgr.check.mutation.gate.first_settles): only a test that passed
 unmutated failing, or a timeout; anything else gives way to the whole command. The gate
-on a real crate: tests/test_mutation_scope.py (full sweep)."""
+on a real crate: tests/ecosystems/test_test_scope.py (full sweep)."""
 
 from __future__ import annotations
 

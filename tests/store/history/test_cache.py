@@ -22,7 +22,7 @@ from rgr.store.history import cache as history_cache
 from rgr.store.history.rows import row
 from rgr.store.workspace import open_workspace
 from tests.conftest import NOTES_REF, Repo, clean_env, fast_commits, note_json
-from tests.test_handoff_read import mutations, valid_notes
+from tests.store.test_handoff_read import mutations, valid_notes
 
 
 def finished(i: int) -> str:

@@ -24,7 +24,7 @@ from rgr.store.handoff import _TestCaseFields as CaseFields
 from rgr.store.handoff_read import HISTORY_NESTED, read_plain
 from rgr.store.history.rows import quick_row, row
 from tests.conftest import Repo, fast_commits, note_json
-from tests.test_handoff_read import mutations, valid_notes
+from tests.store.test_handoff_read import mutations, valid_notes
 
 
 def test_the_plain_projection_knows_the_history_fields() -> None:
