@@ -1,5 +1,6 @@
 """rgr.base.proc's light reader (start_output / output), used by the views that answer before
-the CLI loads: real child processes, no mocks."""
+the CLI loads, and run_lines, which hands a run's output on line by line: real child
+processes, no mocks."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from rgr.base.errors import CommandError
-from rgr.base.proc import output, start_output
+from rgr.base.proc import output, run_lines, start_output
 
 
 def python(code: str) -> list[str]:
@@ -102,3 +103,40 @@ def test_a_child_does_not_inherit_signals_rgr_was_told_to_ignore(
         for sig, handler in before.items():
             signal.signal(sig, handler)
     assert done.stdout.split() == ["True", "True", "True"]
+
+
+# -- proc.run_lines ------------------------------------------------------------------------
+
+
+def test_run_lines_delivers_each_line_while_the_program_runs(tmp_path: Path) -> None:
+    program = ("import sys, time\nprint('one', flush=True)\ntime.sleep(1.0)\n"
+               "print('two', flush=True)\nsys.stderr.write('err')\n")
+    seen: list[tuple[float, str]] = []
+    done = run_lines([sys.executable, "-c", program], cwd=tmp_path, timeout=30,
+                     on_line=lambda line: seen.append((time.monotonic(), line)))
+    ended = time.monotonic()
+    assert [line for _, line in seen] == ["one", "two"]
+    assert ended - seen[0][0] >= 0.9  # "one" arrived a second before the end
+    assert done.stdout == "one\ntwo\n" and done.stderr == "err" and done.returncode == 0
+
+
+def test_run_lines_reraises_a_failing_handler_after_the_program_ends(tmp_path: Path) -> None:
+    marker = tmp_path / "finished"
+    program = f"print('a', flush=True)\nprint('b', flush=True)\nopen({str(marker)!r}, 'w')\n"
+    calls: list[str] = []
+
+    def handler(line: str) -> None:
+        calls.append(line)
+        raise ValueError("display broke")
+
+    with pytest.raises(ValueError, match="display broke"):
+        run_lines([sys.executable, "-c", program], cwd=tmp_path, timeout=30, on_line=handler)
+    assert calls == ["a"] and marker.exists()
+
+
+def test_run_lines_timeout_kills_the_program(tmp_path: Path) -> None:
+    program = "import time\nprint('started', flush=True)\ntime.sleep(60)\n"
+    seen: list[str] = []
+    done = run_lines([sys.executable, "-c", program], cwd=tmp_path, timeout=1,
+                     on_line=seen.append)
+    assert done.timed_out and seen == ["started"]

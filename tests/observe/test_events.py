@@ -184,3 +184,27 @@ def test_no_reader_matches_an_event_kind_by_its_name() -> None:
             if isinstance(node, ast.Constant) and node.value in kinds:
                 found.append(f"{path.relative_to(root)}:{node.lineno}: {node.value!r}")
     assert found == []
+
+
+# -- the typed events and their one encoding ------------------------------------------------
+
+
+def test_each_event_class_has_its_own_kind_and_encodes_in_field_order() -> None:
+    from rgr.observe import events
+
+    classes = [c for c in vars(events).values()
+               if isinstance(c, type) and issubclass(c, events.Event)
+               and c not in (events.Event, events.UnknownEvent)]
+    kinds = [c.kind for c in classes]
+    assert len(kinds) == len(set(kinds)) == 14
+    batch = Where("REFACTOR", 0, 2, "s9", batch="b-1")
+    started = events.to_json(AttemptStarted(where=batch, max_turns=5, ts="T"))
+    assert list(started)[:8] == ["type", "ts", "phase", "cycle", "attempt", "sessionId",
+                                 "batch", "agent"]
+    assert started["maxTurns"] == 5 and started["type"] == "attempt_started"
+    # the fields for observers only never reach a line; a sandbox note is flattened
+    call = events.to_json(AgentCalled(where=batch, ok=True, duration_api_ms=5,
+                                      result={"secret": "kept apart"}))
+    assert "result" not in call and "durationApiMs" not in call
+    assert events.to_json(events.SandboxShown(note={"tools": ["git"]}, ts="T")) == {
+        "type": "sandbox", "ts": "T", "tools": ["git"]}
