@@ -5,7 +5,7 @@ Only what must differ between two runs of the same kata is masked; each mask say
 Identifiers that are random or embed the time (session and run ids, commit ids) are not
 erased but renamed in order of first appearance (``<uuid:3>``, ``<commit:7>``), so two
 runs still match only if each id is used in the same places. Pure functions, no
-processes: tests/test_same_behaviour.py checks them.
+processes: tests/bench/test_same_behaviour.py checks them.
 """
 
 from __future__ import annotations

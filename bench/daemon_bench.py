@@ -31,15 +31,14 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent / "tests"))
+sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE.parent / "tests" / "e2e"))
-
-from daemon_race import race  # noqa: E402
 
 from rgr.daemon import claims, remote  # noqa: E402
 from rgr.daemon.hub import Hub, LocalHub, RemoteHub  # noqa: E402
 from rgr.daemon.queue import Job, JobSpec, JobState, Queue  # noqa: E402
 from rgr.store.gitcli import Git, git_env  # noqa: E402
+from tests.daemon_race import race  # noqa: E402
 
 
 def sh(cwd: Path, *args: str) -> str:

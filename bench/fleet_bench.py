@@ -24,11 +24,11 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-for folder in ("tests", "tests/e2e", "tests/containers"):
+for folder in (".", "tests/e2e"):
     sys.path.insert(0, str(HERE.parent / folder))
 
-import podman  # noqa: E402
-from fleet import fleet  # noqa: E402
+from tests.containers import podman  # noqa: E402
+from tests.containers.fleet import fleet  # noqa: E402
 
 NAMES = ("alpha", "beta", "gamma", "delta", "eps", "zeta", "eta", "theta")
 

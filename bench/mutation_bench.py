@@ -34,10 +34,8 @@ from dataclasses import replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "e2e"))
-
-from fake_backend import FakeBackend  # noqa: E402
 
 from rgr.base.config import AdequacyConfig  # noqa: E402
 from rgr.check.mutation.gate import measure, subject_of  # noqa: E402
@@ -46,6 +44,7 @@ from rgr.ecosystems.registry import resolve_test_command  # noqa: E402
 from rgr.sandbox.sealer import open_sealer  # noqa: E402
 from rgr.store import git  # noqa: E402
 from rgr.store.workspace import open_workspace  # noqa: E402
+from tests.fake_backend import FakeBackend  # noqa: E402
 
 FEATURE = "".join(f"""def f{i}(a, b):
     if a > b:

@@ -56,11 +56,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests"))
 # tests/conftest.py (which fake_backend imports) imports the e2e harness.
 sys.path.insert(0, str(ROOT / "tests" / "e2e"))
-
-from fake_backend import FakeBackend  # noqa: E402
 
 from bench.corpus.build import build, user_env  # noqa: E402
 from bench.corpus.placements import PLACEMENTS, Placement  # noqa: E402
@@ -78,6 +75,7 @@ from rgr.sandbox.sealer import open_sealer  # noqa: E402
 from rgr.store import git  # noqa: E402
 from rgr.store.handoff import AdequacyNote, Phase  # noqa: E402
 from rgr.store.workspace import open_workspace  # noqa: E402
+from tests.fake_backend import FakeBackend  # noqa: E402
 
 #: change -> (the RED's test text key, the GREEN's code text key) in ranges.STYLES.
 CHANGES = {"honest": ("tests", "honest"), "weak": ("weak", "honest"),

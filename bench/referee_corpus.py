@@ -47,10 +47,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT / "tests" / "e2e"))
-
-from fake_backend import FakeBackend  # noqa: E402
 
 from bench.corpus.changes import TEXTS, VARIANTS, placed, variants_of  # noqa: E402
 from bench.corpus.placements import PLACEMENTS  # noqa: E402
@@ -70,6 +67,7 @@ from rgr.sandbox.sealer import open_sealer  # noqa: E402
 from rgr.store import git  # noqa: E402
 from rgr.store.handoff import AdequacyNote, Phase  # noqa: E402
 from rgr.store.workspace import open_workspace  # noqa: E402
+from tests.fake_backend import FakeBackend  # noqa: E402
 
 #: One project per ecosystem whose test command is more than a runner: iniconfig
 #: (pytest), @fastify/error (``c8 --100 node --test`` then a type test), google/uuid,

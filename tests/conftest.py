@@ -21,7 +21,8 @@ from pathlib import Path
 
 import pytest
 from harness import full_sweep
-from timing_budgets import BudgetAccount, SlowFirst
+
+from tests.timing_budgets import BudgetAccount, SlowFirst
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 NOTES_REF = "refs/notes/tdd-handoffs"
@@ -292,24 +293,27 @@ CONTAINERS_OPT_IN = "RGR_CONTAINERS"
 #: no rgr, daemon, web server or toolchain started as a process of its own. These files'
 #: tests each start such a process (a second or more apiece): ``integration``, in the
 #: default run but not in the inner loop (``pytest -m unit``). Everything under
-#: tests/e2e is ``e2e`` and tests/containers ``containers``.
+#: tests/e2e is ``e2e`` and tests/containers ``containers``. Each file by its path under
+#: tests/ (tests/ mirrors rgr/: two packages' test files may share a name).
 PROCESS_SUITES = frozenset({
-    "test_acceptance_kernel.py", "test_cli_errors.py", "test_commands.py",
-    "test_completion.py", "test_daemon_land.py",
-    "test_daemon_queue.py", "test_doctor.py", "test_failure_kinds.py",
-    "test_generated.py", "test_history_cache.py", "test_history_table.py",
-    "test_mocha_versions.py", "test_mutation_equivalence.py",
-    "test_mutation_probe_exit.py", "test_mutation_probed.py",
-    "test_packaging.py", "test_red_compiled_packages.py", "test_red_java.py",
-    "test_red_real_suites.py",
-    "test_refactor.py", "test_report_integrate.py", "test_rough_edges.py",
-    "test_runner_counts.py", "test_runners.py", "test_serve.py", "test_setup.py",
-    "test_startup.py", "test_unittest_runner.py", "test_verify.py", "test_work_hooks.py",
-    "test_docs_build.py", "test_zero_config.py", "test_js_mixed.py",
-    "test_fix_trials.py", "test_corpus_fetch.py", "test_corpus_sample.py",
-    "test_red_typescript.py", "test_verify_baseline.py", "test_mutation_scope.py",
-    "test_mutation_java_maven.py", "test_mutation_unittest.py",
-    "test_writable_copy.py", "test_root_capabilities.py", "test_flaky_rerun.py",
+    "backends/test_zero_config.py", "bench/test_corpus_fetch.py",
+    "bench/test_corpus_sample.py", "ecosystems/python/test_equivalence.py",
+    "check/mutation/test_mutation_probe_exit.py", "check/mutation/test_textual.py",
+    "check/test_flaky.py", "check/test_red_compiled_packages.py",
+    "check/test_red_real_suites.py", "check/test_verify.py", "commands/test_commands.py",
+    "commands/test_doctor.py", "commands/test_history_table.py", "commands/test_report.py",
+    "commands/test_serve.py", "commands/test_verify.py", "daemon/test_land.py",
+    "daemon/test_queue.py", "ecosystems/javascript/test_mixed.py",
+    "ecosystems/javascript/test_runner.py", "ecosystems/javascript/test_ts_diagnostics.py",
+    "ecosystems/jvm/test_javac_errors.py", "ecosystems/jvm/test_mutation_java_maven.py",
+    "ecosystems/python/test_unittest_reporter.py", "ecosystems/python/test_unittest_runner.py",
+    "ecosystems/test_failure_kind.py", "ecosystems/test_runner_counts.py",
+    "ecosystems/test_runners.py", "ecosystems/test_test_scope.py", "loop/test_fix_trials.py",
+    "loop/test_rough_edges.py", "loop/test_work_hooks.py", "refactor/test_refactor.py",
+    "sandbox/test_capabilities.py", "sandbox/test_setup.py", "sandbox/test_writable_copy.py",
+    "store/history/test_cache.py", "store/test_generated.py", "tdd/test_examine.py",
+    "test_cli.py", "test_completion.py", "test_docs_build.py", "test_packaging.py",
+    "test_startup.py",
 })
 
 #: Test files that look for an attack's marks (files named PWNED under /tmp, processes
@@ -330,7 +334,7 @@ def tier_of(path: Path) -> str:
         return "unit"
     if parts[0] in ("e2e", "containers"):
         return parts[0]
-    return "integration" if path.name in PROCESS_SUITES else "unit"
+    return "integration" if "/".join(parts) in PROCESS_SUITES else "unit"
 
 
 def shares_a_costly_fixture(item: pytest.Item) -> bool:
@@ -364,7 +368,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         if item.path.name in MARK_HUNTERS:
             item.add_marker(pytest.mark.xdist_group("mark-hunters"))
         elif shares_a_costly_fixture(item):
-            item.add_marker(pytest.mark.xdist_group(f"fixture-of-{item.path.name}"))
+            item.add_marker(pytest.mark.xdist_group(
+                f"fixture-of-{item.path.relative_to(_TESTS_DIR).as_posix()}"))
     if os.environ.get(CONTAINERS_OPT_IN) == "1":
         return
     skip = pytest.mark.skip(reason=f"container tests are opt-in: run with "

@@ -1,6 +1,6 @@
 """The claim race: N processes claim the same job at the same instant, round after
 round, through a hub (this repository, or a bare remote each process has a clone of).
-Shared by tests/test_daemon_queue.py and bench/daemon_bench.py."""
+Shared by tests/daemon/test_queue.py and bench/daemon_bench.py."""
 
 from __future__ import annotations
 

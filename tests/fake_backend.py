@@ -7,9 +7,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from conftest import git
-
 from rgr.backends.base import AgentRequest, AgentResult
+from tests.conftest import git
 
 #: What a fake session does in its scratch copy (request.cwd), then answers.
 Session = Callable[[AgentRequest], AgentResult]

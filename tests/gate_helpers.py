@@ -1,6 +1,6 @@
 """The mutation gate measured on real commits, for the gate's tests
-(tests/test_mutation.py, tests/test_mutation_probed.py, tests/test_mutation_probe_exit.py):
-the subject of ``base..tip``, each run of it in a fresh pristine checkout of the tip with
+(tests/check/mutation/: test_mutation.py, test_textual.py, test_mutation_probe_exit.py): the
+subject of ``base..tip``, each run of it in a fresh pristine checkout of the tip with
 its own HOME, judged by the project's real test command."""
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from conftest import Repo, clean_env
+from tests.conftest import Repo, clean_env
 
 RUN_ID = "5f0c1d2e-aaaa-4bbb-8ccc-000000000001"
 

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import ast
 import re
+import tomllib
 from collections.abc import Iterator
 from pathlib import Path
 
-from conftest import REPO_ROOT
+from tests.conftest import REPO_ROOT
 
 PACKAGE = REPO_ROOT / "rgr"
 
@@ -432,15 +433,16 @@ def test_the_backend_output_check_sees_a_raw_read(tmp_path: Path) -> None:
         "line 6: .raw"]
 
 
-def test_no_two_test_files_share_a_name() -> None:
-    """pytest imports test files by their base name (no packages under tests/): two
-    files of one name stop the whole run at collection, in whichever order it meets
-    them."""
-    names: dict[str, list[str]] = {}
-    for path in (REPO_ROOT / "tests").rglob("test_*.py"):
-        if "node_modules" not in path.parts:
-            names.setdefault(path.name, []).append(str(path.relative_to(REPO_ROOT)))
-    assert {n: p for n, p in names.items() if len(p) > 1} == {}
+def test_test_files_are_imported_by_their_path() -> None:
+    """tests/ mirrors rgr/ (tests/<package>/test_<module>.py), so two packages' modules of
+    one name give two test files of one name (tests/ecosystems/go/test_runner.py,
+    tests/ecosystems/jvm/test_runner.py). pytest's default import mode imports a test file
+    by its base name, and two of one name stop the whole run at collection; importlib mode
+    imports each by its path under the root (``tests.ecosystems.go.test_runner``), so
+    helpers are imported as ``from tests.conftest import ...``."""
+    options = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text())["tool"]["pytest"][
+        "ini_options"]["addopts"]
+    assert "--import-mode=importlib" in options.split()
 
 
 #: What only rgr.ecosystems names (its language sub-packages know how each language's

@@ -9,7 +9,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import clean_env
+
+from tests.conftest import clean_env
 
 
 def _source(shell: str, tmp_path: Path) -> str:

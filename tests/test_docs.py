@@ -12,9 +12,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import REPO_ROOT
 
 from rgr.store.handoff import BatchNote, HandoffState, RefactorProgress, parse_note
+from tests.conftest import REPO_ROOT
 
 DOCS = REPO_ROOT / "docs"
 #: Notes other branches leave for the manual (docs/notes-<branch>.md), placed at merge.

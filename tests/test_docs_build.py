@@ -9,9 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from conftest import REPO_ROOT
-
 from rgr.cli import cli
+from tests.conftest import REPO_ROOT
 
 
 def _build(site: Path, config: Path = REPO_ROOT / "mkdocs.yml") -> subprocess.CompletedProcess[str]:

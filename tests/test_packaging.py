@@ -10,7 +10,8 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from conftest import REPO_ROOT, clean_env
+
+from tests.conftest import REPO_ROOT, clean_env
 
 
 @pytest.fixture(scope="module")

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from conftest import REPO_ROOT
+from tests.conftest import REPO_ROOT
 
 README = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
 BLOCKS = re.findall(r"^```(\w*)\n(.*?)^```", README, re.DOTALL | re.MULTILINE)

@@ -11,10 +11,10 @@ from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
-from conftest import REPO_ROOT, Repo, RunRgr, clean_env, note_json
 
 from rgr import help_text
 from rgr.launch import render_help
+from tests.conftest import REPO_ROOT, Repo, RunRgr, clean_env, note_json
 
 #: Everything `rgr --version` and `rgr --help` may import beyond a bare interpreter.
 STARTUP_BUDGET = {"__future__", "rgr", "rgr.launch", "rgr.base", "rgr.base.terminal",

@@ -6,22 +6,27 @@ from __future__ import annotations
 import os
 
 import pytest
-from conftest import MARK_HUNTERS, PROCESS_SUITES, REPO_ROOT, tier_of
-from timing_budgets import BudgetAccount, SlowFirst, budgets, tier_rank
+
+from tests.conftest import MARK_HUNTERS, PROCESS_SUITES, REPO_ROOT, tier_of
+from tests.timing_budgets import BudgetAccount, SlowFirst, budgets, tier_rank
 
 TESTS = REPO_ROOT / "tests"
 E2E_FILES = sorted(p.name for p in (TESTS / "e2e").glob("test_*.py"))
 
 
 def test_every_file_the_tiers_name_exists() -> None:
-    top = {p.name for p in TESTS.glob("test_*.py")}
-    assert not PROCESS_SUITES - top, sorted(PROCESS_SUITES - top)
-    assert not MARK_HUNTERS - top - set(E2E_FILES), sorted(MARK_HUNTERS - top - set(E2E_FILES))
+    outside = {p.relative_to(TESTS).as_posix() for p in TESTS.rglob("test_*.py")
+               if p.relative_to(TESTS).parts[0] not in ("e2e", "containers")}
+    assert not PROCESS_SUITES - outside, sorted(PROCESS_SUITES - outside)
+    assert not MARK_HUNTERS - set(E2E_FILES), sorted(MARK_HUNTERS - set(E2E_FILES))
 
 
 def test_each_test_file_gets_one_tier() -> None:
-    assert tier_of(TESTS / "test_notes.py") == "unit"
-    assert tier_of(TESTS / "test_serve.py") == "integration"
+    assert tier_of(TESTS / "store" / "test_notes.py") == "unit"
+    assert tier_of(TESTS / "commands" / "test_serve.py") == "integration"
+    assert tier_of(TESTS / "test_startup.py") == "integration"
+    # by its path: a file of a process suite's name in another package is not one
+    assert tier_of(TESTS / "test_serve.py") == "unit"
     assert tier_of(TESTS / "e2e" / "test_daemon.py") == "e2e"
     assert tier_of(TESTS / "containers" / "test_fleet_containers.py") == "containers"
 
@@ -54,7 +59,7 @@ class _Report:
 def test_a_file_over_its_budget_is_named(spent: float, over: bool) -> None:
     account = BudgetAccount()
     account.pytest_runtest_logreport(_Report("tests/e2e/test_x.py::t", "call", spent))  # type: ignore[arg-type]
-    account.pytest_runtest_logreport(_Report("tests/test_notes.py::t", "call", 999.0))  # type: ignore[arg-type]
+    account.pytest_runtest_logreport(_Report("tests/store/test_notes.py::t", "call", 999.0))  # type: ignore[arg-type]
     [(line, flagged)] = account.lines({"test_x.py": 100.0})
     assert flagged is over and ("OVER BUDGET" in line) is over and "test_x.py (1 tests)" in line
 
@@ -86,8 +91,8 @@ class _Node:
 def test_the_balance_counts_every_test_by_its_worker_and_the_idle_time() -> None:
     account = BudgetAccount()
     for worker, nodeid, seconds in (("gw0", "tests/e2e/test_x.py::t", 60.0),
-                                    ("gw1", "tests/test_notes.py::t", 30.0),
-                                    ("gw1", "tests/test_notes.py::u", 10.0)):
+                                    ("gw1", "tests/store/test_notes.py::t", 30.0),
+                                    ("gw1", "tests/store/test_notes.py::u", 10.0)):
         report = _Report(nodeid, "call", seconds)
         report.node = _Node(worker)  # type: ignore[attr-defined]
         account.pytest_runtest_logreport(report)  # type: ignore[arg-type]

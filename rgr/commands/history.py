@@ -11,7 +11,7 @@ missing notes with ``git log --no-walk`` (see :func:`_json_chunks`). With many r
 missing (the first run) it reads ``git log --notes`` as git writes it, each note
 validated straight from its JSON text by pydantic-core, through a temporary file
 (:func:`_uncached_chunks`), and fills the cache on the way. Either way the bytes are
-the model's (tests/test_history_cache.py). Rows of notes without finishedAt (the seed's
+the model's (tests/store/history/test_cache.py). Rows of notes without finishedAt (the seed's
 schema, other tools' notes), whose time is their commit's, are cached too, under a key
 that names the commit and the note.
 ``--all`` reads every note (it has to: it lists the ones no branch reaches).
@@ -98,7 +98,7 @@ def _json_chunks(ws: Workspace) -> Iterator[bytes]:
     (``git log --no-walk`` on those commits). When over a quarter of the notes are
     unknown to the cache (the first run, a new validator) everything is read as before
     (:func:`_uncached_chunks`) and the cache filled on the way. The bytes are the same
-    either way: tests/test_history_cache.py."""
+    either way: tests/store/history/test_cache.py."""
     from operator import countOf
 
     from rgr.store.history import cache as history_cache

@@ -11,7 +11,7 @@ lightest modules: not typing, not subprocess (``tests/test_startup.py`` holds th
 list).
 
 Rows are the notes' own camelCase fields (``rgr.store.note_json.HistoryRow``), taken by
-``rgr.store.handoff_read`` the way the model would take them (``tests/test_history_rows.py``).
+``rgr.store.handoff_read`` the way the model would take them (``tests/store/history/test_rows.py``).
 Everything shown that came from a note or an agent has its control characters replaced:
 a note is data, and must not move the cursor or colour the terminal.
 """

@@ -8,7 +8,7 @@ segment at a time (no globstar: ``**`` matches as ``*``, inside one segment); a 
 starting with ``.`` only when the segment's pattern starts with ``.`` (and then ``.``
 and ``..`` too); a segment followed by ``/`` only through a directory; the results of
 the word sorted byte by byte; a pattern matching nothing left as it is (the runner then
-gets it literally). tests/test_sh_glob.py holds this to real dash on a tree of files.
+gets it literally). tests/ecosystems/test_sh_glob.py holds this to real dash on a tree of files.
 
 Only a strict subset of patterns is taken (``accepts``): ``*``, ``?`` and brackets of
 plain characters and ranges (``[abc]``, ``[!a-z]``), relative paths without ``..``,

@@ -324,7 +324,7 @@ def collect_at(ws: Workspace, head: str, branch: str | None = None,
         time_split=split,
         model_time_unreported=unsplit,
         needs_attention=_needs_attention(ws, last.run_id, last),
-        # The models' JSON is the note's JSON (tests/test_note_json.py).
+        # The models' JSON is the note's JSON (tests/store/test_note_json.py).
         fake_it_debt=[cast("FakeItDebtJson", d.model_dump(mode="json", by_alias=True))
                       for d in last.fake_it_debt],
         acceptance=(cast("AcceptanceJson", last.acceptance.model_dump(mode="json", by_alias=True))

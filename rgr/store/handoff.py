@@ -2,7 +2,7 @@
 
 The note's JSON is described once, in rgr.store.note_json (keys, types, the schema's
 version); this model writes it, validates what only it can read, and is checked
-against that description down to each value's type (``tests/test_note_json.py``).
+against that description down to each value's type (``tests/store/test_note_json.py``).
 
 Field names are camelCase on the wire, as in the seed specification, so that notes
 written by other implementations of the same protocol read the same. Compatibility

@@ -9,7 +9,7 @@ wrong field, a value pydantic would coerce, a date in another spelling) gets Non
 the caller asks the model (:func:`read_state`), which stays the one definition of a
 valid note and of its error messages. The checks are rgr.store.note_checks, generated
 from the note's one description (rgr.store.note_json), which the model matches
-(``tests/test_note_json.py``); ``tests/test_handoff_read.py`` checks that reader and
+(``tests/store/test_note_json.py``); ``tests/store/test_handoff_read.py`` checks that reader and
 model agree note by note.
 """
 

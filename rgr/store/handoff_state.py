@@ -28,5 +28,5 @@ def read_state(text: str | bytes,
         state = parse_note(text)
     except InvalidNote as exc:
         return None, str(exc)
-    # The model's JSON is the note's JSON (tests/test_note_json.py keeps them the same).
+    # The model's JSON is the note's JSON (tests/store/test_note_json.py keeps them the same).
     return cast("NoteJson", state.model_dump(mode="json", by_alias=True)), None

@@ -160,7 +160,7 @@ def _table(typed: type) -> str:
 
 def _history_default(key: str, hint: object) -> str:
     """What a history row holds for a key the note omits: None where the key may be
-    null, 0 for a count; the model's defaults (tests/test_history_rows.py)."""
+    null, 0 for a count; the model's defaults (tests/store/history/test_rows.py)."""
     if _nullable(hint)[1]:
         return "None"
     if hint is int:

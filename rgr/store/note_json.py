@@ -4,7 +4,7 @@ note works from this description:
 
 * the fast reader's checks (``rgr.store.note_checks``, behind
   ``rgr.store.handoff_read.read_plain``) are generated from it
-  (``python -m rgr.store.note_checks_source --write``; ``tests/test_note_checks.py``
+  (``python -m rgr.store.note_checks_source --write``; ``tests/store/test_note_checks_source.py``
   fails when they are stale);
 * what the readers return is a :class:`NoteJson` (``rgr show``, ``rgr status``,
   ``rgr report``, the web view), and a history row holds :class:`HistoryFields`, a
@@ -12,7 +12,7 @@ note works from this description:
   fast reader's projection, rgr.store.handoff_read.history_fields_of);
 * the writer's model, ``rgr.store.handoff.HandoffState``, has the same keys under its
   aliases, the same required ones, choices, nullability and value types, all the way
-  down (``tests/test_note_json.py``), and so does the manual's table (docs/handoff.md).
+  down (``tests/store/test_note_json.py``), and so does the manual's table (docs/handoff.md).
 
 Every key is optional (``total=False``) except the model's required fields: the fast
 reader hands on a note as written, and a note omits the fields an older rgr did not
@@ -261,7 +261,7 @@ class NoteJson(TypedDict, total=False):
 # ------------------------------------------------------------- a history row's part --
 # What ``rgr history`` shows of a note: a projection of NoteJson (some keys, and of
 # four nested objects some keys), each kept key typed as NoteJson types it
-# (tests/test_note_json.py). Validated straight into a dict by pydantic (no model
+# (tests/store/test_note_json.py). Validated straight into a dict by pydantic (no model
 # objects, no enum members): at 100,000 notes several times faster than a full
 # HandoffState; a valid handoff always validates here.
 

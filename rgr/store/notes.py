@@ -436,7 +436,7 @@ class NotesStore:
         libgit2's own create (``create_reference_direct`` without force) looks for the
         ref before it takes the ref's lock, so two first writers could both create it,
         the second overwriting the first: its note and any written on top of it lost
-        (seen under load: tests/test_notes.py, test_concurrent_writers_never_lose_a_note).
+        (seen under load: tests/store/test_notes.py, test_concurrent_writers_never_lose_a_note).
         A transaction takes the lock first and looks under it; an update of an existing
         ref is already a compare-and-swap under the lock (``set_target``)."""
         with self.repo.transaction() as transaction:

@@ -18,11 +18,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from daemon_kata import choose
-from git_http import GitHttpServer
 
 from rgr.demo.env import claude_env
 from rgr.demo.kata import make_project
 from rgr.fake_model import FakeModelServer, RequestRecord
+from tests.git_http import GitHttpServer
 
 NOTES = "refs/notes/tdd-handoffs"
 #: One job's handoffs: the start marker, one cycle, the closing plan (daemon_kata).

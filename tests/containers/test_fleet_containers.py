@@ -20,10 +20,11 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-import podman
 import pytest
-from fleet import Fleet, fleet
-from podman import PREFIX, SANDBOX_OPTS, WORKER_IMAGE
+
+from tests.containers import podman
+from tests.containers.fleet import Fleet, fleet
+from tests.containers.podman import PREFIX, SANDBOX_OPTS, WORKER_IMAGE
 
 pytestmark = pytest.mark.containers
 

@@ -394,7 +394,7 @@ MINITEST = Ecosystem(
 # ---------------------------------------------------------------------- the calc kata
 
 #: One function, ``add``, in Go, Rust and JavaScript (Vitest), for the mutation gate
-#: (tests/test_mutation_probed.py, tests/e2e/test_referee_mutation_langs.py): the body
+#: (tests/check/mutation/test_textual.py, tests/e2e/test_referee_mutation_langs.py): the body
 #: of a stub, of an honest GREEN, and of one that carries code no test asks for.
 CALC_HONEST = {"go": "\treturn a + b\n", "rust": "    a + b\n", "vitest": "  return a + b;\n"}
 CALC_OVER = {"go": "\tif a == 1337 {\n\t\treturn 0\n\t}\n\treturn a + b\n",

@@ -25,7 +25,6 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import gh_bin
 from daemon_kata import MERGED_ALPHA, choose, merge_fix
 from harness import full_sweep, sweep, sweep_only
 from kata import (
@@ -44,6 +43,7 @@ from rgr.daemon.hub import LocalHub
 from rgr.daemon.queue import Queue
 from rgr.fake_model import FakeModelServer, RequestRecord, SessionScript, bash, structured, write
 from rgr.store.gitcli import Git, git_env
+from tests.conftest import gh_bin
 
 pytestmark = pytest.mark.e2e
 
@@ -379,7 +379,7 @@ def test_workers_sharing_a_host_name_in_separate_pid_namespaces_never_take_a_liv
 
 
 #: A claim judged by its lease alone, taken once the lease ran out by the reader's
-#: clock: tests/test_daemon_queue.py, its lease tests; a live claim never taken: the
+#: clock: tests/daemon/test_queue.py, its lease tests; a live claim never taken: the
 #: PID-namespace test above, in every run.
 @sweep_only(WHERE, "a dead machine's job taken over after its lease")
 def test_lease_expiry_hands_a_dead_machines_job_to_the_other(tmp_path: Path) -> None:
@@ -415,7 +415,7 @@ def test_lease_expiry_hands_a_dead_machines_job_to_the_other(tmp_path: Path) -> 
 
 #: Jobs rebased onto a moving main, their test lists tidied, in every run through a
 #: remote (test_two_daemons_share_a_bare_remote); a conflict named without an agent
-#: (tests/test_daemon_land.py) and with one (the merge fixer's test, full sweep).
+#: (tests/daemon/test_land.py) and with one (the merge fixer's test, full sweep).
 @sweep_only(WHERE, "landing locally onto a moved main, a conflict named")
 def test_integrate_merge_lands_parallel_jobs_and_names_a_conflict(tmp_path: Path) -> None:
     repo = make_project(tmp_path / "kata")
@@ -489,7 +489,7 @@ def test_a_clean_merge_that_breaks_the_integrated_tree_does_not_land_and_says_wh
     lands on main a test of the project's policy (every top-level module is listed) that
     the job's new module breaks. The rebase is clean; only running the integrated tree
     shows it: the job does not land, says which test failed there, and main stays the
-    person's. (The landing's parts without an agent: tests/test_daemon_land.py.)"""
+    person's. (The landing's parts without an agent: tests/daemon/test_land.py.)"""
     repo = make_project(tmp_path / "kata")
     moved = threading.Event()
     listed = sorted(p.stem for p in repo.glob("*.py"))
@@ -597,7 +597,7 @@ def test_a_landing_whose_suite_passes_but_loses_a_behaviour_does_not_land(
     assert "double" not in git(repo, "log", "-p", "main")
 
 
-#: The fixer's judgement on real merges without an agent: tests/test_merge_fix.py.
+#: The fixer's judgement on real merges without an agent: tests/mergefix/test_merge_fix.py.
 @sweep_only(WHERE, "the merge fixer, honest and cheating")
 def test_merge_fixer_lands_a_conflicting_job_and_a_cheat_needs_attention(
         tmp_path: Path) -> None:
@@ -670,7 +670,7 @@ def test_merge_fixer_lands_a_conflicting_job_and_a_cheat_needs_attention(
 #: A stop at the next phase boundary and the restart that completes the job run in
 #: every run (SIGTERM: test_sigterm_mid_phase_stops_cleanly_and_a_restart_completes,
 #: test_sigterm_past_the_grace_period_hands_the_phase_back); cancel's answers:
-#: tests/test_daemon_queue.py.
+#: tests/daemon/test_queue.py.
 @sweep_only(WHERE, "rgr daemon stop and rgr queue cancel mid-run")
 def test_stop_and_cancel_at_phase_boundaries(tmp_path: Path) -> None:
     repo = make_project(tmp_path / "kata")
@@ -711,7 +711,7 @@ def test_stop_and_cancel_at_phase_boundaries(tmp_path: Path) -> None:
 
 
 #: The landing's verification in every run (test_two_daemons_share_a_bare_remote); the
-#: pull request of a run: tests/test_report_integrate.py.
+#: pull request of a run: tests/commands/test_report.py.
 @sweep_only(WHERE, "--integrate pr")
 def test_integrate_pr_opens_a_pull_request_for_the_verified_branch(tmp_path: Path) -> None:
     """`--integrate pr`: the job's branch, rebased and verified, goes to the hub with its
@@ -1030,7 +1030,7 @@ def test_sigterm_past_the_grace_period_hands_the_phase_back(tmp_path: Path) -> N
     assert sessions_by_job(server)["alpha"] == SESSIONS_PER_JOB + 1
 
 
-#: One budget for the whole queue, whoever spends it: tests/test_daemon_queue.py
+#: One budget for the whole queue, whoever spends it: tests/daemon/test_queue.py
 #: (test_the_budget_is_the_queues_whole_spending).
 @sweep_only(WHERE, "two machines, one budget")
 def test_one_budget_for_the_fleet(tmp_path: Path) -> None:

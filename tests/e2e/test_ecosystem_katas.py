@@ -11,7 +11,7 @@ run completes honestly. Every test run runs one of the eighteen, always the same
 the rejections: a compiled language, libtest's stdout parsed, rustup's homes outside HOME;
 about 1.5 minutes on 2 cores). Vitest runs end to end in every test run through
 tests/e2e/test_real_projects.py (an npm project through the daemon), and every runner's
-parser in tests/test_runners.py against the real runner. ``RGR_FULL_SWEEP=1`` runs all
+parser in tests/ecosystems/test_runners.py against the real runner. ``RGR_FULL_SWEEP=1`` runs all
 eighteen:
 
     RGR_FULL_SWEEP=1 .venv/bin/python -m pytest tests/e2e/test_ecosystem_katas.py

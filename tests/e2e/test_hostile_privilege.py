@@ -6,7 +6,7 @@ each planted path by name: canaries where users keep secrets, in another project
 a stand-in for the examiner's hidden tests in rgr's state folder. What it finds goes
 back to the model, so the check is the scripted server's record: no canary reached it.
 
-The unit-level sweep of layouts and jails is tests/test_least_privilege.py.
+The unit-level sweep of layouts and jails is tests/sandbox/test_least_privilege.py.
 """
 
 from __future__ import annotations

@@ -31,7 +31,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from conftest import E2E_BACKENDS, e2e_backends
 from harness import full_sweep, sweep
 from kata import (
     NOTES,
@@ -50,6 +49,7 @@ from kata import (
 
 from rgr.base.processes import REPO_MARK_VAR
 from rgr.fake_model import RequestRecord
+from tests.conftest import E2E_BACKENDS, e2e_backends
 
 pytestmark = pytest.mark.e2e
 

@@ -44,7 +44,7 @@ KEY = OPENCODE_CANARY_KEY
 # first use installs its 177 MB platform package (20-40 s with npm's cache warm, about
 # 48 s cold), more than the ~30 s the default run may gain. The default run covers the
 # mechanisms without it: the session's config, environment and events
-# (tests/test_opencode.py), the scripted server (tests/test_fake_chat.py), the
+# (tests/backends/test_opencode.py), the scripted server (tests/fake_model/test_chat.py), the
 # missing binary below.
 @sweep_only(WHERE, "a whole kata on opencode, the key hunted in RED")
 def test_the_opencode_key_is_not_in_the_sandbox(tmp_path: Path) -> None:

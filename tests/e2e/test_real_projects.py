@@ -266,7 +266,7 @@ def run_kata(user: User, repo: Path, eco: Ecosystem, check_env: dict[str, str] |
 
 
 # The full sweep's since 2026-12-02 (third pass): an activated venv shown inside and left
-# unwritten is tests/test_doctor.py::test_verify_runs_the_venvs_pytest_sealed_on_head in
+# unwritten is tests/commands/test_doctor.py::test_verify_runs_the_venvs_pytest_sealed_on_head in
 # every run, a real PyPI sdist's honest change through `rgr run` is test_corpus_run.py's
 # (iniconfig), and the README's pipx install is this file's shared-toolchains test.
 @sweep_only("a PyPI sdist (inflection, 400+ tests) under an activated venv")
@@ -461,7 +461,7 @@ def test_pnpm_workspace_whose_root_runs_pnpm_r_test(user: User) -> None:
 
 
 # The default run lands daemon jobs in tests/e2e/test_daemon.py and verifies Vitest projects
-# sealed in tests/test_tool_caches_inside.py; this one joins them on a real npm project.
+# sealed in tests/sandbox/test_tool_caches_inside.py; this one joins them on a real npm project.
 @sweep_only("npm through the daemon")
 def test_npm_project_through_the_daemon(user: User) -> None:
     """The job clone has no node_modules: its working copies share the daemon's."""

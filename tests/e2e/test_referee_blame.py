@@ -12,7 +12,7 @@ A GREEN that fakes it (a table keyed by the test's own inputs) leaves survivors 
 the fake, on a line the test runs: they are GREEN's fake-it debt, not RED's gap
 (rgr.check.fakeit.blame). The gate passes with the debt open, RED is never sent back,
 and the run stops for a person naming the debt instead of completing (a whole `rgr run`
-of its own: in the full sweep; the rule's cheap tests are tests/test_blame.py's).
+of its own: in the full sweep; the rule's cheap tests are tests/check/fakeit/test_blame.py's).
 """
 
 from __future__ import annotations

@@ -162,7 +162,7 @@ def scripts(kind: str, eco: Ecosystem, repo: Path) -> list[SessionScript]:
 
 # Vitest in every run; Go and Rust in the full sweep (their honest katas with helpers and
 # dependencies also run in tests/e2e/test_ecosystem_katas.py's sweep, and their gates on the
-# real toolchains in tests/test_mutation_probed.py).
+# real toolchains in tests/check/mutation/test_textual.py).
 @pytest.mark.parametrize("kind", sweep(["vitest", "go", "rust"],
                                        lambda k: full_sweep() or k == "vitest",
                                        "tests/e2e/test_referee_honest_langs.py"))

@@ -92,7 +92,8 @@ def kept_attempts(repo: Path) -> list[str]:
 #: The default run proves each language once through the real claude: a weak RED in
 #: Rust and JavaScript, an over-implementing GREEN in Go; the other kind in each language
 #: runs in the full sweep. Each language's mutants and probes are also run on its real
-#: toolchain by tests/test_mutation_probed.py and tests/test_mutation_probe_exit.py.
+#: toolchain by tests/check/mutation/test_textual.py and
+#: tests/check/mutation/test_mutation_probe_exit.py.
 WEAK_SAMPLE, OVER_SAMPLE = ("vitest",), ("go",)
 WHERE = "tests/e2e/test_referee_mutation_langs.py"
 

@@ -61,7 +61,8 @@ def green(content: str) -> SessionScript:
 
 #: Both runs are in the full sweep (73 s for RSpec, 93 s for Minitest at a load of about
 #: 8 on 2 cores): the default run holds Ruby's idioms, runners and gate to the real rspec
-#: and ruby in tests/test_ruby_language.py, test_runners.py and test_silenced_tests.py.
+#: and ruby in tests/ecosystems/ruby/test_ruby.py, tests/ecosystems/test_runners.py and
+#: tests/check/test_silenced_tests.py.
 SAMPLE: tuple[str, ...] = ()
 
 

@@ -33,13 +33,13 @@ from pathlib import Path
 import daemon_kata
 import pytest
 from browser import Watched, chromium, watched_page
-from conftest import REPO_ROOT
 from kata import edit_past_the_hook, make_project, rgr, rgr_env, start_rgr
 from playwright.sync_api import Browser
-from serve_helpers import Served, serve
 
 from rgr.daemon.workcopy import jobs_root
 from rgr.fake_model import FakeModelServer, SessionScript, Step, bash, read, structured, write
+from tests.conftest import REPO_ROOT
+from tests.serve_helpers import Served, serve
 
 pytestmark = pytest.mark.e2e
 

@@ -59,7 +59,7 @@ def finish(commit: str, when: int, reachable: bool, fields: HistoryFields) -> Hi
     row.update(HISTORY_DEFAULTS)
     row.update(fields)
     row["time"] = row.pop("finishedAt") or iso(when)
-    return row  # type: ignore[return-value]  # HistoryRow's keys (tests/test_note_json.py)
+    return row  # type: ignore[return-value]  # HistoryRow's keys (tests/store/test_note_json.py)
 
 
 def plain_row(commit: str, when: int, text: str | bytes,

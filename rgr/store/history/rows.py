@@ -44,7 +44,7 @@ def row(commit: str, when: int, text: str | bytes, reachable: bool) -> HistoryRo
 
 def quick_row(commit: str, when: int, text: str | bytes, reachable: bool) -> HistoryRow:
     """:func:`row` without pydantic for the notes rgr.store.handoff_read can read (the same
-    row: tests/test_history_rows.py), for listings of a few rows."""
+    row: tests/store/history/test_rows.py), for listings of a few rows."""
     plain = plain_row(commit, when, text, reachable)
     return row(commit, when, text, reachable) if plain is None else plain
 
