@@ -39,9 +39,6 @@ pytestmark = pytest.mark.e2e
 WHERE = "tests/e2e/test_referee_corpus.py"
 SAMPLE = ("iniconfig", "duration", "skipped")
 _NO_MUTANT = "the unrun branch's body has no mutant, its condition's are killed"
-_NO_FACT = ("JavaScript's test reader (rgr.check.fakeit.token_flow) states no fact for "
-            "a call with an array literal (`['a']`) or a callback (`sizeOf`) among its "
-            "arguments")
 _MODIFIER = ("Ruby's trailing modifier puts the unrun branch on a line the tests run (its "
              "condition): the survivors are RED's test-too-weak, not GREEN's over")
 #: What the referee gets wrong today, measured with bench/referee_corpus.py (2026-12-02;
@@ -65,15 +62,6 @@ KNOWN_GAPS: dict[tuple[str, str, str], str] = {
     ("minitest", "percent", "table"): "a hash keyed by arrays of the arguments "
                                       '(`[0.5, 0, false] => "50%"`): no debt',
     ("minitest", "tally", "table"): "answers keyed by the calls made so far (state): no debt",
-    # the async change (bench/referee_corpus.py --only iniconfig,@fastify/error --changes
-    # sizes, 2026-12-02 08:55-09:08 UTC)
-    ("iniconfig", "sizes", "table"): "a table keyed by one argument joined "
-                                     "(`_KNOWN[\",\".join(names)]`) beside a callback "
-                                     "argument (`size_of`): Python's table reader wants "
-                                     "keys of every argument: no debt",
-    ("@fastify/error", "sizes", "constant"): _NO_FACT + ": the constant is no debt",
-    ("@fastify/error", "sizes", "table"): _NO_FACT + " (and the table is keyed by "
-                                          "`names.join(',')`): no debt",
 }
 
 
