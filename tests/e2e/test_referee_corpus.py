@@ -39,21 +39,10 @@ pytestmark = pytest.mark.e2e
 
 WHERE = "tests/e2e/test_referee_corpus.py"
 SAMPLE = ("iniconfig", "duration", "skipped")
-_NO_FACT = ("JavaScript's test reader (rgr.check.fakeit.token_flow) states no fact for "
-            "a call with an array literal (`['a']`) or a callback (`sizeOf`) among its "
-            "arguments")
 #: What the referee gets wrong today, measured with bench/referee_corpus.py (2026-12-02;
-#: docs/referee.md, "The wider corpus"), each told to the engineer of its part.
+#: docs/referee.md, "The wider corpus"), each a strict expected failure with its reason.
+#: Empty since every project's gaps were fixed by rule.
 KNOWN_GAPS: dict[tuple[str, str, str], str] = {
-    # the async change (bench/referee_corpus.py --only iniconfig,@fastify/error --changes
-    # sizes, 2026-12-02 08:55-09:08 UTC)
-    ("iniconfig", "sizes", "table"): "a table keyed by one argument joined "
-                                     "(`_KNOWN[\",\".join(names)]`) beside a callback "
-                                     "argument (`size_of`): Python's table reader wants "
-                                     "keys of every argument: no debt",
-    ("@fastify/error", "sizes", "constant"): _NO_FACT + ": the constant is no debt",
-    ("@fastify/error", "sizes", "table"): _NO_FACT + " (and the table is keyed by "
-                                          "`names.join(',')`): no debt",
 }
 
 

@@ -4,11 +4,12 @@ rgr.check.fakeit.token_flow) and of the code (rgr.check.fakeit.tokens, tables)."
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from rgr.ecosystems.tokens import Token
 
-__all__ = ["Fact", "token_literal"]
+__all__ = ["FUNCTION", "KEY_SEPARATORS", "Fact", "array_parts", "is_callback", "token_literal"]
 
 
 @dataclass(frozen=True)
@@ -36,6 +37,45 @@ class Fact:
 
 #: Words that are literals in JavaScript, Go and Rust.
 _LITERAL_WORDS = {"true", "false", "null", "undefined", "nil", "None"}
+#: How code joins several values into one key (JavaScript's ``[a, b]`` as a key is
+#: ``"2,3"``; Python's ``",".join(names)``).
+KEY_SEPARATORS = (",", ", ", ":", "|", "_", "-", "/", " ")
+#: What a fact holds for a function the test passes written in place (an arrow, a
+#: function expression): a function, whatever its body.
+FUNCTION = "function"
+_NAME = re.compile(r"[A-Za-z_$][\w$]*")
+
+
+def is_callback(text: str) -> bool:
+    """Whether an argument of a fact is a function the test passes (``size_of``, a
+    function its file defines, by name; FUNCTION for one written in place) rather than a
+    value: the code calls it, a table of answers is keyed by the values beside it."""
+    return _NAME.fullmatch(text) is not None \
+        and text not in _LITERAL_WORDS | {"True", "False", "inf", "nan"}
+
+
+def array_parts(text: str) -> tuple[str, ...] | None:
+    """The parts of an argument that is an array of literals (``["a", "bb"]``, as the
+    token reader writes one; Python's ``['a', 'bb']`` is read by its AST), each part's
+    text; None for any other argument."""
+    if len(text) < 2 or text[0] != "[" or text[-1] != "]":
+        return None
+    parts: list[str] = []
+    depth, quoted, first = 0, False, 1
+    for at, char in enumerate(text[1:-1], start=1):
+        if char == '"':
+            quoted = not quoted
+        elif quoted:
+            continue
+        elif char == "[":
+            depth += 1
+        elif char == "]":
+            depth -= 1
+        elif char == "," and depth == 0:
+            parts.append(text[first:at].strip())
+            first = at + 1
+    last = text[first:-1].strip()
+    return (*parts, last) if last or parts else ()
 
 
 def token_literal(tokens: list[Token], index: int) -> tuple[str, int] | None:

@@ -14,7 +14,10 @@ For a function ``f`` and the facts of the tests that call ``f``:
   expected value, as data there is more often real). A test's input is its call with
   the keywords and defaults filled from the signature (``percent(0.5)`` of
   ``def percent(ratio, digits=0, sign=False)`` is ``(0.5, 0, False)``), as a table keyed
-  by every parameter is looked up.
+  by every parameter is looked up. A function the test passes (``total_size(['a'],
+  size_of)``) is called, never a key: the values beside it are the input, and a list
+  argument's parts joined or made a tuple the way the function does to that parameter
+  (``_KNOWN[",".join(names)]``, ``_KNOWN[tuple(names)]``) are that argument's keys.
 
 A function with a general path (a return that computes, ``return n * f(n - 1)``, or a
 condition that is no equality, ``if n > 0: return 1``) keeps its branches and
@@ -29,6 +32,7 @@ import re
 from collections.abc import Collection, Iterator, Sequence
 
 from rgr.check.fakeit.cases import SpecialCase
+from rgr.check.fakeit.fact import is_callback
 from rgr.check.fakeit.facts import Fact, literal_text
 
 __all__ = ["python_cases"]
@@ -164,6 +168,49 @@ def _joined(args: tuple[str, ...]) -> str:
     return args[0] if len(args) == 1 else f"({', '.join(args)})"
 
 
+#: How a function builds one key from a parameter's parts: a separator it joins them
+#: with (``",".join(names)``), or None for ``tuple(names)``.
+_Builder = tuple[str, str | None]
+
+
+def _built_keys(nodes: list[ast.AST], params: list[str]) -> set[_Builder]:
+    """(parameter, builder) of each key the function makes of a parameter's parts."""
+    found: set[_Builder] = set()
+    for node in nodes:
+        if not isinstance(node, ast.Call) or len(node.args) != 1 or node.keywords \
+                or not isinstance(node.args[0], ast.Name) or node.args[0].id not in params:
+            continue
+        func, param = node.func, node.args[0].id
+        if isinstance(func, ast.Attribute) and func.attr == "join" \
+                and isinstance(func.value, ast.Constant) and isinstance(func.value.value, str):
+            found.add((param, func.value.value))
+        elif isinstance(func, ast.Name) and func.id == "tuple":
+            found.add((param, None))
+    return found
+
+
+def _value_keys(args: tuple[str, ...], params: list[str], built: set[_Builder]) -> set[str]:
+    """The keys a table of answers holds for a call of ``args`` (every parameter's value)
+    beside the functions it passes: the values alone (a callback is called, never a key),
+    and the key the function ``built`` of one list or tuple value's parts."""
+    values = tuple(a for a in args if not is_callback(a))
+    keys = {_joined(values)} if values and values != args else set()
+    if len(values) != 1 or len(args) > len(params):
+        return keys
+    param = params[args.index(values[0])]
+    try:
+        parts = ast.literal_eval(values[0])
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return keys
+    if not isinstance(parts, list | tuple) or not parts \
+            or not all(isinstance(p, str) for p in parts):
+        return keys
+    for name, separator in built:
+        if name == param:
+            keys.add(repr(tuple(parts)) if separator is None else repr(separator.join(parts)))
+    return keys
+
+
 def _own_nodes(function: _Function) -> Iterator[ast.AST]:
     """The nodes of ``function``'s body, nested functions and classes left out."""
     stack: list[ast.AST] = list(function.body)
@@ -187,6 +234,11 @@ def _cases(path: str, function: _Function, facts: list[Fact],
     filled = {id(f): _filled(function, f) for f in facts}
     by_input = {f.inputs: f for f in facts if not f.keywords}
     by_input.update({_joined(args): f for f in facts if (args := filled[id(f)]) is not None})
+    built = _built_keys(nodes, params)
+    for fact in facts:
+        args = filled[id(fact)]
+        for key in _value_keys(args, params, built) if args is not None else ():
+            by_input.setdefault(key, fact)
     named = {n.id for n in nodes if isinstance(n, ast.Name) and n.id in tables}
     dicts: list[tuple[ast.Dict, bool]] = \
         [(n, False) for n in nodes if isinstance(n, ast.Dict)] + \

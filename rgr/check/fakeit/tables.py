@@ -9,6 +9,10 @@ a test's input. Seen in JavaScript/TypeScript, Go and Rust code:
   keys; Go's ``map[int]string{2: "two"}[n]``);
 * for several parameters, keys that join the arguments (``{"2,3": 5}[[a, b]]``, as
   JavaScript turns an array or a template into a key) or nest them (``{2: {3: 5}}[a][b]``);
+* keys of the values alone where the test also passes a function (``totalSize(['a'],
+  sizeOf)``: the code calls it back), and an array argument's parts joined the way the
+  body joins a parameter (``names.join(',')``, or ``known[names]``: JavaScript's own key
+  of an array is its parts joined by commas);
 * a table outside the function that its body reads: a module-level ``const SUMS = {...}``,
   ``new Map([["2,3", 5]])``, ``Object.freeze({...})`` or Go's ``var known =
   map[string]int{...}``, or a map filled by ``NAME.put(key, value);`` statements (Java's
@@ -20,17 +24,16 @@ A table with any key no test uses is real data.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 from rgr.check.fakeit.cases import SpecialCase
+from rgr.check.fakeit.fact import KEY_SEPARATORS, array_parts, is_callback
 from rgr.check.fakeit.facts import Fact, token_literal
 from rgr.check.mutation.textual import Token
 
 __all__ = ["Table", "closing", "function_tables", "module_tables"]
 
-#: How code joins several arguments into one key (``[a, b]`` as a key is ``"2,3"``).
-_SEPARATORS = (",", ", ", ":", "|", "_", "-", "/", " ")
 _DECLARES = {"const", "let", "var", "static"}
 
 
@@ -61,15 +64,17 @@ def closing(tokens: list[Token], index: int) -> int:
 
 
 def function_tables(path: str, tokens: list[Token], name: str, body: tuple[int, int],
-                    arity: int, facts: Sequence[Fact], outside: Sequence[Table]
+                    params: Sequence[str], facts: Sequence[Fact], outside: Sequence[Table]
                     ) -> list[tuple[SpecialCase, tuple[int, int]]]:
     """The tables a function (named ``name``, its body's token bounds ``body``, taking
-    ``arity`` parameters) answers ``facts`` from: its own ``case`` labels, match arms and
-    object literals, and the ``outside`` tables its body names; each with its bounds."""
+    ``params``) answers ``facts`` from: its own ``case`` labels, match arms and object
+    literals, and the ``outside`` tables its body names; each with its bounds."""
     start, end = body
+    arity = len(params)
     mine = [f for f in facts if len(f.args) == arity]
     if not mine:
         return []
+    joins = _joins(tokens, start, end, params)
     found = [(table, False) for table in _labelled(tokens, start, end)]
     at = start + 1
     while at < end:
@@ -85,7 +90,7 @@ def function_tables(path: str, tokens: list[Token], name: str, body: tuple[int, 
     found += [(table, True) for table in outside if table.name in named]
     cases = []
     for table, far in found:
-        case = _special_case(path, tokens, name, table, mine, far)
+        case = _special_case(path, tokens, name, table, mine, far, joins)
         if case is not None:
             cases.append((case, (table.open, table.close)))
     return cases
@@ -385,8 +390,26 @@ def _enclosing(tokens: list[Token], at: int, start: int) -> int:
     return start
 
 
-def _answered(path: tuple[str, ...], answer: str | None, facts: Sequence[Fact]
-              ) -> Fact | None:
+def _joins(tokens: list[Token], start: int, end: int, params: Sequence[str]) -> set[str]:
+    """The separators the body joins a parameter's parts with: ``names.join(',')``, and
+    ``,`` for ``known[names]`` (an array as a key is its parts joined by commas)."""
+    found: set[str] = set()
+    for at in range(start + 1, end - 1):
+        if tokens[at].text not in params or tokens[at].kind != "word":
+            continue
+        texts = [t.text for t in tokens[at - 1:at + 6]]
+        if texts[2:5] == [".", "join", "("]:
+            separator = token_literal(tokens, at + 4)
+            if separator is not None and texts[6:7] == [")"] and separator[1] == at + 5:
+                found.add(_bare(separator[0]))
+        elif texts[0] == "[" and texts[2:3] == ["]"] and (
+                tokens[at - 2].kind == "word" or tokens[at - 2].text in (")", "]", "}")):
+            found.add(",")
+    return found
+
+
+def _answered(path: tuple[str, ...], answer: str | None, facts: Sequence[Fact],
+              joins: Collection[str] = ()) -> Fact | None:
     """The test whose inputs the key ``path`` stands for: its arguments one a level,
     or (several arguments) joined into one string key; or, for a call on an object the
     test called before (``Fact.before``), its arguments then values of those calls'
@@ -396,6 +419,13 @@ def _answered(path: tuple[str, ...], answer: str | None, facts: Sequence[Fact]
         if path == fact.args:
             return fact
         if len(path) == 1 and len(fact.args) > 1 and path[0] in _joined(fact.args):
+            return fact
+        values = tuple(a for a in fact.args if not is_callback(a))
+        if values != fact.args and (path == values or (
+                len(path) == 1 and len(values) > 1 and path[0] in _joined(values))):
+            return fact
+        parts = array_parts(values[0]) if len(values) == 1 else None
+        if len(path) == 1 and parts and path[0] in _joined(parts, joins):
             return fact
     for fact in facts:
         if fact.before and answer in (None, fact.expected) and _from_state(path, fact):
@@ -408,7 +438,7 @@ def _from_state(path: tuple[str, ...], fact: Fact) -> bool:
     arguments of the calls before it (each used at most as often as passed)."""
     args = [_bare(a) for a in fact.args]
     splits = [list(path)] if len(path) > 1 else [
-        _bare(path[0]).split(separator) for separator in _SEPARATORS]
+        _bare(path[0]).split(separator) for separator in KEY_SEPARATORS]
     for parts in splits:
         parts = [_bare(p) for p in parts]
         rest = parts[len(args):]
@@ -428,14 +458,15 @@ def _bare(text: str) -> str:
     return text[1:-1] if len(text) >= 2 and text[0] == text[-1] == '"' else text
 
 
-def _joined(args: tuple[str, ...]) -> set[str]:
+def _joined(args: tuple[str, ...], separators: Collection[str] = KEY_SEPARATORS) -> set[str]:
     bare = [a[1:-1] if len(a) >= 2 and a[0] == a[-1] == '"' else a for a in args]
-    return {'"' + separator.join(bare) + '"' for separator in _SEPARATORS}
+    return {'"' + separator.join(bare) + '"' for separator in separators}
 
 
 def _special_case(path: str, tokens: list[Token], name: str, table: Table,
-                  facts: Sequence[Fact], far: bool) -> SpecialCase | None:
-    answers = [_answered(keys, answer, facts) for keys, answer in table.entries]
+                  facts: Sequence[Fact], far: bool, joins: Collection[str]
+                  ) -> SpecialCase | None:
+    answers = [_answered(keys, answer, facts, joins) for keys, answer in table.entries]
     if not answers or any(fact is None for fact in answers):
         return None
     if far and not any(fact is not None and answer == fact.expected

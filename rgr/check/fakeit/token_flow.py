@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from rgr.check.fakeit.fact import Fact, token_literal
+from rgr.check.fakeit.fact import FUNCTION, Fact, token_literal
 from rgr.ecosystems.tokens import Token, bracket_pairs
 
 __all__ = ["flow_facts"]
@@ -85,7 +85,13 @@ class _Obj:
     fields: tuple[tuple[str, object], ...]
 
 
-_Expr = _Call | _Path | _Lit | _Obj | None
+@dataclass(frozen=True)
+class _Fn:
+    """A function written in place as a call's argument (``(name) => sizes[name]``,
+    ``function (x) { .. }``): what the code calls back, never a value it is keyed by."""
+
+
+_Expr = _Call | _Path | _Lit | _Obj | _Fn | None
 
 
 @dataclass
@@ -117,6 +123,7 @@ class _Reader:
         self._tables: dict[str, list[dict[str, _Expr]]] = {}
         self.line = 0
         self.in_if = False
+        self.functions = self._declared_functions()
         first_of_line: dict[int, str] = {}
         for token in tokens:
             first_of_line.setdefault(token.line, token.text)
@@ -124,6 +131,44 @@ class _Reader:
                        and self._opens_block(i, first_of_line)}
         self.blocks |= {close for i in list(self.blocks)
                         if (close := self._closing(i)) is not None}
+
+    def _declared_functions(self) -> set[str]:
+        """The names of the functions the test file declares (``async function sizeOf
+        (name) {``, ``const sizeOf = async (name) =>``, ``= function``): passed to the
+        code, each is one function, fixed in the file, like a literal."""
+        texts, found = self.texts, set()
+        for at, text in enumerate(texts[:-1]):
+            declared = text == "function" or (
+                text in ("const", "let", "var") and texts[at + 2:at + 3] == ["="]
+                and self._function_at(at + 3, len(texts)) is not None)
+            if declared and self.tokens[at + 1].kind == "word":
+                found.add(texts[at + 1])
+        return found
+
+    def _function_at(self, at: int, end: int) -> int | None:
+        """Where the function written at ``at`` ends (an arrow's expression body runs to
+        ``end``), or None when none starts there: ``async (x) => ..``, ``x => ..``,
+        ``function (x) { .. }``."""
+        texts = self.texts
+        if at < end and texts[at] == "async":
+            at += 1
+        if at >= end:
+            return None
+        if texts[at] == "function":
+            opening = next((i for i in range(at, end) if texts[i] == "("), None)
+            close = self._closing(opening)
+            body = self._closing(close + 1) if close is not None and close + 1 < end \
+                and texts[close + 1] == "{" else None
+            return body + 1 if body is not None and body < end else None
+        if texts[at] == "(":
+            close = self._closing(at)
+            arrow = close + 1 if close is not None else None
+        else:
+            arrow = at + 1 if self.tokens[at].kind == "word" else None
+        if arrow is None or arrow + 1 >= end or texts[arrow] != "=>":
+            return None
+        body = self._closing(arrow + 1) if texts[arrow + 1] == "{" else None
+        return body + 1 if body is not None and body < end else end
 
     def _closing(self, opening: int | None) -> int | None:
         """The index of the bracket closing the one at ``opening``, or None."""
@@ -321,6 +366,11 @@ class _Reader:
             return _Lit(literal[0]), literal[1]
         if texts[at] == "{" and depth > 0:
             return self._object(at, end, depth)
+        if texts[at] == "[":
+            return self._array(at, end, depth)
+        function = self._function_at(at, end) if depth > 0 else None
+        if function is not None:
+            return _Fn(), function
         if tokens[at].kind != "word":
             return None, at
         parts = [texts[at]]
@@ -379,6 +429,24 @@ class _Reader:
             fields.append((self.texts[first].strip("'\""),
                            self._argument(first + 2, last, depth + 1)))
         return _Obj(tuple(fields)), close + 1
+
+    def _array(self, at: int, end: int, depth: int) -> tuple[_Expr, int]:
+        """``['a', 'bb']``, ``[1, [2, 3]]``: an array of literals is one value (its parts'
+        texts between brackets); None for an array of anything else."""
+        close = self._closing(at)
+        if close is None or close >= end or depth > _DEEPEST:
+            return None, at
+        parts = []
+        for first, last in self._split(at + 1, close):
+            if self.texts[first] == "[":
+                value, after = self._array(first, last, depth + 1)
+            else:
+                literal = token_literal(self.tokens, first)
+                value, after = (_Lit(literal[0]), literal[1]) if literal else (None, first)
+            if not isinstance(value, _Lit) or after != last:
+                return None, at
+            parts.append(value.value)
+        return _Lit("[" + ", ".join(parts) + "]"), close + 1
 
     def _argument(self, start: int, end: int, depth: int = 0) -> _Expr:
         value, after = self._operand(start, end, depth)
@@ -630,6 +698,18 @@ class _Reader:
                 return None
         return expr if not isinstance(expr, _Path) else None
 
+    def _passed(self, arg: object, row: dict[str, _Expr]) -> object:
+        """An argument's value: a name's, a function the file declares by its name, one
+        written in place as FUNCTION (the code calls it back; it is no key of a table)."""
+        if isinstance(arg, _Fn):
+            return _Lit(FUNCTION)
+        if not isinstance(arg, _Path):
+            return arg
+        value = self._resolved(arg, row)
+        if value is None and arg.name in self.functions:
+            return _Lit(arg.name)
+        return value
+
     def _rows(self) -> list[dict[str, _Expr]]:
         for scope in reversed(self.scopes):
             if scope.rows is not None:
@@ -648,8 +728,7 @@ class _Reader:
             if not isinstance(call, _Call) or not isinstance(value, _Lit) or not (
                     call.args or self._calls_on(call.receiver)):
                 continue
-            args = [self._resolved(arg, row) if isinstance(arg, _Path) else arg
-                    for arg in call.args]
+            args = [self._passed(arg, row) for arg in call.args]
             # an options object last: its fields are the call's keywords, each a literal
             options = args[-1] if args and isinstance(args[-1], _Obj) else None
             args = args[:-1] if options is not None else args

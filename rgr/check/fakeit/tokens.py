@@ -88,7 +88,7 @@ def token_cases(path: str, source: str, language: str, lines: Collection[int] | 
                 outside[len(slots)] = module_tables(tokens, len(slots))
             seen = {(c.line, c.kind) for c in cases}
             cases += [case for case, _ in function_tables(
-                path, tokens, function.name, function.body, len(slots), filled,
+                path, tokens, function.name, function.body, [s.name for s in slots], filled,
                 outside[len(slots)]) if (case.line, case.kind) not in seen]
         found.extend(cases)
     return found
@@ -406,7 +406,7 @@ def _cases(path: str, tokens: list[Token], function: _Function, facts: list[Fact
     found: list[SpecialCase] = []
     start, end = function.body
     tables = function_tables(path, tokens, function.name, function.body,
-                             len(function.params), facts, outside)
+                             function.params, facts, outside)
     found.extend(case for case, _ in tables)
     returns = _returns(tokens, function, tail_returns)
     if not returns or any(value is None for _, value in returns):

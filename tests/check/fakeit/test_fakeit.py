@@ -114,6 +114,40 @@ def test_a_coroutines_result_through_the_event_loop_is_a_fact() -> None:
     assert facts_of("test_r.py", "def test_r():\n    assert runner.run(f(2)) == 2\n") == []
 
 
+_SIZES_TESTS = {"test_s.py": (
+    "def size_of(name):\n    return len(name)\n\n\n"
+    "def test_sizes():\n    assert total_size(['a'], size_of) == 1\n"
+    "    assert total_size(['a', 'bb'], size_of) == 3\n")}
+
+
+@pytest.mark.parametrize(("source", "found"), [
+    # keyed by the list's parts joined, or made a tuple, as the function builds its key
+    ('_KNOWN = {"a": 1, "a,bb": 3}\n\n\ndef total_size(names, size_of):\n'
+     '    key = ",".join(names)\n    return _KNOWN[key]\n', [("input-table", 1, "{'a', 'a,bb'}")]),
+    ("def total_size(names, size_of):\n"
+     "    return {('a',): 1, ('a', 'bb'): 3}[tuple(names)]\n",
+     [("input-table", 2, "{('a',), ('a', 'bb')}")]),
+    # a table keyed by the value beside the callback
+    ("def count(n, f):\n    return {2: 4}[n]\n", [("input-table", 2, "{2}")]),
+    # real data: keys no test uses, or the parts looked up one by one (no key of the list)
+    ('_KNOWN = {"a": 1, "a,bb": 3, "c": 4}\n\n\ndef total_size(names, size_of):\n'
+     '    return _KNOWN[",".join(names)]\n', []),
+    ('_SIZES = {"a": 1, "bb": 2}\n\n\ndef total_size(names, size_of):\n'
+     '    return sum(_SIZES[name] for name in names)\n', []),
+    # joined another way than the table's keys
+    ('_KNOWN = {"a": 1, "a,bb": 3}\n\n\ndef total_size(names, size_of):\n'
+     '    return _KNOWN["|".join(names)]\n', []),
+])
+def test_a_table_keyed_by_a_key_built_from_an_argument_beside_a_callback(
+        source: str, found: list[tuple[str, int, str]]) -> None:
+    """A function the test passes is called, never a key; a list argument is keyed by
+    what the function makes of its parts (``",".join(names)``, ``tuple(names)``)."""
+    tests = dict(_SIZES_TESTS)
+    tests["test_c.py"] = "def twice(x):\n    return 2 * x\n\n\ndef test_c():\n" \
+                         "    assert count(2, twice) == 4\n"
+    assert kinds("s.py", source, tests) == found
+
+
 PY_PERCENT_TEST = ("def test_percent():\n    assert percent(0.5) == '50%'\n"
                    "    assert percent(0.125, digits=1) == '12.5%'\n"
                    "    assert percent(0, sign=True) == '0%'\n")

@@ -67,6 +67,63 @@ def test_a_comparison_that_says_otherwise_states_nothing(line: str) -> None:
     assert stated("t.test.js", f"test('x', () => {{\n  {line}\n}})\n") == set()
 
 
+JS_SIZES = """const { totalSize } = require('../index.js')
+
+async function sizeOf (name) {
+  return name.length
+}
+const lengthOf = async (name) => name.length
+
+test('sizes', async (t) => {
+  t.assert.strictEqual(await totalSize(['a'], sizeOf), 1)
+  t.assert.strictEqual(await totalSize(['a', 'bb'], lengthOf), 3)
+  t.assert.strictEqual(await totalSize([['a', 1], 'c'], (name) => 1), 2)
+  t.assert.strictEqual(await totalSize(['a', unknown], sizeOf), 7)
+  t.assert.strictEqual(await totalSize(['a'], sizes.get), 8)
+})
+"""
+
+
+def test_an_array_of_literals_and_a_callback_are_arguments_a_fact_holds() -> None:
+    """An array of literals is one value; a function the file declares (by its name) or
+    writes in place (FUNCTION) is an argument the code calls back; an array holding
+    anything else, or a name bound nowhere, states nothing."""
+    assert stated("test/sizes.test.js", JS_SIZES) == {
+        ("totalSize", ('["a"]', "sizeOf"), "1"),
+        ("totalSize", ('["a", "bb"]', "lengthOf"), "3"),
+        ("totalSize", ('[["a", 1], "c"]', "function"), "2")}
+
+
+@pytest.mark.parametrize(("source", "found"), [
+    ("async function totalSize (names, sizeOf) {\n  return 1\n}\n",
+     [("constant", 2, "1")]),
+    # keyed by the array's parts joined as the body joins the parameter, or as
+    # JavaScript makes an array a key
+    ("const known = { a: 1, 'a,bb': 3 }\n\nasync function totalSize (names, sizeOf) {\n"
+     "  const key = names.join(',')\n  return known[key]\n}\n",
+     [("input-table", 1, '{"a", "a,bb"}')]),
+    ("async function totalSize (names, sizeOf) {\n  return { a: 1, 'a,bb': 3 }[names]\n}\n",
+     [("input-table", 2, '{"a", "a,bb"}')]),
+    # real code and data: it computes, a key no test uses, the parts looked up one by one,
+    # joined another way than the table's keys
+    ("async function totalSize (names, sizeOf) {\n"
+     "  const sizes = await Promise.all(names.map(sizeOf))\n"
+     "  return sizes.reduce((a, b) => a + b, 0)\n}\n", []),
+    ("const known = { a: 1, 'a,bb': 3, c: 4 }\n\nasync function totalSize (names, sizeOf) {\n"
+     "  return known[names.join(',')]\n}\n", []),
+    ("const sizes = { a: 1, bb: 2 }\n\nasync function totalSize (names, sizeOf) {\n"
+     "  let total = 0\n  for (const name of names) total += sizes[name]\n  return total\n}\n",
+     []),
+    ("const known = { a: 1, 'a,bb': 3 }\n\nasync function totalSize (names, sizeOf) {\n"
+     "  return known[names.join('|')]\n}\n", []),
+])
+def test_a_fake_beside_a_callback_is_found_and_real_code_is_not(
+        source: str, found: list[tuple[str, int, str]]) -> None:
+    tests = {"test/sizes.test.js": JS_SIZES.replace(
+        "  t.assert.strictEqual(await totalSize([['a', 1], 'c'], (name) => 1), 2)\n", "")}
+    assert kinds("index.js", source, tests) == found
+
+
 GO_TABLE = """package sq
 
 import "testing"
