@@ -256,14 +256,17 @@ class Worker(threading.Thread):
     def run_job(self, job: Job, claim: Claim, oid: str) -> None:
         ctx = self.ctx
         taken = f" (taken over from {job.claim.worker})" if job.claim else ""
-        self.say(f"claimed job {job.id}{taken}", job=job.id, feature=job.spec.feature)
         beat = Heartbeat(ctx, self.number, job, claim, oid)
         beat.start()
         try:
             state = replace(job.state, state="running", updated_at=time.time(),
                             by=self.worker_id, message="", runs=job.state.runs + 1)
             if not ctx.queue.set_state(job, state):
-                return  # cancelled (or changed) between reading and claiming
+                # Cancelled, or finished by another worker, between reading the queue
+                # and winning the claim (its claim released as it finished): the claim
+                # goes back unused, and the log says no job was taken.
+                return
+            self.say(f"claimed job {job.id}{taken}", job=job.id, feature=job.spec.feature)
             wc = WorkCopy(ctx.main, ctx.git_dir, job.spec, ctx.hub_url)
             if self.prepare(job, wc):
                 self.loop(job, wc, beat)
