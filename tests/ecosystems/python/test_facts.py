@@ -1,15 +1,14 @@
-"""Fake-it by data flow (rgr.check.fakeit.facts): a test's value counts when the test
-compares it with the result of calling the code, whatever the comparison's form: a bare
-call of the project's own helper (read from its name, or from its definition when the
-name says nothing), a name bound to the call's result, ``pytest.approx``. A comparison
-that is no equality states no fact."""
+"""What a Python test states (rgr.ecosystems.python.facts): a test's value counts when
+the test compares it with the result of calling the code, whatever the comparison's form:
+a bare call of the project's own helper (read from its name, or from its definition when
+the name says nothing), a name bound to the call's result, ``pytest.approx``. A
+comparison that is no equality states no fact."""
 
 from __future__ import annotations
 
 import pytest
 
-from rgr.check.fakeit.facts import facts_of
-from rgr.check.fakeit.ledger import cases_in
+from rgr.ecosystems.python.facts import facts_of
 
 
 def facts(source: str) -> set[tuple[str, tuple[str, ...], str]]:
@@ -47,12 +46,3 @@ def test_approx_compares_with_its_value() -> None:
 def test_a_comparison_that_is_no_equality_states_nothing(test: str) -> None:
     assert facts(test) == set()
 
-
-def test_a_constant_answering_a_helpers_expectation_is_fake_it() -> None:
-    """GREEN returns the first test's expected value; the tests assert through the
-    project's own helper: the constant is named with its file and line."""
-    test = ("from tests.helpers import assert_equal\n\n"
-            "def test_formats():\n    assert_equal('1.50', fmt(1.5, 2))\n")
-    production = "def fmt(value, digits):\n    return '1.50'\n"
-    cases = cases_in("fmt.py", production, None, facts_of("tests/test_fmt.py", test))
-    assert [(c.kind, c.line, c.value) for c in cases] == [("constant", 2, "'1.50'")]
