@@ -2,10 +2,10 @@
 ``5``), read from the tests' own asserts with literal arguments and a literal
 expectation. A language with a reader of its syntax tree (``Language.fakeit_tree``:
 Python's, rgr.ecosystems.python.facts) is read by it; the others (JavaScript/TypeScript,
-Go, Rust, Java, Ruby) on their tokens, by data flow
-(rgr.check.fakeit.token_flow). Values are kept as canonical text (by a syntax tree: the
-literal's ``repr``; tokens: the number, or a string's inner text quoted) so that the
-production side compares like with like."""
+Go, Rust, Java, Ruby) on their tokens, by data flow (rgr.check.fakeit.token_flow).
+Values are kept as canonical text (by a syntax tree: the literal's ``repr``; tokens: the
+number, or a string's inner text quoted) so that the production side compares like with
+like."""
 
 from __future__ import annotations
 
