@@ -72,12 +72,9 @@ WITHOUT_TEST_FILE: dict[str, str] = {
     "rgr.check.acceptance.verdict": "tested by feature in check/acceptance/test_acceptance",
     "rgr.check.cheats.rules": "no test imports it: reached through the modules that use it",
     "rgr.check.cheats.tokens": "no test imports it: reached through the modules that use it",
-    "rgr.check.fakeit.cases": "no test imports it: reached through the modules that use it",
-    "rgr.check.fakeit.fact": "no test imports it: reached through the modules that use it",
     "rgr.check.fakeit.ledger":
         "tested by feature in check/fakeit/test_facts, check/fakeit/test_fakeit, "
         "check/fakeit/test_token_flow",
-    "rgr.check.fakeit.python": "no test imports it: reached through the modules that use it",
     "rgr.check.fakeit.tables": "no test imports it: reached through the modules that use it",
     "rgr.check.fakeit.tokens": "tested by feature in ecosystems/ruby/test_ruby",
     "rgr.check.gate":
@@ -155,6 +152,8 @@ WITHOUT_TEST_FILE: dict[str, str] = {
         "ecosystems/javascript/test_direct (+5)",
     "rgr.ecosystems.declarations":
         "no test imports it: reached through the modules that use it",
+    "rgr.ecosystems.fact":
+        "tested by feature in check/fakeit/test_fakeit, ecosystems/ruby/test_ruby",
     "rgr.ecosystems.go": "a package's docstring and imports: no code of its own",
     "rgr.ecosystems.go.caches": "no test imports it: reached through the modules that use it",
     "rgr.ecosystems.go.cheats": "no test imports it: reached through the modules that use it",
@@ -212,6 +211,8 @@ WITHOUT_TEST_FILE: dict[str, str] = {
     "rgr.ecosystems.python.pytest_own_outcomes":
         "no test imports it: reached through the modules that use it",
     "rgr.ecosystems.python.pytest_runner": "tested by feature in check/test_red_real_suites",
+    "rgr.ecosystems.python.special_cases":
+        "no test imports it: reached through the modules that use it",
     "rgr.ecosystems.python.virtualenvs":
         "no test imports it: reached through the modules that use it",
     "rgr.ecosystems.registry":
@@ -247,6 +248,8 @@ WITHOUT_TEST_FILE: dict[str, str] = {
         "no test imports it: reached through the modules that use it",
     "rgr.ecosystems.rust.values": "no test imports it: reached through the modules that use it",
     "rgr.ecosystems.scope": "no test imports it: reached through the modules that use it",
+    "rgr.ecosystems.special_case":
+        "no test imports it: reached through the modules that use it",
     "rgr.ecosystems.tokens": "tested by feature in check/mutation/test_mutation_styles",
     "rgr.evaluate": "a package's docstring and imports: no code of its own",
     "rgr.evaluate.clone": "no test imports it: reached through the modules that use it",

@@ -6,11 +6,13 @@ for the one a path is written in."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, Protocol
 
+from rgr.ecosystems.fact import Fact
+from rgr.ecosystems.special_case import SpecialCase
 from rgr.ecosystems.tokens import Token, TokenScan
 
 if TYPE_CHECKING:  # a Protocol, so only for the type checker (rgr.base.proc)
@@ -112,6 +114,26 @@ class CheatIdioms:
         return path.endswith(self.suffixes)
 
 
+@dataclass(frozen=True)
+class FakeItTree:
+    """Fake-it's reading of a language by its syntax tree (rgr.check.fakeit), where rgr's
+    own parser reads it (the standard library's ``ast``, the language rgr is written
+    in): the rules are the checks', the reading the language's. A language without one
+    is read on its tokens (``MutationSyntax``) where it has any."""
+
+    #: The facts the test file ``path`` states, given its source: ``(path, source)``
+    #: (rgr.check.fakeit.facts).
+    facts: Callable[[str, str], list[Fact]]
+    #: The special cases of the functions of the source file ``path`` that touch the
+    #: lines given (None: every function), judged against the facts:
+    #: ``(path, source, lines, facts)`` (rgr.check.fakeit.ledger).
+    special_cases: Callable[[str, str, Collection[int] | None, Sequence[Fact]],
+                            list[SpecialCase]]
+    #: Each function of a source by name, with its first and last line: ``(source)``
+    #: (rgr.check.fakeit.blame).
+    functions: Callable[[str], list[tuple[str, tuple[int, int]]]]
+
+
 class Confined(Protocol):
     """Where a language's own tool runs when rgr seals it: inside ``launcher`` (the
     sandbox), its files under ``tmp`` (rgr.check.verify.Confinement, a layer above,
@@ -186,6 +208,9 @@ class Language:
     #: Its cheat idioms, where rgr reads them by its own syntax tree instead (Python's
     #: AST); None: none there.
     syntax_cheats: SyntaxCheats | None = None
+    #: Fake-it's reading of its tests' facts and its code's special cases, where rgr reads
+    #: them by its syntax tree; None: on its tokens, where it has any.
+    fakeit_tree: FakeItTree | None = None
     #: Regular expressions of code that reaches into its test framework or runner's
     #: report from outside the tests (rgr.check.guards.FRAMEWORK_HOOKS: matched on the
     #: added lines of every file that is not a test file).
@@ -204,9 +229,9 @@ class Language:
     #: Its files are read by rgr's own parser (the standard library's ``ast``, the
     #: language rgr is written in): the mutation gate's traced path (mutants made from
     #: the syntax tree, rgr.check.mutation.mutants; which test runs which line, from
-    #: rgr's line tracer, rgr.ecosystems.python.lines) and fake-it's reading of the
-    #: tests' facts and the code's special cases (rgr.check.fakeit.facts, python). A
-    #: language without it is read on its tokens (``MutationSyntax``) where it has any.
+    #: rgr's line tracer, rgr.ecosystems.python.lines); fake-it asks ``fakeit_tree``
+    #: instead. A language without it is read on its tokens (``MutationSyntax``) where
+    #: it has any.
     ast_read: bool = False
     #: The prover the mutation gate asks whether a survivor is equivalent; None: none.
     prover: Prover | None = None

@@ -26,7 +26,13 @@ from rgr.ecosystems.junit import CustomCommand, JUnitGlobs
 from rgr.ecosystems.jvm import language as jvm_language
 from rgr.ecosystems.jvm import narrowing as jvm_narrowing
 from rgr.ecosystems.jvm import runner as jvm
-from rgr.ecosystems.language import AcceptanceName, CheatIdioms, ExaminerInterface, Language
+from rgr.ecosystems.language import (
+    AcceptanceName,
+    CheatIdioms,
+    ExaminerInterface,
+    FakeItTree,
+    Language,
+)
 from rgr.ecosystems.php import language as php_language
 from rgr.ecosystems.php import runner as php
 from rgr.ecosystems.python import language as python_language
@@ -221,6 +227,13 @@ def cheat_idioms(path: str) -> CheatIdioms | None:
     its tokens (rgr.check.cheats.tokens), or None."""
     return next((language.cheats for language in LANGUAGES
                  if language.cheats is not None and language.cheats.reads(path)), None)
+
+
+def fakeit_tree(path: str) -> FakeItTree | None:
+    """Fake-it's reader of the language ``path`` is written in, where rgr reads it by
+    its syntax tree (rgr.check.fakeit), or None: read on its tokens, if at all."""
+    language = language_of(path)
+    return None if language is None else language.fakeit_tree
 
 
 def acceptance_names() -> tuple[AcceptanceName, ...]:

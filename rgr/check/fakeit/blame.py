@@ -13,11 +13,11 @@ values pays it; the run never completes while it is open).
 
 from __future__ import annotations
 
-import ast
 from collections.abc import Mapping, Sequence
 
 from rgr.check.fakeit.tokens import function_lines
 from rgr.check.mutation.textual import language_of
+from rgr.ecosystems import registry
 from rgr.store.handoff import AdequacyNote, FakeItDebt
 
 __all__ = ["fake_lines", "survivors_of_fakes"]
@@ -57,15 +57,11 @@ def survivors_of_fakes(note: AdequacyNote, debt: Sequence[FakeItDebt],
 
 
 def _functions(path: str, source: str) -> list[tuple[str, tuple[int, int]]]:
-    """Each function of ``source`` by name, with its first and last line (Python's by
-    its syntax tree: no token language of rgr's is written in that file)."""
+    """Each function of ``source`` by name, with its first and last line: on its tokens,
+    or by its syntax tree where its language has a reader of it
+    (``Language.fakeit_tree``), as the ledger found the special cases there."""
     language = language_of(path)
     if language:
         return function_lines(source, language)
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError):
-        return []
-    return [(node.name, (node.lineno, node.end_lineno or node.lineno))
-            for node in ast.walk(tree)
-            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)]
+    tree = registry.fakeit_tree(path)
+    return tree.functions(source) if tree is not None else []

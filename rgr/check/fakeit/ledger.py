@@ -13,12 +13,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from rgr.base.config import Config
-from rgr.check.fakeit.cases import SpecialCase
-from rgr.check.fakeit.facts import Fact, facts_of
-from rgr.check.fakeit.python import python_cases
+from rgr.check.fakeit.facts import facts_of
 from rgr.check.fakeit.tokens import token_cases
 from rgr.check.mutation.textual import language_of
 from rgr.ecosystems import registry
+from rgr.ecosystems.fact import Fact
+from rgr.ecosystems.special_case import SpecialCase
 from rgr.store import git
 from rgr.store.handoff import FakeItDebt
 from rgr.store.objects import Commit, Repository
@@ -42,8 +42,9 @@ def test_path(test: str) -> str:
 def cases_in(path: str, source: str, lines: Iterable[int] | None,
              facts: Sequence[Fact]) -> list[SpecialCase]:
     wanted = None if lines is None else set(lines)
-    if registry.ast_read(path):  # rgr's own parser reads it (Language.ast_read)
-        return python_cases(path, source, wanted, facts)
+    tree = registry.fakeit_tree(path)
+    if tree is not None:  # read by its syntax tree (Language.fakeit_tree)
+        return tree.special_cases(path, source, wanted, facts)
     language = language_of(path)
     # a call's keywords (Python's, or a JavaScript options object) are filled in by
     # each reader from the function's own parameters

@@ -27,10 +27,9 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
-from rgr.check.fakeit.cases import SpecialCase
-from rgr.check.fakeit.fact import KEY_SEPARATORS, array_parts, is_callback
-from rgr.check.fakeit.facts import Fact, token_literal
 from rgr.check.mutation.textual import Token
+from rgr.ecosystems.fact import KEY_SEPARATORS, Fact, array_parts, is_callback, token_literal
+from rgr.ecosystems.special_case import SpecialCase
 
 __all__ = ["Table", "closing", "function_tables", "module_tables"]
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from rgr.check.fakeit.fact import FUNCTION, Fact, token_literal
+from rgr.ecosystems.fact import FUNCTION, Fact, token_literal
 from rgr.ecosystems.tokens import Token, bracket_pairs
 
 __all__ = ["flow_facts"]

@@ -20,11 +20,11 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
 
-from rgr.check.fakeit.cases import SpecialCase
-from rgr.check.fakeit.facts import Fact, token_literal
 from rgr.check.fakeit.tables import Table, closing, function_tables, module_tables
 from rgr.check.mutation.textual import Token, tokens_of
 from rgr.ecosystems import registry
+from rgr.ecosystems.fact import Fact, token_literal
+from rgr.ecosystems.special_case import SpecialCase
 
 __all__ = ["function_lines", "token_cases"]
 

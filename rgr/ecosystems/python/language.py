@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 
-from rgr.ecosystems.language import AcceptanceName, Language, Names
-from rgr.ecosystems.python import cheats, equivalence
+from rgr.ecosystems.language import AcceptanceName, FakeItTree, Language, Names
+from rgr.ecosystems.python import cheats, equivalence, facts, special_cases
 from rgr.ecosystems.python.interface import INTERFACE
 
 #: Extension modules built in place (``pip install -e .``, ``setup.py build_ext -i``).
@@ -37,6 +37,8 @@ LANGUAGE = Language(
     acceptance_names=(AcceptanceName(re.compile(r"test_.*\.py"), "test_{stem}.py"),
                       AcceptanceName(re.compile(r".*_test\.py"), "{stem}_test.py")),
     interface=INTERFACE, syntax_cheats=cheats.findings,
+    fakeit_tree=FakeItTree(facts.facts_of, special_cases.special_cases,
+                           special_cases.function_lines),
     framework_hooks=(r"^\s*(import|from)\s+(_?pytest|_pytest\.\w+|unittest)\b",
                      r"\bpytest_\w+\s*\(", r"\batexit\b", r"\bos\._exit\s*\(",
                      r"sys\.modules\[\s*['\"]_?pytest", "PYTEST_ADDOPTS",

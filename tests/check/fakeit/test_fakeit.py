@@ -13,8 +13,9 @@ from typing import Literal
 
 import pytest
 
-from rgr.check.fakeit.facts import Fact, facts_of
+from rgr.check.fakeit.facts import facts_of
 from rgr.check.fakeit.ledger import account, cases_in
+from rgr.ecosystems.fact import Fact
 from rgr.loop.prompting import build_prompt
 from rgr.store import git as store_git
 from rgr.store.handoff import FakeItDebt, HandoffState, Phase

@@ -16,9 +16,10 @@ from rgr.base.config import AdequacyConfig
 from rgr.check import cheats
 from rgr.check.acceptance.interface import public_interface
 from rgr.check.acceptance.placing import acceptance_path
-from rgr.check.fakeit.facts import Fact, facts_of
+from rgr.check.fakeit.facts import facts_of
 from rgr.check.fakeit.tokens import token_cases
 from rgr.check.mutation import textual
+from rgr.ecosystems.fact import Fact
 from tests.gate_helpers import committed, detected_command, measure_commits
 
 

@@ -1,4 +1,7 @@
-"""Special cases in Python functions, by their AST.
+"""Special cases in Python functions, by their syntax tree (the standard library's
+``ast``): fake-it's reading of Python code (rgr.check.fakeit.ledger asks for it through
+``Language.fakeit_tree``; the rules are those its token readers follow for the other
+languages, rgr.check.fakeit.tokens and tables).
 
 For a function ``f`` and the facts of the tests that call ``f``:
 
@@ -31,17 +34,17 @@ import ast
 import re
 from collections.abc import Collection, Iterator, Sequence
 
-from rgr.check.fakeit.cases import SpecialCase
-from rgr.check.fakeit.fact import is_callback
-from rgr.check.fakeit.facts import Fact, literal_text
+from rgr.ecosystems.fact import Fact, is_callback
+from rgr.ecosystems.python.facts import literal_text
+from rgr.ecosystems.special_case import SpecialCase
 
-__all__ = ["python_cases"]
+__all__ = ["function_lines", "special_cases"]
 
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
 
 
-def python_cases(path: str, source: str, lines: Collection[int] | None,
-                 facts: Sequence[Fact]) -> list[SpecialCase]:
+def special_cases(path: str, source: str, lines: Collection[int] | None,
+                  facts: Sequence[Fact]) -> list[SpecialCase]:
     """The special cases of the functions of ``source`` that touch ``lines`` (None: every
     function), judged against ``facts``."""
     try:
@@ -62,6 +65,17 @@ def python_cases(path: str, source: str, lines: Collection[int] | None,
         if mine:
             found.extend(_cases(path, function, mine, tables, functions))
     return found
+
+
+def function_lines(source: str) -> list[tuple[str, tuple[int, int]]]:
+    """Each function of ``source`` by name, with its first and last line: where the
+    special cases a debt names lie (rgr.check.fakeit.blame)."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return []
+    return [(node.name, (node.lineno, node.end_lineno or node.lineno))
+            for node in ast.walk(tree) if isinstance(node, _Function)]
 
 
 #: A test's call on an object after others: its own inputs, the values the calls

@@ -1,6 +1,8 @@
 """One fact a test states (``add(2, 3) == 5``) and the literal values both sides of it are
 read as, shared by the readers of the tests (rgr.check.fakeit.facts,
-rgr.check.fakeit.token_flow) and of the code (rgr.check.fakeit.tokens, tables)."""
+rgr.check.fakeit.token_flow, a language's own: rgr.ecosystems.python.facts) and of the
+code (rgr.check.fakeit.tokens, tables, rgr.ecosystems.python.special_cases). Here, below
+the checks, so that a language's own reader (``Language.fakeit_tree``) can make them."""
 
 from __future__ import annotations
 
@@ -22,7 +24,8 @@ class Fact:
     test: str  # path::name (Python) or path:line (tokens)
     #: Python's keyword arguments (``percent(0.125, digits=1)``): (name, value) each, in
     #: the call's order; the reader of the code fills them (and the defaults) into the
-    #: function's parameters before matching a key (rgr.check.fakeit.python).
+    #: function's parameters before matching a key
+    #: (rgr.ecosystems.python.special_cases).
     keywords: tuple[tuple[str, str], ...] = ()
     #: The calls the test made on the same object before this one (``tally.add("a")``
     #: before ``tally.count("a")``): (method, arguments) each, in order. The object's

@@ -1,12 +1,13 @@
 """A special case found in production code: what it is, where, and which test's values
-it answers."""
+it answers (made by the readers of the code: rgr.check.fakeit.tokens, tables, and a
+language's own, rgr.ecosystems.python.special_cases)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Literal
 
-from rgr.check.fakeit.facts import Fact
+from rgr.ecosystems.fact import Fact
 
 Kind = Literal["constant", "input-table", "input-branch"]
 
