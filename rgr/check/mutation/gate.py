@@ -61,7 +61,7 @@ from rgr.base.config import AdequacyConfig, Config, TestCommand
 from rgr.base.installed import install_extra
 from rgr.check.fakeit.facts import facts_of
 from rgr.check.mutation import kills, python_probe, telling, textual
-from rgr.check.mutation.mutants import Mutant, apply, mutants_of
+from rgr.check.mutation.mutants import mutants_of
 from rgr.check.mutation.rule import decide, demonstrably_killable
 from rgr.check.verify import Confinement, TestReport, run_tests
 from rgr.ecosystems import registry
@@ -70,6 +70,7 @@ from rgr.ecosystems.javascript import direct as js_direct
 from rgr.ecosystems.jvm import direct as jvm_direct
 from rgr.ecosystems.language import Prover
 from rgr.ecosystems.manifest_keys import MANIFESTS
+from rgr.ecosystems.mutant import Mutant, apply
 from rgr.ecosystems.python import lines as traced_lines
 from rgr.ecosystems.test_scope import Scope, left_out, scope_of
 from rgr.store import git

@@ -31,13 +31,13 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Collection, Iterator
-from dataclasses import dataclass
 
 from rgr.base.config import MUTATION_OPERATORS
 from rgr.check.mutation.arid import LOG_RECEIVER, PRINT_CALLS
 from rgr.check.mutation.boundary import TWINS, python_guards
+from rgr.ecosystems.mutant import Mutant, apply
 
-__all__ = ["Mutant", "apply", "mutants_of"]
+__all__ = ["mutants_of"]
 
 #: A node with a position in the source.
 Located = ast.expr | ast.stmt
@@ -51,41 +51,6 @@ _COMPARISON: dict[type[ast.cmpop], tuple[type[ast.cmpop], ...]] = {
     ast.GtE: (ast.Lt,), ast.Gt: (ast.LtE, ast.GtE), ast.LtE: (ast.Gt,),
     ast.Is: (ast.IsNot,), ast.IsNot: (ast.Is,), ast.In: (ast.NotIn,), ast.NotIn: (ast.In,),
 }
-
-
-@dataclass(frozen=True)
-class Mutant:
-    """One small change of one changed line: where, which operator, and the source text
-    it replaces (``start``/``end``: character offsets in the file's text)."""
-
-    path: str
-    line: int
-    col: int
-    operator: str
-    original: str
-    replacement: str
-    start: int
-    end: int
-    #: The line of the statement holding it: the line a tracer sees run.
-    statement_line: int
-    #: Why rgr decided it equivalent (rgr.check.mutation.boundary): then it is not run.
-    equivalent: str = ""
-    #: Its statement is a module-level one that is no definition (``PRECISION = 2``):
-    #: it runs when the module loads, never under a test (rgr.check.mutation.gate).
-    module_level: bool = False
-
-    @property
-    def id(self) -> str:
-        return f"{self.path}:{self.line}:{self.col}:{self.operator}:{self.replacement}"
-
-    def describe(self) -> str:
-        return (f"{self.path}:{self.line}: {self.original!r} -> {self.replacement!r} "
-                f"({self.operator})")
-
-
-def apply(source: str, mutant: Mutant) -> str:
-    """``source`` with ``mutant`` applied."""
-    return source[:mutant.start] + mutant.replacement + source[mutant.end:]
 
 
 def mutants_of(path: str, source: str, lines: Collection[int],

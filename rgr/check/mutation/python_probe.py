@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import ast
 
-from rgr.check.mutation.mutants import Mutant
 from rgr.ecosystems.base import PROBE_EXIT_CODE
+from rgr.ecosystems.mutant import Mutant
 
 #: ``__import__`` rather than ``import os``: binds no name the module may use itself.
 PROBE = f'__import__("os")._exit({PROBE_EXIT_CODE})'

@@ -52,7 +52,7 @@ from __future__ import annotations
 import ast
 
 from rgr.check.mutation.boundary import TWINS, python_raising_guards
-from rgr.check.mutation.mutants import Mutant
+from rgr.ecosystems.mutant import Mutant
 from rgr.store.handoff import AdequacyDecision, AdequacyNote, MutantFinding
 
 

@@ -12,8 +12,8 @@ from pathlib import Path
 from toolchains import ensure_cargo, ensure_go
 
 from rgr.base.config import AdequacyConfig
-from rgr.check.mutation.mutants import Mutant, apply
 from rgr.check.mutation.textual import mutants_of
+from rgr.ecosystems.mutant import Mutant, apply
 from rgr.ecosystems.tokens import tokens_of
 from rgr.store.handoff import AdequacyNote
 from tests.conftest import make_repo

@@ -8,7 +8,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from rgr.check.mutation import telling
-from rgr.check.mutation.mutants import apply, mutants_of
+from rgr.check.mutation.mutants import mutants_of
+from rgr.ecosystems.mutant import apply
 
 FMT = 'def fmt(value, digits=2):\n    digits = max(digits, 0)\n    return f"{value:.{digits}f}"\n'
 TEST = ("from fmtlib import fmt\n\n\ndef test_default():\n    assert fmt(1.5) == '1.50'\n"
