@@ -26,7 +26,13 @@ from rgr.ecosystems.junit import CustomCommand, JUnitGlobs
 from rgr.ecosystems.jvm import language as jvm_language
 from rgr.ecosystems.jvm import narrowing as jvm_narrowing
 from rgr.ecosystems.jvm import runner as jvm
-from rgr.ecosystems.language import AcceptanceName, CheatIdioms, ExaminerInterface, Language
+from rgr.ecosystems.language import (
+    AcceptanceName,
+    CheatIdioms,
+    ExaminerInterface,
+    Language,
+    TreeMutation,
+)
 from rgr.ecosystems.php import language as php_language
 from rgr.ecosystems.php import runner as php
 from rgr.ecosystems.python import language as python_language
@@ -238,6 +244,13 @@ def ast_read(path: str) -> bool:
     """Whether ``path``'s language is read by rgr's own parser (``Language.ast_read``)."""
     language = language_of(path)
     return language is not None and language.ast_read
+
+
+def tree_mutation(path: str) -> TreeMutation | None:
+    """How the mutation gate mutates ``path`` by its language's own syntax tree
+    (``Language.tree_mutation``, its traced path), or None: on its tokens, if at all."""
+    language = language_of(path)
+    return None if language is None else language.tree_mutation
 
 
 def traced(runner: str) -> bool:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 
-from rgr.ecosystems.language import AcceptanceName, Language, Names
-from rgr.ecosystems.python import cheats, equivalence
+from rgr.ecosystems.language import AcceptanceName, Language, Names, TreeMutation
+from rgr.ecosystems.python import boundary, cheats, equivalence, mutants, probe, telling
 from rgr.ecosystems.python.interface import INTERFACE
 
 #: Extension modules built in place (``pip install -e .``, ``setup.py build_ext -i``).
@@ -32,6 +32,12 @@ def missing_files(text: str, names: Names) -> list[str]:
     return found
 
 
+#: The mutation gate's traced path: rgr's own AST mutator and what it reads on the tree.
+TREE_MUTATION = TreeMutation(
+    mutants=mutants.mutants_of, probe=probe.probe_at, telling=telling.find,
+    telling_seconds=telling.WALL_S, proved_not_equivalent=boundary.proved_not_equivalent,
+    readers=mutants.readers)
+
 LANGUAGE = Language(
     "Python", (".py",),
     acceptance_names=(AcceptanceName(re.compile(r"test_.*\.py"), "test_{stem}.py"),
@@ -46,4 +52,4 @@ LANGUAGE = Language(
                   r"@unittest\.(skip|skipIf|skipUnless|expectedFailure)\b",
                   r"\bself\.skipTest\s*\("),
     built_in_place=EXTENSION_SUFFIXES, missing_files=missing_files, ast_read=True,
-    prover=equivalence.PROVER)
+    tree_mutation=TREE_MUTATION, prover=equivalence.PROVER)
