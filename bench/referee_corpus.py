@@ -60,8 +60,9 @@ from rgr.check.fakeit import ledger as fakeit_ledger  # noqa: E402
 from rgr.check.guards import check_scope, check_tests, step_fails  # noqa: E402
 from rgr.check.mutation import textual  # noqa: E402
 from rgr.check.mutation.gate import measure, subject_of  # noqa: E402
-from rgr.check.mutation.mutants import Mutant, apply, mutants_of  # noqa: E402
 from rgr.check.verify import TestReport  # noqa: E402
+from rgr.ecosystems.mutant import Mutant, apply  # noqa: E402
+from rgr.ecosystems.python.mutants import mutants_of  # noqa: E402
 from rgr.ecosystems.registry import resolve_test_command  # noqa: E402
 from rgr.sandbox.sealer import open_sealer  # noqa: E402
 from rgr.store import git  # noqa: E402

@@ -89,12 +89,6 @@ WITHOUT_TEST_FILE: dict[str, str] = {
     "rgr.check.mutation.gate":
         "tested by feature in check/mutation/test_kills, check/mutation/test_mutation_blame, "
         "ecosystems/javascript/test_direct (+4)",
-    "rgr.check.mutation.mutants":
-        "tested by feature in check/mutation/test_blocks, check/mutation/test_kills, "
-        "check/mutation/test_mutation (+10)",
-    "rgr.check.mutation.python_probe":
-        "tested by feature in check/mutation/test_mutation, "
-        "check/mutation/test_mutation_blame",
     "rgr.check.mutation.rule":
         "tested by feature in check/mutation/test_mutation, "
         "ecosystems/python/test_equivalence",
@@ -206,6 +200,9 @@ WITHOUT_TEST_FILE: dict[str, str] = {
         "tested by feature in check/mutation/test_mutation, check/test_impact, "
         "ecosystems/python/test_unittest_reporter",
     "rgr.ecosystems.python.modules": "tested by feature in refactor/test_refactor",
+    "rgr.ecosystems.python.probe":
+        "tested by feature in check/mutation/test_mutation, "
+        "check/mutation/test_mutation_blame",
     "rgr.ecosystems.python.pytest_lines":
         "tested by feature in ecosystems/python/test_unittest_reporter",
     "rgr.ecosystems.python.pytest_own_outcomes":

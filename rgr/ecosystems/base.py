@@ -601,7 +601,7 @@ def detected(argv: tuple[str, ...], runner: str, source: str,
 def near_values(value: object, float_zero: float = 0.0) -> list[object]:
     """Values near a literal a test passes, tried one at a time to find an input that
     tells a surviving mutant from the original (the telling input: Python's in
-    rgr.check.mutation.telling, JavaScript's in rgr.ecosystems.javascript.telling).
+    rgr.ecosystems.python.telling, JavaScript's in rgr.ecosystems.javascript.telling).
     ``float_zero``: the zero tried for a float, written as the language prints it (a
     JavaScript number prints ``0``)."""
     if isinstance(value, bool):

@@ -6,12 +6,13 @@ for the one a path is written in."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, Protocol
 
 from rgr.ecosystems.fact import Fact
+from rgr.ecosystems.mutant import Mutant
 from rgr.ecosystems.special_case import SpecialCase
 from rgr.ecosystems.tokens import Token, TokenScan
 
@@ -188,6 +189,43 @@ class Prover(Protocol):
         ...
 
 
+#: The mutants of a file's changed lines: (path, source, lines, operators, noise) ->
+#: each mutant that still parses; none when the file does not. ``noise``: what the gate
+#: never mutates (rgr.check.mutation.arid.ARID) mutated too, only to count it.
+TreeMutants = Callable[[str, str, Collection[int], Collection[str], bool], list[Mutant]]
+#: The telling input of a survivor: (path, the file, the mutated file, the survivor's
+#: line, the text of the test files that run it, a pristine checkout, where it runs
+#: sealed, its environment, seconds) -> an input that tells the two apart, in words, or
+#: None.
+TreeTelling = Callable[[str, str, str, int, Iterable[str], Path, Confined | None,
+                        Mapping[str, str], float], str | None]
+
+
+@dataclass(frozen=True)
+class TreeMutation:
+    """How the mutation gate (rgr.check.mutation.gate) mutates a language rgr reads by
+    its own syntax tree, and what it asks of that tree: its traced path (which test runs
+    which line, from rgr's line tracer, rgr.ecosystems.python.lines). Every answer is
+    the language's; what the answers mean for a phase is the gate's."""
+
+    #: The mutants of the changed lines of a file.
+    mutants: TreeMutants
+    #: The probe that says whether the tests run the statement at a line: (path,
+    #: source, the statement's line) -> a mutant that ends the test process there, or
+    #: None where none can stand.
+    probe: Callable[[str, str, int], Mutant | None]
+    #: The search for a survivor's telling input from the tests' own calls, and the
+    #: seconds it may take.
+    telling: TreeTelling
+    telling_seconds: float
+    #: Whether a rule proves a mutant of a source no equivalent one (the boundary twin
+    #: of a comparison that guards a raise, rgr.check.mutation.rule).
+    proved_not_equivalent: Callable[[Mutant, str], bool]
+    #: The body lines of each function of a source that reads a name the module-level
+    #: statement at a line binds: (source, line) -> one tuple of lines per function.
+    readers: Callable[[str, int], list[tuple[int, ...]]]
+
+
 @dataclass(frozen=True)
 class Language:
     """What rgr knows of one language apart from its runners."""
@@ -226,13 +264,9 @@ class Language:
     #: missing (a module it could not find), as paths relative to the work tree, given
     #: the names in its folders; None: its load errors name no module.
     missing_files: Callable[[str, Names], list[str]] | None = None
-    #: Its files are read by rgr's own parser (the standard library's ``ast``, the
-    #: language rgr is written in): the mutation gate's traced path (mutants made from
-    #: the syntax tree, rgr.check.mutation.mutants; which test runs which line, from
-    #: rgr's line tracer, rgr.ecosystems.python.lines); fake-it asks ``fakeit_tree``
-    #: instead. A language without it is read on its tokens (``MutationSyntax``) where
-    #: it has any.
-    ast_read: bool = False
+    #: How the mutation gate mutates it by its own syntax tree, on its traced path;
+    #: None: on its tokens (``MutationSyntax``) where it has any.
+    tree_mutation: TreeMutation | None = None
     #: The prover the mutation gate asks whether a survivor is equivalent; None: none.
     prover: Prover | None = None
 

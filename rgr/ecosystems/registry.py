@@ -32,6 +32,7 @@ from rgr.ecosystems.language import (
     ExaminerInterface,
     FakeItTree,
     Language,
+    TreeMutation,
 )
 from rgr.ecosystems.php import language as php_language
 from rgr.ecosystems.php import runner as php
@@ -247,10 +248,11 @@ def ids_name_no_file(path: str) -> bool:
     return language is not None and language.ids_name_no_file
 
 
-def ast_read(path: str) -> bool:
-    """Whether ``path``'s language is read by rgr's own parser (``Language.ast_read``)."""
+def tree_mutation(path: str) -> TreeMutation | None:
+    """How the mutation gate mutates ``path`` by its language's own syntax tree
+    (``Language.tree_mutation``, its traced path), or None: on its tokens, if at all."""
     language = language_of(path)
-    return language is not None and language.ast_read
+    return None if language is None else language.tree_mutation
 
 
 def traced(runner: str) -> bool:

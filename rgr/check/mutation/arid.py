@@ -1,6 +1,8 @@
 """What the mutation gate never mutates, and why: the one list both mutators
-(rgr.check.mutation.mutants for Python, rgr.check.mutation.textual for JavaScript/
-TypeScript, Go, Rust and Java) follow, and docs/referee.md repeats.
+(rgr.ecosystems.python.mutants for Python, rgr.check.mutation.textual for JavaScript/
+TypeScript, Go, Rust and Java) follow, and docs/referee.md repeats. What they share to
+find a log call (rgr.ecosystems.mutant.LOG_RECEIVER) is below both; each language's
+own calls are its own (Python's print: rgr.ecosystems.python.mutants.PRINT_CALLS).
 
 Measured on honest, tested changes to real projects, most survivors were noise: an
 error message emptied, a log line's text changed, a ``'use strict'`` directive. No test
@@ -19,9 +21,7 @@ mutant: there a ``throw``/``panic`` line is judged through the condition that gu
 
 from __future__ import annotations
 
-import re
-
-__all__ = ["ARID", "LOG_RECEIVER", "PRINT_CALLS"]
+__all__ = ["ARID"]
 
 #: What rgr skips, and why (kind -> why). Each mutator names the kind it skips.
 ARID: dict[str, str] = {
@@ -47,12 +47,3 @@ ARID: dict[str, str] = {
                       "text shown when it fails; the "
                       "asserted condition is still mutated",
 }
-
-#: A receiver whose calls are logging: ``logging``, ``logger``, ``self.log``, ``LOG``,
-#: ``console``, ``slog``, ``app_logger``.
-LOG_RECEIVER = re.compile(r"^_*(?:\w*_)?(?:log|logs|logger|logging|console|slog)$",
-                          re.IGNORECASE)
-
-#: Python's plain print call. The other languages' calls whose arguments are noise are
-#: their own (``MutationSyntax.call_kind``: rgr/ecosystems/<language>/syntax.py).
-PRINT_CALLS = frozenset({"print"})

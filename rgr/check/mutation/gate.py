@@ -1,6 +1,7 @@
 """The mutation gate of one phase: mutate the changed lines, run the tests that run them.
 
-    changed non-test lines (rgr.store.git.added_lines)  ──►  mutants of those lines (mutants)
+    changed non-test lines (rgr.store.git.added_lines)  ──►  mutants of those lines
+                                                      (``Language.tree_mutation``)
     one traced test run (lines, cached by tree)  ──►  which tests run each mutant's line
     a line no test runs                          ──►  ``uncovered``: survives, nothing run
     every other mutant                           ──►  its covering tests only, on a
@@ -46,7 +47,6 @@ measured``) instead of passing it silently. A mutant the budget leaves unrun is
 
 from __future__ import annotations
 
-import ast
 import os
 import queue
 import threading
@@ -60,16 +60,16 @@ from pathlib import Path
 from rgr.base.config import AdequacyConfig, Config, TestCommand
 from rgr.base.installed import install_extra
 from rgr.check.fakeit.facts import facts_of
-from rgr.check.mutation import kills, python_probe, telling, textual
-from rgr.check.mutation.mutants import Mutant, apply, mutants_of
+from rgr.check.mutation import kills, textual
 from rgr.check.mutation.rule import decide, demonstrably_killable
 from rgr.check.verify import Confinement, TestReport, run_tests
 from rgr.ecosystems import registry
 from rgr.ecosystems.base import MutationSyntax
 from rgr.ecosystems.javascript import direct as js_direct
 from rgr.ecosystems.jvm import direct as jvm_direct
-from rgr.ecosystems.language import Prover
+from rgr.ecosystems.language import Prover, TreeMutation
 from rgr.ecosystems.manifest_keys import MANIFESTS
+from rgr.ecosystems.mutant import Mutant, apply
 from rgr.ecosystems.python import lines as traced_lines
 from rgr.ecosystems.test_scope import Scope, left_out, scope_of
 from rgr.store import git
@@ -116,10 +116,23 @@ def changed_code(repo: Repository, config: Config, base: Oid, tip: Oid) -> Lines
 
 
 def _traced(path: str) -> bool:
-    """Whether a mutant of ``path`` takes the traced path: its language is read by
-    rgr's own parser and its tests followed by rgr's line tracer
-    (rgr.ecosystems.language.Language.ast_read)."""
-    return registry.ast_read(path)
+    """Whether a mutant of ``path`` takes the traced path: its language is mutated by
+    its own syntax tree and its tests followed by rgr's line tracer
+    (rgr.ecosystems.language.Language.tree_mutation)."""
+    return registry.tree_mutation(path) is not None
+
+
+def _tree_mutation(path: str) -> TreeMutation:
+    """How ``path``, on the traced path (``_traced``), is mutated and read."""
+    found = registry.tree_mutation(path)
+    assert found is not None, path
+    return found
+
+
+def _tree_mutants(path: str, source: str, lines: Collection[int],
+                  operators: Collection[str], noise: bool = False) -> list[Mutant]:
+    """The mutants of ``lines`` of ``path`` made by its language's syntax tree."""
+    return _tree_mutation(path).mutants(path, source, lines, operators, noise)
 
 
 def _tracer_runs_under() -> str:
@@ -146,8 +159,8 @@ def measure(subject: Subject, settings: AdequacyConfig, cmd: TestCommand,
     remark = (f"not measured: {', '.join(others[:5])} (no mutator for this language yet)"
               if others else None)
     traced_mutants = [m for path, ls in sorted(traced.items())
-                      for m in mutants_of(path, subject.sources.get(path, ""), ls,
-                                          settings.operators)]
+                      for m in _tree_mutants(path, subject.sources.get(path, ""), ls,
+                                             settings.operators)]
     probed_mutants = [m for path, ls in sorted(probed.items())
                       for m in textual.mutants_of(path, subject.sources.get(path, ""), ls,
                                                   settings.operators)]
@@ -222,8 +235,7 @@ def reexamine(subject: Subject, note: AdequacyNote, names: Collection[str],
         if mutant is None or mutant.module_level:
             continue
         source = subject.sources[mutant.path]
-        probe = (python_probe.probe_of(mutant.path, source,
-                                       python_probe.run_line(source, mutant.statement_line))
+        probe = (_tree_mutation(mutant.path).probe(mutant.path, source, mutant.statement_line)
                  if _traced(mutant.path)
                  else textual.probe_of(mutant.path, source, mutant.statement_line,
                                        mutant.start))
@@ -257,7 +269,7 @@ def _mutant_of(subject: Subject, finding: MutantFinding, settings: AdequacyConfi
     if source is None:
         return None
     if _traced(finding.path):
-        made = mutants_of(finding.path, source, {finding.line}, settings.operators)
+        made = _tree_mutants(finding.path, source, {finding.line}, settings.operators)
     else:
         made = textual.mutants_of(finding.path, source, {finding.line}, settings.operators)
     return next((m for m in made
@@ -275,7 +287,7 @@ def _noise_skipped(subject: Subject, traced: Lines,
     counted, so that the gate's account says what it did not try."""
     with_noise = sum(
         len(mutator(path, subject.sources.get(path, ""), ls, operators, noise=True))
-        for files, mutator in ((traced, mutants_of), (probed, textual.mutants_of))
+        for files, mutator in ((traced, _tree_mutants), (probed, textual.mutants_of))
         for path, ls in files.items())
     return max(0, with_noise - made)
 
@@ -367,18 +379,17 @@ def _probe_traced_survivors(subject: Subject, mutants: list[Mutant],
                             open_checkout: OpenCheckout, deadline: float, timeout: float,
                             findings: dict[str, MutantFinding],
                             whole: TestReport | None = None) -> None:
-    """A survivor's line is probed as the other languages' are (rgr.check.mutation.
-    python_probe), without the tracer or where it saw no test run the line: a suite
-    that passes with the probe before the line never runs it, so its survivors are
-    ``uncovered`` (GREEN's over-implementation), not a weakness RED could mend. A probe
-    that did not run leaves the line counted as run. ``whole``: the unmutated run of
-    ``cmd``, where the caller has one."""
+    """A survivor's line is probed as the other languages' are (``TreeMutation.probe``:
+    Python's rgr.ecosystems.python.probe), without the tracer or where it saw no test
+    run the line: a suite that passes with the probe before the line never runs it, so
+    its survivors are ``uncovered`` (GREEN's over-implementation), not a weakness RED
+    could mend. A probe that did not run leaves the line counted as run. ``whole``: the
+    unmutated run of ``cmd``, where the caller has one."""
     def probe_for(mutant: Mutant) -> Mutant | None:
         if mutant.module_level:
             return None
-        source = subject.sources[mutant.path]
-        return python_probe.probe_of(mutant.path, source,
-                                     python_probe.run_line(source, mutant.statement_line))
+        return _tree_mutation(mutant.path).probe(mutant.path, subject.sources[mutant.path],
+                                                 mutant.statement_line)
 
     def run_probes(probes: list[Mutant]) -> list[tuple[Mutant, list[str], str]]:
         with _Checkouts(open_checkout, min(settings.jobs, len(probes)),
@@ -422,8 +433,9 @@ def _settle_equivalence(subject: Subject, mutants: list[Mutant], coverage: Cover
                         open_checkout: OpenCheckout, deadline: float,
                         findings: dict[str, MutantFinding]) -> str | None:
     """Each traced survivor on a line a test runs, first called with the covering tests'
-    own calls, one argument varied (rgr.check.mutation.telling): an input that tells it
-    apart is proof it is not equivalent, kept for the strengthening RED. The others are
+    own calls, one argument varied (``TreeMutation.telling``: Python's
+    rgr.ecosystems.python.telling): an input that tells it apart is proof it is not
+    equivalent, kept for the strengthening RED. The others are
     put to their language's prover (``Language.prover``: Python's CrossHair,
     rgr.ecosystems.python.equivalence) when it is installed: proved equivalent ->
     ``equivalent-by-crosshair``; an input that tells it apart -> it stays a survivor,
@@ -445,9 +457,10 @@ def _settle_equivalence(subject: Subject, mutants: list[Mutant], coverage: Cover
                 break
             source = subject.sources[mutant.path]
             finding = findings[mutant.id]
-            told = telling.find(mutant.path, source, apply(source, mutant), mutant.line,
-                                _test_sources(tree, finding.tests), tree, confinement, env,
-                                seconds=min(telling.WALL_S, max(1.0, left - 1)))
+            search = _tree_mutation(mutant.path)
+            told = search.telling(mutant.path, source, apply(source, mutant), mutant.line,
+                                  _test_sources(tree, finding.tests), tree, confinement, env,
+                                  min(search.telling_seconds, max(1.0, left - 1)))
             if told is not None:
                 findings[mutant.id] = finding.updated(telling_input=told)
         if not all(prover.available() for prover in provers.values()):
@@ -740,28 +753,12 @@ def _loaded_only(mutant: Mutant, finding: MutantFinding, source: str | None,
 def _read_where_tests_run(mutant: Mutant, source: str,
                           coverage: Coverage) -> bool:
     """Whether a function of ``source`` that a test runs reads a name the module-level
-    statement of ``mutant`` binds."""
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return False
-    bound: set[str] = set()
-    for statement in tree.body:
-        if statement.lineno <= mutant.line <= (statement.end_lineno or statement.lineno):
-            targets = statement.targets if isinstance(statement, ast.Assign) else \
-                [statement.target] if isinstance(statement, ast.AnnAssign) else []
-            bound |= {t.id for t in targets if isinstance(t, ast.Name)}
-    if not bound:
-        return False
-    for function in ast.walk(tree):
-        if not isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef) or not any(
-                isinstance(n, ast.Name) and n.id in bound for n in ast.walk(function)):
-            continue
-        body = tuple(range(function.body[0].lineno,
-                           (function.end_lineno or function.lineno) + 1))
-        if coverage.tests_running(mutant.path, body):
-            return True
-    return False
+    statement of ``mutant`` binds (the functions are the language's reading:
+    ``TreeMutation.readers``)."""
+    language = registry.tree_mutation(mutant.path)
+    return language is not None and any(
+        coverage.tests_running(mutant.path, body)
+        for body in language.readers(source, mutant.line))
 
 
 def _declares(path: str) -> bool:

@@ -35,8 +35,9 @@ should kill it. Demonstrably means both:
 1. a test runs the mutated line (the gate ran the mutant against the tests that run it, and
    in GREEN those include the current item's test), and
 2. rgr holds a proof that the mutant is not equivalent: CrossHair's telling input (then it
-   is decided, not undecided), or a rule (rgr.check.mutation.boundary.python_raising_guards:
-   the boundary twin of a comparison that guards a ``raise`` differs at equality, where one
+   is decided, not undecided), or a rule of the language's (``TreeMutation.
+   proved_not_equivalent``; Python's, rgr.ecosystems.python.boundary.raising_guards: the
+   boundary twin of a comparison that guards a ``raise`` differs at equality, where one
    raises and the other does not).
 
 Where no decider ran (CrossHair not installed, JavaScript, Go, Rust), nothing is undecided:
@@ -49,10 +50,8 @@ names the mutant and why); rgr records the claim with its reason in the note, co
 
 from __future__ import annotations
 
-import ast
-
-from rgr.check.mutation.boundary import TWINS, python_raising_guards
-from rgr.check.mutation.mutants import Mutant
+from rgr.ecosystems import registry
+from rgr.ecosystems.mutant import Mutant
 from rgr.store.handoff import AdequacyDecision, AdequacyNote, MutantFinding
 
 
@@ -91,21 +90,12 @@ def blamed(note: AdequacyNote) -> str | None:
 
 def demonstrably_killable(mutant: Mutant, source: str, finding: MutantFinding) -> bool:
     """A survivor CrossHair could not decide that still blocks (see the module's
-    definition): a test runs its line, and a rule proves it not equivalent."""
-    if not finding.tests or mutant.operator != "comparison":
+    definition): a test runs its line, and a rule of its language proves it not
+    equivalent."""
+    if not finding.tests:
         return False
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError):
-        return False
-    guards = python_raising_guards(tree)
-    for node in ast.walk(tree):
-        if id(node) in guards and isinstance(node, ast.Compare) \
-                and node.lineno == mutant.line and node.col_offset + 1 == mutant.col:
-            op = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">="}[type(node.ops[0])]
-            return mutant.replacement == ast.unparse(node).replace(f" {op} ",
-                                                                   f" {TWINS[op]} ", 1)
-    return False
+    language = registry.tree_mutation(mutant.path)
+    return language is not None and language.proved_not_equivalent(mutant, source)
 
 
 def survivor_lines(note: AdequacyNote, limit: int = 12) -> list[str]:

@@ -50,12 +50,11 @@ from collections.abc import Collection, Iterator
 
 from rgr.base.config import MUTATION_OPERATORS
 from rgr.check.mutation import blocks
-from rgr.check.mutation.arid import LOG_RECEIVER
-from rgr.check.mutation.boundary import TWINS, token_guard
-from rgr.check.mutation.mutants import Mutant
+from rgr.check.mutation.boundary import token_guard
 from rgr.ecosystems import registry
 from rgr.ecosystems.jvm.syntax import class_level_lines as java_class_level_lines
 from rgr.ecosystems.jvm.syntax import code_lines as java_code_lines
+from rgr.ecosystems.mutant import LOG_RECEIVER, TWINS, Mutant
 from rgr.ecosystems.rust.test_modules import test_lines as rust_test_lines
 from rgr.ecosystems.tokens import Token, matching, tokens_of
 

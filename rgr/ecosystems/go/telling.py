@@ -1,5 +1,5 @@
 """The telling input of a Go survivor (issue 44, item 3): an input that shows it, found
-from the tests' own calls, as Python's (rgr.check.mutation.telling) is.
+from the tests' own calls, as Python's (rgr.ecosystems.python.telling) is.
 
 A survivor on a line a test runs is RED's gap, and the strengthening RED is best helped
 by a call that tells the mutant from the original. The tests hold the likeliest ones:

@@ -1,5 +1,5 @@
 """An input that tells a JavaScript survivor from the original, found from the tests'
-calls (``MutationSyntax.telling``; Python's is rgr.check.mutation.telling, Go's
+calls (``MutationSyntax.telling``; Python's is rgr.ecosystems.python.telling, Go's
 rgr.ecosystems.go.telling).
 
 The survivor's enclosing function (``function percent (ratio, opts)``, ``const f =

@@ -4,8 +4,17 @@ from __future__ import annotations
 
 import re
 
-from rgr.ecosystems.language import AcceptanceName, FakeItTree, Language, Names
-from rgr.ecosystems.python import cheats, equivalence, facts, special_cases
+from rgr.ecosystems.language import AcceptanceName, FakeItTree, Language, Names, TreeMutation
+from rgr.ecosystems.python import (
+    boundary,
+    cheats,
+    equivalence,
+    facts,
+    mutants,
+    probe,
+    special_cases,
+    telling,
+)
 from rgr.ecosystems.python.interface import INTERFACE
 
 #: Extension modules built in place (``pip install -e .``, ``setup.py build_ext -i``).
@@ -32,6 +41,12 @@ def missing_files(text: str, names: Names) -> list[str]:
     return found
 
 
+#: The mutation gate's traced path: rgr's own AST mutator and what it reads on the tree.
+TREE_MUTATION = TreeMutation(
+    mutants=mutants.mutants_of, probe=probe.probe_at, telling=telling.find,
+    telling_seconds=telling.WALL_S, proved_not_equivalent=boundary.proved_not_equivalent,
+    readers=mutants.readers)
+
 LANGUAGE = Language(
     "Python", (".py",),
     acceptance_names=(AcceptanceName(re.compile(r"test_.*\.py"), "test_{stem}.py"),
@@ -47,5 +62,5 @@ LANGUAGE = Language(
     skip_markers=(r"@pytest\.mark\.(skip|skipif|xfail)\b", r"\bpytest\.(skip|xfail)\s*\(",
                   r"@unittest\.(skip|skipIf|skipUnless|expectedFailure)\b",
                   r"\bself\.skipTest\s*\("),
-    built_in_place=EXTENSION_SUFFIXES, missing_files=missing_files, ast_read=True,
-    prover=equivalence.PROVER)
+    built_in_place=EXTENSION_SUFFIXES, missing_files=missing_files,
+    tree_mutation=TREE_MUTATION, prover=equivalence.PROVER)

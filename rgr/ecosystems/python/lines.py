@@ -38,7 +38,7 @@ Report = TypeVar("Report")
 
 
 class Placed(Protocol):
-    """Where a mutant stands (rgr.check.mutation.mutants.Mutant)."""
+    """Where a mutant stands (rgr.ecosystems.mutant.Mutant)."""
 
     @property
     def path(self) -> str: ...

@@ -1,7 +1,7 @@
 """Ruby's tokens the mutator leaves alone (``MutationSyntax.arid``): the default value of
 a parameter its method never reads (``def add name, times = 1`` with a body that never
 names ``times``). Changed, no call can tell (a caller that passes it overrides it, one
-that does not sees nothing read), as Python's rule (rgr.check.mutation.mutants) says: a
+that does not sees nothing read), as Python's rule (rgr.ecosystems.python.mutants) says: a
 survivor there would blame RED for a test no test can be.
 
 The body read is everything after the ``def`` line up to the next ``def`` (more than the

@@ -117,8 +117,8 @@ def test_a_mutant_that_stops_its_tests_loading_is_unviable_where_its_language_ma
     that parses, and any Python one, was noticed by the tests no longer running."""
     from rgr.check.mutation import textual
     from rgr.check.mutation.gate import _status_of
-    from rgr.check.mutation.mutants import mutants_of
     from rgr.ecosystems import registry
+    from rgr.ecosystems.python.mutants import mutants_of
 
     assert {s.language for s in registry.mutation_syntax() if s.may_not_build} == {
         "go", "rust", "java"}
@@ -132,4 +132,5 @@ def test_a_mutant_that_stops_its_tests_loading_is_unviable_where_its_language_ma
     assert _status_of(go, stopped, baseline, selected=False) == "unviable"
     assert _status_of(script, stopped, baseline, selected=False) == "killed"
     assert _status_of(python, stopped, baseline, selected=False) == "killed"
-    assert registry.ast_read("pkg/calc.py") and not registry.ast_read("calc.go")
+    assert registry.tree_mutation("pkg/calc.py") is not None
+    assert registry.tree_mutation("calc.go") is None

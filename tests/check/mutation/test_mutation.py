@@ -15,13 +15,14 @@ from pathlib import Path
 import pytest
 
 from rgr.base.config import AdequacyConfig, TestCommand
-from rgr.check.mutation import python_probe
-from rgr.check.mutation.mutants import apply, mutants_of
 from rgr.check.mutation.rule import decide
 from rgr.check.mutation.score import score
 from rgr.check.mutation.verdicts import apply_claims, violations_of
 from rgr.check.verify import TestReport, run_tests
+from rgr.ecosystems.mutant import apply
 from rgr.ecosystems.python import lines as traced_lines
+from rgr.ecosystems.python import probe as python_probe
+from rgr.ecosystems.python.mutants import mutants_of
 from rgr.store import git as rgr_git
 from rgr.store.handoff import AdequacyNote, MutantFinding
 from rgr.store.scratch import checkout_pristine

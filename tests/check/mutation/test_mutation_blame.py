@@ -11,9 +11,9 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from rgr.base.config import AdequacyConfig, Config, TestCommand
-from rgr.check.mutation import python_probe
 from rgr.check.mutation.gate import Checkout, reexamine, subject_of
 from rgr.check.mutation.verdicts import violations_of
+from rgr.ecosystems.python import probe as python_probe
 from rgr.store import git as rgr_git
 from rgr.store.handoff import AdequacyNote, MutantFinding
 from rgr.store.scratch import checkout_pristine

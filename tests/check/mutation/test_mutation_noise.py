@@ -11,10 +11,11 @@ from pathlib import Path
 from bench.corpus.ranges import PY_HONEST
 from rgr.check.mutation import textual
 from rgr.check.mutation.arid import ARID
-from rgr.check.mutation.mutants import Mutant, mutants_of
 from rgr.check.mutation.score import lines as score_lines
 from rgr.check.mutation.score import score
 from rgr.check.mutation.verdicts import violations_of
+from rgr.ecosystems.mutant import Mutant
+from rgr.ecosystems.python.mutants import mutants_of
 from tests.check.mutation.test_mutation import gate
 from tests.conftest import REPO_ROOT, make_repo
 

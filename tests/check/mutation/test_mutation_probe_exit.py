@@ -13,8 +13,8 @@ import pytest
 from toolchains import ensure_cargo, ensure_go
 
 from rgr.base.config import AdequacyConfig
-from rgr.check.mutation.mutants import apply
 from rgr.check.mutation.textual import probe_of
+from rgr.ecosystems.mutant import apply
 from rgr.store.handoff import AdequacyNote
 from tests.gate_helpers import committed, detected_command, measure_commits
 

@@ -12,8 +12,8 @@ from pathlib import Path
 from toolchains import ensure_cargo, ensure_go
 
 from rgr.base.config import AdequacyConfig
-from rgr.check.mutation.mutants import Mutant, apply
 from rgr.check.mutation.textual import mutants_of
+from rgr.ecosystems.mutant import Mutant, apply
 from rgr.ecosystems.tokens import tokens_of
 from rgr.store.handoff import AdequacyNote
 from tests.conftest import make_repo
@@ -142,7 +142,7 @@ def test_raw_strings_are_one_token_whatever_they_hold() -> None:
     assert {("`a\\d // \"x`", "``"), ("+", "-"), ('"y"', '""')} <= kinds(
         mutants_of("p.go", go, {4}))
     python = 'import re\n\n\ndef digits(s):\n    return re.sub(r"\\D+", "", s, count=-1)\n'
-    from rgr.check.mutation.mutants import mutants_of as python_mutants
+    from rgr.ecosystems.python.mutants import mutants_of as python_mutants
     assert {('r"\\D+"', '""'), ("1", "2")} <= kinds(python_mutants("d.py", python, {5}))
 
 
@@ -248,7 +248,7 @@ EARLY = ("def put(table, name):\n    if name is None:\n        return\n"
 
 
 def test_an_early_bare_return_is_mutated_and_a_final_one_is_not() -> None:
-    from rgr.check.mutation.mutants import mutants_of as python_mutants
+    from rgr.ecosystems.python.mutants import mutants_of as python_mutants
     assert ("return", "pass") in kinds(python_mutants("put.py", EARLY, {3}))
     final = "def put(table, name):\n    table[name] = 1\n    return\n"
     assert python_mutants("put.py", final, {3}) == []

@@ -17,8 +17,8 @@ from harness import full_sweep, sweep
 from toolchains import ensure_cargo, ensure_go, ensure_js_runners
 
 from rgr.base.config import AdequacyConfig
-from rgr.check.mutation.mutants import apply
 from rgr.check.mutation.textual import mutants_of, probe_of
+from rgr.ecosystems.mutant import apply
 from rgr.store.handoff import AdequacyNote
 from tests.gate_helpers import committed, detected_command, measure_commits
 

@@ -1,7 +1,7 @@
 """The telling input of a JavaScript survivor (rgr.ecosystems.javascript.telling, the
-language's part of rgr.check.mutation.telling): the tests' own calls of the mutant's
-function, one value varied, run against the original and the mutant in a real child
-process of node."""
+language's part of the telling search of rgr.check.mutation.gate): the tests' own calls
+of the mutant's function, one value varied, run against the original and the mutant in
+a real child process of node."""
 
 from __future__ import annotations
 

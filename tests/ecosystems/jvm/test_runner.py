@@ -13,7 +13,6 @@ from pathlib import Path
 from rgr.base.config import AdequacyConfig, TestCommand
 from rgr.base.proc import Completed
 from rgr.check.mutation.gate import Checkout, Subject, measure
-from rgr.check.mutation.mutants import apply
 from rgr.check.mutation.textual import (
     java_class_level_lines,
     language_of,
@@ -26,6 +25,7 @@ from rgr.check.mutation.textual import (
 from rgr.ecosystems.base import Finished, Results
 from rgr.ecosystems.jvm import runner as jvm
 from rgr.ecosystems.jvm.runner import Maven
+from rgr.ecosystems.mutant import apply
 from rgr.ecosystems.test_scope import scope_of
 
 PATH = "src/main/java/org/example/Ranges.java"

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from harness import sweep_only
 
-from rgr.check.mutation.mutants import apply
+from rgr.ecosystems.mutant import apply
 
 # ----------------------------------------------------------------------------- Java
 

@@ -14,11 +14,12 @@ from pathlib import Path
 import pytest
 
 from rgr.base.installed import install_extra
-from rgr.check.mutation.mutants import apply, mutants_of
 from rgr.check.mutation.rule import demonstrably_killable
 from rgr.check.mutation.score import lines as score_lines
 from rgr.check.mutation.verdicts import strengthen_brief, violations_of
+from rgr.ecosystems.mutant import apply
 from rgr.ecosystems.python import equivalence
+from rgr.ecosystems.python.mutants import mutants_of
 from rgr.store.handoff import MutantFinding
 from tests.check.mutation.test_mutation import gate
 from tests.conftest import make_repo

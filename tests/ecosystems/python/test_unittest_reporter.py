@@ -104,7 +104,7 @@ def test_without_the_tracer_survivors_lines_are_probed(tmp_path: Path,
                                                        ) -> None:
     """Where the reporter cannot load rgr's tracer (here: installed under a name it does
     not import), each mutant runs the whole suite and each survivor's line is probed
-    (rgr.check.mutation.python_probe): the line no test runs is still ``uncovered``."""
+    (rgr.ecosystems.python.probe): the line no test runs is still ``uncovered``."""
     monkeypatch.setattr(coverage_lines, "_PLUGIN", "rgr_lines_not_found")
     note = gate(*project(tmp_path, STRONG, OVER))
     assert "no per-test line data" in (note.remark or ""), note

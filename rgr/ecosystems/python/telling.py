@@ -14,7 +14,9 @@ differs between the original and the mutant is the telling input,
 The search runs the project's code, so it runs as equivalence's CrossHair does: a child
 process of rgr's interpreter inside the checkout's sandbox, never in rgr's own process.
 It is cheap (one process, a few dozen calls) and comes before CrossHair: an input found
-is proof the mutant is not equivalent.
+is proof the mutant is not equivalent. The mutation gate asks for it through
+``Language.tree_mutation`` (rgr.ecosystems.python.language); the sandbox it runs in
+(``confinement``, rgr.check.verify.Confinement) is the gate's.
 """
 
 from __future__ import annotations
@@ -30,8 +32,8 @@ from pathlib import Path
 
 from rgr.base.errors import CommandError
 from rgr.base.proc import run
-from rgr.check.verify import Confinement
 from rgr.ecosystems.base import near_values
+from rgr.ecosystems.language import Confined
 from rgr.ecosystems.python.equivalence import module_of, target_of
 
 __all__ = ["calls_to_try", "find"]
@@ -90,7 +92,7 @@ def calls_to_try(function: str, params: tuple[str, ...], defaults: Mapping[str, 
 
 
 def find(path: str, original: str, mutated: str, line: int, test_sources: Iterable[str],
-         checkout: Path, confinement: Confinement | None, env: Mapping[str, str],
+         checkout: Path, confinement: Confined | None, env: Mapping[str, str],
          seconds: float = WALL_S) -> str | None:
     """The telling input of the mutant of ``path`` at ``line`` (in words), or None when
     no call tried tells it apart (or the function is no module-level one)."""

@@ -1,4 +1,4 @@
-"""The telling input of a survivor (rgr.check.mutation.telling): the tests' own calls of
+"""The telling input of a survivor (rgr.ecosystems.python.telling): the tests' own calls of
 the mutant's function, one argument varied, run against the original and the mutant in a
 real child process of Python (JavaScript's: tests/ecosystems/javascript/test_telling.py,
 Go's: tests/ecosystems/go/test_telling.py)."""
@@ -7,8 +7,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rgr.check.mutation import telling
-from rgr.check.mutation.mutants import apply, mutants_of
+from rgr.ecosystems.mutant import apply
+from rgr.ecosystems.python import telling
+from rgr.ecosystems.python.mutants import mutants_of
 
 FMT = 'def fmt(value, digits=2):\n    digits = max(digits, 0)\n    return f"{value:.{digits}f}"\n'
 TEST = ("from fmtlib import fmt\n\n\ndef test_default():\n    assert fmt(1.5) == '1.50'\n"

@@ -2,14 +2,18 @@
 than pytest, such as unittest): a statement inserted before the line's statement that
 ends the test process at once. No test can absorb it: ``os._exit`` raises nothing, so
 neither ``assertRaises`` nor ``except BaseException`` sees it. A suite that still
-passes with the probe in place never ran the line."""
+passes with the probe in place never ran the line. The mutation gate asks for it
+through ``Language.tree_mutation`` (``probe_at``); the other languages' probes are made
+on their tokens (rgr.check.mutation.textual.probe_of)."""
 
 from __future__ import annotations
 
 import ast
 
-from rgr.check.mutation.mutants import Mutant
 from rgr.ecosystems.base import PROBE_EXIT_CODE
+from rgr.ecosystems.mutant import Mutant
+
+__all__ = ["PROBE", "probe_at", "probe_of", "run_line"]
 
 #: ``__import__`` rather than ``import os``: binds no name the module may use itself.
 PROBE = f'__import__("os")._exit({PROBE_EXIT_CODE})'
@@ -46,3 +50,9 @@ def probe_of(path: str, source: str, line: int) -> Mutant | None:
     except (SyntaxError, ValueError):
         return None
     return Mutant(path, line, 1, "probe", "", inserted, start, start, line)
+
+
+def probe_at(path: str, source: str, line: int) -> Mutant | None:
+    """The probe that says whether the tests run the statement at ``line``: before the
+    line whose running says it (``run_line``), or None where none can stand."""
+    return probe_of(path, source, run_line(source, line))

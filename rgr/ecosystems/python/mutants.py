@@ -23,21 +23,30 @@ Operators (``[adequacy] operators``):
 
 Never mutated (rgr.check.mutation.arid.ARID): docstrings, annotations, error messages,
 log and print calls, assert messages. A boundary comparison whose twin cannot change
-what it returns (rgr.check.mutation.boundary) is offered marked ``equivalent``: the gate
-counts it and runs nothing.
+what it returns (rgr.check.mutation.boundary's rule, read on the tree:
+rgr.ecosystems.python.boundary) is offered marked ``equivalent``: the gate counts it and
+runs nothing.
+
+Python's part of the mutation gate (``Language.tree_mutation``, rgr.ecosystems.python.
+language), with the probe (rgr.ecosystems.python.probe) and the telling input
+(rgr.ecosystems.python.telling) beside it; what the gate asks of a module-level mutant
+(``readers``) is here too.
 """
 
 from __future__ import annotations
 
 import ast
 from collections.abc import Collection, Iterator
-from dataclasses import dataclass
 
 from rgr.base.config import MUTATION_OPERATORS
-from rgr.check.mutation.arid import LOG_RECEIVER, PRINT_CALLS
-from rgr.check.mutation.boundary import TWINS, python_guards
+from rgr.ecosystems.mutant import LOG_RECEIVER, TWINS, Mutant, apply
+from rgr.ecosystems.python.boundary import guards as boundary_guards
 
-__all__ = ["Mutant", "apply", "mutants_of"]
+__all__ = ["PRINT_CALLS", "mutants_of", "readers"]
+
+#: Python's plain print call, whose arguments are noise (rgr.check.mutation.arid.ARID's
+#: ``log-call``; the other languages' are their own, ``MutationSyntax.call_kind``).
+PRINT_CALLS = frozenset({"print"})
 
 #: A node with a position in the source.
 Located = ast.expr | ast.stmt
@@ -53,41 +62,6 @@ _COMPARISON: dict[type[ast.cmpop], tuple[type[ast.cmpop], ...]] = {
 }
 
 
-@dataclass(frozen=True)
-class Mutant:
-    """One small change of one changed line: where, which operator, and the source text
-    it replaces (``start``/``end``: character offsets in the file's text)."""
-
-    path: str
-    line: int
-    col: int
-    operator: str
-    original: str
-    replacement: str
-    start: int
-    end: int
-    #: The line of the statement holding it: the line a tracer sees run.
-    statement_line: int
-    #: Why rgr decided it equivalent (rgr.check.mutation.boundary): then it is not run.
-    equivalent: str = ""
-    #: Its statement is a module-level one that is no definition (``PRECISION = 2``):
-    #: it runs when the module loads, never under a test (rgr.check.mutation.gate).
-    module_level: bool = False
-
-    @property
-    def id(self) -> str:
-        return f"{self.path}:{self.line}:{self.col}:{self.operator}:{self.replacement}"
-
-    def describe(self) -> str:
-        return (f"{self.path}:{self.line}: {self.original!r} -> {self.replacement!r} "
-                f"({self.operator})")
-
-
-def apply(source: str, mutant: Mutant) -> str:
-    """``source`` with ``mutant`` applied."""
-    return source[:mutant.start] + mutant.replacement + source[mutant.end:]
-
-
 def mutants_of(path: str, source: str, lines: Collection[int],
                operators: Collection[str] = MUTATION_OPERATORS,
                noise: bool = False) -> list[Mutant]:
@@ -100,7 +74,7 @@ def mutants_of(path: str, source: str, lines: Collection[int],
         return []
     offsets = _line_offsets(source)
     skip = set() if noise else _docstrings(tree) | _annotations(tree) | _arid(tree)
-    guards = python_guards(tree)
+    guards = boundary_guards(tree)
     unread = _unread_defaults(tree)
     loaded = {id(s) for s in tree.body if not isinstance(
         s, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Import | ast.ImportFrom)}
@@ -335,6 +309,30 @@ def _offset(source: str, offsets: list[int], line: int, col_bytes: int) -> int:
     start = offsets[line - 1]
     text = source[start:offsets[line] if line < len(offsets) else len(source)]
     return start + len(text.encode("utf-8")[:col_bytes].decode("utf-8", "replace"))
+
+
+def readers(source: str, line: int) -> list[tuple[int, ...]]:
+    """The body lines of each function of ``source`` that reads a name the module-level
+    statement at ``line`` binds (``_UNITS = {"h": 3600}`` beside ``parse`` that reads
+    it): a test that runs one of them runs that statement's value (the gate asks, of a
+    module-level survivor, whether a test runs any, rgr.check.mutation.gate). Empty when
+    the statement binds no plain name or the file does not parse."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return []
+    bound: set[str] = set()
+    for statement in tree.body:
+        if statement.lineno <= line <= (statement.end_lineno or statement.lineno):
+            targets = statement.targets if isinstance(statement, ast.Assign) else \
+                [statement.target] if isinstance(statement, ast.AnnAssign) else []
+            bound |= {t.id for t in targets if isinstance(t, ast.Name)}
+    if not bound:
+        return []
+    return [tuple(range(function.body[0].lineno, (function.end_lineno or function.lineno) + 1))
+            for function in ast.walk(tree)
+            if isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef) and any(
+                isinstance(n, ast.Name) and n.id in bound for n in ast.walk(function))]
 
 
 def _parses(source: str) -> bool:
