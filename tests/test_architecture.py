@@ -522,6 +522,33 @@ def test_the_ecosystem_check_sees_a_language_switched_on_outside(tmp_path: Path)
         "rgr.loop.sample": ["'go'", ".rs", "_test.go", "pytest", "unittest"]}
 
 
+#: Python's syntax tree is the Python language's reading (rgr.ecosystems.python: its
+#: mutants, probe and telling input for the mutation gate, its facts and special cases
+#: for fake-it): the checks ask the language for them (``Language.tree_mutation``,
+#: ``Language.fakeit_tree``), so a check that parsed a file itself would judge one
+#: language by rules no other language is held to.
+def _parsers_in_the_checks(modules: dict[str, Path]) -> dict[str, list[int]]:
+    return {name: lines for name, path in modules.items()
+            if name.startswith("rgr.check.")
+            and (lines := sorted(_imports_package(path, "ast")))}
+
+
+def test_the_checks_parse_no_language_themselves() -> None:
+    assert _parsers_in_the_checks(MODULES) == {}
+
+
+def test_the_parser_check_sees_a_check_reading_a_syntax_tree(tmp_path: Path) -> None:
+    sample = tmp_path / "sample.py"
+    sample.write_text("import re\n\ndef functions(source):\n    import ast\n"
+                      "    return [n for n in ast.walk(ast.parse(source))]\n"
+                      "from ast import literal_eval\n")
+    assert _parsers_in_the_checks({"rgr.check.fakeit.sample": sample}) == {
+        "rgr.check.fakeit.sample": [4, 6]}
+    assert _parsers_in_the_checks({"rgr.ecosystems.python.sample": sample}) == {}
+    sample.write_text("import asterisk\nfrom rgr.ecosystems import registry\n")
+    assert _parsers_in_the_checks({"rgr.check.sample": sample}) == {}
+
+
 #: Where a backend's name may be a string literal: the one list of names. Everything
 #: else (the registry, the CLI, the configuration, the agent files, the views) uses its
 #: constants, so a new backend is one name there and one line in rgr.backends.registry.
