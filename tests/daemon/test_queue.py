@@ -169,9 +169,9 @@ def bare_with_clones(tmp_path: Path, count: int) -> tuple[Path, list[Path]]:
     clones = []
     for i in range(count):
         clone = tmp_path / f"clone{i}"
-        git(tmp_path, "clone", "-q", "-o", "hub", str(bare), str(clone))
-        for key, value in (("user.name", f"Clone {i}"), ("user.email", f"c{i}@example.com")):
-            git(clone, "config", key, value)
+        # The clone's identity set by the clone itself (-c): two git processes fewer each.
+        git(tmp_path, "clone", "-q", "-o", "hub", "-c", f"user.name=Clone {i}",
+            "-c", f"user.email=c{i}@example.com", str(bare), str(clone))
         clones.append(clone)
     return bare, clones
 
