@@ -8,6 +8,7 @@ from datetime import datetime
 
 from rgr.base.errors import BadUsage
 from rgr.base.outcome import Outcome
+from rgr.base.slug import slugify
 from rgr.daemon import cron
 from rgr.daemon.hub import open_hub
 from rgr.daemon.queue import (
@@ -35,7 +36,6 @@ def add(ws: Workspace, feature: str, after: tuple[int, ...], refactor: bool,
         every: str | None, base: str | None, remote: str | None,
         max_budget_usd: float | None = None) -> Outcome[None]:
     """Queue a job (or a schedule, with ``every``): what was queued, said."""
-    from rgr.loop.starting import slugify  # the run's own branch naming (a heavy import)
     from rgr.store import git as rgit
 
     feature = feature.strip()

@@ -7,9 +7,7 @@ imports another's private names.
 from __future__ import annotations
 
 import hashlib
-import re
 import shlex
-import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,6 +18,7 @@ from rgr.backends.router import make_backend as _make_backend
 from rgr.base.backend_names import CLAUDE
 from rgr.base.errors import BadUsage, ConfigError, RepositoryError, RgrError
 from rgr.base.processes import kill_orphans
+from rgr.base.slug import slugify
 from rgr.check.verify import TestReport, require_results
 from rgr.loop.fix_trials import apply_writable_copy, try_alternatives
 from rgr.observe.limits import Limits
@@ -53,20 +52,6 @@ class RunOptions:
 
 #: The progress log a command writes to (a PlainView or a LiveView).
 PhaseLog = PlainView
-
-
-def slugify(text: str, limit: int = 40) -> str:
-    """A branch-name slug of ``text``: accents dropped from Latin letters (é -> e), the
-    letters of other scripts kept, anything else a '-'. When the slug had to be cut, or
-    nothing readable is left, a hash of the whole text makes it unique to that text."""
-    decomposed = unicodedata.normalize("NFKD", text.lower())
-    bare = "".join(c for c in decomposed if not unicodedata.combining(c))
-    slug = re.sub(r"[\W_]+", "-", unicodedata.normalize("NFC", bare)).strip("-")
-    if slug and len(slug) <= limit:
-        return slug
-    tag = hashlib.sha1(text.encode()).hexdigest()[:6]
-    head = slug[: limit - len(tag) - 1].rstrip("-")
-    return f"{head}-{tag}" if head else f"feature-{tag}"
 
 
 def default_branch(ws: Workspace, prefix: str, text: str) -> str:
