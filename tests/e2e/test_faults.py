@@ -20,9 +20,9 @@ from kata import (
     assert_no_canary,
     git,
     make_project,
-    one_test_kata_tail,
     plan,
     red,
+    refactor,
     rgr,
     rgr_env,
     start_rgr,
@@ -157,12 +157,20 @@ def test_failures_no_retry_can_fix_stop_resumably(tmp_path: Path, failure: HttpE
     assert status["resumable"] is True
     if words != "not logged in":
         return  # resuming is one path whatever stopped the run: the first case plays it
-    with FakeModelServer([red(TEST_FILE_1, first=True), *one_test_kata_tail()]) as server:
+    # The resume plays the phase that failed, verified on top of the stopped handoff, and
+    # stops: a resume played on to COMPLETE is in every run already, after a kill -9
+    # (tests/e2e/test_kill_anywhere.py at attempt:kept@1 on claude, and
+    # tests/e2e/test_tdd_loop.py::test_killed_mid_phase_then_resume_finishes); the three
+    # phases more cost about 8 s here.
+    stopped = git(repo, "rev-parse", "HEAD").strip()
+    with FakeModelServer([red(TEST_FILE_1, first=True)]) as server:
         env["ANTHROPIC_BASE_URL"] = server.url
-        done = rgr(["resume", "--yes", "--skip-preflight"], repo, env)
-        assert server.errors == []
+        done = rgr(["resume", "--yes", "--skip-preflight", "--max-phases", "1"], repo, env)
+        assert server.errors == [] and server.remaining == 0
     assert done.returncode == 0, done.stdout + done.stderr
-    assert _last_note(repo)["phase"] == "COMPLETE"
+    note = _last_note(repo)
+    assert note["phase"] == "RED" and not note.get("error"), note
+    assert git(repo, "rev-parse", "HEAD~1").strip() == stopped
 
 
 def test_denied_tool_calls_are_refused_logged_and_change_nothing(tmp_path: Path) -> None:
@@ -220,33 +228,12 @@ def test_another_writer_moving_the_notes_ref_during_a_run(tmp_path: Path) -> Non
 
 def test_user_commits_after_an_interruption_are_never_moved_without_a_choice(
         tmp_path: Path) -> None:
-    repo = make_project(tmp_path / "kata")
-    env = rgr_env(tmp_path / "home", "")
-    with FakeModelServer([plan(0, first=True, total=1), red(TEST_FILE_1, first=True)]) as s:
-        env["ANTHROPIC_BASE_URL"] = s.url
-        done = rgr(["run", "--yes", "--skip-preflight", "--max-phases", "2", "slugify"],
-                   repo, env)
-    assert done.returncode == 0, done.stdout + done.stderr
-    # The user makes the test pass by hand, with a commit rgr did not make.
-    (repo / "slug.py").write_text(IMPL_1)
-    git(repo, "add", "slug.py")
-    git(repo, "commit", "-qm", "feat: slugify by hand")
-    mine = git(repo, "rev-parse", "HEAD").strip()
-    refused = rgr(["resume", "--yes", "--skip-preflight"], repo, env)
-    assert refused.returncode == 1
-    assert "were not made by an rgr agent" in refused.stderr
-    assert "--unnoted adopt" in refused.stderr and "--unnoted set-aside" in refused.stderr
-    assert git(repo, "rev-parse", "HEAD").strip() == mine  # untouched
-    with FakeModelServer(one_test_kata_tail()[1:]) as s:
-        env["ANTHROPIC_BASE_URL"] = s.url
-        done = rgr(["resume", "--yes", "--skip-preflight", "--unnoted", "adopt"], repo, env)
-        assert s.errors == []
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert json.loads(git(repo, "notes", f"--ref={NOTES}", "show", mine))["phase"] == "GREEN"
-    assert _last_note(repo)["phase"] == "COMPLETE"
-
-
-def test_set_aside_keeps_user_commits_under_a_ref(tmp_path: Path) -> None:
+    """A commit the user made on the branch after a stop is refused, set aside under a ref,
+    or adopted; never moved without that choice. One repository plays both choices in
+    turn (a set-aside after PLAN, then an adoption after RED), which one run and three
+    resumes reach: as two tests they took two runs, one of two phases, and a resume played
+    on to COMPLETE (a resume to COMPLETE is tests/e2e/test_kill_anywhere.py's, in every
+    run)."""
     repo = make_project(tmp_path / "kata")
     env = rgr_env(tmp_path / "home", "")
     with FakeModelServer([plan(0, first=True, total=1)]) as s:
@@ -254,6 +241,7 @@ def test_set_aside_keeps_user_commits_under_a_ref(tmp_path: Path) -> None:
         done = rgr(["run", "--yes", "--skip-preflight", "--max-phases", "1", "slugify"],
                    repo, env)
     assert done.returncode == 0, done.stdout + done.stderr
+    # Set aside: the user's own commit on the PLAN handoff is kept under a ref.
     noted = git(repo, "rev-parse", "HEAD").strip()
     (repo / "notes.txt").write_text("my own work\n")
     git(repo, "add", "notes.txt")
@@ -263,8 +251,31 @@ def test_set_aside_keeps_user_commits_under_a_ref(tmp_path: Path) -> None:
         env["ANTHROPIC_BASE_URL"] = s.url
         done = rgr(["resume", "--yes", "--skip-preflight", "--unnoted", "set-aside",
                     "--max-phases", "1"], repo, env)
+        assert s.errors == []
     assert done.returncode == 0, done.stdout + done.stderr
     kept = git(repo, "for-each-ref", "--format=%(refname) %(objectname)",
                "refs/rgr/attempts/").split()
     assert kept[1] == mine and "unnoted" in kept[0]
     assert git(repo, "rev-parse", "HEAD~1").strip() == noted  # RED on top of the handoff
+    assert _last_note(repo)["phase"] == "RED"
+    # Refused, then adopted: the user makes the test pass by hand, with a commit rgr did
+    # not make.
+    (repo / "slug.py").write_text(IMPL_1)
+    git(repo, "add", "slug.py")
+    git(repo, "commit", "-qm", "feat: slugify by hand")
+    mine = git(repo, "rev-parse", "HEAD").strip()
+    refused = rgr(["resume", "--yes", "--skip-preflight"], repo, env)
+    assert refused.returncode == 1
+    assert "were not made by an rgr agent" in refused.stderr
+    assert "--unnoted adopt" in refused.stderr and "--unnoted set-aside" in refused.stderr
+    assert git(repo, "rev-parse", "HEAD").strip() == mine  # untouched
+    # The run goes on after the adopted GREEN (one phase: REFACTOR).
+    with FakeModelServer([refactor()]) as s:
+        env["ANTHROPIC_BASE_URL"] = s.url
+        done = rgr(["resume", "--yes", "--skip-preflight", "--unnoted", "adopt",
+                    "--max-phases", "1"], repo, env)
+        assert s.errors == [] and s.remaining == 0
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert json.loads(git(repo, "notes", f"--ref={NOTES}", "show", mine))["phase"] == "GREEN"
+    assert git(repo, "rev-parse", "HEAD~1").strip() == mine
+    assert _last_note(repo)["phase"] == "REFACTOR"

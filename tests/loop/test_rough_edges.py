@@ -1,5 +1,6 @@
 """The rough edges a new user hit (issue 15): each one as the CLI shows it, rgr run as a
-real subprocess on a real repository. None of these reach an agent: each stops (or is
+process of its own on a real repository (forked from a server that imported rgr once:
+tests/forked_rgr.py). None of these reach an agent: each stops (or is
 answered) before the first agent call, so no claude session is needed."""
 
 from __future__ import annotations
@@ -11,13 +12,50 @@ import select
 import subprocess
 import sys
 import time
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import Repo, RunRgr, clean_env, note_json
+from tests.forked_rgr import ForkedRgr
 
 TEST_ENV = {"TDD_TEST_COMMAND": "true"}
+
+
+@pytest.fixture(scope="module")
+def forked_rgr(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ForkedRgr]:
+    server = ForkedRgr(clean_env(tmp_path_factory.mktemp("forked-rgr-home")))
+    yield server
+    server.close()
+
+
+@pytest.fixture
+def run_rgr(forked_rgr: ForkedRgr, tmp_path: Path) -> RunRgr:
+    """tests/conftest.py's run_rgr (the same environment, stdin /dev/null, a process of
+    its own), forked from a server that imported rgr once (tests/forked_rgr.py): this
+    file's 43 rgr calls each spent 0.4-0.8 s of CPU importing the CLI."""
+    home = tmp_path / "home"
+
+    def run(args: list[str], cwd: Path, env: Mapping[str, str] | None = None,
+            timeout: float = 60) -> tuple[int, str, str]:
+        return forked_rgr(args, cwd, clean_env(home, env), timeout)
+
+    return run
+
+
+@pytest.mark.parametrize("args", [
+    ["run", "add two numbers", "--branch", "bad..name", "--yes", "--skip-preflight"],
+    ["show", "--json"]])
+def test_a_forked_rgr_answers_as_a_started_one(forked_rgr: ForkedRgr, repo: Repo,
+                                               tmp_path: Path, args: list[str]) -> None:
+    """The fixture above answers for `python -m rgr`: the same code, stdout and stderr."""
+    env = clean_env(tmp_path / "home", TEST_ENV)
+    started = subprocess.run([sys.executable, "-m", "rgr", *args], cwd=repo.path, env=env,
+                             stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                             timeout=60)
+    assert forked_rgr(args, repo.path, env) == (started.returncode, started.stdout,
+                                                started.stderr)
 
 
 def _refs(repo: Repo) -> str:
