@@ -52,15 +52,11 @@ from rgr.base.config import MUTATION_OPERATORS
 from rgr.check.mutation import blocks
 from rgr.check.mutation.boundary import token_guard
 from rgr.ecosystems import registry
-from rgr.ecosystems.jvm.syntax import class_level_lines as java_class_level_lines
-from rgr.ecosystems.jvm.syntax import code_lines as java_code_lines
 from rgr.ecosystems.mutant import LOG_RECEIVER, TWINS, Mutant
-from rgr.ecosystems.rust.test_modules import test_lines as rust_test_lines
 from rgr.ecosystems.tokens import Token, matching, tokens_of
 
-__all__ = ["LANGUAGES", "Token", "java_class_level_lines", "java_code_lines", "language_of",
-           "mutants_of", "probe_of", "reach_of", "reached_lines", "rust_test_lines",
-           "tokens_of"]
+__all__ = ["LANGUAGES", "Token", "language_of", "mutants_of", "probe_of", "reach_of",
+           "reached_lines", "tokens_of"]
 
 #: File suffix -> language, as the ecosystems declare them.
 LANGUAGES = {suffix: syntax.language for syntax in registry.mutation_syntax()

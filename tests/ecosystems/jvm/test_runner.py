@@ -14,7 +14,6 @@ from rgr.base.config import AdequacyConfig, TestCommand
 from rgr.base.proc import Completed
 from rgr.check.mutation.gate import Checkout, Subject, measure
 from rgr.check.mutation.textual import (
-    java_class_level_lines,
     language_of,
     mutants_of,
     probe_of,
@@ -25,6 +24,7 @@ from rgr.check.mutation.textual import (
 from rgr.ecosystems.base import Finished, Results
 from rgr.ecosystems.jvm import runner as jvm
 from rgr.ecosystems.jvm.runner import Maven
+from rgr.ecosystems.jvm.syntax import class_level_lines as java_class_level_lines
 from rgr.ecosystems.mutant import apply
 from rgr.ecosystems.test_scope import scope_of
 
