@@ -11,10 +11,11 @@ import ast
 
 from rgr.ecosystems.mutant import TWINS, Mutant, boundary_reason
 
-__all__ = ["guards", "proved_not_equivalent", "raising_guards"]
+__all__ = ["BOUNDARY_OPS", "guards", "proved_not_equivalent", "raising_guards"]
 
-_PY_OPS: dict[type[ast.cmpop], str] = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">",
-                                       ast.GtE: ">="}
+#: The boundary comparisons, as their twins (rgr.ecosystems.mutant.TWINS) name them.
+BOUNDARY_OPS: dict[type[ast.cmpop], str] = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">",
+                                            ast.GtE: ">="}
 
 
 def guards(tree: ast.AST) -> dict[int, str]:
@@ -40,7 +41,7 @@ def guards(tree: ast.AST) -> dict[int, str]:
             if picks:
                 assert isinstance(node.test, ast.Compare)
                 found[id(node.test)] = boundary_reason(ast.unparse(node.test.left),
-                                                       _PY_OPS[type(node.test.ops[0])],
+                                                       BOUNDARY_OPS[type(node.test.ops[0])],
                                                        ast.unparse(node.test.comparators[0]))
     return found
 
@@ -56,7 +57,7 @@ def raising_guards(tree: ast.AST) -> dict[int, str]:
                 and len(node.body) == 1 and isinstance(node.body[0], ast.Raise):
             assert isinstance(node.test, ast.Compare)
             left, right = ast.unparse(node.test.left), ast.unparse(node.test.comparators[0])
-            op = _PY_OPS[type(node.test.ops[0])]
+            op = BOUNDARY_OPS[type(node.test.ops[0])]
             found[id(node.test)] = (f"{left} {op} {right} guards a raise: at {left} == "
                                     f"{right} one of {op} and {TWINS[op]} raises and the "
                                     "other does not")
@@ -77,7 +78,7 @@ def proved_not_equivalent(mutant: Mutant, source: str) -> bool:
     for node in ast.walk(tree):
         if id(node) in found and isinstance(node, ast.Compare) \
                 and node.lineno == mutant.line and node.col_offset + 1 == mutant.col:
-            op = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">="}[type(node.ops[0])]
+            op = BOUNDARY_OPS[type(node.ops[0])]
             return mutant.replacement == ast.unparse(node).replace(f" {op} ",
                                                                    f" {TWINS[op]} ", 1)
     return False
@@ -85,7 +86,7 @@ def proved_not_equivalent(mutant: Mutant, source: str) -> bool:
 
 def _py_operands(test: ast.expr) -> tuple[str, str] | None:
     if not (isinstance(test, ast.Compare) and len(test.ops) == 1
-            and type(test.ops[0]) in _PY_OPS):
+            and type(test.ops[0]) in BOUNDARY_OPS):
         return None
     left, right = test.left, test.comparators[0]
     if not (_py_plain(left) and _py_plain(right)):

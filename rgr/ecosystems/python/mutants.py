@@ -40,6 +40,7 @@ from collections.abc import Collection, Iterator
 
 from rgr.base.config import MUTATION_OPERATORS
 from rgr.ecosystems.mutant import LOG_RECEIVER, TWINS, Mutant, apply
+from rgr.ecosystems.python.boundary import BOUNDARY_OPS
 from rgr.ecosystems.python.boundary import guards as boundary_guards
 
 __all__ = ["PRINT_CALLS", "mutants_of", "readers"]
@@ -203,9 +204,8 @@ def _equivalent(node: Located, replacement: str, guards: dict[int, str]) -> str:
     if not isinstance(node, ast.Compare) or id(node) not in guards:
         return ""
     swapped = ast.parse(replacement, mode="eval").body
-    ops = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">="}
-    before = ops.get(type(node.ops[0]))
-    after = ops.get(type(swapped.ops[0])) if isinstance(swapped, ast.Compare) else None
+    before = BOUNDARY_OPS.get(type(node.ops[0]))
+    after = BOUNDARY_OPS.get(type(swapped.ops[0])) if isinstance(swapped, ast.Compare) else None
     return guards[id(node)] if before is not None and TWINS[before] == after else ""
 
 
