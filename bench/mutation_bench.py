@@ -39,7 +39,7 @@ sys.path.insert(0, str(ROOT / "tests" / "e2e"))
 
 from rgr.base.config import AdequacyConfig  # noqa: E402
 from rgr.check.mutation.gate import measure, subject_of  # noqa: E402
-from rgr.ecosystems.python import lines as coverage_lines  # noqa: E402
+from rgr.ecosystems import traced as coverage_lines  # noqa: E402
 from rgr.ecosystems.registry import resolve_test_command  # noqa: E402
 from rgr.sandbox.sealer import open_sealer  # noqa: E402
 from rgr.store import git  # noqa: E402

@@ -69,7 +69,7 @@ from rgr.check.fakeit import ledger as fakeit_ledger  # noqa: E402
 from rgr.check.guards import check_tests  # noqa: E402
 from rgr.check.mutation.gate import measure, subject_of  # noqa: E402
 from rgr.check.verify import TestReport  # noqa: E402
-from rgr.ecosystems.python import lines as coverage_lines  # noqa: E402
+from rgr.ecosystems import traced as coverage_lines  # noqa: E402
 from rgr.ecosystems.registry import resolve_test_command  # noqa: E402
 from rgr.sandbox.sealer import open_sealer  # noqa: E402
 from rgr.store import git  # noqa: E402

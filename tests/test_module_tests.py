@@ -197,7 +197,7 @@ WITHOUT_TEST_FILE: dict[str, str] = {
     "rgr.ecosystems.python.language":
         "no test imports it: reached through the modules that use it",
     "rgr.ecosystems.python.lines":
-        "tested by feature in check/mutation/test_mutation, check/test_impact, "
+        "tested by feature in check/mutation/test_mutation, "
         "ecosystems/python/test_unittest_reporter",
     "rgr.ecosystems.python.modules": "tested by feature in refactor/test_refactor",
     "rgr.ecosystems.python.probe":

@@ -3,9 +3,10 @@ the agent runs those first.
 
 They come from the coverage rgr already collects: the mutation gate's line tracer
 records, per tree, which test ran which line of the files a phase changed
-(rgr.ecosystems.python.lines, ``<git dir>/rgr/coverage/``). A file no earlier gate traced
-(its first cycle, a language the gate does not trace yet) has no hint; a test that no
-longer exists at the phase's base is left out. Nothing is run to make a hint.
+(rgr.ecosystems.traced, ``<git dir>/rgr/coverage/``: read here whichever language's
+tracer wrote it). A file no earlier gate traced (its first cycle, a language the gate
+does not trace yet) has no hint; a test that no longer exists at the phase's base is
+left out. Nothing is run to make a hint.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable
 from pathlib import Path
 
-from rgr.ecosystems.python.lines import FOLDER, Coverage, load
+from rgr.ecosystems.traced import FOLDER, Coverage, load
 
 #: At most this many test ids in a hint, and this many characters: the hint rides in
 #: the first request of a phase, which stays under 16 KB.

@@ -19,6 +19,7 @@ from rgr.base.config import TestCommand
 from rgr.base.proc import Completed, bound
 from rgr.ecosystems.failure_kind import FailureKind
 from rgr.ecosystems.tokens import Token
+from rgr.ecosystems.traced import LineTracer
 
 #: How much of one test's failure text is kept.
 MESSAGE_LIMIT = 4 * 1024
@@ -494,11 +495,17 @@ class Ecosystem(Protocol):
     @property
     def mutation_syntax(self) -> tuple[MutationSyntax, ...]: ...
 
-    #: Runner names that rgr's line tracer runs under (rgr.ecosystems.python.pytest_lines,
-    #: loaded into the run by rgr's own plugin or reporter): the mutation gate asks it
-    #: which tests run each changed line.
+    #: Runner names that rgr's line tracer runs under (``line_tracer``, loaded into the
+    #: run by rgr's own plugin or reporter): the mutation gate asks it which tests run
+    #: each changed line.
     @property
     def traced_runners(self) -> frozenset[str]: ...
+
+    #: rgr's line tracer that its ``traced_runners`` run under (its language's, the
+    #: same as ``TreeMutation.tracer``), asked by the runner's name where no changed
+    #: file says the language (rgr.tdd.examine); None: no runner of it is traced.
+    @property
+    def line_tracer(self) -> LineTracer | None: ...
 
     def select_tests(self, cmd: TestCommand, tests: Sequence[str]) -> TestCommand | None:
         """``cmd`` (one of its runners) limited to the tests ``tests`` (ids as its reader
@@ -562,6 +569,7 @@ class Plain:
     mutation_syntax: tuple[MutationSyntax, ...] = ()
     runner_variables: tuple[str, ...] = ()
     traced_runners: frozenset[str] = frozenset()
+    line_tracer: LineTracer | None = None
     alternatives_searched: str = ""
 
     def select_tests(self, cmd: TestCommand, tests: Sequence[str]) -> TestCommand | None:

@@ -15,6 +15,7 @@ from rgr.ecosystems.fact import Fact
 from rgr.ecosystems.mutant import Mutant
 from rgr.ecosystems.special_case import SpecialCase
 from rgr.ecosystems.tokens import Token, TokenScan
+from rgr.ecosystems.traced import LineTracer
 
 if TYPE_CHECKING:  # a Protocol, so only for the type checker (rgr.base.proc)
     from rgr.base.proc import Launcher
@@ -205,8 +206,14 @@ TreeTelling = Callable[[str, str, str, int, Iterable[str], Path, Confined | None
 class TreeMutation:
     """How the mutation gate (rgr.check.mutation.gate) mutates a language rgr reads by
     its own syntax tree, and what it asks of that tree: its traced path (which test runs
-    which line, from rgr's line tracer, rgr.ecosystems.python.lines). Every answer is
+    which line, from rgr's line tracer of the language, ``tracer``). Every answer is
     the language's; what the answers mean for a phase is the gate's."""
+
+    #: rgr's line tracer of the language: which test runs which changed line. The gate
+    #: loads it into the run whatever the command's runner (a script that starts the
+    #: language's runner loads it too); only the traced runners
+    #: (``Ecosystem.traced_runners``) are sure to.
+    tracer: LineTracer
 
     #: The mutants of the changed lines of a file.
     mutants: TreeMutants

@@ -45,6 +45,7 @@ from rgr.ecosystems.rust import language as rust_language
 from rgr.ecosystems.rust import narrowing as rust_narrowing
 from rgr.ecosystems.rust import runner as rust
 from rgr.ecosystems.scope import Scope
+from rgr.ecosystems.traced import LineTracer
 
 #: The first whose files are found wins: a Java build with a package.json for its web
 #: assets is a Java project; Python's markers (pyproject.toml ...) come last, as any
@@ -258,6 +259,13 @@ def tree_mutation(path: str) -> TreeMutation | None:
 def traced(runner: str) -> bool:
     """Whether rgr's line tracer runs under ``runner`` (rgr.check.mutation.gate)."""
     return any(runner in eco.traced_runners for eco in ECOSYSTEMS)
+
+
+def line_tracer(runner: str) -> LineTracer | None:
+    """rgr's line tracer that ``runner`` runs under (rgr.tdd.examine), or None: the
+    ecosystem's whose traced runners name it."""
+    return next((eco.line_tracer for eco in ECOSYSTEMS if runner in eco.traced_runners),
+                None)
 
 
 def select_tests(cmd: TestCommand, tests: Iterable[str]) -> TestCommand:

@@ -39,7 +39,6 @@ from rgr.check.acceptance.verdict import Declared, did_not_run, outcomes
 from rgr.check.testlist import FILENAME as TEST_LIST
 from rgr.check.verify import TestReport, run_tests
 from rgr.ecosystems import registry
-from rgr.ecosystems.python import lines as traced_lines
 from rgr.loop.outputs import AcceptanceOutput, way_out_of
 from rgr.loop.prompting import quoted
 from rgr.loop.sessions import agent_call_event
@@ -230,12 +229,13 @@ def run_on(sealer: Sealer, commit: Commit, stored: StoredTests, watch: Sequence[
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(stored.text, encoding="utf-8")
         cmd, timeout = sealer.test_command, sealer.ws.config.command_timeout
-        if watch and registry.traced(cmd.runner):
+        tracer = registry.line_tracer(cmd.runner)
+        if watch and tracer is not None:
             def run(child: Mapping[str, str]) -> TestReport:
                 return run_tests(cmd, tree, timeout=timeout, env=child,
                                  confinement=confinement)
 
-            traced = traced_lines.collect(
+            traced = tracer.collect(
                 run, list(watch), env=env,
                 scratch=confinement.tmp if confinement else tree.parent)
             if traced.report is not None:

@@ -1,5 +1,5 @@
 """Impact hints: the tests that ran a file, read from the mutation gate's coverage cache
-as rgr writes it (rgr.ecosystems.python.lines.save), and how a phase's prompt carries them."""
+as rgr writes it (rgr.ecosystems.traced.save), and how a phase's prompt carries them."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 
 from rgr.check import impact
-from rgr.ecosystems.python.lines import Coverage, save
+from rgr.ecosystems.traced import Coverage, save
 from rgr.loop.prompting import build_prompt
 from rgr.store.handoff import HandoffState, Phase, TestCase
 

@@ -64,13 +64,13 @@ from rgr.check.mutation import kills, textual
 from rgr.check.mutation.rule import decide, demonstrably_killable
 from rgr.check.verify import Confinement, TestReport, run_tests
 from rgr.ecosystems import registry
+from rgr.ecosystems import traced as line_data
 from rgr.ecosystems.base import MutationSyntax
 from rgr.ecosystems.javascript import direct as js_direct
 from rgr.ecosystems.jvm import direct as jvm_direct
 from rgr.ecosystems.language import Prover, TreeMutation
 from rgr.ecosystems.manifest_keys import MANIFESTS
 from rgr.ecosystems.mutant import Mutant, apply
-from rgr.ecosystems.python import lines as traced_lines
 from rgr.ecosystems.test_scope import Scope, left_out, scope_of
 from rgr.store import git
 from rgr.store.handoff import AdequacyNote, MutantFinding
@@ -80,7 +80,7 @@ from rgr.store.objects import Commit, Oid, Repository
 Checkout = tuple[Path, Confinement | None, dict[str, str]]
 OpenCheckout = Callable[[str], AbstractContextManager[Checkout]]
 #: Which test ran which line of the traced path, and the run that said it.
-Coverage = traced_lines.Coverage[TestReport]
+Coverage = line_data.Coverage[TestReport]
 #: Lines per file (``{"calc.py": {3, 4}}``).
 Lines = dict[str, set[int]]
 #: What each language's code is like to the textual mutator, by its name.
@@ -127,6 +127,13 @@ def _tree_mutation(path: str) -> TreeMutation:
     found = registry.tree_mutation(path)
     assert found is not None, path
     return found
+
+
+def _tracer(files: list[str]) -> line_data.LineTracer:
+    """The line tracer of the traced path's ``files`` (``TreeMutation.tracer``): the
+    first file's language's, as one tracer watches them all in one run (only one
+    language, Python, takes the traced path)."""
+    return _tree_mutation(files[0]).tracer
 
 
 def _tree_mutants(path: str, source: str, lines: Collection[int],
@@ -302,24 +309,24 @@ def _measure_traced(subject: Subject, mutants: list[Mutant], files: list[str],
     ``Ecosystem.traced_runners`` names), so a mutant faces only those tests, and one of a line no
     test was seen running faces every test, in a fresh process, before it is
     ``uncovered``. Returns a remark (or None) and the line data."""
-    key = traced_lines.cache_key(subject.tree, files)
+    key = line_data.cache_key(subject.tree, files)
     coverage: Coverage | None = None
     if registry.traced(cmd.runner):
         coverage = _fast_path(subject, mutants, files, settings, cmd, open_checkout,
                               command_timeout, deadline, findings)
         if coverage is not None and findings and coverage.report is not None \
                 and coverage.report.all_passed:
-            traced_lines.save(git_dir, key, coverage)
+            line_data.save(git_dir, key, coverage)
     if coverage is None:
-        coverage = traced_lines.load(git_dir, key)
+        coverage = line_data.load(git_dir, key)
     per_mutant_timeout = command_timeout
     if coverage is None:
         with open_checkout("mutation-lines") as (tree, confinement, env):
-            coverage = traced_lines.collect(
+            coverage = _tracer(files).collect(
                 _test_run(cmd, tree, command_timeout, confinement), files, env=env,
                 scratch=confinement.tmp if confinement else tree.parent)
         if coverage.traced and coverage.report is not None and coverage.report.all_passed:
-            traced_lines.save(git_dir, key, coverage)
+            line_data.save(git_dir, key, coverage)
             per_mutant_timeout = _timeout_after(coverage.report.duration_s, command_timeout)
     to_run: list[tuple[Mutant, list[str]]] = []
     unseen: set[str] = set()  # no test seen running them, yet run with every test
@@ -790,7 +797,7 @@ def _fast_path(subject: Subject, mutants: list[Mutant], files: list[str],
     def session(number: int) -> Coverage:
         batch = {m.id: (m, apply(subject.sources[m.path], m)) for m in shares[number]}
         with open_checkout(f"mutation-{number}") as (tree, confinement, env):
-            return traced_lines.collect(
+            return _tracer(files).collect(
                 _test_run(cmd, tree, command_timeout + settings.budget, confinement),
                 files, env=env,
                 scratch=confinement.tmp if confinement else tree.parent, mutants=batch,

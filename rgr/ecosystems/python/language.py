@@ -10,6 +10,7 @@ from rgr.ecosystems.python import (
     cheats,
     equivalence,
     facts,
+    lines,
     mutants,
     probe,
     special_cases,
@@ -43,9 +44,9 @@ def missing_files(text: str, names: Names) -> list[str]:
 
 #: The mutation gate's traced path: rgr's own AST mutator and what it reads on the tree.
 TREE_MUTATION = TreeMutation(
-    mutants=mutants.mutants_of, probe=probe.probe_at, telling=telling.find,
-    telling_seconds=telling.WALL_S, proved_not_equivalent=boundary.proved_not_equivalent,
-    readers=mutants.readers)
+    tracer=lines.TRACER, mutants=mutants.mutants_of, probe=probe.probe_at,
+    telling=telling.find, telling_seconds=telling.WALL_S,
+    proved_not_equivalent=boundary.proved_not_equivalent, readers=mutants.readers)
 
 LANGUAGE = Language(
     "Python", (".py",),

@@ -29,6 +29,7 @@ from rgr.base.config import TestCommand
 from rgr.ecosystems.base import Finished, Guess, Plain, Results, TestOutcome, ToolHome
 from rgr.ecosystems.failure_kind import FailureKind, is_test_module, is_test_path
 from rgr.ecosystems.junit import ReportUnreadable, parse_xml, status_of, testcases
+from rgr.ecosystems.python import lines
 from rgr.ecosystems.python.pytest_own_outcomes import OUTCOMES_ENV
 
 PYTEST_NO_TESTS_COLLECTED = 5
@@ -297,6 +298,7 @@ class Python(Plain):
     runner_variables = ("PYTEST_ADDOPTS", "PYTEST_PLUGINS")
     # rgr's line tracer is a pytest plugin (rgr.ecosystems.python.pytest_lines)
     traced_runners = frozenset({"pytest"})
+    line_tracer = lines.TRACER
 
     def select_tests(self, cmd: TestCommand, tests: Sequence[str]) -> TestCommand | None:
         """pytest's node ids, added to a command line of its own (a shell script may

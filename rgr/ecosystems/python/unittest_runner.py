@@ -235,6 +235,7 @@ class PythonUnittest(Plain):
     # rgr's reporter runs the suite under rgr's line tracer
     # (rgr.ecosystems.python.unittest_reporter)
     traced_runners = frozenset({"unittest"})
+    line_tracer = PYTEST_ECOSYSTEM.line_tracer
 
     def detect(self, root: Path, guess: Guess) -> TestCommand | None:
         tests = _test_files(root)
