@@ -554,6 +554,13 @@ class Ecosystem(Protocol):
         files there, made concrete at each run); ``cmd`` itself when nothing changes."""
         ...
 
+    def without_hooks(self, cmd: TestCommand, root: Path) -> TestCommand | None:
+        """``cmd`` without what its launcher runs around the tests in the checkout
+        ``root`` (npm's ``pre``/``post`` script hooks: a lint, a build), for the mutation
+        gate's second look at a run that stopped before any test reported: a mutant is
+        killed by a failing test, never by a hook. None where nothing is left out."""
+        ...
+
 
 class Plain:
     """Defaults an ecosystem module overrides: it claims nothing."""
@@ -597,6 +604,9 @@ class Plain:
 
     def settle(self, cmd: TestCommand, root: Path) -> TestCommand:
         return cmd
+
+    def without_hooks(self, cmd: TestCommand, root: Path) -> TestCommand | None:
+        return None
 
 
 def detected(argv: tuple[str, ...], runner: str, source: str,

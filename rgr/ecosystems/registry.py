@@ -203,6 +203,14 @@ def settle(cmd: TestCommand, root: Path) -> TestCommand:
     return cmd
 
 
+def without_hooks(cmd: TestCommand, root: Path) -> TestCommand | None:
+    """``cmd`` without its launcher's hooks in the checkout ``root``, the first
+    ecosystem's that leaves any out (rgr.check.mutation.gate), or None. Every ecosystem is
+    asked, whatever ``cmd``'s runner: ``npm test`` launches any runner."""
+    return next((found for eco in ECOSYSTEMS
+                 if (found := eco.without_hooks(cmd, root)) is not None), None)
+
+
 def runner_variables(runner: str) -> tuple[str, ...]:
     """The user's variables a sealed run of ``runner`` keeps: its ecosystem's."""
     for eco in ECOSYSTEMS:

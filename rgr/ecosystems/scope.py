@@ -62,10 +62,13 @@ class Scope:
     #: yet, a mutant the direct run may not take, and a direct run that disagreed.
     plain_first: TestCommand | None = None
     #: Whether a direct ``first`` may take a mutant of a line of the source (Java's: not
-    #: a constant's declaration), and whether a checkout has what it needs: its runner's
-    #: (rgr.ecosystems.jvm.direct.may_run, .ready).
+    #: a constant's declaration), whether a checkout has what it needs, and the test
+    #: files it runs (those whose results the phase's own run must match): its runner's
+    #: (rgr.ecosystems.jvm.direct.may_run, .ready, .test_files).
     may_run: Callable[[str, int], bool] | None = field(default=None, compare=False)
     ready: Callable[[Path, TestCommand], bool] | None = field(default=None, compare=False)
+    test_files: Callable[[TestCommand], frozenset[str]] | None = field(default=None,
+                                                                        compare=False)
 
     @property
     def narrowed(self) -> bool:
@@ -93,8 +96,14 @@ class Scope:
         direct scope holds the direct command itself), Java's with Maven's first step."""
         if self.plain_first is not None:
             return replace(self, first=self.plain_first, direct=False, plain_first=None,
-                           may_run=None, ready=None, instead_of="")
+                           may_run=None, ready=None, test_files=None, instead_of="")
         return Scope(cmd)
+
+    def first_ready(self, tree: Path) -> bool:
+        """Whether the checkout ``tree`` has what ``first`` needs (a direct one: what its
+        runner's ``ready`` asks, Java's a Maven run there); False without a ``first``."""
+        return self.first is not None and (self.ready is None
+                                           or self.ready(tree, self.first))
 
     def first_in(self, tree: Path, source: str, lines: tuple[int, ...],
                  tainted: set[Path]) -> TestCommand | None:

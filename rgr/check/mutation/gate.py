@@ -66,8 +66,6 @@ from rgr.check.verify import Confinement, TestReport, run_tests
 from rgr.ecosystems import registry
 from rgr.ecosystems import traced as line_data
 from rgr.ecosystems.base import MutationSyntax
-from rgr.ecosystems.javascript import direct as js_direct
-from rgr.ecosystems.jvm import direct as jvm_direct
 from rgr.ecosystems.language import Prover, TreeMutation
 from rgr.ecosystems.manifest_keys import MANIFESTS
 from rgr.ecosystems.mutant import Mutant, apply
@@ -605,7 +603,7 @@ def _measure_probed(subject: Subject, mutants: list[Mutant], settings: AdequacyC
         # the first): only those take the mutants, since building another costs a
         # Maven run, more than several direct runs. None built: Maven runs them all.
         built = [n for n, tree in enumerate(pool.trees())
-                 if all(s.first is not None and jvm_direct.ready(tree, s.first)
+                 if all(s.first_ready(tree)
                         for s in scopes.values() if s.plain_first is not None)]
         if not built:
             scopes = {path: scope.undirected(cmd) if scope.plain_first is not None else scope
@@ -627,9 +625,9 @@ def _measure_probed(subject: Subject, mutants: list[Mutant], settings: AdequacyC
         scopes = {path: scope if path not in failed else scope.undirected(cmd)
                   for path, scope in scopes.items()}
         # The user's command, its script's hooks looked past where they stopped the run
-        # before any test reported (rgr.ecosystems.javascript.direct.without_hooks); a Java
-        # direct first step that gave way: Maven's own first step, then the whole suite.
-        whole = Scope(cmd, hookless=js_direct.without_hooks(cmd, first_tree))
+        # before any test reported (``Ecosystem.without_hooks``: npm's); a Java direct
+        # first step that gave way: Maven's own first step, then the whole suite.
+        whole = Scope(cmd, hookless=registry.without_hooks(cmd, first_tree))
         again_scopes = {path: scope if path in failed and scope.first is not None
                         else whole for path, scope in scopes.items()}
         for mutant, _tests, status in pool.run(again, subject.sources, cmd, deadline,
@@ -726,9 +724,10 @@ def agrees_with_phase(report: TestReport, baseline: TestReport | None, scope: Sc
     if baseline is None:
         return True
     got = {key: o.status for key, o in report.outcomes.items()}
-    if scope.plain_first is not None and scope.first is not None:
+    if scope.plain_first is not None and scope.first is not None \
+            and scope.test_files is not None:
         # Java: the direct run ran the test classes written for the changed class
-        kept = jvm_direct.test_files(scope.first)
+        kept = scope.test_files(scope.first)
         return got == {key: o.status for key, o in baseline.outcomes.items()
                        if o.file in kept}
     dropped = set(scope.left_out)

@@ -50,6 +50,7 @@ from rgr.ecosystems.base import (
     with_args,
 )
 from rgr.ecosystems.failure_kind import FailureKind, first_match
+from rgr.ecosystems.javascript import direct as js_direct
 from rgr.ecosystems.javascript import mixed as js_mixed
 from rgr.ecosystems.javascript import syntax, tap, telling
 from rgr.ecosystems.javascript.modules import importers, missing_module, module_kind
@@ -618,6 +619,10 @@ class JavaScript(Plain):
 
     def settle(self, cmd: TestCommand, root: Path) -> TestCommand:
         return js_mixed.settle(cmd, root) if cmd.runner == js_mixed.NAME else cmd
+
+    def without_hooks(self, cmd: TestCommand, root: Path) -> TestCommand | None:
+        # npm's --ignore-scripts (rgr.ecosystems.javascript.direct.without_hooks)
+        return js_direct.without_hooks(cmd, root)
 
     def configured_runner(self, runner: str, words: Sequence[str], root: Path,
                           guess: Guess) -> str:

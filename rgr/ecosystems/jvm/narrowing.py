@@ -33,7 +33,8 @@ def scope(cmd: TestCommand, root: Path, path: str) -> Scope | None:
         return Scope(cmd, first=maven_first)
     return Scope(cmd, first=direct, direct=True, instead_of="Maven",
                  plain_first=maven_first,
-                 may_run=jvm_direct.may_run, ready=jvm_direct.ready)
+                 may_run=jvm_direct.may_run, ready=jvm_direct.ready,
+                 test_files=jvm_direct.test_files)
 
 
 def _maven_tests(cmd: TestCommand, classes: tuple[str, ...]) -> TestCommand:

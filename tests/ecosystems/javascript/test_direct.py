@@ -13,6 +13,7 @@ import pytest
 from rgr.base.config import TestCommand
 from rgr.check.mutation.gate import agrees_with_phase
 from rgr.check.verify import TestReport
+from rgr.ecosystems import registry
 from rgr.ecosystems.base import Status, TestOutcome
 from rgr.ecosystems.javascript.direct import direct_command, plain_words, without_hooks
 from rgr.ecosystems.test_scope import Scope, left_out, scope_of
@@ -133,6 +134,11 @@ def test_the_users_command_without_its_hooks_is_npms_own(tmp_path: Path) -> None
     assert without_hooks(command("npm", "run", "unit"), hooks) is None
     assert without_hooks(command("npm", "test"), named) is None
     assert without_hooks(command("npx", "mocha"), hooks) is None
+    # the gate asks every ecosystem, whatever the runner npm launches: JavaScript's answers
+    again = registry.without_hooks(command("npm", "test", "--", "--bail"), hooks)
+    assert again is not None and again.argv == (
+        "npm", "test", "--ignore-scripts", "--", "--bail")
+    assert registry.without_hooks(command("npm", "test"), named) is None
 
 
 def test_the_project_npmrc_keeps_the_users_command(tmp_path: Path) -> None:

@@ -72,6 +72,10 @@ def test_a_junit4_class_beside_the_change_runs_directly_first(tmp_path: Path) ->
     assert scope.checked_in(tmp_path) == scope.first
     assert scope.undirected(MAVEN) == Scope(MAVEN, first=scope.plain_first)
     assert jvm_direct.test_files(scope.first) == {"src/test/java/kata/RangesTest.java"}
+    # the gate asks the scope, which names no runner, for the files the phase must match
+    assert scope.test_files is not None
+    assert scope.test_files(scope.first) == {"src/test/java/kata/RangesTest.java"}
+    assert scope.undirected(MAVEN).test_files is None
 
 
 def test_jupiter_an_interface_and_a_shell_keep_maven(tmp_path: Path) -> None:
@@ -92,9 +96,11 @@ def test_the_checkout_maven_built_settles_the_command(tmp_path: Path) -> None:
     direct = scope_of(MAVEN, root, SOURCE).first
     assert direct is not None
     assert not jvm_direct.ready(root, direct)
+    assert not scope_of(MAVEN, root, SOURCE).first_ready(root)  # as the gate asks
     assert ECOSYSTEM.settle(direct, root) == direct  # not built: nothing to fill in
     built(root, major=52)
     assert jvm_direct.ready(root, direct)
+    assert scope_of(MAVEN, root, SOURCE).first_ready(root)
     argv = ECOSYSTEM.settle(direct, root).argv
     assert argv[argv.index("-cp") + 1] == ("target/rgr-direct/classes:/c/target/test-classes:"
                                            "/c/target/classes:/m2/junit.jar")
