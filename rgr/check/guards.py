@@ -18,7 +18,6 @@ from rgr.check.violation import Violation
 from rgr.ecosystems import manifest_keys, registry
 from rgr.ecosystems.base import TestOutcome
 from rgr.ecosystems.failure_kind import MEANING, is_right_red
-from rgr.ecosystems.python import conftest_rules
 from rgr.store import git
 from rgr.store.handoff import Phase
 from rgr.store.objects import Oid, Repository, Tree
@@ -111,7 +110,7 @@ def edit_rules(config: Config, phase: Phase,
            "no agent may change it") for g in TEST_INFRA_GLOBS if g not in judged),
     ]
     judges = [(glob_to_regex(g), str(module)) for g, module in judged.items()]
-    tests = [glob_to_regex(g) for g in [*config.test_file_globs, CONFTEST_GLOB]]
+    tests = [glob_to_regex(g) for g in [*config.test_file_globs, *_TEST_CODE_JUDGED]]
     test_list = re.escape(TEST_LIST)
     allow: list[str] | None = None
     reason = ""
@@ -130,8 +129,9 @@ def edit_rules(config: Config, phase: Phase,
     return {"deny": deny, "allow": allow, "scope": reason, "judges": judges}
 
 
-#: The glob of pytest's conftest files, judged by content (rgr.ecosystems.python.conftest_rules).
-CONFTEST_GLOB = "**/conftest.py"
+#: The globs of the files judged by content that are test code (a conftest.py of
+#: fixtures: ``Ecosystem.judged_by_content``).
+_TEST_CODE_JUDGED = tuple(j.glob for j in registry.content_judges() if j.test_code)
 
 
 def _judged_globs(phase: Phase) -> dict[str, str]:
@@ -139,8 +139,9 @@ def _judged_globs(phase: Phase) -> dict[str, str]:
     in ``phase``."""
     judged = {"**/.gitignore": ignore_rules.__file__}
     if phase != Phase.COMPLETE:
-        # a merge fix's checks (rgr.check.mergefix_checks) still refuse every conftest.py
-        judged[CONFTEST_GLOB] = conftest_rules.__file__
+        # a merge fix's checks (rgr.check.mergefix_checks) still refuse every one (a
+        # conftest.py of fixtures too)
+        judged.update({j.glob: j.module_file for j in registry.content_judges()})
     if phase in DEPENDENCY_PHASES:
         judged.update({f"**/{name}": manifest_keys.__file__
                        for name in manifest_keys.MANIFESTS})
@@ -187,9 +188,9 @@ def judged_by_content(phase: Phase, path: str, old: str | None,
     its name in ``phase`` (a conftest.py in any phase; a manifest where dependencies may
     be declared), and if so why the change from ``old`` to ``new`` is refused (None:
     it is allowed)."""
-    name = path.rsplit("/", 1)[-1]
-    if name == "conftest.py":
-        return True, conftest_rules.refusal(path, old, new)
+    judge = registry.content_judge(path)
+    if judge is not None:
+        return True, judge.refusal(path, old, new)
     if manifest_keys.is_manifest(path) and phase in DEPENDENCY_PHASES:
         return True, manifest_keys.refusal(path, old, new)
     return False, None
@@ -223,7 +224,15 @@ def forbidden_change(repo: Repository, phase: Phase, base: Oid,
 
 
 def _judged_name(path: str) -> bool:
-    return path.rsplit("/", 1)[-1] == "conftest.py" or manifest_keys.is_manifest(path)
+    return registry.content_judge(path) is not None or manifest_keys.is_manifest(path)
+
+
+def _test_code_by_name(path: str) -> bool:
+    """Whether ``path`` is test code by its name, whatever ``test_file_globs`` say: a
+    file judged by content whose judge calls it test code (a conftest.py: what it may
+    not do is its judge's to refuse)."""
+    judge = registry.content_judge(path)
+    return judge is not None and judge.test_code
 
 
 def _texts(repo: Repository, base: Oid, head: Oid,
@@ -245,7 +254,7 @@ def _scope_rule(config: Config, phase: Phase, path: str, status: str,
     elif manifest_keys.is_manifest(path):
         return []  # only dependency declarations changed, in a phase that may make them
     # a conftest.py of fixtures and helpers is test code, whatever test_file_globs say
-    is_test = config.is_test_file(path) or path.rsplit("/", 1)[-1] == "conftest.py"
+    is_test = config.is_test_file(path) or _test_code_by_name(path)
     if phase == Phase.PLAN and path != TEST_LIST:
         return [Violation("plan-scope", f"{status} {path}: the planner may only change "
                           f"{TEST_LIST}", path)]
@@ -325,7 +334,7 @@ def cheat_idioms(repo: Repository, config: Config, base: Oid,
         if source is None:
             continue
         # a conftest.py is test code here: only its patches of the framework count
-        is_test = config.is_test_file(path) or path.rsplit("/", 1)[-1] == "conftest.py"
+        is_test = config.is_test_file(path) or _test_code_by_name(path)
         found += [Violation(f.rule, f.message, path, f.line)
                   for f in cheats.findings(path, source, added, is_test)]
     return found

@@ -316,6 +316,36 @@ class ToolCache:
 
 
 @dataclass(frozen=True)
+class ContentJudge:
+    """A file of an ecosystem's test configuration (among its ``test_config_globs``) that
+    rgr judges by what a change to it does rather than by its name (rgr.check.guards):
+    pytest's ``conftest.py`` shares fixtures and helpers like any test file, or hooks
+    collection and reporting, which no agent may change. Refusing every change would
+    refuse the first; allowing every one, the second."""
+
+    #: The file's name, at any level (``conftest.py``).
+    name: str
+    #: The verdict on writing ``new`` over ``old`` (None: no file) at a path: None when
+    #: the change is allowed, else why it is refused and the way out.
+    refusal: Callable[[str, str | None, str | None], str | None]
+    #: The judging module's file, standard library only: the PreToolUse hook
+    #: (rgr.sandbox.pretool) loads it by path inside the sandbox and asks its
+    #: ``refusal`` before the agent writes.
+    module_file: str
+    #: The file is test code, whatever ``test_file_globs`` say (RED and REFACTOR may
+    #: write the fixtures of a conftest.py, GREEN may not).
+    test_code: bool
+
+    @property
+    def glob(self) -> str:
+        return f"**/{self.name}"
+
+    def judges(self, path: str) -> bool:
+        """Whether ``path`` (relative to the project) is a file this judges."""
+        return path.rsplit("/", 1)[-1] == self.name
+
+
+@dataclass(frozen=True)
 class Diagnosis:
     """A failure inside the sandbox, explained: what is missing, and the fix."""
 
@@ -465,6 +495,11 @@ class Ecosystem(Protocol):
     @property
     def test_config_globs(self) -> tuple[str, ...]: ...
 
+    #: Those of its ``test_config_globs`` that rgr judges by content instead of refusing
+    #: every change (rgr.check.guards), whatever runner the project uses.
+    @property
+    def judged_by_content(self) -> tuple[ContentJudge, ...]: ...
+
     #: Its version managers and toolchain homes (rgr.sandbox.toolchain).
     @property
     def tool_homes(self) -> tuple[ToolHome, ...]: ...
@@ -569,6 +604,7 @@ class Plain:
     reads_junit_xml_itself: frozenset[str] = frozenset()
     loads_file_by_file: frozenset[str] = frozenset()
     test_config_globs: tuple[str, ...] = ()
+    judged_by_content: tuple[ContentJudge, ...] = ()
     tool_homes: tuple[ToolHome, ...] = ()
     tool_caches: tuple[ToolCache, ...] = ()
     home_config: tuple[str, ...] = ()

@@ -13,7 +13,14 @@ from pathlib import Path
 
 from rgr.base.config import Config, TestCommand
 from rgr.base.errors import ConfigError
-from rgr.ecosystems.base import Diagnosis, Ecosystem, MutationSyntax, Runner, ToolHome
+from rgr.ecosystems.base import (
+    ContentJudge,
+    Diagnosis,
+    Ecosystem,
+    MutationSyntax,
+    Runner,
+    ToolHome,
+)
 from rgr.ecosystems.go import language as go_language
 from rgr.ecosystems.go import narrowing as go_narrowing
 from rgr.ecosystems.go import runner as go
@@ -176,6 +183,17 @@ def loads_file_by_file(runner: str) -> bool:
 def test_config_globs() -> tuple[str, ...]:
     """Every ecosystem's files that decide how its tests run, once each."""
     return tuple(dict.fromkeys(g for eco in ECOSYSTEMS for g in eco.test_config_globs))
+
+
+def content_judges() -> tuple[ContentJudge, ...]:
+    """Every ecosystem's files judged by content, once each (rgr.check.guards): for any
+    project, as every ecosystem's ``test_config_globs`` are."""
+    return tuple(dict.fromkeys(j for eco in ECOSYSTEMS for j in eco.judged_by_content))
+
+
+def content_judge(path: str) -> ContentJudge | None:
+    """The judge of ``path`` when it is a file judged by content, or None."""
+    return next((judge for judge in content_judges() if judge.judges(path)), None)
 
 
 def tool_homes() -> tuple[ToolHome, ...]:

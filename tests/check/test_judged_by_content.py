@@ -16,6 +16,7 @@ import pytest
 
 from rgr.base.config import Config
 from rgr.check.guards import check_scope, edit_rules
+from rgr.ecosystems import registry
 from rgr.sandbox.jail import PRETOOL
 from rgr.store.handoff import Phase
 from tests.conftest import Repo, make_repo
@@ -32,6 +33,17 @@ def project(tmp_path: Path) -> Repo:
                          "tests/test_slug.py": "def test_x():\n    pass\n",
                          "pyproject.toml": PYPROJECT, ".gitignore": "dist/\n"})
     return repo
+
+
+def test_the_judges_are_the_ecosystems_own() -> None:
+    """The guards name no file judged by content: each comes from its ecosystem
+    (``Ecosystem.judged_by_content``), at any level, by its whole name."""
+    judge = registry.content_judge("pkg/tests/conftest.py")
+    assert judge is not None and judge.test_code
+    assert Path(judge.module_file).name == "conftest_rules.py"
+    assert registry.content_judge("conftest.py") is judge
+    assert registry.content_judge("my_conftest.py") is None
+    assert registry.content_judge("conftest.py.orig") is None
 
 
 def _rules(repo: Repo, phase: Phase, files: dict[str, str]) -> list[str]:

@@ -26,10 +26,18 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from rgr.base.config import TestCommand
-from rgr.ecosystems.base import Finished, Guess, Plain, Results, TestOutcome, ToolHome
+from rgr.ecosystems.base import (
+    ContentJudge,
+    Finished,
+    Guess,
+    Plain,
+    Results,
+    TestOutcome,
+    ToolHome,
+)
 from rgr.ecosystems.failure_kind import FailureKind, is_test_module, is_test_path
 from rgr.ecosystems.junit import ReportUnreadable, parse_xml, status_of, testcases
-from rgr.ecosystems.python import lines
+from rgr.ecosystems.python import conftest_rules, lines
 from rgr.ecosystems.python.pytest_own_outcomes import OUTCOMES_ENV
 
 PYTEST_NO_TESTS_COLLECTED = 5
@@ -287,6 +295,10 @@ class Python(Plain):
         "**/conftest.py", "**/pytest.ini", "**/tox.ini", "**/setup.cfg", "**/pyproject.toml",
         "**/sitecustomize.py", "**/usercustomize.py", "**/*.pth", "**/.coveragerc",
         "**/noxfile.py")
+    # a conftest.py of fixtures and helpers is test code; one that hooks collection or
+    # reporting is configuration (rgr.ecosystems.python.conftest_rules)
+    judged_by_content = (ContentJudge("conftest.py", conftest_rules.refusal,
+                                      conftest_rules.__file__, test_code=True),)
     tool_homes = (ToolHome("pyenv", "PYENV_ROOT", ".pyenv", ("PYENV_VERSION",)),)
     # pip's user configuration (an index, no-index, find-links): a suite that builds
     # environments (tox, nox) or installs a package reads it
