@@ -549,6 +549,103 @@ def test_the_parser_check_sees_a_check_reading_a_syntax_tree(tmp_path: Path) -> 
     assert _parsers_in_the_checks({"rgr.check.sample": sample}) == {}
 
 
+#: Each language's own package under rgr/ecosystems/ (python, jvm, ...), found from the
+#: folder itself, so a language added tomorrow is covered without a word here.
+def _language_packages(ecosystems: Path) -> frozenset[str]:
+    return frozenset(f"rgr.ecosystems.{folder.name}" for folder in ecosystems.iterdir()
+                     if (folder / "__init__.py").is_file())
+
+
+#: The packages that judge and examine a phase whatever its language: the checks
+#: (rgr.check) and the TDD mode's examiner beside them (rgr.tdd). Each asks the registry
+#: for a ``Language`` or an ``Ecosystem`` part (``Language.tree_mutation``,
+#: ``Ecosystem.line_tracer``, ``Ecosystem.judged_by_content``, a ``Scope``'s readers);
+#: one that imported a language's module would hold that language to rules, or give it
+#: answers, no other language has.
+LANGUAGE_NEUTRAL = ("rgr.check", "rgr.tdd")
+
+
+def _language_imports(modules: dict[str, Path], languages: frozenset[str]
+                      ) -> dict[str, list[int]]:
+    """Where each module of ``LANGUAGE_NEUTRAL`` imports a language's package or a module
+    of it: ``import``, ``from ... import`` (the package itself: ``from rgr.ecosystems
+    import python``; relative ones resolved), at the top or inside a function."""
+    def language(dotted: str) -> bool:
+        return any(dotted == p or dotted.startswith(p + ".") for p in languages)
+
+    found: dict[str, list[int]] = {}
+    for name, path in modules.items():
+        if not any(name == p or name.startswith(p + ".") for p in LANGUAGE_NEUTRAL):
+            continue
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        lines = []
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                named = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    parts = package.split(".")[:len(package.split(".")) - node.level + 1]
+                    base = ".".join([*parts, *([base] if base else [])])
+                named = [base, *(f"{base}.{alias.name}" for alias in node.names)]
+            else:
+                continue
+            if any(language(dotted) for dotted in named):
+                lines.append(node.lineno)
+        if lines:
+            found[name] = sorted(lines)
+    return found
+
+
+def test_the_checks_and_the_tdd_examiner_import_no_language_package() -> None:
+    """rgr.check and rgr.tdd name no language: no import of rgr.ecosystems.<language>
+    (any package folder under rgr/ecosystems/), by any module, in any form."""
+    languages = _language_packages(PACKAGE / "ecosystems")
+    assert "rgr.ecosystems.python" in languages
+    assert _language_imports(MODULES, languages) == {}
+
+
+def test_the_language_import_check_sees_each_form(tmp_path: Path) -> None:
+    ecosystems = tmp_path / "ecosystems"
+    for folder in ("python", "jvm", "go", "notes"):
+        (ecosystems / folder).mkdir(parents=True)
+    for made in ("python/__init__.py", "jvm/__init__.py", "go/__init__.py",
+                 "registry.py", "notes/readme.txt"):
+        (ecosystems / made).write_text("")
+    languages = _language_packages(ecosystems)
+    assert languages == {"rgr.ecosystems.python", "rgr.ecosystems.jvm", "rgr.ecosystems.go"}
+    sample = tmp_path / "sample.py"
+    sample.write_text("import os\n"
+                      "import rgr.ecosystems.python.lines\n"
+                      "from rgr.ecosystems.jvm import direct\n"
+                      "from rgr.ecosystems import python\n"
+                      "from rgr.ecosystems import registry, go\n"
+                      "def f():\n"
+                      "    import rgr.ecosystems.go as go\n"
+                      "    from rgr.ecosystems.python.lines import load\n"
+                      "from ..ecosystems import jvm\n"
+                      "from ..ecosystems.go.syntax import x\n")
+    offences = {"rgr.check.sample": [2, 3, 4, 5, 7, 8, 9, 10]}
+    assert _language_imports({"rgr.check.sample": sample}, languages) == offences
+    assert _language_imports({"rgr.tdd.sample": sample}, languages) == {
+        "rgr.tdd.sample": [2, 3, 4, 5, 7, 8, 9, 10]}
+    # no module of a checked package is let off by its name, the package itself neither
+    package = tmp_path / "check" / "__init__.py"
+    package.parent.mkdir()
+    package.write_text(sample.read_text())
+    assert _language_imports({"rgr.check": package}, languages) == {
+        "rgr.check": [2, 3, 4, 5, 7, 8, 9, 10]}
+    assert _language_imports({"rgr.ecosystems.registry": sample, "rgr.sandbox.x": sample},
+                             languages) == {}
+    sample.write_text("from rgr.ecosystems import registry\n"
+                      "from rgr.ecosystems.language import Language\n"
+                      "import rgr.ecosystems.traced\n"
+                      "from rgr.ecosystems.pythonic import x\n"
+                      "from ..ecosystems import notes\n"
+                      "import python\n")
+    assert _language_imports({"rgr.check.sample": sample}, languages) == {}
+
+
 #: Where a backend's name may be a string literal: the one list of names. Everything
 #: else (the registry, the CLI, the configuration, the agent files, the views) uses its
 #: constants, so a new backend is one name there and one line in rgr.backends.registry.
