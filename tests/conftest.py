@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 from harness import full_sweep
 
-from tests.timing_budgets import BudgetAccount, SlowFirst
+from tests.timing_budgets import BudgetAccount, SlowFirst, auto_workers
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 NOTES_REF = "refs/notes/tdd-handoffs"
@@ -441,11 +441,27 @@ def gh_bin(tmp_path: Path) -> Path:
 # -- the e2e files' time against their budgets (tests/timing_budgets.py) ----------------
 
 
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
+    """``-n auto``: one and a half workers per core (``auto_workers``), unless
+    PYTEST_XDIST_AUTO_NUM_WORKERS names a number (None: xdist's own answer reads it)."""
+    if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
+        return None
+    return auto_workers(_cores())
+
+
+def _cores() -> int:
+    """The cores this process may run on (a container's CPU set, not the host's)."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") \
+        else os.cpu_count() or 1
+
+
 def pytest_configure(config: pytest.Config) -> None:
     """Under xdist only the controller keeps the account: it sees every worker's
     reports. Every process orders the tests slowest tier first (``SlowFirst``): xdist's
     workers collect, and the scheduler takes their order."""
     config.pluginmanager.register(SlowFirst(), "rgr-slow-first")
     if not os.environ.get("PYTEST_XDIST_WORKER"):
-        config.pluginmanager.register(BudgetAccount(full_sweep=full_sweep()),
-                                      "rgr-e2e-budgets")
+        workers = int(getattr(config.option, "numprocesses", 0) or 1)
+        config.pluginmanager.register(
+            BudgetAccount(full_sweep=full_sweep(), workers_per_core=workers / _cores()),
+            "rgr-e2e-budgets")

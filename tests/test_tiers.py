@@ -8,7 +8,7 @@ import os
 import pytest
 
 from tests.conftest import MARK_HUNTERS, PROCESS_SUITES, REPO_ROOT, tier_of
-from tests.timing_budgets import BudgetAccount, SlowFirst, budgets, tier_rank
+from tests.timing_budgets import BudgetAccount, SlowFirst, auto_workers, budgets, tier_rank
 
 TESTS = REPO_ROOT / "tests"
 E2E_FILES = sorted(p.name for p in (TESTS / "e2e").glob("test_*.py"))
@@ -123,3 +123,18 @@ def test_slow_first_keeps_each_tiers_own_order() -> None:
              _Item("x", None), _Item("e2", "e2e"), _Item("u2", "unit")]
     SlowFirst().pytest_collection_modifyitems(items)  # type: ignore[arg-type]
     assert [i.name for i in items] == ["e1", "e2", "i1", "u1", "x", "u2"]
+
+
+@pytest.mark.parametrize(("cores", "workers"), [(1, 1), (2, 3), (4, 6), (3, 4)])
+def test_auto_starts_one_and_a_half_workers_per_core(cores: int, workers: int) -> None:
+    assert auto_workers(cores) == workers
+
+
+def test_the_budgets_stretch_with_the_workers_sharing_a_core() -> None:
+    """Three workers on two cores: a file's 130 s against a budget of 100 s is within
+    the stretched 150 s (and its slack); with one worker per core it is over."""
+    for share, over in ((1.5, False), (1.0, True)):
+        account = BudgetAccount(workers_per_core=share)
+        account.seconds["test_x.py"] = 130.0
+        (line, flagged), = account.lines({"test_x.py": 100.0})
+        assert flagged is over, line
