@@ -29,8 +29,9 @@ def auto_workers(cores: int) -> int:
     """The xdist workers ``-n auto`` starts on ``cores`` cores: one and a half per core,
     at least one. The default run's tests spend part of their time waiting on other
     processes: one worker per core left two cores 17 % idle and took 905-975 s; three
-    workers kept them 96 % busy and took 823-863 s, every test passing; four were no
-    faster (docs/performance.md, "Workers per core")."""
+    workers kept them 96-97 % busy (823-986 s, every test passing, against 905-975 s:
+    this machine's speed varies); four were no faster (docs/performance.md, "Workers per
+    core")."""
     return max(1, cores + cores // 2)
 
 
