@@ -16,7 +16,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from harness import Report, StrictReport, claude_env, ensure_claude, init_repo, processes_running
+from harness import (
+    STARTED_WITHIN_S,
+    Report,
+    StrictReport,
+    claude_env,
+    ensure_claude,
+    init_repo,
+    processes_running,
+)
 
 from rgr.backends.base import AgentRequest
 from rgr.backends.claude import ClaudeBackend
@@ -301,7 +309,8 @@ def test_reused_session_id_is_unparsable_output(h: Harness) -> None:
 def test_timeout_kills_the_whole_process_group(h: Harness) -> None:
     marker = f"sleep {uuid.uuid4().int % 10_000 + 10_000}"
     error, _ = h.fail(
-        [bash(f"touch started && {marker}"), Hang(60)], allowed_tools=("Bash",), timeout_s=4
+        [bash(f"touch started && {marker}"), Hang(60)], allowed_tools=("Bash",),
+        timeout_s=STARTED_WITHIN_S,
     )
     assert (error.kind, error.retryable) == ("timeout", True)
     assert (h.repo / "started").exists()  # the sleep was running when the timeout hit

@@ -15,7 +15,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from harness import Report, StrictReport, codex_env, ensure_codex, init_repo, processes_running
+from harness import (
+    STARTED_WITHIN_S,
+    Report,
+    StrictReport,
+    codex_env,
+    ensure_codex,
+    init_repo,
+    processes_running,
+)
 
 from rgr.backends.base import AgentRequest
 from rgr.backends.codex import CodexBackend
@@ -228,7 +236,7 @@ def test_max_turns_stops_the_session(h: Harness) -> None:
 
 def test_timeout_kills_codex_and_its_commands(h: Harness) -> None:
     marker = f"sleep {uuid.uuid4().int % 10_000 + 20_000}"
-    error, _ = h.fail([bash(f"touch started && {marker}"), Hang(60)], timeout_s=4)
+    error, _ = h.fail([bash(f"touch started && {marker}"), Hang(60)], timeout_s=STARTED_WITHIN_S)
     assert (error.kind, error.retryable) == ("timeout", True)
     assert (h.repo / "started").exists()
     assert not processes_running(marker)
