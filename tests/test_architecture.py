@@ -9,6 +9,7 @@ processes started in one, and a backend's own output read only inside rgr.backen
 from __future__ import annotations
 
 import ast
+import functools
 import re
 import tomllib
 from collections.abc import Iterator
@@ -31,12 +32,25 @@ def _modules() -> dict[str, Path]:
 MODULES = _modules()
 
 
+def _tree(path: Path) -> ast.Module:
+    """The syntax tree of the file at ``path``, parsed once per content: every rule
+    walks every module, and parsing them all took about 3 s per rule (2026-12-03)."""
+    return _parsed(path.read_text(encoding="utf-8"))
+
+
+@functools.cache
+def _parsed(source: str) -> ast.Module:
+    # Keyed by the text, not the path: a check's own test may rewrite one file between
+    # two reads. The rules only read the trees they walk.
+    return ast.parse(source)
+
+
 def _imports(name: str, path: Path) -> Iterator[tuple[str, str | None]]:
     """(module imported, the name taken from it or None) for every import anywhere in
     the file, resolved to rgr's modules (``from rgr.x import y`` imports rgr.x, and
     rgr.x.y too when that is a module)."""
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in ast.walk(_tree(path)):
         if isinstance(node, ast.Import):
             for alias in node.names:
                 yield alias.name, None
@@ -151,7 +165,7 @@ def _spawns(path: Path) -> list[str]:
     """The process-starting names a file imports or calls (``subprocess``, ``os.exec*``
     ...), whether imported at the top or inside a function."""
     found = []
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in ast.walk(_tree(path)):
         if isinstance(node, ast.Import):
             found += [a.name for a in node.names if a.name in _SPAWNERS]
         elif isinstance(node, ast.ImportFrom):
@@ -218,7 +232,7 @@ def test_the_layer_check_sees_an_arrow_up() -> None:
 
 
 def _imports_pygit2(path: Path) -> bool:
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in ast.walk(_tree(path)):
         if isinstance(node, ast.Import) and any(
                 a.name.split(".")[0] == "pygit2" for a in node.names):
             return True
@@ -248,7 +262,7 @@ def _imports_package(path: Path, package: str) -> list[int]:
     def within(name: str) -> bool:
         return name == package or name.startswith(package + ".")
 
-    return [node.lineno for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+    return [node.lineno for node in ast.walk(_tree(path))
             if (isinstance(node, ast.Import) and any(within(a.name) for a in node.names))
             or (isinstance(node, ast.ImportFrom) and node.level == 0
                 and within(node.module or ""))]
@@ -326,7 +340,7 @@ _EXITS = {"sys.exit", "os._exit"}
 
 def _prints(path: Path) -> list[int]:
     """The lines of ``path`` that print directly, render an Outcome or exit."""
-    return sorted(node.lineno for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+    return sorted(node.lineno for node in ast.walk(_tree(path))
                   if isinstance(node, ast.Call) and _is_printing(node.func))
 
 
@@ -371,7 +385,7 @@ GIT_CLI_MODULES = {"rgr.store.gitcli"}
 
 def _git_argvs(path: Path) -> int:
     """How many argv lists in the file start with the literal ``"git"``."""
-    return sum(1 for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+    return sum(1 for node in ast.walk(_tree(path))
                if isinstance(node, (ast.List, ast.Tuple)) and node.elts
                and isinstance(node.elts[0], ast.Constant) and node.elts[0].value == "git")
 
@@ -404,7 +418,7 @@ def _backend_output_reads(path: Path) -> list[str]:
     """Where a file reads a backend's own output: ``x.raw``, a backend's parser imported
     or called (``rgr.backends.claude.usage_of``), ``audit_record`` used."""
     found = []
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in ast.walk(_tree(path)):
         if isinstance(node, ast.Attribute) and node.attr in {"raw", *_BACKEND_OUTPUT_READERS}:
             found.append(f"line {node.lineno}: .{node.attr}")
         elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("rgr.backends"):
@@ -465,7 +479,7 @@ _LANGUAGE_SUFFIX = re.compile(
 def _runner_words(path: Path) -> set[str]:
     """The runners, tools, language names and suffixes that a file's string literals
     name (docstrings, which explain, are not counted)."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+    tree = _tree(path)
     docstrings = {id(node.body[0].value) for node in ast.walk(tree)
                   if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef,
                                        ast.AsyncFunctionDef))
@@ -579,7 +593,7 @@ def _language_imports(modules: dict[str, Path], languages: frozenset[str]
             continue
         package = name if path.name == "__init__.py" else name.rpartition(".")[0]
         lines = []
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in ast.walk(_tree(path)):
             if isinstance(node, ast.Import):
                 named = [alias.name for alias in node.names]
             elif isinstance(node, ast.ImportFrom):
@@ -657,7 +671,7 @@ def _backend_name_literals(path: Path) -> list[str]:
     not "claude -p" nor a docstring that mentions it)."""
     from rgr.base.backend_names import NAMES
     return [f"line {node.lineno}: {node.value!r}"
-            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+            for node in ast.walk(_tree(path))
             if isinstance(node, ast.Constant) and node.value in NAMES]
 
 
@@ -688,7 +702,7 @@ def _backend_words(path: Path) -> list[str]:
     """Backend names as words inside the strings of a file (docstrings aside): the
     messages and f-string parts that would say a backend's name rgr did not look up."""
     from rgr.base.backend_names import NAMES
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+    tree = _tree(path)
     docstrings = {id(node.body[0].value) for node in ast.walk(tree)
                   if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef
                                 | ast.AsyncFunctionDef)
