@@ -5,7 +5,8 @@ A one-item calc kata, played three ways: a RED whose test for ``add`` only asser
 ``add(2, 3) is not None`` (the gate sends the cycle back to RED, the test is
 strengthened before the feature completes, and the finished branch kills ``a - b``
 and ``return 0``); a GREEN that carries ``if a == 1337: return 0`` (rejected with its
-survivors named, then retried honestly); and the honest slugify kata (no rejection).
+survivors named, then retried honestly). The honest slugify kata meeting no rejection
+is asserted on test_tdd_loop.py's two-test kata, the same run.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from pathlib import Path
 
 import pytest
 from harness import sweep_only
-from kata import git, make_project, notes_on_branch, rgr, rgr_env, two_test_kata
+from kata import git, make_project, notes_on_branch, rgr, rgr_env
 
 from rgr.fake_model import FakeModelServer, SessionScript, bash, read, structured, write
 
@@ -154,18 +155,3 @@ def test_an_over_implementing_green_is_rejected_naming_its_survivors(tmp_path: P
     green_note = next(n for n in notes if n["phase"] == "GREEN")
     assert green_note["adequacy"]["decision"] == "pass"  # type: ignore[index]
     assert "1337" not in (repo / "calc.py").read_text()
-
-
-def test_an_honest_run_meets_no_rejection(tmp_path: Path) -> None:
-    repo = make_project(tmp_path / "kata")
-    with FakeModelServer(two_test_kata()) as server:
-        done = rgr(["run", "--yes", "add a slugify function"], repo,
-                   rgr_env(tmp_path / "home", server.url))
-        assert done.returncode == 0, done.stdout + done.stderr
-        assert server.remaining == 0
-    assert ": rejected:" not in done.stdout and "0 rejected attempt(s)" in done.stdout, done.stdout
-    print([line for line in done.stdout.splitlines() if "mutation gate" in line])
-    assert kept_attempts(repo) == []
-    greens = [n for n in notes_on_branch(repo) if n["phase"] == "GREEN"]
-    assert [g["adequacy"]["decision"] for g in greens] == ["pass", "pass"]  # type: ignore[index]
-    assert all(g["adequacy"]["tried"] >= 1 for g in greens)  # type: ignore[index]

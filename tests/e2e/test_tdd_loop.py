@@ -64,6 +64,15 @@ def test_two_test_kata_end_to_end(tmp_path: Path) -> None:
     assert phases == ["REFACTOR", "PLAN", "RED", "GREEN", "REFACTOR",
                       "PLAN", "RED", "GREEN", "REFACTOR", "COMPLETE"], phases
     assert [n["cycleNumber"] for n in notes] == [0, 1, 1, 1, 1, 2, 2, 2, 2, 3]
+    # An honest run meets no rejection, and the mutation gate passed both GREENs having
+    # tried at least one mutant each (test_referee_mutation.py's honest run, asserted on
+    # this same run since 2026-12-03: the two played the same kata on the same CLI).
+    assert ": rejected:" not in done.stdout and "0 rejected attempt(s)" in done.stdout, \
+        done.stdout
+    assert git(repo, "for-each-ref", "--format=%(refname)", "refs/rgr/attempts/") == ""
+    greens = [n for n in notes if n["phase"] == "GREEN"]
+    assert [g["adequacy"]["decision"] for g in greens] == ["pass", "pass"]  # type: ignore[index]
+    assert all(g["adequacy"]["tried"] >= 1 for g in greens)  # type: ignore[index]
     agent_commits = [c for c in git(repo, "log", "--format=%H", "main..HEAD").split()]
     noted = {n["commit"] for n in notes}
     # every commit on the branch carries a note (each phase made exactly one commit)
