@@ -20,7 +20,7 @@ import pytest
 from harness import sweep_only
 from kata import git, make_project, notes_on_branch, rgr, rgr_env
 
-from rgr.fake_model import FakeModelServer, SessionScript, bash, read, structured, write
+from rgr.fake_model import FakeModelServer, SessionScript, ToolCall, bash, read, structured, write
 
 pytestmark = pytest.mark.e2e
 
@@ -36,7 +36,7 @@ HONEST = "def add(a, b):\n    return a + b\n"
 OVER = "def add(a, b):\n    if a == 1337:\n        return 0\n    return a + b\n"
 
 
-def commit(message: str, *paths: str) -> object:
+def commit(message: str, *paths: str) -> ToolCall:
     return bash(f"git add {' '.join(paths) or '-A'} && git commit -q -m {json.dumps(message)}")
 
 
