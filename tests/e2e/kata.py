@@ -287,6 +287,11 @@ def git(cwd: Path, *args: str) -> str:
 NOTES = "refs/notes/tdd-handoffs"
 
 
+def kept_attempts(repo: Path) -> list[str]:
+    """The refs of the rejected attempts rgr kept (``refs/rgr/attempts/``), read with git."""
+    return git(repo, "for-each-ref", "--format=%(refname)", "refs/rgr/attempts/").split()
+
+
 def notes_on_branch(repo: Path, rev: str = "HEAD") -> list[dict[str, object]]:
     """Every handoff on ``rev``'s history, oldest first, read with git's own CLI."""
     out = git(repo, "log", "--reverse", f"--notes={NOTES}", "--format=%x1e%H%n%N", rev)

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 from harness import sweep_only
-from kata import git, make_project, notes_on_branch, rgr, rgr_env
+from kata import git, kept_attempts, make_project, notes_on_branch, rgr, rgr_env
 
 from rgr.fake_model import FakeModelServer, SessionScript, ToolCall, bash, read, structured, write
 
@@ -78,10 +78,6 @@ def suite_passes_with(repo: Path, code: str) -> bool:
     finally:
         (repo / "calc.py").write_text(original)
     return done.returncode == 0
-
-
-def kept_attempts(repo: Path) -> list[str]:
-    return git(repo, "for-each-ref", "--format=%(refname)", "refs/rgr/attempts/").split()
 
 
 # The full sweep's since 2026-12-02 (third pass): a weak RED sent back with its survivor

@@ -29,7 +29,7 @@ from ecosystems import (
 )
 from ecosystems import calc_plan as plan
 from harness import full_sweep, sweep
-from kata import git, notes_on_branch
+from kata import git, kept_attempts, notes_on_branch
 
 from rgr.demo.kata import commit
 from rgr.fake_model import SessionScript, Step, read, structured, write
@@ -83,10 +83,6 @@ def suite_passes_with(kind: str, repo: Path, body: str, env: dict[str, str]) -> 
     finally:
         impl.write_text(original)
     return done.returncode == 0
-
-
-def kept_attempts(repo: Path) -> list[str]:
-    return git(repo, "for-each-ref", "--format=%(refname)", "refs/rgr/attempts/").split()
 
 
 #: The default run proves each language once through the real claude: a weak RED in

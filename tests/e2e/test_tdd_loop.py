@@ -17,6 +17,7 @@ from kata import (
     edit_past_the_hook,
     git,
     green,
+    kept_attempts,
     kill_when_hanging,
     make_project,
     notes_on_branch,
@@ -69,7 +70,7 @@ def test_two_test_kata_end_to_end(tmp_path: Path) -> None:
     # this same run since 2026-12-03: the two played the same kata on the same CLI).
     assert ": rejected:" not in done.stdout and "0 rejected attempt(s)" in done.stdout, \
         done.stdout
-    assert git(repo, "for-each-ref", "--format=%(refname)", "refs/rgr/attempts/") == ""
+    assert kept_attempts(repo) == []
     greens = [n for n in notes if n["phase"] == "GREEN"]
     assert [g["adequacy"]["decision"] for g in greens] == ["pass", "pass"]  # type: ignore[index]
     assert all(g["adequacy"]["tried"] >= 1 for g in greens)  # type: ignore[index]
